@@ -1,0 +1,174 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+)
+
+// Registration says who a follower is.
+type Registration struct {
+	// InstanceID is unique per session process; if empty, "<pid>:<start-ms>".
+	InstanceID string
+	// ProfileKey is the stable owner identity across reloads (required).
+	ProfileKey string
+	// ThreadName names the thread; if empty, the supervisor uses Cwd's base.
+	ThreadName string
+	Cwd        string
+	PID        int32
+	// Provider to bind on; if empty, the supervisor's default.
+	Provider string
+	// PreviousTarget and HandoffToken ask for the thread this session had.
+	PreviousTarget *chatbusv1.Target
+	HandoffToken   string
+}
+
+var processStart = time.Now()
+
+// Follower is a registered session with a background heartbeat. Close it.
+type Follower struct {
+	c    *Client
+	resp *chatbusv1.RegisterResponse
+
+	stop     context.CancelFunc
+	done     chan struct{}
+	mu       sync.Mutex // guards err
+	err      error
+	stopOnce sync.Once
+}
+
+// Register registers a follower and starts heartbeating at the interval the
+// supervisor asks for. The heartbeat stops at Close, or when the supervisor
+// says the session is gone (Done is then closed and Err says why).
+func (c *Client) Register(ctx context.Context, r Registration) (*Follower, error) {
+	if r.PID == 0 {
+		r.PID = int32(os.Getpid())
+	}
+	if r.InstanceID == "" {
+		r.InstanceID = fmt.Sprintf("%d:%d", os.Getpid(), processStart.UnixMilli())
+	}
+	resp, err := c.Bus.Register(ctx, &chatbusv1.RegisterRequest{
+		InstanceId:     r.InstanceID,
+		ProfileKey:     r.ProfileKey,
+		ThreadName:     r.ThreadName,
+		Cwd:            r.Cwd,
+		Pid:            r.PID,
+		Provider:       r.Provider,
+		PreviousTarget: r.PreviousTarget,
+		HandoffToken:   r.HandoffToken,
+	})
+	if err != nil {
+		return nil, Err(err)
+	}
+	hbCtx, stop := context.WithCancel(context.Background())
+	f := &Follower{c: c, resp: resp, stop: stop, done: make(chan struct{})}
+	go f.heartbeat(hbCtx, resp.GetHeartbeatInterval().AsDuration())
+	return f, nil
+}
+
+// Session returns the session credentials (instance id and token).
+func (f *Follower) Session() *chatbusv1.Session { return f.resp.GetSession() }
+
+// Registered returns the supervisor's answer to Register.
+func (f *Follower) Registered() *chatbusv1.RegisterResponse { return f.resp }
+
+// Done is closed when the heartbeat stops.
+func (f *Follower) Done() <-chan struct{} { return f.done }
+
+// Err says why the heartbeat stopped: nil after Close, else the error that
+// ended the session (pruned, replaced, supervisor gone).
+func (f *Follower) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
+	defer close(f.done)
+	if interval <= 0 {
+		interval = time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	failures := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		callCtx, cancel := context.WithTimeout(ctx, interval)
+		_, err := f.c.Bus.Heartbeat(callCtx, &chatbusv1.HeartbeatRequest{Session: f.Session()})
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			failures = 0
+			continue
+		}
+		err = Err(err)
+		// A transient failure is retried on the next tick; a session the
+		// supervisor no longer knows is over.
+		if failures++; errors.Is(err, ErrSessionUnknown) || errors.Is(err, ErrPermissionDenied) ||
+			errors.Is(err, ErrUnauthenticated) || failures >= 5 {
+			f.mu.Lock()
+			f.err = err
+			f.mu.Unlock()
+			return
+		}
+	}
+}
+
+// Updates opens the update stream, replaying unacknowledged updates after
+// afterSeq, and calls fn for each until ctx ends or fn returns an error.
+func (f *Follower) Updates(ctx context.Context, afterSeq uint64, fn func(*chatbusv1.Update) error) error {
+	stream, err := f.c.Bus.Subscribe(ctx, &chatbusv1.SubscribeRequest{Session: f.Session(), AfterSeq: afterSeq})
+	if err != nil {
+		return Err(err)
+	}
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return Err(err)
+		}
+		if err := fn(resp.GetUpdate()); err != nil {
+			return err
+		}
+	}
+}
+
+// Ack acknowledges every update up to and including seq.
+func (f *Follower) Ack(ctx context.Context, seq uint64) error {
+	_, err := f.c.Bus.Ack(ctx, &chatbusv1.AckRequest{Session: f.Session(), Seq: seq})
+	return Err(err)
+}
+
+// Call makes a platform call in the follower's own thread. params is a
+// JSON object.
+func (f *Follower) Call(ctx context.Context, method string, paramsJSON []byte, idempotencyKey string) ([]byte, error) {
+	resp, err := f.c.Bus.Call(ctx, &chatbusv1.CallRequest{Session: f.Session(), Method: method, ParamsJson: paramsJSON, IdempotencyKey: idempotencyKey})
+	return resp.GetResultJson(), Err(err)
+}
+
+// Close stops the heartbeat and unregisters. The binding is kept by the
+// supervisor for a later REUSE.
+func (f *Follower) Close(ctx context.Context) error {
+	var err error
+	f.stopOnce.Do(func() {
+		f.stop()
+		<-f.done
+		_, err = f.c.Bus.Unregister(ctx, &chatbusv1.UnregisterRequest{Session: f.Session()})
+		err = Err(err)
+	})
+	return err
+}

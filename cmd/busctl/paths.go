@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) pathsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "paths [socket|secret|state-dir|config]",
+		Short: "Print the profile's file locations (one, for scripts, when named)",
+		Example: `  grpcurl -plaintext -unix -max-time 5 \
+    -H "authorization: Bearer $(cat "$(busctl paths secret)")" \
+    "$(busctl paths socket)" chatbus.v1.AdminService/GetInfo`,
+		Args:      cobra.MaximumNArgs(1),
+		ValidArgs: []string{"socket", "secret", "state-dir", "config"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := a.paths()
+			if err != nil {
+				return err
+			}
+			all := []struct{ name, path string }{
+				{"socket", p.Socket}, {"secret", p.Secret}, {"state-dir", p.StateDir}, {"config", p.Config},
+			}
+			if len(args) == 1 {
+				for _, e := range all {
+					if e.name == args[0] {
+						_, err := fmt.Fprintln(a.stdout, e.path)
+						return err
+					}
+				}
+				return fmt.Errorf("unknown path %q: want socket, secret, state-dir or config", args[0])
+			}
+			if a.json {
+				m := map[string]string{"profile": p.Profile}
+				for _, e := range all {
+					m[e.name] = e.path
+				}
+				return a.printJSON(m)
+			}
+			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintf(w, "profile\t%s\n", p.Profile)
+			for _, e := range all {
+				fmt.Fprintf(w, "%s\t%s\n", e.name, e.path)
+			}
+			return w.Flush()
+		},
+	}
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/version"
+	"github.com/chatbus/chatbus/paths"
+)
+
+// app holds the global flags and output streams of one invocation.
+type app struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+
+	profile, socket, stateDir, secretFile string
+	json                                  bool
+	timeout                               time.Duration
+}
+
+func newRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Command {
+	a := &app{stdout: stdout, stderr: stderr, getenv: getenv}
+	root := &cobra.Command{
+		Use:   "busctl",
+		Short: "Operate a chatbus supervisor",
+		Long: `busctl talks to the chatbus supervisor of a profile over its Unix socket,
+with the bearer secret from the profile's state dir.
+
+Exit codes: 0 ok, 1 error, 3 supervisor not running, 4 refused (auth).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version.Version,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.profile, "profile", paths.DefaultProfile, "profile of the supervisor to talk to")
+	pf.StringVar(&a.socket, "socket", "", "supervisor socket (default: the profile's)")
+	pf.StringVar(&a.stateDir, "state-dir", "", "supervisor state dir, where the secret is (default: the profile's)")
+	pf.StringVar(&a.secretFile, "secret-file", "", "bearer secret file (default: <state dir>/secret)")
+	pf.BoolVar(&a.json, "json", false, "print JSON instead of a table")
+	pf.DurationVar(&a.timeout, "timeout", 5*time.Second, "bound on each call (not on --follow)")
+
+	root.AddCommand(a.statusCmd(), a.followersCmd(), a.eventsCmd(), a.pathsCmd())
+	return root
+}
+
+// paths resolves the profile's paths with the flag overrides.
+func (a *app) paths() (paths.Paths, error) {
+	p, err := paths.Resolve(a.profile, a.getenv, os.Getuid())
+	if err != nil {
+		return p, err
+	}
+	if a.socket != "" {
+		p.SetSocket(a.socket)
+	}
+	if a.stateDir != "" {
+		p.SetStateDir(a.stateDir)
+	}
+	if a.secretFile != "" {
+		p.Secret = a.secretFile
+	}
+	return p, nil
+}
+
+// dial connects; the caller closes the client.
+func (a *app) dial() (*client.Client, paths.Paths, error) {
+	p, err := a.paths()
+	if err != nil {
+		return nil, p, err
+	}
+	c, err := client.Dial(p.Socket, client.WithSecretFile(p.Secret))
+	if err != nil {
+		return nil, p, fmt.Errorf("%w (profile %q; start it with: supervisord --profile %s)", err, p.Profile, p.Profile)
+	}
+	return c, p, nil
+}
+
+func (a *app) callCtx(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(cmd.Context(), a.timeout)
+}
+
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

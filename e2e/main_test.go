@@ -1,0 +1,154 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binDir holds the binaries built once for the whole package.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cb-e2e-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	build := exec.Command("go", "build", "-race", "-o", dir+"/", "github.com/chatbus/chatbus/cmd/...")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building binaries:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// profile is one isolated set of paths: a short runtime dir for the socket
+// and a HOME for everything else.
+type profile struct {
+	t      *testing.T
+	home   string
+	socket string
+	state  string
+}
+
+func newProfile(t *testing.T) *profile {
+	run, err := os.MkdirTemp("", "cb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	home := t.TempDir()
+	return &profile{
+		t:      t,
+		home:   home,
+		socket: filepath.Join(run, "chatbus", "default", "supervisor.sock"),
+		state:  filepath.Join(home, ".local", "state", "chatbus", "default"),
+	}
+}
+
+func (p *profile) env() []string {
+	return append(os.Environ(), "HOME="+p.home, "XDG_RUNTIME_DIR="+filepath.Dir(filepath.Dir(filepath.Dir(p.socket))),
+		"XDG_STATE_HOME=", "XDG_CONFIG_HOME=")
+}
+
+// daemon is a running supervisord.
+type daemon struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	exited chan struct{}
+	err    error
+}
+
+func (p *profile) start(args ...string) *daemon {
+	p.t.Helper()
+	cmd := exec.Command(filepath.Join(binDir, "supervisord"), append([]string{"--log-format", "json", "--log-level", "debug"}, args...)...)
+	cmd.Env = p.env()
+	d := &daemon{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	cmd.Stderr = d.stderr
+	if err := cmd.Start(); err != nil {
+		p.t.Fatal(err)
+	}
+	go func() { d.err = cmd.Wait(); close(d.exited) }()
+	p.t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-d.exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-d.exited
+		}
+		if p.t.Failed() {
+			p.t.Logf("supervisord log:\n%s", d.stderr.String())
+		}
+	})
+	return d
+}
+
+// waitServing waits until busctl status succeeds.
+func (p *profile) waitServing(d *daemon) {
+	p.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-d.exited:
+			p.t.Fatalf("supervisord exited: %v\n%s", d.err, d.stderr.String())
+		default:
+		}
+		if _, _, code := p.busctl("status"); code == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.t.Fatalf("supervisord not serving after 15s\n%s", d.stderr.String())
+}
+
+// busctl runs busctl and returns stdout, stderr and the exit code.
+func (p *profile) busctl(args ...string) (string, string, int) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "busctl"), args...)
+	cmd.Env = p.env()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			p.t.Fatalf("busctl %v: %v", args, err)
+		}
+		code = ee.ExitCode()
+	}
+	return out.String(), errb.String(), code
+}
+
+func (d *daemon) wait(t *testing.T, within time.Duration) error {
+	t.Helper()
+	select {
+	case <-d.exited:
+		return d.err
+	case <-time.After(within):
+		t.Fatalf("supervisord still running after %s", within)
+		return nil
+	}
+}
+
+func contains(t *testing.T, what, s, sub string) {
+	t.Helper()
+	if !strings.Contains(s, sub) {
+		t.Errorf("%s does not contain %q:\n%s", what, sub, s)
+	}
+}

@@ -1,0 +1,83 @@
+// Package depcheck holds the test that keeps the import boundaries of
+// STYLE.md true: who may import whom among this module's packages.
+package depcheck
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/chatbus/chatbus/"
+
+type pkg struct {
+	ImportPath string
+	Deps       []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	out, err := exec.Command("go", "list", "-deps=false", "-json", mod+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	var pkgs []pkg
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// rules: a package under prefix may depend (transitively) only on the
+// module packages that allowed says yes to.
+var rules = []struct {
+	prefix  string
+	allowed func(dep string) bool
+}{
+	{"proto/", func(dep string) bool { return strings.HasPrefix(dep, "proto/") }},
+	{"client", func(dep string) bool { return dep == "proto/chatbus/v1" }},
+	{"provider", func(dep string) bool {
+		return strings.HasPrefix(dep, "provider") || strings.HasPrefix(dep, "proto/chatbus/provider/")
+	}},
+	{"server", func(dep string) bool { return dep != "client" && !strings.HasPrefix(dep, "cmd/") }},
+	{"cmd/busctl", func(dep string) bool { return !strings.HasPrefix(dep, "server") }},
+	{"paths", func(string) bool { return false }},
+}
+
+func TestImportBoundaries(t *testing.T) {
+	pkgs := listPackages(t)
+	if len(pkgs) < 5 {
+		t.Fatalf("only %d packages listed", len(pkgs))
+	}
+	for _, p := range pkgs {
+		name := strings.TrimPrefix(p.ImportPath, mod)
+		for _, r := range rules {
+			if name != r.prefix && !strings.HasPrefix(name, strings.TrimSuffix(r.prefix, "/")+"/") {
+				continue
+			}
+			if name == "server/servertest" { // test harness: starts a server, dials a client
+				continue
+			}
+			for _, d := range p.Deps {
+				if !strings.HasPrefix(d, mod) {
+					continue
+				}
+				dep := strings.TrimPrefix(d, mod)
+				if strings.HasPrefix(dep, "internal/version") || dep == name {
+					continue
+				}
+				if !r.allowed(dep) {
+					t.Errorf("%s imports %s: not allowed by the boundaries in STYLE.md", name, dep)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,116 @@
+// Package paths owns where chatbus keeps its files: the supervisor socket and
+// its lock, the state directory (secret, store, logs) and the config file.
+// It is shared by supervisord and its clients so that both sides agree
+// without talking, and it reads no environment itself: callers pass Getenv.
+package paths
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+)
+
+// DefaultProfile is the profile used when none is named.
+const DefaultProfile = "default"
+
+// MaxSocketPath is the longest Unix socket path Linux accepts
+// (sizeof(sun_path) - 1).
+const MaxSocketPath = 107
+
+var profileRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ErrBadProfile reports a profile name that cannot be used in a path.
+var ErrBadProfile = errors.New("profile must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit")
+
+// Paths are the files of one profile.
+type Paths struct {
+	Profile string
+	// RuntimeDir holds the socket and its lock; mode 0700.
+	RuntimeDir string
+	Socket     string
+	Lock       string
+	// StateDir holds the secret, the store and the background log; mode 0700.
+	StateDir string
+	Secret   string
+	Store    string
+	Log      string
+	// Config is the profile's config file; it need not exist.
+	Config string
+}
+
+// Resolve returns the default paths of profile. getenv is usually os.Getenv;
+// uid is the user's id, used for the /tmp fallback.
+//
+// Runtime dir: $XDG_RUNTIME_DIR/chatbus/<profile>, else
+// $HOME/.cache/chatbus/run/<profile>, else /tmp/chatbus-<uid>/<profile>.
+// State dir: $XDG_STATE_HOME/chatbus/<profile>, else
+// $HOME/.local/state/chatbus/<profile>, else /tmp/chatbus-<uid>/<profile>/state.
+// Config: $XDG_CONFIG_HOME/chatbus/<profile>.yaml, else
+// $HOME/.config/chatbus/<profile>.yaml.
+func Resolve(profile string, getenv func(string) string, uid int) (Paths, error) {
+	if profile == "" {
+		profile = DefaultProfile
+	}
+	if !profileRE.MatchString(profile) {
+		return Paths{}, fmt.Errorf("profile %q: %w", profile, ErrBadProfile)
+	}
+	home := getenv("HOME")
+	tmp := filepath.Join(os.TempDir(), "chatbus-"+strconv.Itoa(uid), profile)
+
+	p := Paths{Profile: profile}
+	switch {
+	case getenv("XDG_RUNTIME_DIR") != "":
+		p.RuntimeDir = filepath.Join(getenv("XDG_RUNTIME_DIR"), "chatbus", profile)
+	case home != "":
+		p.RuntimeDir = filepath.Join(home, ".cache", "chatbus", "run", profile)
+	default:
+		p.RuntimeDir = tmp
+	}
+	switch {
+	case getenv("XDG_STATE_HOME") != "":
+		p.StateDir = filepath.Join(getenv("XDG_STATE_HOME"), "chatbus", profile)
+	case home != "":
+		p.StateDir = filepath.Join(home, ".local", "state", "chatbus", profile)
+	default:
+		p.StateDir = filepath.Join(tmp, "state")
+	}
+	switch {
+	case getenv("XDG_CONFIG_HOME") != "":
+		p.Config = filepath.Join(getenv("XDG_CONFIG_HOME"), "chatbus", profile+".yaml")
+	case home != "":
+		p.Config = filepath.Join(home, ".config", "chatbus", profile+".yaml")
+	}
+	p.SetSocket(filepath.Join(p.RuntimeDir, "supervisor.sock"))
+	p.SetStateDir(p.StateDir)
+	return p, nil
+}
+
+// SetSocket moves the socket (and its lock, which lives beside it).
+func (p *Paths) SetSocket(socket string) {
+	p.Socket = socket
+	p.RuntimeDir = filepath.Dir(socket)
+	p.Lock = socket + ".lock"
+}
+
+// SetStateDir moves the state directory and the files in it.
+func (p *Paths) SetStateDir(dir string) {
+	p.StateDir = dir
+	p.Secret = filepath.Join(dir, "secret")
+	p.Store = filepath.Join(dir, "state.db")
+	p.Log = filepath.Join(dir, "supervisord.log")
+}
+
+// CheckSocket reports whether socket can be bound: absolute-or-relative is
+// fine, but it must fit in sun_path.
+func CheckSocket(socket string) error {
+	if socket == "" {
+		return errors.New("socket path is empty")
+	}
+	if len(socket) > MaxSocketPath {
+		return fmt.Errorf("socket path %q is %d bytes; Unix sockets allow at most %d: choose a shorter --socket or XDG_RUNTIME_DIR", socket, len(socket), MaxSocketPath)
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+// Package events owns the supervisor's runtime event feed: every event is
+// logged and fanned out to watchers (AdminService.WatchEvents). A watcher
+// that falls behind loses events, never blocks the publisher, and is told
+// how many it lost.
+package events
+
+import (
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Kind classifies events; the values mirror chatbus.v1.EventKind.
+type Kind int
+
+const (
+	FollowerRegistered   Kind = 1
+	FollowerReplaced     Kind = 2
+	FollowerPruned       Kind = 3
+	FollowerUnregistered Kind = 4
+	AuthRefused          Kind = 5
+	SupervisorStarted    Kind = 6
+	SupervisorStopping   Kind = 7
+	Dropped              Kind = 8
+)
+
+var kindNames = map[Kind]string{
+	FollowerRegistered:   "follower_registered",
+	FollowerReplaced:     "follower_replaced",
+	FollowerPruned:       "follower_pruned",
+	FollowerUnregistered: "follower_unregistered",
+	AuthRefused:          "auth_refused",
+	SupervisorStarted:    "supervisor_started",
+	SupervisorStopping:   "supervisor_stopping",
+	Dropped:              "events_dropped",
+}
+
+func (k Kind) String() string {
+	if s, ok := kindNames[k]; ok {
+		return s
+	}
+	return "unknown"
+}
+
+// Event is one runtime event.
+type Event struct {
+	ID         uint64
+	Time       time.Time
+	Kind       Kind
+	Message    string
+	InstanceID string
+	Attrs      map[string]string
+}
+
+// Hub fans events out. The zero value is not usable; call NewHub.
+type Hub struct {
+	log zerolog.Logger
+	now func() time.Time
+
+	mu       sync.Mutex // guards everything below
+	nextID   uint64
+	recent   []Event // ring of the last recentCap events
+	watchers map[*Watcher]struct{}
+}
+
+const (
+	recentCap  = 256
+	watcherBuf = 256
+)
+
+// NewHub returns a Hub that also writes every event to log.
+func NewHub(log zerolog.Logger) *Hub {
+	return &Hub{log: log, now: time.Now, watchers: make(map[*Watcher]struct{})}
+}
+
+// Publish records e (its ID and Time are set here), logs it and offers it to
+// every watcher without blocking.
+func (h *Hub) Publish(e Event) {
+	h.mu.Lock()
+	h.nextID++
+	e.ID = h.nextID
+	e.Time = h.now()
+	if len(h.recent) == recentCap {
+		copy(h.recent, h.recent[1:])
+		h.recent = h.recent[:recentCap-1]
+	}
+	h.recent = append(h.recent, e)
+	for w := range h.watchers {
+		w.offer(e)
+	}
+	h.mu.Unlock()
+
+	ev := h.log.Info()
+	if e.Kind == AuthRefused || e.Kind == FollowerPruned {
+		ev = h.log.Warn()
+	}
+	ev = ev.Str("event", e.Kind.String()).Uint64("event_id", e.ID)
+	if e.InstanceID != "" {
+		ev = ev.Str("instance_id", e.InstanceID)
+	}
+	for k, v := range e.Attrs {
+		ev = ev.Str(k, v)
+	}
+	ev.Msg(e.Message)
+}
+
+// Recent returns the events still held, oldest first.
+func (h *Hub) Recent() []Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Event(nil), h.recent...)
+}
+
+// Watch registers a watcher. With replay, the recent events come first.
+// The caller must Close it.
+func (h *Hub) Watch(replay bool) *Watcher {
+	w := &Watcher{hub: h, ch: make(chan Event, watcherBuf+recentCap)}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if replay {
+		for _, e := range h.recent {
+			w.ch <- e
+		}
+	}
+	h.watchers[w] = struct{}{}
+	return w
+}
+
+// Watcher receives events from a Hub.
+type Watcher struct {
+	hub *Hub
+	ch  chan Event
+	// dropped counts events lost since the last one delivered; guarded by
+	// hub.mu.
+	dropped uint64
+}
+
+// offer is called with hub.mu held.
+func (w *Watcher) offer(e Event) {
+	if w.dropped > 0 {
+		notice := Event{ID: e.ID, Time: e.Time, Kind: Dropped, Message: "events dropped: watcher too slow",
+			Attrs: map[string]string{"count": itoa(w.dropped)}}
+		select {
+		case w.ch <- notice:
+			w.dropped = 0
+		default:
+			w.dropped++
+			return
+		}
+	}
+	select {
+	case w.ch <- e:
+	default:
+		w.dropped++
+	}
+}
+
+// C delivers the events.
+func (w *Watcher) C() <-chan Event { return w.ch }
+
+// Close unregisters the watcher.
+func (w *Watcher) Close() {
+	w.hub.mu.Lock()
+	delete(w.hub.watchers, w)
+	w.hub.mu.Unlock()
+}
+
+func itoa(n uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"buf.build/go/protovalidate"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	protovalidatemw "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/protovalidate"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
+	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+
+	serverauth "github.com/chatbus/chatbus/server/auth"
+	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/safesocket"
+)
+
+// interceptorOptions builds the one chain every RPC passes, outermost first:
+// recovery, logging, peer uid, bearer secret (not for health), validation.
+func (s *Server) interceptorOptions() ([]grpc.ServerOption, error) {
+	validator, err := protovalidate.New()
+	if err != nil {
+		return nil, fmt.Errorf("protovalidate: %w", err)
+	}
+	rec := recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
+		s.log.Error().Str("panic", fmt.Sprint(p)).Msg("handler panicked")
+		return status.Error(codes.Internal, "internal error")
+	})
+	logger := logging.LoggerFunc(s.logRPC)
+	logOpts := []logging.Option{
+		logging.WithLogOnEvents(logging.FinishCall),
+		logging.WithLevels(rpcLevel),
+	}
+	needsSecret := selector.MatchFunc(func(_ context.Context, c interceptors.CallMeta) bool {
+		return c.Service != grpc_health_v1.Health_ServiceDesc.ServiceName
+	})
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(
+			recovery.UnaryServerInterceptor(rec),
+			logging.UnaryServerInterceptor(logger, logOpts...),
+			s.peerUnary,
+			selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(s.checkSecret), needsSecret),
+			protovalidatemw.UnaryServerInterceptor(validator),
+		),
+		grpc.ChainStreamInterceptor(
+			recovery.StreamServerInterceptor(rec),
+			logging.StreamServerInterceptor(logger, logOpts...),
+			s.peerStream,
+			selector.StreamServerInterceptor(auth.StreamServerInterceptor(s.checkSecret), needsSecret),
+			protovalidatemw.StreamServerInterceptor(validator),
+		),
+	}, nil
+}
+
+// rpcLevel logs successful calls at debug (heartbeats are frequent) and
+// failures by their code.
+func rpcLevel(code codes.Code) logging.Level {
+	switch code {
+	case codes.OK, codes.Canceled:
+		return logging.LevelDebug
+	case codes.Internal, codes.Unknown, codes.DataLoss, codes.Unimplemented:
+		return logging.LevelError
+	}
+	return logging.LevelWarn
+}
+
+func (s *Server) logRPC(_ context.Context, lvl logging.Level, msg string, fields ...any) {
+	var ev *zerolog.Event
+	switch lvl {
+	case logging.LevelDebug:
+		ev = s.rpcLog.Debug()
+	case logging.LevelInfo:
+		ev = s.rpcLog.Info()
+	case logging.LevelWarn:
+		ev = s.rpcLog.Warn()
+	default:
+		ev = s.rpcLog.Error()
+	}
+	ev.Fields(fields).Msg(msg)
+}
+
+// checkSecret is the bearer check (go-grpc-middleware auth).
+func (s *Server) checkSecret(ctx context.Context) (context.Context, error) {
+	token, err := auth.AuthFromMD(ctx, "bearer")
+	if err != nil {
+		s.refuse(ctx, "missing bearer secret")
+		return nil, status.Error(codes.Unauthenticated, "missing \"authorization: Bearer <secret>\" metadata; the secret is in "+s.cfg.secretPath())
+	}
+	if !serverauth.Equal(token, s.secret) {
+		s.refuse(ctx, "wrong bearer secret")
+		return nil, status.Error(codes.Unauthenticated, "wrong bearer secret")
+	}
+	return ctx, nil
+}
+
+func (s *Server) checkPeer(ctx context.Context) error {
+	info, ok := safesocket.PeerFromContext(ctx)
+	if !ok || info.Cred == nil {
+		s.refuse(ctx, "peer credentials unknown")
+		return status.Error(codes.PermissionDenied, "peer credentials unavailable: connect over the supervisor's Unix socket")
+	}
+	if int(info.Cred.Uid) != s.cfg.AllowUID {
+		s.refuse(ctx, "peer uid "+strconv.Itoa(int(info.Cred.Uid)))
+		return status.Errorf(codes.PermissionDenied, "uid %d may not use this supervisor (it serves uid %d)", info.Cred.Uid, s.cfg.AllowUID)
+	}
+	return nil
+}
+
+func (s *Server) peerUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if err := s.checkPeer(ctx); err != nil {
+		return nil, err
+	}
+	return handler(ctx, req)
+}
+
+func (s *Server) peerStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if err := s.checkPeer(ss.Context()); err != nil {
+		return err
+	}
+	return handler(srv, ss)
+}
+
+// refuse publishes an auth refusal.
+func (s *Server) refuse(ctx context.Context, reason string) {
+	attrs := map[string]string{"reason": reason}
+	if m, ok := grpc.Method(ctx); ok {
+		attrs["method"] = strings.TrimPrefix(m, "/")
+	}
+	if info, ok := safesocket.PeerFromContext(ctx); ok && info.Cred != nil {
+		attrs["peer_pid"] = strconv.Itoa(int(info.Cred.Pid))
+		attrs["peer_uid"] = strconv.Itoa(int(info.Cred.Uid))
+	}
+	s.hub.Publish(events.Event{Kind: events.AuthRefused, Message: "call refused: " + reason, Attrs: attrs})
+}

@@ -1,0 +1,339 @@
+// Package registry owns the live followers of one supervisor: who is
+// registered, under which session token, when each last spoke, and when a
+// silent one is pruned. It knows nothing of gRPC.
+package registry
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chatbus/chatbus/server/events"
+)
+
+var (
+	// ErrSessionUnknown: no live registration holds this token (never issued,
+	// pruned, replaced or unregistered). Register again.
+	ErrSessionUnknown = errors.New("session unknown: pruned, replaced or never registered")
+	// ErrForeignSession: the token belongs to another follower.
+	ErrForeignSession = errors.New("session token belongs to another follower")
+	// ErrFull: MaxFollowers are registered already.
+	ErrFull = errors.New("too many followers")
+
+	// Why a registration ended, as Follower.Err reports it.
+	ErrPruned     = errors.New("session pruned: no heartbeat within stale-after; register again")
+	ErrReplaced   = errors.New("session replaced by a newer registration of the same instance id")
+	ErrShutdown   = errors.New("supervisor shutting down")
+	ErrSuperseded = errors.New("stream superseded by a newer Subscribe of the same session")
+)
+
+// EndReason says why a registration ended.
+type EndReason int32
+
+const (
+	Live EndReason = iota
+	Pruned
+	Replaced
+	Unregistered
+	Shutdown
+)
+
+func (r EndReason) String() string {
+	switch r {
+	case Live:
+		return "live"
+	case Pruned:
+		return "pruned"
+	case Replaced:
+		return "replaced"
+	case Unregistered:
+		return "unregistered"
+	case Shutdown:
+		return "shutdown"
+	}
+	return "unknown"
+}
+
+// Info is what a follower says about itself when it registers.
+type Info struct {
+	InstanceID string
+	ProfileKey string
+	PID        int32
+	Cwd        string
+	ThreadName string
+}
+
+// Follower is one live registration. Its identity fields never change.
+type Follower struct {
+	Info
+	Token       string
+	ConnectedAt time.Time
+
+	lastSeen   atomic.Int64 // unix nanoseconds of the last call
+	subscribed atomic.Int32 // open Subscribe streams
+	end        atomic.Int32 // EndReason; set before done is closed
+	done       chan struct{}
+
+	streamMu sync.Mutex    // guards stream
+	stream   chan struct{} // closed when the current stream is superseded
+}
+
+// Done is closed when the registration ends; Ended then says why.
+func (f *Follower) Done() <-chan struct{} { return f.done }
+
+// Ended returns why the registration ended, or Live.
+func (f *Follower) Ended() EndReason { return EndReason(f.end.Load()) }
+
+// Err returns why the registration ended as an error: nil while live or
+// after Unregister, else ErrPruned, ErrReplaced or ErrShutdown.
+func (f *Follower) Err() error {
+	switch f.Ended() {
+	case Pruned:
+		return ErrPruned
+	case Replaced:
+		return ErrReplaced
+	case Shutdown:
+		return ErrShutdown
+	}
+	return nil
+}
+
+// AttachStream makes the caller the follower's one update stream. The
+// returned channel is closed when a later AttachStream supersedes it; the
+// caller must call detach when its stream ends.
+func (f *Follower) AttachStream() (superseded <-chan struct{}, detach func()) {
+	ch := make(chan struct{})
+	f.streamMu.Lock()
+	if f.stream != nil {
+		close(f.stream)
+	}
+	f.stream = ch
+	f.streamMu.Unlock()
+	f.subscribed.Add(1)
+	return ch, func() {
+		f.subscribed.Add(-1)
+		f.streamMu.Lock()
+		if f.stream == ch {
+			f.stream = nil
+		}
+		f.streamMu.Unlock()
+	}
+}
+
+// LastSeen returns the time of the follower's last call.
+func (f *Follower) LastSeen() time.Time { return time.Unix(0, f.lastSeen.Load()) }
+
+// Subscribed reports whether an update stream is open.
+func (f *Follower) Subscribed() bool { return f.subscribed.Load() > 0 }
+
+// Config tunes a Registry.
+type Config struct {
+	// StaleAfter is how long a follower may stay silent. If zero, 5s.
+	StaleAfter time.Duration
+	// PruneInterval is how often silent followers are looked for. If zero,
+	// 1s (or StaleAfter/2 if that is shorter).
+	PruneInterval time.Duration
+	// MaxFollowers bounds the live registrations. If zero, 16384.
+	MaxFollowers int
+	// Events receives registry events. Required.
+	Events *events.Hub
+	// Now is the clock. If nil, time.Now.
+	Now func() time.Time
+}
+
+// Registry holds the live followers. Safe for concurrent use.
+type Registry struct {
+	cfg Config
+
+	mu         sync.RWMutex // guards the maps
+	byToken    map[string]*Follower
+	byInstance map[string]*Follower
+}
+
+// New returns an empty Registry.
+func New(cfg Config) *Registry {
+	if cfg.StaleAfter <= 0 {
+		cfg.StaleAfter = 5 * time.Second
+	}
+	if cfg.PruneInterval <= 0 {
+		cfg.PruneInterval = min(time.Second, cfg.StaleAfter/2)
+	}
+	if cfg.MaxFollowers <= 0 {
+		cfg.MaxFollowers = 16384
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Registry{cfg: cfg, byToken: make(map[string]*Follower), byInstance: make(map[string]*Follower)}
+}
+
+// StaleAfter returns the configured silence bound.
+func (r *Registry) StaleAfter() time.Duration { return r.cfg.StaleAfter }
+
+// Register adds a follower. A live registration with the same instance id
+// is ended (Replaced) and its token dies.
+func (r *Registry) Register(info Info) (*Follower, error) {
+	now := r.cfg.Now()
+	f := &Follower{Info: info, Token: newToken(), ConnectedAt: now, done: make(chan struct{})}
+	f.lastSeen.Store(now.UnixNano())
+
+	r.mu.Lock()
+	old := r.byInstance[info.InstanceID]
+	if old == nil && len(r.byInstance) >= r.cfg.MaxFollowers {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("%w (limit %d)", ErrFull, r.cfg.MaxFollowers)
+	}
+	if old != nil {
+		r.removeLocked(old, Replaced)
+	}
+	r.byToken[f.Token] = f
+	r.byInstance[info.InstanceID] = f
+	r.mu.Unlock()
+
+	if old != nil {
+		r.cfg.Events.Publish(events.Event{Kind: events.FollowerReplaced, InstanceID: info.InstanceID,
+			Message: "registration replaced by a new one with the same instance id",
+			Attrs:   map[string]string{"old_pid": itoa(old.PID), "pid": itoa(info.PID)}})
+	}
+	r.cfg.Events.Publish(events.Event{Kind: events.FollowerRegistered, InstanceID: info.InstanceID,
+		Message: "follower registered",
+		Attrs:   map[string]string{"pid": itoa(info.PID), "profile_key": info.ProfileKey, "thread_name": info.ThreadName}})
+	return f, nil
+}
+
+// Touch looks up the live follower holding token for instanceID and records
+// that it spoke. It is the check every session call makes.
+func (r *Registry) Touch(instanceID, token string) (*Follower, error) {
+	r.mu.RLock()
+	f := r.byToken[token]
+	r.mu.RUnlock()
+	if f == nil {
+		return nil, fmt.Errorf("instance %q: %w", instanceID, ErrSessionUnknown)
+	}
+	if f.InstanceID != instanceID {
+		return nil, fmt.Errorf("instance %q: %w", instanceID, ErrForeignSession)
+	}
+	f.lastSeen.Store(r.cfg.Now().UnixNano())
+	return f, nil
+}
+
+// Unregister ends f's registration.
+func (r *Registry) Unregister(f *Follower) {
+	r.mu.Lock()
+	removed := r.byToken[f.Token] == f && r.removeLocked(f, Unregistered)
+	r.mu.Unlock()
+	if removed {
+		r.cfg.Events.Publish(events.Event{Kind: events.FollowerUnregistered, InstanceID: f.InstanceID, Message: "follower unregistered"})
+	}
+}
+
+// removeLocked ends f with reason; r.mu must be held for writing.
+func (r *Registry) removeLocked(f *Follower, reason EndReason) bool {
+	if !f.end.CompareAndSwap(int32(Live), int32(reason)) {
+		return false
+	}
+	delete(r.byToken, f.Token)
+	if r.byInstance[f.InstanceID] == f {
+		delete(r.byInstance, f.InstanceID)
+	}
+	close(f.done)
+	return true
+}
+
+// Prune ends every follower silent for longer than StaleAfter and returns
+// them.
+func (r *Registry) Prune() []*Follower {
+	now := r.cfg.Now()
+	cutoff := now.Add(-r.cfg.StaleAfter).UnixNano()
+	var stale []*Follower
+	r.mu.RLock()
+	for _, f := range r.byInstance {
+		if f.lastSeen.Load() < cutoff {
+			stale = append(stale, f)
+		}
+	}
+	r.mu.RUnlock()
+	if len(stale) == 0 {
+		return nil
+	}
+	pruned := stale[:0]
+	r.mu.Lock()
+	for _, f := range stale {
+		// Re-check: it may have spoken since the scan.
+		if f.lastSeen.Load() < cutoff && r.removeLocked(f, Pruned) {
+			pruned = append(pruned, f)
+		}
+	}
+	r.mu.Unlock()
+	for _, f := range pruned {
+		r.cfg.Events.Publish(events.Event{Kind: events.FollowerPruned, InstanceID: f.InstanceID,
+			Message: "follower pruned: no heartbeat within stale-after",
+			Attrs: map[string]string{"pid": itoa(f.PID), "silent_for": now.Sub(f.LastSeen()).Round(time.Millisecond).String(),
+				"stale_after": r.cfg.StaleAfter.String()}})
+	}
+	return pruned
+}
+
+// Run prunes every PruneInterval until ctx ends.
+func (r *Registry) Run(ctx context.Context) {
+	t := time.NewTicker(r.cfg.PruneInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.Prune()
+		}
+	}
+}
+
+// CloseAll ends every registration (supervisor shutdown).
+func (r *Registry) CloseAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, f := range r.byInstance {
+		r.removeLocked(f, Shutdown)
+	}
+}
+
+// List returns the live followers ordered by connect time.
+func (r *Registry) List() []*Follower {
+	r.mu.RLock()
+	out := make([]*Follower, 0, len(r.byInstance))
+	for _, f := range r.byInstance {
+		out = append(out, f)
+	}
+	r.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].ConnectedAt.Equal(out[j].ConnectedAt) {
+			return out[i].ConnectedAt.Before(out[j].ConnectedAt)
+		}
+		return out[i].InstanceID < out[j].InstanceID
+	})
+	return out
+}
+
+// Len returns the number of live followers.
+func (r *Registry) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.byInstance)
+}
+
+func newToken() string {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func itoa(n int32) string { return strconv.FormatInt(int64(n), 10) }

@@ -1,0 +1,125 @@
+package registry
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"github.com/chatbus/chatbus/server/events"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func newTestRegistry(t *testing.T, max int) (*Registry, *fakeClock, *events.Watcher) {
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	hub := events.NewHub(zerolog.Nop())
+	w := hub.Watch(false)
+	t.Cleanup(w.Close)
+	return New(Config{StaleAfter: 5 * time.Second, MaxFollowers: max, Events: hub, Now: clock.Now}), clock, w
+}
+
+func TestTouch(t *testing.T) {
+	r, _, _ := newTestRegistry(t, 0)
+	a, _ := r.Register(Info{InstanceID: "a", PID: 1})
+	b, _ := r.Register(Info{InstanceID: "b", PID: 2})
+	tests := []struct {
+		name     string
+		instance string
+		token    string
+		want     error
+	}{
+		{name: "own token", instance: "a", token: a.Token},
+		{name: "foreign token", instance: "a", token: b.Token, want: ErrForeignSession},
+		{name: "unknown token", instance: "a", token: "nope", want: ErrSessionUnknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := r.Touch(tt.instance, tt.token)
+			if !errors.Is(err, tt.want) {
+				t.Errorf("err = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReplaceEndsOld(t *testing.T) {
+	r, _, w := newTestRegistry(t, 0)
+	old, _ := r.Register(Info{InstanceID: "a", PID: 1})
+	neu, _ := r.Register(Info{InstanceID: "a", PID: 2})
+	select {
+	case <-old.Done():
+	default:
+		t.Fatal("old registration not ended")
+	}
+	if old.Ended() != Replaced {
+		t.Errorf("ended %v, want replaced", old.Ended())
+	}
+	if _, err := r.Touch("a", old.Token); !errors.Is(err, ErrSessionUnknown) {
+		t.Errorf("old token still works: %v", err)
+	}
+	if _, err := r.Touch("a", neu.Token); err != nil {
+		t.Errorf("new token: %v", err)
+	}
+	if r.Len() != 1 {
+		t.Errorf("len %d", r.Len())
+	}
+	var kinds []events.Kind
+	for range 3 {
+		kinds = append(kinds, (<-w.C()).Kind)
+	}
+	want := []events.Kind{events.FollowerRegistered, events.FollowerReplaced, events.FollowerRegistered}
+	for i := range want {
+		if kinds[i] != want[i] {
+			t.Fatalf("events %v, want %v", kinds, want)
+		}
+	}
+}
+
+func TestPrune(t *testing.T) {
+	r, clock, w := newTestRegistry(t, 0)
+	quiet, _ := r.Register(Info{InstanceID: "quiet"})
+	chatty, _ := r.Register(Info{InstanceID: "chatty"})
+	<-w.C()
+	<-w.C()
+	for range 6 {
+		clock.Add(time.Second)
+		if _, err := r.Touch("chatty", chatty.Token); err != nil {
+			t.Fatal(err)
+		}
+		r.Prune()
+	}
+	if quiet.Ended() != Pruned || chatty.Ended() != Live {
+		t.Fatalf("quiet %v chatty %v", quiet.Ended(), chatty.Ended())
+	}
+	if e := <-w.C(); e.Kind != events.FollowerPruned || e.InstanceID != "quiet" {
+		t.Errorf("event %+v", e)
+	}
+}
+
+func TestMaxFollowers(t *testing.T) {
+	r, _, _ := newTestRegistry(t, 2)
+	r.Register(Info{InstanceID: "a"})
+	r.Register(Info{InstanceID: "b"})
+	if _, err := r.Register(Info{InstanceID: "c"}); !errors.Is(err, ErrFull) {
+		t.Errorf("third: %v", err)
+	}
+	if _, err := r.Register(Info{InstanceID: "a"}); err != nil {
+		t.Errorf("replacing at the limit: %v", err)
+	}
+}

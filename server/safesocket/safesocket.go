@@ -1,0 +1,216 @@
+// Package safesocket owns the supervisor's Unix socket: startup exclusion
+// with an advisory lock beside the socket, refusing to start over a live
+// socket, removing a stale one, and learning who is on the other end of a
+// connection (SO_PEERCRED).
+package safesocket
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/gofrs/flock"
+	"golang.org/x/sys/unix"
+)
+
+// ErrAlreadyRunning reports that another process serves the socket.
+var ErrAlreadyRunning = errors.New("already running")
+
+// ErrLocked reports that the startup lock stayed held past the timeout.
+var ErrLocked = errors.New("startup lock held by another process")
+
+// DefaultLockTimeout is how long Listen waits for the startup lock.
+const DefaultLockTimeout = 5 * time.Second
+
+// MaxLockTimeout bounds LockTimeout.
+const MaxLockTimeout = 120 * time.Second
+
+// AlreadyRunningError says which process serves the socket.
+type AlreadyRunningError struct {
+	Socket string
+	PID    int // 0 if unknown
+}
+
+func (e *AlreadyRunningError) Error() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("already running (pid %d) on %s", e.PID, e.Socket)
+	}
+	return fmt.Sprintf("already running on %s", e.Socket)
+}
+
+func (e *AlreadyRunningError) Unwrap() error { return ErrAlreadyRunning }
+
+// Listener is a bound socket plus the startup lock that guards it. Close
+// removes the socket file and then releases the lock, exactly once.
+type Listener struct {
+	net.Listener
+	path string
+	lock *flock.Flock
+}
+
+// Config says where to listen.
+type Config struct {
+	// Socket is the socket path; its directory is created 0700.
+	Socket string
+	// Lock is the advisory lock file. If empty, Socket + ".lock".
+	Lock string
+	// LockTimeout bounds the wait for the lock. If zero, 5s; at most 120s.
+	LockTimeout time.Duration
+}
+
+// Listen takes the startup lock (retrying until LockTimeout), then dials the
+// socket: a live one yields *AlreadyRunningError and is never touched; a
+// stale file is removed. It then listens and makes the socket 0600.
+func Listen(ctx context.Context, cfg Config) (*Listener, error) {
+	if cfg.Lock == "" {
+		cfg.Lock = cfg.Socket + ".lock"
+	}
+	if cfg.LockTimeout <= 0 {
+		cfg.LockTimeout = DefaultLockTimeout
+	}
+	if cfg.LockTimeout > MaxLockTimeout {
+		return nil, fmt.Errorf("lock timeout %s exceeds the maximum %s", cfg.LockTimeout, MaxLockTimeout)
+	}
+	dir := filepath.Dir(cfg.Socket)
+	if err := PrivateDir(dir); err != nil {
+		return nil, err
+	}
+
+	lock := flock.New(cfg.Lock, flock.SetPermissions(0o600))
+	if err := acquire(ctx, lock, cfg); err != nil {
+		return nil, err
+	}
+	ln, err := listenLocked(cfg.Socket)
+	if err != nil {
+		_ = lock.Unlock()
+		return nil, err
+	}
+	return &Listener{Listener: ln, path: cfg.Socket, lock: lock}, nil
+}
+
+// acquire takes lock, failing early when a live supervisor answers on the
+// socket (the common case of a second start) instead of waiting it out.
+func acquire(ctx context.Context, lock *flock.Flock, cfg Config) error {
+	ctx, cancel := context.WithTimeout(ctx, cfg.LockTimeout)
+	defer cancel()
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ok, err := lock.TryLock()
+		if err != nil {
+			return fmt.Errorf("lock %s: %w", cfg.Lock, err)
+		}
+		if ok {
+			return nil
+		}
+		if pid, live := Probe(cfg.Socket); live {
+			return &AlreadyRunningError{Socket: cfg.Socket, PID: pid}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %s (waited %s; another supervisord is starting for this profile)", ErrLocked, cfg.Lock, cfg.LockTimeout)
+		case <-tick.C:
+		}
+	}
+}
+
+func listenLocked(socket string) (net.Listener, error) {
+	if pid, live := Probe(socket); live {
+		return nil, &AlreadyRunningError{Socket: socket, PID: pid}
+	}
+	if err := os.Remove(socket); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("remove stale socket %s: %w", socket, err)
+	}
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", socket, err)
+	}
+	// The directory is 0700 already, so the window before chmod exposes
+	// nothing; the chmod keeps the socket private if the directory is not.
+	if err := os.Chmod(socket, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("chmod %s: %w", socket, err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	return ln, nil
+}
+
+// Close stops listening, removes the socket file and releases the lock.
+func (l *Listener) Close() error {
+	err := l.Listener.Close()
+	if rmErr := os.Remove(l.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
+		err = rmErr
+	}
+	if unErr := l.lock.Unlock(); unErr != nil && err == nil {
+		err = unErr
+	}
+	return err
+}
+
+// Probe dials socket and reports whether something answers, with the pid of
+// the listening process when the kernel tells it.
+func Probe(socket string) (pid int, live bool) {
+	conn, err := net.DialTimeout("unix", socket, time.Second)
+	if err != nil {
+		return 0, false
+	}
+	defer conn.Close()
+	cred, err := PeerCred(conn)
+	if err != nil {
+		return 0, true
+	}
+	return int(cred.Pid), true
+}
+
+// PeerCred returns the credentials of the process at the other end of a Unix
+// socket connection.
+func PeerCred(conn net.Conn) (*unix.Ucred, error) {
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return nil, fmt.Errorf("peer credentials: %T is not a socket", conn)
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return nil, err
+	}
+	if credErr != nil {
+		return nil, fmt.Errorf("SO_PEERCRED: %w", credErr)
+	}
+	return cred, nil
+}
+
+// PrivateDir creates dir (and parents) and makes sure it is a directory
+// owned by this user with mode 0700.
+func PrivateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%s is owned by uid %d, not %d", dir, st.Uid, os.Getuid())
+	}
+	if fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("chmod %s: %w", dir, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,210 @@
+// Package server is the chatbus supervisor: it serves BusService (followers)
+// and AdminService (operators) on a private Unix socket, with grpc.health.v1
+// and server reflection beside them. Handlers are thin; the domain lives in
+// the subpackages (registry, events, auth, safesocket).
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	"google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/reflection"
+
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+	serverauth "github.com/chatbus/chatbus/server/auth"
+	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/registry"
+	"github.com/chatbus/chatbus/server/safesocket"
+)
+
+// Config configures a supervisor. Socket and StateDir are required.
+type Config struct {
+	// Profile names this supervisor's profile (shown by GetInfo).
+	Profile string
+	// Socket is the Unix socket to serve on; its directory is made 0700.
+	Socket string
+	// StateDir holds the secret file; it is created 0700.
+	StateDir string
+	// ConfigPath is the config file that was read, for GetInfo only.
+	ConfigPath string
+	// LockTimeout bounds the wait for the startup lock. If zero, 5s.
+	LockTimeout time.Duration
+	// HeartbeatInterval is what followers are told to heartbeat at. If zero, 1s.
+	HeartbeatInterval time.Duration
+	// StaleAfter prunes a follower silent this long. If zero, 5s.
+	StaleAfter time.Duration
+	// MaxFollowers bounds live registrations. If zero, 16384.
+	MaxFollowers int
+	// AllowUID is the uid peers must have. If zero, the process's own uid.
+	AllowUID int
+	// ShutdownTimeout bounds a graceful stop before open streams are cut.
+	// If zero, 5s.
+	ShutdownTimeout time.Duration
+	// Version is reported by GetInfo.
+	Version string
+	// Logger receives the supervisor's log. The zero Logger discards.
+	Logger zerolog.Logger
+	// OnReady, if set, is called once the socket serves.
+	OnReady func()
+}
+
+func (c *Config) secretPath() string { return filepath.Join(c.StateDir, "secret") }
+
+func (c *Config) setDefaults() error {
+	if c.Socket == "" || c.StateDir == "" {
+		return errors.New("server: Config.Socket and Config.StateDir are required")
+	}
+	if c.HeartbeatInterval <= 0 {
+		c.HeartbeatInterval = time.Second
+	}
+	if c.StaleAfter <= 0 {
+		c.StaleAfter = 5 * time.Second
+	}
+	if c.StaleAfter < c.HeartbeatInterval {
+		return fmt.Errorf("stale-after %s is shorter than the heartbeat interval %s", c.StaleAfter, c.HeartbeatInterval)
+	}
+	if c.AllowUID == 0 {
+		c.AllowUID = os.Getuid()
+	}
+	if c.ShutdownTimeout <= 0 {
+		c.ShutdownTimeout = 5 * time.Second
+	}
+	return nil
+}
+
+// Server is one supervisor.
+type Server struct {
+	cfg     Config
+	log     zerolog.Logger
+	rpcLog  zerolog.Logger
+	hub     *events.Hub
+	reg     *registry.Registry
+	secret  string
+	started time.Time
+
+	draining atomic.Bool
+}
+
+// MaxMessageBytes bounds a single request or response.
+const MaxMessageBytes = 4 << 20
+
+// New prepares a supervisor: it creates the state dir and loads or creates
+// the secret. It does not listen yet.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	if err := safesocket.PrivateDir(cfg.StateDir); err != nil {
+		return nil, fmt.Errorf("state dir: %w", err)
+	}
+	secret, err := serverauth.LoadOrCreateSecret(cfg.secretPath())
+	if err != nil {
+		return nil, fmt.Errorf("secret: %w", err)
+	}
+	s := &Server{
+		cfg:    cfg,
+		log:    cfg.Logger,
+		rpcLog: cfg.Logger.With().Str("component", "grpc").Logger(),
+		hub:    events.NewHub(cfg.Logger.With().Str("component", "events").Logger()),
+		secret: secret,
+	}
+	s.reg = registry.New(registry.Config{
+		StaleAfter:    cfg.StaleAfter,
+		PruneInterval: min(cfg.HeartbeatInterval, cfg.StaleAfter/2),
+		MaxFollowers:  cfg.MaxFollowers,
+		Events:        s.hub,
+	})
+	return s, nil
+}
+
+// Events returns the event hub (tests and embedders watch it).
+func (s *Server) Events() *events.Hub { return s.hub }
+
+// Run takes the startup lock, listens and serves until ctx ends, then stops
+// gracefully: followers are told the supervisor is draining, open streams
+// end, and after ShutdownTimeout anything left is cut. The socket file is
+// removed and the lock released before Run returns.
+func (s *Server) Run(ctx context.Context) error {
+	ln, err := safesocket.Listen(ctx, safesocket.Config{Socket: s.cfg.Socket, LockTimeout: s.cfg.LockTimeout})
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves on ln until ctx ends. Run is the usual entry point; Serve is
+// for callers that made their own listener.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	opts, err := s.interceptorOptions()
+	if err != nil {
+		return err
+	}
+	opts = append(opts,
+		grpc.Creds(safesocket.PeerCredentials()),
+		grpc.MaxRecvMsgSize(MaxMessageBytes),
+		grpc.MaxSendMsgSize(MaxMessageBytes),
+		grpc.MaxConcurrentStreams(1<<16),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+	)
+	gs := grpc.NewServer(opts...)
+	hs := health.NewServer()
+	grpc_health_v1.RegisterHealthServer(gs, hs)
+	chatbusv1.RegisterBusServiceServer(gs, &busService{s: s})
+	chatbusv1.RegisterAdminServiceServer(gs, &adminService{s: s})
+	reflection.Register(gs)
+
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	var wg sync.WaitGroup
+	wg.Go(func() { s.reg.Run(runCtx) })
+
+	s.started = time.Now()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- gs.Serve(ln) }()
+	hs.SetServingStatus("", grpc_health_v1.HealthCheckResponse_SERVING)
+	hs.SetServingStatus(chatbusv1.BusService_ServiceDesc.ServiceName, grpc_health_v1.HealthCheckResponse_SERVING)
+	s.hub.Publish(events.Event{Kind: events.SupervisorStarted, Message: "supervisord serving",
+		Attrs: map[string]string{"socket": s.cfg.Socket, "profile": s.cfg.Profile, "pid": fmt.Sprint(os.Getpid())}})
+	if s.cfg.OnReady != nil {
+		s.cfg.OnReady()
+	}
+
+	select {
+	case err := <-serveErr:
+		stopRun()
+		wg.Wait()
+		s.reg.CloseAll()
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+
+	s.hub.Publish(events.Event{Kind: events.SupervisorStopping, Message: "supervisord stopping"})
+	s.draining.Store(true)
+	hs.Shutdown()
+	stopRun()
+	wg.Wait()
+	s.reg.CloseAll() // ends every Subscribe stream
+	stopped := make(chan struct{})
+	go func() { gs.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(s.cfg.ShutdownTimeout):
+		s.log.Warn().Dur("timeout", s.cfg.ShutdownTimeout).Msg("graceful stop timed out; closing remaining connections")
+		gs.Stop()
+		<-stopped
+	}
+	return nil
+}
