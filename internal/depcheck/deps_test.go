@@ -45,7 +45,7 @@ var rules = []struct {
 	{"proto/", func(dep string) bool { return strings.HasPrefix(dep, "proto/") }},
 	{"client", func(dep string) bool { return dep == "proto/chatbus/v1" }},
 	{"provider", func(dep string) bool {
-		return strings.HasPrefix(dep, "provider") || strings.HasPrefix(dep, "proto/chatbus/provider/")
+		return strings.HasPrefix(dep, "provider") || strings.HasPrefix(dep, "proto/chatbus/provider/") || dep == "internal/proc"
 	}},
 	{"server", func(dep string) bool { return dep != "client" && !strings.HasPrefix(dep, "cmd/") }},
 	{"cmd/busctl", func(dep string) bool { return !strings.HasPrefix(dep, "server") }},
