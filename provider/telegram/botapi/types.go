@@ -1,0 +1,225 @@
+package botapi
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Update kinds returned by [Update.Kind] for the update types the Telegram
+// provider routes. Other kinds are reported by their Bot API field name.
+const (
+	KindMessage         = "message"
+	KindEditedMessage   = "edited_message"
+	KindCallbackQuery   = "callback_query"
+	KindMessageReaction = "message_reaction"
+)
+
+// Update is one incoming update. Only the kinds the provider routes are
+// decoded into fields; Raw always holds the complete original JSON.
+type Update struct {
+	UpdateID        int64                   `json:"update_id"`
+	Message         *Message                `json:"message,omitempty"`
+	EditedMessage   *Message                `json:"edited_message,omitempty"`
+	CallbackQuery   *CallbackQuery          `json:"callback_query,omitempty"`
+	MessageReaction *MessageReactionUpdated `json:"message_reaction,omitempty"`
+
+	// Raw is the update exactly as Telegram sent it (set by
+	// UnmarshalJSON). The supervisor journals it verbatim, so it includes
+	// fields and update kinds this package does not model.
+	Raw json.RawMessage `json:"-"`
+
+	kind string // top-level field naming the update kind, set by UnmarshalJSON
+}
+
+// UnmarshalJSON decodes an update and keeps a copy of its JSON in Raw.
+func (u *Update) UnmarshalJSON(data []byte) error {
+	type plain Update // no methods: avoids recursion
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	// The kind is the one top-level member besides update_id.
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(data, &members); err != nil {
+		return err
+	}
+	for k := range members {
+		if k != "update_id" {
+			p.kind = k
+			break
+		}
+	}
+	p.Raw = bytes.Clone(data)
+	*u = Update(p)
+	return nil
+}
+
+// Kind returns the update's kind: "message", "edited_message",
+// "callback_query", "message_reaction", or for other update types the
+// Bot API field that carries them (e.g. "my_chat_member"). It returns ""
+// for an empty update.
+func (u *Update) Kind() string {
+	switch {
+	case u.Message != nil:
+		return KindMessage
+	case u.EditedMessage != nil:
+		return KindEditedMessage
+	case u.CallbackQuery != nil:
+		return KindCallbackQuery
+	case u.MessageReaction != nil:
+		return KindMessageReaction
+	}
+	return u.kind
+}
+
+// message returns the message an update is about, if any: the (edited)
+// message itself, or the message a callback button was attached to.
+func (u *Update) message() *Message {
+	switch {
+	case u.Message != nil:
+		return u.Message
+	case u.EditedMessage != nil:
+		return u.EditedMessage
+	case u.CallbackQuery != nil:
+		return u.CallbackQuery.Message
+	}
+	return nil
+}
+
+// ChatID returns the id of the chat the update belongs to, or 0 if it has
+// none (or the kind is not modelled).
+func (u *Update) ChatID() int64 {
+	if m := u.message(); m != nil {
+		return m.Chat.ID
+	}
+	if u.MessageReaction != nil {
+		return u.MessageReaction.Chat.ID
+	}
+	return 0
+}
+
+// ThreadID returns the forum topic (message_thread_id) the update belongs
+// to, or 0 for the General topic and for chats without topics. A
+// message_thread_id on a message that is not a topic message (a reply
+// thread in a plain supergroup) is not a topic and yields 0. Reactions
+// carry no thread in the Bot API, so they yield 0: callers map the
+// reacted-to message id to its topic themselves.
+func (u *Update) ThreadID() int {
+	if m := u.message(); m != nil && m.IsTopicMessage {
+		return m.MessageThreadID
+	}
+	return 0
+}
+
+// FromID returns the id of the user who caused the update, or 0 if
+// unknown (e.g. an anonymous reaction made on behalf of a chat).
+func (u *Update) FromID() int64 {
+	switch {
+	case u.Message != nil && u.Message.From != nil:
+		return u.Message.From.ID
+	case u.EditedMessage != nil && u.EditedMessage.From != nil:
+		return u.EditedMessage.From.ID
+	case u.CallbackQuery != nil:
+		return u.CallbackQuery.From.ID
+	case u.MessageReaction != nil && u.MessageReaction.User != nil:
+		return u.MessageReaction.User.ID
+	}
+	return 0
+}
+
+// User is a Telegram user or bot.
+type User struct {
+	ID           int64  `json:"id"`
+	IsBot        bool   `json:"is_bot"`
+	FirstName    string `json:"first_name"`
+	LastName     string `json:"last_name,omitempty"`
+	Username     string `json:"username,omitempty"`
+	LanguageCode string `json:"language_code,omitempty"`
+}
+
+// Chat is the part of a chat that routing needs.
+type Chat struct {
+	ID       int64  `json:"id"`
+	Type     string `json:"type"` // "private", "group", "supergroup" or "channel"
+	Title    string `json:"title,omitempty"`
+	Username string `json:"username,omitempty"`
+	IsForum  bool   `json:"is_forum,omitempty"`
+}
+
+// Message is a minimal Bot API message. Fields not listed here are still
+// in the enclosing [Update.Raw].
+type Message struct {
+	MessageID int `json:"message_id"`
+	// MessageThreadID is the forum topic of a topic message (see
+	// IsTopicMessage); on other messages it names a reply thread.
+	MessageThreadID int    `json:"message_thread_id,omitempty"`
+	IsTopicMessage  bool   `json:"is_topic_message,omitempty"`
+	From            *User  `json:"from,omitempty"`
+	Chat            Chat   `json:"chat"`
+	Date            int64  `json:"date"` // Unix seconds; 0 for an inaccessible message
+	EditDate        int64  `json:"edit_date,omitempty"`
+	Text            string `json:"text,omitempty"`
+	Caption         string `json:"caption,omitempty"`
+	// Document is set for a file sent as a document.
+	Document       *Document `json:"document,omitempty"`
+	ReplyToMessage *Message  `json:"reply_to_message,omitempty"`
+	// ReplyMarkup is the inline keyboard attached to the message, as JSON.
+	ReplyMarkup json.RawMessage `json:"reply_markup,omitempty"`
+}
+
+// Document is a general file attached to a message.
+type Document struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	FileName     string `json:"file_name,omitempty"`
+	MimeType     string `json:"mime_type,omitempty"`
+	FileSize     int64  `json:"file_size,omitempty"`
+}
+
+// CallbackQuery is a press of an inline keyboard button.
+type CallbackQuery struct {
+	ID   string `json:"id"`
+	From User   `json:"from"`
+	// Message is the message carrying the button; nil for buttons on
+	// inline-mode messages. Telegram sends only chat, message_id and
+	// date=0 when the message is too old to be accessible.
+	Message      *Message `json:"message,omitempty"`
+	ChatInstance string   `json:"chat_instance,omitempty"`
+	Data         string   `json:"data,omitempty"`
+}
+
+// MessageReactionUpdated is a change of a user's reactions on a message.
+type MessageReactionUpdated struct {
+	Chat      Chat  `json:"chat"`
+	MessageID int   `json:"message_id"`
+	User      *User `json:"user,omitempty"`       // nil for anonymous reactions
+	ActorChat *Chat `json:"actor_chat,omitempty"` // set for anonymous reactions
+	Date      int64 `json:"date"`
+
+	OldReaction []ReactionType `json:"old_reaction"`
+	NewReaction []ReactionType `json:"new_reaction"`
+}
+
+// ReactionType is one reaction: an emoji, a custom emoji or a paid star.
+type ReactionType struct {
+	Type          string `json:"type"` // "emoji", "custom_emoji" or "paid"
+	Emoji         string `json:"emoji,omitempty"`
+	CustomEmojiID string `json:"custom_emoji_id,omitempty"`
+}
+
+// ForumTopic is a topic of a forum supergroup.
+type ForumTopic struct {
+	MessageThreadID int    `json:"message_thread_id"`
+	Name            string `json:"name"`
+	IconColor       int    `json:"icon_color"`
+}
+
+// File is a file ready to be downloaded with [Client.DownloadFile].
+type File struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	FileSize     int64  `json:"file_size,omitempty"`
+	// FilePath is the path to pass to DownloadFile; Telegram guarantees
+	// it for at least an hour after GetFile.
+	FilePath string `json:"file_path,omitempty"`
+}

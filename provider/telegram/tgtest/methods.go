@@ -1,0 +1,622 @@
+package tgtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"mime"
+	"net/http"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chatbus/chatbus/provider/telegram/botapi"
+)
+
+// Telegram's limits and forum topic icon colours.
+const (
+	maxTextLen     = 4096
+	maxCaptionLen  = 1024
+	maxTopicName   = 128
+	maxDownload    = 20 << 20 // bots may download files of up to 20 MB
+	firstMessageID = 2        // 1 is the General topic's id in real forums
+)
+
+var iconColors = []int{0x6FB9F0, 0xFFD67E, 0xCB86DB, 0x8EEE98, 0xFF93B2, 0xFB6F5F}
+
+// chatActions are the valid sendChatAction actions.
+var chatActions = map[string]bool{
+	"typing": true, "upload_photo": true, "record_video": true, "upload_video": true,
+	"record_voice": true, "upload_voice": true, "upload_document": true,
+	"choose_sticker": true, "find_location": true, "record_video_note": true,
+	"upload_video_note": true,
+}
+
+// Errors Telegram answers with. Unless marked approximate below, the
+// descriptions are Telegram's own texts.
+var (
+	errChatNotFound   = badRequest("chat not found")
+	errChatIDEmpty    = badRequest("chat_id is empty")
+	errThreadNotFound = badRequest("message thread not found")
+	errNotForum       = badRequest("the chat is not a forum")
+	errTopicNotMod    = badRequest("TOPIC_NOT_MODIFIED")
+	errTextEmpty      = badRequest("message text is empty")
+	errTextTooLong    = badRequest("message is too long")
+	errCaptionTooLong = badRequest("message caption is too long")
+	errEditNotFound   = badRequest("message to edit not found")
+	errCantEdit       = badRequest("message can't be edited")
+	errNotModified    = badRequest("message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message")
+	errNoTextToEdit   = badRequest("there is no text in the message to edit")
+	errDeleteNotFound = badRequest("message to delete not found")
+	errReplyNotFound  = badRequest("message to be replied not found")
+	errWrongAction    = badRequest("wrong parameter action in request")
+	errQueryInvalid   = badRequest("query is too old and response timeout expired or query ID is invalid")
+	errInvalidFileID  = badRequest("invalid file_id")
+	errFileTooBig     = badRequest("file is too big")
+	errNoDocument     = badRequest("there is no document in the request")
+	errWrongFile      = badRequest("wrong file identifier/HTTP URL specified")
+	// Approximate: Telegram reports these from the underlying MTProto
+	// errors; the exact wording for the Bot API was not verified.
+	errMessageIDEmpty = badRequest("message identifier is not specified")
+	errTopicNameEmpty = badRequest("TOPIC_TITLE_EMPTY")
+	errTopicNameLong  = badRequest("TOPIC_TITLE_INVALID")
+	errIconColor      = badRequest("TOPIC_ICON_COLOR_INVALID")
+)
+
+// chat is a chat the bot is in.
+type chat struct {
+	info   botapi.Chat
+	nextID int                    // next message id; topic ids come from the same sequence
+	topics map[int]*Topic         // by message_thread_id
+	order  []int                  // topic ids in creation order
+	msgs   map[int]*storedMessage // by message id
+}
+
+type storedMessage struct {
+	msg     botapi.Message
+	byBot   bool // sent by the bot (sendMessage, sendDocument)
+	deleted bool
+}
+
+// Topic is a forum topic as the server holds it.
+type Topic struct {
+	botapi.ForumTopic
+	Closed bool
+}
+
+func (c *chat) nextMessageID() int {
+	id := c.nextID
+	c.nextID++
+	return id
+}
+
+// setThread places m in thread: a topic of a forum, or a reply thread in
+// another chat. 0 leaves it in the General topic or the main chat.
+func (c *chat) setThread(m *botapi.Message, thread int) {
+	if thread == 0 {
+		return
+	}
+	m.MessageThreadID = thread
+	m.IsTopicMessage = c.info.IsForum
+}
+
+func (c *chat) store(m botapi.Message, byBot bool) {
+	c.msgs[m.MessageID] = &storedMessage{msg: m, byBot: byBot}
+}
+
+// chatLocked returns the chat, creating it if needed: private for a
+// positive id, else a supergroup without topics. The caller holds s.mu.
+func (s *Server) chatLocked(id int64) *chat {
+	c := s.chats[id]
+	if c == nil {
+		c = &chat{
+			info:   botapi.Chat{ID: id, Type: "supergroup", Title: fmt.Sprintf("Group %d", id)},
+			nextID: firstMessageID,
+			topics: make(map[int]*Topic),
+			msgs:   make(map[int]*storedMessage),
+		}
+		if id > 0 {
+			c.info = botapi.Chat{ID: id, Type: "private", Username: "user" + strconv.FormatInt(id, 10)}
+		}
+		s.chats[id] = c
+	}
+	return c
+}
+
+// AddForum makes chatID a forum supergroup (creating it if needed) in
+// which the bot may manage topics.
+func (s *Server) AddForum(chatID int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chatLocked(chatID)
+	c.info = botapi.Chat{ID: chatID, Type: "supergroup", Title: fmt.Sprintf("Forum %d", chatID), IsForum: true}
+}
+
+// Topics returns the forum's topics that were not deleted, in creation
+// order.
+func (s *Server) Topics(chatID int64) []Topic {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chats[chatID]
+	if c == nil {
+		return nil
+	}
+	out := make([]Topic, 0, len(c.order))
+	for _, id := range c.order {
+		out = append(out, *c.topics[id])
+	}
+	return out
+}
+
+// Sent returns the messages the bot sent (sendMessage, sendDocument) to
+// chatID in threadID (0: the General topic or the main chat), in order,
+// as they are now: edits applied, deleted ones left out.
+func (s *Server) Sent(chatID int64, threadID int) []botapi.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chats[chatID]
+	if c == nil {
+		return nil
+	}
+	var out []botapi.Message
+	for _, id := range slices.Sorted(maps.Keys(c.msgs)) {
+		sm := c.msgs[id]
+		if sm.byBot && !sm.deleted && sm.msg.MessageThreadID == threadID {
+			out = append(out, sm.msg)
+		}
+	}
+	return out
+}
+
+// AddFile stores a file as if a user had sent it, for getFile and
+// downloads, and returns its file_id.
+func (s *Server) AddFile(name string, data []byte) (fileID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addFileLocked(upload{name: name, data: data}).doc.FileID
+}
+
+// file is a stored file.
+type file struct {
+	doc  botapi.Document
+	path string // file_path for downloads
+	data []byte
+}
+
+func (s *Server) addFileLocked(u upload) *file {
+	s.nfiles++
+	n := s.nfiles
+	ct := mime.TypeByExtension(path.Ext(u.name))
+	if ct == "" {
+		ct = u.contentType
+	}
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	f := &file{
+		doc: botapi.Document{
+			FileID:       fmt.Sprintf("BQACAgIAAxkDAAI%06d", n),
+			FileUniqueID: fmt.Sprintf("AgAD%06d", n),
+			FileName:     u.name,
+			MimeType:     ct,
+			FileSize:     int64(len(u.data)),
+		},
+		path: fmt.Sprintf("documents/file_%d%s", n, path.Ext(u.name)),
+		data: u.data,
+	}
+	s.files[f.doc.FileID] = f
+	s.paths[f.path] = f
+	return f
+}
+
+// targetLocked resolves chat_id and message_thread_id for a call that
+// posts into a chat. A thread must be an existing topic of a forum (closed
+// ones included: the bot is assumed to be an admin that may post there),
+// or, outside forums, an existing message starting a reply thread.
+func (s *Server) targetLocked(p params) (*chat, int, *apiError) {
+	id, ok, err := p.int64("chat_id")
+	if err != nil || !ok {
+		if p.str("chat_id") != "" {
+			return nil, 0, errChatNotFound // e.g. "@username": unsupported here
+		}
+		return nil, 0, errChatIDEmpty
+	}
+	c := s.chats[id]
+	if c == nil {
+		return nil, 0, errChatNotFound
+	}
+	thread, err := p.int("message_thread_id")
+	if err != nil {
+		return nil, 0, err
+	}
+	if thread != 0 {
+		if c.info.IsForum {
+			if c.topics[thread] == nil {
+				return nil, 0, errThreadNotFound
+			}
+		} else if sm := c.msgs[thread]; sm == nil || sm.deleted {
+			return nil, 0, errThreadNotFound
+		}
+	}
+	return c, thread, nil
+}
+
+// messageLocked resolves chat_id and message_id.
+func (s *Server) messageLocked(p params, notFound *apiError) (*chat, *storedMessage, *apiError) {
+	c, _, err := s.targetLocked(params{vals: map[string]string{"chat_id": p.str("chat_id")}})
+	if err != nil {
+		return nil, nil, err
+	}
+	mid, ok, err := p.int64("message_id")
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, errMessageIDEmpty
+	}
+	sm := c.msgs[int(mid)]
+	if sm == nil || sm.deleted {
+		return nil, nil, notFound
+	}
+	return c, sm, nil
+}
+
+// replyMarkup returns the reply_markup parameter as JSON, or nil.
+func replyMarkup(p params) json.RawMessage {
+	if s := p.str("reply_markup"); s != "" && json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	return nil
+}
+
+// replyTo resolves reply_parameters (or the older reply_to_message_id).
+func replyTo(c *chat, p params) (*botapi.Message, *apiError) {
+	var id int
+	if rp := p.str("reply_parameters"); rp != "" {
+		var v struct {
+			MessageID int `json:"message_id"`
+		}
+		if json.Unmarshal([]byte(rp), &v) != nil {
+			return nil, badRequest("can't parse reply parameters JSON object")
+		}
+		id = v.MessageID
+	} else {
+		var err *apiError
+		if id, err = p.int("reply_to_message_id"); err != nil {
+			return nil, err
+		}
+	}
+	if id == 0 {
+		return nil, nil
+	}
+	sm := c.msgs[id]
+	if sm == nil || sm.deleted {
+		return nil, errReplyNotFound
+	}
+	m := sm.msg
+	m.ReplyToMessage = nil
+	return &m, nil
+}
+
+func (s *Server) getMe(*http.Request, params) (any, *apiError) { return s.bot, nil }
+
+func (s *Server) sendMessage(_ *http.Request, p params) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, thread, err := s.targetLocked(p)
+	if err != nil {
+		return nil, err
+	}
+	text := p.str("text")
+	switch {
+	case strings.TrimSpace(text) == "":
+		return nil, errTextEmpty
+	case utf8.RuneCountInString(text) > maxTextLen:
+		return nil, errTextTooLong
+	}
+	reply, err := replyTo(c, p)
+	if err != nil {
+		return nil, err
+	}
+	bot := s.bot
+	m := botapi.Message{
+		MessageID:      c.nextMessageID(),
+		From:           &bot,
+		Chat:           c.info,
+		Date:           time.Now().Unix(),
+		Text:           text,
+		ReplyToMessage: reply,
+		ReplyMarkup:    replyMarkup(p),
+	}
+	c.setThread(&m, thread)
+	c.store(m, true)
+	return m, nil
+}
+
+func (s *Server) editMessageText(_ *http.Request, p params) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, sm, err := s.messageLocked(p, errEditNotFound)
+	if err != nil {
+		return nil, err
+	}
+	text := p.str("text")
+	markup := replyMarkup(p)
+	switch {
+	case !sm.byBot:
+		return nil, errCantEdit
+	case sm.msg.Text == "":
+		return nil, errNoTextToEdit
+	case strings.TrimSpace(text) == "":
+		return nil, errTextEmpty
+	case utf8.RuneCountInString(text) > maxTextLen:
+		return nil, errTextTooLong
+	case text == sm.msg.Text && string(markup) == string(sm.msg.ReplyMarkup):
+		return nil, errNotModified
+	}
+	sm.msg.Text = text
+	sm.msg.ReplyMarkup = markup // omitting reply_markup removes the keyboard, as on Telegram
+	sm.msg.EditDate = time.Now().Unix()
+	return sm.msg, nil
+}
+
+func (s *Server) deleteMessage(_ *http.Request, p params) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, sm, err := s.messageLocked(p, errDeleteNotFound)
+	if err != nil {
+		return nil, err
+	}
+	sm.deleted = true
+	return true, nil
+}
+
+func (s *Server) sendChatAction(_ *http.Request, p params) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, _, err := s.targetLocked(p); err != nil {
+		return nil, err
+	}
+	if !chatActions[p.str("action")] {
+		return nil, errWrongAction
+	}
+	return true, nil
+}
+
+// answerCallbackQuery accepts each query pushed by PushCallbackQuery once.
+func (s *Server) answerCallbackQuery(_ *http.Request, p params) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := p.str("callback_query_id")
+	if !s.queries[id] {
+		return nil, errQueryInvalid
+	}
+	delete(s.queries, id)
+	return true, nil
+}
+
+// forumLocked resolves chat_id to a forum.
+func (s *Server) forumLocked(p params) (*chat, *apiError) {
+	c, _, err := s.targetLocked(params{vals: map[string]string{"chat_id": p.str("chat_id")}})
+	if err != nil {
+		return nil, err
+	}
+	if !c.info.IsForum {
+		return nil, errNotForum
+	}
+	return c, nil
+}
+
+// topicLocked resolves chat_id and message_thread_id to a topic.
+//
+// Approximate: for a topic that does not exist, the Bot API's text for
+// the topic-management methods was not verified; sendMessage answers
+// "message thread not found", and the same text is used here.
+func (s *Server) topicLocked(p params) (*chat, *Topic, *apiError) {
+	c, err := s.forumLocked(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	id, err := p.int("message_thread_id")
+	if err != nil {
+		return nil, nil, err
+	}
+	t := c.topics[id]
+	if t == nil {
+		return nil, nil, errThreadNotFound
+	}
+	return c, t, nil
+}
+
+func checkTopicName(name string) *apiError {
+	switch n := utf8.RuneCountInString(name); {
+	case n == 0:
+		return errTopicNameEmpty
+	case n > maxTopicName:
+		return errTopicNameLong
+	}
+	return nil
+}
+
+// createForumTopic gives the topic the id of its (implicit) creation
+// service message, as Telegram does, so topic ids grow with message ids.
+func (s *Server) createForumTopic(_ *http.Request, p params) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.forumLocked(p)
+	if err != nil {
+		return nil, err
+	}
+	name := p.str("name")
+	if err := checkTopicName(name); err != nil {
+		return nil, err
+	}
+	color, err := p.int("icon_color")
+	if err != nil {
+		return nil, err
+	}
+	if color == 0 {
+		color = iconColors[0]
+	} else if !slices.Contains(iconColors, color) {
+		return nil, errIconColor
+	}
+	t := &Topic{ForumTopic: botapi.ForumTopic{MessageThreadID: c.nextMessageID(), Name: name, IconColor: color}}
+	c.topics[t.MessageThreadID] = t
+	c.order = append(c.order, t.MessageThreadID)
+	return t.ForumTopic, nil
+}
+
+// editForumTopic renames a topic; icon_custom_emoji_id is accepted and
+// ignored.
+func (s *Server) editForumTopic(_ *http.Request, p params) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, t, err := s.topicLocked(p)
+	if err != nil {
+		return nil, err
+	}
+	name, hasName := p.vals["name"]
+	_, hasIcon := p.vals["icon_custom_emoji_id"]
+	if hasName {
+		if err := checkTopicName(name); err != nil {
+			return nil, err
+		}
+	}
+	if (!hasName || name == t.Name) && !hasIcon {
+		return nil, errTopicNotMod
+	}
+	if hasName {
+		t.Name = name
+	}
+	return true, nil
+}
+
+func (s *Server) closeForumTopic(_ *http.Request, p params) (any, *apiError) {
+	return s.setTopicClosed(p, true)
+}
+
+func (s *Server) reopenForumTopic(_ *http.Request, p params) (any, *apiError) {
+	return s.setTopicClosed(p, false)
+}
+
+// setTopicClosed closes or reopens a topic. Doing either twice is
+// TOPIC_NOT_MODIFIED, as on Telegram.
+func (s *Server) setTopicClosed(p params, closed bool) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, t, err := s.topicLocked(p)
+	if err != nil {
+		return nil, err
+	}
+	if t.Closed == closed {
+		return nil, errTopicNotMod
+	}
+	t.Closed = closed
+	return true, nil
+}
+
+// deleteForumTopic deletes a topic and every message in it.
+func (s *Server) deleteForumTopic(_ *http.Request, p params) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, t, err := s.topicLocked(p)
+	if err != nil {
+		return nil, err
+	}
+	id := t.MessageThreadID
+	delete(c.topics, id)
+	c.order = slices.DeleteFunc(c.order, func(x int) bool { return x == id })
+	for _, sm := range c.msgs {
+		if sm.msg.MessageThreadID == id {
+			sm.deleted = true
+		}
+	}
+	return true, nil
+}
+
+// sendDocument accepts the document as an uploaded file part or as the
+// file_id of a stored file. (Telegram also accepts an HTTP URL; this
+// server does not fetch URLs.)
+func (s *Server) sendDocument(_ *http.Request, p params) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, thread, err := s.targetLocked(p)
+	if err != nil {
+		return nil, err
+	}
+	caption := p.str("caption")
+	if utf8.RuneCountInString(caption) > maxCaptionLen {
+		return nil, errCaptionTooLong
+	}
+	var f *file
+	if u, ok := p.files["document"]; ok {
+		f = s.addFileLocked(u)
+	} else if id := p.str("document"); id != "" {
+		if f = s.files[id]; f == nil {
+			return nil, errWrongFile
+		}
+	} else {
+		return nil, errNoDocument
+	}
+	reply, err := replyTo(c, p)
+	if err != nil {
+		return nil, err
+	}
+	bot := s.bot
+	doc := f.doc
+	m := botapi.Message{
+		MessageID:      c.nextMessageID(),
+		From:           &bot,
+		Chat:           c.info,
+		Date:           time.Now().Unix(),
+		Caption:        caption,
+		Document:       &doc,
+		ReplyToMessage: reply,
+		ReplyMarkup:    replyMarkup(p),
+	}
+	c.setThread(&m, thread)
+	c.store(m, true)
+	return m, nil
+}
+
+func (s *Server) getFile(_ *http.Request, p params) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.files[p.str("file_id")]
+	if f == nil {
+		return nil, errInvalidFileID
+	}
+	if len(f.data) > maxDownload {
+		return nil, errFileTooBig
+	}
+	return botapi.File{FileID: f.doc.FileID, FileUniqueID: f.doc.FileUniqueID, FileSize: f.doc.FileSize, FilePath: f.path}, nil
+}
+
+// serveFile answers GET /file/bot<token>/<path>.
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, token, filePath string) {
+	m := strings.ToLower(DownloadMethod)
+	s.mu.Lock()
+	s.calls[m]++
+	s.mu.Unlock()
+	if token != s.token {
+		writeError(w, &apiError{code: http.StatusUnauthorized, desc: descUnauthorized})
+		return
+	}
+	if f, ok := s.takeFault(m); ok {
+		s.serveFault(w, r, f)
+		return
+	}
+	s.mu.Lock()
+	f := s.paths[filePath]
+	s.mu.Unlock()
+	if f == nil {
+		writeError(w, &apiError{code: http.StatusNotFound, desc: descNotFound})
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.Itoa(len(f.data)))
+	w.Write(f.data)
+}
