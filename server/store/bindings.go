@@ -1,0 +1,305 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+)
+
+// bindingRecord is a Binding as stored (JSON: bindings change rarely and
+// the format must survive new fields).
+type bindingRecord struct {
+	Key        string    `json:"key"`
+	OwnerKind  string    `json:"owner_kind,omitempty"`
+	InstanceID string    `json:"instance_id,omitempty"`
+	Provider   string    `json:"provider,omitempty"`
+	ChatID     int64     `json:"chat_id,omitempty"`
+	ThreadID   int64     `json:"thread_id,omitempty"`
+	Slot       string    `json:"slot,omitempty"`
+	ThreadName string    `json:"thread_name,omitempty"`
+	Status     Status    `json:"status"`
+	Created    time.Time `json:"created"`
+	Updated    time.Time `json:"updated"`
+	LastAction string    `json:"last_action,omitempty"`
+	LastError  string    `json:"last_error,omitempty"`
+}
+
+func encodeBinding(b Binding) ([]byte, error) {
+	return json.Marshal(bindingRecord{
+		Key: b.Key, OwnerKind: b.OwnerKind, InstanceID: b.InstanceID,
+		Provider: b.Target.Provider, ChatID: b.Target.ChatID, ThreadID: b.Target.ThreadID,
+		Slot: b.Slot, ThreadName: b.ThreadName, Status: b.Status,
+		Created: b.Created, Updated: b.Updated, LastAction: b.LastAction, LastError: b.LastError,
+	})
+}
+
+func decodeBinding(v []byte) (Binding, error) {
+	var r bindingRecord
+	if err := json.Unmarshal(v, &r); err != nil {
+		return Binding{}, fmt.Errorf("%w: binding record: %v", ErrCorrupt, err)
+	}
+	return Binding{
+		Key: r.Key, OwnerKind: r.OwnerKind, InstanceID: r.InstanceID,
+		Target: Target{Provider: r.Provider, ChatID: r.ChatID, ThreadID: r.ThreadID},
+		Slot:   r.Slot, ThreadName: r.ThreadName, Status: r.Status,
+		Created: r.Created, Updated: r.Updated, LastAction: r.LastAction, LastError: r.LastError,
+	}, nil
+}
+
+func checkTarget(t Target) error {
+	if t.IsZero() {
+		if t != (Target{}) {
+			return fmt.Errorf("target %+v without a provider: %w", t, ErrInvalid)
+		}
+		return nil
+	}
+	return checkProvider(t.Provider)
+}
+
+// PutBinding implements Store.PutBinding.
+func (s *Bolt) PutBinding(b Binding) error {
+	if err := checkKey("binding key", b.Key); err != nil {
+		return err
+	}
+	if !b.Status.Valid() {
+		return fmt.Errorf("binding %q: status %q: %w", b.Key, b.Status, ErrInvalid)
+	}
+	if err := checkTarget(b.Target); err != nil {
+		return fmt.Errorf("binding %q: %w", b.Key, err)
+	}
+	now := s.opts.Now()
+	return s.write(context.Background(), func(tx *bbolt.Tx) error {
+		rec := b // fn may run twice: never modify b itself
+		bindings, targets := tx.Bucket(bBindings), tx.Bucket(bTargets)
+		key := []byte(rec.Key)
+		var old *Binding
+		if v := bindings.Get(key); v != nil {
+			o, err := decodeBinding(v)
+			if err != nil {
+				return fmt.Errorf("binding %q: %w", rec.Key, err)
+			}
+			old = &o
+		}
+		if rec.Created.IsZero() {
+			rec.Created = now
+			if old != nil && !old.Created.IsZero() {
+				rec.Created = old.Created
+			}
+		}
+		if rec.Updated.IsZero() {
+			rec.Updated = now
+		}
+		if !rec.Target.IsZero() {
+			tk := targetKey(rec.Target)
+			if owner := targets.Get(tk); owner != nil && !bytes.Equal(owner, key) {
+				return fmt.Errorf("binding %q: target %+v belongs to binding %q: %w", rec.Key, rec.Target, owner, ErrTargetInUse)
+			}
+			if err := targets.Put(tk, key); err != nil {
+				return err
+			}
+		}
+		if old != nil && !old.Target.IsZero() && old.Target != rec.Target {
+			if err := unindexTarget(targets, old.Target, key); err != nil {
+				return err
+			}
+		}
+		v, err := encodeBinding(rec)
+		if err != nil {
+			return err
+		}
+		return bindings.Put(key, v)
+	}, nil)
+}
+
+// unindexTarget removes t's index entry if it points at key.
+func unindexTarget(targets *bbolt.Bucket, t Target, key []byte) error {
+	tk := targetKey(t)
+	if bytes.Equal(targets.Get(tk), key) {
+		return targets.Delete(tk)
+	}
+	return nil
+}
+
+// GetBinding implements Store.GetBinding.
+func (s *Bolt) GetBinding(key string) (Binding, error) {
+	var b Binding
+	err := s.view(func(tx *bbolt.Tx) error {
+		v := tx.Bucket(bBindings).Get([]byte(key))
+		if v == nil {
+			return fmt.Errorf("binding %q: %w", key, ErrNotFound)
+		}
+		var err error
+		if b, err = decodeBinding(v); err != nil {
+			return fmt.Errorf("binding %q: %w", key, err)
+		}
+		return nil
+	})
+	return b, err
+}
+
+// BindingByTarget implements Store.BindingByTarget.
+func (s *Bolt) BindingByTarget(t Target) (Binding, error) {
+	if t.IsZero() {
+		return Binding{}, fmt.Errorf("binding of the zero target: %w", ErrNotFound)
+	}
+	var b Binding
+	err := s.view(func(tx *bbolt.Tx) error {
+		key := tx.Bucket(bTargets).Get(targetKey(t))
+		var v []byte
+		if key != nil {
+			v = tx.Bucket(bBindings).Get(key)
+		}
+		if v == nil {
+			return fmt.Errorf("binding of target %+v: %w", t, ErrNotFound)
+		}
+		var err error
+		if b, err = decodeBinding(v); err != nil {
+			return fmt.Errorf("binding %q: %w", key, err)
+		}
+		return nil
+	})
+	return b, err
+}
+
+// ListBindings implements Store.ListBindings.
+func (s *Bolt) ListBindings() ([]Binding, error) {
+	var out []Binding
+	err := s.view(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bBindings).ForEach(func(k, v []byte) error {
+			b, err := decodeBinding(v)
+			if err != nil {
+				return fmt.Errorf("binding %q: %w", k, err)
+			}
+			out = append(out, b)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// DeleteBinding implements Store.DeleteBinding.
+func (s *Bolt) DeleteBinding(key string) error {
+	var dropped int
+	return s.write(context.Background(), func(tx *bbolt.Tx) error {
+		dropped = 0
+		bindings := tx.Bucket(bBindings)
+		v := bindings.Get([]byte(key))
+		if v == nil {
+			return fmt.Errorf("binding %q: %w", key, ErrNotFound)
+		}
+		b, err := decodeBinding(v)
+		if err != nil {
+			return fmt.Errorf("binding %q: %w", key, err)
+		}
+		if !b.Target.IsZero() {
+			if err := unindexTarget(tx.Bucket(bTargets), b.Target, []byte(key)); err != nil {
+				return err
+			}
+		}
+		q, err := openQueue(tx, key, false)
+		if err != nil {
+			return err
+		}
+		if q != nil {
+			if err := tx.Bucket(bJournal).DeleteBucket([]byte(key)); err != nil {
+				return err
+			}
+			dropped = int(q.st.count)
+		}
+		return bindings.Delete([]byte(key))
+	}, func() {
+		if dropped > 0 {
+			s.reportDrops([]drop{{key, dropped, DropBindingDeleted}})
+		}
+	})
+}
+
+// slotName is the i-th slot (from 0) of A…Z, AA…AZ, BA…ZZ, AAA…:
+// bijective base 26.
+func slotName(i int) string {
+	var b []byte
+	for n := i + 1; n > 0; n = (n - 1) / 26 {
+		b = append([]byte{byte('A' + (n-1)%26)}, b...)
+	}
+	return string(b)
+}
+
+// slotIndex is the inverse of slotName; false for anything else.
+func slotIndex(name string) (int, bool) {
+	if name == "" || len(name) > 6 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c < 'A' || c > 'Z' {
+			return 0, false
+		}
+		n = n*26 + int(c-'A') + 1
+	}
+	return n - 1, true
+}
+
+// AllocateSlot implements Store.AllocateSlot. A stored cursor outside the
+// sequence (MaxSlots was lowered since) restarts at A.
+func (s *Bolt) AllocateSlot(provider string, chatID int64, inUse func(slot string) bool) (string, error) {
+	if err := checkProvider(provider); err != nil {
+		return "", err
+	}
+	maxSlots := s.opts.MaxSlots
+	var slot string
+	err := s.write(context.Background(), func(tx *bbolt.Tx) error {
+		slots := tx.Bucket(bSlots)
+		k := chatKey(provider, chatID)
+		start := 0
+		if i, ok := slotIndex(string(slots.Get(k))); ok && i < maxSlots {
+			start = i + 1
+		}
+		for n := 0; n < maxSlots; n++ {
+			name := slotName((start + n) % maxSlots)
+			if inUse != nil && inUse(name) {
+				continue
+			}
+			slot = name
+			return slots.Put(k, []byte(name))
+		}
+		return fmt.Errorf("chat %d of %q: all %d slots: %w", chatID, provider, maxSlots, ErrNoFreeSlot)
+	}, nil)
+	if err != nil {
+		return "", err
+	}
+	return slot, nil
+}
+
+// RealignCursor implements Store.RealignCursor.
+func (s *Bolt) RealignCursor(provider string, chatID int64, slot string) error {
+	if err := checkProvider(provider); err != nil {
+		return err
+	}
+	if slot != "" {
+		if i, ok := slotIndex(slot); !ok || i >= s.opts.MaxSlots {
+			return fmt.Errorf("slot %q: not among the first %d slots: %w", slot, s.opts.MaxSlots, ErrInvalid)
+		}
+	}
+	return s.write(context.Background(), func(tx *bbolt.Tx) error {
+		k := chatKey(provider, chatID)
+		if slot == "" {
+			return tx.Bucket(bSlots).Delete(k)
+		}
+		return tx.Bucket(bSlots).Put(k, []byte(slot))
+	}, nil)
+}
+
+// SlotCursor implements Store.SlotCursor.
+func (s *Bolt) SlotCursor(provider string, chatID int64) (string, error) {
+	var slot string
+	err := s.view(func(tx *bbolt.Tx) error {
+		slot = string(tx.Bucket(bSlots).Get(chatKey(provider, chatID)))
+		return nil
+	})
+	return slot, err
+}

@@ -1,0 +1,369 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestAppendReadAck(t *testing.T) {
+	clk := newClock()
+	s, _ := newStore(t, Options{Now: clk.Now})
+	putBinding(t, s, "b1", Target{"telegram", -100, 7})
+	putBinding(t, s, "b2", Target{"telegram", -100, 8})
+
+	in := []Update{
+		upd("b1", 10, "one"),
+		upd("b2", 11, "two"),
+		upd("b1", 12, "three"),
+		upd("", 13, "unrouted"),
+		upd("nobody", 14, "for a binding that does not exist"),
+		upd("b1", 15, "four"),
+	}
+	in[0].Payload = []byte(`{"update_id":10}`)
+	in[2].ReceivedAt = clk.Now().Add(-time.Minute)
+	out := mustAppend(t, s, "telegram", 16, in...)
+
+	wantKeys := []string{"b1", "b2", "b1", "", "", "b1"}
+	wantSeqs := []uint64{1, 1, 2, 1, 2, 3}
+	for i, u := range out {
+		if u.BindingKey != wantKeys[i] || u.Seq != wantSeqs[i] {
+			t.Errorf("out[%d] = (%q, seq %d), want (%q, seq %d)", i, u.BindingKey, u.Seq, wantKeys[i], wantSeqs[i])
+		}
+		if u.Provider != "telegram" {
+			t.Errorf("out[%d].Provider = %q", i, u.Provider)
+		}
+	}
+	if len(out) != len(in) {
+		t.Fatalf("Append stored %d updates, want %d", len(out), len(in))
+	}
+
+	got := readAll(t, s, "b1")
+	if !slices.Equal(seqs(got), []uint64{1, 2, 3}) || !slices.Equal(ids(got), []int64{10, 12, 15}) {
+		t.Fatalf("Read(b1) seqs %v ids %v", seqs(got), ids(got))
+	}
+	first := got[0]
+	if first.Text != "one" || !bytes.Equal(first.Payload, in[0].Payload) || first.Kind != 1 ||
+		first.ChatID != -100 || first.ThreadID != 7 || first.FromUserID != 42 || first.BindingKey != "b1" ||
+		!first.ReceivedAt.Equal(clk.Now()) {
+		t.Errorf("Read(b1)[0] = %+v", first)
+	}
+	if !got[1].ReceivedAt.Equal(in[2].ReceivedAt) {
+		t.Errorf("ReceivedAt given on Append = %v, read back %v", in[2].ReceivedAt, got[1].ReceivedAt)
+	}
+	if got, _ := s.Read("b1", 1, 1); !slices.Equal(seqs(got), []uint64{2}) {
+		t.Errorf("Read(b1, after 1, limit 1) = seqs %v, want [2]", seqs(got))
+	}
+	if got, _ := s.ListUnrouted(0); !slices.Equal(ids(got), []int64{13, 14}) {
+		t.Errorf("ListUnrouted = ids %v, want [13 14]", ids(got))
+	}
+	if c, _ := s.Cursor("telegram"); c != 16 {
+		t.Errorf("Cursor = %d, want 16", c)
+	}
+
+	steps := []struct {
+		name        string
+		key         string
+		seq         uint64
+		wantAcked   uint64
+		wantErr     error
+		wantPending []uint64
+	}{
+		{name: "ack 2 removes 1 and 2", key: "b1", seq: 2, wantAcked: 2, wantPending: []uint64{3}},
+		{name: "ack below the ack point is a no-op", key: "b1", seq: 1, wantAcked: 2, wantPending: []uint64{3}},
+		{name: "ack the same seq again is a no-op", key: "b1", seq: 2, wantAcked: 2, wantPending: []uint64{3}},
+		{name: "ack beyond the last seq fails", key: "b1", seq: 4, wantErr: ErrAckBeyondLast, wantPending: []uint64{3}},
+		{name: "ack the last seq empties the journal", key: "b1", seq: 3, wantAcked: 3, wantPending: []uint64{}},
+		{name: "other binding untouched", key: "b2", seq: 0, wantAcked: 0, wantPending: []uint64{1}},
+		{name: "unrouted set acks like a binding", key: "", seq: 1, wantAcked: 1, wantPending: []uint64{2}},
+		{name: "unknown binding: ack 0 is a no-op", key: "ghost", seq: 0, wantAcked: 0, wantPending: []uint64{}},
+		{name: "unknown binding: ack 1 fails", key: "ghost", seq: 1, wantErr: ErrAckBeyondLast, wantPending: []uint64{}},
+	}
+	for _, tc := range steps {
+		t.Run(tc.name, func(t *testing.T) {
+			acked, err := s.Ack(tc.key, tc.seq)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("Ack(%q, %d) error = %v, want %v", tc.key, tc.seq, err, tc.wantErr)
+			}
+			if err == nil && acked != tc.wantAcked {
+				t.Errorf("Ack(%q, %d) = %d, want %d", tc.key, tc.seq, acked, tc.wantAcked)
+			}
+			if got := seqs(readAll(t, s, tc.key)); !slices.Equal(got, tc.wantPending) {
+				t.Errorf("pending after ack = %v, want %v", got, tc.wantPending)
+			}
+		})
+	}
+
+	st, err := s.Stats("b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st != (Stats{AckedThrough: 3, LastSeq: 3}) {
+		t.Errorf("Stats(b1) = %+v", st)
+	}
+	// Seqs continue after the acked ones.
+	if out := mustAppend(t, s, "telegram", 17, upd("b1", 16, "five")); out[0].Seq != 4 {
+		t.Errorf("seq after ack = %d, want 4", out[0].Seq)
+	}
+	st, _ = s.Stats("b1")
+	if st.Pending != 1 || st.LastSeq != 4 || st.AckedThrough != 3 || st.Bytes <= 0 || !st.OldestAt.Equal(clk.Now()) {
+		t.Errorf("Stats(b1) = %+v", st)
+	}
+}
+
+func TestAppendRejectsBadInput(t *testing.T) {
+	s, _ := newStore(t, Options{})
+	tests := []struct {
+		name     string
+		provider string
+		updates  []Update
+	}{
+		{name: "empty provider", provider: "", updates: []Update{upd("", 1, "x")}},
+		{name: "provider with NUL", provider: "tele\x00gram", updates: []Update{upd("", 1, "x")}},
+		{name: "update of another provider", provider: "telegram", updates: []Update{{Provider: "slack", PlatformUpdateID: 1}}},
+		{name: "oversized binding key", provider: "telegram", updates: []Update{upd(string(make([]byte, 2000)), 1, "x")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := s.Append(context.Background(), tc.provider, tc.updates, 5); !errors.Is(err, ErrInvalid) {
+				t.Errorf("Append error = %v, want ErrInvalid", err)
+			}
+		})
+	}
+	if txs, reqs := s.CommitStats(); txs != 0 || reqs != 0 {
+		t.Errorf("invalid input reached the committer: txs %d requests %d", txs, reqs)
+	}
+}
+
+func TestDedup(t *testing.T) {
+	s, _ := newStore(t, Options{})
+	putBinding(t, s, "b", Target{"telegram", -100, 7})
+	steps := []struct {
+		name     string
+		provider string
+		ids      []int64
+		ackAfter bool // ack everything stored so far after this step
+		wantIDs  []int64
+		wantSeqs []uint64
+	}{
+		{name: "same id twice in one batch", provider: "telegram", ids: []int64{1, 2, 1, 2, 3}, wantIDs: []int64{1, 2, 3}, wantSeqs: []uint64{1, 2, 3}, ackAfter: true},
+		{name: "redelivered after ack and removal", provider: "telegram", ids: []int64{1, 2, 3}, wantIDs: []int64{}, wantSeqs: []uint64{}},
+		{name: "across batches, partly new", provider: "telegram", ids: []int64{3, 4, 5}, wantIDs: []int64{4, 5}, wantSeqs: []uint64{4, 5}},
+		{name: "again across batches", provider: "telegram", ids: []int64{4, 5}, wantIDs: []int64{}, wantSeqs: []uint64{}},
+		{name: "id 0 means no id: never de-duplicated", provider: "telegram", ids: []int64{0, 0}, wantIDs: []int64{0, 0}, wantSeqs: []uint64{6, 7}},
+		{name: "same id from another provider is another update", provider: "slack", ids: []int64{4}, wantIDs: []int64{4}, wantSeqs: []uint64{8}},
+		{name: "negative ids work", provider: "telegram", ids: []int64{-9, -9}, wantIDs: []int64{-9}, wantSeqs: []uint64{9}},
+	}
+	for _, tc := range steps {
+		t.Run(tc.name, func(t *testing.T) {
+			var in []Update
+			for _, id := range tc.ids {
+				in = append(in, upd("b", id, "x"))
+			}
+			out := mustAppend(t, s, tc.provider, 0, in...)
+			if !slices.Equal(ids(out), tc.wantIDs) || !slices.Equal(seqs(out), tc.wantSeqs) {
+				t.Errorf("stored ids %v seqs %v, want ids %v seqs %v", ids(out), seqs(out), tc.wantIDs, tc.wantSeqs)
+			}
+			if tc.ackAfter {
+				last, _ := s.LastSeq("b")
+				if _, err := s.Ack("b", last); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func TestDedupWindowIsBounded(t *testing.T) {
+	clk := newClock()
+	s, _ := newStore(t, Options{Now: clk.Now, SeenMaxCount: 3, SeenMaxAge: time.Hour})
+	mustAppend(t, s, "telegram", 0, upd("", 1, ""), upd("", 2, ""), upd("", 3, ""), upd("", 4, ""))
+	// Only the 3 newest ids are remembered: 1 is stored again, 4 is not.
+	if out := mustAppend(t, s, "telegram", 0, upd("", 1, ""), upd("", 4, "")); !slices.Equal(ids(out), []int64{1}) {
+		t.Errorf("after count pruning stored %v, want [1]", ids(out))
+	}
+	clk.Add(2 * time.Hour)
+	mustAppend(t, s, "telegram", 0) // prunes by age
+	if out := mustAppend(t, s, "telegram", 0, upd("", 4, "")); !slices.Equal(ids(out), []int64{4}) {
+		t.Errorf("after age pruning stored %v, want [4]", ids(out))
+	}
+}
+
+func TestCursorCommittedWithJournal(t *testing.T) {
+	s, path := newStore(t, Options{})
+	putBinding(t, s, "b", Target{"telegram", -100, 7})
+	mustAppend(t, s, "telegram", 101, upd("b", 100, "a"))
+	mustAppend(t, s, "telegram", 103, upd("b", 101, "b"), upd("b", 102, "c"))
+	mustAppend(t, s, "slack", -5) // a cursor alone, no updates
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = openAt(t, path, Options{})
+	for _, tc := range []struct {
+		name     string
+		provider string
+		want     int64
+	}{
+		{name: "telegram", provider: "telegram", want: 103},
+		{name: "cursor without updates", provider: "slack", want: -5},
+		{name: "never stored", provider: "discord", want: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if c, err := s.Cursor(tc.provider); err != nil || c != tc.want {
+				t.Errorf("Cursor(%q) = %d, %v; want %d", tc.provider, c, err, tc.want)
+			}
+		})
+	}
+	if got := readAll(t, s, "b"); !slices.Equal(ids(got), []int64{100, 101, 102}) || !slices.Equal(seqs(got), []uint64{1, 2, 3}) {
+		t.Errorf("after reopen: ids %v seqs %v", ids(got), seqs(got))
+	}
+	// The de-duplication window survives the reopen too.
+	if out := mustAppend(t, s, "telegram", 103, upd("b", 102, "c")); len(out) != 0 {
+		t.Errorf("redelivery after reopen stored %v", ids(out))
+	}
+}
+
+func TestRetention(t *testing.T) {
+	size := int64(len(encodeUpdate(&Update{Provider: "telegram", PlatformUpdateID: 1, Kind: 1, ChatID: -100, ThreadID: 7, FromUserID: 42, Text: "x", ReceivedAt: time.Now()})))
+	tests := []struct {
+		name      string
+		limits    Limits
+		batches   [][]int64     // ids per Append, all for binding "b"
+		preAged   time.Duration // the first batch was received this long ago
+		advance   time.Duration // the clock moves this much after the first batch
+		wantIDs   []int64       // left in the journal
+		wantDrops []dropCall
+	}{
+		{
+			name:      "count bound, one batch",
+			limits:    Limits{MaxCount: 3},
+			batches:   [][]int64{{1, 2, 3, 4, 5}},
+			wantIDs:   []int64{3, 4, 5},
+			wantDrops: []dropCall{{"b", 2, DropCount}},
+		},
+		{
+			name:      "count bound, one update per append",
+			limits:    Limits{MaxCount: 2},
+			batches:   [][]int64{{1}, {2}, {3}, {4}},
+			wantIDs:   []int64{3, 4},
+			wantDrops: []dropCall{{"b", 1, DropCount}, {"b", 1, DropCount}},
+		},
+		{
+			name:      "bytes bound",
+			limits:    Limits{MaxBytes: 3*size + size/2},
+			batches:   [][]int64{{1, 2}, {3, 4, 5}},
+			wantIDs:   []int64{3, 4, 5},
+			wantDrops: []dropCall{{"b", 2, DropBytes}},
+		},
+		{
+			name:      "age bound drops the old ones only",
+			limits:    Limits{MaxAge: time.Hour},
+			batches:   [][]int64{{1, 2}, {3}},
+			advance:   2 * time.Hour,
+			wantIDs:   []int64{3},
+			wantDrops: []dropCall{{"b", 2, DropAge}},
+		},
+		{
+			name:      "update received before the age bound is dropped at once",
+			limits:    Limits{MaxAge: time.Hour},
+			batches:   [][]int64{{1, 2}, {3}},
+			preAged:   2 * time.Hour,
+			wantIDs:   []int64{3},
+			wantDrops: []dropCall{{"b", 2, DropAge}},
+		},
+		{
+			name:      "count and age in one append report each reason",
+			limits:    Limits{MaxCount: 4, MaxAge: time.Hour},
+			batches:   [][]int64{{1, 2}, {3, 4, 5}},
+			advance:   2 * time.Hour,
+			wantIDs:   []int64{3, 4, 5},
+			wantDrops: []dropCall{{"b", 1, DropCount}, {"b", 1, DropAge}},
+		},
+		{
+			name:      "negative bounds are off",
+			limits:    Limits{MaxCount: -1, MaxBytes: -1, MaxAge: -1},
+			batches:   [][]int64{{1, 2, 3}},
+			preAged:   365 * 24 * time.Hour,
+			wantIDs:   []int64{1, 2, 3},
+			wantDrops: nil,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := newClock()
+			drops := &dropLog{}
+			opts := Options{Limits: tc.limits, Now: clk.Now, OnDrop: drops.OnDrop}
+			s, path := newStore(t, opts)
+			putBinding(t, s, "b", Target{"telegram", -100, 7})
+			var all []dropCall
+			for i, batch := range tc.batches {
+				var in []Update
+				for _, id := range batch {
+					u := upd("b", id, "x")
+					if i == 0 && tc.preAged > 0 {
+						u.ReceivedAt = clk.Now().Add(-tc.preAged)
+					}
+					in = append(in, u)
+				}
+				mustAppend(t, s, "telegram", 0, in...)
+				all = append(all, drops.take()...)
+				if i == 0 {
+					clk.Add(tc.advance)
+				}
+			}
+			if !slices.Equal(all, tc.wantDrops) {
+				t.Errorf("OnDrop calls = %v, want %v", all, tc.wantDrops)
+			}
+			if got := ids(readAll(t, s, "b")); !slices.Equal(got, tc.wantIDs) {
+				t.Errorf("left %v, want %v", got, tc.wantIDs)
+			}
+			var wantDropped uint64
+			for _, d := range tc.wantDrops {
+				wantDropped += uint64(d.N)
+			}
+			st, _ := s.Stats("b")
+			if st.Dropped != wantDropped || st.Pending != len(tc.wantIDs) {
+				t.Errorf("Stats = %+v, want Dropped %d Pending %d", st, wantDropped, len(tc.wantIDs))
+			}
+
+			// Dropped is persistent.
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s = openAt(t, path, opts)
+			st2, _ := s.Stats("b")
+			if st2 != st {
+				t.Errorf("Stats after reopen = %+v, want %+v", st2, st)
+			}
+		})
+	}
+}
+
+func TestRetentionOfUnroutedAndQuietBindings(t *testing.T) {
+	clk := newClock()
+	drops := &dropLog{}
+	s, _ := newStore(t, Options{Limits: Limits{MaxCount: 2, MaxAge: time.Hour}, Now: clk.Now, OnDrop: drops.OnDrop})
+	putBinding(t, s, "quiet", Target{"telegram", -100, 7})
+	mustAppend(t, s, "telegram", 0, upd("", 1, ""), upd("", 2, ""), upd("", 3, ""), upd("quiet", 4, ""))
+	if got := drops.take(); !slices.Equal(got, []dropCall{{"", 1, DropCount}}) {
+		t.Errorf("unrouted drops = %v", got)
+	}
+	if st, _ := s.UnroutedStats(); st.Pending != 2 || st.Dropped != 1 || st.LastSeq != 3 {
+		t.Errorf("UnroutedStats = %+v", st)
+	}
+
+	clk.Add(2 * time.Hour)
+	if err := s.ApplyRetention(); err != nil {
+		t.Fatal(err)
+	}
+	if got := drops.take(); !slices.Equal(got, []dropCall{{"", 2, DropAge}, {"quiet", 1, DropAge}}) {
+		t.Errorf("ApplyRetention drops = %v", got)
+	}
+	if st, _ := s.Stats("quiet"); st.Pending != 0 || st.Dropped != 1 || st.LastSeq != 1 || !st.OldestAt.IsZero() {
+		t.Errorf("Stats(quiet) = %+v", st)
+	}
+}

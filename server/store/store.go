@@ -1,0 +1,330 @@
+// Package store owns the supervisor's durable state: bindings (which
+// follower owns which thread), the slot allocation cursors, the inbound
+// journal with its per-binding sequence numbers, the platform cursors
+// committed with it, session handoff tokens and the outbound outbox.
+//
+// The state sits behind the Store interface so that another backend (etcd,
+// for several hosts) can replace the embedded default, Bolt: one bbolt file
+// per profile, written by a single committer goroutine that shares
+// transactions and fsyncs between concurrent callers (group commit).
+//
+// The package knows nothing of gRPC. Errors are wrapped with context and
+// match the sentinels below with errors.Is.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Sentinel errors. Every error a Store returns for one of these conditions
+// wraps the sentinel, so callers test with errors.Is.
+var (
+	// ErrNotFound: the binding or outbox entry does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrInvalid: an argument is malformed (empty key, provider name with a
+	// NUL byte, unknown status, slot name outside the sequence…). Nothing was
+	// written.
+	ErrInvalid = errors.New("invalid argument")
+	// ErrClosed: the store was closed; nothing was written.
+	ErrClosed = errors.New("store closed")
+
+	// ErrLocked: Open gave up waiting for the file lock; another process (or
+	// another open Bolt of the same file) is using the store.
+	ErrLocked = errors.New("locked by another process")
+	// ErrCorrupt: the file is not a readable store (bad magic, damaged meta
+	// pages, truncated, not written by chatbus, or a consistency check
+	// failed). Open never writes to such a file. Calls that meet damage
+	// Open did not look at (a data page) return it too.
+	ErrCorrupt = errors.New("not a valid store file")
+	// ErrUnusable: the path is not a regular file (a directory, a FIFO, a
+	// device…). Open never writes to it.
+	ErrUnusable = errors.New("not a regular file")
+	// ErrSchemaTooNew: the file was written by a newer chatbus with a schema
+	// this one does not know. Open refuses it rather than misread it.
+	ErrSchemaTooNew = errors.New("store schema is newer than this program")
+
+	// ErrAckBeyondLast: an Ack names a seq the journal never assigned (greater
+	// than LastSeq). Nothing was removed.
+	ErrAckBeyondLast = errors.New("ack beyond the last journalled update")
+	// ErrTargetInUse: PutBinding names a target (thread) that another
+	// binding owns. Nothing was written.
+	ErrTargetInUse = errors.New("target is bound to another binding")
+	// ErrNoFreeSlot: AllocateSlot found every slot of the chat in use.
+	ErrNoFreeSlot = errors.New("every slot is in use")
+	// ErrHandoffUnknown: no handoff was stored under this token, or it was
+	// taken or expired and swept already.
+	ErrHandoffUnknown = errors.New("handoff token unknown")
+	// ErrHandoffExpired: the handoff token's deadline has passed. The record
+	// stays until ExpireHandoffs sweeps it, so the binding is released there.
+	ErrHandoffExpired = errors.New("handoff token expired")
+)
+
+// Target is one thread on one platform: a Telegram forum topic is
+// {"telegram", chat id, message_thread_id}. The zero Target means "no
+// thread yet".
+type Target struct {
+	Provider string
+	ChatID   int64
+	ThreadID int64
+}
+
+// IsZero reports whether t names no thread (its Provider is empty).
+func (t Target) IsZero() bool { return t.Provider == "" }
+
+// Status is a binding's lifecycle state (DESIGN.md §4).
+type Status string
+
+// Binding statuses.
+const (
+	StatusActive    Status = "active"
+	StatusStarting  Status = "starting"
+	StatusPending   Status = "pending"
+	StatusSuspended Status = "suspended"
+	StatusOffline   Status = "offline"
+	StatusStale     Status = "stale"
+	StatusFailed    Status = "failed"
+)
+
+// Valid reports whether s is one of the statuses above.
+func (s Status) Valid() bool {
+	switch s {
+	case StatusActive, StatusStarting, StatusPending, StatusSuspended,
+		StatusOffline, StatusStale, StatusFailed:
+		return true
+	}
+	return false
+}
+
+// Owner kinds (Binding.OwnerKind).
+const (
+	OwnerManualFollower = "manual-follower"
+	OwnerOperator       = "operator"
+)
+
+// Reconcile actions (Binding.LastAction).
+const (
+	ActionFresh          = "fresh"
+	ActionRegisterReuse  = "register-reuse"
+	ActionSessionHandoff = "session-handoff"
+	ActionRealityOffline = "reality-offline"
+)
+
+// Binding is one thread's owner record, keyed by the profile key (the
+// stable owner identity, e.g. "manual:<parent-pid>").
+type Binding struct {
+	Key        string // profile key; required
+	OwnerKind  string // OwnerManualFollower, OwnerOperator, …
+	InstanceID string // "<pid>:<start-ms>" of the current follower, "" if none
+	Target     Target // zero while no thread is provisioned
+	Slot       string // "A", "B", …, "" if none
+	ThreadName string
+	Status     Status // required, one of the Status constants
+	Created    time.Time
+	Updated    time.Time
+	LastAction string // ActionFresh, …
+	LastError  string
+}
+
+// Update is one inbound platform update as journalled.
+type Update struct {
+	// Seq is assigned by the store: 1, 2, 3… per binding, and a separate
+	// sequence for the unrouted set. Ignored on Append input.
+	Seq uint64
+	// BindingKey is the binding the update is routed to; "" = unrouted. An
+	// update appended for a key that names no binding is stored as unrouted
+	// and comes back from Append with BindingKey "".
+	BindingKey string
+	// Provider is the platform connection's name; filled from Append's
+	// provider argument when empty.
+	Provider string
+	// PlatformUpdateID is the platform's own id (Telegram's update_id), the
+	// de-duplication key together with Provider. 0 means "the platform gave
+	// no id": such updates are never de-duplicated.
+	PlatformUpdateID int64
+	Kind             int32 // message, edited message, callback query, … (proto enum value)
+	ChatID           int64
+	ThreadID         int64
+	FromUserID       int64
+	Text             string
+	Payload          []byte    // the platform's raw update, opaque to the store
+	ReceivedAt       time.Time // if zero on Append, the store's clock
+}
+
+// Limits bound one binding's journal (and, separately, the unrouted set).
+// When an Append would exceed a bound, the oldest pending updates are
+// dropped, counted in Stats.Dropped and reported to Options.OnDrop.
+type Limits struct {
+	// MaxCount is the most pending updates. If zero, 10000; negative = no bound.
+	MaxCount int
+	// MaxBytes is the most encoded bytes of pending updates (see
+	// Stats.Bytes). If zero, 64 MiB; negative = no bound.
+	MaxBytes int64
+	// MaxAge drops updates received longer ago than this. If zero, 7 days;
+	// negative = no bound. An update appended with a ReceivedAt already
+	// past it is stored and dropped at once (and reported).
+	MaxAge time.Duration
+}
+
+// Default limits.
+const (
+	DefaultMaxCount = 10000
+	DefaultMaxBytes = 64 << 20
+	DefaultMaxAge   = 7 * 24 * time.Hour
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxCount == 0 {
+		l.MaxCount = DefaultMaxCount
+	}
+	if l.MaxBytes == 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	if l.MaxAge == 0 {
+		l.MaxAge = DefaultMaxAge
+	}
+	return l
+}
+
+// Drop reasons passed to Options.OnDrop.
+const (
+	DropCount          = "count"           // Limits.MaxCount exceeded
+	DropBytes          = "bytes"           // Limits.MaxBytes exceeded
+	DropAge            = "age"             // older than Limits.MaxAge
+	DropBindingDeleted = "binding-deleted" // DeleteBinding discarded the binding's journal
+)
+
+// Stats describes one journal (a binding's, or the unrouted set's).
+type Stats struct {
+	Pending      int       // updates stored and not acknowledged
+	Bytes        int64     // encoded size of the pending updates
+	AckedThrough uint64    // highest seq acknowledged (0 = none)
+	LastSeq      uint64    // highest seq assigned (0 = none)
+	Dropped      uint64    // updates dropped by retention, ever (persistent)
+	OldestAt     time.Time // ReceivedAt of the oldest pending update; zero if none
+}
+
+// OutboxEntry is one outbound platform call held while its provider
+// restarts, and, once completed, its result kept for idempotent retries.
+type OutboxEntry struct {
+	Key      string // idempotency key; required, unique across providers
+	Provider string // required
+	Method   string // platform method, e.g. "sendMessage"
+	Params   []byte // encoded call parameters, opaque to the store
+	Created  time.Time
+
+	Done      bool      // CompleteOutbox was called
+	Completed time.Time // when; zero while pending
+	Result    []byte    // as given to CompleteOutbox
+}
+
+// Store is the supervisor's durable state. Every method is safe for
+// concurrent use. Methods other than Append take no context: the embedded
+// store does not block on anything but its own disk.
+//
+// A method called after Close returns an error wrapping ErrClosed.
+type Store interface {
+	// PutBinding creates or replaces b (by b.Key). b.Key and a valid
+	// b.Status are required (else ErrInvalid). A zero Created keeps the
+	// stored one (or is set to now for a new binding); a zero Updated is set
+	// to now. A non-zero b.Target already owned by another binding fails
+	// with ErrTargetInUse; the target index follows every change.
+	PutBinding(b Binding) error
+	// GetBinding returns the binding stored under key, or ErrNotFound.
+	GetBinding(key string) (Binding, error)
+	// BindingByTarget returns the binding that owns t, or ErrNotFound. It
+	// is an index lookup, not a scan.
+	BindingByTarget(t Target) (Binding, error)
+	// ListBindings returns every binding, ordered by key.
+	ListBindings() ([]Binding, error)
+	// DeleteBinding removes the binding, its target index entry and its
+	// journal. Pending updates so discarded are counted and reported to
+	// OnDrop with reason DropBindingDeleted. Unknown key: ErrNotFound.
+	DeleteBinding(key string) error
+
+	// AllocateSlot returns the first slot after the chat's cursor in the
+	// sequence A…Z, AA…AZ, BA…ZZ… (wrapping to A after the configured
+	// maximum) for which inUse is false, and stores it as the new cursor.
+	// inUse runs inside the write transaction: it must be quick and must
+	// not call the Store. Every slot in use: ErrNoFreeSlot.
+	AllocateSlot(provider string, chatID int64, inUse func(slot string) bool) (string, error)
+	// RealignCursor stores slot as the chat's cursor, so the next
+	// AllocateSlot starts after it; "" resets it so the next starts at A.
+	// A slot outside the sequence: ErrInvalid.
+	RealignCursor(provider string, chatID int64, slot string) error
+	// SlotCursor returns the chat's cursor, "" if none was stored.
+	SlotCursor(provider string, chatID int64) (string, error)
+
+	// Append journals updates and stores the provider's platform cursor in
+	// one transaction. An update whose (provider, PlatformUpdateID) was
+	// journalled before (even if acknowledged and removed since, within the
+	// de-duplication window) is skipped. The others get the next Seq of
+	// their binding (or of the unrouted set) and are returned, in input
+	// order, with Seq, BindingKey, Provider and ReceivedAt filled in.
+	// Retention bounds are enforced for the journals touched.
+	//
+	// If ctx ends before the write commits, Append returns ctx.Err() and
+	// the outcome is unknown: the write may or may not have committed.
+	// Retrying with the same updates is safe (de-duplication).
+	Append(ctx context.Context, provider string, updates []Update, cursor int64) ([]Update, error)
+	// Cursor returns the provider's platform cursor as last stored by
+	// Append, 0 if none.
+	Cursor(provider string) (int64, error)
+
+	// Read returns up to limit pending updates of the binding ("" = the
+	// unrouted set) with Seq > afterSeq, in seq order. limit <= 0 means no
+	// limit (the journal is bounded by Limits).
+	Read(bindingKey string, afterSeq uint64, limit int) ([]Update, error)
+	// Ack removes every update of the binding with Seq <= seq and returns
+	// the new ack point. It is cumulative and idempotent: seq at or below
+	// the current ack point changes nothing. seq beyond LastSeq:
+	// ErrAckBeyondLast.
+	Ack(bindingKey string, seq uint64) (ackedThrough uint64, err error)
+	// LastSeq returns the highest seq assigned in the binding's journal.
+	LastSeq(bindingKey string) (uint64, error)
+	// Stats describes the binding's journal; an unknown key has zero Stats.
+	Stats(bindingKey string) (Stats, error)
+	// ListUnrouted is Read("", 0, limit).
+	ListUnrouted(limit int) ([]Update, error)
+	// UnroutedStats is Stats("").
+	UnroutedStats() (Stats, error)
+	// ApplyRetention enforces the Limits on every journal now (Append only
+	// enforces them on the journals it touches, so the age bound of a quiet
+	// binding needs this). Drops are reported to OnDrop.
+	ApplyRetention() error
+
+	// PutHandoff stores a one-shot handoff of bindingKey valid until
+	// expires. Only the token's SHA-256 is stored. An empty token or key:
+	// ErrInvalid.
+	PutHandoff(token, bindingKey string, expires time.Time) error
+	// TakeHandoff consumes the token and returns its binding key. Unknown
+	// (or already taken): ErrHandoffUnknown. now at or after its deadline:
+	// ErrHandoffExpired, with the binding key also returned; the record is
+	// left for ExpireHandoffs.
+	TakeHandoff(token string, now time.Time) (bindingKey string, err error)
+	// ExpireHandoffs removes every handoff whose deadline is at or before
+	// now and returns their binding keys (one per handoff).
+	ExpireHandoffs(now time.Time) ([]string, error)
+
+	// PutOutbox stores e unless an entry with e.Key exists, and returns the
+	// entry as stored: the existing one (maybe completed, with its Result)
+	// if the key was known. Key and Provider are required (ErrInvalid). A
+	// zero Created is set to now.
+	PutOutbox(e OutboxEntry) (OutboxEntry, error)
+	// GetOutbox returns the entry stored under key, or ErrNotFound.
+	GetOutbox(key string) (OutboxEntry, error)
+	// ListOutbox returns the provider's pending (not completed) entries in
+	// the order they were put.
+	ListOutbox(provider string) ([]OutboxEntry, error)
+	// CompleteOutbox marks the entry done and keeps result for retries. A
+	// second completion keeps the first result. Unknown key: ErrNotFound.
+	CompleteOutbox(key string, result []byte) error
+	// PruneOutbox removes completed entries completed before olderThan and
+	// returns how many. Pending entries are never pruned.
+	PruneOutbox(olderThan time.Time) (int, error)
+
+	// Close stops accepting calls, finishes the writes already accepted and
+	// closes the backend. Later calls return nil.
+	Close() error
+}

@@ -1,0 +1,124 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// clock is a settable Options.Now.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// dropLog records OnDrop calls.
+type dropLog struct {
+	mu    sync.Mutex
+	calls []dropCall
+}
+
+type dropCall struct {
+	Key    string
+	N      int
+	Reason string
+}
+
+func (d *dropLog) OnDrop(key string, n int, reason string) {
+	d.mu.Lock()
+	d.calls = append(d.calls, dropCall{key, n, reason})
+	d.mu.Unlock()
+}
+
+func (d *dropLog) take() []dropCall {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c := d.calls
+	d.calls = nil
+	return c
+}
+
+// openAt opens the store at path and closes it when the test ends.
+func openAt(t testing.TB, path string, opts Options) *Bolt {
+	t.Helper()
+	s, err := Open(path, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// newStore opens a fresh store in a temporary directory.
+func newStore(t testing.TB, opts Options) (*Bolt, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "state.db")
+	return openAt(t, path, opts), path
+}
+
+func putBinding(t testing.TB, s Store, key string, target Target) {
+	t.Helper()
+	if err := s.PutBinding(Binding{Key: key, Status: StatusActive, Target: target, OwnerKind: OwnerManualFollower}); err != nil {
+		t.Fatalf("PutBinding(%q): %v", key, err)
+	}
+}
+
+func upd(key string, id int64, text string) Update {
+	return Update{BindingKey: key, PlatformUpdateID: id, Kind: 1, ChatID: -100, ThreadID: 7, FromUserID: 42, Text: text}
+}
+
+func mustAppend(t testing.TB, s Store, provider string, cursor int64, ups ...Update) []Update {
+	t.Helper()
+	out, err := s.Append(context.Background(), provider, ups, cursor)
+	if err != nil {
+		t.Fatalf("Append: %v", err)
+	}
+	return out
+}
+
+func seqs(ups []Update) []uint64 {
+	out := []uint64{}
+	for _, u := range ups {
+		out = append(out, u.Seq)
+	}
+	return out
+}
+
+func ids(ups []Update) []int64 {
+	out := []int64{}
+	for _, u := range ups {
+		out = append(out, u.PlatformUpdateID)
+	}
+	return out
+}
+
+func readAll(t testing.TB, s Store, key string) []Update {
+	t.Helper()
+	ups, err := s.Read(key, 0, 0)
+	if err != nil {
+		t.Fatalf("Read(%q): %v", key, err)
+	}
+	return ups
+}
