@@ -5,11 +5,14 @@ import (
 	"os"
 	"slices"
 
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/store"
 )
 
 // adminService implements chatbus.v1.AdminService.
@@ -36,7 +39,75 @@ func (a *adminService) ListFollowers(context.Context, *chatbusv1.ListFollowersRe
 	fs := a.s.reg.List()
 	resp := &chatbusv1.ListFollowersResponse{Followers: make([]*chatbusv1.Follower, 0, len(fs))}
 	for _, f := range fs {
-		resp.Followers = append(resp.Followers, followerToProto(f))
+		var bp *store.Binding
+		if key := a.s.core.Binding(f); key != "" {
+			if b, err := a.s.store.GetBinding(key); err == nil {
+				bp = &b
+			}
+		}
+		resp.Followers = append(resp.Followers, followerToProto(f, bp))
+	}
+	return resp, nil
+}
+
+func (a *adminService) ListBindings(context.Context, *chatbusv1.ListBindingsRequest) (*chatbusv1.ListBindingsResponse, error) {
+	bs, err := a.s.store.ListBindings()
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	resp := &chatbusv1.ListBindingsResponse{Bindings: make([]*chatbusv1.BindingInfo, 0, len(bs))}
+	for _, b := range bs {
+		st, err := a.s.store.Stats(b.Key)
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		resp.Bindings = append(resp.Bindings, &chatbusv1.BindingInfo{
+			Binding:    bindingToProto(b),
+			OwnerKind:  b.OwnerKind,
+			LastAction: b.LastAction,
+			LastError:  b.LastError,
+			CreatedAt:  timestamppb.New(b.Created),
+			UpdatedAt:  timestamppb.New(b.Updated),
+			Live:       a.s.core.Live(b.Key),
+			Journal:    statsToProto(st),
+		})
+	}
+	return resp, nil
+}
+
+func (a *adminService) ListProviders(context.Context, *chatbusv1.ListProvidersRequest) (*chatbusv1.ListProvidersResponse, error) {
+	sts := a.s.provs.Statuses()
+	resp := &chatbusv1.ListProvidersResponse{Providers: make([]*chatbusv1.ProviderInfo, 0, len(sts))}
+	for _, st := range sts {
+		resp.Providers = append(resp.Providers, providerToProto(st))
+	}
+	return resp, nil
+}
+
+func (a *adminService) ListUpdates(_ context.Context, req *chatbusv1.ListUpdatesRequest) (*chatbusv1.ListUpdatesResponse, error) {
+	key := req.GetBinding()
+	if req.GetUnrouted() {
+		key = ""
+	} else if key == "" {
+		return nil, status.Error(codes.InvalidArgument, "name a binding (its profile key) or ask for the unrouted updates")
+	} else if _, err := a.s.store.GetBinding(key); err != nil {
+		return nil, toStatus(err)
+	}
+	limit := int(req.GetLimit())
+	if limit == 0 {
+		limit = 100
+	}
+	ups, err := a.s.store.Read(key, 0, limit)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	st, err := a.s.store.Stats(key)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	resp := &chatbusv1.ListUpdatesResponse{Stats: statsToProto(st), Updates: make([]*chatbusv1.Update, 0, len(ups))}
+	for _, u := range ups {
+		resp.Updates = append(resp.Updates, updateToProto(u))
 	}
 	return resp, nil
 }

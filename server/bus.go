@@ -2,7 +2,8 @@ package server
 
 import (
 	"context"
-	"fmt"
+	"errors"
+	"io"
 	"path/filepath"
 
 	"google.golang.org/grpc/metadata"
@@ -10,37 +11,47 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/registry"
+	"github.com/chatbus/chatbus/server/store"
 )
 
 // busService implements chatbus.v1.BusService. Requests are validated by
-// the interceptor chain before they get here.
+// the interceptor chain before they get here; the work is the hub's.
 type busService struct {
 	chatbusv1.UnsafeBusServiceServer
 	s *Server
 }
 
-func (b *busService) Register(_ context.Context, req *chatbusv1.RegisterRequest) (*chatbusv1.RegisterResponse, error) {
+func (b *busService) Register(ctx context.Context, req *chatbusv1.RegisterRequest) (*chatbusv1.RegisterResponse, error) {
 	threadName := req.GetThreadName()
 	if threadName == "" && req.GetCwd() != "" {
 		threadName = filepath.Base(req.GetCwd())
 	}
-	f, err := b.s.reg.Register(registry.Info{
+	hreq := hub.Request{Provider: req.GetProvider(), HandoffToken: req.GetHandoffToken()}
+	if t := req.GetPreviousTarget(); t != nil {
+		hreq.PreviousTarget = &store.Target{Provider: t.GetProvider(), ChatID: t.GetChatId(), ThreadID: t.GetThreadId()}
+	}
+	reg, err := b.s.core.Register(ctx, registry.Info{
 		InstanceID: req.GetInstanceId(),
 		ProfileKey: req.GetProfileKey(),
 		PID:        req.GetPid(),
 		Cwd:        req.GetCwd(),
 		ThreadName: threadName,
-	})
+	}, hreq)
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &chatbusv1.RegisterResponse{
-		Session:           &chatbusv1.Session{InstanceId: f.InstanceID, Token: f.Token},
-		Origin:            chatbusv1.Origin_ORIGIN_DETACHED,
+	resp := &chatbusv1.RegisterResponse{
+		Session:           &chatbusv1.Session{InstanceId: reg.Follower.InstanceID, Token: reg.Follower.Token},
+		Origin:            originToProto(reg.Origin),
 		HeartbeatInterval: durationpb.New(b.s.cfg.HeartbeatInterval),
 		StaleAfter:        durationpb.New(b.s.cfg.StaleAfter),
-	}, nil
+	}
+	if reg.Origin != hub.OriginDetached {
+		resp.Binding = bindingToProto(reg.Binding)
+	}
+	return resp, nil
 }
 
 // follower resolves the caller's session.
@@ -65,43 +76,106 @@ func (b *busService) Subscribe(req *chatbusv1.SubscribeRequest, stream chatbusv1
 	if err != nil {
 		return err
 	}
-	superseded, detach := f.AttachStream()
-	defer detach()
+	// Headers first: the caller knows its stream is in place.
 	if err := stream.SendHeader(metadata.MD{}); err != nil {
 		return err
 	}
-	// No provider delivers updates yet: the stream stays open until the
-	// registration ends, the caller goes away or a newer stream takes over.
-	select {
-	case <-f.Done():
-		return toStatus(f.Err())
-	case <-superseded:
-		return toStatus(registry.ErrSuperseded)
-	case <-stream.Context().Done():
-		return toStatus(stream.Context().Err())
+	err = b.s.core.Stream(stream.Context(), f, req.GetAfterSeq(), func(u store.Update) error {
+		return stream.Send(&chatbusv1.SubscribeResponse{Update: updateToProto(u)})
+	})
+	if errors.Is(err, context.Canceled) && stream.Context().Err() != nil {
+		return nil // the caller went away
 	}
+	return toStatus(err)
 }
 
 func (b *busService) Ack(_ context.Context, req *chatbusv1.AckRequest) (*chatbusv1.AckResponse, error) {
-	if _, err := b.follower(req.GetSession()); err != nil {
+	f, err := b.follower(req.GetSession())
+	if err != nil {
 		return nil, err
 	}
-	// Nothing has been delivered to a detached follower.
-	return nil, toStatus(fmt.Errorf("ack %d: %w (nothing delivered yet)", req.GetSeq(), ErrNotDelivered))
+	acked, err := b.s.core.Ack(f, req.GetSeq())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &chatbusv1.AckResponse{AckedThrough: acked}, nil
 }
 
-func (b *busService) Call(_ context.Context, req *chatbusv1.CallRequest) (*chatbusv1.CallResponse, error) {
-	if _, err := b.follower(req.GetSession()); err != nil {
+func (b *busService) Call(ctx context.Context, req *chatbusv1.CallRequest) (*chatbusv1.CallResponse, error) {
+	f, err := b.follower(req.GetSession())
+	if err != nil {
 		return nil, err
 	}
-	return nil, toStatus(fmt.Errorf("call %s: %w", req.GetMethod(), ErrNotBound))
+	res, err := b.s.core.Call(ctx, f, req.GetMethod(), req.GetParamsJson(), req.GetIdempotencyKey())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &chatbusv1.CallResponse{ResultJson: res}, nil
+}
+
+func (b *busService) UploadFile(stream chatbusv1.BusService_UploadFileServer) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return toStatus(err)
+	}
+	hdr := first.GetHeader()
+	if hdr == nil {
+		return toStatus(errUploadHeader)
+	}
+	f, err := b.follower(hdr.GetSession())
+	if err != nil {
+		return err
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		for {
+			msg, err := stream.Recv()
+			if err == io.EOF {
+				pw.Close()
+				return
+			}
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+			if _, err := pw.Write(msg.GetChunk()); err != nil {
+				return // the reader gave up
+			}
+		}
+	}()
+	res, err := b.s.core.Upload(stream.Context(), f, hub.Upload{Filename: hdr.GetFilename(), Caption: hdr.GetCaption(), Kind: hdr.GetKind()}, pr)
+	pr.CloseWithError(io.ErrClosedPipe)
+	if err != nil {
+		return toStatus(err)
+	}
+	return stream.SendAndClose(&chatbusv1.UploadFileResponse{ResultJson: res})
+}
+
+func (b *busService) DownloadFile(req *chatbusv1.DownloadFileRequest, stream chatbusv1.BusService_DownloadFileServer) error {
+	f, err := b.follower(req.GetSession())
+	if err != nil {
+		return err
+	}
+	first := true
+	return toStatus(b.s.core.Download(stream.Context(), f, req.GetFileId(), func(chunk []byte, size int64, path string) error {
+		msg := &chatbusv1.DownloadFileResponse{Chunk: chunk}
+		if first {
+			msg.Size, msg.FilePath, first = size, path, false
+		}
+		return stream.Send(msg)
+	}))
 }
 
 func (b *busService) Suspend(_ context.Context, req *chatbusv1.SuspendRequest) (*chatbusv1.SuspendResponse, error) {
-	if _, err := b.follower(req.GetSession()); err != nil {
+	f, err := b.follower(req.GetSession())
+	if err != nil {
 		return nil, err
 	}
-	return nil, toStatus(fmt.Errorf("suspend: %w", ErrNotBound))
+	token, expires, err := b.s.core.Suspend(f)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &chatbusv1.SuspendResponse{HandoffToken: token, ExpiresAt: timestamppb.New(expires)}, nil
 }
 
 func (b *busService) Unregister(_ context.Context, req *chatbusv1.UnregisterRequest) (*chatbusv1.UnregisterResponse, error) {

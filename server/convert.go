@@ -5,11 +5,15 @@ import (
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/providers"
 	"github.com/chatbus/chatbus/server/registry"
+	"github.com/chatbus/chatbus/server/store"
+	"github.com/chatbus/chatbus/server/supervise"
 )
 
-func followerToProto(f *registry.Follower) *chatbusv1.Follower {
-	return &chatbusv1.Follower{
+func followerToProto(f *registry.Follower, b *store.Binding) *chatbusv1.Follower {
+	out := &chatbusv1.Follower{
 		InstanceId:    f.InstanceID,
 		ProfileKey:    f.ProfileKey,
 		Pid:           f.PID,
@@ -20,6 +24,116 @@ func followerToProto(f *registry.Follower) *chatbusv1.Follower {
 		Subscribed:    f.Subscribed(),
 		Origin:        chatbusv1.Origin_ORIGIN_DETACHED,
 	}
+	if b != nil {
+		out.Binding = bindingToProto(*b)
+		out.Origin = actionOrigin[b.LastAction]
+	}
+	return out
+}
+
+var actionOrigin = map[string]chatbusv1.Origin{
+	store.ActionFresh:          chatbusv1.Origin_ORIGIN_FRESH,
+	store.ActionRegisterReuse:  chatbusv1.Origin_ORIGIN_REUSE,
+	store.ActionSessionHandoff: chatbusv1.Origin_ORIGIN_HANDOFF,
+}
+
+func originToProto(o hub.Origin) chatbusv1.Origin {
+	switch o {
+	case hub.OriginFresh:
+		return chatbusv1.Origin_ORIGIN_FRESH
+	case hub.OriginReuse:
+		return chatbusv1.Origin_ORIGIN_REUSE
+	case hub.OriginHandoff:
+		return chatbusv1.Origin_ORIGIN_HANDOFF
+	}
+	return chatbusv1.Origin_ORIGIN_DETACHED
+}
+
+var statusToProto = map[store.Status]chatbusv1.BindingStatus{
+	store.StatusActive:    chatbusv1.BindingStatus_BINDING_STATUS_ACTIVE,
+	store.StatusStarting:  chatbusv1.BindingStatus_BINDING_STATUS_STARTING,
+	store.StatusPending:   chatbusv1.BindingStatus_BINDING_STATUS_PENDING,
+	store.StatusSuspended: chatbusv1.BindingStatus_BINDING_STATUS_SUSPENDED,
+	store.StatusOffline:   chatbusv1.BindingStatus_BINDING_STATUS_OFFLINE,
+	store.StatusStale:     chatbusv1.BindingStatus_BINDING_STATUS_STALE,
+	store.StatusFailed:    chatbusv1.BindingStatus_BINDING_STATUS_FAILED,
+}
+
+func targetToProto(t store.Target) *chatbusv1.Target {
+	if t.IsZero() {
+		return nil
+	}
+	return &chatbusv1.Target{Provider: t.Provider, ChatId: t.ChatID, ThreadId: t.ThreadID}
+}
+
+func bindingToProto(b store.Binding) *chatbusv1.Binding {
+	return &chatbusv1.Binding{
+		ProfileKey: b.Key,
+		Target:     targetToProto(b.Target),
+		Slot:       b.Slot,
+		ThreadName: b.ThreadName,
+		Status:     statusToProto[b.Status],
+		InstanceId: b.InstanceID,
+	}
+}
+
+func statsToProto(s store.Stats) *chatbusv1.JournalStats {
+	out := &chatbusv1.JournalStats{
+		Unacked:      uint32(s.Pending),
+		Bytes:        s.Bytes,
+		AckedThrough: s.AckedThrough,
+		LastSeq:      s.LastSeq,
+		Dropped:      s.Dropped,
+	}
+	if !s.OldestAt.IsZero() {
+		out.OldestAt = timestamppb.New(s.OldestAt)
+	}
+	return out
+}
+
+func updateToProto(u store.Update) *chatbusv1.Update {
+	return &chatbusv1.Update{
+		Seq:              u.Seq,
+		Target:           targetToProto(store.Target{Provider: u.Provider, ChatID: u.ChatID, ThreadID: u.ThreadID}),
+		Kind:             chatbusv1.UpdateKind(u.Kind),
+		PlatformUpdateId: u.PlatformUpdateID,
+		FromUserId:       u.FromUserID,
+		Text:             u.Text,
+		Payload:          u.Payload,
+		ReceivedAt:       timestamppb.New(u.ReceivedAt),
+	}
+}
+
+var providerStates = map[supervise.State]chatbusv1.ProviderState{
+	supervise.StateStarting: chatbusv1.ProviderState_PROVIDER_STATE_STARTING,
+	supervise.StateRunning:  chatbusv1.ProviderState_PROVIDER_STATE_RUNNING,
+	supervise.StateBackoff:  chatbusv1.ProviderState_PROVIDER_STATE_BACKOFF,
+	supervise.StateFatal:    chatbusv1.ProviderState_PROVIDER_STATE_FATAL,
+	supervise.StateStopped:  chatbusv1.ProviderState_PROVIDER_STATE_STOPPED,
+}
+
+func providerToProto(s providers.Status) *chatbusv1.ProviderInfo {
+	out := &chatbusv1.ProviderInfo{
+		Name:              s.Name,
+		State:             providerStates[s.State],
+		Pid:               int32(s.PID),
+		Restarts:          uint32(s.Restarts),
+		LastExit:          s.LastExit,
+		LastError:         s.LastError,
+		Serving:           s.Serving,
+		Default:           s.Default,
+		ForumChatId:       s.ForumChatID,
+		Attached:          uint32(s.Attached),
+		Ingested:          s.Ingested,
+		DroppedNotAllowed: s.NotAllowed,
+	}
+	if s.Status.LastError != "" && out.LastError == "" {
+		out.LastError = s.Status.LastError
+	}
+	if !s.Since.IsZero() {
+		out.Since = timestamppb.New(s.Since)
+	}
+	return out
 }
 
 func eventToProto(e events.Event) *chatbusv1.Event {

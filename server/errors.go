@@ -7,16 +7,14 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/providers"
 	"github.com/chatbus/chatbus/server/registry"
+	"github.com/chatbus/chatbus/server/store"
 )
 
-// Errors of the server package itself.
-var (
-	// ErrNotBound: the follower has no thread (no provider configured).
-	ErrNotBound = errors.New("follower is not bound to a thread: no provider is configured")
-	// ErrNotDelivered: an Ack names a seq beyond what was delivered.
-	ErrNotDelivered = errors.New("seq was never delivered")
-)
+// errUploadHeader: an upload did not start with its header.
+var errUploadHeader = errors.New("the first UploadFile message must be the header")
 
 // errorCodes maps every sentinel a handler may return to its gRPC code. It
 // is the one place where domain errors become codes; the client maps the
@@ -32,8 +30,27 @@ var errorCodes = []struct {
 	{registry.ErrReplaced, codes.Aborted},
 	{registry.ErrSuperseded, codes.Aborted},
 	{registry.ErrShutdown, codes.Unavailable},
-	{ErrNotBound, codes.FailedPrecondition},
-	{ErrNotDelivered, codes.InvalidArgument},
+	{errUploadHeader, codes.InvalidArgument},
+
+	{hub.ErrDetached, codes.FailedPrecondition},
+	{hub.ErrNotActive, codes.FailedPrecondition},
+	{hub.ErrUnknownProvider, codes.InvalidArgument},
+	{hub.ErrProvision, codes.Unavailable},
+	{hub.ErrHandoff, codes.FailedPrecondition},
+	{hub.ErrHandoffProfile, codes.InvalidArgument},
+	{hub.ErrMethodNotAllowed, codes.PermissionDenied},
+	{hub.ErrOutOfScope, codes.PermissionDenied},
+	{hub.ErrBadParams, codes.InvalidArgument},
+	{hub.ErrNotDelivered, codes.InvalidArgument},
+
+	{providers.ErrUnknown, codes.InvalidArgument},
+	{providers.ErrUnavailable, codes.Unavailable},
+	{providers.ErrRefused, codes.FailedPrecondition},
+	{providers.ErrAmbiguous, codes.Unknown},
+
+	{store.ErrNotFound, codes.NotFound},
+	{store.ErrNoFreeSlot, codes.ResourceExhausted},
+	{store.ErrClosed, codes.Unavailable},
 	{context.Canceled, codes.Canceled},
 	{context.DeadlineExceeded, codes.DeadlineExceeded},
 }

@@ -25,8 +25,11 @@ import (
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	serverauth "github.com/chatbus/chatbus/server/auth"
 	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/providers"
 	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/safesocket"
+	"github.com/chatbus/chatbus/server/store"
 )
 
 // Config configures a supervisor. Socket and StateDir are required.
@@ -58,6 +61,18 @@ type Config struct {
 	Logger zerolog.Logger
 	// OnReady, if set, is called once the socket serves.
 	OnReady func()
+
+	// Store is the state file. If empty, <StateDir>/state.db.
+	Store string
+	// Journal bounds each binding's held updates (zero fields: defaults).
+	Journal store.Limits
+	// Providers are the chat providers to run as children.
+	Providers []providers.Spec
+	// HandoffTTL holds a suspended binding for its successor. If zero, 30s.
+	HandoffTTL time.Duration
+	// ReconcileGrace is how long after start bindings wait for their
+	// followers before reconciliation. If zero, 5s.
+	ReconcileGrace time.Duration
 }
 
 func (c *Config) secretPath() string { return filepath.Join(c.StateDir, "secret") }
@@ -81,6 +96,9 @@ func (c *Config) setDefaults() error {
 	if c.ShutdownTimeout <= 0 {
 		c.ShutdownTimeout = 5 * time.Second
 	}
+	if c.Store == "" {
+		c.Store = filepath.Join(c.StateDir, "state.db")
+	}
 	return nil
 }
 
@@ -93,6 +111,11 @@ type Server struct {
 	reg     *registry.Registry
 	secret  string
 	started time.Time
+
+	// Set by Run once the store is open.
+	store store.Store
+	core  *hub.Hub
+	provs *providers.Manager
 
 	draining atomic.Bool
 }
@@ -120,12 +143,6 @@ func New(cfg Config) (*Server, error) {
 		hub:    events.NewHub(cfg.Logger.With().Str("component", "events").Logger()),
 		secret: secret,
 	}
-	s.reg = registry.New(registry.Config{
-		StaleAfter:    cfg.StaleAfter,
-		PruneInterval: min(cfg.HeartbeatInterval, cfg.StaleAfter/2),
-		MaxFollowers:  cfg.MaxFollowers,
-		Events:        s.hub,
-	})
 	return s, nil
 }
 
@@ -142,12 +159,58 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	defer ln.Close()
-	return s.Serve(ctx, ln)
+	// The store is opened under the startup lock, so a second supervisor
+	// is told "already running" rather than "store locked".
+	if err := s.open(); err != nil {
+		return err
+	}
+	defer s.store.Close()
+	return s.serve(ctx, ln)
 }
 
-// Serve serves on ln until ctx ends. Run is the usual entry point; Serve is
-// for callers that made their own listener.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+// open opens the store and builds the routing core and provider manager.
+func (s *Server) open() error {
+	var core *hub.Hub
+	st, err := store.Open(s.cfg.Store, store.Options{
+		Limits: s.cfg.Journal,
+		OnDrop: func(key string, n int, reason string) { core.OnDrop(key, n, reason) },
+	})
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	provs, err := providers.New(providers.Config{
+		Specs:     s.cfg.Providers,
+		SocketDir: filepath.Join(filepath.Dir(s.cfg.Socket), "providers"),
+		Store:     st,
+		Events:    s.hub,
+		Logger:    s.log,
+	})
+	if err != nil {
+		st.Close()
+		return err
+	}
+	s.reg = registry.New(registry.Config{
+		StaleAfter:    s.cfg.StaleAfter,
+		PruneInterval: min(s.cfg.HeartbeatInterval, s.cfg.StaleAfter/2),
+		MaxFollowers:  s.cfg.MaxFollowers,
+		Events:        s.hub,
+		OnEnd:         func(f *registry.Follower, r registry.EndReason) { core.Ended(f, r) },
+	})
+	core = hub.New(hub.Config{
+		Store:          st,
+		Registry:       s.reg,
+		Providers:      provs,
+		Events:         s.hub,
+		Logger:         s.log,
+		HandoffTTL:     s.cfg.HandoffTTL,
+		ReconcileGrace: s.cfg.ReconcileGrace,
+	})
+	provs.SetHub(core)
+	s.store, s.core, s.provs = st, core, provs
+	return nil
+}
+
+func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	opts, err := s.interceptorOptions()
 	if err != nil {
 		return err
@@ -170,6 +233,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer stopRun()
 	var wg sync.WaitGroup
 	wg.Go(func() { s.reg.Run(runCtx) })
+	wg.Go(func() { s.core.Run(runCtx) })
+	provCtx, stopProviders := context.WithCancel(context.Background())
+	defer stopProviders()
+	var provWG sync.WaitGroup
+	provWG.Go(func() { s.provs.Run(provCtx) })
+	defer provWG.Wait()
 
 	s.started = time.Now()
 	serveErr := make(chan error, 1)
@@ -184,6 +253,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 	select {
 	case err := <-serveErr:
+		stopProviders()
 		stopRun()
 		wg.Wait()
 		s.reg.CloseAll()
@@ -206,5 +276,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		gs.Stop()
 		<-stopped
 	}
+	// Providers stop last: calls in flight finished with the gRPC server.
+	stopProviders()
 	return nil
 }

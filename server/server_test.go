@@ -137,6 +137,9 @@ func TestReplaceEndsOldStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := stream.Header(); err != nil { // the stream is in place
+		t.Fatal(err)
+	}
 	register(t, c, "a")
 	if _, err := stream.Recv(); status.Code(err) != codes.Aborted {
 		t.Errorf("old stream: %v, want Aborted", err)
@@ -357,7 +360,7 @@ func TestRaceForOneProfile(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		mu.Lock()
-		done := len(failed) == n-1
+		done := len(failed) == n-1 && ready == 1
 		mu.Unlock()
 		if done || time.Now().After(deadline) {
 			break
@@ -366,7 +369,7 @@ func TestRaceForOneProfile(t *testing.T) {
 	}
 	mu.Lock()
 	if ready != 1 || len(failed) != n-1 {
-		t.Errorf("%d served, %d failed; want exactly one serving", ready, len(failed))
+		t.Errorf("%d served, %d failed; want exactly one serving: %v", ready, len(failed), failed)
 	}
 	for _, err := range failed {
 		if !errors.Is(err, safesocket.ErrAlreadyRunning) && !errors.Is(err, safesocket.ErrLocked) {

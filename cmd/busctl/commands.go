@@ -194,3 +194,6 @@ func ago(t time.Time) string {
 	}
 	return d.Round(time.Second).String()
 }
+
+// clientErr maps a raw gRPC error to the client's sentinels.
+func clientErr(err error) error { return client.Err(err) }

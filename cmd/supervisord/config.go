@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"sort"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/chatbus/chatbus/server/providers"
 )
 
 // fileConfig is the per-profile config file (YAML). Every field is
@@ -23,9 +27,100 @@ type fileConfig struct {
 	MaxFollowers      int      `yaml:"max_followers"`
 	LogLevel          string   `yaml:"log_level"`
 	LogFormat         string   `yaml:"log_format"`
-	// Providers is parsed by the provider supervision; the skeleton only
-	// reports whether any is configured.
-	Providers map[string]yaml.Node `yaml:"providers"`
+	HandoffTTL        duration `yaml:"handoff_ttl"`
+	ReconcileGrace    duration `yaml:"reconcile_grace"`
+	Journal           struct {
+		MaxCount int      `yaml:"max_count"`
+		MaxBytes int64    `yaml:"max_bytes"`
+		MaxAge   duration `yaml:"max_age"`
+	} `yaml:"journal"`
+	// Providers by name. The keys below are the supervisor's; every other
+	// key is the provider's own setting, passed to it on stdin.
+	Providers map[string]map[string]any `yaml:"providers"`
+}
+
+// providerSpecs turns the providers section into specs.
+func (fc fileConfig) providerSpecs() ([]providers.Spec, error) {
+	names := make([]string, 0, len(fc.Providers))
+	for name := range fc.Providers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var specs []providers.Spec
+	for _, name := range names {
+		if !providerName.MatchString(name) {
+			return nil, fmt.Errorf("provider %q: names are lower-case letters, digits and '-' (the binary is provider-<name>)", name)
+		}
+		raw := fc.Providers[name]
+		spec := providers.Spec{Name: name, Settings: map[string]any{}}
+		var err error
+		for k, v := range raw {
+			switch k {
+			case "binary":
+				spec.Binary, err = asString(k, v)
+			case "forum_chat_id":
+				spec.ForumChatID, err = asInt(k, v)
+			case "default":
+				b, ok := v.(bool)
+				if !ok {
+					err = fmt.Errorf("default: want true or false")
+				}
+				spec.Default = b
+			case "start_limit":
+				var n int64
+				n, err = asInt(k, v)
+				spec.StartLimit = int(n)
+			case "start_timeout":
+				spec.StartTimeout, err = asDuration(k, v)
+			case "backoff_max":
+				spec.BackoffMax, err = asDuration(k, v)
+			default:
+				spec.Settings[k] = v
+			}
+			if err != nil {
+				return nil, fmt.Errorf("provider %q: %w", name, err)
+			}
+		}
+		if spec.ForumChatID == 0 {
+			return nil, fmt.Errorf("provider %q: forum_chat_id is required (the forum supergroup's id, e.g. -1001234567890)", name)
+		}
+		specs = append(specs, spec)
+	}
+	return specs, nil
+}
+
+var providerName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
+
+func asString(k string, v any) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("%s: want a string", k)
+	}
+	return s, nil
+}
+
+func asInt(k string, v any) (int64, error) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), nil
+	case int64:
+		return n, nil
+	case uint64:
+		return int64(n), nil
+	}
+	return 0, fmt.Errorf("%s: want an integer", k)
+}
+
+func asDuration(k string, v any) (time.Duration, error) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, fmt.Errorf("%s: want a duration such as 10s", k)
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s: %q is not a duration", k, s)
+	}
+	return d, nil
 }
 
 // duration parses Go duration strings ("5s", "1m30s").

@@ -19,6 +19,7 @@ import (
 	"github.com/chatbus/chatbus/internal/version"
 	"github.com/chatbus/chatbus/paths"
 	"github.com/chatbus/chatbus/server"
+	"github.com/chatbus/chatbus/server/store"
 )
 
 func main() {
@@ -117,7 +118,11 @@ func run(cmd *cobra.Command, f flags, stderr io.Writer) error {
 	if !found {
 		cfgPath = ""
 	}
-	if len(fc.Providers) == 0 {
+	specs, err := fc.providerSpecs()
+	if err != nil {
+		return fmt.Errorf("config %s: %w", cfgPath, err)
+	}
+	if len(specs) == 0 {
 		log.Info().Str("config", p.Config).Msg("no providers configured: followers can register but get no thread; add a providers: section to the config file (see deploy/config.example.yaml)")
 	}
 
@@ -131,6 +136,14 @@ func run(cmd *cobra.Command, f flags, stderr io.Writer) error {
 		StaleAfter:        pickDur(f.staleAfter, fc.StaleAfter),
 		ShutdownTimeout:   pickDur(f.shutdownTimeout, fc.ShutdownTimeout),
 		MaxFollowers:      max(f.maxFollowers, fc.MaxFollowers),
+		Providers:         specs,
+		HandoffTTL:        time.Duration(fc.HandoffTTL),
+		ReconcileGrace:    time.Duration(fc.ReconcileGrace),
+		Journal: store.Limits{
+			MaxCount: fc.Journal.MaxCount,
+			MaxBytes: fc.Journal.MaxBytes,
+			MaxAge:   time.Duration(fc.Journal.MaxAge),
+		},
 		Version:           version.Version,
 		Logger:            log,
 		OnReady: func() {

@@ -23,6 +23,15 @@ const (
 	SupervisorStarted    Kind = 6
 	SupervisorStopping   Kind = 7
 	Dropped              Kind = 8
+	BindingChanged       Kind = 9
+	BindingFailed        Kind = 10
+	UpdatesDropped       Kind = 11
+	Reconciled           Kind = 12
+	ProviderStarted      Kind = 13
+	ProviderExited       Kind = 14
+	ProviderFatal        Kind = 15
+	ProviderHealth       Kind = 16
+	Doctor               Kind = 17
 )
 
 var kindNames = map[Kind]string{
@@ -34,6 +43,15 @@ var kindNames = map[Kind]string{
 	SupervisorStarted:    "supervisor_started",
 	SupervisorStopping:   "supervisor_stopping",
 	Dropped:              "events_dropped",
+	BindingChanged:       "binding_changed",
+	BindingFailed:        "binding_failed",
+	UpdatesDropped:       "updates_dropped",
+	Reconciled:           "reconciled",
+	ProviderStarted:      "provider_started",
+	ProviderExited:       "provider_exited",
+	ProviderFatal:        "provider_fatal",
+	ProviderHealth:       "provider_health",
+	Doctor:               "doctor",
 }
 
 func (k Kind) String() string {
@@ -92,8 +110,11 @@ func (h *Hub) Publish(e Event) {
 	h.mu.Unlock()
 
 	ev := h.log.Info()
-	if e.Kind == AuthRefused || e.Kind == FollowerPruned {
+	switch e.Kind {
+	case AuthRefused, FollowerPruned, BindingFailed, UpdatesDropped, ProviderExited, ProviderHealth:
 		ev = h.log.Warn()
+	case ProviderFatal:
+		ev = h.log.Error()
 	}
 	ev = ev.Str("event", e.Kind.String()).Uint64("event_id", e.ID)
 	if e.InstanceID != "" {

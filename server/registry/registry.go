@@ -146,6 +146,9 @@ type Config struct {
 	Events *events.Hub
 	// Now is the clock. If nil, time.Now.
 	Now func() time.Time
+	// OnEnd, if set, is called after a registration ended (outside the
+	// registry's lock), once per registration, with the reason.
+	OnEnd func(f *Follower, reason EndReason)
 }
 
 // Registry holds the live followers. Safe for concurrent use.
@@ -198,6 +201,7 @@ func (r *Registry) Register(info Info) (*Follower, error) {
 	r.mu.Unlock()
 
 	if old != nil {
+		r.ended(old)
 		r.cfg.Events.Publish(events.Event{Kind: events.FollowerReplaced, InstanceID: info.InstanceID,
 			Message: "registration replaced by a new one with the same instance id",
 			Attrs:   map[string]string{"old_pid": itoa(old.PID), "pid": itoa(info.PID)}})
@@ -230,7 +234,27 @@ func (r *Registry) Unregister(f *Follower) {
 	removed := r.byToken[f.Token] == f && r.removeLocked(f, Unregistered)
 	r.mu.Unlock()
 	if removed {
+		r.ended(f)
 		r.cfg.Events.Publish(events.Event{Kind: events.FollowerUnregistered, InstanceID: f.InstanceID, Message: "follower unregistered"})
+	}
+}
+
+// Supersede ends f because another registration took over its binding
+// (session handoff). Its stream ends and its token dies.
+func (r *Registry) Supersede(f *Follower, by string) {
+	r.mu.Lock()
+	removed := r.byToken[f.Token] == f && r.removeLocked(f, Replaced)
+	r.mu.Unlock()
+	if removed {
+		r.ended(f)
+		r.cfg.Events.Publish(events.Event{Kind: events.FollowerReplaced, InstanceID: f.InstanceID,
+			Message: "registration ended: its binding was handed to a successor", Attrs: map[string]string{"successor": by}})
+	}
+}
+
+func (r *Registry) ended(f *Follower) {
+	if r.cfg.OnEnd != nil {
+		r.cfg.OnEnd(f, f.Ended())
 	}
 }
 
@@ -273,6 +297,7 @@ func (r *Registry) Prune() []*Follower {
 	}
 	r.mu.Unlock()
 	for _, f := range pruned {
+		r.ended(f)
 		r.cfg.Events.Publish(events.Event{Kind: events.FollowerPruned, InstanceID: f.InstanceID,
 			Message: "follower pruned: no heartbeat within stale-after",
 			Attrs: map[string]string{"pid": itoa(f.PID), "silent_for": now.Sub(f.LastSeen()).Round(time.Millisecond).String(),
@@ -298,10 +323,24 @@ func (r *Registry) Run(ctx context.Context) {
 // CloseAll ends every registration (supervisor shutdown).
 func (r *Registry) CloseAll() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	var closed []*Follower
 	for _, f := range r.byInstance {
-		r.removeLocked(f, Shutdown)
+		if r.removeLocked(f, Shutdown) {
+			closed = append(closed, f)
+		}
 	}
+	r.mu.Unlock()
+	for _, f := range closed {
+		r.ended(f)
+	}
+}
+
+// Get returns the live registration of instanceID, if any.
+func (r *Registry) Get(instanceID string) (*Follower, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	f, ok := r.byInstance[instanceID]
+	return f, ok
 }
 
 // List returns the live followers ordered by connect time.

@@ -23,6 +23,65 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ProviderState is a provider child's supervision state.
+type ProviderState int32
+
+const (
+	ProviderState_PROVIDER_STATE_UNSPECIFIED ProviderState = 0
+	ProviderState_PROVIDER_STATE_STARTING    ProviderState = 1
+	ProviderState_PROVIDER_STATE_RUNNING     ProviderState = 2
+	ProviderState_PROVIDER_STATE_BACKOFF     ProviderState = 3
+	ProviderState_PROVIDER_STATE_FATAL       ProviderState = 4
+	ProviderState_PROVIDER_STATE_STOPPED     ProviderState = 5
+)
+
+// Enum value maps for ProviderState.
+var (
+	ProviderState_name = map[int32]string{
+		0: "PROVIDER_STATE_UNSPECIFIED",
+		1: "PROVIDER_STATE_STARTING",
+		2: "PROVIDER_STATE_RUNNING",
+		3: "PROVIDER_STATE_BACKOFF",
+		4: "PROVIDER_STATE_FATAL",
+		5: "PROVIDER_STATE_STOPPED",
+	}
+	ProviderState_value = map[string]int32{
+		"PROVIDER_STATE_UNSPECIFIED": 0,
+		"PROVIDER_STATE_STARTING":    1,
+		"PROVIDER_STATE_RUNNING":     2,
+		"PROVIDER_STATE_BACKOFF":     3,
+		"PROVIDER_STATE_FATAL":       4,
+		"PROVIDER_STATE_STOPPED":     5,
+	}
+)
+
+func (x ProviderState) Enum() *ProviderState {
+	p := new(ProviderState)
+	*p = x
+	return p
+}
+
+func (x ProviderState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ProviderState) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_v1_admin_proto_enumTypes[0].Descriptor()
+}
+
+func (ProviderState) Type() protoreflect.EnumType {
+	return &file_chatbus_v1_admin_proto_enumTypes[0]
+}
+
+func (x ProviderState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ProviderState.Descriptor instead.
+func (ProviderState) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{0}
+}
+
 // EventKind classifies runtime events.
 type EventKind int32
 
@@ -37,20 +96,45 @@ const (
 	EventKind_EVENT_KIND_SUPERVISOR_STOPPING   EventKind = 7
 	// Events were dropped for this watcher because it fell behind.
 	EventKind_EVENT_KIND_EVENTS_DROPPED EventKind = 8
+	// A binding was created, reused, handed off, suspended or went offline.
+	EventKind_EVENT_KIND_BINDING_CHANGED EventKind = 9
+	// A thread could not be provisioned.
+	EventKind_EVENT_KIND_BINDING_FAILED EventKind = 10
+	// A journal bound was hit and the oldest updates were dropped.
+	EventKind_EVENT_KIND_UPDATES_DROPPED EventKind = 11
+	// Bindings were reconciled with reality after a start.
+	EventKind_EVENT_KIND_RECONCILED       EventKind = 12
+	EventKind_EVENT_KIND_PROVIDER_STARTED EventKind = 13
+	EventKind_EVENT_KIND_PROVIDER_EXITED  EventKind = 14
+	// A provider died too often and is no longer restarted.
+	EventKind_EVENT_KIND_PROVIDER_FATAL EventKind = 15
+	// A provider's health changed (e.g. NOT_SERVING on a 409 Conflict).
+	EventKind_EVENT_KIND_PROVIDER_HEALTH EventKind = 16
+	// Doctor protocol progress (prepare, commit, cancel, lease expiry).
+	EventKind_EVENT_KIND_DOCTOR EventKind = 17
 )
 
 // Enum value maps for EventKind.
 var (
 	EventKind_name = map[int32]string{
-		0: "EVENT_KIND_UNSPECIFIED",
-		1: "EVENT_KIND_FOLLOWER_REGISTERED",
-		2: "EVENT_KIND_FOLLOWER_REPLACED",
-		3: "EVENT_KIND_FOLLOWER_PRUNED",
-		4: "EVENT_KIND_FOLLOWER_UNREGISTERED",
-		5: "EVENT_KIND_AUTH_REFUSED",
-		6: "EVENT_KIND_SUPERVISOR_STARTED",
-		7: "EVENT_KIND_SUPERVISOR_STOPPING",
-		8: "EVENT_KIND_EVENTS_DROPPED",
+		0:  "EVENT_KIND_UNSPECIFIED",
+		1:  "EVENT_KIND_FOLLOWER_REGISTERED",
+		2:  "EVENT_KIND_FOLLOWER_REPLACED",
+		3:  "EVENT_KIND_FOLLOWER_PRUNED",
+		4:  "EVENT_KIND_FOLLOWER_UNREGISTERED",
+		5:  "EVENT_KIND_AUTH_REFUSED",
+		6:  "EVENT_KIND_SUPERVISOR_STARTED",
+		7:  "EVENT_KIND_SUPERVISOR_STOPPING",
+		8:  "EVENT_KIND_EVENTS_DROPPED",
+		9:  "EVENT_KIND_BINDING_CHANGED",
+		10: "EVENT_KIND_BINDING_FAILED",
+		11: "EVENT_KIND_UPDATES_DROPPED",
+		12: "EVENT_KIND_RECONCILED",
+		13: "EVENT_KIND_PROVIDER_STARTED",
+		14: "EVENT_KIND_PROVIDER_EXITED",
+		15: "EVENT_KIND_PROVIDER_FATAL",
+		16: "EVENT_KIND_PROVIDER_HEALTH",
+		17: "EVENT_KIND_DOCTOR",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED":           0,
@@ -62,6 +146,15 @@ var (
 		"EVENT_KIND_SUPERVISOR_STARTED":    6,
 		"EVENT_KIND_SUPERVISOR_STOPPING":   7,
 		"EVENT_KIND_EVENTS_DROPPED":        8,
+		"EVENT_KIND_BINDING_CHANGED":       9,
+		"EVENT_KIND_BINDING_FAILED":        10,
+		"EVENT_KIND_UPDATES_DROPPED":       11,
+		"EVENT_KIND_RECONCILED":            12,
+		"EVENT_KIND_PROVIDER_STARTED":      13,
+		"EVENT_KIND_PROVIDER_EXITED":       14,
+		"EVENT_KIND_PROVIDER_FATAL":        15,
+		"EVENT_KIND_PROVIDER_HEALTH":       16,
+		"EVENT_KIND_DOCTOR":                17,
 	}
 )
 
@@ -76,11 +169,11 @@ func (x EventKind) String() string {
 }
 
 func (EventKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_v1_admin_proto_enumTypes[0].Descriptor()
+	return file_chatbus_v1_admin_proto_enumTypes[1].Descriptor()
 }
 
 func (EventKind) Type() protoreflect.EnumType {
-	return &file_chatbus_v1_admin_proto_enumTypes[0]
+	return &file_chatbus_v1_admin_proto_enumTypes[1]
 }
 
 func (x EventKind) Number() protoreflect.EnumNumber {
@@ -89,7 +182,7 @@ func (x EventKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use EventKind.Descriptor instead.
 func (EventKind) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{0}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{1}
 }
 
 type GetInfoRequest struct {
@@ -309,6 +402,619 @@ func (x *ListFollowersResponse) GetFollowers() []*Follower {
 	return nil
 }
 
+type ListBindingsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListBindingsRequest) Reset() {
+	*x = ListBindingsRequest{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBindingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBindingsRequest) ProtoMessage() {}
+
+func (x *ListBindingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBindingsRequest.ProtoReflect.Descriptor instead.
+func (*ListBindingsRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{4}
+}
+
+type ListBindingsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Bindings      []*BindingInfo         `protobuf:"bytes,1,rep,name=bindings,proto3" json:"bindings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListBindingsResponse) Reset() {
+	*x = ListBindingsResponse{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBindingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBindingsResponse) ProtoMessage() {}
+
+func (x *ListBindingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBindingsResponse.ProtoReflect.Descriptor instead.
+func (*ListBindingsResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ListBindingsResponse) GetBindings() []*BindingInfo {
+	if x != nil {
+		return x.Bindings
+	}
+	return nil
+}
+
+// BindingInfo is a binding as an operator sees it.
+type BindingInfo struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Binding *Binding               `protobuf:"bytes,1,opt,name=binding,proto3" json:"binding,omitempty"`
+	// Who owns it: "manual-follower", "operator".
+	OwnerKind string `protobuf:"bytes,2,opt,name=owner_kind,json=ownerKind,proto3" json:"owner_kind,omitempty"`
+	// Last reconcile action: "fresh", "register-reuse", "session-handoff",
+	// "reality-offline".
+	LastAction string                 `protobuf:"bytes,3,opt,name=last_action,json=lastAction,proto3" json:"last_action,omitempty"`
+	LastError  string                 `protobuf:"bytes,4,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt  *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// Whether a follower holds it now.
+	Live          bool          `protobuf:"varint,7,opt,name=live,proto3" json:"live,omitempty"`
+	Journal       *JournalStats `protobuf:"bytes,8,opt,name=journal,proto3" json:"journal,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BindingInfo) Reset() {
+	*x = BindingInfo{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BindingInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BindingInfo) ProtoMessage() {}
+
+func (x *BindingInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BindingInfo.ProtoReflect.Descriptor instead.
+func (*BindingInfo) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *BindingInfo) GetBinding() *Binding {
+	if x != nil {
+		return x.Binding
+	}
+	return nil
+}
+
+func (x *BindingInfo) GetOwnerKind() string {
+	if x != nil {
+		return x.OwnerKind
+	}
+	return ""
+}
+
+func (x *BindingInfo) GetLastAction() string {
+	if x != nil {
+		return x.LastAction
+	}
+	return ""
+}
+
+func (x *BindingInfo) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *BindingInfo) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *BindingInfo) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+func (x *BindingInfo) GetLive() bool {
+	if x != nil {
+		return x.Live
+	}
+	return false
+}
+
+func (x *BindingInfo) GetJournal() *JournalStats {
+	if x != nil {
+		return x.Journal
+	}
+	return nil
+}
+
+// JournalStats describes the updates held for one binding (or unrouted).
+type JournalStats struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Journalled and not acknowledged.
+	Unacked      uint32 `protobuf:"varint,1,opt,name=unacked,proto3" json:"unacked,omitempty"`
+	Bytes        int64  `protobuf:"varint,2,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	AckedThrough uint64 `protobuf:"varint,3,opt,name=acked_through,json=ackedThrough,proto3" json:"acked_through,omitempty"`
+	LastSeq      uint64 `protobuf:"varint,4,opt,name=last_seq,json=lastSeq,proto3" json:"last_seq,omitempty"`
+	// Dropped by the retention bounds, ever.
+	Dropped       uint64                 `protobuf:"varint,5,opt,name=dropped,proto3" json:"dropped,omitempty"`
+	OldestAt      *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=oldest_at,json=oldestAt,proto3" json:"oldest_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JournalStats) Reset() {
+	*x = JournalStats{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JournalStats) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JournalStats) ProtoMessage() {}
+
+func (x *JournalStats) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JournalStats.ProtoReflect.Descriptor instead.
+func (*JournalStats) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *JournalStats) GetUnacked() uint32 {
+	if x != nil {
+		return x.Unacked
+	}
+	return 0
+}
+
+func (x *JournalStats) GetBytes() int64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
+func (x *JournalStats) GetAckedThrough() uint64 {
+	if x != nil {
+		return x.AckedThrough
+	}
+	return 0
+}
+
+func (x *JournalStats) GetLastSeq() uint64 {
+	if x != nil {
+		return x.LastSeq
+	}
+	return 0
+}
+
+func (x *JournalStats) GetDropped() uint64 {
+	if x != nil {
+		return x.Dropped
+	}
+	return 0
+}
+
+func (x *JournalStats) GetOldestAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OldestAt
+	}
+	return nil
+}
+
+type ListProvidersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListProvidersRequest) Reset() {
+	*x = ListProvidersRequest{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListProvidersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListProvidersRequest) ProtoMessage() {}
+
+func (x *ListProvidersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListProvidersRequest.ProtoReflect.Descriptor instead.
+func (*ListProvidersRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{8}
+}
+
+type ListProvidersResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Providers     []*ProviderInfo        `protobuf:"bytes,1,rep,name=providers,proto3" json:"providers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListProvidersResponse) Reset() {
+	*x = ListProvidersResponse{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListProvidersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListProvidersResponse) ProtoMessage() {}
+
+func (x *ListProvidersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListProvidersResponse.ProtoReflect.Descriptor instead.
+func (*ListProvidersResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListProvidersResponse) GetProviders() []*ProviderInfo {
+	if x != nil {
+		return x.Providers
+	}
+	return nil
+}
+
+type ProviderInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	State ProviderState          `protobuf:"varint,2,opt,name=state,proto3,enum=chatbus.v1.ProviderState" json:"state,omitempty"`
+	Pid   int32                  `protobuf:"varint,3,opt,name=pid,proto3" json:"pid,omitempty"`
+	// When the current child became ready.
+	Since    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=since,proto3" json:"since,omitempty"`
+	Restarts uint32                 `protobuf:"varint,5,opt,name=restarts,proto3" json:"restarts,omitempty"`
+	// "exit status 2", "signal: killed".
+	LastExit  string `protobuf:"bytes,6,opt,name=last_exit,json=lastExit,proto3" json:"last_exit,omitempty"`
+	LastError string `protobuf:"bytes,7,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	// Last grpc health status: SERVING or not (e.g. 409 Conflict).
+	Serving     bool  `protobuf:"varint,8,opt,name=serving,proto3" json:"serving,omitempty"`
+	Default     bool  `protobuf:"varint,9,opt,name=default,proto3" json:"default,omitempty"`
+	ForumChatId int64 `protobuf:"varint,10,opt,name=forum_chat_id,json=forumChatId,proto3" json:"forum_chat_id,omitempty"`
+	// Followers bound through it.
+	Attached uint32 `protobuf:"varint,11,opt,name=attached,proto3" json:"attached,omitempty"`
+	// Updates journalled since start.
+	Ingested uint64 `protobuf:"varint,12,opt,name=ingested,proto3" json:"ingested,omitempty"`
+	// Updates from users not on the allow-list, dropped since start.
+	DroppedNotAllowed uint64 `protobuf:"varint,13,opt,name=dropped_not_allowed,json=droppedNotAllowed,proto3" json:"dropped_not_allowed,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ProviderInfo) Reset() {
+	*x = ProviderInfo{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProviderInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProviderInfo) ProtoMessage() {}
+
+func (x *ProviderInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProviderInfo.ProtoReflect.Descriptor instead.
+func (*ProviderInfo) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ProviderInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ProviderInfo) GetState() ProviderState {
+	if x != nil {
+		return x.State
+	}
+	return ProviderState_PROVIDER_STATE_UNSPECIFIED
+}
+
+func (x *ProviderInfo) GetPid() int32 {
+	if x != nil {
+		return x.Pid
+	}
+	return 0
+}
+
+func (x *ProviderInfo) GetSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+func (x *ProviderInfo) GetRestarts() uint32 {
+	if x != nil {
+		return x.Restarts
+	}
+	return 0
+}
+
+func (x *ProviderInfo) GetLastExit() string {
+	if x != nil {
+		return x.LastExit
+	}
+	return ""
+}
+
+func (x *ProviderInfo) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *ProviderInfo) GetServing() bool {
+	if x != nil {
+		return x.Serving
+	}
+	return false
+}
+
+func (x *ProviderInfo) GetDefault() bool {
+	if x != nil {
+		return x.Default
+	}
+	return false
+}
+
+func (x *ProviderInfo) GetForumChatId() int64 {
+	if x != nil {
+		return x.ForumChatId
+	}
+	return 0
+}
+
+func (x *ProviderInfo) GetAttached() uint32 {
+	if x != nil {
+		return x.Attached
+	}
+	return 0
+}
+
+func (x *ProviderInfo) GetIngested() uint64 {
+	if x != nil {
+		return x.Ingested
+	}
+	return 0
+}
+
+func (x *ProviderInfo) GetDroppedNotAllowed() uint64 {
+	if x != nil {
+		return x.DroppedNotAllowed
+	}
+	return 0
+}
+
+type ListUpdatesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The binding (profile key) whose held updates to list; empty with
+	// unrouted set lists the unrouted ones.
+	Binding  string `protobuf:"bytes,1,opt,name=binding,proto3" json:"binding,omitempty"`
+	Unrouted bool   `protobuf:"varint,2,opt,name=unrouted,proto3" json:"unrouted,omitempty"`
+	// At most this many (default 100, at most 1000).
+	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListUpdatesRequest) Reset() {
+	*x = ListUpdatesRequest{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListUpdatesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListUpdatesRequest) ProtoMessage() {}
+
+func (x *ListUpdatesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListUpdatesRequest.ProtoReflect.Descriptor instead.
+func (*ListUpdatesRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ListUpdatesRequest) GetBinding() string {
+	if x != nil {
+		return x.Binding
+	}
+	return ""
+}
+
+func (x *ListUpdatesRequest) GetUnrouted() bool {
+	if x != nil {
+		return x.Unrouted
+	}
+	return false
+}
+
+func (x *ListUpdatesRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type ListUpdatesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Updates       []*Update              `protobuf:"bytes,1,rep,name=updates,proto3" json:"updates,omitempty"`
+	Stats         *JournalStats          `protobuf:"bytes,2,opt,name=stats,proto3" json:"stats,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListUpdatesResponse) Reset() {
+	*x = ListUpdatesResponse{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListUpdatesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListUpdatesResponse) ProtoMessage() {}
+
+func (x *ListUpdatesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListUpdatesResponse.ProtoReflect.Descriptor instead.
+func (*ListUpdatesResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ListUpdatesResponse) GetUpdates() []*Update {
+	if x != nil {
+		return x.Updates
+	}
+	return nil
+}
+
+func (x *ListUpdatesResponse) GetStats() *JournalStats {
+	if x != nil {
+		return x.Stats
+	}
+	return nil
+}
+
 type ListEventsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -317,7 +1023,7 @@ type ListEventsRequest struct {
 
 func (x *ListEventsRequest) Reset() {
 	*x = ListEventsRequest{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[4]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -329,7 +1035,7 @@ func (x *ListEventsRequest) String() string {
 func (*ListEventsRequest) ProtoMessage() {}
 
 func (x *ListEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[4]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -342,7 +1048,7 @@ func (x *ListEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListEventsRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{4}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{13}
 }
 
 type ListEventsResponse struct {
@@ -355,7 +1061,7 @@ type ListEventsResponse struct {
 
 func (x *ListEventsResponse) Reset() {
 	*x = ListEventsResponse{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[5]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -367,7 +1073,7 @@ func (x *ListEventsResponse) String() string {
 func (*ListEventsResponse) ProtoMessage() {}
 
 func (x *ListEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[5]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -380,7 +1086,7 @@ func (x *ListEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListEventsResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{5}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListEventsResponse) GetEvents() []*Event {
@@ -402,7 +1108,7 @@ type WatchEventsRequest struct {
 
 func (x *WatchEventsRequest) Reset() {
 	*x = WatchEventsRequest{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[6]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -414,7 +1120,7 @@ func (x *WatchEventsRequest) String() string {
 func (*WatchEventsRequest) ProtoMessage() {}
 
 func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[6]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -427,7 +1133,7 @@ func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{6}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WatchEventsRequest) GetReplayRecent() bool {
@@ -453,7 +1159,7 @@ type WatchEventsResponse struct {
 
 func (x *WatchEventsResponse) Reset() {
 	*x = WatchEventsResponse{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[7]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -465,7 +1171,7 @@ func (x *WatchEventsResponse) String() string {
 func (*WatchEventsResponse) ProtoMessage() {}
 
 func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[7]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -478,7 +1184,7 @@ func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{7}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *WatchEventsResponse) GetEvent() *Event {
@@ -507,7 +1213,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[8]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -519,7 +1225,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[8]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -532,7 +1238,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{8}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Event) GetId() uint64 {
@@ -598,7 +1304,57 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"configPath\"\x16\n" +
 	"\x14ListFollowersRequest\"K\n" +
 	"\x15ListFollowersResponse\x122\n" +
-	"\tfollowers\x18\x01 \x03(\v2\x14.chatbus.v1.FollowerR\tfollowers\"\x13\n" +
+	"\tfollowers\x18\x01 \x03(\v2\x14.chatbus.v1.FollowerR\tfollowers\"\x15\n" +
+	"\x13ListBindingsRequest\"K\n" +
+	"\x14ListBindingsResponse\x123\n" +
+	"\bbindings\x18\x01 \x03(\v2\x17.chatbus.v1.BindingInfoR\bbindings\"\xd9\x02\n" +
+	"\vBindingInfo\x12-\n" +
+	"\abinding\x18\x01 \x01(\v2\x13.chatbus.v1.BindingR\abinding\x12\x1d\n" +
+	"\n" +
+	"owner_kind\x18\x02 \x01(\tR\townerKind\x12\x1f\n" +
+	"\vlast_action\x18\x03 \x01(\tR\n" +
+	"lastAction\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\x04 \x01(\tR\tlastError\x129\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x12\n" +
+	"\x04live\x18\a \x01(\bR\x04live\x122\n" +
+	"\ajournal\x18\b \x01(\v2\x18.chatbus.v1.JournalStatsR\ajournal\"\xd1\x01\n" +
+	"\fJournalStats\x12\x18\n" +
+	"\aunacked\x18\x01 \x01(\rR\aunacked\x12\x14\n" +
+	"\x05bytes\x18\x02 \x01(\x03R\x05bytes\x12#\n" +
+	"\racked_through\x18\x03 \x01(\x04R\fackedThrough\x12\x19\n" +
+	"\blast_seq\x18\x04 \x01(\x04R\alastSeq\x12\x18\n" +
+	"\adropped\x18\x05 \x01(\x04R\adropped\x127\n" +
+	"\toldest_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\boldestAt\"\x16\n" +
+	"\x14ListProvidersRequest\"O\n" +
+	"\x15ListProvidersResponse\x126\n" +
+	"\tproviders\x18\x01 \x03(\v2\x18.chatbus.v1.ProviderInfoR\tproviders\"\xaf\x03\n" +
+	"\fProviderInfo\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
+	"\x05state\x18\x02 \x01(\x0e2\x19.chatbus.v1.ProviderStateR\x05state\x12\x10\n" +
+	"\x03pid\x18\x03 \x01(\x05R\x03pid\x120\n" +
+	"\x05since\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x12\x1a\n" +
+	"\brestarts\x18\x05 \x01(\rR\brestarts\x12\x1b\n" +
+	"\tlast_exit\x18\x06 \x01(\tR\blastExit\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\a \x01(\tR\tlastError\x12\x18\n" +
+	"\aserving\x18\b \x01(\bR\aserving\x12\x18\n" +
+	"\adefault\x18\t \x01(\bR\adefault\x12\"\n" +
+	"\rforum_chat_id\x18\n" +
+	" \x01(\x03R\vforumChatId\x12\x1a\n" +
+	"\battached\x18\v \x01(\rR\battached\x12\x1a\n" +
+	"\bingested\x18\f \x01(\x04R\bingested\x12.\n" +
+	"\x13dropped_not_allowed\x18\r \x01(\x04R\x11droppedNotAllowed\"t\n" +
+	"\x12ListUpdatesRequest\x12\"\n" +
+	"\abinding\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\abinding\x12\x1a\n" +
+	"\bunrouted\x18\x02 \x01(\bR\bunrouted\x12\x1e\n" +
+	"\x05limit\x18\x03 \x01(\rB\b\xbaH\x05*\x03\x18\xe8\aR\x05limit\"s\n" +
+	"\x13ListUpdatesResponse\x12,\n" +
+	"\aupdates\x18\x01 \x03(\v2\x12.chatbus.v1.UpdateR\aupdates\x12.\n" +
+	"\x05stats\x18\x02 \x01(\v2\x18.chatbus.v1.JournalStatsR\x05stats\"\x13\n" +
 	"\x11ListEventsRequest\"?\n" +
 	"\x12ListEventsResponse\x12)\n" +
 	"\x06events\x18\x01 \x03(\v2\x11.chatbus.v1.EventR\x06events\"w\n" +
@@ -618,7 +1374,14 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\n" +
 	"AttrsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xb6\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xba\x01\n" +
+	"\rProviderState\x12\x1e\n" +
+	"\x1aPROVIDER_STATE_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17PROVIDER_STATE_STARTING\x10\x01\x12\x1a\n" +
+	"\x16PROVIDER_STATE_RUNNING\x10\x02\x12\x1a\n" +
+	"\x16PROVIDER_STATE_BACKOFF\x10\x03\x12\x18\n" +
+	"\x14PROVIDER_STATE_FATAL\x10\x04\x12\x1a\n" +
+	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xc7\x04\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eEVENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n" +
@@ -628,10 +1391,23 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x17EVENT_KIND_AUTH_REFUSED\x10\x05\x12!\n" +
 	"\x1dEVENT_KIND_SUPERVISOR_STARTED\x10\x06\x12\"\n" +
 	"\x1eEVENT_KIND_SUPERVISOR_STOPPING\x10\a\x12\x1d\n" +
-	"\x19EVENT_KIND_EVENTS_DROPPED\x10\b2\xc7\x02\n" +
+	"\x19EVENT_KIND_EVENTS_DROPPED\x10\b\x12\x1e\n" +
+	"\x1aEVENT_KIND_BINDING_CHANGED\x10\t\x12\x1d\n" +
+	"\x19EVENT_KIND_BINDING_FAILED\x10\n" +
+	"\x12\x1e\n" +
+	"\x1aEVENT_KIND_UPDATES_DROPPED\x10\v\x12\x19\n" +
+	"\x15EVENT_KIND_RECONCILED\x10\f\x12\x1f\n" +
+	"\x1bEVENT_KIND_PROVIDER_STARTED\x10\r\x12\x1e\n" +
+	"\x1aEVENT_KIND_PROVIDER_EXITED\x10\x0e\x12\x1d\n" +
+	"\x19EVENT_KIND_PROVIDER_FATAL\x10\x0f\x12\x1e\n" +
+	"\x1aEVENT_KIND_PROVIDER_HEALTH\x10\x10\x12\x15\n" +
+	"\x11EVENT_KIND_DOCTOR\x10\x112\xc0\x04\n" +
 	"\fAdminService\x12B\n" +
 	"\aGetInfo\x12\x1a.chatbus.v1.GetInfoRequest\x1a\x1b.chatbus.v1.GetInfoResponse\x12T\n" +
-	"\rListFollowers\x12 .chatbus.v1.ListFollowersRequest\x1a!.chatbus.v1.ListFollowersResponse\x12K\n" +
+	"\rListFollowers\x12 .chatbus.v1.ListFollowersRequest\x1a!.chatbus.v1.ListFollowersResponse\x12Q\n" +
+	"\fListBindings\x12\x1f.chatbus.v1.ListBindingsRequest\x1a .chatbus.v1.ListBindingsResponse\x12T\n" +
+	"\rListProviders\x12 .chatbus.v1.ListProvidersRequest\x1a!.chatbus.v1.ListProvidersResponse\x12N\n" +
+	"\vListUpdates\x12\x1e.chatbus.v1.ListUpdatesRequest\x1a\x1f.chatbus.v1.ListUpdatesResponse\x12K\n" +
 	"\n" +
 	"ListEvents\x12\x1d.chatbus.v1.ListEventsRequest\x1a\x1e.chatbus.v1.ListEventsResponse\x12P\n" +
 	"\vWatchEvents\x12\x1e.chatbus.v1.WatchEventsRequest\x1a\x1f.chatbus.v1.WatchEventsResponse0\x01B7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
@@ -648,45 +1424,74 @@ func file_chatbus_v1_admin_proto_rawDescGZIP() []byte {
 	return file_chatbus_v1_admin_proto_rawDescData
 }
 
-var file_chatbus_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_chatbus_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_chatbus_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_chatbus_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_chatbus_v1_admin_proto_goTypes = []any{
-	(EventKind)(0),                // 0: chatbus.v1.EventKind
-	(*GetInfoRequest)(nil),        // 1: chatbus.v1.GetInfoRequest
-	(*GetInfoResponse)(nil),       // 2: chatbus.v1.GetInfoResponse
-	(*ListFollowersRequest)(nil),  // 3: chatbus.v1.ListFollowersRequest
-	(*ListFollowersResponse)(nil), // 4: chatbus.v1.ListFollowersResponse
-	(*ListEventsRequest)(nil),     // 5: chatbus.v1.ListEventsRequest
-	(*ListEventsResponse)(nil),    // 6: chatbus.v1.ListEventsResponse
-	(*WatchEventsRequest)(nil),    // 7: chatbus.v1.WatchEventsRequest
-	(*WatchEventsResponse)(nil),   // 8: chatbus.v1.WatchEventsResponse
-	(*Event)(nil),                 // 9: chatbus.v1.Event
-	nil,                           // 10: chatbus.v1.Event.AttrsEntry
-	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
-	(*Follower)(nil),              // 12: chatbus.v1.Follower
+	(ProviderState)(0),            // 0: chatbus.v1.ProviderState
+	(EventKind)(0),                // 1: chatbus.v1.EventKind
+	(*GetInfoRequest)(nil),        // 2: chatbus.v1.GetInfoRequest
+	(*GetInfoResponse)(nil),       // 3: chatbus.v1.GetInfoResponse
+	(*ListFollowersRequest)(nil),  // 4: chatbus.v1.ListFollowersRequest
+	(*ListFollowersResponse)(nil), // 5: chatbus.v1.ListFollowersResponse
+	(*ListBindingsRequest)(nil),   // 6: chatbus.v1.ListBindingsRequest
+	(*ListBindingsResponse)(nil),  // 7: chatbus.v1.ListBindingsResponse
+	(*BindingInfo)(nil),           // 8: chatbus.v1.BindingInfo
+	(*JournalStats)(nil),          // 9: chatbus.v1.JournalStats
+	(*ListProvidersRequest)(nil),  // 10: chatbus.v1.ListProvidersRequest
+	(*ListProvidersResponse)(nil), // 11: chatbus.v1.ListProvidersResponse
+	(*ProviderInfo)(nil),          // 12: chatbus.v1.ProviderInfo
+	(*ListUpdatesRequest)(nil),    // 13: chatbus.v1.ListUpdatesRequest
+	(*ListUpdatesResponse)(nil),   // 14: chatbus.v1.ListUpdatesResponse
+	(*ListEventsRequest)(nil),     // 15: chatbus.v1.ListEventsRequest
+	(*ListEventsResponse)(nil),    // 16: chatbus.v1.ListEventsResponse
+	(*WatchEventsRequest)(nil),    // 17: chatbus.v1.WatchEventsRequest
+	(*WatchEventsResponse)(nil),   // 18: chatbus.v1.WatchEventsResponse
+	(*Event)(nil),                 // 19: chatbus.v1.Event
+	nil,                           // 20: chatbus.v1.Event.AttrsEntry
+	(*timestamppb.Timestamp)(nil), // 21: google.protobuf.Timestamp
+	(*Follower)(nil),              // 22: chatbus.v1.Follower
+	(*Binding)(nil),               // 23: chatbus.v1.Binding
+	(*Update)(nil),                // 24: chatbus.v1.Update
 }
 var file_chatbus_v1_admin_proto_depIdxs = []int32{
-	11, // 0: chatbus.v1.GetInfoResponse.started_at:type_name -> google.protobuf.Timestamp
-	12, // 1: chatbus.v1.ListFollowersResponse.followers:type_name -> chatbus.v1.Follower
-	9,  // 2: chatbus.v1.ListEventsResponse.events:type_name -> chatbus.v1.Event
-	0,  // 3: chatbus.v1.WatchEventsRequest.kinds:type_name -> chatbus.v1.EventKind
-	9,  // 4: chatbus.v1.WatchEventsResponse.event:type_name -> chatbus.v1.Event
-	11, // 5: chatbus.v1.Event.time:type_name -> google.protobuf.Timestamp
-	0,  // 6: chatbus.v1.Event.kind:type_name -> chatbus.v1.EventKind
-	10, // 7: chatbus.v1.Event.attrs:type_name -> chatbus.v1.Event.AttrsEntry
-	1,  // 8: chatbus.v1.AdminService.GetInfo:input_type -> chatbus.v1.GetInfoRequest
-	3,  // 9: chatbus.v1.AdminService.ListFollowers:input_type -> chatbus.v1.ListFollowersRequest
-	5,  // 10: chatbus.v1.AdminService.ListEvents:input_type -> chatbus.v1.ListEventsRequest
-	7,  // 11: chatbus.v1.AdminService.WatchEvents:input_type -> chatbus.v1.WatchEventsRequest
-	2,  // 12: chatbus.v1.AdminService.GetInfo:output_type -> chatbus.v1.GetInfoResponse
-	4,  // 13: chatbus.v1.AdminService.ListFollowers:output_type -> chatbus.v1.ListFollowersResponse
-	6,  // 14: chatbus.v1.AdminService.ListEvents:output_type -> chatbus.v1.ListEventsResponse
-	8,  // 15: chatbus.v1.AdminService.WatchEvents:output_type -> chatbus.v1.WatchEventsResponse
-	12, // [12:16] is the sub-list for method output_type
-	8,  // [8:12] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	21, // 0: chatbus.v1.GetInfoResponse.started_at:type_name -> google.protobuf.Timestamp
+	22, // 1: chatbus.v1.ListFollowersResponse.followers:type_name -> chatbus.v1.Follower
+	8,  // 2: chatbus.v1.ListBindingsResponse.bindings:type_name -> chatbus.v1.BindingInfo
+	23, // 3: chatbus.v1.BindingInfo.binding:type_name -> chatbus.v1.Binding
+	21, // 4: chatbus.v1.BindingInfo.created_at:type_name -> google.protobuf.Timestamp
+	21, // 5: chatbus.v1.BindingInfo.updated_at:type_name -> google.protobuf.Timestamp
+	9,  // 6: chatbus.v1.BindingInfo.journal:type_name -> chatbus.v1.JournalStats
+	21, // 7: chatbus.v1.JournalStats.oldest_at:type_name -> google.protobuf.Timestamp
+	12, // 8: chatbus.v1.ListProvidersResponse.providers:type_name -> chatbus.v1.ProviderInfo
+	0,  // 9: chatbus.v1.ProviderInfo.state:type_name -> chatbus.v1.ProviderState
+	21, // 10: chatbus.v1.ProviderInfo.since:type_name -> google.protobuf.Timestamp
+	24, // 11: chatbus.v1.ListUpdatesResponse.updates:type_name -> chatbus.v1.Update
+	9,  // 12: chatbus.v1.ListUpdatesResponse.stats:type_name -> chatbus.v1.JournalStats
+	19, // 13: chatbus.v1.ListEventsResponse.events:type_name -> chatbus.v1.Event
+	1,  // 14: chatbus.v1.WatchEventsRequest.kinds:type_name -> chatbus.v1.EventKind
+	19, // 15: chatbus.v1.WatchEventsResponse.event:type_name -> chatbus.v1.Event
+	21, // 16: chatbus.v1.Event.time:type_name -> google.protobuf.Timestamp
+	1,  // 17: chatbus.v1.Event.kind:type_name -> chatbus.v1.EventKind
+	20, // 18: chatbus.v1.Event.attrs:type_name -> chatbus.v1.Event.AttrsEntry
+	2,  // 19: chatbus.v1.AdminService.GetInfo:input_type -> chatbus.v1.GetInfoRequest
+	4,  // 20: chatbus.v1.AdminService.ListFollowers:input_type -> chatbus.v1.ListFollowersRequest
+	6,  // 21: chatbus.v1.AdminService.ListBindings:input_type -> chatbus.v1.ListBindingsRequest
+	10, // 22: chatbus.v1.AdminService.ListProviders:input_type -> chatbus.v1.ListProvidersRequest
+	13, // 23: chatbus.v1.AdminService.ListUpdates:input_type -> chatbus.v1.ListUpdatesRequest
+	15, // 24: chatbus.v1.AdminService.ListEvents:input_type -> chatbus.v1.ListEventsRequest
+	17, // 25: chatbus.v1.AdminService.WatchEvents:input_type -> chatbus.v1.WatchEventsRequest
+	3,  // 26: chatbus.v1.AdminService.GetInfo:output_type -> chatbus.v1.GetInfoResponse
+	5,  // 27: chatbus.v1.AdminService.ListFollowers:output_type -> chatbus.v1.ListFollowersResponse
+	7,  // 28: chatbus.v1.AdminService.ListBindings:output_type -> chatbus.v1.ListBindingsResponse
+	11, // 29: chatbus.v1.AdminService.ListProviders:output_type -> chatbus.v1.ListProvidersResponse
+	14, // 30: chatbus.v1.AdminService.ListUpdates:output_type -> chatbus.v1.ListUpdatesResponse
+	16, // 31: chatbus.v1.AdminService.ListEvents:output_type -> chatbus.v1.ListEventsResponse
+	18, // 32: chatbus.v1.AdminService.WatchEvents:output_type -> chatbus.v1.WatchEventsResponse
+	26, // [26:33] is the sub-list for method output_type
+	19, // [19:26] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_admin_proto_init() }
@@ -700,8 +1505,8 @@ func file_chatbus_v1_admin_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_admin_proto_rawDesc), len(file_chatbus_v1_admin_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   10,
+			NumEnums:      2,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

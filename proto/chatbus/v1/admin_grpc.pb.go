@@ -21,6 +21,9 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	AdminService_GetInfo_FullMethodName       = "/chatbus.v1.AdminService/GetInfo"
 	AdminService_ListFollowers_FullMethodName = "/chatbus.v1.AdminService/ListFollowers"
+	AdminService_ListBindings_FullMethodName  = "/chatbus.v1.AdminService/ListBindings"
+	AdminService_ListProviders_FullMethodName = "/chatbus.v1.AdminService/ListProviders"
+	AdminService_ListUpdates_FullMethodName   = "/chatbus.v1.AdminService/ListUpdates"
 	AdminService_ListEvents_FullMethodName    = "/chatbus.v1.AdminService/ListEvents"
 	AdminService_WatchEvents_FullMethodName   = "/chatbus.v1.AdminService/WatchEvents"
 )
@@ -36,6 +39,13 @@ type AdminServiceClient interface {
 	GetInfo(ctx context.Context, in *GetInfoRequest, opts ...grpc.CallOption) (*GetInfoResponse, error)
 	// ListFollowers lists the registered followers.
 	ListFollowers(ctx context.Context, in *ListFollowersRequest, opts ...grpc.CallOption) (*ListFollowersResponse, error)
+	// ListBindings lists every binding with its journal figures.
+	ListBindings(ctx context.Context, in *ListBindingsRequest, opts ...grpc.CallOption) (*ListBindingsResponse, error)
+	// ListProviders lists the configured providers and their children.
+	ListProviders(ctx context.Context, in *ListProvidersRequest, opts ...grpc.CallOption) (*ListProvidersResponse, error)
+	// ListUpdates shows journalled updates held for a binding, or the
+	// unrouted ones.
+	ListUpdates(ctx context.Context, in *ListUpdatesRequest, opts ...grpc.CallOption) (*ListUpdatesResponse, error)
 	// ListEvents returns the recent events the supervisor still holds.
 	ListEvents(ctx context.Context, in *ListEventsRequest, opts ...grpc.CallOption) (*ListEventsResponse, error)
 	// WatchEvents streams runtime events as they happen, after the recent
@@ -65,6 +75,36 @@ func (c *adminServiceClient) ListFollowers(ctx context.Context, in *ListFollower
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListFollowersResponse)
 	err := c.cc.Invoke(ctx, AdminService_ListFollowers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListBindings(ctx context.Context, in *ListBindingsRequest, opts ...grpc.CallOption) (*ListBindingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListBindingsResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListBindings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListProviders(ctx context.Context, in *ListProvidersRequest, opts ...grpc.CallOption) (*ListProvidersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListProvidersResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListProviders_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListUpdates(ctx context.Context, in *ListUpdatesRequest, opts ...grpc.CallOption) (*ListUpdatesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListUpdatesResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListUpdates_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +151,13 @@ type AdminServiceServer interface {
 	GetInfo(context.Context, *GetInfoRequest) (*GetInfoResponse, error)
 	// ListFollowers lists the registered followers.
 	ListFollowers(context.Context, *ListFollowersRequest) (*ListFollowersResponse, error)
+	// ListBindings lists every binding with its journal figures.
+	ListBindings(context.Context, *ListBindingsRequest) (*ListBindingsResponse, error)
+	// ListProviders lists the configured providers and their children.
+	ListProviders(context.Context, *ListProvidersRequest) (*ListProvidersResponse, error)
+	// ListUpdates shows journalled updates held for a binding, or the
+	// unrouted ones.
+	ListUpdates(context.Context, *ListUpdatesRequest) (*ListUpdatesResponse, error)
 	// ListEvents returns the recent events the supervisor still holds.
 	ListEvents(context.Context, *ListEventsRequest) (*ListEventsResponse, error)
 	// WatchEvents streams runtime events as they happen, after the recent
@@ -131,6 +178,15 @@ func (UnimplementedAdminServiceServer) GetInfo(context.Context, *GetInfoRequest)
 }
 func (UnimplementedAdminServiceServer) ListFollowers(context.Context, *ListFollowersRequest) (*ListFollowersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListFollowers not implemented")
+}
+func (UnimplementedAdminServiceServer) ListBindings(context.Context, *ListBindingsRequest) (*ListBindingsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListBindings not implemented")
+}
+func (UnimplementedAdminServiceServer) ListProviders(context.Context, *ListProvidersRequest) (*ListProvidersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListProviders not implemented")
+}
+func (UnimplementedAdminServiceServer) ListUpdates(context.Context, *ListUpdatesRequest) (*ListUpdatesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListUpdates not implemented")
 }
 func (UnimplementedAdminServiceServer) ListEvents(context.Context, *ListEventsRequest) (*ListEventsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListEvents not implemented")
@@ -195,6 +251,60 @@ func _AdminService_ListFollowers_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_ListBindings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListBindingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListBindings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListBindings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListBindings(ctx, req.(*ListBindingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ListProviders_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListProvidersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListProviders(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListProviders_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListProviders(ctx, req.(*ListProvidersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ListUpdates_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListUpdatesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListUpdates(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListUpdates_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListUpdates(ctx, req.(*ListUpdatesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _AdminService_ListEvents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListEventsRequest)
 	if err := dec(in); err != nil {
@@ -238,6 +348,18 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListFollowers",
 			Handler:    _AdminService_ListFollowers_Handler,
+		},
+		{
+			MethodName: "ListBindings",
+			Handler:    _AdminService_ListBindings_Handler,
+		},
+		{
+			MethodName: "ListProviders",
+			Handler:    _AdminService_ListProviders_Handler,
+		},
+		{
+			MethodName: "ListUpdates",
+			Handler:    _AdminService_ListUpdates_Handler,
 		},
 		{
 			MethodName: "ListEvents",

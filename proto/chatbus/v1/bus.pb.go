@@ -770,6 +770,317 @@ func (x *CallResponse) GetResultJson() []byte {
 	return nil
 }
 
+type UploadFileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Msg:
+	//
+	//	*UploadFileRequest_Header
+	//	*UploadFileRequest_Chunk
+	Msg           isUploadFileRequest_Msg `protobuf_oneof:"msg"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UploadFileRequest) Reset() {
+	*x = UploadFileRequest{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UploadFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UploadFileRequest) ProtoMessage() {}
+
+func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
+func (*UploadFileRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
+	if x != nil {
+		return x.Msg
+	}
+	return nil
+}
+
+func (x *UploadFileRequest) GetHeader() *UploadHeader {
+	if x != nil {
+		if x, ok := x.Msg.(*UploadFileRequest_Header); ok {
+			return x.Header
+		}
+	}
+	return nil
+}
+
+func (x *UploadFileRequest) GetChunk() []byte {
+	if x != nil {
+		if x, ok := x.Msg.(*UploadFileRequest_Chunk); ok {
+			return x.Chunk
+		}
+	}
+	return nil
+}
+
+type isUploadFileRequest_Msg interface {
+	isUploadFileRequest_Msg()
+}
+
+type UploadFileRequest_Header struct {
+	Header *UploadHeader `protobuf:"bytes,1,opt,name=header,proto3,oneof"`
+}
+
+type UploadFileRequest_Chunk struct {
+	// At most 1 MiB per chunk.
+	Chunk []byte `protobuf:"bytes,2,opt,name=chunk,proto3,oneof"`
+}
+
+func (*UploadFileRequest_Header) isUploadFileRequest_Msg() {}
+
+func (*UploadFileRequest_Chunk) isUploadFileRequest_Msg() {}
+
+// UploadHeader opens an upload.
+type UploadHeader struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Session  *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	Filename string                 `protobuf:"bytes,2,opt,name=filename,proto3" json:"filename,omitempty"`
+	Caption  string                 `protobuf:"bytes,3,opt,name=caption,proto3" json:"caption,omitempty"`
+	// "document" (default) or "photo".
+	Kind          string `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UploadHeader) Reset() {
+	*x = UploadHeader{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UploadHeader) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UploadHeader) ProtoMessage() {}
+
+func (x *UploadHeader) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UploadHeader.ProtoReflect.Descriptor instead.
+func (*UploadHeader) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *UploadHeader) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+func (x *UploadHeader) GetFilename() string {
+	if x != nil {
+		return x.Filename
+	}
+	return ""
+}
+
+func (x *UploadHeader) GetCaption() string {
+	if x != nil {
+		return x.Caption
+	}
+	return ""
+}
+
+func (x *UploadHeader) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+type UploadFileResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ResultJson    []byte                 `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UploadFileResponse) Reset() {
+	*x = UploadFileResponse{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UploadFileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UploadFileResponse) ProtoMessage() {}
+
+func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
+func (*UploadFileResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *UploadFileResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
+type DownloadFileRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Session *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	// The platform's file id, from an update of the caller's thread.
+	FileId        string `protobuf:"bytes,2,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DownloadFileRequest) Reset() {
+	*x = DownloadFileRequest{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DownloadFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DownloadFileRequest) ProtoMessage() {}
+
+func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
+func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *DownloadFileRequest) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+func (x *DownloadFileRequest) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+type DownloadFileResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Chunk []byte                 `protobuf:"bytes,1,opt,name=chunk,proto3" json:"chunk,omitempty"`
+	// On the first message: the size, if known, and the platform's path.
+	Size          int64  `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
+	FilePath      string `protobuf:"bytes,3,opt,name=file_path,json=filePath,proto3" json:"file_path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DownloadFileResponse) Reset() {
+	*x = DownloadFileResponse{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DownloadFileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DownloadFileResponse) ProtoMessage() {}
+
+func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
+func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *DownloadFileResponse) GetChunk() []byte {
+	if x != nil {
+		return x.Chunk
+	}
+	return nil
+}
+
+func (x *DownloadFileResponse) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *DownloadFileResponse) GetFilePath() string {
+	if x != nil {
+		return x.FilePath
+	}
+	return ""
+}
+
 type SuspendRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Session       *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
@@ -780,7 +1091,7 @@ type SuspendRequest struct {
 
 func (x *SuspendRequest) Reset() {
 	*x = SuspendRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -792,7 +1103,7 @@ func (x *SuspendRequest) String() string {
 func (*SuspendRequest) ProtoMessage() {}
 
 func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -805,7 +1116,7 @@ func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendRequest.ProtoReflect.Descriptor instead.
 func (*SuspendRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{11}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SuspendRequest) GetSession() *Session {
@@ -832,7 +1143,7 @@ type SuspendResponse struct {
 
 func (x *SuspendResponse) Reset() {
 	*x = SuspendResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -844,7 +1155,7 @@ func (x *SuspendResponse) String() string {
 func (*SuspendResponse) ProtoMessage() {}
 
 func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -857,7 +1168,7 @@ func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendResponse.ProtoReflect.Descriptor instead.
 func (*SuspendResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{12}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SuspendResponse) GetHandoffToken() string {
@@ -883,7 +1194,7 @@ type UnregisterRequest struct {
 
 func (x *UnregisterRequest) Reset() {
 	*x = UnregisterRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -895,7 +1206,7 @@ func (x *UnregisterRequest) String() string {
 func (*UnregisterRequest) ProtoMessage() {}
 
 func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -908,7 +1219,7 @@ func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterRequest.ProtoReflect.Descriptor instead.
 func (*UnregisterRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{13}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UnregisterRequest) GetSession() *Session {
@@ -926,7 +1237,7 @@ type UnregisterResponse struct {
 
 func (x *UnregisterResponse) Reset() {
 	*x = UnregisterResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -938,7 +1249,7 @@ func (x *UnregisterResponse) String() string {
 func (*UnregisterResponse) ProtoMessage() {}
 
 func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -951,7 +1262,7 @@ func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterResponse.ProtoReflect.Descriptor instead.
 func (*UnregisterResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{19}
 }
 
 var File_chatbus_v1_bus_proto protoreflect.FileDescriptor
@@ -1009,7 +1320,27 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x0fidempotency_key\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"/\n" +
 	"\fCallResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
-	"resultJson\"\x86\x01\n" +
+	"resultJson\"x\n" +
+	"\x11UploadFileRequest\x122\n" +
+	"\x06header\x18\x01 \x01(\v2\x18.chatbus.v1.UploadHeaderH\x00R\x06header\x12!\n" +
+	"\x05chunk\x18\x02 \x01(\fB\t\xbaH\x06z\x04\x18\x80\x80@H\x00R\x05chunkB\f\n" +
+	"\x03msg\x12\x05\xbaH\x02\b\x01\"\xcc\x01\n" +
+	"\fUploadHeader\x125\n" +
+	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x123\n" +
+	"\bfilename\x18\x02 \x01(\tB\x17\xbaH\x14r\x12\x10\x01\x18\xff\x012\v^[^/\\x00]+$R\bfilename\x12\"\n" +
+	"\acaption\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\acaption\x12,\n" +
+	"\x04kind\x18\x04 \x01(\tB\x18\xbaH\x15r\x13R\x00R\bdocumentR\x05photoR\x04kind\"5\n" +
+	"\x12UploadFileResponse\x12\x1f\n" +
+	"\vresult_json\x18\x01 \x01(\fR\n" +
+	"resultJson\"q\n" +
+	"\x13DownloadFileRequest\x125\n" +
+	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12#\n" +
+	"\afile_id\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x02R\x06fileId\"]\n" +
+	"\x14DownloadFileResponse\x12\x14\n" +
+	"\x05chunk\x18\x01 \x01(\fR\x05chunk\x12\x12\n" +
+	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x1b\n" +
+	"\tfile_path\x18\x03 \x01(\tR\bfilePath\"\x86\x01\n" +
 	"\x0eSuspendRequest\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12=\n" +
 	"\x06reason\x18\x02 \x01(\x0e2\x19.chatbus.v1.SuspendReasonB\n" +
@@ -1026,14 +1357,17 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x1aNOTICE_SUPERVISOR_DRAINING\x10\x01*W\n" +
 	"\rSuspendReason\x12\x1e\n" +
 	"\x1aSUSPEND_REASON_UNSPECIFIED\x10\x00\x12&\n" +
-	"\"SUSPEND_REASON_SESSION_REPLACEMENT\x10\x012\xed\x03\n" +
+	"\"SUSPEND_REASON_SESSION_REPLACEMENT\x10\x012\x91\x05\n" +
 	"\n" +
 	"BusService\x12E\n" +
 	"\bRegister\x12\x1b.chatbus.v1.RegisterRequest\x1a\x1c.chatbus.v1.RegisterResponse\x12H\n" +
 	"\tHeartbeat\x12\x1c.chatbus.v1.HeartbeatRequest\x1a\x1d.chatbus.v1.HeartbeatResponse\x12J\n" +
 	"\tSubscribe\x12\x1c.chatbus.v1.SubscribeRequest\x1a\x1d.chatbus.v1.SubscribeResponse0\x01\x126\n" +
 	"\x03Ack\x12\x16.chatbus.v1.AckRequest\x1a\x17.chatbus.v1.AckResponse\x129\n" +
-	"\x04Call\x12\x17.chatbus.v1.CallRequest\x1a\x18.chatbus.v1.CallResponse\x12B\n" +
+	"\x04Call\x12\x17.chatbus.v1.CallRequest\x1a\x18.chatbus.v1.CallResponse\x12M\n" +
+	"\n" +
+	"UploadFile\x12\x1d.chatbus.v1.UploadFileRequest\x1a\x1e.chatbus.v1.UploadFileResponse(\x01\x12S\n" +
+	"\fDownloadFile\x12\x1f.chatbus.v1.DownloadFileRequest\x1a .chatbus.v1.DownloadFileResponse0\x01\x12B\n" +
 	"\aSuspend\x12\x1a.chatbus.v1.SuspendRequest\x1a\x1b.chatbus.v1.SuspendResponse\x12K\n" +
 	"\n" +
 	"Unregister\x12\x1d.chatbus.v1.UnregisterRequest\x1a\x1e.chatbus.v1.UnregisterResponseB7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
@@ -1051,7 +1385,7 @@ func file_chatbus_v1_bus_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_v1_bus_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_chatbus_v1_bus_proto_goTypes = []any{
 	(Notice)(0),                   // 0: chatbus.v1.Notice
 	(SuspendReason)(0),            // 1: chatbus.v1.SuspendReason
@@ -1066,54 +1400,66 @@ var file_chatbus_v1_bus_proto_goTypes = []any{
 	(*AckResponse)(nil),           // 10: chatbus.v1.AckResponse
 	(*CallRequest)(nil),           // 11: chatbus.v1.CallRequest
 	(*CallResponse)(nil),          // 12: chatbus.v1.CallResponse
-	(*SuspendRequest)(nil),        // 13: chatbus.v1.SuspendRequest
-	(*SuspendResponse)(nil),       // 14: chatbus.v1.SuspendResponse
-	(*UnregisterRequest)(nil),     // 15: chatbus.v1.UnregisterRequest
-	(*UnregisterResponse)(nil),    // 16: chatbus.v1.UnregisterResponse
-	(*Target)(nil),                // 17: chatbus.v1.Target
-	(*Binding)(nil),               // 18: chatbus.v1.Binding
-	(Origin)(0),                   // 19: chatbus.v1.Origin
-	(*durationpb.Duration)(nil),   // 20: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 21: google.protobuf.Timestamp
-	(*Update)(nil),                // 22: chatbus.v1.Update
+	(*UploadFileRequest)(nil),     // 13: chatbus.v1.UploadFileRequest
+	(*UploadHeader)(nil),          // 14: chatbus.v1.UploadHeader
+	(*UploadFileResponse)(nil),    // 15: chatbus.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),   // 16: chatbus.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),  // 17: chatbus.v1.DownloadFileResponse
+	(*SuspendRequest)(nil),        // 18: chatbus.v1.SuspendRequest
+	(*SuspendResponse)(nil),       // 19: chatbus.v1.SuspendResponse
+	(*UnregisterRequest)(nil),     // 20: chatbus.v1.UnregisterRequest
+	(*UnregisterResponse)(nil),    // 21: chatbus.v1.UnregisterResponse
+	(*Target)(nil),                // 22: chatbus.v1.Target
+	(*Binding)(nil),               // 23: chatbus.v1.Binding
+	(Origin)(0),                   // 24: chatbus.v1.Origin
+	(*durationpb.Duration)(nil),   // 25: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 26: google.protobuf.Timestamp
+	(*Update)(nil),                // 27: chatbus.v1.Update
 }
 var file_chatbus_v1_bus_proto_depIdxs = []int32{
-	17, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
+	22, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
 	2,  // 1: chatbus.v1.RegisterResponse.session:type_name -> chatbus.v1.Session
-	18, // 2: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
-	19, // 3: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
-	20, // 4: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
-	20, // 5: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
+	23, // 2: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
+	24, // 3: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
+	25, // 4: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
+	25, // 5: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
 	2,  // 6: chatbus.v1.HeartbeatRequest.session:type_name -> chatbus.v1.Session
 	0,  // 7: chatbus.v1.HeartbeatResponse.notices:type_name -> chatbus.v1.Notice
-	21, // 8: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
+	26, // 8: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
 	2,  // 9: chatbus.v1.SubscribeRequest.session:type_name -> chatbus.v1.Session
-	22, // 10: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
+	27, // 10: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
 	2,  // 11: chatbus.v1.AckRequest.session:type_name -> chatbus.v1.Session
 	2,  // 12: chatbus.v1.CallRequest.session:type_name -> chatbus.v1.Session
-	2,  // 13: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
-	1,  // 14: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
-	21, // 15: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
-	2,  // 16: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
-	3,  // 17: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
-	5,  // 18: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
-	7,  // 19: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
-	9,  // 20: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
-	11, // 21: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
-	13, // 22: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
-	15, // 23: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
-	4,  // 24: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
-	6,  // 25: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
-	8,  // 26: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
-	10, // 27: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
-	12, // 28: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
-	14, // 29: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
-	16, // 30: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
-	24, // [24:31] is the sub-list for method output_type
-	17, // [17:24] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	14, // 13: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
+	2,  // 14: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
+	2,  // 15: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
+	2,  // 16: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
+	1,  // 17: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
+	26, // 18: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
+	2,  // 19: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
+	3,  // 20: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
+	5,  // 21: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
+	7,  // 22: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
+	9,  // 23: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
+	11, // 24: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
+	13, // 25: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
+	16, // 26: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
+	18, // 27: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
+	20, // 28: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
+	4,  // 29: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
+	6,  // 30: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
+	8,  // 31: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
+	10, // 32: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
+	12, // 33: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
+	15, // 34: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
+	17, // 35: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
+	19, // 36: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
+	21, // 37: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
+	29, // [29:38] is the sub-list for method output_type
+	20, // [20:29] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_bus_proto_init() }
@@ -1122,13 +1468,17 @@ func file_chatbus_v1_bus_proto_init() {
 		return
 	}
 	file_chatbus_v1_types_proto_init()
+	file_chatbus_v1_bus_proto_msgTypes[11].OneofWrappers = []any{
+		(*UploadFileRequest_Header)(nil),
+		(*UploadFileRequest_Chunk)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_bus_proto_rawDesc), len(file_chatbus_v1_bus_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   15,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,13 +19,15 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	BusService_Register_FullMethodName   = "/chatbus.v1.BusService/Register"
-	BusService_Heartbeat_FullMethodName  = "/chatbus.v1.BusService/Heartbeat"
-	BusService_Subscribe_FullMethodName  = "/chatbus.v1.BusService/Subscribe"
-	BusService_Ack_FullMethodName        = "/chatbus.v1.BusService/Ack"
-	BusService_Call_FullMethodName       = "/chatbus.v1.BusService/Call"
-	BusService_Suspend_FullMethodName    = "/chatbus.v1.BusService/Suspend"
-	BusService_Unregister_FullMethodName = "/chatbus.v1.BusService/Unregister"
+	BusService_Register_FullMethodName     = "/chatbus.v1.BusService/Register"
+	BusService_Heartbeat_FullMethodName    = "/chatbus.v1.BusService/Heartbeat"
+	BusService_Subscribe_FullMethodName    = "/chatbus.v1.BusService/Subscribe"
+	BusService_Ack_FullMethodName          = "/chatbus.v1.BusService/Ack"
+	BusService_Call_FullMethodName         = "/chatbus.v1.BusService/Call"
+	BusService_UploadFile_FullMethodName   = "/chatbus.v1.BusService/UploadFile"
+	BusService_DownloadFile_FullMethodName = "/chatbus.v1.BusService/DownloadFile"
+	BusService_Suspend_FullMethodName      = "/chatbus.v1.BusService/Suspend"
+	BusService_Unregister_FullMethodName   = "/chatbus.v1.BusService/Unregister"
 )
 
 // BusServiceClient is the client API for BusService service.
@@ -53,6 +55,12 @@ type BusServiceClient interface {
 	Ack(ctx context.Context, in *AckRequest, opts ...grpc.CallOption) (*AckResponse, error)
 	// Call makes a platform API call scoped to the caller's own thread.
 	Call(ctx context.Context, in *CallRequest, opts ...grpc.CallOption) (*CallResponse, error)
+	// UploadFile sends a file into the caller's thread (Telegram:
+	// sendDocument, or sendPhoto with kind "photo"). The first message is
+	// the header, the rest are chunks.
+	UploadFile(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[UploadFileRequest, UploadFileResponse], error)
+	// DownloadFile streams a file that arrived in the caller's thread.
+	DownloadFile(ctx context.Context, in *DownloadFileRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[DownloadFileResponse], error)
 	// Suspend holds the binding for a successor session (session handoff).
 	Suspend(ctx context.Context, in *SuspendRequest, opts ...grpc.CallOption) (*SuspendResponse, error)
 	// Unregister leaves the bus. The binding is kept for a later REUSE.
@@ -126,6 +134,38 @@ func (c *busServiceClient) Call(ctx context.Context, in *CallRequest, opts ...gr
 	return out, nil
 }
 
+func (c *busServiceClient) UploadFile(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[UploadFileRequest, UploadFileResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &BusService_ServiceDesc.Streams[1], BusService_UploadFile_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[UploadFileRequest, UploadFileResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type BusService_UploadFileClient = grpc.ClientStreamingClient[UploadFileRequest, UploadFileResponse]
+
+func (c *busServiceClient) DownloadFile(ctx context.Context, in *DownloadFileRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[DownloadFileResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &BusService_ServiceDesc.Streams[2], BusService_DownloadFile_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[DownloadFileRequest, DownloadFileResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type BusService_DownloadFileClient = grpc.ServerStreamingClient[DownloadFileResponse]
+
 func (c *busServiceClient) Suspend(ctx context.Context, in *SuspendRequest, opts ...grpc.CallOption) (*SuspendResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SuspendResponse)
@@ -171,6 +211,12 @@ type BusServiceServer interface {
 	Ack(context.Context, *AckRequest) (*AckResponse, error)
 	// Call makes a platform API call scoped to the caller's own thread.
 	Call(context.Context, *CallRequest) (*CallResponse, error)
+	// UploadFile sends a file into the caller's thread (Telegram:
+	// sendDocument, or sendPhoto with kind "photo"). The first message is
+	// the header, the rest are chunks.
+	UploadFile(grpc.ClientStreamingServer[UploadFileRequest, UploadFileResponse]) error
+	// DownloadFile streams a file that arrived in the caller's thread.
+	DownloadFile(*DownloadFileRequest, grpc.ServerStreamingServer[DownloadFileResponse]) error
 	// Suspend holds the binding for a successor session (session handoff).
 	Suspend(context.Context, *SuspendRequest) (*SuspendResponse, error)
 	// Unregister leaves the bus. The binding is kept for a later REUSE.
@@ -199,6 +245,12 @@ func (UnimplementedBusServiceServer) Ack(context.Context, *AckRequest) (*AckResp
 }
 func (UnimplementedBusServiceServer) Call(context.Context, *CallRequest) (*CallResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Call not implemented")
+}
+func (UnimplementedBusServiceServer) UploadFile(grpc.ClientStreamingServer[UploadFileRequest, UploadFileResponse]) error {
+	return status.Error(codes.Unimplemented, "method UploadFile not implemented")
+}
+func (UnimplementedBusServiceServer) DownloadFile(*DownloadFileRequest, grpc.ServerStreamingServer[DownloadFileResponse]) error {
+	return status.Error(codes.Unimplemented, "method DownloadFile not implemented")
 }
 func (UnimplementedBusServiceServer) Suspend(context.Context, *SuspendRequest) (*SuspendResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Suspend not implemented")
@@ -310,6 +362,24 @@ func _BusService_Call_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BusService_UploadFile_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(BusServiceServer).UploadFile(&grpc.GenericServerStream[UploadFileRequest, UploadFileResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type BusService_UploadFileServer = grpc.ClientStreamingServer[UploadFileRequest, UploadFileResponse]
+
+func _BusService_DownloadFile_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(DownloadFileRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(BusServiceServer).DownloadFile(m, &grpc.GenericServerStream[DownloadFileRequest, DownloadFileResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type BusService_DownloadFileServer = grpc.ServerStreamingServer[DownloadFileResponse]
+
 func _BusService_Suspend_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(SuspendRequest)
 	if err := dec(in); err != nil {
@@ -382,6 +452,16 @@ var BusService_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "Subscribe",
 			Handler:       _BusService_Subscribe_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "UploadFile",
+			Handler:       _BusService_UploadFile_Handler,
+			ClientStreams: true,
+		},
+		{
+			StreamName:    "DownloadFile",
+			Handler:       _BusService_DownloadFile_Handler,
 			ServerStreams: true,
 		},
 	},

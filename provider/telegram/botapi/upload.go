@@ -2,6 +2,7 @@ package botapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,13 +26,27 @@ var errUploadAborted = errors.New("botapi: upload aborted")
 // closed. If r can block indefinitely, the caller must unblock it (e.g.
 // close it) when ctx is done.
 func (c *Client) SendDocument(ctx context.Context, chatID int64, threadID int, filename string, r io.Reader, caption string) (Message, error) {
-	const method = "sendDocument"
+	res, err := c.SendFile(ctx, "sendDocument", "document", chatID, threadID, filename, r, caption)
+	if err != nil {
+		return Message{}, err
+	}
+	var m Message
+	if err := c.decodeResult("sendDocument", res, &m); err != nil {
+		return Message{}, err
+	}
+	return m, nil
+}
+
+// SendFile is SendDocument for any upload method: method is e.g.
+// "sendPhoto" and field the form field that carries the file ("photo").
+// It returns the raw result.
+func (c *Client) SendFile(ctx context.Context, method, field string, chatID int64, threadID int, filename string, r io.Reader, caption string) (json.RawMessage, error) {
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		pw.CloseWithError(writeDocumentForm(mw, chatID, threadID, filename, r, caption))
+		pw.CloseWithError(writeFileForm(mw, field, chatID, threadID, filename, r, caption))
 	}()
 
 	res, err := c.post(ctx, method, pr, mw.FormDataContentType())
@@ -40,19 +55,12 @@ func (c *Client) SendDocument(ctx context.Context, chatID int64, threadID int, f
 	// is no longer in use.
 	pr.CloseWithError(errUploadAborted)
 	<-done
-	if err != nil {
-		return Message{}, err
-	}
-	var m Message
-	if err := c.decodeResult(method, res, &m); err != nil {
-		return Message{}, err
-	}
-	return m, nil
+	return res, err
 }
 
 // writeDocumentForm writes the sendDocument form: the small fields first,
 // so a server can validate them before the file arrives, then the file.
-func writeDocumentForm(mw *multipart.Writer, chatID int64, threadID int, filename string, r io.Reader, caption string) error {
+func writeFileForm(mw *multipart.Writer, field string, chatID int64, threadID int, filename string, r io.Reader, caption string) error {
 	fields := [][2]string{{"chat_id", strconv.FormatInt(chatID, 10)}}
 	if threadID != 0 {
 		fields = append(fields, [2]string{"message_thread_id", strconv.Itoa(threadID)})
@@ -65,7 +73,7 @@ func writeDocumentForm(mw *multipart.Writer, chatID int64, threadID int, filenam
 			return err
 		}
 	}
-	part, err := mw.CreateFormFile("document", filename)
+	part, err := mw.CreateFormFile(field, filename)
 	if err != nil {
 		return err
 	}

@@ -1807,8 +1807,11 @@ type StatusResponse struct {
 	Occupancy      *Occupancy             `protobuf:"bytes,3,opt,name=occupancy,proto3" json:"occupancy,omitempty"`
 	LeaseExpiresAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=lease_expires_at,json=leaseExpiresAt,proto3" json:"lease_expires_at,omitempty"`
 	RequestId      string                 `protobuf:"bytes,5,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Why the platform connection is not serving, if it is not (e.g. "409
+	// Conflict: another process polls this bot token").
+	HealthDetail  string `protobuf:"bytes,6,opt,name=health_detail,json=healthDetail,proto3" json:"health_detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StatusResponse) Reset() {
@@ -1872,6 +1875,13 @@ func (x *StatusResponse) GetLeaseExpiresAt() *timestamppb.Timestamp {
 func (x *StatusResponse) GetRequestId() string {
 	if x != nil {
 		return x.RequestId
+	}
+	return ""
+}
+
+func (x *StatusResponse) GetHealthDetail() string {
+	if x != nil {
+		return x.HealthDetail
 	}
 	return ""
 }
@@ -2166,14 +2176,15 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\rCancelRequest\x128\n" +
 	"\x05fence\x18\x01 \x01(\v2\x1a.chatbus.provider.v1.FenceB\x06\xbaH\x03\xc8\x01\x01R\x05fence\"\x10\n" +
 	"\x0eCancelResponse\"\x0f\n" +
-	"\rStatusRequest\"\x83\x02\n" +
+	"\rStatusRequest\"\xa8\x02\n" +
 	"\x0eStatusResponse\x120\n" +
 	"\x05phase\x18\x01 \x01(\x0e2\x1a.chatbus.provider.v1.PhaseR\x05phase\x12\x1c\n" +
 	"\tadmitting\x18\x02 \x01(\bR\tadmitting\x12<\n" +
 	"\toccupancy\x18\x03 \x01(\v2\x1e.chatbus.provider.v1.OccupancyR\toccupancy\x12D\n" +
 	"\x10lease_expires_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x0eleaseExpiresAt\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x05 \x01(\tR\trequestId*\x9c\x01\n" +
+	"request_id\x18\x05 \x01(\tR\trequestId\x12#\n" +
+	"\rhealth_detail\x18\x06 \x01(\tR\fhealthDetail*\x9c\x01\n" +
 	"\n" +
 	"UpdateKind\x12\x1b\n" +
 	"\x17UPDATE_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +

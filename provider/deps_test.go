@@ -1,0 +1,34 @@
+package provider_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDeps keeps the import rule of STYLE.md true: the SDK depends on no
+// package of this module but the provider proto and internal/proc.
+func TestDeps(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not found")
+	}
+	const mod = "github.com/chatbus/chatbus/"
+	allowed := map[string]bool{
+		mod + "proto/chatbus/provider/v1": true,
+		mod + "internal/proc":             true,
+		mod + "provider":                  true,
+		mod + "provider/providertest":     true,
+	}
+	for _, pkg := range []string{mod + "provider", mod + "provider/providertest"} {
+		out, err := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.HasPrefix(dep, mod) && !allowed[dep] {
+				t.Errorf("%s imports %s", pkg, dep)
+			}
+		}
+	}
+}

@@ -1,0 +1,961 @@
+package provider_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+
+	"github.com/chatbus/chatbus/internal/proc"
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/providertest"
+)
+
+func TestHandshakeHealthIdentify(t *testing.T) {
+	ctx := testCtx(t)
+	h := start(t, &providertest.Fake{Identity: provider.Identity{OwnerID: "12345", Account: "@chatbus_bot"}})
+
+	if want := "1|unix|" + h.Socket + "|grpc\n"; h.Handshake != want {
+		t.Fatalf("handshake %q, want %q", h.Handshake, want)
+	}
+	if got, err := provider.ParseHandshake(h.Handshake); err != nil || got != h.Socket {
+		t.Fatalf("ParseHandshake = %q, %v", got, err)
+	}
+	fi, err := os.Stat(h.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket mode %v, want a 0600 socket", fi.Mode())
+	}
+
+	for _, svc := range []string{"fake", ""} {
+		res, err := h.Health.Check(ctx, &grpc_health_v1.HealthCheckRequest{Service: svc})
+		if err != nil || res.GetStatus() != grpc_health_v1.HealthCheckResponse_SERVING {
+			t.Fatalf("health %q: %v %v", svc, res, err)
+		}
+	}
+	_, err = h.Health.Check(ctx, &grpc_health_v1.HealthCheckRequest{Service: "other"})
+	wantCode(t, err, codes.NotFound, "")
+
+	id, err := h.Client.Identify(ctx, &providerv1.IdentifyRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc, err := proc.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.GetName() != "fake" || id.GetOwnerId() != "12345" || id.GetAccount() != "@chatbus_bot" || id.GetGeneration() != 1 {
+		t.Fatalf("Identify = %v", id)
+	}
+	if int(id.GetIncarnation().GetPid()) != inc.PID || id.GetIncarnation().GetStartTime() != inc.StartTime {
+		t.Fatalf("incarnation %v, want %v", id.GetIncarnation(), inc)
+	}
+
+	if err := h.Stop(); err != nil {
+		t.Fatalf("Serve returned %v after cancel, want nil", err)
+	}
+	if _, err := os.Lstat(h.Socket); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("socket left behind: %v", err)
+	}
+}
+
+func TestPlatformHealth(t *testing.T) {
+	ctx := testCtx(t)
+	health := provider.NewHealth()
+	health.Set(false, "409 Conflict") // before Serve
+	h := start(t, &providertest.Fake{}, func(c *provider.Config) { c.Health = health })
+	check := func(svc string, want grpc_health_v1.HealthCheckResponse_ServingStatus) {
+		t.Helper()
+		res, err := h.Health.Check(ctx, &grpc_health_v1.HealthCheckRequest{Service: svc})
+		if err != nil || res.GetStatus() != want {
+			t.Fatalf("health %q = %v, %v; want %v", svc, res.GetStatus(), err, want)
+		}
+	}
+	check("fake", grpc_health_v1.HealthCheckResponse_NOT_SERVING)
+	check("", grpc_health_v1.HealthCheckResponse_SERVING)
+	health.Set(true, "")
+	check("fake", grpc_health_v1.HealthCheckResponse_SERVING)
+	health.Set(false, "401 Unauthorized")
+	check("fake", grpc_health_v1.HealthCheckResponse_NOT_SERVING)
+	if ok, why := health.Serving(); ok || why != "401 Unauthorized" {
+		t.Fatalf("Serving = %v, %q", ok, why)
+	}
+}
+
+func TestUpdates(t *testing.T) {
+	t.Run("cursor, order, deliver waits for ack", func(t *testing.T) {
+		ctx := testCtx(t)
+		p := newRunProbe()
+		h := start(t, &providertest.Fake{RunFunc: p.run})
+		s := openUpdates(t, ctx, h, 42)
+		run := p.next(t)
+		if run.cursor != 42 {
+			t.Fatalf("Run cursor %d, want 42", run.cursor)
+		}
+
+		res := deliverAsync(ctx, run.sink, updates(5, 6, 7))
+		for _, want := range []int64{5, 6, 7} {
+			m, err := s.Recv()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.GetUpdate().GetUpdateId() != want || m.GetUpdate().GetText() != "u"+itoa(want) || m.GetUpdate().GetReceivedAt() == nil {
+				t.Fatalf("got %v, want update %d with received_at", m.GetUpdate(), want)
+			}
+		}
+		notYet(t, res, "Deliver before any ack")
+		if got := h.Server.Occupancy().Inbound; got != 3 {
+			t.Fatalf("inbound %d, want 3", got)
+		}
+		ack(t, s, 6)
+		eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
+		notYet(t, res, "Deliver after a partial ack")
+		ack(t, s, 7)
+		if r := recvResult(t, res); r.acked != 7 || r.err != nil {
+			t.Fatalf("Deliver = %d, %v; want 7, nil", r.acked, r.err)
+		}
+		if got := h.Server.Occupancy().Inbound; got != 0 {
+			t.Fatalf("inbound %d after the ack, want 0", got)
+		}
+
+		// A duplicate or older ack is harmless.
+		ack(t, s, 6)
+		res = deliverAsync(ctx, run.sink, updates(8))
+		if _, err := s.Recv(); err != nil {
+			t.Fatal(err)
+		}
+		ack(t, s, 8)
+		if r := recvResult(t, res); r.acked != 8 || r.err != nil {
+			t.Fatalf("Deliver = %d, %v; want 8, nil", r.acked, r.err)
+		}
+		// Ids must keep increasing.
+		if a, err := run.sink.Deliver(ctx, updates(8)); a != 8 || !errors.Is(err, provider.ErrInvalid) {
+			t.Fatalf("Deliver of an old id = %d, %v; want 8, ErrInvalid", a, err)
+		}
+	})
+
+	t.Run("partial ack point when the stream ends; stream end cancels Run", func(t *testing.T) {
+		ctx := testCtx(t)
+		p := newRunProbe()
+		h := start(t, &providertest.Fake{RunFunc: p.run})
+		sctx, cancelStream := context.WithCancel(ctx)
+		s := openUpdates(t, sctx, h, 0)
+		run := p.next(t)
+
+		res := deliverAsync(ctx, run.sink, updates(10, 11, 12))
+		for range 3 {
+			if _, err := s.Recv(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ack(t, s, 11)
+		eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
+		cancelStream()
+		r := recvResult(t, res)
+		if r.acked != 11 || !errors.Is(r.err, provider.ErrStreamEnded) {
+			t.Fatalf("Deliver = %d, %v; want 11, ErrStreamEnded", r.acked, r.err)
+		}
+		select {
+		case <-run.ctx.Done():
+		case <-time.After(wait):
+			t.Fatal("Run's ctx not cancelled when the stream ended")
+		}
+		eventually(t, "inbound 0", func() bool { return h.Server.Occupancy().Inbound == 0 })
+		if a, err := run.sink.Deliver(ctx, updates(13)); a != 11 || !errors.Is(err, provider.ErrStreamEnded) {
+			t.Fatalf("Deliver on an ended stream = %d, %v", a, err)
+		}
+	})
+
+	t.Run("partial ack point when Deliver's ctx ends", func(t *testing.T) {
+		ctx := testCtx(t)
+		p := newRunProbe()
+		h := start(t, &providertest.Fake{RunFunc: p.run})
+		s := openUpdates(t, ctx, h, 0)
+		run := p.next(t)
+		dctx, cancelDeliver := context.WithCancel(ctx)
+		res := deliverAsync(dctx, run.sink, updates(1, 2))
+		for range 2 {
+			if _, err := s.Recv(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ack(t, s, 1)
+		eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
+		cancelDeliver()
+		if r := recvResult(t, res); r.acked != 1 || !errors.Is(r.err, context.Canceled) {
+			t.Fatalf("Deliver = %d, %v; want 1, context.Canceled", r.acked, r.err)
+		}
+		// Still delivered and unacknowledged until the supervisor acks.
+		if got := h.Server.Occupancy().Inbound; got != 1 {
+			t.Fatalf("inbound %d, want 1", got)
+		}
+		ack(t, s, 2)
+		eventually(t, "inbound 0", func() bool { return h.Server.Occupancy().Inbound == 0 })
+	})
+
+	t.Run("supervisor closing its side ends the stream cleanly", func(t *testing.T) {
+		ctx := testCtx(t)
+		p := newRunProbe()
+		h := start(t, &providertest.Fake{RunFunc: p.run})
+		s := openUpdates(t, ctx, h, 3)
+		run := p.next(t)
+		if err := s.CloseSend(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Recv(); err != io.EOF {
+			t.Fatalf("Recv = %v, want io.EOF", err)
+		}
+		<-run.ctx.Done()
+	})
+
+	t.Run("second stream supersedes the first", func(t *testing.T) {
+		ctx := testCtx(t)
+		p := newRunProbe()
+		h := start(t, &providertest.Fake{RunFunc: p.run})
+		s1 := openUpdates(t, ctx, h, 1)
+		run1 := p.next(t)
+		s2 := openUpdates(t, ctx, h, 2)
+		run2 := p.next(t)
+		if run2.cursor != 2 || run1.ctx.Err() == nil {
+			t.Fatalf("second Run cursor %d, first ctx %v", run2.cursor, run1.ctx.Err())
+		}
+		if got, want := fmt.Sprint(p.events()), "[start 1 end 1 start 2]"; got != want {
+			t.Fatalf("Run events %s, want %s (no overlap)", got, want)
+		}
+		_, err := s1.Recv()
+		wantCode(t, err, codes.Aborted, "superseded")
+		if a, err := run1.sink.Deliver(ctx, updates(1)); a != 0 || !errors.Is(err, provider.ErrSuperseded) {
+			t.Fatalf("old sink Deliver = %d, %v", a, err)
+		}
+		res := deliverAsync(ctx, run2.sink, updates(20))
+		if m, err := s2.Recv(); err != nil || m.GetUpdate().GetUpdateId() != 20 {
+			t.Fatalf("new stream Recv = %v, %v", m, err)
+		}
+		ack(t, s2, 20)
+		if r := recvResult(t, res); r.acked != 20 || r.err != nil {
+			t.Fatalf("Deliver = %+v", r)
+		}
+	})
+
+	t.Run("protocol violations", func(t *testing.T) {
+		ctx := testCtx(t)
+		p := newRunProbe()
+		h := start(t, &providertest.Fake{RunFunc: p.run})
+
+		s, err := h.Client.Updates(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ack(t, s, 1)
+		_, err = s.Recv()
+		wantCode(t, err, codes.InvalidArgument, "must be Start")
+
+		s = openUpdates(t, ctx, h, 0)
+		run := p.next(t)
+		ack(t, s, 99) // nothing was delivered
+		_, err = s.Recv()
+		wantCode(t, err, codes.InvalidArgument, "beyond the last delivered")
+		<-run.ctx.Done()
+	})
+
+	t.Run("default fake platform leaves unacknowledged updates at the platform", func(t *testing.T) {
+		ctx := testCtx(t)
+		f := &providertest.Fake{}
+		h := start(t, f)
+		f.Push(updates(1, 2, 3)...)
+		sctx, cancelStream := context.WithCancel(ctx)
+		s := openUpdates(t, sctx, h, 0)
+		for range 3 {
+			if _, err := s.Recv(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ack(t, s, 2)
+		eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
+		cancelStream() // Deliver returns the partial ack point 2
+		eventually(t, "platform forgets 1 and 2", func() bool { return len(f.Pending()) == 1 })
+		// The successor stream starts at the stored cursor and gets 3 again.
+		s = openUpdates(t, ctx, h, 3)
+		m, err := s.Recv()
+		if err != nil || m.GetUpdate().GetUpdateId() != 3 {
+			t.Fatalf("redelivery = %v, %v", m, err)
+		}
+		ack(t, s, 3)
+		eventually(t, "platform forgets 3", func() bool { return len(f.Pending()) == 0 })
+		if got := fmt.Sprint(f.Runs()); got != "[0 3]" {
+			t.Fatalf("Run cursors %s", got)
+		}
+	})
+}
+
+func TestOccupancy(t *testing.T) {
+	ctx := testCtx(t)
+	prov, call, upload, closeT := newBlocker(), newBlocker(), newBlocker(), newBlocker()
+	p := newRunProbe()
+	f := &providertest.Fake{
+		RunFunc: p.run,
+		ProvisionFunc: func(ctx context.Context, chatID int64, name string) (provider.Target, error) {
+			return provider.Target{ChatID: chatID, ThreadID: 7, Name: name}, prov.block(ctx)
+		},
+		CallFunc: func(ctx context.Context, method string, _ json.RawMessage, _ string) (json.RawMessage, error) {
+			return []byte(`{"ok":true}`), call.block(ctx)
+		},
+		UploadFunc: func(ctx context.Context, _ provider.UploadHeader, r io.Reader) (json.RawMessage, error) {
+			if _, err := io.ReadAll(r); err != nil {
+				return nil, err
+			}
+			return []byte(`{}`), upload.block(ctx)
+		},
+		CloseTargetFunc: func(ctx context.Context, _, _ int64) error { return closeT.block(ctx) },
+	}
+	h := start(t, f)
+	w := watchOccupancy(t, h)
+	w.waitFor(t, provider.Occupancy{})
+
+	t.Run("attached", func(t *testing.T) {
+		steps := []struct {
+			name   string
+			do     func() error
+			attach uint32
+		}{
+			{"attach a", func() error { return attach(ctx, h, "a") }, 1},
+			{"attach a again is idempotent", func() error { return attach(ctx, h, "a") }, 1},
+			{"attach b", func() error { return attach(ctx, h, "b") }, 2},
+			{"detach unknown is a no-op", func() error { return detach(ctx, h, "nobody") }, 2},
+			{"detach a", func() error { return detach(ctx, h, "a") }, 1},
+			{"detach a again", func() error { return detach(ctx, h, "a") }, 1},
+			{"detach b", func() error { return detach(ctx, h, "b") }, 0},
+		}
+		for _, s := range steps {
+			if err := s.do(); err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+			if got := h.Server.Occupancy(); got != (provider.Occupancy{Attached: s.attach}) {
+				t.Fatalf("%s: occupancy {%v}", s.name, got)
+			}
+		}
+		w.waitFor(t, provider.Occupancy{})
+		_, err := h.Client.Attach(ctx, &providerv1.AttachRequest{})
+		wantCode(t, err, codes.InvalidArgument, "instance id")
+	})
+
+	cases := []struct {
+		name string
+		rpc  func() error
+		b    *blocker
+		want provider.Occupancy
+	}{
+		{"inflight: ProvisionTarget", func() error {
+			res, err := h.Client.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{Name: "A · x", ChatId: -5})
+			if err == nil && (res.GetThreadId() != 7 || res.GetChatId() != -5 || res.GetName() != "A · x") {
+				err = fmt.Errorf("response %v", res)
+			}
+			return err
+		}, prov, provider.Occupancy{Inflight: 1}},
+		{"outbound: Call", func() error {
+			_, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage", ParamsJson: []byte(`{}`)})
+			return err
+		}, call, provider.Occupancy{Outbound: 1}},
+		{"outbound: UploadFile", func() error { return uploadFile(ctx, h, []byte("hello")) }, upload, provider.Occupancy{Outbound: 1}},
+		{"cleanup: CloseTarget", func() error {
+			_, err := h.Client.CloseTarget(ctx, &providerv1.CloseTargetRequest{ChatId: -5, ThreadId: 7})
+			return err
+		}, closeT, provider.Occupancy{Cleanup: 1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			errc := make(chan error, 1)
+			go func() { errc <- c.rpc() }()
+			c.b.waitEntered(t)
+			w.waitFor(t, c.want)
+			c.b.release <- struct{}{}
+			if err := recvResult(t, errc); err != nil {
+				t.Fatal(err)
+			}
+			w.waitFor(t, provider.Occupancy{})
+		})
+	}
+
+	t.Run("inbound", func(t *testing.T) {
+		s := openUpdates(t, ctx, h, 0)
+		run := p.next(t)
+		res := deliverAsync(ctx, run.sink, updates(1, 2))
+		w.waitFor(t, provider.Occupancy{Inbound: 2})
+		for range 2 {
+			if _, err := s.Recv(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ack(t, s, 1)
+		w.waitFor(t, provider.Occupancy{Inbound: 1})
+		ack(t, s, 2)
+		w.waitFor(t, provider.Occupancy{})
+		if r := recvResult(t, res); r.acked != 2 || r.err != nil {
+			t.Fatalf("Deliver = %+v", r)
+		}
+	})
+
+	t.Run("all at once", func(t *testing.T) {
+		if err := attach(ctx, h, "x"); err != nil {
+			t.Fatal(err)
+		}
+		errc := make(chan error, 2)
+		go func() {
+			_, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage"})
+			errc <- err
+		}()
+		go func() {
+			_, err := h.Client.CloseTarget(ctx, &providerv1.CloseTargetRequest{ChatId: 1, ThreadId: 2})
+			errc <- err
+		}()
+		call.waitEntered(t)
+		closeT.waitEntered(t)
+		w.waitFor(t, provider.Occupancy{Attached: 1, Outbound: 1, Cleanup: 1})
+		st, err := h.Client.Status(ctx, &providerv1.StatusRequest{})
+		if err != nil || provider.OccupancyFromProto(st.GetOccupancy()) != (provider.Occupancy{Attached: 1, Outbound: 1, Cleanup: 1}) {
+			t.Fatalf("Status = %v, %v", st, err)
+		}
+		call.release <- struct{}{}
+		closeT.release <- struct{}{}
+		for range 2 {
+			if err := recvResult(t, errc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := detach(ctx, h, "x"); err != nil {
+			t.Fatal(err)
+		}
+		w.waitFor(t, provider.Occupancy{})
+	})
+}
+
+func TestFence(t *testing.T) {
+	t.Run("prepare closes admission synchronously; cancel reopens", func(t *testing.T) {
+		ctx := testCtx(t)
+		p := newRunProbe()
+		h := start(t, &providertest.Fake{RunFunc: p.run})
+		s := openUpdates(t, ctx, h, 0)
+		run := p.next(t)
+		res := deliverAsync(ctx, run.sink, updates(5))
+		if _, err := s.Recv(); err != nil {
+			t.Fatal(err)
+		}
+		ack(t, s, 5)
+		recvResult(t, res)
+		if err := attach(ctx, h, "a"); err != nil {
+			t.Fatal(err)
+		}
+
+		before := time.Now()
+		pr, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "r1"), Lease: durationOf(30 * time.Second)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if provider.OccupancyFromProto(pr.GetOccupancy()) != (provider.Occupancy{Attached: 1}) {
+			t.Fatalf("Prepare occupancy %v", pr.GetOccupancy())
+		}
+		if exp := pr.GetLeaseExpiresAt().AsTime(); exp.Before(before.Add(29*time.Second)) || exp.After(time.Now().Add(31*time.Second)) {
+			t.Fatalf("lease expires at %v", exp)
+		}
+
+		// The very next calls are refused.
+		const closed = "admission closed: doctor r1 prepared"
+		wantCode(t, attach(ctx, h, "b"), codes.FailedPrecondition, closed)
+		_, err = h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage"})
+		wantCode(t, err, codes.FailedPrecondition, closed)
+		_, err = h.Client.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{Name: "t"})
+		wantCode(t, err, codes.FailedPrecondition, closed)
+		wantCode(t, uploadFile(ctx, h, []byte("x")), codes.FailedPrecondition, closed)
+		dl, err := h.Client.DownloadFile(ctx, &providerv1.DownloadFileRequest{FileId: "f"})
+		if err == nil {
+			_, err = dl.Recv()
+		}
+		wantCode(t, err, codes.FailedPrecondition, closed)
+		a, err := run.sink.Deliver(ctx, updates(6))
+		var ace *provider.AdmissionClosedError
+		if a != 5 || !errors.Is(err, provider.ErrNotAdmitting) || !errors.As(err, &ace) || ace.RequestID != "r1" {
+			t.Fatalf("Deliver while prepared = %d, %v; want 5, ErrNotAdmitting", a, err)
+		}
+		// Settling work is still allowed.
+		if _, err := h.Client.CloseTarget(ctx, &providerv1.CloseTargetRequest{ChatId: 1, ThreadId: 2}); err != nil {
+			t.Fatal(err)
+		}
+		if err := detach(ctx, h, "a"); err != nil {
+			t.Fatal(err)
+		}
+
+		st := status1(t, ctx, h)
+		if st.GetPhase() != providerv1.Phase_PHASE_PREPARED || st.GetAdmitting() || st.GetRequestId() != "r1" || st.GetLeaseExpiresAt() == nil {
+			t.Fatalf("Status %v", st)
+		}
+
+		// Other request ids are refused; the same one renews.
+		_, err = h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "r2")})
+		wantCode(t, err, codes.Aborted, "r1")
+		_, err = h.Client.Cancel(ctx, &providerv1.CancelRequest{Fence: fence(t, "r2")})
+		wantCode(t, err, codes.FailedPrecondition, "")
+		_, err = h.Client.Commit(ctx, &providerv1.CommitRequest{Fence: fence(t, "r2")})
+		wantCode(t, err, codes.FailedPrecondition, "")
+		pr2, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "r1"), Lease: durationOf(time.Minute)})
+		if err != nil || !pr2.GetLeaseExpiresAt().AsTime().After(pr.GetLeaseExpiresAt().AsTime()) {
+			t.Fatalf("renewing Prepare = %v, %v", pr2, err)
+		}
+
+		if _, err := h.Client.Cancel(ctx, &providerv1.CancelRequest{Fence: fence(t, "r1")}); err != nil {
+			t.Fatal(err)
+		}
+		st = status1(t, ctx, h)
+		if st.GetPhase() != providerv1.Phase_PHASE_IDLE || !st.GetAdmitting() || st.GetRequestId() != "" || st.GetLeaseExpiresAt() != nil {
+			t.Fatalf("Status after Cancel %v", st)
+		}
+		if err := attach(ctx, h, "b"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Client.Cancel(ctx, &providerv1.CancelRequest{Fence: fence(t, "r1")}); err != nil {
+			t.Fatalf("Cancel with nothing prepared: %v", err)
+		}
+		// Deliveries resume.
+		res = deliverAsync(ctx, run.sink, updates(6))
+		if _, err := s.Recv(); err != nil {
+			t.Fatal(err)
+		}
+		ack(t, s, 6)
+		if r := recvResult(t, res); r.acked != 6 || r.err != nil {
+			t.Fatalf("Deliver after Cancel = %+v", r)
+		}
+	})
+
+	t.Run("fence must name this owner", func(t *testing.T) {
+		ctx := testCtx(t)
+		h := start(t, &providertest.Fake{})
+		inc := self(t)
+		cases := []struct {
+			name string
+			f    *providerv1.Fence
+			code codes.Code
+		}{
+			{"no fence", nil, codes.InvalidArgument},
+			{"no request id", &providerv1.Fence{Incarnation: inc}, codes.InvalidArgument},
+			{"no incarnation", &providerv1.Fence{RequestId: "r"}, codes.FailedPrecondition},
+			{"other pid", &providerv1.Fence{RequestId: "r", Incarnation: &providerv1.Incarnation{Pid: inc.Pid + 1, StartTime: inc.StartTime}}, codes.FailedPrecondition},
+			{"other start time", &providerv1.Fence{RequestId: "r", Incarnation: &providerv1.Incarnation{Pid: inc.Pid, StartTime: inc.StartTime + 1}}, codes.FailedPrecondition},
+			{"other owner id", &providerv1.Fence{RequestId: "r", OwnerId: "someone", Incarnation: inc}, codes.FailedPrecondition},
+			{"other generation", &providerv1.Fence{RequestId: "r", Generation: 2, Incarnation: inc}, codes.FailedPrecondition},
+			{"everything matches", &providerv1.Fence{RequestId: "r", OwnerId: "fake-owner", Generation: 1, Incarnation: inc}, codes.OK},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				_, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: c.f})
+				wantCode(t, err, c.code, "")
+				if c.code == codes.OK {
+					if _, err := h.Client.Cancel(ctx, &providerv1.CancelRequest{Fence: c.f}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !h.Server.Status().Admitting {
+					t.Fatal("admission left closed")
+				}
+			})
+		}
+		_, err := h.Client.Commit(ctx, &providerv1.CommitRequest{Fence: fence(t, "never-prepared")})
+		wantCode(t, err, codes.FailedPrecondition, "not prepared")
+		_, err = h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "r"), Lease: durationOf(-time.Second)})
+		wantCode(t, err, codes.InvalidArgument, "lease")
+	})
+
+	t.Run("an expired lease reopens admission by itself", func(t *testing.T) {
+		ctx := testCtx(t)
+		var logs syncBuffer
+		h := start(t, &providertest.Fake{}, func(c *provider.Config) { c.Logger = zerologTo(&logs) })
+		if _, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "dead-doctor"), Lease: durationOf(200 * time.Millisecond)}); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, attach(ctx, h, "a"), codes.FailedPrecondition, "admission closed")
+		// Nobody calls in: the timer alone must reopen it.
+		eventually(t, "the lease-expiry event", func() bool {
+			return strings.Contains(logs.String(), "lease expired; admission reopened")
+		})
+		st := status1(t, ctx, h)
+		if st.GetPhase() != providerv1.Phase_PHASE_IDLE || !st.GetAdmitting() {
+			t.Fatalf("Status %v", st)
+		}
+		if err := attach(ctx, h, "a"); err != nil {
+			t.Fatal(err)
+		}
+		_, err := h.Client.Commit(ctx, &providerv1.CommitRequest{Fence: fence(t, "dead-doctor")})
+		wantCode(t, err, codes.FailedPrecondition, "lease expired")
+	})
+
+	t.Run("lease on an injected clock, capped at MaxLease", func(t *testing.T) {
+		ctx := testCtx(t)
+		clock := newFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+		h := start(t, &providertest.Fake{}, func(c *provider.Config) { c.Now = clock.Now })
+		pr, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "r"), Lease: durationOf(time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := pr.GetLeaseExpiresAt().AsTime(), clock.Now().Add(provider.MaxLease); !got.Equal(want) {
+			t.Fatalf("lease expires %v, want %v", got, want)
+		}
+		clock.Add(provider.MaxLease - time.Second)
+		if st := status1(t, ctx, h); st.GetAdmitting() {
+			t.Fatal("admitting before the lease expired")
+		}
+		clock.Add(time.Second)
+		if st := status1(t, ctx, h); !st.GetAdmitting() || st.GetPhase() != providerv1.Phase_PHASE_IDLE {
+			t.Fatalf("Status after expiry %v", st)
+		}
+	})
+
+	t.Run("commit while occupied waits for the in-flight call", func(t *testing.T) {
+		ctx := testCtx(t)
+		call := newBlocker()
+		f := &providertest.Fake{CallFunc: func(ctx context.Context, _ string, _ json.RawMessage, _ string) (json.RawMessage, error) {
+			return []byte(`{"ok":true}`), call.block(ctx)
+		}}
+		h := start(t, f)
+		callRes := make(chan error, 1)
+		go func() {
+			_, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage"})
+			callRes <- err
+		}()
+		call.waitEntered(t)
+
+		if _, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "r1")}); err != nil {
+			t.Fatal(err)
+		}
+		cr, err := h.Client.Commit(ctx, &providerv1.CommitRequest{Fence: fence(t, "r1")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if provider.OccupancyFromProto(cr.GetOccupancy()) != (provider.Occupancy{Outbound: 1}) {
+			t.Fatalf("Commit occupancy %v", cr.GetOccupancy())
+		}
+		if _, err := h.Client.Commit(ctx, &providerv1.CommitRequest{Fence: fence(t, "r1")}); err != nil {
+			t.Fatalf("repeated Commit: %v", err)
+		}
+		st := status1(t, ctx, h)
+		if st.GetPhase() != providerv1.Phase_PHASE_COMMITTED || st.GetAdmitting() || st.GetLeaseExpiresAt() != nil {
+			t.Fatalf("Status %v", st)
+		}
+		notYet(t, h.Done(), "Serve while a call is in flight")
+		_, err = h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage"})
+		wantCode(t, err, codes.FailedPrecondition, "admission closed: doctor r1 committed")
+		_, err = h.Client.Cancel(ctx, &providerv1.CancelRequest{Fence: fence(t, "r1")})
+		wantCode(t, err, codes.FailedPrecondition, "committed")
+		_, err = h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "r2")})
+		wantCode(t, err, codes.Aborted, "")
+
+		call.release <- struct{}{}
+		if err := recvResult(t, callRes); err != nil {
+			t.Fatalf("the in-flight call failed: %v", err)
+		}
+		select {
+		case <-h.Done():
+		case <-time.After(wait):
+			t.Fatal("Serve did not return after the commit settled")
+		}
+		if err := h.Err(); err != nil {
+			t.Fatalf("Serve = %v, want nil", err)
+		}
+	})
+
+	t.Run("commit when idle returns promptly and ends streams", func(t *testing.T) {
+		ctx := testCtx(t)
+		p := newRunProbe()
+		h := start(t, &providertest.Fake{RunFunc: p.run})
+		s := openUpdates(t, ctx, h, 0)
+		run := p.next(t)
+		w := watchOccupancy(t, h)
+		w.waitFor(t, provider.Occupancy{})
+		if _, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "r1")}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Client.Commit(ctx, &providerv1.CommitRequest{Fence: fence(t, "r1")}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-h.Done():
+		case <-time.After(wait):
+			t.Fatal("Serve did not return after an idle commit")
+		}
+		if err := h.Err(); err != nil {
+			t.Fatalf("Serve = %v", err)
+		}
+		if run.ctx.Err() == nil {
+			t.Fatal("Run still running after Serve returned")
+		}
+		_, err := s.Recv()
+		wantCode(t, err, codes.Unavailable, "")
+		if _, err := os.Lstat(h.Socket); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("socket left behind: %v", err)
+		}
+	})
+}
+
+func TestErrorCodes(t *testing.T) {
+	ctx := testCtx(t)
+	var next error
+	h := start(t, &providertest.Fake{
+		CallFunc: func(context.Context, string, json.RawMessage, string) (json.RawMessage, error) { return nil, next },
+	})
+	cases := []struct {
+		name  string
+		err   error
+		code  codes.Code
+		retry time.Duration
+	}{
+		{"not found", fmt.Errorf("message 5: %w", provider.ErrNotFound), codes.NotFound, 0},
+		{"invalid", fmt.Errorf("bad params: %w", provider.ErrInvalid), codes.InvalidArgument, 0},
+		{"rate limited", provider.RateLimited(3*time.Second, errBoom), codes.ResourceExhausted, 3 * time.Second},
+		{"ambiguous", fmt.Errorf("createForumTopic: %w", provider.ErrAmbiguous), codes.Unknown, 0},
+		{"ambiguous wins over ctx", fmt.Errorf("%w: %w", provider.ErrAmbiguous, context.DeadlineExceeded), codes.Unknown, 0},
+		{"unavailable", provider.ErrUnavailable, codes.Unavailable, 0},
+		{"forbidden", provider.ErrPermissionDenied, codes.PermissionDenied, 0},
+		{"explicit code", &provider.Error{Code: codes.FailedPrecondition, Message: "bot token revoked"}, codes.FailedPrecondition, 0},
+		{"status passes through", status.Error(codes.AlreadyExists, "dup"), codes.AlreadyExists, 0},
+		{"deadline", context.DeadlineExceeded, codes.DeadlineExceeded, 0},
+		{"unclassified is unknown", errBoom, codes.Unknown, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			next = c.err
+			_, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "m"})
+			wantCode(t, err, c.code, "")
+			got, ok := provider.RetryAfter(err)
+			if got != c.retry || ok != (c.retry > 0) {
+				t.Fatalf("RetryAfter = %v, %v; want %v", got, ok, c.retry)
+			}
+		})
+	}
+	if !errors.Is(&provider.Error{Code: codes.NotFound}, provider.ErrNotFound) ||
+		errors.Is(&provider.Error{Code: codes.NotFound}, provider.ErrInvalid) ||
+		!errors.Is(provider.RateLimited(time.Second, nil), provider.ErrRateLimited) {
+		t.Fatal("*Error does not match its sentinel")
+	}
+	if d, ok := provider.RetryAfter(fmt.Errorf("wrapped: %w", provider.RateLimited(2*time.Second, nil))); !ok || d != 2*time.Second {
+		t.Fatalf("RetryAfter on a wrapped *Error = %v, %v", d, ok)
+	}
+	_, err := h.Client.Call(ctx, &providerv1.CallRequest{})
+	wantCode(t, err, codes.InvalidArgument, "method") // protovalidate
+}
+
+func TestFiles(t *testing.T) {
+	ctx := testCtx(t)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 10000) // 160 KB: several chunks
+	var got []byte
+	f := &providertest.Fake{
+		Files: map[string][]byte{"doc1": big, "empty": {}},
+		UploadFunc: func(_ context.Context, h provider.UploadHeader, r io.Reader) (json.RawMessage, error) {
+			b, err := io.ReadAll(r)
+			got = b
+			return fmt.Appendf(nil, `{"name":%q,"kind":%q,"chat":%d,"thread":%d,"caption":%q}`, h.Filename, h.Kind, h.ChatID, h.ThreadID, h.Caption), err
+		},
+	}
+	h := start(t, f)
+
+	up, err := h.Client.UploadFile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(m *providerv1.UploadFileRequest) {
+		if err := up.Send(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Header_{Header: &providerv1.UploadFileRequest_Header{
+		ChatId: -5, ThreadId: 7, Filename: "a.bin", Caption: "cap", Kind: "document"}}})
+	for off := 0; off < len(big); off += 50000 {
+		send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Chunk{Chunk: big[off:min(off+50000, len(big))]}})
+	}
+	res, err := up.CloseAndRecv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, big) || string(res.GetResultJson()) != `{"name":"a.bin","kind":"document","chat":-5,"thread":7,"caption":"cap"}` {
+		t.Fatalf("upload: %d bytes, result %s", len(got), res.GetResultJson())
+	}
+
+	up, err = h.Client.UploadFile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Chunk{Chunk: []byte("x")}})
+	_, err = up.CloseAndRecv()
+	wantCode(t, err, codes.InvalidArgument, "Header")
+
+	for _, c := range []struct {
+		id   string
+		want []byte
+	}{{"doc1", big}, {"empty", nil}} {
+		dl, err := h.Client.DownloadFile(ctx, &providerv1.DownloadFileRequest{FileId: c.id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf []byte
+		for i := 0; ; i++ {
+			m, err := dl.Recv()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 && (m.GetSize() != int64(len(c.want)) || m.GetFilePath() != "files/"+c.id) {
+				t.Fatalf("first message size %d path %q", m.GetSize(), m.GetFilePath())
+			}
+			buf = append(buf, m.GetChunk()...)
+		}
+		if !bytes.Equal(buf, c.want) {
+			t.Fatalf("download %s: %d bytes, want %d", c.id, len(buf), len(c.want))
+		}
+	}
+	dl, err := h.Client.DownloadFile(ctx, &providerv1.DownloadFileRequest{FileId: "missing"})
+	if err == nil {
+		_, err = dl.Recv()
+	}
+	wantCode(t, err, codes.NotFound, "missing")
+	if o := h.Server.Occupancy(); !o.Zero() {
+		t.Fatalf("occupancy after file transfers {%v}", o)
+	}
+}
+
+func TestListen(t *testing.T) {
+	dir, err := os.MkdirTemp("", "pv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	t.Run("stale socket is replaced", func(t *testing.T) {
+		sock := filepath.Join(dir, "stale.sock")
+		ln, err := net.Listen("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln.(*net.UnixListener).SetUnlinkOnClose(false)
+		ln.Close() // leaves the file; nobody answers
+		h := providertest.Start(t, provider.Config{Name: "fake", Socket: sock, Platform: &providertest.Fake{}})
+		if _, err := h.Client.Status(testCtx(t), &providerv1.StatusRequest{}); err != nil {
+			t.Fatal(err)
+		}
+
+		_, err = runServe(provider.Config{Name: "fake", Socket: sock, Platform: &providertest.Fake{}})
+		if !errors.Is(err, provider.ErrAlreadyRunning) {
+			t.Fatalf("second Serve on a live socket = %v, want ErrAlreadyRunning", err)
+		}
+	})
+
+	t.Run("refusals", func(t *testing.T) {
+		regular := filepath.Join(dir, "file")
+		if err := os.WriteFile(regular, []byte("keep"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cases := []struct {
+			name string
+			cfg  provider.Config
+			want string
+		}{
+			{"not a socket", provider.Config{Name: "x", Socket: regular, Platform: &providertest.Fake{}}, "not a socket"},
+			{"path too long", provider.Config{Name: "x", Socket: "/tmp/" + strings.Repeat("a", 120), Platform: &providertest.Fake{}}, "107"},
+			{"no name", provider.Config{Socket: filepath.Join(dir, "n.sock"), Platform: &providertest.Fake{}}, "Name"},
+			{"no platform", provider.Config{Name: "x", Socket: filepath.Join(dir, "n.sock")}, "Platform"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				out, err := runServe(c.cfg)
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("Serve = %v, want an error mentioning %q", err, c.want)
+				}
+				if out != "" {
+					t.Fatalf("handshake written on failure: %q", out)
+				}
+			})
+		}
+		if b, _ := os.ReadFile(regular); string(b) != "keep" {
+			t.Fatal("a regular file at the socket path was touched")
+		}
+	})
+}
+
+// runServe runs Serve expecting it to fail at once.
+func runServe(cfg provider.Config) (handshake string, err error) {
+	var out syncBuffer
+	cfg.Handshake = &out
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	err = provider.Serve(ctx, cfg)
+	return out.String(), err
+}
+
+func TestParseHandshake(t *testing.T) {
+	cases := []struct {
+		name, line, want string
+		ok               bool
+	}{
+		{"ok", "1|unix|/run/x/telegram.sock|grpc\n", "/run/x/telegram.sock", true},
+		{"no newline", "1|unix|/s|grpc", "/s", true},
+		{"version 2", "2|unix|/s|grpc\n", "", false},
+		{"tcp", "1|tcp|127.0.0.1:1|grpc\n", "", false},
+		{"netrpc", "1|unix|/s|netrpc\n", "", false},
+		{"short", "1|unix|/s\n", "", false},
+		{"empty path", "1|unix||grpc\n", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := provider.ParseHandshake(c.line)
+			if (err == nil) != c.ok || got != c.want {
+				t.Fatalf("ParseHandshake(%q) = %q, %v", c.line, got, err)
+			}
+		})
+	}
+}
+
+func attach(ctx context.Context, h *providertest.Harness, id string) error {
+	_, err := h.Client.Attach(ctx, &providerv1.AttachRequest{InstanceId: id, ChatId: -5, ThreadId: 7})
+	return err
+}
+
+func detach(ctx context.Context, h *providertest.Harness, id string) error {
+	_, err := h.Client.Detach(ctx, &providerv1.DetachRequest{InstanceId: id})
+	return err
+}
+
+func uploadFile(ctx context.Context, h *providertest.Harness, data []byte) error {
+	up, err := h.Client.UploadFile(ctx)
+	if err != nil {
+		return err
+	}
+	if err := up.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Header_{Header: &providerv1.UploadFileRequest_Header{ChatId: 1, Filename: "f"}}}); err != nil {
+		return err
+	}
+	if err := up.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Chunk{Chunk: data}}); err != nil && err != io.EOF {
+		return err
+	}
+	_, err = up.CloseAndRecv()
+	return err
+}
+
+func status1(t *testing.T, ctx context.Context, h *providertest.Harness) *providerv1.StatusResponse {
+	t.Helper()
+	st, err := h.Client.Status(ctx, &providerv1.StatusRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}

@@ -1,0 +1,233 @@
+package providertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/provider"
+)
+
+// Fake is a [provider.Platform] without a network. Each method calls its
+// …Func hook when set; otherwise it behaves like a small well-behaved
+// platform (see each default). Set the hooks before serving; the rest of
+// the Fake is safe for concurrent use.
+type Fake struct {
+	// Identity is what the default Identify returns. If zero,
+	// {OwnerID: "fake-owner", Account: "@fake"}.
+	Identity provider.Identity
+	// Files are what the default Download serves, by file id.
+	Files map[string][]byte
+	// Backoff is how long the default Run waits after ErrNotAdmitting. If
+	// zero, 20ms.
+	Backoff time.Duration
+
+	IdentifyFunc    func(ctx context.Context) (provider.Identity, error)
+	RunFunc         func(ctx context.Context, cursor int64, sink provider.Sink) error
+	CallFunc        func(ctx context.Context, method string, params json.RawMessage, key string) (json.RawMessage, error)
+	UploadFunc      func(ctx context.Context, h provider.UploadHeader, r io.Reader) (json.RawMessage, error)
+	DownloadFunc    func(ctx context.Context, fileID string) (io.ReadCloser, int64, string, error)
+	ProvisionFunc   func(ctx context.Context, chatID int64, name string) (provider.Target, error)
+	CloseTargetFunc func(ctx context.Context, chatID, threadID int64) error
+
+	mu         sync.Mutex
+	queue      []*providerv1.Update // pushed and not yet confirmed by an ack
+	pushed     chan struct{}        // closed and replaced on every Push
+	calls      []CallRecord
+	runs       []int64 // cursor of each Run
+	nextThread int64
+}
+
+// CallRecord is one Call the Fake received.
+type CallRecord struct {
+	Method         string
+	Params         json.RawMessage
+	IdempotencyKey string
+}
+
+var _ provider.Platform = (*Fake)(nil)
+
+// Push queues platform updates for the default Run (ids ascending).
+func (f *Fake) Push(us ...*providerv1.Update) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queue = append(f.queue, us...)
+	if f.pushed != nil {
+		close(f.pushed)
+	}
+	f.pushed = make(chan struct{})
+}
+
+// Pending returns the pushed updates the platform still holds: those not
+// yet acknowledged through the Sink.
+func (f *Fake) Pending() []*providerv1.Update {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*providerv1.Update(nil), f.queue...)
+}
+
+// Calls returns the Calls received so far.
+func (f *Fake) Calls() []CallRecord {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]CallRecord(nil), f.calls...)
+}
+
+// Runs returns the cursor of each Run so far.
+func (f *Fake) Runs() []int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]int64(nil), f.runs...)
+}
+
+// Identify returns Identity (default: OwnerID "fake-owner").
+func (f *Fake) Identify(ctx context.Context) (provider.Identity, error) {
+	if f.IdentifyFunc != nil {
+		return f.IdentifyFunc(ctx)
+	}
+	if f.Identity == (provider.Identity{}) {
+		return provider.Identity{OwnerID: "fake-owner", Account: "@fake"}, nil
+	}
+	return f.Identity, nil
+}
+
+// Run by default behaves like Telegram's getUpdates loop over the pushed
+// updates: it delivers those at or after the cursor, forgets them once
+// acknowledged, and backs off while the sink is not admitting.
+func (f *Fake) Run(ctx context.Context, cursor int64, sink provider.Sink) error {
+	f.mu.Lock()
+	f.runs = append(f.runs, cursor)
+	f.mu.Unlock()
+	if f.RunFunc != nil {
+		return f.RunFunc(ctx, cursor, sink)
+	}
+	backoff := f.Backoff
+	if backoff <= 0 {
+		backoff = 20 * time.Millisecond
+	}
+	offset := cursor
+	for {
+		batch, wait := f.batch(offset)
+		if len(batch) == 0 {
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		acked, err := sink.Deliver(ctx, batch)
+		if acked > 0 {
+			offset = acked + 1
+			f.confirm(acked)
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, provider.ErrNotAdmitting):
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		case ctx.Err() != nil:
+			return ctx.Err()
+		default:
+			return err
+		}
+	}
+}
+
+// batch returns copies of the queued updates with id >= offset (all if
+// offset is 0), or a channel closed at the next Push.
+func (f *Fake) batch(offset int64) ([]*providerv1.Update, <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*providerv1.Update
+	for _, u := range f.queue {
+		if u.GetUpdateId() >= offset {
+			out = append(out, proto.CloneOf(u))
+		}
+	}
+	if f.pushed == nil {
+		f.pushed = make(chan struct{})
+	}
+	return out, f.pushed
+}
+
+func (f *Fake) confirm(acked int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	kept := f.queue[:0]
+	for _, u := range f.queue {
+		if u.GetUpdateId() > acked {
+			kept = append(kept, u)
+		}
+	}
+	f.queue = kept
+}
+
+// Call records the call; by default it answers {"ok":true,"method":…}.
+func (f *Fake) Call(ctx context.Context, method string, params json.RawMessage, key string) (json.RawMessage, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, CallRecord{Method: method, Params: append(json.RawMessage(nil), params...), IdempotencyKey: key})
+	f.mu.Unlock()
+	if f.CallFunc != nil {
+		return f.CallFunc(ctx, method, params, key)
+	}
+	return json.Marshal(map[string]any{"ok": true, "method": method})
+}
+
+// Upload by default reads the whole file and answers
+// {"filename":…,"size":…,"chat_id":…,"thread_id":…}.
+func (f *Fake) Upload(ctx context.Context, h provider.UploadHeader, r io.Reader) (json.RawMessage, error) {
+	if f.UploadFunc != nil {
+		return f.UploadFunc(ctx, h, r)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]any{"filename": h.Filename, "size": len(b), "chat_id": h.ChatID, "thread_id": h.ThreadID})
+}
+
+// Download by default serves Files.
+func (f *Fake) Download(ctx context.Context, fileID string) (io.ReadCloser, int64, string, error) {
+	if f.DownloadFunc != nil {
+		return f.DownloadFunc(ctx, fileID)
+	}
+	b, ok := f.Files[fileID]
+	if !ok {
+		return nil, 0, "", fmt.Errorf("file %q: %w", fileID, provider.ErrNotFound)
+	}
+	return io.NopCloser(bytes.NewReader(b)), int64(len(b)), "files/" + fileID, nil
+}
+
+// Provision by default creates threads 1001, 1002, … in chatID (0: -100).
+func (f *Fake) Provision(ctx context.Context, chatID int64, name string) (provider.Target, error) {
+	if f.ProvisionFunc != nil {
+		return f.ProvisionFunc(ctx, chatID, name)
+	}
+	if chatID == 0 {
+		chatID = -100
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextThread++
+	return provider.Target{ChatID: chatID, ThreadID: 1000 + f.nextThread, Name: name}, nil
+}
+
+// CloseTarget by default succeeds.
+func (f *Fake) CloseTarget(ctx context.Context, chatID, threadID int64) error {
+	if f.CloseTargetFunc != nil {
+		return f.CloseTargetFunc(ctx, chatID, threadID)
+	}
+	return nil
+}

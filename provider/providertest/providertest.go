@@ -1,0 +1,136 @@
+// Package providertest runs a provider child in-process for tests: a
+// [provider.Server] on a real Unix socket, dialled the way the supervisor
+// dials it, and [Fake], a scriptable Platform that needs no network.
+package providertest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health/grpc_health_v1"
+
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/provider"
+)
+
+// Harness is a running provider server and a client connection to it.
+type Harness struct {
+	Server *provider.Server
+	// Socket is where it listens (a short path under os.TempDir: Unix
+	// socket paths are limited to 107 bytes, which t.TempDir can exceed).
+	Socket string
+	// Handshake is the line Serve wrote, newline included.
+	Handshake string
+	Conn      *grpc.ClientConn
+	Client    providerv1.ProviderServiceClient
+	Health    grpc_health_v1.HealthClient
+
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error // Serve's result, valid once done is closed
+}
+
+// Start serves cfg (Name defaults to "fake", Socket to a fresh temporary
+// path) and waits for the handshake. The server is stopped and the
+// connection closed in t.Cleanup; Serve must have returned by then.
+func Start(t testing.TB, cfg provider.Config) *Harness {
+	t.Helper()
+	if cfg.Name == "" {
+		cfg.Name = "fake"
+	}
+	if cfg.Socket == "" {
+		dir, err := os.MkdirTemp("", "pv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		cfg.Socket = filepath.Join(dir, cfg.Name+".sock")
+	}
+	hs := &lineWriter{line: make(chan string, 1)}
+	cfg.Handshake = hs
+
+	srv, err := provider.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &Harness{Server: srv, Socket: cfg.Socket, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		h.err = srv.Serve(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-h.done:
+		case <-time.After(30 * time.Second):
+			t.Error("providertest: Serve did not return within 30s of cancellation")
+		}
+	})
+
+	select {
+	case h.Handshake = <-hs.line:
+	case <-h.done:
+		t.Fatalf("providertest: Serve returned before the handshake: %v", h.err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("providertest: no handshake within 10s")
+	}
+
+	conn, err := grpc.NewClient("unix://"+cfg.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	h.Conn = conn
+	h.Client = providerv1.NewProviderServiceClient(conn)
+	h.Health = grpc_health_v1.NewHealthClient(conn)
+	return h
+}
+
+// Done is closed when Serve has returned.
+func (h *Harness) Done() <-chan struct{} { return h.done }
+
+// Err is Serve's result; call it after Done is closed.
+func (h *Harness) Err() error {
+	select {
+	case <-h.done:
+		return h.err
+	default:
+		return errors.New("providertest: Serve is still running")
+	}
+}
+
+// Stop cancels Serve's context and returns its result.
+func (h *Harness) Stop() error {
+	h.cancel()
+	<-h.done
+	return h.err
+}
+
+// lineWriter hands the first complete line written to it to line.
+type lineWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	sent bool
+	line chan string
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if s := w.buf.String(); !w.sent && strings.Contains(s, "\n") {
+		w.sent = true
+		w.line <- s[:strings.Index(s, "\n")+1]
+	}
+	return len(p), nil
+}

@@ -1,0 +1,260 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+)
+
+// updStream is one Updates stream and the [Sink] the Platform's Run
+// delivers into: the ack point and the updates delivered but not yet
+// acknowledged (the inbound occupancy).
+type updStream struct {
+	g      *gate
+	now    func() time.Time
+	send   func(*providerv1.UpdatesResponse) error
+	ctx    context.Context // Run's ctx; its cause says why the stream ended
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed once the handler is finished with the platform
+
+	deliverMu sync.Mutex // serializes Deliver (and the Sends in it)
+
+	mu       sync.Mutex // guards below; lock order: mu before gate.mu
+	acked    int64      // highest update id acknowledged on this stream
+	lastSent int64      // highest update id delivered on this stream
+	pending  []int64    // delivered, unacknowledged ids, ascending
+	ackCh    chan struct{}
+	closed   bool
+}
+
+var _ Sink = (*updStream)(nil)
+
+// Deliver implements [Sink].
+func (st *updStream) Deliver(ctx context.Context, updates []*providerv1.Update) (int64, error) {
+	st.deliverMu.Lock()
+	defer st.deliverMu.Unlock()
+
+	st.mu.Lock()
+	acked, prev, closed := st.acked, st.lastSent, st.closed
+	st.mu.Unlock()
+	if closed || st.ctx.Err() != nil {
+		return acked, st.endedErr()
+	}
+	if len(updates) == 0 {
+		return acked, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return acked, err
+	}
+	for _, u := range updates {
+		if u == nil || u.GetUpdateId() <= prev {
+			return acked, fmt.Errorf("update id %d after %d: %w (ids must be positive and strictly increasing)", u.GetUpdateId(), prev, ErrInvalid)
+		}
+		prev = u.GetUpdateId()
+	}
+	// Admission and counting are one step: a Prepare that returned before
+	// this saw us refused; one after it sees these updates as inbound.
+	if _, err := st.g.admit(cInbound, uint32(len(updates))); err != nil {
+		return acked, err
+	}
+	st.mu.Lock()
+	for _, u := range updates {
+		st.pending = append(st.pending, u.GetUpdateId())
+	}
+	st.lastSent = prev
+	st.mu.Unlock()
+
+	for _, u := range updates {
+		if u.GetReceivedAt() == nil {
+			u.ReceivedAt = timestamppb.New(st.now())
+		}
+		if err := st.send(&providerv1.UpdatesResponse{Update: u}); err != nil {
+			st.cancel(fmt.Errorf("%w: send: %w", ErrStreamEnded, err))
+			return st.ackedNow(), st.endedErr()
+		}
+	}
+
+	for {
+		st.mu.Lock()
+		a, ch := st.acked, st.ackCh
+		st.mu.Unlock()
+		if a >= prev {
+			return a, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return st.ackedNow(), ctx.Err()
+		case <-st.ctx.Done():
+			return st.ackedNow(), st.endedErr()
+		}
+	}
+}
+
+func (st *updStream) ackedNow() int64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.acked
+}
+
+func (st *updStream) endedErr() error {
+	cause := context.Cause(st.ctx)
+	if cause == nil || errors.Is(cause, ErrStreamEnded) {
+		return ErrStreamEnded
+	}
+	return fmt.Errorf("%w: %w", ErrStreamEnded, cause)
+}
+
+// ack advances the ack point to id; acknowledged updates stop counting as
+// inbound. An ack at or below the ack point is a no-op; one beyond what was
+// delivered is a protocol violation.
+func (st *updStream) ack(id int64) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed || id <= st.acked {
+		return nil
+	}
+	if id > st.lastSent {
+		return fmt.Errorf("%w: ack %d beyond the last delivered update %d", ErrProtocol, id, st.lastSent)
+	}
+	st.acked = id
+	k := 0
+	for k < len(st.pending) && st.pending[k] <= id {
+		k++
+	}
+	st.pending = st.pending[k:]
+	st.g.release(cInbound, uint32(k))
+	close(st.ackCh)
+	st.ackCh = make(chan struct{})
+	return nil
+}
+
+// end closes the sink after ctx was cancelled: a Deliver in progress
+// returns, later ones fail, and what was never acknowledged stops counting
+// (it stays at the platform; the next stream delivers it again).
+func (st *updStream) end() {
+	st.deliverMu.Lock()
+	defer st.deliverMu.Unlock()
+	st.mu.Lock()
+	n := len(st.pending)
+	st.pending = nil
+	st.closed = true
+	st.mu.Unlock()
+	st.g.release(cInbound, uint32(n))
+}
+
+// recvLoop reads Acks until the stream ends or breaks the protocol, then
+// cancels the stream with the reason.
+func (st *updStream) recvLoop(stream grpc.BidiStreamingServer[providerv1.UpdatesRequest, providerv1.UpdatesResponse]) {
+	for {
+		req, err := stream.Recv()
+		if err != nil {
+			st.cancel(err) // io.EOF: the supervisor closed its side
+			return
+		}
+		switch m := req.GetMsg().(type) {
+		case *providerv1.UpdatesRequest_Ack_:
+			if err := st.ack(m.Ack.GetUpdateId()); err != nil {
+				st.cancel(err)
+				return
+			}
+		case *providerv1.UpdatesRequest_Start_:
+			st.cancel(fmt.Errorf("%w: Start sent twice", ErrProtocol))
+			return
+		default:
+			st.cancel(fmt.Errorf("%w: empty UpdatesRequest", ErrProtocol))
+			return
+		}
+	}
+}
+
+// updates serves one Updates stream: Start, supersede the previous stream,
+// run the platform's receive loop until the stream ends.
+func (s *Server) updates(stream grpc.BidiStreamingServer[providerv1.UpdatesRequest, providerv1.UpdatesResponse]) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	start := first.GetStart()
+	if start == nil {
+		return status.Error(codes.InvalidArgument, "the first Updates message must be Start")
+	}
+
+	ctx, cancel := context.WithCancelCause(stream.Context())
+	defer cancel(nil)
+	stopOnShutdown := context.AfterFunc(s.stopCtx, func() { cancel(ErrShuttingDown) })
+	defer stopOnShutdown()
+
+	st := &updStream{
+		g:      s.gate,
+		now:    s.cfg.Now,
+		send:   stream.Send,
+		ctx:    ctx,
+		cancel: cancel,
+		done:   make(chan struct{}),
+		ackCh:  make(chan struct{}),
+	}
+	prev := s.swapStream(st)
+	defer func() {
+		cancel(ErrStreamEnded)
+		st.end()
+		if prev != nil {
+			<-prev.done // never let two Runs overlap
+		}
+		s.clearStream(st)
+		close(st.done)
+	}()
+	if prev != nil {
+		prev.cancel(ErrSuperseded)
+		select {
+		case <-prev.done:
+		case <-ctx.Done():
+			return streamResult(ctx, nil)
+		}
+		s.log.Debug().Msg("previous updates stream ended; starting the new one")
+	}
+
+	go st.recvLoop(stream)
+	s.log.Info().Int64("cursor", start.GetCursor()).Msg("updates stream started")
+	runErr := s.cfg.Platform.Run(ctx, start.GetCursor(), st)
+	res := streamResult(ctx, runErr)
+	s.log.Info().Err(res).Msg("updates stream ended")
+	return res
+}
+
+// streamResult is the status an Updates stream ends with.
+func streamResult(ctx context.Context, runErr error) error {
+	cause := context.Cause(ctx)
+	switch {
+	case cause == nil:
+		return toStatus(runErr) // Run returned by itself
+	case errors.Is(cause, io.EOF):
+		return nil // the supervisor closed its side
+	}
+	return toStatus(cause)
+}
+
+func (s *Server) swapStream(st *updStream) (prev *updStream) {
+	s.streamMu.Lock()
+	defer s.streamMu.Unlock()
+	prev, s.stream = s.stream, st
+	return prev
+}
+
+func (s *Server) clearStream(st *updStream) {
+	s.streamMu.Lock()
+	defer s.streamMu.Unlock()
+	if s.stream == st {
+		s.stream = nil
+	}
+}

@@ -1,0 +1,348 @@
+package hub
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/registry"
+	"github.com/chatbus/chatbus/server/store"
+)
+
+// allowed lists the platform methods a follower may call, and whether the
+// method takes the thread id (message_thread_id) that the hub fills in.
+var allowed = map[string]struct{ thread bool }{
+	"sendMessage":         {thread: true},
+	"editMessageText":     {},
+	"deleteMessage":       {},
+	"sendChatAction":      {thread: true},
+	"answerCallbackQuery": {},
+	"editForumTopic":      {thread: true},
+	"closeForumTopic":     {thread: true},
+}
+
+// AllowedMethods returns the allow-list (for docs and errors).
+func AllowedMethods() []string {
+	out := make([]string, 0, len(allowed))
+	for m := range allowed {
+		out = append(out, m)
+	}
+	return out
+}
+
+// Call makes a platform call scoped to the follower's own thread: chat_id
+// and message_thread_id are filled in from the binding and may not name
+// others; a message id must be one the thread has seen (sent or received);
+// a callback query id must have come from the thread.
+func (h *Hub) Call(ctx context.Context, f *registry.Follower, method string, params []byte, idempotencyKey string) (json.RawMessage, error) {
+	b, err := h.activeBinding(f, "call "+method)
+	if err != nil {
+		return nil, err
+	}
+	key := b.Key
+	scoped, err := h.scopeCall(key, b.Target, method, params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.cfg.Providers.Call(ctx, b.Target.Provider, method, scoped, idempotencyKey)
+	if err != nil {
+		return nil, err
+	}
+	h.learnResult(key, res)
+	return res, nil
+}
+
+func (h *Hub) scopeCall(key string, t store.Target, method string, params []byte) (json.RawMessage, error) {
+	rule, ok := allowed[method]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s (allowed: sendMessage, editMessageText, deleteMessage, sendChatAction, answerCallbackQuery, editForumTopic, closeForumTopic; files through UploadFile/DownloadFile)", ErrMethodNotAllowed, method)
+	}
+	m := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(params)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(params))
+		dec.UseNumber()
+		if err := dec.Decode(&m); err != nil || m == nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadParams, err)
+		}
+	}
+	if v, ok := m["chat_id"]; ok && !sameID(v, t.ChatID) {
+		return nil, fmt.Errorf("%w: chat_id %s is not your chat", ErrOutOfScope, v)
+	}
+	if v, ok := m["message_thread_id"]; ok && !sameID(v, t.ThreadID) {
+		return nil, fmt.Errorf("%w: message_thread_id %s is not your thread", ErrOutOfScope, v)
+	}
+	if _, ok := m["inline_message_id"]; ok {
+		return nil, fmt.Errorf("%w: inline messages cannot be scoped to a thread", ErrOutOfScope)
+	}
+	sc := h.scopeOf(key)
+	if v, ok := m["message_id"]; ok || method == "editMessageText" || method == "deleteMessage" {
+		id, err := strconv.ParseInt(string(bytes.Trim(v, `"`)), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s needs a numeric message_id", ErrBadParams, method)
+		}
+		if !sc.hasMessage(id) {
+			return nil, fmt.Errorf("%w: message %d was not sent or received in your thread", ErrOutOfScope, id)
+		}
+	}
+	if method == "answerCallbackQuery" {
+		var id string
+		if err := json.Unmarshal(m["callback_query_id"], &id); err != nil || !sc.hasQuery(id) {
+			return nil, fmt.Errorf("%w: callback query %q did not come from your thread", ErrOutOfScope, id)
+		}
+	}
+	m["chat_id"] = json.RawMessage(strconv.FormatInt(t.ChatID, 10))
+	if rule.thread && t.ThreadID != 0 {
+		m["message_thread_id"] = json.RawMessage(strconv.FormatInt(t.ThreadID, 10))
+	}
+	return json.Marshal(m)
+}
+
+func sameID(v json.RawMessage, want int64) bool {
+	got, err := strconv.ParseInt(string(bytes.Trim(v, `"`)), 10, 64)
+	return err == nil && got == want
+}
+
+// scope remembers, per binding, the message and callback query ids seen in
+// its thread, so edits, deletes and answers cannot reach other threads. It
+// is bounded (the most recent scopeCap of each) and in memory: after a
+// supervisor restart, only new messages are known.
+type scope struct {
+	mu       sync.Mutex
+	messages *ring[int64]
+	queries  *ring[string]
+	files    *ring[string]
+}
+
+const scopeCap = 4096
+
+func (h *Hub) scopeOf(key string) *scope {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	sc, ok := h.scopes[key]
+	if !ok {
+		sc = &scope{messages: newRing[int64](scopeCap), queries: newRing[string](scopeCap), files: newRing[string](scopeCap)}
+		h.scopes[key] = sc
+	}
+	return sc
+}
+
+func (s *scope) hasMessage(id int64) bool { s.mu.Lock(); defer s.mu.Unlock(); return s.messages.has(id) }
+func (s *scope) hasQuery(id string) bool  { s.mu.Lock(); defer s.mu.Unlock(); return s.queries.has(id) }
+func (s *scope) hasFile(id string) bool   { s.mu.Lock(); defer s.mu.Unlock(); return s.files.has(id) }
+
+// message is the part of a platform message the scope needs.
+type message struct {
+	MessageID int64 `json:"message_id"`
+	Document  *struct {
+		FileID string `json:"file_id"`
+	} `json:"document"`
+	Photo []struct {
+		FileID string `json:"file_id"`
+	} `json:"photo"`
+}
+
+func (s *scope) addMessage(m *message) {
+	if m == nil {
+		return
+	}
+	s.messages.add(m.MessageID)
+	if m.Document != nil {
+		s.files.add(m.Document.FileID)
+	}
+	for _, p := range m.Photo {
+		s.files.add(p.FileID)
+	}
+}
+
+// learn records the ids of an inbound update routed to a binding.
+func (h *Hub) learn(u store.Update) {
+	var p struct {
+		Message       *message `json:"message"`
+		EditedMessage *message `json:"edited_message"`
+		CallbackQuery *struct {
+			ID      string   `json:"id"`
+			Message *message `json:"message"`
+		} `json:"callback_query"`
+	}
+	if json.Unmarshal(u.Payload, &p) != nil {
+		return
+	}
+	sc := h.scopeOf(u.BindingKey)
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.addMessage(p.Message)
+	sc.addMessage(p.EditedMessage)
+	if q := p.CallbackQuery; q != nil {
+		sc.queries.add(q.ID)
+		sc.addMessage(q.Message)
+	}
+}
+
+// learnResult records the message a call sent.
+func (h *Hub) learnResult(key string, res json.RawMessage) {
+	var m message
+	if json.Unmarshal(res, &m) == nil && m.MessageID != 0 {
+		sc := h.scopeOf(key)
+		sc.mu.Lock()
+		sc.addMessage(&m)
+		sc.mu.Unlock()
+	}
+}
+
+// ring is a bounded set that forgets its oldest members.
+type ring[T comparable] struct {
+	set   map[T]struct{}
+	order []T
+	next  int
+}
+
+func newRing[T comparable](n int) *ring[T] {
+	return &ring[T]{set: make(map[T]struct{}, n), order: make([]T, 0, n)}
+}
+
+func (r *ring[T]) add(v T) {
+	if _, ok := r.set[v]; ok {
+		return
+	}
+	if len(r.order) < cap(r.order) {
+		r.order = append(r.order, v)
+	} else {
+		delete(r.set, r.order[r.next])
+		r.order[r.next] = v
+		r.next = (r.next + 1) % len(r.order)
+	}
+	r.set[v] = struct{}{}
+}
+
+func (r *ring[T]) has(v T) bool { _, ok := r.set[v]; return ok }
+
+// Suspend holds the follower's binding for a successor (session
+// replacement) and returns the handoff token and its deadline. The token is
+// shown once; the store keeps only its hash.
+func (h *Hub) Suspend(f *registry.Follower) (string, time.Time, error) {
+	key := h.Binding(f)
+	if key == "" {
+		return "", time.Time{}, fmt.Errorf("suspend: %w", ErrDetached)
+	}
+	b, err := h.store.GetBinding(key)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	token := newToken()
+	expires := h.cfg.Now().Add(h.cfg.HandoffTTL)
+	if err := h.store.PutHandoff(token, key, expires); err != nil {
+		return "", time.Time{}, err
+	}
+	b.Status = store.StatusSuspended
+	if err := h.store.PutBinding(b); err != nil {
+		return "", time.Time{}, err
+	}
+	h.publish(events.BindingChanged, f.InstanceID, "binding suspended for a session handoff",
+		map[string]string{"binding": key, "expires": expires.UTC().Format(time.RFC3339)})
+	return token, expires, nil
+}
+
+// expireHandoffs lets bindings whose handoff expired go offline.
+func (h *Hub) expireHandoffs() {
+	keys, err := h.store.ExpireHandoffs(h.cfg.Now())
+	if err != nil {
+		h.log.Error().Err(err).Msg("expiring handoffs")
+		return
+	}
+	for _, key := range keys {
+		b, err := h.store.GetBinding(key)
+		if err != nil || b.Status != store.StatusSuspended {
+			continue
+		}
+		b.Status = store.StatusOffline
+		if err := h.store.PutBinding(b); err != nil {
+			h.log.Error().Err(err).Str("binding", key).Msg("expiring a handoff")
+			continue
+		}
+		h.publish(events.BindingChanged, b.InstanceID, "handoff expired: binding offline", map[string]string{"binding": key})
+	}
+}
+
+// Reconcile marks offline, forgetting their identity, the bindings whose
+// follower has not come back and that were not refreshed within
+// ReconcileFresh, and realigns the slot cursors so freed slots are reused.
+// It returns how many bindings it retired.
+func (h *Hub) Reconcile() (int, error) {
+	bs, err := h.store.ListBindings()
+	if err != nil {
+		return 0, err
+	}
+	now := h.cfg.Now()
+	h.mu.Lock()
+	live := make(map[string]bool, len(h.holders))
+	for k := range h.holders {
+		live[k] = true
+	}
+	h.mu.Unlock()
+	type chat struct {
+		provider string
+		id       int64
+	}
+	freed := map[chat][]string{}
+	n := 0
+	for _, b := range bs {
+		if live[b.Key] || b.LastAction == store.ActionRealityOffline || now.Sub(b.Updated) < h.cfg.ReconcileFresh {
+			continue
+		}
+		if b.Status == store.StatusSuspended {
+			continue // its handoff deadline decides
+		}
+		b.Status = store.StatusOffline
+		b.LastAction = store.ActionRealityOffline
+		b.InstanceID = ""
+		if err := h.store.PutBinding(b); err != nil {
+			return n, err
+		}
+		n++
+		if !b.Target.IsZero() && b.Slot != "" {
+			c := chat{b.Target.Provider, b.Target.ChatID}
+			freed[c] = append(freed[c], b.Slot)
+		}
+	}
+	for c, slots := range freed {
+		if err := h.store.RealignCursor(c.provider, c.id, slotBefore(earliest(slots))); err != nil {
+			return n, err
+		}
+	}
+	h.publish(events.Reconciled, "", fmt.Sprintf("reconciliation: %d binding(s) offline", n),
+		map[string]string{"offline": strconv.Itoa(n), "bindings": strconv.Itoa(len(bs))})
+	return n, nil
+}
+
+// earliest returns the first slot in allocation order (A < B < … < Z < AA).
+func earliest(slots []string) string {
+	best := slots[0]
+	for _, s := range slots[1:] {
+		if len(s) < len(best) || (len(s) == len(best) && s < best) {
+			best = s
+		}
+	}
+	return best
+}
+
+// slotBefore returns the slot preceding s in allocation order, "" before A.
+func slotBefore(s string) string {
+	b := []byte(s)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] > 'A' {
+			b[i]--
+			return string(b)
+		}
+		b[i] = 'Z'
+	}
+	// s was A, AA, AAA…: the one before is one letter shorter.
+	if len(b) == 1 {
+		return ""
+	}
+	return string(b[1:])
+}

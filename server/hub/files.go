@@ -1,0 +1,66 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/chatbus/chatbus/server/registry"
+	"github.com/chatbus/chatbus/server/store"
+)
+
+// Upload describes a file a follower sends into its thread.
+type Upload struct {
+	Filename string
+	Caption  string
+	Kind     string // "document" or "photo"; "" = document
+}
+
+// Files is what the hub needs from providers for file transfer.
+type Files interface {
+	Upload(ctx context.Context, provider string, t store.Target, u Upload, r io.Reader) (json.RawMessage, error)
+	Download(ctx context.Context, provider, fileID string, fn func(chunk []byte, size int64, path string) error) error
+}
+
+// Upload sends r into the follower's own thread.
+func (h *Hub) Upload(ctx context.Context, f *registry.Follower, u Upload, r io.Reader) (json.RawMessage, error) {
+	b, err := h.activeBinding(f, "upload")
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.cfg.Providers.Upload(ctx, b.Target.Provider, b.Target, u, r)
+	if err != nil {
+		return nil, err
+	}
+	h.learnResult(b.Key, res)
+	return res, nil
+}
+
+// Download streams a file that arrived in the follower's thread; a file id
+// the thread has not seen is out of scope.
+func (h *Hub) Download(ctx context.Context, f *registry.Follower, fileID string, fn func(chunk []byte, size int64, path string) error) error {
+	b, err := h.activeBinding(f, "download")
+	if err != nil {
+		return err
+	}
+	if !h.scopeOf(b.Key).hasFile(fileID) {
+		return fmt.Errorf("%w: file %q did not arrive in your thread", ErrOutOfScope, fileID)
+	}
+	return h.cfg.Providers.Download(ctx, b.Target.Provider, fileID, fn)
+}
+
+func (h *Hub) activeBinding(f *registry.Follower, what string) (store.Binding, error) {
+	key := h.Binding(f)
+	if key == "" {
+		return store.Binding{}, fmt.Errorf("%s: %w", what, ErrDetached)
+	}
+	b, err := h.store.GetBinding(key)
+	if err != nil {
+		return store.Binding{}, err
+	}
+	if b.Status != store.StatusActive || b.Target.IsZero() {
+		return store.Binding{}, fmt.Errorf("%s: %w (status %s)", what, ErrNotActive, b.Status)
+	}
+	return b, nil
+}

@@ -1,0 +1,221 @@
+// Package hub is the supervisor's routing core: it resolves a follower's
+// registration into a binding (handoff token, reuse, or a fresh thread from
+// its provider), journals inbound platform updates and routes them to their
+// thread's binding, streams each binding's journal to its live follower,
+// scopes outbound calls to the caller's own thread, holds bindings for
+// session handoff and reconciles bindings with reality after a restart.
+//
+// It knows nothing of gRPC: the server package maps its errors to codes, and
+// providers are reached through the Providers interface.
+package hub
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/registry"
+	"github.com/chatbus/chatbus/server/store"
+)
+
+// Errors the hub returns (wrapped with context).
+var (
+	// ErrDetached: the follower has no thread (no provider configured).
+	ErrDetached = errors.New("follower is not bound to a thread: no provider is configured")
+	// ErrNotActive: the binding exists but cannot carry calls now.
+	ErrNotActive = errors.New("binding is not active")
+	// ErrUnknownProvider: Register named a provider that is not configured.
+	ErrUnknownProvider = errors.New("no such provider")
+	// ErrProvision: the provider could not create a thread.
+	ErrProvision = errors.New("could not provision a thread")
+	// ErrHandoff: the handoff token is unknown, taken or expired.
+	ErrHandoff = errors.New("handoff token unknown, already used or expired")
+	// ErrHandoffProfile: a handoff successor must keep its predecessor's
+	// profile key (the binding's key).
+	ErrHandoffProfile = errors.New("handoff successor must register with the predecessor's profile key")
+	// ErrMethodNotAllowed: Call named a method outside the allow-list.
+	ErrMethodNotAllowed = errors.New("method not allowed")
+	// ErrOutOfScope: Call named another chat, thread, message or query.
+	ErrOutOfScope = errors.New("call outside the caller's thread")
+	// ErrBadParams: Call params are not a JSON object.
+	ErrBadParams = errors.New("params must be a JSON object")
+	// ErrNotDelivered: Ack named a seq never delivered.
+	ErrNotDelivered = errors.New("seq was never delivered")
+)
+
+// Origin says how a registration got its binding.
+type Origin int
+
+const (
+	OriginDetached Origin = iota
+	OriginFresh
+	OriginReuse
+	OriginHandoff
+)
+
+// Providers is what the hub needs from the provider children.
+type Providers interface {
+	// Default names the provider fresh followers bind on; "" if none.
+	Default() string
+	// ForumChat returns the chat fresh threads are created in, and whether
+	// the provider is configured.
+	ForumChat(provider string) (int64, bool)
+	// Provision creates a thread. An error wrapping ErrAmbiguous means the
+	// platform may have created it anyway: it is never retried blindly.
+	Provision(ctx context.Context, provider string, chatID int64, name string) (store.Target, error)
+	// Attach and Detach maintain the provider's "attached" occupancy.
+	Attach(ctx context.Context, provider, instanceID string, t store.Target) error
+	Detach(provider, instanceID string)
+	// Call makes a platform call, waiting out a provider restart until ctx
+	// ends.
+	Call(ctx context.Context, provider, method string, params json.RawMessage, idempotencyKey string) (json.RawMessage, error)
+	Files
+}
+
+// Config configures a Hub.
+type Config struct {
+	Store     store.Store        // required
+	Registry  *registry.Registry // required
+	Providers Providers          // required
+	Events    *events.Hub        // required
+	Logger    zerolog.Logger
+	// HandoffTTL is how long a suspended binding waits for its successor.
+	// If zero, 30s.
+	HandoffTTL time.Duration
+	// ReconcileGrace is how long after start bindings wait for their
+	// followers to come back before reconciliation. If zero, 5s.
+	ReconcileGrace time.Duration
+	// ReconcileFresh spares bindings refreshed this recently. If zero, 10s.
+	ReconcileFresh time.Duration
+	// ReadBatch is how many journalled updates a stream reads at a time.
+	// If zero, 256.
+	ReadBatch int
+	// Now is the clock. If nil, time.Now.
+	Now func() time.Time
+}
+
+// Hub routes. Safe for concurrent use.
+type Hub struct {
+	cfg   Config
+	log   zerolog.Logger
+	store store.Store
+
+	mu        sync.Mutex          // guards the maps below
+	sessions  map[string]*session // by instance id
+	holders   map[string]*session // by binding key: its live follower
+	notifiers map[string]chan struct{}
+	scopes    map[string]*scope // by binding key
+
+	droppedNotAllowed atomic.Uint64
+}
+
+// session is a live follower and the binding it holds ("" = detached).
+type session struct {
+	f          *registry.Follower
+	bindingKey string
+	provider   string
+}
+
+// New returns a Hub. Call Run to start its timers.
+func New(cfg Config) *Hub {
+	if cfg.HandoffTTL <= 0 {
+		cfg.HandoffTTL = 30 * time.Second
+	}
+	if cfg.ReconcileGrace <= 0 {
+		cfg.ReconcileGrace = 5 * time.Second
+	}
+	if cfg.ReconcileFresh <= 0 {
+		cfg.ReconcileFresh = 10 * time.Second
+	}
+	if cfg.ReadBatch <= 0 {
+		cfg.ReadBatch = 256
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Hub{
+		cfg:       cfg,
+		log:       cfg.Logger.With().Str("component", "hub").Logger(),
+		store:     cfg.Store,
+		sessions:  make(map[string]*session),
+		holders:   make(map[string]*session),
+		notifiers: make(map[string]chan struct{}),
+		scopes:    make(map[string]*scope),
+	}
+}
+
+// Run expires handoffs, applies journal retention and, once, reconciles
+// bindings after the grace period. It returns when ctx ends.
+func (h *Hub) Run(ctx context.Context) {
+	reconcile := time.NewTimer(h.cfg.ReconcileGrace)
+	defer reconcile.Stop()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	retention := time.NewTicker(time.Minute)
+	defer retention.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-reconcile.C:
+			if _, err := h.Reconcile(); err != nil {
+				h.log.Error().Err(err).Msg("reconciliation failed")
+			}
+		case <-tick.C:
+			h.expireHandoffs()
+		case <-retention.C:
+			if err := h.store.ApplyRetention(); err != nil {
+				h.log.Error().Err(err).Msg("journal retention failed")
+			}
+		}
+	}
+}
+
+// newToken returns a random token (handoff tokens).
+func newToken() string {
+	b := make([]byte, 24)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// notifier returns the channel closed at the binding's next append.
+// h.mu must be held.
+func (h *Hub) notifierLocked(key string) chan struct{} {
+	ch, ok := h.notifiers[key]
+	if !ok {
+		ch = make(chan struct{})
+		h.notifiers[key] = ch
+	}
+	return ch
+}
+
+// notify wakes every stream waiting on the bindings.
+func (h *Hub) notify(keys map[string]struct{}) {
+	h.mu.Lock()
+	for k := range keys {
+		if ch, ok := h.notifiers[k]; ok {
+			close(ch)
+			delete(h.notifiers, k)
+		}
+	}
+	h.mu.Unlock()
+}
+
+// DroppedNotAllowed counts updates from users not on a provider's
+// allow-list, dropped since start.
+func (h *Hub) DroppedNotAllowed() uint64 { return h.droppedNotAllowed.Load() }
+
+func (h *Hub) publish(kind events.Kind, instance, msg string, attrs map[string]string) {
+	h.cfg.Events.Publish(events.Event{Kind: kind, InstanceID: instance, Message: msg, Attrs: attrs})
+}
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -1,0 +1,413 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/registry"
+	"github.com/chatbus/chatbus/server/store"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const chat = int64(-100500)
+
+// fakeProviders provisions threads 101, 102, … in one forum chat.
+type fakeProviders struct {
+	mu       sync.Mutex
+	next     int64
+	attached map[string]store.Target
+	calls    []string
+}
+
+func (p *fakeProviders) Default() string { return "telegram" }
+func (p *fakeProviders) ForumChat(name string) (int64, bool) {
+	return chat, name == "telegram"
+}
+func (p *fakeProviders) Provision(_ context.Context, provider string, chatID int64, _ string) (store.Target, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next++
+	return store.Target{Provider: provider, ChatID: chatID, ThreadID: 100 + p.next}, nil
+}
+func (p *fakeProviders) Attach(_ context.Context, _, id string, t store.Target) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.attached[id] = t
+	return nil
+}
+func (p *fakeProviders) Detach(_, id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.attached, id)
+}
+func (p *fakeProviders) Call(_ context.Context, _, method string, params json.RawMessage, _ string) (json.RawMessage, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls = append(p.calls, method+" "+string(params))
+	return json.RawMessage(`{"message_id":777}`), nil
+}
+func (p *fakeProviders) Upload(context.Context, string, store.Target, Upload, io.Reader) (json.RawMessage, error) {
+	return nil, errors.New("no uploads here")
+}
+func (p *fakeProviders) Download(context.Context, string, string, func([]byte, int64, string) error) error {
+	return errors.New("no downloads here")
+}
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// env is a hub over a real store file.
+type env struct {
+	t     *testing.T
+	path  string
+	st    *store.Bolt
+	reg   *registry.Registry
+	h     *Hub
+	provs *fakeProviders
+	evs   *events.Watcher
+	clock *clock
+}
+
+func newEnv(t *testing.T, path string, limits store.Limits, provs *fakeProviders, c *clock) *env {
+	t.Helper()
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "state.db")
+	}
+	if provs == nil {
+		provs = &fakeProviders{attached: map[string]store.Target{}}
+	}
+	if c == nil {
+		c = &clock{t: time.Unix(1_700_000_000, 0)}
+	}
+	e := &env{t: t, path: path, provs: provs, clock: c}
+	hubEvents := events.NewHub(zerolog.Nop())
+	e.evs = hubEvents.Watch(false)
+	var h *Hub
+	st, err := store.Open(path, store.Options{Limits: limits, Now: c.Now,
+		OnDrop: func(k string, n int, r string) { h.OnDrop(k, n, r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.st = st
+	e.reg = registry.New(registry.Config{Events: hubEvents, Now: c.Now, StaleAfter: time.Hour,
+		OnEnd: func(f *registry.Follower, r registry.EndReason) { h.Ended(f, r) }})
+	h = New(Config{Store: st, Registry: e.reg, Providers: provs, Events: hubEvents, Now: c.Now})
+	e.h = h
+	t.Cleanup(e.close)
+	return e
+}
+
+func (e *env) close() {
+	if e.st == nil {
+		return
+	}
+	e.reg.CloseAll()
+	e.evs.Close()
+	e.st.Close()
+	e.st = nil
+}
+
+func (e *env) register(instance, profile string, token string) Registration {
+	e.t.Helper()
+	r, err := e.h.Register(context.Background(), registry.Info{InstanceID: instance, ProfileKey: profile, PID: 1, ThreadName: profile},
+		Request{HandoffToken: token})
+	if err != nil {
+		e.t.Fatalf("register %s: %v", instance, err)
+	}
+	return r
+}
+
+// ingest pushes texts into a thread as one batch, with ids from first.
+func (e *env) ingest(first int64, thread int64, texts ...string) {
+	e.t.Helper()
+	var batch []Inbound
+	for i, text := range texts {
+		id := first + int64(i)
+		batch = append(batch, Inbound{UpdateID: id, ChatID: chat, ThreadID: thread, FromUserID: 1, Kind: 1, Text: text, Allowed: true,
+			Payload: fmt.Appendf(nil, `{"update_id":%d,"message":{"message_id":%d}}`, id, id)})
+	}
+	if _, err := e.h.Ingest(context.Background(), "telegram", batch); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// collect streams the follower's updates until n arrived.
+func collect(t *testing.T, h *Hub, f *registry.Follower, after uint64, n int) []store.Update {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var got []store.Update
+	errDone := errors.New("done")
+	err := h.Stream(ctx, f, after, func(u store.Update) error {
+		got = append(got, u)
+		if len(got) == n {
+			return errDone
+		}
+		return nil
+	})
+	if !errors.Is(err, errDone) {
+		t.Fatalf("stream: %v after %d of %d", err, len(got), n)
+	}
+	return got
+}
+
+func TestFreshReuseAndSlots(t *testing.T) {
+	e := newEnv(t, "", store.Limits{}, nil, nil)
+	a := e.register("a-1", "manual:a", "")
+	b := e.register("b-1", "manual:b", "")
+	if a.Origin != OriginFresh || a.Binding.Slot != "A" || b.Binding.Slot != "B" || a.Binding.Target.ThreadID == b.Binding.Target.ThreadID {
+		t.Fatalf("a %+v b %+v", a, b)
+	}
+	e.reg.Unregister(a.Follower)
+	got, _ := e.st.GetBinding("manual:a")
+	if got.Status != store.StatusOffline {
+		t.Errorf("after unregister: %s", got.Status)
+	}
+	again := e.register("a-2", "manual:a", "")
+	if again.Origin != OriginReuse || again.Binding.Target != a.Binding.Target {
+		t.Errorf("re-register: %v %+v, want reuse of %+v", again.Origin, again.Binding.Target, a.Binding.Target)
+	}
+}
+
+// TestHandoffMidStream: the successor receives every unacknowledged update
+// exactly once, in order, then live ones.
+func TestHandoffMidStream(t *testing.T) {
+	e := newEnv(t, "", store.Limits{}, nil, nil)
+	old := e.register("old", "manual:x", "")
+	thread := old.Binding.Target.ThreadID
+	var texts []string
+	for i := range 100 {
+		texts = append(texts, fmt.Sprint("m", i))
+	}
+	e.ingest(1, thread, texts...)
+	seen := collect(t, e.h, old.Follower, 0, 40)
+	if _, err := e.h.Ack(old.Follower, seen[29].Seq); err != nil {
+		t.Fatal(err)
+	}
+	token, _, err := e.h.Suspend(old.Follower)
+	if err != nil {
+		t.Fatal(err)
+	}
+	succ := e.register("new", "manual:x", token)
+	if succ.Origin != OriginHandoff || succ.Binding.Target != old.Binding.Target {
+		t.Fatalf("successor %+v", succ)
+	}
+	select {
+	case <-old.Follower.Done():
+	default:
+		t.Error("the predecessor's session is still live")
+	}
+	if _, err := e.reg.Touch("old", old.Follower.Token); err == nil {
+		t.Error("the predecessor's token still works")
+	}
+	e.ingest(101, thread, "live1", "live2")
+	got := collect(t, e.h, succ.Follower, 0, 72)
+	for i, u := range got {
+		want := fmt.Sprint("m", 30+i)
+		if i >= 70 {
+			want = fmt.Sprint("live", i-69)
+		}
+		if u.Text != want || u.Seq != uint64(31+i) {
+			t.Fatalf("update %d: seq %d %q, want seq %d %q", i, u.Seq, u.Text, 31+i, want)
+		}
+	}
+	if _, err := e.h.Register(context.Background(), registry.Info{InstanceID: "third", ProfileKey: "manual:x", PID: 1}, Request{HandoffToken: token}); !errors.Is(err, ErrHandoff) {
+		t.Errorf("token used twice: %v", err)
+	}
+}
+
+func TestHandoffExpires(t *testing.T) {
+	e := newEnv(t, "", store.Limits{}, nil, nil)
+	old := e.register("old", "manual:x", "")
+	token, _, err := e.h.Suspend(old.Follower)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(31 * time.Second)
+	e.h.expireHandoffs()
+	if b, _ := e.st.GetBinding("manual:x"); b.Status != store.StatusOffline {
+		t.Errorf("after expiry: %s", b.Status)
+	}
+	if _, err := e.h.Register(context.Background(), registry.Info{InstanceID: "new", ProfileKey: "manual:x", PID: 1}, Request{HandoffToken: token}); !errors.Is(err, ErrHandoff) {
+		t.Errorf("expired token: %v", err)
+	}
+}
+
+func TestRedeliveredUpdateStoredOnce(t *testing.T) {
+	e := newEnv(t, "", store.Limits{}, nil, nil)
+	a := e.register("a", "manual:a", "")
+	th := a.Binding.Target.ThreadID
+	e.ingest(10, th, "x", "y")
+	e.ingest(10, th, "x", "y", "z") // the platform sent them again, and one more
+	got := collect(t, e.h, a.Follower, 0, 3)
+	if got[0].Text != "x" || got[1].Text != "y" || got[2].Text != "z" || got[2].Seq != 3 {
+		t.Errorf("got %+v", got)
+	}
+	if st, _ := e.st.Stats("manual:a"); st.LastSeq != 3 {
+		t.Errorf("last seq %d, want 3", st.LastSeq)
+	}
+}
+
+// TestReconcileAfterRestart: a follower back inside the grace keeps its
+// thread; one that is not goes offline and its slot is reused.
+func TestReconcileAfterRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	provs := &fakeProviders{attached: map[string]store.Target{}}
+	c := &clock{t: time.Unix(1_700_000_000, 0)}
+	first := newEnv(t, path, store.Limits{}, provs, c)
+	a := first.register("a-1", "manual:a", "")
+	b := first.register("b-1", "manual:b", "")
+	first.close() // the supervisor dies; bindings stay as they were
+
+	c.Add(time.Minute)
+	second := newEnv(t, path, store.Limits{}, provs, c)
+	back := second.register("a-2", "manual:a", "") // inside the grace
+	if back.Origin != OriginReuse || back.Binding.Target != a.Binding.Target {
+		t.Fatalf("a came back with %v %+v", back.Origin, back.Binding.Target)
+	}
+	c.Add(5 * time.Second)
+	n, err := second.h.Reconcile()
+	if err != nil || n != 1 {
+		t.Fatalf("reconcile: %d %v, want 1", n, err)
+	}
+	gone, _ := second.st.GetBinding("manual:b")
+	if gone.Status != store.StatusOffline || gone.LastAction != store.ActionRealityOffline || gone.InstanceID != "" {
+		t.Errorf("b after reconcile: %+v", gone)
+	}
+	kept, _ := second.st.GetBinding("manual:a")
+	if kept.Status != store.StatusActive {
+		t.Errorf("a after reconcile: %s", kept.Status)
+	}
+	c2 := second.register("c-1", "manual:c", "")
+	if c2.Origin != OriginFresh || c2.Binding.Slot != b.Binding.Slot {
+		t.Errorf("new follower got slot %q, want the freed %q", c2.Binding.Slot, b.Binding.Slot)
+	}
+	// b's owner coming back later gets a fresh thread, not the forgotten one.
+	b2 := second.register("b-2", "manual:b", "")
+	if b2.Origin != OriginFresh || b2.Binding.Target == b.Binding.Target {
+		t.Errorf("b came back with %v %+v", b2.Origin, b2.Binding.Target)
+	}
+}
+
+func TestJournalBoundDropsOldestVisibly(t *testing.T) {
+	e := newEnv(t, "", store.Limits{MaxCount: 10}, nil, nil)
+	a := e.register("a", "manual:a", "")
+	var texts []string
+	for i := range 15 {
+		texts = append(texts, fmt.Sprint(i))
+	}
+	e.ingest(1, a.Binding.Target.ThreadID, texts...)
+	st, _ := e.st.Stats("manual:a")
+	if st.Pending != 10 || st.Dropped != 5 {
+		t.Errorf("pending %d dropped %d, want 10 and 5", st.Pending, st.Dropped)
+	}
+	got := collect(t, e.h, a.Follower, 0, 10)
+	if got[0].Text != "5" {
+		t.Errorf("oldest held %q, want 5", got[0].Text)
+	}
+	for {
+		ev := <-e.evs.C()
+		if ev.Kind == events.UpdatesDropped {
+			if ev.Attrs["count"] != "5" || ev.Attrs["binding"] != "manual:a" {
+				t.Errorf("drop event %+v", ev)
+			}
+			break
+		}
+	}
+}
+
+func TestUnroutedAndNotAllowed(t *testing.T) {
+	e := newEnv(t, "", store.Limits{}, nil, nil)
+	batch := []Inbound{
+		{UpdateID: 1, ChatID: chat, ThreadID: 0, Text: "general", Allowed: true},
+		{UpdateID: 2, ChatID: chat, ThreadID: 999, Text: "nobody's thread", Allowed: true},
+		{UpdateID: 3, ChatID: chat, ThreadID: 0, Text: "stranger", Allowed: false},
+	}
+	through, err := e.h.Ingest(context.Background(), "telegram", batch)
+	if err != nil || through != 3 {
+		t.Fatalf("ingest: %d %v", through, err)
+	}
+	ups, _ := e.st.ListUnrouted(0)
+	if len(ups) != 2 || e.h.DroppedNotAllowed() != 1 {
+		t.Errorf("unrouted %d, dropped %d", len(ups), e.h.DroppedNotAllowed())
+	}
+	if cur, _ := e.st.Cursor("telegram"); cur != 4 {
+		t.Errorf("cursor %d, want 4", cur)
+	}
+}
+
+func TestCallScope(t *testing.T) {
+	e := newEnv(t, "", store.Limits{}, nil, nil)
+	a := e.register("a", "manual:a", "")
+	th := a.Binding.Target.ThreadID
+	e.ingest(1, th, "hello") // message 1 arrived in a's thread
+	tests := []struct {
+		name, method, params string
+		want                 error
+	}{
+		{name: "send", method: "sendMessage", params: `{"text":"hi"}`},
+		{name: "own chat named", method: "sendMessage", params: fmt.Sprintf(`{"text":"hi","chat_id":%d}`, chat)},
+		{name: "other chat", method: "sendMessage", params: `{"text":"hi","chat_id":-1}`, want: ErrOutOfScope},
+		{name: "other thread", method: "sendMessage", params: `{"text":"hi","message_thread_id":5}`, want: ErrOutOfScope},
+		{name: "edit a received message", method: "editMessageText", params: `{"message_id":1,"text":"x"}`},
+		{name: "edit a sent message", method: "editMessageText", params: `{"message_id":777,"text":"x"}`},
+		{name: "delete an unknown message", method: "deleteMessage", params: `{"message_id":5}`, want: ErrOutOfScope},
+		{name: "inline message", method: "editMessageText", params: `{"inline_message_id":"x","text":"x"}`, want: ErrOutOfScope},
+		{name: "foreign callback", method: "answerCallbackQuery", params: `{"callback_query_id":"q"}`, want: ErrOutOfScope},
+		{name: "not allowed", method: "getChat", params: `{}`, want: ErrMethodNotAllowed},
+		{name: "not an object", method: "sendMessage", params: `[1]`, want: ErrBadParams},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := e.h.Call(context.Background(), a.Follower, tt.method, []byte(tt.params), "")
+			if !errors.Is(err, tt.want) {
+				t.Errorf("err = %v, want %v", err, tt.want)
+			}
+		})
+	}
+	last := e.provs.calls[len(e.provs.calls)-1]
+	if want := fmt.Sprintf(`editMessageText {"chat_id":%d,"message_id":777,"text":"x"}`, chat); last != want {
+		t.Errorf("last call %s, want %s", last, want)
+	}
+	first := e.provs.calls[0]
+	if want := fmt.Sprintf(`sendMessage {"chat_id":%d,"message_thread_id":%d,"text":"hi"}`, chat, th); first != want {
+		t.Errorf("first call %s, want %s", first, want)
+	}
+}
+
+func TestAckBeyondDelivered(t *testing.T) {
+	e := newEnv(t, "", store.Limits{}, nil, nil)
+	a := e.register("a", "manual:a", "")
+	e.ingest(1, a.Binding.Target.ThreadID, "x")
+	if _, err := e.h.Ack(a.Follower, 2); !errors.Is(err, ErrNotDelivered) {
+		t.Errorf("ack 2: %v", err)
+	}
+	if n, err := e.h.Ack(a.Follower, 1); err != nil || n != 1 {
+		t.Errorf("ack 1: %d %v", n, err)
+	}
+}
+
+func TestSlotBefore(t *testing.T) {
+	for in, want := range map[string]string{"A": "", "B": "A", "Z": "Y", "AA": "Z", "AB": "AA", "BA": "AZ", "ZZ": "ZY"} {
+		if got := slotBefore(in); got != want {
+			t.Errorf("slotBefore(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,408 @@
+// Package providers runs the supervisor's provider children and is the
+// hub's way to them: it keeps each child alive (server/supervise), pumps
+// its inbound updates into the hub and acknowledges them once durable, and
+// forwards provisioning, attach/detach and platform calls, waiting out a
+// restart where that is safe.
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/store"
+	"github.com/chatbus/chatbus/server/supervise"
+)
+
+// Errors.
+var (
+	// ErrUnknown: no provider by that name is configured.
+	ErrUnknown = errors.New("no such provider")
+	// ErrAmbiguous: the provider may or may not have done it (the call
+	// failed mid-way); it must not be retried blindly.
+	ErrAmbiguous = errors.New("outcome unknown")
+	// ErrUnavailable: the provider is not running (FATAL, or not back
+	// within the caller's deadline).
+	ErrUnavailable = errors.New("provider unavailable")
+	// ErrRefused: the provider refused the call (bad request, platform
+	// error); the message says why.
+	ErrRefused = errors.New("provider refused the call")
+)
+
+// Spec configures one provider.
+type Spec struct {
+	// Name, e.g. "telegram". The child is the binary provider-<Name>.
+	Name string
+	// Binary overrides the child's path. If empty, provider-<Name> beside
+	// the supervisord executable, else on PATH.
+	Binary string
+	// ForumChatID is the chat fresh threads are created in.
+	ForumChatID int64
+	// Default makes fresh followers bind on this provider.
+	Default bool
+	// Settings is passed to the child on stdin as JSON (with "name" and
+	// "forum_chat_id" added).
+	Settings map[string]any
+	// StartLimit, BackoffMax, StartTimeout tune supervision (zero: the
+	// supervise defaults).
+	StartLimit   int
+	BackoffMax   time.Duration
+	StartTimeout time.Duration
+}
+
+// Config configures a Manager.
+type Config struct {
+	Specs []Spec
+	// SocketDir holds the children's sockets (0700). Required if Specs.
+	SocketDir string
+	Store     store.Store
+	Events    *events.Hub
+	Logger    zerolog.Logger
+	// IngestBatch bounds how many updates go into one journal write.
+	// If zero, 512.
+	IngestBatch int
+}
+
+// Manager owns the provider children. Safe for concurrent use.
+type Manager struct {
+	cfg   Config
+	log   zerolog.Logger
+	hub   *hub.Hub
+	provs map[string]*provider
+	def   string
+}
+
+// provider is one configured provider and its child.
+type provider struct {
+	spec Spec
+	sup  *supervise.Supervisor
+	log  zerolog.Logger
+
+	mu       sync.Mutex        // guards attached
+	attached map[string]attach // by instance id, re-sent to each new child
+
+	ingested   atomic.Uint64
+	notAllowed atomic.Uint64
+	lastErr    atomic.Pointer[string]
+}
+
+type attach struct{ target store.Target }
+
+// New builds the Manager; Run starts the children.
+func New(cfg Config) (*Manager, error) {
+	if cfg.IngestBatch <= 0 {
+		cfg.IngestBatch = 512
+	}
+	m := &Manager{cfg: cfg, log: cfg.Logger.With().Str("component", "providers").Logger(), provs: map[string]*provider{}}
+	for _, spec := range cfg.Specs {
+		if _, dup := m.provs[spec.Name]; dup {
+			return nil, fmt.Errorf("provider %q configured twice", spec.Name)
+		}
+		settings := map[string]any{}
+		for k, v := range spec.Settings {
+			settings[k] = v
+		}
+		settings["name"] = spec.Name
+		settings["forum_chat_id"] = spec.ForumChatID
+		conf, err := json.Marshal(settings)
+		if err != nil {
+			return nil, fmt.Errorf("provider %q settings: %w", spec.Name, err)
+		}
+		p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger()}
+		p.sup = supervise.New(supervise.Spec{
+			Name:         spec.Name,
+			Path:         binaryPath(spec),
+			Config:       conf,
+			SocketDir:    cfg.SocketDir,
+			StartLimit:   spec.StartLimit,
+			BackoffMax:   spec.BackoffMax,
+			StartTimeout: spec.StartTimeout,
+			Logger:       cfg.Logger,
+			OnEvent:      m.onEvent,
+		})
+		m.provs[spec.Name] = p
+		if spec.Default || m.def == "" {
+			m.def = spec.Name
+		}
+	}
+	return m, nil
+}
+
+func binaryPath(spec Spec) string {
+	if spec.Binary != "" {
+		return spec.Binary
+	}
+	name := "provider-" + spec.Name
+	if exe, err := os.Executable(); err == nil {
+		beside := filepath.Join(filepath.Dir(exe), name)
+		if fi, err := os.Stat(beside); err == nil && !fi.IsDir() {
+			return beside
+		}
+	}
+	return "" // supervise looks provider-<name> up in PATH
+}
+
+// SetHub connects the hub the updates go to. Call it before Run.
+func (m *Manager) SetHub(h *hub.Hub) { m.hub = h }
+
+// Run supervises every child and pumps its updates until ctx ends, then
+// stops the children.
+func (m *Manager) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, p := range m.provs {
+		wg.Go(func() {
+			if err := p.sup.Run(ctx); err != nil && ctx.Err() == nil {
+				p.log.Error().Err(err).Msg("supervision ended")
+			}
+		})
+		wg.Go(func() { m.pump(ctx, p) })
+	}
+	wg.Wait()
+}
+
+func (m *Manager) onEvent(e supervise.Event) {
+	kind := map[string]events.Kind{
+		supervise.EventStarted: events.ProviderStarted,
+		supervise.EventExited:  events.ProviderExited,
+		supervise.EventFatal:   events.ProviderFatal,
+		supervise.EventHealth:  events.ProviderHealth,
+	}[e.Kind]
+	if kind == 0 {
+		return
+	}
+	attrs := map[string]string{"provider": e.Name}
+	if e.Child.PID != 0 {
+		attrs["pid"] = fmt.Sprint(e.Child.PID)
+	}
+	if e.ExitStatus != "" {
+		attrs["exit"] = e.ExitStatus
+	}
+	if kind == events.ProviderHealth {
+		// Ask the child why (e.g. 409 Conflict); off the supervision path.
+		go m.publishHealth(e, attrs)
+		return
+	}
+	m.cfg.Events.Publish(events.Event{Kind: kind, Message: e.Message, Attrs: attrs})
+}
+
+func (m *Manager) publishHealth(e supervise.Event, attrs map[string]string) {
+	msg := "provider " + e.Name + " health: " + e.Message
+	if p, ok := m.provs[e.Name]; ok {
+		if c, ok := p.sup.Current(); ok {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			st, err := providerv1.NewProviderServiceClient(c.Conn).Status(ctx, &providerv1.StatusRequest{})
+			cancel()
+			if err == nil && st.GetHealthDetail() != "" {
+				why := st.GetHealthDetail()
+				attrs["why"] = why
+				msg += ": " + why
+				p.lastErr.Store(&why)
+			}
+		}
+	}
+	m.cfg.Events.Publish(events.Event{Kind: events.ProviderHealth, Message: msg, Attrs: attrs})
+}
+
+func (m *Manager) get(name string) (*provider, error) {
+	p, ok := m.provs[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknown, name)
+	}
+	return p, nil
+}
+
+// Default implements hub.Providers.
+func (m *Manager) Default() string { return m.def }
+
+// ForumChat implements hub.Providers.
+func (m *Manager) ForumChat(name string) (int64, bool) {
+	p, ok := m.provs[name]
+	if !ok {
+		return 0, false
+	}
+	return p.spec.ForumChatID, true
+}
+
+// client waits for the provider's running child.
+func (p *provider) client(ctx context.Context) (providerv1.ProviderServiceClient, supervise.Child, error) {
+	c, err := p.sup.WaitRunning(ctx)
+	if err != nil {
+		return nil, c, fmt.Errorf("%w: %s: %v", ErrUnavailable, p.spec.Name, err)
+	}
+	return providerv1.NewProviderServiceClient(c.Conn), c, nil
+}
+
+// Provision implements hub.Providers. It is never retried: a failure after
+// the request may have reached the platform is ErrAmbiguous.
+func (m *Manager) Provision(ctx context.Context, name string, chatID int64, title string) (store.Target, error) {
+	p, err := m.get(name)
+	if err != nil {
+		return store.Target{}, err
+	}
+	cl, _, err := p.client(ctx)
+	if err != nil {
+		return store.Target{}, err
+	}
+	resp, err := cl.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{ChatId: chatID, Name: title})
+	if err != nil {
+		return store.Target{}, classify(err)
+	}
+	return store.Target{Provider: name, ChatID: resp.GetChatId(), ThreadID: resp.GetThreadId()}, nil
+}
+
+// Attach implements hub.Providers. The attachment is remembered and given
+// to every later child too.
+func (m *Manager) Attach(ctx context.Context, name, instanceID string, t store.Target) error {
+	p, err := m.get(name)
+	if err != nil {
+		return err
+	}
+	cl, _, err := p.client(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := cl.Attach(ctx, &providerv1.AttachRequest{InstanceId: instanceID, ChatId: t.ChatID, ThreadId: t.ThreadID}); err != nil {
+		return classify(err)
+	}
+	p.mu.Lock()
+	p.attached[instanceID] = attach{target: t}
+	p.mu.Unlock()
+	return nil
+}
+
+// Detach implements hub.Providers. It does not wait for a restarting
+// provider: the next child is only given the attachments still held.
+func (m *Manager) Detach(name, instanceID string) {
+	p, err := m.get(name)
+	if err != nil {
+		return
+	}
+	p.mu.Lock()
+	delete(p.attached, instanceID)
+	p.mu.Unlock()
+	c, ok := p.sup.Current()
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := providerv1.NewProviderServiceClient(c.Conn).Detach(ctx, &providerv1.DetachRequest{InstanceId: instanceID}); err != nil {
+		p.log.Warn().Err(err).Str("instance_id", instanceID).Msg("detach")
+	}
+}
+
+// Call implements hub.Providers: it waits for a running child until ctx
+// ends, and retries on a successor when the provider refused the call
+// because it is closing for a restart (the call was then not made).
+func (m *Manager) Call(ctx context.Context, name, method string, params json.RawMessage, key string) (json.RawMessage, error) {
+	p, err := m.get(name)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		cl, c, err := p.client(ctx)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: method, ParamsJson: params, IdempotencyKey: key})
+		if err == nil {
+			return resp.GetResultJson(), nil
+		}
+		if !notAdmitting(err) && !notReached(err) {
+			return nil, classify(err)
+		}
+		// Not executed: wait for the next incarnation.
+		if werr := m.awaitSuccessor(ctx, p, c); werr != nil {
+			return nil, fmt.Errorf("%w: %s restarting: %v", ErrUnavailable, name, werr)
+		}
+	}
+}
+
+// awaitSuccessor waits until the provider runs a child other than c.
+func (m *Manager) awaitSuccessor(ctx context.Context, p *provider, c supervise.Child) error {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if cur, ok := p.sup.Current(); ok && cur.Incarnation != c.Incarnation {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// notAdmitting: the owner closed admission for a doctor restart.
+func notAdmitting(err error) bool { return status.Code(err) == codes.FailedPrecondition }
+
+// notReached: the connection failed before the request was sent.
+func notReached(err error) bool {
+	st, _ := status.FromError(err)
+	return st.Code() == codes.Unavailable && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// classify maps a provider RPC error to the Manager's errors.
+func classify(err error) error {
+	st, _ := status.FromError(err)
+	switch st.Code() {
+	case codes.InvalidArgument, codes.NotFound, codes.PermissionDenied, codes.FailedPrecondition, codes.ResourceExhausted, codes.OutOfRange:
+		return fmt.Errorf("%w: %s", ErrRefused, st.Message())
+	case codes.Unavailable:
+		return fmt.Errorf("%w: %s", ErrUnavailable, st.Message())
+	}
+	return fmt.Errorf("%w: %s", ErrAmbiguous, st.Message())
+}
+
+// Status is one provider's state for busctl.
+type Status struct {
+	supervise.Status
+	Default     bool
+	ForumChatID int64
+	Attached    int
+	Ingested    uint64
+	NotAllowed  uint64
+	LastError   string
+}
+
+// Statuses returns every provider's status, by name.
+func (m *Manager) Statuses() []Status {
+	out := make([]Status, 0, len(m.provs))
+	for _, p := range m.provs {
+		p.mu.Lock()
+		n := len(p.attached)
+		p.mu.Unlock()
+		st := Status{Status: p.sup.Status(), Default: p.spec.Name == m.def, ForumChatID: p.spec.ForumChatID,
+			Attached: n, Ingested: p.ingested.Load(), NotAllowed: p.notAllowed.Load()}
+		if e := p.lastErr.Load(); e != nil {
+			st.LastError = *e
+		}
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Supervisor returns the named provider's supervisor (for the doctor).
+func (m *Manager) Supervisor(name string) (*supervise.Supervisor, error) {
+	p, err := m.get(name)
+	if err != nil {
+		return nil, err
+	}
+	return p.sup, nil
+}
