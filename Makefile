@@ -46,18 +46,19 @@ help: ## Show this help
 tools: $(STAMPS) $(BIN)/.grpcurl-$(GRPCURL_VERSION) $(BIN)/.grpc-health-probe-$(GRPC_HEALTH_PROBE_VERSION) ## Install pinned buf, protoc plugins, grpcurl, grpc-health-probe into ./bin
 
 .PHONY: generate
-generate: $(STAMPS) ## Generate code from the protos (local plugins only)
+generate: $(STAMPS) clients-deps ## Generate code from the protos (local plugins only): Go, Python, TypeScript
+	rm -rf $(CLIENTS_GEN)
 	buf generate
 
 .PHONY: check-generate
 check-generate: generate ## Regenerate and fail if the committed generated code differs
-	@if [ -n "$$(git status --porcelain -- proto)" ]; then \
+	@if [ -n "$$(git status --porcelain -- proto clients)" ]; then \
 		echo "generated code is out of date; run 'make generate' and commit:"; \
-		git status --porcelain -- proto; git diff --stat -- proto; exit 1; \
+		git status --porcelain -- proto clients; git diff --stat -- proto clients; exit 1; \
 	fi
 
 .PHONY: lint
-lint: $(STAMPS) ## buf lint (STANDARD), buf format diff, go vet, gofmt
+lint: $(STAMPS) breaking ## buf lint (STANDARD), buf format diff, buf breaking, go vet, gofmt
 	buf lint
 	buf format -d --exit-code
 	go vet ./...
@@ -72,5 +73,94 @@ run: build ## Build and run supervisord in the foreground (default profile and p
 	$(BIN)/supervisord $(ARGS)
 
 .PHONY: test
-test: ## Run every test with the race detector
+test: ## Run every test with the race detector, then the client tests
 	go test $(GO_TEST_FLAGS) ./...
+	@$(MAKE) --no-print-directory test-clients
+
+# ---------------------------------------------------------------------------
+# buf breaking. The protos in the working tree are checked against HEAD (what
+# is not committed yet) and against HEAD's first parent (what the latest
+# commit changed: on CI's fresh clone HEAD is the submitted main, so this is
+# the check that counts there). A HEAD without a parent is the first commit:
+# nothing to break. BUF_BREAKING_AGAINST=<git ref> checks against that ref
+# instead (e.g. the last release tag).
+BUF_BREAKING_AGAINST ?=
+
+.PHONY: breaking
+breaking: $(STAMPS) ## buf breaking: working tree vs HEAD and vs HEAD^ (or BUF_BREAKING_AGAINST)
+	@set -e; \
+	if [ -n "$(BUF_BREAKING_AGAINST)" ]; then refs="$(BUF_BREAKING_AGAINST)"; \
+	elif ! git rev-parse -q --verify HEAD >/dev/null; then refs=""; echo "buf breaking: no commit yet; skipped"; \
+	elif git rev-parse -q --verify 'HEAD^' >/dev/null; then refs="HEAD HEAD^"; \
+	elif [ "$$(git rev-parse --is-shallow-repository)" = true ]; then \
+		echo "buf breaking: shallow clone, HEAD's parent is missing: git fetch --deepen=1, or set BUF_BREAKING_AGAINST" >&2; exit 1; \
+	else refs="HEAD"; echo "buf breaking: HEAD has no parent; checking the working tree against HEAD only"; fi; \
+	for ref in $$refs; do \
+		sha="$$(git rev-parse --verify "$$ref^{commit}")"; \
+		if ! git cat-file -e "$$sha:buf.yaml" 2>/dev/null; then echo "buf breaking: $$ref has no buf.yaml; skipped"; continue; fi; \
+		echo "buf breaking --against .git#ref=$$sha  ($$ref)"; \
+		buf breaking --against ".git#ref=$$sha"; \
+	done
+
+# ---------------------------------------------------------------------------
+# Clients in other languages: clients/python and clients/ts hold code
+# generated from the same protos by `make generate` (see buf.gen.yaml), a
+# small follower library each, an example and tests against a real
+# supervisord. Generating needs Debian's protobuf-compiler and
+# protobuf-compiler-grpc and `npm ci` in clients/ts; testing needs
+# python3-grpcio + python3-protobuf and Node >= 20 (.ci/run installs them).
+# A missing toolchain skips the client tests loudly, unless
+# CHATBUS_REQUIRE_CLIENT_TESTS=1 (set by .ci/run) makes that a failure.
+CLIENTS_PYTHON ?= /usr/bin/python3
+CLIENTS_TS     := clients/ts
+# Generated client code, removed before each generate so that the code of a
+# deleted proto does not linger.
+CLIENTS_GEN    := clients/python/chatbus/v1 clients/python/chatbus/provider clients/python/buf $(CLIENTS_TS)/src/gen
+# The protoc whose Python output is committed (Debian 12's protobuf-compiler).
+CLIENTS_PROTOC_VERSION := libprotoc 3.21.12
+export CHATBUS_REQUIRE_CLIENT_TESTS
+
+# $(call clients_unavailable,LANGUAGE,WHY): a loud skip, or a failure when required.
+clients_unavailable = msg="$(1) client tests cannot run: $(2)"; \
+	if [ "$$CHATBUS_REQUIRE_CLIENT_TESTS" = 1 ]; then echo "FAIL: $$msg (CHATBUS_REQUIRE_CLIENT_TESTS=1)" >&2; exit 1; fi; \
+	bar="!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
+	printf '%s\nSKIPPED: %s\n%s\n' "$$bar" "$$msg" "$$bar" >&2
+
+$(CLIENTS_TS)/node_modules/.package-lock.json: $(CLIENTS_TS)/package.json $(CLIENTS_TS)/package-lock.json
+	cd $(CLIENTS_TS) && npm ci --no-audit --no-fund
+	@touch $@
+
+.PHONY: clients-deps
+clients-deps: $(CLIENTS_TS)/node_modules/.package-lock.json ## npm ci in clients/ts; check protoc and grpc_python_plugin
+	@command -v protoc >/dev/null && command -v grpc_python_plugin >/dev/null || { \
+		echo "generating the Python client needs protoc and grpc_python_plugin: apt-get install -y protobuf-compiler protobuf-compiler-grpc" >&2; exit 1; }
+	@v="$$(protoc --version)"; [ "$$v" = "$(CLIENTS_PROTOC_VERSION)" ] || \
+		echo "warning: protoc is $$v, not $(CLIENTS_PROTOC_VERSION): the generated Python code will differ from the committed one" >&2
+
+.PHONY: test-clients
+test-clients: ## Python and TypeScript client tests against a real supervisord
+	@tmp="$$(mktemp -d /tmp/cb-clients.XXXXXX)"; trap 'rm -rf "$$tmp"' EXIT; \
+	go build -o "$$tmp/supervisord" ./cmd/supervisord && \
+	CHATBUS_SUPERVISORD="$$tmp/supervisord" $(MAKE) -k --no-print-directory test-clients-python test-clients-ts
+
+.PHONY: test-clients-python
+test-clients-python: ## Python client tests (CHATBUS_SUPERVISORD=<binary>, else built)
+	@if ! "$(CLIENTS_PYTHON)" -c 'import grpc, google.protobuf' 2>/dev/null; then \
+		$(call clients_unavailable,Python,$(CLIENTS_PYTHON) cannot import grpc and google.protobuf (apt-get install -y python3-grpcio python3-protobuf)); \
+	else \
+		echo "== Python client tests ($(CLIENTS_PYTHON))"; \
+		cd clients/python && timeout 300 "$(CLIENTS_PYTHON)" -m unittest discover -s tests -v; \
+	fi
+
+.PHONY: test-clients-ts
+test-clients-ts: ## TypeScript client tests (pinned tsc, node --test)
+	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+		$(call clients_unavailable,TypeScript,node and npm are not installed); \
+	elif ! node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)'; then \
+		$(call clients_unavailable,TypeScript,node $$(node --version) is older than 20); \
+	else \
+		echo "== TypeScript client tests (node $$(node --version))"; \
+		$(MAKE) --no-print-directory $(CLIENTS_TS)/node_modules/.package-lock.json && \
+		cd $(CLIENTS_TS) && rm -rf dist && node_modules/.bin/tsc -p tsconfig.json && \
+		timeout 300 node --test dist/test/*.test.js; \
+	fi

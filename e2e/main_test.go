@@ -23,7 +23,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	build := exec.Command("go", "build", "-race", "-o", dir+"/", "github.com/chatbus/chatbus/cmd/...")
+	build := exec.Command("go", "build", "-race", "-o", dir+"/", "github.com/chatbus/chatbus/cmd/supervisord",
+		"github.com/chatbus/chatbus/cmd/busctl", "github.com/chatbus/chatbus/cmd/provider-telegram")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building binaries:", err)

@@ -30,9 +30,10 @@ const (
 // tgBus is a supervisord with the Telegram provider against a stand-in.
 type tgBus struct {
 	*profile
-	tg *tgtest.Server
-	d  *daemon
-	c  *client.Client
+	tg         *tgtest.Server
+	d          *daemon
+	c          *client.Client
+	configPath string
 }
 
 // startTelegramBus starts the stand-in and a supervisord configured with
@@ -41,20 +42,23 @@ func startTelegramBus(t *testing.T, extra string) *tgBus {
 	tg := tgtest.New(t)
 	tg.AddForum(forumChat)
 	p := newProfile(t)
+	binLine := "    binary: " + filepath.Join(binDir, "provider-telegram") + "\n"
+	if strings.Contains(extra, "binary:") {
+		binLine = ""
+	}
 	cfg := fmt.Sprintf(`heartbeat_interval: 200ms
 stale_after: 3s
 reconcile_grace: 1s
 providers:
   telegram:
-    binary: %s
-    forum_chat_id: %d
+%s    forum_chat_id: %d
     base_url: %s
     token: %q
     allowed_user_ids: [%d]
     poll_timeout: 1s
     poll_grace: 2s
     backoff_max: 1s
-%s`, filepath.Join(binDir, "provider-telegram"), forumChat, tg.URL(), tg.Token(), allowedUser, extra)
+%s`, binLine, forumChat, tg.URL(), tg.Token(), allowedUser, extra)
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -66,7 +70,7 @@ providers:
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	b := &tgBus{profile: p, tg: tg, d: d, c: c}
+	b := &tgBus{profile: p, tg: tg, d: d, c: c, configPath: path}
 	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
 		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
 	}, "RUNNING")

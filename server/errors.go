@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/providers"
 	"github.com/chatbus/chatbus/server/registry"
@@ -47,6 +48,13 @@ var errorCodes = []struct {
 	{providers.ErrUnavailable, codes.Unavailable},
 	{providers.ErrRefused, codes.FailedPrecondition},
 	{providers.ErrAmbiguous, codes.Unknown},
+
+	{providers.ErrHeld, codes.DeadlineExceeded},
+
+	{doctor.ErrBusy, codes.Aborted},
+	{doctor.ErrAbsent, codes.FailedPrecondition},
+	{doctor.ErrOccupied, codes.FailedPrecondition},
+	{doctor.ErrRefused, codes.FailedPrecondition},
 
 	{store.ErrNotFound, codes.NotFound},
 	{store.ErrNoFreeSlot, codes.ResourceExhausted},

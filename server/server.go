@@ -24,6 +24,7 @@ import (
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	serverauth "github.com/chatbus/chatbus/server/auth"
+	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/providers"
@@ -113,9 +114,10 @@ type Server struct {
 	started time.Time
 
 	// Set by Run once the store is open.
-	store store.Store
-	core  *hub.Hub
-	provs *providers.Manager
+	store  store.Store
+	core   *hub.Hub
+	provs  *providers.Manager
+	doctor *doctor.Doctor
 
 	draining atomic.Bool
 }
@@ -207,6 +209,7 @@ func (s *Server) open() error {
 	})
 	provs.SetHub(core)
 	s.store, s.core, s.provs = st, core, provs
+	s.doctor = doctor.New(doctor.Config{Providers: provs, Events: s.hub, Logger: s.log})
 	return nil
 }
 
@@ -227,6 +230,7 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	grpc_health_v1.RegisterHealthServer(gs, hs)
 	chatbusv1.RegisterBusServiceServer(gs, &busService{s: s})
 	chatbusv1.RegisterAdminServiceServer(gs, &adminService{s: s})
+	chatbusv1.RegisterDoctorServiceServer(gs, &doctorService{s: s})
 	reflection.Register(gs)
 
 	runCtx, stopRun := context.WithCancel(ctx)

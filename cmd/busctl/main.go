@@ -25,7 +25,10 @@ func main() {
 // Exit codes: 1 for errors in general, 3 when the supervisor is not running
 // (like systemctl status), 4 when it refused the caller.
 func exitCode(err error) int {
+	var oe *outcomeError
 	switch {
+	case errors.As(err, &oe):
+		return oe.code
 	case errors.Is(err, client.ErrNotRunning):
 		return 3
 	case errors.Is(err, client.ErrUnauthenticated), errors.Is(err, client.ErrPermissionDenied):

@@ -159,4 +159,3 @@ func loadConfig(path string, required bool) (fileConfig, bool, error) {
 	}
 	return fc, true, nil
 }
-

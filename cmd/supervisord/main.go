@@ -144,8 +144,8 @@ func run(cmd *cobra.Command, f flags, stderr io.Writer) error {
 			MaxBytes: fc.Journal.MaxBytes,
 			MaxAge:   time.Duration(fc.Journal.MaxAge),
 		},
-		Version:           version.Version,
-		Logger:            log,
+		Version: version.Version,
+		Logger:  log,
 		OnReady: func() {
 			log.Info().Str("socket", p.Socket).Str("profile", p.Profile).Str("secret", p.Secret).Int("pid", os.Getpid()).Msg("serving")
 			if ok, err := daemon.SdNotify(false, daemon.SdNotifyReady); err != nil {

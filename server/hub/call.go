@@ -131,9 +131,13 @@ func (h *Hub) scopeOf(key string) *scope {
 	return sc
 }
 
-func (s *scope) hasMessage(id int64) bool { s.mu.Lock(); defer s.mu.Unlock(); return s.messages.has(id) }
-func (s *scope) hasQuery(id string) bool  { s.mu.Lock(); defer s.mu.Unlock(); return s.queries.has(id) }
-func (s *scope) hasFile(id string) bool   { s.mu.Lock(); defer s.mu.Unlock(); return s.files.has(id) }
+func (s *scope) hasMessage(id int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.messages.has(id)
+}
+func (s *scope) hasQuery(id string) bool { s.mu.Lock(); defer s.mu.Unlock(); return s.queries.has(id) }
+func (s *scope) hasFile(id string) bool  { s.mu.Lock(); defer s.mu.Unlock(); return s.files.has(id) }
 
 // message is the part of a platform message the scope needs.
 type message struct {

@@ -98,6 +98,12 @@ type provider struct {
 	ingested   atomic.Uint64
 	notAllowed atomic.Uint64
 	lastErr    atomic.Pointer[string]
+
+	// restarting: a doctor restart is under way; calls go to the outbox.
+	restarting atomic.Bool
+	flushKick  chan struct{}
+	outMu      sync.Mutex                // guards waiters
+	waiters    map[string][]chan outcome // callers waiting on outbox keys
 }
 
 type attach struct{ target store.Target }
@@ -122,7 +128,8 @@ func New(cfg Config) (*Manager, error) {
 		if err != nil {
 			return nil, fmt.Errorf("provider %q settings: %w", spec.Name, err)
 		}
-		p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger()}
+		p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger(),
+			flushKick: make(chan struct{}, 1), waiters: map[string][]chan outcome{}}
 		p.sup = supervise.New(supervise.Spec{
 			Name:         spec.Name,
 			Path:         binaryPath(spec),
@@ -170,6 +177,8 @@ func (m *Manager) Run(ctx context.Context) {
 			}
 		})
 		wg.Go(func() { m.pump(ctx, p) })
+		wg.Go(func() { m.flusher(ctx, p) })
+		m.kickFlush(p) // calls held by a previous run
 	}
 	wg.Wait()
 }
@@ -253,6 +262,9 @@ func (m *Manager) Provision(ctx context.Context, name string, chatID int64, titl
 	if err != nil {
 		return store.Target{}, err
 	}
+	if err := p.waitSettled(ctx); err != nil {
+		return store.Target{}, err
+	}
 	cl, _, err := p.client(ctx)
 	if err != nil {
 		return store.Target{}, err
@@ -271,16 +283,27 @@ func (m *Manager) Attach(ctx context.Context, name, instanceID string, t store.T
 	if err != nil {
 		return err
 	}
-	cl, _, err := p.client(ctx)
-	if err != nil {
-		return err
-	}
-	if _, err := cl.Attach(ctx, &providerv1.AttachRequest{InstanceId: instanceID, ChatId: t.ChatID, ThreadId: t.ThreadID}); err != nil {
-		return classify(err)
-	}
 	p.mu.Lock()
 	p.attached[instanceID] = attach{target: t}
 	p.mu.Unlock()
+	if p.restarting.Load() {
+		return nil // the successor is given it when it starts
+	}
+	forget := func() {
+		p.mu.Lock()
+		delete(p.attached, instanceID)
+		p.mu.Unlock()
+	}
+	cl, _, err := p.client(ctx)
+	if err != nil {
+		forget()
+		return err
+	}
+	_, err = cl.Attach(ctx, &providerv1.AttachRequest{InstanceId: instanceID, ChatId: t.ChatID, ThreadId: t.ThreadID})
+	if err != nil && !notAdmitting(err) { // closing for a restart: the successor gets it
+		forget()
+		return classify(err)
+	}
 	return nil
 }
 
@@ -313,49 +336,43 @@ func (m *Manager) Call(ctx context.Context, name, method string, params json.Raw
 	if err != nil {
 		return nil, err
 	}
-	for {
-		cl, c, err := p.client(ctx)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: method, ParamsJson: params, IdempotencyKey: key})
-		if err == nil {
-			return resp.GetResultJson(), nil
-		}
-		if !notAdmitting(err) && !notReached(err) {
-			return nil, classify(err)
-		}
-		// Not executed: wait for the next incarnation.
-		if werr := m.awaitSuccessor(ctx, p, c); werr != nil {
-			return nil, fmt.Errorf("%w: %s restarting: %v", ErrUnavailable, name, werr)
-		}
+	if p.restarting.Load() {
+		return m.callViaOutbox(ctx, p, method, params, key)
 	}
+	cl, _, err := p.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: method, ParamsJson: params, IdempotencyKey: key})
+	if err == nil {
+		return resp.GetResultJson(), nil
+	}
+	if notAdmitting(err) {
+		// Not executed: the owner is closing for a restart. Hold it
+		// durably for the successor.
+		return m.callViaOutbox(ctx, p, method, params, key)
+	}
+	// A child that died mid-call (Unavailable) may or may not have made
+	// it: that is the caller's to judge, never retried here.
+	return nil, classify(err)
 }
 
-// awaitSuccessor waits until the provider runs a child other than c.
-func (m *Manager) awaitSuccessor(ctx context.Context, p *provider, c supervise.Child) error {
-	t := time.NewTicker(20 * time.Millisecond)
+// waitSettled waits until no doctor restart is under way.
+func (p *provider) waitSettled(ctx context.Context) error {
+	t := time.NewTicker(10 * time.Millisecond)
 	defer t.Stop()
-	for {
-		if cur, ok := p.sup.Current(); ok && cur.Incarnation != c.Incarnation {
-			return nil
-		}
+	for p.restarting.Load() {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return fmt.Errorf("%w: %s is restarting: %v", ErrUnavailable, p.spec.Name, ctx.Err())
 		case <-t.C:
 		}
 	}
+	return nil
 }
 
 // notAdmitting: the owner closed admission for a doctor restart.
 func notAdmitting(err error) bool { return status.Code(err) == codes.FailedPrecondition }
-
-// notReached: the connection failed before the request was sent.
-func notReached(err error) bool {
-	st, _ := status.FromError(err)
-	return st.Code() == codes.Unavailable && !errors.Is(err, context.DeadlineExceeded)
-}
 
 // classify maps a provider RPC error to the Manager's errors.
 func classify(err error) error {
@@ -405,4 +422,30 @@ func (m *Manager) Supervisor(name string) (*supervise.Supervisor, error) {
 		return nil, err
 	}
 	return p.sup, nil
+}
+
+// Attached returns the instance ids bound through the provider.
+func (m *Manager) Attached(name string) []string {
+	p, err := m.get(name)
+	if err != nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.attached))
+	for id := range p.attached {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Names returns the configured providers, sorted.
+func (m *Manager) Names() []string {
+	out := make([]string, 0, len(m.provs))
+	for n := range m.provs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -31,6 +31,7 @@ func (m *Manager) pump(ctx context.Context, p *provider) {
 			continue
 		}
 		p.reattach(ctx, c.Conn)
+		m.kickFlush(p) // a new child: send what the outbox holds
 		err = m.stream(ctx, p, providerv1.NewProviderServiceClient(c.Conn))
 		if ctx.Err() != nil {
 			return

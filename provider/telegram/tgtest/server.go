@@ -94,6 +94,9 @@ type Fault struct {
 	// or the server closes, and then drops the connection without an
 	// answer.
 	Hang time.Duration
+	// Delay holds the request for this long (a slow platform) and then
+	// serves it normally. It is not a failure: the call takes effect.
+	Delay time.Duration
 }
 
 // Server is a stand-in Bot API server on a 127.0.0.1 port. All methods
@@ -352,8 +355,20 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if f, ok := s.takeFault(m); ok {
-		s.serveFault(w, r, f)
-		return
+		if f.Delay <= 0 {
+			s.serveFault(w, r, f)
+			return
+		}
+		t := time.NewTimer(f.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		case <-s.done:
+			t.Stop()
+			return
+		}
 	}
 	p, perr := parseParams(w, r)
 	if perr != nil {

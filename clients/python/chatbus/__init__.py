@@ -1,0 +1,53 @@
+"""chatbus: Python follower client of the chatbus supervisor.
+
+The generated code lives beside this file: ``chatbus.v1`` (BusService,
+AdminService, DoctorService), ``chatbus.provider.v1`` (the provider-child
+contract) and, at the top level, ``buf.validate`` (imported by the generated
+modules). It is produced by ``make generate`` from ``proto/``; do not edit
+it.
+
+See :mod:`chatbus.client` for the follower API and clients/README.md.
+"""
+
+from chatbus.client import (
+    DEFAULT_TIMEOUT,
+    Client,
+    Follower,
+    UpdateStream,
+    connect,
+    default_instance_id,
+)
+from chatbus.errors import (
+    ChatbusError,
+    FailedPrecondition,
+    InvalidArgument,
+    NotRunning,
+    PermissionDenied,
+    Replaced,
+    ResourceExhausted,
+    SessionUnknown,
+    Unauthenticated,
+    Unavailable,
+)
+from chatbus.paths import Paths, resolve as default_paths
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "ChatbusError",
+    "Client",
+    "FailedPrecondition",
+    "Follower",
+    "InvalidArgument",
+    "NotRunning",
+    "Paths",
+    "PermissionDenied",
+    "Replaced",
+    "ResourceExhausted",
+    "SessionUnknown",
+    "Unauthenticated",
+    "Unavailable",
+    "UpdateStream",
+    "connect",
+    "default_instance_id",
+    "default_paths",
+]

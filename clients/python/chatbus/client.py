@@ -1,0 +1,496 @@
+"""Follower client of a chatbus supervisor, over gRPC on its Unix socket.
+
+A follower (agent session) connects with the supervisor's bearer secret,
+registers, heartbeats in the background at the interval Register returns,
+iterates its thread's updates, acknowledges them, calls platform methods in
+its own thread, and unregisters::
+
+    import chatbus
+
+    with chatbus.connect() as client:                 # default profile's paths
+        with client.register(profile_key="manual:1234") as follower:
+            for update in follower.updates():         # blocks; ends at close()
+                follower.call("sendMessage", {"text": update.text})
+                follower.ack(update.seq)
+
+Everything here is safe to use from several threads; ``close()`` may be
+called from any thread (or a signal handler) to end a blocked iteration.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import os
+import socket as _socket
+import threading
+import time
+from typing import Any, Callable, Iterator, Optional, Set, Union
+
+import grpc
+
+from chatbus import paths as _paths
+from chatbus.errors import (
+    ChatbusError,
+    NotRunning,
+    PermissionDenied,
+    SessionUnknown,
+    Unauthenticated,
+    Unavailable,
+    from_rpc_error,
+)
+from chatbus.v1 import admin_pb2, admin_pb2_grpc, bus_pb2, bus_pb2_grpc, types_pb2
+
+log = logging.getLogger("chatbus")
+
+#: Timeout of every unary call, in seconds, unless the Client is told otherwise.
+DEFAULT_TIMEOUT = 10.0
+
+# Consecutive transient heartbeat failures after which the session counts as
+# lost (the supervisor would prune it long before this anyway).
+_MAX_HEARTBEAT_FAILURES = 5
+
+_PROCESS_START_MS = int(time.time() * 1000)
+
+
+def default_instance_id() -> str:
+    """``"<pid>:<start-ms>"``: unique per process, as the protocol suggests."""
+    return f"{os.getpid()}:{_PROCESS_START_MS}"
+
+
+class _CallDetails(
+    collections.namedtuple(
+        "_CallDetails",
+        ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression"),
+    ),
+    grpc.ClientCallDetails,
+):
+    pass
+
+
+class _BearerInterceptor(
+    grpc.UnaryUnaryClientInterceptor,
+    grpc.UnaryStreamClientInterceptor,
+    grpc.StreamUnaryClientInterceptor,
+    grpc.StreamStreamClientInterceptor,
+):
+    """Adds ``authorization: Bearer <secret>`` to every call."""
+
+    def __init__(self, secret: str):
+        self._header = ("authorization", "Bearer " + secret)
+
+    def _with_auth(self, d: grpc.ClientCallDetails) -> grpc.ClientCallDetails:
+        md = list(d.metadata or ())
+        md.append(self._header)
+        return _CallDetails(
+            d.method,
+            d.timeout,
+            md,
+            d.credentials,
+            getattr(d, "wait_for_ready", None),
+            getattr(d, "compression", None),
+        )
+
+    def intercept_unary_unary(self, continuation, details, request):
+        return continuation(self._with_auth(details), request)
+
+    def intercept_unary_stream(self, continuation, details, request):
+        return continuation(self._with_auth(details), request)
+
+    def intercept_stream_unary(self, continuation, details, request_iterator):
+        return continuation(self._with_auth(details), request_iterator)
+
+    def intercept_stream_stream(self, continuation, details, request_iterator):
+        return continuation(self._with_auth(details), request_iterator)
+
+
+def _read_secret(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            secret = f.read().strip()
+    except OSError as e:
+        raise ChatbusError(
+            f"read the supervisor's secret {path}: {e.strerror or e} "
+            "(has supervisord run for this profile?)"
+        ) from e
+    if not secret:
+        raise ChatbusError(f"the supervisor's secret {path} is empty")
+    return secret
+
+
+class Client:
+    """A connection to one supervisor. Use it as a context manager or close it.
+
+    ``socket`` and ``secret_file`` default to the profile's paths (see
+    :mod:`chatbus.paths`); ``secret`` bypasses the file. ``bus`` and ``admin``
+    are the generated stubs, already authenticated, for anything the
+    follower API below does not wrap.
+    """
+
+    def __init__(
+        self,
+        socket: Optional[str] = None,
+        *,
+        secret: Optional[str] = None,
+        secret_file: Optional[str] = None,
+        profile: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        options: Optional[list] = None,
+    ):
+        defaults = None
+        if socket is None or (secret is None and secret_file is None):
+            defaults = _paths.resolve(profile)
+        self.socket_path = os.path.abspath(socket or defaults.socket)
+        self.timeout = timeout
+        target = _paths.socket_target(self.socket_path)
+        _probe(self.socket_path)
+        if secret is None:
+            secret = _read_secret(secret_file or defaults.secret_file)
+        self._raw_channel = grpc.insecure_channel(target, options=options or [])
+        self._channel = grpc.intercept_channel(self._raw_channel, _BearerInterceptor(secret))
+        self.bus = bus_pb2_grpc.BusServiceStub(self._channel)
+        self.admin = admin_pb2_grpc.AdminServiceStub(self._channel)
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Closes the channel; open streams end with CANCELLED."""
+        self._channel.close()
+
+    def register(
+        self,
+        profile_key: str,
+        *,
+        cwd: Optional[str] = None,
+        thread_name: str = "",
+        instance_id: Optional[str] = None,
+        pid: Optional[int] = None,
+        provider: str = "",
+        previous_target: Optional[types_pb2.Target] = None,
+        handoff_token: str = "",
+        on_notice: Optional[Callable[[int], None]] = None,
+    ) -> "Follower":
+        """Registers a follower and starts its background heartbeat.
+
+        ``profile_key`` is the owner's stable identity across reloads (e.g.
+        ``"manual:<parent pid>"``). ``instance_id`` defaults to
+        ``"<pid>:<process start ms>"``: registering it again (from this
+        process) replaces the earlier registration. ``on_notice`` is called
+        from the heartbeat thread with each ``bus_pb2.Notice`` a heartbeat
+        returns (e.g. ``NOTICE_SUPERVISOR_DRAINING``).
+        """
+        req = bus_pb2.RegisterRequest(
+            instance_id=instance_id or default_instance_id(),
+            profile_key=profile_key,
+            thread_name=thread_name,
+            cwd=os.getcwd() if cwd is None else cwd,
+            pid=os.getpid() if pid is None else pid,
+            provider=provider,
+            handoff_token=handoff_token,
+        )
+        if previous_target is not None:
+            req.previous_target.CopyFrom(previous_target)
+        try:
+            resp = self.bus.Register(req, timeout=self.timeout)
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from e
+        return Follower(self, resp, on_notice)
+
+    def get_info(self) -> admin_pb2.GetInfoResponse:
+        """AdminService.GetInfo: version, pid, profile, paths, follower count."""
+        try:
+            return self.admin.GetInfo(admin_pb2.GetInfoRequest(), timeout=self.timeout)
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from e
+
+    def list_followers(self) -> list:
+        """AdminService.ListFollowers: the registered followers."""
+        try:
+            resp = self.admin.ListFollowers(admin_pb2.ListFollowersRequest(), timeout=self.timeout)
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from e
+        return list(resp.followers)
+
+
+def connect(socket: Optional[str] = None, **kwargs: Any) -> Client:
+    """Connects to a supervisor: ``Client(socket, **kwargs)``."""
+    return Client(socket, **kwargs)
+
+
+def _probe(path: str) -> None:
+    """Fails fast with NotRunning when nothing listens on path."""
+    s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    s.settimeout(2.0)
+    try:
+        s.connect(path)
+    except OSError as e:
+        raise NotRunning(f"supervisord is not running: {path}: {e.strerror or e}") from e
+    finally:
+        s.close()
+
+
+class Follower:
+    """A registered session with a background heartbeat. Close it.
+
+    ``response`` is the supervisor's RegisterResponse: the session, the
+    binding (unset while ``origin`` is ``ORIGIN_DETACHED``), the origin and
+    the timing contract.
+    """
+
+    def __init__(self, client: Client, response: bus_pb2.RegisterResponse, on_notice):
+        self._client = client
+        self.response = response
+        self.session = response.session
+        self.heartbeat_interval = response.heartbeat_interval.ToTimedelta().total_seconds() or 1.0
+        self.stale_after = response.stale_after.ToTimedelta().total_seconds()
+        self._on_notice = on_notice
+        self._lock = threading.Lock()  # guards _streams, _error, _closed
+        self._streams: Set[UpdateStream] = set()
+        self._error: Optional[ChatbusError] = None
+        self._closed = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._heartbeat_loop,
+            name=f"chatbus-heartbeat-{self.session.instance_id}",
+            daemon=True,
+        )
+        self._thread.start()
+
+    def __enter__(self) -> "Follower":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def instance_id(self) -> str:
+        return self.session.instance_id
+
+    @property
+    def origin(self) -> int:
+        """A ``types_pb2.Origin`` value: FRESH, REUSE, HANDOFF or DETACHED."""
+        return self.response.origin
+
+    @property
+    def binding(self) -> Optional[types_pb2.Binding]:
+        """The thread this follower is bound to; None while detached."""
+        return self.response.binding if self.response.HasField("binding") else None
+
+    @property
+    def error(self) -> Optional[ChatbusError]:
+        """Why the session was lost (pruned, replaced, supervisor gone); None
+        while it is alive and after a clean close()."""
+        with self._lock:
+            return self._error
+
+    @property
+    def alive(self) -> bool:
+        """True until close() or until the heartbeat finds the session lost."""
+        return not self._stop.is_set()
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Waits until the session is closed or lost; True if it is."""
+        return self._stop.wait(timeout)
+
+    # --- calls ---
+
+    def heartbeat(self) -> bus_pb2.HeartbeatResponse:
+        """One heartbeat now. The background thread already sends them."""
+        return self._unary(
+            self._client.bus.Heartbeat, bus_pb2.HeartbeatRequest(session=self.session)
+        )
+
+    def updates(self, after_seq: int = 0) -> "UpdateStream":
+        """Opens the update stream: every unacknowledged update after
+        ``after_seq``, then live ones, as ``types_pb2.Update`` messages.
+
+        Iteration blocks until an update arrives and ends cleanly at
+        ``close()`` or ``UpdateStream.cancel()``; it raises the
+        :class:`ChatbusError` that ended the session otherwise (e.g.
+        :class:`Replaced` when a newer Subscribe or registration took over,
+        :class:`FailedPrecondition` when pruned).
+        """
+        call = self._client.bus.Subscribe(
+            bus_pb2.SubscribeRequest(session=self.session, after_seq=after_seq)
+        )
+        stream = UpdateStream(self, call)
+        with self._lock:
+            if self._closed:
+                call.cancel()
+                stream._cancelled = True
+            else:
+                self._streams.add(stream)
+        return stream
+
+    def ack(self, seq: int) -> int:
+        """Acknowledges every update up to and including ``seq``; returns the
+        binding's highest acknowledged seq."""
+        resp = self._unary(
+            self._client.bus.Ack, bus_pb2.AckRequest(session=self.session, seq=seq)
+        )
+        return resp.acked_through
+
+    def call(
+        self,
+        method: str,
+        params: Union[dict, str, bytes, None] = None,
+        *,
+        idempotency_key: str = "",
+    ) -> Any:
+        """Calls a platform method in the follower's own thread, e.g.
+        ``call("sendMessage", {"text": "hi"})``. The supervisor fills in the
+        chat and thread. Returns the platform's result, decoded from JSON
+        (None if empty). Pass ``idempotency_key`` to make retries safe."""
+        if params is None:
+            raw = b"{}"
+        elif isinstance(params, bytes):
+            raw = params
+        elif isinstance(params, str):
+            raw = params.encode()
+        else:
+            raw = json.dumps(params).encode()
+        resp = self._unary(
+            self._client.bus.Call,
+            bus_pb2.CallRequest(
+                session=self.session,
+                method=method,
+                params_json=raw,
+                idempotency_key=idempotency_key,
+            ),
+        )
+        return json.loads(resp.result_json) if resp.result_json else None
+
+    def suspend(self, reason: int = bus_pb2.SUSPEND_REASON_SESSION_REPLACEMENT) -> bus_pb2.SuspendResponse:
+        """Holds the binding for a successor; returns the handoff token."""
+        return self._unary(
+            self._client.bus.Suspend, bus_pb2.SuspendRequest(session=self.session, reason=reason)
+        )
+
+    def close(self) -> None:
+        """Stops the heartbeat and unregisters (the supervisor keeps the
+        binding for a later REUSE). Open update streams end cleanly.
+        Idempotent; a session already lost is not an error here."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            lost = self._error is not None
+        self._stop.set()
+        if threading.current_thread() is not self._thread:
+            self._thread.join(timeout=self._client.timeout)
+        try:
+            if not lost:
+                self._client.bus.Unregister(
+                    bus_pb2.UnregisterRequest(session=self.session), timeout=self._client.timeout
+                )
+        except grpc.RpcError as e:
+            err = from_rpc_error(e)
+            if not isinstance(err, (SessionUnknown, Unavailable)):
+                raise err from e
+        finally:
+            with self._lock:
+                streams = list(self._streams)
+            for s in streams:
+                s.cancel()
+
+    # --- internals ---
+
+    def _unary(self, method, request):
+        try:
+            return method(request, timeout=self._client.timeout)
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from e
+
+    def _heartbeat_loop(self) -> None:
+        req = bus_pb2.HeartbeatRequest(session=self.session)
+        failures = 0
+        while not self._stop.wait(self.heartbeat_interval):
+            try:
+                resp = self._client.bus.Heartbeat(req, timeout=max(self.heartbeat_interval, 1.0))
+            except grpc.RpcError as e:
+                if self._stop.is_set():
+                    return
+                err = from_rpc_error(e)
+                failures += 1
+                # A transient failure is retried at the next tick; a session
+                # the supervisor no longer knows is over.
+                if (
+                    isinstance(err, (SessionUnknown, PermissionDenied, Unauthenticated))
+                    or failures >= _MAX_HEARTBEAT_FAILURES
+                ):
+                    self._lost(err)
+                    return
+                log.warning("chatbus: heartbeat failed (%d): %s", failures, err)
+                continue
+            failures = 0
+            if self._on_notice is not None:
+                for notice in resp.notices:
+                    try:
+                        self._on_notice(notice)
+                    except Exception:  # a callback bug must not stop the heartbeat
+                        log.exception("chatbus: on_notice callback failed")
+
+    def _lost(self, err: ChatbusError) -> None:
+        log.warning("chatbus: session %s lost: %s", self.instance_id, err)
+        with self._lock:
+            self._error = err
+            streams = list(self._streams)
+        self._stop.set()
+        for s in streams:
+            s._abort()
+
+    def _forget(self, stream: "UpdateStream") -> None:
+        with self._lock:
+            self._streams.discard(stream)
+
+
+class UpdateStream:
+    """An open Subscribe stream: iterate it for ``types_pb2.Update`` messages.
+
+    ``cancel()`` (from any thread) or leaving a ``with`` block ends it; the
+    iteration then simply stops.
+    """
+
+    def __init__(self, follower: Follower, call):
+        self._follower = follower
+        self._call = call
+        self._cancelled = False
+
+    def __iter__(self) -> Iterator[types_pb2.Update]:
+        return self
+
+    def __next__(self) -> types_pb2.Update:
+        try:
+            return next(self._call).update
+        except StopIteration:
+            self._follower._forget(self)
+            raise
+        except grpc.RpcError as e:
+            self._follower._forget(self)
+            if self._cancelled:
+                raise StopIteration from None
+            lost = self._follower.error
+            if lost is not None and e.code() == grpc.StatusCode.CANCELLED:
+                raise lost from e
+            raise from_rpc_error(e) from e
+
+    def __enter__(self) -> "UpdateStream":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.cancel()
+
+    def cancel(self) -> None:
+        """Ends the stream; a blocked iteration stops cleanly."""
+        self._cancelled = True
+        self._call.cancel()
+        self._follower._forget(self)
+
+    def _abort(self) -> None:
+        # The session was lost: iteration raises the follower's error.
+        self._call.cancel()

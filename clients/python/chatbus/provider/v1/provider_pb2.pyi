@@ -1,0 +1,303 @@
+from buf.validate import validate_pb2 as _validate_pb2
+from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+PHASE_COMMITTED: Phase
+PHASE_IDLE: Phase
+PHASE_PREPARED: Phase
+PHASE_UNSPECIFIED: Phase
+UPDATE_KIND_CALLBACK_QUERY: UpdateKind
+UPDATE_KIND_EDITED_MESSAGE: UpdateKind
+UPDATE_KIND_MESSAGE: UpdateKind
+UPDATE_KIND_REACTION: UpdateKind
+UPDATE_KIND_UNSPECIFIED: UpdateKind
+
+class AttachRequest(_message.Message):
+    __slots__ = ["chat_id", "instance_id", "thread_id"]
+    CHAT_ID_FIELD_NUMBER: _ClassVar[int]
+    INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    chat_id: int
+    instance_id: str
+    thread_id: int
+    def __init__(self, instance_id: _Optional[str] = ..., chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ...) -> None: ...
+
+class AttachResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class CallRequest(_message.Message):
+    __slots__ = ["idempotency_key", "method", "params_json"]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    PARAMS_JSON_FIELD_NUMBER: _ClassVar[int]
+    idempotency_key: str
+    method: str
+    params_json: bytes
+    def __init__(self, method: _Optional[str] = ..., params_json: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class CallResponse(_message.Message):
+    __slots__ = ["result_json"]
+    RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    result_json: bytes
+    def __init__(self, result_json: _Optional[bytes] = ...) -> None: ...
+
+class CancelRequest(_message.Message):
+    __slots__ = ["fence"]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
+    fence: Fence
+    def __init__(self, fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
+
+class CancelResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class CloseTargetRequest(_message.Message):
+    __slots__ = ["chat_id", "thread_id"]
+    CHAT_ID_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    chat_id: int
+    thread_id: int
+    def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ...) -> None: ...
+
+class CloseTargetResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class CommitRequest(_message.Message):
+    __slots__ = ["fence"]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
+    fence: Fence
+    def __init__(self, fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
+
+class CommitResponse(_message.Message):
+    __slots__ = ["occupancy"]
+    OCCUPANCY_FIELD_NUMBER: _ClassVar[int]
+    occupancy: Occupancy
+    def __init__(self, occupancy: _Optional[_Union[Occupancy, _Mapping]] = ...) -> None: ...
+
+class DetachRequest(_message.Message):
+    __slots__ = ["instance_id"]
+    INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
+    instance_id: str
+    def __init__(self, instance_id: _Optional[str] = ...) -> None: ...
+
+class DetachResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class DownloadFileRequest(_message.Message):
+    __slots__ = ["file_id"]
+    FILE_ID_FIELD_NUMBER: _ClassVar[int]
+    file_id: str
+    def __init__(self, file_id: _Optional[str] = ...) -> None: ...
+
+class DownloadFileResponse(_message.Message):
+    __slots__ = ["chunk", "file_path", "size"]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    FILE_PATH_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    chunk: bytes
+    file_path: str
+    size: int
+    def __init__(self, chunk: _Optional[bytes] = ..., size: _Optional[int] = ..., file_path: _Optional[str] = ...) -> None: ...
+
+class Fence(_message.Message):
+    __slots__ = ["generation", "incarnation", "owner_id", "request_id"]
+    GENERATION_FIELD_NUMBER: _ClassVar[int]
+    INCARNATION_FIELD_NUMBER: _ClassVar[int]
+    OWNER_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    generation: int
+    incarnation: Incarnation
+    owner_id: str
+    request_id: str
+    def __init__(self, request_id: _Optional[str] = ..., owner_id: _Optional[str] = ..., generation: _Optional[int] = ..., incarnation: _Optional[_Union[Incarnation, _Mapping]] = ...) -> None: ...
+
+class IdentifyRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class IdentifyResponse(_message.Message):
+    __slots__ = ["account", "generation", "incarnation", "name", "owner_id"]
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    GENERATION_FIELD_NUMBER: _ClassVar[int]
+    INCARNATION_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OWNER_ID_FIELD_NUMBER: _ClassVar[int]
+    account: str
+    generation: int
+    incarnation: Incarnation
+    name: str
+    owner_id: str
+    def __init__(self, name: _Optional[str] = ..., owner_id: _Optional[str] = ..., generation: _Optional[int] = ..., incarnation: _Optional[_Union[Incarnation, _Mapping]] = ..., account: _Optional[str] = ...) -> None: ...
+
+class Incarnation(_message.Message):
+    __slots__ = ["pid", "start_time"]
+    PID_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    pid: int
+    start_time: int
+    def __init__(self, pid: _Optional[int] = ..., start_time: _Optional[int] = ...) -> None: ...
+
+class Occupancy(_message.Message):
+    __slots__ = ["attached", "cleanup", "inbound", "inflight", "outbound"]
+    ATTACHED_FIELD_NUMBER: _ClassVar[int]
+    CLEANUP_FIELD_NUMBER: _ClassVar[int]
+    INBOUND_FIELD_NUMBER: _ClassVar[int]
+    INFLIGHT_FIELD_NUMBER: _ClassVar[int]
+    OUTBOUND_FIELD_NUMBER: _ClassVar[int]
+    attached: int
+    cleanup: int
+    inbound: int
+    inflight: int
+    outbound: int
+    def __init__(self, attached: _Optional[int] = ..., inflight: _Optional[int] = ..., inbound: _Optional[int] = ..., outbound: _Optional[int] = ..., cleanup: _Optional[int] = ...) -> None: ...
+
+class PrepareRequest(_message.Message):
+    __slots__ = ["fence", "lease"]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
+    LEASE_FIELD_NUMBER: _ClassVar[int]
+    fence: Fence
+    lease: _duration_pb2.Duration
+    def __init__(self, fence: _Optional[_Union[Fence, _Mapping]] = ..., lease: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class PrepareResponse(_message.Message):
+    __slots__ = ["lease_expires_at", "occupancy"]
+    LEASE_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    OCCUPANCY_FIELD_NUMBER: _ClassVar[int]
+    lease_expires_at: _timestamp_pb2.Timestamp
+    occupancy: Occupancy
+    def __init__(self, occupancy: _Optional[_Union[Occupancy, _Mapping]] = ..., lease_expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ProvisionTargetRequest(_message.Message):
+    __slots__ = ["chat_id", "name"]
+    CHAT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    chat_id: int
+    name: str
+    def __init__(self, name: _Optional[str] = ..., chat_id: _Optional[int] = ...) -> None: ...
+
+class ProvisionTargetResponse(_message.Message):
+    __slots__ = ["chat_id", "name", "thread_id"]
+    CHAT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    chat_id: int
+    name: str
+    thread_id: int
+    def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., name: _Optional[str] = ...) -> None: ...
+
+class StatusRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class StatusResponse(_message.Message):
+    __slots__ = ["admitting", "health_detail", "lease_expires_at", "occupancy", "phase", "request_id"]
+    ADMITTING_FIELD_NUMBER: _ClassVar[int]
+    HEALTH_DETAIL_FIELD_NUMBER: _ClassVar[int]
+    LEASE_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    OCCUPANCY_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    admitting: bool
+    health_detail: str
+    lease_expires_at: _timestamp_pb2.Timestamp
+    occupancy: Occupancy
+    phase: Phase
+    request_id: str
+    def __init__(self, phase: _Optional[_Union[Phase, str]] = ..., admitting: bool = ..., occupancy: _Optional[_Union[Occupancy, _Mapping]] = ..., lease_expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., health_detail: _Optional[str] = ...) -> None: ...
+
+class Update(_message.Message):
+    __slots__ = ["allowed", "chat_id", "from_user_id", "kind", "payload", "received_at", "text", "thread_id", "update_id"]
+    ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    CHAT_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_USER_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    RECEIVED_AT_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_ID_FIELD_NUMBER: _ClassVar[int]
+    allowed: bool
+    chat_id: int
+    from_user_id: int
+    kind: UpdateKind
+    payload: bytes
+    received_at: _timestamp_pb2.Timestamp
+    text: str
+    thread_id: int
+    update_id: int
+    def __init__(self, update_id: _Optional[int] = ..., chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., from_user_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ...) -> None: ...
+
+class UpdatesRequest(_message.Message):
+    __slots__ = ["ack", "start"]
+    class Ack(_message.Message):
+        __slots__ = ["update_id"]
+        UPDATE_ID_FIELD_NUMBER: _ClassVar[int]
+        update_id: int
+        def __init__(self, update_id: _Optional[int] = ...) -> None: ...
+    class Start(_message.Message):
+        __slots__ = ["cursor"]
+        CURSOR_FIELD_NUMBER: _ClassVar[int]
+        cursor: int
+        def __init__(self, cursor: _Optional[int] = ...) -> None: ...
+    ACK_FIELD_NUMBER: _ClassVar[int]
+    START_FIELD_NUMBER: _ClassVar[int]
+    ack: UpdatesRequest.Ack
+    start: UpdatesRequest.Start
+    def __init__(self, start: _Optional[_Union[UpdatesRequest.Start, _Mapping]] = ..., ack: _Optional[_Union[UpdatesRequest.Ack, _Mapping]] = ...) -> None: ...
+
+class UpdatesResponse(_message.Message):
+    __slots__ = ["update"]
+    UPDATE_FIELD_NUMBER: _ClassVar[int]
+    update: Update
+    def __init__(self, update: _Optional[_Union[Update, _Mapping]] = ...) -> None: ...
+
+class UploadFileRequest(_message.Message):
+    __slots__ = ["chunk", "header"]
+    class Header(_message.Message):
+        __slots__ = ["caption", "chat_id", "filename", "kind", "thread_id"]
+        CAPTION_FIELD_NUMBER: _ClassVar[int]
+        CHAT_ID_FIELD_NUMBER: _ClassVar[int]
+        FILENAME_FIELD_NUMBER: _ClassVar[int]
+        KIND_FIELD_NUMBER: _ClassVar[int]
+        THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+        caption: str
+        chat_id: int
+        filename: str
+        kind: str
+        thread_id: int
+        def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., filename: _Optional[str] = ..., caption: _Optional[str] = ..., kind: _Optional[str] = ...) -> None: ...
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    HEADER_FIELD_NUMBER: _ClassVar[int]
+    chunk: bytes
+    header: UploadFileRequest.Header
+    def __init__(self, header: _Optional[_Union[UploadFileRequest.Header, _Mapping]] = ..., chunk: _Optional[bytes] = ...) -> None: ...
+
+class UploadFileResponse(_message.Message):
+    __slots__ = ["result_json"]
+    RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    result_json: bytes
+    def __init__(self, result_json: _Optional[bytes] = ...) -> None: ...
+
+class WatchOccupancyRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class WatchOccupancyResponse(_message.Message):
+    __slots__ = ["occupancy"]
+    OCCUPANCY_FIELD_NUMBER: _ClassVar[int]
+    occupancy: Occupancy
+    def __init__(self, occupancy: _Optional[_Union[Occupancy, _Mapping]] = ...) -> None: ...
+
+class UpdateKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []

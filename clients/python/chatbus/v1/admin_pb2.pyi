@@ -1,0 +1,225 @@
+from buf.validate import validate_pb2 as _validate_pb2
+from chatbus.v1 import types_pb2 as _types_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+EVENT_KIND_AUTH_REFUSED: EventKind
+EVENT_KIND_BINDING_CHANGED: EventKind
+EVENT_KIND_BINDING_FAILED: EventKind
+EVENT_KIND_DOCTOR: EventKind
+EVENT_KIND_EVENTS_DROPPED: EventKind
+EVENT_KIND_FOLLOWER_PRUNED: EventKind
+EVENT_KIND_FOLLOWER_REGISTERED: EventKind
+EVENT_KIND_FOLLOWER_REPLACED: EventKind
+EVENT_KIND_FOLLOWER_UNREGISTERED: EventKind
+EVENT_KIND_PROVIDER_EXITED: EventKind
+EVENT_KIND_PROVIDER_FATAL: EventKind
+EVENT_KIND_PROVIDER_HEALTH: EventKind
+EVENT_KIND_PROVIDER_STARTED: EventKind
+EVENT_KIND_RECONCILED: EventKind
+EVENT_KIND_SUPERVISOR_STARTED: EventKind
+EVENT_KIND_SUPERVISOR_STOPPING: EventKind
+EVENT_KIND_UNSPECIFIED: EventKind
+EVENT_KIND_UPDATES_DROPPED: EventKind
+PROVIDER_STATE_BACKOFF: ProviderState
+PROVIDER_STATE_FATAL: ProviderState
+PROVIDER_STATE_RUNNING: ProviderState
+PROVIDER_STATE_STARTING: ProviderState
+PROVIDER_STATE_STOPPED: ProviderState
+PROVIDER_STATE_UNSPECIFIED: ProviderState
+
+class BindingInfo(_message.Message):
+    __slots__ = ["binding", "created_at", "journal", "last_action", "last_error", "live", "owner_kind", "updated_at"]
+    BINDING_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    JOURNAL_FIELD_NUMBER: _ClassVar[int]
+    LAST_ACTION_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    LIVE_FIELD_NUMBER: _ClassVar[int]
+    OWNER_KIND_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    binding: _types_pb2.Binding
+    created_at: _timestamp_pb2.Timestamp
+    journal: JournalStats
+    last_action: str
+    last_error: str
+    live: bool
+    owner_kind: str
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, binding: _Optional[_Union[_types_pb2.Binding, _Mapping]] = ..., owner_kind: _Optional[str] = ..., last_action: _Optional[str] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., live: bool = ..., journal: _Optional[_Union[JournalStats, _Mapping]] = ...) -> None: ...
+
+class Event(_message.Message):
+    __slots__ = ["attrs", "id", "instance_id", "kind", "message", "time"]
+    class AttrsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    ATTRS_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    attrs: _containers.ScalarMap[str, str]
+    id: int
+    instance_id: str
+    kind: EventKind
+    message: str
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[int] = ..., time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[_Union[EventKind, str]] = ..., message: _Optional[str] = ..., instance_id: _Optional[str] = ..., attrs: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class GetInfoRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class GetInfoResponse(_message.Message):
+    __slots__ = ["config_path", "follower_count", "pid", "profile", "socket_path", "started_at", "state_dir", "version"]
+    CONFIG_PATH_FIELD_NUMBER: _ClassVar[int]
+    FOLLOWER_COUNT_FIELD_NUMBER: _ClassVar[int]
+    PID_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    SOCKET_PATH_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    STATE_DIR_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    config_path: str
+    follower_count: int
+    pid: int
+    profile: str
+    socket_path: str
+    started_at: _timestamp_pb2.Timestamp
+    state_dir: str
+    version: str
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., profile: _Optional[str] = ..., socket_path: _Optional[str] = ..., state_dir: _Optional[str] = ..., started_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., follower_count: _Optional[int] = ..., config_path: _Optional[str] = ...) -> None: ...
+
+class JournalStats(_message.Message):
+    __slots__ = ["acked_through", "bytes", "dropped", "last_seq", "oldest_at", "unacked"]
+    ACKED_THROUGH_FIELD_NUMBER: _ClassVar[int]
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    OLDEST_AT_FIELD_NUMBER: _ClassVar[int]
+    UNACKED_FIELD_NUMBER: _ClassVar[int]
+    acked_through: int
+    bytes: int
+    dropped: int
+    last_seq: int
+    oldest_at: _timestamp_pb2.Timestamp
+    unacked: int
+    def __init__(self, unacked: _Optional[int] = ..., bytes: _Optional[int] = ..., acked_through: _Optional[int] = ..., last_seq: _Optional[int] = ..., dropped: _Optional[int] = ..., oldest_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListBindingsRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ListBindingsResponse(_message.Message):
+    __slots__ = ["bindings"]
+    BINDINGS_FIELD_NUMBER: _ClassVar[int]
+    bindings: _containers.RepeatedCompositeFieldContainer[BindingInfo]
+    def __init__(self, bindings: _Optional[_Iterable[_Union[BindingInfo, _Mapping]]] = ...) -> None: ...
+
+class ListEventsRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ListEventsResponse(_message.Message):
+    __slots__ = ["events"]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[Event]
+    def __init__(self, events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
+
+class ListFollowersRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ListFollowersResponse(_message.Message):
+    __slots__ = ["followers"]
+    FOLLOWERS_FIELD_NUMBER: _ClassVar[int]
+    followers: _containers.RepeatedCompositeFieldContainer[_types_pb2.Follower]
+    def __init__(self, followers: _Optional[_Iterable[_Union[_types_pb2.Follower, _Mapping]]] = ...) -> None: ...
+
+class ListProvidersRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ListProvidersResponse(_message.Message):
+    __slots__ = ["providers"]
+    PROVIDERS_FIELD_NUMBER: _ClassVar[int]
+    providers: _containers.RepeatedCompositeFieldContainer[ProviderInfo]
+    def __init__(self, providers: _Optional[_Iterable[_Union[ProviderInfo, _Mapping]]] = ...) -> None: ...
+
+class ListUpdatesRequest(_message.Message):
+    __slots__ = ["binding", "limit", "unrouted"]
+    BINDING_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    UNROUTED_FIELD_NUMBER: _ClassVar[int]
+    binding: str
+    limit: int
+    unrouted: bool
+    def __init__(self, binding: _Optional[str] = ..., unrouted: bool = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ListUpdatesResponse(_message.Message):
+    __slots__ = ["stats", "updates"]
+    STATS_FIELD_NUMBER: _ClassVar[int]
+    UPDATES_FIELD_NUMBER: _ClassVar[int]
+    stats: JournalStats
+    updates: _containers.RepeatedCompositeFieldContainer[_types_pb2.Update]
+    def __init__(self, updates: _Optional[_Iterable[_Union[_types_pb2.Update, _Mapping]]] = ..., stats: _Optional[_Union[JournalStats, _Mapping]] = ...) -> None: ...
+
+class ProviderInfo(_message.Message):
+    __slots__ = ["attached", "default", "dropped_not_allowed", "forum_chat_id", "ingested", "last_error", "last_exit", "name", "pid", "restarts", "serving", "since", "state"]
+    ATTACHED_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_NOT_ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    FORUM_CHAT_ID_FIELD_NUMBER: _ClassVar[int]
+    INGESTED_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    LAST_EXIT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PID_FIELD_NUMBER: _ClassVar[int]
+    RESTARTS_FIELD_NUMBER: _ClassVar[int]
+    SERVING_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    attached: int
+    default: bool
+    dropped_not_allowed: int
+    forum_chat_id: int
+    ingested: int
+    last_error: str
+    last_exit: str
+    name: str
+    pid: int
+    restarts: int
+    serving: bool
+    since: _timestamp_pb2.Timestamp
+    state: ProviderState
+    def __init__(self, name: _Optional[str] = ..., state: _Optional[_Union[ProviderState, str]] = ..., pid: _Optional[int] = ..., since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., restarts: _Optional[int] = ..., last_exit: _Optional[str] = ..., last_error: _Optional[str] = ..., serving: bool = ..., default: bool = ..., forum_chat_id: _Optional[int] = ..., attached: _Optional[int] = ..., ingested: _Optional[int] = ..., dropped_not_allowed: _Optional[int] = ...) -> None: ...
+
+class WatchEventsRequest(_message.Message):
+    __slots__ = ["kinds", "replay_recent"]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_RECENT_FIELD_NUMBER: _ClassVar[int]
+    kinds: _containers.RepeatedScalarFieldContainer[EventKind]
+    replay_recent: bool
+    def __init__(self, replay_recent: bool = ..., kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ...) -> None: ...
+
+class WatchEventsResponse(_message.Message):
+    __slots__ = ["event"]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: Event
+    def __init__(self, event: _Optional[_Union[Event, _Mapping]] = ...) -> None: ...
+
+class ProviderState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []

@@ -1,0 +1,193 @@
+from buf.validate import validate_pb2 as _validate_pb2
+from chatbus.v1 import types_pb2 as _types_pb2
+from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+NOTICE_SUPERVISOR_DRAINING: Notice
+NOTICE_UNSPECIFIED: Notice
+SUSPEND_REASON_SESSION_REPLACEMENT: SuspendReason
+SUSPEND_REASON_UNSPECIFIED: SuspendReason
+
+class AckRequest(_message.Message):
+    __slots__ = ["seq", "session"]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    seq: int
+    session: Session
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., seq: _Optional[int] = ...) -> None: ...
+
+class AckResponse(_message.Message):
+    __slots__ = ["acked_through"]
+    ACKED_THROUGH_FIELD_NUMBER: _ClassVar[int]
+    acked_through: int
+    def __init__(self, acked_through: _Optional[int] = ...) -> None: ...
+
+class CallRequest(_message.Message):
+    __slots__ = ["idempotency_key", "method", "params_json", "session"]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    PARAMS_JSON_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    idempotency_key: str
+    method: str
+    params_json: bytes
+    session: Session
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., method: _Optional[str] = ..., params_json: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class CallResponse(_message.Message):
+    __slots__ = ["result_json"]
+    RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    result_json: bytes
+    def __init__(self, result_json: _Optional[bytes] = ...) -> None: ...
+
+class DownloadFileRequest(_message.Message):
+    __slots__ = ["file_id", "session"]
+    FILE_ID_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    file_id: str
+    session: Session
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., file_id: _Optional[str] = ...) -> None: ...
+
+class DownloadFileResponse(_message.Message):
+    __slots__ = ["chunk", "file_path", "size"]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    FILE_PATH_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    chunk: bytes
+    file_path: str
+    size: int
+    def __init__(self, chunk: _Optional[bytes] = ..., size: _Optional[int] = ..., file_path: _Optional[str] = ...) -> None: ...
+
+class HeartbeatRequest(_message.Message):
+    __slots__ = ["session"]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    session: Session
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ...) -> None: ...
+
+class HeartbeatResponse(_message.Message):
+    __slots__ = ["notices", "server_time"]
+    NOTICES_FIELD_NUMBER: _ClassVar[int]
+    SERVER_TIME_FIELD_NUMBER: _ClassVar[int]
+    notices: _containers.RepeatedScalarFieldContainer[Notice]
+    server_time: _timestamp_pb2.Timestamp
+    def __init__(self, notices: _Optional[_Iterable[_Union[Notice, str]]] = ..., server_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RegisterRequest(_message.Message):
+    __slots__ = ["cwd", "handoff_token", "instance_id", "pid", "previous_target", "profile_key", "provider", "thread_name"]
+    CWD_FIELD_NUMBER: _ClassVar[int]
+    HANDOFF_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
+    PID_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_TARGET_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_KEY_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    THREAD_NAME_FIELD_NUMBER: _ClassVar[int]
+    cwd: str
+    handoff_token: str
+    instance_id: str
+    pid: int
+    previous_target: _types_pb2.Target
+    profile_key: str
+    provider: str
+    thread_name: str
+    def __init__(self, instance_id: _Optional[str] = ..., profile_key: _Optional[str] = ..., thread_name: _Optional[str] = ..., cwd: _Optional[str] = ..., pid: _Optional[int] = ..., previous_target: _Optional[_Union[_types_pb2.Target, _Mapping]] = ..., handoff_token: _Optional[str] = ..., provider: _Optional[str] = ...) -> None: ...
+
+class RegisterResponse(_message.Message):
+    __slots__ = ["binding", "heartbeat_interval", "origin", "session", "stale_after"]
+    BINDING_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_INTERVAL_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    STALE_AFTER_FIELD_NUMBER: _ClassVar[int]
+    binding: _types_pb2.Binding
+    heartbeat_interval: _duration_pb2.Duration
+    origin: _types_pb2.Origin
+    session: Session
+    stale_after: _duration_pb2.Duration
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., binding: _Optional[_Union[_types_pb2.Binding, _Mapping]] = ..., origin: _Optional[_Union[_types_pb2.Origin, str]] = ..., heartbeat_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., stale_after: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class Session(_message.Message):
+    __slots__ = ["instance_id", "token"]
+    INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    instance_id: str
+    token: str
+    def __init__(self, instance_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class SubscribeRequest(_message.Message):
+    __slots__ = ["after_seq", "session"]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    after_seq: int
+    session: Session
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., after_seq: _Optional[int] = ...) -> None: ...
+
+class SubscribeResponse(_message.Message):
+    __slots__ = ["update"]
+    UPDATE_FIELD_NUMBER: _ClassVar[int]
+    update: _types_pb2.Update
+    def __init__(self, update: _Optional[_Union[_types_pb2.Update, _Mapping]] = ...) -> None: ...
+
+class SuspendRequest(_message.Message):
+    __slots__ = ["reason", "session"]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    reason: SuspendReason
+    session: Session
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., reason: _Optional[_Union[SuspendReason, str]] = ...) -> None: ...
+
+class SuspendResponse(_message.Message):
+    __slots__ = ["expires_at", "handoff_token"]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    HANDOFF_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    expires_at: _timestamp_pb2.Timestamp
+    handoff_token: str
+    def __init__(self, handoff_token: _Optional[str] = ..., expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class UnregisterRequest(_message.Message):
+    __slots__ = ["session"]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    session: Session
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ...) -> None: ...
+
+class UnregisterResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class UploadFileRequest(_message.Message):
+    __slots__ = ["chunk", "header"]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    HEADER_FIELD_NUMBER: _ClassVar[int]
+    chunk: bytes
+    header: UploadHeader
+    def __init__(self, header: _Optional[_Union[UploadHeader, _Mapping]] = ..., chunk: _Optional[bytes] = ...) -> None: ...
+
+class UploadFileResponse(_message.Message):
+    __slots__ = ["result_json"]
+    RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    result_json: bytes
+    def __init__(self, result_json: _Optional[bytes] = ...) -> None: ...
+
+class UploadHeader(_message.Message):
+    __slots__ = ["caption", "filename", "kind", "session"]
+    CAPTION_FIELD_NUMBER: _ClassVar[int]
+    FILENAME_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    caption: str
+    filename: str
+    kind: str
+    session: Session
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., filename: _Optional[str] = ..., caption: _Optional[str] = ..., kind: _Optional[str] = ...) -> None: ...
+
+class Notice(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class SuspendReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []

@@ -1,0 +1,406 @@
+// Follower client of a chatbus supervisor, over gRPC on its Unix socket
+// (Connect's gRPC transport for Node.js, HTTP/2 over the socket).
+//
+//   const client = await connect();                      // default profile's paths
+//   const follower = await client.register({ profileKey: "manual:1234" });
+//   for await (const update of follower.updates()) {     // ends at close()
+//     await follower.call("sendMessage", { text: update.text });
+//     await follower.ack(update.seq);
+//   }
+//   await follower.close();
+//   client.close();
+
+import * as fs from "node:fs/promises";
+import * as net from "node:net";
+
+import { Code, ConnectError, createClient, type Client as RpcClient, type Interceptor } from "@connectrpc/connect";
+import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
+
+import type { GetInfoResponse } from "./gen/chatbus/v1/admin_pb.js";
+import { AdminService } from "./gen/chatbus/v1/admin_pb.js";
+import {
+  BusService,
+  type HeartbeatResponse,
+  type Notice,
+  type RegisterResponse,
+  type Session,
+  type SuspendResponse,
+  SuspendReason,
+} from "./gen/chatbus/v1/bus_pb.js";
+import type { Binding, Follower as FollowerRow, Origin, Target, Update } from "./gen/chatbus/v1/types_pb.js";
+import { checkSocketPath, defaultPaths } from "./paths.js";
+
+/** Timeout of every unary call unless connect() is told otherwise. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+// Consecutive transient heartbeat failures after which the session counts as
+// lost (the supervisor would prune it long before this anyway).
+const MAX_HEARTBEAT_FAILURES = 5;
+
+/** Nothing listens on the socket: supervisord is not running. */
+export class NotRunningError extends Error {
+  constructor(
+    readonly socket: string,
+    cause: unknown,
+  ) {
+    super(`supervisord is not running: ${socket}: ${(cause as Error)?.message ?? cause}`, { cause });
+    this.name = "NotRunningError";
+  }
+}
+
+/** `"<pid>:<process start ms>"`: unique per process, as the protocol suggests. */
+export function defaultInstanceId(): string {
+  return `${process.pid}:${Math.floor(performance.timeOrigin)}`;
+}
+
+export interface ConnectOptions {
+  /** Socket path; default: the profile's (see defaultPaths). */
+  socket?: string;
+  /** The bearer secret itself; default: read from secretFile. */
+  secret?: string;
+  /** Secret file; default: the profile's `<state dir>/secret`. */
+  secretFile?: string;
+  /** Profile whose default paths to use; default "default". */
+  profile?: string;
+  /** Timeout of unary calls; default DEFAULT_TIMEOUT_MS. */
+  timeoutMs?: number;
+}
+
+export interface RegisterOptions {
+  /** Stable owner identity across reloads, e.g. "manual:<parent pid>". Required. */
+  profileKey: string;
+  /** Default "<pid>:<process start ms>": registering it again replaces the earlier registration. */
+  instanceId?: string;
+  /** Thread name; default: the base name of cwd (chosen by the supervisor). */
+  threadName?: string;
+  /** Default process.cwd(). */
+  cwd?: string;
+  /** Default process.pid. */
+  pid?: number;
+  /** Provider to bind on; default: the supervisor's default provider. */
+  provider?: string;
+  previousTarget?: Target;
+  handoffToken?: string;
+  /** Called with each Notice a heartbeat returns (e.g. SUPERVISOR_DRAINING). */
+  onNotice?: (notice: Notice) => void;
+}
+
+type BusClient = RpcClient<typeof BusService>;
+type AdminClient = RpcClient<typeof AdminService>;
+
+/** Connects to a supervisor: Client.connect(opts). */
+export function connect(opts: ConnectOptions = {}): Promise<Client> {
+  return Client.connect(opts);
+}
+
+/**
+ * A connection to one supervisor. `bus` and `admin` are the generated
+ * clients, already authenticated, for anything the follower API does not
+ * wrap. Close it when done: the HTTP/2 connection keeps Node running.
+ */
+export class Client {
+  readonly bus: BusClient;
+  readonly admin: AdminClient;
+
+  private constructor(
+    readonly socketPath: string,
+    readonly timeoutMs: number,
+    private readonly session: Http2SessionManager,
+    secret: string,
+  ) {
+    const auth: Interceptor = (next) => (req) => {
+      req.header.set("authorization", `Bearer ${secret}`);
+      return next(req);
+    };
+    const transport = createGrpcTransport({ baseUrl: "http://localhost", sessionManager: session, interceptors: [auth] });
+    this.bus = createClient(BusService, transport);
+    this.admin = createClient(AdminService, transport);
+  }
+
+  /** Probes the socket (NotRunningError if nobody listens) and reads the secret. */
+  static async connect(opts: ConnectOptions = {}): Promise<Client> {
+    const defaults =
+      opts.socket === undefined || (opts.secret === undefined && opts.secretFile === undefined)
+        ? defaultPaths(opts.profile)
+        : undefined;
+    const socketPath = checkSocketPath(opts.socket ?? defaults!.socket);
+    await probe(socketPath);
+    let secret = opts.secret;
+    if (secret === undefined) {
+      const file = opts.secretFile ?? defaults!.secretFile;
+      try {
+        secret = (await fs.readFile(file, "utf8")).trim();
+      } catch (e) {
+        throw new Error(`read the supervisor's secret ${file}: ${(e as Error).message} (has supervisord run for this profile?)`, {
+          cause: e,
+        });
+      }
+      if (!secret) throw new Error(`the supervisor's secret ${file} is empty`);
+    }
+    const session = new Http2SessionManager("http://localhost", {}, { createConnection: () => net.connect(socketPath) });
+    return new Client(socketPath, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, session, secret);
+  }
+
+  /** Registers a follower and starts its background heartbeat. */
+  async register(opts: RegisterOptions): Promise<Follower> {
+    const resp = await this.bus.register(
+      {
+        instanceId: opts.instanceId ?? defaultInstanceId(),
+        profileKey: opts.profileKey,
+        threadName: opts.threadName ?? "",
+        cwd: opts.cwd ?? process.cwd(),
+        pid: opts.pid ?? process.pid,
+        provider: opts.provider ?? "",
+        previousTarget: opts.previousTarget,
+        handoffToken: opts.handoffToken ?? "",
+      },
+      { timeoutMs: this.timeoutMs },
+    );
+    return new Follower(this, resp, opts.onNotice);
+  }
+
+  /** AdminService.GetInfo: version, pid, profile, paths, follower count. */
+  getInfo(): Promise<GetInfoResponse> {
+    return this.admin.getInfo({}, { timeoutMs: this.timeoutMs });
+  }
+
+  /** AdminService.ListFollowers: the registered followers. */
+  async listFollowers(): Promise<FollowerRow[]> {
+    return (await this.admin.listFollowers({}, { timeoutMs: this.timeoutMs })).followers;
+  }
+
+  /** Closes the connection; open streams end. */
+  close(): void {
+    this.session.abort();
+  }
+}
+
+function probe(socketPath: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(socketPath);
+    const timer = setTimeout(() => s.destroy(new Error("timed out")), 2000);
+    s.once("connect", () => {
+      clearTimeout(timer);
+      s.end();
+      resolve();
+    });
+    s.once("error", (e) => {
+      clearTimeout(timer);
+      reject(new NotRunningError(socketPath, e));
+    });
+  });
+}
+
+export interface UpdatesOptions {
+  /** Deliver updates with seq greater than this (replaying unacknowledged ones). */
+  afterSeq?: bigint;
+  /** Aborting it ends the iteration cleanly. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A registered session with a background heartbeat. Close it.
+ *
+ * `response` is the supervisor's RegisterResponse: the session, the binding
+ * (undefined while `origin` is ORIGIN_DETACHED), the origin and the timing
+ * contract.
+ */
+export class Follower {
+  readonly session: Session;
+  readonly heartbeatIntervalMs: number;
+  readonly staleAfterMs: number;
+  /** Resolves when the session is closed or lost (see `error`). */
+  readonly done: Promise<void>;
+
+  private resolveDone!: () => void;
+  private timer: NodeJS.Timeout | undefined;
+  private inflight: Promise<unknown> | undefined;
+  private failures = 0;
+  private stopped = false;
+  private closed = false;
+  private lost: ConnectError | undefined;
+  private readonly streams = new Set<AbortController>();
+
+  constructor(
+    private readonly client: Client,
+    readonly response: RegisterResponse,
+    private readonly onNotice?: (notice: Notice) => void,
+  ) {
+    this.session = response.session!;
+    this.heartbeatIntervalMs = durationMs(response.heartbeatInterval) || 1000;
+    this.staleAfterMs = durationMs(response.staleAfter);
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.schedule();
+  }
+
+  get instanceId(): string {
+    return this.session.instanceId;
+  }
+
+  /** How the binding was obtained: FRESH, REUSE, HANDOFF or DETACHED. */
+  get origin(): Origin {
+    return this.response.origin;
+  }
+
+  /** The thread this follower is bound to; undefined while detached. */
+  get binding(): Binding | undefined {
+    return this.response.binding;
+  }
+
+  /** Why the session was lost (pruned, replaced, supervisor gone); undefined while alive and after close(). */
+  get error(): ConnectError | undefined {
+    return this.lost;
+  }
+
+  /** True until close() or until the heartbeat finds the session lost. */
+  get alive(): boolean {
+    return !this.stopped;
+  }
+
+  /** One heartbeat now. The background timer already sends them. */
+  heartbeat(): Promise<HeartbeatResponse> {
+    return this.client.bus.heartbeat({ session: this.session }, { timeoutMs: this.client.timeoutMs });
+  }
+
+  /**
+   * The update stream: every unacknowledged update after `afterSeq`, then
+   * live ones. Iteration waits for updates and ends cleanly at close(), when
+   * `signal` aborts, or when the loop breaks; it throws the ConnectError that
+   * ended the session otherwise (ABORTED when a newer Subscribe or
+   * registration took over, FAILED_PRECONDITION when pruned).
+   *
+   * To stop a loop that is waiting for the next update, abort `signal` or
+   * call close(): an async generator's return() only runs once the pending
+   * next() has settled.
+   */
+  async *updates(opts: UpdatesOptions = {}): AsyncGenerator<Update, void, undefined> {
+    const ac = new AbortController();
+    const onAbort = () => ac.abort(opts.signal?.reason);
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    if (opts.signal?.aborted || this.closed) ac.abort();
+    this.streams.add(ac);
+    try {
+      const stream = this.client.bus.subscribe(
+        { session: this.session, afterSeq: opts.afterSeq ?? 0n },
+        { signal: ac.signal },
+      );
+      for await (const resp of stream) {
+        if (resp.update) yield resp.update;
+      }
+    } catch (e) {
+      if (!ac.signal.aborted) throw ConnectError.from(e);
+      if (this.lost && ac.signal.reason === this.lost) throw this.lost;
+      // Cancelled by the caller or close(): a clean end.
+    } finally {
+      this.streams.delete(ac);
+      opts.signal?.removeEventListener("abort", onAbort);
+      ac.abort();
+    }
+  }
+
+  /** Acknowledges every update up to and including seq; returns the binding's highest acknowledged seq. */
+  async ack(seq: bigint | number): Promise<bigint> {
+    const resp = await this.client.bus.ack({ session: this.session, seq: BigInt(seq) }, { timeoutMs: this.client.timeoutMs });
+    return resp.ackedThrough;
+  }
+
+  /**
+   * Calls a platform method in the follower's own thread, e.g.
+   * `call("sendMessage", { text: "hi" })`; the supervisor fills in the chat
+   * and thread. Returns the platform's result decoded from JSON (undefined
+   * if empty). Pass an idempotency key to make retries safe.
+   */
+  async call(
+    method: string,
+    params: object | string | Uint8Array = {},
+    opts: { idempotencyKey?: string } = {},
+  ): Promise<unknown> {
+    const raw =
+      params instanceof Uint8Array
+        ? params
+        : new TextEncoder().encode(typeof params === "string" ? params : JSON.stringify(params));
+    const resp = await this.client.bus.call(
+      { session: this.session, method, paramsJson: raw, idempotencyKey: opts.idempotencyKey ?? "" },
+      { timeoutMs: this.client.timeoutMs },
+    );
+    return resp.resultJson.length ? JSON.parse(new TextDecoder().decode(resp.resultJson)) : undefined;
+  }
+
+  /** Holds the binding for a successor; returns the handoff token. */
+  suspend(reason: SuspendReason = SuspendReason.SESSION_REPLACEMENT): Promise<SuspendResponse> {
+    return this.client.bus.suspend({ session: this.session, reason }, { timeoutMs: this.client.timeoutMs });
+  }
+
+  /**
+   * Stops the heartbeat and unregisters (the supervisor keeps the binding
+   * for a later REUSE). Open update streams end cleanly. Idempotent; a
+   * session already lost is not an error here.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stop();
+    await this.inflight?.catch(() => {});
+    try {
+      if (!this.lost) {
+        await this.client.bus.unregister({ session: this.session }, { timeoutMs: this.client.timeoutMs });
+      }
+    } catch (e) {
+      const err = ConnectError.from(e);
+      if (err.code !== Code.NotFound && err.code !== Code.Unavailable) throw err;
+    } finally {
+      for (const ac of this.streams) ac.abort();
+    }
+  }
+
+  private stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.resolveDone();
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => {
+      this.inflight = this.beat().finally(() => (this.inflight = undefined));
+    }, this.heartbeatIntervalMs);
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      const resp = await this.client.bus.heartbeat(
+        { session: this.session },
+        { timeoutMs: Math.max(this.heartbeatIntervalMs, 1000) },
+      );
+      this.failures = 0;
+      for (const n of resp.notices) {
+        try {
+          this.onNotice?.(n);
+        } catch (e) {
+          console.error("chatbus: onNotice callback failed:", e);
+        }
+      }
+    } catch (e) {
+      if (this.stopped) return;
+      const err = ConnectError.from(e);
+      // A transient failure is retried at the next tick; a session the
+      // supervisor no longer knows is over.
+      const fatal = [Code.NotFound, Code.PermissionDenied, Code.Unauthenticated].includes(err.code);
+      if (fatal || ++this.failures >= MAX_HEARTBEAT_FAILURES) {
+        this.lose(err);
+        return;
+      }
+      console.warn(`chatbus: heartbeat failed (${this.failures}): ${err.message}`);
+    }
+    if (!this.stopped) this.schedule();
+  }
+
+  private lose(err: ConnectError): void {
+    this.lost = err;
+    this.stop();
+    for (const ac of this.streams) ac.abort(err);
+  }
+}
+
+function durationMs(d: { seconds: bigint; nanos: number } | undefined): number {
+  return d ? Number(d.seconds) * 1000 + Math.round(d.nanos / 1e6) : 0;
+}

@@ -1,0 +1,26 @@
+// chatbus: Node.js follower client of the chatbus supervisor.
+//
+// The generated code (protoc-gen-es) is under src/gen and re-exported here as
+// namespaces: bus (BusService), admin (AdminService), doctor (DoctorService),
+// types, and provider (the provider-child contract). It is produced by
+// `make generate`; do not edit it.
+
+export {
+  Client,
+  DEFAULT_TIMEOUT_MS,
+  Follower,
+  NotRunningError,
+  connect,
+  defaultInstanceId,
+  type ConnectOptions,
+  type RegisterOptions,
+  type UpdatesOptions,
+} from "./client.js";
+export { DEFAULT_PROFILE, MAX_SOCKET_PATH, checkSocketPath, defaultPaths, type Paths } from "./paths.js";
+export { Code, ConnectError } from "@connectrpc/connect";
+
+export * as admin from "./gen/chatbus/v1/admin_pb.js";
+export * as bus from "./gen/chatbus/v1/bus_pb.js";
+export * as doctor from "./gen/chatbus/v1/doctor_pb.js";
+export * as types from "./gen/chatbus/v1/types_pb.js";
+export * as provider from "./gen/chatbus/provider/v1/provider_pb.js";

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+)
+
+// Exit codes of doctor restart, by outcome class.
+const (
+	exitRestarted        = 0
+	exitOwnerUnavailable = 10
+	exitRefused          = 11 // prepare or commit refused
+	exitExitTimeout      = 12
+	exitSuccessorRefused = 13
+)
+
+// outcomeError carries a restart outcome's exit code.
+type outcomeError struct {
+	code int
+	msg  string
+}
+
+func (e *outcomeError) Error() string { return e.msg }
+
+func (a *app) doctorCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Restart or upgrade a provider without losing anything (prepare / commit / cancel)",
+		Long: `The doctor protocol restarts a provider child without losing a message and
+without killing anything: the owner closes admission (prepare), settles,
+and exits by itself (commit); the supervisor proves the exit and brings up
+the successor. Inbound updates wait at the platform, outbound calls in the
+durable outbox.
+
+"doctor restart" runs it all and exits with the outcome's class:
+  0 restarted, 10 owner_unavailable, 11 prepare_refused/commit_refused,
+  12 old_owner_exit_timeout, 13 successor_refused.`,
+	}
+	cmd.AddCommand(a.doctorStatusCmd(), a.doctorFenceCmd("prepare"), a.doctorFenceCmd("commit"), a.doctorFenceCmd("cancel"), a.doctorRestartCmd())
+	return cmd
+}
+
+func (a *app) doctorStatusCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status [PROVIDER]",
+		Short: "Show each provider owner's identity, fence phase and occupancy",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, _, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := a.callCtx(cmd)
+			defer cancel()
+			req := &chatbusv1.StatusRequest{}
+			if len(args) == 1 {
+				req.Provider = args[0]
+			}
+			resp, err := chatbusv1.NewDoctorServiceClient(c.Conn()).Status(ctx, req)
+			if err != nil {
+				return clientErr(err)
+			}
+			if a.json {
+				return a.printProto(resp)
+			}
+			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "PROVIDER\tPID\tOWNER\tPHASE\tADMITTING\tOCCUPANCY\tLEASE\tREQUEST")
+			for _, o := range resp.GetOwners() {
+				if !o.GetPresent() {
+					fmt.Fprintf(w, "%s\t-\t-\tabsent\t-\t-\t-\t-\n", o.GetProvider())
+					continue
+				}
+				lease := "-"
+				if o.GetLeaseExpiresAt() != nil {
+					lease = time.Until(o.GetLeaseExpiresAt().AsTime()).Round(time.Second).String()
+				}
+				fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%v\t%s\t%s\t%s\n", o.GetProvider(), o.GetPid(), o.GetOwnerId(),
+					strings.ToLower(strings.TrimPrefix(o.GetPhase().String(), "FENCE_PHASE_")), o.GetAdmitting(),
+					occupancy(o.GetOccupancy()), lease, orDash(o.GetRequestId()))
+			}
+			return w.Flush()
+		},
+	}
+}
+
+func (a *app) doctorFenceCmd(verb string) *cobra.Command {
+	var requestID string
+	var lease time.Duration
+	cmd := &cobra.Command{
+		Use:   verb + " PROVIDER",
+		Short: map[string]string{"prepare": "Close a provider's admission under a lease", "commit": "Make a prepared provider exit by itself (refused while occupied)", "cancel": "Reopen a prepared provider's admission"}[verb],
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if verb != "prepare" && requestID == "" {
+				return errors.New("--request-id is required: the id prepare printed")
+			}
+			if requestID == "" {
+				b := make([]byte, 6)
+				rand.Read(b)
+				requestID = "busctl-" + hex.EncodeToString(b)
+			}
+			c, _, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := a.callCtx(cmd)
+			defer cancel()
+			dc := chatbusv1.NewDoctorServiceClient(c.Conn())
+			var owner *chatbusv1.Owner
+			switch verb {
+			case "prepare":
+				var resp *chatbusv1.PrepareResponse
+				resp, err = dc.Prepare(ctx, &chatbusv1.PrepareRequest{Provider: args[0], RequestId: requestID, Lease: durationpb.New(lease)})
+				owner = resp.GetOwner()
+			case "commit":
+				var resp *chatbusv1.CommitResponse
+				resp, err = dc.Commit(ctx, &chatbusv1.CommitRequest{Provider: args[0], RequestId: requestID})
+				owner = resp.GetOwner()
+			case "cancel":
+				var resp *chatbusv1.CancelResponse
+				resp, err = dc.Cancel(ctx, &chatbusv1.CancelRequest{Provider: args[0], RequestId: requestID})
+				owner = resp.GetOwner()
+			}
+			if err != nil {
+				return clientErr(err)
+			}
+			if a.json {
+				return a.printJSON(map[string]any{"request_id": requestID, "provider": args[0], "pid": owner.GetPid(),
+					"phase": owner.GetPhase().String(), "admitting": owner.GetAdmitting()})
+			}
+			fmt.Fprintf(a.stdout, "%s %s: pid %d, phase %s, admitting %v, occupancy %s (request %s)\n", verb, args[0], owner.GetPid(),
+				strings.ToLower(strings.TrimPrefix(owner.GetPhase().String(), "FENCE_PHASE_")), owner.GetAdmitting(),
+				occupancy(owner.GetOccupancy()), requestID)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&requestID, "request-id", "", "the doctor request id (prepare makes one if empty)")
+	if verb == "prepare" {
+		cmd.Flags().DurationVar(&lease, "lease", 60*time.Second, "admission reopens by itself after this unless committed or cancelled")
+	}
+	return cmd
+}
+
+func (a *app) doctorRestartCmd() *cobra.Command {
+	var drain, deadline time.Duration
+	cmd := &cobra.Command{
+		Use:   "restart PROVIDER",
+		Short: "Restart a provider: prepare, drain, commit, prove the exit, wait for the successor",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, _, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			req := &chatbusv1.RestartRequest{Provider: args[0], Deadline: durationpb.New(deadline)}
+			if drain > 0 {
+				req.Drain = durationpb.New(drain)
+			}
+			st, err := chatbusv1.NewDoctorServiceClient(c.Conn()).Restart(cmd.Context(), req)
+			if err != nil {
+				return clientErr(err)
+			}
+			for {
+				resp, err := st.Recv()
+				if errors.Is(err, io.EOF) {
+					return errors.New("the restart stream ended without an outcome")
+				}
+				if err != nil {
+					return clientErr(err)
+				}
+				if p := resp.GetProgress(); p != nil {
+					a.printProgress(p)
+					continue
+				}
+				return a.printOutcome(resp.GetOutcome())
+			}
+		},
+	}
+	cmd.Flags().DurationVar(&drain, "drain", 0, "wait at most this long for the provider to settle before committing (default: commit at once; it exits once settled)")
+	cmd.Flags().DurationVar(&deadline, "deadline", 60*time.Second, "bound on the whole restart")
+	return cmd
+}
+
+func (a *app) printProgress(p *chatbusv1.RestartProgress) {
+	if a.json {
+		b, _ := protojson.MarshalOptions{UseProtoNames: true}.Marshal(p)
+		fmt.Fprintln(a.stdout, string(b))
+		return
+	}
+	line := fmt.Sprintf("%7s  %-10s %s", p.GetElapsed().AsDuration().Round(time.Millisecond),
+		strings.ToLower(strings.TrimPrefix(p.GetPhase().String(), "RESTART_PHASE_")), p.GetMessage())
+	if p.GetOccupancy() != nil {
+		line += "  occupancy " + occupancy(p.GetOccupancy())
+	}
+	fmt.Fprintln(a.stdout, line)
+	for _, b := range p.GetBlockers() {
+		fmt.Fprintln(a.stdout, "           blocked by: "+b)
+	}
+}
+
+func (a *app) printOutcome(o *chatbusv1.RestartOutcome) error {
+	kind := strings.ToLower(strings.TrimPrefix(o.GetKind().String(), "OUTCOME_KIND_"))
+	reason := strings.ToLower(strings.TrimPrefix(o.GetReason().String(), "OUTCOME_REASON_"))
+	if a.json {
+		b, _ := protojson.MarshalOptions{UseProtoNames: true}.Marshal(o)
+		fmt.Fprintln(a.stdout, string(b))
+	} else {
+		out := "outcome: " + kind
+		if reason != "unspecified" {
+			out += "{" + reason + "}"
+		}
+		fmt.Fprintln(a.stdout, out+": "+o.GetMessage())
+		if o.GetKind() == chatbusv1.OutcomeKind_OUTCOME_KIND_RESTARTED {
+			fmt.Fprintf(a.stdout, "old pid %d → successor pid %d (exit proof: %s, adopted: %v); prepare → ready %s, total %s\n",
+				o.GetOld().GetPid(), o.GetSuccessor().GetPid(), o.GetExitProof(), o.GetAdopted(),
+				o.GetPrepareToReady().AsDuration().Round(time.Millisecond), o.GetElapsed().AsDuration().Round(time.Millisecond))
+		}
+	}
+	code := map[chatbusv1.OutcomeKind]int{
+		chatbusv1.OutcomeKind_OUTCOME_KIND_RESTARTED:              exitRestarted,
+		chatbusv1.OutcomeKind_OUTCOME_KIND_OWNER_UNAVAILABLE:      exitOwnerUnavailable,
+		chatbusv1.OutcomeKind_OUTCOME_KIND_PREPARE_REFUSED:        exitRefused,
+		chatbusv1.OutcomeKind_OUTCOME_KIND_COMMIT_REFUSED:         exitRefused,
+		chatbusv1.OutcomeKind_OUTCOME_KIND_OLD_OWNER_EXIT_TIMEOUT: exitExitTimeout,
+		chatbusv1.OutcomeKind_OUTCOME_KIND_SUCCESSOR_REFUSED:      exitSuccessorRefused,
+	}[o.GetKind()]
+	if code == exitRestarted {
+		return nil
+	}
+	return &outcomeError{code: code, msg: "restart " + kind}
+}
+
+func occupancy(o *chatbusv1.Occupancy) string {
+	return fmt.Sprintf("attached=%d inflight=%d inbound=%d outbound=%d cleanup=%d",
+		o.GetAttached(), o.GetInflight(), o.GetInbound(), o.GetOutbound(), o.GetCleanup())
+}

@@ -1,0 +1,229 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/server/supervise"
+)
+
+// RestartOptions bound a restart.
+type RestartOptions struct {
+	// Drain waits at most this long for the owner to settle before
+	// committing (it then exits once settled). Zero: commit at once.
+	Drain time.Duration
+	// Deadline bounds the whole restart. If zero, 60s.
+	Deadline time.Duration
+}
+
+// Restart runs the whole protocol for one provider and returns its typed
+// outcome. progress is called at every step. The error is non-nil only
+// when the restart could not begin (unknown provider, one already under
+// way); everything after that is an Outcome.
+func (d *Doctor) Restart(ctx context.Context, name string, opts RestartOptions, progress func(Progress)) (Outcome, error) {
+	if opts.Deadline <= 0 {
+		opts.Deadline = 60 * time.Second
+	}
+	if _, err := d.cfg.Providers.Supervisor(name); err != nil {
+		return Outcome{}, err
+	}
+	requestID := newRequestID()
+	d.mu.Lock()
+	if other, busy := d.running[name]; busy {
+		d.mu.Unlock()
+		return Outcome{}, fmt.Errorf("%w (request %s)", ErrBusy, other)
+	}
+	d.running[name] = requestID
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		delete(d.running, name)
+		d.mu.Unlock()
+	}()
+
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, opts.Deadline)
+	defer cancel()
+	r := &run{d: d, name: name, id: requestID, start: start, progress: progress}
+	out := r.do(ctx, opts)
+	out.Elapsed = time.Since(start)
+	d.publish(name, fmt.Sprintf("restart %s: %s %s %s", requestID, out.Kind, out.Reason, out.Message), requestID)
+	d.log.Info().Str("provider", name).Str("request_id", requestID).Str("outcome", out.Kind.String()).
+		Str("reason", out.Reason.String()).Dur("elapsed", out.Elapsed).Dur("prepare_to_ready", out.PrepareToReady).Msg(out.Message)
+	return out, nil
+}
+
+type run struct {
+	d        *Doctor
+	name, id string
+	start    time.Time
+	progress func(Progress)
+}
+
+func (r *run) step(p Phase, msg string, occ *providerv1.Occupancy, blockers []string) {
+	if r.progress != nil {
+		r.progress(Progress{Phase: p, Message: msg, Occupancy: occ, Blockers: blockers, Elapsed: time.Since(r.start)})
+	}
+}
+
+func (r *run) do(ctx context.Context, opts RestartOptions) Outcome {
+	d := r.d
+	r.step(PhaseObserve, "observing the owner", nil, nil)
+	old, reason, err := d.observe(ctx, r.name)
+	if err != nil {
+		return Outcome{Kind: OwnerUnavailable, Reason: reason, Message: err.Error(), Old: old.Owner}
+	}
+
+	// Calls wait in the outbox from here until the successor is ready.
+	if err := d.cfg.Providers.BeginRestart(r.name); err != nil {
+		return Outcome{Kind: PrepareRefused, Reason: NotAcknowledged, Message: err.Error(), Old: old.Owner}
+	}
+	defer d.cfg.Providers.EndRestart(r.name)
+
+	r.step(PhasePrepare, "closing admission (prepare "+r.id+")", old.Occupancy, nil)
+	prepared := time.Now()
+	lease := opts.Deadline + 5*time.Second
+	if _, err := old.cl.Prepare(ctx, &providerv1.PrepareRequest{Fence: old.fence(r.id), Lease: durationpbNew(lease)}); err != nil {
+		return Outcome{Kind: PrepareRefused, Reason: transportReason(err), Message: err.Error(), Old: old.Owner}
+	}
+	// The followers stay attached to the provider, not to this owner:
+	// detach them here, the successor is given them when it starts.
+	for _, id := range d.cfg.Providers.Attached(r.name) {
+		if _, err := old.cl.Detach(ctx, &providerv1.DetachRequest{InstanceId: id}); err != nil {
+			d.log.Warn().Err(err).Str("instance_id", id).Msg("detaching from the old owner")
+		}
+	}
+
+	if opts.Drain > 0 {
+		if occ, settled := r.drain(ctx, old, opts.Drain); !settled {
+			r.step(PhaseDrain, "drain bound reached; committing anyway: the owner exits once settled", occ, d.blockers(r.name, occ))
+		}
+	}
+
+	r.step(PhaseCommit, "committing: the owner exits by itself once settled", nil, nil)
+	if err := old.sup.ExpectExit(old.Incarnation); err != nil {
+		r.cancel(old)
+		return Outcome{Kind: CommitRefused, Reason: NotAcknowledged, Message: err.Error(), Old: old.Owner}
+	}
+	if _, err := old.cl.Commit(ctx, &providerv1.CommitRequest{Fence: old.fence(r.id)}); err != nil {
+		old.sup.CancelExpectExit(old.Incarnation)
+		r.cancel(old)
+		return Outcome{Kind: CommitRefused, Reason: transportReason(err), Message: err.Error(), Old: old.Owner}
+	}
+
+	r.step(PhaseExitProof, fmt.Sprintf("waiting for %s to exit", old.Incarnation), nil, nil)
+	proof, err := r.waitExit(ctx, old)
+	if err != nil {
+		// Nothing is killed: the owner stays committed and exits when it
+		// settles; supervision then starts its successor as usual.
+		return Outcome{Kind: OldOwnerExitTimeout, Message: fmt.Sprintf("%s did not exit: %v", old.Incarnation, err), Old: old.Owner}
+	}
+
+	r.step(PhaseSuccessor, "exit proven ("+proof.Kind+"); waiting for the successor", nil, nil)
+	succ, adopted, reason, err := r.successor(ctx, old)
+	if err != nil {
+		return Outcome{Kind: SuccessorRefused, Reason: reason, Message: err.Error(), Old: old.Owner, ExitProof: proof.Kind, Successor: succ.Owner}
+	}
+	ready := time.Since(prepared)
+	r.step(PhaseReady, fmt.Sprintf("successor %s healthy and identified", succ.Incarnation), succ.Occupancy, nil)
+	return Outcome{Kind: Restarted, Message: fmt.Sprintf("%s replaced by %s", old.Incarnation, succ.Incarnation),
+		Old: old.Owner, Successor: succ.Owner, Adopted: adopted, ExitProof: proof.Kind, PrepareToReady: ready}
+}
+
+// cancel reopens admission after a failed commit (best effort).
+func (r *run) cancel(o owner) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := o.cl.Cancel(ctx, &providerv1.CancelRequest{Fence: o.fence(r.id)}); err != nil {
+		r.d.log.Warn().Err(err).Str("provider", r.name).Msg("cancel after a refused commit")
+	}
+}
+
+// drain streams occupancy until it is zero or the bound passes.
+func (r *run) drain(ctx context.Context, o owner, bound time.Duration) (*providerv1.Occupancy, bool) {
+	dctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	st, err := o.cl.WatchOccupancy(dctx, &providerv1.WatchOccupancyRequest{})
+	if err != nil {
+		return o.Occupancy, false
+	}
+	var last *providerv1.Occupancy
+	for {
+		resp, err := st.Recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return last, zero(last)
+			}
+			return last, false
+		}
+		last = resp.GetOccupancy()
+		if zero(last) {
+			r.step(PhaseDrain, "settled", last, nil)
+			return last, true
+		}
+		r.step(PhaseDrain, "waiting for the owner to settle", last, r.d.blockers(r.name, last))
+	}
+}
+
+func (r *run) waitExit(ctx context.Context, o owner) (supervise.ExitProof, error) {
+	return o.sup.WaitExit(ctx, o.Incarnation)
+}
+
+// successor waits for the next child, healthy and identified.
+func (r *run) successor(ctx context.Context, old owner) (owner, bool, Reason, error) {
+	sup := old.sup
+	cur, adopted := sup.Current()
+	adopted = adopted && cur.Incarnation != old.Incarnation
+	for {
+		child, err := sup.WaitRunning(ctx)
+		if errors.Is(err, supervise.ErrFatal) || errors.Is(err, supervise.ErrStopped) {
+			return owner{}, false, StartRefused, fmt.Errorf("successor did not start: %v (last error: %s)", err, sup.Status().LastError)
+		}
+		if err != nil {
+			return owner{}, false, publicationReason(sup), fmt.Errorf("no successor published: %v (last error: %s)", err, sup.Status().LastError)
+		}
+		if child.Incarnation == old.Incarnation {
+			if err := sleep(ctx, 20*time.Millisecond); err != nil {
+				return owner{}, false, PublicationTimeout, err
+			}
+			continue
+		}
+		for {
+			o, _, err := r.d.observe(ctx, r.name)
+			if err == nil && o.Incarnation == child.Incarnation && healthy(ctx, child, r.name) {
+				return o, adopted, NoReason, nil
+			}
+			if cur, ok := sup.Current(); !ok || cur.Incarnation != child.Incarnation {
+				break // that one died: wait for the next
+			}
+			if err := sleep(ctx, 20*time.Millisecond); err != nil {
+				return o, adopted, PublicationTimeout, fmt.Errorf("successor %s never became healthy and identified", child.Incarnation)
+			}
+		}
+	}
+}
+
+// publicationReason: a successor that keeps failing to start is refused;
+// one that is just slow timed out.
+func publicationReason(sup *supervise.Supervisor) Reason {
+	st := sup.Status()
+	if st.State == supervise.StateFatal || (st.State == supervise.StateBackoff && st.LastError != "") {
+		return StartRefused
+	}
+	return PublicationTimeout
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
