@@ -80,14 +80,18 @@ func (a *app) followersCmd() *cobra.Command {
 				return a.printProtoList(fs)
 			}
 			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(w, "INSTANCE\tPID\tTHREAD\tPROFILE KEY\tORIGIN\tSTREAM\tCONNECTED\tLAST HEARTBEAT")
+			fmt.Fprintln(w, "INSTANCE\tPID\tTHREAD\tTARGET\tPROFILE KEY\tORIGIN\tSTREAM\tCONNECTED\tLAST HEARTBEAT")
 			for _, f := range fs {
 				stream := "-"
 				if f.GetSubscribed() {
 					stream = "open"
 				}
-				fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s ago\t%s ago\n",
-					f.GetInstanceId(), f.GetPid(), orDash(f.GetThreadName()), f.GetProfileKey(),
+				thread := f.GetThreadName()
+				if b := f.GetBinding(); b != nil && b.GetSlot() != "" {
+					thread = b.GetSlot() + " · " + thread
+				}
+				fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s ago\t%s ago\n",
+					f.GetInstanceId(), f.GetPid(), orDash(thread), target(f.GetBinding().GetTarget()), f.GetProfileKey(),
 					strings.ToLower(strings.TrimPrefix(f.GetOrigin().String(), "ORIGIN_")), stream,
 					ago(f.GetConnectedAt().AsTime()), ago(f.GetLastHeartbeat().AsTime()))
 			}

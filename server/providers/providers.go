@@ -289,6 +289,9 @@ func (m *Manager) Attach(ctx context.Context, name, instanceID string, t store.T
 	if p.restarting.Load() {
 		return nil // the successor is given it when it starts
 	}
+	if _, running := p.sup.Current(); !running {
+		return nil // starting, backing off or FATAL: the next child is given it
+	}
 	forget := func() {
 		p.mu.Lock()
 		delete(p.attached, instanceID)
