@@ -176,10 +176,14 @@ func TestDoctorOldOwnerExitTimeout(t *testing.T) {
 	fl := b.follow(t, "manual:1", "/w/one")
 	old := b.provider(t)
 	done := hangingCall(t, b, fl, 6*time.Second)
-	out, _, code := b.busctl("doctor", "restart", "telegram", "--deadline", "2s")
+	// The drain is bounded: after 1s it commits anyway, naming the
+	// blocker; the owner then cannot exit before the deadline.
+	out, _, code := b.busctl("doctor", "restart", "telegram", "--drain", "1s", "--deadline", "3s")
 	if code != 12 || !strings.Contains(out, "old_owner_exit_timeout") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
+	contains(t, "restart", out, "drain bound reached")
+	contains(t, "restart", out, "blocked by: 1 outbound delivery(ies) in flight")
 	// Nothing was killed: the old owner is alive and finishes its call.
 	if err := syscall.Kill(int(old.GetPid()), 0); err != nil {
 		t.Errorf("old owner gone: %v", err)
