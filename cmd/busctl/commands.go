@@ -65,13 +65,11 @@ func (a *app) followersCmd() *cobra.Command {
 		Short: "List registered followers (agent sessions)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, _, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.callCtx(cmd)
-			defer cancel()
+			defer done()
 			fs, err := c.Followers(ctx)
 			if err != nil {
 				return err

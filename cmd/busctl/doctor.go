@@ -58,13 +58,11 @@ func (a *app) doctorStatusCmd() *cobra.Command {
 		Short: "Show each provider owner's identity, fence phase and occupancy",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, _, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.callCtx(cmd)
-			defer cancel()
+			defer done()
 			req := &chatbusv1.StatusRequest{}
 			if len(args) == 1 {
 				req.Provider = args[0]
@@ -112,13 +110,11 @@ func (a *app) doctorFenceCmd(verb string) *cobra.Command {
 				rand.Read(b)
 				requestID = "busctl-" + hex.EncodeToString(b)
 			}
-			c, _, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.callCtx(cmd)
-			defer cancel()
+			defer done()
 			dc := chatbusv1.NewDoctorServiceClient(c.Conn())
 			var owner *chatbusv1.Owner
 			switch verb {

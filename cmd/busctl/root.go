@@ -83,6 +83,16 @@ func (a *app) dial() (*client.Client, paths.Paths, error) {
 	return c, p, nil
 }
 
+// connect dials and bounds the call by --timeout; done closes both.
+func (a *app) connect(cmd *cobra.Command) (*client.Client, context.Context, func(), error) {
+	c, _, err := a.dial()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := a.callCtx(cmd)
+	return c, ctx, func() { cancel(); c.Close() }, nil
+}
+
 func (a *app) callCtx(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(cmd.Context(), a.timeout)
 }

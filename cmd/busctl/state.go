@@ -21,13 +21,11 @@ func (a *app) providersCmd() *cobra.Command {
 		Short: "List chat providers: state, pid, uptime, restarts, last exit",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, _, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.callCtx(cmd)
-			defer cancel()
+			defer done()
 			resp, err := c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
 			if err != nil {
 				return clientErr(err)
@@ -69,13 +67,11 @@ func (a *app) bindingsCmd() *cobra.Command {
 		Short: "List bindings (threads): status, owner, last reconcile action, unacked updates",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, _, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.callCtx(cmd)
-			defer cancel()
+			defer done()
 			resp, err := c.Admin.ListBindings(ctx, &chatbusv1.ListBindingsRequest{})
 			if err != nil {
 				return clientErr(err)
@@ -126,13 +122,11 @@ func (a *app) updatesCmd() *cobra.Command {
 			case len(args) == 1:
 				req.Binding = args[0]
 			}
-			c, _, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.callCtx(cmd)
-			defer cancel()
+			defer done()
 			resp, err := c.Admin.ListUpdates(ctx, req)
 			if err != nil {
 				return clientErr(err)
