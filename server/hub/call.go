@@ -243,7 +243,7 @@ func (h *Hub) Suspend(f *registry.Follower) (string, time.Time, error) {
 		return "", time.Time{}, err
 	}
 	b.Status = store.StatusSuspended
-	if err := h.store.PutBinding(b); err != nil {
+	if err := h.putBinding(b); err != nil {
 		return "", time.Time{}, err
 	}
 	h.publish(events.BindingChanged, f.InstanceID, "binding suspended for a session handoff",
@@ -264,7 +264,7 @@ func (h *Hub) expireHandoffs() {
 			continue
 		}
 		b.Status = store.StatusOffline
-		if err := h.store.PutBinding(b); err != nil {
+		if err := h.putBinding(b); err != nil {
 			h.log.Error().Err(err).Str("binding", key).Msg("expiring a handoff")
 			continue
 		}
@@ -304,7 +304,7 @@ func (h *Hub) Reconcile() (int, error) {
 		b.Status = store.StatusOffline
 		b.LastAction = store.ActionRealityOffline
 		b.InstanceID = ""
-		if err := h.store.PutBinding(b); err != nil {
+		if err := h.putBinding(b); err != nil {
 			return n, err
 		}
 		n++

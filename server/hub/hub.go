@@ -115,6 +115,13 @@ type Hub struct {
 	notifiers map[string]chan struct{}
 	scopes    map[string]*scope // by binding key
 
+	// routes caches which binding owns a thread ("" = none), so routing an
+	// update costs a map lookup, not a store read. Every binding write goes
+	// through putBinding, which clears it; the hub is the only writer.
+	routesMu  sync.RWMutex
+	routes    map[store.Target]string
+	routesGen uint64 // bumped by every binding write; guarded by routesMu
+
 	droppedNotAllowed atomic.Uint64
 }
 
@@ -150,6 +157,7 @@ func New(cfg Config) *Hub {
 		holders:   make(map[string]*session),
 		notifiers: make(map[string]chan struct{}),
 		scopes:    make(map[string]*scope),
+		routes:    make(map[store.Target]string),
 	}
 }
 
@@ -219,3 +227,37 @@ func (h *Hub) publish(kind events.Kind, instance, msg string, attrs map[string]s
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// putBinding writes b and forgets the cached routes.
+func (h *Hub) putBinding(b store.Binding) error {
+	err := h.store.PutBinding(b)
+	h.routesMu.Lock()
+	clear(h.routes)
+	h.routesGen++
+	h.routesMu.Unlock()
+	return err
+}
+
+// route returns the binding key that owns t, "" if none.
+func (h *Hub) route(t store.Target) (string, error) {
+	h.routesMu.RLock()
+	key, ok := h.routes[t]
+	gen := h.routesGen
+	h.routesMu.RUnlock()
+	if ok {
+		return key, nil
+	}
+	b, err := h.store.BindingByTarget(t)
+	switch {
+	case err == nil:
+		key = b.Key
+	case !errors.Is(err, store.ErrNotFound):
+		return "", err
+	}
+	h.routesMu.Lock()
+	if h.routesGen == gen { // no binding was written meanwhile
+		h.routes[t] = key
+	}
+	h.routesMu.Unlock()
+	return key, nil
+}

@@ -75,7 +75,7 @@ func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 
 // env is a hub over a real store file.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	path  string
 	st    *store.Bolt
 	reg   *registry.Registry
@@ -85,7 +85,7 @@ type env struct {
 	clock *clock
 }
 
-func newEnv(t *testing.T, path string, limits store.Limits, provs *fakeProviders, c *clock) *env {
+func newEnv(t testing.TB, path string, limits store.Limits, provs *fakeProviders, c *clock) *env {
 	t.Helper()
 	if path == "" {
 		path = filepath.Join(t.TempDir(), "state.db")
@@ -410,4 +410,32 @@ func TestSlotBefore(t *testing.T) {
 			t.Errorf("slotBefore(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+
+// BenchmarkIngest journals batches of 512 updates across 16 threads, as
+// the provider pump does under load:
+//
+//	go test -run xxx -bench Ingest ./server/hub/
+func BenchmarkIngest(b *testing.B) {
+	e := newEnv(b, "", store.Limits{MaxCount: -1, MaxBytes: -1, MaxAge: -1}, nil, nil)
+	var threads []int64
+	for i := range 16 {
+		threads = append(threads, e.register(fmt.Sprint("i", i), fmt.Sprint("manual:", i), "").Binding.Target.ThreadID)
+	}
+	const batch = 512
+	payload := []byte(`{"update_id":1,"message":{"message_id":1,"text":"a typical message of some forty bytes"}}`)
+	id := int64(0)
+	b.ResetTimer()
+	for b.Loop() {
+		in := make([]Inbound, batch)
+		for i := range in {
+			id++
+			in[i] = Inbound{UpdateID: id, ChatID: chat, ThreadID: threads[i%len(threads)], FromUserID: 1, Kind: 1, Allowed: true, Payload: payload}
+		}
+		if _, err := e.h.Ingest(context.Background(), "telegram", in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "updates/s")
 }

@@ -58,7 +58,7 @@ func (h *Hub) Register(ctx context.Context, info registry.Info, req Request) (Re
 	if info.ThreadName != "" && b.ThreadName == "" {
 		b.ThreadName = info.ThreadName
 	}
-	if err := h.store.PutBinding(b); err != nil {
+	if err := h.putBinding(b); err != nil {
 		h.cfg.Registry.Unregister(f)
 		return Registration{}, err
 	}
@@ -174,14 +174,14 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 	}
 	// Record the attempt first: a crash during provisioning leaves a
 	// "starting" binding that says what was being done.
-	if err := h.store.PutBinding(b); err != nil {
+	if err := h.putBinding(b); err != nil {
 		return store.Binding{}, 0, err
 	}
 	t, err := h.cfg.Providers.Provision(ctx, provider, chat, name)
 	if err != nil {
 		b.Status = store.StatusFailed
 		b.LastError = err.Error()
-		if perr := h.store.PutBinding(b); perr != nil {
+		if perr := h.putBinding(b); perr != nil {
 			h.log.Error().Err(perr).Str("binding", b.Key).Msg("recording a failed provisioning")
 		}
 		h.publish(events.BindingFailed, info.InstanceID, "could not provision a thread", map[string]string{
@@ -254,7 +254,7 @@ func (h *Hub) Ended(f *registry.Follower, reason registry.EndReason) {
 		return
 	}
 	b.Status = store.StatusOffline
-	if err := h.store.PutBinding(b); err != nil {
+	if err := h.putBinding(b); err != nil {
 		h.log.Error().Err(err).Str("binding", b.Key).Msg("marking binding offline")
 	}
 }

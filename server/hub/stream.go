@@ -46,13 +46,11 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound) (ack
 			ThreadID: in.ThreadID, FromUserID: in.FromUserID, Text: in.Text, Payload: in.Payload,
 		}
 		if in.ThreadID != 0 { // thread 0 is the General topic: never routed
-			b, err := h.store.BindingByTarget(store.Target{Provider: provider, ChatID: in.ChatID, ThreadID: in.ThreadID})
-			switch {
-			case err == nil:
-				u.BindingKey = b.Key
-			case !errors.Is(err, store.ErrNotFound):
+			key, err := h.route(store.Target{Provider: provider, ChatID: in.ChatID, ThreadID: in.ThreadID})
+			if err != nil {
 				return 0, err
 			}
+			u.BindingKey = key
 		}
 		ups = append(ups, u)
 	}
