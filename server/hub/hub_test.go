@@ -412,7 +412,6 @@ func TestSlotBefore(t *testing.T) {
 	}
 }
 
-
 // BenchmarkIngest journals batches of 512 updates across 16 threads, as
 // the provider pump does under load:
 //
