@@ -223,6 +223,11 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 		grpc.MaxRecvMsgSize(MaxMessageBytes),
 		grpc.MaxSendMsgSize(MaxMessageBytes),
 		grpc.MaxConcurrentStreams(1<<16),
+		// Followers are many, long-lived and mostly idle: release a
+		// connection's write buffer between writes and keep its read
+		// buffer small (messages of any size still pass).
+		grpc.SharedWriteBuffer(true),
+		grpc.ReadBufferSize(16<<10),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	)
 	gs := grpc.NewServer(opts...)
