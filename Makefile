@@ -164,3 +164,22 @@ test-clients-ts: ## TypeScript client tests (pinned tsc, node --test)
 		cd $(CLIENTS_TS) && rm -rf dist && node_modules/.bin/tsc -p tsconfig.json && \
 		timeout 300 node --test dist/test/*.test.js; \
 	fi
+
+# ---------------------------------------------------------------------------
+# Benchmarks (cmd/busbench; figures and what bounds them: docs/performance.md).
+# A real supervisord with the provider-bench child and real follower
+# connections, each figure beside a raw gRPC baseline measured in the same
+# run. BENCH_FLAGS passes busbench flags (bin/busbench -h), e.g.
+# BENCH_FLAGS='-pprof bench-results/pprof' or '-state-root /dev/shm'.
+BENCH_FLAGS ?=
+BENCH_BINS  := ./cmd/supervisord ./cmd/provider-bench ./cmd/busbench
+
+.PHONY: bench
+bench: ## Full benchmark (~4 min): table on stdout, JSON in bench-results/latest.json
+	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ $(BENCH_BINS)
+	$(BIN)/busbench $(BENCH_FLAGS)
+
+.PHONY: bench-quick
+bench-quick: ## Quick benchmark (under a minute, no thresholds): proves the harness works
+	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ $(BENCH_BINS)
+	$(BIN)/busbench -quick $(BENCH_FLAGS)

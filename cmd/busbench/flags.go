@@ -1,0 +1,191 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// phases in the order they run.
+var allPhases = []string{"doctor", "register", "heartbeat", "latency", "throughput", "memory", "scale", "disk"}
+
+// options are busbench's flags.
+type options struct {
+	Quick    bool     `json:"quick"`
+	JSONPath string   `json:"-"`
+	Phases   []string `json:"phases"`
+
+	Supervisord string `json:"-"`
+	Provider    string `json:"-"`
+	StateRoot   string `json:"state_root"`
+	Pprof       string `json:"pprof,omitempty"`
+	Keep        bool   `json:"-"`
+
+	RegisterSamples int `json:"register_samples"`
+
+	HBFollowers int           `json:"heartbeat_followers"`
+	HBDuration  time.Duration `json:"heartbeat_duration_ns"`
+	HBRounds    int           `json:"heartbeat_rounds"`
+
+	LatencyRate     float64       `json:"latency_rate"`
+	LatencyDuration time.Duration `json:"latency_duration_ns"`
+
+	SatFollowers []int         `json:"saturated_followers"`
+	SatBatch     int           `json:"saturated_batch"`
+	SatWarmup    time.Duration `json:"saturated_warmup_ns"`
+	SatDuration  time.Duration `json:"saturated_duration_ns"`
+
+	MemFollowers int `json:"memory_followers"`
+
+	ScaleFollowers int           `json:"scale_followers"`
+	ScaleSettle    time.Duration `json:"scale_settle_ns"`
+	ScaleWindow    time.Duration `json:"scale_window_ns"`
+	ScaleInterval  time.Duration `json:"scale_heartbeat_interval_ns"`
+
+	Restarts int `json:"restarts"`
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("busbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `busbench: benchmark chatbus against raw gRPC baselines measured in the same run.
+
+Usage: busbench [-quick] [flags]
+
+Starts a real supervisord with the provider-bench child and real follower
+connections, prints one table (chatbus value, baseline, ratio, target) and
+writes the details as JSON. See docs/performance.md.
+
+Flags (durations like 5s; counts of the full run, -quick lowers them unless set):
+`)
+		fs.PrintDefaults()
+	}
+	var o options
+	var phases, satFollowers string
+	fs.BoolVar(&o.Quick, "quick", false, "small counts, under a minute, no thresholds (what CI runs)")
+	fs.StringVar(&o.JSONPath, "json", "", "write the results here (default bench-results/latest.json; bench-results/quick.json with -quick)")
+	fs.StringVar(&phases, "phases", strings.Join(allPhases, ","), "phases to run, comma-separated: "+strings.Join(allPhases, ","))
+	fs.StringVar(&o.Supervisord, "supervisord", "", "supervisord binary (default: beside busbench)")
+	fs.StringVar(&o.Provider, "provider", "", "provider-bench binary (default: beside busbench)")
+	fs.StringVar(&o.StateRoot, "state-root", os.TempDir(), "where the supervisors' state dirs (the bbolt journal) are made; /dev/shm takes the disk out")
+	fs.StringVar(&o.Pprof, "pprof", "", "profile into this dir: the supervisor runs as busbench's in-process variant (server.New) with per-phase CPU, heap and mutex profiles; provider-bench writes CPU profiles")
+	fs.BoolVar(&o.Keep, "keep", false, "keep the run directory (configs, supervisord logs)")
+	fs.IntVar(&o.RegisterSamples, "register-samples", 0, "register (reuse) calls measured, and as many health checks (default 5000; quick 300)")
+	fs.IntVar(&o.HBFollowers, "hb-followers", 32, "concurrent followers for the heartbeat throughput")
+	fs.DurationVar(&o.HBDuration, "hb-duration", 0, "length of one heartbeat round (default 4s; quick 1s)")
+	fs.IntVar(&o.HBRounds, "hb-rounds", 0, "heartbeat rounds, each a baseline round and a chatbus round (default 3; quick 1)")
+	fs.Float64Var(&o.LatencyRate, "latency-rate", 200, "updates per second for the forwarding latency (low rate: one update per Deliver)")
+	fs.DurationVar(&o.LatencyDuration, "latency-duration", 0, "forwarding latency measurement (default 20s; quick 2s), after a 1s warm-up")
+	fs.StringVar(&satFollowers, "sat-followers", "1,16", "follower counts of the saturated throughput")
+	fs.IntVar(&o.SatBatch, "sat-batch", 2048, "updates per Deliver in the saturated throughput")
+	fs.DurationVar(&o.SatWarmup, "sat-warmup", 0, "saturated throughput warm-up (default 2s; quick 1s)")
+	fs.DurationVar(&o.SatDuration, "sat-duration", 0, "saturated throughput measurement (default 6s; quick 2s)")
+	fs.IntVar(&o.MemFollowers, "mem-followers", 0, "followers with open streams for the memory figure (default 1000; quick 100)")
+	fs.IntVar(&o.ScaleFollowers, "scale-followers", 0, "followers heartbeating at 1 Hz for the CPU figure (default 10000; quick 500)")
+	fs.DurationVar(&o.ScaleSettle, "scale-settle", 0, "wait after the last follower connected (default 10s; quick 2s)")
+	fs.DurationVar(&o.ScaleWindow, "scale-window", 0, "CPU measurement window (default 30s; quick 4s)")
+	fs.DurationVar(&o.ScaleInterval, "scale-interval", time.Second, "heartbeat interval of the scale phase's supervisor (the figure is defined at 1s)")
+	fs.IntVar(&o.Restarts, "restarts", 0, "doctor restarts and bare starts measured (default 7; quick 2)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q (see -h)", fs.Args())
+	}
+	def := func(p *int, full, quick int) {
+		if *p == 0 {
+			*p = pick(o.Quick, quick, full)
+		}
+	}
+	defDur := func(p *time.Duration, full, quick time.Duration) {
+		if *p == 0 {
+			*p = pick(o.Quick, quick, full)
+		}
+	}
+	def(&o.RegisterSamples, 5000, 300)
+	defDur(&o.HBDuration, 4*time.Second, time.Second)
+	def(&o.HBRounds, 3, 1)
+	defDur(&o.LatencyDuration, 20*time.Second, 2*time.Second)
+	defDur(&o.SatWarmup, 2*time.Second, time.Second)
+	defDur(&o.SatDuration, 6*time.Second, 2*time.Second)
+	def(&o.MemFollowers, 1000, 100)
+	def(&o.ScaleFollowers, 10000, 500)
+	defDur(&o.ScaleSettle, 10*time.Second, 2*time.Second)
+	defDur(&o.ScaleWindow, 30*time.Second, 4*time.Second)
+	def(&o.Restarts, 7, 2)
+	if o.JSONPath == "" {
+		o.JSONPath = filepath.Join("bench-results", pick(o.Quick, "quick.json", "latest.json"))
+	}
+	for p := range strings.SplitSeq(phases, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !slices.Contains(allPhases, p) {
+			return nil, fmt.Errorf("-phases: unknown phase %q (have %s)", p, strings.Join(allPhases, ","))
+		}
+		o.Phases = append(o.Phases, p)
+	}
+	for s := range strings.SplitSeq(satFollowers, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-sat-followers: %q is not a positive count", s)
+		}
+		o.SatFollowers = append(o.SatFollowers, n)
+	}
+	if o.LatencyRate <= 0 {
+		return nil, errors.New("-latency-rate must be positive")
+	}
+	if o.HBFollowers < 1 || o.SatBatch < 1 {
+		return nil, errors.New("-hb-followers and -sat-batch must be positive")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	if o.Supervisord == "" {
+		o.Supervisord = filepath.Join(filepath.Dir(exe), "supervisord")
+	}
+	if o.Provider == "" {
+		o.Provider = filepath.Join(filepath.Dir(exe), "provider-bench")
+	}
+	for _, p := range []*string{&o.Supervisord, &o.Provider, &o.StateRoot} {
+		if *p, err = filepath.Abs(*p); err != nil {
+			return nil, err
+		}
+	}
+	for _, bin := range []string{o.Supervisord, o.Provider} {
+		if fi, err := os.Stat(bin); err != nil || fi.IsDir() {
+			return nil, fmt.Errorf("%s: not found; build it first (make bench does: go build -o bin/ ./cmd/supervisord ./cmd/provider-bench ./cmd/busbench)", bin)
+		}
+	}
+	if o.Pprof != "" {
+		if o.Pprof, err = filepath.Abs(o.Pprof); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(o.Pprof, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return &o, nil
+}
+
+func pick[T any](cond bool, yes, no T) T {
+	if cond {
+		return yes
+	}
+	return no
+}
+
+func (o *options) has(phase string) bool { return slices.Contains(o.Phases, phase) }

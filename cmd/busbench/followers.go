@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chatbus/chatbus/bench"
+	"github.com/chatbus/chatbus/client"
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+)
+
+// follower is one follower of the bench, with its own connection (the
+// supervisor sees one client per follower, as with real sessions): it
+// registers with the Go client (which heartbeats), receives its thread's
+// updates with Updates and acknowledges them with Ack.
+type follower struct {
+	c      *client.Client
+	f      *client.Follower
+	thread int64
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	streamErr atomic.Pointer[error] // why the update stream ended, if it did
+
+	received  atomic.Uint64
+	anomalies atomic.Uint64 // seq not one more than the previous one
+	latest    atomic.Uint64 // highest seq received, to acknowledge
+	kick      chan struct{}
+}
+
+// followerOpts say how a follower behaves.
+type followerOpts struct {
+	ProfileKey, InstanceID, Provider string
+	// Subscribe opens the update stream.
+	Subscribe bool
+	// Ack acknowledges what arrives: one Ack in flight at a time, for the
+	// highest seq received so far (Ack covers everything up to it).
+	Ack bool
+	// Latency, if set, records provider→follower latencies while it holds
+	// a recorder.
+	Latency *atomic.Pointer[recorder]
+}
+
+// newFollower dials, registers and (if asked) subscribes.
+func newFollower(ctx context.Context, socket, secret string, o followerOpts) (*follower, error) {
+	c, err := client.Dial(socket, client.WithSecret(secret))
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	f, err := c.Register(rctx, client.Registration{
+		InstanceID: o.InstanceID, ProfileKey: o.ProfileKey, Provider: o.Provider,
+		Cwd: "/bench/" + o.ProfileKey,
+	})
+	cancel()
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("register %s: %w", o.ProfileKey, err)
+	}
+	fl := &follower{c: c, f: f, thread: f.Registered().GetBinding().GetTarget().GetThreadId(), done: make(chan struct{}), kick: make(chan struct{}, 1)}
+	sctx, scancel := context.WithCancel(context.Background())
+	fl.cancel = scancel
+	if !o.Subscribe {
+		close(fl.done)
+		return fl, nil
+	}
+	var wg sync.WaitGroup
+	if o.Ack {
+		wg.Go(func() { fl.acker(sctx) })
+	}
+	wg.Go(func() {
+		var last uint64
+		err := f.Updates(sctx, 0, func(u *chatbusv1.Update) error {
+			now := time.Now()
+			if last != 0 && u.GetSeq() != last+1 {
+				fl.anomalies.Add(1)
+			}
+			last = u.GetSeq()
+			if o.Latency != nil {
+				if r := o.Latency.Load(); r != nil {
+					if sent, ok := bench.SentAt(u.GetText()); ok {
+						r.add(now.Sub(sent))
+					}
+				}
+			}
+			fl.received.Add(1)
+			if o.Ack {
+				fl.latest.Store(last)
+				select {
+				case fl.kick <- struct{}{}:
+				default:
+				}
+			}
+			return nil
+		})
+		if sctx.Err() == nil {
+			fl.streamErr.Store(&err)
+		}
+	})
+	go func() { wg.Wait(); close(fl.done) }()
+	return fl, nil
+}
+
+func (fl *follower) acker(ctx context.Context) {
+	var acked uint64
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-fl.kick:
+		}
+		if seq := fl.latest.Load(); seq > acked {
+			if err := fl.f.Ack(ctx, seq); err == nil {
+				acked = seq
+			}
+		}
+	}
+}
+
+// close ends the stream and the heartbeat; unregister also says goodbye
+// (the binding stays for a later REUSE).
+func (fl *follower) close(unregister bool) {
+	fl.cancel()
+	<-fl.done
+	if unregister {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		fl.f.Close(ctx)
+		cancel()
+	}
+	fl.c.Close()
+}
+
+// streamErrors counts the followers whose stream ended, by error.
+func streamErrors(fls []*follower) map[string]int {
+	out := map[string]int{}
+	for _, f := range fls {
+		if f == nil {
+			continue
+		}
+		if e := f.streamErr.Load(); e != nil {
+			out[fmt.Sprint(*e)]++
+		}
+	}
+	return out
+}
+
+// recorder collects latency samples.
+type recorder struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (r *recorder) add(d time.Duration) {
+	r.mu.Lock()
+	r.d = append(r.d, d)
+	r.mu.Unlock()
+}
+
+func (r *recorder) samples() []time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]time.Duration(nil), r.d...)
+}
+
+// parallel runs fn(0..n-1) on workers goroutines and returns the first
+// error (the rest still run).
+func parallel(n, workers int, fn func(i int) error) error {
+	var next atomic.Int64
+	var first error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}

@@ -1,0 +1,738 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/chatbus/chatbus/bench"
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+)
+
+// ---------------------------------------------------------------------
+// doctor: DoctorService.Restart of the idle provider vs a bare start.
+
+func (b *bencher) doctorPhase(ctx context.Context, sup *supervisor, ctl *control) error {
+	n := b.opts.Restarts
+	b.logf("doctor: %d bare starts of provider-bench, then %d doctor restarts", n, n)
+	var bare []time.Duration
+	for i := range n {
+		d, err := b.bareStart(ctx, i)
+		if err != nil {
+			return fmt.Errorf("bare start: %w", err)
+		}
+		bare = append(bare, d)
+	}
+	bs := bench.Summarize(bare)
+
+	sup.profile("doctor")
+	var restarts, walls []time.Duration
+	progress := map[string][]time.Duration{} // elapsed at each progress message, by phase
+	na := ""
+	dc := chatbusv1.NewDoctorServiceClient(sup.admin.Conn())
+	for range n {
+		before, _ := ctl.stats(ctx)
+		d, wall, out, err := restartOnce(ctx, dc, progress)
+		if status.Code(err) == codes.Unimplemented {
+			na = "n/a (DoctorService not implemented)"
+			break
+		}
+		if err != nil {
+			na = "n/a (restart failed: " + err.Error() + ")"
+			break
+		}
+		if out.GetKind() != chatbusv1.OutcomeKind_OUTCOME_KIND_RESTARTED {
+			na = fmt.Sprintf("n/a (restart outcome %s %s: %s)", out.GetKind(), out.GetReason(), out.GetMessage())
+			break
+		}
+		restarts, walls = append(restarts, d), append(walls, wall)
+		// The successor runs its Updates stream (a new pid) before the next.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			st, err := ctl.stats(ctx)
+			if err == nil && st.Running && st.PID != before.PID {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("no successor after the restart: %v %+v", err, st)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	sup.profile("")
+	f := figure{
+		ID: "doctor_restart_p50", Name: "doctor restart of an idle provider: prepare → successor healthy, p50", Unit: unitDuration,
+		Baseline: fp(float64(bs.P50)), BaselineName: "bare start-to-healthy", BaselineSamples: bs.N,
+		Note: "baseline: provider-bench started by hand (socket env, settings on stdin) until its handshake line, health SERVING and Identify",
+	}
+	details := map[string]any{"bare": bs}
+	if na != "" {
+		f.NA = na
+	} else {
+		rs := bench.Summarize(restarts)
+		f.Chatbus, f.Samples = fp(float64(rs.P50)), rs.N
+		details["prepare_to_ready"], details["wall"] = rs, bench.Summarize(walls)
+		// Where the time goes: the median elapsed time at which each
+		// phase's last progress message of a restart arrived.
+		byPhase := map[string]bench.Summary{}
+		for ph, d := range progress {
+			byPhase[ph] = bench.Summarize(d)
+		}
+		details["progress_elapsed"] = byPhase
+	}
+	b.results.Details["doctor"] = details
+	b.addFigure(f, target{RatioMax: 2})
+	return nil
+}
+
+// restartOnce runs one Restart and returns prepare_to_ready (the wall time
+// if the outcome has none), the wall time and the outcome.
+// The elapsed time of each progress message is appended to phases by
+// phase name.
+func restartOnce(ctx context.Context, dc chatbusv1.DoctorServiceClient, phases map[string][]time.Duration) (time.Duration, time.Duration, *chatbusv1.RestartOutcome, error) {
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	start := time.Now()
+	st, err := dc.Restart(ctx, &chatbusv1.RestartRequest{Provider: benchProvider, Deadline: durationpb.New(60 * time.Second)})
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	for {
+		msg, err := st.Recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = errors.New("stream ended without an outcome")
+			}
+			return 0, 0, nil, err
+		}
+		if pr := msg.GetProgress(); pr != nil && phases != nil {
+			phases[pr.GetPhase().String()] = append(phases[pr.GetPhase().String()], pr.GetElapsed().AsDuration())
+		}
+		if out := msg.GetOutcome(); out != nil {
+			wall := time.Since(start)
+			d := wall
+			if p := out.GetPrepareToReady(); p != nil && p.AsDuration() > 0 {
+				d = p.AsDuration()
+			}
+			return d, wall, out, nil
+		}
+	}
+}
+
+// bareStart starts provider-bench by hand, as the supervisor does, and
+// times it until its handshake line, health SERVING for "bench" and an
+// answer to Identify ("healthy and identified"); then stops it.
+func (b *bencher) bareStart(ctx context.Context, i int) (time.Duration, error) {
+	dir := filepath.Join(b.root, "bare")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, err
+	}
+	socket := filepath.Join(dir, fmt.Sprintf("bench-%d.sock", i))
+	cmd := exec.Command(b.opts.Provider)
+	cmd.Env = append(os.Environ(), "CHATBUS_PROVIDER_SOCKET="+socket, "CHATBUS_PROVIDER_NAME="+benchProvider)
+	cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"name":%q,"forum_chat_id":%d}`, benchProvider, benchChat))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	}()
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		line <- l
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case l := <-line:
+		if want := "1|unix|" + socket + "|grpc\n"; l != want {
+			return 0, fmt.Errorf("handshake %q, want %q", l, want)
+		}
+	case <-time.After(10 * time.Second):
+		return 0, errors.New("no handshake line within 10s")
+	}
+	cc, err := dialRaw(socket)
+	if err != nil {
+		return 0, err
+	}
+	defer cc.Close()
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	hc := grpc_health_v1.NewHealthClient(cc)
+	for {
+		h, err := hc.Check(cctx, &grpc_health_v1.HealthCheckRequest{Service: benchProvider}, grpc.WaitForReady(true))
+		if err == nil && h.GetStatus() == grpc_health_v1.HealthCheckResponse_SERVING {
+			break
+		}
+		if cctx.Err() != nil {
+			return 0, fmt.Errorf("health: %v", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := providerv1.NewProviderServiceClient(cc).Identify(cctx, &providerv1.IdentifyRequest{}); err != nil {
+		return 0, fmt.Errorf("identify: %w", err)
+	}
+	return time.Since(start), nil
+}
+
+// ---------------------------------------------------------------------
+// register: Register on the reuse path vs a health check, same socket.
+
+func (b *bencher) registerPhase(ctx context.Context, sup *supervisor) error {
+	n := b.opts.RegisterSamples
+	b.logf("register: %d reuse registrations and %d health checks, interleaved in blocks of 50", n, n)
+	bus := sup.admin.Bus
+	hc := grpc_health_v1.NewHealthClient(sup.admin.Conn())
+	seq := 0
+	var last *chatbusv1.Session
+	var notReuse int
+	register := func() (time.Duration, error) {
+		seq++
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		// A new instance id each time: a session process reconnecting
+		// with its profile key, as a reloaded agent does.
+		resp, err := bus.Register(cctx, &chatbusv1.RegisterRequest{
+			InstanceId: fmt.Sprintf("reg-%d", seq), ProfileKey: "bench:register", Cwd: "/bench/register", Pid: int32(os.Getpid()),
+		})
+		d := time.Since(start)
+		if err != nil {
+			return 0, err
+		}
+		if seq > 1 && resp.GetOrigin() != chatbusv1.Origin_ORIGIN_REUSE {
+			notReuse++
+		}
+		last = resp.GetSession()
+		return d, nil
+	}
+	check := func() (time.Duration, error) {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := hc.Check(cctx, &grpc_health_v1.HealthCheckRequest{})
+		return time.Since(start), err
+	}
+	// The first registration provisions the thread (FRESH); then warm up.
+	if _, err := register(); err != nil {
+		return err
+	}
+	for range 100 {
+		if _, err := register(); err != nil {
+			return err
+		}
+		if _, err := check(); err != nil {
+			return err
+		}
+	}
+	notReuse = 0
+	sup.profile("register")
+	var regs, checks []time.Duration
+	for len(regs) < n {
+		for range min(50, n-len(checks)) {
+			d, err := check()
+			if err != nil {
+				return err
+			}
+			checks = append(checks, d)
+		}
+		for range min(50, n-len(regs)) {
+			d, err := register()
+			if err != nil {
+				return err
+			}
+			regs = append(regs, d)
+		}
+	}
+	sup.profile("")
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	bus.Unregister(cctx, &chatbusv1.UnregisterRequest{Session: last})
+	cancel()
+	b.check(notReuse == 0, "register: %d of %d measured registrations were not REUSE (want 0)", notReuse, n)
+	rs, cs := bench.Summarize(regs), bench.Summarize(checks)
+	b.results.Details["register"] = map[string]any{"chatbus": rs, "baseline": cs}
+	b.addFigure(figure{ID: "register_p50", Name: "register (reuse path) p50", Unit: unitDuration,
+		Chatbus: fp(float64(rs.P50)), Baseline: fp(float64(cs.P50)), BaselineName: "health check, same socket",
+		Samples: rs.N, BaselineSamples: cs.N,
+		Note: "one caller, sequential; each Register is a new instance id of the same profile key (a reloaded session)"}, target{Max: float64(500 * time.Microsecond)})
+	b.addFigure(figure{ID: "register_p99", Name: "register (reuse path) p99", Unit: unitDuration,
+		Chatbus: fp(float64(rs.P99)), Baseline: fp(float64(cs.P99)), BaselineName: "health check, same socket",
+		Samples: rs.N, BaselineSamples: cs.N}, target{})
+	return nil
+}
+
+// ---------------------------------------------------------------------
+// heartbeat: throughput of N concurrent followers vs health checks on the
+// same connections.
+
+func (b *bencher) heartbeatPhase(ctx context.Context, sup *supervisor, fls []*follower) error {
+	o := &b.opts
+	b.logf("heartbeat: %d followers, %d rounds of %s (health round, then heartbeat round)", len(fls), o.HBRounds, o.HBDuration)
+	heartbeat := func(ctx context.Context, f *follower) error {
+		_, err := f.c.Bus.Heartbeat(ctx, &chatbusv1.HeartbeatRequest{Session: f.f.Session()})
+		return err
+	}
+	health := func(ctx context.Context, f *follower) error {
+		_, err := grpc_health_v1.NewHealthClient(f.c.Conn()).Check(ctx, &grpc_health_v1.HealthCheckRequest{})
+		return err
+	}
+	round := func(call func(context.Context, *follower) error, d time.Duration) (float64, int64, error) {
+		// Cancelled by a timer, not a deadline: a deadline can fail a call
+		// with DeadlineExceeded a moment before the context reports it.
+		rctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stop := time.AfterFunc(d, cancel)
+		defer stop.Stop()
+		var n, failed atomic.Int64
+		var firstErr atomic.Pointer[error]
+		var wg sync.WaitGroup
+		start := time.Now()
+		for _, f := range fls {
+			wg.Go(func() {
+				for rctx.Err() == nil {
+					if err := call(rctx, f); err != nil {
+						if rctx.Err() == nil {
+							failed.Add(1)
+							firstErr.CompareAndSwap(nil, &err)
+						}
+						continue
+					}
+					n.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if failed.Load() > 0 {
+			return 0, 0, fmt.Errorf("%d calls failed, the first with: %w", failed.Load(), *firstErr.Load())
+		}
+		return float64(n.Load()) / time.Since(start).Seconds(), n.Load(), nil
+	}
+	// Warm up both paths.
+	if _, _, err := round(health, 500*time.Millisecond); err != nil {
+		return err
+	}
+	if _, _, err := round(heartbeat, 500*time.Millisecond); err != nil {
+		return err
+	}
+	var hb, hs []float64
+	var hbN, hsN int64
+	for range o.HBRounds {
+		r, n, err := round(health, o.HBDuration)
+		if err != nil {
+			return fmt.Errorf("health: %w", err)
+		}
+		hs, hsN = append(hs, r), hsN+n
+		sup.profile("heartbeat")
+		r, n, err = round(heartbeat, o.HBDuration)
+		sup.profile("")
+		if err != nil {
+			return fmt.Errorf("heartbeat: %w", err)
+		}
+		hb, hbN = append(hb, r), hbN+n
+	}
+	b.results.Details["heartbeat"] = map[string]any{"chatbus_rounds_per_s": hb, "baseline_rounds_per_s": hs}
+	b.addFigure(figure{ID: "heartbeat_throughput", Name: fmt.Sprintf("heartbeat throughput, %d concurrent followers", len(fls)), Unit: unitRate,
+		Chatbus: fp(mean(hb)), Baseline: fp(mean(hs)), BaselineName: "health check, same conns",
+		Samples: int(hbN), BaselineSamples: int(hsN),
+		Note: fmt.Sprintf("mean of %d alternating rounds of %s; each follower its own connection, one call in flight each", o.HBRounds, o.HBDuration)},
+		target{RatioMin: 0.8})
+	return nil
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// ---------------------------------------------------------------------
+// latency: provider→follower at a low rate, durable, vs a raw stream hop.
+
+func (b *bencher) latencyPhase(ctx context.Context, sup *supervisor, ctl *control, bp *baselineProc, f *follower) error {
+	o := &b.opts
+	warm := time.Second
+	b.logf("latency: %.0f updates/s for %s (after %s warm-up), then the raw hop at the same rate", o.LatencyRate, o.LatencyDuration, warm)
+	base := f.received.Load()
+	st0, err := ctl.stats(ctx)
+	if err != nil {
+		return err
+	}
+	if err := ctl.inject(ctx, bench.Injection{Rate: o.LatencyRate, Batch: 1, Threads: []int64{f.thread}}); err != nil {
+		return err
+	}
+	sleep(ctx, warm)
+	rec := &recorder{}
+	b.lat.Store(rec)
+	sup.profile("latency")
+	ctl.profile(ctx, "latency")
+	sleep(ctx, o.LatencyDuration)
+	ctl.profile(ctx, "")
+	sup.profile("")
+	b.lat.Store(nil)
+	if err := b.drain(ctx, ctl, []*follower{f}, base, st0.Acked); err != nil {
+		return err
+	}
+	lat := bench.Summarize(rec.samples())
+
+	// The raw hop: the bare server pushes the same messages at the same rate.
+	cc, err := dialRaw(bp.socket)
+	if err != nil {
+		return err
+	}
+	defer cc.Close()
+	interval := time.Duration(float64(time.Second) / o.LatencyRate)
+	nWarm := int(warm / interval)
+	count := nWarm + int(o.LatencyDuration/interval)
+	var raw []time.Duration
+	i := 0
+	err = bench.Push(ctx, cc, bench.PushRequest{Count: count, Interval: interval}, func(u *chatbusv1.Update, at time.Time) error {
+		if i++; i > nWarm {
+			if sent, ok := bench.SentAt(u.GetText()); ok {
+				raw = append(raw, at.Sub(sent))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("raw hop: %w", err)
+	}
+	rs := bench.Summarize(raw)
+	b.results.Details["latency"] = map[string]any{"chatbus": lat, "baseline": rs, "rate": o.LatencyRate}
+	note := fmt.Sprintf("%.0f updates/s, one per Deliver; provider send → follower receive (same clock), journalled and fsynced before forwarding; baseline: bare server, one server-stream hop on a Unix socket", o.LatencyRate)
+	b.addFigure(figure{ID: "forward_latency_p50", Name: "forwarded update latency provider→follower, durable, p50", Unit: unitDuration,
+		Chatbus: fp(float64(lat.P50)), Baseline: fp(float64(rs.P50)), BaselineName: "raw stream hop",
+		Samples: lat.N, BaselineSamples: rs.N, Note: note}, target{Max: float64(300 * time.Microsecond)})
+	b.addFigure(figure{ID: "forward_latency_p99", Name: "forwarded update latency provider→follower, durable, p99", Unit: unitDuration,
+		Chatbus: fp(float64(lat.P99)), Baseline: fp(float64(rs.P99)), BaselineName: "raw stream hop",
+		Samples: lat.N, BaselineSamples: rs.N}, target{})
+	return nil
+}
+
+// drain pauses the injection and waits until the followers received
+// everything the supervisor acknowledged to the provider since base/acked0
+// (exact counts: nothing lost, nothing duplicated).
+func (b *bencher) drain(ctx context.Context, ctl *control, fls []*follower, base, acked0 uint64) error {
+	if err := ctl.pause(ctx); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got := sumReceived(fls) - base // before the stats: never ahead of them
+		st, err := ctl.stats(ctx)
+		if err != nil {
+			return err
+		}
+		acked := st.Acked - acked0
+		settled := st.Seen == st.Version && !st.Delivering
+		if settled && got >= acked {
+			b.check(got == acked, "%d updates acknowledged to the provider, %d received by the followers", acked, got)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			b.check(false, "%d updates acknowledged to the provider, %d received by the followers (not settled after 60s)", acked, got)
+			return nil
+		}
+		sleep(ctx, 20*time.Millisecond)
+	}
+}
+
+func sumReceived(fls []*follower) uint64 {
+	var n uint64
+	for _, f := range fls {
+		n += f.received.Load()
+	}
+	return n
+}
+
+// ---------------------------------------------------------------------
+// throughput: saturated, durable, k followers vs k raw streams.
+
+func (b *bencher) throughputPhase(ctx context.Context, sup *supervisor, ctl *control, bp *baselineProc, fls []*follower) error {
+	o := &b.opts
+	k := len(fls)
+	b.logf("throughput: %d follower(s), batches of %d, %s warm-up, %s measured; then %d raw stream(s)", k, o.SatBatch, o.SatWarmup, o.SatDuration, k)
+	threads := make([]int64, k)
+	for i, f := range fls {
+		threads[i] = f.thread
+	}
+	base := sumReceived(fls)
+	st0, err := ctl.stats(ctx)
+	if err != nil {
+		return err
+	}
+	if err := ctl.inject(ctx, bench.Injection{Rate: 0, Batch: o.SatBatch, Threads: threads}); err != nil {
+		return err
+	}
+	sleep(ctx, o.SatWarmup)
+	name := fmt.Sprintf("throughput-%d", k)
+	sup.profile(name)
+	ctl.profile(ctx, name)
+	s0, err := ctl.stats(ctx)
+	if err != nil {
+		return err
+	}
+	cpu := newCPUMeter(map[string]int{"supervisor": sup.pid(), "provider": s0.PID, "followers (busbench)": os.Getpid()})
+	r0, t0 := sumReceived(fls), time.Now()
+	sleep(ctx, o.SatDuration)
+	r1, t1 := sumReceived(fls), time.Now()
+	cpus := cpu.percent()
+	s1, err := ctl.stats(ctx)
+	if err != nil {
+		return err
+	}
+	ctl.profile(ctx, "")
+	sup.profile("")
+	if err := b.drain(ctx, ctl, fls, base, st0.Acked); err != nil {
+		return err
+	}
+	forwarded := float64(r1-r0) / t1.Sub(t0).Seconds()
+	ingested := float64(s1.Acked-s0.Acked) / t1.Sub(t0).Seconds()
+
+	// k raw streams, each on its own connection, as fast as they go.
+	var n atomic.Uint64
+	pctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for range k {
+		cc, err := dialRaw(bp.socket)
+		if err != nil {
+			cancel()
+			return err
+		}
+		wg.Go(func() {
+			defer cc.Close()
+			bench.Push(pctx, cc, bench.PushRequest{Count: math.MaxInt32}, func(*chatbusv1.Update, time.Time) error {
+				n.Add(1)
+				return nil
+			})
+		})
+	}
+	sleep(ctx, o.SatWarmup)
+	b0, bt0 := n.Load(), time.Now()
+	sleep(ctx, o.SatDuration)
+	b1, bt1 := n.Load(), time.Now()
+	cancel()
+	wg.Wait()
+	raw := float64(b1-b0) / bt1.Sub(bt0).Seconds()
+	b.results.Details[name] = map[string]any{"forwarded_per_s": forwarded, "ingested_per_s": ingested, "baseline_per_s": raw,
+		"forwarded": r1 - r0, "baseline": b1 - b0, "batch": o.SatBatch, "cpu_percent": cpus}
+	b.logf("   CPU %% of one core while saturated: %s", cpuString(cpus))
+	b.addFigure(figure{ID: fmt.Sprintf("forward_throughput_%d", k),
+		Name: fmt.Sprintf("forwarded updates/s, durable, saturated, %d follower%s", k, pick(k == 1, "", "s")), Unit: unitRate,
+		Chatbus: fp(forwarded), Baseline: fp(raw), BaselineName: fmt.Sprintf("raw server-stream, %d stream%s", k, pick(k == 1, "", "s")),
+		Samples: int(r1 - r0), BaselineSamples: int(b1 - b0),
+		Note: fmt.Sprintf("received by the followers (each its own connection, acking); the supervisor journalled %.1fk/s meanwhile; provider batches of %d; CPU %% of one core: %s", ingested/1e3, o.SatBatch, cpuString(cpus))},
+		target{Min: 100_000})
+	return nil
+}
+
+// ---------------------------------------------------------------------
+// memory: supervisor RSS per follower with an open stream vs a bare
+// server's RSS per open stream.
+
+func (b *bencher) memoryPhase(ctx context.Context) error {
+	n := b.opts.MemFollowers
+	// A forum chat has 702 slots (A…ZZ); spread the followers over
+	// providers so that each gets a real thread.
+	np := (n + 599) / 600
+	var provs []provSpec
+	for i := range np {
+		provs = append(provs, provSpec{Name: fmt.Sprintf("bench-%d", i+1), Binary: b.opts.Provider, ForumChatID: benchChat - 100 - int64(i), Settings: map[string]any{}})
+	}
+	spec := b.supSpec("memory", provs)
+	b.logf("memory: fresh supervisor with %d provider-bench child(ren); %d followers with open streams", np, n)
+	sup, err := b.startSupervisor(ctx, spec)
+	if err != nil {
+		return err
+	}
+	defer sup.stop()
+	settle := pick(b.opts.Quick, time.Second, 3*time.Second)
+	sleep(ctx, settle)
+	before, err := medianRSS(sup.pid(), 5)
+	if err != nil {
+		return err
+	}
+	sup.profile("memory")
+	fls := make([]*follower, n)
+	err = parallel(n, 16, func(i int) error {
+		f, err := newFollower(ctx, spec.Socket, sup.secret, followerOpts{
+			ProfileKey: fmt.Sprintf("bench:m%d", i), InstanceID: fmt.Sprintf("m-%d", i), Provider: provs[i%np].Name, Subscribe: true,
+		})
+		fls[i] = f
+		return err
+	})
+	defer func() {
+		for _, f := range fls {
+			if f != nil {
+				f.close(false)
+			}
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	if err := waitSubscribed(ctx, sup, n); err != nil {
+		return fmt.Errorf("%w; streams ended: %v", err, streamErrors(fls))
+	}
+	sleep(ctx, settle)
+	after, err := medianRSS(sup.pid(), 5)
+	if err != nil {
+		return err
+	}
+	sup.profile("")
+	per := float64(after-before) / float64(n)
+
+	// The bare server: a fresh process, n connections with one open stream each.
+	bp, err := b.startBaseline(ctx, filepath.Join(b.root, "mem.sock"))
+	if err != nil {
+		return err
+	}
+	defer bp.stop()
+	sleep(ctx, settle)
+	bBefore, err := medianRSS(bp.pid(), 5)
+	if err != nil {
+		return err
+	}
+	hctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ccs := make([]*grpc.ClientConn, n)
+	defer func() {
+		for _, cc := range ccs {
+			if cc != nil {
+				cc.Close()
+			}
+		}
+	}()
+	var ok, failed atomic.Int64
+	var noRec atomic.Pointer[recorder]
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	t0 := time.Now()
+	err = parallel(n, 16, func(i int) error {
+		cc, err := dialRaw(bp.socket)
+		if err != nil {
+			return err
+		}
+		ccs[i] = cc
+		if err := bench.Hold(hctx, cc); err != nil {
+			return err
+		}
+		// One health check per second each, as each follower heartbeats.
+		hc := grpc_health_v1.NewHealthClient(cc)
+		c := &scaleConn{call: func(ctx context.Context) error {
+			_, err := hc.Check(ctx, &grpc_health_v1.HealthCheckRequest{})
+			return err
+		}}
+		wg.Go(func() {
+			periodic(hctx, c, t0.Add(time.Duration(i)*time.Second/time.Duration(n)), time.Second, &ok, &failed, &noRec)
+		})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bare streams: %w", err)
+	}
+	sleep(ctx, settle)
+	bAfter, err := medianRSS(bp.pid(), 5)
+	if err != nil {
+		return err
+	}
+	bper := float64(bAfter-bBefore) / float64(n)
+	if b.opts.Pprof != "" { // the bare server's memory statistics, beside the supervisor's profiles
+		bp.cmd.Process.Signal(syscall.SIGUSR1)
+		time.Sleep(200 * time.Millisecond)
+		if js, err := os.ReadFile(bp.socket + ".memstats.json"); err == nil {
+			os.WriteFile(filepath.Join(b.opts.Pprof, "memory-bare.memstats.json"), js, 0o644)
+		}
+	}
+	b.results.Details["memory"] = map[string]any{"followers": n, "providers": np,
+		"supervisor_rss_before": before, "supervisor_rss_after": after, "bare_rss_before": bBefore, "bare_rss_after": bAfter}
+	b.addFigure(figure{ID: "rss_per_follower", Name: fmt.Sprintf("supervisor RSS per connected follower (%d with open streams)", n), Unit: unitBytes,
+		Chatbus: fp(per), Baseline: fp(bper), BaselineName: fmt.Sprintf("bare server, %d open streams + 1 Hz health checks", n),
+		Samples: n, BaselineSamples: n,
+		Note: fmt.Sprintf("(RSS with them − RSS before) ÷ %d, medians of 5 readings after %s; supervisor %s → %s, bare %s → %s; each follower registered (own thread) with its own connection, heartbeating at 1 Hz; each bare connection makes one health check a second",
+			n, settle, format(unitBytes, float64(before)), format(unitBytes, float64(after)), format(unitBytes, float64(bBefore)), format(unitBytes, float64(bAfter)))},
+		target{RatioMax: 1.3})
+	return nil
+}
+
+// ---------------------------------------------------------------------
+// disk: what one fdatasync costs where the journal lives (context for the
+// durable figures: a bbolt commit makes two).
+
+func (b *bencher) diskPhase() error {
+	n := pick(b.opts.Quick, 200, 2000)
+	b.logf("disk: %d × (4 KiB pwrite + fdatasync) in %s", n, b.stateRoot)
+	f, err := os.CreateTemp(b.stateRoot, "fsync")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	buf := make([]byte, 4096)
+	var d []time.Duration
+	for i := range n + 50 {
+		start := time.Now()
+		if _, err := f.WriteAt(buf, int64(i%64)*4096); err != nil {
+			return err
+		}
+		if err := syscall.Fdatasync(int(f.Fd())); err != nil {
+			return err
+		}
+		if i >= 50 {
+			d = append(d, time.Since(start))
+		}
+	}
+	s := bench.Summarize(d)
+	b.results.Details["disk"] = map[string]any{"fdatasync_4k": s, "dir": b.stateRoot}
+	b.addFigure(figure{ID: "fdatasync_p50", Name: "context: 4 KiB write + fdatasync where the journal lives, p50", Unit: unitDuration,
+		Chatbus: fp(float64(s.P50)), Samples: s.N,
+		Note: "not a chatbus figure: the floor under every durable one (a bbolt commit is two fdatasyncs: pages, then meta)"}, target{})
+	b.addFigure(figure{ID: "fdatasync_p99", Name: "context: 4 KiB write + fdatasync where the journal lives, p99", Unit: unitDuration,
+		Chatbus: fp(float64(s.P99)), Samples: s.N}, target{})
+	return nil
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

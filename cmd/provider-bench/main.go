@@ -1,0 +1,111 @@
+// Command provider-bench is the benchmark provider child of supervisord: a
+// provider.Platform that injects synthetic Telegram-like updates at a
+// controlled rate through the real provider contract, so that cmd/busbench
+// can measure the supervisor's forwarding path without a network.
+//
+// Like every provider it is started by supervisord (env
+// CHATBUS_PROVIDER_SOCKET and CHATBUS_PROVIDER_NAME, settings as JSON on
+// stdin, one handshake line on stdout). Its settings, beside the
+// supervisor's name and forum_chat_id:
+//
+//	control      Unix socket of the control API (optional; see below)
+//	inject       what to inject from the start (bench.Injection; default: nothing)
+//	thread_base  first thread id Provision hands out, minus one (default: the
+//	             start time in microseconds, so successive children never
+//	             hand out the same id)
+//	pprof_dir    where POST /pprof/start?name=N writes provider-N.cpu.pprof
+//
+// The control API is HTTP on that socket: PUT /inject with a
+// bench.Injection switches what is injected at run time; GET /stats
+// answers bench.ProviderStats; POST /pprof/start?name=N and /pprof/stop
+// take a CPU profile.
+//
+// Each update's text carries its send time (bench.SentAt). Provision
+// returns sequential thread ids; Call echoes its params.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/chatbus/chatbus/bench"
+	"github.com/chatbus/chatbus/provider"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	err := run(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "provider-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// settings is the JSON on stdin.
+type settings struct {
+	Name        string          `json:"name"`
+	ForumChatID int64           `json:"forum_chat_id"`
+	Control     string          `json:"control"`
+	Inject      bench.Injection `json:"inject"`
+	ThreadBase  int64           `json:"thread_base"`
+	PprofDir    string          `json:"pprof_dir"`
+}
+
+func run(ctx context.Context) error {
+	if len(os.Args) > 1 && (os.Args[1] == "-h" || os.Args[1] == "--help") {
+		fmt.Println(`provider-bench: the benchmark provider child of supervisord (see cmd/busbench).
+
+Started by supervisord for a providers entry with binary: .../provider-bench.
+Contract: env CHATBUS_PROVIDER_SOCKET and CHATBUS_PROVIDER_NAME, settings as
+JSON on stdin (forum_chat_id, control, inject, thread_base, pprof_dir), one
+handshake line "1|unix|<socket>|grpc" on stdout.`)
+		return nil
+	}
+	socket := os.Getenv(provider.EnvSocket)
+	if socket == "" {
+		return errors.New(provider.EnvSocket + " is not set: this binary is started by supervisord (see --help)")
+	}
+	name := os.Getenv(provider.EnvName)
+	if name == "" {
+		name = "bench"
+	}
+	raw, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
+	if err != nil {
+		return fmt.Errorf("read settings from stdin: %w", err)
+	}
+	var s settings
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return fmt.Errorf("settings: %w", err)
+		}
+	}
+	if s.ForumChatID == 0 {
+		return errors.New("settings: forum_chat_id is required")
+	}
+	if s.ThreadBase == 0 {
+		s.ThreadBase = time.Now().UnixMicro()
+	}
+	log := zerolog.New(os.Stderr).With().Timestamp().Logger()
+	p := newPlatform(s.ForumChatID, s.ThreadBase, s.Inject)
+	if s.Control != "" {
+		ctl := &control{p: p, path: s.Control, pprofDir: s.PprofDir, log: log.With().Str("component", "control").Logger()}
+		stop := ctl.start(ctx)
+		defer stop()
+	}
+	return provider.Serve(ctx, provider.Config{
+		Name:     name,
+		Socket:   socket,
+		Platform: p,
+		Logger:   log,
+	})
+}

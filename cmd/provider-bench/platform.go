@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/chatbus/chatbus/bench"
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/provider"
+)
+
+// platform injects synthetic updates. Safe for concurrent use; the SDK
+// never runs two Runs at once.
+type platform struct {
+	chat       int64
+	nextThread atomic.Int64
+
+	mu      sync.Mutex // guards inj, version, changed
+	inj     bench.Injection
+	version uint64
+	changed chan struct{} // closed and replaced when inj changes
+
+	running    atomic.Bool
+	delivering atomic.Bool
+	seen       atomic.Uint64 // the injection version the receive loop acts on
+	runs       atomic.Int64
+	acked      atomic.Uint64
+	lastID     atomic.Int64
+	calls      atomic.Int64
+}
+
+var _ provider.Platform = (*platform)(nil)
+
+func newPlatform(chat, threadBase int64, inj bench.Injection) *platform {
+	p := &platform{chat: chat, inj: inj, changed: make(chan struct{})}
+	p.nextThread.Store(threadBase)
+	return p
+}
+
+// setInjection switches what Run injects; a Deliver in flight finishes
+// first.
+func (p *platform) setInjection(inj bench.Injection) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inj = inj
+	p.version++
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+func (p *platform) injection() (bench.Injection, uint64, <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.inj, p.version, p.changed
+}
+
+func (p *platform) stats() bench.ProviderStats {
+	// Seen and Delivering before the injection: a loop that acted on the
+	// current version is seen as such only once it did.
+	seen, delivering := p.seen.Load(), p.delivering.Load()
+	inj, version, _ := p.injection()
+	return bench.ProviderStats{
+		PID: os.Getpid(), Running: p.running.Load(), Runs: int(p.runs.Load()), Acked: p.acked.Load(),
+		Delivering: delivering, LastID: p.lastID.Load(), Injection: inj, Version: version, Seen: seen,
+	}
+}
+
+// Identify implements provider.Platform.
+func (p *platform) Identify(context.Context) (provider.Identity, error) {
+	return provider.Identity{OwnerID: "bench", Account: "@chatbus_bench"}, nil
+}
+
+// Run implements provider.Platform: it injects what the Injection says,
+// ids from cursor on. Updates not acknowledged when a Deliver fails are
+// made again (same ids, new send time) on the next stream: like a
+// platform, this one keeps what its cursor has not passed.
+func (p *platform) Run(ctx context.Context, cursor int64, sink provider.Sink) error {
+	p.running.Store(true)
+	defer p.running.Store(false)
+	p.runs.Add(1)
+	next := max(cursor, 1)
+	rr := 0
+	var pc pacer
+	for {
+		inj, version, changed := p.injection()
+		if inj.Paused() {
+			p.seen.Store(version)
+			select {
+			case <-changed:
+				continue
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		batch := max(inj.Batch, 1)
+		n := batch
+		if inj.Rate > 0 {
+			if n = pc.due(ctx, inj.Rate, batch, version, changed); n == 0 {
+				if ctx.Err() != nil {
+					return nil
+				}
+				continue // the injection changed
+			}
+		}
+		now := time.Now()
+		sent := timestamppb.New(now)
+		ups := make([]*providerv1.Update, n)
+		for i := range ups {
+			thread := inj.Threads[rr%len(inj.Threads)]
+			rr++
+			id := next + int64(i)
+			text, payload := bench.TelegramUpdate(nil, id, p.chat, thread, now)
+			ups[i] = &providerv1.Update{
+				UpdateId: id, ChatId: p.chat, ThreadId: thread, FromUserId: bench.UserID,
+				Kind: providerv1.UpdateKind_UPDATE_KIND_MESSAGE, Text: text, Payload: payload,
+				ReceivedAt: sent, Allowed: true,
+			}
+		}
+		p.delivering.Store(true)
+		p.seen.Store(version)
+		acked, err := sink.Deliver(ctx, ups)
+		if acked >= next {
+			p.acked.Add(uint64(acked - next + 1))
+			p.lastID.Store(acked)
+			next = acked + 1
+		}
+		p.delivering.Store(false) // after the count: stats never see it done and uncounted
+		switch {
+		case err == nil:
+		case errors.Is(err, provider.ErrNotAdmitting):
+			// A doctor closed admission: leave the updates "at the
+			// platform" and poll gently.
+			select {
+			case <-time.After(20 * time.Millisecond):
+			case <-ctx.Done():
+				return nil
+			}
+		case ctx.Err() != nil:
+			return nil
+		default:
+			return err
+		}
+	}
+}
+
+// pacer spaces paced updates: the n-th since the injection changed is due
+// at start + n/rate.
+type pacer struct {
+	version uint64
+	start   time.Time
+	sent    int64
+	timer   *time.Timer
+}
+
+// due waits for the next update's time and returns how many are due (at
+// most batch: a Deliver that took long is caught up with). It returns 0
+// if the injection changed or ctx ended meanwhile.
+func (pc *pacer) due(ctx context.Context, rate float64, batch int, version uint64, changed <-chan struct{}) int {
+	if pc.start.IsZero() || pc.version != version {
+		pc.version, pc.start, pc.sent = version, time.Now(), 0
+	}
+	at := pc.start.Add(time.Duration(float64(pc.sent) / rate * float64(time.Second)))
+	if d := time.Until(at); d > 0 {
+		if pc.timer == nil {
+			pc.timer = time.NewTimer(d)
+		} else {
+			pc.timer.Reset(d)
+		}
+		select {
+		case <-pc.timer.C:
+		case <-changed:
+			pc.timer.Stop()
+			return 0
+		case <-ctx.Done():
+			pc.timer.Stop()
+			return 0
+		}
+	}
+	due := int64(time.Since(pc.start).Seconds()*rate) + 1 - pc.sent
+	if due > int64(batch)*4 {
+		// Far behind (the supervisor stalled): do not burst; restart the
+		// schedule from now.
+		pc.start, pc.sent = time.Now(), 0
+		due = 1
+	}
+	n := int(min(max(due, 1), int64(batch)))
+	pc.sent += int64(n)
+	return n
+}
+
+// Call implements provider.Platform: it echoes the call, with a fresh
+// message id as Telegram's sendMessage answers.
+func (p *platform) Call(_ context.Context, method string, params json.RawMessage, _ string) (json.RawMessage, error) {
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	return json.Marshal(struct {
+		MessageID int64           `json:"message_id"`
+		Method    string          `json:"method"`
+		Echo      json.RawMessage `json:"echo"`
+	}{p.calls.Add(1), method, params})
+}
+
+// Upload implements provider.Platform: it reads the file and forgets it.
+func (p *platform) Upload(_ context.Context, h provider.UploadHeader, r io.Reader) (json.RawMessage, error) {
+	n, err := io.Copy(io.Discard, r)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]any{"message_id": p.calls.Add(1), "size": n, "file_name": h.Filename})
+}
+
+// Download implements provider.Platform: the bench platform holds no files.
+func (p *platform) Download(_ context.Context, fileID string) (io.ReadCloser, int64, string, error) {
+	return nil, 0, "", fmt.Errorf("file %q: %w", fileID, provider.ErrNotFound)
+}
+
+// Provision implements provider.Platform: sequential thread ids.
+func (p *platform) Provision(_ context.Context, chatID int64, name string) (provider.Target, error) {
+	if chatID == 0 {
+		chatID = p.chat
+	}
+	return provider.Target{ChatID: chatID, ThreadID: p.nextThread.Add(1), Name: name}, nil
+}
+
+// CloseTarget implements provider.Platform.
+func (p *platform) CloseTarget(context.Context, int64, int64) error { return nil }

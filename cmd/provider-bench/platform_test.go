@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chatbus/chatbus/bench"
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+)
+
+// sink acknowledges every Deliver at once and records what it got.
+type sink struct {
+	mu  sync.Mutex
+	got []*providerv1.Update
+}
+
+func (s *sink) Deliver(_ context.Context, ups []*providerv1.Update) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.got = append(s.got, ups...)
+	return ups[len(ups)-1].GetUpdateId(), nil
+}
+
+func (s *sink) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.got)
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name string
+		inj  bench.Injection
+		min  int // wait for at least this many
+	}{
+		{name: "saturated", inj: bench.Injection{Rate: 0, Batch: 64, Threads: []int64{5, 6}}, min: 1000},
+		{name: "paced", inj: bench.Injection{Rate: 200, Batch: 1, Threads: []int64{5}}, min: 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPlatform(-100, 0, bench.Injection{Rate: -1})
+			var s sink
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- p.Run(ctx, 10, &s) }()
+			p.setInjection(tt.inj)
+			deadline := time.Now().Add(20 * time.Second)
+			for s.count() < tt.min {
+				if time.Now().After(deadline) {
+					t.Fatalf("only %d updates after 20s", s.count())
+				}
+				time.Sleep(time.Millisecond)
+			}
+			p.setInjection(bench.Injection{Rate: -1})
+			for st := p.stats(); st.Seen != st.Version || st.Delivering; st = p.stats() {
+				if time.Now().After(deadline) {
+					t.Fatalf("not settled: %+v", st)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			// Paused: nothing more arrives, and every update is counted.
+			n := s.count()
+			if st := p.stats(); st.Acked != uint64(n) || st.LastID != int64(9+n) {
+				t.Errorf("stats %+v after %d updates", st, n)
+			}
+			for i, u := range s.got {
+				if u.GetUpdateId() != int64(10+i) || u.GetChatId() != -100 || !u.GetAllowed() {
+					t.Fatalf("update %d: %v", i, u)
+				}
+				if want := tt.inj.Threads[i%len(tt.inj.Threads)]; u.GetThreadId() != want {
+					t.Fatalf("update %d in thread %d, want %d", i, u.GetThreadId(), want)
+				}
+				if _, ok := bench.SentAt(u.GetText()); !ok {
+					t.Fatalf("update %d text %q", i, u.GetText())
+				}
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		})
+	}
+}
+
+func TestProvisionAndCall(t *testing.T) {
+	p := newPlatform(-100, 1000, bench.Injection{})
+	for want := int64(1001); want <= 1003; want++ {
+		tg, err := p.Provision(context.Background(), 0, "x")
+		if err != nil || tg.ThreadID != want || tg.ChatID != -100 {
+			t.Fatalf("Provision = %+v, %v; want thread %d", tg, err, want)
+		}
+	}
+	res, err := p.Call(context.Background(), "sendMessage", []byte(`{"text":"hi"}`), "")
+	if err != nil || string(res) != `{"message_id":1,"method":"sendMessage","echo":{"text":"hi"}}` {
+		t.Errorf("Call = %s, %v", res, err)
+	}
+}
