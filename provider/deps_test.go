@@ -11,7 +11,7 @@ import (
 func TestDeps(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("go tool not found")
+		t.Fatalf("go tool not found: %v", err)
 	}
 	const mod = "github.com/chatbus/chatbus/"
 	allowed := map[string]bool{
