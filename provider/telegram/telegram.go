@@ -6,6 +6,7 @@
 package telegram
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,7 +47,7 @@ type Settings struct {
 // ParseSettings decodes and checks the stdin config.
 func ParseSettings(b []byte) (Settings, error) {
 	var s Settings
-	dec := json.NewDecoder(bytesReader(b))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
 		return s, fmt.Errorf("telegram settings: %w", err)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"google.golang.org/protobuf/types/known/durationpb"
+
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/supervise"
 )
@@ -87,7 +89,7 @@ func (r *run) do(ctx context.Context, opts RestartOptions) Outcome {
 	r.step(PhasePrepare, "closing admission (prepare "+r.id+")", old.Occupancy, nil)
 	prepared := time.Now()
 	lease := opts.Deadline + 5*time.Second
-	if _, err := old.cl.Prepare(ctx, &providerv1.PrepareRequest{Fence: old.fence(r.id), Lease: durationpbNew(lease)}); err != nil {
+	if _, err := old.cl.Prepare(ctx, &providerv1.PrepareRequest{Fence: old.fence(r.id), Lease: durationpb.New(lease)}); err != nil {
 		return Outcome{Kind: PrepareRefused, Reason: transportReason(err), Message: err.Error(), Old: old.Owner}
 	}
 	// The followers stay attached to the provider, not to this owner:
@@ -116,7 +118,7 @@ func (r *run) do(ctx context.Context, opts RestartOptions) Outcome {
 	}
 
 	r.step(PhaseExitProof, fmt.Sprintf("waiting for %s to exit", old.Incarnation), nil, nil)
-	proof, err := r.waitExit(ctx, old)
+	proof, err := old.sup.WaitExit(ctx, old.Incarnation)
 	if err != nil {
 		// Nothing is killed: the owner stays committed and exits when it
 		// settles; supervision then starts its successor as usual.
@@ -167,10 +169,6 @@ func (r *run) drain(ctx context.Context, o owner, bound time.Duration) (*provide
 		}
 		r.step(PhaseDrain, "waiting for the owner to settle", last, r.d.blockers(r.name, last))
 	}
-}
-
-func (r *run) waitExit(ctx context.Context, o owner) (supervise.ExitProof, error) {
-	return o.sup.WaitExit(ctx, o.Incarnation)
 }
 
 // successor waits for the next child, healthy and identified.

@@ -1,14 +1,9 @@
 package doctor
 
 import (
-	"time"
-
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/durationpb"
 )
-
-func durationpbNew(d time.Duration) *durationpb.Duration { return durationpb.New(d) }
 
 // transportReason: an answer from the owner refusing is not_acknowledged;
 // failing to reach it at all is write_failed.

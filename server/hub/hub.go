@@ -15,7 +15,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -225,8 +224,6 @@ func (h *Hub) DroppedNotAllowed() uint64 { return h.droppedNotAllowed.Load() }
 func (h *Hub) publish(kind events.Kind, instance, msg string, attrs map[string]string) {
 	h.cfg.Events.Publish(events.Event{Kind: kind, InstanceID: instance, Message: msg, Attrs: attrs})
 }
-
-func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
 // putBinding writes b and forgets the cached routes.
 func (h *Hub) putBinding(b store.Binding) error {
