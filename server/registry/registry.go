@@ -155,9 +155,10 @@ type Config struct {
 type Registry struct {
 	cfg Config
 
-	mu         sync.RWMutex // guards the maps
+	mu         sync.RWMutex // guards the maps and closed
 	byToken    map[string]*Follower
 	byInstance map[string]*Follower
+	closed     bool // CloseAll ran: every session call is told ErrShutdown
 }
 
 // New returns an empty Registry.
@@ -188,6 +189,10 @@ func (r *Registry) Register(info Info) (*Follower, error) {
 	f.lastSeen.Store(now.UnixNano())
 
 	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, ErrShutdown
+	}
 	old := r.byInstance[info.InstanceID]
 	if old == nil && len(r.byInstance) >= r.cfg.MaxFollowers {
 		r.mu.Unlock()
@@ -216,8 +221,13 @@ func (r *Registry) Register(info Info) (*Follower, error) {
 // that it spoke. It is the check every session call makes.
 func (r *Registry) Touch(instanceID, token string) (*Follower, error) {
 	r.mu.RLock()
-	f := r.byToken[token]
+	f, closed := r.byToken[token], r.closed
 	r.mu.RUnlock()
+	if closed {
+		// The session may well be valid: it is the supervisor that is going
+		// away, and the follower keeps its thread when it comes back.
+		return nil, fmt.Errorf("instance %q: %w", instanceID, ErrShutdown)
+	}
 	if f == nil {
 		return nil, fmt.Errorf("instance %q: %w", instanceID, ErrSessionUnknown)
 	}
@@ -320,9 +330,11 @@ func (r *Registry) Run(ctx context.Context) {
 	}
 }
 
-// CloseAll ends every registration (supervisor shutdown).
+// CloseAll ends every registration and refuses new ones and every later
+// session call with ErrShutdown (supervisor shutdown).
 func (r *Registry) CloseAll() {
 	r.mu.Lock()
+	r.closed = true
 	var closed []*Follower
 	for _, f := range r.byInstance {
 		if r.removeLocked(f, Shutdown) {

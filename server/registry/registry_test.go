@@ -123,3 +123,26 @@ func TestMaxFollowers(t *testing.T) {
 		t.Errorf("replacing at the limit: %v", err)
 	}
 }
+
+// TestCloseAll: after shutdown a live session is told the supervisor is going
+// away (retry, keep your thread), not that it is unknown (register afresh).
+func TestCloseAll(t *testing.T) {
+	r, _, _ := newTestRegistry(t, 0)
+	f, err := r.Register(Info{InstanceID: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.CloseAll()
+	if f.Ended() != Shutdown || !errors.Is(f.Err(), ErrShutdown) {
+		t.Errorf("ended %v (%v), want shutdown", f.Ended(), f.Err())
+	}
+	if _, err := r.Touch("a", f.Token); !errors.Is(err, ErrShutdown) {
+		t.Errorf("touch after close: %v, want ErrShutdown", err)
+	}
+	if _, err := r.Register(Info{InstanceID: "b"}); !errors.Is(err, ErrShutdown) {
+		t.Errorf("register after close: %v, want ErrShutdown", err)
+	}
+	if r.Len() != 0 {
+		t.Errorf("len %d after close", r.Len())
+	}
+}
