@@ -9,6 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -44,8 +47,9 @@ type Follower struct {
 }
 
 // Register registers a follower and starts heartbeating at the interval the
-// supervisor asks for. The heartbeat stops at Close, or when the supervisor
-// says the session is gone (Done is then closed and Err says why).
+// supervisor asks for. The heartbeat stops at Close, when the supervisor
+// says the session is gone, or when none got through for stale-after (Done
+// is then closed and Err says why); see heartbeatFatal.
 func (c *Client) Register(ctx context.Context, r Registration) (*Follower, error) {
 	if r.PID == 0 {
 		r.PID = int32(os.Getpid())
@@ -94,9 +98,13 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = time.Second
 	}
+	staleAfter := f.resp.GetStaleAfter().AsDuration()
+	if staleAfter < interval {
+		staleAfter = 5 * interval
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	failures := 0
+	lastOK := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -107,20 +115,33 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 		_, err := f.c.Bus.Heartbeat(callCtx, &chatbusv1.HeartbeatRequest{Session: f.Session()})
 		cancel()
 		if err == nil || ctx.Err() != nil {
-			failures = 0
+			lastOK = time.Now()
 			continue
 		}
-		err = Err(err)
-		// A transient failure is retried on the next tick; a session the
-		// supervisor no longer knows is over.
-		if failures++; errors.Is(err, ErrSessionUnknown) || errors.Is(err, ErrPermissionDenied) ||
-			errors.Is(err, ErrUnauthenticated) || failures >= 5 {
+		if err := heartbeatFatal(Err(err), time.Since(lastOK), staleAfter); err != nil {
 			f.mu.Lock()
 			f.err = err
 			f.mu.Unlock()
 			return
 		}
 	}
+}
+
+// heartbeatFatal says whether a failed heartbeat ends the session. Only
+// the supervisor knows whether it pruned a session. A heartbeat that times
+// out is retried for as long as it takes: the supervisor is busy and may
+// well still hold the session, and the first heartbeat that gets through
+// says. Any other failure (unreachable, refused) is retried until
+// stale-after has passed without one getting through: by then the
+// supervisor has pruned the session, or it is a new one that never knew it.
+func heartbeatFatal(err error, silent, staleAfter time.Duration) error {
+	switch {
+	case errors.Is(err, ErrSessionUnknown), errors.Is(err, ErrPermissionDenied), errors.Is(err, ErrUnauthenticated):
+		return err
+	case status.Code(err) != codes.DeadlineExceeded && silent >= staleAfter:
+		return fmt.Errorf("no heartbeat got through for %s (stale-after %s): %w", silent.Round(time.Millisecond), staleAfter, err)
+	}
+	return nil
 }
 
 // Updates opens the update stream, replaying unacknowledged updates after

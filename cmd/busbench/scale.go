@@ -17,12 +17,10 @@ import (
 
 // The scale phase drives its followers' heartbeats itself instead of the
 // client's background heartbeat: it counts every heartbeat and times it,
-// spreads them evenly over the interval, and never gives up (the client
-// stops after five failed calls in a row, each bounded by one interval,
-// which on an overloaded machine prunes followers and turns the figure
-// into a cascade). The baseline does the same with health checks against
-// the bare server: as many connections, each with an open stream, one
-// unary call per connection per interval.
+// spreads them evenly over the interval, and never gives up. The baseline
+// does the same with health checks against the bare server: as many
+// connections, each with an open stream, one unary call per connection per
+// interval.
 
 // scaleConn is one connection of the scale phase: call is its periodic
 // unary call (Heartbeat, or the baseline's health check).

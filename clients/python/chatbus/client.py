@@ -47,9 +47,14 @@ log = logging.getLogger("chatbus")
 #: Timeout of every unary call, in seconds, unless the Client is told otherwise.
 DEFAULT_TIMEOUT = 10.0
 
-# Consecutive transient heartbeat failures after which the session counts as
-# lost (the supervisor would prune it long before this anyway).
-_MAX_HEARTBEAT_FAILURES = 5
+# Only the supervisor knows whether it pruned a session. A heartbeat that
+# times out is retried for as long as it takes: the supervisor is busy and may
+# well still hold the session, and the first heartbeat that gets through
+# says. Any other failure (unreachable, refused) is retried until stale_after
+# has passed without one getting through: by then the supervisor has pruned
+# the session, or it is a new one that never knew it. Used when the
+# supervisor did not say its stale_after.
+_DEFAULT_STALE_INTERVALS = 5
 
 _PROCESS_START_MS = int(time.time() * 1000)
 
@@ -408,6 +413,10 @@ class Follower:
 
     def _heartbeat_loop(self) -> None:
         req = bus_pb2.HeartbeatRequest(session=self.session)
+        stale_after = self.stale_after
+        if stale_after < self.heartbeat_interval:
+            stale_after = _DEFAULT_STALE_INTERVALS * self.heartbeat_interval
+        last_ok = time.monotonic()
         failures = 0
         while not self._stop.wait(self.heartbeat_interval):
             try:
@@ -417,17 +426,17 @@ class Follower:
                     return
                 err = from_rpc_error(e)
                 failures += 1
-                # A transient failure is retried at the next tick; a session
-                # the supervisor no longer knows is over.
-                if (
-                    isinstance(err, (SessionUnknown, PermissionDenied, Unauthenticated))
-                    or failures >= _MAX_HEARTBEAT_FAILURES
+                silent = time.monotonic() - last_ok
+                timed_out = e.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+                if isinstance(err, (SessionUnknown, PermissionDenied, Unauthenticated)) or (
+                    not timed_out and silent >= stale_after
                 ):
                     self._lost(err)
                     return
-                log.warning("chatbus: heartbeat failed (%d): %s", failures, err)
+                log.warning("chatbus: heartbeat failed (%d in a row): %s", failures, err)
                 continue
             failures = 0
+            last_ok = time.monotonic()
             if self._on_notice is not None:
                 for notice in resp.notices:
                     try:

@@ -372,6 +372,27 @@ class RoutedTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, err)
 
 
+class UnreachableSupervisorTest(unittest.TestCase):
+    def test_session_outlasts_a_gone_supervisor_until_stale_after(self):
+        stale_after = 3.0
+        sup = harness.Supervisor(["--heartbeat-interval", "100ms", "--stale-after", "3s"])
+        client = sup.client()
+        try:
+            f = client.register("manual:gone", instance_id=new_id())
+            t0 = time.monotonic()  # a heartbeat got through within 0.1 s before this
+            sup.stop()
+            # Refused heartbeats are retried: the session is not given up
+            # while the supervisor could still hold it.
+            time.sleep(max(0.0, t0 + 1.0 - time.monotonic()))
+            self.assertLess(time.monotonic() - t0, stale_after - 0.5, "supervisord took too long to stop")
+            self.assertTrue(f.alive, f"given up after {time.monotonic() - t0:.2f}s: {f.error!r}")
+            self.assertTrue(f.wait(stale_after + 5), "still alive long after stale_after")
+            self.assertIsInstance(f.error, chatbus.Unavailable)
+        finally:
+            client.close()
+            sup.stop()
+
+
 class ConnectTest(unittest.TestCase):
     def test_not_running(self):
         with self.assertRaises(chatbus.NotRunning):

@@ -33,9 +33,14 @@ import { checkSocketPath, defaultPaths } from "./paths.js";
 /** Timeout of every unary call unless connect() is told otherwise. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
-// Consecutive transient heartbeat failures after which the session counts as
-// lost (the supervisor would prune it long before this anyway).
-const MAX_HEARTBEAT_FAILURES = 5;
+// Only the supervisor knows whether it pruned a session. A heartbeat that
+// times out is retried for as long as it takes: the supervisor is busy and
+// may well still hold the session, and the first heartbeat that gets through
+// says. Any other failure (unreachable, refused) is retried until staleAfter
+// has passed without one getting through: by then the supervisor has pruned
+// the session, or it is a new one that never knew it. Used when the
+// supervisor did not say its staleAfter.
+const DEFAULT_STALE_INTERVALS = 5;
 
 /** Nothing listens on the socket: supervisord is not running. */
 export class NotRunningError extends Error {
@@ -216,6 +221,7 @@ export class Follower {
   private timer: NodeJS.Timeout | undefined;
   private inflight: Promise<unknown> | undefined;
   private failures = 0;
+  private lastOk = Date.now();
   private stopped = false;
   private closed = false;
   private lost: ConnectError | undefined;
@@ -372,6 +378,7 @@ export class Follower {
         { timeoutMs: Math.max(this.heartbeatIntervalMs, 1000) },
       );
       this.failures = 0;
+      this.lastOk = Date.now();
       for (const n of resp.notices) {
         try {
           this.onNotice?.(n);
@@ -382,14 +389,17 @@ export class Follower {
     } catch (e) {
       if (this.stopped) return;
       const err = ConnectError.from(e);
-      // A transient failure is retried at the next tick; a session the
-      // supervisor no longer knows is over.
-      const fatal = [Code.NotFound, Code.PermissionDenied, Code.Unauthenticated].includes(err.code);
-      if (fatal || ++this.failures >= MAX_HEARTBEAT_FAILURES) {
+      const staleAfterMs =
+        this.staleAfterMs >= this.heartbeatIntervalMs
+          ? this.staleAfterMs
+          : DEFAULT_STALE_INTERVALS * this.heartbeatIntervalMs;
+      const gone = [Code.NotFound, Code.PermissionDenied, Code.Unauthenticated].includes(err.code);
+      const unreachable = err.code !== Code.DeadlineExceeded && Date.now() - this.lastOk >= staleAfterMs;
+      if (gone || unreachable) {
         this.lose(err);
         return;
       }
-      console.warn(`chatbus: heartbeat failed (${this.failures}): ${err.message}`);
+      console.warn(`chatbus: heartbeat failed (${++this.failures} in a row): ${err.message}`);
     }
     if (!this.stopped) this.schedule();
   }

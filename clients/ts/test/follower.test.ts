@@ -427,6 +427,34 @@ describe("routed through a provider (provider-fake)", { skip: bin.skip ?? fakePr
   });
 });
 
+describe("a supervisor that goes away", { skip: bin.skip, timeout: 60_000 }, () => {
+  it("the session outlasts it until staleAfter, then ends", async () => {
+    const staleAfterMs = 3000;
+    const sup = await Supervisor.start(bin.path!, {
+      extraArgs: ["--heartbeat-interval", "100ms", "--stale-after", `${staleAfterMs}ms`],
+    });
+    const client = await sup.client();
+    try {
+      const f = await client.register({ profileKey: "manual:gone", instanceId: newId() });
+      const t0 = Date.now(); // a heartbeat got through within 100 ms before this
+      await sup.stop();
+      // Refused heartbeats are retried: the session is not given up while
+      // the supervisor could still hold it.
+      await sleep(Math.max(0, t0 + 1000 - Date.now()));
+      assert.ok(Date.now() - t0 < staleAfterMs - 500, "supervisord took too long to stop");
+      assert.ok(f.alive, `given up after ${Date.now() - t0} ms: ${f.error?.message}`);
+      await within(f.done, staleAfterMs + 5000, "the follower gives up");
+      assert.equal(f.alive, false);
+      // connect-node reports a socket that is gone as INTERNAL (connect ENOENT).
+      assert.ok(f.error !== undefined, "no error");
+      assert.ok([Code.Unavailable, Code.Internal].includes(f.error.code), `ended with ${f.error.message}`);
+    } finally {
+      client.close();
+      await sup.stop();
+    }
+  });
+});
+
 describe("connect and paths", () => {
   it("connect fails with NotRunningError when nothing listens", async () => {
     await assert.rejects(connect({ socket: "/tmp/chatbus-no-such-dir/s.sock", secret: "x" }), NotRunningError);
