@@ -1,0 +1,100 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rs/zerolog"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+	"github.com/chatbus/chatbus/server"
+	"github.com/chatbus/chatbus/server/servertest"
+)
+
+// logBuffer collects a logger's JSON lines; the supervisor logs from many
+// goroutines.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// calls returns the "finished call" records of method, in order.
+func (b *logBuffer) calls(t *testing.T, method string) []map[string]any {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line is not JSON: %q", line)
+		}
+		if rec["message"] == "finished call" && rec["grpc.method"] == method {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// TestCallLogging: at info, a successful call leaves no line and a failed
+// one is logged at warn with its method, code, error and caller pid; at
+// debug, successful calls are logged too.
+func TestCallLogging(t *testing.T) {
+	for _, lvl := range []zerolog.Level{zerolog.InfoLevel, zerolog.DebugLevel} {
+		t.Run(lvl.String(), func(t *testing.T) {
+			logs := &logBuffer{}
+			sup := servertest.Start(t, server.Config{Logger: zerolog.New(logs).Level(lvl)})
+			c := sup.Dial(t)
+			r := register(t, c, "a")
+			if _, err := c.Bus.Heartbeat(ctxT(t), &chatbusv1.HeartbeatRequest{Session: r.GetSession()}); err != nil {
+				t.Fatal(err)
+			}
+			bad := &chatbusv1.Session{InstanceId: "a", Token: "not-the-token-of-anyone"}
+			if _, err := c.Bus.Heartbeat(ctxT(t), &chatbusv1.HeartbeatRequest{Session: bad}); status.Code(err) != codes.NotFound {
+				t.Fatalf("heartbeat with a wrong token: %v", err)
+			}
+			sup.Stop(t)
+
+			got := logs.calls(t, "Heartbeat")
+			want := 1
+			if lvl == zerolog.DebugLevel {
+				want = 2
+			}
+			if len(got) != want {
+				t.Fatalf("%d Heartbeat lines at %s, want %d: %v", len(got), lvl, want, got)
+			}
+			if lvl == zerolog.DebugLevel {
+				if ok := got[0]; ok["level"] != "debug" || ok["grpc.code"] != "OK" || ok["grpc.error"] != nil {
+					t.Errorf("successful call logged as %v", ok)
+				}
+			}
+			fail := got[len(got)-1]
+			for k, v := range map[string]any{
+				"level": "warn", "grpc.service": "chatbus.v1.BusService", "grpc.method_type": "unary",
+				"grpc.code": "NotFound", "peer.pid": float64(os.Getpid()),
+			} {
+				if fail[k] != v {
+					t.Errorf("failed call: %s = %v, want %v (%v)", k, fail[k], v, fail)
+				}
+			}
+			if e, _ := fail["grpc.error"].(string); !strings.Contains(e, "session unknown") {
+				t.Errorf("failed call: grpc.error %q", e)
+			}
+			if _, ok := fail["grpc.time_ms"].(float64); !ok {
+				t.Errorf("failed call has no duration: %v", fail)
+			}
+		})
+	}
+}
