@@ -121,6 +121,12 @@ type Hub struct {
 	routes    map[store.Target]string
 	routesGen uint64 // bumped by every binding write; guarded by routesMu
 
+	// slots caches the slot each binding holds, so a fresh registration
+	// does not list and decode every binding. nil until first used (then
+	// loaded from the store) and after a failed write (reloaded).
+	slotsMu sync.Mutex
+	slots   map[string]slotHold // by binding key
+
 	droppedNotAllowed atomic.Uint64
 }
 
@@ -225,13 +231,22 @@ func (h *Hub) publish(kind events.Kind, instance, msg string, attrs map[string]s
 	h.cfg.Events.Publish(events.Event{Kind: kind, InstanceID: instance, Message: msg, Attrs: attrs})
 }
 
-// putBinding writes b and forgets the cached routes.
+// putBinding writes b, forgets the cached routes and updates the slot
+// cache. The hub is the only writer of bindings.
 func (h *Hub) putBinding(b store.Binding) error {
 	err := h.store.PutBinding(b)
 	h.routesMu.Lock()
 	clear(h.routes)
 	h.routesGen++
 	h.routesMu.Unlock()
+	h.slotsMu.Lock()
+	switch {
+	case err != nil:
+		h.slots = nil // the write may or may not have landed: reload
+	case h.slots != nil:
+		h.slots[b.Key] = holdOf(b)
+	}
+	h.slotsMu.Unlock()
 	return err
 }
 

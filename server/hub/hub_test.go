@@ -87,6 +87,12 @@ type env struct {
 
 func newEnv(t testing.TB, path string, limits store.Limits, provs *fakeProviders, c *clock) *env {
 	t.Helper()
+	return newEnvOpts(t, path, store.Options{Limits: limits}, provs, c)
+}
+
+// newEnvOpts is newEnv with the store's options (Now and OnDrop are set here).
+func newEnvOpts(t testing.TB, path string, opts store.Options, provs *fakeProviders, c *clock) *env {
+	t.Helper()
 	if path == "" {
 		path = filepath.Join(t.TempDir(), "state.db")
 	}
@@ -100,8 +106,9 @@ func newEnv(t testing.TB, path string, limits store.Limits, provs *fakeProviders
 	hubEvents := events.NewHub(zerolog.Nop())
 	e.evs = hubEvents.Watch(false)
 	var h *Hub
-	st, err := store.Open(path, store.Options{Limits: limits, Now: c.Now,
-		OnDrop: func(k string, n int, r string) { h.OnDrop(k, n, r) }})
+	opts.Now = c.Now
+	opts.OnDrop = func(k string, n int, r string) { h.OnDrop(k, n, r) }
+	st, err := store.Open(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,6 +190,28 @@ func TestFreshReuseAndSlots(t *testing.T) {
 	again := e.register("a-2", "manual:a", "")
 	if again.Origin != OriginReuse || again.Binding.Target != a.Binding.Target {
 		t.Errorf("re-register: %v %+v, want reuse of %+v", again.Origin, again.Binding.Target, a.Binding.Target)
+	}
+}
+
+// TestSlotsFollowBindings: a slot is free again once its binding goes
+// offline, and taken once a fresh thread holds it; with every slot held a
+// fresh registration is refused.
+func TestSlotsFollowBindings(t *testing.T) {
+	e := newEnvOpts(t, "", store.Options{MaxSlots: 2}, nil, nil)
+	a := e.register("a-1", "manual:a", "")
+	e.register("b-1", "manual:b", "")
+	e.reg.Unregister(a.Follower) // a's binding goes offline: slot A is free
+	c := e.register("c-1", "manual:c", "")
+	if c.Origin != OriginFresh || c.Binding.Slot != "A" {
+		t.Fatalf("c got %v slot %q, want fresh A", c.Origin, c.Binding.Slot)
+	}
+	_, err := e.h.Register(context.Background(), registry.Info{InstanceID: "d-1", ProfileKey: "manual:d", PID: 1}, Request{})
+	if !errors.Is(err, store.ErrNoFreeSlot) {
+		t.Fatalf("d with every slot held: %v, want ErrNoFreeSlot", err)
+	}
+	e.reg.Unregister(c.Follower)
+	if d := e.register("d-2", "manual:d", ""); d.Binding.Slot != "A" {
+		t.Errorf("d got slot %q, want the freed A", d.Binding.Slot)
 	}
 }
 

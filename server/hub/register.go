@@ -192,20 +192,41 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 	return b, OriginFresh, nil
 }
 
-// slotsInUse returns the slots held by bindings of the chat that are not
-// offline or failed.
+// slotHold is the slot a binding holds: none when it has no slot or is
+// offline or failed. A binding whose thread is still being provisioned
+// (no target yet) holds its slot in every chat.
+type slotHold struct {
+	slot     string
+	provider string
+	chat     int64
+	anyChat  bool
+}
+
+func holdOf(b store.Binding) slotHold {
+	if b.Slot == "" || b.Status == store.StatusOffline || b.Status == store.StatusFailed {
+		return slotHold{}
+	}
+	return slotHold{slot: b.Slot, provider: b.Target.Provider, chat: b.Target.ChatID, anyChat: b.Target.IsZero()}
+}
+
+// slotsInUse returns the slots held in the chat, from the slot cache.
 func (h *Hub) slotsInUse(provider string, chat int64) (map[string]bool, error) {
-	bs, err := h.store.ListBindings()
-	if err != nil {
-		return nil, err
+	h.slotsMu.Lock()
+	defer h.slotsMu.Unlock()
+	if h.slots == nil {
+		bs, err := h.store.ListBindings()
+		if err != nil {
+			return nil, err
+		}
+		h.slots = make(map[string]slotHold, len(bs))
+		for _, b := range bs {
+			h.slots[b.Key] = holdOf(b)
+		}
 	}
 	used := make(map[string]bool)
-	for _, b := range bs {
-		if b.Slot == "" || b.Status == store.StatusOffline || b.Status == store.StatusFailed {
-			continue
-		}
-		if b.Target.IsZero() || (b.Target.Provider == provider && b.Target.ChatID == chat) {
-			used[b.Slot] = true
+	for _, s := range h.slots {
+		if s.slot != "" && (s.anyChat || (s.provider == provider && s.chat == chat)) {
+			used[s.slot] = true
 		}
 	}
 	return used, nil

@@ -240,9 +240,11 @@ func TestFailedBatchIsolation(t *testing.T) {
 
 func TestClose(t *testing.T) {
 	var armed atomic.Bool
+	var held atomic.Int64 // requests in the held transaction
 	entered, release := make(chan struct{}), make(chan struct{})
-	s, path := newStore(t, Options{testHookBeforeTx: func(int) {
+	s, path := newStore(t, Options{testHookBeforeTx: func(n int) {
 		if armed.CompareAndSwap(true, false) {
+			held.Store(int64(n))
 			close(entered)
 			<-release
 		}
@@ -259,6 +261,9 @@ func TestClose(t *testing.T) {
 		})
 	}
 	<-entered // some of the appends are in the held transaction, the rest queued
+	for int(held.Load())+len(s.reqs) < len(errs) {
+		time.Sleep(time.Millisecond) // until every append is accepted
+	}
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
 	time.Sleep(10 * time.Millisecond)
