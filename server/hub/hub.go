@@ -121,11 +121,13 @@ type Hub struct {
 	routes    map[store.Target]string
 	routesGen uint64 // bumped by every binding write; guarded by routesMu
 
-	// slots caches the slot each binding holds, so a fresh registration
-	// does not list and decode every binding. nil until first used (then
-	// loaded from the store) and after a failed write (reloaded).
+	// slots caches the slot each binding holds, and held how many hold
+	// each, so a fresh registration does not list and decode every
+	// binding. nil until first used (then loaded from the store) and after
+	// a failed write (reloaded).
 	slotsMu sync.Mutex
 	slots   map[string]slotHold // by binding key
+	held    map[slotHold]int
 
 	droppedNotAllowed atomic.Uint64
 }
@@ -242,9 +244,9 @@ func (h *Hub) putBinding(b store.Binding) error {
 	h.slotsMu.Lock()
 	switch {
 	case err != nil:
-		h.slots = nil // the write may or may not have landed: reload
+		h.slots, h.held = nil, nil // the write may or may not have landed: reload
 	case h.slots != nil:
-		h.slots[b.Key] = holdOf(b)
+		h.setSlotLocked(b)
 	}
 	h.slotsMu.Unlock()
 	return err

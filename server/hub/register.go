@@ -153,11 +153,10 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 	if !ok {
 		return store.Binding{}, 0, fmt.Errorf("%w: %q", ErrUnknownProvider, provider)
 	}
-	inUse, err := h.slotsInUse(provider, chat)
-	if err != nil {
+	if err := h.loadSlots(); err != nil {
 		return store.Binding{}, 0, err
 	}
-	slot, err := h.store.AllocateSlot(provider, chat, func(s string) bool { return inUse[s] })
+	slot, err := h.store.AllocateSlot(provider, chat, func(s string) bool { return h.slotInUse(provider, chat, s) })
 	if err != nil {
 		return store.Binding{}, 0, err
 	}
@@ -192,44 +191,69 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 	return b, OriginFresh, nil
 }
 
-// slotHold is the slot a binding holds: none when it has no slot or is
-// offline or failed. A binding whose thread is still being provisioned
-// (no target yet) holds its slot in every chat.
+// slotHold is the slot a binding holds: none (zero) when it has no slot
+// or is offline or failed. A binding whose thread is still being
+// provisioned has no target yet: it holds its slot in every chat (zero
+// provider and chat).
 type slotHold struct {
-	slot     string
 	provider string
 	chat     int64
-	anyChat  bool
+	slot     string
 }
 
 func holdOf(b store.Binding) slotHold {
 	if b.Slot == "" || b.Status == store.StatusOffline || b.Status == store.StatusFailed {
 		return slotHold{}
 	}
-	return slotHold{slot: b.Slot, provider: b.Target.Provider, chat: b.Target.ChatID, anyChat: b.Target.IsZero()}
+	if b.Target.IsZero() {
+		return slotHold{slot: b.Slot}
+	}
+	return slotHold{provider: b.Target.Provider, chat: b.Target.ChatID, slot: b.Slot}
 }
 
-// slotsInUse returns the slots held in the chat, from the slot cache.
-func (h *Hub) slotsInUse(provider string, chat int64) (map[string]bool, error) {
+// loadSlots fills the slot cache from the store if it is empty.
+func (h *Hub) loadSlots() error {
+	h.slotsMu.Lock()
+	defer h.slotsMu.Unlock()
+	if h.slots != nil {
+		return nil
+	}
+	bs, err := h.store.ListBindings()
+	if err != nil {
+		return err
+	}
+	h.slots = make(map[string]slotHold, len(bs))
+	h.held = make(map[slotHold]int, len(bs))
+	for _, b := range bs {
+		h.setSlotLocked(b)
+	}
+	return nil
+}
+
+// setSlotLocked records the slot b holds now. h.slotsMu is held.
+func (h *Hub) setSlotLocked(b store.Binding) {
+	if old := h.slots[b.Key]; old.slot != "" {
+		if h.held[old]--; h.held[old] <= 0 {
+			delete(h.held, old)
+		}
+	}
+	hold := holdOf(b)
+	h.slots[b.Key] = hold
+	if hold.slot != "" {
+		h.held[hold]++
+	}
+}
+
+// slotInUse says whether a binding holds slot in the chat. Without a
+// loaded cache (a binding write failed since loadSlots) it says yes: a
+// slot is never handed out twice.
+func (h *Hub) slotInUse(provider string, chat int64, slot string) bool {
 	h.slotsMu.Lock()
 	defer h.slotsMu.Unlock()
 	if h.slots == nil {
-		bs, err := h.store.ListBindings()
-		if err != nil {
-			return nil, err
-		}
-		h.slots = make(map[string]slotHold, len(bs))
-		for _, b := range bs {
-			h.slots[b.Key] = holdOf(b)
-		}
+		return true
 	}
-	used := make(map[string]bool)
-	for _, s := range h.slots {
-		if s.slot != "" && (s.anyChat || (s.provider == provider && s.chat == chat)) {
-			used[s.slot] = true
-		}
-	}
-	return used, nil
+	return h.held[slotHold{provider: provider, chat: chat, slot: slot}] > 0 || h.held[slotHold{slot: slot}] > 0
 }
 
 // threadTitle names a thread "<slot> · <name>", within Telegram's 128
