@@ -123,6 +123,8 @@ func (p *platform) Run(ctx context.Context, cursor int64, sink provider.Sink) er
 				UpdateId: id, ChatId: p.chat, ThreadId: thread, FromUserId: bench.UserID,
 				Kind: providerv1.UpdateKind_UPDATE_KIND_MESSAGE, Text: text, Payload: payload,
 				ReceivedAt: sent, Allowed: true,
+				// As provider-telegram reports them: the message's id.
+				References: &providerv1.References{MessageIds: []int64{id}},
 			}
 		}
 		p.delivering.Store(true)

@@ -166,6 +166,7 @@ func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
 		Payload:    u.Raw,
 		ReceivedAt: timestamppb.Now(),
 		Allowed:    p.allowed[u.FromID()],
+		References: references(u),
 	}
 	switch u.Kind() {
 	case botapi.KindMessage:
@@ -181,6 +182,32 @@ func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
 		out.Kind = providerv1.UpdateKind_UPDATE_KIND_REACTION
 	}
 	return out
+}
+
+// references lists the ids of u a follower may name in later calls: the
+// message (edited or carrying the pressed button), its files, the
+// callback query.
+func references(u *botapi.Update) *providerv1.References {
+	r := &providerv1.References{}
+	addMessage := func(m *botapi.Message) {
+		if m == nil {
+			return
+		}
+		r.MessageIds = append(r.MessageIds, int64(m.MessageID))
+		if m.Document != nil {
+			r.FileIds = append(r.FileIds, m.Document.FileID)
+		}
+		for _, p := range m.Photo {
+			r.FileIds = append(r.FileIds, p.FileID)
+		}
+	}
+	addMessage(u.Message)
+	addMessage(u.EditedMessage)
+	if q := u.CallbackQuery; q != nil {
+		r.CallbackQueryIds = append(r.CallbackQueryIds, q.ID)
+		addMessage(q.Message)
+	}
+	return r
 }
 
 func messageText(m *botapi.Message) string {

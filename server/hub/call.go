@@ -163,7 +163,28 @@ func (s *scope) addMessage(m *message) {
 	}
 }
 
-// learn records the ids of an inbound update routed to a binding.
+// learnRefs records the ids a provider reported for an update routed to
+// the binding key.
+func (h *Hub) learnRefs(key string, r *Refs) {
+	if len(r.MessageIDs)+len(r.CallbackQueryIDs)+len(r.FileIDs) == 0 {
+		return
+	}
+	sc := h.scopeOf(key)
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for _, id := range r.MessageIDs {
+		sc.messages.add(id)
+	}
+	for _, id := range r.CallbackQueryIDs {
+		sc.queries.add(id)
+	}
+	for _, id := range r.FileIDs {
+		sc.files.add(id)
+	}
+}
+
+// learn records the ids of an inbound update routed to a binding, read
+// from its Telegram-shaped payload (for providers that do not report them).
 func (h *Hub) learn(u store.Update) {
 	var p struct {
 		Message       *message `json:"message"`

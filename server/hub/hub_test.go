@@ -421,6 +421,46 @@ func TestCallScope(t *testing.T) {
 	}
 }
 
+// TestReportedReferences: ids a provider reports are what the thread may
+// name; the payload is then not read (its ids are not learned), and a
+// payload-only update is still read.
+func TestReportedReferences(t *testing.T) {
+	e := newEnv(t, "", store.Limits{}, nil, nil)
+	a := e.register("a", "manual:a", "")
+	th := a.Binding.Target.ThreadID
+	payload := func(id int64) []byte {
+		return fmt.Appendf(nil, `{"update_id":%d,"callback_query":{"id":"payload-q","message":{"message_id":%d}}}`, id, 900+id)
+	}
+	batch := []Inbound{
+		{UpdateID: 1, ChatID: chat, ThreadID: th, FromUserID: 1, Kind: 3, Allowed: true, Payload: payload(1),
+			Refs: &Refs{MessageIDs: []int64{41}, CallbackQueryIDs: []string{"q-41"}, FileIDs: []string{"f-41"}}},
+		{UpdateID: 2, ChatID: chat, ThreadID: th, FromUserID: 1, Kind: 3, Allowed: true, Payload: payload(2),
+			Refs: &Refs{}}, // reported: nothing to name
+		{UpdateID: 3, ChatID: chat, ThreadID: th, FromUserID: 1, Kind: 3, Allowed: true, Payload: payload(3)},
+	}
+	if _, err := e.h.Ingest(context.Background(), "telegram", batch); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		method, params string
+		want           error
+	}{
+		{"editMessageText", `{"message_id":41,"text":"x"}`, nil},
+		{"answerCallbackQuery", `{"callback_query_id":"q-41"}`, nil},
+		{"editMessageText", `{"message_id":901,"text":"x"}`, ErrOutOfScope}, // in update 1's payload only
+		{"editMessageText", `{"message_id":902,"text":"x"}`, ErrOutOfScope}, // in update 2's payload only
+		{"editMessageText", `{"message_id":903,"text":"x"}`, nil},           // update 3 reported nothing
+		{"answerCallbackQuery", `{"callback_query_id":"payload-q"}`, nil},   // … so its payload was read
+	} {
+		if _, err := e.h.Call(context.Background(), a.Follower, tc.method, []byte(tc.params), ""); !errors.Is(err, tc.want) {
+			t.Errorf("%s %s: %v, want %v", tc.method, tc.params, err, tc.want)
+		}
+	}
+	if sc := e.h.scopeOf(a.Binding.Key); !sc.hasFile("f-41") || sc.hasFile("f-42") {
+		t.Errorf("files: f-41 known %v, f-42 known %v", sc.hasFile("f-41"), sc.hasFile("f-42"))
+	}
+}
+
 func TestAckBeyondDelivered(t *testing.T) {
 	e := newEnv(t, "", store.Limits{}, nil, nil)
 	a := e.register("a", "manual:a", "")

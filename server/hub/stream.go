@@ -23,6 +23,16 @@ type Inbound struct {
 	// Allowed is false when the sender is not on the provider's allow-list:
 	// the update is acknowledged (the cursor moves past it) but not routed.
 	Allowed bool
+	// Refs are the ids the follower may name in later calls, as the
+	// provider reported them; nil: read them from the payload.
+	Refs *Refs
+}
+
+// Refs are the platform ids an update makes available to its thread.
+type Refs struct {
+	MessageIDs       []int64
+	CallbackQueryIDs []string
+	FileIDs          []string
 }
 
 // Ingest journals a provider's batch of updates, routed to their threads'
@@ -36,6 +46,7 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound) (ack
 		return 0, nil
 	}
 	ups := make([]store.Update, 0, len(batch))
+	var unreported map[int64]bool // routed updates whose ids are in the payload only
 	for _, in := range batch {
 		if !in.Allowed {
 			h.droppedNotAllowed.Add(1)
@@ -52,6 +63,18 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound) (ack
 			}
 			u.BindingKey = key
 		}
+		switch {
+		case u.BindingKey == "":
+		case in.Refs != nil:
+			// Learned before the update is durable, which is harmless:
+			// no follower sees it before it is.
+			h.learnRefs(u.BindingKey, in.Refs)
+		default:
+			if unreported == nil {
+				unreported = make(map[int64]bool)
+			}
+			unreported[in.UpdateID] = true
+		}
 		ups = append(ups, u)
 	}
 	last := batch[len(batch)-1].UpdateID
@@ -62,7 +85,7 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound) (ack
 	touched := make(map[string]struct{})
 	for _, u := range stored {
 		touched[u.BindingKey] = struct{}{}
-		if u.BindingKey != "" {
+		if u.BindingKey != "" && unreported[u.PlatformUpdateID] {
 			h.learn(u)
 		}
 	}

@@ -125,10 +125,14 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 }
 
 func inbound(u *providerv1.Update) hub.Inbound {
-	return hub.Inbound{
+	in := hub.Inbound{
 		UpdateID: u.GetUpdateId(), ChatID: u.GetChatId(), ThreadID: u.GetThreadId(), FromUserID: u.GetFromUserId(),
 		Kind: int32(u.GetKind()), Text: u.GetText(), Payload: u.GetPayload(), Allowed: u.GetAllowed(),
 	}
+	if r := u.GetReferences(); r != nil {
+		in.Refs = &hub.Refs{MessageIDs: r.GetMessageIds(), CallbackQueryIDs: r.GetCallbackQueryIds(), FileIDs: r.GetFileIds()}
+	}
+	return in
 }
 
 // reattach tells a new child which followers are bound through it.

@@ -161,8 +161,10 @@ type Message struct {
 	Text            string `json:"text,omitempty"`
 	Caption         string `json:"caption,omitempty"`
 	// Document is set for a file sent as a document.
-	Document       *Document `json:"document,omitempty"`
-	ReplyToMessage *Message  `json:"reply_to_message,omitempty"`
+	Document *Document `json:"document,omitempty"`
+	// Photo is set for a photo: the sizes Telegram made of it.
+	Photo          []PhotoSize `json:"photo,omitempty"`
+	ReplyToMessage *Message    `json:"reply_to_message,omitempty"`
 	// ReplyMarkup is the inline keyboard attached to the message, as JSON.
 	ReplyMarkup json.RawMessage `json:"reply_markup,omitempty"`
 }
@@ -173,6 +175,15 @@ type Document struct {
 	FileUniqueID string `json:"file_unique_id"`
 	FileName     string `json:"file_name,omitempty"`
 	MimeType     string `json:"mime_type,omitempty"`
+	FileSize     int64  `json:"file_size,omitempty"`
+}
+
+// PhotoSize is one size of a photo.
+type PhotoSize struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Width        int    `json:"width"`
+	Height       int    `json:"height"`
 	FileSize     int64  `json:"file_size,omitempty"`
 }
 

@@ -446,7 +446,12 @@ type Update struct {
 	ReceivedAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=received_at,json=receivedAt,proto3" json:"received_at,omitempty"`
 	// False when the sender is not on the provider's allow-list: the
 	// supervisor acknowledges it without routing it, and counts it.
-	Allowed       bool `protobuf:"varint,9,opt,name=allowed,proto3" json:"allowed,omitempty"`
+	Allowed bool `protobuf:"varint,9,opt,name=allowed,proto3" json:"allowed,omitempty"`
+	// The ids in this update that a follower may name in a later call. A
+	// provider that sets it (even empty) spares the supervisor decoding the
+	// payload to find them; unset, the supervisor reads them from a
+	// Telegram-shaped payload itself.
+	References    *References `protobuf:"bytes,10,opt,name=references,proto3" json:"references,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -544,6 +549,80 @@ func (x *Update) GetAllowed() bool {
 	return false
 }
 
+func (x *Update) GetReferences() *References {
+	if x != nil {
+		return x.References
+	}
+	return nil
+}
+
+// References are the platform ids an update makes available to its
+// thread's follower: calls naming other ids are refused.
+type References struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Messages (Telegram: message_id of the message, edited message or the
+	// message carrying a pressed button).
+	MessageIds []int64 `protobuf:"varint,1,rep,packed,name=message_ids,json=messageIds,proto3" json:"message_ids,omitempty"`
+	// Callback queries (Telegram: callback_query.id), for answerCallbackQuery.
+	CallbackQueryIds []string `protobuf:"bytes,2,rep,name=callback_query_ids,json=callbackQueryIds,proto3" json:"callback_query_ids,omitempty"`
+	// Files (Telegram: the file_id of a document and of each photo size),
+	// for DownloadFile.
+	FileIds       []string `protobuf:"bytes,3,rep,name=file_ids,json=fileIds,proto3" json:"file_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *References) Reset() {
+	*x = References{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *References) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*References) ProtoMessage() {}
+
+func (x *References) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use References.ProtoReflect.Descriptor instead.
+func (*References) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *References) GetMessageIds() []int64 {
+	if x != nil {
+		return x.MessageIds
+	}
+	return nil
+}
+
+func (x *References) GetCallbackQueryIds() []string {
+	if x != nil {
+		return x.CallbackQueryIds
+	}
+	return nil
+}
+
+func (x *References) GetFileIds() []string {
+	if x != nil {
+		return x.FileIds
+	}
+	return nil
+}
+
 type CallRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Method string                 `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
@@ -556,7 +635,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -568,7 +647,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -581,7 +660,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CallRequest) GetMethod() string {
@@ -614,7 +693,7 @@ type CallResponse struct {
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -626,7 +705,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -639,7 +718,7 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{7}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
@@ -662,7 +741,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -674,7 +753,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -687,7 +766,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{8}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -740,7 +819,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -752,7 +831,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -765,7 +844,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -784,7 +863,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -796,7 +875,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -809,7 +888,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *DownloadFileRequest) GetFileId() string {
@@ -831,7 +910,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -843,7 +922,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -856,7 +935,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -892,7 +971,7 @@ type ProvisionTargetRequest struct {
 
 func (x *ProvisionTargetRequest) Reset() {
 	*x = ProvisionTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -904,7 +983,7 @@ func (x *ProvisionTargetRequest) String() string {
 func (*ProvisionTargetRequest) ProtoMessage() {}
 
 func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -917,7 +996,7 @@ func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ProvisionTargetRequest) GetName() string {
@@ -945,7 +1024,7 @@ type ProvisionTargetResponse struct {
 
 func (x *ProvisionTargetResponse) Reset() {
 	*x = ProvisionTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -957,7 +1036,7 @@ func (x *ProvisionTargetResponse) String() string {
 func (*ProvisionTargetResponse) ProtoMessage() {}
 
 func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -970,7 +1049,7 @@ func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetResponse.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ProvisionTargetResponse) GetChatId() int64 {
@@ -1004,7 +1083,7 @@ type CloseTargetRequest struct {
 
 func (x *CloseTargetRequest) Reset() {
 	*x = CloseTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1016,7 +1095,7 @@ func (x *CloseTargetRequest) String() string {
 func (*CloseTargetRequest) ProtoMessage() {}
 
 func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1029,7 +1108,7 @@ func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetRequest.ProtoReflect.Descriptor instead.
 func (*CloseTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CloseTargetRequest) GetChatId() int64 {
@@ -1054,7 +1133,7 @@ type CloseTargetResponse struct {
 
 func (x *CloseTargetResponse) Reset() {
 	*x = CloseTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1066,7 +1145,7 @@ func (x *CloseTargetResponse) String() string {
 func (*CloseTargetResponse) ProtoMessage() {}
 
 func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1079,7 +1158,7 @@ func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetResponse.ProtoReflect.Descriptor instead.
 func (*CloseTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
 }
 
 type AttachRequest struct {
@@ -1093,7 +1172,7 @@ type AttachRequest struct {
 
 func (x *AttachRequest) Reset() {
 	*x = AttachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1105,7 +1184,7 @@ func (x *AttachRequest) String() string {
 func (*AttachRequest) ProtoMessage() {}
 
 func (x *AttachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1118,7 +1197,7 @@ func (x *AttachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
 func (*AttachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AttachRequest) GetInstanceId() string {
@@ -1150,7 +1229,7 @@ type AttachResponse struct {
 
 func (x *AttachResponse) Reset() {
 	*x = AttachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1162,7 +1241,7 @@ func (x *AttachResponse) String() string {
 func (*AttachResponse) ProtoMessage() {}
 
 func (x *AttachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1175,7 +1254,7 @@ func (x *AttachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachResponse.ProtoReflect.Descriptor instead.
 func (*AttachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
 }
 
 type DetachRequest struct {
@@ -1187,7 +1266,7 @@ type DetachRequest struct {
 
 func (x *DetachRequest) Reset() {
 	*x = DetachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1199,7 +1278,7 @@ func (x *DetachRequest) String() string {
 func (*DetachRequest) ProtoMessage() {}
 
 func (x *DetachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1212,7 +1291,7 @@ func (x *DetachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachRequest.ProtoReflect.Descriptor instead.
 func (*DetachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DetachRequest) GetInstanceId() string {
@@ -1230,7 +1309,7 @@ type DetachResponse struct {
 
 func (x *DetachResponse) Reset() {
 	*x = DetachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1242,7 +1321,7 @@ func (x *DetachResponse) String() string {
 func (*DetachResponse) ProtoMessage() {}
 
 func (x *DetachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1255,7 +1334,7 @@ func (x *DetachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachResponse.ProtoReflect.Descriptor instead.
 func (*DetachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
 }
 
 type WatchOccupancyRequest struct {
@@ -1266,7 +1345,7 @@ type WatchOccupancyRequest struct {
 
 func (x *WatchOccupancyRequest) Reset() {
 	*x = WatchOccupancyRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1278,7 +1357,7 @@ func (x *WatchOccupancyRequest) String() string {
 func (*WatchOccupancyRequest) ProtoMessage() {}
 
 func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1291,7 +1370,7 @@ func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyRequest.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
 }
 
 type WatchOccupancyResponse struct {
@@ -1303,7 +1382,7 @@ type WatchOccupancyResponse struct {
 
 func (x *WatchOccupancyResponse) Reset() {
 	*x = WatchOccupancyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1315,7 +1394,7 @@ func (x *WatchOccupancyResponse) String() string {
 func (*WatchOccupancyResponse) ProtoMessage() {}
 
 func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1328,7 +1407,7 @@ func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyResponse.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *WatchOccupancyResponse) GetOccupancy() *Occupancy {
@@ -1358,7 +1437,7 @@ type Occupancy struct {
 
 func (x *Occupancy) Reset() {
 	*x = Occupancy{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1370,7 +1449,7 @@ func (x *Occupancy) String() string {
 func (*Occupancy) ProtoMessage() {}
 
 func (x *Occupancy) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1383,7 +1462,7 @@ func (x *Occupancy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Occupancy.ProtoReflect.Descriptor instead.
 func (*Occupancy) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Occupancy) GetAttached() uint32 {
@@ -1435,7 +1514,7 @@ type Fence struct {
 
 func (x *Fence) Reset() {
 	*x = Fence{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +1526,7 @@ func (x *Fence) String() string {
 func (*Fence) ProtoMessage() {}
 
 func (x *Fence) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +1539,7 @@ func (x *Fence) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fence.ProtoReflect.Descriptor instead.
 func (*Fence) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Fence) GetRequestId() string {
@@ -1502,7 +1581,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1514,7 +1593,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1527,7 +1606,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *PrepareRequest) GetFence() *Fence {
@@ -1554,7 +1633,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1566,7 +1645,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1579,7 +1658,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *PrepareResponse) GetOccupancy() *Occupancy {
@@ -1605,7 +1684,7 @@ type CommitRequest struct {
 
 func (x *CommitRequest) Reset() {
 	*x = CommitRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1617,7 +1696,7 @@ func (x *CommitRequest) String() string {
 func (*CommitRequest) ProtoMessage() {}
 
 func (x *CommitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1630,7 +1709,7 @@ func (x *CommitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitRequest.ProtoReflect.Descriptor instead.
 func (*CommitRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CommitRequest) GetFence() *Fence {
@@ -1649,7 +1728,7 @@ type CommitResponse struct {
 
 func (x *CommitResponse) Reset() {
 	*x = CommitResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1661,7 +1740,7 @@ func (x *CommitResponse) String() string {
 func (*CommitResponse) ProtoMessage() {}
 
 func (x *CommitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1674,7 +1753,7 @@ func (x *CommitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitResponse.ProtoReflect.Descriptor instead.
 func (*CommitResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CommitResponse) GetOccupancy() *Occupancy {
@@ -1693,7 +1772,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1705,7 +1784,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1718,7 +1797,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *CancelRequest) GetFence() *Fence {
@@ -1736,7 +1815,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1748,7 +1827,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1761,7 +1840,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
 }
 
 type StatusRequest struct {
@@ -1772,7 +1851,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1784,7 +1863,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1797,7 +1876,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
 }
 
 type StatusResponse struct {
@@ -1816,7 +1895,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1828,7 +1907,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1841,7 +1920,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *StatusResponse) GetPhase() Phase {
@@ -1898,7 +1977,7 @@ type UpdatesRequest_Start struct {
 
 func (x *UpdatesRequest_Start) Reset() {
 	*x = UpdatesRequest_Start{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1910,7 +1989,7 @@ func (x *UpdatesRequest_Start) String() string {
 func (*UpdatesRequest_Start) ProtoMessage() {}
 
 func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1944,7 +2023,7 @@ type UpdatesRequest_Ack struct {
 
 func (x *UpdatesRequest_Ack) Reset() {
 	*x = UpdatesRequest_Ack{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1956,7 +2035,7 @@ func (x *UpdatesRequest_Ack) String() string {
 func (*UpdatesRequest_Ack) ProtoMessage() {}
 
 func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1993,7 +2072,7 @@ type UploadFileRequest_Header struct {
 
 func (x *UploadFileRequest_Header) Reset() {
 	*x = UploadFileRequest_Header{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2005,7 +2084,7 @@ func (x *UploadFileRequest_Header) String() string {
 func (*UploadFileRequest_Header) ProtoMessage() {}
 
 func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2018,7 +2097,7 @@ func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest_Header.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest_Header) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{8, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9, 0}
 }
 
 func (x *UploadFileRequest_Header) GetChatId() int64 {
@@ -2083,7 +2162,7 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateIdB\x05\n" +
 	"\x03msg\"F\n" +
 	"\x0fUpdatesResponse\x123\n" +
-	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\"\xb7\x02\n" +
+	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\"\xf8\x02\n" +
 	"\x06Update\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateId\x12\x17\n" +
 	"\achat_id\x18\x02 \x01(\x03R\x06chatId\x12\x1b\n" +
@@ -2095,7 +2174,17 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\apayload\x18\a \x01(\fR\apayload\x12;\n" +
 	"\vreceived_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"receivedAt\x12\x18\n" +
-	"\aallowed\x18\t \x01(\bR\aallowed\"z\n" +
+	"\aallowed\x18\t \x01(\bR\aallowed\x12?\n" +
+	"\n" +
+	"references\x18\n" +
+	" \x01(\v2\x1f.chatbus.provider.v1.ReferencesR\n" +
+	"references\"v\n" +
+	"\n" +
+	"References\x12\x1f\n" +
+	"\vmessage_ids\x18\x01 \x03(\x03R\n" +
+	"messageIds\x12,\n" +
+	"\x12callback_query_ids\x18\x02 \x03(\tR\x10callbackQueryIds\x12\x19\n" +
+	"\bfile_ids\x18\x03 \x03(\tR\afileIds\"z\n" +
 	"\vCallRequest\x12!\n" +
 	"\x06method\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x06method\x12\x1f\n" +
 	"\vparams_json\x18\x02 \x01(\fR\n" +
@@ -2229,7 +2318,7 @@ func file_chatbus_provider_v1_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(UpdateKind)(0),                  // 0: chatbus.provider.v1.UpdateKind
 	(Phase)(0),                       // 1: chatbus.provider.v1.Phase
@@ -2239,91 +2328,93 @@ var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(*UpdatesRequest)(nil),           // 5: chatbus.provider.v1.UpdatesRequest
 	(*UpdatesResponse)(nil),          // 6: chatbus.provider.v1.UpdatesResponse
 	(*Update)(nil),                   // 7: chatbus.provider.v1.Update
-	(*CallRequest)(nil),              // 8: chatbus.provider.v1.CallRequest
-	(*CallResponse)(nil),             // 9: chatbus.provider.v1.CallResponse
-	(*UploadFileRequest)(nil),        // 10: chatbus.provider.v1.UploadFileRequest
-	(*UploadFileResponse)(nil),       // 11: chatbus.provider.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),      // 12: chatbus.provider.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),     // 13: chatbus.provider.v1.DownloadFileResponse
-	(*ProvisionTargetRequest)(nil),   // 14: chatbus.provider.v1.ProvisionTargetRequest
-	(*ProvisionTargetResponse)(nil),  // 15: chatbus.provider.v1.ProvisionTargetResponse
-	(*CloseTargetRequest)(nil),       // 16: chatbus.provider.v1.CloseTargetRequest
-	(*CloseTargetResponse)(nil),      // 17: chatbus.provider.v1.CloseTargetResponse
-	(*AttachRequest)(nil),            // 18: chatbus.provider.v1.AttachRequest
-	(*AttachResponse)(nil),           // 19: chatbus.provider.v1.AttachResponse
-	(*DetachRequest)(nil),            // 20: chatbus.provider.v1.DetachRequest
-	(*DetachResponse)(nil),           // 21: chatbus.provider.v1.DetachResponse
-	(*WatchOccupancyRequest)(nil),    // 22: chatbus.provider.v1.WatchOccupancyRequest
-	(*WatchOccupancyResponse)(nil),   // 23: chatbus.provider.v1.WatchOccupancyResponse
-	(*Occupancy)(nil),                // 24: chatbus.provider.v1.Occupancy
-	(*Fence)(nil),                    // 25: chatbus.provider.v1.Fence
-	(*PrepareRequest)(nil),           // 26: chatbus.provider.v1.PrepareRequest
-	(*PrepareResponse)(nil),          // 27: chatbus.provider.v1.PrepareResponse
-	(*CommitRequest)(nil),            // 28: chatbus.provider.v1.CommitRequest
-	(*CommitResponse)(nil),           // 29: chatbus.provider.v1.CommitResponse
-	(*CancelRequest)(nil),            // 30: chatbus.provider.v1.CancelRequest
-	(*CancelResponse)(nil),           // 31: chatbus.provider.v1.CancelResponse
-	(*StatusRequest)(nil),            // 32: chatbus.provider.v1.StatusRequest
-	(*StatusResponse)(nil),           // 33: chatbus.provider.v1.StatusResponse
-	(*UpdatesRequest_Start)(nil),     // 34: chatbus.provider.v1.UpdatesRequest.Start
-	(*UpdatesRequest_Ack)(nil),       // 35: chatbus.provider.v1.UpdatesRequest.Ack
-	(*UploadFileRequest_Header)(nil), // 36: chatbus.provider.v1.UploadFileRequest.Header
-	(*timestamppb.Timestamp)(nil),    // 37: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),      // 38: google.protobuf.Duration
+	(*References)(nil),               // 8: chatbus.provider.v1.References
+	(*CallRequest)(nil),              // 9: chatbus.provider.v1.CallRequest
+	(*CallResponse)(nil),             // 10: chatbus.provider.v1.CallResponse
+	(*UploadFileRequest)(nil),        // 11: chatbus.provider.v1.UploadFileRequest
+	(*UploadFileResponse)(nil),       // 12: chatbus.provider.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),      // 13: chatbus.provider.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),     // 14: chatbus.provider.v1.DownloadFileResponse
+	(*ProvisionTargetRequest)(nil),   // 15: chatbus.provider.v1.ProvisionTargetRequest
+	(*ProvisionTargetResponse)(nil),  // 16: chatbus.provider.v1.ProvisionTargetResponse
+	(*CloseTargetRequest)(nil),       // 17: chatbus.provider.v1.CloseTargetRequest
+	(*CloseTargetResponse)(nil),      // 18: chatbus.provider.v1.CloseTargetResponse
+	(*AttachRequest)(nil),            // 19: chatbus.provider.v1.AttachRequest
+	(*AttachResponse)(nil),           // 20: chatbus.provider.v1.AttachResponse
+	(*DetachRequest)(nil),            // 21: chatbus.provider.v1.DetachRequest
+	(*DetachResponse)(nil),           // 22: chatbus.provider.v1.DetachResponse
+	(*WatchOccupancyRequest)(nil),    // 23: chatbus.provider.v1.WatchOccupancyRequest
+	(*WatchOccupancyResponse)(nil),   // 24: chatbus.provider.v1.WatchOccupancyResponse
+	(*Occupancy)(nil),                // 25: chatbus.provider.v1.Occupancy
+	(*Fence)(nil),                    // 26: chatbus.provider.v1.Fence
+	(*PrepareRequest)(nil),           // 27: chatbus.provider.v1.PrepareRequest
+	(*PrepareResponse)(nil),          // 28: chatbus.provider.v1.PrepareResponse
+	(*CommitRequest)(nil),            // 29: chatbus.provider.v1.CommitRequest
+	(*CommitResponse)(nil),           // 30: chatbus.provider.v1.CommitResponse
+	(*CancelRequest)(nil),            // 31: chatbus.provider.v1.CancelRequest
+	(*CancelResponse)(nil),           // 32: chatbus.provider.v1.CancelResponse
+	(*StatusRequest)(nil),            // 33: chatbus.provider.v1.StatusRequest
+	(*StatusResponse)(nil),           // 34: chatbus.provider.v1.StatusResponse
+	(*UpdatesRequest_Start)(nil),     // 35: chatbus.provider.v1.UpdatesRequest.Start
+	(*UpdatesRequest_Ack)(nil),       // 36: chatbus.provider.v1.UpdatesRequest.Ack
+	(*UploadFileRequest_Header)(nil), // 37: chatbus.provider.v1.UploadFileRequest.Header
+	(*timestamppb.Timestamp)(nil),    // 38: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),      // 39: google.protobuf.Duration
 }
 var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
 	2,  // 0: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	34, // 1: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	35, // 2: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	35, // 1: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	36, // 2: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
 	7,  // 3: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
 	0,  // 4: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	37, // 5: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	36, // 6: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	24, // 7: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	2,  // 8: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	25, // 9: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	38, // 10: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	24, // 11: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	37, // 12: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	25, // 13: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	24, // 14: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	25, // 15: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	1,  // 16: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	24, // 17: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	37, // 18: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	3,  // 19: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	5,  // 20: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	8,  // 21: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	10, // 22: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	12, // 23: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	14, // 24: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	16, // 25: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	18, // 26: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	20, // 27: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	22, // 28: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	26, // 29: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	28, // 30: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	30, // 31: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	32, // 32: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	4,  // 33: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	6,  // 34: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	9,  // 35: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	11, // 36: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	13, // 37: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	15, // 38: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	17, // 39: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	19, // 40: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	21, // 41: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	23, // 42: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	27, // 43: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	29, // 44: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	31, // 45: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	33, // 46: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	33, // [33:47] is the sub-list for method output_type
-	19, // [19:33] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	38, // 5: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	8,  // 6: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	37, // 7: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	25, // 8: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	2,  // 9: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	26, // 10: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	39, // 11: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	25, // 12: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	38, // 13: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	26, // 14: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	25, // 15: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	26, // 16: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	1,  // 17: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	25, // 18: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	38, // 19: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	3,  // 20: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	5,  // 21: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	9,  // 22: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	11, // 23: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	13, // 24: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	15, // 25: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	17, // 26: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	19, // 27: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	21, // 28: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	23, // 29: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	27, // 30: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	29, // 31: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	31, // 32: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	33, // 33: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	4,  // 34: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	6,  // 35: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	10, // 36: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	12, // 37: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	14, // 38: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	16, // 39: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	18, // 40: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	20, // 41: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	22, // 42: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	24, // 43: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	28, // 44: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	30, // 45: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	32, // 46: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	34, // 47: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	34, // [34:48] is the sub-list for method output_type
+	20, // [20:34] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }
@@ -2335,7 +2426,7 @@ func file_chatbus_provider_v1_provider_proto_init() {
 		(*UpdatesRequest_Start_)(nil),
 		(*UpdatesRequest_Ack_)(nil),
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[8].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[9].OneofWrappers = []any{
 		(*UploadFileRequest_Header_)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -2345,7 +2436,7 @@ func file_chatbus_provider_v1_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_provider_v1_provider_proto_rawDesc), len(file_chatbus_provider_v1_provider_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   35,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,10 +1,11 @@
 from buf.validate import validate_pb2 as _validate_pb2
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 PHASE_COMMITTED: Phase
@@ -193,6 +194,16 @@ class ProvisionTargetResponse(_message.Message):
     thread_id: int
     def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., name: _Optional[str] = ...) -> None: ...
 
+class References(_message.Message):
+    __slots__ = ["callback_query_ids", "file_ids", "message_ids"]
+    CALLBACK_QUERY_IDS_FIELD_NUMBER: _ClassVar[int]
+    FILE_IDS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
+    callback_query_ids: _containers.RepeatedScalarFieldContainer[str]
+    file_ids: _containers.RepeatedScalarFieldContainer[str]
+    message_ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, message_ids: _Optional[_Iterable[int]] = ..., callback_query_ids: _Optional[_Iterable[str]] = ..., file_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class StatusRequest(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
@@ -214,13 +225,14 @@ class StatusResponse(_message.Message):
     def __init__(self, phase: _Optional[_Union[Phase, str]] = ..., admitting: bool = ..., occupancy: _Optional[_Union[Occupancy, _Mapping]] = ..., lease_expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., health_detail: _Optional[str] = ...) -> None: ...
 
 class Update(_message.Message):
-    __slots__ = ["allowed", "chat_id", "from_user_id", "kind", "payload", "received_at", "text", "thread_id", "update_id"]
+    __slots__ = ["allowed", "chat_id", "from_user_id", "kind", "payload", "received_at", "references", "text", "thread_id", "update_id"]
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
     CHAT_ID_FIELD_NUMBER: _ClassVar[int]
     FROM_USER_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_FIELD_NUMBER: _ClassVar[int]
     RECEIVED_AT_FIELD_NUMBER: _ClassVar[int]
+    REFERENCES_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     UPDATE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -230,10 +242,11 @@ class Update(_message.Message):
     kind: UpdateKind
     payload: bytes
     received_at: _timestamp_pb2.Timestamp
+    references: References
     text: str
     thread_id: int
     update_id: int
-    def __init__(self, update_id: _Optional[int] = ..., chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., from_user_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ...) -> None: ...
+    def __init__(self, update_id: _Optional[int] = ..., chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., from_user_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ..., references: _Optional[_Union[References, _Mapping]] = ...) -> None: ...
 
 class UpdatesRequest(_message.Message):
     __slots__ = ["ack", "start"]

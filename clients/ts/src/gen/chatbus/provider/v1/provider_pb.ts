@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/provider/v1/provider.proto.
  */
 export const file_chatbus_provider_v1_provider: GenFile = /*@__PURE__*/
-  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCKOAQoQSWRlbnRpZnlSZXNwb25zZRIMCgRuYW1lGAEgASgJEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uEg8KB2FjY291bnQYBSABKAkivgEKDlVwZGF0ZXNSZXF1ZXN0EjoKBXN0YXJ0GAEgASgLMikuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5TdGFydEgAEjYKA2FjaxgCIAEoCzInLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuQWNrSAAaFwoFU3RhcnQSDgoGY3Vyc29yGAEgASgDGhgKA0FjaxIRCgl1cGRhdGVfaWQYASABKANCBQoDbXNnIj4KD1VwZGF0ZXNSZXNwb25zZRIrCgZ1cGRhdGUYASABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZSLlAQoGVXBkYXRlEhEKCXVwZGF0ZV9pZBgBIAEoAxIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIUCgxmcm9tX3VzZXJfaWQYBCABKAMSLQoEa2luZBgFIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIMCgR0ZXh0GAYgASgJEg8KB3BheWxvYWQYByABKAwSLwoLcmVjZWl2ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FsbG93ZWQYCSABKAgiVgoLQ2FsbFJlcXVlc3QSGQoGbWV0aG9kGAEgASgJQgm6SAZyBBABGEASEwoLcGFyYW1zX2pzb24YAiABKAwSFwoPaWRlbXBvdGVuY3lfa2V5GAMgASgJIiMKDENhbGxSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDCLLAQoRVXBsb2FkRmlsZVJlcXVlc3QSPwoGaGVhZGVyGAEgASgLMi0uY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdC5IZWFkZXJIABIPCgVjaHVuaxgCIAEoDEgAGl0KBkhlYWRlchIPCgdjaGF0X2lkGAEgASgDEhEKCXRocmVhZF9pZBgCIAEoAxIQCghmaWxlbmFtZRgDIAEoCRIPCgdjYXB0aW9uGAQgASgJEgwKBGtpbmQYBSABKAlCBQoDbXNnIikKElVwbG9hZEZpbGVSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDCIvChNEb3dubG9hZEZpbGVSZXF1ZXN0EhgKB2ZpbGVfaWQYASABKAlCB7pIBHICEAEiRgoURG93bmxvYWRGaWxlUmVzcG9uc2USDQoFY2h1bmsYASABKAwSDAoEc2l6ZRgCIAEoAxIRCglmaWxlX3BhdGgYAyABKAkiQwoWUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBIYCgRuYW1lGAEgASgJQgq6SAdyBRABGIABEg8KB2NoYXRfaWQYAiABKAMiSwoXUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USDwoHY2hhdF9pZBgBIAEoAxIRCgl0aHJlYWRfaWQYAiABKAMSDAoEbmFtZRgDIAEoCSI4ChJDbG9zZVRhcmdldFJlcXVlc3QSDwoHY2hhdF9pZBgBIAEoAxIRCgl0aHJlYWRfaWQYAiABKAMiFQoTQ2xvc2VUYXJnZXRSZXNwb25zZSJICg1BdHRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJEg8KB2NoYXRfaWQYAiABKAMSEQoJdGhyZWFkX2lkGAMgASgDIhAKDkF0dGFjaFJlc3BvbnNlIiQKDURldGFjaFJlcXVlc3QSEwoLaW5zdGFuY2VfaWQYASABKAkiEAoORGV0YWNoUmVzcG9uc2UiFwoVV2F0Y2hPY2N1cGFuY3lSZXF1ZXN0IksKFldhdGNoT2NjdXBhbmN5UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kiYwoJT2NjdXBhbmN5EhAKCGF0dGFjaGVkGAEgASgNEhAKCGluZmxpZ2h0GAIgASgNEg8KB2luYm91bmQYAyABKA0SEAoIb3V0Ym91bmQYBCABKA0SDwoHY2xlYW51cBgFIAEoDSKEAQoFRmVuY2USHgoKcmVxdWVzdF9pZBgBIAEoCUIKukgHcgUQARiAARIQCghvd25lcl9pZBgCIAEoCRISCgpnZW5lcmF0aW9uGAMgASgNEjUKC2luY2FybmF0aW9uGAQgASgLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5JbmNhcm5hdGlvbiJtCg5QcmVwYXJlUmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBARIoCgVsZWFzZRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJ6Cg9QcmVwYXJlUmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSNAoQbGVhc2VfZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiQgoNQ29tbWl0UmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBASJDCg5Db21taXRSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeSJCCg1DYW5jZWxSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIhAKDkNhbmNlbFJlc3BvbnNlIg8KDVN0YXR1c1JlcXVlc3Qi4gEKDlN0YXR1c1Jlc3BvbnNlEikKBXBoYXNlGAEgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZRIRCglhZG1pdHRpbmcYAiABKAgSMQoJb2NjdXBhbmN5GAMgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSNAoQbGVhc2VfZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKcmVxdWVzdF9pZBgFIAEoCRIVCg1oZWFsdGhfZGV0YWlsGAYgASgJKpwBCgpVcGRhdGVLaW5kEhsKF1VQREFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTVVBEQVRFX0tJTkRfTUVTU0FHRRABEh4KGlVQREFURV9LSU5EX0VESVRFRF9NRVNTQUdFEAISHgoaVVBEQVRFX0tJTkRfQ0FMTEJBQ0tfUVVFUlkQAxIYChRVUERBVEVfS0lORF9SRUFDVElPThAEKlcKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfSURMRRABEhIKDlBIQVNFX1BSRVBBUkVEEAISEwoPUEhBU0VfQ09NTUlUVEVEEAMyiwoKD1Byb3ZpZGVyU2VydmljZRJXCghJZGVudGlmeRIkLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlc3BvbnNlElgKB1VwZGF0ZXMSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVzcG9uc2UoATABEksKBENhbGwSIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXF1ZXN0GiEuY2hhdGJ1cy5wcm92aWRlci52MS5DYWxsUmVzcG9uc2USXwoKVXBsb2FkRmlsZRImLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QaJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXNwb25zZSgBEmUKDERvd25sb2FkRmlsZRIoLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVxdWVzdBopLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVzcG9uc2UwARJsCg9Qcm92aXNpb25UYXJnZXQSKy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlcXVlc3QaLC5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlc3BvbnNlEmAKC0Nsb3NlVGFyZ2V0EicuY2hhdGJ1cy5wcm92aWRlci52MS5DbG9zZVRhcmdldFJlcXVlc3QaKC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVzcG9uc2USUQoGQXR0YWNoEiIuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXNwb25zZRJRCgZEZXRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlc3BvbnNlEmsKDldhdGNoT2NjdXBhbmN5EiouY2hhdGJ1cy5wcm92aWRlci52MS5XYXRjaE9jY3VwYW5jeVJlcXVlc3QaKy5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVzcG9uc2UwARJUCgdQcmVwYXJlEiMuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVxdWVzdBokLmNoYXRidXMucHJvdmlkZXIudjEuUHJlcGFyZVJlc3BvbnNlElEKBkNvbW1pdBIiLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVzcG9uc2USUQoGQ2FuY2VsEiIuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXNwb25zZRJRCgZTdGF0dXMSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1JlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1Jlc3BvbnNlQkFaP2dpdGh1Yi5jb20vY2hhdGJ1cy9jaGF0YnVzL3Byb3RvL2NoYXRidXMvcHJvdmlkZXIvdjE7cHJvdmlkZXJ2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCKOAQoQSWRlbnRpZnlSZXNwb25zZRIMCgRuYW1lGAEgASgJEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uEg8KB2FjY291bnQYBSABKAkivgEKDlVwZGF0ZXNSZXF1ZXN0EjoKBXN0YXJ0GAEgASgLMikuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5TdGFydEgAEjYKA2FjaxgCIAEoCzInLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuQWNrSAAaFwoFU3RhcnQSDgoGY3Vyc29yGAEgASgDGhgKA0FjaxIRCgl1cGRhdGVfaWQYASABKANCBQoDbXNnIj4KD1VwZGF0ZXNSZXNwb25zZRIrCgZ1cGRhdGUYASABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZSKaAgoGVXBkYXRlEhEKCXVwZGF0ZV9pZBgBIAEoAxIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIUCgxmcm9tX3VzZXJfaWQYBCABKAMSLQoEa2luZBgFIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIMCgR0ZXh0GAYgASgJEg8KB3BheWxvYWQYByABKAwSLwoLcmVjZWl2ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FsbG93ZWQYCSABKAgSMwoKcmVmZXJlbmNlcxgKIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcyJPCgpSZWZlcmVuY2VzEhMKC21lc3NhZ2VfaWRzGAEgAygDEhoKEmNhbGxiYWNrX3F1ZXJ5X2lkcxgCIAMoCRIQCghmaWxlX2lkcxgDIAMoCSJWCgtDYWxsUmVxdWVzdBIZCgZtZXRob2QYASABKAlCCbpIBnIEEAEYQBITCgtwYXJhbXNfanNvbhgCIAEoDBIXCg9pZGVtcG90ZW5jeV9rZXkYAyABKAkiIwoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMIssBChFVcGxvYWRGaWxlUmVxdWVzdBI/CgZoZWFkZXIYASABKAsyLS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0LkhlYWRlckgAEg8KBWNodW5rGAIgASgMSAAaXQoGSGVhZGVyEg8KB2NoYXRfaWQYASABKAMSEQoJdGhyZWFkX2lkGAIgASgDEhAKCGZpbGVuYW1lGAMgASgJEg8KB2NhcHRpb24YBCABKAkSDAoEa2luZBgFIAEoCUIFCgNtc2ciKQoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMIi8KE0Rvd25sb2FkRmlsZVJlcXVlc3QSGAoHZmlsZV9pZBgBIAEoCUIHukgEcgIQASJGChREb3dubG9hZEZpbGVSZXNwb25zZRINCgVjaHVuaxgBIAEoDBIMCgRzaXplGAIgASgDEhEKCWZpbGVfcGF0aBgDIAEoCSJDChZQcm92aXNpb25UYXJnZXRSZXF1ZXN0EhgKBG5hbWUYASABKAlCCrpIB3IFEAEYgAESDwoHY2hhdF9pZBgCIAEoAyJLChdQcm92aXNpb25UYXJnZXRSZXNwb25zZRIPCgdjaGF0X2lkGAEgASgDEhEKCXRocmVhZF9pZBgCIAEoAxIMCgRuYW1lGAMgASgJIjgKEkNsb3NlVGFyZ2V0UmVxdWVzdBIPCgdjaGF0X2lkGAEgASgDEhEKCXRocmVhZF9pZBgCIAEoAyIVChNDbG9zZVRhcmdldFJlc3BvbnNlIkgKDUF0dGFjaFJlcXVlc3QSEwoLaW5zdGFuY2VfaWQYASABKAkSDwoHY2hhdF9pZBgCIAEoAxIRCgl0aHJlYWRfaWQYAyABKAMiEAoOQXR0YWNoUmVzcG9uc2UiJAoNRGV0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCSIQCg5EZXRhY2hSZXNwb25zZSIXChVXYXRjaE9jY3VwYW5jeVJlcXVlc3QiSwoWV2F0Y2hPY2N1cGFuY3lSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeSJjCglPY2N1cGFuY3kSEAoIYXR0YWNoZWQYASABKA0SEAoIaW5mbGlnaHQYAiABKA0SDwoHaW5ib3VuZBgDIAEoDRIQCghvdXRib3VuZBgEIAEoDRIPCgdjbGVhbnVwGAUgASgNIoQBCgVGZW5jZRIeCgpyZXF1ZXN0X2lkGAEgASgJQgq6SAdyBRABGIABEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uIm0KDlByZXBhcmVSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBEigKBWxlYXNlGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uInoKD1ByZXBhcmVSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJCCg1Db21taXRSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIkMKDkNvbW1pdFJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5IkIKDUNhbmNlbFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiEAoOQ2FuY2VsUmVzcG9uc2UiDwoNU3RhdHVzUmVxdWVzdCLiAQoOU3RhdHVzUmVzcG9uc2USKQoFcGhhc2UYASABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlEhEKCWFkbWl0dGluZxgCIAEoCBIxCglvY2N1cGFuY3kYAyABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpyZXF1ZXN0X2lkGAUgASgJEhUKDWhlYWx0aF9kZXRhaWwYBiABKAkqnAEKClVwZGF0ZUtpbmQSGwoXVVBEQVRFX0tJTkRfVU5TUEVDSUZJRUQQABIXChNVUERBVEVfS0lORF9NRVNTQUdFEAESHgoaVVBEQVRFX0tJTkRfRURJVEVEX01FU1NBR0UQAhIeChpVUERBVEVfS0lORF9DQUxMQkFDS19RVUVSWRADEhgKFFVQREFURV9LSU5EX1JFQUNUSU9OEAQqVwoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIOCgpQSEFTRV9JRExFEAESEgoOUEhBU0VfUFJFUEFSRUQQAhITCg9QSEFTRV9DT01NSVRURUQQAzKLCgoPUHJvdmlkZXJTZXJ2aWNlElcKCElkZW50aWZ5EiQuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLklkZW50aWZ5UmVzcG9uc2USWAoHVXBkYXRlcxIjLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXNwb25zZSgBMAESSwoEQ2FsbBIgLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlcXVlc3QaIS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXNwb25zZRJfCgpVcGxvYWRGaWxlEiYuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdBonLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESZQoMRG93bmxvYWRGaWxlEiguY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GikuY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEmwKD1Byb3Zpc2lvblRhcmdldBIrLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBosLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USYAoLQ2xvc2VUYXJnZXQSJy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVxdWVzdBooLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXNwb25zZRJRCgZBdHRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlc3BvbnNlElEKBkRldGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVzcG9uc2USawoOV2F0Y2hPY2N1cGFuY3kSKi5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVxdWVzdBorLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXNwb25zZTABElQKB1ByZXBhcmUSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVzcG9uc2USUQoGQ29tbWl0EiIuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXNwb25zZRJRCgZDYW5jZWwSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlc3BvbnNlElEKBlN0YXR1cxIiLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVzcG9uc2VCQVo/Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy9wcm92aWRlci92MTtwcm92aWRlcnYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Incarnation identifies one process: pid plus its start time (Linux:
@@ -246,6 +246,16 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
    * @generated from field: bool allowed = 9;
    */
   allowed: boolean;
+
+  /**
+   * The ids in this update that a follower may name in a later call. A
+   * provider that sets it (even empty) spares the supervisor decoding the
+   * payload to find them; unset, the supervisor reads them from a
+   * Telegram-shaped payload itself.
+   *
+   * @generated from field: chatbus.provider.v1.References references = 10;
+   */
+  references?: References | undefined;
 };
 
 /**
@@ -254,6 +264,44 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
  */
 export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
   messageDesc(file_chatbus_provider_v1_provider, 5);
+
+/**
+ * References are the platform ids an update makes available to its
+ * thread's follower: calls naming other ids are refused.
+ *
+ * @generated from message chatbus.provider.v1.References
+ */
+export type References = Message<"chatbus.provider.v1.References"> & {
+  /**
+   * Messages (Telegram: message_id of the message, edited message or the
+   * message carrying a pressed button).
+   *
+   * @generated from field: repeated int64 message_ids = 1;
+   */
+  messageIds: bigint[];
+
+  /**
+   * Callback queries (Telegram: callback_query.id), for answerCallbackQuery.
+   *
+   * @generated from field: repeated string callback_query_ids = 2;
+   */
+  callbackQueryIds: string[];
+
+  /**
+   * Files (Telegram: the file_id of a document and of each photo size),
+   * for DownloadFile.
+   *
+   * @generated from field: repeated string file_ids = 3;
+   */
+  fileIds: string[];
+};
+
+/**
+ * Describes the message chatbus.provider.v1.References.
+ * Use `create(ReferencesSchema)` to create a new message.
+ */
+export const ReferencesSchema: GenMessage<References> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 6);
 
 /**
  * @generated from message chatbus.provider.v1.CallRequest
@@ -282,7 +330,7 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 6);
+  messageDesc(file_chatbus_provider_v1_provider, 7);
 
 /**
  * @generated from message chatbus.provider.v1.CallResponse
@@ -299,7 +347,7 @@ export type CallResponse = Message<"chatbus.provider.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 7);
+  messageDesc(file_chatbus_provider_v1_provider, 8);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest
@@ -328,7 +376,7 @@ export type UploadFileRequest = Message<"chatbus.provider.v1.UploadFileRequest">
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 8);
+  messageDesc(file_chatbus_provider_v1_provider, 9);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest.Header
@@ -367,7 +415,7 @@ export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRe
  * Use `create(UploadFileRequest_HeaderSchema)` to create a new message.
  */
 export const UploadFileRequest_HeaderSchema: GenMessage<UploadFileRequest_Header> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 8, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 9, 0);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileResponse
@@ -384,7 +432,7 @@ export type UploadFileResponse = Message<"chatbus.provider.v1.UploadFileResponse
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 9);
+  messageDesc(file_chatbus_provider_v1_provider, 10);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileRequest
@@ -401,7 +449,7 @@ export type DownloadFileRequest = Message<"chatbus.provider.v1.DownloadFileReque
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 10);
+  messageDesc(file_chatbus_provider_v1_provider, 11);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileResponse
@@ -430,7 +478,7 @@ export type DownloadFileResponse = Message<"chatbus.provider.v1.DownloadFileResp
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 11);
+  messageDesc(file_chatbus_provider_v1_provider, 12);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetRequest
@@ -456,7 +504,7 @@ export type ProvisionTargetRequest = Message<"chatbus.provider.v1.ProvisionTarge
  * Use `create(ProvisionTargetRequestSchema)` to create a new message.
  */
 export const ProvisionTargetRequestSchema: GenMessage<ProvisionTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 12);
+  messageDesc(file_chatbus_provider_v1_provider, 13);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetResponse
@@ -483,7 +531,7 @@ export type ProvisionTargetResponse = Message<"chatbus.provider.v1.ProvisionTarg
  * Use `create(ProvisionTargetResponseSchema)` to create a new message.
  */
 export const ProvisionTargetResponseSchema: GenMessage<ProvisionTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 13);
+  messageDesc(file_chatbus_provider_v1_provider, 14);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetRequest
@@ -505,7 +553,7 @@ export type CloseTargetRequest = Message<"chatbus.provider.v1.CloseTargetRequest
  * Use `create(CloseTargetRequestSchema)` to create a new message.
  */
 export const CloseTargetRequestSchema: GenMessage<CloseTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 14);
+  messageDesc(file_chatbus_provider_v1_provider, 15);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetResponse
@@ -518,7 +566,7 @@ export type CloseTargetResponse = Message<"chatbus.provider.v1.CloseTargetRespon
  * Use `create(CloseTargetResponseSchema)` to create a new message.
  */
 export const CloseTargetResponseSchema: GenMessage<CloseTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 15);
+  messageDesc(file_chatbus_provider_v1_provider, 16);
 
 /**
  * @generated from message chatbus.provider.v1.AttachRequest
@@ -545,7 +593,7 @@ export type AttachRequest = Message<"chatbus.provider.v1.AttachRequest"> & {
  * Use `create(AttachRequestSchema)` to create a new message.
  */
 export const AttachRequestSchema: GenMessage<AttachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 16);
+  messageDesc(file_chatbus_provider_v1_provider, 17);
 
 /**
  * @generated from message chatbus.provider.v1.AttachResponse
@@ -558,7 +606,7 @@ export type AttachResponse = Message<"chatbus.provider.v1.AttachResponse"> & {
  * Use `create(AttachResponseSchema)` to create a new message.
  */
 export const AttachResponseSchema: GenMessage<AttachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 17);
+  messageDesc(file_chatbus_provider_v1_provider, 18);
 
 /**
  * @generated from message chatbus.provider.v1.DetachRequest
@@ -575,7 +623,7 @@ export type DetachRequest = Message<"chatbus.provider.v1.DetachRequest"> & {
  * Use `create(DetachRequestSchema)` to create a new message.
  */
 export const DetachRequestSchema: GenMessage<DetachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18);
+  messageDesc(file_chatbus_provider_v1_provider, 19);
 
 /**
  * @generated from message chatbus.provider.v1.DetachResponse
@@ -588,7 +636,7 @@ export type DetachResponse = Message<"chatbus.provider.v1.DetachResponse"> & {
  * Use `create(DetachResponseSchema)` to create a new message.
  */
 export const DetachResponseSchema: GenMessage<DetachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 19);
+  messageDesc(file_chatbus_provider_v1_provider, 20);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyRequest
@@ -601,7 +649,7 @@ export type WatchOccupancyRequest = Message<"chatbus.provider.v1.WatchOccupancyR
  * Use `create(WatchOccupancyRequestSchema)` to create a new message.
  */
 export const WatchOccupancyRequestSchema: GenMessage<WatchOccupancyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 20);
+  messageDesc(file_chatbus_provider_v1_provider, 21);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyResponse
@@ -618,7 +666,7 @@ export type WatchOccupancyResponse = Message<"chatbus.provider.v1.WatchOccupancy
  * Use `create(WatchOccupancyResponseSchema)` to create a new message.
  */
 export const WatchOccupancyResponseSchema: GenMessage<WatchOccupancyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 21);
+  messageDesc(file_chatbus_provider_v1_provider, 22);
 
 /**
  * Occupancy counts the work an owner holds; a doctor commit waits until all
@@ -668,7 +716,7 @@ export type Occupancy = Message<"chatbus.provider.v1.Occupancy"> & {
  * Use `create(OccupancySchema)` to create a new message.
  */
 export const OccupancySchema: GenMessage<Occupancy> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 22);
+  messageDesc(file_chatbus_provider_v1_provider, 23);
 
 /**
  * Fence identifies the owner a doctor request is addressed to; a request
@@ -703,7 +751,7 @@ export type Fence = Message<"chatbus.provider.v1.Fence"> & {
  * Use `create(FenceSchema)` to create a new message.
  */
 export const FenceSchema: GenMessage<Fence> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 23);
+  messageDesc(file_chatbus_provider_v1_provider, 24);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareRequest
@@ -727,7 +775,7 @@ export type PrepareRequest = Message<"chatbus.provider.v1.PrepareRequest"> & {
  * Use `create(PrepareRequestSchema)` to create a new message.
  */
 export const PrepareRequestSchema: GenMessage<PrepareRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 24);
+  messageDesc(file_chatbus_provider_v1_provider, 25);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareResponse
@@ -749,7 +797,7 @@ export type PrepareResponse = Message<"chatbus.provider.v1.PrepareResponse"> & {
  * Use `create(PrepareResponseSchema)` to create a new message.
  */
 export const PrepareResponseSchema: GenMessage<PrepareResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25);
+  messageDesc(file_chatbus_provider_v1_provider, 26);
 
 /**
  * @generated from message chatbus.provider.v1.CommitRequest
@@ -766,7 +814,7 @@ export type CommitRequest = Message<"chatbus.provider.v1.CommitRequest"> & {
  * Use `create(CommitRequestSchema)` to create a new message.
  */
 export const CommitRequestSchema: GenMessage<CommitRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 26);
+  messageDesc(file_chatbus_provider_v1_provider, 27);
 
 /**
  * @generated from message chatbus.provider.v1.CommitResponse
@@ -783,7 +831,7 @@ export type CommitResponse = Message<"chatbus.provider.v1.CommitResponse"> & {
  * Use `create(CommitResponseSchema)` to create a new message.
  */
 export const CommitResponseSchema: GenMessage<CommitResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 27);
+  messageDesc(file_chatbus_provider_v1_provider, 28);
 
 /**
  * @generated from message chatbus.provider.v1.CancelRequest
@@ -800,7 +848,7 @@ export type CancelRequest = Message<"chatbus.provider.v1.CancelRequest"> & {
  * Use `create(CancelRequestSchema)` to create a new message.
  */
 export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 28);
+  messageDesc(file_chatbus_provider_v1_provider, 29);
 
 /**
  * @generated from message chatbus.provider.v1.CancelResponse
@@ -813,7 +861,7 @@ export type CancelResponse = Message<"chatbus.provider.v1.CancelResponse"> & {
  * Use `create(CancelResponseSchema)` to create a new message.
  */
 export const CancelResponseSchema: GenMessage<CancelResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 29);
+  messageDesc(file_chatbus_provider_v1_provider, 30);
 
 /**
  * @generated from message chatbus.provider.v1.StatusRequest
@@ -826,7 +874,7 @@ export type StatusRequest = Message<"chatbus.provider.v1.StatusRequest"> & {
  * Use `create(StatusRequestSchema)` to create a new message.
  */
 export const StatusRequestSchema: GenMessage<StatusRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 30);
+  messageDesc(file_chatbus_provider_v1_provider, 31);
 
 /**
  * @generated from message chatbus.provider.v1.StatusResponse
@@ -871,7 +919,7 @@ export type StatusResponse = Message<"chatbus.provider.v1.StatusResponse"> & {
  * Use `create(StatusResponseSchema)` to create a new message.
  */
 export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 31);
+  messageDesc(file_chatbus_provider_v1_provider, 32);
 
 /**
  * UpdateKind mirrors chatbus.v1.UpdateKind.
