@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	serverauth "github.com/chatbus/chatbus/server/auth"
 	"github.com/chatbus/chatbus/server/events"
@@ -51,9 +52,23 @@ func (s *Server) interceptorOptions() ([]grpc.ServerOption, error) {
 			s.logStream,
 			s.peerStream,
 			selector.StreamServerInterceptor(auth.StreamServerInterceptor(s.checkSecret), needsSecret),
-			protovalidatemw.StreamServerInterceptor(validator),
+			protovalidatemw.StreamServerInterceptor(offStack{validator}),
 		),
 	}, nil
+}
+
+// offStack validates on a short-lived goroutine. Validation is deep enough
+// to grow a goroutine's stack by several KiB, and a stream's handler
+// goroutine lives as long as the stream: every open Subscribe kept ~8 KiB
+// of stack it no longer used until a GC shrank it (docs/performance.md).
+// Streams validate once per received message, so the goroutine is cheap
+// beside what it saves; unary handlers end at once and validate inline.
+type offStack struct{ protovalidate.Validator }
+
+func (v offStack) Validate(msg proto.Message, opts ...protovalidate.ValidationOption) error {
+	done := make(chan error, 1)
+	go func() { done <- v.Validator.Validate(msg, opts...) }()
+	return <-done
 }
 
 // rpcLevel logs successful calls at debug (heartbeats are frequent) and

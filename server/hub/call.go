@@ -219,22 +219,24 @@ func (h *Hub) learnResult(key string, res json.RawMessage) {
 	}
 }
 
-// ring is a bounded set that forgets its oldest members.
+// ring is a bounded set that forgets its oldest members. It grows as
+// members arrive: most threads see far fewer than its bound.
 type ring[T comparable] struct {
 	set   map[T]struct{}
 	order []T
+	max   int
 	next  int
 }
 
 func newRing[T comparable](n int) *ring[T] {
-	return &ring[T]{set: make(map[T]struct{}, n), order: make([]T, 0, n)}
+	return &ring[T]{set: make(map[T]struct{}), max: n}
 }
 
 func (r *ring[T]) add(v T) {
 	if _, ok := r.set[v]; ok {
 		return
 	}
-	if len(r.order) < cap(r.order) {
+	if len(r.order) < r.max {
 		r.order = append(r.order, v)
 	} else {
 		delete(r.set, r.order[r.next])

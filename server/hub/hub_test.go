@@ -507,3 +507,19 @@ func BenchmarkIngest(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "updates/s")
 }
+
+func TestRing(t *testing.T) {
+	r := newRing[int64](3)
+	for _, v := range []int64{1, 2, 2, 3, 4} { // 2 twice: remembered once
+		r.add(v)
+	}
+	for v, want := range map[int64]bool{1: false, 2: true, 3: true, 4: true} {
+		if r.has(v) != want {
+			t.Errorf("has(%d) = %v, want %v", v, r.has(v), want)
+		}
+	}
+	r.add(5) // forgets 2, the oldest left
+	if r.has(2) || !r.has(5) || len(r.set) != 3 || len(r.order) != 3 {
+		t.Errorf("after 5: set %v order %v", r.set, r.order)
+	}
+}
