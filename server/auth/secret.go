@@ -22,13 +22,16 @@ var ErrBadSecret = errors.New("secret file does not hold a base64url secret of 3
 // LoadOrCreateSecret returns the secret in path, creating the file (mode
 // 0600, its directory 0700) with a fresh random secret if it does not exist.
 // An existing file with a wider mode or bad content is an error, never
-// overwritten.
+// overwritten. Concurrent creators (supervisors started at the same
+// instant) agree on one secret, and none reads it half written: the file is
+// written and synced under a temporary name, then linked into place.
 func LoadOrCreateSecret(path string) (string, error) {
 	secret, err := ReadSecret(path)
 	if err == nil || !errors.Is(err, os.ErrNotExist) {
 		return secret, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create state dir: %w", err)
 	}
 	buf := make([]byte, SecretBytes)
@@ -36,23 +39,33 @@ func LoadOrCreateSecret(path string) (string, error) {
 		return "", err
 	}
 	secret = base64.RawURLEncoding.EncodeToString(buf)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		return ReadSecret(path) // lost a race with another creator
-	}
+	tmp, err := os.CreateTemp(dir, ".secret-*")
 	if err != nil {
 		return "", fmt.Errorf("create secret: %w", err)
 	}
-	if _, err := f.WriteString(secret + "\n"); err != nil {
-		f.Close()
-		os.Remove(path)
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(secret + "\n")
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return "", fmt.Errorf("write secret %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return "", fmt.Errorf("sync secret %s: %w", path, err)
+	// CreateTemp made it 0600. link(2), unlike rename, never replaces an
+	// existing file: whoever links first wins, the others read its secret.
+	if err := os.Link(tmp.Name(), path); errors.Is(err, os.ErrExist) {
+		return ReadSecret(path)
+	} else if err != nil {
+		return "", fmt.Errorf("create secret %s: %w", path, err)
 	}
-	return secret, f.Close()
+	if d, err := os.Open(dir); err == nil { // make the new name durable
+		d.Sync()
+		d.Close()
+	}
+	return secret, nil
 }
 
 // ReadSecret reads an existing secret file.

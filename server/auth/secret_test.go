@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -60,5 +61,31 @@ func TestSecretRefused(t *testing.T) {
 	_, err := ReadSecret(filepath.Join(t.TempDir(), "none"))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestConcurrentCreate: supervisors started at the same instant create the
+// secret at once; none may read it half written, and all agree on it.
+func TestConcurrentCreate(t *testing.T) {
+	for round := range 50 {
+		path := filepath.Join(t.TempDir(), "state", "secret")
+		const n = 8
+		secrets, errs := make([]string, n), make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { secrets[i], errs[i] = LoadOrCreateSecret(path) })
+		}
+		wg.Wait()
+		for i := range n {
+			if errs[i] != nil {
+				t.Fatalf("round %d, creator %d: %v", round, i, errs[i])
+			}
+			if secrets[i] != secrets[0] {
+				t.Fatalf("round %d: creators disagree: %q vs %q", round, secrets[i], secrets[0])
+			}
+		}
+		if matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*")); len(matches) != 1 {
+			t.Fatalf("round %d: state dir holds %v, want the secret only", round, matches)
+		}
 	}
 }
