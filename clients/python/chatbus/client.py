@@ -26,7 +26,7 @@ import os
 import socket as _socket
 import threading
 import time
-from typing import Any, Callable, Iterator, Optional, Set, Union
+from typing import Any, BinaryIO, Callable, Iterator, Optional, Set, Union
 
 import grpc
 
@@ -46,6 +46,11 @@ log = logging.getLogger("chatbus")
 
 #: Timeout of every unary call, in seconds, unless the Client is told otherwise.
 DEFAULT_TIMEOUT = 10.0
+
+#: Default deadline of a whole upload or download, in seconds.
+FILE_TIMEOUT = 300.0
+
+_CHUNK = 256 * 1024  # upload chunk size; the supervisor takes up to 1 MiB
 
 # Only the supervisor knows whether it pruned a session. A heartbeat that
 # times out is retried for as long as it takes: the supervisor is busy and may
@@ -370,6 +375,77 @@ class Follower:
         )
         return json.loads(resp.result_json) if resp.result_json else None
 
+    def upload_file(
+        self,
+        data: Union[bytes, str, "os.PathLike[str]", BinaryIO],
+        filename: Optional[str] = None,
+        *,
+        caption: str = "",
+        kind: str = "document",
+        timeout: Optional[float] = FILE_TIMEOUT,
+    ) -> Any:
+        """Sends a file into the follower's own thread (Telegram:
+        sendDocument, or sendPhoto with ``kind="photo"``) and returns the
+        platform's result (the message sent), decoded from JSON.
+
+        ``data`` is the content (bytes), a path, or a binary file object
+        read to its end; ``filename`` defaults to the path's base name. The
+        content is streamed in chunks of 256 KiB, never held whole here."""
+        if isinstance(data, (str, os.PathLike)):
+            if filename is None:
+                filename = os.path.basename(os.fspath(data))
+            with open(data, "rb") as f:
+                return self.upload_file(f, filename, caption=caption, kind=kind, timeout=timeout)
+        if not filename:
+            raise ValueError("upload_file: filename is required unless data is a path")
+
+        def requests():
+            yield bus_pb2.UploadFileRequest(header=bus_pb2.UploadHeader(
+                session=self.session, filename=filename, caption=caption, kind=kind))
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                view = memoryview(data)
+                for i in range(0, len(view), _CHUNK):
+                    yield bus_pb2.UploadFileRequest(chunk=bytes(view[i:i + _CHUNK]))
+                return
+            while True:
+                chunk = data.read(_CHUNK)
+                if not chunk:
+                    return
+                yield bus_pb2.UploadFileRequest(chunk=chunk)
+
+        try:
+            resp = self._client.bus.UploadFile(requests(), timeout=timeout)
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from e
+        return json.loads(resp.result_json) if resp.result_json else None
+
+    def download_file(
+        self,
+        file_id: str,
+        out: Optional[BinaryIO] = None,
+        *,
+        timeout: Optional[float] = FILE_TIMEOUT,
+    ) -> Union[bytes, int]:
+        """Fetches a file that arrived in the follower's own thread, by the
+        platform's file id (Telegram: ``message.document.file_id``). Returns
+        the content, or, with ``out`` (a binary file object), writes it
+        there as it arrives and returns the number of bytes written. A file
+        id from another thread is refused (:class:`PermissionDenied`)."""
+        call = self._client.bus.DownloadFile(
+            bus_pb2.DownloadFileRequest(session=self.session, file_id=file_id), timeout=timeout)
+        parts = []
+        written = 0
+        try:
+            for resp in call:
+                if out is None:
+                    parts.append(resp.chunk)
+                else:
+                    out.write(resp.chunk)
+                written += len(resp.chunk)
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from e
+        return b"".join(parts) if out is None else written
+
     def suspend(self, reason: int = bus_pb2.SUSPEND_REASON_SESSION_REPLACEMENT) -> bus_pb2.SuspendResponse:
         """Holds the binding for a successor; returns the handoff token."""
         return self._unary(
@@ -433,7 +509,8 @@ class Follower:
                 ):
                     self._lost(err)
                     return
-                log.warning("chatbus: heartbeat failed (%d in a row): %s", failures, err)
+                if failures == 1 or failures % 10 == 0:  # a long outage does not flood
+                    log.warning("chatbus: heartbeat failed (%d in a row): %s", failures, err)
                 continue
             failures = 0
             last_ok = time.monotonic()

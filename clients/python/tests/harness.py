@@ -192,12 +192,13 @@ class FakePlatform:
         os.makedirs(os.path.join(directory, "inbox"), exist_ok=True)
         self._n = 0
 
-    def push_message(self, thread_id: int, text: str, from_user_id: int = 4242) -> None:
-        """An inbound message in a thread, as a user would send it."""
+    def push_message(self, thread_id: int, text: str, from_user_id: int = 4242, **fields) -> None:
+        """An inbound message in a thread, as a user would send it; fields
+        (e.g. message_id, document) go into the Telegram-shaped payload."""
         self._n += 1
         tmp = os.path.join(self.dir, "inbox", f".{self._n:06d}.tmp")
         with open(tmp, "w") as f:
-            json.dump({"thread_id": thread_id, "text": text, "from_user_id": from_user_id}, f)
+            json.dump({**fields, "thread_id": thread_id, "text": text, "from_user_id": from_user_id}, f)
         os.rename(tmp, os.path.join(self.dir, "inbox", f"{time.time_ns():020d}-{self._n:06d}.json"))
 
     def calls(self) -> list:
@@ -207,6 +208,21 @@ class FakePlatform:
     def targets(self) -> list:
         """Every thread ProvisionTarget created: {"chat_id", "name", "thread_id"}."""
         return self._records("targets.jsonl")
+
+    def uploads(self) -> list:
+        """Every UploadFile: {"chat_id", "thread_id", "filename", "caption", "kind", "file_id", "size"}."""
+        return self._records("uploads.jsonl")
+
+    def file(self, file_id: str) -> bytes:
+        """A file's content on the platform."""
+        with open(os.path.join(self.dir, "files", file_id), "rb") as f:
+            return f.read()
+
+    def put_file(self, file_id: str, data: bytes) -> None:
+        """A file on the platform, as a user's upload leaves it."""
+        os.makedirs(os.path.join(self.dir, "files"), exist_ok=True)
+        with open(os.path.join(self.dir, "files", file_id), "wb") as f:
+            f.write(data)
 
     def _records(self, name: str) -> list:
         try:

@@ -7,12 +7,14 @@ FAILED_PRECONDITION and Ack INVALID_ARGUMENT.
 RoutedTest: the supervisor runs clients/testdata/provider-fake (a provider
 child in Python whose platform is a directory): register binds a fresh
 thread, a message pushed into it arrives on updates(), is acknowledged and
-replayed until it is, sendMessage lands in that thread, and the echo
-example echoes end to end.
+replayed until it is, sendMessage lands in that thread, files go up into
+it and come down from it (only its own), and the echo example echoes end to
+end.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shutil
@@ -329,6 +331,44 @@ class RoutedTest(unittest.TestCase):
         self.assertIsNotNone(call, self.platform.calls())
         self.assertEqual(call["params"]["chat_id"], harness.FAKE_CHAT_ID)  # filled in by the supervisor
         self.assertEqual(call["idempotency_key"], "py-k1")
+
+    def test_files(self):
+        f = self.register("manual:files")
+        thread = f.binding.target.thread_id
+        data = os.urandom(600 * 1024)  # three chunks
+
+        sent = f.upload_file(data, "notes.bin", caption="the notes")
+        file_id = sent["document"]["file_id"]
+        up = [u for u in self.platform.uploads() if u["file_id"] == file_id]
+        self.assertEqual(len(up), 1, self.platform.uploads())
+        self.assertEqual((up[0]["chat_id"], up[0]["thread_id"]), (harness.FAKE_CHAT_ID, thread))
+        self.assertEqual((up[0]["filename"], up[0]["caption"], up[0]["kind"], up[0]["size"]),
+                         ("notes.bin", "the notes", "document", len(data)))
+        self.assertEqual(self.platform.file(file_id), data)
+        self.assertEqual(f.download_file(file_id), data)  # what the thread sent is in scope
+
+        with tempfile.NamedTemporaryFile(suffix=".png") as tmp:
+            tmp.write(b"\x89PNG fake")
+            tmp.flush()
+            photo = f.upload_file(tmp.name, kind="photo")
+            self.assertEqual(self.platform.uploads()[-1]["filename"], os.path.basename(tmp.name))
+        self.assertEqual(photo["photo"][0]["file_id"], self.platform.uploads()[-1]["file_id"])
+
+        # A document a person sends into the thread: downloadable by its id.
+        inbound = os.urandom(100 * 1024)
+        self.platform.put_file("from-a-person", inbound)
+        self.platform.put_file("elsewhere", b"not yours")
+        self.platform.push_message(thread, "see attached", message_id=900,
+                                   document={"file_id": "from-a-person", "file_name": "a.bin"})
+        with f.updates() as stream:
+            update = next(iter(stream))
+        self.assertEqual(update.text, "see attached")
+        out = io.BytesIO()
+        self.assertEqual(f.download_file("from-a-person", out), len(inbound))
+        self.assertEqual(out.getvalue(), inbound)
+        # A file id the thread never saw is refused, though the platform has it.
+        with self.assertRaises(chatbus.PermissionDenied):
+            f.download_file("elsewhere")
 
     def test_unacknowledged_update_is_replayed(self):
         f = self.register("manual:replay", cwd="/home/u/beta")

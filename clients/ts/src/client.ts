@@ -10,8 +10,10 @@
 //   await follower.close();
 //   client.close();
 
+import { createReadStream } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as net from "node:net";
+import * as path from "node:path";
 
 import { Code, ConnectError, createClient, type Client as RpcClient, type Interceptor } from "@connectrpc/connect";
 import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
@@ -32,6 +34,11 @@ import { checkSocketPath, defaultPaths } from "./paths.js";
 
 /** Timeout of every unary call unless connect() is told otherwise. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Default deadline of a whole upload or download. */
+export const FILE_TIMEOUT_MS = 300_000;
+
+const FILE_CHUNK = 256 * 1024; // the supervisor takes up to 1 MiB per chunk
 
 // Only the supervisor knows whether it pruned a session. A heartbeat that
 // times out is retried for as long as it takes: the supervisor is busy and
@@ -332,6 +339,65 @@ export class Follower {
     return resp.resultJson.length ? JSON.parse(new TextDecoder().decode(resp.resultJson)) : undefined;
   }
 
+  /**
+   * Sends a file into the follower's own thread (Telegram: sendDocument, or
+   * sendPhoto with `kind: "photo"`) and returns the platform's result (the
+   * message sent) decoded from JSON. `data` is the content, a path (read as
+   * a stream), or chunks (e.g. `fs.createReadStream(...)`); `filename`
+   * defaults to the path's base name. Sent in chunks of 256 KiB.
+   */
+  async uploadFile(
+    data: Uint8Array | AsyncIterable<Uint8Array> | string,
+    opts: { filename?: string; caption?: string; kind?: "document" | "photo"; timeoutMs?: number } = {},
+  ): Promise<unknown> {
+    let filename = opts.filename;
+    let source: AsyncIterable<Uint8Array>;
+    if (typeof data === "string") {
+      filename ??= path.basename(data);
+      source = createReadStream(data, { highWaterMark: FILE_CHUNK });
+    } else if (data instanceof Uint8Array) {
+      source = (async function* () {
+        yield data;
+      })();
+    } else {
+      source = data;
+    }
+    if (!filename) throw new TypeError("uploadFile: filename is required unless data is a path");
+    const header = { session: this.session, filename, caption: opts.caption ?? "", kind: opts.kind ?? "document" };
+    async function* requests() {
+      yield { msg: { case: "header" as const, value: header } };
+      for await (const chunk of source) {
+        for (let i = 0; i < chunk.length; i += FILE_CHUNK) {
+          yield { msg: { case: "chunk" as const, value: chunk.subarray(i, i + FILE_CHUNK) } };
+        }
+      }
+    }
+    const resp = await this.client.bus.uploadFile(requests(), { timeoutMs: opts.timeoutMs ?? FILE_TIMEOUT_MS });
+    return resp.resultJson.length ? JSON.parse(new TextDecoder().decode(resp.resultJson)) : undefined;
+  }
+
+  /**
+   * Streams a file that arrived in the follower's own thread, by the
+   * platform's file id (Telegram: `message.document.file_id`), chunk by
+   * chunk. A file id from another thread is refused (PERMISSION_DENIED).
+   */
+  async *fileChunks(fileId: string, opts: { timeoutMs?: number } = {}): AsyncGenerator<Uint8Array> {
+    const stream = this.client.bus.downloadFile(
+      { session: this.session, fileId },
+      { timeoutMs: opts.timeoutMs ?? FILE_TIMEOUT_MS },
+    );
+    for await (const resp of stream) {
+      if (resp.chunk.length) yield resp.chunk;
+    }
+  }
+
+  /** Fetches a whole file of the thread (see fileChunks). */
+  async downloadFile(fileId: string, opts: { timeoutMs?: number } = {}): Promise<Uint8Array> {
+    const parts: Uint8Array[] = [];
+    for await (const chunk of this.fileChunks(fileId, opts)) parts.push(chunk);
+    return Buffer.concat(parts);
+  }
+
   /** Holds the binding for a successor; returns the handoff token. */
   suspend(reason: SuspendReason = SuspendReason.SESSION_REPLACEMENT): Promise<SuspendResponse> {
     return this.client.bus.suspend({ session: this.session, reason }, { timeoutMs: this.client.timeoutMs });
@@ -399,7 +465,10 @@ export class Follower {
         this.lose(err);
         return;
       }
-      console.warn(`chatbus: heartbeat failed (${++this.failures} in a row): ${err.message}`);
+      // The first failure, then every tenth: a long outage does not flood.
+      if (++this.failures === 1 || this.failures % 10 === 0) {
+        console.warn(`chatbus: heartbeat failed (${this.failures} in a row): ${err.message}`);
+      }
     }
     if (!this.stopped) this.schedule();
   }

@@ -8,7 +8,8 @@
 // clients/testdata/provider-fake (a provider child in Python whose platform
 // is a directory): register binds a fresh thread, a message pushed into it
 // arrives on updates(), is acknowledged and replayed until it is,
-// sendMessage lands in that thread, and the echo example echoes end to end.
+// sendMessage lands in that thread, files go up into it and come down from
+// it (only its own), and the echo example echoes end to end.
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -382,6 +383,45 @@ describe("routed through a provider (provider-fake)", { skip: bin.skip ?? fakePr
     assert.ok(call, JSON.stringify(platform.calls()));
     assert.equal(call.params.chat_id, Number(FAKE_CHAT_ID)); // filled in by the supervisor
     assert.equal(call.idempotency_key, "ts-k1");
+  });
+
+  it("files: upload into the thread, download what the thread saw, nothing else", async () => {
+    const f = await register("manual:files-ts", "/home/u/files");
+    const thread = f.binding!.target!.threadId;
+    const data = randomBytes(600 * 1024); // three chunks
+
+    const sent = (await f.uploadFile(data, { filename: "notes.bin", caption: "the notes" })) as {
+      document: { file_id: string };
+    };
+    const fileId = sent.document.file_id;
+    const up = platform.uploads().filter((u) => u.file_id === fileId);
+    assert.equal(up.length, 1, JSON.stringify(platform.uploads()));
+    assert.deepEqual(
+      [up[0].chat_id, up[0].thread_id, up[0].filename, up[0].caption, up[0].kind, up[0].size],
+      [Number(FAKE_CHAT_ID), Number(thread), "notes.bin", "the notes", "document", data.length],
+    );
+    assert.ok(platform.file(fileId).equals(data));
+    assert.ok(Buffer.from(await f.downloadFile(fileId)).equals(data)); // what the thread sent is in scope
+
+    const tmp = path.join(platform.dir, "shot.png");
+    fs.writeFileSync(tmp, "\x89PNG fake");
+    const photo = (await f.uploadFile(tmp, { kind: "photo" })) as { photo: { file_id: string }[] };
+    const last = platform.uploads().at(-1)!;
+    assert.equal(last.filename, "shot.png");
+    assert.equal(photo.photo[0].file_id, last.file_id);
+
+    // A document a person sends into the thread: downloadable by its id.
+    const inbound = randomBytes(100 * 1024);
+    platform.putFile("from-a-person-ts", inbound);
+    platform.putFile("elsewhere-ts", Buffer.from("not yours"));
+    platform.pushMessage(thread, "see attached", 4242, { message_id: 900, document: { file_id: "from-a-person-ts" } });
+    const u = await within(firstUpdate(f), 10_000, "the update with the document");
+    assert.equal(u.text, "see attached");
+    const chunks: Uint8Array[] = [];
+    for await (const c of f.fileChunks("from-a-person-ts")) chunks.push(c);
+    assert.ok(Buffer.concat(chunks).equals(inbound));
+    // A file id the thread never saw is refused, though the platform has it.
+    await assert.rejects(f.downloadFile("elsewhere-ts"), hasCode(Code.PermissionDenied));
   });
 
   it("an unacknowledged update is replayed", async () => {

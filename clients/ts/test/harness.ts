@@ -196,6 +196,16 @@ export interface FakeCall {
 }
 
 /** The directory provider-fake uses as its platform. */
+export interface FakeUpload {
+  chat_id: number;
+  thread_id: number;
+  filename: string;
+  caption: string;
+  kind: string;
+  file_id: string;
+  size: number;
+}
+
 export class FakePlatform {
   private n = 0;
 
@@ -203,11 +213,14 @@ export class FakePlatform {
     fs.mkdirSync(path.join(dir, "inbox"), { recursive: true });
   }
 
-  /** An inbound message in a thread, as a user would send it. */
-  pushMessage(threadId: bigint | number, text: string, fromUserId = 4242): void {
+  /**
+   * An inbound message in a thread, as a user would send it; fields (e.g.
+   * message_id, document) go into the Telegram-shaped payload.
+   */
+  pushMessage(threadId: bigint | number, text: string, fromUserId = 4242, fields: object = {}): void {
     this.n++;
     const tmp = path.join(this.dir, "inbox", `.${this.n}.tmp`);
-    fs.writeFileSync(tmp, JSON.stringify({ thread_id: Number(threadId), text, from_user_id: fromUserId }));
+    fs.writeFileSync(tmp, JSON.stringify({ ...fields, thread_id: Number(threadId), text, from_user_id: fromUserId }));
     const stamp = process.hrtime.bigint().toString().padStart(20, "0");
     fs.renameSync(tmp, path.join(this.dir, "inbox", `${stamp}-${String(this.n).padStart(6, "0")}.json`));
   }
@@ -220,6 +233,22 @@ export class FakePlatform {
   /** Every thread ProvisionTarget created. */
   targets(): { chat_id: number; name: string; thread_id: number }[] {
     return this.records("targets.jsonl") as { chat_id: number; name: string; thread_id: number }[];
+  }
+
+  /** Every UploadFile the provider received. */
+  uploads(): FakeUpload[] {
+    return this.records("uploads.jsonl") as FakeUpload[];
+  }
+
+  /** A file's content on the platform. */
+  file(fileId: string): Buffer {
+    return fs.readFileSync(path.join(this.dir, "files", fileId));
+  }
+
+  /** A file on the platform, as a user's upload leaves it. */
+  putFile(fileId: string, data: Uint8Array): void {
+    fs.mkdirSync(path.join(this.dir, "files"), { recursive: true });
+    fs.writeFileSync(path.join(this.dir, "files", fileId), data);
   }
 
   private records(name: string): unknown[] {
