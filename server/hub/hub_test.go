@@ -523,3 +523,22 @@ func TestRing(t *testing.T) {
 		t.Errorf("after 5: set %v order %v", r.set, r.order)
 	}
 }
+
+// TestRefusedRegisterProvisionsNothing: a registration the registry would
+// refuse (full, shutting down) creates no thread on the platform.
+func TestRefusedRegisterProvisionsNothing(t *testing.T) {
+	e := newEnv(t, "", store.Limits{}, nil, nil)
+	e.register("a-1", "manual:a", "")
+	provisioned := e.provs.next
+	e.reg.CloseAll()
+	_, err := e.h.Register(context.Background(), registry.Info{InstanceID: "b-1", ProfileKey: "manual:b", PID: 1}, Request{})
+	if !errors.Is(err, registry.ErrShutdown) {
+		t.Fatalf("register after shutdown: %v, want ErrShutdown", err)
+	}
+	if e.provs.next != provisioned {
+		t.Errorf("%d threads provisioned for a refused registration", e.provs.next-provisioned)
+	}
+	if _, err := e.st.GetBinding("manual:b"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("binding of the refused registration: %v, want none", err)
+	}
+}

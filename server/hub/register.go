@@ -33,6 +33,10 @@ type Registration struct {
 // else a fresh thread from the provider, or none (DETACHED) when no
 // provider is configured.
 func (h *Hub) Register(ctx context.Context, info registry.Info, req Request) (Registration, error) {
+	// Refused anyway: do not provision a thread first.
+	if err := h.cfg.Registry.Admits(info.InstanceID); err != nil {
+		return Registration{}, err
+	}
 	b, origin, err := h.resolve(ctx, info, req)
 	if err != nil {
 		return Registration{}, err

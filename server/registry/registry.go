@@ -217,6 +217,21 @@ func (r *Registry) Register(info Info) (*Follower, error) {
 	return f, nil
 }
 
+// Admits reports whether Register of instanceID would be refused now
+// (ErrShutdown, ErrFull), so that work done before registering (a new
+// thread on the platform) is not done for nothing. Register still decides.
+func (r *Registry) Admits(instanceID string) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	switch _, replacing := r.byInstance[instanceID]; {
+	case r.closed:
+		return ErrShutdown
+	case !replacing && len(r.byInstance) >= r.cfg.MaxFollowers:
+		return fmt.Errorf("%w (limit %d)", ErrFull, r.cfg.MaxFollowers)
+	}
+	return nil
+}
+
 // Touch looks up the live follower holding token for instanceID and records
 // that it spoke. It is the check every session call makes.
 func (r *Registry) Touch(instanceID, token string) (*Follower, error) {

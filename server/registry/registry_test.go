@@ -122,6 +122,12 @@ func TestMaxFollowers(t *testing.T) {
 	if _, err := r.Register(Info{InstanceID: "a"}); err != nil {
 		t.Errorf("replacing at the limit: %v", err)
 	}
+	if err := r.Admits("c"); !errors.Is(err, ErrFull) {
+		t.Errorf("admits a third: %v", err)
+	}
+	if err := r.Admits("a"); err != nil {
+		t.Errorf("admits a replacement at the limit: %v", err)
+	}
 }
 
 // TestCloseAll: after shutdown a live session is told the supervisor is going
@@ -141,6 +147,9 @@ func TestCloseAll(t *testing.T) {
 	}
 	if _, err := r.Register(Info{InstanceID: "b"}); !errors.Is(err, ErrShutdown) {
 		t.Errorf("register after close: %v, want ErrShutdown", err)
+	}
+	if err := r.Admits("b"); !errors.Is(err, ErrShutdown) {
+		t.Errorf("admits after close: %v, want ErrShutdown", err)
 	}
 	if r.Len() != 0 {
 		t.Errorf("len %d after close", r.Len())
