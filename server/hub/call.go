@@ -44,8 +44,7 @@ func (h *Hub) Call(ctx context.Context, f *registry.Follower, method string, par
 	if err != nil {
 		return nil, err
 	}
-	key := b.Key
-	scoped, err := h.scopeCall(key, b.Target, method, params)
+	scoped, err := h.scopeCall(b.Target, method, params)
 	if err != nil {
 		return nil, err
 	}
@@ -53,11 +52,11 @@ func (h *Hub) Call(ctx context.Context, f *registry.Follower, method string, par
 	if err != nil {
 		return nil, err
 	}
-	h.learnResult(key, res)
+	h.learnResult(b.Target, res)
 	return res, nil
 }
 
-func (h *Hub) scopeCall(key string, t store.Target, method string, params []byte) (json.RawMessage, error) {
+func (h *Hub) scopeCall(t store.Target, method string, params []byte) (json.RawMessage, error) {
 	rule, ok := allowed[method]
 	if !ok {
 		return nil, fmt.Errorf("%w: %s (allowed: sendMessage, editMessageText, deleteMessage, sendChatAction, answerCallbackQuery, editForumTopic, closeForumTopic; files through UploadFile/DownloadFile)", ErrMethodNotAllowed, method)
@@ -79,7 +78,7 @@ func (h *Hub) scopeCall(key string, t store.Target, method string, params []byte
 	if _, ok := m["inline_message_id"]; ok {
 		return nil, fmt.Errorf("%w: inline messages cannot be scoped to a thread", ErrOutOfScope)
 	}
-	sc := h.scopeOf(key)
+	sc := h.scopeOf(t)
 	if v, ok := m["message_id"]; ok || method == "editMessageText" || method == "deleteMessage" {
 		id, err := strconv.ParseInt(string(bytes.Trim(v, `"`)), 10, 64)
 		if err != nil {
@@ -107,11 +106,14 @@ func sameID(v json.RawMessage, want int64) bool {
 	return err == nil && got == want
 }
 
-// scope remembers, per binding, the message and callback query ids seen in
-// its thread, so edits, deletes and answers cannot reach other threads. It
-// is bounded (the most recent scopeCap of each) and in memory: after a
-// supervisor restart, only new messages are known.
+// scope remembers, per thread, the message, callback query and file ids
+// seen in it, so edits, deletes, answers and downloads cannot reach other
+// threads. It is bounded (the most recent scopeCap of each). What the
+// thread's followers sent is also kept in the store and reloaded after a
+// supervisor restart (a follower keeps editing its own messages); what
+// arrived is known again once it arrives after the restart.
 type scope struct {
+	load     sync.Once // the sent ids from the store
 	mu       sync.Mutex
 	messages *ring[int64]
 	queries  *ring[string]
@@ -120,14 +122,29 @@ type scope struct {
 
 const scopeCap = 4096
 
-func (h *Hub) scopeOf(key string) *scope {
+func (h *Hub) scopeOf(t store.Target) *scope {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	sc, ok := h.scopes[key]
+	sc, ok := h.scopes[t]
 	if !ok {
 		sc = &scope{messages: newRing[int64](scopeCap), queries: newRing[string](scopeCap), files: newRing[string](scopeCap)}
-		h.scopes[key] = sc
+		h.scopes[t] = sc
 	}
+	h.mu.Unlock()
+	sc.load.Do(func() {
+		msgs, files, err := h.store.Sent(t)
+		if err != nil {
+			h.log.Error().Err(err).Str("provider", t.Provider).Int64("chat_id", t.ChatID).Int64("thread_id", t.ThreadID).
+				Msg("reading what the thread's followers sent: calls naming those messages are refused")
+		}
+		sc.mu.Lock()
+		defer sc.mu.Unlock()
+		for _, id := range msgs {
+			sc.messages.add(id)
+		}
+		for _, id := range files {
+			sc.files.add(id)
+		}
+	})
 	return sc
 }
 
@@ -163,13 +180,13 @@ func (s *scope) addMessage(m *message) {
 	}
 }
 
-// learnRefs records the ids a provider reported for an update routed to
-// the binding key.
-func (h *Hub) learnRefs(key string, r *Refs) {
+// learnRefs records the ids a provider reported for an update that
+// arrived in thread t.
+func (h *Hub) learnRefs(t store.Target, r *Refs) {
 	if len(r.MessageIDs)+len(r.CallbackQueryIDs)+len(r.FileIDs) == 0 {
 		return
 	}
-	sc := h.scopeOf(key)
+	sc := h.scopeOf(t)
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	for _, id := range r.MessageIDs {
@@ -197,7 +214,7 @@ func (h *Hub) learn(u store.Update) {
 	if json.Unmarshal(u.Payload, &p) != nil {
 		return
 	}
-	sc := h.scopeOf(u.BindingKey)
+	sc := h.scopeOf(store.Target{Provider: u.Provider, ChatID: u.ChatID, ThreadID: u.ThreadID})
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.addMessage(p.Message)
@@ -208,15 +225,31 @@ func (h *Hub) learn(u store.Update) {
 	}
 }
 
-// learnResult records the message a call sent.
-func (h *Hub) learnResult(key string, res json.RawMessage) {
+// learnResult records the message a call sent into thread t, in memory at
+// once and in the store without waiting for it.
+func (h *Hub) learnResult(t store.Target, res json.RawMessage) {
 	var m message
-	if json.Unmarshal(res, &m) == nil && m.MessageID != 0 {
-		sc := h.scopeOf(key)
-		sc.mu.Lock()
-		sc.addMessage(&m)
-		sc.mu.Unlock()
+	if json.Unmarshal(res, &m) != nil || m.MessageID == 0 {
+		return
 	}
+	sc := h.scopeOf(t)
+	sc.mu.Lock()
+	sc.addMessage(&m)
+	sc.mu.Unlock()
+	var files []string
+	if m.Document != nil {
+		files = append(files, m.Document.FileID)
+	}
+	for _, p := range m.Photo {
+		files = append(files, p.FileID)
+	}
+	done := h.store.RememberSent(t, []int64{m.MessageID}, files)
+	go func() {
+		if err := <-done; err != nil {
+			h.log.Warn().Err(err).Int64("message_id", m.MessageID).Int64("thread_id", t.ThreadID).
+				Msg("remembering a sent message: after a restart it cannot be edited or deleted")
+		}
+	}()
 }
 
 // ring is a bounded set that forgets its oldest members. It grows as

@@ -33,7 +33,7 @@ func (h *Hub) Upload(ctx context.Context, f *registry.Follower, u Upload, r io.R
 	if err != nil {
 		return nil, err
 	}
-	h.learnResult(b.Key, res)
+	h.learnResult(b.Target, res)
 	return res, nil
 }
 
@@ -44,7 +44,7 @@ func (h *Hub) Download(ctx context.Context, f *registry.Follower, fileID string,
 	if err != nil {
 		return err
 	}
-	if !h.scopeOf(b.Key).hasFile(fileID) {
+	if !h.scopeOf(b.Target).hasFile(fileID) {
 		return fmt.Errorf("%w: file %q did not arrive in your thread", ErrOutOfScope, fileID)
 	}
 	return h.cfg.Providers.Download(ctx, b.Target.Provider, fileID, fn)

@@ -112,7 +112,7 @@ type Hub struct {
 	sessions  map[string]*session // by instance id
 	holders   map[string]*session // by binding key: its live follower
 	notifiers map[string]chan struct{}
-	scopes    map[string]*scope // by binding key
+	scopes    map[store.Target]*scope // by thread
 
 	// routes caches which binding owns a thread ("" = none), so routing an
 	// update costs a map lookup, not a store read. Every binding write goes
@@ -163,7 +163,7 @@ func New(cfg Config) *Hub {
 		sessions:  make(map[string]*session),
 		holders:   make(map[string]*session),
 		notifiers: make(map[string]chan struct{}),
-		scopes:    make(map[string]*scope),
+		scopes:    make(map[store.Target]*scope),
 		routes:    make(map[store.Target]string),
 	}
 }

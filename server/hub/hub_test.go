@@ -294,19 +294,26 @@ func TestRedeliveredUpdateStoredOnce(t *testing.T) {
 	}
 }
 
+// restarts returns start, which opens the hub over the same state file,
+// providers and clock each time: a supervisor restarting.
+func restarts(t *testing.T) (start func() *env, c *clock) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	provs := &fakeProviders{attached: map[string]store.Target{}}
+	c = &clock{t: time.Unix(1_700_000_000, 0)}
+	return func() *env { return newEnv(t, path, store.Limits{}, provs, c) }, c
+}
+
 // TestReconcileAfterRestart: a follower back inside the grace keeps its
 // thread; one that is not goes offline and its slot is reused.
 func TestReconcileAfterRestart(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state.db")
-	provs := &fakeProviders{attached: map[string]store.Target{}}
-	c := &clock{t: time.Unix(1_700_000_000, 0)}
-	first := newEnv(t, path, store.Limits{}, provs, c)
+	start, c := restarts(t)
+	first := start()
 	a := first.register("a-1", "manual:a", "")
 	b := first.register("b-1", "manual:b", "")
 	first.close() // the supervisor dies; bindings stay as they were
 
 	c.Add(time.Minute)
-	second := newEnv(t, path, store.Limits{}, provs, c)
+	second := start()
 	back := second.register("a-2", "manual:a", "") // inside the grace
 	if back.Origin != OriginReuse || back.Binding.Target != a.Binding.Target {
 		t.Fatalf("a came back with %v %+v", back.Origin, back.Binding.Target)
@@ -456,7 +463,7 @@ func TestReportedReferences(t *testing.T) {
 			t.Errorf("%s %s: %v, want %v", tc.method, tc.params, err, tc.want)
 		}
 	}
-	if sc := e.h.scopeOf(a.Binding.Key); !sc.hasFile("f-41") || sc.hasFile("f-42") {
+	if sc := e.h.scopeOf(a.Binding.Target); !sc.hasFile("f-41") || sc.hasFile("f-42") {
 		t.Errorf("files: f-41 known %v, f-42 known %v", sc.hasFile("f-41"), sc.hasFile("f-42"))
 	}
 }
@@ -540,5 +547,54 @@ func TestRefusedRegisterProvisionsNothing(t *testing.T) {
 	}
 	if _, err := e.st.GetBinding("manual:b"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("binding of the refused registration: %v, want none", err)
+	}
+}
+
+// TestScopeSurvivesRestart: a follower edits the message it sent before the
+// supervisor restarted; messages it never sent stay out of reach, and a
+// thread the binding left keeps nothing.
+func TestScopeSurvivesRestart(t *testing.T) {
+	start, c := restarts(t)
+	first := start()
+	a := first.register("a-1", "manual:a", "")
+	if _, err := first.h.Call(context.Background(), a.Follower, "sendMessage", []byte(`{"text":"working…"}`), ""); err != nil {
+		t.Fatal(err) // the platform answers message 777
+	}
+	first.close() // the supervisor restarts
+
+	second := start()
+	back := second.register("a-2", "manual:a", "")
+	if back.Origin != OriginReuse {
+		t.Fatalf("came back with %v", back.Origin)
+	}
+	edit := func(e *env, f *registry.Follower, id int) error {
+		_, err := e.h.Call(context.Background(), f, "editMessageText", fmt.Appendf(nil, `{"message_id":%d,"text":"done"}`, id), "")
+		return err
+	}
+	if err := edit(second, back.Follower, 777); err != nil {
+		t.Errorf("editing its own message after the restart: %v", err)
+	}
+	if err := edit(second, back.Follower, 778); !errors.Is(err, ErrOutOfScope) {
+		t.Errorf("editing a message it never sent: %v, want ErrOutOfScope", err)
+	}
+
+	// The binding goes offline, is forgotten by reconciliation, and gets a
+	// fresh thread: the old thread's messages are not reachable from it.
+	second.reg.Unregister(back.Follower)
+	c.Add(time.Minute)
+	if _, err := second.h.Reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	second.close()
+	third := start()
+	fresh := third.register("a-3", "manual:a", "")
+	if fresh.Origin != OriginFresh || fresh.Binding.Target == a.Binding.Target {
+		t.Fatalf("after reconcile: %v %+v", fresh.Origin, fresh.Binding.Target)
+	}
+	if err := edit(third, fresh.Follower, 777); !errors.Is(err, ErrOutOfScope) {
+		t.Errorf("editing the old thread's message from the new thread: %v, want ErrOutOfScope", err)
+	}
+	if msgs, _, _ := third.st.Sent(a.Binding.Target); msgs != nil {
+		t.Errorf("the old thread still remembers %v", msgs)
 	}
 }

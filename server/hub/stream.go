@@ -68,7 +68,7 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound) (ack
 		case in.Refs != nil:
 			// Learned before the update is durable, which is harmless:
 			// no follower sees it before it is.
-			h.learnRefs(u.BindingKey, in.Refs)
+			h.learnRefs(store.Target{Provider: provider, ChatID: in.ChatID, ThreadID: in.ThreadID}, in.Refs)
 		default:
 			if unreported == nil {
 				unreported = make(map[int64]bool)

@@ -106,6 +106,9 @@ func (s *Bolt) PutBinding(b Binding) error {
 			if err := unindexTarget(targets, old.Target, key); err != nil {
 				return err
 			}
+			if err := forgetSent(tx, old.Target); err != nil { // the thread is left behind
+				return err
+			}
 		}
 		v, err := encodeBinding(rec)
 		if err != nil {
@@ -197,6 +200,9 @@ func (s *Bolt) DeleteBinding(key string) error {
 		}
 		if !b.Target.IsZero() {
 			if err := unindexTarget(tx.Bucket(bTargets), b.Target, []byte(key)); err != nil {
+				return err
+			}
+			if err := forgetSent(tx, b.Target); err != nil {
 				return err
 			}
 		}

@@ -77,6 +77,9 @@ var (
 	bUnrouted = []byte("unrouted")
 	bHandoffs = []byte("handoffs")
 	bOutbox   = []byte("outbox")
+	// bSent is created by the first RememberSent: files made before it
+	// existed stay valid, and older programs ignore it.
+	bSent = []byte("sent")
 
 	kSchema   = []byte("schema")
 	kState    = []byte("state")
@@ -101,6 +104,9 @@ type Options struct {
 	// SeenMaxAge forgets remembered ids older than this. If zero, 7 days
 	// (Telegram keeps unconfirmed updates for 24 hours).
 	SeenMaxAge time.Duration
+	// MaxSent is how many sent ids RememberSent keeps per thread. If zero,
+	// 4096.
+	MaxSent int
 	// MaxSlots is the length of the slot sequence before AllocateSlot wraps
 	// to A. If zero, 702 (26*27: A…Z, AA…ZZ).
 	MaxSlots int
@@ -136,6 +142,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxSlots == 0 {
 		o.MaxSlots = 26 * 27
+	}
+	if o.MaxSent == 0 {
+		o.MaxSent = 4096
 	}
 	if o.LockTimeout == 0 {
 		o.LockTimeout = time.Second
@@ -462,6 +471,33 @@ func (s *Bolt) write(ctx context.Context, fn func(tx *bbolt.Tx) error, after fun
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	return s.wait(ctx, r)
+}
+
+// writeAsync submits fn to the committer like write, but returns once it is
+// queued; the channel receives the outcome. It waits only while the queue
+// is full.
+func (s *Bolt) writeAsync(fn func(tx *bbolt.Tx) error) <-chan error {
+	out := make(chan error, 1)
+	r := &request{ctx: context.Background(), fn: fn, done: make(chan error, 1)}
+	select {
+	case <-s.closing:
+		out <- s.errClosed()
+		return out
+	default:
+	}
+	select {
+	case s.reqs <- r:
+	case <-s.closing:
+		out <- s.errClosed()
+		return out
+	}
+	go func() { out <- s.wait(r.ctx, r) }()
+	return out
+}
+
+// wait returns the outcome of a queued request.
+func (s *Bolt) wait(ctx context.Context, r *request) error {
 	select {
 	case err := <-r.done:
 		return err

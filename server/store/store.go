@@ -324,6 +324,14 @@ type Store interface {
 	// returns how many. Pending entries are never pruned.
 	PruneOutbox(olderThan time.Time) (int, error)
 
+	// RememberSent records the ids of what a follower sent into thread t
+	// (message ids, file ids), so that its call scope survives a restart.
+	// The most recent MaxSent entries per thread are kept. It queues the
+	// write and returns at once; the channel receives its outcome.
+	RememberSent(t Target, messageIDs []int64, fileIDs []string) <-chan error
+	// Sent returns what RememberSent recorded for t, oldest first.
+	Sent(t Target) (messageIDs []int64, fileIDs []string, err error)
+
 	// Close stops accepting calls, finishes the writes already accepted and
 	// closes the backend. Later calls return nil.
 	Close() error
