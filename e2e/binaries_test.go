@@ -42,6 +42,16 @@ func TestSupervisordAndBusctl(t *testing.T) {
 	}
 	out, _, _ = p.busctl("events")
 	contains(t, "events", out, "supervisor_started")
+	out, _, code = p.busctl("doctor", "status")
+	if code != 0 {
+		t.Errorf("doctor status: exit %d", code)
+	}
+	contains(t, "doctor status without providers", out, "(no providers configured")
+	_, errOut, code := p.busctl("updates", "no-such-binding")
+	if code != 1 || strings.Contains(errOut, "session") {
+		t.Errorf("updates of an unknown binding: exit %d, %q", code, errOut)
+	}
+	contains(t, "updates of an unknown binding", errOut, `binding "no-such-binding": not found`)
 
 	// Files: socket 0600 in a 0700 dir, secret 0600.
 	for path, want := range map[string]os.FileMode{p.socket: 0o600, filepath.Dir(p.socket): 0o700, filepath.Join(p.state, "secret"): 0o600} {
@@ -68,7 +78,7 @@ func TestSupervisordAndBusctl(t *testing.T) {
 	if _, err := os.Stat(p.socket); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket after stop: %v", err)
 	}
-	_, errOut, code := p.busctl("status")
+	_, errOut, code = p.busctl("status")
 	if code != 3 {
 		t.Errorf("status when stopped: exit %d, want 3", code)
 	}

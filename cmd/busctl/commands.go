@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/chatbus/chatbus/client"
@@ -198,4 +200,12 @@ func ago(t time.Time) string {
 }
 
 // clientErr maps a raw gRPC error to the client's sentinels.
-func clientErr(err error) error { return client.Err(err) }
+// clientErr maps a call's error for the operator. A NOT_FOUND from the
+// admin service names what is missing: the client's wording for followers
+// ("session unknown") does not apply.
+func clientErr(err error) error {
+	if status.Code(err) == codes.NotFound {
+		return errors.New(status.Convert(err).Message())
+	}
+	return client.Err(err)
+}

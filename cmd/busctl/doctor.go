@@ -89,6 +89,9 @@ func (a *app) doctorStatusCmd() *cobra.Command {
 					strings.ToLower(strings.TrimPrefix(o.GetPhase().String(), "FENCE_PHASE_")), o.GetAdmitting(),
 					occupancy(o.GetOccupancy()), lease, orDash(o.GetRequestId()))
 			}
+			if len(resp.GetOwners()) == 0 {
+				fmt.Fprintln(w, "(no providers configured: see deploy/config.example.yaml)")
+			}
 			return w.Flush()
 		},
 	}
