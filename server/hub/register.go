@@ -192,6 +192,13 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 		return store.Binding{}, 0, fmt.Errorf("%w on %s: %v", ErrProvision, provider, err)
 	}
 	b.Target = t
+	if !old.Target.IsZero() {
+		// The profile left its old thread (the store forgot what was sent
+		// there when the binding moved): so does the scope in memory.
+		h.mu.Lock()
+		delete(h.scopes, old.Target)
+		h.mu.Unlock()
+	}
 	return b, OriginFresh, nil
 }
 
