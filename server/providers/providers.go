@@ -92,8 +92,18 @@ type provider struct {
 	sup  *supervise.Supervisor
 	log  zerolog.Logger
 
-	mu       sync.Mutex        // guards attached
+	mu       sync.Mutex        // guards attached and the detach queue
 	attached map[string]attach // by instance id, re-sent to each new child
+
+	// Detaches are sent to the child in order by one goroutine (detacher),
+	// so that a slow or hung child never holds up the registry: a
+	// follower's end (prune, unregister, a successor taking its thread)
+	// returns at once. An Attach of the same instance id waits for its
+	// queued Detach first.
+	detachQueue   []string
+	detachPending map[string]int // queued Detaches by instance id
+	detachKick    chan struct{}  // cap 1: the queue grew
+	detachSent    chan struct{}  // closed and replaced after each batch sent
 
 	ingested   atomic.Uint64
 	notAllowed atomic.Uint64
@@ -129,7 +139,8 @@ func New(cfg Config) (*Manager, error) {
 			return nil, fmt.Errorf("provider %q settings: %w", spec.Name, err)
 		}
 		p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger(),
-			flushKick: make(chan struct{}, 1), waiters: map[string][]chan outcome{}}
+			flushKick: make(chan struct{}, 1), waiters: map[string][]chan outcome{},
+			detachPending: map[string]int{}, detachKick: make(chan struct{}, 1), detachSent: make(chan struct{})}
 		p.sup = supervise.New(supervise.Spec{
 			Name:         spec.Name,
 			Path:         binaryPath(spec),
@@ -178,6 +189,7 @@ func (m *Manager) Run(ctx context.Context) {
 		})
 		wg.Go(func() { m.pump(ctx, p) })
 		wg.Go(func() { m.flusher(ctx, p) })
+		wg.Go(func() { p.detacher(ctx) })
 		m.kickFlush(p) // calls held by a previous run
 	}
 	wg.Wait()
@@ -283,6 +295,9 @@ func (m *Manager) Attach(ctx context.Context, name, instanceID string, t store.T
 	if err != nil {
 		return err
 	}
+	if err := p.waitDetached(ctx, instanceID); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	p.attached[instanceID] = attach{target: t}
 	p.mu.Unlock()
@@ -310,8 +325,9 @@ func (m *Manager) Attach(ctx context.Context, name, instanceID string, t store.T
 	return nil
 }
 
-// Detach implements hub.Providers. It does not wait for a restarting
-// provider: the next child is only given the attachments still held.
+// Detach implements hub.Providers. It forgets the attachment at once (the
+// next child is only given the attachments still held) and queues telling
+// the running child; it never waits for the child.
 func (m *Manager) Detach(name, instanceID string) {
 	p, err := m.get(name)
 	if err != nil {
@@ -319,15 +335,65 @@ func (m *Manager) Detach(name, instanceID string) {
 	}
 	p.mu.Lock()
 	delete(p.attached, instanceID)
+	p.detachQueue = append(p.detachQueue, instanceID)
+	p.detachPending[instanceID]++
 	p.mu.Unlock()
-	c, ok := p.sup.Current()
-	if !ok {
-		return
+	select {
+	case p.detachKick <- struct{}{}:
+	default:
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := providerv1.NewProviderServiceClient(c.Conn).Detach(ctx, &providerv1.DetachRequest{InstanceId: instanceID}); err != nil {
-		p.log.Warn().Err(err).Str("instance_id", instanceID).Msg("detach")
+}
+
+// detacher sends the queued Detaches to the running child, in order, until
+// ctx ends.
+func (p *provider) detacher(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.detachKick:
+		}
+		p.mu.Lock()
+		batch := p.detachQueue
+		p.detachQueue = nil
+		p.mu.Unlock()
+		for _, id := range batch {
+			if c, ok := p.sup.Current(); ok {
+				dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				_, err := providerv1.NewProviderServiceClient(c.Conn).Detach(dctx, &providerv1.DetachRequest{InstanceId: id})
+				cancel()
+				if err != nil && ctx.Err() == nil {
+					p.log.Warn().Err(err).Str("instance_id", id).Msg("detach")
+				}
+			}
+		}
+		p.mu.Lock()
+		for _, id := range batch {
+			if p.detachPending[id]--; p.detachPending[id] <= 0 {
+				delete(p.detachPending, id)
+			}
+		}
+		close(p.detachSent)
+		p.detachSent = make(chan struct{})
+		p.mu.Unlock()
+	}
+}
+
+// waitDetached waits until no Detach of instanceID is queued, so that the
+// child sees Detach and Attach of one instance in the order they were made.
+func (p *provider) waitDetached(ctx context.Context, instanceID string) error {
+	for {
+		p.mu.Lock()
+		pending, sent := p.detachPending[instanceID], p.detachSent
+		p.mu.Unlock()
+		if pending == 0 {
+			return nil
+		}
+		select {
+		case <-sent:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 
