@@ -20,6 +20,7 @@ called from any thread (or a signal handler) to end a blocked iteration.
 from __future__ import annotations
 
 import collections
+import datetime
 import json
 import logging
 import os
@@ -40,7 +41,7 @@ from chatbus.errors import (
     Unavailable,
     from_rpc_error,
 )
-from chatbus.v1 import admin_pb2, admin_pb2_grpc, bus_pb2, bus_pb2_grpc, types_pb2
+from chatbus.v1 import admin_pb2, admin_pb2_grpc, bus_pb2, bus_pb2_grpc, doctor_pb2, doctor_pb2_grpc, types_pb2
 
 log = logging.getLogger("chatbus")
 
@@ -133,9 +134,9 @@ class Client:
     """A connection to one supervisor. Use it as a context manager or close it.
 
     ``socket`` and ``secret_file`` default to the profile's paths (see
-    :mod:`chatbus.paths`); ``secret`` bypasses the file. ``bus`` and ``admin``
-    are the generated stubs, already authenticated, for anything the
-    follower API below does not wrap.
+    :mod:`chatbus.paths`); ``secret`` bypasses the file. ``bus``, ``admin``
+    and ``doctor`` are the generated stubs, already authenticated, for
+    anything the API below does not wrap.
     """
 
     def __init__(
@@ -161,6 +162,7 @@ class Client:
         self._channel = grpc.intercept_channel(self._raw_channel, _BearerInterceptor(secret))
         self.bus = bus_pb2_grpc.BusServiceStub(self._channel)
         self.admin = admin_pb2_grpc.AdminServiceStub(self._channel)
+        self.doctor = doctor_pb2_grpc.DoctorServiceStub(self._channel)
 
     def __enter__(self) -> "Client":
         return self
@@ -225,6 +227,50 @@ class Client:
         except grpc.RpcError as e:
             raise from_rpc_error(e) from e
         return list(resp.followers)
+
+    def doctor_status(self, provider: str = "") -> list:
+        """DoctorService.Status: each provider's owner (``doctor_pb2.Owner``):
+        pid, fence phase, admitting, occupancy, lease. One, or all if empty."""
+        try:
+            resp = self.doctor.Status(doctor_pb2.StatusRequest(provider=provider), timeout=self.timeout)
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from e
+        return list(resp.owners)
+
+    def doctor_restart(
+        self,
+        provider: str,
+        *,
+        drain: Optional[float] = None,
+        deadline: Optional[float] = None,
+        on_progress: Optional[Callable[[Any], None]] = None,
+    ) -> Any:
+        """DoctorService.Restart: restarts (or upgrades) a provider without
+        losing anything, and returns the typed ``doctor_pb2.RestartOutcome``
+        (``outcome.kind == doctor_pb2.OUTCOME_KIND_RESTARTED`` on success).
+
+        ``drain`` bounds the wait for the owner to settle before committing
+        (seconds; default: commit at once, the owner exits once settled),
+        ``deadline`` the whole restart (default 60). ``on_progress`` is
+        called with each ``doctor_pb2.RestartProgress`` (phase, occupancy,
+        what blocks)."""
+        req = doctor_pb2.RestartRequest(provider=provider)
+        if drain is not None:
+            req.drain.FromTimedelta(datetime.timedelta(seconds=drain))
+        if deadline is not None:
+            req.deadline.FromTimedelta(datetime.timedelta(seconds=deadline))
+        outcome = None
+        try:
+            for resp in self.doctor.Restart(req, timeout=(deadline or 60.0) + self.timeout):
+                if resp.HasField("progress") and on_progress is not None:
+                    on_progress(resp.progress)
+                elif resp.HasField("outcome"):
+                    outcome = resp.outcome
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from e
+        if outcome is None:
+            raise ChatbusError("doctor restart ended without an outcome")
+        return outcome
 
 
 def connect(socket: Optional[str] = None, **kwargs: Any) -> Client:

@@ -412,6 +412,65 @@ class RoutedTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, err)
 
 
+class DoctorTest(unittest.TestCase):
+    """A doctor restart of provider-fake, a provider child in Python that
+    keeps the doctor fence: nothing lost, the follower keeps its thread."""
+
+    def setUp(self):
+        self.platform_dir = tempfile.mkdtemp(prefix="cb-fake-")
+        self.addCleanup(shutil.rmtree, self.platform_dir, True)
+        self.platform = harness.FakePlatform(self.platform_dir)
+        self.sup = harness.Supervisor(
+            ["--heartbeat-interval", f"{int(HEARTBEAT * 1000)}ms"],
+            config_yaml=harness.fake_provider_yaml(self.platform_dir),
+        )
+        self.addCleanup(self.sup.stop)
+        self.sup.wait_provider("fake")
+        self.client = self.sup.client()
+        self.addCleanup(self.client.close)
+
+    def test_restart(self):
+        from chatbus.v1 import doctor_pb2
+
+        (before,) = self.client.doctor_status("fake")
+        self.assertTrue(before.present)
+        self.assertEqual((before.phase, before.admitting), (doctor_pb2.FENCE_PHASE_IDLE, True))
+
+        f = self.client.register("manual:doctor", instance_id=new_id())
+        self.addCleanup(f.close)
+        thread = f.binding.target.thread_id
+        harness.eventually(lambda: self.client.doctor_status("fake")[0].occupancy.attached == 1,
+                           what="the follower attached")
+
+        progress = []
+        outcome = self.client.doctor_restart("fake", drain=5, deadline=30, on_progress=progress.append)
+        self.assertEqual(outcome.kind, doctor_pb2.OUTCOME_KIND_RESTARTED, outcome.message)
+        self.assertEqual(outcome.old.pid, before.pid)
+        self.assertNotEqual(outcome.successor.pid, before.pid)
+        self.assertIn(outcome.exit_proof, ("reaped", "pid-gone", "pid-reused"))
+        phases = {p.phase for p in progress}
+        for want in (doctor_pb2.RESTART_PHASE_PREPARE, doctor_pb2.RESTART_PHASE_COMMIT,
+                     doctor_pb2.RESTART_PHASE_EXIT_PROOF):
+            self.assertIn(want, phases, progress)
+        (after,) = self.client.doctor_status("fake")
+        self.assertEqual((after.pid, after.admitting), (outcome.successor.pid, True))
+
+        # The follower kept its thread through the successor: a message sent
+        # into it arrives, and a reply lands in it.
+        self.platform.push_message(thread, "after the restart")
+        with f.updates() as stream:
+            update = next(iter(stream))
+        self.assertEqual(update.text, "after the restart")
+        f.call("sendMessage", {"text": "still here"})
+        calls = [c for c in self.platform.calls() if c["params"].get("text") == "still here"]
+        self.assertEqual(len(calls), 1, self.platform.calls())
+        self.assertEqual(calls[0]["params"]["message_thread_id"], thread)
+
+    def test_restart_of_unknown_provider(self):
+        with self.assertRaises(chatbus.InvalidArgument):
+            self.client.doctor_restart("nope")
+
+
 class UnreachableSupervisorTest(unittest.TestCase):
     def test_session_outlasts_a_gone_supervisor_until_stale_after(self):
         stale_after = 3.0

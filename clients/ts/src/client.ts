@@ -19,6 +19,7 @@ import { Code, ConnectError, createClient, type Client as RpcClient, type Interc
 import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
 
 import type { GetInfoResponse } from "./gen/chatbus/v1/admin_pb.js";
+import { DoctorService, type Owner, type RestartOutcome, type RestartProgress } from "./gen/chatbus/v1/doctor_pb.js";
 import { AdminService } from "./gen/chatbus/v1/admin_pb.js";
 import {
   BusService,
@@ -99,6 +100,7 @@ export interface RegisterOptions {
 
 type BusClient = RpcClient<typeof BusService>;
 type AdminClient = RpcClient<typeof AdminService>;
+type DoctorClient = RpcClient<typeof DoctorService>;
 
 /** Connects to a supervisor: Client.connect(opts). */
 export function connect(opts: ConnectOptions = {}): Promise<Client> {
@@ -106,13 +108,14 @@ export function connect(opts: ConnectOptions = {}): Promise<Client> {
 }
 
 /**
- * A connection to one supervisor. `bus` and `admin` are the generated
- * clients, already authenticated, for anything the follower API does not
- * wrap. Close it when done: the HTTP/2 connection keeps Node running.
+ * A connection to one supervisor. `bus`, `admin` and `doctor` are the
+ * generated clients, already authenticated, for anything the API below does
+ * not wrap. Close it when done: the HTTP/2 connection keeps Node running.
  */
 export class Client {
   readonly bus: BusClient;
   readonly admin: AdminClient;
+  readonly doctor: DoctorClient;
 
   private constructor(
     readonly socketPath: string,
@@ -127,6 +130,7 @@ export class Client {
     const transport = createGrpcTransport({ baseUrl: "http://localhost", sessionManager: session, interceptors: [auth] });
     this.bus = createClient(BusService, transport);
     this.admin = createClient(AdminService, transport);
+    this.doctor = createClient(DoctorService, transport);
   }
 
   /** Probes the socket (NotRunningError if nobody listens) and reads the secret. */
@@ -179,6 +183,42 @@ export class Client {
   /** AdminService.ListFollowers: the registered followers. */
   async listFollowers(): Promise<FollowerRow[]> {
     return (await this.admin.listFollowers({}, { timeoutMs: this.timeoutMs })).followers;
+  }
+
+  /** DoctorService.Status: each provider's owner (pid, fence phase, admitting, occupancy), or one. */
+  async doctorStatus(provider = ""): Promise<Owner[]> {
+    return (await this.doctor.status({ provider }, { timeoutMs: this.timeoutMs })).owners;
+  }
+
+  /**
+   * DoctorService.Restart: restarts (or upgrades) a provider without losing
+   * anything and resolves to the typed outcome (`kind ===
+   * doctor.OutcomeKind.RESTARTED` on success). `drainMs` bounds the wait for
+   * the owner to settle before committing (default: commit at once, the
+   * owner exits once settled), `deadlineMs` the whole restart (default
+   * 60 s); `onProgress` sees each step (phase, occupancy, what blocks).
+   */
+  async doctorRestart(
+    provider: string,
+    opts: { drainMs?: number; deadlineMs?: number; onProgress?: (p: RestartProgress) => void } = {},
+  ): Promise<RestartOutcome> {
+    const dur = (ms: number) => ({ seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 });
+    const deadlineMs = opts.deadlineMs ?? 60_000;
+    const stream = this.doctor.restart(
+      {
+        provider,
+        drain: opts.drainMs === undefined ? undefined : dur(opts.drainMs),
+        deadline: opts.deadlineMs === undefined ? undefined : dur(opts.deadlineMs),
+      },
+      { timeoutMs: deadlineMs + this.timeoutMs },
+    );
+    let outcome: RestartOutcome | undefined;
+    for await (const resp of stream) {
+      if (resp.msg.case === "progress") opts.onProgress?.(resp.msg.value);
+      else if (resp.msg.case === "outcome") outcome = resp.msg.value;
+    }
+    if (!outcome) throw new Error("doctor restart ended without an outcome");
+    return outcome;
   }
 
   /** Closes the connection; open streams end. */

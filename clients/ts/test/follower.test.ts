@@ -18,7 +18,18 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 
-import { Client, Code, ConnectError, Follower, NotRunningError, checkSocketPath, connect, defaultPaths, types } from "../src/index.js";
+import {
+  Client,
+  Code,
+  ConnectError,
+  Follower,
+  NotRunningError,
+  checkSocketPath,
+  connect,
+  defaultPaths,
+  doctor,
+  types,
+} from "../src/index.js";
 import type { Update } from "../src/gen/chatbus/v1/types_pb.js";
 import * as fs from "node:fs";
 
@@ -464,6 +475,36 @@ describe("routed through a provider (provider-fake)", { skip: bin.skip ?? fakePr
     } finally {
       if (proc.exitCode === null) proc.kill("SIGKILL");
     }
+  });
+
+  // Last: it replaces the provider child the tests above used.
+  it("a doctor restart of the provider keeps the follower's thread", async () => {
+    const [before] = await client.doctorStatus("fake");
+    assert.ok(before.present);
+    assert.equal(before.admitting, true);
+    const f = await register("manual:doctor-ts", "/home/u/doctor");
+    const thread = f.binding!.target!.threadId;
+
+    const phases = new Set<doctor.RestartPhase>();
+    const outcome = await client.doctorRestart("fake", {
+      drainMs: 5000,
+      deadlineMs: 30_000,
+      onProgress: (p) => phases.add(p.phase),
+    });
+    assert.equal(outcome.kind, doctor.OutcomeKind.RESTARTED, outcome.message);
+    assert.equal(outcome.old?.pid, before.pid);
+    assert.notEqual(outcome.successor?.pid, before.pid);
+    for (const want of [doctor.RestartPhase.PREPARE, doctor.RestartPhase.COMMIT, doctor.RestartPhase.EXIT_PROOF]) {
+      assert.ok(phases.has(want), `no ${doctor.RestartPhase[want]} progress: ${[...phases]}`);
+    }
+
+    platform.pushMessage(thread, "after the restart");
+    const u = await within(firstUpdate(f), 10_000, "an update through the successor");
+    assert.equal(u.text, "after the restart");
+    await f.call("sendMessage", { text: "still here (ts)" });
+    const calls = platform.calls().filter((c) => c.params.text === "still here (ts)");
+    assert.equal(calls.length, 1);
+    assert.equal(calls[0].params.message_thread_id, Number(thread));
   });
 });
 
