@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -61,8 +60,8 @@ func openQueue(tx *bbolt.Tx, key string, create bool) (*queue, error) {
 }
 
 // push stores u under the next seq and returns it.
-func (q *queue) push(u *Update) (uint64, error) {
-	v := encodeUpdate(u)
+// push appends an encoded update (encodeUpdate) and returns its seq.
+func (q *queue) push(v []byte) (uint64, error) {
 	seq := q.st.lastSeq + 1
 	if err := q.q.Put(putU64(nil, seq), v); err != nil {
 		return 0, err
@@ -217,6 +216,9 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 	}
 	now := s.opts.Now()
 	in := make([]Update, len(updates))
+	// Encoded here, on the caller's goroutine, not the committer's; the
+	// encoding is also the copy that lets the caller reuse its updates.
+	enc := make([][]byte, len(updates))
 	for i, u := range updates {
 		switch {
 		case u.Provider == "":
@@ -231,15 +233,16 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 			u.ReceivedAt = now
 		}
 		u.Seq = 0
-		u.Payload = bytes.Clone(u.Payload)
-		in[i] = u
+		v := encodeUpdate(&u)
+		u.Payload = v[len(v)-len(u.Payload) : len(v) : len(v)] // the payload ends the encoding
+		in[i], enc[i] = u, v
 	}
 	var (
 		out   []Update
 		drops []drop
 	)
 	err := s.write(ctx, func(tx *bbolt.Tx) error {
-		stored, dr, err := s.appendTx(tx, provider, in, cursor)
+		stored, dr, err := s.appendTx(tx, provider, in, enc, cursor)
 		out, drops = stored, dr
 		return err
 	}, func() { s.reportDrops(drops) })
@@ -249,7 +252,7 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 	return out, nil
 }
 
-func (s *Bolt) appendTx(tx *bbolt.Tx, provider string, in []Update, cursor int64) ([]Update, []drop, error) {
+func (s *Bolt) appendTx(tx *bbolt.Tx, provider string, in []Update, enc [][]byte, cursor int64) ([]Update, []drop, error) {
 	now := s.opts.Now()
 	seen, err := openSeen(tx, provider)
 	if err != nil {
@@ -259,7 +262,7 @@ func (s *Bolt) appendTx(tx *bbolt.Tx, provider string, in []Update, cursor int64
 	out := make([]Update, 0, len(in))
 	queues := make(map[string]*queue, 1)
 	var order []*queue // touched journals, first touch first
-	for _, u := range in {
+	for i, u := range in {
 		if u.PlatformUpdateID != 0 {
 			dup, err := seen.remember(u.PlatformUpdateID, now)
 			if err != nil {
@@ -280,7 +283,7 @@ func (s *Bolt) appendTx(tx *bbolt.Tx, provider string, in []Update, cursor int64
 			queues[u.BindingKey] = q
 			order = append(order, q)
 		}
-		if u.Seq, err = q.push(&u); err != nil {
+		if u.Seq, err = q.push(enc[i]); err != nil {
 			return nil, nil, err
 		}
 		out = append(out, u)

@@ -367,3 +367,23 @@ func TestRetentionOfUnroutedAndQuietBindings(t *testing.T) {
 		t.Errorf("Stats(quiet) = %+v", st)
 	}
 }
+
+// TestAppendCopiesPayload: the caller may reuse its payload buffers as soon
+// as Append returns; what was journalled and what Append returned keep the
+// bytes of the call.
+func TestAppendCopiesPayload(t *testing.T) {
+	s, _ := newStore(t, Options{})
+	putBinding(t, s, "b", Target{"telegram", -100, 7})
+	buf := []byte(`{"update_id":1}`)
+	u := upd("b", 1, "x")
+	u.Payload = buf
+	out := mustAppend(t, s, "telegram", 2, u)
+	copy(buf, `XXXXXXXXXXXXXXX`)
+	if got := string(out[0].Payload); got != `{"update_id":1}` {
+		t.Errorf("returned payload %q changed with the caller's buffer", got)
+	}
+	ups, err := s.Read("b", 0, 0)
+	if err != nil || len(ups) != 1 || string(ups[0].Payload) != `{"update_id":1}` {
+		t.Errorf("journalled %v (%v), want the payload as appended", ups, err)
+	}
+}
