@@ -234,8 +234,12 @@ func (h *Hub) learnResult(t store.Target, res json.RawMessage) {
 	}
 	sc := h.scopeOf(t)
 	sc.mu.Lock()
+	known := sc.messages.has(m.MessageID) // an edit: remembered already
 	sc.addMessage(&m)
 	sc.mu.Unlock()
+	if known {
+		return
+	}
 	var files []string
 	if m.Document != nil {
 		files = append(files, m.Document.FileID)

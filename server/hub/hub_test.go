@@ -574,6 +574,14 @@ func TestScopeSurvivesRestart(t *testing.T) {
 	if err := edit(second, back.Follower, 777); err != nil {
 		t.Errorf("editing its own message after the restart: %v", err)
 	}
+	// A write through the committer: whatever the edit queued before it
+	// has landed too.
+	if err := second.st.ApplyRetention(); err != nil {
+		t.Fatal(err)
+	}
+	if msgs, _, _ := second.st.Sent(a.Binding.Target); len(msgs) != 1 {
+		t.Errorf("remembered %v: an edit of a known message is remembered once", msgs)
+	}
 	if err := edit(second, back.Follower, 778); !errors.Is(err, ErrOutOfScope) {
 		t.Errorf("editing a message it never sent: %v, want ErrOutOfScope", err)
 	}
