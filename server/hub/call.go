@@ -111,7 +111,7 @@ func sameID(v json.RawMessage, want int64) bool {
 // threads. It is bounded (the most recent scopeCap of each). What the
 // thread's followers sent is also kept in the store and reloaded after a
 // supervisor restart (a follower keeps editing its own messages); what
-// arrived is known again once it arrives after the restart.
+// arrived before a restart is not known after it.
 type scope struct {
 	load     sync.Once // the sent ids from the store
 	mu       sync.Mutex
@@ -136,16 +136,24 @@ func (h *Hub) scopeOf(t store.Target) *scope {
 			h.log.Error().Err(err).Str("provider", t.Provider).Int64("chat_id", t.ChatID).Int64("thread_id", t.ThreadID).
 				Msg("reading what the thread's followers sent: calls naming those messages are refused")
 		}
-		sc.mu.Lock()
-		defer sc.mu.Unlock()
-		for _, id := range msgs {
-			sc.messages.add(id)
-		}
-		for _, id := range files {
-			sc.files.add(id)
-		}
+		sc.add(msgs, nil, files)
 	})
 	return sc
+}
+
+// add records ids seen in the thread.
+func (s *scope) add(messages []int64, queries, files []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range messages {
+		s.messages.add(id)
+	}
+	for _, id := range queries {
+		s.queries.add(id)
+	}
+	for _, id := range files {
+		s.files.add(id)
+	}
 }
 
 func (s *scope) hasMessage(id int64) bool {
@@ -172,12 +180,21 @@ func (s *scope) addMessage(m *message) {
 		return
 	}
 	s.messages.add(m.MessageID)
+	for _, id := range m.fileIDs() {
+		s.files.add(id)
+	}
+}
+
+// fileIDs lists the files the message carries.
+func (m *message) fileIDs() []string {
+	var ids []string
 	if m.Document != nil {
-		s.files.add(m.Document.FileID)
+		ids = append(ids, m.Document.FileID)
 	}
 	for _, p := range m.Photo {
-		s.files.add(p.FileID)
+		ids = append(ids, p.FileID)
 	}
+	return ids
 }
 
 // learnRefs records the ids a provider reported for an update that
@@ -186,18 +203,7 @@ func (h *Hub) learnRefs(t store.Target, r *Refs) {
 	if len(r.MessageIDs)+len(r.CallbackQueryIDs)+len(r.FileIDs) == 0 {
 		return
 	}
-	sc := h.scopeOf(t)
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	for _, id := range r.MessageIDs {
-		sc.messages.add(id)
-	}
-	for _, id := range r.CallbackQueryIDs {
-		sc.queries.add(id)
-	}
-	for _, id := range r.FileIDs {
-		sc.files.add(id)
-	}
+	h.scopeOf(t).add(r.MessageIDs, r.CallbackQueryIDs, r.FileIDs)
 }
 
 // learn records the ids of an inbound update routed to a binding, read
@@ -240,14 +246,7 @@ func (h *Hub) learnResult(t store.Target, res json.RawMessage) {
 	if known {
 		return
 	}
-	var files []string
-	if m.Document != nil {
-		files = append(files, m.Document.FileID)
-	}
-	for _, p := range m.Photo {
-		files = append(files, p.FileID)
-	}
-	done := h.store.RememberSent(t, []int64{m.MessageID}, files)
+	done := h.store.RememberSent(t, []int64{m.MessageID}, m.fileIDs())
 	go func() {
 		if err := <-done; err != nil {
 			h.log.Warn().Err(err).Int64("message_id", m.MessageID).Int64("thread_id", t.ThreadID).

@@ -189,15 +189,11 @@ func (r *Registry) Register(info Info) (*Follower, error) {
 	f.lastSeen.Store(now.UnixNano())
 
 	r.mu.Lock()
-	if r.closed {
+	if err := r.refusalLocked(info.InstanceID); err != nil {
 		r.mu.Unlock()
-		return nil, ErrShutdown
+		return nil, err
 	}
 	old := r.byInstance[info.InstanceID]
-	if old == nil && len(r.byInstance) >= r.cfg.MaxFollowers {
-		r.mu.Unlock()
-		return nil, fmt.Errorf("%w (limit %d)", ErrFull, r.cfg.MaxFollowers)
-	}
 	if old != nil {
 		r.removeLocked(old, Replaced)
 	}
@@ -223,6 +219,12 @@ func (r *Registry) Register(info Info) (*Follower, error) {
 func (r *Registry) Admits(instanceID string) error {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	return r.refusalLocked(instanceID)
+}
+
+// refusalLocked says why a registration of instanceID is refused now
+// (ErrShutdown, ErrFull), nil if it is not. r.mu is held.
+func (r *Registry) refusalLocked(instanceID string) error {
 	switch _, replacing := r.byInstance[instanceID]; {
 	case r.closed:
 		return ErrShutdown

@@ -458,18 +458,9 @@ func (s *Bolt) errClosed() error { return fmt.Errorf("store %s: %w", s.path, Err
 // first, write returns ctx.Err(); a request whose ctx ended before its
 // transaction began is not run.
 func (s *Bolt) write(ctx context.Context, fn func(tx *bbolt.Tx) error, after func()) error {
-	select {
-	case <-s.closing:
-		return s.errClosed()
-	default:
-	}
-	r := &request{ctx: ctx, fn: fn, after: after, done: make(chan error, 1)}
-	select {
-	case s.reqs <- r:
-	case <-s.closing:
-		return s.errClosed()
-	case <-ctx.Done():
-		return ctx.Err()
+	r, err := s.submit(ctx, fn, after)
+	if err != nil {
+		return err
 	}
 	return s.wait(ctx, r)
 }
@@ -479,21 +470,32 @@ func (s *Bolt) write(ctx context.Context, fn func(tx *bbolt.Tx) error, after fun
 // is full.
 func (s *Bolt) writeAsync(fn func(tx *bbolt.Tx) error) <-chan error {
 	out := make(chan error, 1)
-	r := &request{ctx: context.Background(), fn: fn, done: make(chan error, 1)}
-	select {
-	case <-s.closing:
-		out <- s.errClosed()
-		return out
-	default:
-	}
-	select {
-	case s.reqs <- r:
-	case <-s.closing:
-		out <- s.errClosed()
+	r, err := s.submit(context.Background(), fn, nil)
+	if err != nil {
+		out <- err
 		return out
 	}
 	go func() { out <- s.wait(r.ctx, r) }()
 	return out
+}
+
+// submit queues fn for the committer, unless the store is closing or ctx
+// ends first.
+func (s *Bolt) submit(ctx context.Context, fn func(tx *bbolt.Tx) error, after func()) (*request, error) {
+	select {
+	case <-s.closing:
+		return nil, s.errClosed()
+	default:
+	}
+	r := &request{ctx: ctx, fn: fn, after: after, done: make(chan error, 1)}
+	select {
+	case s.reqs <- r:
+		return r, nil
+	case <-s.closing:
+		return nil, s.errClosed()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // wait returns the outcome of a queued request.
