@@ -136,7 +136,9 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 // supervisor has pruned the session, or it is a new one that never knew it.
 func heartbeatFatal(err error, silent, staleAfter time.Duration) error {
 	switch {
-	case errors.Is(err, ErrSessionUnknown), errors.Is(err, ErrPermissionDenied), errors.Is(err, ErrUnauthenticated):
+	case errors.Is(err, ErrNotFound), errors.Is(err, ErrPermissionDenied), errors.Is(err, ErrUnauthenticated):
+		// A heartbeat names nothing but the session: NOT_FOUND is "session
+		// unknown" whatever the reason says (older supervisors send none).
 		return err
 	case status.Code(err) != codes.DeadlineExceeded && silent >= staleAfter:
 		return fmt.Errorf("no heartbeat got through for %s (stale-after %s): %w", silent.Round(time.Millisecond), staleAfter, err)

@@ -5,8 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 func TestHeartbeatFatal(t *testing.T) {
@@ -35,5 +38,60 @@ func TestHeartbeatFatal(t *testing.T) {
 		if got != nil && !errors.Is(got, err) && status.Code(got) != tc.code {
 			t.Errorf("%s: the ending error %v lost the cause", tc.code, got)
 		}
+	}
+}
+
+// TestErrReasons: the supervisor's ErrorInfo reason tells a NOT_FOUND
+// session from a NOT_FOUND message, and a rate limit carries the
+// platform's delay.
+func TestErrReasons(t *testing.T) {
+	withDetails := func(code codes.Code, reason string, delay time.Duration) error {
+		st := status.New(code, "x")
+		var ds []protoadapt.MessageV1
+		if reason != "" {
+			ds = append(ds, &errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain})
+		}
+		if delay > 0 {
+			ds = append(ds, &errdetails.RetryInfo{RetryDelay: durationpb.New(delay)})
+		}
+		st, err := st.WithDetails(ds...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Err()
+	}
+	for _, tc := range []struct {
+		name  string
+		err   error
+		is    []error
+		isNot []error
+		delay time.Duration
+	}{
+		{"session unknown", withDetails(codes.NotFound, "SESSION_UNKNOWN", 0), []error{ErrSessionUnknown, ErrNotFound}, nil, 0},
+		{"message not found", withDetails(codes.NotFound, "PLATFORM_NOT_FOUND", 0), []error{ErrNotFound}, []error{ErrSessionUnknown}, 0},
+		{"bare not found", status.Error(codes.NotFound, "x"), []error{ErrNotFound}, []error{ErrSessionUnknown}, 0},
+		{"rate limited", withDetails(codes.ResourceExhausted, "RATE_LIMITED", 2*time.Second), []error{ErrRateLimited, ErrResourceExhausted}, nil, 2 * time.Second},
+		{"too many followers", withDetails(codes.ResourceExhausted, "TOO_MANY_FOLLOWERS", 0), []error{ErrResourceExhausted}, []error{ErrRateLimited}, 0},
+		{"outcome unknown", withDetails(codes.Unknown, "OUTCOME_UNKNOWN", 0), []error{ErrOutcomeUnknown}, nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Err(tc.err)
+			for _, want := range tc.is {
+				if !errors.Is(err, want) {
+					t.Errorf("%v is not %v", err, want)
+				}
+			}
+			for _, not := range tc.isNot {
+				if errors.Is(err, not) {
+					t.Errorf("%v is %v", err, not)
+				}
+			}
+			if d, _ := RetryDelay(err); d != tc.delay {
+				t.Errorf("RetryDelay = %v, want %v", d, tc.delay)
+			}
+			if status.Code(err) != status.Code(tc.err) {
+				t.Errorf("code %v lost", status.Code(tc.err))
+			}
+		})
 	}
 }

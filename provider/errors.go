@@ -9,6 +9,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
 
@@ -35,6 +36,30 @@ var (
 	// ErrPermissionDenied: the platform refused (Telegram: 403, the bot was
 	// removed from the chat or lacks the right).
 	ErrPermissionDenied = errors.New("permission denied by the platform")
+	// ErrOutOfScope: the call's parameters name another chat or thread
+	// than the caller's (or something that cannot be scoped to a thread,
+	// like Telegram's inline messages). Nothing was sent.
+	ErrOutOfScope = errors.New("outside the caller's thread")
+	// ErrTargetGone: the call's thread no longer exists on the platform (a
+	// person deleted it). Nothing was sent; the supervisor provisions a
+	// new thread for the binding and may retry there.
+	ErrTargetGone = errors.New("thread deleted on the platform")
+)
+
+// ErrorInfo reasons the SDK sends (google.rpc.ErrorInfo, domain
+// [ErrorDomain]), so the supervisor can tell failures of one code apart.
+const (
+	ErrorDomain = "provider.chatbus"
+	// ReasonTargetGone: the thread was deleted on the platform.
+	ReasonTargetGone = "TARGET_GONE"
+	// ReasonOutOfScope: the call named another chat or thread.
+	ReasonOutOfScope = "OUT_OF_SCOPE"
+	// ReasonRateLimited: the platform asked to slow down (RetryInfo says
+	// for how long).
+	ReasonRateLimited = "RATE_LIMITED"
+	// ReasonNotFound: what the call named does not exist (the message
+	// says what).
+	ReasonNotFound = "NOT_FOUND"
 )
 
 // Errors of the SDK itself.
@@ -77,6 +102,9 @@ type Error struct {
 	// RetryAfter is how long the platform asked to wait (rate limits);
 	// sent as a google.rpc.RetryInfo detail. Zero: none.
 	RetryAfter time.Duration
+	// Reason, if set, is sent as a google.rpc.ErrorInfo detail (domain
+	// ErrorDomain), e.g. ReasonTargetGone.
+	Reason string
 	// Err is the cause, if any.
 	Err error
 }
@@ -113,7 +141,7 @@ func (e *Error) Is(target error) bool {
 // RateLimited returns an error matching [ErrRateLimited] (ResourceExhausted)
 // that carries the platform's retry-after; cause may be nil.
 func RateLimited(after time.Duration, cause error) error {
-	return &Error{Code: codes.ResourceExhausted, Message: ErrRateLimited.Error(), RetryAfter: after, Err: cause}
+	return &Error{Code: codes.ResourceExhausted, Message: ErrRateLimited.Error(), RetryAfter: after, Reason: ReasonRateLimited, Err: cause}
 }
 
 // RetryAfter returns the retry-after an error carries: from an [*Error] in
@@ -178,6 +206,20 @@ var platformErrorCodes = []errorCode{
 	{ErrAmbiguous, codes.Unknown},
 	{ErrUnavailable, codes.Unavailable},
 	{ErrPermissionDenied, codes.PermissionDenied},
+	{ErrOutOfScope, codes.PermissionDenied},
+	{ErrTargetGone, codes.NotFound},
+}
+
+// errorReasons are the ErrorInfo reasons of sentinels, sent with their
+// code.
+var errorReasons = []struct {
+	err    error
+	reason string
+}{
+	{ErrTargetGone, ReasonTargetGone},
+	{ErrOutOfScope, ReasonOutOfScope},
+	{ErrRateLimited, ReasonRateLimited},
+	{ErrNotFound, ReasonNotFound},
 }
 
 // errorCodes maps every sentinel to its gRPC code, first match wins. It is
@@ -207,11 +249,15 @@ func toStatus(err error) error {
 	}
 	var pe *Error
 	if errors.As(err, &pe) {
-		return withRetry(status.New(pe.Code, err.Error()), pe.RetryAfter)
+		reason := pe.Reason
+		if reason == "" {
+			reason = reasonOf(err)
+		}
+		return withDetails(status.New(pe.Code, err.Error()), pe.RetryAfter, reason)
 	}
 	for _, e := range errorCodes {
 		if errors.Is(err, e.err) {
-			return status.Error(e.code, err.Error())
+			return withDetails(status.New(e.code, err.Error()), 0, reasonOf(err))
 		}
 	}
 	if st, ok := status.FromError(err); ok {
@@ -220,13 +266,48 @@ func toStatus(err error) error {
 	return status.Error(codes.Unknown, err.Error())
 }
 
-func withRetry(st *status.Status, after time.Duration) error {
-	if after <= 0 {
+// reasonOf returns the ErrorInfo reason of the first reasoned sentinel err
+// matches, "" if none.
+func reasonOf(err error) string {
+	for _, r := range errorReasons {
+		if errors.Is(err, r.err) {
+			return r.reason
+		}
+	}
+	return ""
+}
+
+// withDetails adds a RetryInfo (after > 0) and an ErrorInfo (reason set).
+func withDetails(st *status.Status, after time.Duration, reason string) error {
+	var details []protoadapt.MessageV1
+	if after > 0 {
+		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(after)})
+	}
+	if reason != "" {
+		details = append(details, &errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain})
+	}
+	if len(details) == 0 {
 		return st.Err()
 	}
-	ds, err := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(after)})
+	ds, err := st.WithDetails(details...)
 	if err != nil {
 		return st.Err()
 	}
 	return ds.Err()
+}
+
+// Reason returns the ErrorInfo reason a gRPC status error carries (domain
+// ErrorDomain), "" if none: what the supervisor reads to tell failures of
+// one code apart.
+func Reason(err error) string {
+	st, ok := status.FromError(err)
+	if !ok {
+		return reasonOf(err)
+	}
+	for _, d := range st.Details() {
+		if ei, ok := d.(*errdetails.ErrorInfo); ok && ei.GetDomain() == ErrorDomain {
+			return ei.GetReason()
+		}
+	}
+	return ""
 }

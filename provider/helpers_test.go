@@ -175,7 +175,8 @@ type runStart struct {
 
 func newRunProbe() *runProbe { return &runProbe{started: make(chan runStart, 8)} }
 
-func (p *runProbe) run(ctx context.Context, cursor int64, sink provider.Sink) error {
+func (p *runProbe) run(ctx context.Context, state []byte, sink provider.Sink) error {
+	cursor, _ := strconv.ParseInt(string(state), 10, 64)
 	p.record("start", cursor)
 	p.started <- runStart{ctx: ctx, cursor: cursor, sink: sink}
 	<-ctx.Done()

@@ -17,21 +17,110 @@ type Identity struct {
 	Account string
 }
 
+// Target is a thread on the platform, named by the platform's own ids as
+// text (Telegram: chat "-1001234567890", thread "42"; Slack: channel
+// "C0123ABCD", thread the root message's ts). Thread "" is the chat itself
+// (Telegram: the General topic).
+type Target struct {
+	Chat   string
+	Thread string
+	// Name is the thread's name where one is reported (Provision).
+	Name string
+}
+
+// RefKind says what a platform id names.
+type RefKind int
+
+const (
+	// RefMessage: a message (Telegram message_id, Slack ts, Discord
+	// message id).
+	RefMessage RefKind = iota + 1
+	// RefFile: a file (Telegram file_id, Slack file id, Discord attachment).
+	RefFile
+	// RefInteraction: an interaction to answer (Telegram callback query,
+	// Slack block action, Discord interaction).
+	RefInteraction
+)
+
+func (k RefKind) String() string {
+	switch k {
+	case RefMessage:
+		return "message"
+	case RefFile:
+		return "file"
+	case RefInteraction:
+		return "interaction"
+	}
+	return "unknown"
+}
+
+// Ref is one platform id a thread's follower may name in a later call.
+type Ref struct {
+	Kind RefKind
+	ID   string
+}
+
+// Param is a call parameter that names an id of the thread: the
+// supervisor refuses a value of that kind the thread never saw.
+type Param struct {
+	// Name is the top-level key in the call's JSON params.
+	Name     string
+	Kind     RefKind
+	Required bool
+}
+
+// Method is one platform method followers may call.
+type Method struct {
+	Name   string
+	Params []Param
+}
+
+// Description is what a platform declares about itself. The supervisor
+// allows exactly the listed methods and checks their Params against the
+// ids each thread has seen; everything else about a call (which chat,
+// which thread) the Platform scopes itself in Call.
+type Description struct {
+	// Platform names it ("telegram", "slack", "discord", "playground").
+	Platform string
+	Methods  []Method
+	// MaxTextChars is the longest text one message may carry; 0 unknown.
+	MaxTextChars int
+}
+
+// Result is what a call or an upload produced: the platform's JSON answer
+// and the ids it made available to the thread (the message sent, its
+// files), which later calls of the thread may then name.
+type Result struct {
+	JSON json.RawMessage
+	Refs []Ref
+}
+
 // UploadHeader describes a file being uploaded into a target.
 type UploadHeader struct {
-	ChatID   int64
-	ThreadID int64
+	Target   Target
 	Filename string
 	Caption  string
 	// Kind is "document" or "photo"; the Platform decides what it accepts.
 	Kind string
 }
 
-// Target is a thread on the platform (Telegram: a forum topic).
-type Target struct {
-	ChatID   int64
-	ThreadID int64
-	Name     string
+// ProvisionRequest asks for a thread.
+type ProvisionRequest struct {
+	// Chat to create it in; "" means the platform's configured chat.
+	Chat string
+	// Name of the thread, e.g. "A · myproject".
+	Name string
+	// Reuse, if set, is a thread the slot had before (its binding went
+	// offline): reuse it if it still exists, renamed to Name and reopened
+	// if closed, instead of creating one. If it is gone, create a new one.
+	Reuse *Target
+}
+
+// Provisioned is the thread Provision made or reused.
+type Provisioned struct {
+	Target
+	// Reused: the thread in ProvisionRequest.Reuse was reused.
+	Reused bool
 }
 
 // Platform is what one chat platform implements. The SDK calls its methods
@@ -46,37 +135,45 @@ type Platform interface {
 	// successful answer for the life of the process.
 	Identify(ctx context.Context) (Identity, error)
 
-	// Run is the platform's receive loop, started at cursor (Telegram: the
-	// getUpdates offset; 0 = wherever the platform holds). It hands updates
-	// to sink and may advance the platform's cursor only past the
-	// ackedThrough that Deliver returns. It returns when ctx ends (the
-	// Updates stream ended or was superseded, or the provider stops); the
-	// SDK never runs two Runs at once.
-	Run(ctx context.Context, cursor int64, sink Sink) error
+	// Describe declares the platform's method set and limits. It must not
+	// reach the platform; the SDK asks once.
+	Describe() Description
 
-	// Call makes one platform API call with JSON params and returns the
-	// JSON result. idempotencyKey is the supervisor's key for the call
-	// (may be empty); a platform that can de-duplicate uses it.
-	Call(ctx context.Context, method string, params json.RawMessage, idempotencyKey string) (json.RawMessage, error)
+	// Run is the platform's receive loop, started at cursor: the opaque
+	// cursor the platform last reported (Update.Cursor) with an update the
+	// supervisor made durable, nil if none (start wherever the platform
+	// holds). It hands updates to sink and may advance the platform's
+	// cursor only past the ackedThrough that Deliver returns. It returns
+	// when ctx ends (the Updates stream ended or was superseded, or the
+	// provider stops); the SDK never runs two Runs at once.
+	Run(ctx context.Context, cursor []byte, sink Sink) error
 
-	// Upload sends the file read from r into the target in h and returns
-	// the platform's JSON result. r ends (io.EOF) when the supervisor has
-	// sent the whole file.
-	Upload(ctx context.Context, h UploadHeader, r io.Reader) (json.RawMessage, error)
+	// Call makes one platform API call with JSON params in thread t and
+	// returns the result. The supervisor has checked method against
+	// Describe and the Params that name ids against the thread; the
+	// Platform scopes the call to t (fills in the chat and thread) and
+	// refuses params that name another chat or thread with an error
+	// wrapping [ErrOutOfScope]. idempotencyKey is the supervisor's key for
+	// the call (may be empty); a platform that can de-duplicate uses it.
+	Call(ctx context.Context, t Target, method string, params json.RawMessage, idempotencyKey string) (Result, error)
+
+	// Upload sends the file read from r into h.Target. r ends (io.EOF)
+	// when the supervisor has sent the whole file.
+	Upload(ctx context.Context, h UploadHeader, r io.Reader) (Result, error)
 
 	// Download opens a platform file by id. size is -1 or 0 when the
 	// platform does not say; path is the platform's file path, if any. The
 	// SDK closes rc.
 	Download(ctx context.Context, fileID string) (rc io.ReadCloser, size int64, path string, err error)
 
-	// Provision creates a thread named name in chatID (0: the platform's
-	// configured chat). It is not idempotent on the platform: when the
-	// outcome is unknown (a timeout after the request was sent) return an
-	// error wrapping [ErrAmbiguous] so nobody retries it blindly.
-	Provision(ctx context.Context, chatID int64, name string) (Target, error)
+	// Provision creates (or reuses) a thread. It is not idempotent on the
+	// platform: when the outcome is unknown (a timeout after the request
+	// was sent) return an error wrapping [ErrAmbiguous] so nobody retries
+	// it blindly.
+	Provision(ctx context.Context, req ProvisionRequest) (Provisioned, error)
 
-	// CloseTarget closes a thread.
-	CloseTarget(ctx context.Context, chatID, threadID int64) error
+	// CloseTarget closes a thread. Closing a closed thread succeeds.
+	CloseTarget(ctx context.Context, t Target) error
 }
 
 // Sink is where Run hands updates. The SDK's Sink is bound to one Updates
@@ -90,9 +187,44 @@ type Sink interface {
 	// acknowledged, the error says why and ackedThrough is the partial ack
 	// point. The platform must not advance its cursor past ackedThrough.
 	//
+	// Each update names its thread by Chat and Thread (text), carries the
+	// ids a follower may name later in References.Items, its platform id
+	// for de-duplication in DedupId (empty: UpdateId is it) and, where the
+	// platform has one, the cursor to resume from once it is durable in
+	// Cursor.
+	//
 	// While admission is closed by a doctor Prepare (or the provider is
 	// shutting down) Deliver sends nothing and returns an error matching
 	// [ErrNotAdmitting] at once: leave those updates at the platform and
 	// back off. Concurrent calls are serialized.
 	Deliver(ctx context.Context, updates []*providerv1.Update) (ackedThrough int64, err error)
+}
+
+// RefsProto converts refs to their wire form.
+func RefsProto(refs []Ref) *providerv1.References {
+	out := &providerv1.References{Items: make([]*providerv1.Reference, 0, len(refs))}
+	for _, r := range refs {
+		out.Items = append(out.Items, &providerv1.Reference{Kind: providerv1.ReferenceKind(r.Kind), Id: r.ID})
+	}
+	return out
+}
+
+func (d Description) proto() *providerv1.DescribeResponse {
+	out := &providerv1.DescribeResponse{Platform: d.Platform, MaxTextChars: uint32(max(d.MaxTextChars, 0))}
+	for _, m := range d.Methods {
+		pm := &providerv1.Method{Name: m.Name}
+		for _, p := range m.Params {
+			pm.Params = append(pm.Params, &providerv1.MethodParam{Name: p.Name, Kind: providerv1.ReferenceKind(p.Kind), Required: p.Required})
+		}
+		out.Methods = append(out.Methods, pm)
+	}
+	return out
+}
+
+func targetFromProto(t *providerv1.Target) Target {
+	return Target{Chat: t.GetChat(), Thread: t.GetThread(), Name: t.GetName()}
+}
+
+func targetProto(t Target) *providerv1.Target {
+	return &providerv1.Target{Chat: t.Chat, Thread: t.Thread, Name: t.Name}
 }

@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
@@ -309,19 +311,19 @@ func TestOccupancy(t *testing.T) {
 	p := newRunProbe()
 	f := &providertest.Fake{
 		RunFunc: p.run,
-		ProvisionFunc: func(ctx context.Context, chatID int64, name string) (provider.Target, error) {
-			return provider.Target{ChatID: chatID, ThreadID: 7, Name: name}, prov.block(ctx)
+		ProvisionFunc: func(ctx context.Context, req provider.ProvisionRequest) (provider.Provisioned, error) {
+			return provider.Provisioned{Target: provider.Target{Chat: req.Chat, Thread: "7", Name: req.Name}}, prov.block(ctx)
 		},
-		CallFunc: func(ctx context.Context, method string, _ json.RawMessage, _ string) (json.RawMessage, error) {
-			return []byte(`{"ok":true}`), call.block(ctx)
+		CallFunc: func(ctx context.Context, _ provider.Target, method string, _ json.RawMessage, _ string) (provider.Result, error) {
+			return provider.Result{JSON: []byte(`{"ok":true}`)}, call.block(ctx)
 		},
-		UploadFunc: func(ctx context.Context, _ provider.UploadHeader, r io.Reader) (json.RawMessage, error) {
+		UploadFunc: func(ctx context.Context, _ provider.UploadHeader, r io.Reader) (provider.Result, error) {
 			if _, err := io.ReadAll(r); err != nil {
-				return nil, err
+				return provider.Result{}, err
 			}
-			return []byte(`{}`), upload.block(ctx)
+			return provider.Result{JSON: []byte(`{}`)}, upload.block(ctx)
 		},
-		CloseTargetFunc: func(ctx context.Context, _, _ int64) error { return closeT.block(ctx) },
+		CloseTargetFunc: func(ctx context.Context, _ provider.Target) error { return closeT.block(ctx) },
 	}
 	h := start(t, f)
 	w := watchOccupancy(t, h)
@@ -368,7 +370,7 @@ func TestOccupancy(t *testing.T) {
 			return err
 		}, prov, provider.Occupancy{Inflight: 1}},
 		{"outbound: Call", func() error {
-			_, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage", ParamsJson: []byte(`{}`)})
+			_, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage", ParamsJson: []byte(`{}`), Target: testTarget})
 			return err
 		}, call, provider.Occupancy{Outbound: 1}},
 		{"outbound: UploadFile", func() error { return uploadFile(ctx, h, []byte("hello")) }, upload, provider.Occupancy{Outbound: 1}},
@@ -416,7 +418,7 @@ func TestOccupancy(t *testing.T) {
 		}
 		errc := make(chan error, 2)
 		go func() {
-			_, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage"})
+			_, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage", Target: testTarget})
 			errc <- err
 		}()
 		go func() {
@@ -476,7 +478,7 @@ func TestFence(t *testing.T) {
 		// The very next calls are refused.
 		const closed = "admission closed: doctor r1 prepared"
 		wantCode(t, attach(ctx, h, "b"), codes.FailedPrecondition, closed)
-		_, err = h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage"})
+		_, err = h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage", Target: testTarget})
 		wantCode(t, err, codes.FailedPrecondition, closed)
 		_, err = h.Client.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{Name: "t"})
 		wantCode(t, err, codes.FailedPrecondition, closed)
@@ -625,13 +627,13 @@ func TestFence(t *testing.T) {
 	t.Run("commit while occupied waits for the in-flight call", func(t *testing.T) {
 		ctx := testCtx(t)
 		call := newBlocker()
-		f := &providertest.Fake{CallFunc: func(ctx context.Context, _ string, _ json.RawMessage, _ string) (json.RawMessage, error) {
-			return []byte(`{"ok":true}`), call.block(ctx)
+		f := &providertest.Fake{CallFunc: func(ctx context.Context, _ provider.Target, _ string, _ json.RawMessage, _ string) (provider.Result, error) {
+			return provider.Result{JSON: []byte(`{"ok":true}`)}, call.block(ctx)
 		}}
 		h := start(t, f)
 		callRes := make(chan error, 1)
 		go func() {
-			_, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage"})
+			_, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage", Target: testTarget})
 			callRes <- err
 		}()
 		call.waitEntered(t)
@@ -654,7 +656,7 @@ func TestFence(t *testing.T) {
 			t.Fatalf("Status %v", st)
 		}
 		notYet(t, h.Done(), "Serve while a call is in flight")
-		_, err = h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage"})
+		_, err = h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage", Target: testTarget})
 		wantCode(t, err, codes.FailedPrecondition, "admission closed: doctor r1 committed")
 		_, err = h.Client.Cancel(ctx, &providerv1.CancelRequest{Fence: fence(t, "r1")})
 		wantCode(t, err, codes.FailedPrecondition, "committed")
@@ -712,7 +714,9 @@ func TestErrorCodes(t *testing.T) {
 	ctx := testCtx(t)
 	var next error
 	h := start(t, &providertest.Fake{
-		CallFunc: func(context.Context, string, json.RawMessage, string) (json.RawMessage, error) { return nil, next },
+		CallFunc: func(context.Context, provider.Target, string, json.RawMessage, string) (provider.Result, error) {
+			return provider.Result{}, next
+		},
 	})
 	cases := []struct {
 		name  string
@@ -735,7 +739,7 @@ func TestErrorCodes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			next = c.err
-			_, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "m"})
+			_, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "m", Target: testTarget})
 			wantCode(t, err, c.code, "")
 			got, ok := provider.RetryAfter(err)
 			if got != c.retry || ok != (c.retry > 0) {
@@ -761,10 +765,10 @@ func TestFiles(t *testing.T) {
 	var got []byte
 	f := &providertest.Fake{
 		Files: map[string][]byte{"doc1": big, "empty": {}},
-		UploadFunc: func(_ context.Context, h provider.UploadHeader, r io.Reader) (json.RawMessage, error) {
+		UploadFunc: func(_ context.Context, h provider.UploadHeader, r io.Reader) (provider.Result, error) {
 			b, err := io.ReadAll(r)
 			got = b
-			return fmt.Appendf(nil, `{"name":%q,"kind":%q,"chat":%d,"thread":%d,"caption":%q}`, h.Filename, h.Kind, h.ChatID, h.ThreadID, h.Caption), err
+			return provider.Result{JSON: fmt.Appendf(nil, `{"name":%q,"kind":%q,"chat":%q,"thread":%q,"caption":%q}`, h.Filename, h.Kind, h.Target.Chat, h.Target.Thread, h.Caption)}, err
 		},
 	}
 	h := start(t, f)
@@ -787,7 +791,7 @@ func TestFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, big) || string(res.GetResultJson()) != `{"name":"a.bin","kind":"document","chat":-5,"thread":7,"caption":"cap"}` {
+	if !bytes.Equal(got, big) || string(res.GetResultJson()) != `{"name":"a.bin","kind":"document","chat":"-5","thread":"7","caption":"cap"}` {
 		t.Fatalf("upload: %d bytes, result %s", len(got), res.GetResultJson())
 	}
 
@@ -875,6 +879,9 @@ func TestListen(t *testing.T) {
 			{"path too long", provider.Config{Name: "x", Socket: "/tmp/" + strings.Repeat("a", 120), Platform: &providertest.Fake{}}, "107"},
 			{"no name", provider.Config{Socket: filepath.Join(dir, "n.sock"), Platform: &providertest.Fake{}}, "Name"},
 			{"no platform", provider.Config{Name: "x", Socket: filepath.Join(dir, "n.sock")}, "Platform"},
+			{"short secret", provider.Config{Name: "x", Socket: filepath.Join(dir, "n.sock"), Platform: &providertest.Fake{}, Secret: "short"}, "Secret"},
+			{"bad description", provider.Config{Name: "x", Socket: filepath.Join(dir, "n.sock"),
+				Platform: &providertest.Fake{Description: provider.Description{Platform: "x", Methods: []provider.Method{{Name: "m"}, {Name: "m"}}}}}, "declared twice"},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -897,6 +904,9 @@ func TestListen(t *testing.T) {
 func runServe(cfg provider.Config) (handshake string, err error) {
 	var out syncBuffer
 	cfg.Handshake = &out
+	if cfg.Secret == "" {
+		cfg.Secret = testSecret
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	err = provider.Serve(ctx, cfg)
@@ -958,4 +968,96 @@ func status1(t *testing.T, ctx context.Context, h *providertest.Harness) *provid
 		t.Fatal(err)
 	}
 	return st
+}
+
+// testTarget is the thread the tests' calls are scoped to.
+var testTarget = &providerv1.Target{Chat: "-5", Thread: "7"}
+
+// testSecret is the bearer secret runServe serves with.
+const testSecret = "test-secret-0123456789abcdef"
+
+// TestAuth: only a caller with the supervisor's secret reaches the
+// platform; health stays open (it tells only whether the child serves).
+func TestAuth(t *testing.T) {
+	ctx := testCtx(t)
+	f := &providertest.Fake{}
+	h := providertest.Start(t, provider.Config{Platform: f})
+	dial := func(t *testing.T, opts ...grpc.DialOption) providerv1.ProviderServiceClient {
+		conn, err := grpc.NewClient("unix://"+h.Socket, append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return providerv1.NewProviderServiceClient(conn)
+	}
+	call := &providerv1.CallRequest{Method: "sendMessage", ParamsJson: []byte(`{"text":"hi"}`), Target: testTarget}
+	for _, tc := range []struct {
+		name string
+		opts []grpc.DialOption
+	}{
+		{"no secret", nil},
+		{"wrong secret", []grpc.DialOption{grpc.WithPerRPCCredentials(providertest.Bearer(h.Secret + "x"))}},
+		{"secret without Bearer", []grpc.DialOption{grpc.WithPerRPCCredentials(rawAuth(h.Secret))}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := dial(t, tc.opts...)
+			if _, err := cl.Call(ctx, call); status.Code(err) != codes.Unauthenticated {
+				t.Fatalf("Call = %v, want Unauthenticated", err)
+			}
+			fence := &providerv1.Fence{RequestId: "r", Incarnation: &providerv1.Incarnation{Pid: 1}}
+			if _, err := cl.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence}); status.Code(err) != codes.Unauthenticated {
+				t.Fatalf("Prepare = %v, want Unauthenticated", err)
+			}
+			st, err := cl.Updates(ctx)
+			if err == nil {
+				_, err = st.Recv()
+			}
+			if status.Code(err) != codes.Unauthenticated {
+				t.Fatalf("Updates = %v, want Unauthenticated", err)
+			}
+			conn, _ := grpc.NewClient("unix://"+h.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+			defer conn.Close()
+			if r, err := grpc_health_v1.NewHealthClient(conn).Check(ctx, &grpc_health_v1.HealthCheckRequest{Service: "fake"}); err != nil || r.GetStatus() != grpc_health_v1.HealthCheckResponse_SERVING {
+				t.Fatalf("health without the secret = %v, %v; want SERVING", r, err)
+			}
+		})
+	}
+	if n := len(f.Calls()); n != 0 {
+		t.Fatalf("the platform saw %d call(s) from callers without the secret", n)
+	}
+	if _, err := h.Client.Call(ctx, call); err != nil {
+		t.Fatalf("Call with the secret: %v", err)
+	}
+	if n := len(f.Calls()); n != 1 {
+		t.Fatalf("platform calls = %d, want 1", n)
+	}
+}
+
+// rawAuth sends the secret as the authorization value without "Bearer ".
+type rawAuth string
+
+func (a rawAuth) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": string(a)}, nil
+}
+func (rawAuth) RequireTransportSecurity() bool { return false }
+
+func TestSplitSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, secret, rest string
+		ok                     bool
+	}{
+		{"split", `{"name":"telegram","secret":"0123456789abcdef-x","token":"t"}`, "0123456789abcdef-x", `{"name":"telegram","token":"t"}`, true},
+		{"no secret", `{"name":"telegram"}`, "", "", false},
+		{"short", `{"secret":"abc"}`, "", "", false},
+		{"not a string", `{"secret":12345678901234567890}`, "", "", false},
+		{"not an object", `[1,2]`, "", "", false},
+		{"empty", ``, "", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			secret, rest, err := provider.SplitSettings([]byte(tc.in))
+			if (err == nil) != tc.ok || secret != tc.secret || (tc.ok && string(rest) != tc.rest) {
+				t.Fatalf("SplitSettings = %q, %s, %v", secret, rest, err)
+			}
+		})
+	}
 }

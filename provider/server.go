@@ -59,6 +59,13 @@ type Config struct {
 	Socket string
 	// Platform is the chat platform.
 	Platform Platform
+	// Secret is the bearer secret the supervisor handed this incarnation
+	// (the "secret" key of the settings on stdin; see [SplitSettings]).
+	// Every call but grpc.health.v1 must carry it as "authorization:
+	// Bearer <secret>", else it is refused with UNAUTHENTICATED before it
+	// reaches the Platform. Required: a provider child is reachable only
+	// by the supervisor that started it.
+	Secret string
 	// Generation is the protocol generation reported by Identify and
 	// checked by the fence. If zero, 1.
 	Generation uint32
@@ -92,6 +99,8 @@ func (c *Config) setDefaults() error {
 		return fmt.Errorf("provider: socket path %q contains '|' or a newline", c.Socket)
 	case c.Platform == nil:
 		return errors.New("provider: Config.Platform is required")
+	case len(c.Secret) < minSecretLen:
+		return fmt.Errorf("provider: Config.Secret must be at least %d bytes (the supervisor hands one in the settings)", minSecretLen)
 	}
 	if c.Generation == 0 {
 		c.Generation = Generation
@@ -122,8 +131,9 @@ type Server struct {
 	stopCtx  context.Context
 	stopNow  context.CancelFunc
 	served   atomic.Bool
-	idMu     sync.Mutex // guards identity
-	identity *Identity  // cached after the first successful Identify
+	describe Description // the Platform's, checked by New
+	idMu     sync.Mutex  // guards identity
+	identity *Identity   // cached after the first successful Identify
 
 	streamMu sync.Mutex // guards stream
 	stream   *updStream // the current Updates stream
@@ -138,15 +148,20 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("provider: own incarnation: %w", err)
 	}
+	desc := cfg.Platform.Describe()
+	if err := desc.check(); err != nil {
+		return nil, fmt.Errorf("provider: Platform.Describe: %w", err)
+	}
 	log := cfg.Logger.With().Str("provider", cfg.Name).Logger()
 	stopCtx, stopNow := context.WithCancel(context.Background())
 	return &Server{
-		cfg:     cfg,
-		log:     log,
-		inc:     inc,
-		gate:    newGate(cfg.Now, log.With().Str("component", "fence").Logger(), inc, cfg.Generation),
-		stopCtx: stopCtx,
-		stopNow: stopNow,
+		cfg:      cfg,
+		log:      log,
+		inc:      inc,
+		describe: desc,
+		gate:     newGate(cfg.Now, log.With().Str("component", "fence").Logger(), inc, cfg.Generation),
+		stopCtx:  stopCtx,
+		stopNow:  stopNow,
 	}, nil
 }
 
@@ -261,10 +276,12 @@ func (s *Server) grpcServer() (*grpc.Server, error) {
 	return grpc.NewServer(
 		grpc.ChainUnaryInterceptor(
 			recovery.UnaryServerInterceptor(rec),
+			s.authUnary,
 			protovalidatemw.UnaryServerInterceptor(validator),
 		),
 		grpc.ChainStreamInterceptor(
 			recovery.StreamServerInterceptor(rec),
+			s.authStream,
 			protovalidatemw.StreamServerInterceptor(validator),
 		),
 		grpc.MaxRecvMsgSize(MaxMessageBytes),

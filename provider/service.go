@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"strconv"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -38,21 +40,46 @@ func (v *service) Identify(ctx context.Context, _ *providerv1.IdentifyRequest) (
 	}, nil
 }
 
+func (v *service) Describe(context.Context, *providerv1.DescribeRequest) (*providerv1.DescribeResponse, error) {
+	return v.s.describe.proto(), nil
+}
+
 func (v *service) Updates(stream grpc.BidiStreamingServer[providerv1.UpdatesRequest, providerv1.UpdatesResponse]) error {
 	return v.s.updates(stream)
 }
 
 func (v *service) Call(ctx context.Context, req *providerv1.CallRequest) (*providerv1.CallResponse, error) {
+	if req.GetTarget().GetChat() == "" {
+		// Unscoped calls are never made: the thread is what keeps a
+		// follower inside its own conversation.
+		return nil, toStatus(fmt.Errorf("call %s names no target thread: %w", req.GetMethod(), ErrInvalid))
+	}
 	release, err := v.s.gate.admit(cOutbound, 1)
 	if err != nil {
 		return nil, toStatus(err)
 	}
 	defer release()
-	res, err := v.s.cfg.Platform.Call(ctx, req.GetMethod(), req.GetParamsJson(), req.GetIdempotencyKey())
+	res, err := v.s.cfg.Platform.Call(ctx, targetFromProto(req.GetTarget()), req.GetMethod(), req.GetParamsJson(), req.GetIdempotencyKey())
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &providerv1.CallResponse{ResultJson: res}, nil
+	return &providerv1.CallResponse{ResultJson: res.JSON, References: RefsProto(res.Refs)}, nil
+}
+
+// legacyTarget is the thread a request names: its Target, else its
+// numeric ids (supervisors of the first contract).
+func legacyTarget(t *providerv1.Target, chatID, threadID int64) Target {
+	if t.GetChat() != "" {
+		return targetFromProto(t)
+	}
+	out := Target{Name: t.GetName()}
+	if chatID != 0 {
+		out.Chat = strconv.FormatInt(chatID, 10)
+	}
+	if threadID != 0 {
+		out.Thread = strconv.FormatInt(threadID, 10)
+	}
+	return out
 }
 
 func (v *service) UploadFile(stream grpc.ClientStreamingServer[providerv1.UploadFileRequest, providerv1.UploadFileResponse]) error {
@@ -69,10 +96,13 @@ func (v *service) UploadFile(stream grpc.ClientStreamingServer[providerv1.Upload
 		return toStatus(err)
 	}
 	defer release()
+	t := legacyTarget(h.GetTarget(), h.GetChatId(), h.GetThreadId())
+	if t.Chat == "" {
+		return toStatus(fmt.Errorf("upload names no target thread: %w", ErrInvalid))
+	}
 	r := &chunkReader{recv: stream.Recv}
 	res, err := v.s.cfg.Platform.Upload(stream.Context(), UploadHeader{
-		ChatID:   h.GetChatId(),
-		ThreadID: h.GetThreadId(),
+		Target:   t,
 		Filename: h.GetFilename(),
 		Caption:  h.GetCaption(),
 		Kind:     h.GetKind(),
@@ -84,7 +114,7 @@ func (v *service) UploadFile(stream grpc.ClientStreamingServer[providerv1.Upload
 		}
 		return toStatus(err)
 	}
-	return stream.SendAndClose(&providerv1.UploadFileResponse{ResultJson: res})
+	return stream.SendAndClose(&providerv1.UploadFileResponse{ResultJson: res.JSON, References: RefsProto(res.Refs)})
 }
 
 // chunkReader reads an upload's chunks as one byte stream. Only the
@@ -159,11 +189,20 @@ func (v *service) ProvisionTarget(ctx context.Context, req *providerv1.Provision
 		return nil, toStatus(err)
 	}
 	defer release()
-	t, err := v.s.cfg.Platform.Provision(ctx, req.GetChatId(), req.GetName())
+	preq := ProvisionRequest{Chat: legacyTarget(&providerv1.Target{Chat: req.GetChat()}, req.GetChatId(), 0).Chat, Name: req.GetName()}
+	if r := req.GetReuse(); r.GetChat() != "" {
+		t := targetFromProto(r)
+		preq.Reuse = &t
+	}
+	t, err := v.s.cfg.Platform.Provision(ctx, preq)
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &providerv1.ProvisionTargetResponse{ChatId: t.ChatID, ThreadId: t.ThreadID, Name: t.Name}, nil
+	resp := &providerv1.ProvisionTargetResponse{Name: t.Name, Target: targetProto(t.Target), Reused: t.Reused}
+	// The numeric forms, for supervisors of the first contract.
+	resp.ChatId, _ = strconv.ParseInt(t.Chat, 10, 64)
+	resp.ThreadId, _ = strconv.ParseInt(t.Thread, 10, 64)
+	return resp, nil
 }
 
 func (v *service) CloseTarget(ctx context.Context, req *providerv1.CloseTargetRequest) (*providerv1.CloseTargetResponse, error) {
@@ -172,14 +211,14 @@ func (v *service) CloseTarget(ctx context.Context, req *providerv1.CloseTargetRe
 		return nil, toStatus(err)
 	}
 	defer release()
-	if err := v.s.cfg.Platform.CloseTarget(ctx, req.GetChatId(), req.GetThreadId()); err != nil {
+	if err := v.s.cfg.Platform.CloseTarget(ctx, legacyTarget(req.GetTarget(), req.GetChatId(), req.GetThreadId())); err != nil {
 		return nil, toStatus(err)
 	}
 	return &providerv1.CloseTargetResponse{}, nil
 }
 
 func (v *service) Attach(_ context.Context, req *providerv1.AttachRequest) (*providerv1.AttachResponse, error) {
-	err := v.s.gate.attach(req.GetInstanceId(), Target{ChatID: req.GetChatId(), ThreadID: req.GetThreadId()})
+	err := v.s.gate.attach(req.GetInstanceId(), legacyTarget(req.GetTarget(), req.GetChatId(), req.GetThreadId()))
 	if err != nil {
 		return nil, toStatus(err)
 	}

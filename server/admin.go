@@ -40,12 +40,13 @@ func (a *adminService) ListFollowers(context.Context, *chatbusv1.ListFollowersRe
 	resp := &chatbusv1.ListFollowersResponse{Followers: make([]*chatbusv1.Follower, 0, len(fs))}
 	for _, f := range fs {
 		var bp *store.Binding
+		platform := ""
 		if key := a.s.core.Binding(f); key != "" {
 			if b, err := a.s.store.GetBinding(key); err == nil {
-				bp = &b
+				bp, platform = &b, a.s.platform(b.Target.Provider)
 			}
 		}
-		resp.Followers = append(resp.Followers, followerToProto(f, bp))
+		resp.Followers = append(resp.Followers, followerToProto(f, bp, platform))
 	}
 	return resp, nil
 }
@@ -62,7 +63,7 @@ func (a *adminService) ListBindings(context.Context, *chatbusv1.ListBindingsRequ
 			return nil, toStatus(err)
 		}
 		resp.Bindings = append(resp.Bindings, &chatbusv1.BindingInfo{
-			Binding:    bindingToProto(b),
+			Binding:    bindingToProto(b, a.s.platform(b.Target.Provider)),
 			OwnerKind:  b.OwnerKind,
 			LastAction: b.LastAction,
 			LastError:  b.LastError,
@@ -107,7 +108,7 @@ func (a *adminService) ListUpdates(_ context.Context, req *chatbusv1.ListUpdates
 	}
 	resp := &chatbusv1.ListUpdatesResponse{Stats: statsToProto(st), Updates: make([]*chatbusv1.Update, 0, len(ups))}
 	for _, u := range ups {
-		resp.Updates = append(resp.Updates, updateToProto(u))
+		resp.Updates = append(resp.Updates, updateToProto(u, a.s.platform(u.Provider)))
 	}
 	return resp, nil
 }

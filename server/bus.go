@@ -30,7 +30,8 @@ func (b *busService) Register(ctx context.Context, req *chatbusv1.RegisterReques
 	}
 	hreq := hub.Request{Provider: req.GetProvider(), HandoffToken: req.GetHandoffToken()}
 	if t := req.GetPreviousTarget(); t != nil {
-		hreq.PreviousTarget = &store.Target{Provider: t.GetProvider(), ChatID: t.GetChatId(), ThreadID: t.GetThreadId()}
+		pt := targetFromProto(t)
+		hreq.PreviousTarget = &pt
 	}
 	reg, err := b.s.core.Register(ctx, registry.Info{
 		InstanceID: req.GetInstanceId(),
@@ -49,7 +50,9 @@ func (b *busService) Register(ctx context.Context, req *chatbusv1.RegisterReques
 		StaleAfter:        durationpb.New(b.s.cfg.StaleAfter),
 	}
 	if reg.Origin != hub.OriginDetached {
-		resp.Binding = bindingToProto(reg.Binding)
+		d, _ := b.s.provs.Description(reg.Binding.Target.Provider)
+		resp.Binding = bindingToProto(reg.Binding, d.Platform)
+		resp.Capabilities = capabilitiesToProto(d)
 	}
 	return resp, nil
 }
@@ -80,8 +83,9 @@ func (b *busService) Subscribe(req *chatbusv1.SubscribeRequest, stream chatbusv1
 	if err := stream.SendHeader(metadata.MD{}); err != nil {
 		return err
 	}
+	platform := b.s.platformOf(f)
 	err = b.s.core.Stream(stream.Context(), f, req.GetAfterSeq(), func(u store.Update) error {
-		return stream.Send(&chatbusv1.SubscribeResponse{Update: updateToProto(u)})
+		return stream.Send(&chatbusv1.SubscribeResponse{Update: updateToProto(u, platform)})
 	})
 	if errors.Is(err, context.Canceled) && stream.Context().Err() != nil {
 		return nil // the caller went away
@@ -110,7 +114,7 @@ func (b *busService) Call(ctx context.Context, req *chatbusv1.CallRequest) (*cha
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &chatbusv1.CallResponse{ResultJson: res}, nil
+	return &chatbusv1.CallResponse{ResultJson: res.JSON, References: refsToProto(res.Refs)}, nil
 }
 
 func (b *busService) UploadFile(stream chatbusv1.BusService_UploadFileServer) error {
@@ -148,7 +152,7 @@ func (b *busService) UploadFile(stream chatbusv1.BusService_UploadFileServer) er
 	if err != nil {
 		return toStatus(err)
 	}
-	return stream.SendAndClose(&chatbusv1.UploadFileResponse{ResultJson: res})
+	return stream.SendAndClose(&chatbusv1.UploadFileResponse{ResultJson: res.JSON, References: refsToProto(res.Refs)})
 }
 
 func (b *busService) DownloadFile(req *chatbusv1.DownloadFileRequest, stream chatbusv1.BusService_DownloadFileServer) error {
@@ -185,4 +189,24 @@ func (b *busService) Unregister(_ context.Context, req *chatbusv1.UnregisterRequ
 	}
 	b.s.reg.Unregister(f)
 	return &chatbusv1.UnregisterResponse{}, nil
+}
+
+// platformOf names the platform of the follower's binding, "" if it has
+// none or its provider has not described itself yet.
+func (s *Server) platformOf(f *registry.Follower) string {
+	key := s.core.Binding(f)
+	if key == "" {
+		return ""
+	}
+	b, err := s.store.GetBinding(key)
+	if err != nil {
+		return ""
+	}
+	return s.platform(b.Target.Provider)
+}
+
+// platform names the platform of a provider, "" until it described itself.
+func (s *Server) platform(provider string) string {
+	d, _ := s.provs.Description(provider)
+	return d.Platform
 }

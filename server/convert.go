@@ -1,6 +1,8 @@
 package server
 
 import (
+	"strconv"
+
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
@@ -12,7 +14,7 @@ import (
 	"github.com/chatbus/chatbus/server/supervise"
 )
 
-func followerToProto(f *registry.Follower, b *store.Binding) *chatbusv1.Follower {
+func followerToProto(f *registry.Follower, b *store.Binding, platform string) *chatbusv1.Follower {
 	out := &chatbusv1.Follower{
 		InstanceId:    f.InstanceID,
 		ProfileKey:    f.ProfileKey,
@@ -25,7 +27,7 @@ func followerToProto(f *registry.Follower, b *store.Binding) *chatbusv1.Follower
 		Origin:        chatbusv1.Origin_ORIGIN_DETACHED,
 	}
 	if b != nil {
-		out.Binding = bindingToProto(*b)
+		out.Binding = bindingToProto(*b, platform)
 		out.Origin = actionOrigin[b.LastAction]
 	}
 	return out
@@ -59,14 +61,32 @@ var statusToProto = map[store.Status]chatbusv1.BindingStatus{
 	store.StatusFailed:    chatbusv1.BindingStatus_BINDING_STATUS_FAILED,
 }
 
+// targetToProto writes a thread for followers: its text ids, and the same
+// as numbers where they are numbers (for followers of the first API).
 func targetToProto(t store.Target) *chatbusv1.Target {
 	if t.IsZero() {
 		return nil
 	}
-	return &chatbusv1.Target{Provider: t.Provider, ChatId: t.ChatID, ThreadId: t.ThreadID}
+	out := &chatbusv1.Target{Provider: t.Provider, Chat: t.Chat, Thread: t.Thread}
+	out.ChatId, _ = strconv.ParseInt(t.Chat, 10, 64)
+	out.ThreadId, _ = strconv.ParseInt(t.Thread, 10, 64)
+	return out
 }
 
-func bindingToProto(b store.Binding) *chatbusv1.Binding {
+// targetFromProto reads a thread a follower names: its text ids, else its
+// numbers.
+func targetFromProto(t *chatbusv1.Target) store.Target {
+	out := store.Target{Provider: t.GetProvider(), Chat: t.GetChat(), Thread: t.GetThread()}
+	if out.Chat == "" && t.GetChatId() != 0 {
+		out.Chat = strconv.FormatInt(t.GetChatId(), 10)
+		if t.GetThreadId() != 0 {
+			out.Thread = strconv.FormatInt(t.GetThreadId(), 10)
+		}
+	}
+	return out
+}
+
+func bindingToProto(b store.Binding, platform string) *chatbusv1.Binding {
 	return &chatbusv1.Binding{
 		ProfileKey: b.Key,
 		Target:     targetToProto(b.Target),
@@ -74,7 +94,31 @@ func bindingToProto(b store.Binding) *chatbusv1.Binding {
 		ThreadName: b.ThreadName,
 		Status:     statusToProto[b.Status],
 		InstanceId: b.InstanceID,
+		Platform:   platform,
 	}
+}
+
+func refsToProto(refs []store.Ref) []*chatbusv1.Reference {
+	if len(refs) == 0 {
+		return nil
+	}
+	out := make([]*chatbusv1.Reference, len(refs))
+	for i, r := range refs {
+		out[i] = &chatbusv1.Reference{Kind: chatbusv1.ReferenceKind(r.Kind), Id: r.ID}
+	}
+	return out
+}
+
+func capabilitiesToProto(d hub.Description) *chatbusv1.Capabilities {
+	out := &chatbusv1.Capabilities{Platform: d.Platform, MaxTextChars: uint32(max(d.MaxTextChars, 0))}
+	for _, m := range d.Methods {
+		pm := &chatbusv1.Method{Name: m.Name}
+		for _, p := range m.Params {
+			pm.Params = append(pm.Params, &chatbusv1.MethodParam{Name: p.Name, Kind: chatbusv1.ReferenceKind(p.Kind), Required: p.Required})
+		}
+		out.Methods = append(out.Methods, pm)
+	}
+	return out
 }
 
 func statsToProto(s store.Stats) *chatbusv1.JournalStats {
@@ -91,16 +135,20 @@ func statsToProto(s store.Stats) *chatbusv1.JournalStats {
 	return out
 }
 
-func updateToProto(u store.Update) *chatbusv1.Update {
+func updateToProto(u store.Update, platform string) *chatbusv1.Update {
 	return &chatbusv1.Update{
 		Seq:              u.Seq,
-		Target:           targetToProto(store.Target{Provider: u.Provider, ChatID: u.ChatID, ThreadID: u.ThreadID}),
+		Target:           targetToProto(store.Target{Provider: u.Provider, Chat: u.Chat, Thread: u.Thread}),
 		Kind:             chatbusv1.UpdateKind(u.Kind),
 		PlatformUpdateId: u.PlatformUpdateID,
 		FromUserId:       u.FromUserID,
 		Text:             u.Text,
 		Payload:          u.Payload,
 		ReceivedAt:       timestamppb.New(u.ReceivedAt),
+		Sender:           u.Sender,
+		References:       refsToProto(u.Refs),
+		Platform:         platform,
+		SenderName:       u.SenderName,
 	}
 }
 
@@ -122,7 +170,7 @@ func providerToProto(s providers.Status) *chatbusv1.ProviderInfo {
 		LastError:         s.LastError,
 		Serving:           s.Serving,
 		Default:           s.Default,
-		ForumChatId:       s.ForumChatID,
+		Platform:          s.Platform,
 		Attached:          uint32(s.Attached),
 		Ingested:          s.Ingested,
 		DroppedNotAllowed: s.NotAllowed,

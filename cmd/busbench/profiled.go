@@ -45,7 +45,11 @@ func runProfiledSupervisor(ctx context.Context, args []string, stderr io.Writer)
 	log := zerolog.New(stderr).Level(zerolog.InfoLevel).With().Timestamp().Logger()
 	var specs []providers.Spec
 	for _, p := range spec.Providers {
-		specs = append(specs, providers.Spec{Name: p.Name, Binary: p.Binary, ForumChatID: p.ForumChatID, Settings: p.Settings})
+		settings := map[string]any{"forum_chat_id": p.ForumChatID}
+		for k, v := range p.Settings {
+			settings[k] = v
+		}
+		specs = append(specs, providers.Spec{Name: p.Name, Binary: p.Binary, Settings: settings})
 	}
 	srv, err := server.New(server.Config{
 		Profile:           spec.Name,

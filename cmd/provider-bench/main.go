@@ -83,11 +83,13 @@ handshake line "1|unix|<socket>|grpc" on stdout.`)
 	if err != nil {
 		return fmt.Errorf("read settings from stdin: %w", err)
 	}
+	secret, rest, err := provider.SplitSettings(raw)
+	if err != nil {
+		return err
+	}
 	var s settings
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return fmt.Errorf("settings: %w", err)
-		}
+	if err := json.Unmarshal(rest, &s); err != nil {
+		return fmt.Errorf("settings: %w", err)
 	}
 	if s.ForumChatID == 0 {
 		return errors.New("settings: forum_chat_id is required")
@@ -106,6 +108,7 @@ handshake line "1|unix|<socket>|grpc" on stdout.`)
 		Name:     name,
 		Socket:   socket,
 		Platform: p,
+		Secret:   secret,
 		Logger:   log,
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,11 +84,13 @@ func (p *platform) Identify(context.Context) (provider.Identity, error) {
 // ids from cursor on. Updates not acknowledged when a Deliver fails are
 // made again (same ids, new send time) on the next stream: like a
 // platform, this one keeps what its cursor has not passed.
-func (p *platform) Run(ctx context.Context, cursor int64, sink provider.Sink) error {
+func (p *platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) error {
 	p.running.Store(true)
 	defer p.running.Store(false)
 	p.runs.Add(1)
-	next := max(cursor, 1)
+	start, _ := strconv.ParseInt(string(cursor), 10, 64)
+	next := max(start, 1)
+	chat := strconv.FormatInt(p.chat, 10)
 	rr := 0
 	var pc pacer
 	for {
@@ -123,8 +126,13 @@ func (p *platform) Run(ctx context.Context, cursor int64, sink provider.Sink) er
 				UpdateId: id, ChatId: p.chat, ThreadId: thread, FromUserId: bench.UserID,
 				Kind: providerv1.UpdateKind_UPDATE_KIND_MESSAGE, Text: text, Payload: payload,
 				ReceivedAt: sent, Allowed: true,
-				// As provider-telegram reports them: the message's id.
-				References: &providerv1.References{MessageIds: []int64{id}},
+				// As provider-telegram reports them: the message's id, the
+				// ids as text, the update id as de-duplication key and the
+				// next offset as cursor.
+				References: &providerv1.References{Items: []*providerv1.Reference{
+					{Kind: providerv1.ReferenceKind_REFERENCE_KIND_MESSAGE, Id: strconv.FormatInt(id, 10)}}},
+				Chat: chat, Thread: strconv.FormatInt(thread, 10), Sender: strconv.FormatInt(bench.UserID, 10),
+				DedupId: strconv.FormatInt(id, 10), Cursor: strconv.AppendInt(nil, id+1, 10),
 			}
 		}
 		p.delivering.Store(true)
@@ -199,26 +207,38 @@ func (pc *pacer) due(ctx context.Context, rate float64, batch int, version uint6
 	return n
 }
 
+// Describe implements provider.Platform: Telegram's sendMessage and
+// editMessageText, enough for the benchmark's followers.
+func (p *platform) Describe() provider.Description {
+	return provider.Description{Platform: "bench", MaxTextChars: 4096, Methods: []provider.Method{
+		{Name: "sendMessage"},
+		{Name: "editMessageText", Params: []provider.Param{{Name: "message_id", Kind: provider.RefMessage, Required: true}}},
+	}}
+}
+
 // Call implements provider.Platform: it echoes the call, with a fresh
 // message id as Telegram's sendMessage answers.
-func (p *platform) Call(_ context.Context, method string, params json.RawMessage, _ string) (json.RawMessage, error) {
+func (p *platform) Call(_ context.Context, _ provider.Target, method string, params json.RawMessage, _ string) (provider.Result, error) {
 	if len(params) == 0 {
 		params = json.RawMessage("{}")
 	}
-	return json.Marshal(struct {
+	id := p.calls.Add(1)
+	res, err := json.Marshal(struct {
 		MessageID int64           `json:"message_id"`
 		Method    string          `json:"method"`
 		Echo      json.RawMessage `json:"echo"`
-	}{p.calls.Add(1), method, params})
+	}{id, method, params})
+	return provider.Result{JSON: res, Refs: []provider.Ref{{Kind: provider.RefMessage, ID: strconv.FormatInt(id, 10)}}}, err
 }
 
 // Upload implements provider.Platform: it reads the file and forgets it.
-func (p *platform) Upload(_ context.Context, h provider.UploadHeader, r io.Reader) (json.RawMessage, error) {
+func (p *platform) Upload(_ context.Context, h provider.UploadHeader, r io.Reader) (provider.Result, error) {
 	n, err := io.Copy(io.Discard, r)
 	if err != nil {
-		return nil, err
+		return provider.Result{}, err
 	}
-	return json.Marshal(map[string]any{"message_id": p.calls.Add(1), "size": n, "file_name": h.Filename})
+	res, err := json.Marshal(map[string]any{"message_id": p.calls.Add(1), "size": n, "file_name": h.Filename})
+	return provider.Result{JSON: res}, err
 }
 
 // Download implements provider.Platform: the bench platform holds no files.
@@ -227,12 +247,13 @@ func (p *platform) Download(_ context.Context, fileID string) (io.ReadCloser, in
 }
 
 // Provision implements provider.Platform: sequential thread ids.
-func (p *platform) Provision(_ context.Context, chatID int64, name string) (provider.Target, error) {
-	if chatID == 0 {
-		chatID = p.chat
+func (p *platform) Provision(_ context.Context, req provider.ProvisionRequest) (provider.Provisioned, error) {
+	chat := req.Chat
+	if chat == "" {
+		chat = strconv.FormatInt(p.chat, 10)
 	}
-	return provider.Target{ChatID: chatID, ThreadID: p.nextThread.Add(1), Name: name}, nil
+	return provider.Provisioned{Target: provider.Target{Chat: chat, Thread: strconv.FormatInt(p.nextThread.Add(1), 10), Name: req.Name}}, nil
 }
 
 // CloseTarget implements provider.Platform.
-func (p *platform) CloseTarget(context.Context, int64, int64) error { return nil }
+func (p *platform) CloseTarget(context.Context, provider.Target) error { return nil }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatbus/chatbus/bench"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/provider"
 )
 
 // sink acknowledges every Deliver at once and records what it got.
@@ -44,7 +45,7 @@ func TestRun(t *testing.T) {
 			var s sink
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
-			go func() { done <- p.Run(ctx, 10, &s) }()
+			go func() { done <- p.Run(ctx, []byte("10"), &s) }()
 			p.setInjection(tt.inj)
 			deadline := time.Now().Add(20 * time.Second)
 			for s.count() < tt.min {
@@ -86,14 +87,14 @@ func TestRun(t *testing.T) {
 
 func TestProvisionAndCall(t *testing.T) {
 	p := newPlatform(-100, 1000, bench.Injection{})
-	for want := int64(1001); want <= 1003; want++ {
-		tg, err := p.Provision(context.Background(), 0, "x")
-		if err != nil || tg.ThreadID != want || tg.ChatID != -100 {
-			t.Fatalf("Provision = %+v, %v; want thread %d", tg, err, want)
+	for _, want := range []string{"1001", "1002", "1003"} {
+		tg, err := p.Provision(context.Background(), provider.ProvisionRequest{Name: "x"})
+		if err != nil || tg.Thread != want || tg.Chat != "-100" {
+			t.Fatalf("Provision = %+v, %v; want thread %s", tg, err, want)
 		}
 	}
-	res, err := p.Call(context.Background(), "sendMessage", []byte(`{"text":"hi"}`), "")
-	if err != nil || string(res) != `{"message_id":1,"method":"sendMessage","echo":{"text":"hi"}}` {
+	res, err := p.Call(context.Background(), provider.Target{Chat: "-100", Thread: "1001"}, "sendMessage", []byte(`{"text":"hi"}`), "")
+	if err != nil || string(res.JSON) != `{"message_id":1,"method":"sendMessage","echo":{"text":"hi"}}` {
 		t.Errorf("Call = %s, %v", res, err)
 	}
 }

@@ -54,7 +54,11 @@ stdout. The bot token is settings.token or $CHATBUS_TELEGRAM_TOKEN.`)
 	if err != nil {
 		return fmt.Errorf("read settings from stdin: %w", err)
 	}
-	s, err := telegram.ParseSettings(raw)
+	secret, platform, err := provider.SplitSettings(raw)
+	if err != nil {
+		return err
+	}
+	s, err := telegram.ParseSettings(platform)
 	if err != nil {
 		return err
 	}
@@ -74,6 +78,7 @@ stdout. The bot token is settings.token or $CHATBUS_TELEGRAM_TOKEN.`)
 		Name:     name,
 		Socket:   socket,
 		Platform: plat,
+		Secret:   secret,
 		Logger:   log,
 		Health:   health,
 	})

@@ -58,8 +58,6 @@ func (fc fileConfig) providerSpecs() ([]providers.Spec, error) {
 			switch k {
 			case "binary":
 				spec.Binary, err = asString(k, v)
-			case "forum_chat_id":
-				spec.ForumChatID, err = asInt(k, v)
 			case "default":
 				b, ok := v.(bool)
 				if !ok {
@@ -80,9 +78,6 @@ func (fc fileConfig) providerSpecs() ([]providers.Spec, error) {
 			if err != nil {
 				return nil, fmt.Errorf("provider %q: %w", name, err)
 			}
-		}
-		if spec.ForumChatID == 0 {
-			return nil, fmt.Errorf("provider %q: forum_chat_id is required (the forum supergroup's id, e.g. -1001234567890)", name)
 		}
 		specs = append(specs, spec)
 	}

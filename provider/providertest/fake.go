@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -29,14 +30,17 @@ type Fake struct {
 	// Backoff is how long the default Run waits after ErrNotAdmitting. If
 	// zero, 20ms.
 	Backoff time.Duration
+	// Description is what Describe returns. If its Platform is empty,
+	// DefaultDescription.
+	Description provider.Description
 
 	IdentifyFunc    func(ctx context.Context) (provider.Identity, error)
-	RunFunc         func(ctx context.Context, cursor int64, sink provider.Sink) error
-	CallFunc        func(ctx context.Context, method string, params json.RawMessage, key string) (json.RawMessage, error)
-	UploadFunc      func(ctx context.Context, h provider.UploadHeader, r io.Reader) (json.RawMessage, error)
+	RunFunc         func(ctx context.Context, cursor []byte, sink provider.Sink) error
+	CallFunc        func(ctx context.Context, t provider.Target, method string, params json.RawMessage, key string) (provider.Result, error)
+	UploadFunc      func(ctx context.Context, h provider.UploadHeader, r io.Reader) (provider.Result, error)
 	DownloadFunc    func(ctx context.Context, fileID string) (io.ReadCloser, int64, string, error)
-	ProvisionFunc   func(ctx context.Context, chatID int64, name string) (provider.Target, error)
-	CloseTargetFunc func(ctx context.Context, chatID, threadID int64) error
+	ProvisionFunc   func(ctx context.Context, req provider.ProvisionRequest) (provider.Provisioned, error)
+	CloseTargetFunc func(ctx context.Context, t provider.Target) error
 
 	mu         sync.Mutex
 	queue      []*providerv1.Update // pushed and not yet confirmed by an ack
@@ -46,8 +50,22 @@ type Fake struct {
 	nextThread int64
 }
 
+// DefaultDescription is the Fake's method set: sendMessage,
+// editMessageText (naming a message) and answerCallbackQuery (naming an
+// interaction).
+var DefaultDescription = provider.Description{
+	Platform: "fake",
+	Methods: []provider.Method{
+		{Name: "sendMessage"},
+		{Name: "editMessageText", Params: []provider.Param{{Name: "message_id", Kind: provider.RefMessage, Required: true}}},
+		{Name: "answerCallbackQuery", Params: []provider.Param{{Name: "callback_query_id", Kind: provider.RefInteraction, Required: true}}},
+	},
+	MaxTextChars: 4096,
+}
+
 // CallRecord is one Call the Fake received.
 type CallRecord struct {
+	Target         provider.Target
 	Method         string
 	Params         json.RawMessage
 	IdempotencyKey string
@@ -99,12 +117,22 @@ func (f *Fake) Identify(ctx context.Context) (provider.Identity, error) {
 	return f.Identity, nil
 }
 
+// Describe returns Description, or DefaultDescription.
+func (f *Fake) Describe() provider.Description {
+	if f.Description.Platform == "" {
+		return DefaultDescription
+	}
+	return f.Description
+}
+
 // Run by default behaves like Telegram's getUpdates loop over the pushed
-// updates: it delivers those at or after the cursor, forgets them once
-// acknowledged, and backs off while the sink is not admitting.
-func (f *Fake) Run(ctx context.Context, cursor int64, sink provider.Sink) error {
+// updates: it delivers those at or after the cursor (a decimal offset),
+// forgets them once acknowledged, and backs off while the sink is not
+// admitting. Runs records each cursor.
+func (f *Fake) Run(ctx context.Context, cursor []byte, sink provider.Sink) error {
+	offset, _ := strconv.ParseInt(string(cursor), 10, 64)
 	f.mu.Lock()
-	f.runs = append(f.runs, cursor)
+	f.runs = append(f.runs, offset)
 	f.mu.Unlock()
 	if f.RunFunc != nil {
 		return f.RunFunc(ctx, cursor, sink)
@@ -113,7 +141,6 @@ func (f *Fake) Run(ctx context.Context, cursor int64, sink provider.Sink) error 
 	if backoff <= 0 {
 		backoff = 20 * time.Millisecond
 	}
-	offset := cursor
 	for {
 		batch, wait := f.batch(offset)
 		if len(batch) == 0 {
@@ -175,27 +202,29 @@ func (f *Fake) confirm(acked int64) {
 }
 
 // Call records the call; by default it answers {"ok":true,"method":…}.
-func (f *Fake) Call(ctx context.Context, method string, params json.RawMessage, key string) (json.RawMessage, error) {
+func (f *Fake) Call(ctx context.Context, t provider.Target, method string, params json.RawMessage, key string) (provider.Result, error) {
 	f.mu.Lock()
-	f.calls = append(f.calls, CallRecord{Method: method, Params: append(json.RawMessage(nil), params...), IdempotencyKey: key})
+	f.calls = append(f.calls, CallRecord{Target: t, Method: method, Params: append(json.RawMessage(nil), params...), IdempotencyKey: key})
 	f.mu.Unlock()
 	if f.CallFunc != nil {
-		return f.CallFunc(ctx, method, params, key)
+		return f.CallFunc(ctx, t, method, params, key)
 	}
-	return json.Marshal(map[string]any{"ok": true, "method": method})
+	res, err := json.Marshal(map[string]any{"ok": true, "method": method})
+	return provider.Result{JSON: res}, err
 }
 
 // Upload by default reads the whole file and answers
-// {"filename":…,"size":…,"chat_id":…,"thread_id":…}.
-func (f *Fake) Upload(ctx context.Context, h provider.UploadHeader, r io.Reader) (json.RawMessage, error) {
+// {"filename":…,"size":…,"chat":…,"thread":…}.
+func (f *Fake) Upload(ctx context.Context, h provider.UploadHeader, r io.Reader) (provider.Result, error) {
 	if f.UploadFunc != nil {
 		return f.UploadFunc(ctx, h, r)
 	}
 	b, err := io.ReadAll(r)
 	if err != nil {
-		return nil, err
+		return provider.Result{}, err
 	}
-	return json.Marshal(map[string]any{"filename": h.Filename, "size": len(b), "chat_id": h.ChatID, "thread_id": h.ThreadID})
+	res, err := json.Marshal(map[string]any{"filename": h.Filename, "size": len(b), "chat": h.Target.Chat, "thread": h.Target.Thread})
+	return provider.Result{JSON: res}, err
 }
 
 // Download by default serves Files.
@@ -210,24 +239,29 @@ func (f *Fake) Download(ctx context.Context, fileID string) (io.ReadCloser, int6
 	return io.NopCloser(bytes.NewReader(b)), int64(len(b)), "files/" + fileID, nil
 }
 
-// Provision by default creates threads 1001, 1002, … in chatID (0: -100).
-func (f *Fake) Provision(ctx context.Context, chatID int64, name string) (provider.Target, error) {
+// Provision by default creates threads "1001", "1002", … in the chat (""
+// means "-100"), and reuses the thread it is asked to reuse.
+func (f *Fake) Provision(ctx context.Context, req provider.ProvisionRequest) (provider.Provisioned, error) {
 	if f.ProvisionFunc != nil {
-		return f.ProvisionFunc(ctx, chatID, name)
+		return f.ProvisionFunc(ctx, req)
 	}
-	if chatID == 0 {
-		chatID = -100
+	if req.Reuse != nil {
+		return provider.Provisioned{Target: provider.Target{Chat: req.Reuse.Chat, Thread: req.Reuse.Thread, Name: req.Name}, Reused: true}, nil
+	}
+	chat := req.Chat
+	if chat == "" {
+		chat = "-100"
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.nextThread++
-	return provider.Target{ChatID: chatID, ThreadID: 1000 + f.nextThread, Name: name}, nil
+	return provider.Provisioned{Target: provider.Target{Chat: chat, Thread: strconv.FormatInt(1000+f.nextThread, 10), Name: req.Name}}, nil
 }
 
 // CloseTarget by default succeeds.
-func (f *Fake) CloseTarget(ctx context.Context, chatID, threadID int64) error {
+func (f *Fake) CloseTarget(ctx context.Context, t provider.Target) error {
 	if f.CloseTargetFunc != nil {
-		return f.CloseTargetFunc(ctx, chatID, threadID)
+		return f.CloseTargetFunc(ctx, t)
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func TestFakeDefaults(t *testing.T) {
 		}
 	}
 
-	res, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage", ParamsJson: []byte(`{"text":"hi"}`), IdempotencyKey: "k1"})
+	res, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage", ParamsJson: []byte(`{"text":"hi"}`), IdempotencyKey: "k1", Target: &providerv1.Target{Chat: "-100", Thread: "1001"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestFakeDefaults(t *testing.T) {
 	_ = up.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Header_{Header: &providerv1.UploadFileRequest_Header{ChatId: -100, ThreadId: 1001, Filename: "a.txt"}}})
 	_ = up.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Chunk{Chunk: []byte("hello")}})
 	ur, err := up.CloseAndRecv()
-	if err != nil || string(ur.GetResultJson()) != `{"chat_id":-100,"filename":"a.txt","size":5,"thread_id":1001}` {
+	if err != nil || string(ur.GetResultJson()) != `{"chat":"-100","filename":"a.txt","size":5,"thread":"1001"}` {
 		t.Fatalf("UploadFile = %s, %v", ur.GetResultJson(), err)
 	}
 
@@ -64,7 +64,7 @@ func TestShutdownIsBounded(t *testing.T) {
 	defer cancel()
 	release := make(chan struct{})
 	started := make(chan struct{})
-	f := &providertest.Fake{RunFunc: func(context.Context, int64, provider.Sink) error {
+	f := &providertest.Fake{RunFunc: func(context.Context, []byte, provider.Sink) error {
 		close(started)
 		<-release // deliberately deaf to ctx
 		return nil

@@ -6,6 +6,8 @@ package providertest
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"os"
 	"path/filepath"
@@ -30,9 +32,12 @@ type Harness struct {
 	Socket string
 	// Handshake is the line Serve wrote, newline included.
 	Handshake string
-	Conn      *grpc.ClientConn
-	Client    providerv1.ProviderServiceClient
-	Health    grpc_health_v1.HealthClient
+	// Secret is the bearer secret the server requires; Conn sends it.
+	Secret string
+	// Conn is a connection the way the supervisor dials: with the secret.
+	Conn   *grpc.ClientConn
+	Client providerv1.ProviderServiceClient
+	Health grpc_health_v1.HealthClient
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -40,7 +45,7 @@ type Harness struct {
 }
 
 // Start serves cfg (Name defaults to "fake", Socket to a fresh temporary
-// path) and waits for the handshake. The server is stopped and the
+// path, Secret to a random one) and waits for the handshake. The server is stopped and the
 // connection closed in t.Cleanup; Serve must have returned by then.
 func Start(t testing.TB, cfg provider.Config) *Harness {
 	t.Helper()
@@ -55,6 +60,11 @@ func Start(t testing.TB, cfg provider.Config) *Harness {
 		t.Cleanup(func() { os.RemoveAll(dir) })
 		cfg.Socket = filepath.Join(dir, cfg.Name+".sock")
 	}
+	if cfg.Secret == "" {
+		b := make([]byte, 32)
+		rand.Read(b)
+		cfg.Secret = base64.RawURLEncoding.EncodeToString(b)
+	}
 	hs := &lineWriter{line: make(chan string, 1)}
 	cfg.Handshake = hs
 
@@ -63,7 +73,7 @@ func Start(t testing.TB, cfg provider.Config) *Harness {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Harness{Server: srv, Socket: cfg.Socket, cancel: cancel, done: make(chan struct{})}
+	h := &Harness{Server: srv, Socket: cfg.Socket, Secret: cfg.Secret, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(h.done)
 		h.err = srv.Serve(ctx)
@@ -85,7 +95,8 @@ func Start(t testing.TB, cfg provider.Config) *Harness {
 		t.Fatal("providertest: no handshake within 10s")
 	}
 
-	conn, err := grpc.NewClient("unix://"+cfg.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient("unix://"+cfg.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(Bearer(cfg.Secret)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +106,18 @@ func Start(t testing.TB, cfg provider.Config) *Harness {
 	h.Health = grpc_health_v1.NewHealthClient(conn)
 	return h
 }
+
+// Bearer sends "authorization: Bearer <secret>" on every call, over the
+// insecure transport a Unix socket in a private directory is.
+type Bearer string
+
+// GetRequestMetadata implements credentials.PerRPCCredentials.
+func (b Bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(b)}, nil
+}
+
+// RequireTransportSecurity implements credentials.PerRPCCredentials.
+func (Bearer) RequireTransportSecurity() bool { return false }
 
 // Done is closed when Serve has returned.
 func (h *Harness) Done() <-chan struct{} { return h.done }

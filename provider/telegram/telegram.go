@@ -109,14 +109,23 @@ func (p *Platform) Identify(ctx context.Context) (provider.Identity, error) {
 	return provider.Identity{OwnerID: strconv.FormatInt(me.ID, 10), Account: "@" + me.Username}, nil
 }
 
-// Run implements provider.Platform: long polling from cursor.
-func (p *Platform) Run(ctx context.Context, cursor int64, sink provider.Sink) error {
+// Run implements provider.Platform: long polling from cursor, the next
+// getUpdates offset in decimal (what convert reports as each update's
+// cursor).
+func (p *Platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) error {
+	var offset int64
+	if len(cursor) > 0 {
+		var err error
+		if offset, err = strconv.ParseInt(string(cursor), 10, 64); err != nil {
+			return fmt.Errorf("%w: stored cursor %q is not a getUpdates offset", provider.ErrInvalid, cursor)
+		}
+	}
 	var mu sync.Mutex
 	last := botapi.State(0)
 	poller := &botapi.Poller{
 		Client:  p.client,
 		Timeout: p.timeout,
-		Offset:  cursor,
+		Offset:  offset,
 		Handle: func(ctx context.Context, ups []botapi.Update) (int64, error) {
 			batch := make([]*providerv1.Update, 0, len(ups))
 			for i := range ups {
@@ -166,7 +175,14 @@ func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
 		Payload:    u.Raw,
 		ReceivedAt: timestamppb.Now(),
 		Allowed:    p.allowed[u.FromID()],
-		References: references(u),
+		References: provider.RefsProto(updateRefs(u)),
+		Chat:       idText(u.ChatID()),
+		Thread:     idText(int64(u.ThreadID())),
+		Sender:     idText(u.FromID()),
+		SenderName: senderName(u),
+		DedupId:    strconv.FormatInt(u.UpdateID, 10),
+		// Once this update is durable, polling resumes after it.
+		Cursor: strconv.AppendInt(nil, u.UpdateID+1, 10),
 	}
 	switch u.Kind() {
 	case botapi.KindMessage:
@@ -184,30 +200,66 @@ func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
 	return out
 }
 
-// references lists the ids of u a follower may name in later calls: the
-// message (edited or carrying the pressed button), its files, the
-// callback query.
-func references(u *botapi.Update) *providerv1.References {
-	r := &providerv1.References{}
-	addMessage := func(m *botapi.Message) {
-		if m == nil {
-			return
-		}
-		r.MessageIds = append(r.MessageIds, int64(m.MessageID))
-		if m.Document != nil {
-			r.FileIds = append(r.FileIds, m.Document.FileID)
-		}
-		for _, p := range m.Photo {
-			r.FileIds = append(r.FileIds, p.FileID)
-		}
-	}
-	addMessage(u.Message)
-	addMessage(u.EditedMessage)
+// updateRefs lists the ids of u a follower may name in later calls: the
+// message (edited, reacted to or carrying the pressed button), its files,
+// the callback query.
+func updateRefs(u *botapi.Update) []provider.Ref {
+	var refs []provider.Ref
+	refs = messageRefs(refs, u.Message)
+	refs = messageRefs(refs, u.EditedMessage)
 	if q := u.CallbackQuery; q != nil {
-		r.CallbackQueryIds = append(r.CallbackQueryIds, q.ID)
-		addMessage(q.Message)
+		refs = append(refs, provider.Ref{Kind: provider.RefInteraction, ID: q.ID})
+		refs = messageRefs(refs, q.Message)
 	}
-	return r
+	if r := u.MessageReaction; r != nil {
+		refs = append(refs, provider.Ref{Kind: provider.RefMessage, ID: strconv.Itoa(r.MessageID)})
+	}
+	return refs
+}
+
+// messageRefs appends the ids of m: the message and its files.
+func messageRefs(refs []provider.Ref, m *botapi.Message) []provider.Ref {
+	if m == nil {
+		return refs
+	}
+	refs = append(refs, provider.Ref{Kind: provider.RefMessage, ID: strconv.Itoa(m.MessageID)})
+	if m.Document != nil {
+		refs = append(refs, provider.Ref{Kind: provider.RefFile, ID: m.Document.FileID})
+	}
+	for _, p := range m.Photo {
+		refs = append(refs, provider.Ref{Kind: provider.RefFile, ID: p.FileID})
+	}
+	return refs
+}
+
+// idText writes a Telegram id as text; 0 (none) is "".
+func idText(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return strconv.FormatInt(id, 10)
+}
+
+// senderName is the sender's @username, else first name.
+func senderName(u *botapi.Update) string {
+	var from *botapi.User
+	switch {
+	case u.Message != nil:
+		from = u.Message.From
+	case u.EditedMessage != nil:
+		from = u.EditedMessage.From
+	case u.CallbackQuery != nil:
+		from = &u.CallbackQuery.From
+	case u.MessageReaction != nil:
+		from = u.MessageReaction.User
+	}
+	switch {
+	case from == nil:
+		return ""
+	case from.Username != "":
+		return "@" + from.Username
+	}
+	return from.FirstName
 }
 
 func messageText(m *botapi.Message) string {
@@ -220,21 +272,35 @@ func messageText(m *botapi.Message) string {
 	return m.Caption
 }
 
-// Call implements provider.Platform. The supervisor has scoped the call and
-// checked the method against its allow-list.
-func (p *Platform) Call(ctx context.Context, method string, params json.RawMessage, _ string) (json.RawMessage, error) {
-	res, err := p.client.Do(ctx, method, params)
-	return res, mapErr(err)
+// Call implements provider.Platform: the call is scoped to t (see scope)
+// and made; the result's message and files become references of t.
+func (p *Platform) Call(ctx context.Context, t provider.Target, method string, params json.RawMessage, _ string) (provider.Result, error) {
+	scoped, err := scope(t, method, params)
+	if err != nil {
+		return provider.Result{}, err
+	}
+	res, err := p.client.Do(ctx, method, scoped)
+	if err != nil {
+		return provider.Result{}, mapErr(err)
+	}
+	return provider.Result{JSON: res, Refs: resultRefs(res)}, nil
 }
 
 // Upload implements provider.Platform (sendDocument; sendPhoto for photos).
-func (p *Platform) Upload(ctx context.Context, h provider.UploadHeader, r io.Reader) (json.RawMessage, error) {
-	if h.Kind == "photo" {
-		res, err := p.client.SendFile(ctx, "sendPhoto", "photo", h.ChatID, int(h.ThreadID), h.Filename, r, h.Caption)
-		return res, mapErr(err)
+func (p *Platform) Upload(ctx context.Context, h provider.UploadHeader, r io.Reader) (provider.Result, error) {
+	chat, thread, err := numericTarget(h.Target)
+	if err != nil {
+		return provider.Result{}, err
 	}
-	res, err := p.client.SendFile(ctx, "sendDocument", "document", h.ChatID, int(h.ThreadID), h.Filename, r, h.Caption)
-	return res, mapErr(err)
+	method, field := "sendDocument", "document"
+	if h.Kind == "photo" {
+		method, field = "sendPhoto", "photo"
+	}
+	res, err := p.client.SendFile(ctx, method, field, chat, int(thread), h.Filename, r, h.Caption)
+	if err != nil {
+		return provider.Result{}, mapErr(err)
+	}
+	return provider.Result{JSON: res, Refs: resultRefs(res)}, nil
 }
 
 // Download implements provider.Platform.
@@ -252,24 +318,32 @@ func (p *Platform) Download(ctx context.Context, fileID string) (io.ReadCloser, 
 
 // Provision implements provider.Platform: createForumTopic. It is not
 // idempotent: a failure after the request went out is ambiguous.
-func (p *Platform) Provision(ctx context.Context, chatID int64, name string) (provider.Target, error) {
-	if chatID == 0 {
-		chatID = p.s.ForumChatID
+func (p *Platform) Provision(ctx context.Context, req provider.ProvisionRequest) (provider.Provisioned, error) {
+	chatID := p.s.ForumChatID
+	if req.Chat != "" {
+		var err error
+		if chatID, err = strconv.ParseInt(req.Chat, 10, 64); err != nil {
+			return provider.Provisioned{}, fmt.Errorf("%w: chat %q is not a Telegram chat id", provider.ErrInvalid, req.Chat)
+		}
 	}
-	t, err := p.client.CreateForumTopic(ctx, chatID, name, 0)
+	t, err := p.client.CreateForumTopic(ctx, chatID, req.Name, 0)
 	if err != nil {
 		var api *botapi.APIError
 		if errors.As(err, &api) {
-			return provider.Target{}, mapErr(err) // Telegram answered: not created
+			return provider.Provisioned{}, mapErr(err) // Telegram answered: not created
 		}
-		return provider.Target{}, fmt.Errorf("%w: createForumTopic: %v", provider.ErrAmbiguous, err)
+		return provider.Provisioned{}, fmt.Errorf("%w: createForumTopic: %v", provider.ErrAmbiguous, err)
 	}
-	return provider.Target{ChatID: chatID, ThreadID: int64(t.MessageThreadID), Name: t.Name}, nil
+	return provider.Provisioned{Target: provider.Target{Chat: idText(chatID), Thread: idText(int64(t.MessageThreadID)), Name: t.Name}}, nil
 }
 
 // CloseTarget implements provider.Platform.
-func (p *Platform) CloseTarget(ctx context.Context, chatID, threadID int64) error {
-	err := p.client.CloseForumTopic(ctx, chatID, int(threadID))
+func (p *Platform) CloseTarget(ctx context.Context, t provider.Target) error {
+	chatID, threadID, err := numericTarget(t)
+	if err != nil {
+		return err
+	}
+	err = p.client.CloseForumTopic(ctx, chatID, int(threadID))
 	var api *botapi.APIError
 	if errors.As(err, &api) && api.Description == "Bad Request: TOPIC_NOT_MODIFIED" {
 		return nil // closed already

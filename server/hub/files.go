@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -19,21 +18,22 @@ type Upload struct {
 
 // Files is what the hub needs from providers for file transfer.
 type Files interface {
-	Upload(ctx context.Context, provider string, t store.Target, u Upload, r io.Reader) (json.RawMessage, error)
+	// Upload sends r into thread t; the result names the message sent.
+	Upload(ctx context.Context, t store.Target, u Upload, r io.Reader) (Result, error)
 	Download(ctx context.Context, provider, fileID string, fn func(chunk []byte, size int64, path string) error) error
 }
 
 // Upload sends r into the follower's own thread.
-func (h *Hub) Upload(ctx context.Context, f *registry.Follower, u Upload, r io.Reader) (json.RawMessage, error) {
+func (h *Hub) Upload(ctx context.Context, f *registry.Follower, u Upload, r io.Reader) (Result, error) {
 	b, err := h.activeBinding(f, "upload")
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
-	res, err := h.cfg.Providers.Upload(ctx, b.Target.Provider, b.Target, u, r)
+	res, err := h.cfg.Providers.Upload(ctx, b.Target, u, r)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
-	h.learnResult(b.Target, res)
+	h.learnSent(b.Target, res.Refs)
 	return res, nil
 }
 
@@ -44,7 +44,7 @@ func (h *Hub) Download(ctx context.Context, f *registry.Follower, fileID string,
 	if err != nil {
 		return err
 	}
-	if !h.scopeOf(b.Target).hasFile(fileID) {
+	if !h.scopeOf(b.Target).has(store.RefFile, fileID) {
 		return fmt.Errorf("%w: file %q did not arrive in your thread", ErrOutOfScope, fileID)
 	}
 	return h.cfg.Providers.Download(ctx, b.Target.Provider, fileID, fn)

@@ -41,12 +41,17 @@ var (
 	// ErrHandoffProfile: a handoff successor must keep its predecessor's
 	// profile key (the binding's key).
 	ErrHandoffProfile = errors.New("handoff successor must register with the predecessor's profile key")
-	// ErrMethodNotAllowed: Call named a method outside the allow-list.
+	// ErrMethodNotAllowed: Call named a method the provider did not
+	// declare.
 	ErrMethodNotAllowed = errors.New("method not allowed")
+	// ErrNotDescribed: the binding's provider has not declared its method
+	// set yet (no child of it has come up since the supervisor started).
+	ErrNotDescribed = errors.New("provider has not described its platform yet")
 	// ErrOutOfScope: Call named another chat, thread, message or query.
 	ErrOutOfScope = errors.New("call outside the caller's thread")
-	// ErrBadParams: Call params are not a JSON object.
-	ErrBadParams = errors.New("params must be a JSON object")
+	// ErrBadParams: Call params are not a JSON object, or lack a required
+	// parameter.
+	ErrBadParams = errors.New("bad call parameters")
 	// ErrNotDelivered: Ack named a seq never delivered.
 	ErrNotDelivered = errors.New("seq was never delivered")
 )
@@ -65,19 +70,64 @@ const (
 type Providers interface {
 	// Default names the provider fresh followers bind on; "" if none.
 	Default() string
-	// ForumChat returns the chat fresh threads are created in, and whether
-	// the provider is configured.
-	ForumChat(provider string) (int64, bool)
-	// Provision creates a thread. An error wrapping ErrAmbiguous means the
-	// platform may have created it anyway: it is never retried blindly.
-	Provision(ctx context.Context, provider string, chatID int64, name string) (store.Target, error)
+	// Configured reports whether a provider of that name is configured.
+	Configured(provider string) bool
+	// Description returns what the provider declared about its platform
+	// (its method set); false while no child of it has described itself.
+	Description(provider string) (Description, bool)
+	// Provision creates a thread named name in the provider's chat, or
+	// reuses reuse (a thread its slot had before) if that still exists.
+	// An error wrapping ErrAmbiguous means the platform may have created
+	// it anyway: it is never retried blindly.
+	Provision(ctx context.Context, provider, name string, reuse *store.Target) (store.Target, error)
 	// Attach and Detach maintain the provider's "attached" occupancy.
 	Attach(ctx context.Context, provider, instanceID string, t store.Target) error
 	Detach(provider, instanceID string)
-	// Call makes a platform call, waiting out a provider restart until ctx
-	// ends.
-	Call(ctx context.Context, provider, method string, params json.RawMessage, idempotencyKey string) (json.RawMessage, error)
+	// Call makes a platform call in thread t, waiting out a provider
+	// restart until ctx ends. The provider scopes it to t.
+	Call(ctx context.Context, t store.Target, method string, params json.RawMessage, idempotencyKey string) (Result, error)
 	Files
+}
+
+// Description is what a provider declares about its platform.
+type Description struct {
+	Platform     string
+	Methods      []Method
+	MaxTextChars int
+}
+
+// Method is a platform method followers may call.
+type Method struct {
+	Name string
+	// Params name ids of the thread: a value of that kind the thread never
+	// saw is refused.
+	Params []Param
+}
+
+// Param is a call parameter naming an id of the thread: a top-level key
+// of the params object, or a dotted path into nested objects
+// ("reply_parameters.message_id").
+type Param struct {
+	Name     string
+	Kind     store.RefKind
+	Required bool
+}
+
+// method returns the declared method called name.
+func (d Description) method(name string) (Method, bool) {
+	for _, m := range d.Methods {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Method{}, false
+}
+
+// Result is a platform call's answer: the platform's JSON and the ids it
+// made available to the thread.
+type Result struct {
+	JSON json.RawMessage
+	Refs []store.Ref
 }
 
 // Config configures a Hub.

@@ -21,9 +21,10 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-const chat = int64(-100500)
+const chat = "-100500"
 
-// fakeProviders provisions threads 101, 102, … in one forum chat.
+// fakeProviders provisions threads 101, 102, … in one forum chat, and
+// declares a Telegram-like method set.
 type fakeProviders struct {
 	mu       sync.Mutex
 	next     int64
@@ -31,15 +32,23 @@ type fakeProviders struct {
 	calls    []string
 }
 
-func (p *fakeProviders) Default() string { return "telegram" }
-func (p *fakeProviders) ForumChat(name string) (int64, bool) {
-	return chat, name == "telegram"
+var fakeDescription = Description{Platform: "fake", MaxTextChars: 4096, Methods: []Method{
+	{Name: "sendMessage", Params: []Param{{Name: "reply_parameters.message_id", Kind: store.RefMessage}}},
+	{Name: "editMessageText", Params: []Param{{Name: "message_id", Kind: store.RefMessage, Required: true}}},
+	{Name: "deleteMessage", Params: []Param{{Name: "message_id", Kind: store.RefMessage, Required: true}}},
+	{Name: "answerCallbackQuery", Params: []Param{{Name: "callback_query_id", Kind: store.RefInteraction, Required: true}}},
+}}
+
+func (p *fakeProviders) Default() string             { return "telegram" }
+func (p *fakeProviders) Configured(name string) bool { return name == "telegram" }
+func (p *fakeProviders) Description(name string) (Description, bool) {
+	return fakeDescription, name == "telegram"
 }
-func (p *fakeProviders) Provision(_ context.Context, provider string, chatID int64, _ string) (store.Target, error) {
+func (p *fakeProviders) Provision(_ context.Context, provider, _ string, _ *store.Target) (store.Target, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.next++
-	return store.Target{Provider: provider, ChatID: chatID, ThreadID: 100 + p.next}, nil
+	return store.Target{Provider: provider, Chat: chat, Thread: fmt.Sprint(100 + p.next)}, nil
 }
 func (p *fakeProviders) Attach(_ context.Context, _, id string, t store.Target) error {
 	p.mu.Lock()
@@ -52,14 +61,16 @@ func (p *fakeProviders) Detach(_, id string) {
 	defer p.mu.Unlock()
 	delete(p.attached, id)
 }
-func (p *fakeProviders) Call(_ context.Context, _, method string, params json.RawMessage, _ string) (json.RawMessage, error) {
+
+// Call answers message 777, as a send does.
+func (p *fakeProviders) Call(_ context.Context, t store.Target, method string, params json.RawMessage, _ string) (Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.calls = append(p.calls, method+" "+string(params))
-	return json.RawMessage(`{"message_id":777}`), nil
+	p.calls = append(p.calls, method+" "+t.Thread+" "+string(params))
+	return Result{JSON: json.RawMessage(`{"message_id":777}`), Refs: []store.Ref{{Kind: store.RefMessage, ID: "777"}}}, nil
 }
-func (p *fakeProviders) Upload(context.Context, string, store.Target, Upload, io.Reader) (json.RawMessage, error) {
-	return nil, errors.New("no uploads here")
+func (p *fakeProviders) Upload(context.Context, store.Target, Upload, io.Reader) (Result, error) {
+	return Result{}, errors.New("no uploads here")
 }
 func (p *fakeProviders) Download(context.Context, string, string, func([]byte, int64, string) error) error {
 	return errors.New("no downloads here")
@@ -141,16 +152,19 @@ func (e *env) register(instance, profile string, token string) Registration {
 	return r
 }
 
-// ingest pushes texts into a thread as one batch, with ids from first.
-func (e *env) ingest(first int64, thread int64, texts ...string) {
+// ingest pushes texts into a thread as one batch, with ids from first;
+// update n names message n.
+func (e *env) ingest(first int64, thread string, texts ...string) {
 	e.t.Helper()
 	var batch []Inbound
 	for i, text := range texts {
 		id := first + int64(i)
-		batch = append(batch, Inbound{UpdateID: id, ChatID: chat, ThreadID: thread, FromUserID: 1, Kind: 1, Text: text, Allowed: true,
-			Payload: fmt.Appendf(nil, `{"update_id":%d,"message":{"message_id":%d}}`, id, id)})
+		batch = append(batch, Inbound{Allowed: true, Update: store.Update{
+			PlatformUpdateID: id, Chat: chat, Thread: thread, Sender: "1", Kind: 1, Text: text,
+			Refs:    []store.Ref{{Kind: store.RefMessage, ID: fmt.Sprint(id)}},
+			Payload: fmt.Appendf(nil, `{"update_id":%d,"message":{"message_id":%d}}`, id, id)}})
 	}
-	if _, err := e.h.Ingest(context.Background(), "telegram", batch); err != nil {
+	if _, err := e.h.Ingest(context.Background(), "telegram", batch, fmt.Append(nil, first+int64(len(texts)))); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -179,7 +193,7 @@ func TestFreshReuseAndSlots(t *testing.T) {
 	e := newEnv(t, "", store.Limits{}, nil, nil)
 	a := e.register("a-1", "manual:a", "")
 	b := e.register("b-1", "manual:b", "")
-	if a.Origin != OriginFresh || a.Binding.Slot != "A" || b.Binding.Slot != "B" || a.Binding.Target.ThreadID == b.Binding.Target.ThreadID {
+	if a.Origin != OriginFresh || a.Binding.Slot != "A" || b.Binding.Slot != "B" || a.Binding.Target.Thread == b.Binding.Target.Thread {
 		t.Fatalf("a %+v b %+v", a, b)
 	}
 	e.reg.Unregister(a.Follower)
@@ -220,7 +234,7 @@ func TestSlotsFollowBindings(t *testing.T) {
 func TestHandoffMidStream(t *testing.T) {
 	e := newEnv(t, "", store.Limits{}, nil, nil)
 	old := e.register("old", "manual:x", "")
-	thread := old.Binding.Target.ThreadID
+	thread := old.Binding.Target.Thread
 	var texts []string
 	for i := range 100 {
 		texts = append(texts, fmt.Sprint("m", i))
@@ -282,7 +296,7 @@ func TestHandoffExpires(t *testing.T) {
 func TestRedeliveredUpdateStoredOnce(t *testing.T) {
 	e := newEnv(t, "", store.Limits{}, nil, nil)
 	a := e.register("a", "manual:a", "")
-	th := a.Binding.Target.ThreadID
+	th := a.Binding.Target.Thread
 	e.ingest(10, th, "x", "y")
 	e.ingest(10, th, "x", "y", "z") // the platform sent them again, and one more
 	got := collect(t, e.h, a.Follower, 0, 3)
@@ -349,7 +363,7 @@ func TestJournalBoundDropsOldestVisibly(t *testing.T) {
 	for i := range 15 {
 		texts = append(texts, fmt.Sprint(i))
 	}
-	e.ingest(1, a.Binding.Target.ThreadID, texts...)
+	e.ingest(1, a.Binding.Target.Thread, texts...)
 	st, _ := e.st.Stats("manual:a")
 	if st.Pending != 10 || st.Dropped != 5 {
 		t.Errorf("pending %d dropped %d, want 10 and 5", st.Pending, st.Dropped)
@@ -372,11 +386,11 @@ func TestJournalBoundDropsOldestVisibly(t *testing.T) {
 func TestUnroutedAndNotAllowed(t *testing.T) {
 	e := newEnv(t, "", store.Limits{}, nil, nil)
 	batch := []Inbound{
-		{UpdateID: 1, ChatID: chat, ThreadID: 0, Text: "general", Allowed: true},
-		{UpdateID: 2, ChatID: chat, ThreadID: 999, Text: "nobody's thread", Allowed: true},
-		{UpdateID: 3, ChatID: chat, ThreadID: 0, Text: "stranger", Allowed: false},
+		{Update: store.Update{PlatformUpdateID: 1, Chat: chat, Text: "general"}, Allowed: true},
+		{Update: store.Update{PlatformUpdateID: 2, Chat: chat, Thread: "999", Text: "nobody's thread"}, Allowed: true},
+		{Update: store.Update{PlatformUpdateID: 3, Chat: chat, Text: "stranger"}, Allowed: false},
 	}
-	through, err := e.h.Ingest(context.Background(), "telegram", batch)
+	through, err := e.h.Ingest(context.Background(), "telegram", batch, []byte("4"))
 	if err != nil || through != 3 {
 		t.Fatalf("ingest: %d %v", through, err)
 	}
@@ -384,31 +398,41 @@ func TestUnroutedAndNotAllowed(t *testing.T) {
 	if len(ups) != 2 || e.h.DroppedNotAllowed() != 1 {
 		t.Errorf("unrouted %d, dropped %d", len(ups), e.h.DroppedNotAllowed())
 	}
-	if cur, _ := e.st.Cursor("telegram"); cur != 4 {
-		t.Errorf("cursor %d, want 4", cur)
+	if cur, _ := e.st.Cursor("telegram"); string(cur) != "4" {
+		t.Errorf("cursor %s, want 4", cur)
 	}
 }
 
+// TestCallScope: only declared methods pass; a declared parameter naming
+// an id must name one the thread saw, in an update or a call result, of
+// the kind declared; required ones must be there. The call reaches the
+// provider with the caller's thread, for the provider to scope.
 func TestCallScope(t *testing.T) {
 	e := newEnv(t, "", store.Limits{}, nil, nil)
 	a := e.register("a", "manual:a", "")
-	th := a.Binding.Target.ThreadID
-	e.ingest(1, th, "hello") // message 1 arrived in a's thread
+	b := e.register("b", "manual:b", "")
+	th := a.Binding.Target.Thread
+	e.ingest(1, th, "hello")                   // message 1 arrived in a's thread
+	e.ingest(2, b.Binding.Target.Thread, "hi") // message 2 in b's
 	tests := []struct {
 		name, method, params string
 		want                 error
 	}{
 		{name: "send", method: "sendMessage", params: `{"text":"hi"}`},
-		{name: "own chat named", method: "sendMessage", params: fmt.Sprintf(`{"text":"hi","chat_id":%d}`, chat)},
-		{name: "other chat", method: "sendMessage", params: `{"text":"hi","chat_id":-1}`, want: ErrOutOfScope},
-		{name: "other thread", method: "sendMessage", params: `{"text":"hi","message_thread_id":5}`, want: ErrOutOfScope},
 		{name: "edit a received message", method: "editMessageText", params: `{"message_id":1,"text":"x"}`},
+		{name: "id as a string", method: "editMessageText", params: `{"message_id":"1","text":"x"}`},
 		{name: "edit a sent message", method: "editMessageText", params: `{"message_id":777,"text":"x"}`},
+		{name: "another thread's message", method: "editMessageText", params: `{"message_id":2,"text":"x"}`, want: ErrOutOfScope},
 		{name: "delete an unknown message", method: "deleteMessage", params: `{"message_id":5}`, want: ErrOutOfScope},
-		{name: "inline message", method: "editMessageText", params: `{"inline_message_id":"x","text":"x"}`, want: ErrOutOfScope},
+		{name: "required id missing", method: "deleteMessage", params: `{}`, want: ErrBadParams},
+		{name: "null is missing", method: "deleteMessage", params: `{"message_id":null}`, want: ErrBadParams},
+		{name: "nested id, known", method: "sendMessage", params: `{"text":"re","reply_parameters":{"message_id":1}}`},
+		{name: "nested id, another thread's", method: "sendMessage", params: `{"text":"re","reply_parameters":{"message_id":2}}`, want: ErrOutOfScope},
+		{name: "message id named as an interaction", method: "answerCallbackQuery", params: `{"callback_query_id":"1"}`, want: ErrOutOfScope},
 		{name: "foreign callback", method: "answerCallbackQuery", params: `{"callback_query_id":"q"}`, want: ErrOutOfScope},
-		{name: "not allowed", method: "getChat", params: `{}`, want: ErrMethodNotAllowed},
-		{name: "not an object", method: "sendMessage", params: `[1]`, want: ErrBadParams},
+		{name: "not declared", method: "getChat", params: `{}`, want: ErrMethodNotAllowed},
+		{name: "not an object", method: "editMessageText", params: `[1]`, want: ErrBadParams},
+		{name: "an object as id", method: "editMessageText", params: `{"message_id":{"x":1}}`, want: ErrBadParams},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -418,34 +442,27 @@ func TestCallScope(t *testing.T) {
 			}
 		})
 	}
-	last := e.provs.calls[len(e.provs.calls)-1]
-	if want := fmt.Sprintf(`editMessageText {"chat_id":%d,"message_id":777,"text":"x"}`, chat); last != want {
-		t.Errorf("last call %s, want %s", last, want)
-	}
 	first := e.provs.calls[0]
-	if want := fmt.Sprintf(`sendMessage {"chat_id":%d,"message_thread_id":%d,"text":"hi"}`, chat, th); first != want {
+	if want := `sendMessage ` + th + ` {"text":"hi"}`; first != want {
 		t.Errorf("first call %s, want %s", first, want)
 	}
 }
 
-// TestReportedReferences: ids a provider reports are what the thread may
-// name; the payload is then not read (its ids are not learned), and a
-// payload-only update is still read.
+// TestReportedReferences: the ids a provider reports with an update are
+// what the thread may name, each as its kind; the payload is never read.
 func TestReportedReferences(t *testing.T) {
 	e := newEnv(t, "", store.Limits{}, nil, nil)
 	a := e.register("a", "manual:a", "")
-	th := a.Binding.Target.ThreadID
+	th := a.Binding.Target.Thread
 	payload := func(id int64) []byte {
 		return fmt.Appendf(nil, `{"update_id":%d,"callback_query":{"id":"payload-q","message":{"message_id":%d}}}`, id, 900+id)
 	}
 	batch := []Inbound{
-		{UpdateID: 1, ChatID: chat, ThreadID: th, FromUserID: 1, Kind: 3, Allowed: true, Payload: payload(1),
-			Refs: &Refs{MessageIDs: []int64{41}, CallbackQueryIDs: []string{"q-41"}, FileIDs: []string{"f-41"}}},
-		{UpdateID: 2, ChatID: chat, ThreadID: th, FromUserID: 1, Kind: 3, Allowed: true, Payload: payload(2),
-			Refs: &Refs{}}, // reported: nothing to name
-		{UpdateID: 3, ChatID: chat, ThreadID: th, FromUserID: 1, Kind: 3, Allowed: true, Payload: payload(3)},
+		{Allowed: true, Update: store.Update{PlatformUpdateID: 1, Chat: chat, Thread: th, Kind: 3, Payload: payload(1),
+			Refs: []store.Ref{{Kind: store.RefMessage, ID: "41"}, {Kind: store.RefInteraction, ID: "q-41"}, {Kind: store.RefFile, ID: "f-41"}}}},
+		{Allowed: true, Update: store.Update{PlatformUpdateID: 2, Chat: chat, Thread: th, Kind: 3, Payload: payload(2)}},
 	}
-	if _, err := e.h.Ingest(context.Background(), "telegram", batch); err != nil {
+	if _, err := e.h.Ingest(context.Background(), "telegram", batch, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -454,24 +471,22 @@ func TestReportedReferences(t *testing.T) {
 	}{
 		{"editMessageText", `{"message_id":41,"text":"x"}`, nil},
 		{"answerCallbackQuery", `{"callback_query_id":"q-41"}`, nil},
-		{"editMessageText", `{"message_id":901,"text":"x"}`, ErrOutOfScope}, // in update 1's payload only
-		{"editMessageText", `{"message_id":902,"text":"x"}`, ErrOutOfScope}, // in update 2's payload only
-		{"editMessageText", `{"message_id":903,"text":"x"}`, nil},           // update 3 reported nothing
-		{"answerCallbackQuery", `{"callback_query_id":"payload-q"}`, nil},   // … so its payload was read
+		{"editMessageText", `{"message_id":901,"text":"x"}`, ErrOutOfScope},         // in a payload only
+		{"answerCallbackQuery", `{"callback_query_id":"payload-q"}`, ErrOutOfScope}, // in a payload only
 	} {
 		if _, err := e.h.Call(context.Background(), a.Follower, tc.method, []byte(tc.params), ""); !errors.Is(err, tc.want) {
 			t.Errorf("%s %s: %v, want %v", tc.method, tc.params, err, tc.want)
 		}
 	}
-	if sc := e.h.scopeOf(a.Binding.Target); !sc.hasFile("f-41") || sc.hasFile("f-42") {
-		t.Errorf("files: f-41 known %v, f-42 known %v", sc.hasFile("f-41"), sc.hasFile("f-42"))
+	if sc := e.h.scopeOf(a.Binding.Target); !sc.has(store.RefFile, "f-41") || sc.has(store.RefFile, "f-42") || sc.has(store.RefMessage, "f-41") {
+		t.Errorf("files: f-41 known %v, f-42 known %v", sc.has(store.RefFile, "f-41"), sc.has(store.RefFile, "f-42"))
 	}
 }
 
 func TestAckBeyondDelivered(t *testing.T) {
 	e := newEnv(t, "", store.Limits{}, nil, nil)
 	a := e.register("a", "manual:a", "")
-	e.ingest(1, a.Binding.Target.ThreadID, "x")
+	e.ingest(1, a.Binding.Target.Thread, "x")
 	if _, err := e.h.Ack(a.Follower, 2); !errors.Is(err, ErrNotDelivered) {
 		t.Errorf("ack 2: %v", err)
 	}
@@ -494,9 +509,9 @@ func TestSlotBefore(t *testing.T) {
 //	go test -run xxx -bench Ingest ./server/hub/
 func BenchmarkIngest(b *testing.B) {
 	e := newEnv(b, "", store.Limits{MaxCount: -1, MaxBytes: -1, MaxAge: -1}, nil, nil)
-	var threads []int64
+	var threads []string
 	for i := range 16 {
-		threads = append(threads, e.register(fmt.Sprint("i", i), fmt.Sprint("manual:", i), "").Binding.Target.ThreadID)
+		threads = append(threads, e.register(fmt.Sprint("i", i), fmt.Sprint("manual:", i), "").Binding.Target.Thread)
 	}
 	const batch = 512
 	payload := []byte(`{"update_id":1,"message":{"message_id":1,"text":"a typical message of some forty bytes"}}`)
@@ -506,9 +521,10 @@ func BenchmarkIngest(b *testing.B) {
 		in := make([]Inbound, batch)
 		for i := range in {
 			id++
-			in[i] = Inbound{UpdateID: id, ChatID: chat, ThreadID: threads[i%len(threads)], FromUserID: 1, Kind: 1, Allowed: true, Payload: payload}
+			in[i] = Inbound{Allowed: true, Update: store.Update{PlatformUpdateID: id, Chat: chat, Thread: threads[i%len(threads)],
+				Sender: "1", Kind: 1, Payload: payload, Refs: []store.Ref{{Kind: store.RefMessage, ID: fmt.Sprint(id)}}}}
 		}
-		if _, err := e.h.Ingest(context.Background(), "telegram", in); err != nil {
+		if _, err := e.h.Ingest(context.Background(), "telegram", in, fmt.Append(nil, id+1)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -579,7 +595,7 @@ func TestScopeSurvivesRestart(t *testing.T) {
 	if err := second.st.ApplyRetention(); err != nil {
 		t.Fatal(err)
 	}
-	if msgs, _, _ := second.st.Sent(a.Binding.Target); len(msgs) != 1 {
+	if msgs, _ := second.st.Sent(a.Binding.Target); len(msgs) != 1 {
 		t.Errorf("remembered %v: an edit of a known message is remembered once", msgs)
 	}
 	if err := edit(second, back.Follower, 778); !errors.Is(err, ErrOutOfScope) {
@@ -601,7 +617,7 @@ func TestScopeSurvivesRestart(t *testing.T) {
 	if err := edit(second, fresh.Follower, 777); !errors.Is(err, ErrOutOfScope) {
 		t.Errorf("editing the old thread's message from the new thread: %v, want ErrOutOfScope", err)
 	}
-	if msgs, _, _ := second.st.Sent(a.Binding.Target); msgs != nil {
+	if msgs, _ := second.st.Sent(a.Binding.Target); msgs != nil {
 		t.Errorf("the old thread still remembers %v", msgs)
 	}
 	second.h.mu.Lock()

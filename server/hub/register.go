@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/registry"
@@ -79,8 +78,8 @@ func (h *Hub) Register(ctx context.Context, info registry.Info, req Request) (Re
 		h.cfg.Registry.Supersede(prev.f, info.InstanceID)
 	}
 	h.publish(events.BindingChanged, info.InstanceID, "binding "+b.LastAction, map[string]string{
-		"binding": b.Key, "provider": b.Target.Provider, "chat_id": strconv.FormatInt(b.Target.ChatID, 10),
-		"thread_id": strconv.FormatInt(b.Target.ThreadID, 10), "slot": b.Slot, "origin": origin.String()})
+		"binding": b.Key, "provider": b.Target.Provider, "chat": b.Target.Chat,
+		"thread": b.Target.Thread, "slot": b.Slot, "origin": origin.String()})
 	return Registration{Follower: f, Binding: b, Origin: origin}, nil
 }
 
@@ -139,8 +138,7 @@ func (h *Hub) reusable(b store.Binding, req Request) bool {
 	if req.Provider != "" && req.Provider != b.Target.Provider {
 		return false
 	}
-	_, ok := h.cfg.Providers.ForumChat(b.Target.Provider)
-	return ok
+	return h.cfg.Providers.Configured(b.Target.Provider)
 }
 
 // fresh provisions a new thread. old is the profile's previous binding
@@ -153,14 +151,14 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 			return store.Binding{}, OriginDetached, nil
 		}
 	}
-	chat, ok := h.cfg.Providers.ForumChat(provider)
-	if !ok {
+	if !h.cfg.Providers.Configured(provider) {
 		return store.Binding{}, 0, fmt.Errorf("%w: %q", ErrUnknownProvider, provider)
 	}
 	if err := h.loadSlots(); err != nil {
 		return store.Binding{}, 0, err
 	}
-	slot, err := h.store.AllocateSlot(provider, chat, func(s string) bool { return h.slotInUse(provider, chat, s) })
+	// Slots count per provider: it provisions in its own chat.
+	slot, err := h.store.AllocateSlot(provider, "", func(s string) bool { return h.slotInUse(provider, s) })
 	if err != nil {
 		return store.Binding{}, 0, err
 	}
@@ -180,7 +178,7 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 	if err := h.putBinding(b); err != nil {
 		return store.Binding{}, 0, err
 	}
-	t, err := h.cfg.Providers.Provision(ctx, provider, chat, name)
+	t, err := h.cfg.Providers.Provision(ctx, provider, name, nil)
 	if err != nil {
 		b.Status = store.StatusFailed
 		b.LastError = err.Error()
@@ -204,11 +202,10 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 
 // slotHold is the slot a binding holds: none (zero) when it has no slot
 // or is offline or failed. A binding whose thread is still being
-// provisioned has no target yet: it holds its slot in every chat (zero
-// provider and chat).
+// provisioned has no target yet: it holds its slot on every provider
+// (zero provider).
 type slotHold struct {
 	provider string
-	chat     int64
 	slot     string
 }
 
@@ -219,7 +216,7 @@ func holdOf(b store.Binding) slotHold {
 	if b.Target.IsZero() {
 		return slotHold{slot: b.Slot}
 	}
-	return slotHold{provider: b.Target.Provider, chat: b.Target.ChatID, slot: b.Slot}
+	return slotHold{provider: b.Target.Provider, slot: b.Slot}
 }
 
 // loadSlots fills the slot cache from the store if it is empty.
@@ -255,16 +252,16 @@ func (h *Hub) setSlotLocked(b store.Binding) {
 	}
 }
 
-// slotInUse says whether a binding holds slot in the chat. Without a
+// slotInUse says whether a binding holds slot on the provider. Without a
 // loaded cache (a binding write failed since loadSlots) it says yes: a
 // slot is never handed out twice.
-func (h *Hub) slotInUse(provider string, chat int64, slot string) bool {
+func (h *Hub) slotInUse(provider, slot string) bool {
 	h.slotsMu.Lock()
 	defer h.slotsMu.Unlock()
 	if h.slots == nil {
 		return true
 	}
-	return h.held[slotHold{provider: provider, chat: chat, slot: slot}] > 0 || h.held[slotHold{slot: slot}] > 0
+	return h.held[slotHold{provider: provider, slot: slot}] > 0 || h.held[slotHold{slot: slot}] > 0
 }
 
 // threadTitle names a thread "<slot> · <name>", within Telegram's 128

@@ -11,83 +11,59 @@ import (
 	"github.com/chatbus/chatbus/server/store"
 )
 
-// Inbound is one platform update as a provider reports it.
+// Inbound is one platform update as a provider reports it, already in
+// the journal's form: it becomes the journal record as it is (with the
+// binding it routes to filled in), never re-parsed.
 type Inbound struct {
-	UpdateID   int64
-	ChatID     int64
-	ThreadID   int64
-	FromUserID int64
-	Kind       int32
-	Text       string
-	Payload    []byte
+	// Update is the record to journal; BindingKey, Seq and Provider are
+	// the hub's to fill in. Update.Chat and Update.Thread name the thread
+	// it arrived in (Thread "": the chat itself, never routed).
+	Update store.Update
 	// Allowed is false when the sender is not on the provider's allow-list:
 	// the update is acknowledged (the cursor moves past it) but not routed.
 	Allowed bool
-	// Refs are the ids the follower may name in later calls, as the
-	// provider reported them; nil: read them from the payload.
-	Refs *Refs
-}
-
-// Refs are the platform ids an update makes available to its thread.
-type Refs struct {
-	MessageIDs       []int64
-	CallbackQueryIDs []string
-	FileIDs          []string
 }
 
 // Ingest journals a provider's batch of updates, routed to their threads'
-// bindings (or held as unrouted), stores the provider's cursor (the id
-// after the last update) in the same transaction, wakes the streams of the
+// bindings (or held as unrouted), stores the provider's cursor in the same
+// transaction (nil: the stored one stays), wakes the streams of the
 // bindings touched, and returns the id the provider may acknowledge
-// through. Only after Ingest returns may the provider advance the
-// platform's cursor.
-func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound) (ackedThrough int64, err error) {
+// through: the last update's. Only after Ingest returns may the provider
+// advance the platform's cursor.
+func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, cursor []byte) (ackedThrough int64, err error) {
 	if len(batch) == 0 {
 		return 0, nil
 	}
 	ups := make([]store.Update, 0, len(batch))
-	var unreported map[int64]bool // routed updates whose ids are in the payload only
 	for _, in := range batch {
 		if !in.Allowed {
 			h.droppedNotAllowed.Add(1)
 			continue
 		}
-		u := store.Update{
-			Provider: provider, PlatformUpdateID: in.UpdateID, Kind: in.Kind, ChatID: in.ChatID,
-			ThreadID: in.ThreadID, FromUserID: in.FromUserID, Text: in.Text, Payload: in.Payload,
-		}
-		if in.ThreadID != 0 { // thread 0 is the General topic: never routed
-			key, err := h.route(store.Target{Provider: provider, ChatID: in.ChatID, ThreadID: in.ThreadID})
+		u := in.Update
+		u.Provider, u.BindingKey, u.Seq = provider, "", 0
+		if u.Thread != "" { // the chat itself (Telegram's General topic) is never routed
+			t := store.Target{Provider: provider, Chat: u.Chat, Thread: u.Thread}
+			key, err := h.route(t)
 			if err != nil {
 				return 0, err
 			}
-			u.BindingKey = key
-		}
-		switch {
-		case u.BindingKey == "":
-		case in.Refs != nil:
-			// Learned before the update is durable, which is harmless:
-			// no follower sees it before it is.
-			h.learnRefs(store.Target{Provider: provider, ChatID: in.ChatID, ThreadID: in.ThreadID}, in.Refs)
-		default:
-			if unreported == nil {
-				unreported = make(map[int64]bool)
+			if u.BindingKey = key; key != "" {
+				// Learned before the update is durable, which is
+				// harmless: no follower sees it before it is.
+				h.learn(t, u.Refs)
 			}
-			unreported[in.UpdateID] = true
 		}
 		ups = append(ups, u)
 	}
-	last := batch[len(batch)-1].UpdateID
-	stored, err := h.store.Append(ctx, provider, ups, last+1)
+	last := batch[len(batch)-1].Update.PlatformUpdateID
+	stored, err := h.store.Append(ctx, provider, ups, cursor)
 	if err != nil {
 		return 0, err
 	}
 	touched := make(map[string]struct{})
 	for _, u := range stored {
 		touched[u.BindingKey] = struct{}{}
-		if u.BindingKey != "" && unreported[u.PlatformUpdateID] {
-			h.learn(u)
-		}
 	}
 	h.notify(touched)
 	return last, nil

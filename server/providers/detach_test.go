@@ -13,12 +13,12 @@ import (
 // instance id waits until its queued Detach was sent, and others do not.
 // No child runs here (Current is false): the queue is what is tested.
 func TestDetachOrder(t *testing.T) {
-	m, err := New(Config{Specs: []Spec{{Name: "x", Binary: "/nonexistent/provider-x", ForumChatID: -100}}, SocketDir: t.TempDir()})
+	m, err := New(Config{Specs: []Spec{{Name: "x", Binary: "/nonexistent/provider-x"}}, SocketDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := m.provs["x"]
-	target := store.Target{Provider: "x", ChatID: -100, ThreadID: 7}
+	target := store.Target{Provider: "x", Chat: "-100", Thread: "7"}
 
 	m.Detach("x", "a") // returns at once: nothing sends it yet
 	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)

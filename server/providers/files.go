@@ -2,9 +2,9 @@ package providers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/hub"
@@ -16,22 +16,24 @@ const uploadChunk = 256 << 10
 
 // Upload implements hub.Files: it streams r to the provider's UploadFile.
 // A failed upload is not retried (the platform may have the file).
-func (m *Manager) Upload(ctx context.Context, name string, t store.Target, u hub.Upload, r io.Reader) (json.RawMessage, error) {
-	p, err := m.get(name)
+func (m *Manager) Upload(ctx context.Context, t store.Target, u hub.Upload, r io.Reader) (hub.Result, error) {
+	p, err := m.get(t.Provider)
 	if err != nil {
-		return nil, err
+		return hub.Result{}, err
 	}
 	cl, _, err := p.client(ctx)
 	if err != nil {
-		return nil, err
+		return hub.Result{}, err
 	}
 	st, err := cl.UploadFile(ctx)
 	if err != nil {
-		return nil, classify(err)
+		return hub.Result{}, classify(err)
 	}
-	hdr := &providerv1.UploadFileRequest_Header{ChatId: t.ChatID, ThreadId: t.ThreadID, Filename: u.Filename, Caption: u.Caption, Kind: u.Kind}
+	hdr := &providerv1.UploadFileRequest_Header{Target: targetProto(t), Filename: u.Filename, Caption: u.Caption, Kind: u.Kind}
+	hdr.ChatId, _ = strconv.ParseInt(t.Chat, 10, 64)
+	hdr.ThreadId, _ = strconv.ParseInt(t.Thread, 10, 64)
 	if err := st.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Header_{Header: hdr}}); err != nil {
-		return nil, classify(err)
+		return hub.Result{}, classify(err)
 	}
 	buf := make([]byte, uploadChunk)
 	for {
@@ -45,14 +47,14 @@ func (m *Manager) Upload(ctx context.Context, name string, t store.Target, u hub
 			break
 		}
 		if rerr != nil {
-			return nil, rerr
+			return hub.Result{}, rerr
 		}
 	}
 	resp, err := st.CloseAndRecv()
 	if err != nil {
-		return nil, classify(err)
+		return hub.Result{}, classify(err)
 	}
-	return resp.GetResultJson(), nil
+	return hub.Result{JSON: resp.GetResultJson(), Refs: refsFrom(resp.GetReferences())}, nil
 }
 
 // Download implements hub.Files.

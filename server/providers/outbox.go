@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/store"
 )
 
@@ -27,14 +28,14 @@ const outboxKeep = time.Hour
 
 // outcome is what a waiting caller gets.
 type outcome struct {
-	result json.RawMessage
+	result hub.Result
 	err    error
 }
 
 // callViaOutbox makes the call durable first, then waits for the flusher
 // to send it on a ready child: the call happens once, after the restart,
 // and the caller returns when it really was delivered.
-func (m *Manager) callViaOutbox(ctx context.Context, p *provider, method string, params json.RawMessage, key string) (json.RawMessage, error) {
+func (m *Manager) callViaOutbox(ctx context.Context, p *provider, t store.Target, method string, params json.RawMessage, key string) (hub.Result, error) {
 	if key == "" {
 		key = "auto:" + randomKey()
 	}
@@ -45,9 +46,9 @@ func (m *Manager) callViaOutbox(ctx context.Context, p *provider, method string,
 	p.outMu.Unlock()
 	defer p.dropWaiter(key, ch)
 
-	e, err := m.cfg.Store.PutOutbox(store.OutboxEntry{Key: key, Provider: p.spec.Name, Method: method, Params: params})
+	e, err := m.cfg.Store.PutOutbox(store.OutboxEntry{Key: key, Provider: p.spec.Name, Chat: t.Chat, Thread: t.Thread, Method: method, Params: params})
 	if err != nil {
-		return nil, err
+		return hub.Result{}, err
 	}
 	if e.Done {
 		return decodeOutcome(e.Result)
@@ -57,7 +58,7 @@ func (m *Manager) callViaOutbox(ctx context.Context, p *provider, method string,
 	case o := <-ch:
 		return o.result, o.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %s is restarting; the call (key %q) will be sent once it is back: %w", ErrHeld, p.spec.Name, key, ctx.Err())
+		return hub.Result{}, fmt.Errorf("%w: %s is restarting; the call (key %q) will be sent once it is back: %w", ErrHeld, p.spec.Name, key, ctx.Err())
 	}
 }
 
@@ -127,7 +128,8 @@ func (m *Manager) flush(ctx context.Context, p *provider) {
 			p.log.Warn().Err(err).Msg("outbox waits for the provider")
 			return
 		}
-		resp, err := cl.Call(wctx, &providerv1.CallRequest{Method: e.Method, ParamsJson: e.Params, IdempotencyKey: e.Key})
+		resp, err := cl.Call(wctx, &providerv1.CallRequest{Method: e.Method, ParamsJson: e.Params, IdempotencyKey: e.Key,
+			Target: &providerv1.Target{Chat: e.Chat, Thread: e.Thread}})
 		cancel()
 		if err != nil && (notAdmitting(err) || status.Code(err) == codes.Unavailable) {
 			// Refused (not sent), or the child went away: the next ready
@@ -139,10 +141,10 @@ func (m *Manager) flush(ctx context.Context, p *provider) {
 		var rec []byte
 		if err != nil {
 			o.err = classify(err)
-			rec, _ = json.Marshal(map[string]string{"error": o.err.Error()})
+			rec, _ = json.Marshal(outboxResult{Error: recordError(o.err)})
 		} else {
-			o.result = resp.GetResultJson()
-			rec, _ = json.Marshal(map[string]json.RawMessage{"result": o.result})
+			o.result = hub.Result{JSON: resp.GetResultJson(), Refs: refsFrom(resp.GetReferences())}
+			rec, _ = json.Marshal(outboxResult{Result: o.result.JSON, Refs: o.result.Refs})
 		}
 		if cerr := m.cfg.Store.CompleteOutbox(e.Key, rec); cerr != nil {
 			p.log.Error().Err(cerr).Str("key", e.Key).Msg("recording an outbox delivery")
@@ -155,18 +157,22 @@ func (m *Manager) flush(ctx context.Context, p *provider) {
 	}
 }
 
-func decodeOutcome(rec []byte) (json.RawMessage, error) {
-	var r struct {
-		Result json.RawMessage `json:"result"`
-		Error  string          `json:"error"`
-	}
+// outboxResult is a completed outbox call as recorded.
+type outboxResult struct {
+	Result json.RawMessage `json:"result,omitempty"`
+	Refs   []store.Ref     `json:"refs,omitempty"`
+	Error  *recordedError  `json:"error,omitempty"`
+}
+
+func decodeOutcome(rec []byte) (hub.Result, error) {
+	var r outboxResult
 	if err := json.Unmarshal(rec, &r); err != nil {
-		return nil, fmt.Errorf("outbox record: %w", err)
+		return hub.Result{}, fmt.Errorf("outbox record: %w", err)
 	}
-	if r.Error != "" {
-		return nil, fmt.Errorf("%w: %s", ErrRefused, r.Error)
+	if r.Error != nil {
+		return hub.Result{}, r.Error.err()
 	}
-	return r.Result, nil
+	return hub.Result{JSON: r.Result, Refs: r.Refs}, nil
 }
 
 func randomKey() string {

@@ -8,7 +8,6 @@ package providers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,21 +27,6 @@ import (
 	"github.com/chatbus/chatbus/server/supervise"
 )
 
-// Errors.
-var (
-	// ErrUnknown: no provider by that name is configured.
-	ErrUnknown = errors.New("no such provider")
-	// ErrAmbiguous: the provider may or may not have done it (the call
-	// failed mid-way); it must not be retried blindly.
-	ErrAmbiguous = errors.New("outcome unknown")
-	// ErrUnavailable: the provider is not running (FATAL, or not back
-	// within the caller's deadline).
-	ErrUnavailable = errors.New("provider unavailable")
-	// ErrRefused: the provider refused the call (bad request, platform
-	// error); the message says why.
-	ErrRefused = errors.New("provider refused the call")
-)
-
 // Spec configures one provider.
 type Spec struct {
 	// Name, e.g. "telegram". The child is the binary provider-<Name>.
@@ -50,12 +34,10 @@ type Spec struct {
 	// Binary overrides the child's path. If empty, provider-<Name> beside
 	// the supervisord executable, else on PATH.
 	Binary string
-	// ForumChatID is the chat fresh threads are created in.
-	ForumChatID int64
 	// Default makes fresh followers bind on this provider.
 	Default bool
-	// Settings is passed to the child on stdin as JSON (with "name" and
-	// "forum_chat_id" added).
+	// Settings is passed to the child on stdin as JSON (with "name" and,
+	// per incarnation, "secret" added).
 	Settings map[string]any
 	// StartLimit, BackoffMax, StartTimeout tune supervision (zero: the
 	// supervise defaults).
@@ -108,6 +90,8 @@ type provider struct {
 	ingested   atomic.Uint64
 	notAllowed atomic.Uint64
 	lastErr    atomic.Pointer[string]
+	// desc is what the last child declared (Describe), nil until one did.
+	desc atomic.Pointer[hub.Description]
 
 	// restarting: a doctor restart is under way; calls go to the outbox.
 	restarting atomic.Bool
@@ -133,7 +117,6 @@ func New(cfg Config) (*Manager, error) {
 			settings[k] = v
 		}
 		settings["name"] = spec.Name
-		settings["forum_chat_id"] = spec.ForumChatID
 		conf, err := json.Marshal(settings)
 		if err != nil {
 			return nil, fmt.Errorf("provider %q settings: %w", spec.Name, err)
@@ -249,13 +232,44 @@ func (m *Manager) get(name string) (*provider, error) {
 // Default implements hub.Providers.
 func (m *Manager) Default() string { return m.def }
 
-// ForumChat implements hub.Providers.
-func (m *Manager) ForumChat(name string) (int64, bool) {
+// Configured implements hub.Providers.
+func (m *Manager) Configured(name string) bool {
+	_, ok := m.provs[name]
+	return ok
+}
+
+// Description implements hub.Providers: what the provider's last child
+// declared.
+func (m *Manager) Description(name string) (hub.Description, bool) {
 	p, ok := m.provs[name]
 	if !ok {
-		return 0, false
+		return hub.Description{}, false
 	}
-	return p.spec.ForumChatID, true
+	d := p.desc.Load()
+	if d == nil {
+		return hub.Description{}, false
+	}
+	return *d, true
+}
+
+// describe asks a new child what it offers and keeps the answer.
+func (p *provider) describe(ctx context.Context, cl providerv1.ProviderServiceClient) error {
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := cl.Describe(dctx, &providerv1.DescribeRequest{})
+	if err != nil {
+		return fmt.Errorf("describe: %w", err)
+	}
+	d := hub.Description{Platform: resp.GetPlatform(), MaxTextChars: int(resp.GetMaxTextChars())}
+	for _, m := range resp.GetMethods() {
+		hm := hub.Method{Name: m.GetName()}
+		for _, pm := range m.GetParams() {
+			hm.Params = append(hm.Params, hub.Param{Name: pm.GetName(), Kind: store.RefKind(pm.GetKind()), Required: pm.GetRequired()})
+		}
+		d.Methods = append(d.Methods, hm)
+	}
+	p.desc.Store(&d)
+	return nil
 }
 
 // client waits for the provider's running child.
@@ -269,7 +283,7 @@ func (p *provider) client(ctx context.Context) (providerv1.ProviderServiceClient
 
 // Provision implements hub.Providers. It is never retried: a failure after
 // the request may have reached the platform is ErrAmbiguous.
-func (m *Manager) Provision(ctx context.Context, name string, chatID int64, title string) (store.Target, error) {
+func (m *Manager) Provision(ctx context.Context, name, title string, reuse *store.Target) (store.Target, error) {
 	p, err := m.get(name)
 	if err != nil {
 		return store.Target{}, err
@@ -281,11 +295,19 @@ func (m *Manager) Provision(ctx context.Context, name string, chatID int64, titl
 	if err != nil {
 		return store.Target{}, err
 	}
-	resp, err := cl.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{ChatId: chatID, Name: title})
+	req := &providerv1.ProvisionTargetRequest{Name: title}
+	if reuse != nil {
+		req.Reuse = targetProto(*reuse)
+	}
+	resp, err := cl.ProvisionTarget(ctx, req)
 	if err != nil {
 		return store.Target{}, classify(err)
 	}
-	return store.Target{Provider: name, ChatID: resp.GetChatId(), ThreadID: resp.GetThreadId()}, nil
+	t := targetFrom(name, resp.GetTarget(), resp.GetChatId(), resp.GetThreadId())
+	if t.Chat == "" {
+		return store.Target{}, ambiguous("provider %s provisioned a thread without a chat id", name)
+	}
+	return t, nil
 }
 
 // Attach implements hub.Providers. The attachment is remembered and given
@@ -317,7 +339,7 @@ func (m *Manager) Attach(ctx context.Context, name, instanceID string, t store.T
 		forget()
 		return err
 	}
-	_, err = cl.Attach(ctx, &providerv1.AttachRequest{InstanceId: instanceID, ChatId: t.ChatID, ThreadId: t.ThreadID})
+	_, err = cl.Attach(ctx, attachRequest(instanceID, t))
 	if err != nil && !notAdmitting(err) { // closing for a restart: the successor gets it
 		forget()
 		return classify(err)
@@ -400,30 +422,30 @@ func (p *provider) waitDetached(ctx context.Context, instanceID string) error {
 // Call implements hub.Providers: it waits for a running child until ctx
 // ends, and retries on a successor when the provider refused the call
 // because it is closing for a restart (the call was then not made).
-func (m *Manager) Call(ctx context.Context, name, method string, params json.RawMessage, key string) (json.RawMessage, error) {
-	p, err := m.get(name)
+func (m *Manager) Call(ctx context.Context, t store.Target, method string, params json.RawMessage, key string) (hub.Result, error) {
+	p, err := m.get(t.Provider)
 	if err != nil {
-		return nil, err
+		return hub.Result{}, err
 	}
 	if p.restarting.Load() {
-		return m.callViaOutbox(ctx, p, method, params, key)
+		return m.callViaOutbox(ctx, p, t, method, params, key)
 	}
 	cl, _, err := p.client(ctx)
 	if err != nil {
-		return nil, err
+		return hub.Result{}, err
 	}
-	resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: method, ParamsJson: params, IdempotencyKey: key})
+	resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: method, ParamsJson: params, IdempotencyKey: key, Target: targetProto(t)})
 	if err == nil {
-		return resp.GetResultJson(), nil
+		return hub.Result{JSON: resp.GetResultJson(), Refs: refsFrom(resp.GetReferences())}, nil
 	}
 	if notAdmitting(err) {
 		// Not executed: the owner is closing for a restart. Hold it
 		// durably for the successor.
-		return m.callViaOutbox(ctx, p, method, params, key)
+		return m.callViaOutbox(ctx, p, t, method, params, key)
 	}
 	// A child that died mid-call (Unavailable) may or may not have made
 	// it: that is the caller's to judge, never retried here.
-	return nil, classify(err)
+	return hub.Result{}, classify(err)
 }
 
 // waitSettled waits until no doctor restart is under way.
@@ -443,27 +465,15 @@ func (p *provider) waitSettled(ctx context.Context) error {
 // notAdmitting: the owner closed admission for a doctor restart.
 func notAdmitting(err error) bool { return status.Code(err) == codes.FailedPrecondition }
 
-// classify maps a provider RPC error to the Manager's errors.
-func classify(err error) error {
-	st, _ := status.FromError(err)
-	switch st.Code() {
-	case codes.InvalidArgument, codes.NotFound, codes.PermissionDenied, codes.FailedPrecondition, codes.ResourceExhausted, codes.OutOfRange:
-		return fmt.Errorf("%w: %s", ErrRefused, st.Message())
-	case codes.Unavailable:
-		return fmt.Errorf("%w: %s", ErrUnavailable, st.Message())
-	}
-	return fmt.Errorf("%w: %s", ErrAmbiguous, st.Message())
-}
-
 // Status is one provider's state for busctl.
 type Status struct {
 	supervise.Status
-	Default     bool
-	ForumChatID int64
-	Attached    int
-	Ingested    uint64
-	NotAllowed  uint64
-	LastError   string
+	Default    bool
+	Platform   string // as its last child declared it; "" until one did
+	Attached   int
+	Ingested   uint64
+	NotAllowed uint64
+	LastError  string
 }
 
 // Statuses returns every provider's status, by name.
@@ -473,8 +483,11 @@ func (m *Manager) Statuses() []Status {
 		p.mu.Lock()
 		n := len(p.attached)
 		p.mu.Unlock()
-		st := Status{Status: p.sup.Status(), Default: p.spec.Name == m.def, ForumChatID: p.spec.ForumChatID,
+		st := Status{Status: p.sup.Status(), Default: p.spec.Name == m.def,
 			Attached: n, Ingested: p.ingested.Load(), NotAllowed: p.notAllowed.Load()}
+		if d := p.desc.Load(); d != nil {
+			st.Platform = d.Platform
+		}
 		if e := p.lastErr.Load(); e != nil {
 			st.LastError = *e
 		}

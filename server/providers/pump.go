@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"time"
 
 	"google.golang.org/grpc"
@@ -30,9 +31,15 @@ func (m *Manager) pump(ctx context.Context, p *provider) {
 			}
 			continue
 		}
+		cl := providerv1.NewProviderServiceClient(c.Conn)
+		if err := p.describe(ctx, cl); err != nil && ctx.Err() == nil {
+			// Calls need the method set: they are refused until a child
+			// declares one (the previous child's stays meanwhile).
+			p.log.Warn().Err(err).Msg("the provider did not describe its platform")
+		}
 		p.reattach(ctx, c.Conn)
 		m.kickFlush(p) // a new child: send what the outbox holds
-		err = m.stream(ctx, p, providerv1.NewProviderServiceClient(c.Conn))
+		err = m.stream(ctx, p, cl)
 		if ctx.Err() != nil {
 			return
 		}
@@ -61,7 +68,10 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 	if err != nil {
 		return err
 	}
-	if err := st.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Start_{Start: &providerv1.UpdatesRequest_Start{Cursor: cursor}}}); err != nil {
+	start := &providerv1.UpdatesRequest_Start{State: cursor}
+	// Providers of the first contract version read only the number.
+	start.Cursor, _ = strconv.ParseInt(string(cursor), 10, 64)
+	if err := st.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Start_{Start: start}}); err != nil {
 		return err
 	}
 	// The receiver feeds a channel; the writer takes everything that is
@@ -86,6 +96,7 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 		}
 	}()
 	batch := make([]hub.Inbound, 0, m.cfg.IngestBatch)
+	raw := make([]*providerv1.Update, 0, m.cfg.IngestBatch)
 	for {
 		u, ok := <-in
 		if !ok {
@@ -95,20 +106,24 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 			}
 			return err
 		}
-		batch = append(batch[:0], inbound(u))
+		raw = append(raw[:0], u)
 	drain:
-		for len(batch) < cap(batch) {
+		for len(raw) < cap(raw) {
 			select {
 			case u, ok := <-in:
 				if !ok {
 					break drain
 				}
-				batch = append(batch, inbound(u))
+				raw = append(raw, u)
 			default:
 				break drain
 			}
 		}
-		through, err := m.hub.Ingest(ctx, p.spec.Name, batch)
+		batch = batch[:0]
+		for _, u := range raw {
+			batch = append(batch, inbound(u))
+		}
+		through, err := m.hub.Ingest(ctx, p.spec.Name, batch, batchCursor(raw))
 		if err != nil {
 			return err
 		}
@@ -124,17 +139,6 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 	}
 }
 
-func inbound(u *providerv1.Update) hub.Inbound {
-	in := hub.Inbound{
-		UpdateID: u.GetUpdateId(), ChatID: u.GetChatId(), ThreadID: u.GetThreadId(), FromUserID: u.GetFromUserId(),
-		Kind: int32(u.GetKind()), Text: u.GetText(), Payload: u.GetPayload(), Allowed: u.GetAllowed(),
-	}
-	if r := u.GetReferences(); r != nil {
-		in.Refs = &hub.Refs{MessageIDs: r.GetMessageIds(), CallbackQueryIDs: r.GetCallbackQueryIds(), FileIDs: r.GetFileIds()}
-	}
-	return in
-}
-
 // reattach tells a new child which followers are bound through it.
 func (p *provider) reattach(ctx context.Context, conn grpc.ClientConnInterface) {
 	p.mu.Lock()
@@ -145,7 +149,7 @@ func (p *provider) reattach(ctx context.Context, conn grpc.ClientConnInterface) 
 	p.mu.Unlock()
 	cl := providerv1.NewProviderServiceClient(conn)
 	for id, a := range held {
-		if _, err := cl.Attach(ctx, &providerv1.AttachRequest{InstanceId: id, ChatId: a.target.ChatID, ThreadId: a.target.ThreadID}); err != nil {
+		if _, err := cl.Attach(ctx, attachRequest(id, a.target)); err != nil {
 			p.log.Warn().Err(err).Str("instance_id", id).Msg("re-attach to the new provider child")
 		}
 	}

@@ -28,12 +28,12 @@ func reportRate(b *testing.B, s *Bolt, txs0, reqs0 uint64) {
 // Append is its own transaction and fsync.
 func BenchmarkAppendSequential(b *testing.B) {
 	s, _ := newStore(b, Options{})
-	putBinding(b, s, "b", Target{"telegram", -100, 7})
+	putBinding(b, s, "b", Target{"telegram", "-100", "7"})
 	txs0, reqs0 := s.CommitStats()
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := s.Append(ctx, "telegram", []Update{benchUpdate("b", int64(i+1))}, int64(i+2)); err != nil {
+		if _, err := s.Append(ctx, "telegram", []Update{benchUpdate("b", int64(i+1))}, cur(int64(i+2))); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -47,7 +47,7 @@ func BenchmarkAppendParallel(b *testing.B) {
 	s, _ := newStore(b, Options{})
 	const bindings = 64
 	for i := range bindings {
-		putBinding(b, s, fmt.Sprint("b", i), Target{"telegram", -100, int64(i)})
+		putBinding(b, s, fmt.Sprint("b", i), Target{"telegram", "-100", fmt.Sprint(i)})
 	}
 	txs0, reqs0 := s.CommitStats()
 	var nextID, nextG atomic.Int64
@@ -58,7 +58,7 @@ func BenchmarkAppendParallel(b *testing.B) {
 		key := fmt.Sprint("b", nextG.Add(1)%bindings)
 		for pb.Next() {
 			id := nextID.Add(1)
-			if _, err := s.Append(ctx, "telegram", []Update{benchUpdate(key, id)}, id+1); err != nil {
+			if _, err := s.Append(ctx, "telegram", []Update{benchUpdate(key, id)}, cur(id+1)); err != nil {
 				b.Error(err)
 				return
 			}
@@ -72,7 +72,7 @@ func BenchmarkAppendParallel(b *testing.B) {
 // Read(after, 1) then Ack (a write transaction) per update.
 func BenchmarkReadAck(b *testing.B) {
 	s, _ := newStore(b, Options{Limits: Limits{MaxCount: -1, MaxBytes: -1}})
-	putBinding(b, s, "b", Target{"telegram", -100, 7})
+	putBinding(b, s, "b", Target{"telegram", "-100", "7"})
 	for i := 0; i < b.N; i += 500 {
 		var batch []Update
 		for j := i; j < min(i+500, b.N); j++ {

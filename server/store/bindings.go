@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -17,8 +18,10 @@ type bindingRecord struct {
 	OwnerKind  string    `json:"owner_kind,omitempty"`
 	InstanceID string    `json:"instance_id,omitempty"`
 	Provider   string    `json:"provider,omitempty"`
-	ChatID     int64     `json:"chat_id,omitempty"`
-	ThreadID   int64     `json:"thread_id,omitempty"`
+	Chat       string    `json:"chat,omitempty"`
+	Thread     string    `json:"thread,omitempty"`
+	ChatID     int64     `json:"chat_id,omitempty"`   // schema 1; read only
+	ThreadID   int64     `json:"thread_id,omitempty"` // schema 1; read only
 	Slot       string    `json:"slot,omitempty"`
 	ThreadName string    `json:"thread_name,omitempty"`
 	Status     Status    `json:"status"`
@@ -31,7 +34,7 @@ type bindingRecord struct {
 func encodeBinding(b Binding) ([]byte, error) {
 	return json.Marshal(bindingRecord{
 		Key: b.Key, OwnerKind: b.OwnerKind, InstanceID: b.InstanceID,
-		Provider: b.Target.Provider, ChatID: b.Target.ChatID, ThreadID: b.Target.ThreadID,
+		Provider: b.Target.Provider, Chat: b.Target.Chat, Thread: b.Target.Thread,
 		Slot: b.Slot, ThreadName: b.ThreadName, Status: b.Status,
 		Created: b.Created, Updated: b.Updated, LastAction: b.LastAction, LastError: b.LastError,
 	})
@@ -42,9 +45,12 @@ func decodeBinding(v []byte) (Binding, error) {
 	if err := json.Unmarshal(v, &r); err != nil {
 		return Binding{}, fmt.Errorf("%w: binding record: %v", ErrCorrupt, err)
 	}
+	if r.Chat == "" { // written by schema 1
+		r.Chat, r.Thread = idText(r.ChatID), idText(r.ThreadID)
+	}
 	return Binding{
 		Key: r.Key, OwnerKind: r.OwnerKind, InstanceID: r.InstanceID,
-		Target: Target{Provider: r.Provider, ChatID: r.ChatID, ThreadID: r.ThreadID},
+		Target: Target{Provider: r.Provider, Chat: r.Chat, Thread: r.Thread},
 		Slot:   r.Slot, ThreadName: r.ThreadName, Status: r.Status,
 		Created: r.Created, Updated: r.Updated, LastAction: r.LastAction, LastError: r.LastError,
 	}, nil
@@ -57,7 +63,18 @@ func checkTarget(t Target) error {
 		}
 		return nil
 	}
-	return checkProvider(t.Provider)
+	if err := checkProvider(t.Provider); err != nil {
+		return err
+	}
+	return checkIDs(t.Chat, t.Thread)
+}
+
+// checkIDs refuses chat and thread ids the key layout cannot hold.
+func checkIDs(chat, thread string) error {
+	if chat == "" || len(chat) > maxIDLen || len(thread) > maxIDLen || strings.IndexByte(chat, 0) >= 0 || strings.IndexByte(thread, 0) >= 0 {
+		return fmt.Errorf("chat %q, thread %q: chat required, each at most %d bytes without NUL: %w", chat, thread, maxIDLen, ErrInvalid)
+	}
+	return nil
 }
 
 // PutBinding implements Store.PutBinding.
@@ -252,7 +269,7 @@ func slotIndex(name string) (int, bool) {
 
 // AllocateSlot implements Store.AllocateSlot. A stored cursor outside the
 // sequence (MaxSlots was lowered since) restarts at A.
-func (s *Bolt) AllocateSlot(provider string, chatID int64, inUse func(slot string) bool) (string, error) {
+func (s *Bolt) AllocateSlot(provider, chat string, inUse func(slot string) bool) (string, error) {
 	if err := checkProvider(provider); err != nil {
 		return "", err
 	}
@@ -260,7 +277,7 @@ func (s *Bolt) AllocateSlot(provider string, chatID int64, inUse func(slot strin
 	var slot string
 	err := s.write(context.Background(), func(tx *bbolt.Tx) error {
 		slots := tx.Bucket(bSlots)
-		k := chatKey(provider, chatID)
+		k := chatKey(provider, chat)
 		start := 0
 		if i, ok := slotIndex(string(slots.Get(k))); ok && i < maxSlots {
 			start = i + 1
@@ -273,7 +290,7 @@ func (s *Bolt) AllocateSlot(provider string, chatID int64, inUse func(slot strin
 			slot = name
 			return slots.Put(k, []byte(name))
 		}
-		return fmt.Errorf("chat %d of %q: all %d slots: %w", chatID, provider, maxSlots, ErrNoFreeSlot)
+		return fmt.Errorf("chat %q of %q: all %d slots: %w", chat, provider, maxSlots, ErrNoFreeSlot)
 	}, nil)
 	if err != nil {
 		return "", err
@@ -282,7 +299,7 @@ func (s *Bolt) AllocateSlot(provider string, chatID int64, inUse func(slot strin
 }
 
 // RealignCursor implements Store.RealignCursor.
-func (s *Bolt) RealignCursor(provider string, chatID int64, slot string) error {
+func (s *Bolt) RealignCursor(provider, chat string, slot string) error {
 	if err := checkProvider(provider); err != nil {
 		return err
 	}
@@ -292,7 +309,7 @@ func (s *Bolt) RealignCursor(provider string, chatID int64, slot string) error {
 		}
 	}
 	return s.write(context.Background(), func(tx *bbolt.Tx) error {
-		k := chatKey(provider, chatID)
+		k := chatKey(provider, chat)
 		if slot == "" {
 			return tx.Bucket(bSlots).Delete(k)
 		}
@@ -301,10 +318,10 @@ func (s *Bolt) RealignCursor(provider string, chatID int64, slot string) error {
 }
 
 // SlotCursor implements Store.SlotCursor.
-func (s *Bolt) SlotCursor(provider string, chatID int64) (string, error) {
+func (s *Bolt) SlotCursor(provider, chat string) (string, error) {
 	var slot string
 	err := s.view(func(tx *bbolt.Tx) error {
-		slot = string(tx.Bucket(bSlots).Get(chatKey(provider, chatID)))
+		slot = string(tx.Bucket(bSlots).Get(chatKey(provider, chat)))
 		return nil
 	})
 	return slot, err

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -12,8 +13,8 @@ func TestBindings(t *testing.T) {
 	clk := newClock()
 	drops := &dropLog{}
 	s, path := newStore(t, Options{Now: clk.Now, OnDrop: drops.OnDrop})
-	tA := Target{"telegram", -100, 7}
-	tB := Target{"telegram", -100, 8}
+	tA := Target{"telegram", "-100", "7"}
+	tB := Target{"telegram", "-100", "8"}
 
 	b := Binding{
 		Key: "manual:1", OwnerKind: OwnerManualFollower, InstanceID: "1:1000", Target: tA,
@@ -87,7 +88,7 @@ func TestBindings(t *testing.T) {
 		},
 		{name: "empty key", put: &Binding{Status: StatusActive}, wantErr: ErrInvalid},
 		{name: "unknown status", put: &Binding{Key: "x", Status: "zombie"}, wantErr: ErrInvalid},
-		{name: "target without provider", put: &Binding{Key: "x", Status: StatusActive, Target: Target{ChatID: 1}}, wantErr: ErrInvalid},
+		{name: "target without provider", put: &Binding{Key: "x", Status: StatusActive, Target: Target{Chat: "1"}}, wantErr: ErrInvalid},
 		{name: "provider with NUL", put: &Binding{Key: "x", Status: StatusActive, Target: Target{Provider: "a\x00b"}}, wantErr: ErrInvalid},
 		{name: "key too long", put: &Binding{Key: strings.Repeat("k", 2000), Status: StatusActive}, wantErr: ErrInvalid},
 		{
@@ -233,14 +234,14 @@ func TestAllocateSlot(t *testing.T) {
 				inUse = tc.setUse
 			}
 			if tc.realign != nil {
-				if err := s.RealignCursor("telegram", tc.chat, *tc.realign); err != nil {
+				if err := s.RealignCursor("telegram", fmt.Sprint(tc.chat), *tc.realign); err != nil {
 					if !errors.Is(err, tc.wantErr) {
 						t.Fatalf("RealignCursor = %v, want %v", err, tc.wantErr)
 					}
 					return
 				}
 			}
-			got, err := s.AllocateSlot("telegram", tc.chat, isInUse)
+			got, err := s.AllocateSlot("telegram", fmt.Sprint(tc.chat), isInUse)
 			if !errors.Is(err, tc.wantErr) || got != tc.want {
 				t.Fatalf("AllocateSlot = %q, %v; want %q, %v", got, err, tc.want, tc.wantErr)
 			}
@@ -250,10 +251,10 @@ func TestAllocateSlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = openAt(t, path, Options{MaxSlots: 5})
-	if c, _ := s.SlotCursor("telegram", 1); c != "B" {
+	if c, _ := s.SlotCursor("telegram", "1"); c != "B" {
 		t.Errorf("cursor after reopen = %q, want B", c)
 	}
-	if got, _ := s.AllocateSlot("telegram", 1, nil); got != "C" {
+	if got, _ := s.AllocateSlot("telegram", "1", nil); got != "C" {
 		t.Errorf("AllocateSlot after reopen = %q, want C", got)
 	}
 }

@@ -9,16 +9,16 @@ package store
 //	bindings/
 //	  <binding key>                       → JSON bindingRecord
 //	targets/                              index for BindingByTarget
-//	  <provider> 0x00 <chat i64> <thread i64> → binding key
+//	  <provider> 0x00 <chat> 0x00 <thread> → binding key
 //	slots/                                allocation cursors
-//	  <provider> 0x00 <chat i64>          → last slot handed out ("C")
+//	  <provider> 0x00 <chat>              → last slot handed out ("C")
 //	cursors/                              platform cursors
-//	  <provider>                          → i64 (Telegram: next getUpdates offset)
+//	  <provider>                          → opaque bytes (Telegram: next getUpdates offset in decimal)
 //	seen/                                 de-duplication window
 //	  <provider>/
 //	    "n"                               → u64 number of ids remembered
-//	    ids/   <platform update id i64>   → u64 order number
-//	    order/ <order number u64>         → i64 platform id, i64 receive time (unix ns)
+//	    ids/   <dedup id>                 → u64 order number
+//	    order/ <order number u64>         → i64 receive time (unix ns), dedup id
 //	journal/
 //	  <binding key>/                      one sub-bucket per binding
 //	    "state"                           → queueState (5 × u64)
@@ -59,8 +59,9 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// schemaVersion is the layout above. Open refuses files with a higher one.
-const schemaVersion = 1
+// schemaVersion is the layout above. Open refuses files with a higher one
+// and migrates schema 1 files (numeric chat and thread ids) once.
+const schemaVersion = 2
 
 // maxBatch bounds the requests one transaction carries.
 const maxBatch = 512
@@ -351,7 +352,7 @@ func initSchema(db *bbolt.DB, path string) (err error) {
 			err = fmt.Errorf("store %s: %w: reading the schema panicked: %v", path, ErrCorrupt, p)
 		}
 	}()
-	fresh := false
+	fresh, migrate := false, false
 	err = db.View(func(tx *bbolt.Tx) error {
 		m := tx.Bucket(bMeta)
 		if m == nil {
@@ -372,6 +373,8 @@ func initSchema(db *bbolt.DB, path string) (err error) {
 			return fmt.Errorf("store %s: schema %d, this program knows up to %d: %w", path, ver, schemaVersion, ErrSchemaTooNew)
 		case ver == 0:
 			return fmt.Errorf("store %s: %w: schema version 0", path, ErrCorrupt)
+		case ver == 1:
+			migrate = true
 		}
 		for _, name := range topLevels {
 			if tx.Bucket(name) == nil {
@@ -380,6 +383,11 @@ func initSchema(db *bbolt.DB, path string) (err error) {
 		}
 		return nil
 	})
+	if err == nil && migrate {
+		if err = db.Update(migrateV1); err != nil {
+			return fmt.Errorf("store %s: migrate schema 1 to %d: %w", path, schemaVersion, err)
+		}
+	}
 	if err != nil || !fresh {
 		return err
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -11,6 +12,7 @@ import (
 const (
 	maxKeyLen      = 1024 // binding keys, outbox keys
 	maxProviderLen = 256
+	maxIDLen       = 256 // a chat or thread id
 )
 
 func putU64(b []byte, v uint64) []byte { return binary.BigEndian.AppendUint64(b, v) }
@@ -34,16 +36,23 @@ func fromUnixNano(n int64) time.Time {
 	return time.Unix(0, n)
 }
 
-// targetKey is <provider> 0x00 <chat i64> <thread i64>.
+// targetKey is <provider> 0x00 <chat> 0x00 <thread> (checkTarget keeps
+// NUL bytes out of all three).
 func targetKey(t Target) []byte {
-	b := append([]byte(t.Provider), 0)
-	b = putI64(b, t.ChatID)
-	return putI64(b, t.ThreadID)
+	b := make([]byte, 0, len(t.Provider)+len(t.Chat)+len(t.Thread)+2)
+	b = append(append(b, t.Provider...), 0)
+	b = append(append(b, t.Chat...), 0)
+	return append(b, t.Thread...)
 }
 
-// chatKey is <provider> 0x00 <chat i64>.
-func chatKey(provider string, chatID int64) []byte {
-	return putI64(append([]byte(provider), 0), chatID)
+// chatKey is <provider> 0x00 <chat>.
+func chatKey(provider, chat string) []byte {
+	return append(append([]byte(provider), 0), chat...)
+}
+
+// v1 keys (schema 1), read only by the migration.
+func targetKeyV1(provider string, chat, thread int64) []byte {
+	return putI64(putI64(append([]byte(provider), 0), chat), thread)
 }
 
 func checkKey(what, key string) error {
@@ -60,38 +69,62 @@ func checkProvider(p string) error {
 	return nil
 }
 
-// Journal entry encoding, version 1:
+// Journal entry encoding, version 2:
 //
-//	[0]     version (1)
+//	[0]     version (2)
 //	[1:9]   received at, unix ns, i64 big-endian (0 = zero time); fixed so
 //	        that age retention reads it without decoding the rest
-//	then    provider (uvarint length + bytes), platform update id, kind,
-//	        chat id, thread id, from user id (varints), text and payload
-//	        (uvarint length + bytes)
+//	then    provider (uvarint length + bytes), platform update id, kind
+//	        (varints), chat, thread (length + bytes), from user id (varint),
+//	        sender, sender name, dedup id (length + bytes), the number of
+//	        refs (uvarint) and each ref (kind byte, length + id), then text
+//	        and payload (length + bytes); the payload ends the entry.
+//
+// Version 1 (schema 1 files) had chat and thread as varints and no
+// sender, sender name, dedup id or refs; it is still decoded.
 //
 // Seq and BindingKey are where the entry is stored, not in it.
-const updateCodecV1 = 1
+const (
+	updateCodecV1 = 1
+	updateCodecV2 = 2
+)
 
 func encodeUpdate(u *Update) []byte {
-	b := make([]byte, 0, 9+len(u.Provider)+len(u.Text)+len(u.Payload)+6*binary.MaxVarintLen64)
-	b = append(b, updateCodecV1)
+	n := 9 + len(u.Provider) + len(u.Chat) + len(u.Thread) + len(u.Sender) + len(u.SenderName) + len(u.DedupID) +
+		len(u.Text) + len(u.Payload) + 12*binary.MaxVarintLen64
+	for _, r := range u.Refs {
+		n += 1 + binary.MaxVarintLen64 + len(r.ID)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, updateCodecV2)
 	b = binary.BigEndian.AppendUint64(b, uint64(unixNano(u.ReceivedAt)))
-	b = binary.AppendUvarint(b, uint64(len(u.Provider)))
-	b = append(b, u.Provider...)
+	b = appendBytes(b, u.Provider)
 	b = binary.AppendVarint(b, u.PlatformUpdateID)
 	b = binary.AppendVarint(b, int64(u.Kind))
-	b = binary.AppendVarint(b, u.ChatID)
-	b = binary.AppendVarint(b, u.ThreadID)
+	b = appendBytes(b, u.Chat)
+	b = appendBytes(b, u.Thread)
 	b = binary.AppendVarint(b, u.FromUserID)
-	b = binary.AppendUvarint(b, uint64(len(u.Text)))
-	b = append(b, u.Text...)
+	b = appendBytes(b, u.Sender)
+	b = appendBytes(b, u.SenderName)
+	b = appendBytes(b, u.DedupID)
+	b = binary.AppendUvarint(b, uint64(len(u.Refs)))
+	for _, r := range u.Refs {
+		b = append(b, byte(r.Kind))
+		b = appendBytes(b, r.ID)
+	}
+	b = appendBytes(b, u.Text)
 	b = binary.AppendUvarint(b, uint64(len(u.Payload)))
 	return append(b, u.Payload...)
 }
 
+func appendBytes(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
 // entryReceivedAt reads only the receive time of an encoded entry.
 func entryReceivedAt(v []byte) (time.Time, bool) {
-	if len(v) < 9 || v[0] != updateCodecV1 {
+	if len(v) < 9 || (v[0] != updateCodecV1 && v[0] != updateCodecV2) {
 		return time.Time{}, false
 	}
 	return fromUnixNano(int64(binary.BigEndian.Uint64(v[1:9]))), true
@@ -100,7 +133,7 @@ func entryReceivedAt(v []byte) (time.Time, bool) {
 // decodeUpdate decodes an entry; it copies, so the result outlives the
 // transaction.
 func decodeUpdate(v []byte) (Update, error) {
-	if len(v) < 9 || v[0] != updateCodecV1 {
+	if len(v) < 9 || (v[0] != updateCodecV1 && v[0] != updateCodecV2) {
 		return Update{}, fmt.Errorf("%w: journal entry of %d bytes with version %d", ErrCorrupt, len(v), firstByte(v))
 	}
 	d := decoder{b: v[9:]}
@@ -108,9 +141,23 @@ func decodeUpdate(v []byte) (Update, error) {
 	u.Provider = string(d.bytes())
 	u.PlatformUpdateID = d.varint()
 	u.Kind = int32(d.varint())
-	u.ChatID = d.varint()
-	u.ThreadID = d.varint()
-	u.FromUserID = d.varint()
+	if v[0] == updateCodecV1 {
+		u.Chat, u.Thread = idText(d.varint()), idText(d.varint())
+		u.FromUserID = d.varint()
+		u.Sender = idText(u.FromUserID)
+	} else {
+		u.Chat, u.Thread = string(d.bytes()), string(d.bytes())
+		u.FromUserID = d.varint()
+		u.Sender, u.SenderName, u.DedupID = string(d.bytes()), string(d.bytes()), string(d.bytes())
+		n, ok := d.uvarint()
+		if !ok || n > uint64(len(d.b)) {
+			return Update{}, fmt.Errorf("%w: malformed journal entry of %d bytes", ErrCorrupt, len(v))
+		}
+		for range n {
+			kind := d.byte()
+			u.Refs = append(u.Refs, Ref{Kind: RefKind(kind), ID: string(d.bytes())})
+		}
+	}
 	u.Text = string(d.bytes())
 	if p := d.bytes(); len(p) > 0 {
 		u.Payload = append([]byte(nil), p...)
@@ -119,6 +166,14 @@ func decodeUpdate(v []byte) (Update, error) {
 		return Update{}, fmt.Errorf("%w: malformed journal entry of %d bytes", ErrCorrupt, len(v))
 	}
 	return u, nil
+}
+
+// idText writes a numeric platform id (schema 1) as text; 0 (none) is "".
+func idText(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return strconv.FormatInt(id, 10)
 }
 
 func firstByte(b []byte) int {
@@ -141,6 +196,26 @@ func (d *decoder) varint() int64 {
 	}
 	d.b = d.b[n:]
 	return v
+}
+
+func (d *decoder) uvarint() (uint64, bool) {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.bad, d.b = true, nil
+		return 0, false
+	}
+	d.b = d.b[n:]
+	return v, true
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) == 0 {
+		d.bad = true
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
 }
 
 func (d *decoder) bytes() []byte {

@@ -53,7 +53,7 @@ func TestGroupCommit(t *testing.T) {
 			sp.Store(s)
 			const bindings = 4
 			for b := range bindings {
-				putBinding(t, s, fmt.Sprint("b", b), Target{"telegram", -100, int64(b)})
+				putBinding(t, s, fmt.Sprint("b", b), Target{"telegram", "-100", fmt.Sprint(b)})
 			}
 			txs0, reqs0 := s.CommitStats()
 			hold.Store(tc.holdFirst)
@@ -66,7 +66,7 @@ func TestGroupCommit(t *testing.T) {
 					var last uint64
 					for i := range tc.perGoroutine {
 						id := int64(g*1000 + i + 1)
-						out, err := s.Append(context.Background(), "telegram", []Update{upd(key, id, "x")}, id+1)
+						out, err := s.Append(context.Background(), "telegram", []Update{upd(key, id, "x")}, cur(id+1))
 						if err != nil {
 							errs <- err
 							return
@@ -137,11 +137,11 @@ func TestAppendContext(t *testing.T) {
 			<-release
 		}
 	}})
-	putBinding(t, s, "b", Target{"telegram", -100, 7})
+	putBinding(t, s, "b", Target{"telegram", "-100", "7"})
 	appendAsync := func(ctx context.Context, id int64) <-chan error {
 		ch := make(chan error, 1)
 		go func() {
-			_, err := s.Append(ctx, "telegram", []Update{upd("b", id, "x")}, id+1)
+			_, err := s.Append(ctx, "telegram", []Update{upd("b", id, "x")}, cur(id+1))
 			ch <- err
 		}()
 		return ch
@@ -201,20 +201,20 @@ func TestFailedBatchIsolation(t *testing.T) {
 		}
 	}})
 	sp.Store(s)
-	putBinding(t, s, "b", Target{"telegram", -100, 7})
-	putBinding(t, s, "other", Target{"telegram", -100, 8})
+	putBinding(t, s, "b", Target{"telegram", "-100", "7"})
+	putBinding(t, s, "other", Target{"telegram", "-100", "8"})
 	mustAppend(t, s, "telegram", 0, upd("b", 1, "x"))
 	txs0, _ := s.CommitStats()
 	hold.Store(true)
 
 	var wg sync.WaitGroup
 	var errFirst, errTake, errAppend, errTarget error
-	wg.Go(func() { _, errFirst = s.Append(context.Background(), "telegram", []Update{upd("b", 2, "x")}, 0) })
+	wg.Go(func() { _, errFirst = s.Append(context.Background(), "telegram", []Update{upd("b", 2, "x")}, cur(0)) })
 	<-entered // the first request holds the committer; the next three share a transaction
 	wg.Go(func() { _, errTake = s.TakeHandoff("no such token", time.Now()) })
-	wg.Go(func() { _, errAppend = s.Append(context.Background(), "telegram", []Update{upd("b", 3, "x")}, 0) })
+	wg.Go(func() { _, errAppend = s.Append(context.Background(), "telegram", []Update{upd("b", 3, "x")}, cur(0)) })
 	wg.Go(func() {
-		errTarget = s.PutBinding(Binding{Key: "thief", Status: StatusActive, Target: Target{"telegram", -100, 8}})
+		errTarget = s.PutBinding(Binding{Key: "thief", Status: StatusActive, Target: Target{"telegram", "-100", "8"}})
 	})
 	wg.Wait()
 	if errFirst != nil || errAppend != nil {
@@ -249,7 +249,7 @@ func TestClose(t *testing.T) {
 			<-release
 		}
 	}})
-	putBinding(t, s, "b", Target{"telegram", -100, 7})
+	putBinding(t, s, "b", Target{"telegram", "-100", "7"})
 
 	// Writes accepted before Close are finished by Close.
 	armed.Store(true)
@@ -257,7 +257,7 @@ func TestClose(t *testing.T) {
 	errs := make([]error, 5)
 	for i := range errs {
 		wg.Go(func() {
-			_, errs[i] = s.Append(context.Background(), "telegram", []Update{upd("b", int64(i+1), "x")}, 0)
+			_, errs[i] = s.Append(context.Background(), "telegram", []Update{upd("b", int64(i+1), "x")}, cur(0))
 		})
 	}
 	<-entered // some of the appends are in the held transaction, the rest queued
@@ -282,7 +282,7 @@ func TestClose(t *testing.T) {
 		name string
 		call func() error
 	}{
-		{name: "Append", call: func() error { _, err := s.Append(context.Background(), "telegram", nil, 0); return err }},
+		{name: "Append", call: func() error { _, err := s.Append(context.Background(), "telegram", nil, cur(0)); return err }},
 		{name: "Ack", call: func() error { _, err := s.Ack("b", 0); return err }},
 		{name: "Read", call: func() error { _, err := s.Read("b", 0, 0); return err }},
 		{name: "PutBinding", call: func() error { return s.PutBinding(Binding{Key: "c", Status: StatusActive}) }},

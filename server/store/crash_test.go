@@ -59,7 +59,7 @@ func TestHelperProcess(t *testing.T) {
 				id := b.base + int64(seq)
 				u := upd(b.key, id, "crash")
 				u.Payload = bytes.Repeat([]byte{'p'}, 200)
-				out, err := s.Append(context.Background(), b.provider, []Update{u}, id+1)
+				out, err := s.Append(context.Background(), b.provider, []Update{u}, cur(id+1))
 				if err != nil || len(out) != 1 || out[0].Seq != seq {
 					fmt.Fprintf(os.Stderr, "helper: append %s %d: %v %+v\n", b.key, seq, err, out)
 					os.Exit(4)
@@ -88,7 +88,7 @@ func TestCrashSafety(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, b := range crashBindings {
-		putBinding(t, s, b.key, Target{b.provider, -100, b.base})
+		putBinding(t, s, b.key, Target{b.provider, "-100", fmt.Sprint(b.base)})
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -127,8 +127,8 @@ func TestCrashSafety(t *testing.T) {
 					}
 				}
 				if b.provider == "telegram" {
-					if c, _ := s.Cursor("telegram"); c != int64(last)+1 {
-						t.Errorf("cursor %d does not match the journal's last seq %d", c, last)
+					if c, _ := s.Cursor("telegram"); string(c) != fmt.Sprint(last+1) {
+						t.Errorf("cursor %s does not match the journal's last seq %d", c, last)
 					}
 				}
 				t.Logf("%s: child saw %d, journal holds %d", b.key, acked[b.key], last)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -159,8 +160,8 @@ func openSeen(tx *bbolt.Tx, provider string) (*seenSet, error) {
 }
 
 // remember records id and reports whether it was already remembered.
-func (s *seenSet) remember(id int64, now time.Time) (dup bool, err error) {
-	k := putI64(nil, id)
+func (s *seenSet) remember(id string, now time.Time) (dup bool, err error) {
+	k := []byte(id)
 	if s.ids.Get(k) != nil {
 		return true, nil
 	}
@@ -172,7 +173,7 @@ func (s *seenSet) remember(id int64, now time.Time) (dup bool, err error) {
 	if err := s.ids.Put(k, ok); err != nil {
 		return false, err
 	}
-	if err := s.order.Put(ok, putI64(k, unixNano(now))); err != nil {
+	if err := s.order.Put(ok, append(putI64(nil, unixNano(now)), k...)); err != nil {
 		return false, err
 	}
 	s.n++
@@ -189,14 +190,14 @@ func (s *seenSet) prune(maxCount int, maxAge time.Duration, now time.Time) error
 	c := s.order.Cursor()
 	for s.n > 0 {
 		k, v := c.First()
-		if k == nil || len(v) != 16 {
+		if k == nil || len(v) < 8 {
 			break
 		}
 		over := maxCount > 0 && s.n > uint64(maxCount)
-		if !over && getI64(v[8:]) >= cutoff {
+		if !over && getI64(v[:8]) >= cutoff {
 			break
 		}
-		if err := s.ids.Delete(v[:8]); err != nil {
+		if err := s.ids.Delete(v[8:]); err != nil {
 			return err
 		}
 		if err := c.Delete(); err != nil {
@@ -210,7 +211,7 @@ func (s *seenSet) prune(maxCount int, maxAge time.Duration, now time.Time) error
 // Append implements Store.Append. It copies the updates before queueing
 // them, so the caller may reuse them as soon as it returns, even on a ctx
 // error.
-func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cursor int64) ([]Update, error) {
+func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cursor []byte) ([]Update, error) {
 	if err := checkProvider(provider); err != nil {
 		return nil, err
 	}
@@ -226,8 +227,8 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 		case u.Provider != provider:
 			return nil, fmt.Errorf("append for provider %q: update %d is from %q: %w", provider, i, u.Provider, ErrInvalid)
 		}
-		if len(u.BindingKey) > maxKeyLen {
-			return nil, fmt.Errorf("append: update %d: binding key of %d bytes: %w", i, len(u.BindingKey), ErrInvalid)
+		if len(u.BindingKey) > maxKeyLen || len(u.DedupID) > maxKeyLen {
+			return nil, fmt.Errorf("append: update %d: binding key of %d bytes, dedup id of %d: %w", i, len(u.BindingKey), len(u.DedupID), ErrInvalid)
 		}
 		if u.ReceivedAt.IsZero() {
 			u.ReceivedAt = now
@@ -237,6 +238,7 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 		u.Payload = v[len(v)-len(u.Payload) : len(v) : len(v)] // the payload ends the encoding
 		in[i], enc[i] = u, v
 	}
+	cursor = bytes.Clone(cursor)
 	var (
 		out   []Update
 		drops []drop
@@ -252,7 +254,7 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 	return out, nil
 }
 
-func (s *Bolt) appendTx(tx *bbolt.Tx, provider string, in []Update, enc [][]byte, cursor int64) ([]Update, []drop, error) {
+func (s *Bolt) appendTx(tx *bbolt.Tx, provider string, in []Update, enc [][]byte, cursor []byte) ([]Update, []drop, error) {
 	now := s.opts.Now()
 	seen, err := openSeen(tx, provider)
 	if err != nil {
@@ -263,8 +265,8 @@ func (s *Bolt) appendTx(tx *bbolt.Tx, provider string, in []Update, enc [][]byte
 	queues := make(map[string]*queue, 1)
 	var order []*queue // touched journals, first touch first
 	for i, u := range in {
-		if u.PlatformUpdateID != 0 {
-			dup, err := seen.remember(u.PlatformUpdateID, now)
+		if k := u.dedupKey(); k != "" {
+			dup, err := seen.remember(k, now)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -298,23 +300,19 @@ func (s *Bolt) appendTx(tx *bbolt.Tx, provider string, in []Update, enc [][]byte
 	if err := seen.prune(s.opts.SeenMaxCount, s.opts.SeenMaxAge, now); err != nil {
 		return nil, nil, err
 	}
-	if err := tx.Bucket(bCursors).Put([]byte(provider), putI64(nil, cursor)); err != nil {
-		return nil, nil, err
+	if cursor != nil {
+		if err := tx.Bucket(bCursors).Put([]byte(provider), cursor); err != nil {
+			return nil, nil, err
+		}
 	}
 	return out, drops, nil
 }
 
 // Cursor implements Store.Cursor.
-func (s *Bolt) Cursor(provider string) (int64, error) {
-	var c int64
+func (s *Bolt) Cursor(provider string) ([]byte, error) {
+	var c []byte
 	err := s.view(func(tx *bbolt.Tx) error {
-		switch v := tx.Bucket(bCursors).Get([]byte(provider)); len(v) {
-		case 0:
-		case 8:
-			c = getI64(v)
-		default:
-			return fmt.Errorf("cursor of %q: %w: %d bytes", provider, ErrCorrupt, len(v))
-		}
+		c = bytes.Clone(tx.Bucket(bCursors).Get([]byte(provider)))
 		return nil
 	})
 	return c, err

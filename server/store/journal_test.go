@@ -12,8 +12,8 @@ import (
 func TestAppendReadAck(t *testing.T) {
 	clk := newClock()
 	s, _ := newStore(t, Options{Now: clk.Now})
-	putBinding(t, s, "b1", Target{"telegram", -100, 7})
-	putBinding(t, s, "b2", Target{"telegram", -100, 8})
+	putBinding(t, s, "b1", Target{"telegram", "-100", "7"})
+	putBinding(t, s, "b2", Target{"telegram", "-100", "8"})
 
 	in := []Update{
 		upd("b1", 10, "one"),
@@ -47,7 +47,7 @@ func TestAppendReadAck(t *testing.T) {
 	}
 	first := got[0]
 	if first.Text != "one" || !bytes.Equal(first.Payload, in[0].Payload) || first.Kind != 1 ||
-		first.ChatID != -100 || first.ThreadID != 7 || first.FromUserID != 42 || first.BindingKey != "b1" ||
+		first.Chat != "-100" || first.Thread != "7" || first.FromUserID != 42 || first.BindingKey != "b1" ||
 		!first.ReceivedAt.Equal(clk.Now()) {
 		t.Errorf("Read(b1)[0] = %+v", first)
 	}
@@ -60,8 +60,8 @@ func TestAppendReadAck(t *testing.T) {
 	if got, _ := s.ListUnrouted(0); !slices.Equal(ids(got), []int64{13, 14}) {
 		t.Errorf("ListUnrouted = ids %v, want [13 14]", ids(got))
 	}
-	if c, _ := s.Cursor("telegram"); c != 16 {
-		t.Errorf("Cursor = %d, want 16", c)
+	if c, _ := s.Cursor("telegram"); string(c) != "16" {
+		t.Errorf("Cursor = %s, want 16", c)
 	}
 
 	steps := []struct {
@@ -128,7 +128,7 @@ func TestAppendRejectsBadInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := s.Append(context.Background(), tc.provider, tc.updates, 5); !errors.Is(err, ErrInvalid) {
+			if _, err := s.Append(context.Background(), tc.provider, tc.updates, cur(5)); !errors.Is(err, ErrInvalid) {
 				t.Errorf("Append error = %v, want ErrInvalid", err)
 			}
 		})
@@ -140,7 +140,7 @@ func TestAppendRejectsBadInput(t *testing.T) {
 
 func TestDedup(t *testing.T) {
 	s, _ := newStore(t, Options{})
-	putBinding(t, s, "b", Target{"telegram", -100, 7})
+	putBinding(t, s, "b", Target{"telegram", "-100", "7"})
 	steps := []struct {
 		name     string
 		provider string
@@ -194,7 +194,7 @@ func TestDedupWindowIsBounded(t *testing.T) {
 
 func TestCursorCommittedWithJournal(t *testing.T) {
 	s, path := newStore(t, Options{})
-	putBinding(t, s, "b", Target{"telegram", -100, 7})
+	putBinding(t, s, "b", Target{"telegram", "-100", "7"})
 	mustAppend(t, s, "telegram", 101, upd("b", 100, "a"))
 	mustAppend(t, s, "telegram", 103, upd("b", 101, "b"), upd("b", 102, "c"))
 	mustAppend(t, s, "slack", -5) // a cursor alone, no updates
@@ -206,15 +206,15 @@ func TestCursorCommittedWithJournal(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		provider string
-		want     int64
+		want     string
 	}{
-		{name: "telegram", provider: "telegram", want: 103},
-		{name: "cursor without updates", provider: "slack", want: -5},
-		{name: "never stored", provider: "discord", want: 0},
+		{name: "telegram", provider: "telegram", want: "103"},
+		{name: "cursor without updates", provider: "slack", want: "-5"},
+		{name: "never stored", provider: "discord", want: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if c, err := s.Cursor(tc.provider); err != nil || c != tc.want {
-				t.Errorf("Cursor(%q) = %d, %v; want %d", tc.provider, c, err, tc.want)
+			if c, err := s.Cursor(tc.provider); err != nil || string(c) != tc.want {
+				t.Errorf("Cursor(%q) = %q, %v; want %q", tc.provider, c, err, tc.want)
 			}
 		})
 	}
@@ -228,7 +228,7 @@ func TestCursorCommittedWithJournal(t *testing.T) {
 }
 
 func TestRetention(t *testing.T) {
-	size := int64(len(encodeUpdate(&Update{Provider: "telegram", PlatformUpdateID: 1, Kind: 1, ChatID: -100, ThreadID: 7, FromUserID: 42, Text: "x", ReceivedAt: time.Now()})))
+	size := int64(len(encodeUpdate(&Update{Provider: "telegram", PlatformUpdateID: 1, Kind: 1, Chat: "-100", Thread: "7", FromUserID: 42, Text: "x", ReceivedAt: time.Now()})))
 	tests := []struct {
 		name      string
 		limits    Limits
@@ -298,7 +298,7 @@ func TestRetention(t *testing.T) {
 			drops := &dropLog{}
 			opts := Options{Limits: tc.limits, Now: clk.Now, OnDrop: drops.OnDrop}
 			s, path := newStore(t, opts)
-			putBinding(t, s, "b", Target{"telegram", -100, 7})
+			putBinding(t, s, "b", Target{"telegram", "-100", "7"})
 			var all []dropCall
 			for i, batch := range tc.batches {
 				var in []Update
@@ -347,7 +347,7 @@ func TestRetentionOfUnroutedAndQuietBindings(t *testing.T) {
 	clk := newClock()
 	drops := &dropLog{}
 	s, _ := newStore(t, Options{Limits: Limits{MaxCount: 2, MaxAge: time.Hour}, Now: clk.Now, OnDrop: drops.OnDrop})
-	putBinding(t, s, "quiet", Target{"telegram", -100, 7})
+	putBinding(t, s, "quiet", Target{"telegram", "-100", "7"})
 	mustAppend(t, s, "telegram", 0, upd("", 1, ""), upd("", 2, ""), upd("", 3, ""), upd("quiet", 4, ""))
 	if got := drops.take(); !slices.Equal(got, []dropCall{{"", 1, DropCount}}) {
 		t.Errorf("unrouted drops = %v", got)
@@ -373,7 +373,7 @@ func TestRetentionOfUnroutedAndQuietBindings(t *testing.T) {
 // bytes of the call.
 func TestAppendCopiesPayload(t *testing.T) {
 	s, _ := newStore(t, Options{})
-	putBinding(t, s, "b", Target{"telegram", -100, 7})
+	putBinding(t, s, "b", Target{"telegram", "-100", "7"})
 	buf := []byte(`{"update_id":1}`)
 	u := upd("b", 1, "x")
 	u.Payload = buf

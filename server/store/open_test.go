@@ -24,7 +24,7 @@ func makeStore(t *testing.T, path string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	putBinding(t, s, "b", Target{"telegram", -100, 7})
+	putBinding(t, s, "b", Target{"telegram", "-100", "7"})
 	for i := range 40 {
 		u := upd("b", int64(i+1), strings.Repeat("x", 500))
 		u.Payload = bytes.Repeat([]byte{byte(i)}, 1000)
@@ -483,7 +483,7 @@ func TestDamagedPageAfterOpen(t *testing.T) {
 	if _, err := s.Read("b", 0, 0); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("Read = %v, want ErrCorrupt", err)
 	}
-	if _, err := s.Append(context.Background(), "telegram", []Update{upd("b", 999, "x")}, 0); err == nil {
+	if _, err := s.Append(context.Background(), "telegram", []Update{upd("b", 999, "x")}, cur(0)); err == nil {
 		t.Errorf("Append into the damaged journal succeeded")
 	}
 	if _, err := s.GetBinding("b"); err != nil {
@@ -514,7 +514,7 @@ func TestOpenAfterLockReleased(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := openAt(t, path, Options{})
-	if _, err := s.Append(context.Background(), "telegram", nil, 1); err != nil {
+	if _, err := s.Append(context.Background(), "telegram", nil, cur(1)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -16,6 +16,8 @@ import (
 type outboxRecord struct {
 	Key       string    `json:"key"`
 	Provider  string    `json:"provider"`
+	Chat      string    `json:"chat,omitempty"`
+	Thread    string    `json:"thread,omitempty"`
 	Method    string    `json:"method,omitempty"`
 	Params    []byte    `json:"params,omitempty"`
 	Created   time.Time `json:"created"`
@@ -27,7 +29,7 @@ type outboxRecord struct {
 
 func (r outboxRecord) entry() OutboxEntry {
 	return OutboxEntry{
-		Key: r.Key, Provider: r.Provider, Method: r.Method, Params: r.Params, Created: r.Created,
+		Key: r.Key, Provider: r.Provider, Chat: r.Chat, Thread: r.Thread, Method: r.Method, Params: r.Params, Created: r.Created,
 		Done: r.Done, Completed: r.Completed, Result: r.Result,
 	}
 }
@@ -82,7 +84,7 @@ func (s *Bolt) PutOutbox(e OutboxEntry) (OutboxEntry, error) {
 		if err != nil {
 			return err
 		}
-		r := outboxRecord{Key: e.Key, Provider: e.Provider, Method: e.Method, Params: e.Params, Created: e.Created, Order: order}
+		r := outboxRecord{Key: e.Key, Provider: e.Provider, Chat: e.Chat, Thread: e.Thread, Method: e.Method, Params: e.Params, Created: e.Created, Order: order}
 		if err := pending.Put(pendingKey(e.Provider, order), []byte(e.Key)); err != nil {
 			return err
 		}

@@ -2,20 +2,22 @@ package store
 
 import (
 	"fmt"
+	"strconv"
 
 	"go.etcd.io/bbolt"
 )
 
 // The sent bucket holds, per thread (targetKey), what its follower sent:
-// key = u64 sequence, value = 'm' + i64 message id, or 'f' + file id. The
+// key = u64 sequence, value = the ref's kind byte + its id. (Schema 1
+// wrote 'm' + i64 message id or 'f' + file id; those still read.) The
 // oldest go first once a thread holds MaxSent.
 const (
-	sentMessage = 'm'
-	sentFile    = 'f'
+	sentMessageV1 = 'm'
+	sentFileV1    = 'f'
 )
 
 // RememberSent implements Store.RememberSent.
-func (s *Bolt) RememberSent(t Target, messageIDs []int64, fileIDs []string) <-chan error {
+func (s *Bolt) RememberSent(t Target, refs []Ref) <-chan error {
 	if err := checkTarget(t); err != nil || t.IsZero() {
 		if err == nil {
 			err = fmt.Errorf("remember sent ids: no target: %w", ErrInvalid)
@@ -24,13 +26,10 @@ func (s *Bolt) RememberSent(t Target, messageIDs []int64, fileIDs []string) <-ch
 		out <- err
 		return out
 	}
-	values := make([][]byte, 0, len(messageIDs)+len(fileIDs))
-	for _, id := range messageIDs {
-		values = append(values, putI64([]byte{sentMessage}, id))
-	}
-	for _, id := range fileIDs {
-		if id != "" {
-			values = append(values, append([]byte{sentFile}, id...))
+	values := make([][]byte, 0, len(refs))
+	for _, r := range refs {
+		if r.ID != "" && r.Kind >= RefMessage && r.Kind <= RefInteraction {
+			values = append(values, append([]byte{byte(r.Kind)}, r.ID...))
 		}
 	}
 	maxSent := uint64(s.opts.MaxSent)
@@ -65,7 +64,7 @@ func (s *Bolt) RememberSent(t Target, messageIDs []int64, fileIDs []string) <-ch
 }
 
 // Sent implements Store.Sent.
-func (s *Bolt) Sent(t Target) (messageIDs []int64, fileIDs []string, err error) {
+func (s *Bolt) Sent(t Target) (refs []Ref, err error) {
 	err = s.view(func(tx *bbolt.Tx) error {
 		top := tx.Bucket(bSent)
 		if top == nil {
@@ -77,17 +76,19 @@ func (s *Bolt) Sent(t Target) (messageIDs []int64, fileIDs []string, err error) 
 		}
 		return b.ForEach(func(k, v []byte) error {
 			switch {
-			case len(v) == 9 && v[0] == sentMessage:
-				messageIDs = append(messageIDs, getI64(v[1:]))
-			case len(v) > 1 && v[0] == sentFile:
-				fileIDs = append(fileIDs, string(v[1:]))
+			case len(v) > 1 && v[0] >= byte(RefMessage) && v[0] <= byte(RefInteraction):
+				refs = append(refs, Ref{Kind: RefKind(v[0]), ID: string(v[1:])})
+			case len(v) == 9 && v[0] == sentMessageV1:
+				refs = append(refs, Ref{Kind: RefMessage, ID: strconv.FormatInt(getI64(v[1:]), 10)})
+			case len(v) > 1 && v[0] == sentFileV1:
+				refs = append(refs, Ref{Kind: RefFile, ID: string(v[1:])})
 			default:
-				return fmt.Errorf("store %s: %w: sent entry %x of %s/%d/%d", s.path, ErrCorrupt, k, t.Provider, t.ChatID, t.ThreadID)
+				return fmt.Errorf("store %s: %w: sent entry %x of %s/%s/%s", s.path, ErrCorrupt, k, t.Provider, t.Chat, t.Thread)
 			}
 			return nil
 		})
 	})
-	return messageIDs, fileIDs, err
+	return refs, err
 }
 
 // forgetSent drops what was remembered for thread t (its binding moved to

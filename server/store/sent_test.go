@@ -3,21 +3,45 @@ package store
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"testing"
 )
 
 func remember(t *testing.T, s *Bolt, tg Target, msgs []int64, files []string) {
 	t.Helper()
-	if err := <-s.RememberSent(tg, msgs, files); err != nil {
+	if err := <-s.RememberSent(tg, toRefs(msgs, files)); err != nil {
 		t.Fatalf("RememberSent %v: %v", tg, err)
 	}
 }
 
-func sentOf(t *testing.T, s *Bolt, tg Target) ([]int64, []string) {
+func toRefs(msgs []int64, files []string) []Ref {
+	var refs []Ref
+	for _, m := range msgs {
+		refs = append(refs, Ref{Kind: RefMessage, ID: strconv.FormatInt(m, 10)})
+	}
+	for _, f := range files {
+		refs = append(refs, Ref{Kind: RefFile, ID: f})
+	}
+	return refs
+}
+
+func sentOf(t *testing.T, s *Bolt, tg Target) (msgs []int64, files []string) {
 	t.Helper()
-	msgs, files, err := s.Sent(tg)
+	refs, err := s.Sent(tg)
 	if err != nil {
 		t.Fatalf("Sent %v: %v", tg, err)
+	}
+	for _, r := range refs {
+		switch r.Kind {
+		case RefMessage:
+			n, err := strconv.ParseInt(r.ID, 10, 64)
+			if err != nil {
+				t.Fatalf("Sent %v: message id %q", tg, r.ID)
+			}
+			msgs = append(msgs, n)
+		case RefFile:
+			files = append(files, r.ID)
+		}
 	}
 	return msgs, files
 }
@@ -26,7 +50,7 @@ func sentOf(t *testing.T, s *Bolt, tg Target) ([]int64, []string) {
 // bounded to the most recent MaxSent.
 func TestSent(t *testing.T) {
 	s, path := newStore(t, Options{MaxSent: 4})
-	a, b := Target{"telegram", -100, 7}, Target{"telegram", -100, 8}
+	a, b := Target{"telegram", "-100", "7"}, Target{"telegram", "-100", "8"}
 	if msgs, files := sentOf(t, s, a); msgs != nil || files != nil {
 		t.Fatalf("before anything was sent: %v %v", msgs, files)
 	}
@@ -45,7 +69,7 @@ func TestSent(t *testing.T) {
 	if msgs, _ := sentOf(t, s, b); !slices.Equal(msgs, []int64{100}) {
 		t.Errorf("thread b: %v, want [100]", msgs)
 	}
-	if err := <-s.RememberSent(Target{}, []int64{1}, nil); !errors.Is(err, ErrInvalid) {
+	if err := <-s.RememberSent(Target{}, toRefs([]int64{1}, nil)); !errors.Is(err, ErrInvalid) {
 		t.Errorf("no target: %v, want ErrInvalid", err)
 	}
 }
@@ -54,7 +78,7 @@ func TestSent(t *testing.T) {
 // deleted, leaves nothing remembered for the thread it left.
 func TestSentFollowsBinding(t *testing.T) {
 	s, _ := newStore(t, Options{})
-	old, neu := Target{"telegram", -100, 7}, Target{"telegram", -100, 9}
+	old, neu := Target{"telegram", "-100", "7"}, Target{"telegram", "-100", "9"}
 	putBinding(t, s, "p", old)
 	remember(t, s, old, []int64{1}, nil)
 	putBinding(t, s, "p", old) // the same thread again: kept
@@ -78,7 +102,7 @@ func TestSentFollowsBinding(t *testing.T) {
 func TestRememberSentAfterClose(t *testing.T) {
 	s, _ := newStore(t, Options{})
 	s.Close()
-	if err := <-s.RememberSent(Target{"telegram", -100, 7}, []int64{1}, nil); !errors.Is(err, ErrClosed) {
+	if err := <-s.RememberSent(Target{"telegram", "-100", "7"}, toRefs([]int64{1}, nil)); !errors.Is(err, ErrClosed) {
 		t.Errorf("after Close: %v, want ErrClosed", err)
 	}
 }

@@ -15,6 +15,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -61,13 +62,31 @@ var (
 	ErrHandoffExpired = errors.New("handoff token expired")
 )
 
-// Target is one thread on one platform: a Telegram forum topic is
-// {"telegram", chat id, message_thread_id}. The zero Target means "no
+// Target is one thread on one platform, named by the platform's own ids as
+// text: a Telegram forum topic is {"telegram", "-1001234567890", "42"}, a
+// Slack thread {"slack", "C0123ABCD", "1700000000.000100"}. Thread "" is
+// the chat itself (Telegram's General topic). The zero Target means "no
 // thread yet".
 type Target struct {
 	Provider string
-	ChatID   int64
-	ThreadID int64
+	Chat     string
+	Thread   string
+}
+
+// RefKind says what a platform id names (the values are the wire enum's).
+type RefKind uint8
+
+const (
+	RefMessage     RefKind = 1 // a message
+	RefFile        RefKind = 2 // a file
+	RefInteraction RefKind = 3 // an interaction to answer (a pressed button)
+)
+
+// Ref is one platform id a thread has seen: an update or a call result
+// made it available, and a later call of the thread may name it.
+type Ref struct {
+	Kind RefKind
+	ID   string
 }
 
 // IsZero reports whether t names no thread (its Provider is empty).
@@ -139,17 +158,36 @@ type Update struct {
 	// Provider is the platform connection's name; filled from Append's
 	// provider argument when empty.
 	Provider string
-	// PlatformUpdateID is the platform's own id (Telegram's update_id), the
-	// de-duplication key together with Provider. 0 means "the platform gave
-	// no id": such updates are never de-duplicated.
+	// PlatformUpdateID is the provider's id of the update on its stream
+	// (Telegram's update_id).
 	PlatformUpdateID int64
-	Kind             int32 // message, edited message, callback query, … (proto enum value)
-	ChatID           int64
-	ThreadID         int64
-	FromUserID       int64
-	Text             string
-	Payload          []byte    // the platform's raw update, opaque to the store
-	ReceivedAt       time.Time // if zero on Append, the store's clock
+	// DedupID is the platform's own id of the event, the de-duplication
+	// key together with Provider (Telegram: the update_id in decimal;
+	// Slack: the event_id). "" falls back to PlatformUpdateID in decimal;
+	// with both unset the update is never de-duplicated.
+	DedupID    string
+	Kind       int32 // message, edited message, callback query, … (proto enum value)
+	Chat       string
+	Thread     string
+	FromUserID int64  // the sender as a number, where the platform's ids are numbers
+	Sender     string // the sender's platform id as text
+	SenderName string
+	// Refs are the ids the update makes available to its thread.
+	Refs       []Ref
+	Text       string
+	Payload    []byte    // the platform's raw update, opaque to the store
+	ReceivedAt time.Time // if zero on Append, the store's clock
+}
+
+// dedupKey is the de-duplication key of u, "" if it has none.
+func (u *Update) dedupKey() string {
+	switch {
+	case u.DedupID != "":
+		return u.DedupID
+	case u.PlatformUpdateID != 0:
+		return strconv.FormatInt(u.PlatformUpdateID, 10)
+	}
+	return ""
 }
 
 // Limits bound one binding's journal (and, separately, the unrouted set).
@@ -210,6 +248,8 @@ type Stats struct {
 type OutboxEntry struct {
 	Key      string // idempotency key; required, unique across providers
 	Provider string // required
+	Chat     string // the caller's thread, which the call is scoped to
+	Thread   string
 	Method   string // platform method, e.g. "sendMessage"
 	Params   []byte // encoded call parameters, opaque to the store
 	Created  time.Time
@@ -248,16 +288,18 @@ type Store interface {
 	// maximum) for which inUse is false, and stores it as the new cursor.
 	// inUse runs inside the write transaction: it must be quick and must
 	// not call the Store. Every slot in use: ErrNoFreeSlot.
-	AllocateSlot(provider string, chatID int64, inUse func(slot string) bool) (string, error)
+	// chat "" is the provider's own chat (the one it provisions in).
+	AllocateSlot(provider, chat string, inUse func(slot string) bool) (string, error)
 	// RealignCursor stores slot as the chat's cursor, so the next
 	// AllocateSlot starts after it; "" resets it so the next starts at A.
 	// A slot outside the sequence: ErrInvalid.
-	RealignCursor(provider string, chatID int64, slot string) error
+	RealignCursor(provider, chat string, slot string) error
 	// SlotCursor returns the chat's cursor, "" if none was stored.
-	SlotCursor(provider string, chatID int64) (string, error)
+	SlotCursor(provider, chat string) (string, error)
 
 	// Append journals updates and stores the provider's platform cursor in
-	// one transaction. An update whose (provider, PlatformUpdateID) was
+	// one transaction (nil cursor: the stored one is kept). An update
+	// whose (provider, dedup key: DedupID, else PlatformUpdateID) was
 	// journalled before (even if acknowledged and removed since, within the
 	// de-duplication window) is skipped. The others get the next Seq of
 	// their binding (or of the unrouted set) and are returned, in input
@@ -267,10 +309,11 @@ type Store interface {
 	// If ctx ends before the write commits, Append returns ctx.Err() and
 	// the outcome is unknown: the write may or may not have committed.
 	// Retrying with the same updates is safe (de-duplication).
-	Append(ctx context.Context, provider string, updates []Update, cursor int64) ([]Update, error)
+	Append(ctx context.Context, provider string, updates []Update, cursor []byte) ([]Update, error)
 	// Cursor returns the provider's platform cursor as last stored by
-	// Append, 0 if none.
-	Cursor(provider string) (int64, error)
+	// Append (opaque bytes; a schema 1 file's numeric cursor in decimal),
+	// nil if none.
+	Cursor(provider string) ([]byte, error)
 
 	// Read returns up to limit pending updates of the binding ("" = the
 	// unrouted set) with Seq > afterSeq, in seq order. limit <= 0 means no
@@ -325,12 +368,13 @@ type Store interface {
 	PruneOutbox(olderThan time.Time) (int, error)
 
 	// RememberSent records the ids of what a follower sent into thread t
-	// (message ids, file ids), so that its call scope survives a restart.
-	// The most recent MaxSent entries per thread are kept. It queues the
-	// write and returns at once; the channel receives its outcome.
-	RememberSent(t Target, messageIDs []int64, fileIDs []string) <-chan error
+	// (its messages, their files), so that its call scope survives a
+	// restart. The most recent MaxSent entries per thread are kept. It
+	// queues the write and returns at once; the channel receives its
+	// outcome.
+	RememberSent(t Target, refs []Ref) <-chan error
 	// Sent returns what RememberSent recorded for t, oldest first.
-	Sent(t Target) (messageIDs []int64, fileIDs []string, err error)
+	Sent(t Target) ([]Ref, error)
 
 	// Close stops accepting calls, finishes the writes already accepted and
 	// closes the backend. Later calls return nil.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -86,17 +87,20 @@ func putBinding(t testing.TB, s Store, key string, target Target) {
 }
 
 func upd(key string, id int64, text string) Update {
-	return Update{BindingKey: key, PlatformUpdateID: id, Kind: 1, ChatID: -100, ThreadID: 7, FromUserID: 42, Text: text}
+	return Update{BindingKey: key, PlatformUpdateID: id, Kind: 1, Chat: "-100", Thread: "7", FromUserID: 42, Text: text}
 }
 
 func mustAppend(t testing.TB, s Store, provider string, cursor int64, ups ...Update) []Update {
 	t.Helper()
-	out, err := s.Append(context.Background(), provider, ups, cursor)
+	out, err := s.Append(context.Background(), provider, ups, cur(cursor))
 	if err != nil {
 		t.Fatalf("Append: %v", err)
 	}
 	return out
 }
+
+// cur is a numeric platform cursor as the providers store it: decimal.
+func cur(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
 
 func seqs(ups []Update) []uint64 {
 	out := []uint64{}

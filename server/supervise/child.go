@@ -2,7 +2,11 @@ package supervise
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,6 +35,7 @@ type child struct {
 	inc     proc.Incarnation
 	cmd     *exec.Cmd
 	socket  string
+	secret  string // the bearer secret handed to this start in its settings
 	spawned time.Time
 
 	stdin  *os.File // our end of its stdin
@@ -140,6 +145,7 @@ func (s *Supervisor) spawn() (_ *child, err error) {
 		return nil, fmt.Errorf("pipe: %w", err)
 	}
 
+	secret := newSecret()
 	cmd := exec.Command(s.spec.Path, s.spec.Args...)
 	env := s.spec.Env
 	if env == nil {
@@ -166,6 +172,7 @@ func (s *Supervisor) spawn() (_ *child, err error) {
 	c := &child{
 		cmd:        cmd,
 		socket:     socket,
+		secret:     secret,
 		spawned:    time.Now(),
 		stdin:      inW,
 		stdout:     outR,
@@ -197,13 +204,47 @@ func (s *Supervisor) spawn() (_ *child, err error) {
 
 func (s *Supervisor) writeConfig(c *child) {
 	defer c.io.Done()
-	if len(s.spec.Config) > 0 {
-		if _, err := c.stdin.Write(s.spec.Config); err != nil {
-			s.log.Warn().Err(err).Int("pid", c.inc.PID).Msg("writing config to child stdin")
+	defer c.stdin.Close()
+	conf, err := withSecret(s.spec.Config, c.secret)
+	if err != nil { // validate checked it: cannot happen
+		s.log.Error().Err(err).Int("pid", c.inc.PID).Msg("provider settings")
+		return
+	}
+	if _, err := c.stdin.Write(conf); err != nil {
+		s.log.Warn().Err(err).Int("pid", c.inc.PID).Msg("writing config to child stdin")
+	}
+}
+
+// withSecret returns config (a JSON object; empty is {}) with "secret"
+// set.
+func withSecret(config []byte, secret string) ([]byte, error) {
+	m := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(config)) > 0 {
+		if err := json.Unmarshal(config, &m); err != nil || m == nil {
+			return nil, fmt.Errorf("provider settings must be a JSON object: %v", err)
 		}
 	}
-	c.stdin.Close()
+	m["secret"], _ = json.Marshal(secret)
+	return json.Marshal(m)
 }
+
+// newSecret returns 32 random bytes in base64url: a bearer secret for one
+// child start.
+func newSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails on Linux
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// bearer sends "authorization: Bearer <secret>" on every call; the socket
+// is private (mode 0600 in a 0700 directory), so no transport security.
+type bearer string
+
+func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(b)}, nil
+}
+
+func (bearer) RequireTransportSecurity() bool { return false }
 
 // reap waits for the child, then drains its output and closes waited.
 func (s *Supervisor) reap(c *child) {
@@ -322,8 +363,9 @@ func clip(s string) string {
 	return strconv.Quote(s)
 }
 
-func dial(socket string) (*grpc.ClientConn, error) {
-	return grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+func dial(socket, secret string) (*grpc.ClientConn, error) {
+	return grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(bearer(secret)))
 }
 
 // watchHealth follows the child's grpc.health.v1 status until ctx ends,

@@ -130,7 +130,10 @@ type Spec struct {
 	// Env is the child's environment. If nil, the Supervisor's own.
 	// EnvName and EnvSocket are always set, overriding entries in Env.
 	Env []string
-	// Config is written to the child's stdin, which is then closed.
+	// Config is written to the child's stdin, which is then closed: a JSON
+	// object (or empty, for {}), to which the key "secret" is added with a
+	// fresh random bearer secret per start. The child must refuse calls
+	// that do not carry it; Child.Conn sends it on every call.
 	Config []byte
 	// SocketDir is where child sockets are made. Required. It is created
 	// 0700 if missing and must not be accessible to group or others. Keep it
@@ -374,6 +377,9 @@ func (s *Supervisor) validate() error {
 		return fmt.Errorf("%w: SocketDir %s is owned by uid %d, not %d", ErrBadSpec, dir, st.Uid, os.Getuid())
 	}
 	s.spec.SocketDir = dir
+	if _, err := withSecret(s.spec.Config, "x"); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadSpec, err)
+	}
 	if p := s.socketPath(999999); len(p) > maxSocketPath {
 		return fmt.Errorf("%w: socket path %s is longer than %d bytes", ErrBadSpec, p, maxSocketPath)
 	}
@@ -508,7 +514,7 @@ func (s *Supervisor) launch(ctx context.Context) (*child, error) {
 		}
 	}
 
-	conn, err := dial(c.socket)
+	conn, err := dial(c.socket, c.secret)
 	if err != nil {
 		s.kill(c)
 		return c, fmt.Errorf("dial %s: %w; killed", c.socket, err)

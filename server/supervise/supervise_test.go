@@ -275,7 +275,16 @@ func TestRunningHandshakeConfigAndLogs(t *testing.T) {
 			t.Errorf("log entry without provider tag: %v", e)
 		}
 		switch {
-		case e["stream"] == "stderr" && msg == "config: "+cfg:
+		case e["stream"] == "stderr" && strings.HasPrefix(msg, "config: "):
+			// The settings as given, plus a fresh secret for this start.
+			var got map[string]any
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(msg, "config: ")), &got); err != nil ||
+				got["token"] != "t0k3n" || got["chat"] != float64(42) || len(got) != 3 {
+				t.Errorf("config on stdin %s, want %s plus a secret", msg, cfg)
+			}
+			if secret, _ := got["secret"].(string); len(secret) != 43 {
+				t.Errorf("secret %q: want 32 random bytes in base64url", secret)
+			}
 			found["config"] = true
 		case e["stream"] == "stderr" && msg == "got SIGTERM":
 			found["sigterm"] = true

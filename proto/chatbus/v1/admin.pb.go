@@ -775,8 +775,20 @@ type ProviderInfo struct {
 	Ingested uint64 `protobuf:"varint,12,opt,name=ingested,proto3" json:"ingested,omitempty"`
 	// Updates from users not on the allow-list, dropped since start.
 	DroppedNotAllowed uint64 `protobuf:"varint,13,opt,name=dropped_not_allowed,json=droppedNotAllowed,proto3" json:"dropped_not_allowed,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The platform the child speaks ("telegram", "slack", …), once known.
+	Platform string `protobuf:"bytes,14,opt,name=platform,proto3" json:"platform,omitempty"`
+	// Why the provider is not serving, when serving is false (e.g. "401
+	// Unauthorized: the bot token is wrong or revoked").
+	HealthDetail string `protobuf:"bytes,15,opt,name=health_detail,json=healthDetail,proto3" json:"health_detail,omitempty"`
+	// When serving last changed.
+	HealthSince *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=health_since,json=healthSince,proto3" json:"health_since,omitempty"`
+	// The last lines the child wrote to stderr, oldest first, when it failed
+	// to start or exited (at most a few).
+	StderrTail []string `protobuf:"bytes,17,rep,name=stderr_tail,json=stderrTail,proto3" json:"stderr_tail,omitempty"`
+	// The platform account (Telegram: @botname), once identified.
+	Account       string `protobuf:"bytes,18,opt,name=account,proto3" json:"account,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ProviderInfo) Reset() {
@@ -898,6 +910,41 @@ func (x *ProviderInfo) GetDroppedNotAllowed() uint64 {
 		return x.DroppedNotAllowed
 	}
 	return 0
+}
+
+func (x *ProviderInfo) GetPlatform() string {
+	if x != nil {
+		return x.Platform
+	}
+	return ""
+}
+
+func (x *ProviderInfo) GetHealthDetail() string {
+	if x != nil {
+		return x.HealthDetail
+	}
+	return ""
+}
+
+func (x *ProviderInfo) GetHealthSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.HealthSince
+	}
+	return nil
+}
+
+func (x *ProviderInfo) GetStderrTail() []string {
+	if x != nil {
+		return x.StderrTail
+	}
+	return nil
+}
+
+func (x *ProviderInfo) GetAccount() string {
+	if x != nil {
+		return x.Account
+	}
+	return ""
 }
 
 type ListUpdatesRequest struct {
@@ -1331,7 +1378,7 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\toldest_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\boldestAt\"\x16\n" +
 	"\x14ListProvidersRequest\"O\n" +
 	"\x15ListProvidersResponse\x126\n" +
-	"\tproviders\x18\x01 \x03(\v2\x18.chatbus.v1.ProviderInfoR\tproviders\"\xaf\x03\n" +
+	"\tproviders\x18\x01 \x03(\v2\x18.chatbus.v1.ProviderInfoR\tproviders\"\xea\x04\n" +
 	"\fProviderInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x19.chatbus.v1.ProviderStateR\x05state\x12\x10\n" +
@@ -1347,7 +1394,13 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	" \x01(\x03R\vforumChatId\x12\x1a\n" +
 	"\battached\x18\v \x01(\rR\battached\x12\x1a\n" +
 	"\bingested\x18\f \x01(\x04R\bingested\x12.\n" +
-	"\x13dropped_not_allowed\x18\r \x01(\x04R\x11droppedNotAllowed\"t\n" +
+	"\x13dropped_not_allowed\x18\r \x01(\x04R\x11droppedNotAllowed\x12\x1a\n" +
+	"\bplatform\x18\x0e \x01(\tR\bplatform\x12#\n" +
+	"\rhealth_detail\x18\x0f \x01(\tR\fhealthDetail\x12=\n" +
+	"\fhealth_since\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\vhealthSince\x12\x1f\n" +
+	"\vstderr_tail\x18\x11 \x03(\tR\n" +
+	"stderrTail\x12\x18\n" +
+	"\aaccount\x18\x12 \x01(\tR\aaccount\"t\n" +
 	"\x12ListUpdatesRequest\x12\"\n" +
 	"\abinding\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\abinding\x12\x1a\n" +
 	"\bunrouted\x18\x02 \x01(\bR\bunrouted\x12\x1e\n" +
@@ -1465,33 +1518,34 @@ var file_chatbus_v1_admin_proto_depIdxs = []int32{
 	12, // 8: chatbus.v1.ListProvidersResponse.providers:type_name -> chatbus.v1.ProviderInfo
 	0,  // 9: chatbus.v1.ProviderInfo.state:type_name -> chatbus.v1.ProviderState
 	21, // 10: chatbus.v1.ProviderInfo.since:type_name -> google.protobuf.Timestamp
-	24, // 11: chatbus.v1.ListUpdatesResponse.updates:type_name -> chatbus.v1.Update
-	9,  // 12: chatbus.v1.ListUpdatesResponse.stats:type_name -> chatbus.v1.JournalStats
-	19, // 13: chatbus.v1.ListEventsResponse.events:type_name -> chatbus.v1.Event
-	1,  // 14: chatbus.v1.WatchEventsRequest.kinds:type_name -> chatbus.v1.EventKind
-	19, // 15: chatbus.v1.WatchEventsResponse.event:type_name -> chatbus.v1.Event
-	21, // 16: chatbus.v1.Event.time:type_name -> google.protobuf.Timestamp
-	1,  // 17: chatbus.v1.Event.kind:type_name -> chatbus.v1.EventKind
-	20, // 18: chatbus.v1.Event.attrs:type_name -> chatbus.v1.Event.AttrsEntry
-	2,  // 19: chatbus.v1.AdminService.GetInfo:input_type -> chatbus.v1.GetInfoRequest
-	4,  // 20: chatbus.v1.AdminService.ListFollowers:input_type -> chatbus.v1.ListFollowersRequest
-	6,  // 21: chatbus.v1.AdminService.ListBindings:input_type -> chatbus.v1.ListBindingsRequest
-	10, // 22: chatbus.v1.AdminService.ListProviders:input_type -> chatbus.v1.ListProvidersRequest
-	13, // 23: chatbus.v1.AdminService.ListUpdates:input_type -> chatbus.v1.ListUpdatesRequest
-	15, // 24: chatbus.v1.AdminService.ListEvents:input_type -> chatbus.v1.ListEventsRequest
-	17, // 25: chatbus.v1.AdminService.WatchEvents:input_type -> chatbus.v1.WatchEventsRequest
-	3,  // 26: chatbus.v1.AdminService.GetInfo:output_type -> chatbus.v1.GetInfoResponse
-	5,  // 27: chatbus.v1.AdminService.ListFollowers:output_type -> chatbus.v1.ListFollowersResponse
-	7,  // 28: chatbus.v1.AdminService.ListBindings:output_type -> chatbus.v1.ListBindingsResponse
-	11, // 29: chatbus.v1.AdminService.ListProviders:output_type -> chatbus.v1.ListProvidersResponse
-	14, // 30: chatbus.v1.AdminService.ListUpdates:output_type -> chatbus.v1.ListUpdatesResponse
-	16, // 31: chatbus.v1.AdminService.ListEvents:output_type -> chatbus.v1.ListEventsResponse
-	18, // 32: chatbus.v1.AdminService.WatchEvents:output_type -> chatbus.v1.WatchEventsResponse
-	26, // [26:33] is the sub-list for method output_type
-	19, // [19:26] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	21, // 11: chatbus.v1.ProviderInfo.health_since:type_name -> google.protobuf.Timestamp
+	24, // 12: chatbus.v1.ListUpdatesResponse.updates:type_name -> chatbus.v1.Update
+	9,  // 13: chatbus.v1.ListUpdatesResponse.stats:type_name -> chatbus.v1.JournalStats
+	19, // 14: chatbus.v1.ListEventsResponse.events:type_name -> chatbus.v1.Event
+	1,  // 15: chatbus.v1.WatchEventsRequest.kinds:type_name -> chatbus.v1.EventKind
+	19, // 16: chatbus.v1.WatchEventsResponse.event:type_name -> chatbus.v1.Event
+	21, // 17: chatbus.v1.Event.time:type_name -> google.protobuf.Timestamp
+	1,  // 18: chatbus.v1.Event.kind:type_name -> chatbus.v1.EventKind
+	20, // 19: chatbus.v1.Event.attrs:type_name -> chatbus.v1.Event.AttrsEntry
+	2,  // 20: chatbus.v1.AdminService.GetInfo:input_type -> chatbus.v1.GetInfoRequest
+	4,  // 21: chatbus.v1.AdminService.ListFollowers:input_type -> chatbus.v1.ListFollowersRequest
+	6,  // 22: chatbus.v1.AdminService.ListBindings:input_type -> chatbus.v1.ListBindingsRequest
+	10, // 23: chatbus.v1.AdminService.ListProviders:input_type -> chatbus.v1.ListProvidersRequest
+	13, // 24: chatbus.v1.AdminService.ListUpdates:input_type -> chatbus.v1.ListUpdatesRequest
+	15, // 25: chatbus.v1.AdminService.ListEvents:input_type -> chatbus.v1.ListEventsRequest
+	17, // 26: chatbus.v1.AdminService.WatchEvents:input_type -> chatbus.v1.WatchEventsRequest
+	3,  // 27: chatbus.v1.AdminService.GetInfo:output_type -> chatbus.v1.GetInfoResponse
+	5,  // 28: chatbus.v1.AdminService.ListFollowers:output_type -> chatbus.v1.ListFollowersResponse
+	7,  // 29: chatbus.v1.AdminService.ListBindings:output_type -> chatbus.v1.ListBindingsResponse
+	11, // 30: chatbus.v1.AdminService.ListProviders:output_type -> chatbus.v1.ListProvidersResponse
+	14, // 31: chatbus.v1.AdminService.ListUpdates:output_type -> chatbus.v1.ListUpdatesResponse
+	16, // 32: chatbus.v1.AdminService.ListEvents:output_type -> chatbus.v1.ListEventsResponse
+	18, // 33: chatbus.v1.AdminService.WatchEvents:output_type -> chatbus.v1.WatchEventsResponse
+	27, // [27:34] is the sub-list for method output_type
+	20, // [20:27] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_admin_proto_init() }

@@ -31,6 +31,12 @@ const (
 	Notice_NOTICE_UNSPECIFIED Notice = 0
 	// The supervisor is shutting down; reconnect to its successor.
 	Notice_NOTICE_SUPERVISOR_DRAINING Notice = 1
+	// The follower's thread was replaced by a new one (a person deleted it
+	// on the platform): binding names the new thread; the journal is kept.
+	Notice_NOTICE_THREAD_REPLACED Notice = 2
+	// The binding's provider cannot reach its platform now; calls fail with
+	// UNAVAILABLE until it recovers. provider_detail says why.
+	Notice_NOTICE_PROVIDER_NOT_SERVING Notice = 3
 )
 
 // Enum value maps for Notice.
@@ -38,10 +44,14 @@ var (
 	Notice_name = map[int32]string{
 		0: "NOTICE_UNSPECIFIED",
 		1: "NOTICE_SUPERVISOR_DRAINING",
+		2: "NOTICE_THREAD_REPLACED",
+		3: "NOTICE_PROVIDER_NOT_SERVING",
 	}
 	Notice_value = map[string]int32{
-		"NOTICE_UNSPECIFIED":         0,
-		"NOTICE_SUPERVISOR_DRAINING": 1,
+		"NOTICE_UNSPECIFIED":          0,
+		"NOTICE_SUPERVISOR_DRAINING":  1,
+		"NOTICE_THREAD_REPLACED":      2,
+		"NOTICE_PROVIDER_NOT_SERVING": 3,
 	}
 )
 
@@ -292,9 +302,16 @@ type RegisterResponse struct {
 	// How often to heartbeat.
 	HeartbeatInterval *durationpb.Duration `protobuf:"bytes,4,opt,name=heartbeat_interval,json=heartbeatInterval,proto3" json:"heartbeat_interval,omitempty"`
 	// Silence longer than this prunes the registration.
-	StaleAfter    *durationpb.Duration `protobuf:"bytes,5,opt,name=stale_after,json=staleAfter,proto3" json:"stale_after,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	StaleAfter *durationpb.Duration `protobuf:"bytes,5,opt,name=stale_after,json=staleAfter,proto3" json:"stale_after,omitempty"`
+	// What the binding's platform offers: its method set and limits. Unset
+	// when origin is ORIGIN_DETACHED.
+	Capabilities *Capabilities `protobuf:"bytes,6,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
+	// While an open Subscribe stream keeps the connection alive (HTTP/2
+	// keepalive), heartbeats may come this rarely instead; unset: always
+	// heartbeat_interval.
+	SubscribedHeartbeatInterval *durationpb.Duration `protobuf:"bytes,7,opt,name=subscribed_heartbeat_interval,json=subscribedHeartbeatInterval,proto3" json:"subscribed_heartbeat_interval,omitempty"`
+	unknownFields               protoimpl.UnknownFields
+	sizeCache                   protoimpl.SizeCache
 }
 
 func (x *RegisterResponse) Reset() {
@@ -362,6 +379,203 @@ func (x *RegisterResponse) GetStaleAfter() *durationpb.Duration {
 	return nil
 }
 
+func (x *RegisterResponse) GetCapabilities() *Capabilities {
+	if x != nil {
+		return x.Capabilities
+	}
+	return nil
+}
+
+func (x *RegisterResponse) GetSubscribedHeartbeatInterval() *durationpb.Duration {
+	if x != nil {
+		return x.SubscribedHeartbeatInterval
+	}
+	return nil
+}
+
+// Capabilities describe a binding's platform as its provider declares it.
+type Capabilities struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The platform ("telegram", "slack", "discord", "playground").
+	Platform string `protobuf:"bytes,1,opt,name=platform,proto3" json:"platform,omitempty"`
+	// The methods Call accepts, with the parameters that name an id of the
+	// thread.
+	Methods []*Method `protobuf:"bytes,2,rep,name=methods,proto3" json:"methods,omitempty"`
+	// The longest text one message may carry, in characters; 0 if unknown.
+	MaxTextChars  uint32 `protobuf:"varint,3,opt,name=max_text_chars,json=maxTextChars,proto3" json:"max_text_chars,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Capabilities) Reset() {
+	*x = Capabilities{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Capabilities) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Capabilities) ProtoMessage() {}
+
+func (x *Capabilities) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Capabilities.ProtoReflect.Descriptor instead.
+func (*Capabilities) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Capabilities) GetPlatform() string {
+	if x != nil {
+		return x.Platform
+	}
+	return ""
+}
+
+func (x *Capabilities) GetMethods() []*Method {
+	if x != nil {
+		return x.Methods
+	}
+	return nil
+}
+
+func (x *Capabilities) GetMaxTextChars() uint32 {
+	if x != nil {
+		return x.MaxTextChars
+	}
+	return 0
+}
+
+// Method is one platform method a follower may call.
+type Method struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Parameters naming an id of the thread (a message, a file, an
+	// interaction): a value the thread never saw is refused.
+	Params        []*MethodParam `protobuf:"bytes,2,rep,name=params,proto3" json:"params,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Method) Reset() {
+	*x = Method{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Method) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Method) ProtoMessage() {}
+
+func (x *Method) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Method.ProtoReflect.Descriptor instead.
+func (*Method) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Method) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Method) GetParams() []*MethodParam {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+// MethodParam is a Call parameter that names an id of the thread.
+type MethodParam struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Top-level key in params_json, e.g. "message_id".
+	Name string        `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Kind ReferenceKind `protobuf:"varint,2,opt,name=kind,proto3,enum=chatbus.v1.ReferenceKind" json:"kind,omitempty"`
+	// The method cannot be called without it.
+	Required      bool `protobuf:"varint,3,opt,name=required,proto3" json:"required,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MethodParam) Reset() {
+	*x = MethodParam{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MethodParam) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MethodParam) ProtoMessage() {}
+
+func (x *MethodParam) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MethodParam.ProtoReflect.Descriptor instead.
+func (*MethodParam) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *MethodParam) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *MethodParam) GetKind() ReferenceKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ReferenceKind_REFERENCE_KIND_UNSPECIFIED
+}
+
+func (x *MethodParam) GetRequired() bool {
+	if x != nil {
+		return x.Required
+	}
+	return false
+}
+
 type HeartbeatRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Session       *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
@@ -371,7 +585,7 @@ type HeartbeatRequest struct {
 
 func (x *HeartbeatRequest) Reset() {
 	*x = HeartbeatRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[3]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -383,7 +597,7 @@ func (x *HeartbeatRequest) String() string {
 func (*HeartbeatRequest) ProtoMessage() {}
 
 func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[3]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -396,7 +610,7 @@ func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatRequest.ProtoReflect.Descriptor instead.
 func (*HeartbeatRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{3}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *HeartbeatRequest) GetSession() *Session {
@@ -407,16 +621,20 @@ func (x *HeartbeatRequest) GetSession() *Session {
 }
 
 type HeartbeatResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Notices       []Notice               `protobuf:"varint,1,rep,packed,name=notices,proto3,enum=chatbus.v1.Notice" json:"notices,omitempty"`
-	ServerTime    *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=server_time,json=serverTime,proto3" json:"server_time,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Notices    []Notice               `protobuf:"varint,1,rep,packed,name=notices,proto3,enum=chatbus.v1.Notice" json:"notices,omitempty"`
+	ServerTime *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=server_time,json=serverTime,proto3" json:"server_time,omitempty"`
+	// The binding as it is now; set with NOTICE_THREAD_REPLACED.
+	Binding *Binding `protobuf:"bytes,3,opt,name=binding,proto3" json:"binding,omitempty"`
+	// Why the provider is not serving; set with NOTICE_PROVIDER_NOT_SERVING.
+	ProviderDetail string `protobuf:"bytes,4,opt,name=provider_detail,json=providerDetail,proto3" json:"provider_detail,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *HeartbeatResponse) Reset() {
 	*x = HeartbeatResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[4]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -428,7 +646,7 @@ func (x *HeartbeatResponse) String() string {
 func (*HeartbeatResponse) ProtoMessage() {}
 
 func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[4]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -441,7 +659,7 @@ func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{4}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *HeartbeatResponse) GetNotices() []Notice {
@@ -458,18 +676,35 @@ func (x *HeartbeatResponse) GetServerTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *HeartbeatResponse) GetBinding() *Binding {
+	if x != nil {
+		return x.Binding
+	}
+	return nil
+}
+
+func (x *HeartbeatResponse) GetProviderDetail() string {
+	if x != nil {
+		return x.ProviderDetail
+	}
+	return ""
+}
+
 type SubscribeRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Session *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
 	// Deliver updates with seq greater than this.
-	AfterSeq      uint64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
+	AfterSeq uint64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
+	// If greater than 1, updates may be sent up to this many per message in
+	// SubscribeResponse.updates instead of one per message in update.
+	MaxBatch      uint32 `protobuf:"varint,3,opt,name=max_batch,json=maxBatch,proto3" json:"max_batch,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SubscribeRequest) Reset() {
 	*x = SubscribeRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[5]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -481,7 +716,7 @@ func (x *SubscribeRequest) String() string {
 func (*SubscribeRequest) ProtoMessage() {}
 
 func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[5]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -494,7 +729,7 @@ func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeRequest.ProtoReflect.Descriptor instead.
 func (*SubscribeRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{5}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SubscribeRequest) GetSession() *Session {
@@ -511,16 +746,29 @@ func (x *SubscribeRequest) GetAfterSeq() uint64 {
 	return 0
 }
 
+func (x *SubscribeRequest) GetMaxBatch() uint32 {
+	if x != nil {
+		return x.MaxBatch
+	}
+	return 0
+}
+
 type SubscribeResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Update        *Update                `protobuf:"bytes,1,opt,name=update,proto3" json:"update,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One update (followers that did not ask for batches).
+	Update *Update `protobuf:"bytes,1,opt,name=update,proto3" json:"update,omitempty"`
+	// The binding moved to a new thread (NOTICE_THREAD_REPLACED); sent on
+	// the stream as soon as it happens.
+	BindingChanged *Binding `protobuf:"bytes,2,opt,name=binding_changed,json=bindingChanged,proto3" json:"binding_changed,omitempty"`
+	// Several updates in seq order (followers that set max_batch).
+	Updates       []*Update `protobuf:"bytes,3,rep,name=updates,proto3" json:"updates,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SubscribeResponse) Reset() {
 	*x = SubscribeResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[6]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -532,7 +780,7 @@ func (x *SubscribeResponse) String() string {
 func (*SubscribeResponse) ProtoMessage() {}
 
 func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[6]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -545,12 +793,26 @@ func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeResponse.ProtoReflect.Descriptor instead.
 func (*SubscribeResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{6}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SubscribeResponse) GetUpdate() *Update {
 	if x != nil {
 		return x.Update
+	}
+	return nil
+}
+
+func (x *SubscribeResponse) GetBindingChanged() *Binding {
+	if x != nil {
+		return x.BindingChanged
+	}
+	return nil
+}
+
+func (x *SubscribeResponse) GetUpdates() []*Update {
+	if x != nil {
+		return x.Updates
 	}
 	return nil
 }
@@ -566,7 +828,7 @@ type AckRequest struct {
 
 func (x *AckRequest) Reset() {
 	*x = AckRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[7]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -578,7 +840,7 @@ func (x *AckRequest) String() string {
 func (*AckRequest) ProtoMessage() {}
 
 func (x *AckRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[7]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -591,7 +853,7 @@ func (x *AckRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AckRequest.ProtoReflect.Descriptor instead.
 func (*AckRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{7}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AckRequest) GetSession() *Session {
@@ -618,7 +880,7 @@ type AckResponse struct {
 
 func (x *AckResponse) Reset() {
 	*x = AckResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[8]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -630,7 +892,7 @@ func (x *AckResponse) String() string {
 func (*AckResponse) ProtoMessage() {}
 
 func (x *AckResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[8]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -643,7 +905,7 @@ func (x *AckResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AckResponse.ProtoReflect.Descriptor instead.
 func (*AckResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{8}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AckResponse) GetAckedThrough() uint64 {
@@ -669,7 +931,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[9]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -681,7 +943,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[9]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -694,7 +956,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{9}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CallRequest) GetSession() *Session {
@@ -728,14 +990,16 @@ func (x *CallRequest) GetIdempotencyKey() string {
 type CallResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The platform's result as JSON.
-	ResultJson    []byte `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	ResultJson []byte `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	// The ids the result made available (the message sent, its files).
+	References    []*Reference `protobuf:"bytes,2,rep,name=references,proto3" json:"references,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[10]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -747,7 +1011,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[10]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -760,12 +1024,19 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{10}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
 	if x != nil {
 		return x.ResultJson
+	}
+	return nil
+}
+
+func (x *CallResponse) GetReferences() []*Reference {
+	if x != nil {
+		return x.References
 	}
 	return nil
 }
@@ -783,7 +1054,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -795,7 +1066,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -808,7 +1079,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{11}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -867,7 +1138,7 @@ type UploadHeader struct {
 
 func (x *UploadHeader) Reset() {
 	*x = UploadHeader{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -879,7 +1150,7 @@ func (x *UploadHeader) String() string {
 func (*UploadHeader) ProtoMessage() {}
 
 func (x *UploadHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -892,7 +1163,7 @@ func (x *UploadHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadHeader.ProtoReflect.Descriptor instead.
 func (*UploadHeader) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{12}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *UploadHeader) GetSession() *Session {
@@ -924,15 +1195,17 @@ func (x *UploadHeader) GetKind() string {
 }
 
 type UploadFileResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ResultJson    []byte                 `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ResultJson []byte                 `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	// The ids the result made available (the message sent, its files).
+	References    []*Reference `protobuf:"bytes,2,rep,name=references,proto3" json:"references,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -944,7 +1217,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -957,12 +1230,19 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{13}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
 	if x != nil {
 		return x.ResultJson
+	}
+	return nil
+}
+
+func (x *UploadFileResponse) GetReferences() []*Reference {
+	if x != nil {
+		return x.References
 	}
 	return nil
 }
@@ -978,7 +1258,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -990,7 +1270,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1003,7 +1283,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DownloadFileRequest) GetSession() *Session {
@@ -1032,7 +1312,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1044,7 +1324,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1057,7 +1337,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -1091,7 +1371,7 @@ type SuspendRequest struct {
 
 func (x *SuspendRequest) Reset() {
 	*x = SuspendRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1103,7 +1383,7 @@ func (x *SuspendRequest) String() string {
 func (*SuspendRequest) ProtoMessage() {}
 
 func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1116,7 +1396,7 @@ func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendRequest.ProtoReflect.Descriptor instead.
 func (*SuspendRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *SuspendRequest) GetSession() *Session {
@@ -1143,7 +1423,7 @@ type SuspendResponse struct {
 
 func (x *SuspendResponse) Reset() {
 	*x = SuspendResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1155,7 +1435,7 @@ func (x *SuspendResponse) String() string {
 func (*SuspendResponse) ProtoMessage() {}
 
 func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1168,7 +1448,7 @@ func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendResponse.ProtoReflect.Descriptor instead.
 func (*SuspendResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *SuspendResponse) GetHandoffToken() string {
@@ -1194,7 +1474,7 @@ type UnregisterRequest struct {
 
 func (x *UnregisterRequest) Reset() {
 	*x = UnregisterRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1206,7 +1486,7 @@ func (x *UnregisterRequest) String() string {
 func (*UnregisterRequest) ProtoMessage() {}
 
 func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1219,7 +1499,7 @@ func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterRequest.ProtoReflect.Descriptor instead.
 func (*UnregisterRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UnregisterRequest) GetSession() *Session {
@@ -1237,7 +1517,7 @@ type UnregisterResponse struct {
 
 func (x *UnregisterResponse) Reset() {
 	*x = UnregisterResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1249,7 +1529,7 @@ func (x *UnregisterResponse) String() string {
 func (*UnregisterResponse) ProtoMessage() {}
 
 func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1262,7 +1542,7 @@ func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterResponse.ProtoReflect.Descriptor instead.
 func (*UnregisterResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{22}
 }
 
 var File_chatbus_v1_bus_proto protoreflect.FileDescriptor
@@ -1287,25 +1567,43 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x03pid\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02 \x00R\x03pid\x12;\n" +
 	"\x0fprevious_target\x18\x06 \x01(\v2\x12.chatbus.v1.TargetR\x0epreviousTarget\x12-\n" +
 	"\rhandoff_token\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\fhandoffToken\x121\n" +
-	"\bprovider\x18\b \x01(\tB\x15\xbaH\x12r\x10\x18@2\f^[a-z0-9-]*$R\bprovider\"\xa2\x02\n" +
+	"\bprovider\x18\b \x01(\tB\x15\xbaH\x12r\x10\x18@2\f^[a-z0-9-]*$R\bprovider\"\xbf\x03\n" +
 	"\x10RegisterResponse\x12-\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionR\asession\x12-\n" +
 	"\abinding\x18\x02 \x01(\v2\x13.chatbus.v1.BindingR\abinding\x12*\n" +
 	"\x06origin\x18\x03 \x01(\x0e2\x12.chatbus.v1.OriginR\x06origin\x12H\n" +
 	"\x12heartbeat_interval\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\x11heartbeatInterval\x12:\n" +
 	"\vstale_after\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\n" +
-	"staleAfter\"I\n" +
+	"staleAfter\x12<\n" +
+	"\fcapabilities\x18\x06 \x01(\v2\x18.chatbus.v1.CapabilitiesR\fcapabilities\x12]\n" +
+	"\x1dsubscribed_heartbeat_interval\x18\a \x01(\v2\x19.google.protobuf.DurationR\x1bsubscribedHeartbeatInterval\"~\n" +
+	"\fCapabilities\x12\x1a\n" +
+	"\bplatform\x18\x01 \x01(\tR\bplatform\x12,\n" +
+	"\amethods\x18\x02 \x03(\v2\x12.chatbus.v1.MethodR\amethods\x12$\n" +
+	"\x0emax_text_chars\x18\x03 \x01(\rR\fmaxTextChars\"M\n" +
+	"\x06Method\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
+	"\x06params\x18\x02 \x03(\v2\x17.chatbus.v1.MethodParamR\x06params\"l\n" +
+	"\vMethodParam\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x19.chatbus.v1.ReferenceKindR\x04kind\x12\x1a\n" +
+	"\brequired\x18\x03 \x01(\bR\brequired\"I\n" +
 	"\x10HeartbeatRequest\x125\n" +
-	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\"~\n" +
+	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\"\xd6\x01\n" +
 	"\x11HeartbeatResponse\x12,\n" +
 	"\anotices\x18\x01 \x03(\x0e2\x12.chatbus.v1.NoticeR\anotices\x12;\n" +
 	"\vserver_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"serverTime\"f\n" +
+	"serverTime\x12-\n" +
+	"\abinding\x18\x03 \x01(\v2\x13.chatbus.v1.BindingR\abinding\x12'\n" +
+	"\x0fprovider_detail\x18\x04 \x01(\tR\x0eproviderDetail\"\x8d\x01\n" +
 	"\x10SubscribeRequest\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12\x1b\n" +
-	"\tafter_seq\x18\x02 \x01(\x04R\bafterSeq\"?\n" +
+	"\tafter_seq\x18\x02 \x01(\x04R\bafterSeq\x12%\n" +
+	"\tmax_batch\x18\x03 \x01(\rB\b\xbaH\x05*\x03\x18\x80 R\bmaxBatch\"\xab\x01\n" +
 	"\x11SubscribeResponse\x12*\n" +
-	"\x06update\x18\x01 \x01(\v2\x12.chatbus.v1.UpdateR\x06update\"^\n" +
+	"\x06update\x18\x01 \x01(\v2\x12.chatbus.v1.UpdateR\x06update\x12<\n" +
+	"\x0fbinding_changed\x18\x02 \x01(\v2\x13.chatbus.v1.BindingR\x0ebindingChanged\x12,\n" +
+	"\aupdates\x18\x03 \x03(\v2\x12.chatbus.v1.UpdateR\aupdates\"^\n" +
 	"\n" +
 	"AckRequest\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12\x19\n" +
@@ -1317,10 +1615,13 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x06method\x18\x02 \x01(\tB\x16\xbaH\x13r\x11\x10\x01\x18@2\v^[A-Za-z]+$R\x06method\x12*\n" +
 	"\vparams_json\x18\x03 \x01(\fB\t\xbaH\x06z\x04\x18\x80\x80\x04R\n" +
 	"paramsJson\x121\n" +
-	"\x0fidempotency_key\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"/\n" +
+	"\x0fidempotency_key\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"f\n" +
 	"\fCallResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
-	"resultJson\"x\n" +
+	"resultJson\x125\n" +
+	"\n" +
+	"references\x18\x02 \x03(\v2\x15.chatbus.v1.ReferenceR\n" +
+	"references\"x\n" +
 	"\x11UploadFileRequest\x122\n" +
 	"\x06header\x18\x01 \x01(\v2\x18.chatbus.v1.UploadHeaderH\x00R\x06header\x12!\n" +
 	"\x05chunk\x18\x02 \x01(\fB\t\xbaH\x06z\x04\x18\x80\x80@H\x00R\x05chunkB\f\n" +
@@ -1329,10 +1630,13 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x123\n" +
 	"\bfilename\x18\x02 \x01(\tB\x17\xbaH\x14r\x12\x10\x01\x18\xff\x012\v^[^/\\x00]+$R\bfilename\x12\"\n" +
 	"\acaption\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\acaption\x12,\n" +
-	"\x04kind\x18\x04 \x01(\tB\x18\xbaH\x15r\x13R\x00R\bdocumentR\x05photoR\x04kind\"5\n" +
+	"\x04kind\x18\x04 \x01(\tB\x18\xbaH\x15r\x13R\x00R\bdocumentR\x05photoR\x04kind\"l\n" +
 	"\x12UploadFileResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
-	"resultJson\"q\n" +
+	"resultJson\x125\n" +
+	"\n" +
+	"references\x18\x02 \x03(\v2\x15.chatbus.v1.ReferenceR\n" +
+	"references\"q\n" +
 	"\x13DownloadFileRequest\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12#\n" +
 	"\afile_id\x18\x02 \x01(\tB\n" +
@@ -1351,10 +1655,12 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"J\n" +
 	"\x11UnregisterRequest\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\"\x14\n" +
-	"\x12UnregisterResponse*@\n" +
+	"\x12UnregisterResponse*}\n" +
 	"\x06Notice\x12\x16\n" +
 	"\x12NOTICE_UNSPECIFIED\x10\x00\x12\x1e\n" +
-	"\x1aNOTICE_SUPERVISOR_DRAINING\x10\x01*W\n" +
+	"\x1aNOTICE_SUPERVISOR_DRAINING\x10\x01\x12\x1a\n" +
+	"\x16NOTICE_THREAD_REPLACED\x10\x02\x12\x1f\n" +
+	"\x1bNOTICE_PROVIDER_NOT_SERVING\x10\x03*W\n" +
 	"\rSuspendReason\x12\x1e\n" +
 	"\x1aSUSPEND_REASON_UNSPECIFIED\x10\x00\x12&\n" +
 	"\"SUSPEND_REASON_SESSION_REPLACEMENT\x10\x012\x91\x05\n" +
@@ -1385,81 +1691,96 @@ func file_chatbus_v1_bus_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_v1_bus_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_chatbus_v1_bus_proto_goTypes = []any{
 	(Notice)(0),                   // 0: chatbus.v1.Notice
 	(SuspendReason)(0),            // 1: chatbus.v1.SuspendReason
 	(*Session)(nil),               // 2: chatbus.v1.Session
 	(*RegisterRequest)(nil),       // 3: chatbus.v1.RegisterRequest
 	(*RegisterResponse)(nil),      // 4: chatbus.v1.RegisterResponse
-	(*HeartbeatRequest)(nil),      // 5: chatbus.v1.HeartbeatRequest
-	(*HeartbeatResponse)(nil),     // 6: chatbus.v1.HeartbeatResponse
-	(*SubscribeRequest)(nil),      // 7: chatbus.v1.SubscribeRequest
-	(*SubscribeResponse)(nil),     // 8: chatbus.v1.SubscribeResponse
-	(*AckRequest)(nil),            // 9: chatbus.v1.AckRequest
-	(*AckResponse)(nil),           // 10: chatbus.v1.AckResponse
-	(*CallRequest)(nil),           // 11: chatbus.v1.CallRequest
-	(*CallResponse)(nil),          // 12: chatbus.v1.CallResponse
-	(*UploadFileRequest)(nil),     // 13: chatbus.v1.UploadFileRequest
-	(*UploadHeader)(nil),          // 14: chatbus.v1.UploadHeader
-	(*UploadFileResponse)(nil),    // 15: chatbus.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),   // 16: chatbus.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),  // 17: chatbus.v1.DownloadFileResponse
-	(*SuspendRequest)(nil),        // 18: chatbus.v1.SuspendRequest
-	(*SuspendResponse)(nil),       // 19: chatbus.v1.SuspendResponse
-	(*UnregisterRequest)(nil),     // 20: chatbus.v1.UnregisterRequest
-	(*UnregisterResponse)(nil),    // 21: chatbus.v1.UnregisterResponse
-	(*Target)(nil),                // 22: chatbus.v1.Target
-	(*Binding)(nil),               // 23: chatbus.v1.Binding
-	(Origin)(0),                   // 24: chatbus.v1.Origin
-	(*durationpb.Duration)(nil),   // 25: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 26: google.protobuf.Timestamp
-	(*Update)(nil),                // 27: chatbus.v1.Update
+	(*Capabilities)(nil),          // 5: chatbus.v1.Capabilities
+	(*Method)(nil),                // 6: chatbus.v1.Method
+	(*MethodParam)(nil),           // 7: chatbus.v1.MethodParam
+	(*HeartbeatRequest)(nil),      // 8: chatbus.v1.HeartbeatRequest
+	(*HeartbeatResponse)(nil),     // 9: chatbus.v1.HeartbeatResponse
+	(*SubscribeRequest)(nil),      // 10: chatbus.v1.SubscribeRequest
+	(*SubscribeResponse)(nil),     // 11: chatbus.v1.SubscribeResponse
+	(*AckRequest)(nil),            // 12: chatbus.v1.AckRequest
+	(*AckResponse)(nil),           // 13: chatbus.v1.AckResponse
+	(*CallRequest)(nil),           // 14: chatbus.v1.CallRequest
+	(*CallResponse)(nil),          // 15: chatbus.v1.CallResponse
+	(*UploadFileRequest)(nil),     // 16: chatbus.v1.UploadFileRequest
+	(*UploadHeader)(nil),          // 17: chatbus.v1.UploadHeader
+	(*UploadFileResponse)(nil),    // 18: chatbus.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),   // 19: chatbus.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),  // 20: chatbus.v1.DownloadFileResponse
+	(*SuspendRequest)(nil),        // 21: chatbus.v1.SuspendRequest
+	(*SuspendResponse)(nil),       // 22: chatbus.v1.SuspendResponse
+	(*UnregisterRequest)(nil),     // 23: chatbus.v1.UnregisterRequest
+	(*UnregisterResponse)(nil),    // 24: chatbus.v1.UnregisterResponse
+	(*Target)(nil),                // 25: chatbus.v1.Target
+	(*Binding)(nil),               // 26: chatbus.v1.Binding
+	(Origin)(0),                   // 27: chatbus.v1.Origin
+	(*durationpb.Duration)(nil),   // 28: google.protobuf.Duration
+	(ReferenceKind)(0),            // 29: chatbus.v1.ReferenceKind
+	(*timestamppb.Timestamp)(nil), // 30: google.protobuf.Timestamp
+	(*Update)(nil),                // 31: chatbus.v1.Update
+	(*Reference)(nil),             // 32: chatbus.v1.Reference
 }
 var file_chatbus_v1_bus_proto_depIdxs = []int32{
-	22, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
+	25, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
 	2,  // 1: chatbus.v1.RegisterResponse.session:type_name -> chatbus.v1.Session
-	23, // 2: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
-	24, // 3: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
-	25, // 4: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
-	25, // 5: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
-	2,  // 6: chatbus.v1.HeartbeatRequest.session:type_name -> chatbus.v1.Session
-	0,  // 7: chatbus.v1.HeartbeatResponse.notices:type_name -> chatbus.v1.Notice
-	26, // 8: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
-	2,  // 9: chatbus.v1.SubscribeRequest.session:type_name -> chatbus.v1.Session
-	27, // 10: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
-	2,  // 11: chatbus.v1.AckRequest.session:type_name -> chatbus.v1.Session
-	2,  // 12: chatbus.v1.CallRequest.session:type_name -> chatbus.v1.Session
-	14, // 13: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
-	2,  // 14: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
-	2,  // 15: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
-	2,  // 16: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
-	1,  // 17: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
-	26, // 18: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
-	2,  // 19: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
-	3,  // 20: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
-	5,  // 21: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
-	7,  // 22: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
-	9,  // 23: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
-	11, // 24: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
-	13, // 25: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
-	16, // 26: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
-	18, // 27: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
-	20, // 28: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
-	4,  // 29: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
-	6,  // 30: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
-	8,  // 31: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
-	10, // 32: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
-	12, // 33: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
-	15, // 34: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
-	17, // 35: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
-	19, // 36: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
-	21, // 37: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
-	29, // [29:38] is the sub-list for method output_type
-	20, // [20:29] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	26, // 2: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
+	27, // 3: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
+	28, // 4: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
+	28, // 5: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
+	5,  // 6: chatbus.v1.RegisterResponse.capabilities:type_name -> chatbus.v1.Capabilities
+	28, // 7: chatbus.v1.RegisterResponse.subscribed_heartbeat_interval:type_name -> google.protobuf.Duration
+	6,  // 8: chatbus.v1.Capabilities.methods:type_name -> chatbus.v1.Method
+	7,  // 9: chatbus.v1.Method.params:type_name -> chatbus.v1.MethodParam
+	29, // 10: chatbus.v1.MethodParam.kind:type_name -> chatbus.v1.ReferenceKind
+	2,  // 11: chatbus.v1.HeartbeatRequest.session:type_name -> chatbus.v1.Session
+	0,  // 12: chatbus.v1.HeartbeatResponse.notices:type_name -> chatbus.v1.Notice
+	30, // 13: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
+	26, // 14: chatbus.v1.HeartbeatResponse.binding:type_name -> chatbus.v1.Binding
+	2,  // 15: chatbus.v1.SubscribeRequest.session:type_name -> chatbus.v1.Session
+	31, // 16: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
+	26, // 17: chatbus.v1.SubscribeResponse.binding_changed:type_name -> chatbus.v1.Binding
+	31, // 18: chatbus.v1.SubscribeResponse.updates:type_name -> chatbus.v1.Update
+	2,  // 19: chatbus.v1.AckRequest.session:type_name -> chatbus.v1.Session
+	2,  // 20: chatbus.v1.CallRequest.session:type_name -> chatbus.v1.Session
+	32, // 21: chatbus.v1.CallResponse.references:type_name -> chatbus.v1.Reference
+	17, // 22: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
+	2,  // 23: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
+	32, // 24: chatbus.v1.UploadFileResponse.references:type_name -> chatbus.v1.Reference
+	2,  // 25: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
+	2,  // 26: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
+	1,  // 27: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
+	30, // 28: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
+	2,  // 29: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
+	3,  // 30: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
+	8,  // 31: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
+	10, // 32: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
+	12, // 33: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
+	14, // 34: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
+	16, // 35: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
+	19, // 36: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
+	21, // 37: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
+	23, // 38: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
+	4,  // 39: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
+	9,  // 40: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
+	11, // 41: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
+	13, // 42: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
+	15, // 43: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
+	18, // 44: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
+	20, // 45: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
+	22, // 46: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
+	24, // 47: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
+	39, // [39:48] is the sub-list for method output_type
+	30, // [30:39] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_bus_proto_init() }
@@ -1468,7 +1789,7 @@ func file_chatbus_v1_bus_proto_init() {
 		return
 	}
 	file_chatbus_v1_types_proto_init()
-	file_chatbus_v1_bus_proto_msgTypes[11].OneofWrappers = []any{
+	file_chatbus_v1_bus_proto_msgTypes[14].OneofWrappers = []any{
 		(*UploadFileRequest_Header)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -1478,7 +1799,7 @@ func file_chatbus_v1_bus_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_bus_proto_rawDesc), len(file_chatbus_v1_bus_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   20,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

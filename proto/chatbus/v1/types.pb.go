@@ -22,6 +22,63 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ReferenceKind says what a platform id names.
+type ReferenceKind int32
+
+const (
+	ReferenceKind_REFERENCE_KIND_UNSPECIFIED ReferenceKind = 0
+	// A message (Telegram message_id, Slack ts, Discord message id).
+	ReferenceKind_REFERENCE_KIND_MESSAGE ReferenceKind = 1
+	// A file (Telegram file_id, Slack file id, Discord attachment id).
+	ReferenceKind_REFERENCE_KIND_FILE ReferenceKind = 2
+	// An interaction to answer (Telegram callback_query id, Slack
+	// block_actions trigger, Discord interaction id).
+	ReferenceKind_REFERENCE_KIND_INTERACTION ReferenceKind = 3
+)
+
+// Enum value maps for ReferenceKind.
+var (
+	ReferenceKind_name = map[int32]string{
+		0: "REFERENCE_KIND_UNSPECIFIED",
+		1: "REFERENCE_KIND_MESSAGE",
+		2: "REFERENCE_KIND_FILE",
+		3: "REFERENCE_KIND_INTERACTION",
+	}
+	ReferenceKind_value = map[string]int32{
+		"REFERENCE_KIND_UNSPECIFIED": 0,
+		"REFERENCE_KIND_MESSAGE":     1,
+		"REFERENCE_KIND_FILE":        2,
+		"REFERENCE_KIND_INTERACTION": 3,
+	}
+)
+
+func (x ReferenceKind) Enum() *ReferenceKind {
+	p := new(ReferenceKind)
+	*p = x
+	return p
+}
+
+func (x ReferenceKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ReferenceKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_v1_types_proto_enumTypes[0].Descriptor()
+}
+
+func (ReferenceKind) Type() protoreflect.EnumType {
+	return &file_chatbus_v1_types_proto_enumTypes[0]
+}
+
+func (x ReferenceKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ReferenceKind.Descriptor instead.
+func (ReferenceKind) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{0}
+}
+
 // Origin says how a registration obtained its binding.
 type Origin int32
 
@@ -67,11 +124,11 @@ func (x Origin) String() string {
 }
 
 func (Origin) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_v1_types_proto_enumTypes[0].Descriptor()
+	return file_chatbus_v1_types_proto_enumTypes[1].Descriptor()
 }
 
 func (Origin) Type() protoreflect.EnumType {
-	return &file_chatbus_v1_types_proto_enumTypes[0]
+	return &file_chatbus_v1_types_proto_enumTypes[1]
 }
 
 func (x Origin) Number() protoreflect.EnumNumber {
@@ -80,7 +137,7 @@ func (x Origin) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Origin.Descriptor instead.
 func (Origin) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{0}
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{1}
 }
 
 // BindingStatus is the lifecycle state of a binding (DESIGN §3).
@@ -132,11 +189,11 @@ func (x BindingStatus) String() string {
 }
 
 func (BindingStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_v1_types_proto_enumTypes[1].Descriptor()
+	return file_chatbus_v1_types_proto_enumTypes[2].Descriptor()
 }
 
 func (BindingStatus) Type() protoreflect.EnumType {
-	return &file_chatbus_v1_types_proto_enumTypes[1]
+	return &file_chatbus_v1_types_proto_enumTypes[2]
 }
 
 func (x BindingStatus) Number() protoreflect.EnumNumber {
@@ -145,7 +202,7 @@ func (x BindingStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use BindingStatus.Descriptor instead.
 func (BindingStatus) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{1}
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{2}
 }
 
 // UpdateKind is the kind of platform update carried by an Update.
@@ -188,11 +245,11 @@ func (x UpdateKind) String() string {
 }
 
 func (UpdateKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_v1_types_proto_enumTypes[2].Descriptor()
+	return file_chatbus_v1_types_proto_enumTypes[3].Descriptor()
 }
 
 func (UpdateKind) Type() protoreflect.EnumType {
-	return &file_chatbus_v1_types_proto_enumTypes[2]
+	return &file_chatbus_v1_types_proto_enumTypes[3]
 }
 
 func (x UpdateKind) Number() protoreflect.EnumNumber {
@@ -201,19 +258,31 @@ func (x UpdateKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use UpdateKind.Descriptor instead.
 func (UpdateKind) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{2}
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{3}
 }
 
 // Target names one chat thread on one provider: a Telegram forum topic, a
-// Slack thread, a Discord thread.
+// Slack thread, a Discord thread. The text forms (chat, thread) are the
+// platform-neutral ones and always set; chat_id and thread_id repeat them
+// as numbers for platforms whose ids are numbers (Telegram, Discord), 0
+// otherwise.
 type Target struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Provider name, as configured (e.g. "telegram").
 	Provider string `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
-	// Platform chat id (Telegram: the forum supergroup's id).
+	// Platform chat id as a number (Telegram: the forum supergroup's id); 0
+	// when the platform's chat id is not a number (Slack).
 	ChatId int64 `protobuf:"varint,2,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
-	// Platform thread id (Telegram: message_thread_id). 0 is the General topic.
-	ThreadId      int64 `protobuf:"varint,3,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
+	// Platform thread id as a number (Telegram: message_thread_id). 0 is the
+	// General topic, or a thread id that is not a number.
+	ThreadId int64 `protobuf:"varint,3,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
+	// Platform chat id as the platform writes it (Telegram "-1001234567890",
+	// Slack "C0123ABCD", Discord a snowflake).
+	Chat string `protobuf:"bytes,4,opt,name=chat,proto3" json:"chat,omitempty"`
+	// Platform thread id as the platform writes it (Telegram "42", Slack the
+	// root message's ts "1700000000.000100", Discord the thread's channel
+	// id). Empty: no thread (the chat itself, Telegram's General topic).
+	Thread        string `protobuf:"bytes,5,opt,name=thread,proto3" json:"thread,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -269,23 +338,94 @@ func (x *Target) GetThreadId() int64 {
 	return 0
 }
 
+func (x *Target) GetChat() string {
+	if x != nil {
+		return x.Chat
+	}
+	return ""
+}
+
+func (x *Target) GetThread() string {
+	if x != nil {
+		return x.Thread
+	}
+	return ""
+}
+
+// Reference is one platform id that an update or a call result made
+// available to the thread: a later call may name it.
+type Reference struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          ReferenceKind          `protobuf:"varint,1,opt,name=kind,proto3,enum=chatbus.v1.ReferenceKind" json:"kind,omitempty"`
+	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Reference) Reset() {
+	*x = Reference{}
+	mi := &file_chatbus_v1_types_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Reference) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Reference) ProtoMessage() {}
+
+func (x *Reference) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_types_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Reference.ProtoReflect.Descriptor instead.
+func (*Reference) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Reference) GetKind() ReferenceKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ReferenceKind_REFERENCE_KIND_UNSPECIFIED
+}
+
+func (x *Reference) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
 // Binding ties a follower's profile key to one thread.
 type Binding struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	ProfileKey string                 `protobuf:"bytes,1,opt,name=profile_key,json=profileKey,proto3" json:"profile_key,omitempty"`
 	Target     *Target                `protobuf:"bytes,2,opt,name=target,proto3" json:"target,omitempty"`
 	// Allocation slot ("A", "B", …) shown in the thread name.
-	Slot          string        `protobuf:"bytes,3,opt,name=slot,proto3" json:"slot,omitempty"`
-	ThreadName    string        `protobuf:"bytes,4,opt,name=thread_name,json=threadName,proto3" json:"thread_name,omitempty"`
-	Status        BindingStatus `protobuf:"varint,5,opt,name=status,proto3,enum=chatbus.v1.BindingStatus" json:"status,omitempty"`
-	InstanceId    string        `protobuf:"bytes,6,opt,name=instance_id,json=instanceId,proto3" json:"instance_id,omitempty"`
+	Slot       string        `protobuf:"bytes,3,opt,name=slot,proto3" json:"slot,omitempty"`
+	ThreadName string        `protobuf:"bytes,4,opt,name=thread_name,json=threadName,proto3" json:"thread_name,omitempty"`
+	Status     BindingStatus `protobuf:"varint,5,opt,name=status,proto3,enum=chatbus.v1.BindingStatus" json:"status,omitempty"`
+	InstanceId string        `protobuf:"bytes,6,opt,name=instance_id,json=instanceId,proto3" json:"instance_id,omitempty"`
+	// The platform of the binding's provider ("telegram", "slack",
+	// "discord", "playground"); empty while it is not known.
+	Platform      string `protobuf:"bytes,7,opt,name=platform,proto3" json:"platform,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Binding) Reset() {
 	*x = Binding{}
-	mi := &file_chatbus_v1_types_proto_msgTypes[1]
+	mi := &file_chatbus_v1_types_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -297,7 +437,7 @@ func (x *Binding) String() string {
 func (*Binding) ProtoMessage() {}
 
 func (x *Binding) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_types_proto_msgTypes[1]
+	mi := &file_chatbus_v1_types_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -310,7 +450,7 @@ func (x *Binding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Binding.ProtoReflect.Descriptor instead.
 func (*Binding) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{1}
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Binding) GetProfileKey() string {
@@ -355,6 +495,13 @@ func (x *Binding) GetInstanceId() string {
 	return ""
 }
 
+func (x *Binding) GetPlatform() string {
+	if x != nil {
+		return x.Platform
+	}
+	return ""
+}
+
 // Update is one inbound platform update routed to a follower's thread.
 type Update struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -369,15 +516,27 @@ type Update struct {
 	// Message text or callback data, for convenience; payload has everything.
 	Text string `protobuf:"bytes,6,opt,name=text,proto3" json:"text,omitempty"`
 	// The platform's update verbatim (Telegram: the Update object as JSON).
-	Payload       []byte                 `protobuf:"bytes,7,opt,name=payload,proto3" json:"payload,omitempty"`
-	ReceivedAt    *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=received_at,json=receivedAt,proto3" json:"received_at,omitempty"`
+	Payload    []byte                 `protobuf:"bytes,7,opt,name=payload,proto3" json:"payload,omitempty"`
+	ReceivedAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=received_at,json=receivedAt,proto3" json:"received_at,omitempty"`
+	// Sender's platform id as the platform writes it (Slack "U0123ABCD");
+	// from_user_id repeats it as a number where it is one.
+	Sender string `protobuf:"bytes,9,opt,name=sender,proto3" json:"sender,omitempty"`
+	// The ids this update makes available to the thread (the message, its
+	// files, the interaction of a pressed button), each with its kind: a
+	// later Call or DownloadFile may name them.
+	References []*Reference `protobuf:"bytes,10,rep,name=references,proto3" json:"references,omitempty"`
+	// The platform ("telegram", "slack", "discord", "playground").
+	Platform string `protobuf:"bytes,11,opt,name=platform,proto3" json:"platform,omitempty"`
+	// Sender's display name, if the platform says (Telegram: username or
+	// first name).
+	SenderName    string `protobuf:"bytes,12,opt,name=sender_name,json=senderName,proto3" json:"sender_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Update) Reset() {
 	*x = Update{}
-	mi := &file_chatbus_v1_types_proto_msgTypes[2]
+	mi := &file_chatbus_v1_types_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -389,7 +548,7 @@ func (x *Update) String() string {
 func (*Update) ProtoMessage() {}
 
 func (x *Update) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_types_proto_msgTypes[2]
+	mi := &file_chatbus_v1_types_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -402,7 +561,7 @@ func (x *Update) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Update.ProtoReflect.Descriptor instead.
 func (*Update) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{2}
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Update) GetSeq() uint64 {
@@ -461,6 +620,34 @@ func (x *Update) GetReceivedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Update) GetSender() string {
+	if x != nil {
+		return x.Sender
+	}
+	return ""
+}
+
+func (x *Update) GetReferences() []*Reference {
+	if x != nil {
+		return x.References
+	}
+	return nil
+}
+
+func (x *Update) GetPlatform() string {
+	if x != nil {
+		return x.Platform
+	}
+	return ""
+}
+
+func (x *Update) GetSenderName() string {
+	if x != nil {
+		return x.SenderName
+	}
+	return ""
+}
+
 // Follower is the registry's view of one registered session.
 type Follower struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -481,7 +668,7 @@ type Follower struct {
 
 func (x *Follower) Reset() {
 	*x = Follower{}
-	mi := &file_chatbus_v1_types_proto_msgTypes[3]
+	mi := &file_chatbus_v1_types_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -493,7 +680,7 @@ func (x *Follower) String() string {
 func (*Follower) ProtoMessage() {}
 
 func (x *Follower) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_types_proto_msgTypes[3]
+	mi := &file_chatbus_v1_types_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -506,7 +693,7 @@ func (x *Follower) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Follower.ProtoReflect.Descriptor instead.
 func (*Follower) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{3}
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Follower) GetInstanceId() string {
@@ -584,11 +771,16 @@ var File_chatbus_v1_types_proto protoreflect.FileDescriptor
 const file_chatbus_v1_types_proto_rawDesc = "" +
 	"\n" +
 	"\x16chatbus/v1/types.proto\x12\n" +
-	"chatbus.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"Z\n" +
+	"chatbus.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x86\x01\n" +
 	"\x06Target\x12\x1a\n" +
 	"\bprovider\x18\x01 \x01(\tR\bprovider\x12\x17\n" +
 	"\achat_id\x18\x02 \x01(\x03R\x06chatId\x12\x1b\n" +
-	"\tthread_id\x18\x03 \x01(\x03R\bthreadId\"\xdf\x01\n" +
+	"\tthread_id\x18\x03 \x01(\x03R\bthreadId\x12\x12\n" +
+	"\x04chat\x18\x04 \x01(\tR\x04chat\x12\x16\n" +
+	"\x06thread\x18\x05 \x01(\tR\x06thread\"J\n" +
+	"\tReference\x12-\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x19.chatbus.v1.ReferenceKindR\x04kind\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\"\xfb\x01\n" +
 	"\aBinding\x12\x1f\n" +
 	"\vprofile_key\x18\x01 \x01(\tR\n" +
 	"profileKey\x12*\n" +
@@ -598,7 +790,8 @@ const file_chatbus_v1_types_proto_rawDesc = "" +
 	"threadName\x121\n" +
 	"\x06status\x18\x05 \x01(\x0e2\x19.chatbus.v1.BindingStatusR\x06status\x12\x1f\n" +
 	"\vinstance_id\x18\x06 \x01(\tR\n" +
-	"instanceId\"\xad\x02\n" +
+	"instanceId\x12\x1a\n" +
+	"\bplatform\x18\a \x01(\tR\bplatform\"\xb9\x03\n" +
 	"\x06Update\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12*\n" +
 	"\x06target\x18\x02 \x01(\v2\x12.chatbus.v1.TargetR\x06target\x12*\n" +
@@ -609,7 +802,15 @@ const file_chatbus_v1_types_proto_rawDesc = "" +
 	"\x04text\x18\x06 \x01(\tR\x04text\x12\x18\n" +
 	"\apayload\x18\a \x01(\fR\apayload\x12;\n" +
 	"\vreceived_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"receivedAt\"\x8e\x03\n" +
+	"receivedAt\x12\x16\n" +
+	"\x06sender\x18\t \x01(\tR\x06sender\x125\n" +
+	"\n" +
+	"references\x18\n" +
+	" \x03(\v2\x15.chatbus.v1.ReferenceR\n" +
+	"references\x12\x1a\n" +
+	"\bplatform\x18\v \x01(\tR\bplatform\x12\x1f\n" +
+	"\vsender_name\x18\f \x01(\tR\n" +
+	"senderName\"\x8e\x03\n" +
 	"\bFollower\x12\x1f\n" +
 	"\vinstance_id\x18\x01 \x01(\tR\n" +
 	"instanceId\x12\x1f\n" +
@@ -626,7 +827,12 @@ const file_chatbus_v1_types_proto_rawDesc = "" +
 	"subscribed\x12-\n" +
 	"\abinding\x18\t \x01(\v2\x13.chatbus.v1.BindingR\abinding\x12*\n" +
 	"\x06origin\x18\n" +
-	" \x01(\x0e2\x12.chatbus.v1.OriginR\x06origin*m\n" +
+	" \x01(\x0e2\x12.chatbus.v1.OriginR\x06origin*\x84\x01\n" +
+	"\rReferenceKind\x12\x1e\n" +
+	"\x1aREFERENCE_KIND_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16REFERENCE_KIND_MESSAGE\x10\x01\x12\x17\n" +
+	"\x13REFERENCE_KIND_FILE\x10\x02\x12\x1e\n" +
+	"\x1aREFERENCE_KIND_INTERACTION\x10\x03*m\n" +
 	"\x06Origin\x12\x16\n" +
 	"\x12ORIGIN_UNSPECIFIED\x10\x00\x12\x10\n" +
 	"\fORIGIN_FRESH\x10\x01\x12\x10\n" +
@@ -662,33 +868,37 @@ func file_chatbus_v1_types_proto_rawDescGZIP() []byte {
 	return file_chatbus_v1_types_proto_rawDescData
 }
 
-var file_chatbus_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_chatbus_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_chatbus_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_chatbus_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_chatbus_v1_types_proto_goTypes = []any{
-	(Origin)(0),                   // 0: chatbus.v1.Origin
-	(BindingStatus)(0),            // 1: chatbus.v1.BindingStatus
-	(UpdateKind)(0),               // 2: chatbus.v1.UpdateKind
-	(*Target)(nil),                // 3: chatbus.v1.Target
-	(*Binding)(nil),               // 4: chatbus.v1.Binding
-	(*Update)(nil),                // 5: chatbus.v1.Update
-	(*Follower)(nil),              // 6: chatbus.v1.Follower
-	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
+	(ReferenceKind)(0),            // 0: chatbus.v1.ReferenceKind
+	(Origin)(0),                   // 1: chatbus.v1.Origin
+	(BindingStatus)(0),            // 2: chatbus.v1.BindingStatus
+	(UpdateKind)(0),               // 3: chatbus.v1.UpdateKind
+	(*Target)(nil),                // 4: chatbus.v1.Target
+	(*Reference)(nil),             // 5: chatbus.v1.Reference
+	(*Binding)(nil),               // 6: chatbus.v1.Binding
+	(*Update)(nil),                // 7: chatbus.v1.Update
+	(*Follower)(nil),              // 8: chatbus.v1.Follower
+	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
 }
 var file_chatbus_v1_types_proto_depIdxs = []int32{
-	3, // 0: chatbus.v1.Binding.target:type_name -> chatbus.v1.Target
-	1, // 1: chatbus.v1.Binding.status:type_name -> chatbus.v1.BindingStatus
-	3, // 2: chatbus.v1.Update.target:type_name -> chatbus.v1.Target
-	2, // 3: chatbus.v1.Update.kind:type_name -> chatbus.v1.UpdateKind
-	7, // 4: chatbus.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	7, // 5: chatbus.v1.Follower.connected_at:type_name -> google.protobuf.Timestamp
-	7, // 6: chatbus.v1.Follower.last_heartbeat:type_name -> google.protobuf.Timestamp
-	4, // 7: chatbus.v1.Follower.binding:type_name -> chatbus.v1.Binding
-	0, // 8: chatbus.v1.Follower.origin:type_name -> chatbus.v1.Origin
-	9, // [9:9] is the sub-list for method output_type
-	9, // [9:9] is the sub-list for method input_type
-	9, // [9:9] is the sub-list for extension type_name
-	9, // [9:9] is the sub-list for extension extendee
-	0, // [0:9] is the sub-list for field type_name
+	0,  // 0: chatbus.v1.Reference.kind:type_name -> chatbus.v1.ReferenceKind
+	4,  // 1: chatbus.v1.Binding.target:type_name -> chatbus.v1.Target
+	2,  // 2: chatbus.v1.Binding.status:type_name -> chatbus.v1.BindingStatus
+	4,  // 3: chatbus.v1.Update.target:type_name -> chatbus.v1.Target
+	3,  // 4: chatbus.v1.Update.kind:type_name -> chatbus.v1.UpdateKind
+	9,  // 5: chatbus.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	5,  // 6: chatbus.v1.Update.references:type_name -> chatbus.v1.Reference
+	9,  // 7: chatbus.v1.Follower.connected_at:type_name -> google.protobuf.Timestamp
+	9,  // 8: chatbus.v1.Follower.last_heartbeat:type_name -> google.protobuf.Timestamp
+	6,  // 9: chatbus.v1.Follower.binding:type_name -> chatbus.v1.Binding
+	1,  // 10: chatbus.v1.Follower.origin:type_name -> chatbus.v1.Origin
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_types_proto_init() }
@@ -701,8 +911,8 @@ func file_chatbus_v1_types_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_types_proto_rawDesc), len(file_chatbus_v1_types_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   4,
+			NumEnums:      4,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

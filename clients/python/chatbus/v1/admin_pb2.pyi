@@ -175,34 +175,44 @@ class ListUpdatesResponse(_message.Message):
     def __init__(self, updates: _Optional[_Iterable[_Union[_types_pb2.Update, _Mapping]]] = ..., stats: _Optional[_Union[JournalStats, _Mapping]] = ...) -> None: ...
 
 class ProviderInfo(_message.Message):
-    __slots__ = ["attached", "default", "dropped_not_allowed", "forum_chat_id", "ingested", "last_error", "last_exit", "name", "pid", "restarts", "serving", "since", "state"]
+    __slots__ = ["account", "attached", "default", "dropped_not_allowed", "forum_chat_id", "health_detail", "health_since", "ingested", "last_error", "last_exit", "name", "pid", "platform", "restarts", "serving", "since", "state", "stderr_tail"]
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
     ATTACHED_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_FIELD_NUMBER: _ClassVar[int]
     DROPPED_NOT_ALLOWED_FIELD_NUMBER: _ClassVar[int]
     FORUM_CHAT_ID_FIELD_NUMBER: _ClassVar[int]
+    HEALTH_DETAIL_FIELD_NUMBER: _ClassVar[int]
+    HEALTH_SINCE_FIELD_NUMBER: _ClassVar[int]
     INGESTED_FIELD_NUMBER: _ClassVar[int]
     LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
     LAST_EXIT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_FIELD_NUMBER: _ClassVar[int]
     RESTARTS_FIELD_NUMBER: _ClassVar[int]
     SERVING_FIELD_NUMBER: _ClassVar[int]
     SINCE_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    STDERR_TAIL_FIELD_NUMBER: _ClassVar[int]
+    account: str
     attached: int
     default: bool
     dropped_not_allowed: int
     forum_chat_id: int
+    health_detail: str
+    health_since: _timestamp_pb2.Timestamp
     ingested: int
     last_error: str
     last_exit: str
     name: str
     pid: int
+    platform: str
     restarts: int
     serving: bool
     since: _timestamp_pb2.Timestamp
     state: ProviderState
-    def __init__(self, name: _Optional[str] = ..., state: _Optional[_Union[ProviderState, str]] = ..., pid: _Optional[int] = ..., since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., restarts: _Optional[int] = ..., last_exit: _Optional[str] = ..., last_error: _Optional[str] = ..., serving: bool = ..., default: bool = ..., forum_chat_id: _Optional[int] = ..., attached: _Optional[int] = ..., ingested: _Optional[int] = ..., dropped_not_allowed: _Optional[int] = ...) -> None: ...
+    stderr_tail: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., state: _Optional[_Union[ProviderState, str]] = ..., pid: _Optional[int] = ..., since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., restarts: _Optional[int] = ..., last_exit: _Optional[str] = ..., last_error: _Optional[str] = ..., serving: bool = ..., default: bool = ..., forum_chat_id: _Optional[int] = ..., attached: _Optional[int] = ..., ingested: _Optional[int] = ..., dropped_not_allowed: _Optional[int] = ..., platform: _Optional[str] = ..., health_detail: _Optional[str] = ..., health_since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., stderr_tail: _Optional[_Iterable[str]] = ..., account: _Optional[str] = ...) -> None: ...
 
 class WatchEventsRequest(_message.Message):
     __slots__ = ["kinds", "replay_recent"]

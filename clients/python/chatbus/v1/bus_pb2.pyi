@@ -9,7 +9,9 @@ from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+NOTICE_PROVIDER_NOT_SERVING: Notice
 NOTICE_SUPERVISOR_DRAINING: Notice
+NOTICE_THREAD_REPLACED: Notice
 NOTICE_UNSPECIFIED: Notice
 SUSPEND_REASON_SESSION_REPLACEMENT: SuspendReason
 SUSPEND_REASON_UNSPECIFIED: SuspendReason
@@ -41,10 +43,22 @@ class CallRequest(_message.Message):
     def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., method: _Optional[str] = ..., params_json: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class CallResponse(_message.Message):
-    __slots__ = ["result_json"]
+    __slots__ = ["references", "result_json"]
+    REFERENCES_FIELD_NUMBER: _ClassVar[int]
     RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    references: _containers.RepeatedCompositeFieldContainer[_types_pb2.Reference]
     result_json: bytes
-    def __init__(self, result_json: _Optional[bytes] = ...) -> None: ...
+    def __init__(self, result_json: _Optional[bytes] = ..., references: _Optional[_Iterable[_Union[_types_pb2.Reference, _Mapping]]] = ...) -> None: ...
+
+class Capabilities(_message.Message):
+    __slots__ = ["max_text_chars", "methods", "platform"]
+    MAX_TEXT_CHARS_FIELD_NUMBER: _ClassVar[int]
+    METHODS_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_FIELD_NUMBER: _ClassVar[int]
+    max_text_chars: int
+    methods: _containers.RepeatedCompositeFieldContainer[Method]
+    platform: str
+    def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ...) -> None: ...
 
 class DownloadFileRequest(_message.Message):
     __slots__ = ["file_id", "session"]
@@ -71,12 +85,34 @@ class HeartbeatRequest(_message.Message):
     def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ...) -> None: ...
 
 class HeartbeatResponse(_message.Message):
-    __slots__ = ["notices", "server_time"]
+    __slots__ = ["binding", "notices", "provider_detail", "server_time"]
+    BINDING_FIELD_NUMBER: _ClassVar[int]
     NOTICES_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_DETAIL_FIELD_NUMBER: _ClassVar[int]
     SERVER_TIME_FIELD_NUMBER: _ClassVar[int]
+    binding: _types_pb2.Binding
     notices: _containers.RepeatedScalarFieldContainer[Notice]
+    provider_detail: str
     server_time: _timestamp_pb2.Timestamp
-    def __init__(self, notices: _Optional[_Iterable[_Union[Notice, str]]] = ..., server_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    def __init__(self, notices: _Optional[_Iterable[_Union[Notice, str]]] = ..., server_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., binding: _Optional[_Union[_types_pb2.Binding, _Mapping]] = ..., provider_detail: _Optional[str] = ...) -> None: ...
+
+class Method(_message.Message):
+    __slots__ = ["name", "params"]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PARAMS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    params: _containers.RepeatedCompositeFieldContainer[MethodParam]
+    def __init__(self, name: _Optional[str] = ..., params: _Optional[_Iterable[_Union[MethodParam, _Mapping]]] = ...) -> None: ...
+
+class MethodParam(_message.Message):
+    __slots__ = ["kind", "name", "required"]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUIRED_FIELD_NUMBER: _ClassVar[int]
+    kind: _types_pb2.ReferenceKind
+    name: str
+    required: bool
+    def __init__(self, name: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.ReferenceKind, str]] = ..., required: bool = ...) -> None: ...
 
 class RegisterRequest(_message.Message):
     __slots__ = ["cwd", "handoff_token", "instance_id", "pid", "previous_target", "profile_key", "provider", "thread_name"]
@@ -99,18 +135,22 @@ class RegisterRequest(_message.Message):
     def __init__(self, instance_id: _Optional[str] = ..., profile_key: _Optional[str] = ..., thread_name: _Optional[str] = ..., cwd: _Optional[str] = ..., pid: _Optional[int] = ..., previous_target: _Optional[_Union[_types_pb2.Target, _Mapping]] = ..., handoff_token: _Optional[str] = ..., provider: _Optional[str] = ...) -> None: ...
 
 class RegisterResponse(_message.Message):
-    __slots__ = ["binding", "heartbeat_interval", "origin", "session", "stale_after"]
+    __slots__ = ["binding", "capabilities", "heartbeat_interval", "origin", "session", "stale_after", "subscribed_heartbeat_interval"]
     BINDING_FIELD_NUMBER: _ClassVar[int]
+    CAPABILITIES_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_INTERVAL_FIELD_NUMBER: _ClassVar[int]
     ORIGIN_FIELD_NUMBER: _ClassVar[int]
     SESSION_FIELD_NUMBER: _ClassVar[int]
     STALE_AFTER_FIELD_NUMBER: _ClassVar[int]
+    SUBSCRIBED_HEARTBEAT_INTERVAL_FIELD_NUMBER: _ClassVar[int]
     binding: _types_pb2.Binding
+    capabilities: Capabilities
     heartbeat_interval: _duration_pb2.Duration
     origin: _types_pb2.Origin
     session: Session
     stale_after: _duration_pb2.Duration
-    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., binding: _Optional[_Union[_types_pb2.Binding, _Mapping]] = ..., origin: _Optional[_Union[_types_pb2.Origin, str]] = ..., heartbeat_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., stale_after: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    subscribed_heartbeat_interval: _duration_pb2.Duration
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., binding: _Optional[_Union[_types_pb2.Binding, _Mapping]] = ..., origin: _Optional[_Union[_types_pb2.Origin, str]] = ..., heartbeat_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., stale_after: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., subscribed_heartbeat_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class Session(_message.Message):
     __slots__ = ["instance_id", "token"]
@@ -121,18 +161,24 @@ class Session(_message.Message):
     def __init__(self, instance_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class SubscribeRequest(_message.Message):
-    __slots__ = ["after_seq", "session"]
+    __slots__ = ["after_seq", "max_batch", "session"]
     AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    MAX_BATCH_FIELD_NUMBER: _ClassVar[int]
     SESSION_FIELD_NUMBER: _ClassVar[int]
     after_seq: int
+    max_batch: int
     session: Session
-    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., after_seq: _Optional[int] = ...) -> None: ...
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., after_seq: _Optional[int] = ..., max_batch: _Optional[int] = ...) -> None: ...
 
 class SubscribeResponse(_message.Message):
-    __slots__ = ["update"]
+    __slots__ = ["binding_changed", "update", "updates"]
+    BINDING_CHANGED_FIELD_NUMBER: _ClassVar[int]
+    UPDATES_FIELD_NUMBER: _ClassVar[int]
     UPDATE_FIELD_NUMBER: _ClassVar[int]
+    binding_changed: _types_pb2.Binding
     update: _types_pb2.Update
-    def __init__(self, update: _Optional[_Union[_types_pb2.Update, _Mapping]] = ...) -> None: ...
+    updates: _containers.RepeatedCompositeFieldContainer[_types_pb2.Update]
+    def __init__(self, update: _Optional[_Union[_types_pb2.Update, _Mapping]] = ..., binding_changed: _Optional[_Union[_types_pb2.Binding, _Mapping]] = ..., updates: _Optional[_Iterable[_Union[_types_pb2.Update, _Mapping]]] = ...) -> None: ...
 
 class SuspendRequest(_message.Message):
     __slots__ = ["reason", "session"]
@@ -169,10 +215,12 @@ class UploadFileRequest(_message.Message):
     def __init__(self, header: _Optional[_Union[UploadHeader, _Mapping]] = ..., chunk: _Optional[bytes] = ...) -> None: ...
 
 class UploadFileResponse(_message.Message):
-    __slots__ = ["result_json"]
+    __slots__ = ["references", "result_json"]
+    REFERENCES_FIELD_NUMBER: _ClassVar[int]
     RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    references: _containers.RepeatedCompositeFieldContainer[_types_pb2.Reference]
     result_json: bytes
-    def __init__(self, result_json: _Optional[bytes] = ...) -> None: ...
+    def __init__(self, result_json: _Optional[bytes] = ..., references: _Optional[_Iterable[_Union[_types_pb2.Reference, _Mapping]]] = ...) -> None: ...
 
 class UploadHeader(_message.Message):
     __slots__ = ["caption", "filename", "kind", "session"]

@@ -24,6 +24,63 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ReferenceKind says what a platform id names.
+type ReferenceKind int32
+
+const (
+	ReferenceKind_REFERENCE_KIND_UNSPECIFIED ReferenceKind = 0
+	// A message (Telegram message_id, Slack ts, Discord message id).
+	ReferenceKind_REFERENCE_KIND_MESSAGE ReferenceKind = 1
+	// A file (Telegram file_id, Slack file id, Discord attachment id).
+	ReferenceKind_REFERENCE_KIND_FILE ReferenceKind = 2
+	// An interaction to answer (Telegram callback_query id, Slack
+	// block_actions, Discord interaction id).
+	ReferenceKind_REFERENCE_KIND_INTERACTION ReferenceKind = 3
+)
+
+// Enum value maps for ReferenceKind.
+var (
+	ReferenceKind_name = map[int32]string{
+		0: "REFERENCE_KIND_UNSPECIFIED",
+		1: "REFERENCE_KIND_MESSAGE",
+		2: "REFERENCE_KIND_FILE",
+		3: "REFERENCE_KIND_INTERACTION",
+	}
+	ReferenceKind_value = map[string]int32{
+		"REFERENCE_KIND_UNSPECIFIED": 0,
+		"REFERENCE_KIND_MESSAGE":     1,
+		"REFERENCE_KIND_FILE":        2,
+		"REFERENCE_KIND_INTERACTION": 3,
+	}
+)
+
+func (x ReferenceKind) Enum() *ReferenceKind {
+	p := new(ReferenceKind)
+	*p = x
+	return p
+}
+
+func (x ReferenceKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ReferenceKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_provider_v1_provider_proto_enumTypes[0].Descriptor()
+}
+
+func (ReferenceKind) Type() protoreflect.EnumType {
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[0]
+}
+
+func (x ReferenceKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ReferenceKind.Descriptor instead.
+func (ReferenceKind) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{0}
+}
+
 // UpdateKind mirrors chatbus.v1.UpdateKind.
 type UpdateKind int32
 
@@ -64,11 +121,11 @@ func (x UpdateKind) String() string {
 }
 
 func (UpdateKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_provider_v1_provider_proto_enumTypes[0].Descriptor()
+	return file_chatbus_provider_v1_provider_proto_enumTypes[1].Descriptor()
 }
 
 func (UpdateKind) Type() protoreflect.EnumType {
-	return &file_chatbus_provider_v1_provider_proto_enumTypes[0]
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[1]
 }
 
 func (x UpdateKind) Number() protoreflect.EnumNumber {
@@ -77,7 +134,7 @@ func (x UpdateKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use UpdateKind.Descriptor instead.
 func (UpdateKind) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{1}
 }
 
 // Phase of the owner's doctor fence.
@@ -117,11 +174,11 @@ func (x Phase) String() string {
 }
 
 func (Phase) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_provider_v1_provider_proto_enumTypes[1].Descriptor()
+	return file_chatbus_provider_v1_provider_proto_enumTypes[2].Descriptor()
 }
 
 func (Phase) Type() protoreflect.EnumType {
-	return &file_chatbus_provider_v1_provider_proto_enumTypes[1]
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[2]
 }
 
 func (x Phase) Number() protoreflect.EnumNumber {
@@ -130,7 +187,7 @@ func (x Phase) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Phase.Descriptor instead.
 func (Phase) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{1}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{2}
 }
 
 // Incarnation identifies one process: pid plus its start time (Linux:
@@ -223,6 +280,343 @@ func (*IdentifyRequest) Descriptor() ([]byte, []int) {
 	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{1}
 }
 
+type DescribeRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DescribeRequest) Reset() {
+	*x = DescribeRequest{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DescribeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DescribeRequest) ProtoMessage() {}
+
+func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
+func (*DescribeRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{2}
+}
+
+type DescribeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The platform ("telegram", "slack", "discord", "playground").
+	Platform string `protobuf:"bytes,1,opt,name=platform,proto3" json:"platform,omitempty"`
+	// The methods Call accepts. A method not listed is refused by the
+	// supervisor before it reaches the provider.
+	Methods []*Method `protobuf:"bytes,2,rep,name=methods,proto3" json:"methods,omitempty"`
+	// The longest text one message may carry, in characters; 0 if unknown.
+	MaxTextChars  uint32 `protobuf:"varint,3,opt,name=max_text_chars,json=maxTextChars,proto3" json:"max_text_chars,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DescribeResponse) Reset() {
+	*x = DescribeResponse{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DescribeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DescribeResponse) ProtoMessage() {}
+
+func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
+func (*DescribeResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *DescribeResponse) GetPlatform() string {
+	if x != nil {
+		return x.Platform
+	}
+	return ""
+}
+
+func (x *DescribeResponse) GetMethods() []*Method {
+	if x != nil {
+		return x.Methods
+	}
+	return nil
+}
+
+func (x *DescribeResponse) GetMaxTextChars() uint32 {
+	if x != nil {
+		return x.MaxTextChars
+	}
+	return 0
+}
+
+// Method is one platform method followers may call.
+type Method struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The parameters of the method that name an id of the thread. The
+	// supervisor refuses a call whose parameter names an id of that kind
+	// the thread never saw (in an update or a call result), and one that
+	// lacks a required parameter.
+	Params        []*MethodParam `protobuf:"bytes,2,rep,name=params,proto3" json:"params,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Method) Reset() {
+	*x = Method{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Method) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Method) ProtoMessage() {}
+
+func (x *Method) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Method.ProtoReflect.Descriptor instead.
+func (*Method) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Method) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Method) GetParams() []*MethodParam {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+// MethodParam is a Call parameter that names an id of the thread.
+type MethodParam struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Top-level key in params_json, e.g. "message_id".
+	Name          string        `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Kind          ReferenceKind `protobuf:"varint,2,opt,name=kind,proto3,enum=chatbus.provider.v1.ReferenceKind" json:"kind,omitempty"`
+	Required      bool          `protobuf:"varint,3,opt,name=required,proto3" json:"required,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MethodParam) Reset() {
+	*x = MethodParam{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MethodParam) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MethodParam) ProtoMessage() {}
+
+func (x *MethodParam) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MethodParam.ProtoReflect.Descriptor instead.
+func (*MethodParam) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *MethodParam) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *MethodParam) GetKind() ReferenceKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ReferenceKind_REFERENCE_KIND_UNSPECIFIED
+}
+
+func (x *MethodParam) GetRequired() bool {
+	if x != nil {
+		return x.Required
+	}
+	return false
+}
+
+// Reference is one platform id, with its kind, as text.
+type Reference struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          ReferenceKind          `protobuf:"varint,1,opt,name=kind,proto3,enum=chatbus.provider.v1.ReferenceKind" json:"kind,omitempty"`
+	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Reference) Reset() {
+	*x = Reference{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Reference) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Reference) ProtoMessage() {}
+
+func (x *Reference) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Reference.ProtoReflect.Descriptor instead.
+func (*Reference) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Reference) GetKind() ReferenceKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ReferenceKind_REFERENCE_KIND_UNSPECIFIED
+}
+
+func (x *Reference) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// Target names a thread by the platform's own ids, as text (Telegram
+// chat "-1001234567890", thread "42"; Slack channel "C0123ABCD", thread
+// the root message's ts; Discord guild channel and thread snowflakes).
+// thread empty: the chat itself (Telegram: the General topic).
+type Target struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Chat   string                 `protobuf:"bytes,1,opt,name=chat,proto3" json:"chat,omitempty"`
+	Thread string                 `protobuf:"bytes,2,opt,name=thread,proto3" json:"thread,omitempty"`
+	// The thread's name, where one is reported (ProvisionTarget).
+	Name          string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Target) Reset() {
+	*x = Target{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Target) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Target) ProtoMessage() {}
+
+func (x *Target) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Target.ProtoReflect.Descriptor instead.
+func (*Target) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Target) GetChat() string {
+	if x != nil {
+		return x.Chat
+	}
+	return ""
+}
+
+func (x *Target) GetThread() string {
+	if x != nil {
+		return x.Thread
+	}
+	return ""
+}
+
+func (x *Target) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 type IdentifyResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Provider name, e.g. "telegram".
@@ -240,7 +634,7 @@ type IdentifyResponse struct {
 
 func (x *IdentifyResponse) Reset() {
 	*x = IdentifyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[2]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -252,7 +646,7 @@ func (x *IdentifyResponse) String() string {
 func (*IdentifyResponse) ProtoMessage() {}
 
 func (x *IdentifyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[2]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -265,7 +659,7 @@ func (x *IdentifyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentifyResponse.ProtoReflect.Descriptor instead.
 func (*IdentifyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{2}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *IdentifyResponse) GetName() string {
@@ -316,7 +710,7 @@ type UpdatesRequest struct {
 
 func (x *UpdatesRequest) Reset() {
 	*x = UpdatesRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[3]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -328,7 +722,7 @@ func (x *UpdatesRequest) String() string {
 func (*UpdatesRequest) ProtoMessage() {}
 
 func (x *UpdatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[3]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -341,7 +735,7 @@ func (x *UpdatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{3}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *UpdatesRequest) GetMsg() isUpdatesRequest_Msg {
@@ -394,7 +788,7 @@ type UpdatesResponse struct {
 
 func (x *UpdatesResponse) Reset() {
 	*x = UpdatesResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -406,7 +800,7 @@ func (x *UpdatesResponse) String() string {
 func (*UpdatesResponse) ProtoMessage() {}
 
 func (x *UpdatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -419,7 +813,7 @@ func (x *UpdatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesResponse.ProtoReflect.Descriptor instead.
 func (*UpdatesResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{4}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *UpdatesResponse) GetUpdate() *Update {
@@ -432,7 +826,9 @@ func (x *UpdatesResponse) GetUpdate() *Update {
 // Update is one platform update.
 type Update struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The platform's update id; strictly increasing on one stream.
+	// Strictly increasing on one stream: the Ack names it. Telegram uses its
+	// update_id; a platform without such ids numbers its updates itself
+	// (then it must set dedup_id).
 	UpdateId int64 `protobuf:"varint,1,opt,name=update_id,json=updateId,proto3" json:"update_id,omitempty"`
 	ChatId   int64 `protobuf:"varint,2,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
 	// Platform thread (Telegram: message_thread_id); 0 for the General topic
@@ -451,14 +847,33 @@ type Update struct {
 	// provider that sets it (even empty) spares the supervisor decoding the
 	// payload to find them; unset, the supervisor reads them from a
 	// Telegram-shaped payload itself.
-	References    *References `protobuf:"bytes,10,opt,name=references,proto3" json:"references,omitempty"`
+	References *References `protobuf:"bytes,10,opt,name=references,proto3" json:"references,omitempty"`
+	// The chat and thread as text (see Target); when chat is empty the
+	// supervisor uses chat_id and thread_id.
+	Chat   string `protobuf:"bytes,11,opt,name=chat,proto3" json:"chat,omitempty"`
+	Thread string `protobuf:"bytes,12,opt,name=thread,proto3" json:"thread,omitempty"`
+	// Sender's platform id as text (Slack "U0123ABCD"); when empty, the
+	// supervisor uses from_user_id.
+	Sender string `protobuf:"bytes,13,opt,name=sender,proto3" json:"sender,omitempty"`
+	// The platform's own id of the event, for de-duplication across
+	// redeliveries and restarts (Slack event_id, Discord message id). Empty:
+	// update_id is the de-duplication key.
+	DedupId string `protobuf:"bytes,14,opt,name=dedup_id,json=dedupId,proto3" json:"dedup_id,omitempty"`
+	// The platform cursor once this update and every one before it are
+	// durable, opaque to the supervisor (Telegram: the next offset; Discord:
+	// session, sequence, resume URL, last message id per thread). The
+	// supervisor stores the cursor of the last update of each batch it
+	// journals, in the same transaction, and hands it back in Start.state.
+	Cursor []byte `protobuf:"bytes,15,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// Sender's display name, if the platform says.
+	SenderName    string `protobuf:"bytes,16,opt,name=sender_name,json=senderName,proto3" json:"sender_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Update) Reset() {
 	*x = Update{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -470,7 +885,7 @@ func (x *Update) String() string {
 func (*Update) ProtoMessage() {}
 
 func (x *Update) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -483,7 +898,7 @@ func (x *Update) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Update.ProtoReflect.Descriptor instead.
 func (*Update) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Update) GetUpdateId() int64 {
@@ -556,6 +971,48 @@ func (x *Update) GetReferences() *References {
 	return nil
 }
 
+func (x *Update) GetChat() string {
+	if x != nil {
+		return x.Chat
+	}
+	return ""
+}
+
+func (x *Update) GetThread() string {
+	if x != nil {
+		return x.Thread
+	}
+	return ""
+}
+
+func (x *Update) GetSender() string {
+	if x != nil {
+		return x.Sender
+	}
+	return ""
+}
+
+func (x *Update) GetDedupId() string {
+	if x != nil {
+		return x.DedupId
+	}
+	return ""
+}
+
+func (x *Update) GetCursor() []byte {
+	if x != nil {
+		return x.Cursor
+	}
+	return nil
+}
+
+func (x *Update) GetSenderName() string {
+	if x != nil {
+		return x.SenderName
+	}
+	return ""
+}
+
 // References are the platform ids an update makes available to its
 // thread's follower: calls naming other ids are refused.
 type References struct {
@@ -567,14 +1024,17 @@ type References struct {
 	CallbackQueryIds []string `protobuf:"bytes,2,rep,name=callback_query_ids,json=callbackQueryIds,proto3" json:"callback_query_ids,omitempty"`
 	// Files (Telegram: the file_id of a document and of each photo size),
 	// for DownloadFile.
-	FileIds       []string `protobuf:"bytes,3,rep,name=file_ids,json=fileIds,proto3" json:"file_ids,omitempty"`
+	FileIds []string `protobuf:"bytes,3,rep,name=file_ids,json=fileIds,proto3" json:"file_ids,omitempty"`
+	// Every reference with its kind, as text. A provider sets either the
+	// lists above or this; the supervisor reads both.
+	Items         []*Reference `protobuf:"bytes,4,rep,name=items,proto3" json:"items,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *References) Reset() {
 	*x = References{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -586,7 +1046,7 @@ func (x *References) String() string {
 func (*References) ProtoMessage() {}
 
 func (x *References) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -599,7 +1059,7 @@ func (x *References) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use References.ProtoReflect.Descriptor instead.
 func (*References) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *References) GetMessageIds() []int64 {
@@ -623,19 +1083,32 @@ func (x *References) GetFileIds() []string {
 	return nil
 }
 
+func (x *References) GetItems() []*Reference {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
 type CallRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Method string                 `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
-	// Parameters as a JSON object, already scoped to the target.
+	// Parameters as a JSON object. The supervisor has checked the method
+	// against the declared set and the referenced ids against the thread.
 	ParamsJson     []byte `protobuf:"bytes,2,opt,name=params_json,json=paramsJson,proto3" json:"params_json,omitempty"`
 	IdempotencyKey string `protobuf:"bytes,3,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The caller's thread. The provider scopes the call to it (fills in
+	// the chat and thread) and refuses parameters that name another chat
+	// or thread (PERMISSION_DENIED). Unset only from supervisors that
+	// scoped params themselves.
+	Target        *Target `protobuf:"bytes,4,opt,name=target,proto3" json:"target,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -647,7 +1120,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -660,7 +1133,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{7}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CallRequest) GetMethod() string {
@@ -684,16 +1157,26 @@ func (x *CallRequest) GetIdempotencyKey() string {
 	return ""
 }
 
+func (x *CallRequest) GetTarget() *Target {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
 type CallResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ResultJson    []byte                 `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ResultJson []byte                 `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	// The ids the result made available to the thread (the message sent,
+	// its files).
+	References    *References `protobuf:"bytes,2,opt,name=references,proto3" json:"references,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -705,7 +1188,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -718,12 +1201,19 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{8}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
 	if x != nil {
 		return x.ResultJson
+	}
+	return nil
+}
+
+func (x *CallResponse) GetReferences() *References {
+	if x != nil {
+		return x.References
 	}
 	return nil
 }
@@ -741,7 +1231,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -753,7 +1243,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -766,7 +1256,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -811,15 +1301,17 @@ func (*UploadFileRequest_Header_) isUploadFileRequest_Msg() {}
 func (*UploadFileRequest_Chunk) isUploadFileRequest_Msg() {}
 
 type UploadFileResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ResultJson    []byte                 `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ResultJson []byte                 `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	// The ids the result made available (the message sent, its files).
+	References    *References `protobuf:"bytes,2,opt,name=references,proto3" json:"references,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -831,7 +1323,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -844,12 +1336,19 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
 	if x != nil {
 		return x.ResultJson
+	}
+	return nil
+}
+
+func (x *UploadFileResponse) GetReferences() *References {
+	if x != nil {
+		return x.References
 	}
 	return nil
 }
@@ -863,7 +1362,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -875,7 +1374,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -888,7 +1387,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DownloadFileRequest) GetFileId() string {
@@ -910,7 +1409,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -922,7 +1421,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -935,7 +1434,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -964,14 +1463,20 @@ type ProvisionTargetRequest struct {
 	// Thread name, e.g. "A · myproject".
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Chat to create it in; 0 means the provider's configured forum chat.
-	ChatId        int64 `protobuf:"varint,2,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
+	ChatId int64 `protobuf:"varint,2,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
+	// The chat as text; empty: chat_id.
+	Chat string `protobuf:"bytes,3,opt,name=chat,proto3" json:"chat,omitempty"`
+	// A thread this slot had before (of a binding gone offline). The
+	// provider reuses it if it still exists: renames it to name and reopens
+	// it if closed. If it is gone, the provider creates a new one.
+	Reuse         *Target `protobuf:"bytes,4,opt,name=reuse,proto3" json:"reuse,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ProvisionTargetRequest) Reset() {
 	*x = ProvisionTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -983,7 +1488,7 @@ func (x *ProvisionTargetRequest) String() string {
 func (*ProvisionTargetRequest) ProtoMessage() {}
 
 func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -996,7 +1501,7 @@ func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ProvisionTargetRequest) GetName() string {
@@ -1013,18 +1518,36 @@ func (x *ProvisionTargetRequest) GetChatId() int64 {
 	return 0
 }
 
+func (x *ProvisionTargetRequest) GetChat() string {
+	if x != nil {
+		return x.Chat
+	}
+	return ""
+}
+
+func (x *ProvisionTargetRequest) GetReuse() *Target {
+	if x != nil {
+		return x.Reuse
+	}
+	return nil
+}
+
 type ProvisionTargetResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ChatId        int64                  `protobuf:"varint,1,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
-	ThreadId      int64                  `protobuf:"varint,2,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
-	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ChatId   int64                  `protobuf:"varint,1,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
+	ThreadId int64                  `protobuf:"varint,2,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
+	Name     string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// The thread as text (always set by current providers).
+	Target *Target `protobuf:"bytes,4,opt,name=target,proto3" json:"target,omitempty"`
+	// The thread named in reuse was reused rather than a new one created.
+	Reused        bool `protobuf:"varint,5,opt,name=reused,proto3" json:"reused,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ProvisionTargetResponse) Reset() {
 	*x = ProvisionTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1036,7 +1559,7 @@ func (x *ProvisionTargetResponse) String() string {
 func (*ProvisionTargetResponse) ProtoMessage() {}
 
 func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1049,7 +1572,7 @@ func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetResponse.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ProvisionTargetResponse) GetChatId() int64 {
@@ -1073,17 +1596,33 @@ func (x *ProvisionTargetResponse) GetName() string {
 	return ""
 }
 
+func (x *ProvisionTargetResponse) GetTarget() *Target {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
+func (x *ProvisionTargetResponse) GetReused() bool {
+	if x != nil {
+		return x.Reused
+	}
+	return false
+}
+
 type CloseTargetRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ChatId        int64                  `protobuf:"varint,1,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
-	ThreadId      int64                  `protobuf:"varint,2,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ChatId   int64                  `protobuf:"varint,1,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
+	ThreadId int64                  `protobuf:"varint,2,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
+	// The thread as text; unset: chat_id and thread_id.
+	Target        *Target `protobuf:"bytes,3,opt,name=target,proto3" json:"target,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CloseTargetRequest) Reset() {
 	*x = CloseTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1095,7 +1634,7 @@ func (x *CloseTargetRequest) String() string {
 func (*CloseTargetRequest) ProtoMessage() {}
 
 func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1108,7 +1647,7 @@ func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetRequest.ProtoReflect.Descriptor instead.
 func (*CloseTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CloseTargetRequest) GetChatId() int64 {
@@ -1125,6 +1664,13 @@ func (x *CloseTargetRequest) GetThreadId() int64 {
 	return 0
 }
 
+func (x *CloseTargetRequest) GetTarget() *Target {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
 type CloseTargetResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1133,7 +1679,7 @@ type CloseTargetResponse struct {
 
 func (x *CloseTargetResponse) Reset() {
 	*x = CloseTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1145,7 +1691,7 @@ func (x *CloseTargetResponse) String() string {
 func (*CloseTargetResponse) ProtoMessage() {}
 
 func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1158,21 +1704,23 @@ func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetResponse.ProtoReflect.Descriptor instead.
 func (*CloseTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
 }
 
 type AttachRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	InstanceId    string                 `protobuf:"bytes,1,opt,name=instance_id,json=instanceId,proto3" json:"instance_id,omitempty"`
-	ChatId        int64                  `protobuf:"varint,2,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
-	ThreadId      int64                  `protobuf:"varint,3,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	InstanceId string                 `protobuf:"bytes,1,opt,name=instance_id,json=instanceId,proto3" json:"instance_id,omitempty"`
+	ChatId     int64                  `protobuf:"varint,2,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
+	ThreadId   int64                  `protobuf:"varint,3,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
+	// The thread as text; unset: chat_id and thread_id.
+	Target        *Target `protobuf:"bytes,4,opt,name=target,proto3" json:"target,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AttachRequest) Reset() {
 	*x = AttachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1184,7 +1732,7 @@ func (x *AttachRequest) String() string {
 func (*AttachRequest) ProtoMessage() {}
 
 func (x *AttachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1197,7 +1745,7 @@ func (x *AttachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
 func (*AttachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AttachRequest) GetInstanceId() string {
@@ -1221,6 +1769,13 @@ func (x *AttachRequest) GetThreadId() int64 {
 	return 0
 }
 
+func (x *AttachRequest) GetTarget() *Target {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
 type AttachResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1229,7 +1784,7 @@ type AttachResponse struct {
 
 func (x *AttachResponse) Reset() {
 	*x = AttachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1241,7 +1796,7 @@ func (x *AttachResponse) String() string {
 func (*AttachResponse) ProtoMessage() {}
 
 func (x *AttachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1254,7 +1809,7 @@ func (x *AttachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachResponse.ProtoReflect.Descriptor instead.
 func (*AttachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
 }
 
 type DetachRequest struct {
@@ -1266,7 +1821,7 @@ type DetachRequest struct {
 
 func (x *DetachRequest) Reset() {
 	*x = DetachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1278,7 +1833,7 @@ func (x *DetachRequest) String() string {
 func (*DetachRequest) ProtoMessage() {}
 
 func (x *DetachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1291,7 +1846,7 @@ func (x *DetachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachRequest.ProtoReflect.Descriptor instead.
 func (*DetachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DetachRequest) GetInstanceId() string {
@@ -1309,7 +1864,7 @@ type DetachResponse struct {
 
 func (x *DetachResponse) Reset() {
 	*x = DetachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1321,7 +1876,7 @@ func (x *DetachResponse) String() string {
 func (*DetachResponse) ProtoMessage() {}
 
 func (x *DetachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1334,7 +1889,7 @@ func (x *DetachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachResponse.ProtoReflect.Descriptor instead.
 func (*DetachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
 }
 
 type WatchOccupancyRequest struct {
@@ -1345,7 +1900,7 @@ type WatchOccupancyRequest struct {
 
 func (x *WatchOccupancyRequest) Reset() {
 	*x = WatchOccupancyRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1357,7 +1912,7 @@ func (x *WatchOccupancyRequest) String() string {
 func (*WatchOccupancyRequest) ProtoMessage() {}
 
 func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1370,7 +1925,7 @@ func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyRequest.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
 }
 
 type WatchOccupancyResponse struct {
@@ -1382,7 +1937,7 @@ type WatchOccupancyResponse struct {
 
 func (x *WatchOccupancyResponse) Reset() {
 	*x = WatchOccupancyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1394,7 +1949,7 @@ func (x *WatchOccupancyResponse) String() string {
 func (*WatchOccupancyResponse) ProtoMessage() {}
 
 func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1407,7 +1962,7 @@ func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyResponse.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *WatchOccupancyResponse) GetOccupancy() *Occupancy {
@@ -1437,7 +1992,7 @@ type Occupancy struct {
 
 func (x *Occupancy) Reset() {
 	*x = Occupancy{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1449,7 +2004,7 @@ func (x *Occupancy) String() string {
 func (*Occupancy) ProtoMessage() {}
 
 func (x *Occupancy) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1462,7 +2017,7 @@ func (x *Occupancy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Occupancy.ProtoReflect.Descriptor instead.
 func (*Occupancy) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Occupancy) GetAttached() uint32 {
@@ -1514,7 +2069,7 @@ type Fence struct {
 
 func (x *Fence) Reset() {
 	*x = Fence{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1526,7 +2081,7 @@ func (x *Fence) String() string {
 func (*Fence) ProtoMessage() {}
 
 func (x *Fence) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1539,7 +2094,7 @@ func (x *Fence) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fence.ProtoReflect.Descriptor instead.
 func (*Fence) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Fence) GetRequestId() string {
@@ -1581,7 +2136,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1593,7 +2148,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1606,7 +2161,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *PrepareRequest) GetFence() *Fence {
@@ -1633,7 +2188,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1645,7 +2200,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1658,7 +2213,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *PrepareResponse) GetOccupancy() *Occupancy {
@@ -1684,7 +2239,7 @@ type CommitRequest struct {
 
 func (x *CommitRequest) Reset() {
 	*x = CommitRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1696,7 +2251,7 @@ func (x *CommitRequest) String() string {
 func (*CommitRequest) ProtoMessage() {}
 
 func (x *CommitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1709,7 +2264,7 @@ func (x *CommitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitRequest.ProtoReflect.Descriptor instead.
 func (*CommitRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CommitRequest) GetFence() *Fence {
@@ -1728,7 +2283,7 @@ type CommitResponse struct {
 
 func (x *CommitResponse) Reset() {
 	*x = CommitResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1740,7 +2295,7 @@ func (x *CommitResponse) String() string {
 func (*CommitResponse) ProtoMessage() {}
 
 func (x *CommitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1753,7 +2308,7 @@ func (x *CommitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitResponse.ProtoReflect.Descriptor instead.
 func (*CommitResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *CommitResponse) GetOccupancy() *Occupancy {
@@ -1772,7 +2327,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1784,7 +2339,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1797,7 +2352,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *CancelRequest) GetFence() *Fence {
@@ -1815,7 +2370,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1827,7 +2382,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1840,7 +2395,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
 }
 
 type StatusRequest struct {
@@ -1851,7 +2406,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1863,7 +2418,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1876,7 +2431,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
 }
 
 type StatusResponse struct {
@@ -1895,7 +2450,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1907,7 +2462,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1920,7 +2475,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *StatusResponse) GetPhase() Phase {
@@ -1969,15 +2524,20 @@ func (x *StatusResponse) GetHealthDetail() string {
 type UpdatesRequest_Start struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The platform cursor to resume from (Telegram: the next getUpdates
-	// offset). 0: wherever the platform holds.
-	Cursor        int64 `protobuf:"varint,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// offset). 0: wherever the platform holds. Kept for providers that
+	// report no Update.cursor; see state.
+	Cursor int64 `protobuf:"varint,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// The opaque cursor the provider last reported (Update.cursor) with
+	// an update that is now durable, exactly as it reported it; empty if
+	// none was stored. A provider that reports cursors resumes from it.
+	State         []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdatesRequest_Start) Reset() {
 	*x = UpdatesRequest_Start{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1989,7 +2549,7 @@ func (x *UpdatesRequest_Start) String() string {
 func (*UpdatesRequest_Start) ProtoMessage() {}
 
 func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2002,7 +2562,7 @@ func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest_Start.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest_Start) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{3, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9, 0}
 }
 
 func (x *UpdatesRequest_Start) GetCursor() int64 {
@@ -2010,6 +2570,13 @@ func (x *UpdatesRequest_Start) GetCursor() int64 {
 		return x.Cursor
 	}
 	return 0
+}
+
+func (x *UpdatesRequest_Start) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
 }
 
 // Ack says every update up to and including update_id is durable (or was
@@ -2023,7 +2590,7 @@ type UpdatesRequest_Ack struct {
 
 func (x *UpdatesRequest_Ack) Reset() {
 	*x = UpdatesRequest_Ack{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2035,7 +2602,7 @@ func (x *UpdatesRequest_Ack) String() string {
 func (*UpdatesRequest_Ack) ProtoMessage() {}
 
 func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2048,7 +2615,7 @@ func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest_Ack.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest_Ack) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{3, 1}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9, 1}
 }
 
 func (x *UpdatesRequest_Ack) GetUpdateId() int64 {
@@ -2065,14 +2632,17 @@ type UploadFileRequest_Header struct {
 	Filename string                 `protobuf:"bytes,3,opt,name=filename,proto3" json:"filename,omitempty"`
 	Caption  string                 `protobuf:"bytes,4,opt,name=caption,proto3" json:"caption,omitempty"`
 	// "document" or "photo".
-	Kind          string `protobuf:"bytes,5,opt,name=kind,proto3" json:"kind,omitempty"`
+	Kind string `protobuf:"bytes,5,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The thread, as text; when unset the provider uses chat_id and
+	// thread_id.
+	Target        *Target `protobuf:"bytes,6,opt,name=target,proto3" json:"target,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UploadFileRequest_Header) Reset() {
 	*x = UploadFileRequest_Header{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2084,7 +2654,7 @@ func (x *UploadFileRequest_Header) String() string {
 func (*UploadFileRequest_Header) ProtoMessage() {}
 
 func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2097,7 +2667,7 @@ func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest_Header.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest_Header) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15, 0}
 }
 
 func (x *UploadFileRequest_Header) GetChatId() int64 {
@@ -2135,6 +2705,13 @@ func (x *UploadFileRequest_Header) GetKind() string {
 	return ""
 }
 
+func (x *UploadFileRequest_Header) GetTarget() *Target {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
 var File_chatbus_provider_v1_provider_proto protoreflect.FileDescriptor
 
 const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
@@ -2144,7 +2721,26 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x03pid\x18\x01 \x01(\x05R\x03pid\x12\x1d\n" +
 	"\n" +
 	"start_time\x18\x02 \x01(\x04R\tstartTime\"\x11\n" +
-	"\x0fIdentifyRequest\"\xbf\x01\n" +
+	"\x0fIdentifyRequest\"\x11\n" +
+	"\x0fDescribeRequest\"\x8b\x01\n" +
+	"\x10DescribeResponse\x12\x1a\n" +
+	"\bplatform\x18\x01 \x01(\tR\bplatform\x125\n" +
+	"\amethods\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.MethodR\amethods\x12$\n" +
+	"\x0emax_text_chars\x18\x03 \x01(\rR\fmaxTextChars\"V\n" +
+	"\x06Method\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x128\n" +
+	"\x06params\x18\x02 \x03(\v2 .chatbus.provider.v1.MethodParamR\x06params\"u\n" +
+	"\vMethodParam\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x126\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\".chatbus.provider.v1.ReferenceKindR\x04kind\x12\x1a\n" +
+	"\brequired\x18\x03 \x01(\bR\brequired\"S\n" +
+	"\tReference\x126\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\".chatbus.provider.v1.ReferenceKindR\x04kind\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\"H\n" +
+	"\x06Target\x12\x12\n" +
+	"\x04chat\x18\x01 \x01(\tR\x04chat\x12\x16\n" +
+	"\x06thread\x18\x02 \x01(\tR\x06thread\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\"\xbf\x01\n" +
 	"\x10IdentifyResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x19\n" +
 	"\bowner_id\x18\x02 \x01(\tR\aownerId\x12\x1e\n" +
@@ -2152,17 +2748,18 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"generation\x18\x03 \x01(\rR\n" +
 	"generation\x12B\n" +
 	"\vincarnation\x18\x04 \x01(\v2 .chatbus.provider.v1.IncarnationR\vincarnation\x12\x18\n" +
-	"\aaccount\x18\x05 \x01(\tR\aaccount\"\xdc\x01\n" +
+	"\aaccount\x18\x05 \x01(\tR\aaccount\"\xf2\x01\n" +
 	"\x0eUpdatesRequest\x12A\n" +
 	"\x05start\x18\x01 \x01(\v2).chatbus.provider.v1.UpdatesRequest.StartH\x00R\x05start\x12;\n" +
-	"\x03ack\x18\x02 \x01(\v2'.chatbus.provider.v1.UpdatesRequest.AckH\x00R\x03ack\x1a\x1f\n" +
+	"\x03ack\x18\x02 \x01(\v2'.chatbus.provider.v1.UpdatesRequest.AckH\x00R\x03ack\x1a5\n" +
 	"\x05Start\x12\x16\n" +
-	"\x06cursor\x18\x01 \x01(\x03R\x06cursor\x1a\"\n" +
+	"\x06cursor\x18\x01 \x01(\x03R\x06cursor\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\fR\x05state\x1a\"\n" +
 	"\x03Ack\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateIdB\x05\n" +
 	"\x03msg\"F\n" +
 	"\x0fUpdatesResponse\x123\n" +
-	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\"\xf8\x02\n" +
+	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\"\x90\x04\n" +
 	"\x06Update\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateId\x12\x17\n" +
 	"\achat_id\x18\x02 \x01(\x03R\x06chatId\x12\x1b\n" +
@@ -2178,57 +2775,79 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"references\x18\n" +
 	" \x01(\v2\x1f.chatbus.provider.v1.ReferencesR\n" +
-	"references\"v\n" +
+	"references\x12\x12\n" +
+	"\x04chat\x18\v \x01(\tR\x04chat\x12\x16\n" +
+	"\x06thread\x18\f \x01(\tR\x06thread\x12\x16\n" +
+	"\x06sender\x18\r \x01(\tR\x06sender\x12\x19\n" +
+	"\bdedup_id\x18\x0e \x01(\tR\adedupId\x12\x16\n" +
+	"\x06cursor\x18\x0f \x01(\fR\x06cursor\x12\x1f\n" +
+	"\vsender_name\x18\x10 \x01(\tR\n" +
+	"senderName\"\xac\x01\n" +
 	"\n" +
 	"References\x12\x1f\n" +
 	"\vmessage_ids\x18\x01 \x03(\x03R\n" +
 	"messageIds\x12,\n" +
 	"\x12callback_query_ids\x18\x02 \x03(\tR\x10callbackQueryIds\x12\x19\n" +
-	"\bfile_ids\x18\x03 \x03(\tR\afileIds\"z\n" +
+	"\bfile_ids\x18\x03 \x03(\tR\afileIds\x124\n" +
+	"\x05items\x18\x04 \x03(\v2\x1e.chatbus.provider.v1.ReferenceR\x05items\"\xaf\x01\n" +
 	"\vCallRequest\x12!\n" +
 	"\x06method\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x06method\x12\x1f\n" +
 	"\vparams_json\x18\x02 \x01(\fR\n" +
 	"paramsJson\x12'\n" +
-	"\x0fidempotency_key\x18\x03 \x01(\tR\x0eidempotencyKey\"/\n" +
+	"\x0fidempotency_key\x18\x03 \x01(\tR\x0eidempotencyKey\x123\n" +
+	"\x06target\x18\x04 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06target\"p\n" +
 	"\fCallResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
-	"resultJson\"\x86\x02\n" +
+	"resultJson\x12?\n" +
+	"\n" +
+	"references\x18\x02 \x01(\v2\x1f.chatbus.provider.v1.ReferencesR\n" +
+	"references\"\xbb\x02\n" +
 	"\x11UploadFileRequest\x12G\n" +
 	"\x06header\x18\x01 \x01(\v2-.chatbus.provider.v1.UploadFileRequest.HeaderH\x00R\x06header\x12\x16\n" +
-	"\x05chunk\x18\x02 \x01(\fH\x00R\x05chunk\x1a\x88\x01\n" +
+	"\x05chunk\x18\x02 \x01(\fH\x00R\x05chunk\x1a\xbd\x01\n" +
 	"\x06Header\x12\x17\n" +
 	"\achat_id\x18\x01 \x01(\x03R\x06chatId\x12\x1b\n" +
 	"\tthread_id\x18\x02 \x01(\x03R\bthreadId\x12\x1a\n" +
 	"\bfilename\x18\x03 \x01(\tR\bfilename\x12\x18\n" +
 	"\acaption\x18\x04 \x01(\tR\acaption\x12\x12\n" +
-	"\x04kind\x18\x05 \x01(\tR\x04kindB\x05\n" +
-	"\x03msg\"5\n" +
+	"\x04kind\x18\x05 \x01(\tR\x04kind\x123\n" +
+	"\x06target\x18\x06 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06targetB\x05\n" +
+	"\x03msg\"v\n" +
 	"\x12UploadFileResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
-	"resultJson\"7\n" +
+	"resultJson\x12?\n" +
+	"\n" +
+	"references\x18\x02 \x01(\v2\x1f.chatbus.provider.v1.ReferencesR\n" +
+	"references\"7\n" +
 	"\x13DownloadFileRequest\x12 \n" +
 	"\afile_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x10\x01R\x06fileId\"]\n" +
 	"\x14DownloadFileResponse\x12\x14\n" +
 	"\x05chunk\x18\x01 \x01(\fR\x05chunk\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x1b\n" +
-	"\tfile_path\x18\x03 \x01(\tR\bfilePath\"Q\n" +
+	"\tfile_path\x18\x03 \x01(\tR\bfilePath\"\x98\x01\n" +
 	"\x16ProvisionTargetRequest\x12\x1e\n" +
 	"\x04name\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x04name\x12\x17\n" +
-	"\achat_id\x18\x02 \x01(\x03R\x06chatId\"c\n" +
+	"\achat_id\x18\x02 \x01(\x03R\x06chatId\x12\x12\n" +
+	"\x04chat\x18\x03 \x01(\tR\x04chat\x121\n" +
+	"\x05reuse\x18\x04 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x05reuse\"\xb0\x01\n" +
 	"\x17ProvisionTargetResponse\x12\x17\n" +
 	"\achat_id\x18\x01 \x01(\x03R\x06chatId\x12\x1b\n" +
 	"\tthread_id\x18\x02 \x01(\x03R\bthreadId\x12\x12\n" +
-	"\x04name\x18\x03 \x01(\tR\x04name\"J\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x123\n" +
+	"\x06target\x18\x04 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06target\x12\x16\n" +
+	"\x06reused\x18\x05 \x01(\bR\x06reused\"\x7f\n" +
 	"\x12CloseTargetRequest\x12\x17\n" +
 	"\achat_id\x18\x01 \x01(\x03R\x06chatId\x12\x1b\n" +
-	"\tthread_id\x18\x02 \x01(\x03R\bthreadId\"\x15\n" +
-	"\x13CloseTargetResponse\"f\n" +
+	"\tthread_id\x18\x02 \x01(\x03R\bthreadId\x123\n" +
+	"\x06target\x18\x03 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06target\"\x15\n" +
+	"\x13CloseTargetResponse\"\x9b\x01\n" +
 	"\rAttachRequest\x12\x1f\n" +
 	"\vinstance_id\x18\x01 \x01(\tR\n" +
 	"instanceId\x12\x17\n" +
 	"\achat_id\x18\x02 \x01(\x03R\x06chatId\x12\x1b\n" +
-	"\tthread_id\x18\x03 \x01(\x03R\bthreadId\"\x10\n" +
+	"\tthread_id\x18\x03 \x01(\x03R\bthreadId\x123\n" +
+	"\x06target\x18\x04 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06target\"\x10\n" +
 	"\x0eAttachResponse\"0\n" +
 	"\rDetachRequest\x12\x1f\n" +
 	"\vinstance_id\x18\x01 \x01(\tR\n" +
@@ -2273,7 +2892,12 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x10lease_expires_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x0eleaseExpiresAt\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x05 \x01(\tR\trequestId\x12#\n" +
-	"\rhealth_detail\x18\x06 \x01(\tR\fhealthDetail*\x9c\x01\n" +
+	"\rhealth_detail\x18\x06 \x01(\tR\fhealthDetail*\x84\x01\n" +
+	"\rReferenceKind\x12\x1e\n" +
+	"\x1aREFERENCE_KIND_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16REFERENCE_KIND_MESSAGE\x10\x01\x12\x17\n" +
+	"\x13REFERENCE_KIND_FILE\x10\x02\x12\x1e\n" +
+	"\x1aREFERENCE_KIND_INTERACTION\x10\x03*\x9c\x01\n" +
 	"\n" +
 	"UpdateKind\x12\x1b\n" +
 	"\x17UPDATE_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
@@ -2286,10 +2910,11 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"PHASE_IDLE\x10\x01\x12\x12\n" +
 	"\x0ePHASE_PREPARED\x10\x02\x12\x13\n" +
-	"\x0fPHASE_COMMITTED\x10\x032\x8b\n" +
+	"\x0fPHASE_COMMITTED\x10\x032\xe4\n" +
 	"\n" +
 	"\x0fProviderService\x12W\n" +
-	"\bIdentify\x12$.chatbus.provider.v1.IdentifyRequest\x1a%.chatbus.provider.v1.IdentifyResponse\x12X\n" +
+	"\bIdentify\x12$.chatbus.provider.v1.IdentifyRequest\x1a%.chatbus.provider.v1.IdentifyResponse\x12W\n" +
+	"\bDescribe\x12$.chatbus.provider.v1.DescribeRequest\x1a%.chatbus.provider.v1.DescribeResponse\x12X\n" +
 	"\aUpdates\x12#.chatbus.provider.v1.UpdatesRequest\x1a$.chatbus.provider.v1.UpdatesResponse(\x010\x01\x12K\n" +
 	"\x04Call\x12 .chatbus.provider.v1.CallRequest\x1a!.chatbus.provider.v1.CallResponse\x12_\n" +
 	"\n" +
@@ -2317,104 +2942,126 @@ func file_chatbus_provider_v1_provider_proto_rawDescGZIP() []byte {
 	return file_chatbus_provider_v1_provider_proto_rawDescData
 }
 
-var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_chatbus_provider_v1_provider_proto_goTypes = []any{
-	(UpdateKind)(0),                  // 0: chatbus.provider.v1.UpdateKind
-	(Phase)(0),                       // 1: chatbus.provider.v1.Phase
-	(*Incarnation)(nil),              // 2: chatbus.provider.v1.Incarnation
-	(*IdentifyRequest)(nil),          // 3: chatbus.provider.v1.IdentifyRequest
-	(*IdentifyResponse)(nil),         // 4: chatbus.provider.v1.IdentifyResponse
-	(*UpdatesRequest)(nil),           // 5: chatbus.provider.v1.UpdatesRequest
-	(*UpdatesResponse)(nil),          // 6: chatbus.provider.v1.UpdatesResponse
-	(*Update)(nil),                   // 7: chatbus.provider.v1.Update
-	(*References)(nil),               // 8: chatbus.provider.v1.References
-	(*CallRequest)(nil),              // 9: chatbus.provider.v1.CallRequest
-	(*CallResponse)(nil),             // 10: chatbus.provider.v1.CallResponse
-	(*UploadFileRequest)(nil),        // 11: chatbus.provider.v1.UploadFileRequest
-	(*UploadFileResponse)(nil),       // 12: chatbus.provider.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),      // 13: chatbus.provider.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),     // 14: chatbus.provider.v1.DownloadFileResponse
-	(*ProvisionTargetRequest)(nil),   // 15: chatbus.provider.v1.ProvisionTargetRequest
-	(*ProvisionTargetResponse)(nil),  // 16: chatbus.provider.v1.ProvisionTargetResponse
-	(*CloseTargetRequest)(nil),       // 17: chatbus.provider.v1.CloseTargetRequest
-	(*CloseTargetResponse)(nil),      // 18: chatbus.provider.v1.CloseTargetResponse
-	(*AttachRequest)(nil),            // 19: chatbus.provider.v1.AttachRequest
-	(*AttachResponse)(nil),           // 20: chatbus.provider.v1.AttachResponse
-	(*DetachRequest)(nil),            // 21: chatbus.provider.v1.DetachRequest
-	(*DetachResponse)(nil),           // 22: chatbus.provider.v1.DetachResponse
-	(*WatchOccupancyRequest)(nil),    // 23: chatbus.provider.v1.WatchOccupancyRequest
-	(*WatchOccupancyResponse)(nil),   // 24: chatbus.provider.v1.WatchOccupancyResponse
-	(*Occupancy)(nil),                // 25: chatbus.provider.v1.Occupancy
-	(*Fence)(nil),                    // 26: chatbus.provider.v1.Fence
-	(*PrepareRequest)(nil),           // 27: chatbus.provider.v1.PrepareRequest
-	(*PrepareResponse)(nil),          // 28: chatbus.provider.v1.PrepareResponse
-	(*CommitRequest)(nil),            // 29: chatbus.provider.v1.CommitRequest
-	(*CommitResponse)(nil),           // 30: chatbus.provider.v1.CommitResponse
-	(*CancelRequest)(nil),            // 31: chatbus.provider.v1.CancelRequest
-	(*CancelResponse)(nil),           // 32: chatbus.provider.v1.CancelResponse
-	(*StatusRequest)(nil),            // 33: chatbus.provider.v1.StatusRequest
-	(*StatusResponse)(nil),           // 34: chatbus.provider.v1.StatusResponse
-	(*UpdatesRequest_Start)(nil),     // 35: chatbus.provider.v1.UpdatesRequest.Start
-	(*UpdatesRequest_Ack)(nil),       // 36: chatbus.provider.v1.UpdatesRequest.Ack
-	(*UploadFileRequest_Header)(nil), // 37: chatbus.provider.v1.UploadFileRequest.Header
-	(*timestamppb.Timestamp)(nil),    // 38: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),      // 39: google.protobuf.Duration
+	(ReferenceKind)(0),               // 0: chatbus.provider.v1.ReferenceKind
+	(UpdateKind)(0),                  // 1: chatbus.provider.v1.UpdateKind
+	(Phase)(0),                       // 2: chatbus.provider.v1.Phase
+	(*Incarnation)(nil),              // 3: chatbus.provider.v1.Incarnation
+	(*IdentifyRequest)(nil),          // 4: chatbus.provider.v1.IdentifyRequest
+	(*DescribeRequest)(nil),          // 5: chatbus.provider.v1.DescribeRequest
+	(*DescribeResponse)(nil),         // 6: chatbus.provider.v1.DescribeResponse
+	(*Method)(nil),                   // 7: chatbus.provider.v1.Method
+	(*MethodParam)(nil),              // 8: chatbus.provider.v1.MethodParam
+	(*Reference)(nil),                // 9: chatbus.provider.v1.Reference
+	(*Target)(nil),                   // 10: chatbus.provider.v1.Target
+	(*IdentifyResponse)(nil),         // 11: chatbus.provider.v1.IdentifyResponse
+	(*UpdatesRequest)(nil),           // 12: chatbus.provider.v1.UpdatesRequest
+	(*UpdatesResponse)(nil),          // 13: chatbus.provider.v1.UpdatesResponse
+	(*Update)(nil),                   // 14: chatbus.provider.v1.Update
+	(*References)(nil),               // 15: chatbus.provider.v1.References
+	(*CallRequest)(nil),              // 16: chatbus.provider.v1.CallRequest
+	(*CallResponse)(nil),             // 17: chatbus.provider.v1.CallResponse
+	(*UploadFileRequest)(nil),        // 18: chatbus.provider.v1.UploadFileRequest
+	(*UploadFileResponse)(nil),       // 19: chatbus.provider.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),      // 20: chatbus.provider.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),     // 21: chatbus.provider.v1.DownloadFileResponse
+	(*ProvisionTargetRequest)(nil),   // 22: chatbus.provider.v1.ProvisionTargetRequest
+	(*ProvisionTargetResponse)(nil),  // 23: chatbus.provider.v1.ProvisionTargetResponse
+	(*CloseTargetRequest)(nil),       // 24: chatbus.provider.v1.CloseTargetRequest
+	(*CloseTargetResponse)(nil),      // 25: chatbus.provider.v1.CloseTargetResponse
+	(*AttachRequest)(nil),            // 26: chatbus.provider.v1.AttachRequest
+	(*AttachResponse)(nil),           // 27: chatbus.provider.v1.AttachResponse
+	(*DetachRequest)(nil),            // 28: chatbus.provider.v1.DetachRequest
+	(*DetachResponse)(nil),           // 29: chatbus.provider.v1.DetachResponse
+	(*WatchOccupancyRequest)(nil),    // 30: chatbus.provider.v1.WatchOccupancyRequest
+	(*WatchOccupancyResponse)(nil),   // 31: chatbus.provider.v1.WatchOccupancyResponse
+	(*Occupancy)(nil),                // 32: chatbus.provider.v1.Occupancy
+	(*Fence)(nil),                    // 33: chatbus.provider.v1.Fence
+	(*PrepareRequest)(nil),           // 34: chatbus.provider.v1.PrepareRequest
+	(*PrepareResponse)(nil),          // 35: chatbus.provider.v1.PrepareResponse
+	(*CommitRequest)(nil),            // 36: chatbus.provider.v1.CommitRequest
+	(*CommitResponse)(nil),           // 37: chatbus.provider.v1.CommitResponse
+	(*CancelRequest)(nil),            // 38: chatbus.provider.v1.CancelRequest
+	(*CancelResponse)(nil),           // 39: chatbus.provider.v1.CancelResponse
+	(*StatusRequest)(nil),            // 40: chatbus.provider.v1.StatusRequest
+	(*StatusResponse)(nil),           // 41: chatbus.provider.v1.StatusResponse
+	(*UpdatesRequest_Start)(nil),     // 42: chatbus.provider.v1.UpdatesRequest.Start
+	(*UpdatesRequest_Ack)(nil),       // 43: chatbus.provider.v1.UpdatesRequest.Ack
+	(*UploadFileRequest_Header)(nil), // 44: chatbus.provider.v1.UploadFileRequest.Header
+	(*timestamppb.Timestamp)(nil),    // 45: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),      // 46: google.protobuf.Duration
 }
 var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
-	2,  // 0: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	35, // 1: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	36, // 2: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
-	7,  // 3: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
-	0,  // 4: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	38, // 5: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	8,  // 6: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
-	37, // 7: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	25, // 8: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	2,  // 9: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	26, // 10: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	39, // 11: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	25, // 12: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	38, // 13: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	26, // 14: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	25, // 15: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	26, // 16: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	1,  // 17: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	25, // 18: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	38, // 19: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	3,  // 20: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	5,  // 21: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	9,  // 22: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	11, // 23: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	13, // 24: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	15, // 25: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	17, // 26: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	19, // 27: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	21, // 28: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	23, // 29: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	27, // 30: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	29, // 31: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	31, // 32: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	33, // 33: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	4,  // 34: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	6,  // 35: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	10, // 36: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	12, // 37: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	14, // 38: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	16, // 39: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	18, // 40: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	20, // 41: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	22, // 42: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	24, // 43: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	28, // 44: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	30, // 45: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	32, // 46: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	34, // 47: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	34, // [34:48] is the sub-list for method output_type
-	20, // [20:34] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	7,  // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
+	8,  // 1: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
+	0,  // 2: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	0,  // 3: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	3,  // 4: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	42, // 5: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	43, // 6: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	14, // 7: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
+	1,  // 8: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
+	45, // 9: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	15, // 10: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	9,  // 11: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	10, // 12: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	15, // 13: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	44, // 14: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	15, // 15: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	10, // 16: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	10, // 17: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	10, // 18: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	10, // 19: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	32, // 20: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	3,  // 21: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	33, // 22: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	46, // 23: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	32, // 24: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	45, // 25: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	33, // 26: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	32, // 27: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	33, // 28: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	2,  // 29: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	32, // 30: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	45, // 31: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	10, // 32: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	4,  // 33: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	5,  // 34: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	12, // 35: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	16, // 36: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	18, // 37: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	20, // 38: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	22, // 39: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	24, // 40: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	26, // 41: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	28, // 42: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	30, // 43: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	34, // 44: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	36, // 45: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	38, // 46: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	40, // 47: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	11, // 48: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	6,  // 49: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	13, // 50: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	17, // 51: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	19, // 52: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	21, // 53: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	23, // 54: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	25, // 55: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	27, // 56: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	29, // 57: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	31, // 58: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	35, // 59: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	37, // 60: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	39, // 61: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	41, // 62: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	48, // [48:63] is the sub-list for method output_type
+	33, // [33:48] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }
@@ -2422,11 +3069,11 @@ func file_chatbus_provider_v1_provider_proto_init() {
 	if File_chatbus_provider_v1_provider_proto != nil {
 		return
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[3].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[9].OneofWrappers = []any{
 		(*UpdatesRequest_Start_)(nil),
 		(*UpdatesRequest_Ack_)(nil),
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[9].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[15].OneofWrappers = []any{
 		(*UploadFileRequest_Header_)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -2435,8 +3082,8 @@ func file_chatbus_provider_v1_provider_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_provider_v1_provider_proto_rawDesc), len(file_chatbus_provider_v1_provider_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   36,
+			NumEnums:      3,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

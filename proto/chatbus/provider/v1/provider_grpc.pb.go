@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	ProviderService_Identify_FullMethodName        = "/chatbus.provider.v1.ProviderService/Identify"
+	ProviderService_Describe_FullMethodName        = "/chatbus.provider.v1.ProviderService/Describe"
 	ProviderService_Updates_FullMethodName         = "/chatbus.provider.v1.ProviderService/Updates"
 	ProviderService_Call_FullMethodName            = "/chatbus.provider.v1.ProviderService/Call"
 	ProviderService_UploadFile_FullMethodName      = "/chatbus.provider.v1.ProviderService/UploadFile"
@@ -47,6 +48,11 @@ type ProviderServiceClient interface {
 	// Identify says who this owner is: name, owner id, protocol generation and
 	// incarnation (pid and process start time).
 	Identify(ctx context.Context, in *IdentifyRequest, opts ...grpc.CallOption) (*IdentifyResponse, error)
+	// Describe declares what the platform offers: its name, the methods Call
+	// accepts (the supervisor's allow-list) with the parameters that name an
+	// id of the thread, and its limits. It needs no platform round trip; the
+	// supervisor asks each new child once.
+	Describe(ctx context.Context, in *DescribeRequest, opts ...grpc.CallOption) (*DescribeResponse, error)
 	// Updates carries inbound platform updates. The supervisor opens it and
 	// sends Start with the platform cursor it has stored; the provider then
 	// sends every platform update from that cursor on, and the supervisor
@@ -95,6 +101,16 @@ func (c *providerServiceClient) Identify(ctx context.Context, in *IdentifyReques
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(IdentifyResponse)
 	err := c.cc.Invoke(ctx, ProviderService_Identify_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *providerServiceClient) Describe(ctx context.Context, in *DescribeRequest, opts ...grpc.CallOption) (*DescribeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DescribeResponse)
+	err := c.cc.Invoke(ctx, ProviderService_Describe_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -267,6 +283,11 @@ type ProviderServiceServer interface {
 	// Identify says who this owner is: name, owner id, protocol generation and
 	// incarnation (pid and process start time).
 	Identify(context.Context, *IdentifyRequest) (*IdentifyResponse, error)
+	// Describe declares what the platform offers: its name, the methods Call
+	// accepts (the supervisor's allow-list) with the parameters that name an
+	// id of the thread, and its limits. It needs no platform round trip; the
+	// supervisor asks each new child once.
+	Describe(context.Context, *DescribeRequest) (*DescribeResponse, error)
 	// Updates carries inbound platform updates. The supervisor opens it and
 	// sends Start with the platform cursor it has stored; the provider then
 	// sends every platform update from that cursor on, and the supervisor
@@ -313,6 +334,9 @@ type UnimplementedProviderServiceServer struct{}
 
 func (UnimplementedProviderServiceServer) Identify(context.Context, *IdentifyRequest) (*IdentifyResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Identify not implemented")
+}
+func (UnimplementedProviderServiceServer) Describe(context.Context, *DescribeRequest) (*DescribeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Describe not implemented")
 }
 func (UnimplementedProviderServiceServer) Updates(grpc.BidiStreamingServer[UpdatesRequest, UpdatesResponse]) error {
 	return status.Error(codes.Unimplemented, "method Updates not implemented")
@@ -388,6 +412,24 @@ func _ProviderService_Identify_Handler(srv interface{}, ctx context.Context, dec
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(ProviderServiceServer).Identify(ctx, req.(*IdentifyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ProviderService_Describe_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DescribeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ProviderServiceServer).Describe(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ProviderService_Describe_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ProviderServiceServer).Describe(ctx, req.(*DescribeRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -600,6 +642,10 @@ var ProviderService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Identify",
 			Handler:    _ProviderService_Identify_Handler,
+		},
+		{
+			MethodName: "Describe",
+			Handler:    _ProviderService_Describe_Handler,
 		},
 		{
 			MethodName: "Call",

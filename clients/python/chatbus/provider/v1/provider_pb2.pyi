@@ -12,6 +12,10 @@ PHASE_COMMITTED: Phase
 PHASE_IDLE: Phase
 PHASE_PREPARED: Phase
 PHASE_UNSPECIFIED: Phase
+REFERENCE_KIND_FILE: ReferenceKind
+REFERENCE_KIND_INTERACTION: ReferenceKind
+REFERENCE_KIND_MESSAGE: ReferenceKind
+REFERENCE_KIND_UNSPECIFIED: ReferenceKind
 UPDATE_KIND_CALLBACK_QUERY: UpdateKind
 UPDATE_KIND_EDITED_MESSAGE: UpdateKind
 UPDATE_KIND_MESSAGE: UpdateKind
@@ -19,34 +23,40 @@ UPDATE_KIND_REACTION: UpdateKind
 UPDATE_KIND_UNSPECIFIED: UpdateKind
 
 class AttachRequest(_message.Message):
-    __slots__ = ["chat_id", "instance_id", "thread_id"]
+    __slots__ = ["chat_id", "instance_id", "target", "thread_id"]
     CHAT_ID_FIELD_NUMBER: _ClassVar[int]
     INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     chat_id: int
     instance_id: str
+    target: Target
     thread_id: int
-    def __init__(self, instance_id: _Optional[str] = ..., chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ...) -> None: ...
+    def __init__(self, instance_id: _Optional[str] = ..., chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., target: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
 
 class AttachResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 
 class CallRequest(_message.Message):
-    __slots__ = ["idempotency_key", "method", "params_json"]
+    __slots__ = ["idempotency_key", "method", "params_json", "target"]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     METHOD_FIELD_NUMBER: _ClassVar[int]
     PARAMS_JSON_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
     idempotency_key: str
     method: str
     params_json: bytes
-    def __init__(self, method: _Optional[str] = ..., params_json: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+    target: Target
+    def __init__(self, method: _Optional[str] = ..., params_json: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ..., target: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
 
 class CallResponse(_message.Message):
-    __slots__ = ["result_json"]
+    __slots__ = ["references", "result_json"]
+    REFERENCES_FIELD_NUMBER: _ClassVar[int]
     RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    references: References
     result_json: bytes
-    def __init__(self, result_json: _Optional[bytes] = ...) -> None: ...
+    def __init__(self, result_json: _Optional[bytes] = ..., references: _Optional[_Union[References, _Mapping]] = ...) -> None: ...
 
 class CancelRequest(_message.Message):
     __slots__ = ["fence"]
@@ -59,12 +69,14 @@ class CancelResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class CloseTargetRequest(_message.Message):
-    __slots__ = ["chat_id", "thread_id"]
+    __slots__ = ["chat_id", "target", "thread_id"]
     CHAT_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     chat_id: int
+    target: Target
     thread_id: int
-    def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ...) -> None: ...
+    def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., target: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
 
 class CloseTargetResponse(_message.Message):
     __slots__ = []
@@ -81,6 +93,20 @@ class CommitResponse(_message.Message):
     OCCUPANCY_FIELD_NUMBER: _ClassVar[int]
     occupancy: Occupancy
     def __init__(self, occupancy: _Optional[_Union[Occupancy, _Mapping]] = ...) -> None: ...
+
+class DescribeRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class DescribeResponse(_message.Message):
+    __slots__ = ["max_text_chars", "methods", "platform"]
+    MAX_TEXT_CHARS_FIELD_NUMBER: _ClassVar[int]
+    METHODS_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_FIELD_NUMBER: _ClassVar[int]
+    max_text_chars: int
+    methods: _containers.RepeatedCompositeFieldContainer[Method]
+    platform: str
+    def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ...) -> None: ...
 
 class DetachRequest(_message.Message):
     __slots__ = ["instance_id"]
@@ -146,6 +172,24 @@ class Incarnation(_message.Message):
     start_time: int
     def __init__(self, pid: _Optional[int] = ..., start_time: _Optional[int] = ...) -> None: ...
 
+class Method(_message.Message):
+    __slots__ = ["name", "params"]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PARAMS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    params: _containers.RepeatedCompositeFieldContainer[MethodParam]
+    def __init__(self, name: _Optional[str] = ..., params: _Optional[_Iterable[_Union[MethodParam, _Mapping]]] = ...) -> None: ...
+
+class MethodParam(_message.Message):
+    __slots__ = ["kind", "name", "required"]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUIRED_FIELD_NUMBER: _ClassVar[int]
+    kind: ReferenceKind
+    name: str
+    required: bool
+    def __init__(self, name: _Optional[str] = ..., kind: _Optional[_Union[ReferenceKind, str]] = ..., required: bool = ...) -> None: ...
+
 class Occupancy(_message.Message):
     __slots__ = ["attached", "cleanup", "inbound", "inflight", "outbound"]
     ATTACHED_FIELD_NUMBER: _ClassVar[int]
@@ -177,32 +221,50 @@ class PrepareResponse(_message.Message):
     def __init__(self, occupancy: _Optional[_Union[Occupancy, _Mapping]] = ..., lease_expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ProvisionTargetRequest(_message.Message):
-    __slots__ = ["chat_id", "name"]
+    __slots__ = ["chat", "chat_id", "name", "reuse"]
+    CHAT_FIELD_NUMBER: _ClassVar[int]
     CHAT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    REUSE_FIELD_NUMBER: _ClassVar[int]
+    chat: str
     chat_id: int
     name: str
-    def __init__(self, name: _Optional[str] = ..., chat_id: _Optional[int] = ...) -> None: ...
+    reuse: Target
+    def __init__(self, name: _Optional[str] = ..., chat_id: _Optional[int] = ..., chat: _Optional[str] = ..., reuse: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
 
 class ProvisionTargetResponse(_message.Message):
-    __slots__ = ["chat_id", "name", "thread_id"]
+    __slots__ = ["chat_id", "name", "reused", "target", "thread_id"]
     CHAT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    REUSED_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     chat_id: int
     name: str
+    reused: bool
+    target: Target
     thread_id: int
-    def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., name: _Optional[str] = ...) -> None: ...
+    def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., name: _Optional[str] = ..., target: _Optional[_Union[Target, _Mapping]] = ..., reused: bool = ...) -> None: ...
+
+class Reference(_message.Message):
+    __slots__ = ["id", "kind"]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    kind: ReferenceKind
+    def __init__(self, kind: _Optional[_Union[ReferenceKind, str]] = ..., id: _Optional[str] = ...) -> None: ...
 
 class References(_message.Message):
-    __slots__ = ["callback_query_ids", "file_ids", "message_ids"]
+    __slots__ = ["callback_query_ids", "file_ids", "items", "message_ids"]
     CALLBACK_QUERY_IDS_FIELD_NUMBER: _ClassVar[int]
     FILE_IDS_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
     callback_query_ids: _containers.RepeatedScalarFieldContainer[str]
     file_ids: _containers.RepeatedScalarFieldContainer[str]
+    items: _containers.RepeatedCompositeFieldContainer[Reference]
     message_ids: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, message_ids: _Optional[_Iterable[int]] = ..., callback_query_ids: _Optional[_Iterable[str]] = ..., file_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, message_ids: _Optional[_Iterable[int]] = ..., callback_query_ids: _Optional[_Iterable[str]] = ..., file_ids: _Optional[_Iterable[str]] = ..., items: _Optional[_Iterable[_Union[Reference, _Mapping]]] = ...) -> None: ...
 
 class StatusRequest(_message.Message):
     __slots__ = []
@@ -224,29 +286,51 @@ class StatusResponse(_message.Message):
     request_id: str
     def __init__(self, phase: _Optional[_Union[Phase, str]] = ..., admitting: bool = ..., occupancy: _Optional[_Union[Occupancy, _Mapping]] = ..., lease_expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., health_detail: _Optional[str] = ...) -> None: ...
 
+class Target(_message.Message):
+    __slots__ = ["chat", "name", "thread"]
+    CHAT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    THREAD_FIELD_NUMBER: _ClassVar[int]
+    chat: str
+    name: str
+    thread: str
+    def __init__(self, chat: _Optional[str] = ..., thread: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
 class Update(_message.Message):
-    __slots__ = ["allowed", "chat_id", "from_user_id", "kind", "payload", "received_at", "references", "text", "thread_id", "update_id"]
+    __slots__ = ["allowed", "chat", "chat_id", "cursor", "dedup_id", "from_user_id", "kind", "payload", "received_at", "references", "sender", "sender_name", "text", "thread", "thread_id", "update_id"]
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    CHAT_FIELD_NUMBER: _ClassVar[int]
     CHAT_ID_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    DEDUP_ID_FIELD_NUMBER: _ClassVar[int]
     FROM_USER_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_FIELD_NUMBER: _ClassVar[int]
     RECEIVED_AT_FIELD_NUMBER: _ClassVar[int]
     REFERENCES_FIELD_NUMBER: _ClassVar[int]
+    SENDER_FIELD_NUMBER: _ClassVar[int]
+    SENDER_NAME_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
+    THREAD_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     UPDATE_ID_FIELD_NUMBER: _ClassVar[int]
     allowed: bool
+    chat: str
     chat_id: int
+    cursor: bytes
+    dedup_id: str
     from_user_id: int
     kind: UpdateKind
     payload: bytes
     received_at: _timestamp_pb2.Timestamp
     references: References
+    sender: str
+    sender_name: str
     text: str
+    thread: str
     thread_id: int
     update_id: int
-    def __init__(self, update_id: _Optional[int] = ..., chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., from_user_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ..., references: _Optional[_Union[References, _Mapping]] = ...) -> None: ...
+    def __init__(self, update_id: _Optional[int] = ..., chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., from_user_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ..., references: _Optional[_Union[References, _Mapping]] = ..., chat: _Optional[str] = ..., thread: _Optional[str] = ..., sender: _Optional[str] = ..., dedup_id: _Optional[str] = ..., cursor: _Optional[bytes] = ..., sender_name: _Optional[str] = ...) -> None: ...
 
 class UpdatesRequest(_message.Message):
     __slots__ = ["ack", "start"]
@@ -256,10 +340,12 @@ class UpdatesRequest(_message.Message):
         update_id: int
         def __init__(self, update_id: _Optional[int] = ...) -> None: ...
     class Start(_message.Message):
-        __slots__ = ["cursor"]
+        __slots__ = ["cursor", "state"]
         CURSOR_FIELD_NUMBER: _ClassVar[int]
+        STATE_FIELD_NUMBER: _ClassVar[int]
         cursor: int
-        def __init__(self, cursor: _Optional[int] = ...) -> None: ...
+        state: bytes
+        def __init__(self, cursor: _Optional[int] = ..., state: _Optional[bytes] = ...) -> None: ...
     ACK_FIELD_NUMBER: _ClassVar[int]
     START_FIELD_NUMBER: _ClassVar[int]
     ack: UpdatesRequest.Ack
@@ -275,18 +361,20 @@ class UpdatesResponse(_message.Message):
 class UploadFileRequest(_message.Message):
     __slots__ = ["chunk", "header"]
     class Header(_message.Message):
-        __slots__ = ["caption", "chat_id", "filename", "kind", "thread_id"]
+        __slots__ = ["caption", "chat_id", "filename", "kind", "target", "thread_id"]
         CAPTION_FIELD_NUMBER: _ClassVar[int]
         CHAT_ID_FIELD_NUMBER: _ClassVar[int]
         FILENAME_FIELD_NUMBER: _ClassVar[int]
         KIND_FIELD_NUMBER: _ClassVar[int]
+        TARGET_FIELD_NUMBER: _ClassVar[int]
         THREAD_ID_FIELD_NUMBER: _ClassVar[int]
         caption: str
         chat_id: int
         filename: str
         kind: str
+        target: Target
         thread_id: int
-        def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., filename: _Optional[str] = ..., caption: _Optional[str] = ..., kind: _Optional[str] = ...) -> None: ...
+        def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., filename: _Optional[str] = ..., caption: _Optional[str] = ..., kind: _Optional[str] = ..., target: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
     CHUNK_FIELD_NUMBER: _ClassVar[int]
     HEADER_FIELD_NUMBER: _ClassVar[int]
     chunk: bytes
@@ -294,10 +382,12 @@ class UploadFileRequest(_message.Message):
     def __init__(self, header: _Optional[_Union[UploadFileRequest.Header, _Mapping]] = ..., chunk: _Optional[bytes] = ...) -> None: ...
 
 class UploadFileResponse(_message.Message):
-    __slots__ = ["result_json"]
+    __slots__ = ["references", "result_json"]
+    REFERENCES_FIELD_NUMBER: _ClassVar[int]
     RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    references: References
     result_json: bytes
-    def __init__(self, result_json: _Optional[bytes] = ...) -> None: ...
+    def __init__(self, result_json: _Optional[bytes] = ..., references: _Optional[_Union[References, _Mapping]] = ...) -> None: ...
 
 class WatchOccupancyRequest(_message.Message):
     __slots__ = []
@@ -308,6 +398,9 @@ class WatchOccupancyResponse(_message.Message):
     OCCUPANCY_FIELD_NUMBER: _ClassVar[int]
     occupancy: Occupancy
     def __init__(self, occupancy: _Optional[_Union[Occupancy, _Mapping]] = ...) -> None: ...
+
+class ReferenceKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
 
 class UpdateKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -23,6 +23,11 @@ class ProviderServiceStub(object):
                 request_serializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.IdentifyRequest.SerializeToString,
                 response_deserializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.IdentifyResponse.FromString,
                 )
+        self.Describe = channel.unary_unary(
+                '/chatbus.provider.v1.ProviderService/Describe',
+                request_serializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.DescribeRequest.SerializeToString,
+                response_deserializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.DescribeResponse.FromString,
+                )
         self.Updates = channel.stream_stream(
                 '/chatbus.provider.v1.ProviderService/Updates',
                 request_serializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.UpdatesRequest.SerializeToString,
@@ -100,6 +105,16 @@ class ProviderServiceServicer(object):
     def Identify(self, request, context):
         """Identify says who this owner is: name, owner id, protocol generation and
         incarnation (pid and process start time).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Describe(self, request, context):
+        """Describe declares what the platform offers: its name, the methods Call
+        accepts (the supervisor's allow-list) with the parameters that name an
+        id of the thread, and its limits. It needs no platform round trip; the
+        supervisor asks each new child once.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -212,6 +227,11 @@ def add_ProviderServiceServicer_to_server(servicer, server):
                     request_deserializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.IdentifyRequest.FromString,
                     response_serializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.IdentifyResponse.SerializeToString,
             ),
+            'Describe': grpc.unary_unary_rpc_method_handler(
+                    servicer.Describe,
+                    request_deserializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.DescribeRequest.FromString,
+                    response_serializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.DescribeResponse.SerializeToString,
+            ),
             'Updates': grpc.stream_stream_rpc_method_handler(
                     servicer.Updates,
                     request_deserializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.UpdatesRequest.FromString,
@@ -305,6 +325,23 @@ class ProviderService(object):
         return grpc.experimental.unary_unary(request, target, '/chatbus.provider.v1.ProviderService/Identify',
             chatbus_dot_provider_dot_v1_dot_provider__pb2.IdentifyRequest.SerializeToString,
             chatbus_dot_provider_dot_v1_dot_provider__pb2.IdentifyResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Describe(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/chatbus.provider.v1.ProviderService/Describe',
+            chatbus_dot_provider_dot_v1_dot_provider__pb2.DescribeRequest.SerializeToString,
+            chatbus_dot_provider_dot_v1_dot_provider__pb2.DescribeResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -5,7 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
-import type { Binding, Origin, Target, Update } from "./types_pb.js";
+import type { Binding, Origin, Reference, ReferenceKind, Target, Update } from "./types_pb.js";
 import { file_chatbus_v1_types } from "./types_pb.js";
 import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/v1/bus.proto.
  */
 export const file_chatbus_v1_bus: GenFile = /*@__PURE__*/
-  fileDesc("ChRjaGF0YnVzL3YxL2J1cy5wcm90bxIKY2hhdGJ1cy52MSJbCgdTZXNzaW9uEjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBIZCgV0b2tlbhgCIAEoCUIKukgHcgUQEBiAASLWAgoPUmVnaXN0ZXJSZXF1ZXN0EjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBI0Cgtwcm9maWxlX2tleRgCIAEoCUIfukgcchoQARiAAjITXlteXHgwMC1ceDFmXHg3Zl0rJBIyCgt0aHJlYWRfbmFtZRgDIAEoCUIdukgachgYgAEyE15bXlx4MDAtXHgxZlx4N2ZdKiQSFQoDY3dkGAQgASgJQgi6SAVyAxiAIBIUCgNwaWQYBSABKAVCB7pIBBoCIAASKwoPcHJldmlvdXNfdGFyZ2V0GAYgASgLMhIuY2hhdGJ1cy52MS5UYXJnZXQSHwoNaGFuZG9mZl90b2tlbhgHIAEoCUIIukgFcgMYgAESJwoIcHJvdmlkZXIYCCABKAlCFbpIEnIQGEAyDF5bYS16MC05LV0qJCLpAQoQUmVnaXN0ZXJSZXNwb25zZRIkCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uEiQKB2JpbmRpbmcYAiABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSIgoGb3JpZ2luGAMgASgOMhIuY2hhdGJ1cy52MS5PcmlnaW4SNQoSaGVhcnRiZWF0X2ludGVydmFsGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC3N0YWxlX2FmdGVyGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIkAKEEhlYXJ0YmVhdFJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBImkKEUhlYXJ0YmVhdFJlc3BvbnNlEiMKB25vdGljZXMYASADKA4yEi5jaGF0YnVzLnYxLk5vdGljZRIvCgtzZXJ2ZXJfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiUwoQU3Vic2NyaWJlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESEQoJYWZ0ZXJfc2VxGAIgASgEIjcKEVN1YnNjcmliZVJlc3BvbnNlEiIKBnVwZGF0ZRgBIAEoCzISLmNoYXRidXMudjEuVXBkYXRlIlAKCkFja1JlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBEhQKA3NlcRgCIAEoBEIHukgEMgIgACIkCgtBY2tSZXNwb25zZRIVCg1hY2tlZF90aHJvdWdoGAEgASgEIqYBCgtDYWxsUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESJgoGbWV0aG9kGAIgASgJQha6SBNyERABGEAyC15bQS1aYS16XSskEh4KC3BhcmFtc19qc29uGAMgASgMQgm6SAZ6BBiAgAQSIQoPaWRlbXBvdGVuY3lfa2V5GAQgASgJQgi6SAVyAxiAASIjCgxDYWxsUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwiaQoRVXBsb2FkRmlsZVJlcXVlc3QSKgoGaGVhZGVyGAEgASgLMhguY2hhdGJ1cy52MS5VcGxvYWRIZWFkZXJIABIaCgVjaHVuaxgCIAEoDEIJukgGegQYgIBASABCDAoDbXNnEgW6SAIIASKqAQoMVXBsb2FkSGVhZGVyEiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIpCghmaWxlbmFtZRgCIAEoCUIXukgUchIQARj/ATILXlteL1x4MDBdKyQSGQoHY2FwdGlvbhgDIAEoCUIIukgFcgMYgAgSJgoEa2luZBgEIAEoCUIYukgVchNSAFIIZG9jdW1lbnRSBXBob3RvIikKElVwbG9hZEZpbGVSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDCJgChNEb3dubG9hZEZpbGVSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIbCgdmaWxlX2lkGAIgASgJQgq6SAdyBRABGIACIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJInUKDlN1c3BlbmRSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARI1CgZyZWFzb24YAiABKA4yGS5jaGF0YnVzLnYxLlN1c3BlbmRSZWFzb25CCrpIB4IBBBABIAAiWAoPU3VzcGVuZFJlc3BvbnNlEhUKDWhhbmRvZmZfdG9rZW4YASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiQQoRVW5yZWdpc3RlclJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBIhQKElVucmVnaXN0ZXJSZXNwb25zZSpACgZOb3RpY2USFgoSTk9USUNFX1VOU1BFQ0lGSUVEEAASHgoaTk9USUNFX1NVUEVSVklTT1JfRFJBSU5JTkcQASpXCg1TdXNwZW5kUmVhc29uEh4KGlNVU1BFTkRfUkVBU09OX1VOU1BFQ0lGSUVEEAASJgoiU1VTUEVORF9SRUFTT05fU0VTU0lPTl9SRVBMQUNFTUVOVBABMpEFCgpCdXNTZXJ2aWNlEkUKCFJlZ2lzdGVyEhsuY2hhdGJ1cy52MS5SZWdpc3RlclJlcXVlc3QaHC5jaGF0YnVzLnYxLlJlZ2lzdGVyUmVzcG9uc2USSAoJSGVhcnRiZWF0EhwuY2hhdGJ1cy52MS5IZWFydGJlYXRSZXF1ZXN0Gh0uY2hhdGJ1cy52MS5IZWFydGJlYXRSZXNwb25zZRJKCglTdWJzY3JpYmUSHC5jaGF0YnVzLnYxLlN1YnNjcmliZVJlcXVlc3QaHS5jaGF0YnVzLnYxLlN1YnNjcmliZVJlc3BvbnNlMAESNgoDQWNrEhYuY2hhdGJ1cy52MS5BY2tSZXF1ZXN0GhcuY2hhdGJ1cy52MS5BY2tSZXNwb25zZRI5CgRDYWxsEhcuY2hhdGJ1cy52MS5DYWxsUmVxdWVzdBoYLmNoYXRidXMudjEuQ2FsbFJlc3BvbnNlEk0KClVwbG9hZEZpbGUSHS5jaGF0YnVzLnYxLlVwbG9hZEZpbGVSZXF1ZXN0Gh4uY2hhdGJ1cy52MS5VcGxvYWRGaWxlUmVzcG9uc2UoARJTCgxEb3dubG9hZEZpbGUSHy5jaGF0YnVzLnYxLkRvd25sb2FkRmlsZVJlcXVlc3QaIC5jaGF0YnVzLnYxLkRvd25sb2FkRmlsZVJlc3BvbnNlMAESQgoHU3VzcGVuZBIaLmNoYXRidXMudjEuU3VzcGVuZFJlcXVlc3QaGy5jaGF0YnVzLnYxLlN1c3BlbmRSZXNwb25zZRJLCgpVbnJlZ2lzdGVyEh0uY2hhdGJ1cy52MS5VbnJlZ2lzdGVyUmVxdWVzdBoeLmNoYXRidXMudjEuVW5yZWdpc3RlclJlc3BvbnNlQjdaNWdpdGh1Yi5jb20vY2hhdGJ1cy9jaGF0YnVzL3Byb3RvL2NoYXRidXMvdjE7Y2hhdGJ1c3YxYgZwcm90bzM", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChRjaGF0YnVzL3YxL2J1cy5wcm90bxIKY2hhdGJ1cy52MSJbCgdTZXNzaW9uEjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBIZCgV0b2tlbhgCIAEoCUIKukgHcgUQEBiAASLWAgoPUmVnaXN0ZXJSZXF1ZXN0EjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBI0Cgtwcm9maWxlX2tleRgCIAEoCUIfukgcchoQARiAAjITXlteXHgwMC1ceDFmXHg3Zl0rJBIyCgt0aHJlYWRfbmFtZRgDIAEoCUIdukgachgYgAEyE15bXlx4MDAtXHgxZlx4N2ZdKiQSFQoDY3dkGAQgASgJQgi6SAVyAxiAIBIUCgNwaWQYBSABKAVCB7pIBBoCIAASKwoPcHJldmlvdXNfdGFyZ2V0GAYgASgLMhIuY2hhdGJ1cy52MS5UYXJnZXQSHwoNaGFuZG9mZl90b2tlbhgHIAEoCUIIukgFcgMYgAESJwoIcHJvdmlkZXIYCCABKAlCFbpIEnIQGEAyDF5bYS16MC05LV0qJCLbAgoQUmVnaXN0ZXJSZXNwb25zZRIkCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uEiQKB2JpbmRpbmcYAiABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSIgoGb3JpZ2luGAMgASgOMhIuY2hhdGJ1cy52MS5PcmlnaW4SNQoSaGVhcnRiZWF0X2ludGVydmFsGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC3N0YWxlX2FmdGVyGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KDGNhcGFiaWxpdGllcxgGIAEoCzIYLmNoYXRidXMudjEuQ2FwYWJpbGl0aWVzEkAKHXN1YnNjcmliZWRfaGVhcnRiZWF0X2ludGVydmFsGAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIl0KDENhcGFiaWxpdGllcxIQCghwbGF0Zm9ybRgBIAEoCRIjCgdtZXRob2RzGAIgAygLMhIuY2hhdGJ1cy52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0iPwoGTWV0aG9kEgwKBG5hbWUYASABKAkSJwoGcGFyYW1zGAIgAygLMhcuY2hhdGJ1cy52MS5NZXRob2RQYXJhbSJWCgtNZXRob2RQYXJhbRIMCgRuYW1lGAEgASgJEicKBGtpbmQYAiABKA4yGS5jaGF0YnVzLnYxLlJlZmVyZW5jZUtpbmQSEAoIcmVxdWlyZWQYAyABKAgiQAoQSGVhcnRiZWF0UmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQEiqAEKEUhlYXJ0YmVhdFJlc3BvbnNlEiMKB25vdGljZXMYASADKA4yEi5jaGF0YnVzLnYxLk5vdGljZRIvCgtzZXJ2ZXJfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJAoHYmluZGluZxgDIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIXCg9wcm92aWRlcl9kZXRhaWwYBCABKAkicAoQU3Vic2NyaWJlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESEQoJYWZ0ZXJfc2VxGAIgASgEEhsKCW1heF9iYXRjaBgDIAEoDUIIukgFKgMYgCAiigEKEVN1YnNjcmliZVJlc3BvbnNlEiIKBnVwZGF0ZRgBIAEoCzISLmNoYXRidXMudjEuVXBkYXRlEiwKD2JpbmRpbmdfY2hhbmdlZBgCIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIjCgd1cGRhdGVzGAMgAygLMhIuY2hhdGJ1cy52MS5VcGRhdGUiUAoKQWNrUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESFAoDc2VxGAIgASgEQge6SAQyAiAAIiQKC0Fja1Jlc3BvbnNlEhUKDWFja2VkX3Rocm91Z2gYASABKAQipgEKC0NhbGxSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARImCgZtZXRob2QYAiABKAlCFrpIE3IREAEYQDILXltBLVphLXpdKyQSHgoLcGFyYW1zX2pzb24YAyABKAxCCbpIBnoEGICABBIhCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlCCLpIBXIDGIABIk4KDENhbGxSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIpCgpyZWZlcmVuY2VzGAIgAygLMhUuY2hhdGJ1cy52MS5SZWZlcmVuY2UiaQoRVXBsb2FkRmlsZVJlcXVlc3QSKgoGaGVhZGVyGAEgASgLMhguY2hhdGJ1cy52MS5VcGxvYWRIZWFkZXJIABIaCgVjaHVuaxgCIAEoDEIJukgGegQYgIBASABCDAoDbXNnEgW6SAIIASKqAQoMVXBsb2FkSGVhZGVyEiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIpCghmaWxlbmFtZRgCIAEoCUIXukgUchIQARj/ATILXlteL1x4MDBdKyQSGQoHY2FwdGlvbhgDIAEoCUIIukgFcgMYgAgSJgoEa2luZBgEIAEoCUIYukgVchNSAFIIZG9jdW1lbnRSBXBob3RvIlQKElVwbG9hZEZpbGVSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIpCgpyZWZlcmVuY2VzGAIgAygLMhUuY2hhdGJ1cy52MS5SZWZlcmVuY2UiYAoTRG93bmxvYWRGaWxlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESGwoHZmlsZV9pZBgCIAEoCUIKukgHcgUQARiAAiJGChREb3dubG9hZEZpbGVSZXNwb25zZRINCgVjaHVuaxgBIAEoDBIMCgRzaXplGAIgASgDEhEKCWZpbGVfcGF0aBgDIAEoCSJ1Cg5TdXNwZW5kUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESNQoGcmVhc29uGAIgASgOMhkuY2hhdGJ1cy52MS5TdXNwZW5kUmVhc29uQgq6SAeCAQQQASAAIlgKD1N1c3BlbmRSZXNwb25zZRIVCg1oYW5kb2ZmX3Rva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkEKEVVucmVnaXN0ZXJSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBASIUChJVbnJlZ2lzdGVyUmVzcG9uc2UqfQoGTm90aWNlEhYKEk5PVElDRV9VTlNQRUNJRklFRBAAEh4KGk5PVElDRV9TVVBFUlZJU09SX0RSQUlOSU5HEAESGgoWTk9USUNFX1RIUkVBRF9SRVBMQUNFRBACEh8KG05PVElDRV9QUk9WSURFUl9OT1RfU0VSVklORxADKlcKDVN1c3BlbmRSZWFzb24SHgoaU1VTUEVORF9SRUFTT05fVU5TUEVDSUZJRUQQABImCiJTVVNQRU5EX1JFQVNPTl9TRVNTSU9OX1JFUExBQ0VNRU5UEAEykQUKCkJ1c1NlcnZpY2USRQoIUmVnaXN0ZXISGy5jaGF0YnVzLnYxLlJlZ2lzdGVyUmVxdWVzdBocLmNoYXRidXMudjEuUmVnaXN0ZXJSZXNwb25zZRJICglIZWFydGJlYXQSHC5jaGF0YnVzLnYxLkhlYXJ0YmVhdFJlcXVlc3QaHS5jaGF0YnVzLnYxLkhlYXJ0YmVhdFJlc3BvbnNlEkoKCVN1YnNjcmliZRIcLmNoYXRidXMudjEuU3Vic2NyaWJlUmVxdWVzdBodLmNoYXRidXMudjEuU3Vic2NyaWJlUmVzcG9uc2UwARI2CgNBY2sSFi5jaGF0YnVzLnYxLkFja1JlcXVlc3QaFy5jaGF0YnVzLnYxLkFja1Jlc3BvbnNlEjkKBENhbGwSFy5jaGF0YnVzLnYxLkNhbGxSZXF1ZXN0GhguY2hhdGJ1cy52MS5DYWxsUmVzcG9uc2USTQoKVXBsb2FkRmlsZRIdLmNoYXRidXMudjEuVXBsb2FkRmlsZVJlcXVlc3QaHi5jaGF0YnVzLnYxLlVwbG9hZEZpbGVSZXNwb25zZSgBElMKDERvd25sb2FkRmlsZRIfLmNoYXRidXMudjEuRG93bmxvYWRGaWxlUmVxdWVzdBogLmNoYXRidXMudjEuRG93bmxvYWRGaWxlUmVzcG9uc2UwARJCCgdTdXNwZW5kEhouY2hhdGJ1cy52MS5TdXNwZW5kUmVxdWVzdBobLmNoYXRidXMudjEuU3VzcGVuZFJlc3BvbnNlEksKClVucmVnaXN0ZXISHS5jaGF0YnVzLnYxLlVucmVnaXN0ZXJSZXF1ZXN0Gh4uY2hhdGJ1cy52MS5VbnJlZ2lzdGVyUmVzcG9uc2VCN1o1Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy92MTtjaGF0YnVzdjFiBnByb3RvMw", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Session identifies the caller on every call after Register.
@@ -147,6 +147,23 @@ export type RegisterResponse = Message<"chatbus.v1.RegisterResponse"> & {
    * @generated from field: google.protobuf.Duration stale_after = 5;
    */
   staleAfter?: Duration | undefined;
+
+  /**
+   * What the binding's platform offers: its method set and limits. Unset
+   * when origin is ORIGIN_DETACHED.
+   *
+   * @generated from field: chatbus.v1.Capabilities capabilities = 6;
+   */
+  capabilities?: Capabilities | undefined;
+
+  /**
+   * While an open Subscribe stream keeps the connection alive (HTTP/2
+   * keepalive), heartbeats may come this rarely instead; unset: always
+   * heartbeat_interval.
+   *
+   * @generated from field: google.protobuf.Duration subscribed_heartbeat_interval = 7;
+   */
+  subscribedHeartbeatInterval?: Duration | undefined;
 };
 
 /**
@@ -155,6 +172,102 @@ export type RegisterResponse = Message<"chatbus.v1.RegisterResponse"> & {
  */
 export const RegisterResponseSchema: GenMessage<RegisterResponse> = /*@__PURE__*/
   messageDesc(file_chatbus_v1_bus, 2);
+
+/**
+ * Capabilities describe a binding's platform as its provider declares it.
+ *
+ * @generated from message chatbus.v1.Capabilities
+ */
+export type Capabilities = Message<"chatbus.v1.Capabilities"> & {
+  /**
+   * The platform ("telegram", "slack", "discord", "playground").
+   *
+   * @generated from field: string platform = 1;
+   */
+  platform: string;
+
+  /**
+   * The methods Call accepts, with the parameters that name an id of the
+   * thread.
+   *
+   * @generated from field: repeated chatbus.v1.Method methods = 2;
+   */
+  methods: Method[];
+
+  /**
+   * The longest text one message may carry, in characters; 0 if unknown.
+   *
+   * @generated from field: uint32 max_text_chars = 3;
+   */
+  maxTextChars: number;
+};
+
+/**
+ * Describes the message chatbus.v1.Capabilities.
+ * Use `create(CapabilitiesSchema)` to create a new message.
+ */
+export const CapabilitiesSchema: GenMessage<Capabilities> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 3);
+
+/**
+ * Method is one platform method a follower may call.
+ *
+ * @generated from message chatbus.v1.Method
+ */
+export type Method = Message<"chatbus.v1.Method"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Parameters naming an id of the thread (a message, a file, an
+   * interaction): a value the thread never saw is refused.
+   *
+   * @generated from field: repeated chatbus.v1.MethodParam params = 2;
+   */
+  params: MethodParam[];
+};
+
+/**
+ * Describes the message chatbus.v1.Method.
+ * Use `create(MethodSchema)` to create a new message.
+ */
+export const MethodSchema: GenMessage<Method> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 4);
+
+/**
+ * MethodParam is a Call parameter that names an id of the thread.
+ *
+ * @generated from message chatbus.v1.MethodParam
+ */
+export type MethodParam = Message<"chatbus.v1.MethodParam"> & {
+  /**
+   * Top-level key in params_json, e.g. "message_id".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: chatbus.v1.ReferenceKind kind = 2;
+   */
+  kind: ReferenceKind;
+
+  /**
+   * The method cannot be called without it.
+   *
+   * @generated from field: bool required = 3;
+   */
+  required: boolean;
+};
+
+/**
+ * Describes the message chatbus.v1.MethodParam.
+ * Use `create(MethodParamSchema)` to create a new message.
+ */
+export const MethodParamSchema: GenMessage<MethodParam> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 5);
 
 /**
  * @generated from message chatbus.v1.HeartbeatRequest
@@ -171,7 +284,7 @@ export type HeartbeatRequest = Message<"chatbus.v1.HeartbeatRequest"> & {
  * Use `create(HeartbeatRequestSchema)` to create a new message.
  */
 export const HeartbeatRequestSchema: GenMessage<HeartbeatRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 3);
+  messageDesc(file_chatbus_v1_bus, 6);
 
 /**
  * @generated from message chatbus.v1.HeartbeatResponse
@@ -186,6 +299,20 @@ export type HeartbeatResponse = Message<"chatbus.v1.HeartbeatResponse"> & {
    * @generated from field: google.protobuf.Timestamp server_time = 2;
    */
   serverTime?: Timestamp | undefined;
+
+  /**
+   * The binding as it is now; set with NOTICE_THREAD_REPLACED.
+   *
+   * @generated from field: chatbus.v1.Binding binding = 3;
+   */
+  binding?: Binding | undefined;
+
+  /**
+   * Why the provider is not serving; set with NOTICE_PROVIDER_NOT_SERVING.
+   *
+   * @generated from field: string provider_detail = 4;
+   */
+  providerDetail: string;
 };
 
 /**
@@ -193,7 +320,7 @@ export type HeartbeatResponse = Message<"chatbus.v1.HeartbeatResponse"> & {
  * Use `create(HeartbeatResponseSchema)` to create a new message.
  */
 export const HeartbeatResponseSchema: GenMessage<HeartbeatResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 4);
+  messageDesc(file_chatbus_v1_bus, 7);
 
 /**
  * @generated from message chatbus.v1.SubscribeRequest
@@ -210,6 +337,14 @@ export type SubscribeRequest = Message<"chatbus.v1.SubscribeRequest"> & {
    * @generated from field: uint64 after_seq = 2;
    */
   afterSeq: bigint;
+
+  /**
+   * If greater than 1, updates may be sent up to this many per message in
+   * SubscribeResponse.updates instead of one per message in update.
+   *
+   * @generated from field: uint32 max_batch = 3;
+   */
+  maxBatch: number;
 };
 
 /**
@@ -217,16 +352,33 @@ export type SubscribeRequest = Message<"chatbus.v1.SubscribeRequest"> & {
  * Use `create(SubscribeRequestSchema)` to create a new message.
  */
 export const SubscribeRequestSchema: GenMessage<SubscribeRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 5);
+  messageDesc(file_chatbus_v1_bus, 8);
 
 /**
  * @generated from message chatbus.v1.SubscribeResponse
  */
 export type SubscribeResponse = Message<"chatbus.v1.SubscribeResponse"> & {
   /**
+   * One update (followers that did not ask for batches).
+   *
    * @generated from field: chatbus.v1.Update update = 1;
    */
   update?: Update | undefined;
+
+  /**
+   * The binding moved to a new thread (NOTICE_THREAD_REPLACED); sent on
+   * the stream as soon as it happens.
+   *
+   * @generated from field: chatbus.v1.Binding binding_changed = 2;
+   */
+  bindingChanged?: Binding | undefined;
+
+  /**
+   * Several updates in seq order (followers that set max_batch).
+   *
+   * @generated from field: repeated chatbus.v1.Update updates = 3;
+   */
+  updates: Update[];
 };
 
 /**
@@ -234,7 +386,7 @@ export type SubscribeResponse = Message<"chatbus.v1.SubscribeResponse"> & {
  * Use `create(SubscribeResponseSchema)` to create a new message.
  */
 export const SubscribeResponseSchema: GenMessage<SubscribeResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 6);
+  messageDesc(file_chatbus_v1_bus, 9);
 
 /**
  * @generated from message chatbus.v1.AckRequest
@@ -258,7 +410,7 @@ export type AckRequest = Message<"chatbus.v1.AckRequest"> & {
  * Use `create(AckRequestSchema)` to create a new message.
  */
 export const AckRequestSchema: GenMessage<AckRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 7);
+  messageDesc(file_chatbus_v1_bus, 10);
 
 /**
  * @generated from message chatbus.v1.AckResponse
@@ -277,7 +429,7 @@ export type AckResponse = Message<"chatbus.v1.AckResponse"> & {
  * Use `create(AckResponseSchema)` to create a new message.
  */
 export const AckResponseSchema: GenMessage<AckResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 8);
+  messageDesc(file_chatbus_v1_bus, 11);
 
 /**
  * @generated from message chatbus.v1.CallRequest
@@ -316,7 +468,7 @@ export type CallRequest = Message<"chatbus.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 9);
+  messageDesc(file_chatbus_v1_bus, 12);
 
 /**
  * @generated from message chatbus.v1.CallResponse
@@ -328,6 +480,13 @@ export type CallResponse = Message<"chatbus.v1.CallResponse"> & {
    * @generated from field: bytes result_json = 1;
    */
   resultJson: Uint8Array;
+
+  /**
+   * The ids the result made available (the message sent, its files).
+   *
+   * @generated from field: repeated chatbus.v1.Reference references = 2;
+   */
+  references: Reference[];
 };
 
 /**
@@ -335,7 +494,7 @@ export type CallResponse = Message<"chatbus.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 10);
+  messageDesc(file_chatbus_v1_bus, 13);
 
 /**
  * @generated from message chatbus.v1.UploadFileRequest
@@ -366,7 +525,7 @@ export type UploadFileRequest = Message<"chatbus.v1.UploadFileRequest"> & {
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 11);
+  messageDesc(file_chatbus_v1_bus, 14);
 
 /**
  * UploadHeader opens an upload.
@@ -402,7 +561,7 @@ export type UploadHeader = Message<"chatbus.v1.UploadHeader"> & {
  * Use `create(UploadHeaderSchema)` to create a new message.
  */
 export const UploadHeaderSchema: GenMessage<UploadHeader> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 12);
+  messageDesc(file_chatbus_v1_bus, 15);
 
 /**
  * @generated from message chatbus.v1.UploadFileResponse
@@ -412,6 +571,13 @@ export type UploadFileResponse = Message<"chatbus.v1.UploadFileResponse"> & {
    * @generated from field: bytes result_json = 1;
    */
   resultJson: Uint8Array;
+
+  /**
+   * The ids the result made available (the message sent, its files).
+   *
+   * @generated from field: repeated chatbus.v1.Reference references = 2;
+   */
+  references: Reference[];
 };
 
 /**
@@ -419,7 +585,7 @@ export type UploadFileResponse = Message<"chatbus.v1.UploadFileResponse"> & {
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 13);
+  messageDesc(file_chatbus_v1_bus, 16);
 
 /**
  * @generated from message chatbus.v1.DownloadFileRequest
@@ -443,7 +609,7 @@ export type DownloadFileRequest = Message<"chatbus.v1.DownloadFileRequest"> & {
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 14);
+  messageDesc(file_chatbus_v1_bus, 17);
 
 /**
  * @generated from message chatbus.v1.DownloadFileResponse
@@ -472,7 +638,7 @@ export type DownloadFileResponse = Message<"chatbus.v1.DownloadFileResponse"> & 
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 15);
+  messageDesc(file_chatbus_v1_bus, 18);
 
 /**
  * @generated from message chatbus.v1.SuspendRequest
@@ -494,7 +660,7 @@ export type SuspendRequest = Message<"chatbus.v1.SuspendRequest"> & {
  * Use `create(SuspendRequestSchema)` to create a new message.
  */
 export const SuspendRequestSchema: GenMessage<SuspendRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 16);
+  messageDesc(file_chatbus_v1_bus, 19);
 
 /**
  * @generated from message chatbus.v1.SuspendResponse
@@ -516,7 +682,7 @@ export type SuspendResponse = Message<"chatbus.v1.SuspendResponse"> & {
  * Use `create(SuspendResponseSchema)` to create a new message.
  */
 export const SuspendResponseSchema: GenMessage<SuspendResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 17);
+  messageDesc(file_chatbus_v1_bus, 20);
 
 /**
  * @generated from message chatbus.v1.UnregisterRequest
@@ -533,7 +699,7 @@ export type UnregisterRequest = Message<"chatbus.v1.UnregisterRequest"> & {
  * Use `create(UnregisterRequestSchema)` to create a new message.
  */
 export const UnregisterRequestSchema: GenMessage<UnregisterRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 18);
+  messageDesc(file_chatbus_v1_bus, 21);
 
 /**
  * @generated from message chatbus.v1.UnregisterResponse
@@ -546,7 +712,7 @@ export type UnregisterResponse = Message<"chatbus.v1.UnregisterResponse"> & {
  * Use `create(UnregisterResponseSchema)` to create a new message.
  */
 export const UnregisterResponseSchema: GenMessage<UnregisterResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 19);
+  messageDesc(file_chatbus_v1_bus, 22);
 
 /**
  * Notice is something a follower must know, returned by Heartbeat.
@@ -565,6 +731,22 @@ export enum Notice {
    * @generated from enum value: NOTICE_SUPERVISOR_DRAINING = 1;
    */
   SUPERVISOR_DRAINING = 1,
+
+  /**
+   * The follower's thread was replaced by a new one (a person deleted it
+   * on the platform): binding names the new thread; the journal is kept.
+   *
+   * @generated from enum value: NOTICE_THREAD_REPLACED = 2;
+   */
+  THREAD_REPLACED = 2,
+
+  /**
+   * The binding's provider cannot reach its platform now; calls fail with
+   * UNAVAILABLE until it recovers. provider_detail says why.
+   *
+   * @generated from enum value: NOTICE_PROVIDER_NOT_SERVING = 3;
+   */
+  PROVIDER_NOT_SERVING = 3,
 }
 
 /**

@@ -12,11 +12,14 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/v1/types.proto.
  */
 export const file_chatbus_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChZjaGF0YnVzL3YxL3R5cGVzLnByb3RvEgpjaGF0YnVzLnYxIj4KBlRhcmdldBIQCghwcm92aWRlchgBIAEoCRIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAyKlAQoHQmluZGluZxITCgtwcm9maWxlX2tleRgBIAEoCRIiCgZ0YXJnZXQYAiABKAsyEi5jaGF0YnVzLnYxLlRhcmdldBIMCgRzbG90GAMgASgJEhMKC3RocmVhZF9uYW1lGAQgASgJEikKBnN0YXR1cxgFIAEoDjIZLmNoYXRidXMudjEuQmluZGluZ1N0YXR1cxITCgtpbnN0YW5jZV9pZBgGIAEoCSLhAQoGVXBkYXRlEgsKA3NlcRgBIAEoBBIiCgZ0YXJnZXQYAiABKAsyEi5jaGF0YnVzLnYxLlRhcmdldBIkCgRraW5kGAMgASgOMhYuY2hhdGJ1cy52MS5VcGRhdGVLaW5kEhoKEnBsYXRmb3JtX3VwZGF0ZV9pZBgEIAEoAxIUCgxmcm9tX3VzZXJfaWQYBSABKAMSDAoEdGV4dBgGIAEoCRIPCgdwYXlsb2FkGAcgASgMEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKnAgoIRm9sbG93ZXISEwoLaW5zdGFuY2VfaWQYASABKAkSEwoLcHJvZmlsZV9rZXkYAiABKAkSCwoDcGlkGAMgASgFEgsKA2N3ZBgEIAEoCRITCgt0aHJlYWRfbmFtZRgFIAEoCRIwCgxjb25uZWN0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKDmxhc3RfaGVhcnRiZWF0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpzdWJzY3JpYmVkGAggASgIEiQKB2JpbmRpbmcYCSABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSIgoGb3JpZ2luGAogASgOMhIuY2hhdGJ1cy52MS5PcmlnaW4qbQoGT3JpZ2luEhYKEk9SSUdJTl9VTlNQRUNJRklFRBAAEhAKDE9SSUdJTl9GUkVTSBABEhAKDE9SSUdJTl9SRVVTRRACEhIKDk9SSUdJTl9IQU5ET0ZGEAMSEwoPT1JJR0lOX0RFVEFDSEVEEAQq8gEKDUJpbmRpbmdTdGF0dXMSHgoaQklORElOR19TVEFUVVNfVU5TUEVDSUZJRUQQABIZChVCSU5ESU5HX1NUQVRVU19BQ1RJVkUQARIbChdCSU5ESU5HX1NUQVRVU19TVEFSVElORxACEhoKFkJJTkRJTkdfU1RBVFVTX1BFTkRJTkcQAxIcChhCSU5ESU5HX1NUQVRVU19TVVNQRU5ERUQQBBIaChZCSU5ESU5HX1NUQVRVU19PRkZMSU5FEAUSGAoUQklORElOR19TVEFUVVNfU1RBTEUQBhIZChVCSU5ESU5HX1NUQVRVU19GQUlMRUQQByqcAQoKVXBkYXRlS2luZBIbChdVUERBVEVfS0lORF9VTlNQRUNJRklFRBAAEhcKE1VQREFURV9LSU5EX01FU1NBR0UQARIeChpVUERBVEVfS0lORF9FRElURURfTUVTU0FHRRACEh4KGlVQREFURV9LSU5EX0NBTExCQUNLX1FVRVJZEAMSGAoUVVBEQVRFX0tJTkRfUkVBQ1RJT04QBEI3WjVnaXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3YxO2NoYXRidXN2MWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChZjaGF0YnVzL3YxL3R5cGVzLnByb3RvEgpjaGF0YnVzLnYxIlwKBlRhcmdldBIQCghwcm92aWRlchgBIAEoCRIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIMCgRjaGF0GAQgASgJEg4KBnRocmVhZBgFIAEoCSJACglSZWZlcmVuY2USJwoEa2luZBgBIAEoDjIZLmNoYXRidXMudjEuUmVmZXJlbmNlS2luZBIKCgJpZBgCIAEoCSK3AQoHQmluZGluZxITCgtwcm9maWxlX2tleRgBIAEoCRIiCgZ0YXJnZXQYAiABKAsyEi5jaGF0YnVzLnYxLlRhcmdldBIMCgRzbG90GAMgASgJEhMKC3RocmVhZF9uYW1lGAQgASgJEikKBnN0YXR1cxgFIAEoDjIZLmNoYXRidXMudjEuQmluZGluZ1N0YXR1cxITCgtpbnN0YW5jZV9pZBgGIAEoCRIQCghwbGF0Zm9ybRgHIAEoCSLDAgoGVXBkYXRlEgsKA3NlcRgBIAEoBBIiCgZ0YXJnZXQYAiABKAsyEi5jaGF0YnVzLnYxLlRhcmdldBIkCgRraW5kGAMgASgOMhYuY2hhdGJ1cy52MS5VcGRhdGVLaW5kEhoKEnBsYXRmb3JtX3VwZGF0ZV9pZBgEIAEoAxIUCgxmcm9tX3VzZXJfaWQYBSABKAMSDAoEdGV4dBgGIAEoCRIPCgdwYXlsb2FkGAcgASgMEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZzZW5kZXIYCSABKAkSKQoKcmVmZXJlbmNlcxgKIAMoCzIVLmNoYXRidXMudjEuUmVmZXJlbmNlEhAKCHBsYXRmb3JtGAsgASgJEhMKC3NlbmRlcl9uYW1lGAwgASgJIqcCCghGb2xsb3dlchITCgtpbnN0YW5jZV9pZBgBIAEoCRITCgtwcm9maWxlX2tleRgCIAEoCRILCgNwaWQYAyABKAUSCwoDY3dkGAQgASgJEhMKC3RocmVhZF9uYW1lGAUgASgJEjAKDGNvbm5lY3RlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoObGFzdF9oZWFydGJlYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnN1YnNjcmliZWQYCCABKAgSJAoHYmluZGluZxgJIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIiCgZvcmlnaW4YCiABKA4yEi5jaGF0YnVzLnYxLk9yaWdpbiqEAQoNUmVmZXJlbmNlS2luZBIeChpSRUZFUkVOQ0VfS0lORF9VTlNQRUNJRklFRBAAEhoKFlJFRkVSRU5DRV9LSU5EX01FU1NBR0UQARIXChNSRUZFUkVOQ0VfS0lORF9GSUxFEAISHgoaUkVGRVJFTkNFX0tJTkRfSU5URVJBQ1RJT04QAyptCgZPcmlnaW4SFgoST1JJR0lOX1VOU1BFQ0lGSUVEEAASEAoMT1JJR0lOX0ZSRVNIEAESEAoMT1JJR0lOX1JFVVNFEAISEgoOT1JJR0lOX0hBTkRPRkYQAxITCg9PUklHSU5fREVUQUNIRUQQBCryAQoNQmluZGluZ1N0YXR1cxIeChpCSU5ESU5HX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFUJJTkRJTkdfU1RBVFVTX0FDVElWRRABEhsKF0JJTkRJTkdfU1RBVFVTX1NUQVJUSU5HEAISGgoWQklORElOR19TVEFUVVNfUEVORElORxADEhwKGEJJTkRJTkdfU1RBVFVTX1NVU1BFTkRFRBAEEhoKFkJJTkRJTkdfU1RBVFVTX09GRkxJTkUQBRIYChRCSU5ESU5HX1NUQVRVU19TVEFMRRAGEhkKFUJJTkRJTkdfU1RBVFVTX0ZBSUxFRBAHKpwBCgpVcGRhdGVLaW5kEhsKF1VQREFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTVVBEQVRFX0tJTkRfTUVTU0FHRRABEh4KGlVQREFURV9LSU5EX0VESVRFRF9NRVNTQUdFEAISHgoaVVBEQVRFX0tJTkRfQ0FMTEJBQ0tfUVVFUlkQAxIYChRVUERBVEVfS0lORF9SRUFDVElPThAEQjdaNWdpdGh1Yi5jb20vY2hhdGJ1cy9jaGF0YnVzL3Byb3RvL2NoYXRidXMvdjE7Y2hhdGJ1c3YxYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Target names one chat thread on one provider: a Telegram forum topic, a
- * Slack thread, a Discord thread.
+ * Slack thread, a Discord thread. The text forms (chat, thread) are the
+ * platform-neutral ones and always set; chat_id and thread_id repeat them
+ * as numbers for platforms whose ids are numbers (Telegram, Discord), 0
+ * otherwise.
  *
  * @generated from message chatbus.v1.Target
  */
@@ -29,18 +32,37 @@ export type Target = Message<"chatbus.v1.Target"> & {
   provider: string;
 
   /**
-   * Platform chat id (Telegram: the forum supergroup's id).
+   * Platform chat id as a number (Telegram: the forum supergroup's id); 0
+   * when the platform's chat id is not a number (Slack).
    *
    * @generated from field: int64 chat_id = 2;
    */
   chatId: bigint;
 
   /**
-   * Platform thread id (Telegram: message_thread_id). 0 is the General topic.
+   * Platform thread id as a number (Telegram: message_thread_id). 0 is the
+   * General topic, or a thread id that is not a number.
    *
    * @generated from field: int64 thread_id = 3;
    */
   threadId: bigint;
+
+  /**
+   * Platform chat id as the platform writes it (Telegram "-1001234567890",
+   * Slack "C0123ABCD", Discord a snowflake).
+   *
+   * @generated from field: string chat = 4;
+   */
+  chat: string;
+
+  /**
+   * Platform thread id as the platform writes it (Telegram "42", Slack the
+   * root message's ts "1700000000.000100", Discord the thread's channel
+   * id). Empty: no thread (the chat itself, Telegram's General topic).
+   *
+   * @generated from field: string thread = 5;
+   */
+  thread: string;
 };
 
 /**
@@ -49,6 +71,31 @@ export type Target = Message<"chatbus.v1.Target"> & {
  */
 export const TargetSchema: GenMessage<Target> = /*@__PURE__*/
   messageDesc(file_chatbus_v1_types, 0);
+
+/**
+ * Reference is one platform id that an update or a call result made
+ * available to the thread: a later call may name it.
+ *
+ * @generated from message chatbus.v1.Reference
+ */
+export type Reference = Message<"chatbus.v1.Reference"> & {
+  /**
+   * @generated from field: chatbus.v1.ReferenceKind kind = 1;
+   */
+  kind: ReferenceKind;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message chatbus.v1.Reference.
+ * Use `create(ReferenceSchema)` to create a new message.
+ */
+export const ReferenceSchema: GenMessage<Reference> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_types, 1);
 
 /**
  * Binding ties a follower's profile key to one thread.
@@ -87,6 +134,14 @@ export type Binding = Message<"chatbus.v1.Binding"> & {
    * @generated from field: string instance_id = 6;
    */
   instanceId: string;
+
+  /**
+   * The platform of the binding's provider ("telegram", "slack",
+   * "discord", "playground"); empty while it is not known.
+   *
+   * @generated from field: string platform = 7;
+   */
+  platform: string;
 };
 
 /**
@@ -94,7 +149,7 @@ export type Binding = Message<"chatbus.v1.Binding"> & {
  * Use `create(BindingSchema)` to create a new message.
  */
 export const BindingSchema: GenMessage<Binding> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_types, 1);
+  messageDesc(file_chatbus_v1_types, 2);
 
 /**
  * Update is one inbound platform update routed to a follower's thread.
@@ -151,6 +206,38 @@ export type Update = Message<"chatbus.v1.Update"> & {
    * @generated from field: google.protobuf.Timestamp received_at = 8;
    */
   receivedAt?: Timestamp | undefined;
+
+  /**
+   * Sender's platform id as the platform writes it (Slack "U0123ABCD");
+   * from_user_id repeats it as a number where it is one.
+   *
+   * @generated from field: string sender = 9;
+   */
+  sender: string;
+
+  /**
+   * The ids this update makes available to the thread (the message, its
+   * files, the interaction of a pressed button), each with its kind: a
+   * later Call or DownloadFile may name them.
+   *
+   * @generated from field: repeated chatbus.v1.Reference references = 10;
+   */
+  references: Reference[];
+
+  /**
+   * The platform ("telegram", "slack", "discord", "playground").
+   *
+   * @generated from field: string platform = 11;
+   */
+  platform: string;
+
+  /**
+   * Sender's display name, if the platform says (Telegram: username or
+   * first name).
+   *
+   * @generated from field: string sender_name = 12;
+   */
+  senderName: string;
 };
 
 /**
@@ -158,7 +245,7 @@ export type Update = Message<"chatbus.v1.Update"> & {
  * Use `create(UpdateSchema)` to create a new message.
  */
 export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_types, 2);
+  messageDesc(file_chatbus_v1_types, 3);
 
 /**
  * Follower is the registry's view of one registered session.
@@ -224,7 +311,47 @@ export type Follower = Message<"chatbus.v1.Follower"> & {
  * Use `create(FollowerSchema)` to create a new message.
  */
 export const FollowerSchema: GenMessage<Follower> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_types, 3);
+  messageDesc(file_chatbus_v1_types, 4);
+
+/**
+ * ReferenceKind says what a platform id names.
+ *
+ * @generated from enum chatbus.v1.ReferenceKind
+ */
+export enum ReferenceKind {
+  /**
+   * @generated from enum value: REFERENCE_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A message (Telegram message_id, Slack ts, Discord message id).
+   *
+   * @generated from enum value: REFERENCE_KIND_MESSAGE = 1;
+   */
+  MESSAGE = 1,
+
+  /**
+   * A file (Telegram file_id, Slack file id, Discord attachment id).
+   *
+   * @generated from enum value: REFERENCE_KIND_FILE = 2;
+   */
+  FILE = 2,
+
+  /**
+   * An interaction to answer (Telegram callback_query id, Slack
+   * block_actions trigger, Discord interaction id).
+   *
+   * @generated from enum value: REFERENCE_KIND_INTERACTION = 3;
+   */
+  INTERACTION = 3,
+}
+
+/**
+ * Describes the enum chatbus.v1.ReferenceKind.
+ */
+export const ReferenceKindSchema: GenEnum<ReferenceKind> = /*@__PURE__*/
+  enumDesc(file_chatbus_v1_types, 0);
 
 /**
  * Origin says how a registration obtained its binding.
@@ -271,7 +398,7 @@ export enum Origin {
  * Describes the enum chatbus.v1.Origin.
  */
 export const OriginSchema: GenEnum<Origin> = /*@__PURE__*/
-  enumDesc(file_chatbus_v1_types, 0);
+  enumDesc(file_chatbus_v1_types, 1);
 
 /**
  * BindingStatus is the lifecycle state of a binding (DESIGN §3).
@@ -324,7 +451,7 @@ export enum BindingStatus {
  * Describes the enum chatbus.v1.BindingStatus.
  */
 export const BindingStatusSchema: GenEnum<BindingStatus> = /*@__PURE__*/
-  enumDesc(file_chatbus_v1_types, 1);
+  enumDesc(file_chatbus_v1_types, 2);
 
 /**
  * UpdateKind is the kind of platform update carried by an Update.
@@ -362,5 +489,5 @@ export enum UpdateKind {
  * Describes the enum chatbus.v1.UpdateKind.
  */
 export const UpdateKindSchema: GenEnum<UpdateKind> = /*@__PURE__*/
-  enumDesc(file_chatbus_v1_types, 2);
+  enumDesc(file_chatbus_v1_types, 3);
 

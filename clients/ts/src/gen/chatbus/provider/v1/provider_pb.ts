@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/provider/v1/provider.proto.
  */
 export const file_chatbus_provider_v1_provider: GenFile = /*@__PURE__*/
-  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCKOAQoQSWRlbnRpZnlSZXNwb25zZRIMCgRuYW1lGAEgASgJEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uEg8KB2FjY291bnQYBSABKAkivgEKDlVwZGF0ZXNSZXF1ZXN0EjoKBXN0YXJ0GAEgASgLMikuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5TdGFydEgAEjYKA2FjaxgCIAEoCzInLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuQWNrSAAaFwoFU3RhcnQSDgoGY3Vyc29yGAEgASgDGhgKA0FjaxIRCgl1cGRhdGVfaWQYASABKANCBQoDbXNnIj4KD1VwZGF0ZXNSZXNwb25zZRIrCgZ1cGRhdGUYASABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZSKaAgoGVXBkYXRlEhEKCXVwZGF0ZV9pZBgBIAEoAxIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIUCgxmcm9tX3VzZXJfaWQYBCABKAMSLQoEa2luZBgFIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIMCgR0ZXh0GAYgASgJEg8KB3BheWxvYWQYByABKAwSLwoLcmVjZWl2ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FsbG93ZWQYCSABKAgSMwoKcmVmZXJlbmNlcxgKIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcyJPCgpSZWZlcmVuY2VzEhMKC21lc3NhZ2VfaWRzGAEgAygDEhoKEmNhbGxiYWNrX3F1ZXJ5X2lkcxgCIAMoCRIQCghmaWxlX2lkcxgDIAMoCSJWCgtDYWxsUmVxdWVzdBIZCgZtZXRob2QYASABKAlCCbpIBnIEEAEYQBITCgtwYXJhbXNfanNvbhgCIAEoDBIXCg9pZGVtcG90ZW5jeV9rZXkYAyABKAkiIwoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMIssBChFVcGxvYWRGaWxlUmVxdWVzdBI/CgZoZWFkZXIYASABKAsyLS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0LkhlYWRlckgAEg8KBWNodW5rGAIgASgMSAAaXQoGSGVhZGVyEg8KB2NoYXRfaWQYASABKAMSEQoJdGhyZWFkX2lkGAIgASgDEhAKCGZpbGVuYW1lGAMgASgJEg8KB2NhcHRpb24YBCABKAkSDAoEa2luZBgFIAEoCUIFCgNtc2ciKQoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMIi8KE0Rvd25sb2FkRmlsZVJlcXVlc3QSGAoHZmlsZV9pZBgBIAEoCUIHukgEcgIQASJGChREb3dubG9hZEZpbGVSZXNwb25zZRINCgVjaHVuaxgBIAEoDBIMCgRzaXplGAIgASgDEhEKCWZpbGVfcGF0aBgDIAEoCSJDChZQcm92aXNpb25UYXJnZXRSZXF1ZXN0EhgKBG5hbWUYASABKAlCCrpIB3IFEAEYgAESDwoHY2hhdF9pZBgCIAEoAyJLChdQcm92aXNpb25UYXJnZXRSZXNwb25zZRIPCgdjaGF0X2lkGAEgASgDEhEKCXRocmVhZF9pZBgCIAEoAxIMCgRuYW1lGAMgASgJIjgKEkNsb3NlVGFyZ2V0UmVxdWVzdBIPCgdjaGF0X2lkGAEgASgDEhEKCXRocmVhZF9pZBgCIAEoAyIVChNDbG9zZVRhcmdldFJlc3BvbnNlIkgKDUF0dGFjaFJlcXVlc3QSEwoLaW5zdGFuY2VfaWQYASABKAkSDwoHY2hhdF9pZBgCIAEoAxIRCgl0aHJlYWRfaWQYAyABKAMiEAoOQXR0YWNoUmVzcG9uc2UiJAoNRGV0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCSIQCg5EZXRhY2hSZXNwb25zZSIXChVXYXRjaE9jY3VwYW5jeVJlcXVlc3QiSwoWV2F0Y2hPY2N1cGFuY3lSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeSJjCglPY2N1cGFuY3kSEAoIYXR0YWNoZWQYASABKA0SEAoIaW5mbGlnaHQYAiABKA0SDwoHaW5ib3VuZBgDIAEoDRIQCghvdXRib3VuZBgEIAEoDRIPCgdjbGVhbnVwGAUgASgNIoQBCgVGZW5jZRIeCgpyZXF1ZXN0X2lkGAEgASgJQgq6SAdyBRABGIABEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uIm0KDlByZXBhcmVSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBEigKBWxlYXNlGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uInoKD1ByZXBhcmVSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJCCg1Db21taXRSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIkMKDkNvbW1pdFJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5IkIKDUNhbmNlbFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiEAoOQ2FuY2VsUmVzcG9uc2UiDwoNU3RhdHVzUmVxdWVzdCLiAQoOU3RhdHVzUmVzcG9uc2USKQoFcGhhc2UYASABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlEhEKCWFkbWl0dGluZxgCIAEoCBIxCglvY2N1cGFuY3kYAyABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpyZXF1ZXN0X2lkGAUgASgJEhUKDWhlYWx0aF9kZXRhaWwYBiABKAkqnAEKClVwZGF0ZUtpbmQSGwoXVVBEQVRFX0tJTkRfVU5TUEVDSUZJRUQQABIXChNVUERBVEVfS0lORF9NRVNTQUdFEAESHgoaVVBEQVRFX0tJTkRfRURJVEVEX01FU1NBR0UQAhIeChpVUERBVEVfS0lORF9DQUxMQkFDS19RVUVSWRADEhgKFFVQREFURV9LSU5EX1JFQUNUSU9OEAQqVwoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIOCgpQSEFTRV9JRExFEAESEgoOUEhBU0VfUFJFUEFSRUQQAhITCg9QSEFTRV9DT01NSVRURUQQAzKLCgoPUHJvdmlkZXJTZXJ2aWNlElcKCElkZW50aWZ5EiQuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLklkZW50aWZ5UmVzcG9uc2USWAoHVXBkYXRlcxIjLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXNwb25zZSgBMAESSwoEQ2FsbBIgLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlcXVlc3QaIS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXNwb25zZRJfCgpVcGxvYWRGaWxlEiYuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdBonLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESZQoMRG93bmxvYWRGaWxlEiguY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GikuY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEmwKD1Byb3Zpc2lvblRhcmdldBIrLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBosLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USYAoLQ2xvc2VUYXJnZXQSJy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVxdWVzdBooLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXNwb25zZRJRCgZBdHRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlc3BvbnNlElEKBkRldGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVzcG9uc2USawoOV2F0Y2hPY2N1cGFuY3kSKi5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVxdWVzdBorLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXNwb25zZTABElQKB1ByZXBhcmUSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVzcG9uc2USUQoGQ29tbWl0EiIuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXNwb25zZRJRCgZDYW5jZWwSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlc3BvbnNlElEKBlN0YXR1cxIiLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVzcG9uc2VCQVo/Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy9wcm92aWRlci92MTtwcm92aWRlcnYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3QiagoQRGVzY3JpYmVSZXNwb25zZRIQCghwbGF0Zm9ybRgBIAEoCRIsCgdtZXRob2RzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0iSAoGTWV0aG9kEgwKBG5hbWUYASABKAkSMAoGcGFyYW1zGAIgAygLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5NZXRob2RQYXJhbSJfCgtNZXRob2RQYXJhbRIMCgRuYW1lGAEgASgJEjAKBGtpbmQYAiABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSEAoIcmVxdWlyZWQYAyABKAgiSQoJUmVmZXJlbmNlEjAKBGtpbmQYASABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSCgoCaWQYAiABKAkiNAoGVGFyZ2V0EgwKBGNoYXQYASABKAkSDgoGdGhyZWFkGAIgASgJEgwKBG5hbWUYAyABKAkijgEKEElkZW50aWZ5UmVzcG9uc2USDAoEbmFtZRgBIAEoCRIQCghvd25lcl9pZBgCIAEoCRISCgpnZW5lcmF0aW9uGAMgASgNEjUKC2luY2FybmF0aW9uGAQgASgLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5JbmNhcm5hdGlvbhIPCgdhY2NvdW50GAUgASgJIs0BCg5VcGRhdGVzUmVxdWVzdBI6CgVzdGFydBgBIAEoCzIpLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuU3RhcnRIABI2CgNhY2sYAiABKAsyJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0LkFja0gAGiYKBVN0YXJ0Eg4KBmN1cnNvchgBIAEoAxINCgVzdGF0ZRgCIAEoDBoYCgNBY2sSEQoJdXBkYXRlX2lkGAEgASgDQgUKA21zZyI+Cg9VcGRhdGVzUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUi/wIKBlVwZGF0ZRIRCgl1cGRhdGVfaWQYASABKAMSDwoHY2hhdF9pZBgCIAEoAxIRCgl0aHJlYWRfaWQYAyABKAMSFAoMZnJvbV91c2VyX2lkGAQgASgDEi0KBGtpbmQYBSABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZUtpbmQSDAoEdGV4dBgGIAEoCRIPCgdwYXlsb2FkGAcgASgMEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhbGxvd2VkGAkgASgIEjMKCnJlZmVyZW5jZXMYCiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSDAoEY2hhdBgLIAEoCRIOCgZ0aHJlYWQYDCABKAkSDgoGc2VuZGVyGA0gASgJEhAKCGRlZHVwX2lkGA4gASgJEg4KBmN1cnNvchgPIAEoDBITCgtzZW5kZXJfbmFtZRgQIAEoCSJ+CgpSZWZlcmVuY2VzEhMKC21lc3NhZ2VfaWRzGAEgAygDEhoKEmNhbGxiYWNrX3F1ZXJ5X2lkcxgCIAMoCRIQCghmaWxlX2lkcxgDIAMoCRItCgVpdGVtcxgEIAMoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlIoMBCgtDYWxsUmVxdWVzdBIZCgZtZXRob2QYASABKAlCCbpIBnIEEAEYQBITCgtwYXJhbXNfanNvbhgCIAEoDBIXCg9pZGVtcG90ZW5jeV9rZXkYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQiWAoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMi+QEKEVVwbG9hZEZpbGVSZXF1ZXN0Ej8KBmhlYWRlchgBIAEoCzItLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QuSGVhZGVySAASDwoFY2h1bmsYAiABKAxIABqKAQoGSGVhZGVyEg8KB2NoYXRfaWQYASABKAMSEQoJdGhyZWFkX2lkGAIgASgDEhAKCGZpbGVuYW1lGAMgASgJEg8KB2NhcHRpb24YBCABKAkSDAoEa2luZBgFIAEoCRIrCgZ0YXJnZXQYBiABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJIn0KFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIPCgdjaGF0X2lkGAIgASgDEgwKBGNoYXQYAyABKAkSKgoFcmV1c2UYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKIAQoXUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USDwoHY2hhdF9pZBgBIAEoAxIRCgl0aHJlYWRfaWQYAiABKAMSDAoEbmFtZRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldBIOCgZyZXVzZWQYBSABKAgiZQoSQ2xvc2VUYXJnZXRSZXF1ZXN0Eg8KB2NoYXRfaWQYASABKAMSEQoJdGhyZWFkX2lkGAIgASgDEisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0IhUKE0Nsb3NlVGFyZ2V0UmVzcG9uc2UidQoNQXR0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCRIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCIQCg5BdHRhY2hSZXNwb25zZSIkCg1EZXRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJIhAKDkRldGFjaFJlc3BvbnNlIhcKFVdhdGNoT2NjdXBhbmN5UmVxdWVzdCJLChZXYXRjaE9jY3VwYW5jeVJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5ImMKCU9jY3VwYW5jeRIQCghhdHRhY2hlZBgBIAEoDRIQCghpbmZsaWdodBgCIAEoDRIPCgdpbmJvdW5kGAMgASgNEhAKCG91dGJvdW5kGAQgASgNEg8KB2NsZWFudXAYBSABKA0ihAEKBUZlbmNlEh4KCnJlcXVlc3RfaWQYASABKAlCCrpIB3IFEAEYgAESEAoIb3duZXJfaWQYAiABKAkSEgoKZ2VuZXJhdGlvbhgDIAEoDRI1CgtpbmNhcm5hdGlvbhgEIAEoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuSW5jYXJuYXRpb24ibQoOUHJlcGFyZVJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQESKAoFbGVhc2UYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iegoPUHJlcGFyZVJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkIKDUNvbW1pdFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiQwoOQ29tbWl0UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kiQgoNQ2FuY2VsUmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBASIQCg5DYW5jZWxSZXNwb25zZSIPCg1TdGF0dXNSZXF1ZXN0IuIBCg5TdGF0dXNSZXNwb25zZRIpCgVwaGFzZRgBIAEoDjIaLmNoYXRidXMucHJvdmlkZXIudjEuUGhhc2USEQoJYWRtaXR0aW5nGAIgASgIEjEKCW9jY3VwYW5jeRgDIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJlcXVlc3RfaWQYBSABKAkSFQoNaGVhbHRoX2RldGFpbBgGIAEoCSqEAQoNUmVmZXJlbmNlS2luZBIeChpSRUZFUkVOQ0VfS0lORF9VTlNQRUNJRklFRBAAEhoKFlJFRkVSRU5DRV9LSU5EX01FU1NBR0UQARIXChNSRUZFUkVOQ0VfS0lORF9GSUxFEAISHgoaUkVGRVJFTkNFX0tJTkRfSU5URVJBQ1RJT04QAyqcAQoKVXBkYXRlS2luZBIbChdVUERBVEVfS0lORF9VTlNQRUNJRklFRBAAEhcKE1VQREFURV9LSU5EX01FU1NBR0UQARIeChpVUERBVEVfS0lORF9FRElURURfTUVTU0FHRRACEh4KGlVQREFURV9LSU5EX0NBTExCQUNLX1FVRVJZEAMSGAoUVVBEQVRFX0tJTkRfUkVBQ1RJT04QBCpXCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg4KClBIQVNFX0lETEUQARISCg5QSEFTRV9QUkVQQVJFRBACEhMKD1BIQVNFX0NPTU1JVFRFRBADMuQKCg9Qcm92aWRlclNlcnZpY2USVwoISWRlbnRpZnkSJC5jaGF0YnVzLnByb3ZpZGVyLnYxLklkZW50aWZ5UmVxdWVzdBolLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXNwb25zZRJXCghEZXNjcmliZRIkLmNoYXRidXMucHJvdmlkZXIudjEuRGVzY3JpYmVSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlc3BvbnNlElgKB1VwZGF0ZXMSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVzcG9uc2UoATABEksKBENhbGwSIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXF1ZXN0GiEuY2hhdGJ1cy5wcm92aWRlci52MS5DYWxsUmVzcG9uc2USXwoKVXBsb2FkRmlsZRImLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QaJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXNwb25zZSgBEmUKDERvd25sb2FkRmlsZRIoLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVxdWVzdBopLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVzcG9uc2UwARJsCg9Qcm92aXNpb25UYXJnZXQSKy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlcXVlc3QaLC5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlc3BvbnNlEmAKC0Nsb3NlVGFyZ2V0EicuY2hhdGJ1cy5wcm92aWRlci52MS5DbG9zZVRhcmdldFJlcXVlc3QaKC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVzcG9uc2USUQoGQXR0YWNoEiIuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXNwb25zZRJRCgZEZXRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlc3BvbnNlEmsKDldhdGNoT2NjdXBhbmN5EiouY2hhdGJ1cy5wcm92aWRlci52MS5XYXRjaE9jY3VwYW5jeVJlcXVlc3QaKy5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVzcG9uc2UwARJUCgdQcmVwYXJlEiMuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVxdWVzdBokLmNoYXRidXMucHJvdmlkZXIudjEuUHJlcGFyZVJlc3BvbnNlElEKBkNvbW1pdBIiLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVzcG9uc2USUQoGQ2FuY2VsEiIuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXNwb25zZRJRCgZTdGF0dXMSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1JlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1Jlc3BvbnNlQkFaP2dpdGh1Yi5jb20vY2hhdGJ1cy9jaGF0YnVzL3Byb3RvL2NoYXRidXMvcHJvdmlkZXIvdjE7cHJvdmlkZXJ2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Incarnation identifies one process: pid plus its start time (Linux:
@@ -52,6 +52,171 @@ export type IdentifyRequest = Message<"chatbus.provider.v1.IdentifyRequest"> & {
  */
 export const IdentifyRequestSchema: GenMessage<IdentifyRequest> = /*@__PURE__*/
   messageDesc(file_chatbus_provider_v1_provider, 1);
+
+/**
+ * @generated from message chatbus.provider.v1.DescribeRequest
+ */
+export type DescribeRequest = Message<"chatbus.provider.v1.DescribeRequest"> & {
+};
+
+/**
+ * Describes the message chatbus.provider.v1.DescribeRequest.
+ * Use `create(DescribeRequestSchema)` to create a new message.
+ */
+export const DescribeRequestSchema: GenMessage<DescribeRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 2);
+
+/**
+ * @generated from message chatbus.provider.v1.DescribeResponse
+ */
+export type DescribeResponse = Message<"chatbus.provider.v1.DescribeResponse"> & {
+  /**
+   * The platform ("telegram", "slack", "discord", "playground").
+   *
+   * @generated from field: string platform = 1;
+   */
+  platform: string;
+
+  /**
+   * The methods Call accepts. A method not listed is refused by the
+   * supervisor before it reaches the provider.
+   *
+   * @generated from field: repeated chatbus.provider.v1.Method methods = 2;
+   */
+  methods: Method[];
+
+  /**
+   * The longest text one message may carry, in characters; 0 if unknown.
+   *
+   * @generated from field: uint32 max_text_chars = 3;
+   */
+  maxTextChars: number;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.DescribeResponse.
+ * Use `create(DescribeResponseSchema)` to create a new message.
+ */
+export const DescribeResponseSchema: GenMessage<DescribeResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 3);
+
+/**
+ * Method is one platform method followers may call.
+ *
+ * @generated from message chatbus.provider.v1.Method
+ */
+export type Method = Message<"chatbus.provider.v1.Method"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The parameters of the method that name an id of the thread. The
+   * supervisor refuses a call whose parameter names an id of that kind
+   * the thread never saw (in an update or a call result), and one that
+   * lacks a required parameter.
+   *
+   * @generated from field: repeated chatbus.provider.v1.MethodParam params = 2;
+   */
+  params: MethodParam[];
+};
+
+/**
+ * Describes the message chatbus.provider.v1.Method.
+ * Use `create(MethodSchema)` to create a new message.
+ */
+export const MethodSchema: GenMessage<Method> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 4);
+
+/**
+ * MethodParam is a Call parameter that names an id of the thread.
+ *
+ * @generated from message chatbus.provider.v1.MethodParam
+ */
+export type MethodParam = Message<"chatbus.provider.v1.MethodParam"> & {
+  /**
+   * Top-level key in params_json, e.g. "message_id".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: chatbus.provider.v1.ReferenceKind kind = 2;
+   */
+  kind: ReferenceKind;
+
+  /**
+   * @generated from field: bool required = 3;
+   */
+  required: boolean;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.MethodParam.
+ * Use `create(MethodParamSchema)` to create a new message.
+ */
+export const MethodParamSchema: GenMessage<MethodParam> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 5);
+
+/**
+ * Reference is one platform id, with its kind, as text.
+ *
+ * @generated from message chatbus.provider.v1.Reference
+ */
+export type Reference = Message<"chatbus.provider.v1.Reference"> & {
+  /**
+   * @generated from field: chatbus.provider.v1.ReferenceKind kind = 1;
+   */
+  kind: ReferenceKind;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.Reference.
+ * Use `create(ReferenceSchema)` to create a new message.
+ */
+export const ReferenceSchema: GenMessage<Reference> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 6);
+
+/**
+ * Target names a thread by the platform's own ids, as text (Telegram
+ * chat "-1001234567890", thread "42"; Slack channel "C0123ABCD", thread
+ * the root message's ts; Discord guild channel and thread snowflakes).
+ * thread empty: the chat itself (Telegram: the General topic).
+ *
+ * @generated from message chatbus.provider.v1.Target
+ */
+export type Target = Message<"chatbus.provider.v1.Target"> & {
+  /**
+   * @generated from field: string chat = 1;
+   */
+  chat: string;
+
+  /**
+   * @generated from field: string thread = 2;
+   */
+  thread: string;
+
+  /**
+   * The thread's name, where one is reported (ProvisionTarget).
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.Target.
+ * Use `create(TargetSchema)` to create a new message.
+ */
+export const TargetSchema: GenMessage<Target> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 7);
 
 /**
  * @generated from message chatbus.provider.v1.IdentifyResponse
@@ -96,7 +261,7 @@ export type IdentifyResponse = Message<"chatbus.provider.v1.IdentifyResponse"> &
  * Use `create(IdentifyResponseSchema)` to create a new message.
  */
 export const IdentifyResponseSchema: GenMessage<IdentifyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 2);
+  messageDesc(file_chatbus_provider_v1_provider, 8);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesRequest
@@ -125,7 +290,7 @@ export type UpdatesRequest = Message<"chatbus.provider.v1.UpdatesRequest"> & {
  * Use `create(UpdatesRequestSchema)` to create a new message.
  */
 export const UpdatesRequestSchema: GenMessage<UpdatesRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 3);
+  messageDesc(file_chatbus_provider_v1_provider, 9);
 
 /**
  * Start begins delivery at the stored cursor.
@@ -135,11 +300,21 @@ export const UpdatesRequestSchema: GenMessage<UpdatesRequest> = /*@__PURE__*/
 export type UpdatesRequest_Start = Message<"chatbus.provider.v1.UpdatesRequest.Start"> & {
   /**
    * The platform cursor to resume from (Telegram: the next getUpdates
-   * offset). 0: wherever the platform holds.
+   * offset). 0: wherever the platform holds. Kept for providers that
+   * report no Update.cursor; see state.
    *
    * @generated from field: int64 cursor = 1;
    */
   cursor: bigint;
+
+  /**
+   * The opaque cursor the provider last reported (Update.cursor) with
+   * an update that is now durable, exactly as it reported it; empty if
+   * none was stored. A provider that reports cursors resumes from it.
+   *
+   * @generated from field: bytes state = 2;
+   */
+  state: Uint8Array;
 };
 
 /**
@@ -147,7 +322,7 @@ export type UpdatesRequest_Start = Message<"chatbus.provider.v1.UpdatesRequest.S
  * Use `create(UpdatesRequest_StartSchema)` to create a new message.
  */
 export const UpdatesRequest_StartSchema: GenMessage<UpdatesRequest_Start> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 3, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 9, 0);
 
 /**
  * Ack says every update up to and including update_id is durable (or was
@@ -167,7 +342,7 @@ export type UpdatesRequest_Ack = Message<"chatbus.provider.v1.UpdatesRequest.Ack
  * Use `create(UpdatesRequest_AckSchema)` to create a new message.
  */
 export const UpdatesRequest_AckSchema: GenMessage<UpdatesRequest_Ack> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 3, 1);
+  messageDesc(file_chatbus_provider_v1_provider, 9, 1);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesResponse
@@ -184,7 +359,7 @@ export type UpdatesResponse = Message<"chatbus.provider.v1.UpdatesResponse"> & {
  * Use `create(UpdatesResponseSchema)` to create a new message.
  */
 export const UpdatesResponseSchema: GenMessage<UpdatesResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 4);
+  messageDesc(file_chatbus_provider_v1_provider, 10);
 
 /**
  * Update is one platform update.
@@ -193,7 +368,9 @@ export const UpdatesResponseSchema: GenMessage<UpdatesResponse> = /*@__PURE__*/
  */
 export type Update = Message<"chatbus.provider.v1.Update"> & {
   /**
-   * The platform's update id; strictly increasing on one stream.
+   * Strictly increasing on one stream: the Ack names it. Telegram uses its
+   * update_id; a platform without such ids numbers its updates itself
+   * (then it must set dedup_id).
    *
    * @generated from field: int64 update_id = 1;
    */
@@ -256,6 +433,54 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
    * @generated from field: chatbus.provider.v1.References references = 10;
    */
   references?: References | undefined;
+
+  /**
+   * The chat and thread as text (see Target); when chat is empty the
+   * supervisor uses chat_id and thread_id.
+   *
+   * @generated from field: string chat = 11;
+   */
+  chat: string;
+
+  /**
+   * @generated from field: string thread = 12;
+   */
+  thread: string;
+
+  /**
+   * Sender's platform id as text (Slack "U0123ABCD"); when empty, the
+   * supervisor uses from_user_id.
+   *
+   * @generated from field: string sender = 13;
+   */
+  sender: string;
+
+  /**
+   * The platform's own id of the event, for de-duplication across
+   * redeliveries and restarts (Slack event_id, Discord message id). Empty:
+   * update_id is the de-duplication key.
+   *
+   * @generated from field: string dedup_id = 14;
+   */
+  dedupId: string;
+
+  /**
+   * The platform cursor once this update and every one before it are
+   * durable, opaque to the supervisor (Telegram: the next offset; Discord:
+   * session, sequence, resume URL, last message id per thread). The
+   * supervisor stores the cursor of the last update of each batch it
+   * journals, in the same transaction, and hands it back in Start.state.
+   *
+   * @generated from field: bytes cursor = 15;
+   */
+  cursor: Uint8Array;
+
+  /**
+   * Sender's display name, if the platform says.
+   *
+   * @generated from field: string sender_name = 16;
+   */
+  senderName: string;
 };
 
 /**
@@ -263,7 +488,7 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
  * Use `create(UpdateSchema)` to create a new message.
  */
 export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 5);
+  messageDesc(file_chatbus_provider_v1_provider, 11);
 
 /**
  * References are the platform ids an update makes available to its
@@ -294,6 +519,14 @@ export type References = Message<"chatbus.provider.v1.References"> & {
    * @generated from field: repeated string file_ids = 3;
    */
   fileIds: string[];
+
+  /**
+   * Every reference with its kind, as text. A provider sets either the
+   * lists above or this; the supervisor reads both.
+   *
+   * @generated from field: repeated chatbus.provider.v1.Reference items = 4;
+   */
+  items: Reference[];
 };
 
 /**
@@ -301,7 +534,7 @@ export type References = Message<"chatbus.provider.v1.References"> & {
  * Use `create(ReferencesSchema)` to create a new message.
  */
 export const ReferencesSchema: GenMessage<References> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 6);
+  messageDesc(file_chatbus_provider_v1_provider, 12);
 
 /**
  * @generated from message chatbus.provider.v1.CallRequest
@@ -313,7 +546,8 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
   method: string;
 
   /**
-   * Parameters as a JSON object, already scoped to the target.
+   * Parameters as a JSON object. The supervisor has checked the method
+   * against the declared set and the referenced ids against the thread.
    *
    * @generated from field: bytes params_json = 2;
    */
@@ -323,6 +557,16 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
    * @generated from field: string idempotency_key = 3;
    */
   idempotencyKey: string;
+
+  /**
+   * The caller's thread. The provider scopes the call to it (fills in
+   * the chat and thread) and refuses parameters that name another chat
+   * or thread (PERMISSION_DENIED). Unset only from supervisors that
+   * scoped params themselves.
+   *
+   * @generated from field: chatbus.provider.v1.Target target = 4;
+   */
+  target?: Target | undefined;
 };
 
 /**
@@ -330,7 +574,7 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 7);
+  messageDesc(file_chatbus_provider_v1_provider, 13);
 
 /**
  * @generated from message chatbus.provider.v1.CallResponse
@@ -340,6 +584,14 @@ export type CallResponse = Message<"chatbus.provider.v1.CallResponse"> & {
    * @generated from field: bytes result_json = 1;
    */
   resultJson: Uint8Array;
+
+  /**
+   * The ids the result made available to the thread (the message sent,
+   * its files).
+   *
+   * @generated from field: chatbus.provider.v1.References references = 2;
+   */
+  references?: References | undefined;
 };
 
 /**
@@ -347,7 +599,7 @@ export type CallResponse = Message<"chatbus.provider.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 8);
+  messageDesc(file_chatbus_provider_v1_provider, 14);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest
@@ -376,7 +628,7 @@ export type UploadFileRequest = Message<"chatbus.provider.v1.UploadFileRequest">
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 9);
+  messageDesc(file_chatbus_provider_v1_provider, 15);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest.Header
@@ -408,6 +660,14 @@ export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRe
    * @generated from field: string kind = 5;
    */
   kind: string;
+
+  /**
+   * The thread, as text; when unset the provider uses chat_id and
+   * thread_id.
+   *
+   * @generated from field: chatbus.provider.v1.Target target = 6;
+   */
+  target?: Target | undefined;
 };
 
 /**
@@ -415,7 +675,7 @@ export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRe
  * Use `create(UploadFileRequest_HeaderSchema)` to create a new message.
  */
 export const UploadFileRequest_HeaderSchema: GenMessage<UploadFileRequest_Header> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 9, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 15, 0);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileResponse
@@ -425,6 +685,13 @@ export type UploadFileResponse = Message<"chatbus.provider.v1.UploadFileResponse
    * @generated from field: bytes result_json = 1;
    */
   resultJson: Uint8Array;
+
+  /**
+   * The ids the result made available (the message sent, its files).
+   *
+   * @generated from field: chatbus.provider.v1.References references = 2;
+   */
+  references?: References | undefined;
 };
 
 /**
@@ -432,7 +699,7 @@ export type UploadFileResponse = Message<"chatbus.provider.v1.UploadFileResponse
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 10);
+  messageDesc(file_chatbus_provider_v1_provider, 16);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileRequest
@@ -449,7 +716,7 @@ export type DownloadFileRequest = Message<"chatbus.provider.v1.DownloadFileReque
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 11);
+  messageDesc(file_chatbus_provider_v1_provider, 17);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileResponse
@@ -478,7 +745,7 @@ export type DownloadFileResponse = Message<"chatbus.provider.v1.DownloadFileResp
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 12);
+  messageDesc(file_chatbus_provider_v1_provider, 18);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetRequest
@@ -497,6 +764,22 @@ export type ProvisionTargetRequest = Message<"chatbus.provider.v1.ProvisionTarge
    * @generated from field: int64 chat_id = 2;
    */
   chatId: bigint;
+
+  /**
+   * The chat as text; empty: chat_id.
+   *
+   * @generated from field: string chat = 3;
+   */
+  chat: string;
+
+  /**
+   * A thread this slot had before (of a binding gone offline). The
+   * provider reuses it if it still exists: renames it to name and reopens
+   * it if closed. If it is gone, the provider creates a new one.
+   *
+   * @generated from field: chatbus.provider.v1.Target reuse = 4;
+   */
+  reuse?: Target | undefined;
 };
 
 /**
@@ -504,7 +787,7 @@ export type ProvisionTargetRequest = Message<"chatbus.provider.v1.ProvisionTarge
  * Use `create(ProvisionTargetRequestSchema)` to create a new message.
  */
 export const ProvisionTargetRequestSchema: GenMessage<ProvisionTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 13);
+  messageDesc(file_chatbus_provider_v1_provider, 19);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetResponse
@@ -524,6 +807,20 @@ export type ProvisionTargetResponse = Message<"chatbus.provider.v1.ProvisionTarg
    * @generated from field: string name = 3;
    */
   name: string;
+
+  /**
+   * The thread as text (always set by current providers).
+   *
+   * @generated from field: chatbus.provider.v1.Target target = 4;
+   */
+  target?: Target | undefined;
+
+  /**
+   * The thread named in reuse was reused rather than a new one created.
+   *
+   * @generated from field: bool reused = 5;
+   */
+  reused: boolean;
 };
 
 /**
@@ -531,7 +828,7 @@ export type ProvisionTargetResponse = Message<"chatbus.provider.v1.ProvisionTarg
  * Use `create(ProvisionTargetResponseSchema)` to create a new message.
  */
 export const ProvisionTargetResponseSchema: GenMessage<ProvisionTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 14);
+  messageDesc(file_chatbus_provider_v1_provider, 20);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetRequest
@@ -546,6 +843,13 @@ export type CloseTargetRequest = Message<"chatbus.provider.v1.CloseTargetRequest
    * @generated from field: int64 thread_id = 2;
    */
   threadId: bigint;
+
+  /**
+   * The thread as text; unset: chat_id and thread_id.
+   *
+   * @generated from field: chatbus.provider.v1.Target target = 3;
+   */
+  target?: Target | undefined;
 };
 
 /**
@@ -553,7 +857,7 @@ export type CloseTargetRequest = Message<"chatbus.provider.v1.CloseTargetRequest
  * Use `create(CloseTargetRequestSchema)` to create a new message.
  */
 export const CloseTargetRequestSchema: GenMessage<CloseTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 15);
+  messageDesc(file_chatbus_provider_v1_provider, 21);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetResponse
@@ -566,7 +870,7 @@ export type CloseTargetResponse = Message<"chatbus.provider.v1.CloseTargetRespon
  * Use `create(CloseTargetResponseSchema)` to create a new message.
  */
 export const CloseTargetResponseSchema: GenMessage<CloseTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 16);
+  messageDesc(file_chatbus_provider_v1_provider, 22);
 
 /**
  * @generated from message chatbus.provider.v1.AttachRequest
@@ -586,6 +890,13 @@ export type AttachRequest = Message<"chatbus.provider.v1.AttachRequest"> & {
    * @generated from field: int64 thread_id = 3;
    */
   threadId: bigint;
+
+  /**
+   * The thread as text; unset: chat_id and thread_id.
+   *
+   * @generated from field: chatbus.provider.v1.Target target = 4;
+   */
+  target?: Target | undefined;
 };
 
 /**
@@ -593,7 +904,7 @@ export type AttachRequest = Message<"chatbus.provider.v1.AttachRequest"> & {
  * Use `create(AttachRequestSchema)` to create a new message.
  */
 export const AttachRequestSchema: GenMessage<AttachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 17);
+  messageDesc(file_chatbus_provider_v1_provider, 23);
 
 /**
  * @generated from message chatbus.provider.v1.AttachResponse
@@ -606,7 +917,7 @@ export type AttachResponse = Message<"chatbus.provider.v1.AttachResponse"> & {
  * Use `create(AttachResponseSchema)` to create a new message.
  */
 export const AttachResponseSchema: GenMessage<AttachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18);
+  messageDesc(file_chatbus_provider_v1_provider, 24);
 
 /**
  * @generated from message chatbus.provider.v1.DetachRequest
@@ -623,7 +934,7 @@ export type DetachRequest = Message<"chatbus.provider.v1.DetachRequest"> & {
  * Use `create(DetachRequestSchema)` to create a new message.
  */
 export const DetachRequestSchema: GenMessage<DetachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 19);
+  messageDesc(file_chatbus_provider_v1_provider, 25);
 
 /**
  * @generated from message chatbus.provider.v1.DetachResponse
@@ -636,7 +947,7 @@ export type DetachResponse = Message<"chatbus.provider.v1.DetachResponse"> & {
  * Use `create(DetachResponseSchema)` to create a new message.
  */
 export const DetachResponseSchema: GenMessage<DetachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 20);
+  messageDesc(file_chatbus_provider_v1_provider, 26);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyRequest
@@ -649,7 +960,7 @@ export type WatchOccupancyRequest = Message<"chatbus.provider.v1.WatchOccupancyR
  * Use `create(WatchOccupancyRequestSchema)` to create a new message.
  */
 export const WatchOccupancyRequestSchema: GenMessage<WatchOccupancyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 21);
+  messageDesc(file_chatbus_provider_v1_provider, 27);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyResponse
@@ -666,7 +977,7 @@ export type WatchOccupancyResponse = Message<"chatbus.provider.v1.WatchOccupancy
  * Use `create(WatchOccupancyResponseSchema)` to create a new message.
  */
 export const WatchOccupancyResponseSchema: GenMessage<WatchOccupancyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 22);
+  messageDesc(file_chatbus_provider_v1_provider, 28);
 
 /**
  * Occupancy counts the work an owner holds; a doctor commit waits until all
@@ -716,7 +1027,7 @@ export type Occupancy = Message<"chatbus.provider.v1.Occupancy"> & {
  * Use `create(OccupancySchema)` to create a new message.
  */
 export const OccupancySchema: GenMessage<Occupancy> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 23);
+  messageDesc(file_chatbus_provider_v1_provider, 29);
 
 /**
  * Fence identifies the owner a doctor request is addressed to; a request
@@ -751,7 +1062,7 @@ export type Fence = Message<"chatbus.provider.v1.Fence"> & {
  * Use `create(FenceSchema)` to create a new message.
  */
 export const FenceSchema: GenMessage<Fence> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 24);
+  messageDesc(file_chatbus_provider_v1_provider, 30);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareRequest
@@ -775,7 +1086,7 @@ export type PrepareRequest = Message<"chatbus.provider.v1.PrepareRequest"> & {
  * Use `create(PrepareRequestSchema)` to create a new message.
  */
 export const PrepareRequestSchema: GenMessage<PrepareRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25);
+  messageDesc(file_chatbus_provider_v1_provider, 31);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareResponse
@@ -797,7 +1108,7 @@ export type PrepareResponse = Message<"chatbus.provider.v1.PrepareResponse"> & {
  * Use `create(PrepareResponseSchema)` to create a new message.
  */
 export const PrepareResponseSchema: GenMessage<PrepareResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 26);
+  messageDesc(file_chatbus_provider_v1_provider, 32);
 
 /**
  * @generated from message chatbus.provider.v1.CommitRequest
@@ -814,7 +1125,7 @@ export type CommitRequest = Message<"chatbus.provider.v1.CommitRequest"> & {
  * Use `create(CommitRequestSchema)` to create a new message.
  */
 export const CommitRequestSchema: GenMessage<CommitRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 27);
+  messageDesc(file_chatbus_provider_v1_provider, 33);
 
 /**
  * @generated from message chatbus.provider.v1.CommitResponse
@@ -831,7 +1142,7 @@ export type CommitResponse = Message<"chatbus.provider.v1.CommitResponse"> & {
  * Use `create(CommitResponseSchema)` to create a new message.
  */
 export const CommitResponseSchema: GenMessage<CommitResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 28);
+  messageDesc(file_chatbus_provider_v1_provider, 34);
 
 /**
  * @generated from message chatbus.provider.v1.CancelRequest
@@ -848,7 +1159,7 @@ export type CancelRequest = Message<"chatbus.provider.v1.CancelRequest"> & {
  * Use `create(CancelRequestSchema)` to create a new message.
  */
 export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 29);
+  messageDesc(file_chatbus_provider_v1_provider, 35);
 
 /**
  * @generated from message chatbus.provider.v1.CancelResponse
@@ -861,7 +1172,7 @@ export type CancelResponse = Message<"chatbus.provider.v1.CancelResponse"> & {
  * Use `create(CancelResponseSchema)` to create a new message.
  */
 export const CancelResponseSchema: GenMessage<CancelResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 30);
+  messageDesc(file_chatbus_provider_v1_provider, 36);
 
 /**
  * @generated from message chatbus.provider.v1.StatusRequest
@@ -874,7 +1185,7 @@ export type StatusRequest = Message<"chatbus.provider.v1.StatusRequest"> & {
  * Use `create(StatusRequestSchema)` to create a new message.
  */
 export const StatusRequestSchema: GenMessage<StatusRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 31);
+  messageDesc(file_chatbus_provider_v1_provider, 37);
 
 /**
  * @generated from message chatbus.provider.v1.StatusResponse
@@ -919,7 +1230,47 @@ export type StatusResponse = Message<"chatbus.provider.v1.StatusResponse"> & {
  * Use `create(StatusResponseSchema)` to create a new message.
  */
 export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 32);
+  messageDesc(file_chatbus_provider_v1_provider, 38);
+
+/**
+ * ReferenceKind says what a platform id names.
+ *
+ * @generated from enum chatbus.provider.v1.ReferenceKind
+ */
+export enum ReferenceKind {
+  /**
+   * @generated from enum value: REFERENCE_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A message (Telegram message_id, Slack ts, Discord message id).
+   *
+   * @generated from enum value: REFERENCE_KIND_MESSAGE = 1;
+   */
+  MESSAGE = 1,
+
+  /**
+   * A file (Telegram file_id, Slack file id, Discord attachment id).
+   *
+   * @generated from enum value: REFERENCE_KIND_FILE = 2;
+   */
+  FILE = 2,
+
+  /**
+   * An interaction to answer (Telegram callback_query id, Slack
+   * block_actions, Discord interaction id).
+   *
+   * @generated from enum value: REFERENCE_KIND_INTERACTION = 3;
+   */
+  INTERACTION = 3,
+}
+
+/**
+ * Describes the enum chatbus.provider.v1.ReferenceKind.
+ */
+export const ReferenceKindSchema: GenEnum<ReferenceKind> = /*@__PURE__*/
+  enumDesc(file_chatbus_provider_v1_provider, 0);
 
 /**
  * UpdateKind mirrors chatbus.v1.UpdateKind.
@@ -957,7 +1308,7 @@ export enum UpdateKind {
  * Describes the enum chatbus.provider.v1.UpdateKind.
  */
 export const UpdateKindSchema: GenEnum<UpdateKind> = /*@__PURE__*/
-  enumDesc(file_chatbus_provider_v1_provider, 0);
+  enumDesc(file_chatbus_provider_v1_provider, 1);
 
 /**
  * Phase of the owner's doctor fence.
@@ -990,7 +1341,7 @@ export enum Phase {
  * Describes the enum chatbus.provider.v1.Phase.
  */
 export const PhaseSchema: GenEnum<Phase> = /*@__PURE__*/
-  enumDesc(file_chatbus_provider_v1_provider, 1);
+  enumDesc(file_chatbus_provider_v1_provider, 2);
 
 /**
  * ProviderService is served by each provider child process on its own Unix
@@ -1011,6 +1362,19 @@ export const ProviderService: GenService<{
     methodKind: "unary";
     input: typeof IdentifyRequestSchema;
     output: typeof IdentifyResponseSchema;
+  },
+  /**
+   * Describe declares what the platform offers: its name, the methods Call
+   * accepts (the supervisor's allow-list) with the parameters that name an
+   * id of the thread, and its limits. It needs no platform round trip; the
+   * supervisor asks each new child once.
+   *
+   * @generated from rpc chatbus.provider.v1.ProviderService.Describe
+   */
+  describe: {
+    methodKind: "unary";
+    input: typeof DescribeRequestSchema;
+    output: typeof DescribeResponseSchema;
   },
   /**
    * Updates carries inbound platform updates. The supervisor opens it and

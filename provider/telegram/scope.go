@@ -1,0 +1,150 @@
+package telegram
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/chatbus/chatbus/provider"
+)
+
+// MaxTextChars is the longest message text the Bot API accepts.
+const MaxTextChars = 4096
+
+// methods are the Bot API methods followers may call, with the parameters
+// that name an id of the thread (the supervisor checks those against what
+// the thread has seen), and whether the method takes the thread itself
+// (message_thread_id, filled in by scope).
+var methods = []struct {
+	provider.Method
+	thread bool
+}{
+	{Method: provider.Method{Name: "sendMessage", Params: []provider.Param{
+		{Name: "reply_to_message_id", Kind: provider.RefMessage},
+		{Name: "reply_parameters.message_id", Kind: provider.RefMessage},
+	}}, thread: true},
+	{Method: provider.Method{Name: "editMessageText", Params: messageParam}},
+	{Method: provider.Method{Name: "editMessageReplyMarkup", Params: messageParam}},
+	{Method: provider.Method{Name: "deleteMessage", Params: messageParam}},
+	{Method: provider.Method{Name: "setMessageReaction", Params: messageParam}},
+	{Method: provider.Method{Name: "sendChatAction"}, thread: true},
+	{Method: provider.Method{Name: "answerCallbackQuery", Params: []provider.Param{
+		{Name: "callback_query_id", Kind: provider.RefInteraction, Required: true},
+	}}},
+	{Method: provider.Method{Name: "editForumTopic"}, thread: true},
+	{Method: provider.Method{Name: "closeForumTopic"}, thread: true},
+	{Method: provider.Method{Name: "reopenForumTopic"}, thread: true},
+}
+
+var messageParam = []provider.Param{{Name: "message_id", Kind: provider.RefMessage, Required: true}}
+
+// takesThread says whether method is scoped by message_thread_id.
+var takesThread = func() map[string]bool {
+	m := map[string]bool{}
+	for _, d := range methods {
+		m[d.Name] = d.thread
+	}
+	return m
+}()
+
+// Describe implements provider.Platform.
+func (p *Platform) Describe() provider.Description {
+	d := provider.Description{Platform: "telegram", MaxTextChars: MaxTextChars}
+	for _, m := range methods {
+		d.Methods = append(d.Methods, m.Method)
+	}
+	return d
+}
+
+// scope fills chat_id (and message_thread_id, for the methods that take
+// one) from t, and refuses params naming another chat or thread, or an
+// inline message (which cannot be tied to a thread). The supervisor has
+// already checked the method and the ids its params name.
+func scope(t provider.Target, method string, params json.RawMessage) (json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(params)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(params))
+		dec.UseNumber()
+		if err := dec.Decode(&m); err != nil || m == nil {
+			return nil, fmt.Errorf("%w: %s params must be a JSON object", provider.ErrInvalid, method)
+		}
+	}
+	if v, ok := m["chat_id"]; ok && idOf(v) != t.Chat {
+		return nil, fmt.Errorf("%w: chat_id %s is not your chat", provider.ErrOutOfScope, v)
+	}
+	if v, ok := m["message_thread_id"]; ok && idOf(v) != t.Thread {
+		return nil, fmt.Errorf("%w: message_thread_id %s is not your thread", provider.ErrOutOfScope, v)
+	}
+	if _, ok := m["inline_message_id"]; ok {
+		return nil, fmt.Errorf("%w: inline messages cannot be scoped to a thread", provider.ErrOutOfScope)
+	}
+	if v, ok := m["reply_parameters"]; ok {
+		var rp map[string]json.RawMessage
+		if json.Unmarshal(v, &rp) != nil {
+			return nil, fmt.Errorf("%w: reply_parameters must be an object", provider.ErrInvalid)
+		}
+		if c, ok := rp["chat_id"]; ok && idOf(c) != t.Chat {
+			return nil, fmt.Errorf("%w: reply_parameters.chat_id %s is not your chat", provider.ErrOutOfScope, c)
+		}
+	}
+	m["chat_id"] = idJSON(t.Chat)
+	if takesThread[method] && t.Thread != "" {
+		m["message_thread_id"] = idJSON(t.Thread)
+	}
+	return json.Marshal(m)
+}
+
+// idOf returns a JSON id (number or string) as text.
+func idOf(v json.RawMessage) string {
+	return string(bytes.Trim(bytes.TrimSpace(v), `"`))
+}
+
+// idJSON writes an id as a JSON number when it is one (Telegram's ids),
+// else as a string (@channelusername).
+func idJSON(id string) json.RawMessage {
+	if _, err := strconv.ParseInt(id, 10, 64); err == nil {
+		return json.RawMessage(id)
+	}
+	b, _ := json.Marshal(id)
+	return b
+}
+
+// numericTarget returns t's chat and thread as Telegram's numbers.
+func numericTarget(t provider.Target) (chat, thread int64, err error) {
+	if chat, err = strconv.ParseInt(t.Chat, 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("%w: chat %q is not a Telegram chat id", provider.ErrInvalid, t.Chat)
+	}
+	if t.Thread != "" {
+		if thread, err = strconv.ParseInt(t.Thread, 10, 64); err != nil {
+			return 0, 0, fmt.Errorf("%w: thread %q is not a Telegram topic id", provider.ErrInvalid, t.Thread)
+		}
+	}
+	return chat, thread, nil
+}
+
+// resultRefs lists the ids a call's result makes available: the message
+// it sent or edited, and that message's files. Results that are not a
+// message (true, a chat action) make none.
+func resultRefs(res json.RawMessage) []provider.Ref {
+	var m struct {
+		MessageID int64 `json:"message_id"`
+		Document  *struct {
+			FileID string `json:"file_id"`
+		} `json:"document"`
+		Photo []struct {
+			FileID string `json:"file_id"`
+		} `json:"photo"`
+	}
+	if json.Unmarshal(res, &m) != nil || m.MessageID == 0 {
+		return nil
+	}
+	refs := []provider.Ref{{Kind: provider.RefMessage, ID: strconv.FormatInt(m.MessageID, 10)}}
+	if m.Document != nil {
+		refs = append(refs, provider.Ref{Kind: provider.RefFile, ID: m.Document.FileID})
+	}
+	for _, p := range m.Photo {
+		refs = append(refs, provider.Ref{Kind: provider.RefFile, ID: p.FileID})
+	}
+	return refs
+}

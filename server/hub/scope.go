@@ -1,0 +1,136 @@
+package hub
+
+import (
+	"sync"
+
+	"github.com/chatbus/chatbus/server/store"
+)
+
+// scope remembers, per thread and per kind, the platform ids the thread
+// has seen (messages, files, interactions: in its updates and in the
+// results of its calls), so calls naming ids cannot reach other threads.
+// It is bounded: the most recent scopeCap of each kind. What the thread's
+// followers sent is also kept in the store and reloaded after a supervisor
+// restart (a follower keeps editing its own messages); what arrived before
+// a restart is not known after it.
+type scope struct {
+	load sync.Once // the sent ids from the store
+	mu   sync.Mutex
+	sets [store.RefInteraction + 1]*ring[string] // by kind; [0] unused
+}
+
+const scopeCap = 4096
+
+func (h *Hub) scopeOf(t store.Target) *scope {
+	h.mu.Lock()
+	sc, ok := h.scopes[t]
+	if !ok {
+		sc = &scope{}
+		h.scopes[t] = sc
+	}
+	h.mu.Unlock()
+	sc.load.Do(func() {
+		refs, err := h.store.Sent(t)
+		if err != nil {
+			h.log.Error().Err(err).Str("provider", t.Provider).Str("chat", t.Chat).Str("thread", t.Thread).
+				Msg("reading what the thread's followers sent: calls naming those messages are refused")
+		}
+		sc.mu.Lock()
+		sc.addLocked(refs)
+		sc.mu.Unlock()
+	})
+	return sc
+}
+
+// addLocked records refs; it returns those it did not know. s.mu is held.
+func (s *scope) addLocked(refs []store.Ref) (added []store.Ref) {
+	for _, r := range refs {
+		if r.Kind < store.RefMessage || r.Kind > store.RefInteraction || r.ID == "" {
+			continue
+		}
+		set := s.sets[r.Kind]
+		if set == nil {
+			set = newRing[string](scopeCap)
+			s.sets[r.Kind] = set
+		}
+		if set.add(r.ID) {
+			added = append(added, r)
+		}
+	}
+	return added
+}
+
+// has reports whether the thread has seen id of kind.
+func (s *scope) has(kind store.RefKind, id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if kind < store.RefMessage || kind > store.RefInteraction || s.sets[kind] == nil {
+		return false
+	}
+	return s.sets[kind].has(id)
+}
+
+// learn records the ids an update of thread t made available.
+func (h *Hub) learn(t store.Target, refs []store.Ref) {
+	if len(refs) == 0 {
+		return
+	}
+	sc := h.scopeOf(t)
+	sc.mu.Lock()
+	sc.addLocked(refs)
+	sc.mu.Unlock()
+}
+
+// learnSent records the ids a call's result made available in thread t:
+// in memory at once, and those not known before (an edit names a message
+// remembered already) in the store without waiting for it.
+func (h *Hub) learnSent(t store.Target, refs []store.Ref) {
+	if len(refs) == 0 {
+		return
+	}
+	sc := h.scopeOf(t)
+	sc.mu.Lock()
+	added := sc.addLocked(refs)
+	sc.mu.Unlock()
+	if len(added) == 0 {
+		return
+	}
+	done := h.store.RememberSent(t, added)
+	go func() {
+		if err := <-done; err != nil {
+			h.log.Warn().Err(err).Str("thread", t.Thread).
+				Msg("remembering a sent message: after a restart it cannot be edited or deleted")
+		}
+	}()
+}
+
+// ring is a bounded set that forgets its oldest members. It grows as
+// members arrive: most threads see far fewer than its bound.
+type ring[T comparable] struct {
+	set   map[T]struct{}
+	order []T
+	max   int
+	next  int
+}
+
+func newRing[T comparable](n int) *ring[T] {
+	return &ring[T]{set: make(map[T]struct{}), max: n}
+}
+
+// add inserts v and reports whether it was new.
+func (r *ring[T]) add(v T) bool {
+	if _, ok := r.set[v]; ok {
+		return false
+	}
+	if len(r.order) < r.max {
+		r.order = append(r.order, v)
+	} else {
+		delete(r.set, r.order[r.next])
+		r.order[r.next] = v
+		r.next = (r.next + 1) % len(r.order)
+	}
+	r.set[v] = struct{}{}
+	return true
+}
+
+func (r *ring[T]) has(v T) bool { _, ok := r.set[v]; return ok }
