@@ -23,8 +23,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	build := exec.Command("go", "build", "-race", "-o", dir+"/", "github.com/chatbus/chatbus/cmd/supervisord",
-		"github.com/chatbus/chatbus/cmd/busctl", "github.com/chatbus/chatbus/cmd/provider-telegram")
+	build := exec.Command("go", append([]string{"build", "-race", "-o", dir + "/"}, binaries()...)...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building binaries:", err)
@@ -33,6 +32,24 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// binaries are the commands the tests run: supervisord, busctl, every
+// provider child and every follower command in cmd/ (the benchmark tools
+// are not).
+func binaries() []string {
+	out := []string{"github.com/chatbus/chatbus/cmd/supervisord", "github.com/chatbus/chatbus/cmd/busctl"}
+	dirs, _ := filepath.Glob("../cmd/*")
+	for _, d := range dirs {
+		name := filepath.Base(d)
+		if name == "provider-bench" {
+			continue
+		}
+		if strings.HasPrefix(name, "provider-") || strings.HasPrefix(name, "chatbus-") {
+			out = append(out, "github.com/chatbus/chatbus/cmd/"+name)
+		}
+	}
+	return out
 }
 
 // profile is one isolated set of paths: a short runtime dir for the socket
