@@ -68,6 +68,10 @@ lint: $(STAMPS) breaking ## buf lint (STANDARD), buf format diff, buf breaking, 
 build: ## Build supervisord and busctl into ./bin
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
+.PHONY: check-unit
+check-unit: ## systemd-analyze verify + security (exposure at most 4.0) on the systemd user unit
+	deploy/systemd/check-unit deploy/systemd/supervisord@.service
+
 .PHONY: run
 run: build ## Build and run supervisord in the foreground (default profile and paths)
 	$(BIN)/supervisord $(ARGS)
