@@ -102,7 +102,7 @@ uninstall: ## Remove what make install installed (same PREFIX); stop the service
 	rm -f $(addprefix "$(DESTDIR)$(BINDIR)/,$(addsuffix ",$(INSTALL_CMDS))) "$(DESTDIR)$(UNITDIR)/$(notdir $(UNIT))"
 
 .PHONY: test-install
-test-install: ## make install into a temp PREFIX: every binary lands, the installed supervisord runs its provider child
+test-install: ## make install into a temp PREFIX (binaries, unit, provider child found), then run it under the unit's sandbox
 	go test -count=1 -timeout 5m ./e2e/install
 
 .PHONY: check-unit
