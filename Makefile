@@ -149,7 +149,9 @@ breaking: $(STAMPS) ## buf breaking: working tree vs HEAD and vs HEAD^ (or BUF_B
 # small follower library each, an example and tests against a real
 # supervisord. Generating needs Debian's protobuf-compiler and
 # protobuf-compiler-grpc and `npm ci` in clients/ts; testing needs
-# python3-grpcio + python3-protobuf and Node >= 20 (.ci/run installs them).
+# python3-grpcio + python3-protobuf (+ python3-setuptools, -wheel, -pip,
+# -venv and -mypy for the package and type-check tests) and Node >= 20
+# (.ci/run installs them).
 # A missing toolchain skips the client tests loudly, unless
 # CHATBUS_REQUIRE_CLIENT_TESTS=1 (set by .ci/run) makes that a failure.
 CLIENTS_PYTHON ?= /usr/bin/python3
@@ -190,7 +192,7 @@ test-clients-python: ## Python client tests (CHATBUS_SUPERVISORD=<binary>, else 
 		$(call clients_unavailable,Python,$(CLIENTS_PYTHON) cannot import grpc and google.protobuf (apt-get install -y python3-grpcio python3-protobuf)); \
 	else \
 		echo "== Python client tests ($(CLIENTS_PYTHON))"; \
-		cd clients/python && timeout 300 "$(CLIENTS_PYTHON)" -m unittest discover -s tests -v; \
+		cd clients/python && timeout 420 "$(CLIENTS_PYTHON)" -m unittest discover -s tests -v; \
 	fi
 
 .PHONY: test-clients-ts
