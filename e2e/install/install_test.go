@@ -145,14 +145,7 @@ func runInstalled(t *testing.T, bin string) {
 	}
 	t.Cleanup(func() { os.RemoveAll(run) })
 	cfg := filepath.Join(home, "config.yaml")
-	err = os.WriteFile(cfg, fmt.Appendf(nil, `providers:
-  telegram:
-    forum_chat_id: %d
-    base_url: %s
-    token: %q
-    allowed_user_ids: [4242]
-    poll_timeout: 1s
-`, forumChat, tg.URL(), tg.Token()), 0o600)
+	err = os.WriteFile(cfg, telegramConfig(tg), 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,31 +172,11 @@ func runInstalled(t *testing.T, bin string) {
 		}
 	})
 
-	type providerRow struct {
-		Name  string `json:"name"`
-		State string `json:"state"`
-		PID   int    `json:"pid"`
-	}
-	var row providerRow
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	row := waitRunning(t, func() *exec.Cmd {
 		busctl := exec.Command(filepath.Join(bin, "busctl"), "providers", "--json")
 		busctl.Env = env
-		out, err := busctl.Output()
-		var resp struct{ Providers []providerRow }
-		if err == nil && json.Unmarshal(out, &resp) == nil && len(resp.Providers) == 1 && resp.Providers[0].State == "PROVIDER_STATE_RUNNING" {
-			row = resp.Providers[0]
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("provider not RUNNING after 30s: busctl providers --json: %v\n%s", err, out)
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("supervisord exited: %v", err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+		return busctl
+	}, exited)
 	if row.Name != "telegram" || row.PID <= 0 {
 		t.Fatalf("provider row %+v", row)
 	}
@@ -215,11 +188,52 @@ func runInstalled(t *testing.T, bin string) {
 		t.Errorf("the provider child runs %s, want %s", exe, want)
 	}
 	// The child reached the platform: it polls the stand-in.
-	deadline = time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for tg.Calls("getUpdates") == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the provider child never called getUpdates")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// telegramConfig is a config file with the Telegram provider pointed at the
+// stand-in; no binary: the child must be the provider-telegram beside
+// supervisord.
+func telegramConfig(tg *tgtest.Server) []byte {
+	return fmt.Appendf(nil, `providers:
+  telegram:
+    forum_chat_id: %d
+    base_url: %s
+    token: %q
+    allowed_user_ids: [4242]
+    poll_timeout: 1s
+`, forumChat, tg.URL(), tg.Token())
+}
+
+type providerRow struct {
+	Name, State string
+	PID         int
+}
+
+// waitRunning runs busctl (providers --json) until it lists one provider,
+// RUNNING, and returns it; it fails when supervisord exits first.
+func waitRunning(t *testing.T, busctl func() *exec.Cmd, exited <-chan error) providerRow {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, err := busctl().Output()
+		var resp struct{ Providers []providerRow }
+		if err == nil && json.Unmarshal(out, &resp) == nil && len(resp.Providers) == 1 && resp.Providers[0].State == "PROVIDER_STATE_RUNNING" {
+			return resp.Providers[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("provider not RUNNING after 30s: busctl providers --json: %v\n%s", err, out)
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("supervisord exited: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }

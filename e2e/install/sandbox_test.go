@@ -221,14 +221,7 @@ func TestUnitSandboxRunsSupervisord(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(cfgDir, "default.yaml")
-	err := os.WriteFile(cfg, fmt.Appendf(nil, `providers:
-  telegram:
-    forum_chat_id: %d
-    base_url: %s
-    token: %q
-    allowed_user_ids: [4242]
-    poll_timeout: 1s
-`, forumChat, tg.URL(), tg.Token()), 0o600)
+	err := os.WriteFile(cfg, telegramConfig(tg), 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,24 +278,9 @@ func TestUnitSandboxRunsSupervisord(t *testing.T) {
 		}
 	}
 
-	type providerRow struct {
-		Name, State string
-		PID         int
-	}
-	var row providerRow
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		out, err := s.asUser(ctx, nil, filepath.Join(s.bin, "busctl"), "providers", "--json").Output()
-		var resp struct{ Providers []providerRow }
-		if err == nil && json.Unmarshal(out, &resp) == nil && len(resp.Providers) == 1 && resp.Providers[0].State == "PROVIDER_STATE_RUNNING" {
-			row = resp.Providers[0]
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("provider not RUNNING: %v %s\n%s", err, out, logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	row := waitRunning(t, func() *exec.Cmd {
+		return s.asUser(ctx, nil, filepath.Join(s.bin, "busctl"), "providers", "--json")
+	}, exited)
 	if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", row.PID)); exe != filepath.Join(s.bin, "provider-telegram") {
 		t.Errorf("the provider child runs %q", exe)
 	}

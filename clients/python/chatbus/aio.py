@@ -37,6 +37,8 @@ from chatbus.client import (
     _CHUNK,
     _DEFAULT_STALE_INTERVALS,
     _default,
+    _params_json,
+    _register_request,
     DEFAULT_TIMEOUT,
     FILE_TIMEOUT,
     _probe,
@@ -166,17 +168,8 @@ class Client:
     ) -> "Follower":
         """Registers a follower and starts its heartbeat task; see
         :meth:`chatbus.Client.register`. ``on_notice`` runs on the loop."""
-        req = bus_pb2.RegisterRequest(
-            instance_id=instance_id or default_instance_id(),
-            profile_key=profile_key,
-            thread_name=thread_name,
-            cwd=os.getcwd() if cwd is None else cwd,
-            pid=os.getpid() if pid is None else pid,
-            provider=provider,
-            handoff_token=handoff_token,
-        )
-        if previous_target is not None:
-            req.previous_target.CopyFrom(previous_target)
+        req = _register_request(profile_key, cwd, thread_name, instance_id, pid, provider,
+                                previous_target, handoff_token)
         resp: bus_pb2.RegisterResponse = await _rpc(self.bus.Register(req, timeout=self.timeout))
         return Follower(self, resp, on_notice)
 
@@ -329,14 +322,7 @@ class Follower:
     ) -> Any:
         """Calls a platform method in the follower's own thread; see
         :meth:`chatbus.Follower.call`."""
-        if params is None:
-            raw = b"{}"
-        elif isinstance(params, bytes):
-            raw = params
-        elif isinstance(params, str):
-            raw = params.encode()
-        else:
-            raw = json.dumps(params).encode()
+        raw = _params_json(params)
         resp: bus_pb2.CallResponse = await _rpc(self._client.bus.Call(
             bus_pb2.CallRequest(session=self.session, method=method, params_json=raw,
                                 idempotency_key=idempotency_key),

@@ -194,17 +194,8 @@ class Client:
         from the heartbeat thread with each ``bus_pb2.Notice`` a heartbeat
         returns (e.g. ``NOTICE_SUPERVISOR_DRAINING``).
         """
-        req = bus_pb2.RegisterRequest(
-            instance_id=instance_id or default_instance_id(),
-            profile_key=profile_key,
-            thread_name=thread_name,
-            cwd=os.getcwd() if cwd is None else cwd,
-            pid=os.getpid() if pid is None else pid,
-            provider=provider,
-            handoff_token=handoff_token,
-        )
-        if previous_target is not None:
-            req.previous_target.CopyFrom(previous_target)
+        req = _register_request(profile_key, cwd, thread_name, instance_id, pid, provider,
+                                previous_target, handoff_token)
         try:
             resp = self.bus.Register(req, timeout=self.timeout)
         except grpc.RpcError as e:
@@ -274,6 +265,36 @@ class Client:
 def connect(socket: Optional[str] = None, **kwargs: Any) -> Client:
     """Connects to a supervisor: ``Client(socket, **kwargs)``."""
     return Client(socket, **kwargs)
+
+
+def _register_request(
+    profile_key: str, cwd: Optional[str], thread_name: str, instance_id: Optional[str],
+    pid: Optional[int], provider: str, previous_target: Optional[types_pb2.Target], handoff_token: str,
+) -> bus_pb2.RegisterRequest:
+    """The RegisterRequest of Client.register (sync and asyncio), defaults filled in."""
+    req = bus_pb2.RegisterRequest(
+        instance_id=instance_id or default_instance_id(),
+        profile_key=profile_key,
+        thread_name=thread_name,
+        cwd=os.getcwd() if cwd is None else cwd,
+        pid=os.getpid() if pid is None else pid,
+        provider=provider,
+        handoff_token=handoff_token,
+    )
+    if previous_target is not None:
+        req.previous_target.CopyFrom(previous_target)
+    return req
+
+
+def _params_json(params: Union[Dict[str, Any], str, bytes, None]) -> bytes:
+    """Follower.call's params as JSON bytes: a dict is encoded, str/bytes pass."""
+    if params is None:
+        return b"{}"
+    if isinstance(params, bytes):
+        return params
+    if isinstance(params, str):
+        return params.encode()
+    return json.dumps(params).encode()
 
 
 def _default(defaults: Optional[_paths.Paths]) -> _paths.Paths:
@@ -407,14 +428,7 @@ class Follower:
         ``call("sendMessage", {"text": "hi"})``. The supervisor fills in the
         chat and thread. Returns the platform's result, decoded from JSON
         (None if empty). Pass ``idempotency_key`` to make retries safe."""
-        if params is None:
-            raw = b"{}"
-        elif isinstance(params, bytes):
-            raw = params
-        elif isinstance(params, str):
-            raw = params.encode()
-        else:
-            raw = json.dumps(params).encode()
+        raw = _params_json(params)
         resp = self._unary(
             self._client.bus.Call,
             bus_pb2.CallRequest(
