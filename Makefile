@@ -65,8 +65,49 @@ lint: $(STAMPS) breaking ## buf lint (STANDARD), buf format diff, buf breaking, 
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 .PHONY: build
-build: ## Build supervisord and busctl into ./bin
+build: ## Build supervisord, busctl and every ./cmd tool into ./bin
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
+
+# ---------------------------------------------------------------------------
+# Installing. Every ./cmd/<name> (supervisord, busctl, each provider-<name>)
+# except the benchmark-only tools goes into BINDIR: supervisord finds its
+# provider-<name> children beside itself, so they must share one directory.
+# The systemd user unit goes into UNITDIR: $(PREFIX)/share/systemd/user is
+# where systemd --user looks for units of software installed under a prefix
+# (~/.local/share/systemd/user, or /usr/local/share/systemd/user for
+# PREFIX=/usr/local); ~/.config/systemd/user stays the user's own, for
+# overrides and drop-ins. ExecStart= is rewritten to BINDIR. DESTDIR stages
+# the install (e.g. for a package) without changing those paths.
+PREFIX  ?= $(HOME)/.local
+BINDIR  ?= $(PREFIX)/bin
+UNITDIR ?= $(PREFIX)/share/systemd/user
+UNIT    := deploy/systemd/supervisord@.service
+BENCH_ONLY   := busbench provider-bench
+INSTALL_CMDS := $(filter-out $(BENCH_ONLY),$(patsubst cmd/%/main.go,%,$(wildcard cmd/*/main.go)))
+
+.PHONY: install
+install: ## Install supervisord, busctl, provider-* into PREFIX/bin (default ~/.local) and the systemd user unit
+	@set -e; tmp="$$(mktemp -d /tmp/cb-install.XXXXXX)"; trap 'rm -rf "$$tmp"' EXIT; \
+	go build -ldflags "$(LDFLAGS)" -o "$$tmp/" $(addprefix ./cmd/,$(INSTALL_CMDS)); \
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)"; \
+	for c in $(INSTALL_CMDS); do install -m 0755 "$$tmp/$$c" "$(DESTDIR)$(BINDIR)/$$c"; echo "installed $(DESTDIR)$(BINDIR)/$$c"; done; \
+	sed 's|^ExecStart=%h/.local/bin/|ExecStart=$(BINDIR)/|' $(UNIT) >"$$tmp/unit"; \
+	grep -q '^ExecStart=$(BINDIR)/supervisord ' "$$tmp/unit" || { echo "install: cannot point ExecStart= of $(UNIT) at $(BINDIR)" >&2; exit 1; }; \
+	install -m 0644 "$$tmp/unit" "$(DESTDIR)$(UNITDIR)/$(notdir $(UNIT))"; \
+	echo "installed $(DESTDIR)$(UNITDIR)/$(notdir $(UNIT))"; \
+	echo "next: systemctl --user daemon-reload && systemctl --user enable --now supervisord@default"
+
+.PHONY: uninstall
+uninstall: ## Remove what make install installed (same PREFIX); stop the service first
+	rm -f $(addprefix "$(DESTDIR)$(BINDIR)/,$(addsuffix ",$(INSTALL_CMDS))) "$(DESTDIR)$(UNITDIR)/$(notdir $(UNIT))"
+
+.PHONY: test-install
+test-install: ## make install into a temp PREFIX (binaries, unit, provider child found), then run it under the unit's sandbox
+	go test -count=1 -timeout 5m ./e2e/install
+
+.PHONY: check-unit
+check-unit: ## systemd-analyze verify + security (exposure at most 4.0) on the systemd user unit
+	deploy/systemd/check-unit $(UNIT)
 
 .PHONY: run
 run: build ## Build and run supervisord in the foreground (default profile and paths)
@@ -108,7 +149,9 @@ breaking: $(STAMPS) ## buf breaking: working tree vs HEAD and vs HEAD^ (or BUF_B
 # small follower library each, an example and tests against a real
 # supervisord. Generating needs Debian's protobuf-compiler and
 # protobuf-compiler-grpc and `npm ci` in clients/ts; testing needs
-# python3-grpcio + python3-protobuf and Node >= 20 (.ci/run installs them).
+# python3-grpcio + python3-protobuf (+ python3-setuptools, -wheel, -pip,
+# -venv and -mypy for the package and type-check tests) and Node >= 20
+# (.ci/run installs them).
 # A missing toolchain skips the client tests loudly, unless
 # CHATBUS_REQUIRE_CLIENT_TESTS=1 (set by .ci/run) makes that a failure.
 CLIENTS_PYTHON ?= /usr/bin/python3
@@ -149,7 +192,7 @@ test-clients-python: ## Python client tests (CHATBUS_SUPERVISORD=<binary>, else 
 		$(call clients_unavailable,Python,$(CLIENTS_PYTHON) cannot import grpc and google.protobuf (apt-get install -y python3-grpcio python3-protobuf)); \
 	else \
 		echo "== Python client tests ($(CLIENTS_PYTHON))"; \
-		cd clients/python && timeout 300 "$(CLIENTS_PYTHON)" -m unittest discover -s tests -v; \
+		cd clients/python && timeout 420 "$(CLIENTS_PYTHON)" -m unittest discover -s tests -v; \
 	fi
 
 .PHONY: test-clients-ts

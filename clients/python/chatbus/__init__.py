@@ -6,8 +6,14 @@ contract) and, at the top level, ``buf.validate`` (imported by the generated
 modules). It is produced by ``make generate`` from ``proto/``; do not edit
 it.
 
-See :mod:`chatbus.client` for the follower API and clients/README.md.
+See :mod:`chatbus.client` for the follower API, :mod:`chatbus.aio` for the
+same API on asyncio (``grpc.aio``), and clients/README.md.
 """
+
+try:  # written into the built package by setup.py
+    from chatbus._version import __version__  # type: ignore[import]
+except ImportError:  # a source tree on sys.path: no build, no version
+    __version__ = "0.0.0+unknown"
 
 from chatbus.client import (
     DEFAULT_TIMEOUT,
@@ -32,6 +38,7 @@ from chatbus.errors import (
 from chatbus.paths import Paths, resolve as default_paths
 
 __all__ = [
+    "__version__",
     "DEFAULT_TIMEOUT",
     "ChatbusError",
     "Client",

@@ -27,7 +27,7 @@ import os
 import socket as _socket
 import threading
 import time
-from typing import Any, BinaryIO, Callable, Iterator, Optional, Set, Union
+from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 import grpc
 
@@ -103,16 +103,16 @@ class _BearerInterceptor(
             getattr(d, "compression", None),
         )
 
-    def intercept_unary_unary(self, continuation, details, request):
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
         return continuation(self._with_auth(details), request)
 
-    def intercept_unary_stream(self, continuation, details, request):
+    def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
         return continuation(self._with_auth(details), request)
 
-    def intercept_stream_unary(self, continuation, details, request_iterator):
+    def intercept_stream_unary(self, continuation: Any, details: Any, request_iterator: Any) -> Any:
         return continuation(self._with_auth(details), request_iterator)
 
-    def intercept_stream_stream(self, continuation, details, request_iterator):
+    def intercept_stream_stream(self, continuation: Any, details: Any, request_iterator: Any) -> Any:
         return continuation(self._with_auth(details), request_iterator)
 
 
@@ -147,17 +147,15 @@ class Client:
         secret_file: Optional[str] = None,
         profile: Optional[str] = None,
         timeout: float = DEFAULT_TIMEOUT,
-        options: Optional[list] = None,
+        options: Optional[List[Tuple[str, Any]]] = None,
     ):
-        defaults = None
-        if socket is None or (secret is None and secret_file is None):
-            defaults = _paths.resolve(profile)
-        self.socket_path = os.path.abspath(socket or defaults.socket)
+        defaults = _paths.resolve(profile) if socket is None or (secret is None and secret_file is None) else None
+        self.socket_path = os.path.abspath(socket or _default(defaults).socket)
         self.timeout = timeout
         target = _paths.socket_target(self.socket_path)
         _probe(self.socket_path)
         if secret is None:
-            secret = _read_secret(secret_file or defaults.secret_file)
+            secret = _read_secret(secret_file or _default(defaults).secret_file)
         self._raw_channel = grpc.insecure_channel(target, options=options or [])
         self._channel = grpc.intercept_channel(self._raw_channel, _BearerInterceptor(secret))
         self.bus = bus_pb2_grpc.BusServiceStub(self._channel)
@@ -167,7 +165,7 @@ class Client:
     def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -196,17 +194,8 @@ class Client:
         from the heartbeat thread with each ``bus_pb2.Notice`` a heartbeat
         returns (e.g. ``NOTICE_SUPERVISOR_DRAINING``).
         """
-        req = bus_pb2.RegisterRequest(
-            instance_id=instance_id or default_instance_id(),
-            profile_key=profile_key,
-            thread_name=thread_name,
-            cwd=os.getcwd() if cwd is None else cwd,
-            pid=os.getpid() if pid is None else pid,
-            provider=provider,
-            handoff_token=handoff_token,
-        )
-        if previous_target is not None:
-            req.previous_target.CopyFrom(previous_target)
+        req = _register_request(profile_key, cwd, thread_name, instance_id, pid, provider,
+                                previous_target, handoff_token)
         try:
             resp = self.bus.Register(req, timeout=self.timeout)
         except grpc.RpcError as e:
@@ -220,7 +209,7 @@ class Client:
         except grpc.RpcError as e:
             raise from_rpc_error(e) from e
 
-    def list_followers(self) -> list:
+    def list_followers(self) -> List[types_pb2.Follower]:
         """AdminService.ListFollowers: the registered followers."""
         try:
             resp = self.admin.ListFollowers(admin_pb2.ListFollowersRequest(), timeout=self.timeout)
@@ -228,7 +217,7 @@ class Client:
             raise from_rpc_error(e) from e
         return list(resp.followers)
 
-    def doctor_status(self, provider: str = "") -> list:
+    def doctor_status(self, provider: str = "") -> List[doctor_pb2.Owner]:
         """DoctorService.Status: each provider's owner (``doctor_pb2.Owner``):
         pid, fence phase, admitting, occupancy, lease. One, or all if empty."""
         try:
@@ -243,8 +232,8 @@ class Client:
         *,
         drain: Optional[float] = None,
         deadline: Optional[float] = None,
-        on_progress: Optional[Callable[[Any], None]] = None,
-    ) -> Any:
+        on_progress: Optional[Callable[[doctor_pb2.RestartProgress], None]] = None,
+    ) -> doctor_pb2.RestartOutcome:
         """DoctorService.Restart: restarts (or upgrades) a provider without
         losing anything, and returns the typed ``doctor_pb2.RestartOutcome``
         (``outcome.kind == doctor_pb2.OUTCOME_KIND_RESTARTED`` on success).
@@ -259,7 +248,7 @@ class Client:
             req.drain.FromTimedelta(datetime.timedelta(seconds=drain))
         if deadline is not None:
             req.deadline.FromTimedelta(datetime.timedelta(seconds=deadline))
-        outcome = None
+        outcome: Optional[doctor_pb2.RestartOutcome] = None
         try:
             for resp in self.doctor.Restart(req, timeout=(deadline or 60.0) + self.timeout):
                 if resp.HasField("progress") and on_progress is not None:
@@ -276,6 +265,42 @@ class Client:
 def connect(socket: Optional[str] = None, **kwargs: Any) -> Client:
     """Connects to a supervisor: ``Client(socket, **kwargs)``."""
     return Client(socket, **kwargs)
+
+
+def _register_request(
+    profile_key: str, cwd: Optional[str], thread_name: str, instance_id: Optional[str],
+    pid: Optional[int], provider: str, previous_target: Optional[types_pb2.Target], handoff_token: str,
+) -> bus_pb2.RegisterRequest:
+    """The RegisterRequest of Client.register (sync and asyncio), defaults filled in."""
+    req = bus_pb2.RegisterRequest(
+        instance_id=instance_id or default_instance_id(),
+        profile_key=profile_key,
+        thread_name=thread_name,
+        cwd=os.getcwd() if cwd is None else cwd,
+        pid=os.getpid() if pid is None else pid,
+        provider=provider,
+        handoff_token=handoff_token,
+    )
+    if previous_target is not None:
+        req.previous_target.CopyFrom(previous_target)
+    return req
+
+
+def _params_json(params: Union[Dict[str, Any], str, bytes, None]) -> bytes:
+    """Follower.call's params as JSON bytes: a dict is encoded, str/bytes pass."""
+    if params is None:
+        return b"{}"
+    if isinstance(params, bytes):
+        return params
+    if isinstance(params, str):
+        return params.encode()
+    return json.dumps(params).encode()
+
+
+def _default(defaults: Optional[_paths.Paths]) -> _paths.Paths:
+    # Resolved whenever a path was left to the defaults.
+    assert defaults is not None
+    return defaults
 
 
 def _probe(path: str) -> None:
@@ -298,7 +323,8 @@ class Follower:
     the timing contract.
     """
 
-    def __init__(self, client: Client, response: bus_pb2.RegisterResponse, on_notice):
+    def __init__(self, client: Client, response: bus_pb2.RegisterResponse,
+                 on_notice: Optional[Callable[[int], None]]):
         self._client = client
         self.response = response
         self.session = response.session
@@ -320,7 +346,7 @@ class Follower:
     def __enter__(self) -> "Follower":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property
@@ -394,7 +420,7 @@ class Follower:
     def call(
         self,
         method: str,
-        params: Union[dict, str, bytes, None] = None,
+        params: Union[Dict[str, Any], str, bytes, None] = None,
         *,
         idempotency_key: str = "",
     ) -> Any:
@@ -402,14 +428,7 @@ class Follower:
         ``call("sendMessage", {"text": "hi"})``. The supervisor fills in the
         chat and thread. Returns the platform's result, decoded from JSON
         (None if empty). Pass ``idempotency_key`` to make retries safe."""
-        if params is None:
-            raw = b"{}"
-        elif isinstance(params, bytes):
-            raw = params
-        elif isinstance(params, str):
-            raw = params.encode()
-        else:
-            raw = json.dumps(params).encode()
+        raw = _params_json(params)
         resp = self._unary(
             self._client.bus.Call,
             bus_pb2.CallRequest(
@@ -445,16 +464,18 @@ class Follower:
         if not filename:
             raise ValueError("upload_file: filename is required unless data is a path")
 
-        def requests():
+        source = data
+
+        def requests() -> Iterator[bus_pb2.UploadFileRequest]:
             yield bus_pb2.UploadFileRequest(header=bus_pb2.UploadHeader(
                 session=self.session, filename=filename, caption=caption, kind=kind))
-            if isinstance(data, (bytes, bytearray, memoryview)):
-                view = memoryview(data)
+            if isinstance(source, (bytes, bytearray, memoryview)):
+                view = memoryview(source)
                 for i in range(0, len(view), _CHUNK):
                     yield bus_pb2.UploadFileRequest(chunk=bytes(view[i:i + _CHUNK]))
                 return
             while True:
-                chunk = data.read(_CHUNK)
+                chunk = source.read(_CHUNK)
                 if not chunk:
                     return
                 yield bus_pb2.UploadFileRequest(chunk=chunk)
@@ -479,7 +500,7 @@ class Follower:
         id from another thread is refused (:class:`PermissionDenied`)."""
         call = self._client.bus.DownloadFile(
             bus_pb2.DownloadFileRequest(session=self.session, file_id=file_id), timeout=timeout)
-        parts = []
+        parts: List[bytes] = []
         written = 0
         try:
             for resp in call:
@@ -492,7 +513,7 @@ class Follower:
             raise from_rpc_error(e) from e
         return b"".join(parts) if out is None else written
 
-    def suspend(self, reason: int = bus_pb2.SUSPEND_REASON_SESSION_REPLACEMENT) -> bus_pb2.SuspendResponse:
+    def suspend(self, reason: "bus_pb2.SuspendReason" = bus_pb2.SUSPEND_REASON_SESSION_REPLACEMENT) -> bus_pb2.SuspendResponse:
         """Holds the binding for a successor; returns the handoff token."""
         return self._unary(
             self._client.bus.Suspend, bus_pb2.SuspendRequest(session=self.session, reason=reason)
@@ -527,7 +548,7 @@ class Follower:
 
     # --- internals ---
 
-    def _unary(self, method, request):
+    def _unary(self, method: Callable[..., Any], request: Any) -> Any:
         try:
             return method(request, timeout=self._client.timeout)
         except grpc.RpcError as e:
@@ -588,7 +609,7 @@ class UpdateStream:
     iteration then simply stops.
     """
 
-    def __init__(self, follower: Follower, call):
+    def __init__(self, follower: Follower, call: Any):
         self._follower = follower
         self._call = call
         self._cancelled = False
@@ -614,7 +635,7 @@ class UpdateStream:
     def __enter__(self) -> "UpdateStream":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.cancel()
 
     def cancel(self) -> None:

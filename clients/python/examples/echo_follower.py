@@ -16,15 +16,17 @@ import argparse
 import os
 import signal
 import sys
+from typing import List
 
-# Run from a checkout without installing: clients/python is the import root.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
-
-import chatbus  # noqa: E402
+try:  # the installed package (pip install ./clients/python)...
+    import chatbus
+except ImportError:  # ...or, run from a checkout, clients/python as the import root
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+    import chatbus
 from chatbus.v1 import types_pb2  # noqa: E402
 
 
-def main(argv: list) -> int:
+def main(argv: List[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--profile", default="default", help="supervisor profile (default: %(default)s)")
     ap.add_argument("--socket", default=os.environ.get("CHATBUS_SOCKET"), help="supervisor socket")

@@ -1,0 +1,536 @@
+"""asyncio follower client of a chatbus supervisor (``grpc.aio``).
+
+The same names and behaviour as :mod:`chatbus.client`, with coroutines::
+
+    import chatbus.aio
+
+    async with chatbus.aio.connect() as client:             # default profile's paths
+        async with await client.register("manual:1234") as follower:
+            async for update in follower.updates():         # ends at close()
+                await follower.call("sendMessage", {"text": update.text})
+                await follower.ack(update.seq)
+
+The heartbeat is a task on the running event loop: create and use a Client
+on one loop. ``close()`` ends a pending iteration cleanly, and a lost
+session (pruned, replaced, supervisor gone) makes it raise, as in the
+synchronous client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import logging
+import os
+import time
+from typing import (
+    Any, AsyncIterator, Awaitable, BinaryIO, Callable, Dict, List, Optional, Sequence, Set, Tuple,
+    TypeVar, Union,
+)
+
+import grpc
+import grpc.aio
+
+from chatbus import paths as _paths
+from chatbus.client import (
+    _CHUNK,
+    _DEFAULT_STALE_INTERVALS,
+    _default,
+    _params_json,
+    _register_request,
+    DEFAULT_TIMEOUT,
+    FILE_TIMEOUT,
+    _probe,
+    _read_secret,
+    default_instance_id,
+)
+from chatbus.errors import (
+    ChatbusError,
+    PermissionDenied,
+    SessionUnknown,
+    Unauthenticated,
+    Unavailable,
+    from_rpc_error,
+)
+from chatbus.v1 import admin_pb2, admin_pb2_grpc, bus_pb2, bus_pb2_grpc, doctor_pb2, doctor_pb2_grpc, types_pb2
+
+__all__ = ["Client", "Follower", "UpdateStream", "connect", "default_instance_id", "DEFAULT_TIMEOUT"]
+
+log = logging.getLogger("chatbus")
+
+T = TypeVar("T")
+Metadata = Sequence[Tuple[str, str]]
+
+
+def _with_auth(details: grpc.aio.ClientCallDetails, header: Tuple[str, str]) -> grpc.aio.ClientCallDetails:
+    md = grpc.aio.Metadata(*(tuple(details.metadata or ()) + (header,)))
+    return grpc.aio.ClientCallDetails(details.method, details.timeout, md,
+                                      details.credentials, details.wait_for_ready)
+
+
+class _BearerUnaryUnary(grpc.aio.UnaryUnaryClientInterceptor):
+    def __init__(self, header: Tuple[str, str]):
+        self._header = header
+
+    async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(_with_auth(details, self._header), request)
+
+
+class _BearerUnaryStream(grpc.aio.UnaryStreamClientInterceptor):
+    def __init__(self, header: Tuple[str, str]):
+        self._header = header
+
+    async def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(_with_auth(details, self._header), request)
+
+
+class _BearerStreamUnary(grpc.aio.StreamUnaryClientInterceptor):
+    def __init__(self, header: Tuple[str, str]):
+        self._header = header
+
+    async def intercept_stream_unary(self, continuation: Any, details: Any, request_iterator: Any) -> Any:
+        return await continuation(_with_auth(details, self._header), request_iterator)
+
+
+class _BearerStreamStream(grpc.aio.StreamStreamClientInterceptor):
+    def __init__(self, header: Tuple[str, str]):
+        self._header = header
+
+    async def intercept_stream_stream(self, continuation: Any, details: Any, request_iterator: Any) -> Any:
+        return await continuation(_with_auth(details, self._header), request_iterator)
+
+
+async def _rpc(call: Awaitable[T]) -> T:
+    """Awaits one RPC, raising the matching ChatbusError."""
+    try:
+        return await call
+    except grpc.RpcError as e:
+        raise from_rpc_error(e) from e
+
+
+class Client:
+    """A connection to one supervisor. Use it with ``async with`` or close it.
+
+    The arguments are those of :class:`chatbus.Client`. ``bus``, ``admin``
+    and ``doctor`` are the generated ``grpc.aio`` stubs, already
+    authenticated.
+    """
+
+    def __init__(
+        self,
+        socket: Optional[str] = None,
+        *,
+        secret: Optional[str] = None,
+        secret_file: Optional[str] = None,
+        profile: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        options: Optional[List[Tuple[str, Any]]] = None,
+    ):
+        defaults = _paths.resolve(profile) if socket is None or (secret is None and secret_file is None) else None
+        self.socket_path = os.path.abspath(socket or _default(defaults).socket)
+        self.timeout = timeout
+        target = _paths.socket_target(self.socket_path)
+        _probe(self.socket_path)
+        if secret is None:
+            secret = _read_secret(secret_file or _default(defaults).secret_file)
+        header = ("authorization", "Bearer " + secret)
+        self._channel = grpc.aio.insecure_channel(target, options=options or [], interceptors=[
+            _BearerUnaryUnary(header), _BearerUnaryStream(header),
+            _BearerStreamUnary(header), _BearerStreamStream(header),
+        ])
+        self.bus = bus_pb2_grpc.BusServiceStub(self._channel)
+        self.admin = admin_pb2_grpc.AdminServiceStub(self._channel)
+        self.doctor = doctor_pb2_grpc.DoctorServiceStub(self._channel)
+
+    async def __aenter__(self) -> "Client":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Closes the channel; open streams end with CANCELLED."""
+        await self._channel.close()
+
+    async def register(
+        self,
+        profile_key: str,
+        *,
+        cwd: Optional[str] = None,
+        thread_name: str = "",
+        instance_id: Optional[str] = None,
+        pid: Optional[int] = None,
+        provider: str = "",
+        previous_target: Optional[types_pb2.Target] = None,
+        handoff_token: str = "",
+        on_notice: Optional[Callable[[int], None]] = None,
+    ) -> "Follower":
+        """Registers a follower and starts its heartbeat task; see
+        :meth:`chatbus.Client.register`. ``on_notice`` runs on the loop."""
+        req = _register_request(profile_key, cwd, thread_name, instance_id, pid, provider,
+                                previous_target, handoff_token)
+        resp: bus_pb2.RegisterResponse = await _rpc(self.bus.Register(req, timeout=self.timeout))
+        return Follower(self, resp, on_notice)
+
+    async def get_info(self) -> admin_pb2.GetInfoResponse:
+        """AdminService.GetInfo: version, pid, profile, paths, follower count."""
+        resp: admin_pb2.GetInfoResponse = await _rpc(
+            self.admin.GetInfo(admin_pb2.GetInfoRequest(), timeout=self.timeout))
+        return resp
+
+    async def list_followers(self) -> List[types_pb2.Follower]:
+        """AdminService.ListFollowers: the registered followers."""
+        resp: admin_pb2.ListFollowersResponse = await _rpc(
+            self.admin.ListFollowers(admin_pb2.ListFollowersRequest(), timeout=self.timeout))
+        return list(resp.followers)
+
+    async def doctor_status(self, provider: str = "") -> List[doctor_pb2.Owner]:
+        """DoctorService.Status; see :meth:`chatbus.Client.doctor_status`."""
+        resp: doctor_pb2.StatusResponse = await _rpc(
+            self.doctor.Status(doctor_pb2.StatusRequest(provider=provider), timeout=self.timeout))
+        return list(resp.owners)
+
+    async def doctor_restart(
+        self,
+        provider: str,
+        *,
+        drain: Optional[float] = None,
+        deadline: Optional[float] = None,
+        on_progress: Optional[Callable[[doctor_pb2.RestartProgress], None]] = None,
+    ) -> doctor_pb2.RestartOutcome:
+        """DoctorService.Restart; see :meth:`chatbus.Client.doctor_restart`."""
+        req = doctor_pb2.RestartRequest(provider=provider)
+        if drain is not None:
+            req.drain.FromTimedelta(datetime.timedelta(seconds=drain))
+        if deadline is not None:
+            req.deadline.FromTimedelta(datetime.timedelta(seconds=deadline))
+        outcome: Optional[doctor_pb2.RestartOutcome] = None
+        try:
+            async for resp in self.doctor.Restart(req, timeout=(deadline or 60.0) + self.timeout):
+                if resp.HasField("progress") and on_progress is not None:
+                    on_progress(resp.progress)
+                elif resp.HasField("outcome"):
+                    outcome = resp.outcome
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from e
+        if outcome is None:
+            raise ChatbusError("doctor restart ended without an outcome")
+        return outcome
+
+
+def connect(socket: Optional[str] = None, **kwargs: Any) -> Client:
+    """Connects to a supervisor: ``Client(socket, **kwargs)``. Probing the
+    socket and reading the secret are local and quick, so this is not a
+    coroutine; the channel connects on the first call."""
+    return Client(socket, **kwargs)
+
+
+class Follower:
+    """A registered session with a heartbeat task. Close it (``await``).
+
+    ``response`` is the supervisor's RegisterResponse, as in
+    :class:`chatbus.Follower`.
+    """
+
+    def __init__(self, client: Client, response: bus_pb2.RegisterResponse,
+                 on_notice: Optional[Callable[[int], None]]):
+        self._client = client
+        self.response = response
+        self.session = response.session
+        self.heartbeat_interval = response.heartbeat_interval.ToTimedelta().total_seconds() or 1.0
+        self.stale_after = response.stale_after.ToTimedelta().total_seconds()
+        self._on_notice = on_notice
+        self._streams: Set[UpdateStream] = set()
+        self._error: Optional[ChatbusError] = None
+        self._closed = False
+        self._stop = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(
+            self._heartbeat_loop(), name=f"chatbus-heartbeat-{self.session.instance_id}")
+
+    async def __aenter__(self) -> "Follower":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def instance_id(self) -> str:
+        return str(self.session.instance_id)
+
+    @property
+    def origin(self) -> int:
+        """A ``types_pb2.Origin`` value: FRESH, REUSE, HANDOFF or DETACHED."""
+        return int(self.response.origin)
+
+    @property
+    def binding(self) -> Optional[types_pb2.Binding]:
+        """The thread this follower is bound to; None while detached."""
+        return self.response.binding if self.response.HasField("binding") else None
+
+    @property
+    def error(self) -> Optional[ChatbusError]:
+        """Why the session was lost; None while alive and after a clean close()."""
+        return self._error
+
+    @property
+    def alive(self) -> bool:
+        """True until close() or until the heartbeat finds the session lost."""
+        return not self._stop.is_set()
+
+    async def wait(self, timeout: Optional[float] = None) -> bool:
+        """Waits until the session is closed or lost; True if it is."""
+        try:
+            await asyncio.wait_for(self._stop.wait(), timeout)
+        except asyncio.TimeoutError:
+            return False
+        return True
+
+    # --- calls ---
+
+    async def heartbeat(self) -> bus_pb2.HeartbeatResponse:
+        """One heartbeat now. The heartbeat task already sends them."""
+        resp: bus_pb2.HeartbeatResponse = await _rpc(self._client.bus.Heartbeat(
+            bus_pb2.HeartbeatRequest(session=self.session), timeout=self._client.timeout))
+        return resp
+
+    def updates(self, after_seq: int = 0) -> "UpdateStream":
+        """Opens the update stream (iterate it with ``async for``); see
+        :meth:`chatbus.Follower.updates`."""
+        call = self._client.bus.Subscribe(bus_pb2.SubscribeRequest(session=self.session, after_seq=after_seq))
+        stream = UpdateStream(self, call)
+        if self._closed:
+            call.cancel()
+            stream._cancelled = True
+        else:
+            self._streams.add(stream)
+        return stream
+
+    async def ack(self, seq: int) -> int:
+        """Acknowledges every update up to and including ``seq``; returns the
+        binding's highest acknowledged seq."""
+        resp: bus_pb2.AckResponse = await _rpc(self._client.bus.Ack(
+            bus_pb2.AckRequest(session=self.session, seq=seq), timeout=self._client.timeout))
+        return int(resp.acked_through)
+
+    async def call(
+        self,
+        method: str,
+        params: Union[Dict[str, Any], str, bytes, None] = None,
+        *,
+        idempotency_key: str = "",
+    ) -> Any:
+        """Calls a platform method in the follower's own thread; see
+        :meth:`chatbus.Follower.call`."""
+        raw = _params_json(params)
+        resp: bus_pb2.CallResponse = await _rpc(self._client.bus.Call(
+            bus_pb2.CallRequest(session=self.session, method=method, params_json=raw,
+                                idempotency_key=idempotency_key),
+            timeout=self._client.timeout))
+        return json.loads(resp.result_json) if resp.result_json else None
+
+    async def upload_file(
+        self,
+        data: Union[bytes, str, "os.PathLike[str]", BinaryIO],
+        filename: Optional[str] = None,
+        *,
+        caption: str = "",
+        kind: str = "document",
+        timeout: Optional[float] = FILE_TIMEOUT,
+    ) -> Any:
+        """Sends a file into the follower's own thread; see
+        :meth:`chatbus.Follower.upload_file`. A path or file object is read
+        in 256 KiB chunks in a worker thread, so the loop keeps running."""
+        if isinstance(data, (str, os.PathLike)):
+            if filename is None:
+                filename = os.path.basename(os.fspath(data))
+            with open(data, "rb") as f:
+                return await self.upload_file(f, filename, caption=caption, kind=kind, timeout=timeout)
+        if not filename:
+            raise ValueError("upload_file: filename is required unless data is a path")
+        header = bus_pb2.UploadFileRequest(header=bus_pb2.UploadHeader(
+            session=self.session, filename=filename, caption=caption, kind=kind))
+        source = data
+
+        async def requests() -> AsyncIterator[bus_pb2.UploadFileRequest]:
+            yield header
+            if isinstance(source, (bytes, bytearray, memoryview)):
+                view = memoryview(source)
+                for i in range(0, len(view), _CHUNK):
+                    yield bus_pb2.UploadFileRequest(chunk=bytes(view[i:i + _CHUNK]))
+                return
+            while True:
+                chunk = await asyncio.to_thread(source.read, _CHUNK)
+                if not chunk:
+                    return
+                yield bus_pb2.UploadFileRequest(chunk=chunk)
+
+        resp: bus_pb2.UploadFileResponse = await _rpc(self._client.bus.UploadFile(requests(), timeout=timeout))
+        return json.loads(resp.result_json) if resp.result_json else None
+
+    async def download_file(
+        self,
+        file_id: str,
+        out: Optional[BinaryIO] = None,
+        *,
+        timeout: Optional[float] = FILE_TIMEOUT,
+    ) -> Union[bytes, int]:
+        """Fetches a file of the follower's own thread; see
+        :meth:`chatbus.Follower.download_file`."""
+        call = self._client.bus.DownloadFile(
+            bus_pb2.DownloadFileRequest(session=self.session, file_id=file_id), timeout=timeout)
+        parts: List[bytes] = []
+        written = 0
+        try:
+            async for resp in call:
+                if out is None:
+                    parts.append(resp.chunk)
+                else:
+                    out.write(resp.chunk)
+                written += len(resp.chunk)
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from e
+        return b"".join(parts) if out is None else written
+
+    async def suspend(self, reason: "bus_pb2.SuspendReason" = bus_pb2.SUSPEND_REASON_SESSION_REPLACEMENT) -> bus_pb2.SuspendResponse:
+        """Holds the binding for a successor; returns the handoff token."""
+        resp: bus_pb2.SuspendResponse = await _rpc(self._client.bus.Suspend(
+            bus_pb2.SuspendRequest(session=self.session, reason=reason), timeout=self._client.timeout))
+        return resp
+
+    async def close(self) -> None:
+        """Stops the heartbeat and unregisters; open update streams end
+        cleanly. Idempotent; a session already lost is not an error here."""
+        if self._closed:
+            return
+        self._closed = True
+        lost = self._error is not None
+        self._stop.set()
+        if asyncio.current_task() is not self._task:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        try:
+            if not lost:
+                await self._client.bus.Unregister(
+                    bus_pb2.UnregisterRequest(session=self.session), timeout=self._client.timeout)
+        except grpc.RpcError as e:
+            err = from_rpc_error(e)
+            if not isinstance(err, (SessionUnknown, Unavailable)):
+                raise err from e
+        finally:
+            for s in list(self._streams):
+                s.cancel()
+
+    # --- internals ---
+
+    async def _heartbeat_loop(self) -> None:
+        req = bus_pb2.HeartbeatRequest(session=self.session)
+        stale_after = self.stale_after
+        if stale_after < self.heartbeat_interval:
+            stale_after = _DEFAULT_STALE_INTERVALS * self.heartbeat_interval
+        last_ok = time.monotonic()
+        failures = 0
+        while not await self._stopped_within(self.heartbeat_interval):
+            try:
+                resp = await self._client.bus.Heartbeat(req, timeout=max(self.heartbeat_interval, 1.0))
+            except grpc.RpcError as e:
+                if self._stop.is_set():
+                    return
+                err = from_rpc_error(e)
+                failures += 1
+                silent = time.monotonic() - last_ok
+                timed_out = e.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+                if isinstance(err, (SessionUnknown, PermissionDenied, Unauthenticated)) or (
+                    not timed_out and silent >= stale_after
+                ):
+                    self._lost(err)
+                    return
+                if failures == 1 or failures % 10 == 0:
+                    log.warning("chatbus: heartbeat failed (%d in a row): %s", failures, err)
+                continue
+            failures = 0
+            last_ok = time.monotonic()
+            if self._on_notice is not None:
+                for notice in resp.notices:
+                    try:
+                        self._on_notice(notice)
+                    except Exception:  # a callback bug must not stop the heartbeat
+                        log.exception("chatbus: on_notice callback failed")
+
+    async def _stopped_within(self, seconds: float) -> bool:
+        try:
+            await asyncio.wait_for(self._stop.wait(), seconds)
+        except asyncio.TimeoutError:
+            return False
+        return True
+
+    def _lost(self, err: ChatbusError) -> None:
+        log.warning("chatbus: session %s lost: %s", self.instance_id, err)
+        self._error = err
+        self._stop.set()
+        for s in list(self._streams):
+            s._abort()
+
+    def _forget(self, stream: "UpdateStream") -> None:
+        self._streams.discard(stream)
+
+
+class UpdateStream:
+    """An open Subscribe stream: ``async for`` it for ``types_pb2.Update``
+    messages. ``cancel()`` or leaving an ``async with`` block ends it; the
+    iteration then simply stops."""
+
+    def __init__(self, follower: Follower, call: Any):
+        self._follower = follower
+        self._call = call
+        self._cancelled = False
+        self._aborted = False
+
+    def __aiter__(self) -> "UpdateStream":
+        return self
+
+    async def __anext__(self) -> types_pb2.Update:
+        try:
+            resp = await self._call.read()
+        except asyncio.CancelledError:
+            # The call was cancelled (cancel(), close() or a lost session);
+            # a cancellation of the awaiting task itself propagates.
+            self._follower._forget(self)
+            if self._cancelled:
+                raise StopAsyncIteration from None
+            if self._aborted and self._follower.error is not None:
+                raise self._follower.error from None
+            raise
+        except grpc.RpcError as e:
+            self._follower._forget(self)
+            if self._cancelled:
+                raise StopAsyncIteration from None
+            lost = self._follower.error
+            if lost is not None and e.code() == grpc.StatusCode.CANCELLED:
+                raise lost from e
+            raise from_rpc_error(e) from e
+        if resp is grpc.aio.EOF:
+            self._follower._forget(self)
+            raise StopAsyncIteration
+        update: types_pb2.Update = resp.update
+        return update
+
+    async def __aenter__(self) -> "UpdateStream":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.cancel()
+
+    def cancel(self) -> None:
+        """Ends the stream; a pending iteration stops cleanly."""
+        self._cancelled = True
+        self._call.cancel()
+        self._follower._forget(self)
+
+    def _abort(self) -> None:
+        # The session was lost: iteration raises the follower's error.
+        self._aborted = True
+        self._call.cancel()
