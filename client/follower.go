@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -176,11 +178,59 @@ func (f *Follower) Ack(ctx context.Context, seq uint64) error {
 	return Err(err)
 }
 
-// Call makes a platform call in the follower's own thread. params is a
-// JSON object.
+// Call makes a platform call in the follower's own thread and returns the
+// platform's JSON result. params is a JSON object.
+//
+// A call is made at most once per idempotency key: the supervisor records
+// it before the platform is called, and a repeat of the key gets the first
+// call's outcome without calling the platform again. If idempotencyKey is
+// empty, Call makes one for this call. While the supervisor or the
+// provider is unavailable (restarting), Call tries again, with the same
+// key, until ctx ends. When ctx ends first, the error (DEADLINE_EXCEEDED)
+// does not mean the call is lost: it is held and made once; call again
+// with the same key for its outcome.
 func (f *Follower) Call(ctx context.Context, method string, paramsJSON []byte, idempotencyKey string) ([]byte, error) {
-	resp, err := f.c.Bus.Call(ctx, &chatbusv1.CallRequest{Session: f.Session(), Method: method, ParamsJson: paramsJSON, IdempotencyKey: idempotencyKey})
-	return resp.GetResultJson(), Err(err)
+	resp, err := f.Do(ctx, method, paramsJSON, idempotencyKey)
+	return resp.GetResultJson(), err
+}
+
+// Do is Call returning the whole response: the result and the references
+// (message, file ids) it made available to the thread.
+func (f *Follower) Do(ctx context.Context, method string, paramsJSON []byte, idempotencyKey string) (*chatbusv1.CallResponse, error) {
+	if idempotencyKey == "" {
+		idempotencyKey = NewIdempotencyKey()
+	}
+	req := &chatbusv1.CallRequest{Session: f.Session(), Method: method, ParamsJson: paramsJSON, IdempotencyKey: idempotencyKey}
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		resp, err := f.c.Bus.Call(ctx, req)
+		if err == nil || status.Code(err) != codes.Unavailable || ctx.Err() != nil {
+			return resp, Err(err)
+		}
+		select { // unavailable: try again, the key makes it safe
+		case <-ctx.Done():
+			return nil, Err(err)
+		case <-time.After(wait):
+		}
+	}
+}
+
+// NewIdempotencyKey returns a random key for one logical call.
+func NewIdempotencyKey() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return "go:" + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Suspend hands the follower's binding to a successor (session handoff):
+// it returns the handoff token for the successor's Registration, and when
+// it expires. The follower's update stream ends; its heartbeat goes on
+// until Close.
+func (f *Follower) Suspend(ctx context.Context) (token string, expires time.Time, err error) {
+	resp, err := f.c.Bus.Suspend(ctx, &chatbusv1.SuspendRequest{Session: f.Session(), Reason: chatbusv1.SuspendReason_SUSPEND_REASON_SESSION_REPLACEMENT})
+	if err != nil {
+		return "", time.Time{}, Err(err)
+	}
+	return resp.GetHandoffToken(), resp.GetExpiresAt().AsTime(), nil
 }
 
 // Close stops the heartbeat and unregisters. The binding is kept by the

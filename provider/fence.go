@@ -360,6 +360,15 @@ func (g *gate) watch() (Occupancy, <-chan struct{}) {
 	return g.occ, g.changed
 }
 
+// watchStatus returns the fence and occupancy now and a channel closed at
+// the next change of the gate's state. An expired lease is expired first.
+func (g *gate) watchStatus() (FenceStatus, <-chan struct{}) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.expireLocked()
+	return g.statusLocked(), g.changed
+}
+
 // done is closed once a commit has settled.
 func (g *gate) done() <-chan struct{} { return g.settled }
 

@@ -230,18 +230,19 @@ func (v *service) Detach(_ context.Context, req *providerv1.DetachRequest) (*pro
 	return &providerv1.DetachResponse{}, nil
 }
 
-// WatchOccupancy sends the occupancy now, then each new value. A slow
-// watcher skips intermediate values: it always gets the latest, and
-// nothing queues up.
+// WatchOccupancy sends the occupancy and the fence now, then each new
+// value of either. A slow watcher skips intermediate values: it always gets
+// the latest, and nothing queues up.
 func (v *service) WatchOccupancy(_ *providerv1.WatchOccupancyRequest, stream grpc.ServerStreamingServer[providerv1.WatchOccupancyResponse]) error {
-	var last Occupancy
+	var last FenceStatus
 	for first := true; ; first = false {
-		occ, changed := v.s.gate.watch()
-		if first || occ != last {
-			if err := stream.Send(&providerv1.WatchOccupancyResponse{Occupancy: occ.Proto()}); err != nil {
+		st, changed := v.s.gate.watchStatus()
+		if first || st.Occupancy != last.Occupancy || st.Admitting != last.Admitting || st.Phase != last.Phase {
+			resp := &providerv1.WatchOccupancyResponse{Occupancy: st.Occupancy.Proto(), Admitting: st.Admitting, Phase: st.Phase.Proto()}
+			if err := stream.Send(resp); err != nil {
 				return err
 			}
-			last = occ
+			last = st
 		}
 		select {
 		case <-changed:

@@ -39,11 +39,13 @@ var errorCodes = []struct {
 	{registry.ErrFull, codes.ResourceExhausted, "TOO_MANY_FOLLOWERS"},
 	{registry.ErrPruned, codes.FailedPrecondition, "PRUNED"},
 	{registry.ErrReplaced, codes.Aborted, "REPLACED"},
+	{registry.ErrTakenOver, codes.Aborted, "TAKEN_OVER"},
 	{registry.ErrSuperseded, codes.Aborted, "STREAM_SUPERSEDED"},
 	{registry.ErrShutdown, codes.Unavailable, "SHUTTING_DOWN"},
 	{errUploadHeader, codes.InvalidArgument, ""},
 
 	{hub.ErrDetached, codes.FailedPrecondition, "DETACHED"},
+	{hub.ErrSuspended, codes.FailedPrecondition, "SUSPENDED"},
 	{hub.ErrNotActive, codes.FailedPrecondition, "BINDING_NOT_ACTIVE"},
 	{hub.ErrUnknownProvider, codes.InvalidArgument, "UNKNOWN_PROVIDER"},
 	{hub.ErrProvision, codes.Unavailable, "PROVISION_FAILED"},
@@ -66,7 +68,8 @@ var errorCodes = []struct {
 	{providers.ErrRefused, codes.FailedPrecondition, "PROVIDER_REFUSED"},
 	{providers.ErrAmbiguous, codes.Unknown, "OUTCOME_UNKNOWN"},
 
-	{providers.ErrHeld, codes.DeadlineExceeded, "HELD_IN_OUTBOX"},
+	{providers.ErrHeld, codes.DeadlineExceeded, "CALL_NOT_FINISHED"},
+	{providers.ErrTooManyHeld, codes.ResourceExhausted, "TOO_MANY_HELD"},
 
 	{doctor.ErrBusy, codes.Aborted, ""},
 	{doctor.ErrAbsent, codes.FailedPrecondition, ""},

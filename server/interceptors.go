@@ -26,7 +26,8 @@ import (
 )
 
 // interceptorOptions builds the one chain every RPC passes, outermost first:
-// recovery, logging, peer uid, bearer secret (not for health), validation.
+// recovery, logging, peer uid, bearer secret (not for health), undecodable
+// requests (codec.go), validation.
 func (s *Server) interceptorOptions() ([]grpc.ServerOption, error) {
 	validator, err := protovalidate.New()
 	if err != nil {
@@ -45,6 +46,7 @@ func (s *Server) interceptorOptions() ([]grpc.ServerOption, error) {
 			s.logUnary,
 			s.peerUnary,
 			selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(s.checkSecret), needsSecret),
+			badRequestUnary,
 			protovalidatemw.UnaryServerInterceptor(validator),
 		),
 		grpc.ChainStreamInterceptor(
@@ -52,6 +54,7 @@ func (s *Server) interceptorOptions() ([]grpc.ServerOption, error) {
 			s.logStream,
 			s.peerStream,
 			selector.StreamServerInterceptor(auth.StreamServerInterceptor(s.checkSecret), needsSecret),
+			badRequestStream,
 			protovalidatemw.StreamServerInterceptor(offStack{validator}),
 		),
 	}, nil

@@ -219,6 +219,7 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	opts = append(opts,
+		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.Creds(safesocket.PeerCredentials()),
 		grpc.MaxRecvMsgSize(MaxMessageBytes),
 		grpc.MaxSendMsgSize(MaxMessageBytes),

@@ -426,3 +426,58 @@ func TestPlainGRPCClient(t *testing.T) {
 	}
 	_ = sup
 }
+
+// rawCodec sends request bytes as they are (responses are not read).
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) ([]byte, error) { return v.([]byte), nil }
+func (rawCodec) Unmarshal([]byte, any) error   { return nil }
+func (rawCodec) Name() string                  { return "proto" }
+
+// TestUndecodableRequest: a request that is not valid protobuf, or holds a
+// string that is not UTF-8, is the caller's fault: INVALID_ARGUMENT naming
+// what is wrong, never INTERNAL; and only after the secret was checked.
+func TestUndecodableRequest(t *testing.T) {
+	sup := servertest.Start(t, server.Config{})
+	c := sup.Dial(t)
+	ctx := ctxT(t)
+	for _, tc := range []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"not protobuf", []byte{0xff, 0xff, 0xff, 0xff}, "request is not a valid message"},
+		{"string not UTF-8", []byte{0x0a, 0x02, 0xff, 0xfe}, "UTF-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out []byte
+			err := c.Conn().Invoke(ctx, "/chatbus.v1.BusService/Register", tc.body, &out, grpc.ForceCodec(rawCodec{}))
+			if status.Code(err) != codes.InvalidArgument || !strings.Contains(status.Convert(err).Message(), tc.want) {
+				t.Errorf("Register: %v, want InvalidArgument mentioning %q", err, tc.want)
+			}
+			st, err := c.Conn().NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, "/chatbus.v1.BusService/Subscribe", grpc.ForceCodec(rawCodec{}))
+			if err == nil {
+				if err = st.SendMsg(tc.body); err == nil {
+					st.CloseSend()
+					err = st.RecvMsg(&out)
+				}
+			}
+			if status.Code(err) != codes.InvalidArgument {
+				t.Errorf("Subscribe: %v, want InvalidArgument", err)
+			}
+		})
+	}
+	// Without the secret, the refusal is about the secret.
+	conn, err := grpc.NewClient("unix://"+sup.Config.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var out []byte
+	if err := conn.Invoke(ctx, "/chatbus.v1.BusService/Register", []byte{0xff, 0xff}, &out, grpc.ForceCodec(rawCodec{})); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("without the secret: %v, want Unauthenticated", err)
+	}
+	if _, err := c.Info(ctx); err != nil {
+		t.Errorf("still serving? %v", err)
+	}
+}

@@ -25,7 +25,6 @@ import (
 	"github.com/chatbus/chatbus/internal/proc"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/events"
-	"github.com/chatbus/chatbus/server/providers"
 	"github.com/chatbus/chatbus/server/supervise"
 )
 
@@ -129,10 +128,28 @@ type Outcome struct {
 	PrepareToReady time.Duration
 }
 
+// Providers is what the doctor needs of the supervisor's providers
+// (server/providers.Manager).
+type Providers interface {
+	// Supervisor returns the named provider's supervisor.
+	Supervisor(name string) (*supervise.Supervisor, error)
+	// Names lists the configured providers.
+	Names() []string
+	// Attached lists the followers bound through the provider.
+	Attached(name string) []string
+	// BeginRestart holds the provider's admission for a restart (calls are
+	// held durably until EndRestart); one restart at a time.
+	BeginRestart(name, requestID string) error
+	EndRestart(name, requestID string)
+	// DetachAll queues a Detach of every attached follower for the
+	// running child.
+	DetachAll(name string)
+}
+
 // Config configures a Doctor.
 type Config struct {
-	Providers *providers.Manager // required
-	Events    *events.Hub        // required
+	Providers Providers   // required
+	Events    *events.Hub // required
 	Logger    zerolog.Logger
 }
 

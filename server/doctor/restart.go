@@ -80,11 +80,11 @@ func (r *run) do(ctx context.Context, opts RestartOptions) Outcome {
 		return Outcome{Kind: OwnerUnavailable, Reason: reason, Message: err.Error(), Old: old.Owner}
 	}
 
-	// Calls wait in the outbox from here until the successor is ready.
-	if err := d.cfg.Providers.BeginRestart(r.name); err != nil {
+	// Calls are held (durably) from here until the successor is ready.
+	if err := d.cfg.Providers.BeginRestart(r.name, r.id); err != nil {
 		return Outcome{Kind: PrepareRefused, Reason: NotAcknowledged, Message: err.Error(), Old: old.Owner}
 	}
-	defer d.cfg.Providers.EndRestart(r.name)
+	defer d.cfg.Providers.EndRestart(r.name, r.id)
 
 	r.step(PhasePrepare, "closing admission (prepare "+r.id+")", old.Occupancy, nil)
 	prepared := time.Now()
@@ -93,12 +93,9 @@ func (r *run) do(ctx context.Context, opts RestartOptions) Outcome {
 		return Outcome{Kind: PrepareRefused, Reason: transportReason(err), Message: err.Error(), Old: old.Owner}
 	}
 	// The followers stay attached to the provider, not to this owner:
-	// detach them here, the successor is given them when it starts.
-	for _, id := range d.cfg.Providers.Attached(r.name) {
-		if _, err := old.cl.Detach(ctx, &providerv1.DetachRequest{InstanceId: id}); err != nil {
-			d.log.Warn().Err(err).Str("instance_id", id).Msg("detaching from the old owner")
-		}
-	}
+	// detach them from it (through the provider's one detach queue); the
+	// successor is given them when it starts.
+	d.cfg.Providers.DetachAll(r.name)
 
 	if opts.Drain > 0 {
 		if occ, settled := r.drain(ctx, old, opts.Drain); !settled {
@@ -171,12 +168,17 @@ func (r *run) drain(ctx context.Context, o owner, bound time.Duration) (*provide
 	}
 }
 
-// successor waits for the next child, healthy and identified.
+// successor waits for the next child, healthy and identified. It wakes on
+// every change of the supervision state (a child started, its health
+// changed); between those it asks again, at a growing interval, only
+// while the child runs but does not identify yet (its platform has not
+// answered).
 func (r *run) successor(ctx context.Context, old owner) (owner, bool, Reason, error) {
 	sup := old.sup
 	cur, adopted := sup.Current()
 	adopted = adopted && cur.Incarnation != old.Incarnation
 	for {
+		changed := sup.Changed()
 		child, err := sup.WaitRunning(ctx)
 		if errors.Is(err, supervise.ErrFatal) || errors.Is(err, supervise.ErrStopped) {
 			return owner{}, false, StartRefused, fmt.Errorf("successor did not start: %v (last error: %s)", err, sup.Status().LastError)
@@ -185,12 +187,13 @@ func (r *run) successor(ctx context.Context, old owner) (owner, bool, Reason, er
 			return owner{}, false, publicationReason(sup), fmt.Errorf("no successor published: %v (last error: %s)", err, sup.Status().LastError)
 		}
 		if child.Incarnation == old.Incarnation {
-			if err := sleep(ctx, 20*time.Millisecond); err != nil {
+			if err := waitChange(ctx, changed, 0); err != nil {
 				return owner{}, false, PublicationTimeout, err
 			}
 			continue
 		}
-		for {
+		for again := 10 * time.Millisecond; ; again = min(2*again, 500*time.Millisecond) {
+			changed := sup.Changed()
 			o, _, err := r.d.observe(ctx, r.name)
 			if err == nil && o.Incarnation == child.Incarnation && healthy(ctx, child, r.name) {
 				return o, adopted, NoReason, nil
@@ -198,7 +201,7 @@ func (r *run) successor(ctx context.Context, old owner) (owner, bool, Reason, er
 			if cur, ok := sup.Current(); !ok || cur.Incarnation != child.Incarnation {
 				break // that one died: wait for the next
 			}
-			if err := sleep(ctx, 20*time.Millisecond); err != nil {
+			if err := waitChange(ctx, changed, again); err != nil {
 				return o, adopted, PublicationTimeout, fmt.Errorf("successor %s never became healthy and identified", child.Incarnation)
 			}
 		}
@@ -215,13 +218,20 @@ func publicationReason(sup *supervise.Supervisor) Reason {
 	return PublicationTimeout
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// waitChange waits until changed is closed, or at most d (0: no bound),
+// or ctx ends (its error).
+func waitChange(ctx context.Context, changed <-chan struct{}, d time.Duration) error {
+	var timeout <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
-		return nil
+	case <-changed:
+	case <-timeout:
 	}
+	return nil
 }

@@ -26,7 +26,7 @@ func (h *Hub) Call(ctx context.Context, f *registry.Follower, method string, par
 	if err := h.checkCall(b.Target, method, params); err != nil {
 		return Result{}, err
 	}
-	res, err := h.cfg.Providers.Call(ctx, b.Target, method, params, idempotencyKey)
+	res, err := h.cfg.Providers.Call(ctx, Call{BindingKey: b.Key, Target: b.Target, Method: method, Params: params, Key: idempotencyKey})
 	if err != nil {
 		return Result{}, err
 	}

@@ -13,10 +13,11 @@ import (
 // replacement) and returns the handoff token and its deadline. The token is
 // shown once; the store keeps only its hash.
 func (h *Hub) Suspend(f *registry.Follower) (string, time.Time, error) {
-	key := h.Binding(f)
-	if key == "" {
+	s := h.session(f)
+	if s == nil || s.bindingKey == "" {
 		return "", time.Time{}, fmt.Errorf("suspend: %w", ErrDetached)
 	}
+	key := s.bindingKey
 	b, err := h.store.GetBinding(key)
 	if err != nil {
 		return "", time.Time{}, err
@@ -30,6 +31,8 @@ func (h *Hub) Suspend(f *registry.Follower) (string, time.Time, error) {
 	if err := h.putBinding(b); err != nil {
 		return "", time.Time{}, err
 	}
+	// From here nothing more reaches the predecessor: its stream ends.
+	s.suspend()
 	h.publish(events.BindingChanged, f.InstanceID, "binding suspended for a session handoff",
 		map[string]string{"binding": key, "expires": expires.UTC().Format(time.RFC3339)})
 	return token, expires, nil

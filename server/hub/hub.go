@@ -54,6 +54,9 @@ var (
 	ErrBadParams = errors.New("bad call parameters")
 	// ErrNotDelivered: Ack named a seq never delivered.
 	ErrNotDelivered = errors.New("seq was never delivered")
+	// ErrSuspended: the session suspended for a handoff: its stream ended
+	// and nothing more is delivered to it.
+	ErrSuspended = errors.New("session suspended for a handoff: nothing more is delivered to it; its successor gets every update after its last ack")
 )
 
 // Origin says how a registration got its binding.
@@ -83,9 +86,11 @@ type Providers interface {
 	// Attach and Detach maintain the provider's "attached" occupancy.
 	Attach(ctx context.Context, provider, instanceID string, t store.Target) error
 	Detach(provider, instanceID string)
-	// Call makes a platform call in thread t, waiting out a provider
-	// restart until ctx ends. The provider scopes it to t.
-	Call(ctx context.Context, t store.Target, method string, params json.RawMessage, idempotencyKey string) (Result, error)
+	// Call makes a platform call in c's thread (the provider scopes it
+	// there). A call with an idempotency key is made at most once per
+	// binding and key; a repeat gets the first one's outcome. Calls wait
+	// out a provider restart until ctx ends.
+	Call(ctx context.Context, c Call) (Result, error)
 	Files
 }
 
@@ -121,6 +126,17 @@ func (d Description) method(name string) (Method, bool) {
 		}
 	}
 	return Method{}, false
+}
+
+// Call is a follower's platform call as the hub hands it on.
+type Call struct {
+	// BindingKey is the caller's binding: idempotency keys are its own.
+	BindingKey string
+	Target     store.Target
+	Method     string
+	Params     json.RawMessage
+	// Key is the caller's idempotency key; "" if it gave none.
+	Key string
 }
 
 // Result is a platform call's answer: the platform's JSON and the ids it
@@ -187,6 +203,34 @@ type session struct {
 	f          *registry.Follower
 	bindingKey string
 	provider   string
+
+	// Set by Suspend: the session hands its binding to a successor. Its
+	// stream ends, nothing more is sent to it, and its acks may name only
+	// what it was sent before (ackLimit).
+	suspended   chan struct{}
+	suspendOnce sync.Once
+	isSuspended atomic.Bool
+	ackLimit    atomic.Uint64
+	// sending is the seq about to be sent on its stream, delivered the
+	// last one sent: Suspend and the stream read and write them in an
+	// order that never lets a seq out after Suspend without it counting
+	// as delivered.
+	sending   atomic.Uint64
+	delivered atomic.Uint64
+}
+
+func newSession(f *registry.Follower, bindingKey, provider string) *session {
+	return &session{f: f, bindingKey: bindingKey, provider: provider, suspended: make(chan struct{})}
+}
+
+// suspend ends delivery to the session: what it may still ack is what it
+// was (or may have been) sent.
+func (s *session) suspend() {
+	s.suspendOnce.Do(func() {
+		s.isSuspended.Store(true)
+		s.ackLimit.Store(max(s.delivered.Load(), s.sending.Load()))
+		close(s.suspended)
+	})
 }
 
 // New returns a Hub. Call Run to start its timers.

@@ -63,10 +63,10 @@ func (p *fakeProviders) Detach(_, id string) {
 }
 
 // Call answers message 777, as a send does.
-func (p *fakeProviders) Call(_ context.Context, t store.Target, method string, params json.RawMessage, _ string) (Result, error) {
+func (p *fakeProviders) Call(_ context.Context, c Call) (Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.calls = append(p.calls, method+" "+t.Thread+" "+string(params))
+	p.calls = append(p.calls, c.Method+" "+c.Target.Thread+" "+string(c.Params))
 	return Result{JSON: json.RawMessage(`{"message_id":777}`), Refs: []store.Ref{{Kind: store.RefMessage, ID: "777"}}}, nil
 }
 func (p *fakeProviders) Upload(context.Context, store.Target, Upload, io.Reader) (Result, error) {

@@ -46,7 +46,7 @@ func (h *Hub) Register(ctx context.Context, info registry.Info, req Request) (Re
 	}
 	if origin == OriginDetached {
 		h.mu.Lock()
-		h.sessions[info.InstanceID] = &session{f: f}
+		h.sessions[info.InstanceID] = newSession(f, "", "")
 		h.mu.Unlock()
 		return Registration{Follower: f, Origin: origin}, nil
 	}
@@ -66,7 +66,7 @@ func (h *Hub) Register(ctx context.Context, info registry.Info, req Request) (Re
 		return Registration{}, err
 	}
 
-	s := &session{f: f, bindingKey: b.Key, provider: b.Target.Provider}
+	s := newSession(f, b.Key, b.Target.Provider)
 	h.mu.Lock()
 	prev := h.holders[b.Key]
 	h.sessions[info.InstanceID] = s
@@ -74,8 +74,12 @@ func (h *Hub) Register(ctx context.Context, info registry.Info, req Request) (Re
 	h.mu.Unlock()
 	if prev != nil && prev.f != f && prev.f.InstanceID != info.InstanceID {
 		// Another live session held the thread (a handoff, or the same
-		// profile key from a new process): it loses it.
-		h.cfg.Registry.Supersede(prev.f, info.InstanceID)
+		// profile key from a new process): it loses it, and is told how.
+		why := fmt.Sprintf("profile key %q registered again by instance %q, which took the thread over", b.Key, info.InstanceID)
+		if origin == OriginHandoff {
+			why = fmt.Sprintf("the binding of profile key %q was handed to its successor, instance %q", b.Key, info.InstanceID)
+		}
+		h.cfg.Registry.Supersede(prev.f, info.InstanceID, why)
 	}
 	h.publish(events.BindingChanged, info.InstanceID, "binding "+b.LastAction, map[string]string{
 		"binding": b.Key, "provider": b.Target.Provider, "chat": b.Target.Chat,

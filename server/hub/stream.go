@@ -71,12 +71,20 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 
 // Binding returns the binding key a live follower holds, "" if detached.
 func (h *Hub) Binding(f *registry.Follower) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if s := h.sessions[f.InstanceID]; s != nil && s.f == f {
+	if s := h.session(f); s != nil {
 		return s.bindingKey
 	}
 	return ""
+}
+
+// session returns the follower's session, nil if it has none.
+func (h *Hub) session(f *registry.Follower) *session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := h.sessions[f.InstanceID]; s != nil && s.f == f {
+		return s
+	}
+	return nil
 }
 
 // Stream sends the follower's journal to send, in seq order, starting after
@@ -87,7 +95,11 @@ func (h *Hub) Binding(f *registry.Follower) string {
 func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64, send func(store.Update) error) error {
 	superseded, detach := f.AttachStream()
 	defer detach()
-	key := h.Binding(f)
+	s := h.session(f)
+	key := ""
+	if s != nil {
+		key = s.bindingKey
+	}
 	if key == "" {
 		select { // detached: nothing will ever arrive
 		case <-f.Done():
@@ -97,6 +109,9 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+	if s.isSuspended.Load() {
+		return ErrSuspended
 	}
 	st, err := h.store.Stats(key)
 	if err != nil {
@@ -112,9 +127,14 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 			return err
 		}
 		for _, u := range ups {
+			s.sending.Store(u.Seq)
+			if s.isSuspended.Load() {
+				return ErrSuspended
+			}
 			if err := send(u); err != nil {
 				return err
 			}
+			s.delivered.Store(u.Seq)
 			pos = u.Seq
 		}
 		if len(ups) == h.cfg.ReadBatch {
@@ -122,6 +142,8 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 		}
 		select {
 		case <-wake:
+		case <-s.suspended:
+			return ErrSuspended
 		case <-f.Done():
 			return f.Err()
 		case <-superseded:
@@ -132,11 +154,16 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 	}
 }
 
-// Ack acknowledges the follower's updates through seq.
+// Ack acknowledges the follower's updates through seq. A suspended
+// session's acks may name only what it was sent before it suspended.
 func (h *Hub) Ack(f *registry.Follower, seq uint64) (uint64, error) {
-	key := h.Binding(f)
-	if key == "" {
+	s := h.session(f)
+	if s == nil || s.bindingKey == "" {
 		return 0, fmt.Errorf("ack %d: %w (the follower has no thread)", seq, ErrNotDelivered)
+	}
+	key := s.bindingKey
+	if s.isSuspended.Load() && seq > s.ackLimit.Load() {
+		return 0, fmt.Errorf("ack %d: %w to this session before it suspended (it was sent up to %d)", seq, ErrNotDelivered, s.ackLimit.Load())
 	}
 	acked, err := h.store.Ack(key, seq)
 	if errors.Is(err, store.ErrAckBeyondLast) {

@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/events"
@@ -57,6 +55,12 @@ type Config struct {
 	// IngestBatch bounds how many updates go into one journal write.
 	// If zero, 512.
 	IngestBatch int
+	// CallKeep is how long settled call records answer repeats of their
+	// idempotency key. If zero, DefaultCallKeep (24h).
+	CallKeep time.Duration
+	// CallsPerBinding bounds the settled call records kept per binding.
+	// If zero, DefaultCallsPerBinding.
+	CallsPerBinding int
 }
 
 // Manager owns the provider children. Safe for concurrent use.
@@ -93,11 +97,11 @@ type provider struct {
 	// desc is what the last child declared (Describe), nil until one did.
 	desc atomic.Pointer[hub.Description]
 
-	// restarting: a doctor restart is under way; calls go to the outbox.
-	restarting atomic.Bool
-	flushKick  chan struct{}
-	outMu      sync.Mutex                // guards waiters
-	waiters    map[string][]chan outcome // callers waiting on outbox keys
+	// adm says whether calls may go to the child now (a child runs, its
+	// fence admits, no doctor restart holds it).
+	adm *admission
+	// calls is the at-most-once call path and the calls held meanwhile.
+	calls *calls
 }
 
 type attach struct{ target store.Target }
@@ -122,8 +126,8 @@ func New(cfg Config) (*Manager, error) {
 			return nil, fmt.Errorf("provider %q settings: %w", spec.Name, err)
 		}
 		p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger(),
-			flushKick: make(chan struct{}, 1), waiters: map[string][]chan outcome{},
-			detachPending: map[string]int{}, detachKick: make(chan struct{}, 1), detachSent: make(chan struct{})}
+			adm: newAdmission(), detachPending: map[string]int{}, detachKick: make(chan struct{}, 1), detachSent: make(chan struct{})}
+		p.calls = newCalls(p, cfg.Store)
 		p.sup = supervise.New(supervise.Spec{
 			Name:         spec.Name,
 			Path:         binaryPath(spec),
@@ -165,16 +169,19 @@ func (m *Manager) SetHub(h *hub.Hub) { m.hub = h }
 func (m *Manager) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, p := range m.provs {
+		if err := p.calls.load(); err != nil {
+			p.log.Error().Err(err).Msg("reading the calls left open by the previous run")
+		}
 		wg.Go(func() {
 			if err := p.sup.Run(ctx); err != nil && ctx.Err() == nil {
 				p.log.Error().Err(err).Msg("supervision ended")
 			}
 		})
 		wg.Go(func() { m.pump(ctx, p) })
-		wg.Go(func() { m.flusher(ctx, p) })
+		wg.Go(func() { p.calls.run(ctx) })
 		wg.Go(func() { p.detacher(ctx) })
-		m.kickFlush(p) // calls held by a previous run
 	}
+	wg.Go(func() { m.pruneCalls(ctx) })
 	wg.Wait()
 }
 
@@ -323,7 +330,7 @@ func (m *Manager) Attach(ctx context.Context, name, instanceID string, t store.T
 	p.mu.Lock()
 	p.attached[instanceID] = attach{target: t}
 	p.mu.Unlock()
-	if p.restarting.Load() {
+	if p.adm.restartUnderWay() {
 		return nil // the successor is given it when it starts
 	}
 	if _, running := p.sup.Current(); !running {
@@ -419,51 +426,21 @@ func (p *provider) waitDetached(ctx context.Context, instanceID string) error {
 	}
 }
 
-// Call implements hub.Providers: it waits for a running child until ctx
-// ends, and retries on a successor when the provider refused the call
-// because it is closing for a restart (the call was then not made).
-func (m *Manager) Call(ctx context.Context, t store.Target, method string, params json.RawMessage, key string) (hub.Result, error) {
-	p, err := m.get(t.Provider)
-	if err != nil {
-		return hub.Result{}, err
-	}
-	if p.restarting.Load() {
-		return m.callViaOutbox(ctx, p, t, method, params, key)
-	}
-	cl, _, err := p.client(ctx)
-	if err != nil {
-		return hub.Result{}, err
-	}
-	resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: method, ParamsJson: params, IdempotencyKey: key, Target: targetProto(t)})
-	if err == nil {
-		return hub.Result{JSON: resp.GetResultJson(), Refs: refsFrom(resp.GetReferences())}, nil
-	}
-	if notAdmitting(err) {
-		// Not executed: the owner is closing for a restart. Hold it
-		// durably for the successor.
-		return m.callViaOutbox(ctx, p, t, method, params, key)
-	}
-	// A child that died mid-call (Unavailable) may or may not have made
-	// it: that is the caller's to judge, never retried here.
-	return hub.Result{}, classify(err)
-}
-
-// waitSettled waits until no doctor restart is under way.
+// waitSettled waits until admission is open: a child runs, admits, and no
+// doctor restart is under way.
 func (p *provider) waitSettled(ctx context.Context) error {
-	t := time.NewTicker(10 * time.Millisecond)
-	defer t.Stop()
-	for p.restarting.Load() {
+	for {
+		open, changed := p.adm.state()
+		if open {
+			return nil
+		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%w: %s is restarting: %v", ErrUnavailable, p.spec.Name, ctx.Err())
-		case <-t.C:
+			return fmt.Errorf("%w: %s does not admit now (restarting or not running): %v", ErrUnavailable, p.spec.Name, ctx.Err())
+		case <-changed:
 		}
 	}
-	return nil
 }
-
-// notAdmitting: the owner closed admission for a doctor restart.
-func notAdmitting(err error) bool { return status.Code(err) == codes.FailedPrecondition }
 
 // Status is one provider's state for busctl.
 type Status struct {

@@ -20,14 +20,16 @@ import (
 // the stored cursor, so nothing acknowledged is asked for again and nothing
 // unacknowledged is lost (the platform still holds it).
 func (m *Manager) pump(ctx context.Context, p *provider) {
+	retry := newBackoff(100*time.Millisecond, 5*time.Second)
 	for ctx.Err() == nil {
+		changed := p.sup.Changed()
 		c, err := p.sup.WaitRunning(ctx)
 		if err != nil {
 			// FATAL or stopped: wait for an operator restart.
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(time.Second):
+			case <-changed:
 			}
 			continue
 		}
@@ -38,8 +40,12 @@ func (m *Manager) pump(ctx context.Context, p *provider) {
 			p.log.Warn().Err(err).Msg("the provider did not describe its platform")
 		}
 		p.reattach(ctx, c.Conn)
-		m.kickFlush(p) // a new child: send what the outbox holds
-		err = m.stream(ctx, p, cl)
+		sctx, stop := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		go func() { defer close(watched); p.watchFence(sctx, cl) }()
+		progressed, err := m.stream(sctx, p, cl)
+		stop()
+		<-watched
 		if ctx.Err() != nil {
 			return
 		}
@@ -48,31 +54,78 @@ func (m *Manager) pump(ctx context.Context, p *provider) {
 			p.lastErr.Store(&msg)
 			p.log.Debug().Err(err).Msg("updates stream ended")
 		}
-		// Until the supervisor has a successor child, retry gently.
+		if progressed {
+			retry.reset()
+		}
+		// The same child again after a pause that grows while streams
+		// keep failing, or at once for a new child.
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(100 * time.Millisecond):
+		case <-p.sup.Changed():
+		case <-time.After(retry.next()):
 		}
 	}
 }
 
-func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.ProviderServiceClient) error {
+// watchFence follows the child's doctor fence (its occupancy watch) into
+// the provider's admission until the stream ends, which also ends the
+// child's part in it.
+func (p *provider) watchFence(ctx context.Context, cl providerv1.ProviderServiceClient) {
+	defer p.adm.setChild(false, false)
+	st, err := cl.WatchOccupancy(ctx, &providerv1.WatchOccupancyRequest{})
+	if err != nil {
+		return
+	}
+	for {
+		resp, err := st.Recv()
+		if err != nil {
+			return
+		}
+		// A provider that does not report its fence (phase unspecified)
+		// is taken to admit; its refusals close admission until the next
+		// report.
+		admitting := resp.GetAdmitting() || resp.GetPhase() == providerv1.Phase_PHASE_UNSPECIFIED
+		p.adm.setChild(true, admitting)
+	}
+}
+
+// backoff is a retry delay that doubles up to a maximum.
+type backoff struct {
+	first, max, cur time.Duration
+}
+
+func newBackoff(first, max time.Duration) *backoff { return &backoff{first: first, max: max} }
+
+func (b *backoff) next() time.Duration {
+	if b.cur == 0 {
+		b.cur = b.first
+	} else {
+		b.cur = min(b.cur*2, b.max)
+	}
+	return b.cur
+}
+
+func (b *backoff) reset() { b.cur = 0 }
+
+// stream runs one Updates stream until it ends; progressed says whether
+// any batch was journalled on it.
+func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.ProviderServiceClient) (progressed bool, err error) {
 	cursor, err := m.cfg.Store.Cursor(p.spec.Name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	st, err := cl.Updates(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	start := &providerv1.UpdatesRequest_Start{State: cursor}
 	// Providers of the first contract version read only the number.
 	start.Cursor, _ = strconv.ParseInt(string(cursor), 10, 64)
 	if err := st.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Start_{Start: start}}); err != nil {
-		return err
+		return false, err
 	}
 	// The receiver feeds a channel; the writer takes everything that is
 	// there at once, so a fast provider gets large journal batches and a
@@ -102,9 +155,9 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 		if !ok {
 			err := <-recvErr
 			if errors.Is(err, io.EOF) {
-				return nil
+				return progressed, nil
 			}
-			return err
+			return progressed, err
 		}
 		raw = append(raw[:0], u)
 	drain:
@@ -125,8 +178,9 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 		}
 		through, err := m.hub.Ingest(ctx, p.spec.Name, batch, batchCursor(raw))
 		if err != nil {
-			return err
+			return progressed, err
 		}
+		progressed = true
 		for _, b := range batch {
 			if !b.Allowed {
 				p.notAllowed.Add(1)
@@ -134,7 +188,7 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 		}
 		p.ingested.Add(uint64(len(batch)))
 		if err := st.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Ack_{Ack: &providerv1.UpdatesRequest_Ack{UpdateId: through}}}); err != nil {
-			return err
+			return progressed, err
 		}
 	}
 }

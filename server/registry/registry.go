@@ -28,8 +28,12 @@ var (
 	ErrFull = errors.New("too many followers")
 
 	// Why a registration ended, as Follower.Err reports it.
-	ErrPruned     = errors.New("session pruned: no heartbeat within stale-after; register again")
-	ErrReplaced   = errors.New("session replaced by a newer registration of the same instance id")
+	ErrPruned   = errors.New("session pruned: no heartbeat within stale-after; register again")
+	ErrReplaced = errors.New("session replaced by a newer registration of the same instance id")
+	// ErrTakenOver: another instance took the binding over (registered
+	// with the same profile key, or with the handoff token); the error
+	// says which and how.
+	ErrTakenOver  = errors.New("session taken over")
 	ErrShutdown   = errors.New("supervisor shutting down")
 	ErrSuperseded = errors.New("stream superseded by a newer Subscribe of the same session")
 )
@@ -43,6 +47,8 @@ const (
 	Replaced
 	Unregistered
 	Shutdown
+	// TakenOver: another instance took the follower's binding over.
+	TakenOver
 )
 
 func (r EndReason) String() string {
@@ -57,6 +63,8 @@ func (r EndReason) String() string {
 		return "unregistered"
 	case Shutdown:
 		return "shutdown"
+	case TakenOver:
+		return "taken over"
 	}
 	return "unknown"
 }
@@ -79,6 +87,7 @@ type Follower struct {
 	lastSeen   atomic.Int64 // unix nanoseconds of the last call
 	subscribed atomic.Int32 // open Subscribe streams
 	end        atomic.Int32 // EndReason; set before done is closed
+	endDetail  string       // why, for TakenOver; written before done is closed
 	done       chan struct{}
 
 	streamMu sync.Mutex    // guards stream
@@ -101,6 +110,8 @@ func (f *Follower) Err() error {
 		return ErrReplaced
 	case Shutdown:
 		return ErrShutdown
+	case TakenOver:
+		return fmt.Errorf("%w: %s", ErrTakenOver, f.endDetail)
 	}
 	return nil
 }
@@ -266,16 +277,21 @@ func (r *Registry) Unregister(f *Follower) {
 	}
 }
 
-// Supersede ends f because another registration took over its binding
-// (session handoff). Its stream ends and its token dies.
-func (r *Registry) Supersede(f *Follower, by string) {
+// Supersede ends f because another registration took over its binding:
+// why says how, for f and for the event ("profile key manual:1 registered
+// again by instance 2:3"). Its stream ends and its token dies.
+func (r *Registry) Supersede(f *Follower, by, why string) {
 	r.mu.Lock()
-	removed := r.byToken[f.Token] == f && r.removeLocked(f, Replaced)
+	removed := false
+	if r.byToken[f.Token] == f {
+		f.endDetail = why
+		removed = r.removeLocked(f, TakenOver)
+	}
 	r.mu.Unlock()
 	if removed {
 		r.ended(f)
 		r.cfg.Events.Publish(events.Event{Kind: events.FollowerReplaced, InstanceID: f.InstanceID,
-			Message: "registration ended: its binding was handed to a successor", Attrs: map[string]string{"successor": by}})
+			Message: "registration ended: " + why, Attrs: map[string]string{"successor": by, "profile_key": f.ProfileKey}})
 	}
 }
 

@@ -27,9 +27,9 @@ package store
 //	  "state", q/
 //	handoffs/
 //	  <sha256(token)>                     → i64 deadline (unix ns), binding key
-//	outbox/
-//	  entries/ <idempotency key>          → JSON outboxRecord
-//	  pending/ <provider> 0x00 <order u64> → idempotency key (pending entries only)
+//	calls/                                followers' call records (calls.go)
+//	  entries/ <binding key> 0x00 <idempotency key> → JSON callRecord
+//	  open/    <provider> 0x00 <order u64> → entry key (queued or sending)
 //
 // Costs: Append of one update is one small write transaction (a seen-id
 // lookup and two puts, one journal put, the queue state, the cursor); Read
@@ -77,7 +77,9 @@ var (
 	bJournal  = []byte("journal")
 	bUnrouted = []byte("unrouted")
 	bHandoffs = []byte("handoffs")
-	bOutbox   = []byte("outbox")
+	// bOutbox held calls for a restarting provider before the call
+	// records did; migrateOutbox moves what an older file has and drops it.
+	bOutbox = []byte("outbox")
 	// bSent is created by the first RememberSent: files made before it
 	// existed stay valid, and older programs ignore it.
 	bSent = []byte("sent")
@@ -90,7 +92,7 @@ var (
 	bSeenOrd  = []byte("order")
 	bEntries  = []byte("entries")
 	bPending  = []byte("pending")
-	topLevels = [][]byte{bMeta, bBindings, bTargets, bSlots, bCursors, bSeen, bJournal, bUnrouted, bHandoffs, bOutbox}
+	topLevels = [][]byte{bMeta, bBindings, bTargets, bSlots, bCursors, bSeen, bJournal, bUnrouted, bHandoffs}
 )
 
 // Options configure a Bolt store. The zero value is usable.
@@ -352,7 +354,7 @@ func initSchema(db *bbolt.DB, path string) (err error) {
 			err = fmt.Errorf("store %s: %w: reading the schema panicked: %v", path, ErrCorrupt, p)
 		}
 	}()
-	fresh, migrate := false, false
+	fresh, migrate, hasOutbox := false, false, false
 	err = db.View(func(tx *bbolt.Tx) error {
 		m := tx.Bucket(bMeta)
 		if m == nil {
@@ -381,11 +383,17 @@ func initSchema(db *bbolt.DB, path string) (err error) {
 				return fmt.Errorf("store %s: %w: bucket %q missing", path, ErrCorrupt, name)
 			}
 		}
+		hasOutbox = tx.Bucket(bOutbox) != nil
 		return nil
 	})
 	if err == nil && migrate {
 		if err = db.Update(migrateV1); err != nil {
 			return fmt.Errorf("store %s: migrate schema 1 to %d: %w", path, schemaVersion, err)
+		}
+	}
+	if err == nil && hasOutbox {
+		if err = db.Update(migrateOutbox); err != nil {
+			return fmt.Errorf("store %s: move the outbox into the call records: %w", path, err)
 		}
 	}
 	if err != nil || !fresh {
@@ -399,11 +407,6 @@ func initSchema(db *bbolt.DB, path string) (err error) {
 		}
 		if _, err := tx.Bucket(bUnrouted).CreateBucket(bQueue); err != nil {
 			return err
-		}
-		for _, name := range [][]byte{bEntries, bPending} {
-			if _, err := tx.Bucket(bOutbox).CreateBucket(name); err != nil {
-				return err
-			}
 		}
 		return tx.Bucket(bMeta).Put(kSchema, putU64(nil, schemaVersion))
 	})

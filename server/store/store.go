@@ -1,7 +1,9 @@
 // Package store owns the supervisor's durable state: bindings (which
 // follower owns which thread), the slot allocation cursors, the inbound
 // journal with its per-binding sequence numbers, the platform cursors
-// committed with it, session handoff tokens and the outbound outbox.
+// committed with it, session handoff tokens, and the at-most-once records
+// of followers' platform calls (which are also the queue of calls held
+// while their provider does not admit).
 //
 // The state sits behind the Store interface so that another backend (etcd,
 // for several hosts) can replace the embedded default, Bolt: one bbolt file
@@ -22,7 +24,7 @@ import (
 // Sentinel errors. Every error a Store returns for one of these conditions
 // wraps the sentinel, so callers test with errors.Is.
 var (
-	// ErrNotFound: the binding or outbox entry does not exist.
+	// ErrNotFound: the binding or call record does not exist.
 	ErrNotFound = errors.New("not found")
 	// ErrInvalid: an argument is malformed (empty key, provider name with a
 	// NUL byte, unknown status, slot name outside the sequence…). Nothing was
@@ -243,20 +245,62 @@ type Stats struct {
 	OldestAt     time.Time // ReceivedAt of the oldest pending update; zero if none
 }
 
-// OutboxEntry is one outbound platform call held while its provider
-// restarts, and, once completed, its result kept for idempotent retries.
-type OutboxEntry struct {
-	Key      string // idempotency key; required, unique across providers
-	Provider string // required
-	Chat     string // the caller's thread, which the call is scoped to
-	Thread   string
-	Method   string // platform method, e.g. "sendMessage"
-	Params   []byte // encoded call parameters, opaque to the store
-	Created  time.Time
+// CallState is where a follower's platform call is. Queued and sending
+// calls are open (not settled); the others are final.
+type CallState string
 
-	Done      bool      // CompleteOutbox was called
-	Completed time.Time // when; zero while pending
-	Result    []byte    // as given to CompleteOutbox
+const (
+	// CallQueued: durable and not yet handed to the provider (its provider
+	// was not admitting, or an earlier call of the thread was still
+	// queued). It is sent, once, when the provider admits again.
+	CallQueued CallState = "queued"
+	// CallSending: handed to the provider. A record found sending after a
+	// crash may or may not have reached the platform: it becomes unknown.
+	CallSending CallState = "sending"
+	// CallDone: the platform answered; Result and Refs hold the answer.
+	CallDone CallState = "done"
+	// CallFailed: the platform (or the provider) refused; Failure holds
+	// the error.
+	CallFailed CallState = "failed"
+	// CallUnknown: the provider died or timed out mid-call: it may or may
+	// not have been sent. It is reported as such on every repeat and never
+	// sent again.
+	CallUnknown CallState = "unknown"
+)
+
+// Valid reports whether s is one of the states above.
+func (s CallState) Valid() bool {
+	switch s {
+	case CallQueued, CallSending, CallDone, CallFailed, CallUnknown:
+		return true
+	}
+	return false
+}
+
+// Final reports whether s is settled: done, failed or unknown.
+func (s CallState) Final() bool { return s == CallDone || s == CallFailed || s == CallUnknown }
+
+// CallRecord is the at-most-once record of one platform call a follower
+// made with an idempotency key (or one held while its provider was not
+// admitting): one per (binding, key), written before the platform is
+// called.
+type CallRecord struct {
+	BindingKey string // required
+	Key        string // the idempotency key; required
+	Provider   string // required
+	Chat       string // the caller's thread, which the call is scoped to
+	Thread     string
+	Method     string
+	Params     []byte
+	State      CallState
+	Result     []byte // CallDone: the platform's answer
+	Refs       []Ref  // CallDone: the ids the answer made available
+	Failure    []byte // CallFailed, CallUnknown: the error, encoded by the caller
+	// Order is assigned by BeginCall: increasing per store, so the open
+	// calls of a provider list in the order they were made.
+	Order   uint64
+	Created time.Time
+	Updated time.Time
 }
 
 // Store is the supervisor's durable state. Every method is safe for
@@ -350,22 +394,28 @@ type Store interface {
 	// now and returns their binding keys (one per handoff).
 	ExpireHandoffs(now time.Time) ([]string, error)
 
-	// PutOutbox stores e unless an entry with e.Key exists, and returns the
-	// entry as stored: the existing one (maybe completed, with its Result)
-	// if the key was known. Key and Provider are required (ErrInvalid). A
-	// zero Created is set to now.
-	PutOutbox(e OutboxEntry) (OutboxEntry, error)
-	// GetOutbox returns the entry stored under key, or ErrNotFound.
-	GetOutbox(key string) (OutboxEntry, error)
-	// ListOutbox returns the provider's pending (not completed) entries in
-	// the order they were put.
-	ListOutbox(provider string) ([]OutboxEntry, error)
-	// CompleteOutbox marks the entry done and keeps result for retries. A
-	// second completion keeps the first result. Unknown key: ErrNotFound.
-	CompleteOutbox(key string, result []byte) error
-	// PruneOutbox removes completed entries completed before olderThan and
-	// returns how many. Pending entries are never pruned.
-	PruneOutbox(olderThan time.Time) (int, error)
+	// BeginCall stores c (state CallQueued or CallSending) unless a record
+	// of (c.BindingKey, c.Key) exists, and returns the record as stored
+	// and whether it was created: a repeat of a key gets the first call's
+	// record, whatever its state. The write is durable when it returns.
+	BeginCall(c CallRecord) (stored CallRecord, created bool, err error)
+	// SetCall moves an open record to c.State with c's Result, Refs and
+	// Failure. A final record cannot change (ErrInvalid); an unknown one is
+	// ErrNotFound.
+	SetCall(c CallRecord) error
+	// DeleteCall forgets an open record whose call certainly did not reach
+	// the platform (refused for a reason that may pass), so that a repeat
+	// of its key tries again. Unknown: nothing; final: ErrInvalid.
+	DeleteCall(bindingKey, key string) error
+	// GetCall returns the record of (bindingKey, key), or ErrNotFound.
+	GetCall(bindingKey, key string) (CallRecord, error)
+	// OpenCalls returns the provider's queued and sending records in the
+	// order they were made.
+	OpenCalls(provider string) ([]CallRecord, error)
+	// PruneCalls removes final records last updated longer than keep ago,
+	// and beyond the newest maxPerBinding final ones of each binding (a
+	// bound <= 0 is off), and returns how many. Open records stay.
+	PruneCalls(now time.Time, keep time.Duration, maxPerBinding int) (int, error)
 
 	// RememberSent records the ids of what a follower sent into thread t
 	// (its messages, their files), so that its call scope survives a

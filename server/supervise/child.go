@@ -422,6 +422,8 @@ func (s *Supervisor) setHealth(c *child, st healthpb.HealthCheckResponse_Serving
 	}
 	c.health, c.healthy = st, true
 	s.serving = st == healthpb.HealthCheckResponse_SERVING
+	close(s.changed) // Changed's waiters see health changes too
+	s.changed = make(chan struct{})
 	s.queue(Event{Kind: EventHealth, Child: c.inc, Message: st.String()})
 	s.mu.Unlock()
 	s.flush()

@@ -804,6 +804,15 @@ func (s *Supervisor) WaitRunning(ctx context.Context) (Child, error) {
 	}
 }
 
+// Changed returns a channel closed at the next change of the supervision
+// state: a child starts, becomes RUNNING, exits, backs off, goes FATAL, Run
+// returns, or the running child's health changes.
+func (s *Supervisor) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
 // Restart starts a FATAL provider again, with a fresh start limit; in
 // BACKOFF it starts at once. It is an operator action and never touches a
 // child. It fails with ErrState in any other state.

@@ -620,3 +620,21 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, token, filePa
 	w.Header().Set("Content-Length", strconv.Itoa(len(f.data)))
 	w.Write(f.data)
 }
+
+// DeleteMessage deletes a message as a person (or an admin) would: later
+// calls naming it are answered as Telegram answers them for a deleted
+// message.
+func (s *Server) DeleteMessage(chatID int64, messageID int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chats[chatID]
+	if c == nil {
+		return fmt.Errorf("tgtest: no chat %d", chatID)
+	}
+	sm := c.msgs[messageID]
+	if sm == nil || sm.deleted {
+		return fmt.Errorf("tgtest: no message %d in chat %d", messageID, chatID)
+	}
+	sm.deleted = true
+	return nil
+}

@@ -1929,8 +1929,13 @@ func (*WatchOccupancyRequest) Descriptor() ([]byte, []int) {
 }
 
 type WatchOccupancyResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Occupancy     *Occupancy             `protobuf:"bytes,1,opt,name=occupancy,proto3" json:"occupancy,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Occupancy *Occupancy             `protobuf:"bytes,1,opt,name=occupancy,proto3" json:"occupancy,omitempty"`
+	// The doctor fence, sent with every change of it too: whether the
+	// provider admits new work, and its phase. PHASE_UNSPECIFIED (a provider
+	// of the first contract version) means the fence is not reported.
+	Admitting     bool  `protobuf:"varint,2,opt,name=admitting,proto3" json:"admitting,omitempty"`
+	Phase         Phase `protobuf:"varint,3,opt,name=phase,proto3,enum=chatbus.provider.v1.Phase" json:"phase,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1970,6 +1975,20 @@ func (x *WatchOccupancyResponse) GetOccupancy() *Occupancy {
 		return x.Occupancy
 	}
 	return nil
+}
+
+func (x *WatchOccupancyResponse) GetAdmitting() bool {
+	if x != nil {
+		return x.Admitting
+	}
+	return false
+}
+
+func (x *WatchOccupancyResponse) GetPhase() Phase {
+	if x != nil {
+		return x.Phase
+	}
+	return Phase_PHASE_UNSPECIFIED
 }
 
 // Occupancy counts the work an owner holds; a doctor commit waits until all
@@ -2853,9 +2872,11 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\vinstance_id\x18\x01 \x01(\tR\n" +
 	"instanceId\"\x10\n" +
 	"\x0eDetachResponse\"\x17\n" +
-	"\x15WatchOccupancyRequest\"V\n" +
+	"\x15WatchOccupancyRequest\"\xa6\x01\n" +
 	"\x16WatchOccupancyResponse\x12<\n" +
-	"\toccupancy\x18\x01 \x01(\v2\x1e.chatbus.provider.v1.OccupancyR\toccupancy\"\x93\x01\n" +
+	"\toccupancy\x18\x01 \x01(\v2\x1e.chatbus.provider.v1.OccupancyR\toccupancy\x12\x1c\n" +
+	"\tadmitting\x18\x02 \x01(\bR\tadmitting\x120\n" +
+	"\x05phase\x18\x03 \x01(\x0e2\x1a.chatbus.provider.v1.PhaseR\x05phase\"\x93\x01\n" +
 	"\tOccupancy\x12\x1a\n" +
 	"\battached\x18\x01 \x01(\rR\battached\x12\x1a\n" +
 	"\binflight\x18\x02 \x01(\rR\binflight\x12\x18\n" +
@@ -3015,53 +3036,54 @@ var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
 	10, // 18: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
 	10, // 19: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
 	32, // 20: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	3,  // 21: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	33, // 22: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	46, // 23: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	32, // 24: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	45, // 25: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	33, // 26: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	32, // 27: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	33, // 28: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	2,  // 29: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	32, // 30: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	45, // 31: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	10, // 32: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	4,  // 33: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	5,  // 34: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	12, // 35: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	16, // 36: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	18, // 37: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	20, // 38: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	22, // 39: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	24, // 40: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	26, // 41: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	28, // 42: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	30, // 43: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	34, // 44: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	36, // 45: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	38, // 46: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	40, // 47: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	11, // 48: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	6,  // 49: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	13, // 50: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	17, // 51: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	19, // 52: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	21, // 53: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	23, // 54: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	25, // 55: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	27, // 56: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	29, // 57: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	31, // 58: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	35, // 59: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	37, // 60: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	39, // 61: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	41, // 62: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	48, // [48:63] is the sub-list for method output_type
-	33, // [33:48] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	2,  // 21: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
+	3,  // 22: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	33, // 23: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	46, // 24: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	32, // 25: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	45, // 26: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	33, // 27: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	32, // 28: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	33, // 29: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	2,  // 30: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	32, // 31: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	45, // 32: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	10, // 33: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	4,  // 34: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	5,  // 35: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	12, // 36: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	16, // 37: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	18, // 38: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	20, // 39: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	22, // 40: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	24, // 41: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	26, // 42: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	28, // 43: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	30, // 44: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	34, // 45: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	36, // 46: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	38, // 47: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	40, // 48: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	11, // 49: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	6,  // 50: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	13, // 51: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	17, // 52: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	19, // 53: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	21, // 54: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	23, // 55: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	25, // 56: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	27, // 57: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	29, // 58: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	31, // 59: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	35, // 60: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	37, // 61: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	39, // 62: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	41, // 63: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	49, // [49:64] is the sub-list for method output_type
+	34, // [34:49] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }

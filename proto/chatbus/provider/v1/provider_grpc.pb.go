@@ -77,8 +77,8 @@ type ProviderServiceClient interface {
 	// closed by Prepare.
 	Attach(ctx context.Context, in *AttachRequest, opts ...grpc.CallOption) (*AttachResponse, error)
 	Detach(ctx context.Context, in *DetachRequest, opts ...grpc.CallOption) (*DetachResponse, error)
-	// WatchOccupancy streams the occupancy counters: first the current value,
-	// then every change.
+	// WatchOccupancy streams the occupancy counters and the fence (admitting,
+	// phase): first the current value, then every change of either.
 	WatchOccupancy(ctx context.Context, in *WatchOccupancyRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchOccupancyResponse], error)
 	// Prepare closes admission synchronously for a doctor restart, under a
 	// lease. Commit makes the owner exit by itself once occupancy is zero.
@@ -312,8 +312,8 @@ type ProviderServiceServer interface {
 	// closed by Prepare.
 	Attach(context.Context, *AttachRequest) (*AttachResponse, error)
 	Detach(context.Context, *DetachRequest) (*DetachResponse, error)
-	// WatchOccupancy streams the occupancy counters: first the current value,
-	// then every change.
+	// WatchOccupancy streams the occupancy counters and the fence (admitting,
+	// phase): first the current value, then every change of either.
 	WatchOccupancy(*WatchOccupancyRequest, grpc.ServerStreamingServer[WatchOccupancyResponse]) error
 	// Prepare closes admission synchronously for a doctor restart, under a
 	// lease. Commit makes the owner exit by itself once occupancy is zero.

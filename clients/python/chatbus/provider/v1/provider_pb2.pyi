@@ -394,10 +394,14 @@ class WatchOccupancyRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class WatchOccupancyResponse(_message.Message):
-    __slots__ = ["occupancy"]
+    __slots__ = ["admitting", "occupancy", "phase"]
+    ADMITTING_FIELD_NUMBER: _ClassVar[int]
     OCCUPANCY_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    admitting: bool
     occupancy: Occupancy
-    def __init__(self, occupancy: _Optional[_Union[Occupancy, _Mapping]] = ...) -> None: ...
+    phase: Phase
+    def __init__(self, occupancy: _Optional[_Union[Occupancy, _Mapping]] = ..., admitting: bool = ..., phase: _Optional[_Union[Phase, str]] = ...) -> None: ...
 
 class ReferenceKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

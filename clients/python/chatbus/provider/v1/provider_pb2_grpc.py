@@ -185,8 +185,8 @@ class ProviderServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def WatchOccupancy(self, request, context):
-        """WatchOccupancy streams the occupancy counters: first the current value,
-        then every change.
+        """WatchOccupancy streams the occupancy counters and the fence (admitting,
+        phase): first the current value, then every change of either.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
