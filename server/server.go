@@ -74,6 +74,12 @@ type Config struct {
 	// ReconcileGrace is how long after start bindings wait for their
 	// followers before reconciliation. If zero, 5s.
 	ReconcileGrace time.Duration
+	// CallKeep is how long the record of a call with an idempotency key
+	// answers repeats. If zero, 24h.
+	CallKeep time.Duration
+	// CallsPerBinding bounds the settled call records kept per binding.
+	// If zero, 10000.
+	CallsPerBinding int
 }
 
 func (c *Config) secretPath() string { return filepath.Join(c.StateDir, "secret") }
@@ -181,11 +187,13 @@ func (s *Server) open() error {
 		return fmt.Errorf("store: %w", err)
 	}
 	provs, err := providers.New(providers.Config{
-		Specs:     s.cfg.Providers,
-		SocketDir: filepath.Join(filepath.Dir(s.cfg.Socket), "providers"),
-		Store:     st,
-		Events:    s.hub,
-		Logger:    s.log,
+		Specs:           s.cfg.Providers,
+		SocketDir:       filepath.Join(filepath.Dir(s.cfg.Socket), "providers"),
+		Store:           st,
+		Events:          s.hub,
+		Logger:          s.log,
+		CallKeep:        s.cfg.CallKeep,
+		CallsPerBinding: s.cfg.CallsPerBinding,
 	})
 	if err != nil {
 		st.Close()

@@ -34,6 +34,11 @@ type fileConfig struct {
 		MaxBytes int64    `yaml:"max_bytes"`
 		MaxAge   duration `yaml:"max_age"`
 	} `yaml:"journal"`
+	// Calls bound the at-most-once records of followers' calls.
+	Calls struct {
+		Keep          duration `yaml:"keep"`
+		MaxPerBinding int      `yaml:"max_per_binding"`
+	} `yaml:"calls"`
 	// Providers by name. The keys below are the supervisor's; every other
 	// key is the provider's own setting, passed to it on stdin.
 	Providers map[string]map[string]any `yaml:"providers"`

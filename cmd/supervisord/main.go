@@ -139,6 +139,8 @@ func run(cmd *cobra.Command, f flags, stderr io.Writer) error {
 		MaxFollowers:      max(f.maxFollowers, fc.MaxFollowers),
 		Providers:         specs,
 		HandoffTTL:        time.Duration(fc.HandoffTTL),
+		CallKeep:          time.Duration(fc.Calls.Keep),
+		CallsPerBinding:   fc.Calls.MaxPerBinding,
 		ReconcileGrace:    time.Duration(fc.ReconcileGrace),
 		Journal: store.Limits{
 			MaxCount: fc.Journal.MaxCount,
