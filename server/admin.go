@@ -30,13 +30,13 @@ func (a *adminService) GetInfo(context.Context, *chatbusv1.GetInfoRequest) (*cha
 		SocketPath:    c.Socket,
 		StateDir:      c.StateDir,
 		StartedAt:     timestamppb.New(a.s.started),
-		FollowerCount: int32(a.s.reg.Len()),
+		FollowerCount: int32(a.s.core.FollowerCount()),
 		ConfigPath:    c.ConfigPath,
 	}, nil
 }
 
 func (a *adminService) ListFollowers(context.Context, *chatbusv1.ListFollowersRequest) (*chatbusv1.ListFollowersResponse, error) {
-	fs := a.s.reg.List()
+	fs := a.s.core.Followers()
 	resp := &chatbusv1.ListFollowersResponse{Followers: make([]*chatbusv1.Follower, 0, len(fs))}
 	for _, f := range fs {
 		var bp *store.Binding

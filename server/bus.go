@@ -59,7 +59,7 @@ func (b *busService) Register(ctx context.Context, req *chatbusv1.RegisterReques
 
 // follower resolves the caller's session.
 func (b *busService) follower(sess *chatbusv1.Session) (*registry.Follower, error) {
-	f, err := b.s.reg.Touch(sess.GetInstanceId(), sess.GetToken())
+	f, err := b.s.core.Touch(sess.GetInstanceId(), sess.GetToken())
 	return f, toStatus(err)
 }
 
@@ -187,7 +187,7 @@ func (b *busService) Unregister(_ context.Context, req *chatbusv1.UnregisterRequ
 	if err != nil {
 		return nil, err
 	}
-	b.s.reg.Unregister(f)
+	b.s.core.Unregister(f)
 	return &chatbusv1.UnregisterResponse{}, nil
 }
 

@@ -115,7 +115,6 @@ type Server struct {
 	log     zerolog.Logger
 	rpcLog  zerolog.Logger
 	hub     *events.Hub
-	reg     *registry.Registry
 	secret  string
 	started time.Time
 
@@ -176,12 +175,13 @@ func (s *Server) Run(ctx context.Context) error {
 	return s.serve(ctx, ln)
 }
 
-// open opens the store and builds the routing core and provider manager.
+// open opens the store and builds, in order, each part complete: the
+// registry, the provider manager, the routing core over both, the doctor.
+// The providers' updates reach the core when Run hands it to them.
 func (s *Server) open() error {
-	var core *hub.Hub
 	st, err := store.Open(s.cfg.Store, store.Options{
 		Limits: s.cfg.Journal,
-		OnDrop: func(key string, n int, reason string) { core.OnDrop(key, n, reason) },
+		OnDrop: hub.DropReporter(s.hub),
 	})
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
@@ -199,23 +199,21 @@ func (s *Server) open() error {
 		st.Close()
 		return err
 	}
-	s.reg = registry.New(registry.Config{
+	reg := registry.New(registry.Config{
 		StaleAfter:    s.cfg.StaleAfter,
 		PruneInterval: min(s.cfg.HeartbeatInterval, s.cfg.StaleAfter/2),
 		MaxFollowers:  s.cfg.MaxFollowers,
 		Events:        s.hub,
-		OnEnd:         func(f *registry.Follower, r registry.EndReason) { core.Ended(f, r) },
 	})
-	core = hub.New(hub.Config{
+	core := hub.New(hub.Config{
 		Store:          st,
-		Registry:       s.reg,
+		Registry:       reg,
 		Providers:      provs,
 		Events:         s.hub,
 		Logger:         s.log,
 		HandoffTTL:     s.cfg.HandoffTTL,
 		ReconcileGrace: s.cfg.ReconcileGrace,
 	})
-	provs.SetHub(core)
 	s.store, s.core, s.provs = st, core, provs
 	s.doctor = doctor.New(doctor.Config{Providers: provs, Events: s.hub, Logger: s.log})
 	return nil
@@ -250,12 +248,11 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
 	var wg sync.WaitGroup
-	wg.Go(func() { s.reg.Run(runCtx) })
 	wg.Go(func() { s.core.Run(runCtx) })
 	provCtx, stopProviders := context.WithCancel(context.Background())
 	defer stopProviders()
 	var provWG sync.WaitGroup
-	provWG.Go(func() { s.provs.Run(provCtx) })
+	provWG.Go(func() { s.provs.Run(provCtx, s.core) })
 	defer provWG.Wait()
 
 	s.started = time.Now()
@@ -274,7 +271,7 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 		stopProviders()
 		stopRun()
 		wg.Wait()
-		s.reg.CloseAll()
+		s.core.Shutdown()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -284,7 +281,7 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	hs.Shutdown()
 	stopRun()
 	wg.Wait()
-	s.reg.CloseAll() // ends every Subscribe stream
+	s.core.Shutdown() // ends every Subscribe stream
 	stopped := make(chan struct{})
 	go func() { gs.GracefulStop(); close(stopped) }()
 	select {

@@ -21,6 +21,7 @@ import (
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/providers"
+	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/supervise"
 )
@@ -106,10 +107,11 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.m.SetHub(hub.New(hub.Config{Store: st, Providers: e.m, Events: e.evs}))
+	reg := registry.New(registry.Config{Events: e.evs})
+	core := hub.New(hub.Config{Store: st, Registry: reg, Providers: e.m, Events: e.evs})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { e.m.Run(ctx); close(done) }()
+	go func() { e.m.Run(ctx, core); close(done) }()
 	e.stop = func() { cancel(); <-done; e.calls.Wait(); st.Close(); os.RemoveAll(sock) }
 	t.Cleanup(e.stop)
 	e.d = doctor.New(doctor.Config{Providers: e.m, Events: e.evs, Logger: zerolog.Nop()})

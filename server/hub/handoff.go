@@ -13,11 +13,10 @@ import (
 // replacement) and returns the handoff token and its deadline. The token is
 // shown once; the store keeps only its hash.
 func (h *Hub) Suspend(f *registry.Follower) (string, time.Time, error) {
-	s := h.session(f)
-	if s == nil || s.bindingKey == "" {
+	key, _ := f.Binding()
+	if key == "" {
 		return "", time.Time{}, fmt.Errorf("suspend: %w", ErrDetached)
 	}
-	key := s.bindingKey
 	b, err := h.store.GetBinding(key)
 	if err != nil {
 		return "", time.Time{}, err
@@ -32,7 +31,7 @@ func (h *Hub) Suspend(f *registry.Follower) (string, time.Time, error) {
 		return "", time.Time{}, err
 	}
 	// From here nothing more reaches the predecessor: its stream ends.
-	s.suspend()
+	f.Delivery.Suspend()
 	h.publish(events.BindingChanged, f.InstanceID, "binding suspended for a session handoff",
 		map[string]string{"binding": key, "expires": expires.UTC().Format(time.RFC3339)})
 	return token, expires, nil

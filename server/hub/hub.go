@@ -111,7 +111,7 @@ type Method struct {
 
 // Param is a call parameter naming an id of the thread: a top-level key
 // of the params object, or a dotted path into nested objects
-// ("reply_parameters.message_id").
+// ("reply.id").
 type Param struct {
 	Name     string
 	Kind     store.RefKind
@@ -168,15 +168,16 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Hub routes. Safe for concurrent use.
+// Hub routes. Safe for concurrent use. It is the one thing the transport
+// handlers talk to for followers: it owns what happens when a session
+// begins and ends, over the registry's one record per session.
 type Hub struct {
 	cfg   Config
 	log   zerolog.Logger
 	store store.Store
+	reg   *registry.Registry
 
-	mu        sync.Mutex          // guards the maps below
-	sessions  map[string]*session // by instance id
-	holders   map[string]*session // by binding key: its live follower
+	mu        sync.Mutex // guards the maps below
 	notifiers map[string]chan struct{}
 	scopes    map[store.Target]*scope // by thread
 
@@ -196,41 +197,6 @@ type Hub struct {
 	held    map[slotHold]int
 
 	droppedNotAllowed atomic.Uint64
-}
-
-// session is a live follower and the binding it holds ("" = detached).
-type session struct {
-	f          *registry.Follower
-	bindingKey string
-	provider   string
-
-	// Set by Suspend: the session hands its binding to a successor. Its
-	// stream ends, nothing more is sent to it, and its acks may name only
-	// what it was sent before (ackLimit).
-	suspended   chan struct{}
-	suspendOnce sync.Once
-	isSuspended atomic.Bool
-	ackLimit    atomic.Uint64
-	// sending is the seq about to be sent on its stream, delivered the
-	// last one sent: Suspend and the stream read and write them in an
-	// order that never lets a seq out after Suspend without it counting
-	// as delivered.
-	sending   atomic.Uint64
-	delivered atomic.Uint64
-}
-
-func newSession(f *registry.Follower, bindingKey, provider string) *session {
-	return &session{f: f, bindingKey: bindingKey, provider: provider, suspended: make(chan struct{})}
-}
-
-// suspend ends delivery to the session: what it may still ack is what it
-// was (or may have been) sent.
-func (s *session) suspend() {
-	s.suspendOnce.Do(func() {
-		s.isSuspended.Store(true)
-		s.ackLimit.Store(max(s.delivered.Load(), s.sending.Load()))
-		close(s.suspended)
-	})
 }
 
 // New returns a Hub. Call Run to start its timers.
@@ -254,19 +220,21 @@ func New(cfg Config) *Hub {
 		cfg:       cfg,
 		log:       cfg.Logger.With().Str("component", "hub").Logger(),
 		store:     cfg.Store,
-		sessions:  make(map[string]*session),
-		holders:   make(map[string]*session),
+		reg:       cfg.Registry,
 		notifiers: make(map[string]chan struct{}),
 		scopes:    make(map[store.Target]*scope),
 		routes:    make(map[store.Target]string),
 	}
 }
 
-// Run expires handoffs, applies journal retention and, once, reconciles
-// bindings after the grace period. It returns when ctx ends.
+// Run prunes silent followers, expires handoffs, applies journal retention
+// and, once, reconciles bindings after the grace period. It returns when
+// ctx ends.
 func (h *Hub) Run(ctx context.Context) {
 	reconcile := time.NewTimer(h.cfg.ReconcileGrace)
 	defer reconcile.Stop()
+	prune := time.NewTicker(h.reg.PruneInterval())
+	defer prune.Stop()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	retention := time.NewTicker(time.Minute)
@@ -278,6 +246,10 @@ func (h *Hub) Run(ctx context.Context) {
 		case <-reconcile.C:
 			if _, err := h.Reconcile(); err != nil {
 				h.log.Error().Err(err).Msg("reconciliation failed")
+			}
+		case <-prune.C:
+			for _, f := range h.reg.Prune() {
+				h.ended(f, registry.Pruned)
 			}
 		case <-tick.C:
 			h.expireHandoffs()

@@ -116,17 +116,15 @@ func newEnvOpts(t testing.TB, path string, opts store.Options, provs *fakeProvid
 	e := &env{t: t, path: path, provs: provs, clock: c}
 	hubEvents := events.NewHub(zerolog.Nop())
 	e.evs = hubEvents.Watch(false)
-	var h *Hub
 	opts.Now = c.Now
-	opts.OnDrop = func(k string, n int, r string) { h.OnDrop(k, n, r) }
+	opts.OnDrop = DropReporter(hubEvents)
 	st, err := store.Open(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.st = st
-	e.reg = registry.New(registry.Config{Events: hubEvents, Now: c.Now, StaleAfter: time.Hour,
-		OnEnd: func(f *registry.Follower, r registry.EndReason) { h.Ended(f, r) }})
-	h = New(Config{Store: st, Registry: e.reg, Providers: provs, Events: hubEvents, Now: c.Now})
+	e.reg = registry.New(registry.Config{Events: hubEvents, Now: c.Now, StaleAfter: time.Hour})
+	h := New(Config{Store: st, Registry: e.reg, Providers: provs, Events: hubEvents, Now: c.Now})
 	e.h = h
 	t.Cleanup(e.close)
 	return e
@@ -136,7 +134,7 @@ func (e *env) close() {
 	if e.st == nil {
 		return
 	}
-	e.reg.CloseAll()
+	e.h.Shutdown()
 	e.evs.Close()
 	e.st.Close()
 	e.st = nil
@@ -196,7 +194,7 @@ func TestFreshReuseAndSlots(t *testing.T) {
 	if a.Origin != OriginFresh || a.Binding.Slot != "A" || b.Binding.Slot != "B" || a.Binding.Target.Thread == b.Binding.Target.Thread {
 		t.Fatalf("a %+v b %+v", a, b)
 	}
-	e.reg.Unregister(a.Follower)
+	e.h.Unregister(a.Follower)
 	got, _ := e.st.GetBinding("manual:a")
 	if got.Status != store.StatusOffline {
 		t.Errorf("after unregister: %s", got.Status)
@@ -214,7 +212,7 @@ func TestSlotsFollowBindings(t *testing.T) {
 	e := newEnvOpts(t, "", store.Options{MaxSlots: 2}, nil, nil)
 	a := e.register("a-1", "manual:a", "")
 	e.register("b-1", "manual:b", "")
-	e.reg.Unregister(a.Follower) // a's binding goes offline: slot A is free
+	e.h.Unregister(a.Follower) // a's binding goes offline: slot A is free
 	c := e.register("c-1", "manual:c", "")
 	if c.Origin != OriginFresh || c.Binding.Slot != "A" {
 		t.Fatalf("c got %v slot %q, want fresh A", c.Origin, c.Binding.Slot)
@@ -223,7 +221,7 @@ func TestSlotsFollowBindings(t *testing.T) {
 	if !errors.Is(err, store.ErrNoFreeSlot) {
 		t.Fatalf("d with every slot held: %v, want ErrNoFreeSlot", err)
 	}
-	e.reg.Unregister(c.Follower)
+	e.h.Unregister(c.Follower)
 	if d := e.register("d-2", "manual:d", ""); d.Binding.Slot != "A" {
 		t.Errorf("d got slot %q, want the freed A", d.Binding.Slot)
 	}
@@ -553,7 +551,7 @@ func TestRefusedRegisterProvisionsNothing(t *testing.T) {
 	e := newEnv(t, "", store.Limits{}, nil, nil)
 	e.register("a-1", "manual:a", "")
 	provisioned := e.provs.next
-	e.reg.CloseAll()
+	e.h.Shutdown()
 	_, err := e.h.Register(context.Background(), registry.Info{InstanceID: "b-1", ProfileKey: "manual:b", PID: 1}, Request{})
 	if !errors.Is(err, registry.ErrShutdown) {
 		t.Fatalf("register after shutdown: %v, want ErrShutdown", err)
@@ -605,7 +603,7 @@ func TestScopeSurvivesRestart(t *testing.T) {
 	// The binding goes offline, is forgotten by reconciliation, and gets a
 	// fresh thread: the old thread's messages are not reachable from it,
 	// and neither the store nor the hub keeps them.
-	second.reg.Unregister(back.Follower)
+	second.h.Unregister(back.Follower)
 	c.Add(time.Minute)
 	if _, err := second.h.Reconcile(); err != nil {
 		t.Fatal(err)

@@ -18,12 +18,7 @@ func (h *Hub) Reconcile() (int, error) {
 		return 0, err
 	}
 	now := h.cfg.Now()
-	h.mu.Lock()
-	live := make(map[string]bool, len(h.holders))
-	for k := range h.holders {
-		live[k] = true
-	}
-	h.mu.Unlock()
+	live := h.reg.Holders()
 	freed := map[string][]string{} // by provider
 	n := 0
 	for _, b := range bs {

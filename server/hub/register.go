@@ -33,25 +33,25 @@ type Registration struct {
 // provider is configured.
 func (h *Hub) Register(ctx context.Context, info registry.Info, req Request) (Registration, error) {
 	// Refused anyway: do not provision a thread first.
-	if err := h.cfg.Registry.Admits(info.InstanceID); err != nil {
+	if err := h.reg.Admits(info.InstanceID); err != nil {
 		return Registration{}, err
 	}
 	b, origin, err := h.resolve(ctx, info, req)
 	if err != nil {
 		return Registration{}, err
 	}
-	f, err := h.cfg.Registry.Register(info)
+	f, replaced, err := h.reg.Register(info)
 	if err != nil {
 		return Registration{}, err
 	}
+	if replaced != nil {
+		h.ended(replaced, registry.Replaced)
+	}
 	if origin == OriginDetached {
-		h.mu.Lock()
-		h.sessions[info.InstanceID] = newSession(f, "", "")
-		h.mu.Unlock()
 		return Registration{Follower: f, Origin: origin}, nil
 	}
 	if err := h.cfg.Providers.Attach(ctx, b.Target.Provider, info.InstanceID, b.Target); err != nil {
-		h.cfg.Registry.Unregister(f)
+		h.Unregister(f)
 		return Registration{}, fmt.Errorf("attach to provider %s: %w", b.Target.Provider, err)
 	}
 
@@ -62,24 +62,21 @@ func (h *Hub) Register(ctx context.Context, info registry.Info, req Request) (Re
 		b.ThreadName = info.ThreadName
 	}
 	if err := h.putBinding(b); err != nil {
-		h.cfg.Registry.Unregister(f)
+		h.Unregister(f)
 		return Registration{}, err
 	}
-
-	s := newSession(f, b.Key, b.Target.Provider)
-	h.mu.Lock()
-	prev := h.holders[b.Key]
-	h.sessions[info.InstanceID] = s
-	h.holders[b.Key] = s
-	h.mu.Unlock()
-	if prev != nil && prev.f != f && prev.f.InstanceID != info.InstanceID {
-		// Another live session held the thread (a handoff, or the same
-		// profile key from a new process): it loses it, and is told how.
-		why := fmt.Sprintf("profile key %q registered again by instance %q, which took the thread over", b.Key, info.InstanceID)
-		if origin == OriginHandoff {
-			why = fmt.Sprintf("the binding of profile key %q was handed to its successor, instance %q", b.Key, info.InstanceID)
-		}
-		h.cfg.Registry.Supersede(prev.f, info.InstanceID, why)
+	// Another live session that held the thread (a handoff, or the same
+	// profile key from a new process) loses it, and is told how.
+	why := fmt.Sprintf("profile key %q registered again by instance %q, which took the thread over", b.Key, info.InstanceID)
+	if origin == OriginHandoff {
+		why = fmt.Sprintf("the binding of profile key %q was handed to its successor, instance %q", b.Key, info.InstanceID)
+	}
+	prev, err := h.reg.Bind(f, b.Key, b.Target.Provider, why)
+	if err != nil {
+		return Registration{}, err // it ended meanwhile (replaced again, shutdown)
+	}
+	if prev != nil {
+		h.ended(prev, registry.TakenOver)
 	}
 	h.publish(events.BindingChanged, info.InstanceID, "binding "+b.LastAction, map[string]string{
 		"binding": b.Key, "provider": b.Target.Provider, "chat": b.Target.Chat,
@@ -268,7 +265,8 @@ func (h *Hub) slotInUse(provider, slot string) bool {
 	return h.held[slotHold{provider: provider, slot: slot}] > 0 || h.held[slotHold{slot: slot}] > 0
 }
 
-// threadTitle names a thread "<slot> · <name>", within Telegram's 128
+// threadTitle names a thread "<slot> · <name>", within the provider
+// contract's 128
 // characters.
 func threadTitle(slot, name string) string {
 	if name == "" {
@@ -281,37 +279,3 @@ func threadTitle(slot, name string) string {
 	return title
 }
 
-// Ended is the registry's OnEnd hook: the follower's binding goes offline
-// (pruned, unregistered) unless another session took it over; the provider
-// is told the follower detached.
-func (h *Hub) Ended(f *registry.Follower, reason registry.EndReason) {
-	h.mu.Lock()
-	s := h.sessions[f.InstanceID]
-	if s == nil || s.f != f {
-		h.mu.Unlock()
-		return
-	}
-	delete(h.sessions, f.InstanceID)
-	holds := s.bindingKey != "" && h.holders[s.bindingKey] == s
-	if holds {
-		delete(h.holders, s.bindingKey)
-	}
-	h.mu.Unlock()
-	if s.bindingKey == "" {
-		return
-	}
-	h.cfg.Providers.Detach(s.provider, f.InstanceID)
-	if !holds || reason == registry.Shutdown {
-		// A successor holds it, or the supervisor is stopping: bindings
-		// stay as they are for reconciliation after the restart.
-		return
-	}
-	b, err := h.store.GetBinding(s.bindingKey)
-	if err != nil || b.InstanceID != f.InstanceID || b.Status == store.StatusSuspended {
-		return
-	}
-	b.Status = store.StatusOffline
-	if err := h.putBinding(b); err != nil {
-		h.log.Error().Err(err).Str("binding", b.Key).Msg("marking binding offline")
-	}
-}

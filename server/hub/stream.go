@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
-	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/store"
 )
@@ -42,7 +40,7 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 		}
 		u := in.Update
 		u.Provider, u.BindingKey, u.Seq = provider, "", 0
-		if u.Thread != "" { // the chat itself (Telegram's General topic) is never routed
+		if u.Thread != "" { // the chat itself (no thread) is never routed
 			t := store.Target{Provider: provider, Chat: u.Chat, Thread: u.Thread}
 			key, err := h.route(t)
 			if err != nil {
@@ -69,24 +67,6 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 	return last, nil
 }
 
-// Binding returns the binding key a live follower holds, "" if detached.
-func (h *Hub) Binding(f *registry.Follower) string {
-	if s := h.session(f); s != nil {
-		return s.bindingKey
-	}
-	return ""
-}
-
-// session returns the follower's session, nil if it has none.
-func (h *Hub) session(f *registry.Follower) *session {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if s := h.sessions[f.InstanceID]; s != nil && s.f == f {
-		return s
-	}
-	return nil
-}
-
 // Stream sends the follower's journal to send, in seq order, starting after
 // afterSeq (or after the acknowledged point, whichever is later): first what
 // is held, then live updates as they are journalled. It returns when the
@@ -95,11 +75,8 @@ func (h *Hub) session(f *registry.Follower) *session {
 func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64, send func(store.Update) error) error {
 	superseded, detach := f.AttachStream()
 	defer detach()
-	s := h.session(f)
-	key := ""
-	if s != nil {
-		key = s.bindingKey
-	}
+	key, _ := f.Binding()
+	d := &f.Delivery
 	if key == "" {
 		select { // detached: nothing will ever arrive
 		case <-f.Done():
@@ -110,7 +87,7 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 			return ctx.Err()
 		}
 	}
-	if s.isSuspended.Load() {
+	if d.Suspended() {
 		return ErrSuspended
 	}
 	st, err := h.store.Stats(key)
@@ -127,14 +104,13 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 			return err
 		}
 		for _, u := range ups {
-			s.sending.Store(u.Seq)
-			if s.isSuspended.Load() {
+			if !d.Sending(u.Seq) {
 				return ErrSuspended
 			}
 			if err := send(u); err != nil {
 				return err
 			}
-			s.delivered.Store(u.Seq)
+			d.Sent(u.Seq)
 			pos = u.Seq
 		}
 		if len(ups) == h.cfg.ReadBatch {
@@ -142,7 +118,7 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 		}
 		select {
 		case <-wake:
-		case <-s.suspended:
+		case <-d.SuspendedC():
 			return ErrSuspended
 		case <-f.Done():
 			return f.Err()
@@ -157,13 +133,12 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 // Ack acknowledges the follower's updates through seq. A suspended
 // session's acks may name only what it was sent before it suspended.
 func (h *Hub) Ack(f *registry.Follower, seq uint64) (uint64, error) {
-	s := h.session(f)
-	if s == nil || s.bindingKey == "" {
+	key, _ := f.Binding()
+	if key == "" {
 		return 0, fmt.Errorf("ack %d: %w (the follower has no thread)", seq, ErrNotDelivered)
 	}
-	key := s.bindingKey
-	if s.isSuspended.Load() && seq > s.ackLimit.Load() {
-		return 0, fmt.Errorf("ack %d: %w to this session before it suspended (it was sent up to %d)", seq, ErrNotDelivered, s.ackLimit.Load())
+	if d := &f.Delivery; d.Suspended() && seq > d.AckLimit() {
+		return 0, fmt.Errorf("ack %d: %w to this session before it suspended (it was sent up to %d)", seq, ErrNotDelivered, d.AckLimit())
 	}
 	acked, err := h.store.Ack(key, seq)
 	if errors.Is(err, store.ErrAckBeyondLast) {
@@ -172,20 +147,3 @@ func (h *Hub) Ack(f *registry.Follower, seq uint64) (uint64, error) {
 	return acked, err
 }
 
-// OnDrop is the store's retention hook: drops are logged and published,
-// never silent. It must not block or call the store.
-func (h *Hub) OnDrop(bindingKey string, n int, reason string) {
-	where := bindingKey
-	if where == "" {
-		where = "(unrouted)"
-	}
-	h.publish(events.UpdatesDropped, "", "journal bound hit: oldest updates dropped",
-		map[string]string{"binding": where, "count": strconv.Itoa(n), "reason": reason})
-}
-
-// Live reports whether a follower holds the binding now.
-func (h *Hub) Live(bindingKey string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.holders[bindingKey] != nil
-}

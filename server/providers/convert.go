@@ -9,7 +9,7 @@ import (
 )
 
 // The provider contract names threads by text ids (Target) and, for
-// providers of its first version, by numbers (chat_id, thread_id): these
+// providers of its first version, by numbers: these
 // convert at the boundary, once, both ways.
 
 func targetProto(t store.Target) *providerv1.Target {

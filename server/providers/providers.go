@@ -27,7 +27,7 @@ import (
 
 // Spec configures one provider.
 type Spec struct {
-	// Name, e.g. "telegram". The child is the binary provider-<Name>.
+	// Name, as configured. The child is the binary provider-<Name>.
 	Name string
 	// Binary overrides the child's path. If empty, provider-<Name> beside
 	// the supervisord executable, else on PATH.
@@ -67,9 +67,15 @@ type Config struct {
 type Manager struct {
 	cfg   Config
 	log   zerolog.Logger
-	hub   *hub.Hub
 	provs map[string]*provider
 	def   string
+}
+
+// Ingester journals and routes a provider's updates (the hub does).
+type Ingester interface {
+	// Ingest journals batch with the provider's cursor and returns the
+	// update id the provider may acknowledge through; see hub.Hub.Ingest.
+	Ingest(ctx context.Context, provider string, batch []hub.Inbound, cursor []byte) (ackedThrough int64, err error)
 }
 
 // provider is one configured provider and its child.
@@ -161,12 +167,9 @@ func binaryPath(spec Spec) string {
 	return "" // supervise looks provider-<name> up in PATH
 }
 
-// SetHub connects the hub the updates go to. Call it before Run.
-func (m *Manager) SetHub(h *hub.Hub) { m.hub = h }
-
-// Run supervises every child and pumps its updates until ctx ends, then
-// stops the children.
-func (m *Manager) Run(ctx context.Context) {
+// Run supervises every child and pumps its updates into sink until ctx
+// ends, then stops the children.
+func (m *Manager) Run(ctx context.Context, sink Ingester) {
 	var wg sync.WaitGroup
 	for _, p := range m.provs {
 		if err := p.calls.load(); err != nil {
@@ -177,7 +180,7 @@ func (m *Manager) Run(ctx context.Context) {
 				p.log.Error().Err(err).Msg("supervision ended")
 			}
 		})
-		wg.Go(func() { m.pump(ctx, p) })
+		wg.Go(func() { m.pump(ctx, p, sink) })
 		wg.Go(func() { p.calls.run(ctx) })
 		wg.Go(func() { p.detacher(ctx) })
 	}

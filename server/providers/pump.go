@@ -19,7 +19,7 @@ import (
 // through the last durable id. A new child gets a new stream, resuming at
 // the stored cursor, so nothing acknowledged is asked for again and nothing
 // unacknowledged is lost (the platform still holds it).
-func (m *Manager) pump(ctx context.Context, p *provider) {
+func (m *Manager) pump(ctx context.Context, p *provider, sink Ingester) {
 	retry := newBackoff(100*time.Millisecond, 5*time.Second)
 	for ctx.Err() == nil {
 		changed := p.sup.Changed()
@@ -43,7 +43,7 @@ func (m *Manager) pump(ctx context.Context, p *provider) {
 		sctx, stop := context.WithCancel(ctx)
 		watched := make(chan struct{})
 		go func() { defer close(watched); p.watchFence(sctx, cl) }()
-		progressed, err := m.stream(sctx, p, cl)
+		progressed, err := m.stream(sctx, p, cl, sink)
 		stop()
 		<-watched
 		if ctx.Err() != nil {
@@ -110,7 +110,7 @@ func (b *backoff) reset() { b.cur = 0 }
 
 // stream runs one Updates stream until it ends; progressed says whether
 // any batch was journalled on it.
-func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.ProviderServiceClient) (progressed bool, err error) {
+func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.ProviderServiceClient, sink Ingester) (progressed bool, err error) {
 	cursor, err := m.cfg.Store.Cursor(p.spec.Name)
 	if err != nil {
 		return false, err
@@ -176,7 +176,7 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 		for _, u := range raw {
 			batch = append(batch, inbound(u))
 		}
-		through, err := m.hub.Ingest(ctx, p.spec.Name, batch, batchCursor(raw))
+		through, err := sink.Ingest(ctx, p.spec.Name, batch, batchCursor(raw))
 		if err != nil {
 			return progressed, err
 		}

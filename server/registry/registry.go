@@ -1,10 +1,12 @@
-// Package registry owns the live followers of one supervisor: who is
-// registered, under which session token, when each last spoke, and when a
-// silent one is pruned. It knows nothing of gRPC.
+// Package registry owns the live followers of one supervisor — the one
+// record per session: who is registered, under which session token, when
+// each last spoke, which binding it holds, the state of its update stream,
+// and when a silent one is pruned. It knows nothing of gRPC. Its caller
+// (the hub) learns of every end from the call that caused it: Register,
+// Bind, Unregister, Prune and CloseAll return the followers they ended.
 package registry
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -92,7 +94,75 @@ type Follower struct {
 
 	streamMu sync.Mutex    // guards stream
 	stream   chan struct{} // closed when the current stream is superseded
+
+	bound atomic.Pointer[bound] // the binding it holds; nil while detached
+
+	// Delivery is the state of its update stream, kept by the hub.
+	Delivery Delivery
 }
+
+// bound is the binding a follower holds.
+type bound struct{ key, provider string }
+
+// Binding returns the key of the binding the follower holds and its
+// provider; "" while it holds none (detached).
+func (f *Follower) Binding() (key, provider string) {
+	if b := f.bound.Load(); b != nil {
+		return b.key, b.provider
+	}
+	return "", ""
+}
+
+// Delivery is a follower's update stream as the hub keeps it: what was
+// sent, and whether the session suspended for a handoff (then its stream
+// ends, nothing more is sent to it, and its acks may name only what it was
+// sent before). The zero Delivery is ready to use.
+type Delivery struct {
+	suspendOnce sync.Once
+	suspended   chan struct{} // made on first use under suspendOnce's guard
+	mkOnce      sync.Once
+	isSuspended atomic.Bool
+	ackLimit    atomic.Uint64
+	// sending is the seq about to be sent, delivered the last one sent:
+	// Suspend and the stream write and read them in an order that never
+	// lets a seq out after Suspend without it counting as delivered.
+	sending   atomic.Uint64
+	delivered atomic.Uint64
+}
+
+func (d *Delivery) ch() chan struct{} {
+	d.mkOnce.Do(func() { d.suspended = make(chan struct{}) })
+	return d.suspended
+}
+
+// Suspend ends delivery: what the follower may still ack is what it was
+// (or may have been) sent.
+func (d *Delivery) Suspend() {
+	d.suspendOnce.Do(func() {
+		d.isSuspended.Store(true)
+		d.ackLimit.Store(max(d.delivered.Load(), d.sending.Load()))
+		close(d.ch())
+	})
+}
+
+// Suspended reports whether Suspend was called; SuspendedC is closed then.
+func (d *Delivery) Suspended() bool { return d.isSuspended.Load() }
+
+// SuspendedC is closed by Suspend.
+func (d *Delivery) SuspendedC() <-chan struct{} { return d.ch() }
+
+// AckLimit is the highest seq a suspended follower may ack.
+func (d *Delivery) AckLimit() uint64 { return d.ackLimit.Load() }
+
+// Sending records that seq is about to be sent; it reports false if the
+// follower suspended, and then seq must not be sent.
+func (d *Delivery) Sending(seq uint64) bool {
+	d.sending.Store(seq)
+	return !d.isSuspended.Load()
+}
+
+// Sent records that seq was sent.
+func (d *Delivery) Sent(seq uint64) { d.delivered.Store(seq) }
 
 // Done is closed when the registration ends; Ended then says why.
 func (f *Follower) Done() <-chan struct{} { return f.done }
@@ -157,9 +227,6 @@ type Config struct {
 	Events *events.Hub
 	// Now is the clock. If nil, time.Now.
 	Now func() time.Time
-	// OnEnd, if set, is called after a registration ended (outside the
-	// registry's lock), once per registration, with the reason.
-	OnEnd func(f *Follower, reason EndReason)
 }
 
 // Registry holds the live followers. Safe for concurrent use.
@@ -169,7 +236,8 @@ type Registry struct {
 	mu         sync.RWMutex // guards the maps and closed
 	byToken    map[string]*Follower
 	byInstance map[string]*Follower
-	closed     bool // CloseAll ran: every session call is told ErrShutdown
+	byBinding  map[string]*Follower // the live holder of each binding
+	closed     bool                 // CloseAll ran: every session call is told ErrShutdown
 }
 
 // New returns an empty Registry.
@@ -186,34 +254,34 @@ func New(cfg Config) *Registry {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Registry{cfg: cfg, byToken: make(map[string]*Follower), byInstance: make(map[string]*Follower)}
+	return &Registry{cfg: cfg, byToken: make(map[string]*Follower), byInstance: make(map[string]*Follower), byBinding: make(map[string]*Follower)}
 }
 
 // StaleAfter returns the configured silence bound.
 func (r *Registry) StaleAfter() time.Duration { return r.cfg.StaleAfter }
 
-// Register adds a follower. A live registration with the same instance id
-// is ended (Replaced) and its token dies.
-func (r *Registry) Register(info Info) (*Follower, error) {
+// Register adds a follower, detached (Bind gives it its binding). A live
+// registration with the same instance id is ended (Replaced) and its token
+// dies: it is returned as replaced.
+func (r *Registry) Register(info Info) (f, replaced *Follower, err error) {
 	now := r.cfg.Now()
-	f := &Follower{Info: info, Token: newToken(), ConnectedAt: now, done: make(chan struct{})}
+	f = &Follower{Info: info, Token: newToken(), ConnectedAt: now, done: make(chan struct{})}
 	f.lastSeen.Store(now.UnixNano())
 
 	r.mu.Lock()
 	if err := r.refusalLocked(info.InstanceID); err != nil {
 		r.mu.Unlock()
-		return nil, err
+		return nil, nil, err
 	}
 	old := r.byInstance[info.InstanceID]
-	if old != nil {
-		r.removeLocked(old, Replaced)
+	if old != nil && !r.removeLocked(old, Replaced) {
+		old = nil
 	}
 	r.byToken[f.Token] = f
 	r.byInstance[info.InstanceID] = f
 	r.mu.Unlock()
 
 	if old != nil {
-		r.ended(old)
 		r.cfg.Events.Publish(events.Event{Kind: events.FollowerReplaced, InstanceID: info.InstanceID,
 			Message: "registration replaced by a new one with the same instance id",
 			Attrs:   map[string]string{"old_pid": itoa(old.PID), "pid": itoa(info.PID)}})
@@ -221,7 +289,55 @@ func (r *Registry) Register(info Info) (*Follower, error) {
 	r.cfg.Events.Publish(events.Event{Kind: events.FollowerRegistered, InstanceID: info.InstanceID,
 		Message: "follower registered",
 		Attrs:   map[string]string{"pid": itoa(info.PID), "profile_key": info.ProfileKey, "thread_name": info.ThreadName}})
-	return f, nil
+	return f, old, nil
+}
+
+// Bind makes f the live holder of binding key (on provider). Another live
+// follower that held it loses it: it is ended (TakenOver, with why as the
+// reason it is told) and returned. A follower that ended meanwhile is not
+// bound: ErrSessionUnknown.
+func (r *Registry) Bind(f *Follower, key, provider, why string) (prev *Follower, err error) {
+	r.mu.Lock()
+	if f.Ended() != Live {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("instance %q: %w", f.InstanceID, ErrSessionUnknown)
+	}
+	f.bound.Store(&bound{key: key, provider: provider})
+	prev = r.byBinding[key]
+	if prev == f {
+		prev = nil
+	}
+	if prev != nil {
+		prev.endDetail = why
+		if !r.removeLocked(prev, TakenOver) {
+			prev = nil
+		}
+	}
+	r.byBinding[key] = f
+	r.mu.Unlock()
+	if prev != nil {
+		r.cfg.Events.Publish(events.Event{Kind: events.FollowerReplaced, InstanceID: prev.InstanceID,
+			Message: "registration ended: " + why, Attrs: map[string]string{"successor": f.InstanceID, "profile_key": key}})
+	}
+	return prev, nil
+}
+
+// Holder returns the live follower holding binding key, nil if none.
+func (r *Registry) Holder(key string) *Follower {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.byBinding[key]
+}
+
+// Holders returns the keys of the bindings live followers hold.
+func (r *Registry) Holders() map[string]bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make(map[string]bool, len(r.byBinding))
+	for k := range r.byBinding {
+		out[k] = true
+	}
+	return out
 }
 
 // Admits reports whether Register of instanceID would be refused now
@@ -266,39 +382,16 @@ func (r *Registry) Touch(instanceID, token string) (*Follower, error) {
 	return f, nil
 }
 
-// Unregister ends f's registration.
-func (r *Registry) Unregister(f *Follower) {
+// Unregister ends f's registration; it reports whether it did (false: it
+// had ended already).
+func (r *Registry) Unregister(f *Follower) bool {
 	r.mu.Lock()
 	removed := r.byToken[f.Token] == f && r.removeLocked(f, Unregistered)
 	r.mu.Unlock()
 	if removed {
-		r.ended(f)
 		r.cfg.Events.Publish(events.Event{Kind: events.FollowerUnregistered, InstanceID: f.InstanceID, Message: "follower unregistered"})
 	}
-}
-
-// Supersede ends f because another registration took over its binding:
-// why says how, for f and for the event ("profile key manual:1 registered
-// again by instance 2:3"). Its stream ends and its token dies.
-func (r *Registry) Supersede(f *Follower, by, why string) {
-	r.mu.Lock()
-	removed := false
-	if r.byToken[f.Token] == f {
-		f.endDetail = why
-		removed = r.removeLocked(f, TakenOver)
-	}
-	r.mu.Unlock()
-	if removed {
-		r.ended(f)
-		r.cfg.Events.Publish(events.Event{Kind: events.FollowerReplaced, InstanceID: f.InstanceID,
-			Message: "registration ended: " + why, Attrs: map[string]string{"successor": by, "profile_key": f.ProfileKey}})
-	}
-}
-
-func (r *Registry) ended(f *Follower) {
-	if r.cfg.OnEnd != nil {
-		r.cfg.OnEnd(f, f.Ended())
-	}
+	return removed
 }
 
 // removeLocked ends f with reason; r.mu must be held for writing.
@@ -309,6 +402,9 @@ func (r *Registry) removeLocked(f *Follower, reason EndReason) bool {
 	delete(r.byToken, f.Token)
 	if r.byInstance[f.InstanceID] == f {
 		delete(r.byInstance, f.InstanceID)
+	}
+	if key, _ := f.Binding(); key != "" && r.byBinding[key] == f {
+		delete(r.byBinding, key)
 	}
 	close(f.done)
 	return true
@@ -340,7 +436,6 @@ func (r *Registry) Prune() []*Follower {
 	}
 	r.mu.Unlock()
 	for _, f := range pruned {
-		r.ended(f)
 		r.cfg.Events.Publish(events.Event{Kind: events.FollowerPruned, InstanceID: f.InstanceID,
 			Message: "follower pruned: no heartbeat within stale-after",
 			Attrs: map[string]string{"pid": itoa(f.PID), "silent_for": now.Sub(f.LastSeen()).Round(time.Millisecond).String(),
@@ -349,23 +444,13 @@ func (r *Registry) Prune() []*Follower {
 	return pruned
 }
 
-// Run prunes every PruneInterval until ctx ends.
-func (r *Registry) Run(ctx context.Context) {
-	t := time.NewTicker(r.cfg.PruneInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			r.Prune()
-		}
-	}
-}
+// PruneInterval is how often Prune should run.
+func (r *Registry) PruneInterval() time.Duration { return r.cfg.PruneInterval }
 
-// CloseAll ends every registration and refuses new ones and every later
-// session call with ErrShutdown (supervisor shutdown).
-func (r *Registry) CloseAll() {
+// CloseAll ends every registration, refuses new ones and every later
+// session call with ErrShutdown (supervisor shutdown), and returns those it
+// ended.
+func (r *Registry) CloseAll() []*Follower {
 	r.mu.Lock()
 	r.closed = true
 	var closed []*Follower
@@ -375,9 +460,7 @@ func (r *Registry) CloseAll() {
 		}
 	}
 	r.mu.Unlock()
-	for _, f := range closed {
-		r.ended(f)
-	}
+	return closed
 }
 
 // Get returns the live registration of instanceID, if any.

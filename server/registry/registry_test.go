@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -36,8 +37,8 @@ func newTestRegistry(t *testing.T, max int) (*Registry, *fakeClock, *events.Watc
 
 func TestTouch(t *testing.T) {
 	r, _, _ := newTestRegistry(t, 0)
-	a, _ := r.Register(Info{InstanceID: "a", PID: 1})
-	b, _ := r.Register(Info{InstanceID: "b", PID: 2})
+	a, _, _ := r.Register(Info{InstanceID: "a", PID: 1})
+	b, _, _ := r.Register(Info{InstanceID: "b", PID: 2})
 	tests := []struct {
 		name     string
 		instance string
@@ -60,8 +61,11 @@ func TestTouch(t *testing.T) {
 
 func TestReplaceEndsOld(t *testing.T) {
 	r, _, w := newTestRegistry(t, 0)
-	old, _ := r.Register(Info{InstanceID: "a", PID: 1})
-	neu, _ := r.Register(Info{InstanceID: "a", PID: 2})
+	old, _, _ := r.Register(Info{InstanceID: "a", PID: 1})
+	neu, replaced, _ := r.Register(Info{InstanceID: "a", PID: 2})
+	if replaced != old {
+		t.Errorf("Register returned %v as replaced, want the old registration", replaced)
+	}
 	select {
 	case <-old.Done():
 	default:
@@ -93,8 +97,8 @@ func TestReplaceEndsOld(t *testing.T) {
 
 func TestPrune(t *testing.T) {
 	r, clock, w := newTestRegistry(t, 0)
-	quiet, _ := r.Register(Info{InstanceID: "quiet"})
-	chatty, _ := r.Register(Info{InstanceID: "chatty"})
+	quiet, _, _ := r.Register(Info{InstanceID: "quiet"})
+	chatty, _, _ := r.Register(Info{InstanceID: "chatty"})
 	<-w.C()
 	<-w.C()
 	for range 6 {
@@ -102,7 +106,9 @@ func TestPrune(t *testing.T) {
 		if _, err := r.Touch("chatty", chatty.Token); err != nil {
 			t.Fatal(err)
 		}
-		r.Prune()
+		if pruned := r.Prune(); len(pruned) > 0 && (len(pruned) != 1 || pruned[0] != quiet) {
+			t.Fatalf("pruned %v", pruned)
+		}
 	}
 	if quiet.Ended() != Pruned || chatty.Ended() != Live {
 		t.Fatalf("quiet %v chatty %v", quiet.Ended(), chatty.Ended())
@@ -116,10 +122,10 @@ func TestMaxFollowers(t *testing.T) {
 	r, _, _ := newTestRegistry(t, 2)
 	r.Register(Info{InstanceID: "a"})
 	r.Register(Info{InstanceID: "b"})
-	if _, err := r.Register(Info{InstanceID: "c"}); !errors.Is(err, ErrFull) {
+	if _, _, err := r.Register(Info{InstanceID: "c"}); !errors.Is(err, ErrFull) {
 		t.Errorf("third: %v", err)
 	}
-	if _, err := r.Register(Info{InstanceID: "a"}); err != nil {
+	if _, _, err := r.Register(Info{InstanceID: "a"}); err != nil {
 		t.Errorf("replacing at the limit: %v", err)
 	}
 	if err := r.Admits("c"); !errors.Is(err, ErrFull) {
@@ -134,18 +140,20 @@ func TestMaxFollowers(t *testing.T) {
 // away (retry, keep your thread), not that it is unknown (register afresh).
 func TestCloseAll(t *testing.T) {
 	r, _, _ := newTestRegistry(t, 0)
-	f, err := r.Register(Info{InstanceID: "a"})
+	f, _, err := r.Register(Info{InstanceID: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.CloseAll()
+	if closed := r.CloseAll(); len(closed) != 1 || closed[0] != f {
+		t.Errorf("CloseAll returned %v", closed)
+	}
 	if f.Ended() != Shutdown || !errors.Is(f.Err(), ErrShutdown) {
 		t.Errorf("ended %v (%v), want shutdown", f.Ended(), f.Err())
 	}
 	if _, err := r.Touch("a", f.Token); !errors.Is(err, ErrShutdown) {
 		t.Errorf("touch after close: %v, want ErrShutdown", err)
 	}
-	if _, err := r.Register(Info{InstanceID: "b"}); !errors.Is(err, ErrShutdown) {
+	if _, _, err := r.Register(Info{InstanceID: "b"}); !errors.Is(err, ErrShutdown) {
 		t.Errorf("register after close: %v, want ErrShutdown", err)
 	}
 	if err := r.Admits("b"); !errors.Is(err, ErrShutdown) {
@@ -154,4 +162,60 @@ func TestCloseAll(t *testing.T) {
 	if r.Len() != 0 {
 		t.Errorf("len %d after close", r.Len())
 	}
+}
+
+// TestBind: a binding has one live holder; binding it to another follower
+// ends the first (TakenOver, told why), and an ended follower is not bound.
+func TestBind(t *testing.T) {
+	r, _, w := newTestRegistry(t, 0)
+	a, _, _ := r.Register(Info{InstanceID: "a", ProfileKey: "manual:1"})
+	b, _, _ := r.Register(Info{InstanceID: "b", ProfileKey: "manual:1"})
+	<-w.C()
+	<-w.C()
+	if prev, err := r.Bind(a, "manual:1", "telegram", "unused"); prev != nil || err != nil {
+		t.Fatalf("first Bind: %v, %v", prev, err)
+	}
+	if key, prov := a.Binding(); key != "manual:1" || prov != "telegram" || r.Holder("manual:1") != a {
+		t.Fatalf("a holds %q on %q; holder %v", key, prov, r.Holder("manual:1"))
+	}
+	prev, err := r.Bind(b, "manual:1", "telegram", `profile key "manual:1" registered again by instance "b"`)
+	if err != nil || prev != a || a.Ended() != TakenOver || r.Holder("manual:1") != b {
+		t.Fatalf("second Bind: prev %v, %v; a %v; holder %v", prev, err, a.Ended(), r.Holder("manual:1"))
+	}
+	if !errors.Is(a.Err(), ErrTakenOver) || !strings.Contains(a.Err().Error(), `instance "b"`) {
+		t.Errorf("a's end: %v", a.Err())
+	}
+	if e := <-w.C(); e.Kind != events.FollowerReplaced || e.InstanceID != "a" || !strings.Contains(e.Message, `instance "b"`) {
+		t.Errorf("event %+v", e)
+	}
+	if _, err := r.Bind(a, "manual:2", "telegram", ""); !errors.Is(err, ErrSessionUnknown) {
+		t.Errorf("binding an ended follower: %v", err)
+	}
+	if !r.Unregister(b) || r.Holder("manual:1") != nil || r.Unregister(b) {
+		t.Errorf("after Unregister the binding still has a holder (or Unregister ended twice)")
+	}
+}
+
+// TestDelivery: after Suspend nothing more may be sent, and the ack limit
+// covers what was (or may have been) sent.
+func TestDelivery(t *testing.T) {
+	var d Delivery
+	if !d.Sending(1) {
+		t.Fatal("sending before Suspend refused")
+	}
+	d.Sent(1)
+	if !d.Sending(2) {
+		t.Fatal("sending before Suspend refused")
+	}
+	d.Suspend() // while 2 is being sent
+	d.Sent(2)
+	if d.Sending(3) || !d.Suspended() || d.AckLimit() != 2 {
+		t.Errorf("after Suspend: sending 3 allowed=%v, suspended=%v, ack limit %d (want 2)", !d.Suspended(), d.Suspended(), d.AckLimit())
+	}
+	select {
+	case <-d.SuspendedC():
+	default:
+		t.Error("SuspendedC not closed")
+	}
+	d.Suspend() // twice is fine
 }

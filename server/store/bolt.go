@@ -13,7 +13,7 @@ package store
 //	slots/                                allocation cursors
 //	  <provider> 0x00 <chat>              → last slot handed out ("C")
 //	cursors/                              platform cursors
-//	  <provider>                          → opaque bytes (Telegram: next getUpdates offset in decimal)
+//	  <provider>                          → opaque bytes, as the provider reported them
 //	seen/                                 de-duplication window
 //	  <provider>/
 //	    "n"                               → u64 number of ids remembered
@@ -105,7 +105,7 @@ type Options struct {
 	// zero, 100000.
 	SeenMaxCount int
 	// SeenMaxAge forgets remembered ids older than this. If zero, 7 days
-	// (Telegram keeps unconfirmed updates for 24 hours).
+	// (platforms keep unconfirmed updates for a day or so).
 	SeenMaxAge time.Duration
 	// MaxSent is how many sent ids RememberSent keeps per thread. If zero,
 	// 4096.

@@ -9,7 +9,7 @@ import (
 )
 
 // migrateV1 rewrites a schema 1 file, where chat and thread ids were
-// numbers (Telegram's), into schema 2's text ids, in one transaction: the
+// numbers, into schema 2's text ids, in one transaction: the
 // target index is rebuilt from the bindings (whose records read either
 // way), slot cursors become one per provider (its own chat, ""), platform
 // cursors become decimal text, the de-duplication window is keyed by the

@@ -65,10 +65,9 @@ var (
 )
 
 // Target is one thread on one platform, named by the platform's own ids as
-// text: a Telegram forum topic is {"telegram", "-1001234567890", "42"}, a
-// Slack thread {"slack", "C0123ABCD", "1700000000.000100"}. Thread "" is
-// the chat itself (Telegram's General topic). The zero Target means "no
-// thread yet".
+// text (whatever they look like on the platform: numbers, channel ids,
+// message timestamps). Thread "" is the chat itself. The zero Target means
+// "no thread yet".
 type Target struct {
 	Provider string
 	Chat     string
@@ -160,12 +159,10 @@ type Update struct {
 	// Provider is the platform connection's name; filled from Append's
 	// provider argument when empty.
 	Provider string
-	// PlatformUpdateID is the provider's id of the update on its stream
-	// (Telegram's update_id).
+	// PlatformUpdateID is the provider's id of the update on its stream.
 	PlatformUpdateID int64
 	// DedupID is the platform's own id of the event, the de-duplication
-	// key together with Provider (Telegram: the update_id in decimal;
-	// Slack: the event_id). "" falls back to PlatformUpdateID in decimal;
+	// key together with Provider. "" falls back to PlatformUpdateID in decimal;
 	// with both unset the update is never de-duplicated.
 	DedupID    string
 	Kind       int32 // message, edited message, callback query, … (proto enum value)

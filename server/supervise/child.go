@@ -158,7 +158,8 @@ func (s *Supervisor) spawn() (_ *child, err error) {
 	// stops its children in order. Pdeathsig: a supervisor that dies
 	// without stopping its children (SIGKILL, crash) takes them along, so
 	// an orphan never keeps polling the bot token against the successor's
-	// child (Telegram would answer one of them 409 Conflict). The kernel
+	// child (a platform allowing one poller per token would refuse one of
+	// them). The kernel
 	// ties it to the thread that forks; the Go runtime does not retire
 	// threads that are not locked, so that thread lives as long as we do.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}

@@ -119,7 +119,7 @@ var (
 // Spec says which provider to run and how. Zero values are documented per
 // field.
 type Spec struct {
-	// Name of the provider, e.g. "telegram": [a-z0-9][a-z0-9_-]*, at most 64
+	// Name of the provider, as configured: [a-z0-9][a-z0-9_-]*, at most 64
 	// bytes. Required. It names the binary, the socket, the health service
 	// and the log lines.
 	Name string
