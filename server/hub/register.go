@@ -278,4 +278,3 @@ func threadTitle(slot, name string) string {
 	}
 	return title
 }
-

@@ -146,4 +146,3 @@ func (h *Hub) Ack(f *registry.Follower, seq uint64) (uint64, error) {
 	}
 	return acked, err
 }
-
