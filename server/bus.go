@@ -64,12 +64,19 @@ func (b *busService) follower(sess *chatbusv1.Session) (*registry.Follower, erro
 }
 
 func (b *busService) Heartbeat(_ context.Context, req *chatbusv1.HeartbeatRequest) (*chatbusv1.HeartbeatResponse, error) {
-	if _, err := b.follower(req.GetSession()); err != nil {
+	f, err := b.follower(req.GetSession())
+	if err != nil {
 		return nil, err
 	}
 	resp := &chatbusv1.HeartbeatResponse{ServerTime: timestamppb.Now()}
 	if b.s.draining.Load() {
 		resp.Notices = append(resp.Notices, chatbusv1.Notice_NOTICE_SUPERVISOR_DRAINING)
+	}
+	if _, provider := f.Binding(); provider != "" {
+		if serving, why := b.s.provs.Serving(provider); !serving {
+			resp.Notices = append(resp.Notices, chatbusv1.Notice_NOTICE_PROVIDER_NOT_SERVING)
+			resp.ProviderDetail = provider + ": " + why
+		}
 	}
 	return resp, nil
 }

@@ -181,6 +181,15 @@ func providerToProto(s providers.Status) *chatbusv1.ProviderInfo {
 	if !s.Since.IsZero() {
 		out.Since = timestamppb.New(s.Since)
 	}
+	if !s.Serving {
+		out.HealthDetail = s.HealthDetail
+		if out.HealthDetail == "" && s.State != supervise.StateRunning {
+			out.HealthDetail = "the provider is " + s.State.String()
+		}
+	}
+	if !s.HealthSince.IsZero() {
+		out.HealthSince = timestamppb.New(s.HealthSince)
+	}
 	return out
 }
 

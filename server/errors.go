@@ -56,6 +56,7 @@ var errorCodes = []struct {
 	{hub.ErrBadParams, codes.InvalidArgument, ""},
 	{hub.ErrNotDelivered, codes.InvalidArgument, ""},
 	{hub.ErrNotDescribed, codes.Unavailable, "PROVIDER_NOT_READY"},
+	{hub.ErrProviderNotServing, codes.Unavailable, "PROVIDER_NOT_SERVING"},
 
 	// A platform's failure keeps its class on the way to the follower.
 	{providers.ErrUnknown, codes.InvalidArgument, "UNKNOWN_PROVIDER"},

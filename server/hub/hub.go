@@ -44,6 +44,10 @@ var (
 	// ErrMethodNotAllowed: Call named a method the provider did not
 	// declare.
 	ErrMethodNotAllowed = errors.New("method not allowed")
+	// ErrProviderNotServing: the provider cannot do its job now (its
+	// platform is unreachable, its token revoked, its state store failing);
+	// the message names the provider and says why.
+	ErrProviderNotServing = errors.New("provider not serving")
 	// ErrNotDescribed: the binding's provider has not declared its method
 	// set yet (no child of it has come up since the supervisor started).
 	ErrNotDescribed = errors.New("provider has not described its platform yet")

@@ -188,6 +188,9 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 		}
 		h.publish(events.BindingFailed, info.InstanceID, "could not provision a thread", map[string]string{
 			"binding": b.Key, "provider": provider, "error": err.Error()})
+		if errors.Is(err, ErrProviderNotServing) {
+			return store.Binding{}, 0, err // it says it all: nothing was attempted
+		}
 		return store.Binding{}, 0, fmt.Errorf("%w on %s: %v", ErrProvision, provider, err)
 	}
 	b.Target = t

@@ -102,6 +102,8 @@ type provider struct {
 	lastErr    atomic.Pointer[string]
 	// desc is what the last child declared (Describe), nil until one did.
 	desc atomic.Pointer[hub.Description]
+	// health is whether the provider does its job, as the supervisor sees it.
+	health *health
 
 	// adm says whether calls may go to the child now (a child runs, its
 	// fence admits, no doctor restart holds it).
@@ -132,7 +134,7 @@ func New(cfg Config) (*Manager, error) {
 			return nil, fmt.Errorf("provider %q settings: %w", spec.Name, err)
 		}
 		p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger(),
-			adm: newAdmission(), detachPending: map[string]int{}, detachKick: make(chan struct{}, 1), detachSent: make(chan struct{})}
+			adm: newAdmission(), health: newHealth(), detachPending: map[string]int{}, detachKick: make(chan struct{}, 1), detachSent: make(chan struct{})}
 		p.calls = newCalls(p, cfg.Store)
 		p.sup = supervise.New(supervise.Spec{
 			Name:         spec.Name,
@@ -206,30 +208,14 @@ func (m *Manager) onEvent(e supervise.Event) {
 		attrs["exit"] = e.ExitStatus
 	}
 	if kind == events.ProviderHealth {
-		// Ask the child why (e.g. 409 Conflict); off the supervision path.
-		go m.publishHealth(e, attrs)
+		if p, ok := m.provs[e.Name]; ok {
+			go m.childHealth(p, e, attrs) // asks the child why: off the supervision path
+		}
 		return
 	}
 	m.cfg.Events.Publish(events.Event{Kind: kind, Message: e.Message, Attrs: attrs})
 }
 
-func (m *Manager) publishHealth(e supervise.Event, attrs map[string]string) {
-	msg := "provider " + e.Name + " health: " + e.Message
-	if p, ok := m.provs[e.Name]; ok {
-		if c, ok := p.sup.Current(); ok {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			st, err := providerv1.NewProviderServiceClient(c.Conn).Status(ctx, &providerv1.StatusRequest{})
-			cancel()
-			if err == nil && st.GetHealthDetail() != "" {
-				why := st.GetHealthDetail()
-				attrs["why"] = why
-				msg += ": " + why
-				p.lastErr.Store(&why)
-			}
-		}
-	}
-	m.cfg.Events.Publish(events.Event{Kind: events.ProviderHealth, Message: msg, Attrs: attrs})
-}
 
 func (m *Manager) get(name string) (*provider, error) {
 	p, ok := m.provs[name]
@@ -297,6 +283,9 @@ func (m *Manager) Provision(ctx context.Context, name, title string, reuse *stor
 	p, err := m.get(name)
 	if err != nil {
 		return store.Target{}, err
+	}
+	if err := p.notServing(); err != nil {
+		return store.Target{}, err // fail fast: a thread cannot be made now
 	}
 	if err := p.waitSettled(ctx); err != nil {
 		return store.Target{}, err
@@ -454,6 +443,11 @@ type Status struct {
 	Ingested   uint64
 	NotAllowed uint64
 	LastError  string
+	// Serving (in supervise.Status) is the supervisor's view here: the
+	// child serves and its updates can be journalled. HealthDetail says
+	// why not; HealthSince when Serving last changed.
+	HealthDetail string
+	HealthSince  time.Time
 }
 
 // Statuses returns every provider's status, by name.
@@ -470,6 +464,10 @@ func (m *Manager) Statuses() []Status {
 		}
 		if e := p.lastErr.Load(); e != nil {
 			st.LastError = *e
+		}
+		st.Serving, st.HealthDetail, st.HealthSince = p.health.state()
+		if st.State != supervise.StateRunning {
+			st.Serving = false
 		}
 		out = append(out, st)
 	}

@@ -21,6 +21,10 @@ import (
 // unacknowledged is lost (the platform still holds it).
 func (m *Manager) pump(ctx context.Context, p *provider, sink Ingester) {
 	retry := newBackoff(100*time.Millisecond, 5*time.Second)
+	// Journal writes that fail (a full disk) back off further: the
+	// updates stay at the platform meanwhile, and polling it faster would
+	// change nothing.
+	journalRetry := newBackoff(100*time.Millisecond, 30*time.Second)
 	for ctx.Err() == nil {
 		changed := p.sup.Changed()
 		c, err := p.sup.WaitRunning(ctx)
@@ -49,21 +53,35 @@ func (m *Manager) pump(ctx context.Context, p *provider, sink Ingester) {
 		if ctx.Err() != nil {
 			return
 		}
-		if err != nil {
+		wait := retry
+		var jerr *journalError
+		switch {
+		case errors.As(err, &jerr):
+			m.journalResult(p, jerr.err)
+			wait = journalRetry
+		case err != nil:
 			msg := err.Error()
 			p.lastErr.Store(&msg)
 			p.log.Debug().Err(err).Msg("updates stream ended")
 		}
 		if progressed {
 			retry.reset()
+			if jerr == nil {
+				journalRetry.reset()
+			}
 		}
 		// The same child again after a pause that grows while streams
-		// keep failing, or at once for a new child.
+		// keep failing, or at once for a new child (journal failures wait
+		// their pause whatever the child).
+		next := p.sup.Changed()
+		if jerr != nil {
+			next = nil
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-p.sup.Changed():
-		case <-time.After(retry.next()):
+		case <-next:
+		case <-time.After(wait.next()):
 		}
 	}
 }
@@ -89,6 +107,13 @@ func (p *provider) watchFence(ctx context.Context, cl providerv1.ProviderService
 		p.adm.setChild(true, admitting)
 	}
 }
+
+// journalError is a failure to journal a batch: nothing of it was
+// acknowledged; the provider keeps it at the platform.
+type journalError struct{ err error }
+
+func (e *journalError) Error() string { return "journal write: " + e.err.Error() }
+func (e *journalError) Unwrap() error { return e.err }
 
 // backoff is a retry delay that doubles up to a maximum.
 type backoff struct {
@@ -178,7 +203,13 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 		}
 		through, err := sink.Ingest(ctx, p.spec.Name, batch, batchCursor(raw))
 		if err != nil {
-			return progressed, err
+			if ctx.Err() != nil {
+				return progressed, ctx.Err()
+			}
+			return progressed, &journalError{err}
+		}
+		if !progressed {
+			m.journalResult(p, nil)
 		}
 		progressed = true
 		for _, b := range batch {

@@ -1,0 +1,141 @@
+package providers
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/supervise"
+)
+
+// health is the supervisor's view of whether a provider does its job:
+// the child's own health (its grpc.health status for its name, with the
+// reason its Status gives), and whether the supervisor can journal what
+// it delivers. It is serving only when both are fine.
+type health struct {
+	mu           sync.Mutex // guards below
+	childServing bool
+	childWhy     string
+	journalErr   string // while journal writes fail
+	serving      bool
+	why          string
+	since        time.Time
+}
+
+func newHealth() *health { return &health{since: time.Now()} }
+
+// state returns whether the provider serves, why not, and since when.
+func (h *health) state() (serving bool, why string, since time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.serving, h.why, h.since
+}
+
+// update recomputes the state after a change of its inputs and reports
+// whether the state (serving, or the reason) changed.
+func (h *health) updateLocked() bool {
+	serving, why := h.childServing && h.journalErr == "", ""
+	switch {
+	case h.journalErr != "":
+		why = "state store: " + h.journalErr
+	case !h.childServing:
+		why = h.childWhy
+		if why == "" {
+			why = "the provider reports NOT_SERVING"
+		}
+	}
+	if serving == h.serving && why == h.why {
+		return false
+	}
+	if serving != h.serving {
+		h.since = time.Now()
+	}
+	h.serving, h.why = serving, why
+	return true
+}
+
+func (h *health) setChild(serving bool, why string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.childServing, h.childWhy = serving, why
+	return h.updateLocked()
+}
+
+func (h *health) setJournal(err error) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.journalErr = ""
+	if err != nil {
+		h.journalErr = err.Error()
+	}
+	return h.updateLocked()
+}
+
+// childHealth follows a health event of the child: asks it why (off the
+// supervision path), records it, and publishes the change.
+func (m *Manager) childHealth(p *provider, e supervise.Event, attrs map[string]string) {
+	serving := e.Message == "SERVING"
+	why := ""
+	if c, ok := p.sup.Current(); ok && !serving {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		st, err := providerv1.NewProviderServiceClient(c.Conn).Status(ctx, &providerv1.StatusRequest{})
+		cancel()
+		if err == nil {
+			why = st.GetHealthDetail()
+		}
+	}
+	if why != "" {
+		attrs["why"] = why
+		p.lastErr.Store(&why)
+	}
+	p.health.setChild(serving, why)
+	m.publishHealth(p, attrs)
+}
+
+// publishHealth publishes the provider's health as it is now.
+func (m *Manager) publishHealth(p *provider, attrs map[string]string) {
+	serving, why, _ := p.health.state()
+	msg := "provider " + p.spec.Name + " health: SERVING"
+	if !serving {
+		msg = "provider " + p.spec.Name + " health: NOT_SERVING: " + why
+		attrs["why"] = why
+	}
+	attrs["serving"] = fmt.Sprint(serving)
+	m.cfg.Events.Publish(events.Event{Kind: events.ProviderHealth, Message: msg, Attrs: attrs})
+}
+
+// journalResult records whether the provider's last journal write
+// succeeded, logging and publishing a change.
+func (m *Manager) journalResult(p *provider, err error) {
+	if !p.health.setJournal(err) {
+		return
+	}
+	if err != nil {
+		p.log.Error().Err(err).Msg("journal writes fail: the provider's updates stay at the platform until they succeed")
+	} else {
+		p.log.Info().Msg("journal writes succeed again")
+	}
+	m.publishHealth(p, map[string]string{"provider": p.spec.Name})
+}
+
+// Serving reports whether the provider does its job now, and why not.
+func (m *Manager) Serving(name string) (bool, string) {
+	p, ok := m.provs[name]
+	if !ok {
+		return false, "no such provider"
+	}
+	serving, why, _ := p.health.state()
+	return serving, why
+}
+
+// notServing is the error of a provider that cannot do its job now.
+func (p *provider) notServing() error {
+	if serving, why, _ := p.health.state(); !serving {
+		return fmt.Errorf("%w: %s: %s", hub.ErrProviderNotServing, p.spec.Name, why)
+	}
+	return nil
+}
