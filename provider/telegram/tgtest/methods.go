@@ -77,8 +77,10 @@ type chat struct {
 
 type storedMessage struct {
 	msg     botapi.Message
-	byBot   bool // sent by the bot (sendMessage, sendDocument)
+	byBot   bool // sent by the bot (sendMessage, sendDocument, sendPhoto)
 	deleted bool
+	// botReactions are the bot's own reactions (setMessageReaction).
+	botReactions []botapi.ReactionType
 }
 
 // Topic is a forum topic as the server holds it.
@@ -377,12 +379,14 @@ func (s *Server) deleteMessage(_ *http.Request, p params) (any, *apiError) {
 func (s *Server) sendChatAction(_ *http.Request, p params) (any, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, _, err := s.targetLocked(p); err != nil {
+	c, thread, err := s.targetLocked(p)
+	if err != nil {
 		return nil, err
 	}
 	if !chatActions[p.str("action")] {
 		return nil, errWrongAction
 	}
+	s.recordActionLocked(c.info.ID, thread, p.str("action"))
 	return true, nil
 }
 
@@ -395,6 +399,7 @@ func (s *Server) answerCallbackQuery(_ *http.Request, p params) (any, *apiError)
 		return nil, errQueryInvalid
 	}
 	delete(s.queries, id)
+	s.answered[id] = p.str("text")
 	return true, nil
 }
 
