@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/platform"
 	"github.com/chatbus/chatbus/internal/version"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
@@ -54,8 +55,8 @@ type bridge struct {
 // session is the current registration and what its binding offers.
 type session struct {
 	f     *client.Follower
-	plat  platform // nil while detached or the platform is unknown
-	limit int      // longest text of one message; 0 unknown
+	plat  platform.Adapter // nil while detached or the platform is unknown
+	limit int              // longest text of one message; 0 unknown
 	// why is set when plat is nil: what the tools say.
 	why string
 }
@@ -170,7 +171,7 @@ func (b *bridge) register(ctx context.Context, token string) error {
 	case r.GetOrigin() == chatbusv1.Origin_ORIGIN_DETACHED:
 		s.why = "the supervisor has no chat provider configured: no thread to talk in (see `busctl providers`)"
 	default:
-		if s.plat, err = platformFor(name); err != nil {
+		if s.plat, err = platform.For(name); err != nil {
 			s.why = err.Error()
 		}
 	}
@@ -318,14 +319,14 @@ type callResult struct {
 }
 
 // call makes one platform call in the session's thread.
-func (b *bridge) call(ctx context.Context, f *client.Follower, c call) (callResult, error) {
-	params, err := jsonMarshal(c.params)
+func (b *bridge) call(ctx context.Context, f *client.Follower, c platform.Call) (callResult, error) {
+	params, err := jsonMarshal(c.Params)
 	if err != nil {
 		return callResult{}, err
 	}
 	key := fmt.Sprintf("%s-%d", f.Session().GetInstanceId(), b.keys.Add(1))
 	resp, err := b.c.Bus.Call(ctx, &chatbusv1.CallRequest{
-		Session: f.Session(), Method: c.method, ParamsJson: params, IdempotencyKey: key,
+		Session: f.Session(), Method: c.Method, ParamsJson: params, IdempotencyKey: key,
 	})
 	if err != nil {
 		return callResult{}, client.Err(err)

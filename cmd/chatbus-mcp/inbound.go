@@ -33,6 +33,11 @@ func (b *bridge) deliver(ctx context.Context, u *chatbusv1.Update) error {
 		}
 	}
 	content, meta := b.describe(ctx, u)
+	if err := ctx.Err(); err != nil {
+		// Shutting down mid-download: leave it unacked for the successor
+		// rather than deliver it without its files.
+		return err
+	}
 	if err := b.out.channelMessage(content, meta); err != nil {
 		return fmt.Errorf("%w: %v", errStdout, err)
 	}
@@ -173,7 +178,7 @@ func (b *bridge) showTyping() {
 	if err != nil {
 		return
 	}
-	c, ok := s.plat.typing()
+	c, ok := s.plat.Typing()
 	if !ok {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/chatbus/chatbus/internal/platform"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -96,9 +97,9 @@ func (p *permissions) onRequest(_ context.Context, n mcp.JSONRPCNotification) {
 			p.b.log.Warn().Err(err).Str("request_id", id).Msg("cannot relay a permission request")
 			return
 		}
-		res, err := p.b.call(ctx, s.f, s.plat.send(text, "", []button{
-			{label: "✅ Allow", data: "perm:allow:" + id},
-			{label: "❌ Deny", data: "perm:deny:" + id},
+		res, err := p.b.call(ctx, s.f, s.plat.Send(text, "", []platform.Button{
+			{Label: "✅ Allow", Data: "perm:allow:" + id},
+			{Label: "❌ Deny", Data: "perm:deny:" + id},
 		}))
 		if err != nil {
 			p.b.log.Warn().Err(err).Str("request_id", id).Msg("posting a permission request")
@@ -182,7 +183,7 @@ func (p *permissions) reply(ctx context.Context, u *chatbusv1.Update, id, behavi
 		if r != nil {
 			note = fmt.Sprintf("Permission request %s was already answered: %s.", id, label(r.answered))
 		}
-		if _, err := p.b.call(ctx, s.f, s.plat.send(note, msgID, nil)); err != nil {
+		if _, err := p.b.call(ctx, s.f, s.plat.Send(note, msgID, nil)); err != nil {
 			p.b.log.Warn().Err(err).Msg("answering a stale verdict")
 		}
 		return nil
@@ -195,7 +196,7 @@ func (p *permissions) reply(ctx context.Context, u *chatbusv1.Update, id, behavi
 		emoji = "👎"
 	}
 	if msgID != "" {
-		if _, err := p.b.call(ctx, s.f, s.plat.react(msgID, emoji)); err != nil {
+		if _, err := p.b.call(ctx, s.f, s.plat.React(msgID, emoji)); err != nil {
 			p.b.log.Debug().Err(err).Msg("reacting to a verdict")
 		}
 	}
@@ -225,7 +226,7 @@ func (p *permissions) showVerdict(ctx context.Context, s session, msgID string, 
 	if msgID == "" {
 		return
 	}
-	if _, err := p.b.call(ctx, s.f, s.plat.edit(msgID, r.text+"\n\n"+label(behavior))); err != nil {
+	if _, err := p.b.call(ctx, s.f, s.plat.Edit(msgID, r.text+"\n\n"+label(behavior))); err != nil {
 		p.b.log.Warn().Err(err).Str("request_id", r.id).Msg("showing a verdict")
 	}
 }
@@ -234,7 +235,7 @@ func (p *permissions) answerPress(ctx context.Context, s session, interaction, t
 	if interaction == "" {
 		return
 	}
-	if _, err := p.b.call(ctx, s.f, s.plat.answer(interaction, text)); err != nil {
+	if _, err := p.b.call(ctx, s.f, s.plat.Answer(interaction, text)); err != nil {
 		p.b.log.Debug().Err(err).Msg("answering a button press")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/platform"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -98,12 +99,12 @@ func (b *bridge) reply(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		return r
 	}
 	if strings.TrimSpace(a.Text) != "" {
-		for i, part := range splitText(a.Text, s.limit) {
+		for i, part := range platform.Split(a.Text, s.limit) {
 			replyTo := ""
 			if i == 0 {
 				replyTo = string(a.ReplyTo)
 			}
-			res, err := b.call(ctx, s.f, s.plat.send(part, replyTo, nil))
+			res, err := b.call(ctx, s.f, s.plat.Send(part, replyTo, nil))
 			if err != nil {
 				return done(err), nil
 			}
@@ -164,7 +165,7 @@ func (b *bridge) upload(ctx context.Context, s session, path string) (string, er
 	defer f.Close()
 	resp, err := s.f.UploadFile(ctx, client.Upload{
 		Filename: filepath.Base(path),
-		Kind:     s.plat.uploadKind(strings.ToLower(filepath.Ext(path))),
+		Kind:     s.plat.UploadKind(strings.ToLower(filepath.Ext(path))),
 	}, f)
 	if err != nil {
 		return "", err
@@ -186,7 +187,7 @@ func (b *bridge) react(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	if err != nil {
 		return toolError("react", err), nil
 	}
-	if _, err := b.call(ctx, s.f, s.plat.react(string(a.MessageID), a.Emoji)); err != nil {
+	if _, err := b.call(ctx, s.f, s.plat.React(string(a.MessageID), a.Emoji)); err != nil {
 		return toolError("react", err), nil
 	}
 	return mcp.NewToolResultText("reacted " + a.Emoji + " on " + string(a.MessageID)), nil
@@ -209,7 +210,7 @@ func (b *bridge) editMessage(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	if n := utf8.RuneCountInString(a.Text); s.limit > 0 && n > s.limit {
 		return mcp.NewToolResultError(fmt.Sprintf("edit_message: the text has %d characters, one message holds %d: shorten it or send a reply", n, s.limit)), nil
 	}
-	res, err := b.call(ctx, s.f, s.plat.edit(string(a.MessageID), a.Text))
+	res, err := b.call(ctx, s.f, s.plat.Edit(string(a.MessageID), a.Text))
 	if err != nil {
 		return toolError("edit_message", err), nil
 	}
