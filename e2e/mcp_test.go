@@ -270,6 +270,8 @@ func TestMCPChannel(t *testing.T) {
 	contains(t, "prompt", prompt.Text, "Bash")
 	contains(t, "prompt", prompt.Text, "Run the tests")
 	contains(t, "keyboard", string(prompt.ReplyMarkup), "perm:allow:abcde")
+	// A press by someone not on the allow-list never reaches the session.
+	b.tg.PushCallbackQuery(forumChat, prompt.MessageID, strangerID, "perm:deny:abcde")
 	_, query := b.tg.PushCallbackQuery(forumChat, prompt.MessageID, allowedUser, "perm:allow:abcde")
 	v := alpha.waitNote(before, "the verdict", func(n mcpNote) bool { return n.Method == "notifications/claude/channel/permission" })
 	if v.Params["request_id"] != "abcde" || v.Params["behavior"] != "allow" {

@@ -138,6 +138,9 @@ func (p *profile) startMCP(t *testing.T, name, cwd, profileKey string, extraArgs
 			cmd.Process.Kill()
 			<-s.exited
 		}
+		if strings.Contains(s.stderr.String(), "WARNING: DATA RACE") {
+			t.Errorf("session %s: the race detector reported a race", name)
+		}
 		if t.Failed() {
 			t.Logf("session %s (driver and chatbus-mcp stderr):\n%s", name, s.stderr.String())
 		}

@@ -164,7 +164,7 @@ func launcherKey() (string, error) {
 	}
 	start, err := proc.StartTime(ppid)
 	if err != nil {
-		return "mcp:" + strconv.Itoa(ppid), nil //nolint:nilerr // no /proc: the pid alone
+		return "mcp:" + strconv.Itoa(ppid), nil // no /proc: the pid alone
 	}
 	return fmt.Sprintf("mcp:%d@%d", ppid, start), nil
 }
