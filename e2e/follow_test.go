@@ -30,17 +30,8 @@ func (p *profile) startFollow(t *testing.T, dir string, args ...string) *shellFo
 	cmd.Env = p.env()
 	cmd.Dir = dir
 	s := &shellFollow{t: t, cmd: cmd, stderr: &syncBuffer{}, lines: make(chan map[string]any, 1024), exited: make(chan error, 1)}
-	cmd.Stderr = s.stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	var stdout io.Reader
+	s.stdin, stdout = startPiped(t, cmd, s.stderr)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), 16<<20)

@@ -116,17 +116,8 @@ func (p *profile) startMCP(t *testing.T, name, cwd, profileKey string, extraArgs
 		"MCP_CWD="+cwd, "CHATBUS_PROFILE_KEY="+profileKey)
 	s := &mcpSession{t: t, name: name, cmd: cmd, stderr: &syncBuffer{}, results: map[int]chan mcpResponse{},
 		arrived: make(chan struct{}, 4096), closed: make(chan struct{}), exited: make(chan struct{})}
-	cmd.Stderr = s.stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	var stdout io.Reader
+	s.stdin, stdout = startPiped(t, cmd, s.stderr)
 	readyc := make(chan mcpReady, 1)
 	go s.read(stdout, readyc)
 	go func() { cmd.Wait(); close(s.exited) }()
@@ -316,4 +307,23 @@ func (s *mcpSession) close() {
 	case <-time.After(20 * time.Second):
 		s.t.Fatalf("session %s did not end 20s after its stdin closed\n%s", s.name, s.stderr.String())
 	}
+}
+
+// startPiped starts cmd with pipes to its stdin and from its stdout, and
+// its stderr into stderr.
+func startPiped(t *testing.T, cmd *exec.Cmd, stderr io.Writer) (io.WriteCloser, io.Reader) {
+	t.Helper()
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdin, stdout
 }

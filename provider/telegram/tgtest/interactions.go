@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-	"unicode/utf8"
 
 	"github.com/chatbus/chatbus/provider/telegram/botapi"
 )
@@ -83,44 +82,9 @@ func (s *Server) editMessageReplyMarkup(_ *http.Request, p params) (any, *apiErr
 // Approximate: Telegram makes several sizes of a photo and re-encodes
 // it; here the one size is the file as uploaded.
 func (s *Server) sendPhoto(_ *http.Request, p params) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, thread, err := s.targetLocked(p)
-	if err != nil {
-		return nil, err
-	}
-	caption := p.str("caption")
-	if utf8.RuneCountInString(caption) > maxCaptionLen {
-		return nil, errCaptionTooLong
-	}
-	var f *file
-	if u, ok := p.files["photo"]; ok {
-		f = s.addFileLocked(u)
-	} else if id := p.str("photo"); id != "" {
-		if f = s.files[id]; f == nil {
-			return nil, errWrongFile
-		}
-	} else {
-		return nil, errNoPhoto
-	}
-	reply, err := replyTo(c, p)
-	if err != nil {
-		return nil, err
-	}
-	bot := s.bot
-	m := botapi.Message{
-		MessageID:      c.nextMessageID(),
-		From:           &bot,
-		Chat:           c.info,
-		Date:           time.Now().Unix(),
-		Caption:        caption,
-		Photo:          []botapi.PhotoSize{photoSize(f)},
-		ReplyToMessage: reply,
-		ReplyMarkup:    replyMarkup(p),
-	}
-	c.setThread(&m, thread)
-	c.store(m, true)
-	return m, nil
+	return s.sendFile(p, "photo", errNoPhoto, func(m *botapi.Message, f *file) {
+		m.Photo = []botapi.PhotoSize{photoSize(f)}
+	})
 }
 
 func photoSize(f *file) botapi.PhotoSize {
