@@ -15,6 +15,7 @@ import (
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/provider/telegram/botapi"
+	"github.com/chatbus/chatbus/provider/telegram/tgtest"
 )
 
 // sessionDir makes a working directory named name (the thread is named
@@ -208,6 +209,12 @@ func TestMCPChannel(t *testing.T) {
 	res = alpha.callTool("react", map[string]any{"message_id": inB, "emoji": "👍"})
 	if !res.IsError || !strings.Contains(res.text(), "refused") {
 		t.Errorf("react on topic B's message from A: %+v", res)
+	}
+	// A rate limit says how long to wait.
+	b.tg.Fail("sendMessage", tgtest.Fault{RetryAfter: 7})
+	res = alpha.callTool("reply", map[string]any{"text": "too fast"})
+	if !res.IsError || !strings.Contains(res.text(), "retry after 7s") || !strings.Contains(res.text(), "RATE_LIMITED") {
+		t.Errorf("reply under a 429: %+v", res)
 	}
 	// The platform's refusal too.
 	if res := alpha.callTool("react", map[string]any{"message_id": inboundID, "emoji": "🦖"}); !res.IsError {

@@ -258,5 +258,9 @@ func toolError(tool string, err error) *mcp.CallToolResult {
 	default:
 		msg = err.Error()
 	}
+	var e *client.Error
+	if errors.As(err, &e) && e.Reason != "" {
+		msg += " [" + e.Reason + "]"
+	}
 	return mcp.NewToolResultError(tool + ": " + msg)
 }
