@@ -492,3 +492,38 @@ func TestMCPReloadHandsOver(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPSupervisorRestart: supervisord is SIGKILLed under a running
+// session and started again; chatbus-mcp re-registers by its profile key
+// (same topic), resumes after its last ack, and its tools work again.
+func TestMCPSupervisorRestart(t *testing.T) {
+	b := startTelegramBus(t, "")
+	// --no-start: the test restarts the supervisor itself, with its config.
+	s := b.startMCP(t, "eps", sessionDir(t, "eps"), "test:eps", "--no-start")
+	thread := b.topicOf(t, "eps")
+	b.tg.PushMessage(forumChat, thread, allowedUser, "one")
+	s.waitNote(0, "one", func(n mcpNote) bool { return n.content() == "one" })
+
+	if err := b.d.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-b.d.exited
+	b.tg.PushMessage(forumChat, thread, allowedUser, "two") // held by Telegram meanwhile
+	d2 := b.start("--config", b.configPath)
+	b.waitServing(d2)
+
+	s.waitNote(0, "two", func(n mcpNote) bool { return n.content() == "two" })
+	waitFor(t, "a reply after the restart", func() bool {
+		return !s.callTool("reply", map[string]any{"text": "back"}).IsError
+	})
+	if msgs := b.tg.Sent(forumChat, thread); len(msgs) == 0 || msgs[len(msgs)-1].Text != "back" {
+		t.Errorf("sent %+v", msgs)
+	}
+	var texts []string
+	for _, n := range s.channelNotes() {
+		texts = append(texts, n.content())
+	}
+	if !slices.Equal(texts, []string{"one", "two"}) || len(b.tg.Topics(forumChat)) != 1 {
+		t.Errorf("notifications %q, topics %+v", texts, b.tg.Topics(forumChat))
+	}
+}
