@@ -126,7 +126,6 @@ func (a *app) follow(ctx context.Context, stdin io.Reader, o followOpts) error {
 	if err := fl.register(ctx); err != nil {
 		return err
 	}
-	fl.reg.HandoffToken = "" // used once; a resume finds the thread by the key
 
 	loopCtx, stopLoop := context.WithCancel(ctx)
 	looped := make(chan error, 1)
@@ -174,17 +173,34 @@ read:
 	return loopErr
 }
 
+// register registers (again); a provider that is still starting (a
+// supervisor restart) has not described its platform yet, so it asks
+// again for a few seconds until it has.
 func (fl *follower) register(ctx context.Context) error {
-	f, err := fl.c.Register(ctx, fl.reg)
-	if err != nil {
-		return fmt.Errorf("register %q: %w", fl.reg.ProfileKey, err)
+	var f *client.Follower
+	var r *chatbusv1.RegisterResponse
+	name := ""
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var err error
+		if f, err = fl.c.Register(ctx, fl.reg); err != nil {
+			return fmt.Errorf("register %q: %w", fl.reg.ProfileKey, err)
+		}
+		fl.reg.HandoffToken = "" // used: asking again goes by the key
+		r = f.Registered()
+		if name = r.GetCapabilities().GetPlatform(); name == "" {
+			name = r.GetBinding().GetPlatform()
+		}
+		if name != "" || r.GetOrigin() == chatbusv1.Origin_ORIGIN_DETACHED || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		go f.Close(context.Background()) // the next Register replaces it
 	}
-	r := f.Registered()
 	caps := r.GetCapabilities()
-	name := caps.GetPlatform()
-	if name == "" {
-		name = r.GetBinding().GetPlatform()
-	}
 	plat, perr := platform.For(name)
 	fl.mu.Lock()
 	old := fl.f

@@ -45,6 +45,7 @@ type bridge struct {
 	initOnce    sync.Once
 	bg          sync.WaitGroup
 	keys        atomic.Uint64 // idempotency key counter
+	refreshing  atomic.Bool   // a background register is learning the platform
 
 	// delivered is the highest seq whose notification was written: a
 	// stream replayed after a reconnect skips what this process already
@@ -59,6 +60,8 @@ type session struct {
 	limit int              // longest text of one message; 0 unknown
 	// why is set when plat is nil: what the tools say.
 	why string
+	// undescribed: the provider had not said its platform yet.
+	undescribed bool
 }
 
 // errStdout marks a failed write to Claude Code: the session is gone.
@@ -143,34 +146,58 @@ func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
 	return runErr
 }
 
+// describeWait bounds how long register waits for a provider that has
+// not described its platform yet (it is starting: a supervisor restart).
+const describeWait = 10 * time.Second
+
 // register registers the session (with the predecessor's handoff token,
-// if any) and learns its platform.
+// if any) and learns its platform. A provider that is still starting
+// has no platform to tell yet: register asks again for a while, and if
+// it is still unknown, the tools say so and the next tool call asks
+// again (see current).
 func (b *bridge) register(ctx context.Context, token string) error {
 	reg := client.Registration{
 		ProfileKey: b.cfg.profileKey, ThreadName: b.cfg.threadName, Cwd: b.cfg.cwd,
 		Provider: b.cfg.provider, HandoffToken: token,
 	}
-	f, err := b.c.Register(ctx, reg)
-	if err != nil && token != "" && errors.Is(err, client.ErrFailedPrecondition) {
-		// The token expired or was used: the profile key still finds the
-		// thread (REUSE).
-		b.log.Info().Err(err).Msg("handoff token refused; registering by profile key")
-		reg.HandoffToken = ""
-		f, err = b.c.Register(ctx, reg)
+	deadline := time.Now().Add(describeWait)
+	for {
+		f, err := b.c.Register(ctx, reg)
+		if err != nil && reg.HandoffToken != "" && errors.Is(err, client.ErrFailedPrecondition) {
+			// The token expired or was used: the profile key still finds
+			// the thread (REUSE).
+			b.log.Info().Err(err).Msg("handoff token refused; registering by profile key")
+			reg.HandoffToken = ""
+			f, err = b.c.Register(ctx, reg)
+		}
+		if err != nil {
+			return fmt.Errorf("register %q: %w", b.cfg.profileKey, err)
+		}
+		reg.HandoffToken = "" // used: asking again goes by the key
+		known := b.adopt(f)
+		if known || time.Now().After(deadline) || !sleep(ctx, 200*time.Millisecond) {
+			return nil
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("register %q: %w", b.cfg.profileKey, err)
-	}
+}
+
+// adopt makes f the session and reports whether its platform is known
+// (or it is detached, where there is none to know).
+func (b *bridge) adopt(f *client.Follower) bool {
 	r := f.Registered()
 	s := session{f: f, limit: int(r.GetCapabilities().GetMaxTextChars())}
 	name := r.GetCapabilities().GetPlatform()
 	if name == "" {
 		name = r.GetBinding().GetPlatform()
 	}
+	known := true
 	switch {
 	case r.GetOrigin() == chatbusv1.Origin_ORIGIN_DETACHED:
 		s.why = "the supervisor has no chat provider configured: no thread to talk in (see `busctl providers`)"
+	case name == "":
+		s.why, s.undescribed, known = "the chat provider is starting (it has not described its platform yet): try again shortly", true, false
 	default:
+		var err error
 		if s.plat, err = platform.For(name); err != nil {
 			s.why = err.Error()
 		}
@@ -188,10 +215,12 @@ func (b *bridge) register(ctx context.Context, token string) error {
 		// stops its heartbeat (its token is dead).
 		go old.Close(context.Background())
 	}
-	return nil
+	return known
 }
 
-// current returns the session for a tool, or why there is none.
+// current returns the session for a tool, or why there is none. A
+// session whose provider had not described itself asks again in the
+// background.
 func (b *bridge) current() (session, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -199,9 +228,25 @@ func (b *bridge) current() (session, error) {
 	case b.ended != nil:
 		return session{}, b.ended
 	case b.sess.plat == nil:
+		if b.sess.undescribed && b.refreshing.CompareAndSwap(false, true) {
+			b.background(func(ctx context.Context) {
+				defer b.refreshing.Store(false)
+				if err := b.register(ctx, ""); err != nil {
+					b.log.Warn().Err(err).Msg("registering again to learn the platform")
+				}
+			})
+		}
 		return session{}, errors.New(b.sess.why)
 	}
 	return b.sess, nil
+}
+
+// replacedHere says whether f was replaced by this process's own newer
+// registration.
+func (b *bridge) replacedHere(f *client.Follower) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sess.f != f
 }
 
 // follow is the update loop: it waits until Claude Code has initialized,
@@ -227,6 +272,10 @@ func (b *bridge) follow(ctx context.Context) error {
 			return nil
 		case errors.Is(err, errStdout):
 			return err
+		case errors.Is(err, client.ErrReplaced) && b.replacedHere(f):
+			// This process registered again (to learn the platform): go
+			// on with the new registration.
+			continue
 		case errors.Is(err, client.ErrReplaced):
 			// Another session registered the same profile key (a reload
 			// that started the new chatbus-mcp before stopping this one):
