@@ -221,17 +221,6 @@ func NewIdempotencyKey() string {
 	return "go:" + base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Suspend hands the follower's binding to a successor (session handoff):
-// it returns the handoff token for the successor's Registration, and when
-// it expires. The follower's update stream ends; its heartbeat goes on
-// until Close.
-func (f *Follower) Suspend(ctx context.Context) (token string, expires time.Time, err error) {
-	resp, err := f.c.Bus.Suspend(ctx, &chatbusv1.SuspendRequest{Session: f.Session(), Reason: chatbusv1.SuspendReason_SUSPEND_REASON_SESSION_REPLACEMENT})
-	if err != nil {
-		return "", time.Time{}, Err(err)
-	}
-	return resp.GetHandoffToken(), resp.GetExpiresAt().AsTime(), nil
-}
 
 // Close stops the heartbeat and unregisters. The binding is kept by the
 // supervisor for a later REUSE.

@@ -49,6 +49,7 @@ Exit codes: 0 ok, 1 error, 3 supervisor not running, 4 refused (auth).`,
 	pf.DurationVar(&a.timeout, "timeout", 5*time.Second, "bound on each call (not on --follow)")
 
 	root.AddCommand(a.startCmd(), a.statusCmd(), a.followersCmd(), a.bindingsCmd(), a.providersCmd(), a.updatesCmd(), a.eventsCmd(), a.doctorCmd(), a.pathsCmd())
+	root.AddCommand(a.followCmd())
 	return root
 }
 

@@ -77,8 +77,10 @@ type chat struct {
 
 type storedMessage struct {
 	msg     botapi.Message
-	byBot   bool // sent by the bot (sendMessage, sendDocument)
+	byBot   bool // sent by the bot (sendMessage, sendDocument, sendPhoto)
 	deleted bool
+	// botReactions are the bot's own reactions (setMessageReaction).
+	botReactions []botapi.ReactionType
 }
 
 // Topic is a forum topic as the server holds it.
@@ -377,12 +379,14 @@ func (s *Server) deleteMessage(_ *http.Request, p params) (any, *apiError) {
 func (s *Server) sendChatAction(_ *http.Request, p params) (any, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, _, err := s.targetLocked(p); err != nil {
+	c, thread, err := s.targetLocked(p)
+	if err != nil {
 		return nil, err
 	}
 	if !chatActions[p.str("action")] {
 		return nil, errWrongAction
 	}
+	s.recordActionLocked(c.info.ID, thread, p.str("action"))
 	return true, nil
 }
 
@@ -395,6 +399,7 @@ func (s *Server) answerCallbackQuery(_ *http.Request, p params) (any, *apiError)
 		return nil, errQueryInvalid
 	}
 	delete(s.queries, id)
+	s.answered[id] = p.str("text")
 	return true, nil
 }
 
@@ -541,6 +546,16 @@ func (s *Server) deleteForumTopic(_ *http.Request, p params) (any, *apiError) {
 // file_id of a stored file. (Telegram also accepts an HTTP URL; this
 // server does not fetch URLs.)
 func (s *Server) sendDocument(_ *http.Request, p params) (any, *apiError) {
+	return s.sendFile(p, "document", errNoDocument, func(m *botapi.Message, f *file) {
+		doc := f.doc
+		m.Document = &doc
+	})
+}
+
+// sendFile posts the file named by the field (an uploaded part or the
+// file_id of a stored file) with its caption; attach puts it in the
+// message. missing is the error for a request without it.
+func (s *Server) sendFile(p params, field string, missing *apiError, attach func(*botapi.Message, *file)) (any, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, thread, err := s.targetLocked(p)
@@ -552,31 +567,30 @@ func (s *Server) sendDocument(_ *http.Request, p params) (any, *apiError) {
 		return nil, errCaptionTooLong
 	}
 	var f *file
-	if u, ok := p.files["document"]; ok {
+	if u, ok := p.files[field]; ok {
 		f = s.addFileLocked(u)
-	} else if id := p.str("document"); id != "" {
+	} else if id := p.str(field); id != "" {
 		if f = s.files[id]; f == nil {
 			return nil, errWrongFile
 		}
 	} else {
-		return nil, errNoDocument
+		return nil, missing
 	}
 	reply, err := replyTo(c, p)
 	if err != nil {
 		return nil, err
 	}
 	bot := s.bot
-	doc := f.doc
 	m := botapi.Message{
 		MessageID:      c.nextMessageID(),
 		From:           &bot,
 		Chat:           c.info,
 		Date:           time.Now().Unix(),
 		Caption:        caption,
-		Document:       &doc,
 		ReplyToMessage: reply,
 		ReplyMarkup:    replyMarkup(p),
 	}
+	attach(&m, f)
 	c.setThread(&m, thread)
 	c.store(m, true)
 	return m, nil

@@ -130,6 +130,10 @@ type Server struct {
 	paths   map[string]*file // by file_path
 	nfiles  int
 	queries map[string]bool // callback query ids not yet answered
+	// answered holds the text each answered callback query was answered
+	// with; actions the chat actions shown, per chat and thread.
+	answered map[string]string
+	actions  map[actionKey][]string
 	// Accounting and fault injection, keyed by lower-case method name.
 	calls  map[string]int
 	faults map[string][]Fault
@@ -149,6 +153,7 @@ func New(tb testing.TB, opts ...Option) *Server {
 		files:        make(map[string]*file),
 		paths:        make(map[string]*file),
 		queries:      make(map[string]bool),
+		answered:     make(map[string]string),
 		calls:        make(map[string]int),
 		faults:       make(map[string][]Fault),
 		always:       make(map[string]Fault),
@@ -326,6 +331,11 @@ var methods = map[string]handler{
 	"deleteforumtopic":    (*Server).deleteForumTopic,
 	"senddocument":        (*Server).sendDocument,
 	"getfile":             (*Server).getFile,
+
+	// Reactions, keyboards and photos (interactions.go).
+	"sendphoto":              (*Server).sendPhoto,
+	"setmessagereaction":     (*Server).setMessageReaction,
+	"editmessagereplymarkup": (*Server).editMessageReplyMarkup,
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {

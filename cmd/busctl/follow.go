@@ -1,0 +1,413 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/platform"
+	"github.com/chatbus/chatbus/internal/proc"
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+)
+
+const followLong = `follow registers a follower for a shell agent and talks JSON lines.
+
+stdout carries one JSON object per line, told apart by "type":
+
+  {"type":"registered","origin":"FRESH","profile_key":…,"binding":{…},"platform":"telegram","max_text_chars":4096}
+  {"type":"update","seq":7,"kind":"message","text":"hi","chat":"-100…","thread":"42",
+   "sender":"4242","sender_name":"@me","platform":"telegram","received_at":"…",
+   "references":[{"kind":"message","id":"17"}],"payload":{…the platform's update…}}
+  {"type":"result","line":3,"message_ids":["18"]}          a plain-text line was sent
+  {"type":"result","line":4,"result":{…},"references":[…]} a JSON call went through
+  {"type":"error","line":5,"error":"…","code":"PermissionDenied","reason":"OUT_OF_SCOPE"}
+  {"type":"handoff","token":"…","expires_at":"…"}          at the end (EOF or Ctrl-C)
+
+An update is acknowledged to the supervisor only after its line was written
+and flushed, so a follow that dies loses nothing: the next one (same profile
+key) gets every update not yet acknowledged.
+
+stdin takes one reply per line, answered by a "result" or "error" line on
+stdout naming the input line number (stderr carries only human-readable
+notes):
+
+  plain text                   sent as a message in the thread (split into
+                               several if longer than the platform allows)
+  {"method":"sendMessage","params":{"text":"hi"}}
+                               any call the thread's provider allows (busctl
+                               prints them in the registered line's
+                               "methods"); the thread is filled in
+
+EOF on stdin, Ctrl-C or SIGTERM suspends the session: the supervisor holds the
+thread and its unacknowledged updates for a successor for 30 s, and the
+handoff token is printed (a "handoff" line on stdout, and on stderr).
+Resume with --handoff TOKEN.
+
+The profile key is --profile-key, else "shell:<pid>@<start>" of the process
+that ran busctl (the agent's shell), so a session that runs follow again
+finds its thread.`
+
+type followOpts struct {
+	threadName, profileKey, handoff, provider string
+	after                                     uint64
+}
+
+func (a *app) followCmd() *cobra.Command {
+	var o followOpts
+	cmd := &cobra.Command{
+		Use:   "follow",
+		Short: "Follow a thread from a shell: updates out as JSON lines, replies in",
+		Long:  followLong,
+		Example: `  busctl follow --thread-name build-bot
+  echo 'done: all tests pass' | busctl follow --profile-key ci:42
+  busctl follow --handoff 3q2…   # resume a suspended session`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.follow(cmd.Context(), cmd.InOrStdin(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.threadName, "thread-name", "", "thread name (default: the working directory's base name)")
+	f.StringVar(&o.profileKey, "profile-key", "", "stable identity of the session (default: the calling process)")
+	f.Uint64Var(&o.after, "after", 0, "deliver updates after this seq (those up to it are skipped; the unacknowledged rest is replayed)")
+	f.StringVar(&o.handoff, "handoff", "", "handoff token printed by a suspended follow: resume its thread")
+	f.StringVar(&o.provider, "provider", "", "provider to bind on (default: the supervisor's)")
+	return cmd
+}
+
+// follower is one busctl follow session. out serialises the lines on
+// stdout; mu guards f (replaced when the stream is resumed).
+type follower struct {
+	a   *app
+	c   *client.Client
+	reg client.Registration
+
+	outMu sync.Mutex
+	out   *bufio.Writer
+
+	mu    sync.Mutex
+	f     *client.Follower
+	plat  platform.Adapter
+	limit int
+
+	delivered uint64 // the update loop's: highest seq written
+}
+
+func (a *app) follow(ctx context.Context, stdin io.Reader, o followOpts) error {
+	c, _, err := a.dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	cwd, _ := os.Getwd()
+	key := o.profileKey
+	if key == "" {
+		inc, err := proc.Of(os.Getppid())
+		if err != nil {
+			return fmt.Errorf("name the session with --profile-key (%w)", err)
+		}
+		key = "shell:" + inc.String()
+	}
+	fl := &follower{a: a, c: c, out: bufio.NewWriter(a.stdout), delivered: o.after,
+		reg: client.Registration{ProfileKey: key, ThreadName: o.threadName, Cwd: cwd, Provider: o.provider, HandoffToken: o.handoff}}
+	if err := fl.register(ctx); err != nil {
+		return err
+	}
+
+	loopCtx, stopLoop := context.WithCancel(ctx)
+	looped := make(chan error, 1)
+	go func() { looped <- fl.updates(loopCtx) }()
+
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdin)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var loopErr error
+	n := 0
+read:
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				break read
+			}
+			n++
+			if strings.TrimSpace(line) != "" {
+				fl.answer(ctx, n, line)
+			}
+		case <-ctx.Done():
+			break read
+		case loopErr = <-looped:
+			break read
+		}
+	}
+	stopLoop()
+	if loopErr == nil {
+		loopErr = <-looped
+	}
+	if herr := fl.suspend(); herr != nil {
+		return errors.Join(loopErr, herr)
+	}
+	return loopErr
+}
+
+// register registers (again); a provider that is still starting (a
+// supervisor restart) has not described its platform yet, so it asks
+// again for a few seconds until it has.
+func (fl *follower) register(ctx context.Context) error {
+	var f *client.Follower
+	var r *chatbusv1.RegisterResponse
+	name := ""
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var err error
+		if f, err = fl.c.Register(ctx, fl.reg); err != nil {
+			return fmt.Errorf("register %q: %w", fl.reg.ProfileKey, err)
+		}
+		fl.reg.HandoffToken = "" // used: asking again goes by the key
+		r = f.Registered()
+		if name = r.GetCapabilities().GetPlatform(); name == "" {
+			name = r.GetBinding().GetPlatform()
+		}
+		if name != "" || r.GetOrigin() == chatbusv1.Origin_ORIGIN_DETACHED || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		go f.Close(context.Background()) // the next Register replaces it
+	}
+	caps := r.GetCapabilities()
+	plat, perr := platform.For(name)
+	fl.mu.Lock()
+	old := fl.f
+	fl.f, fl.plat, fl.limit = f, plat, int(caps.GetMaxTextChars())
+	fl.mu.Unlock()
+	if old != nil {
+		go old.Close(context.Background()) // replaced by the same instance: its token is dead
+	}
+	var methods []string
+	for _, m := range caps.GetMethods() {
+		methods = append(methods, m.GetName())
+	}
+	line := map[string]any{
+		"type": "registered", "origin": strings.TrimPrefix(r.GetOrigin().String(), "ORIGIN_"), "profile_key": fl.reg.ProfileKey,
+		"binding": protoJSON(r.GetBinding()), "platform": name, "max_text_chars": caps.GetMaxTextChars(), "methods": methods,
+	}
+	if err := fl.writeLine(line); err != nil {
+		return err
+	}
+	t := r.GetBinding().GetTarget()
+	fmt.Fprintf(fl.a.stderr, "busctl follow: %s as %q in thread %s/%s (%q)\n", line["origin"], fl.reg.ProfileKey, t.GetChat(), t.GetThread(), r.GetBinding().GetThreadName())
+	if perr != nil && r.GetOrigin() != chatbusv1.Origin_ORIGIN_DETACHED {
+		fmt.Fprintf(fl.a.stderr, "busctl follow: plain-text replies need a known platform: %v; JSON calls still work\n", perr)
+	}
+	return nil
+}
+
+func (fl *follower) session() (*client.Follower, platform.Adapter, int) {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	return fl.f, fl.plat, fl.limit
+}
+
+// updates writes every update of the thread as a line and acks it once the
+// line is flushed; a broken stream is resumed after the last one written.
+func (fl *follower) updates(ctx context.Context) error {
+	backoff := 100 * time.Millisecond
+	for {
+		f, _, _ := fl.session()
+		err := f.Updates(ctx, fl.delivered, func(u *chatbusv1.Update) error {
+			if u == nil {
+				return nil
+			}
+			if u.GetSeq() > fl.delivered {
+				if err := fl.writeLine(updateLine(u)); err != nil {
+					return fmt.Errorf("stdout: %w", err)
+				}
+				fl.delivered = u.GetSeq()
+			}
+			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			return f.Ack(actx, u.GetSeq())
+		})
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil && strings.HasPrefix(err.Error(), "stdout: "):
+			return err
+		case errors.Is(err, client.ErrReplaced):
+			return fmt.Errorf("another session took the thread: %w", err)
+		}
+		fmt.Fprintf(fl.a.stderr, "busctl follow: update stream ended (%v); resuming\n", err)
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 5*time.Second)
+		if err := fl.register(ctx); err != nil {
+			fmt.Fprintf(fl.a.stderr, "busctl follow: %v\n", err)
+		}
+	}
+}
+
+// answer sends one input line and writes its result or error line.
+func (fl *follower) answer(ctx context.Context, n int, line string) {
+	f, plat, limit := fl.session()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if strings.HasPrefix(strings.TrimSpace(line), "{") {
+		var req struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(line), &req); err != nil || req.Method == "" {
+			fl.writeLine(map[string]any{"type": "error", "line": n, "error": `a JSON line is {"method":…,"params":{…}}`, "code": codes.InvalidArgument.String()})
+			return
+		}
+		if len(req.Params) == 0 {
+			req.Params = json.RawMessage("{}")
+		}
+		resp, err := fl.c.Bus.Call(ctx, &chatbusv1.CallRequest{Session: f.Session(), Method: req.Method, ParamsJson: req.Params, IdempotencyKey: fmt.Sprintf("%s-line-%d", f.Session().GetInstanceId(), n)})
+		if err != nil {
+			fl.writeError(n, client.Err(err))
+			return
+		}
+		fl.writeLine(map[string]any{"type": "result", "line": n, "result": rawJSON(resp.GetResultJson()), "references": refsJSON(resp.GetReferences())})
+		return
+	}
+	if plat == nil {
+		fl.writeLine(map[string]any{"type": "error", "line": n, "error": "no known platform to send plain text on; send a JSON call", "code": codes.FailedPrecondition.String()})
+		return
+	}
+	var ids []string
+	for i, part := range platform.Split(line, limit) {
+		c := plat.Send(part, "", nil)
+		params, _ := json.Marshal(c.Params)
+		resp, err := fl.c.Bus.Call(ctx, &chatbusv1.CallRequest{Session: f.Session(), Method: c.Method, ParamsJson: params, IdempotencyKey: fmt.Sprintf("%s-line-%d-%d", f.Session().GetInstanceId(), n, i)})
+		if err != nil {
+			fl.writeError(n, client.Err(err))
+			return
+		}
+		for _, r := range resp.GetReferences() {
+			if r.GetKind() == chatbusv1.ReferenceKind_REFERENCE_KIND_MESSAGE {
+				ids = append(ids, r.GetId())
+				break
+			}
+		}
+	}
+	fl.writeLine(map[string]any{"type": "result", "line": n, "message_ids": ids})
+}
+
+func (fl *follower) writeError(n int, err error) {
+	line := map[string]any{"type": "error", "line": n, "error": err.Error()}
+	var e *client.Error
+	if errors.As(err, &e) {
+		line["code"], line["reason"] = e.Code.String(), e.Reason
+	}
+	if d, ok := client.RetryDelay(err); ok {
+		line["retry_after_ms"] = d.Milliseconds()
+	}
+	fl.writeLine(line)
+}
+
+// suspend hands the thread to a successor and prints the token.
+func (fl *follower) suspend() error {
+	f, _, _ := fl.session()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	h, err := f.Suspend(ctx)
+	if err != nil {
+		f.Close(ctx)
+		return fmt.Errorf("suspend: %w", err)
+	}
+	fl.writeLine(map[string]any{"type": "handoff", "token": h.Token, "expires_at": h.Expires.UTC().Format(time.RFC3339)})
+	fmt.Fprintf(fl.a.stderr, "busctl follow: suspended; handoff token %s (until %s): busctl follow --handoff %s\n",
+		h.Token, h.Expires.Local().Format(time.TimeOnly), h.Token)
+	return nil
+}
+
+// writeLine writes v as one JSON line and flushes it.
+func (fl *follower) writeLine(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	fl.outMu.Lock()
+	defer fl.outMu.Unlock()
+	fl.out.Write(b)
+	fl.out.WriteByte('\n')
+	return fl.out.Flush()
+}
+
+// updateLine is an update in its platform-neutral fields, with the
+// platform's own update as payload.
+func updateLine(u *chatbusv1.Update) map[string]any {
+	m := map[string]any{
+		"type": "update", "seq": u.GetSeq(),
+		"kind": strings.ToLower(strings.TrimPrefix(u.GetKind().String(), "UPDATE_KIND_")),
+		"text": u.GetText(),
+		"chat": u.GetTarget().GetChat(), "thread": u.GetTarget().GetThread(),
+		"sender": u.GetSender(), "sender_name": u.GetSenderName(), "platform": u.GetPlatform(),
+		"references": refsJSON(u.GetReferences()),
+		"payload":    rawJSON(u.GetPayload()),
+	}
+	if ts := u.GetReceivedAt(); ts != nil {
+		m["received_at"] = ts.AsTime().UTC().Format(time.RFC3339Nano)
+	}
+	return m
+}
+
+func refsJSON(refs []*chatbusv1.Reference) []map[string]string {
+	out := make([]map[string]string, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, map[string]string{"kind": strings.ToLower(strings.TrimPrefix(r.GetKind().String(), "REFERENCE_KIND_")), "id": r.GetId()})
+	}
+	return out
+}
+
+// rawJSON embeds b as JSON if it is JSON, else as a string.
+func rawJSON(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	if json.Valid(b) {
+		return json.RawMessage(b)
+	}
+	return string(b)
+}
+
+// protoJSON is a proto message as a JSON value (proto field names).
+func protoJSON(m proto.Message) json.RawMessage {
+	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}

@@ -1,0 +1,430 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	stdlog "log"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/rs/zerolog"
+
+	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/platform"
+	"github.com/chatbus/chatbus/internal/version"
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+)
+
+// bridge is one agent session's follower: it owns the registration, the
+// update loop that turns the thread's updates into channel notifications,
+// and what the tools and the permission relay need of the session.
+//
+// Goroutines: the SDK's stdio loop (which calls the tool handlers and the
+// notification handlers), the update loop (follow), and short background
+// calls (typing, permission prompts) counted by bg. Lock order: mu before
+// perms.mu; neither is held across a call to the supervisor.
+type bridge struct {
+	cfg  config
+	log  zerolog.Logger
+	dirs stateDirs
+	out  *notifier
+	c    *client.Client
+
+	mu   sync.Mutex // guards sess and ended
+	sess session
+	// ended says why the session is over for good (another session took
+	// the thread); tools then fail with it.
+	ended error
+
+	perms       *permissions
+	initialized chan struct{} // closed at notifications/initialized
+	initOnce    sync.Once
+	bg          sync.WaitGroup
+	keys        atomic.Uint64 // idempotency key counter
+	refreshing  atomic.Bool   // a background register is learning the platform
+
+	// delivered is the highest seq whose notification was written: a
+	// stream replayed after a reconnect skips what this process already
+	// wrote (the ack may not have got through). Only follow touches it.
+	delivered uint64
+}
+
+// session is the current registration and what its binding offers.
+type session struct {
+	f     *client.Follower
+	plat  platform.Adapter // nil while detached or the platform is unknown
+	limit int              // longest text of one message; 0 unknown
+	// why is set when plat is nil: what the tools say.
+	why string
+	// undescribed: the provider had not said its platform yet.
+	undescribed bool
+}
+
+// errStdout marks a failed write to Claude Code: the session is gone.
+var errStdout = errors.New("writing to Claude Code")
+
+// serve runs chatbus-mcp until stdin closes or ctx ends.
+func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
+	b := &bridge{
+		cfg:         cfg,
+		log:         log,
+		dirs:        newStateDirs(cfg.paths.StateDir, cfg.profileKey),
+		out:         &notifier{w: cfg.stdout},
+		initialized: make(chan struct{}),
+	}
+	b.perms = newPermissions(b)
+	if cfg.ensure {
+		st, err := client.Ensure(ctx, client.EnsureOptions{
+			Socket: cfg.paths.Socket, StateDir: cfg.paths.StateDir, Profile: cfg.paths.Profile,
+			SecretFile: cfg.paths.Secret, Binary: cfg.binary,
+		})
+		if err != nil {
+			return fmt.Errorf("start supervisord (profile %q): %w", cfg.paths.Profile, err)
+		}
+		log.Info().Int("pid", st.PID).Bool("started", st.Started).Msg("supervisor serving")
+	}
+	c, err := client.Dial(cfg.paths.Socket, client.WithSecretFile(cfg.paths.Secret))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	b.c = c
+
+	h, ok, err := b.dirs.takeHandoff(cfg.profileKey, time.Now())
+	if err != nil {
+		log.Warn().Err(err).Msg("ignoring the handoff file")
+	}
+	token := ""
+	if ok {
+		token = h.Token
+	}
+	if err := b.register(ctx, token); err != nil {
+		return err
+	}
+
+	s := server.NewMCPServer(serverName, version.Version,
+		server.WithToolCapabilities(false),
+		server.WithExperimental(map[string]any{capChannel: map[string]any{}, capPermission: map[string]any{}}),
+		server.WithInstructions(instructions),
+	)
+	s.AddNotificationHandler(methodInitialized, func(context.Context, mcp.JSONRPCNotification) {
+		b.initOnce.Do(func() { close(b.initialized) })
+	})
+	s.AddNotificationHandler(methodPermissionReq, b.perms.onRequest)
+	b.addTools(s)
+	stdio := server.NewStdioServer(s)
+	stdio.SetErrorLogger(stdlog.New(zerologWriter{log}, "", 0))
+
+	followCtx, stopFollow := context.WithCancel(ctx)
+	followed := make(chan error, 1)
+	go func() { followed <- b.follow(followCtx) }()
+	listened := make(chan error, 1)
+	go func() { listened <- stdio.Listen(ctx, cfg.stdin, b.out) }()
+
+	var runErr error
+	select {
+	case err := <-listened:
+		if err != nil && ctx.Err() == nil {
+			log.Warn().Err(err).Msg("stdio ended")
+		}
+		stopFollow()
+		if err := <-followed; err != nil {
+			log.Warn().Err(err).Msg("update loop")
+		}
+	case err := <-followed:
+		// Only a failed write to stdout ends the loop by itself: Claude
+		// Code is gone. Hand over what is left.
+		runErr = err
+	}
+	stopFollow()
+	b.bg.Wait()
+	b.handOver()
+	return runErr
+}
+
+// describeWait bounds how long register waits for a provider that has
+// not described its platform yet (it is starting: a supervisor restart).
+const describeWait = 10 * time.Second
+
+// register registers the session (with the predecessor's handoff token,
+// if any) and learns its platform. A provider that is still starting
+// has no platform to tell yet: register asks again for a while, and if
+// it is still unknown, the tools say so and the next tool call asks
+// again (see current).
+func (b *bridge) register(ctx context.Context, token string) error {
+	reg := client.Registration{
+		ProfileKey: b.cfg.profileKey, ThreadName: b.cfg.threadName, Cwd: b.cfg.cwd,
+		Provider: b.cfg.provider, HandoffToken: token,
+	}
+	deadline := time.Now().Add(describeWait)
+	for {
+		f, err := b.c.Register(ctx, reg)
+		if err != nil && reg.HandoffToken != "" && errors.Is(err, client.ErrFailedPrecondition) {
+			// The token expired or was used: the profile key still finds
+			// the thread (REUSE).
+			b.log.Info().Err(err).Msg("handoff token refused; registering by profile key")
+			reg.HandoffToken = ""
+			f, err = b.c.Register(ctx, reg)
+		}
+		if err != nil {
+			return fmt.Errorf("register %q: %w", b.cfg.profileKey, err)
+		}
+		reg.HandoffToken = "" // used: asking again goes by the key
+		known := b.adopt(f)
+		if known || time.Now().After(deadline) || !sleep(ctx, 200*time.Millisecond) {
+			return nil
+		}
+	}
+}
+
+// adopt makes f the session and reports whether its platform is known
+// (or it is detached, where there is none to know).
+func (b *bridge) adopt(f *client.Follower) bool {
+	r := f.Registered()
+	s := session{f: f, limit: int(r.GetCapabilities().GetMaxTextChars())}
+	name := r.GetCapabilities().GetPlatform()
+	if name == "" {
+		name = r.GetBinding().GetPlatform()
+	}
+	known := true
+	switch {
+	case r.GetOrigin() == chatbusv1.Origin_ORIGIN_DETACHED:
+		s.why = "the supervisor has no chat provider configured: no thread to talk in (see `busctl providers`)"
+	case name == "":
+		s.why, s.undescribed, known = "the chat provider is starting (it has not described its platform yet): try again shortly", true, false
+	default:
+		var err error
+		if s.plat, err = platform.For(name); err != nil {
+			s.why = err.Error()
+		}
+	}
+	t := r.GetBinding().GetTarget()
+	b.log.Info().Str("profile_key", b.cfg.profileKey).Str("origin", r.GetOrigin().String()).
+		Str("platform", name).Str("chat", t.GetChat()).Str("thread", t.GetThread()).
+		Str("thread_name", r.GetBinding().GetThreadName()).Msg("registered")
+	b.mu.Lock()
+	old := b.sess.f
+	b.sess = s
+	b.mu.Unlock()
+	if old != nil {
+		// Registering the same instance id again replaced it: this only
+		// stops its heartbeat (its token is dead).
+		go old.Close(context.Background())
+	}
+	return known
+}
+
+// current returns the session for a tool, or why there is none. A
+// session whose provider had not described itself asks again in the
+// background.
+func (b *bridge) current() (session, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.ended != nil:
+		return session{}, b.ended
+	case b.sess.plat == nil:
+		if b.sess.undescribed && b.refreshing.CompareAndSwap(false, true) {
+			b.background(func(ctx context.Context) {
+				defer b.refreshing.Store(false)
+				if err := b.register(ctx, ""); err != nil {
+					b.log.Warn().Err(err).Msg("registering again to learn the platform")
+				}
+			})
+		}
+		return session{}, errors.New(b.sess.why)
+	}
+	return b.sess, nil
+}
+
+// replacedHere says whether f was replaced by this process's own newer
+// registration.
+func (b *bridge) replacedHere(f *client.Follower) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sess.f != f
+}
+
+// follow is the update loop: it waits until Claude Code has initialized,
+// then delivers the thread's updates in order, acking each only once its
+// notification was written. A broken stream (supervisor restart, prune) is
+// resumed after the last ack, re-registering as needed; it returns nil
+// when ctx ends and errStdout when Claude Code cannot be written to.
+func (b *bridge) follow(ctx context.Context) error {
+	select {
+	case <-b.initialized:
+	case <-ctx.Done():
+		return nil
+	}
+	backoff := 100 * time.Millisecond
+	for {
+		b.mu.Lock()
+		f := b.sess.f
+		b.mu.Unlock()
+		started := time.Now()
+		err := f.Updates(ctx, b.delivered, func(u *chatbusv1.Update) error { return b.handle(ctx, f, u) })
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case errors.Is(err, errStdout):
+			return err
+		case errors.Is(err, client.ErrReplaced) && b.replacedHere(f):
+			// This process registered again (to learn the platform): go
+			// on with the new registration.
+			continue
+		case errors.Is(err, client.ErrReplaced):
+			// Another session registered the same profile key (a reload
+			// that started the new chatbus-mcp before stopping this one):
+			// it has the thread now.
+			b.log.Info().Err(err).Msg("another session took the thread; no more updates here")
+			b.mu.Lock()
+			b.ended = fmt.Errorf("this session's thread was taken over by a newer session (%w)", err)
+			b.mu.Unlock()
+			return nil
+		}
+		b.log.Warn().Err(err).Dur("retry_in", backoff).Msg("update stream ended; resuming")
+		if time.Since(started) > 10*time.Second {
+			backoff = 100 * time.Millisecond
+		}
+		if !sleep(ctx, backoff) {
+			return nil
+		}
+		backoff = min(2*backoff, 5*time.Second)
+		if err := b.resume(ctx); err != nil {
+			b.log.Warn().Err(err).Msg("re-registering")
+		}
+	}
+}
+
+// resume registers again after a broken stream: the supervisor may have
+// restarted (or pruned the session), and the profile key finds the same
+// thread. If the supervisor is gone for good it is started again.
+func (b *bridge) resume(ctx context.Context) error {
+	if b.cfg.ensure {
+		if _, err := client.Ensure(ctx, client.EnsureOptions{
+			Socket: b.cfg.paths.Socket, StateDir: b.cfg.paths.StateDir, Profile: b.cfg.paths.Profile,
+			SecretFile: b.cfg.paths.Secret, Binary: b.cfg.binary,
+		}); err != nil {
+			return err
+		}
+	}
+	return b.register(ctx, "")
+}
+
+// handle delivers one update and acks it. The ack outlives a cancelled
+// ctx (a shutdown) for a moment: what was written is acked if it can be.
+func (b *bridge) handle(ctx context.Context, f *client.Follower, u *chatbusv1.Update) error {
+	if u == nil {
+		return nil // a binding change on the stream: nothing to deliver
+	}
+	if u.GetSeq() > b.delivered {
+		if err := b.deliver(ctx, u); err != nil {
+			return err
+		}
+		b.delivered = u.GetSeq()
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	return f.Ack(actx, u.GetSeq())
+}
+
+// handOver suspends the session for the next chatbus-mcp of the profile
+// key and leaves it the token.
+func (b *bridge) handOver() {
+	b.mu.Lock()
+	f, ended := b.sess.f, b.ended
+	b.mu.Unlock()
+	if f == nil || ended != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	h, err := f.Suspend(ctx)
+	if err != nil {
+		b.log.Warn().Err(err).Msg("suspend for a handoff; the next session finds the thread by its profile key")
+		f.Close(ctx)
+		return
+	}
+	err = b.dirs.writeHandoff(handoffFile{
+		ProfileKey: b.cfg.profileKey, Token: h.Token, Expires: h.Expires,
+		Binding: f.Registered().GetBinding().GetThreadName(),
+	})
+	if err != nil {
+		b.log.Warn().Err(err).Msg("writing the handoff file")
+		return
+	}
+	b.log.Info().Time("expires", h.Expires).Str("file", b.dirs.handoffPath()).Msg("suspended for a handoff")
+}
+
+// callResult is a platform call's answer: its JSON and the message it
+// sent or edited, if any.
+type callResult struct {
+	json      []byte
+	messageID string
+}
+
+// call makes one platform call in the session's thread.
+func (b *bridge) call(ctx context.Context, f *client.Follower, c platform.Call) (callResult, error) {
+	params, err := jsonMarshal(c.Params)
+	if err != nil {
+		return callResult{}, err
+	}
+	key := fmt.Sprintf("%s-%d", f.Session().GetInstanceId(), b.keys.Add(1))
+	resp, err := b.c.Bus.Call(ctx, &chatbusv1.CallRequest{
+		Session: f.Session(), Method: c.Method, ParamsJson: params, IdempotencyKey: key,
+	})
+	if err != nil {
+		return callResult{}, client.Err(err)
+	}
+	return callResult{json: resp.GetResultJson(), messageID: firstRef(resp.GetReferences(), chatbusv1.ReferenceKind_REFERENCE_KIND_MESSAGE)}, nil
+}
+
+// background runs fn on its own goroutine, counted for the shutdown.
+func (b *bridge) background(fn func(ctx context.Context)) {
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		fn(ctx)
+	}()
+}
+
+func firstRef(refs []*chatbusv1.Reference, kind chatbusv1.ReferenceKind) string {
+	for _, r := range refs {
+		if r.GetKind() == kind {
+			return r.GetId()
+		}
+	}
+	return ""
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// zerologWriter carries the SDK's log lines into the log.
+type zerologWriter struct{ log zerolog.Logger }
+
+func (w zerologWriter) Write(p []byte) (int, error) {
+	w.log.Warn().Str("from", "mcp-go").Msg(string(trimNewline(p)))
+	return len(p), nil
+}
+
+func trimNewline(p []byte) []byte {
+	for len(p) > 0 && (p[len(p)-1] == '\n' || p[len(p)-1] == '\r') {
+		p = p[:len(p)-1]
+	}
+	return p
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/chatbus/chatbus/client"
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+)
+
+// maxFilesPerUpdate bounds the downloads one inbound message starts.
+const maxFilesPerUpdate = 10
+
+// deliver turns one update of the thread into what Claude Code sees: a
+// button press or a "yes <id>" reply answers a permission prompt; anything
+// else becomes a channel notification (files downloaded first). It
+// returns errStdout if the notification could not be written; everything
+// else (a failed download, a failed typing call) is logged and delivered
+// around.
+func (b *bridge) deliver(ctx context.Context, u *chatbusv1.Update) error {
+	switch {
+	case u.GetKind() == chatbusv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY:
+		return b.perms.press(ctx, u)
+	case u.GetKind() == chatbusv1.UpdateKind_UPDATE_KIND_MESSAGE:
+		if m := verdictReply.FindStringSubmatch(u.GetText()); m != nil {
+			return b.perms.reply(ctx, u, strings.ToLower(m[2]), verdictOf(m[1]))
+		}
+	}
+	content, meta := b.describe(ctx, u)
+	if err := ctx.Err(); err != nil {
+		// Shutting down mid-download: leave it unacked for the successor
+		// rather than deliver it without its files.
+		return err
+	}
+	if err := b.out.channelMessage(content, meta); err != nil {
+		return fmt.Errorf("%w: %v", errStdout, err)
+	}
+	b.log.Debug().Uint64("seq", u.GetSeq()).Str("message_id", meta["message_id"]).Msg("delivered")
+	if u.GetKind() == chatbusv1.UpdateKind_UPDATE_KIND_MESSAGE {
+		b.showTyping()
+	}
+	return nil
+}
+
+// verdictReply is a person's answer to a permission prompt in text:
+// "yes abcde" / "no abcde" (or y/n), the id being Claude Code's five
+// letters. Case does not matter (phones capitalise).
+var verdictReply = regexp.MustCompile(`(?i)^\s*(y|yes|n|no)\s+([a-km-z]{5})\s*$`)
+
+func verdictOf(word string) string {
+	if strings.HasPrefix(strings.ToLower(word), "y") {
+		return behaviorAllow
+	}
+	return behaviorDeny
+}
+
+// describe builds the channel notification of an update from its
+// platform-neutral fields: the text, the thread, the sender, the message
+// id and the files among its references (downloaded into the inbox).
+func (b *bridge) describe(ctx context.Context, u *chatbusv1.Update) (string, map[string]string) {
+	t := u.GetTarget()
+	meta := map[string]string{
+		"chat_id":   t.GetChat(),
+		"thread_id": t.GetThread(),
+		"user":      firstNonEmpty(u.GetSenderName(), u.GetSender()),
+		"user_id":   u.GetSender(),
+		"platform":  u.GetPlatform(),
+	}
+	if ts := u.GetReceivedAt(); ts != nil {
+		meta["ts"] = ts.AsTime().UTC().Format(time.RFC3339)
+	}
+	var files, fileIDs, notes []string
+	for _, r := range u.GetReferences() {
+		switch r.GetKind() {
+		case chatbusv1.ReferenceKind_REFERENCE_KIND_MESSAGE:
+			if meta["message_id"] == "" {
+				meta["message_id"] = r.GetId()
+			}
+		case chatbusv1.ReferenceKind_REFERENCE_KIND_FILE:
+			fileIDs = append(fileIDs, r.GetId())
+		}
+	}
+	for i, id := range fileIDs {
+		if i == maxFilesPerUpdate {
+			notes = append(notes, fmt.Sprintf("[%d more files not downloaded: use download_attachment with their ids]", len(fileIDs)-i))
+			break
+		}
+		path, err := b.download(ctx, u.GetSeq(), i, id)
+		if err != nil {
+			b.log.Warn().Err(err).Str("file_id", id).Msg("downloading an attachment")
+			notes = append(notes, fmt.Sprintf("[file %s could not be downloaded (%v): try download_attachment]", id, err))
+			continue
+		}
+		files = append(files, path)
+		notes = append(notes, "[attached file: "+path+"]")
+	}
+	if len(fileIDs) > 0 {
+		meta["files"] = strings.Join(files, ",")
+		meta["file_ids"] = strings.Join(fileIDs, ",")
+	}
+	switch u.GetKind() {
+	case chatbusv1.UpdateKind_UPDATE_KIND_EDITED_MESSAGE:
+		meta["kind"] = "edited"
+	case chatbusv1.UpdateKind_UPDATE_KIND_REACTION:
+		meta["kind"] = "reaction"
+	}
+	content := u.GetText()
+	if content == "" {
+		switch {
+		case len(fileIDs) > 0:
+			content = "(file)"
+		case u.GetKind() == chatbusv1.UpdateKind_UPDATE_KIND_REACTION:
+			content = "(reaction)"
+		default:
+			content = "(empty message)"
+		}
+	}
+	if len(notes) > 0 {
+		content += "\n\n" + strings.Join(notes, "\n")
+	}
+	return content, meta
+}
+
+// download writes the file into the inbox as <seq>-<n><ext> (the
+// extension from the platform's path of it) and returns its path.
+func (b *bridge) download(ctx context.Context, seq uint64, n int, fileID string) (string, error) {
+	b.mu.Lock()
+	f := b.sess.f
+	b.mu.Unlock()
+	return b.downloadTo(ctx, f, fmt.Sprintf("%d-%d", seq, n), fileID)
+}
+
+func (b *bridge) downloadTo(ctx context.Context, f *client.Follower, base, fileID string) (string, error) {
+	dir := b.dirs.inbox()
+	if err := privateDir(dir); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(dir, ".download-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	d, err := f.DownloadFile(ctx, fileID, tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, base+safeExt(d.Path))
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// safeExt is the extension of a platform path if it is a plain one.
+var safeExtRE = regexp.MustCompile(`^\.[A-Za-z0-9]{1,8}$`)
+
+func safeExt(p string) string {
+	if e := filepath.Ext(p); safeExtRE.MatchString(e) {
+		return strings.ToLower(e)
+	}
+	return ""
+}
+
+// showTyping sets the platform's typing indicator in the background.
+func (b *bridge) showTyping() {
+	s, err := b.current()
+	if err != nil {
+		return
+	}
+	c, ok := s.plat.Typing()
+	if !ok {
+		return
+	}
+	b.background(func(ctx context.Context) {
+		if _, err := b.call(ctx, s.f, c); err != nil {
+			b.log.Debug().Err(err).Msg("typing indicator")
+		}
+	})
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestHandoffFile(t *testing.T) {
+	state := t.TempDir()
+	d := newStateDirs(state, "mcp:1234@5678")
+	now := time.Now()
+	tests := []struct {
+		name   string
+		write  *handoffFile
+		key    string
+		wantOK bool
+	}{
+		{name: "none", key: "mcp:1234@5678"},
+		{name: "valid", write: &handoffFile{ProfileKey: "mcp:1234@5678", Token: "tok", Expires: now.Add(time.Minute)}, key: "mcp:1234@5678", wantOK: true},
+		{name: "expired", write: &handoffFile{ProfileKey: "mcp:1234@5678", Token: "tok", Expires: now.Add(-time.Second)}, key: "mcp:1234@5678"},
+		{name: "another key's", write: &handoffFile{ProfileKey: "other", Token: "tok", Expires: now.Add(time.Minute)}, key: "mcp:1234@5678"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.write != nil {
+				if err := d.writeHandoff(*tt.write); err != nil {
+					t.Fatal(err)
+				}
+				for path, mode := range map[string]os.FileMode{d.root: 0o700, d.handoffPath(): 0o600} {
+					if st, err := os.Stat(path); err != nil || st.Mode().Perm() != mode {
+						t.Errorf("%s: %v %v, want %v", path, st.Mode().Perm(), err, mode)
+					}
+				}
+			}
+			h, ok, err := d.takeHandoff(tt.key, now)
+			if err != nil || ok != tt.wantOK || ok && h.Token != "tok" {
+				t.Errorf("takeHandoff: %+v %v %v, want ok %v", h, ok, err, tt.wantOK)
+			}
+			if _, err := os.Stat(d.handoffPath()); !os.IsNotExist(err) {
+				t.Errorf("the file is still there after it was read: %v", err)
+			}
+		})
+	}
+	if other := newStateDirs(state, "mcp:1234@5679"); other.handoffPath() == d.handoffPath() || filepath.Dir(other.inbox()) != filepath.Dir(d.inbox()) {
+		t.Errorf("paths of two keys: %s %s", other.handoffPath(), d.handoffPath())
+	}
+}
+
+// TestNotifierLines: every notification is one JSON-RPC line, meta keys
+// that Claude Code would drop are left out, and the SDK's own writes
+// interleave only between lines.
+func TestNotifierLines(t *testing.T) {
+	var buf bytes.Buffer
+	n := &notifier{w: &buf}
+	if err := n.channelMessage("hi\nthere", map[string]string{"chat_id": "-100", "bad-key": "x", "empty": "", "ts": "2026-01-01T00:00:00Z"}); err != nil {
+		t.Fatal(err)
+	}
+	n.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"))
+	if err := n.verdict("abcde", behaviorAllow); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines: %q", len(lines), buf.String())
+	}
+	var msg struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  struct {
+			Content string            `json:"content"`
+			Meta    map[string]string `json:"meta"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg.JSONRPC != "2.0" || msg.Method != methodChannel || msg.Params.Content != "hi\nthere" ||
+		len(msg.Params.Meta) != 2 || msg.Params.Meta["chat_id"] != "-100" {
+		t.Errorf("channel notification %s", lines[0])
+	}
+	if want := `{"jsonrpc":"2.0","method":"notifications/claude/channel/permission","params":{"behavior":"allow","request_id":"abcde"}}`; lines[2] != want {
+		t.Errorf("verdict\n got %s\nwant %s", lines[2], want)
+	}
+}
+
+func TestVerdictReply(t *testing.T) {
+	tests := []struct {
+		text, id, behavior string
+	}{
+		{"yes abcde", "abcde", behaviorAllow},
+		{"  Y ABCDE ", "abcde", behaviorAllow},
+		{"no fghij", "fghij", behaviorDeny},
+		{"N fghij", "fghij", behaviorDeny},
+		{"yes", "", ""},
+		{"yes abcdl", "", ""}, // no 'l' in Claude Code's ids
+		{"yes abcde please", "", ""},
+		{"sure, yes abcde", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			m := verdictReply.FindStringSubmatch(tt.text)
+			switch {
+			case tt.id == "" && m != nil:
+				t.Errorf("%q taken as a verdict: %q", tt.text, m)
+			case tt.id != "" && (m == nil || strings.ToLower(m[2]) != tt.id || verdictOf(m[1]) != tt.behavior):
+				t.Errorf("%q: %q, want %s %s", tt.text, m, tt.behavior, tt.id)
+			}
+		})
+	}
+}
+
+func TestSendable(t *testing.T) {
+	state := t.TempDir()
+	b := &bridge{cfg: config{}, dirs: newStateDirs(state, "k")}
+	b.cfg.paths.StateDir = state
+	os.WriteFile(filepath.Join(state, "secret"), []byte("s"), 0o600)
+	privateDir(b.dirs.inbox())
+	os.WriteFile(filepath.Join(b.dirs.inbox(), "1-0.jpg"), []byte("j"), 0o600)
+	work := t.TempDir()
+	os.WriteFile(filepath.Join(work, "report.txt"), []byte("r"), 0o600)
+	os.Symlink(filepath.Join(state, "secret"), filepath.Join(work, "innocent.txt"))
+	tests := []struct {
+		name, path string
+		ok         bool
+	}{
+		{"a work file", filepath.Join(work, "report.txt"), true},
+		{"a received file", filepath.Join(b.dirs.inbox(), "1-0.jpg"), true},
+		{"relative", "report.txt", false},
+		{"a directory", work, false},
+		{"the supervisor's secret", filepath.Join(state, "secret"), false},
+		{"the secret through a link", filepath.Join(work, "innocent.txt"), false},
+		{"missing", filepath.Join(work, "nope"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := b.sendable(tt.path); (err == nil) != tt.ok {
+				t.Errorf("sendable(%s) = %v, want ok %v", tt.path, err, tt.ok)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var out bytes.Buffer
+	_, err := parseFlags([]string{"--help"}, func(string) string { return "" }, &out)
+	if err == nil || !strings.Contains(out.String(), "--dangerously-load-development-channels server:chatbus") || !strings.Contains(out.String(), "-profile-key") {
+		t.Errorf("--help: %v\n%s", err, out.String())
+	}
+	cfg, err := parseFlags(nil, func(k string) string { return map[string]string{"CHATBUS_PROFILE_KEY": "me", "HOME": t.TempDir()}[k] }, &out)
+	if err != nil || cfg.profileKey != "me" || cfg.threadName == "" {
+		t.Errorf("from the environment: %+v %v", cfg, err)
+	}
+	if k, err := launcherKey(); err != nil || !strings.HasPrefix(k, "mcp:") {
+		t.Errorf("launcher key %q %v", k, err)
+	}
+}
