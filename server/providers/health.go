@@ -17,7 +17,11 @@ import (
 // reason its Status gives), and whether the supervisor can journal what
 // it delivers. It is serving only when both are fine.
 type health struct {
-	mu           sync.Mutex // guards below
+	mu sync.Mutex // guards below
+	// childKnown: the running child has reported its health. Until it
+	// does (it is starting) the supervisor does not call it unhealthy:
+	// calls wait for it as for any start.
+	childKnown   bool
 	childServing bool
 	childWhy     string
 	journalErr   string // while journal writes fail
@@ -26,7 +30,7 @@ type health struct {
 	since        time.Time
 }
 
-func newHealth() *health { return &health{since: time.Now()} }
+func newHealth() *health { return &health{since: time.Now(), serving: true} }
 
 // state returns whether the provider serves, why not, and since when.
 func (h *health) state() (serving bool, why string, since time.Time) {
@@ -38,11 +42,11 @@ func (h *health) state() (serving bool, why string, since time.Time) {
 // update recomputes the state after a change of its inputs and reports
 // whether the state (serving, or the reason) changed.
 func (h *health) updateLocked() bool {
-	serving, why := h.childServing && h.journalErr == "", ""
+	serving, why := (h.childServing || !h.childKnown) && h.journalErr == "", ""
 	switch {
 	case h.journalErr != "":
 		why = "state store: " + h.journalErr
-	case !h.childServing:
+	case !serving:
 		why = h.childWhy
 		if why == "" {
 			why = "the provider reports NOT_SERVING"
@@ -61,8 +65,16 @@ func (h *health) updateLocked() bool {
 func (h *health) setChild(serving bool, why string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.childServing, h.childWhy = serving, why
+	h.childKnown, h.childServing, h.childWhy = true, serving, why
 	return h.updateLocked()
+}
+
+// childGone forgets the child's health: the next child reports its own.
+func (h *health) childGone() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.childKnown = false
+	h.updateLocked()
 }
 
 func (h *health) setJournal(err error) bool {

@@ -207,6 +207,11 @@ func (m *Manager) onEvent(e supervise.Event) {
 	if e.ExitStatus != "" {
 		attrs["exit"] = e.ExitStatus
 	}
+	if kind == events.ProviderExited {
+		if p, ok := m.provs[e.Name]; ok {
+			p.health.childGone()
+		}
+	}
 	if kind == events.ProviderHealth {
 		if p, ok := m.provs[e.Name]; ok {
 			go m.childHealth(p, e, attrs) // asks the child why: off the supervision path
