@@ -115,9 +115,15 @@ type follower struct {
 
 func (b *tgBus) follow(t *testing.T, profileKey, cwd string) *follower {
 	t.Helper()
+	return b.followOn(t, "", profileKey, cwd)
+}
+
+// followOn registers a follower bound on provider ("": the default).
+func (b *tgBus) followOn(t *testing.T, provider, profileKey, cwd string) *follower {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	f, err := b.c.Register(ctx, client.Registration{ProfileKey: profileKey, Cwd: cwd, InstanceID: profileKey + "-1"})
+	f, err := b.c.Register(ctx, client.Registration{ProfileKey: profileKey, Cwd: cwd, InstanceID: profileKey + "-1", Provider: provider})
 	if err != nil {
 		t.Fatalf("register %s: %v", profileKey, err)
 	}

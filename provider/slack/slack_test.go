@@ -224,6 +224,7 @@ func TestConnectionFailures(t *testing.T) {
 		{"silent", r.st.StallLinks},
 	}
 	for i, b := range breaks {
+		eventually(t, "a connection", func() bool { return r.st.Stats().Live > 0 })
 		post(5)
 		conns := r.st.Stats().Connections
 		b.break_()
@@ -248,6 +249,25 @@ func TestConnectionFailures(t *testing.T) {
 	if status, _ := r.healthOf(); status != grpc_health_v1.HealthCheckResponse_SERVING {
 		t.Errorf("health %v after reconnects", status)
 	}
+}
+
+// TestRefreshKeepsReading: after Slack asks to reconnect, the old
+// connection is read until the next one says hello, so what Slack still
+// sends on it is acknowledged there, not left to Slack's retries.
+func TestRefreshKeepsReading(t *testing.T) {
+	r := newRig(t, rigConfig{})
+	j := r.journal()
+	th := r.provision("A · alpha")
+	eventually(t, "a connection", func() bool { return r.st.Stats().Live == 1 })
+	r.st.Fail("apps.connections.open", slacktest.Fault{Delay: 700 * time.Millisecond}) // the next connection is slow to open
+	r.st.Disconnect("warning")
+	m := r.st.PostMessage(chanID, person, "between connections", th.GetThread())
+	j.update(m.EventID)
+	eventually(t, "acknowledged", func() bool { return r.st.Event(m.EventID).Acked })
+	if e, st := r.st.Event(m.EventID), r.st.Stats(); e.Deliveries != 1 || st.Connections != 1 {
+		t.Errorf("event %+v, stats %+v: want it acknowledged on the old connection", e, st)
+	}
+	eventually(t, "the next connection", func() bool { return r.st.Stats().Connections == 2 })
 }
 
 // TestHealth: a revoked token, and Socket Mode turned off, make the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -89,30 +90,139 @@ func (l *link) pinger(every time.Duration) {
 	}
 }
 
-// connect keeps one Socket Mode connection open until ctx ends: it opens
+// linkEvent is what a link's reader tells the connection loop.
+type linkEvent struct {
+	l      *link
+	kind   linkEventKind
+	reason string // disconnect: Slack's reason
+	err    error  // ended: why
+	dead   bool   // ended: no frame for dead_after
+}
+
+type linkEventKind int
+
+const (
+	evHello linkEventKind = iota + 1
+	evDisconnect
+	evEnded
+)
+
+// connect keeps a Socket Mode connection open until ctx ends. It opens
 // one (apps.connections.open with the app token, then the WebSocket),
-// reads it until it ends, and opens the next, at once when Slack asked to
-// reconnect, after a backoff when it broke, and after authRetry when
+// whose reader runs in its own goroutine, and opens the next: at once when
+// Slack asks to reconnect (refresh_requested, warning), after a backoff
+// when the connection broke or went silent, and after authRetry when
 // Slack refused the token or turned Socket Mode off (the health says why
-// meanwhile).
+// meanwhile). A connection Slack asked to leave is still read until its
+// successor says hello (Slack closes it soon after anyway), so what Slack
+// sends on it meanwhile is not left to its retries.
+//
+// Goroutines: connect owns every link; each link has a reader and a
+// pinger, both ended (and waited for) when connect returns.
 func (r *receiver) connect(ctx context.Context) {
+	p := r.p
 	bo := newBackoff(250*time.Millisecond, 30*time.Second)
-	for n := 1; ctx.Err() == nil; n++ {
-		if !sleep(ctx, r.session(ctx, n, bo)) {
+	events := make(chan linkEvent)
+	var wg sync.WaitGroup
+	var cur *link
+	var leaving []*link
+	defer func() {
+		for _, l := range append(leaving, cur) {
+			if l != nil {
+				l.close()
+			}
+		}
+		wg.Wait()
+	}()
+	var wait time.Duration
+	for n := 1; ; {
+		if cur == nil {
+			if !r.sleepServing(ctx, wait, events, &leaving) {
+				return
+			}
+			l, d := r.dial(ctx, n, bo)
+			n++
+			if l == nil {
+				wait = d
+				continue
+			}
+			cur = l
+			r.cur.Store(l)
+			stop := context.AfterFunc(ctx, l.close) // unblocks the reader when the Run ends
+			wg.Go(func() { defer stop(); r.read(ctx, l, events) })
+			wg.Go(func() { l.pinger(p.deadAfter / 3) })
+		}
+		var ev linkEvent
+		select {
+		case <-ctx.Done():
 			return
+		case ev = <-events:
+		}
+		log := r.log.With().Int("connection", ev.l.n).Logger()
+		switch {
+		case ev.kind == evHello && ev.l == cur:
+			bo.reset()
+			p.health.set(componentSocket, true, "")
+			for _, old := range leaving {
+				old.close()
+			}
+		case ev.kind == evDisconnect && ev.reason == "link_disabled":
+			p.health.set(componentSocket, false, "Socket Mode is turned off for the app (disconnect: link_disabled): turn it on under Settings › Socket Mode")
+			log.Warn().Dur("retry_in", p.authRetry).Msg("Slack turned Socket Mode off (link_disabled)")
+			ev.l.close()
+			if ev.l == cur {
+				cur, wait = nil, p.authRetry
+			}
+		case ev.kind == evDisconnect && ev.l == cur:
+			log.Info().Str("reason", ev.reason).Msg("Slack asked to reconnect: opening the next connection")
+			leaving = append(leaving, cur)
+			cur, wait = nil, 0
+		case ev.kind == evEnded:
+			leaving = slices.DeleteFunc(leaving, func(l *link) bool { return l == ev.l })
+			if ev.l != cur {
+				break
+			}
+			cur, wait = nil, bo.next()
+			if ev.dead {
+				log.Warn().Dur("dead_after", p.deadAfter).Dur("retry_in", wait).Msg("no frame from Slack for dead_after: the connection is dead; reconnecting")
+			} else {
+				log.Info().Err(ev.err).Dur("retry_in", wait).Msg("Socket Mode connection lost; reconnecting")
+			}
+		}
+		r.cur.Store(cur)
+	}
+}
+
+// sleepServing waits d while still handling the events of the leaving
+// links (a link Slack asked to leave keeps delivering until it ends). It
+// reports whether d passed before ctx ended.
+func (r *receiver) sleepServing(ctx context.Context, d time.Duration, events <-chan linkEvent, leaving *[]*link) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			return true
+		case ev := <-events:
+			if ev.kind == evEnded || ev.kind == evDisconnect {
+				ev.l.close()
+				*leaving = slices.DeleteFunc(*leaving, func(l *link) bool { return l == ev.l })
+			}
 		}
 	}
 }
 
-// session runs connection n and returns how long to wait before the next.
-func (r *receiver) session(ctx context.Context, n int, bo *backoff) time.Duration {
+// dial opens connection n; nil and how long to wait if it cannot.
+func (r *receiver) dial(ctx context.Context, n int, bo *backoff) (*link, time.Duration) {
 	p := r.p
 	octx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	_, wsURL, err := p.api.StartSocketModeContext(octx)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0
+			return nil, 0
 		}
 		if why := authProblem(err); why != "" || slackCode(err) == "not_allowed_token_type" {
 			if why == "" {
@@ -120,16 +230,16 @@ func (r *receiver) session(ctx context.Context, n int, bo *backoff) time.Duratio
 			}
 			p.health.set(componentSocket, false, "Socket Mode: app token: "+why)
 			r.log.Warn().Err(err).Dur("retry_in", p.authRetry).Msg("apps.connections.open refused the app token")
-			return p.authRetry
+			return nil, p.authRetry
 		}
 		var rl *slack.RateLimitedError
 		if errors.As(err, &rl) {
 			r.log.Warn().Dur("retry_in", rl.RetryAfter).Msg("apps.connections.open rate limited")
-			return rl.RetryAfter
+			return nil, rl.RetryAfter
 		}
 		d := bo.next()
 		r.log.Warn().Err(err).Dur("retry_in", d).Msg("apps.connections.open failed")
-		return d
+		return nil, d
 	}
 	conn, resp, err := p.dialer.DialContext(ctx, wsURL, nil)
 	if resp != nil && resp.Body != nil {
@@ -137,28 +247,28 @@ func (r *receiver) session(ctx context.Context, n int, bo *backoff) time.Duratio
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0
+			return nil, 0
 		}
 		d := bo.next()
 		r.log.Warn().Err(err).Dur("retry_in", d).Msg("Socket Mode dial failed")
-		return d
+		return nil, d
 	}
-	l := newLink(n, conn)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer l.close()
-	stop := context.AfterFunc(ctx, l.close) // unblocks the reader when the Run ends
-	defer stop()
-	r.cur.Store(l)
-	defer r.cur.CompareAndSwap(l, nil)
-	wg.Go(func() { l.pinger(p.deadAfter / 3) })
-	return r.read(ctx, l, bo)
+	return newLink(n, conn), 0
 }
 
-// read reads link l's frames until it ends: hello and disconnect are
-// handled here (they carry no envelope id and are never acknowledged),
-// every other request goes to the delivery loop.
-func (r *receiver) read(ctx context.Context, l *link, bo *backoff) time.Duration {
+// read reads link l's frames until it ends, and says so on events: hello
+// and disconnect are reported (they carry no envelope id and are never
+// acknowledged), every other request goes to the delivery loop.
+func (r *receiver) read(ctx context.Context, l *link, events chan<- linkEvent) {
+	tell := func(ev linkEvent) bool {
+		ev.l = l
+		select {
+		case events <- ev:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 	p := r.p
 	extend := func() { l.conn.SetReadDeadline(time.Now().Add(p.deadAfter)) }
 	l.conn.SetPingHandler(func(data string) error {
@@ -177,17 +287,10 @@ func (r *receiver) read(ctx context.Context, l *link, bo *backoff) time.Duration
 		extend()
 		_, data, err := l.conn.ReadMessage()
 		if err != nil {
-			if ctx.Err() != nil {
-				return 0
-			}
-			d := bo.next()
+			l.close()
 			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				log.Warn().Dur("dead_after", p.deadAfter).Dur("retry_in", d).Msg("no frame from Slack for dead_after: the connection is dead; reconnecting")
-			} else {
-				log.Info().Err(err).Dur("retry_in", d).Msg("Socket Mode connection lost; reconnecting")
-			}
-			return d
+			tell(linkEvent{kind: evEnded, err: err, dead: errors.As(err, &ne) && ne.Timeout()})
+			return
 		}
 		var req socketmode.Request
 		if err := json.Unmarshal(data, &req); err != nil {
@@ -196,17 +299,14 @@ func (r *receiver) read(ctx context.Context, l *link, bo *backoff) time.Duration
 		}
 		switch req.Type {
 		case socketmode.RequestTypeHello:
-			bo.reset()
-			p.health.set(componentSocket, true, "")
 			log.Info().Int("num_connections", req.NumConnections).Str("host", req.DebugInfo.Host).Msg("Socket Mode connected")
-		case socketmode.RequestTypeDisconnect:
-			if req.Reason == "link_disabled" {
-				p.health.set(componentSocket, false, "Socket Mode is turned off for the app (disconnect: link_disabled): turn it on under Settings › Socket Mode")
-				log.Warn().Dur("retry_in", p.authRetry).Msg("Slack turned Socket Mode off (link_disabled)")
-				return p.authRetry
+			if !tell(linkEvent{kind: evHello}) {
+				return
 			}
-			log.Info().Str("reason", req.Reason).Msg("Slack asked to reconnect")
-			return 0
+		case socketmode.RequestTypeDisconnect:
+			if !tell(linkEvent{kind: evDisconnect, reason: req.Reason}) {
+				return
+			}
 		default:
 			if req.EnvelopeID == "" {
 				log.Warn().Str("type", req.Type).Msg("a Socket Mode request without an envelope id: ignored")
@@ -217,7 +317,7 @@ func (r *receiver) read(ctx context.Context, l *link, bo *backoff) time.Duration
 			select {
 			case r.in <- env:
 			case <-ctx.Done():
-				return 0
+				return
 			}
 		}
 	}

@@ -99,6 +99,7 @@ type Server struct {
 	// Tokens and Socket Mode.
 	revoked  bool
 	disabled bool            // Socket Mode turned off
+	loseAcks bool            // acknowledgements are dropped (LoseAcks)
 	tickets  map[string]bool // apps.connections.open tickets not yet used
 	links    map[int]*link
 	nlinks   int
@@ -132,6 +133,8 @@ type Stats struct {
 	// only); BadAcks how many named no envelope sent (an empty id, as an
 	// acknowledgement of hello or disconnect would be, or an unknown one).
 	Acked, Acks, BadAcks int
+	// LostAcks is how many acknowledgements LoseAcks dropped.
+	LostAcks int
 	// Expired is how many events Slack gave up on (the retry schedule ran
 	// out); Pending how many are neither acknowledged nor expired.
 	Expired, Pending int

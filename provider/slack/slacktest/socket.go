@@ -2,7 +2,9 @@ package slacktest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -37,7 +39,8 @@ type link struct {
 	conn  *websocket.Conn
 	wmu   sync.Mutex
 	done  chan struct{} // closed when the connection ended
-	stall chan struct{} // non-nil while stalled: closed to resume
+	// stalled (guarded by Server.mu): see StallLinks.
+	stalled bool
 }
 
 // frame is an envelope as Slack sends it.
@@ -108,19 +111,25 @@ func (s *Server) serveLink(w http.ResponseWriter, r *http.Request) {
 // the link's unacknowledged envelopes back for redelivery.
 func (s *Server) readLink(l *link) {
 	defer s.dropLink(l)
-	for {
+	// A stalled link is a dead network path: what the app sends is lost
+	// and its pings go unanswered.
+	l.conn.SetPingHandler(func(data string) error {
 		s.mu.Lock()
-		stall := l.stall
+		stalled := l.stalled
 		s.mu.Unlock()
-		if stall != nil {
-			select { // a silent peer: nothing is read, no ping is answered
-			case <-stall:
-			case <-l.done:
-				return
-			case <-s.done:
-				return
+		if stalled {
+			return nil
+		}
+		err := l.conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(5*time.Second))
+		if err != nil && !errors.Is(err, websocket.ErrCloseSent) {
+			var ne net.Error
+			if !errors.As(err, &ne) {
+				return err
 			}
 		}
+		return nil
+	})
+	for {
 		_, data, err := l.conn.ReadMessage()
 		if err != nil {
 			return
@@ -132,6 +141,10 @@ func (s *Server) readLink(l *link) {
 		s.mu.Lock()
 		e := s.byEnvelope[ack.EnvelopeID]
 		switch {
+		case l.stalled:
+			// lost on the dead path
+		case s.loseAcks:
+			s.stats.LostAcks++
 		case e == nil:
 			s.stats.BadAcks++
 		case e.expired:
@@ -189,7 +202,7 @@ func (s *Server) pingLink(l *link) {
 		case <-t.C:
 		}
 		s.mu.Lock()
-		stalled := l.stall != nil
+		stalled := l.stalled
 		s.mu.Unlock()
 		if !stalled {
 			l.conn.WriteControl(websocket.PingMessage, []byte("slacktest"), time.Now().Add(5*time.Second))
@@ -259,7 +272,7 @@ func (s *Server) plan() ([]send, time.Duration) {
 	next := time.Hour
 	var live []*link
 	for _, l := range s.linkList() {
-		if l.stall == nil {
+		if !l.stalled {
 			live = append(live, l)
 		}
 	}
@@ -321,6 +334,15 @@ func (s *Server) linkList() []*link {
 	return out
 }
 
+// LoseAcks makes acknowledgements get lost on the way (true) or arrive
+// again (false): lost ones are counted (Stats.LostAcks) and do nothing,
+// so their envelopes are redelivered.
+func (s *Server) LoseAcks(lose bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loseAcks = lose
+}
+
 // DropLinks cuts every Socket Mode connection mid-stream, without a close
 // frame (what a network failure looks like to both ends).
 func (s *Server) DropLinks() {
@@ -370,17 +392,15 @@ func (s *Server) EnableSocketMode() {
 }
 
 // StallLinks makes every open connection silent, as a dead network path
-// is: the server stops sending (envelopes, pings) and reading (so pings
-// are not answered), but keeps the TCP connection. Envelopes already on
+// is: the server stops sending (envelopes, pings), drops what arrives
+// (acknowledgements, pings go unanswered), but keeps the TCP connection. Envelopes already on
 // a stalled connection wait for their acknowledgement deadline. New
 // connections are not stalled. ResumeLinks ends it.
 func (s *Server) StallLinks() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, l := range s.links {
-		if l.stall == nil {
-			l.stall = make(chan struct{})
-		}
+		l.stalled = true
 	}
 }
 
@@ -389,10 +409,7 @@ func (s *Server) ResumeLinks() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, l := range s.links {
-		if l.stall != nil {
-			close(l.stall)
-			l.stall = nil
-		}
+		l.stalled = false
 	}
 	s.wake()
 }
