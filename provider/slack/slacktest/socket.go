@@ -35,10 +35,10 @@ type pending struct {
 // the only reader; frames are written under wmu (control frames through
 // WriteControl, which gorilla allows alongside).
 type link struct {
-	id    int
-	conn  *websocket.Conn
-	wmu   sync.Mutex
-	done  chan struct{} // closed when the connection ended
+	id   int
+	conn *websocket.Conn
+	wmu  sync.Mutex
+	done chan struct{} // closed when the connection ended
 	// stalled (guarded by Server.mu): see StallLinks.
 	stalled bool
 }
