@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -86,19 +86,8 @@ providers:
     backoff_max: 1s
 `, filepath.Join(binDir, "provider-telegram"), forumChat, tg.URL(), tg.Token(), allowedUser)
 	}
-	p := newProfile(t)
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := p.start("--config", path)
-	p.waitServing(d)
-	c, err := client.Dial(p.socket, client.WithSecretFile(filepath.Join(p.state, "secret")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	b := &slackBus{tgBus: &tgBus{profile: p, tg: tg, d: d, c: c, configPath: path}, st: st}
+	b := &slackBus{tgBus: startBus(t, newProfile(t), conf), st: st}
+	b.tg = tg
 	b.waitNamed(t, "slack", func(pi *chatbusv1.ProviderInfo) bool {
 		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING && pi.GetServing()
 	}, "RUNNING and serving")
@@ -232,6 +221,42 @@ func TestSlackRoutingAndCalls(t *testing.T) {
 	b.st.PressButton(slackChannel, sent.TS, slackPerson, "go", "go on")
 	b.st.React(slackChannel, sent.TS, slackPerson, "tada")
 	alpha.waitTexts(t, "to alpha", "again alpha", "go on", "tada")
+
+	// Files: a person's file downloads through the bus; an upload lands in
+	// alpha's thread.
+	_, fileID := b.st.PostFile(slackChannel, slackPerson, slackThread(alpha), "notes.txt", "notes", []byte("the notes\n"))
+	alpha.waitTexts(t, "to alpha", "again alpha", "go on", "tada", "notes")
+	dl, err := b.c.Bus.DownloadFile(ctx, &chatbusv1.DownloadFileRequest{Session: alpha.f.Session(), FileId: fileID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	for {
+		m, err := dl.Recv()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("download: %v", err)
+			}
+			break
+		}
+		got = append(got, m.GetChunk()...)
+	}
+	if string(got) != "the notes\n" {
+		t.Errorf("downloaded %q", got)
+	}
+	up, err := b.c.Bus.UploadFile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up.Send(&chatbusv1.UploadFileRequest{Msg: &chatbusv1.UploadFileRequest_Header{Header: &chatbusv1.UploadHeader{
+		Session: alpha.f.Session(), Filename: "answer.txt", Caption: "my answer"}}})
+	up.Send(&chatbusv1.UploadFileRequest{Msg: &chatbusv1.UploadFileRequest_Chunk{Chunk: []byte("answer\n")}})
+	if _, err := up.CloseAndRecv(); err != nil {
+		t.Fatalf("upload: %v", err)
+	}
+	if m := b.st.Sent(slackChannel, slackThread(alpha)); len(m) != 2 || m[1].Text != "my answer" || len(m[1].Files) != 1 {
+		t.Errorf("alpha's thread after the upload: %+v", m)
+	}
 
 	refused := []struct{ name, method, params string }{
 		{"another thread", "chat.postMessage", fmt.Sprintf(`{"text":"x","thread_ts":%q}`, slackThread(beta))},

@@ -59,6 +59,18 @@ providers:
     poll_grace: 2s
     backoff_max: 1s
 %s`, binLine, forumChat, tg.URL(), tg.Token(), allowedUser, extra)
+	b := startBus(t, p, cfg)
+	b.tg = tg
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
+		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
+	}, "RUNNING")
+	return b
+}
+
+// startBus starts supervisord on profile p with the config cfg and dials
+// it.
+func startBus(t *testing.T, p *profile, cfg string) *tgBus {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -70,11 +82,7 @@ providers:
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	b := &tgBus{profile: p, tg: tg, d: d, c: c, configPath: path}
-	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
-		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
-	}, "RUNNING")
-	return b
+	return &tgBus{profile: p, d: d, c: c, configPath: path}
 }
 
 func (b *tgBus) provider(t *testing.T) *chatbusv1.ProviderInfo {

@@ -15,12 +15,17 @@ import (
 )
 
 // Socket Mode, on gorilla/websocket (the WebSocket library slack-go
-// uses). slack-go's socketmode.Client is not used to run the connection:
-// it swallows disconnect frames (their reason never reaches the caller,
-// so link_disabled cannot be told from a refresh), and it writes
+// uses). slack-go's socketmode.Client (v0.35.0) is not used to run the
+// connection: it swallows disconnect frames (their reason never reaches
+// the caller, so link_disabled cannot be told from a refresh, and a
+// refreshed connection is dropped before its successor is up); it writes
 // acknowledgements from one queue shared by all its connections without
-// saying whether one was written. The frame types are slack-go's
-// (socketmode.Request, socketmode.Response).
+// saying whether one was written; and it never pings, so a dead path is
+// seen only when Slack's own pings stop (its watchdog then does close
+// the connection: the hang of slack-go issue #1093 is gone in v0.35.0).
+// Here any frame (data, ping or pong) keeps a connection alive, the
+// provider pings, and a connection silent for dead_after is replaced.
+// The frame types are slack-go's (socketmode.Request, socketmode.Response).
 
 // link is one Socket Mode WebSocket connection. Its session goroutine is
 // the only reader; data writes (acknowledgements) are serialized by wmu;

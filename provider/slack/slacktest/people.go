@@ -51,22 +51,21 @@ func (s *Server) post(channelID string, m *Message) Posted {
 	return Posted{TS: m.TS, EventID: s.messageEventLocked(c, m)}
 }
 
-// Edit changes a person's message text (message_changed with "edited").
+// Edit changes a person's message text (message_changed with a new
+// "edited").
 func (s *Server) Edit(channelID, ts, text string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, m := s.findLocked(channelID, ts)
-	if m == nil {
-		return ""
-	}
-	prev := *m
-	m.Text, m.EditedTS = text, s.newTSLocked()
-	return s.changedEventLocked(c, m, &prev)
+	return s.change(channelID, ts, func(m *Message) { m.Text, m.EditedTS = text, s.newTSLocked() })
 }
 
 // Unfurl sends the message_changed Slack sends when it adds a link
-// preview to a message: the text is unchanged and there is no "edited".
+// preview to a message: the text and "edited" stay as they were.
 func (s *Server) Unfurl(channelID, ts string) string {
+	return s.change(channelID, ts, func(*Message) {})
+}
+
+// change applies edit to a message and sends its message_changed; it
+// returns the event id.
+func (s *Server) change(channelID, ts string, edit func(*Message)) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, m := s.findLocked(channelID, ts)
@@ -74,6 +73,7 @@ func (s *Server) Unfurl(channelID, ts string) string {
 		return ""
 	}
 	prev := *m
+	edit(m)
 	return s.changedEventLocked(c, m, &prev)
 }
 
