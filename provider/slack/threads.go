@@ -17,7 +17,8 @@ import (
 const closedReaction = "lock"
 
 // Provision implements provider.Platform: it posts the thread's root
-// message, named req.Name ("A · myproject"), in the channel; the thread
+// message, named req.Name ("A · myproject", escaped so that a name is
+// never read as a mention or a link), in the channel; the thread
 // is the root's ts. With req.Reuse it first renames that root
 // (chat.update), which also proves it still exists; a root that is gone
 // or not the bot's is replaced by a new one. Posting is not idempotent:
@@ -39,7 +40,7 @@ func (p *Platform) Provision(ctx context.Context, req provider.ProvisionRequest)
 			return provider.Provisioned{Target: provider.Target{Chat: channel, Thread: r.Thread, Name: req.Name}, Reused: true}, nil
 		}
 	}
-	_, ts, err := p.api.PostMessageContext(ctx, channel, slack.MsgOptionText(req.Name, false))
+	_, ts, err := p.api.PostMessageContext(ctx, channel, slack.MsgOptionText(req.Name, true))
 	if err != nil {
 		p.noteBotErr(err)
 		return provider.Provisioned{}, fmt.Errorf("post the thread's root: %w", mapErr(err))
@@ -52,7 +53,7 @@ func (p *Platform) Provision(ctx context.Context, req provider.ProvisionRequest)
 // gone (or is not the bot's message, so it cannot be a thread the bot
 // made).
 func (p *Platform) reuse(ctx context.Context, channel, ts, name string) (bool, error) {
-	_, _, _, err := p.api.UpdateMessageContext(ctx, channel, ts, slack.MsgOptionText(name, false))
+	_, _, _, err := p.api.UpdateMessageContext(ctx, channel, ts, slack.MsgOptionText(name, true))
 	switch slackCode(err) {
 	case "":
 		if err != nil {
