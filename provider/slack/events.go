@@ -21,7 +21,7 @@ type envelope struct {
 	Retry       int
 	RetryReason string
 	link        *link
-	received    time.Time
+	received    time.Time // when it was read off the connection
 }
 
 // The parts of an events_api payload (an event_callback) and of its inner
@@ -131,7 +131,7 @@ func (p *Platform) convert(ctx context.Context, id identity, env *envelope) (*pr
 		if u.DedupId == "" {
 			u.DedupId = "envelope:" + env.ID
 		}
-		u.Payload = env.Payload
+		u.Payload, u.ReceivedAt = env.Payload, timestamppb.New(env.received)
 		return u, ""
 	case "interactive":
 		var in interaction
@@ -150,7 +150,7 @@ func (p *Platform) convert(ctx context.Context, id identity, env *envelope) (*pr
 		if in.TriggerID == "" {
 			u.DedupId = "envelope:" + env.ID
 		}
-		u.Payload = env.Payload
+		u.Payload, u.ReceivedAt = env.Payload, timestamppb.New(env.received)
 		return u, ""
 	}
 	return nil, "not routed: " + env.Type
@@ -244,12 +244,11 @@ func (p *Platform) convertAction(id identity, in *interaction) *providerv1.Updat
 
 func (p *Platform) update(channel, thread, sender string, kind providerv1.UpdateKind) *providerv1.Update {
 	return &providerv1.Update{
-		Kind:       kind,
-		Chat:       channel,
-		Thread:     thread,
-		Sender:     sender,
-		Allowed:    p.allowed[sender],
-		ReceivedAt: timestamppb.Now(),
+		Kind:    kind,
+		Chat:    channel,
+		Thread:  thread,
+		Sender:  sender,
+		Allowed: p.allowed[sender],
 	}
 }
 
