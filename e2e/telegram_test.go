@@ -59,6 +59,18 @@ providers:
     poll_grace: 2s
     backoff_max: 1s
 %s`, binLine, forumChat, tg.URL(), tg.Token(), allowedUser, extra)
+	b := startBus(t, p, cfg)
+	b.tg = tg
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
+		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
+	}, "RUNNING")
+	return b
+}
+
+// startBus starts supervisord on profile p with the config cfg and dials
+// it.
+func startBus(t *testing.T, p *profile, cfg string) *tgBus {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -70,11 +82,7 @@ providers:
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	b := &tgBus{profile: p, tg: tg, d: d, c: c, configPath: path}
-	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
-		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
-	}, "RUNNING")
-	return b
+	return &tgBus{profile: p, d: d, c: c, configPath: path}
 }
 
 func (b *tgBus) provider(t *testing.T) *chatbusv1.ProviderInfo {
@@ -115,9 +123,15 @@ type follower struct {
 
 func (b *tgBus) follow(t *testing.T, profileKey, cwd string) *follower {
 	t.Helper()
+	return b.followOn(t, "", profileKey, cwd)
+}
+
+// followOn registers a follower bound on provider ("": the default).
+func (b *tgBus) followOn(t *testing.T, provider, profileKey, cwd string) *follower {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	f, err := b.c.Register(ctx, client.Registration{ProfileKey: profileKey, Cwd: cwd, InstanceID: profileKey + "-1"})
+	f, err := b.c.Register(ctx, client.Registration{ProfileKey: profileKey, Cwd: cwd, InstanceID: profileKey + "-1", Provider: provider})
 	if err != nil {
 		t.Fatalf("register %s: %v", profileKey, err)
 	}

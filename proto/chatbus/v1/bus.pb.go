@@ -918,7 +918,8 @@ func (x *AckResponse) GetAckedThrough() uint64 {
 type CallRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Session *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
-	// Platform method, e.g. "sendMessage". Only allow-listed methods pass.
+	// Platform method, e.g. "sendMessage" (Telegram), "chat.postMessage"
+	// (Slack). Only the methods the provider declared pass.
 	Method string `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
 	// Method parameters as a JSON object. chat_id and message_thread_id are
 	// filled in from the binding; naming another chat or thread is refused.
@@ -1609,10 +1610,10 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12\x19\n" +
 	"\x03seq\x18\x02 \x01(\x04B\a\xbaH\x042\x02 \x00R\x03seq\"2\n" +
 	"\vAckResponse\x12#\n" +
-	"\racked_through\x18\x01 \x01(\x04R\fackedThrough\"\xd3\x01\n" +
+	"\racked_through\x18\x01 \x01(\x04R\fackedThrough\"\xe0\x01\n" +
 	"\vCallRequest\x125\n" +
-	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12.\n" +
-	"\x06method\x18\x02 \x01(\tB\x16\xbaH\x13r\x11\x10\x01\x18@2\v^[A-Za-z]+$R\x06method\x12*\n" +
+	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12;\n" +
+	"\x06method\x18\x02 \x01(\tB#\xbaH r\x1e\x10\x01\x18@2\x18^[A-Za-z][A-Za-z0-9._]*$R\x06method\x12*\n" +
 	"\vparams_json\x18\x03 \x01(\fB\t\xbaH\x06z\x04\x18\x80\x80\x04R\n" +
 	"paramsJson\x121\n" +
 	"\x0fidempotency_key\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"f\n" +

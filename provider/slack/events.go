@@ -1,0 +1,264 @@
+package slack
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/provider"
+)
+
+// envelope is one Socket Mode request that carries an envelope id (an
+// events_api, interactive or slash_commands frame): what must be
+// acknowledged to Slack, on the link it came in on if that is still up.
+type envelope struct {
+	ID          string
+	Type        string
+	Payload     json.RawMessage
+	Retry       int
+	RetryReason string
+	link        *link
+	received    time.Time // when it was read off the connection
+}
+
+// The parts of an events_api payload (an event_callback) and of its inner
+// event that routing needs. Everything else stays in the payload, which
+// is journalled verbatim.
+type callback struct {
+	Type    string          `json:"type"`
+	EventID string          `json:"event_id"`
+	Event   json.RawMessage `json:"event"`
+}
+
+type event struct {
+	Type    string `json:"type"`
+	Channel string `json:"channel"`
+	message
+	// message_changed: the message as it is now, and as it was.
+	Message         *message `json:"message"`
+	PreviousMessage *message `json:"previous_message"`
+	// reaction_added
+	Reaction string `json:"reaction"`
+	Item     struct {
+		Type    string `json:"type"`
+		Channel string `json:"channel"`
+		TS      string `json:"ts"`
+	} `json:"item"`
+}
+
+type message struct {
+	Subtype     string     `json:"subtype"`
+	User        string     `json:"user"`
+	BotID       string     `json:"bot_id"`
+	Text        string     `json:"text"`
+	TS          string     `json:"ts"`
+	ThreadTS    string     `json:"thread_ts"`
+	Files       []fileInfo `json:"files"`
+	Edited      *struct{}  `json:"edited"`
+	UserProfile *struct {
+		DisplayName string `json:"display_name"`
+		RealName    string `json:"real_name"`
+		Name        string `json:"name"`
+	} `json:"user_profile"`
+}
+
+type edited struct {
+	User string `json:"user"`
+	TS   string `json:"ts"`
+}
+
+type fileInfo struct {
+	ID string `json:"id"`
+}
+
+// interaction is the part of an interactive payload routing needs.
+type interaction struct {
+	Type      string `json:"type"`
+	TriggerID string `json:"trigger_id"`
+	User      struct {
+		ID       string `json:"id"`
+		Username string `json:"username"`
+		Name     string `json:"name"`
+	} `json:"user"`
+	Channel struct {
+		ID string `json:"id"`
+	} `json:"channel"`
+	Container struct {
+		MessageTS string `json:"message_ts"`
+		ChannelID string `json:"channel_id"`
+		ThreadTS  string `json:"thread_ts"`
+	} `json:"container"`
+	Message *message `json:"message"`
+	Actions []struct {
+		ActionID       string `json:"action_id"`
+		Value          string `json:"value"`
+		ActionTS       string `json:"action_ts"`
+		SelectedOption *struct {
+			Value string `json:"value"`
+		} `json:"selected_option"`
+	} `json:"actions"`
+}
+
+// routedSubtypes are the message subtypes a person's message has; every
+// other subtype (joins, topic changes, deletions…) is not routed.
+var routedSubtypes = map[string]bool{"": true, "file_share": true, "thread_broadcast": true, "me_message": true, "bot_message": true}
+
+// convert turns an envelope into the update to journal, or nil and why
+// not: the bot's own messages and reactions, edits that are not a
+// person's edit (link unfurls, reply counts), deletions, joins, and
+// events the provider does not route. Threads are Slack threads: a
+// message's thread_ts; a message outside any thread has thread "" and is
+// held unrouted by the supervisor.
+func (p *Platform) convert(ctx context.Context, id identity, env *envelope) (*providerv1.Update, string) {
+	switch env.Type {
+	case "events_api":
+		var cb callback
+		if err := json.Unmarshal(env.Payload, &cb); err != nil || cb.Type != "event_callback" {
+			return nil, "not an event_callback"
+		}
+		var ev event
+		if err := json.Unmarshal(cb.Event, &ev); err != nil {
+			return nil, "malformed event"
+		}
+		u := p.convertEvent(ctx, id, &ev)
+		if u == nil {
+			return nil, "not routed: " + ev.Type + " " + ev.Subtype
+		}
+		u.DedupId = cb.EventID
+		if u.DedupId == "" {
+			u.DedupId = "envelope:" + env.ID
+		}
+		u.Payload, u.ReceivedAt = env.Payload, timestamppb.New(env.received)
+		return u, ""
+	case "interactive":
+		var in interaction
+		if err := json.Unmarshal(env.Payload, &in); err != nil {
+			return nil, "malformed interaction"
+		}
+		u := p.convertAction(id, &in)
+		if u == nil {
+			return nil, "not routed: interaction " + in.Type
+		}
+		// A press is one interaction, minted once with its trigger id; a
+		// redelivery of the same press carries the same trigger id, a
+		// second press another one. (The envelope id names a delivery
+		// attempt, not the press.)
+		u.DedupId = "trigger:" + in.TriggerID
+		if in.TriggerID == "" {
+			u.DedupId = "envelope:" + env.ID
+		}
+		u.Payload, u.ReceivedAt = env.Payload, timestamppb.New(env.received)
+		return u, ""
+	}
+	return nil, "not routed: " + env.Type
+}
+
+func (p *Platform) convertEvent(ctx context.Context, id identity, ev *event) *providerv1.Update {
+	switch ev.Type {
+	case "message":
+		m, kind := &ev.message, providerv1.UpdateKind_UPDATE_KIND_MESSAGE
+		switch {
+		case ev.Subtype == "message_changed":
+			// A person's edit stamps a new "edited"; an unfurl or a
+			// thread's reply count changing the message keeps the one
+			// it had, if any.
+			if ev.Message == nil || ev.Message.Edited == nil ||
+				(ev.PreviousMessage != nil && ev.PreviousMessage.Edited != nil && *ev.PreviousMessage.Edited == *ev.Message.Edited) {
+				return nil
+			}
+			m, kind = ev.Message, providerv1.UpdateKind_UPDATE_KIND_EDITED_MESSAGE
+		case !routedSubtypes[ev.Subtype]:
+			return nil
+		}
+		p.threads.note(ev.Channel, m.TS, m.ThreadTS)
+		if id.own(m.User, m.BotID) {
+			return nil
+		}
+		u := p.update(ev.Channel, m.ThreadTS, m.User, kind)
+		u.Text = m.Text
+		u.SenderName = profileName(m)
+		refs := []provider.Ref{{Kind: provider.RefMessage, ID: m.TS}}
+		for _, f := range m.Files {
+			refs = append(refs, provider.Ref{Kind: provider.RefFile, ID: f.ID})
+		}
+		u.References = provider.RefsProto(refs)
+		return u
+	case "reaction_added":
+		if id.own(ev.User, "") || ev.Item.Type != "message" {
+			return nil
+		}
+		u := p.update(ev.Item.Channel, p.threadOf(ctx, id, ev.Item.Channel, ev.Item.TS), ev.User, providerv1.UpdateKind_UPDATE_KIND_REACTION)
+		u.Text = ev.Reaction
+		u.References = provider.RefsProto([]provider.Ref{{Kind: provider.RefMessage, ID: ev.Item.TS}})
+		return u
+	}
+	return nil
+}
+
+func (p *Platform) convertAction(id identity, in *interaction) *providerv1.Update {
+	if in.Type != "block_actions" || id.own(in.User.ID, "") {
+		return nil
+	}
+	channel := in.Channel.ID
+	if channel == "" {
+		channel = in.Container.ChannelID
+	}
+	msgTS, thread := in.Container.MessageTS, in.Container.ThreadTS
+	if m := in.Message; m != nil {
+		msgTS = m.TS
+		if m.ThreadTS != "" {
+			thread = m.ThreadTS
+		}
+	}
+	if thread == "" { // a button on a thread's root
+		if t, ok := p.threads.lookup(channel, msgTS); ok && t == msgTS {
+			thread = msgTS
+		}
+	}
+	u := p.update(channel, thread, in.User.ID, providerv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY)
+	u.SenderName = in.User.Username
+	if u.SenderName == "" {
+		u.SenderName = in.User.Name
+	}
+	if len(in.Actions) > 0 {
+		a := in.Actions[0]
+		switch {
+		case a.Value != "":
+			u.Text = a.Value
+		case a.SelectedOption != nil:
+			u.Text = a.SelectedOption.Value
+		default:
+			u.Text = a.ActionID
+		}
+	}
+	refs := []provider.Ref{{Kind: provider.RefInteraction, ID: in.TriggerID}}
+	if msgTS != "" {
+		refs = append(refs, provider.Ref{Kind: provider.RefMessage, ID: msgTS})
+	}
+	u.References = provider.RefsProto(refs)
+	return u
+}
+
+func (p *Platform) update(channel, thread, sender string, kind providerv1.UpdateKind) *providerv1.Update {
+	return &providerv1.Update{
+		Kind:    kind,
+		Chat:    channel,
+		Thread:  thread,
+		Sender:  sender,
+		Allowed: p.allowed[sender],
+	}
+}
+
+func profileName(m *message) string {
+	if pr := m.UserProfile; pr != nil {
+		for _, n := range []string{pr.DisplayName, pr.RealName, pr.Name} {
+			if n != "" {
+				return n
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,77 @@
+package slack
+
+import (
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chatbus/chatbus/provider"
+)
+
+// The parts of the connection whose failure makes the provider
+// NOT_SERVING: the bot token (Web API) and Socket Mode (the app token, or
+// Socket Mode turned off).
+const (
+	componentBot    = "bot"
+	componentSocket = "socket"
+)
+
+// healthState combines the components into one provider.Health: SERVING
+// while none is broken, else NOT_SERVING with every reason.
+type healthState struct {
+	h   *provider.Health // nil: nobody listens
+	mu  sync.Mutex       // guards bad and the order of Set calls
+	bad map[string]string
+}
+
+func (s *healthState) set(component string, ok bool, why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ok {
+		delete(s.bad, component)
+	} else {
+		s.bad[component] = why
+	}
+	if s.h == nil {
+		return
+	}
+	if len(s.bad) == 0 {
+		s.h.Set(true, "")
+		return
+	}
+	whys := make([]string, 0, len(s.bad))
+	for _, w := range s.bad {
+		whys = append(whys, w)
+	}
+	sort.Strings(whys)
+	s.h.Set(false, strings.Join(whys, "; "))
+}
+
+// broken reports whether component is broken.
+func (s *healthState) broken(component string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, bad := s.bad[component]
+	return bad
+}
+
+// backoff is an exponential delay with ±20% jitter. Not safe for
+// concurrent use.
+type backoff struct {
+	min, max, cur time.Duration
+}
+
+func newBackoff(minD, maxD time.Duration) *backoff { return &backoff{min: minD, max: maxD} }
+
+func (b *backoff) next() time.Duration {
+	if b.cur == 0 {
+		b.cur = b.min
+	} else {
+		b.cur = min(2*b.cur, b.max)
+	}
+	return time.Duration(float64(b.cur) * (0.8 + 0.4*rand.Float64()))
+}
+
+func (b *backoff) reset() { b.cur = 0 }

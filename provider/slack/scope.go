@@ -1,0 +1,166 @@
+package slack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/chatbus/chatbus/provider"
+)
+
+// MaxTextChars is the longest message text Slack takes: chat.postMessage
+// refuses longer text (msg_too_long). Slack advises keeping messages under
+// 4,000 characters for legibility; that is the follower's choice.
+const MaxTextChars = 40000
+
+// methods are the Web API methods followers may call, with the params
+// that name an id of the thread (the supervisor checks those against what
+// the thread has seen), and whether the method takes the thread itself
+// (thread_ts, filled in by scope). Every method is pinned to the caller's
+// channel (channel, filled in by scope).
+var methods = []struct {
+	provider.Method
+	thread bool
+}{
+	{Method: provider.Method{Name: "chat.postMessage"}, thread: true},
+	{Method: provider.Method{Name: "chat.postEphemeral"}, thread: true},
+	{Method: provider.Method{Name: "chat.update", Params: []provider.Param{{Name: "ts", Kind: provider.RefMessage, Required: true}}}},
+	{Method: provider.Method{Name: "chat.delete", Params: []provider.Param{{Name: "ts", Kind: provider.RefMessage, Required: true}}}},
+	{Method: provider.Method{Name: "reactions.add", Params: []provider.Param{{Name: "timestamp", Kind: provider.RefMessage, Required: true}}}},
+	{Method: provider.Method{Name: "reactions.remove", Params: []provider.Param{{Name: "timestamp", Kind: provider.RefMessage, Required: true}}}},
+}
+
+// takesThread says whether method is scoped by thread_ts.
+var takesThread = func() map[string]bool {
+	m := map[string]bool{}
+	for _, d := range methods {
+		m[d.Name] = d.thread
+	}
+	return m
+}()
+
+// Describe implements provider.Platform.
+func (p *Platform) Describe() provider.Description {
+	d := provider.Description{Platform: "slack", MaxTextChars: MaxTextChars}
+	for _, m := range methods {
+		d.Methods = append(d.Methods, m.Method)
+	}
+	return d
+}
+
+// Call implements provider.Platform: the call is scoped to t (see scope)
+// and sent as JSON; the message it sent or edited becomes a reference of
+// t. Slack has no idempotency keys, so the key is not used.
+func (p *Platform) Call(ctx context.Context, t provider.Target, method string, params json.RawMessage, _ string) (provider.Result, error) {
+	body, err := p.scope(t, method, params)
+	if err != nil {
+		return provider.Result{}, err
+	}
+	raw, err := p.web.post(ctx, method, body)
+	if err != nil {
+		p.noteBotErr(err)
+		return provider.Result{}, mapErr(err)
+	}
+	p.health.set(componentBot, true, "")
+	refs := resultRefs(method, raw)
+	for _, r := range refs {
+		if r.Kind == provider.RefMessage {
+			p.threads.note(t.Chat, r.ID, t.Thread)
+		}
+	}
+	return provider.Result{JSON: raw, Refs: refs}, nil
+}
+
+// scope pins params to thread t: channel is t's channel and, for the
+// methods that take one, thread_ts is t's root; params naming another
+// channel or thread, a file instead of a message (reactions), or an
+// ephemeral message to someone not on the allow-list are refused. The
+// supervisor has already checked the method and the ids its params name.
+func (p *Platform) scope(t provider.Target, method string, params json.RawMessage) ([]byte, error) {
+	if t.Thread == "" {
+		return nil, fmt.Errorf("%w: %s: the channel itself is not a thread", provider.ErrOutOfScope, method)
+	}
+	if _, ok := takesThread[method]; !ok {
+		return nil, fmt.Errorf("%w: %s is not a method of this provider", provider.ErrInvalid, method)
+	}
+	m := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(params)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(params))
+		dec.UseNumber()
+		if err := dec.Decode(&m); err != nil || m == nil {
+			return nil, fmt.Errorf("%w: %s params must be a JSON object", provider.ErrInvalid, method)
+		}
+	}
+	if v, ok := m["channel"]; ok && textOf(v) != t.Chat {
+		return nil, fmt.Errorf("%w: channel %s is not your channel", provider.ErrOutOfScope, v)
+	}
+	if v, ok := m["thread_ts"]; ok && textOf(v) != t.Thread {
+		return nil, fmt.Errorf("%w: thread_ts %s is not your thread", provider.ErrOutOfScope, v)
+	}
+	for _, k := range []string{"file", "file_comment"} {
+		if _, ok := m[k]; ok {
+			return nil, fmt.Errorf("%w: %s: %s cannot be tied to a thread; name the message by timestamp", provider.ErrOutOfScope, method, k)
+		}
+	}
+	if method == "chat.postEphemeral" {
+		u := textOf(m["user"])
+		if !p.allowed[u] {
+			return nil, fmt.Errorf("%w: chat.postEphemeral: user %q is not on allowed_user_ids", provider.ErrOutOfScope, u)
+		}
+	}
+	if v, ok := m["text"]; ok {
+		var s string
+		if json.Unmarshal(v, &s) == nil && utf8.RuneCountInString(s) > MaxTextChars {
+			return nil, fmt.Errorf("%w: text of %d characters; Slack takes at most %d", provider.ErrInvalid, utf8.RuneCountInString(s), MaxTextChars)
+		}
+	}
+	m["channel"] = jsonString(t.Chat)
+	if takesThread[method] {
+		m["thread_ts"] = jsonString(t.Thread)
+	}
+	return json.Marshal(m)
+}
+
+// textOf returns a JSON string (or number) as text; "" for anything else.
+func textOf(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(v, &n) == nil {
+		return n.String()
+	}
+	return ""
+}
+
+func jsonString(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// resultRefs lists the ids a call's answer makes available: the message
+// chat.postMessage sent or chat.update edited, and that message's files.
+// Ephemeral messages cannot be named later (chat.update does not reach
+// them), and the other methods make nothing.
+func resultRefs(method string, raw json.RawMessage) []provider.Ref {
+	if method != "chat.postMessage" && method != "chat.update" {
+		return nil
+	}
+	var res struct {
+		TS      string `json:"ts"`
+		Message struct {
+			Files []fileInfo `json:"files"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(raw, &res) != nil || res.TS == "" {
+		return nil
+	}
+	refs := []provider.Ref{{Kind: provider.RefMessage, ID: res.TS}}
+	for _, f := range res.Message.Files {
+		refs = append(refs, provider.Ref{Kind: provider.RefFile, ID: f.ID})
+	}
+	return refs
+}

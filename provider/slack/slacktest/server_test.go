@@ -1,0 +1,406 @@
+package slacktest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+	"github.com/slack-go/slack/socketmode"
+	"go.uber.org/goleak"
+
+	"github.com/chatbus/chatbus/provider/slack/slacktest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const (
+	chanID = "C0CHATBUS"
+	person = "U0PERSON"
+)
+
+func newServer(t *testing.T, opts ...slacktest.Option) *slacktest.Server {
+	s := slacktest.New(t, opts...)
+	s.AddChannel(chanID, "chatbus", true)
+	s.AddChannel("C0OUTSIDE", "outside", false)
+	return s
+}
+
+// client is a slack-go Web API client of the stand-in with its own
+// transport, closed at the end of the test.
+func client(t *testing.T, s *slacktest.Server, token string) *slack.Client {
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	return slack.New(token, slack.OptionAppLevelToken(slacktest.AppToken), slack.OptionAPIURL(s.URL()),
+		slack.OptionHTTPClient(&http.Client{Transport: tr}))
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestWithSlackGoSocketMode: slack-go's own Socket Mode client (an
+// independent implementation of the protocol) connects, gets hello, an
+// events_api envelope it parses into a message event and an interactive
+// one it parses into block actions, acknowledges them, and reconnects
+// when asked to.
+func TestWithSlackGoSocketMode(t *testing.T) {
+	s := newServer(t)
+	sm := socketmode.New(client(t, s, slacktest.BotToken))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- sm.RunContext(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	next := func(want socketmode.EventType) socketmode.Event {
+		t.Helper()
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case ev := <-sm.Events:
+				if ev.Type == want {
+					return ev
+				}
+			case <-timeout:
+				t.Fatalf("no %s event", want)
+			}
+		}
+	}
+	next(socketmode.EventTypeHello)
+	posted := s.PostMessage(chanID, person, "hello there", "")
+	ev := next(socketmode.EventTypeEventsAPI)
+	api, ok := ev.Data.(slackevents.EventsAPIEvent)
+	if !ok {
+		t.Fatalf("data %T", ev.Data)
+	}
+	msg, ok := api.InnerEvent.Data.(*slackevents.MessageEvent)
+	if !ok || msg.Text != "hello there" || msg.User != person || msg.TimeStamp != posted.TS || msg.Channel != chanID {
+		t.Fatalf("inner event %#v", api.InnerEvent.Data)
+	}
+	if cb, ok := api.Data.(*slackevents.EventsAPICallbackEvent); !ok || cb.EventID != posted.EventID {
+		t.Fatalf("callback %#v, want event id %s", api.Data, posted.EventID)
+	}
+	sm.Ack(*ev.Request)
+	eventually(t, "the ack", func() bool { return s.Event(posted.EventID).Acked })
+
+	trigger := s.PressButton(chanID, posted.TS, person, "approve", "yes")
+	ev = next(socketmode.EventTypeInteractive)
+	cb, ok := ev.Data.(slack.InteractionCallback)
+	if !ok || cb.Type != slack.InteractionTypeBlockActions || cb.TriggerID != trigger || len(cb.ActionCallback.BlockActions) != 1 ||
+		cb.ActionCallback.BlockActions[0].Value != "yes" || cb.Container.MessageTs != posted.TS {
+		t.Fatalf("interaction %#v", ev.Data)
+	}
+	sm.Ack(*ev.Request)
+	eventually(t, "the ack", func() bool { return s.Event(trigger).Acked })
+
+	s.Disconnect("refresh_requested")
+	next(socketmode.EventTypeHello)
+	if st := s.Stats(); st.Connections != 2 || st.BadAcks != 0 || st.Acked != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// rawLink is a bare Socket Mode connection.
+type rawLink struct {
+	t    *testing.T
+	conn *websocket.Conn
+}
+
+func dial(t *testing.T, s *slacktest.Server) *rawLink {
+	t.Helper()
+	_, url, err := client(t, s, slacktest.BotToken).StartSocketModeContext(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(url, "ws://127.0.0.1:") {
+		t.Fatalf("url %q", url)
+	}
+	conn, resp, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	l := &rawLink{t: t, conn: conn}
+	t.Cleanup(func() { conn.Close() })
+	if f := l.read(); f.Type != "hello" {
+		t.Fatalf("first frame %+v", f)
+	}
+	return l
+}
+
+func (l *rawLink) read() socketmode.Request {
+	l.t.Helper()
+	l.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var req socketmode.Request
+	if err := l.conn.ReadJSON(&req); err != nil {
+		l.t.Fatalf("read: %v", err)
+	}
+	return req
+}
+
+func (l *rawLink) ack(id string) {
+	l.t.Helper()
+	if err := l.conn.WriteJSON(map[string]string{"envelope_id": id}); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+// TestRedelivery: an envelope not acknowledged in time is sent again with
+// retry_attempt and retry_reason, under a new envelope id; acknowledging
+// either attempt acknowledges the event; once the schedule is used up
+// the event expires.
+func TestRedelivery(t *testing.T) {
+	t.Run("timeout", func(t *testing.T) {
+		s := newServer(t, slacktest.WithRetrySchedule(100*time.Millisecond, 100*time.Millisecond))
+		l := dial(t, s)
+		p := s.PostMessage(chanID, person, "one", "")
+		first := l.read()
+		second := l.read()
+		if second.RetryAttempt != 1 || second.RetryReason != "timeout" || second.EnvelopeID == first.EnvelopeID || first.RetryAttempt != 0 {
+			t.Fatalf("first %+v, second %+v", first, second)
+		}
+		if !bytes.Equal(first.Payload, second.Payload) {
+			t.Error("the retry carries another payload")
+		}
+		l.ack(first.EnvelopeID) // late, for the first attempt
+		eventually(t, "acked", func() bool { return s.Event(p.EventID).Acked })
+		if e := s.Event(p.EventID); e.Deliveries != 2 || e.Acks != 1 {
+			t.Errorf("event %+v", e)
+		}
+	})
+	t.Run("expiry", func(t *testing.T) {
+		s := newServer(t, slacktest.WithRetrySchedule(50*time.Millisecond))
+		l := dial(t, s)
+		p := s.PostMessage(chanID, person, "one", "")
+		l.read()
+		l.read()
+		eventually(t, "expired", func() bool { return s.Event(p.EventID).Expired })
+		if st := s.Stats(); st.Expired != 1 || st.Pending != 0 || st.Envelopes != 2 || st.Redeliveries != 1 {
+			t.Errorf("stats %+v", st)
+		}
+	})
+	t.Run("connection lost", func(t *testing.T) {
+		s := newServer(t)
+		l := dial(t, s)
+		p := s.PostMessage(chanID, person, "one", "")
+		first := l.read()
+		l.conn.Close()
+		l2 := dial(t, s)
+		again := l2.read()
+		if again.RetryAttempt != 1 || again.RetryReason != "connection_lost" || first.EnvelopeID == again.EnvelopeID {
+			t.Fatalf("redelivery %+v", again)
+		}
+		l2.ack(again.EnvelopeID)
+		eventually(t, "acked", func() bool { return s.Event(p.EventID).Acked })
+	})
+	t.Run("bad acks", func(t *testing.T) {
+		s := newServer(t)
+		l := dial(t, s)
+		l.ack("") // what acknowledging hello would send
+		l.ack("no-such-envelope")
+		eventually(t, "counted", func() bool { return s.Stats().BadAcks == 2 })
+	})
+}
+
+// TestDisableSocketMode: link_disabled on the open connection and on
+// every new one until enabled.
+func TestDisableSocketMode(t *testing.T) {
+	s := newServer(t)
+	l := dial(t, s)
+	s.DisableSocketMode()
+	if f := l.read(); f.Type != "disconnect" || f.Reason != "link_disabled" {
+		t.Fatalf("frame %+v", f)
+	}
+	_, url, err := client(t, s, slacktest.BotToken).StartSocketModeContext(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, resp, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	defer conn.Close()
+	var req socketmode.Request
+	if err := conn.ReadJSON(&req); err != nil || req.Type != "disconnect" || req.Reason != "link_disabled" {
+		t.Fatalf("new connection got %+v, %v", req, err)
+	}
+	s.EnableSocketMode()
+	dial(t, s)
+}
+
+// TestWebAPI: answers and error codes of the methods the provider uses.
+func TestWebAPI(t *testing.T) {
+	s := newServer(t)
+	bot := client(t, s, slacktest.BotToken)
+	ctx := context.Background()
+	root := s.PostMessage(chanID, person, "a person's message", "")
+	_, mine, err := bot.PostMessageContext(ctx, chanID, slack.MsgOptionText("A · alpha", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := func(err error) string {
+		var se slack.SlackErrorResponse
+		if errors.As(err, &se) {
+			return se.Err
+		}
+		if err != nil {
+			return err.Error()
+		}
+		return ""
+	}
+	tests := []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"post", func() error {
+			_, _, err := bot.PostMessageContext(ctx, chanID, slack.MsgOptionText("x", false))
+			return err
+		}, ""},
+		{"unknown channel", func() error {
+			_, _, err := bot.PostMessageContext(ctx, "C0NONE", slack.MsgOptionText("x", false))
+			return err
+		}, "channel_not_found"},
+		{"not a member", func() error {
+			_, _, err := bot.PostMessageContext(ctx, "C0OUTSIDE", slack.MsgOptionText("x", false))
+			return err
+		}, "not_in_channel"},
+		{"no text", func() error { _, _, err := bot.PostMessageContext(ctx, chanID); return err }, "no_text"},
+		{"too long", func() error {
+			_, _, err := bot.PostMessageContext(ctx, chanID, slack.MsgOptionText(strings.Repeat("x", 40001), false))
+			return err
+		}, "msg_too_long"},
+		{"reply", func() error {
+			_, _, err := bot.PostMessageContext(ctx, chanID, slack.MsgOptionText("x", false), slack.MsgOptionTS(mine))
+			return err
+		}, ""},
+		{"reply to nothing", func() error {
+			_, _, err := bot.PostMessageContext(ctx, chanID, slack.MsgOptionText("x", false), slack.MsgOptionTS("1.000001"))
+			return err
+		}, "thread_not_found"},
+		{"update someone else's", func() error {
+			_, _, _, err := bot.UpdateMessageContext(ctx, chanID, root.TS, slack.MsgOptionText("x", false))
+			return err
+		}, "cant_update_message"},
+		{"update nothing", func() error {
+			_, _, _, err := bot.UpdateMessageContext(ctx, chanID, "1.000001", slack.MsgOptionText("x", false))
+			return err
+		}, "message_not_found"},
+		{"react", func() error { return bot.AddReactionContext(ctx, "eyes", slack.NewRefToMessage(chanID, root.TS)) }, ""},
+		{"react twice", func() error { return bot.AddReactionContext(ctx, "eyes", slack.NewRefToMessage(chanID, root.TS)) }, "already_reacted"},
+		{"unreact nothing", func() error { return bot.RemoveReactionContext(ctx, "lock", slack.NewRefToMessage(chanID, root.TS)) }, "no_reaction"},
+		{"app token on a bot method", func() error {
+			_, _, err := client(t, s, slacktest.AppToken).PostMessageContext(ctx, chanID, slack.MsgOptionText("x", false))
+			return err
+		}, "not_allowed_token_type"},
+		{"bad token", func() error { _, err := client(t, s, "xoxb-wrong").AuthTestContext(ctx); return err }, "invalid_auth"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := code(tc.call()); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	replies := s.Sent(chanID, mine)
+	if len(replies) != 1 || replies[0].ThreadTS != mine {
+		t.Errorf("replies in the bot's thread: %+v", replies)
+	}
+
+	t.Run("rate limit", func(t *testing.T) {
+		s.Fail("chat.postMessage", slacktest.Fault{Status: http.StatusTooManyRequests, RetryAfter: 7})
+		_, _, err := bot.PostMessageContext(ctx, chanID, slack.MsgOptionText("x", false))
+		var rl *slack.RateLimitedError
+		if !errors.As(err, &rl) || rl.RetryAfter != 7*time.Second {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("revoked", func(t *testing.T) {
+		s.Revoke()
+		defer s.Restore()
+		if _, err := bot.AuthTestContext(ctx); code(err) != "token_revoked" {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("json body", func(t *testing.T) {
+		body := `{"channel":"` + chanID + `","text":"json","thread_ts":"` + mine + `","blocks":[{"type":"section","text":{"type":"mrkdwn","text":"*hi*"}}]}`
+		req, _ := http.NewRequest(http.MethodPost, s.URL()+"chat.postMessage", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json; charset=utf-8")
+		req.Header.Set("Authorization", "Bearer "+slacktest.BotToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var ans struct {
+			OK      bool   `json:"ok"`
+			TS      string `json:"ts"`
+			Message struct {
+				ThreadTS string          `json:"thread_ts"`
+				Blocks   json.RawMessage `json:"blocks"`
+			} `json:"message"`
+		}
+		json.NewDecoder(resp.Body).Decode(&ans)
+		if !ans.OK || ans.Message.ThreadTS != mine || !strings.Contains(string(ans.Message.Blocks), "*hi*") {
+			t.Fatalf("answer %+v", ans)
+		}
+		http.DefaultClient.CloseIdleConnections()
+	})
+}
+
+// TestFiles: the external upload flow as slack-go does it shares the file
+// into a thread; url_private serves it with the bot token and answers the
+// sign-in page without.
+func TestFiles(t *testing.T) {
+	s := newServer(t)
+	bot := client(t, s, slacktest.BotToken)
+	ctx := context.Background()
+	_, root, err := bot.PostMessageContext(ctx, chanID, slack.MsgOptionText("A · alpha", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte("file contents\n")
+	f, err := bot.UploadFileContext(ctx, slack.UploadFileParameters{Reader: bytes.NewReader(data), FileSize: len(data),
+		Filename: "notes.txt", Channel: chanID, ThreadTimestamp: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := s.Sent(chanID, root)
+	if len(sent) != 1 || len(sent[0].Files) != 1 || sent[0].Files[0] != f.ID {
+		t.Fatalf("thread holds %+v", sent)
+	}
+	info, _, _, err := bot.GetFileInfoContext(ctx, f.ID, 0, 0)
+	if err != nil || info.Size != len(data) || info.Mimetype != "text/plain; charset=utf-8" {
+		t.Fatalf("files.info: %+v %v", info, err)
+	}
+	var got bytes.Buffer
+	if err := bot.GetFileContext(ctx, info.URLPrivateDownload, &got); err != nil || got.String() != string(data) {
+		t.Fatalf("download: %q %v", got.String(), err)
+	}
+	resp, err := http.Get(info.URLPrivate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	http.DefaultClient.CloseIdleConnections()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || bytes.Contains(page, data) {
+		t.Errorf("without the token: %d %s %q", resp.StatusCode, resp.Header.Get("Content-Type"), page)
+	}
+}
