@@ -66,7 +66,7 @@ func (p *Platform) Call(ctx context.Context, t provider.Target, method string, r
 		default:
 			emoji, _ := m["emoji"].(string)
 			if emoji == "" || utf8.RuneCountInString(emoji) > 64 {
-				return provider.Result{}, fmt.Errorf("%w: add_reaction needs emoji: a unicode emoji or name:id", provider.ErrInvalid)
+				return provider.Result{}, fmt.Errorf("%w: addReaction needs emoji: a unicode emoji or name:id", provider.ErrInvalid)
 			}
 			ep, res = rest.AddReaction.Compile(nil, thread, id, url.PathEscape(emoji)), nil
 		}

@@ -22,12 +22,12 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("description %+v", d)
 	}
 	want := map[string]string{
-		"create_message":       "message_reference.message_id:message:false",
-		"edit_message":         "message_id:message:true",
-		"delete_message":       "message_id:message:true",
-		"add_reaction":         "message_id:message:true",
-		"trigger_typing":       "",
-		"interaction_followup": "interaction_token:interaction:true",
+		"createMessage":       "message_reference.message_id:message:false",
+		"editMessage":         "message_id:message:true",
+		"deleteMessage":       "message_id:message:true",
+		"addReaction":         "message_id:message:true",
+		"triggerTyping":       "",
+		"interactionFollowup": "interaction_token:interaction:true",
 	}
 	if len(d.Methods) != len(want) {
 		t.Errorf("%d methods, want %d", len(d.Methods), len(want))
@@ -59,7 +59,7 @@ func TestCalls(t *testing.T) {
 	alpha := f.thread(f.p, "A · alpha")
 	theirs := f.dc.PostMessage(alpha.Thread, f.alice, "a person's message")
 
-	res, err := f.call(f.p, alpha, "create_message", `{"content":"hi","message_reference":{"message_id":"`+theirs.ID+`"}}`)
+	res, err := f.call(f.p, alpha, "createMessage", `{"content":"hi","message_reference":{"message_id":"`+theirs.ID+`"}}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,9 +72,9 @@ func TestCalls(t *testing.T) {
 		t.Fatalf("sent %+v", m)
 	}
 	steps := []struct{ method, params string }{
-		{"edit_message", `{"message_id":"` + id + `","content":"edited"}`},
-		{"add_reaction", `{"message_id":"` + id + `","emoji":"✅"}`},
-		{"trigger_typing", `{}`},
+		{"editMessage", `{"message_id":"` + id + `","content":"edited"}`},
+		{"addReaction", `{"message_id":"` + id + `","emoji":"✅"}`},
+		{"triggerTyping", `{}`},
 	}
 	for _, s := range steps {
 		if _, err := f.call(f.p, alpha, s.method, s.params); err != nil {
@@ -84,7 +84,7 @@ func TestCalls(t *testing.T) {
 	if m, _ := f.dc.Message(alpha.Thread, id); m.Content != "edited" {
 		t.Errorf("after edit: %q", m.Content)
 	}
-	if _, err := f.call(f.p, alpha, "delete_message", `{"message_id":"`+id+`"}`); err != nil {
+	if _, err := f.call(f.p, alpha, "deleteMessage", `{"message_id":"`+id+`"}`); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := f.dc.Message(alpha.Thread, id); ok {
@@ -105,7 +105,7 @@ func TestIdempotentCreate(t *testing.T) {
 	alpha := f.thread(f.p, "A · alpha")
 	var ids []string
 	for range 2 {
-		res, err := f.p.Call(t.Context(), alpha, "create_message", json.RawMessage(`{"content":"once"}`), "key-1")
+		res, err := f.p.Call(t.Context(), alpha, "createMessage", json.RawMessage(`{"content":"once"}`), "key-1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,21 +132,21 @@ func TestScopeRefusals(t *testing.T) {
 		class                error
 		says                 string
 	}{
-		{"channel_id of another thread", "create_message", `{"content":"x","channel_id":"` + beta.Thread + `"}`, alpha, provider.ErrOutOfScope, "not your thread"},
-		{"thread_id of another thread", "trigger_typing", `{"thread_id":` + beta.Thread + `}`, alpha, provider.ErrOutOfScope, "not your thread"},
-		{"reply into another thread", "create_message", `{"content":"x","message_reference":{"message_id":"` + inBeta.ID + `","channel_id":"` + beta.Thread + `"}}`, alpha, provider.ErrOutOfScope, "message_reference.channel_id"},
-		{"another guild", "create_message", `{"content":"x","guild_id":"1234567890123"}`, alpha, provider.ErrOutOfScope, "guild_id"},
-		{"another application", "interaction_followup", `{"interaction_token":"abc","application_id":"1234567890123"}`, alpha, provider.ErrOutOfScope, "application_id"},
-		{"the channel itself", "create_message", `{"content":"x"}`, provider.Target{Chat: alpha.Chat}, provider.ErrOutOfScope, "thread"},
-		{"another chat", "create_message", `{"content":"x"}`, provider.Target{Chat: "1234567890123", Thread: alpha.Thread}, provider.ErrOutOfScope, "channel"},
-		{"content over the limit", "create_message", `{"content":"` + long + `"}`, alpha, provider.ErrInvalid, "2000"},
-		{"edit over the limit", "edit_message", `{"message_id":"` + theirs.ID + `","content":"` + long + `"}`, alpha, provider.ErrInvalid, "2000"},
-		{"not an id", "delete_message", `{"message_id":"../../guilds"}`, alpha, provider.ErrInvalid, "not a Discord id"},
-		{"another author's message", "edit_message", `{"message_id":"` + theirs.ID + `","content":"mine now"}`, alpha, provider.ErrPermissionDenied, "50005"},
-		{"deleting a person's message", "delete_message", `{"message_id":"` + theirs.ID + `"}`, alpha, provider.ErrPermissionDenied, "50013"},
-		{"a message of another thread", "edit_message", `{"message_id":"` + inBeta.ID + `","content":"x"}`, alpha, provider.ErrNotFound, "10008"},
-		{"unknown emoji", "add_reaction", `{"message_id":"` + theirs.ID + `","emoji":"notanemoji"}`, alpha, provider.ErrInvalid, "10014"},
-		{"not an object", "create_message", `[1,2]`, alpha, provider.ErrInvalid, "JSON object"},
+		{"channel_id of another thread", "createMessage", `{"content":"x","channel_id":"` + beta.Thread + `"}`, alpha, provider.ErrOutOfScope, "not your thread"},
+		{"thread_id of another thread", "triggerTyping", `{"thread_id":` + beta.Thread + `}`, alpha, provider.ErrOutOfScope, "not your thread"},
+		{"reply into another thread", "createMessage", `{"content":"x","message_reference":{"message_id":"` + inBeta.ID + `","channel_id":"` + beta.Thread + `"}}`, alpha, provider.ErrOutOfScope, "message_reference.channel_id"},
+		{"another guild", "createMessage", `{"content":"x","guild_id":"1234567890123"}`, alpha, provider.ErrOutOfScope, "guild_id"},
+		{"another application", "interactionFollowup", `{"interaction_token":"abc","application_id":"1234567890123"}`, alpha, provider.ErrOutOfScope, "application_id"},
+		{"the channel itself", "createMessage", `{"content":"x"}`, provider.Target{Chat: alpha.Chat}, provider.ErrOutOfScope, "thread"},
+		{"another chat", "createMessage", `{"content":"x"}`, provider.Target{Chat: "1234567890123", Thread: alpha.Thread}, provider.ErrOutOfScope, "channel"},
+		{"content over the limit", "createMessage", `{"content":"` + long + `"}`, alpha, provider.ErrInvalid, "2000"},
+		{"edit over the limit", "editMessage", `{"message_id":"` + theirs.ID + `","content":"` + long + `"}`, alpha, provider.ErrInvalid, "2000"},
+		{"not an id", "deleteMessage", `{"message_id":"../../guilds"}`, alpha, provider.ErrInvalid, "not a Discord id"},
+		{"another author's message", "editMessage", `{"message_id":"` + theirs.ID + `","content":"mine now"}`, alpha, provider.ErrPermissionDenied, "50005"},
+		{"deleting a person's message", "deleteMessage", `{"message_id":"` + theirs.ID + `"}`, alpha, provider.ErrPermissionDenied, "50013"},
+		{"a message of another thread", "editMessage", `{"message_id":"` + inBeta.ID + `","content":"x"}`, alpha, provider.ErrNotFound, "10008"},
+		{"unknown emoji", "addReaction", `{"message_id":"` + theirs.ID + `","emoji":"notanemoji"}`, alpha, provider.ErrInvalid, "10014"},
+		{"not an object", "createMessage", `[1,2]`, alpha, provider.ErrInvalid, "JSON object"},
 		{"unknown method", "sendMessage", `{}`, alpha, provider.ErrInvalid, "not a Discord provider method"},
 	}
 	before := f.dc.Calls("POST /channels/{id}/messages")
@@ -173,22 +173,22 @@ func TestCallFailures(t *testing.T) {
 	const create = "POST /channels/{id}/messages"
 
 	f.dc.Fail(create, discordtest.Fault{Status: 429, RetryAfter: 1500 * time.Millisecond})
-	_, err := f.call(f.p, alpha, "create_message", `{"content":"x"}`)
+	_, err := f.call(f.p, alpha, "createMessage", `{"content":"x"}`)
 	wantErr(t, err, provider.ErrRateLimited, "")
 	if d, ok := provider.RetryAfter(err); !ok || d != 1500*time.Millisecond {
 		t.Errorf("retry after %v %v, want 1.5s", d, ok)
 	}
 
 	f.dc.Fail(create, discordtest.Fault{Status: 500})
-	_, err = f.call(f.p, alpha, "create_message", `{"content":"x"}`)
+	_, err = f.call(f.p, alpha, "createMessage", `{"content":"x"}`)
 	wantErr(t, err, provider.ErrAmbiguous, "500")
 
 	f.dc.Fail("POST /channels/{id}/typing", discordtest.Fault{Status: 502})
-	_, err = f.call(f.p, alpha, "trigger_typing", `{}`)
+	_, err = f.call(f.p, alpha, "triggerTyping", `{}`)
 	wantErr(t, err, provider.ErrAmbiguous, "502")
 
 	f.dc.DeleteThread(alpha.Thread)
-	_, err = f.call(f.p, alpha, "create_message", `{"content":"x"}`)
+	_, err = f.call(f.p, alpha, "createMessage", `{"content":"x"}`)
 	wantErr(t, err, provider.ErrTargetGone, "10003")
 }
 
@@ -199,7 +199,7 @@ func TestRateLimiter(t *testing.T) {
 	f := newFixture(t, discordtest.WithRateLimit(2, 1500*time.Millisecond))
 	alpha := f.thread(f.p, "A · alpha")
 	for i := range 5 {
-		if _, err := f.call(f.p, alpha, "create_message", fmt.Sprintf(`{"content":"burst %d"}`, i)); err != nil {
+		if _, err := f.call(f.p, alpha, "createMessage", fmt.Sprintf(`{"content":"burst %d"}`, i)); err != nil {
 			t.Fatalf("create %d: %v", i, err)
 		}
 	}
@@ -208,9 +208,9 @@ func TestRateLimiter(t *testing.T) {
 	}
 
 	f.dc.Fail("POST /channels/{id}/messages", discordtest.Fault{Status: 429, RetryAfter: time.Second, Global: true})
-	_, err := f.call(f.p, alpha, "create_message", `{"content":"x"}`)
+	_, err := f.call(f.p, alpha, "createMessage", `{"content":"x"}`)
 	wantErr(t, err, provider.ErrRateLimited, "")
-	if _, err := f.call(f.p, alpha, "trigger_typing", `{}`); err != nil {
+	if _, err := f.call(f.p, alpha, "triggerTyping", `{}`); err != nil {
 		t.Fatalf("typing after the global limit: %v", err)
 	}
 	if n := f.dc.GlobalViolations(); n != 0 {

@@ -253,7 +253,7 @@ func (r *runner) target(ctx context.Context, channel string) (provider.Target, b
 			ours := isThreadType(c.Type) && c.ParentID != nil && *c.ParentID == r.p.channel
 			r.p.learnThread(channel, ours)
 			return provider.Target{Chat: r.p.channel, Thread: channel}, ours
-		case isCode(err, codeUnknownChannel), isCode(err, 50001):
+		case isCode(err, codeUnknownChannel), isCode(err, codeMissingAccess):
 			r.p.learnThread(channel, false)
 			return provider.Target{}, false
 		}

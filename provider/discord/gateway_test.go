@@ -115,7 +115,7 @@ func TestCatchUpAfterUnresumableSession(t *testing.T) {
 	many := numbered("a", 1, 251) // three pages of 100
 	f.post(alpha.Thread, many...)
 	f.post(beta.Thread, "b1", "b2")
-	if _, err := f.call(f.p, alpha, "create_message", `{"content":"the bot's own"}`); err != nil {
+	if _, err := f.call(f.p, alpha, "createMessage", `{"content":"the bot's own"}`); err != nil {
 		t.Fatal(err)
 	}
 
@@ -316,3 +316,28 @@ func TestCatchUpUnderLoad(t *testing.T) {
 }
 
 var _ provider.Sink = (*sink)(nil)
+
+// TestMisconfiguredChannel: a channel_id that is not a text channel the
+// bot can see keeps the provider NOT_SERVING with the reason, off the
+// gateway.
+func TestMisconfiguredChannel(t *testing.T) {
+	tests := []struct {
+		name    string
+		channel func(*discordtest.Server) string
+		why     string
+	}{
+		{"unknown", func(*discordtest.Server) string { return "1234567890123" }, "Unknown Channel"},
+		{"a forum", func(s *discordtest.Server) string { return s.AddChannel(discordtest.ChannelForum, "forum") }, "not a text channel"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			p := f.platform(func(s *discord.Settings, _ *discord.Options) { s.ChannelID = discord.Snowflake(tt.channel(f.dc)) })
+			f.run(p, nil, newSink(t))
+			f.waitUntil("NOT_SERVING", func() bool { ok, why := f.health.get(); return !ok && strings.Contains(why, tt.why) })
+			if n := f.dc.Count("connections"); n != 0 {
+				t.Errorf("%d gateway connections", n)
+			}
+		})
+	}
+}

@@ -131,6 +131,7 @@ const (
 	codeUnknownEmoji       = 10014
 	codeUnknownWebhook     = 10015
 	codeUnknownInteraction = 10062
+	codeMissingAccess      = 50001
 	codeAlreadyAcked       = 40060
 	codeThreadArchived     = 50083
 )

@@ -36,7 +36,7 @@ func TestRouting(t *testing.T) {
 	f.dc.PostMessage(other, f.alice, "in another channel")
 	f.dc.PostMessage(f.dc.Channel(), f.alice, "in the channel itself")
 	// The bot's own message (a follower's) is not routed back.
-	sent, err := f.call(f.p, alpha, "create_message", `{"content":"pick one","components":[{"type":1,"components":[
+	sent, err := f.call(f.p, alpha, "createMessage", `{"content":"pick one","components":[{"type":1,"components":[
 		{"type":2,"style":1,"label":"Yes","custom_id":"yes"},{"type":2,"style":2,"label":"No","custom_id":"no"}]}]}`)
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestRouting(t *testing.T) {
 	// The button press was acknowledged to Discord (deferred update) at
 	// once, and a follow-up answers it in the thread.
 	f.waitUntil("interaction acknowledged", func() bool { typ, _ := f.dc.Interaction(iid); return typ == 6 })
-	if _, err := f.call(f.p, alpha, "interaction_followup", `{"interaction_token":"`+token+`","content":"you said yes"}`); err != nil {
+	if _, err := f.call(f.p, alpha, "interactionFollowup", `{"interaction_token":"`+token+`","content":"you said yes"}`); err != nil {
 		t.Fatalf("follow-up: %v", err)
 	}
 	bot := f.dc.BotMessages(alpha.Thread)
@@ -119,7 +119,7 @@ func TestSystemMessagesAndRenames(t *testing.T) {
 	if _, err := f.p.Provision(t.Context(), provider.ProvisionRequest{Name: "A · renamed", Reuse: &alpha}); err != nil {
 		t.Fatal(err)
 	}
-	sent, err := f.call(f.p, alpha, "create_message", `{"content":"buttons","components":[{"type":1,"components":[{"type":2,"style":1,"label":"Go","custom_id":"go"}]}]}`)
+	sent, err := f.call(f.p, alpha, "createMessage", `{"content":"buttons","components":[{"type":1,"components":[{"type":2,"style":1,"label":"Go","custom_id":"go"}]}]}`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sort"
 	"time"
 
@@ -35,6 +36,9 @@ func (p *Platform) Run(ctx context.Context, state []byte, sink provider.Sink) er
 	if err != nil {
 		return nil // ctx ended
 	}
+	if err := p.checkChannel(ctx); err != nil {
+		return nil // ctx ended
+	}
 	q := newEventQueue(p.o.MaxQueued)
 	gctx, stop := context.WithCancel(ctx)
 	g := &gatewayClient{q: q, cfg: gatewayConfig{
@@ -62,6 +66,49 @@ func (p *Platform) Run(ctx context.Context, state []byte, sink provider.Sink) er
 	}
 	return err
 }
+
+// checkChannel waits until the configured channel is a text channel of
+// the configured guild that the bot can see; until then the provider is
+// NOT_SERVING with the reason (a wrong id, a bot not invited or not
+// allowed to see the channel, a forum or voice channel).
+func (p *Platform) checkChannel(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		var c struct {
+			Type    int    `json:"type"`
+			GuildID string `json:"guild_id"`
+		}
+		err := p.get(ctx, rest.GetChannel.Compile(nil, p.channel), &c)
+		why := ""
+		switch {
+		case err == nil && c.GuildID != p.guild:
+			why = fmt.Sprintf("channel_id %s is in guild %s, not guild_id %s", p.channel, c.GuildID, p.guild)
+		case err == nil && c.Type != channelText:
+			why = fmt.Sprintf("channel_id %s is not a text channel (type %d); threads go in a text channel", p.channel, c.Type)
+		case err == nil:
+			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case isCode(err, codeUnknownChannel) || isCode(err, codeMissingAccess):
+			why = fmt.Sprintf("channel_id %s: %v: is the bot in the server, and may it view the channel?", p.channel, err)
+		}
+		wait := p.o.Timing.backoff(attempt + 1)
+		if why != "" {
+			p.health(false, why)
+			wait = p.o.Timing.fatalBackoff(attempt)
+			p.log.Error().Str("why", why).Dur("retry_after", wait).Msg("the configured channel is not usable")
+		} else {
+			p.log.Warn().Err(err).Dur("retry_after", wait).Msg("looking up the configured channel failed")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// channelText is Discord's GUILD_TEXT channel type.
+const channelText = 0
 
 // runner turns dispatches into updates and delivers them. It owns the
 // head cursor: the cursor as of the last dispatch it processed, which
@@ -204,16 +251,26 @@ func (r *runner) ready(ctx context.Context, ev event) error {
 	return r.catchUp(ctx)
 }
 
+// guildCreate learns the guild's active threads, and its other channels
+// as not the provider's (their messages need no lookup).
 func (r *runner) guildCreate(d json.RawMessage) {
 	var g struct {
-		ID      string            `json:"id"`
-		Threads []json.RawMessage `json:"threads"`
+		ID       string            `json:"id"`
+		Threads  []json.RawMessage `json:"threads"`
+		Channels []struct {
+			ID string `json:"id"`
+		} `json:"channels"`
 	}
 	if json.Unmarshal(d, &g) != nil || g.ID != r.p.guild {
 		return
 	}
 	for _, t := range g.Threads {
 		r.threadInfo(t)
+	}
+	for _, c := range g.Channels {
+		if c.ID != r.p.channel && isSnowflake(c.ID) {
+			r.p.learnThread(c.ID, false)
+		}
 	}
 }
 

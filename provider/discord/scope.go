@@ -9,28 +9,29 @@ import (
 	"github.com/chatbus/chatbus/provider"
 )
 
-// The methods followers may call, all in their own thread. Params are
+// The methods followers may call, all in their own thread (method names
+// are letters only, as the supervisor takes them). Params are
 // Discord's JSON body of the request, plus the ids the request path
 // takes (message_id, emoji, interaction_token).
 const (
 	// MethodCreateMessage: POST /channels/{thread}/messages — content,
 	// components (buttons), embeds, message_reference (a reply in the
 	// thread), allowed_mentions…
-	MethodCreateMessage = "create_message"
+	MethodCreateMessage = "createMessage"
 	// MethodEditMessage: PATCH /channels/{thread}/messages/{message_id}.
-	MethodEditMessage = "edit_message"
+	MethodEditMessage = "editMessage"
 	// MethodDeleteMessage: DELETE /channels/{thread}/messages/{message_id}
 	// (the bot's own; others' need Manage Messages, which it is not given).
-	MethodDeleteMessage = "delete_message"
+	MethodDeleteMessage = "deleteMessage"
 	// MethodAddReaction: PUT …/messages/{message_id}/reactions/{emoji}/@me;
 	// emoji is a unicode emoji or name:id.
-	MethodAddReaction = "add_reaction"
+	MethodAddReaction = "addReaction"
 	// MethodTriggerTyping: POST /channels/{thread}/typing.
-	MethodTriggerTyping = "trigger_typing"
+	MethodTriggerTyping = "triggerTyping"
 	// MethodInteractionFollowup: POST /webhooks/{application}/{interaction_token}
 	// — a message answering a pressed button (the provider acknowledged
 	// the press already).
-	MethodInteractionFollowup = "interaction_followup"
+	MethodInteractionFollowup = "interactionFollowup"
 )
 
 var messageParam = []provider.Param{{Name: "message_id", Kind: provider.RefMessage, Required: true}}
