@@ -77,27 +77,35 @@ providers:
 	return b
 }
 
-func (b *tgBus) provider(t *testing.T) *chatbusv1.ProviderInfo {
+func (b *tgBus) provider(t *testing.T) *chatbusv1.ProviderInfo { return onlyProvider(t, b.c) }
+
+func (b *tgBus) waitProvider(t *testing.T, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {
+	return waitProvider(t, b.c, b.d, ok, what)
+}
+
+// onlyProvider is the one provider the supervisor runs.
+func onlyProvider(t *testing.T, c *client.Client) *chatbusv1.ProviderInfo {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	resp, err := b.c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
+	resp, err := c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
 	if err != nil || len(resp.GetProviders()) != 1 {
 		t.Fatalf("providers: %v %v", resp, err)
 	}
 	return resp.GetProviders()[0]
 }
 
-func (b *tgBus) waitProvider(t *testing.T, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {
+// waitProvider waits until the one provider satisfies ok.
+func waitProvider(t *testing.T, c *client.Client, d *daemon, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		pi := b.provider(t)
+		pi := onlyProvider(t, c)
 		if ok(pi) {
 			return pi
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("provider never %s: %v\n%s", what, pi, b.d.stderr.String())
+			t.Fatalf("provider never %s: %v\n%s", what, pi, d.stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -115,9 +123,15 @@ type follower struct {
 
 func (b *tgBus) follow(t *testing.T, profileKey, cwd string) *follower {
 	t.Helper()
+	return follow(t, b.c, profileKey, cwd)
+}
+
+// follow registers a follower that collects and acks its updates.
+func follow(t *testing.T, c *client.Client, profileKey, cwd string) *follower {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	f, err := b.c.Register(ctx, client.Registration{ProfileKey: profileKey, Cwd: cwd, InstanceID: profileKey + "-1"})
+	f, err := c.Register(ctx, client.Registration{ProfileKey: profileKey, Cwd: cwd, InstanceID: profileKey + "-1"})
 	if err != nil {
 		t.Fatalf("register %s: %v", profileKey, err)
 	}

@@ -1,0 +1,415 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chatbus/chatbus/client"
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+	"github.com/chatbus/chatbus/provider/discord/discordtest"
+)
+
+// dcBus is a supervisord with the real provider-discord child against
+// the Discord stand-in.
+type dcBus struct {
+	*profile
+	dc         *discordtest.Server
+	alice      discordtest.User // on allowed_user_ids
+	stranger   discordtest.User
+	d          *daemon
+	c          *client.Client
+	configPath string
+}
+
+func startDiscordBus(t *testing.T) *dcBus {
+	dc := discordtest.New(t)
+	alice, stranger := dc.AddUser("alice"), dc.AddUser("stranger")
+	p := newProfile(t)
+	// Ids as a YAML config writes them: the channel and user as numbers.
+	cfg := fmt.Sprintf(`heartbeat_interval: 200ms
+stale_after: 3s
+reconcile_grace: 1s
+providers:
+  discord:
+    binary: %s
+    token: %q
+    guild_id: %q
+    channel_id: %s
+    allowed_user_ids: [%s]
+    base_url: %s
+    backoff_max: 1s
+`, filepath.Join(binDir, "provider-discord"), dc.Token(), dc.GuildID(), dc.Channel(), alice.ID, dc.URL())
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := p.start("--config", path)
+	p.waitServing(d)
+	c, err := client.Dial(p.socket, client.WithSecretFile(filepath.Join(p.state, "secret")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	b := &dcBus{profile: p, dc: dc, alice: alice, stranger: stranger, d: d, c: c, configPath: path}
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
+		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING && pi.GetServing()
+	}, "RUNNING and serving")
+	return b
+}
+
+func (b *dcBus) waitProvider(t *testing.T, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {
+	return waitProvider(t, b.c, b.d, ok, what)
+}
+
+func threadOf(fl *follower) string { return fl.f.Registered().GetBinding().GetTarget().GetThread() }
+
+// sentTexts counts the bot's messages in thread by content.
+func (b *dcBus) sentTexts(thread string) map[string]int {
+	out := map[string]int{}
+	for _, m := range b.dc.BotMessages(thread) {
+		out[m.Content]++
+	}
+	return out
+}
+
+func callOK(t *testing.T, fl *follower, method, params string) json.RawMessage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := fl.f.Call(ctx, method, []byte(params), "")
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, params, err)
+	}
+	return res
+}
+
+func TestDiscordRoutingAndCalls(t *testing.T) {
+	b := startDiscordBus(t)
+	alpha := follow(t, b.c, "manual:1", "/home/u/alpha")
+	beta := follow(t, b.c, "manual:2", "/home/u/beta")
+
+	threads := b.dc.Threads(b.dc.Channel())
+	if len(threads) != 2 || threads[0].Name != "A · alpha" || threads[1].Name != "B · beta" {
+		t.Fatalf("threads %+v", threads)
+	}
+	for _, fl := range []*follower{alpha, beta} {
+		tg := fl.f.Registered().GetBinding().GetTarget()
+		if fl.f.Registered().GetOrigin() != chatbusv1.Origin_ORIGIN_FRESH || tg.GetChat() != b.dc.Channel() || tg.GetThread() == "" {
+			t.Fatalf("registration %v", fl.f.Registered())
+		}
+	}
+	b.dc.PostMessage(threadOf(alpha), b.alice, "to alpha")
+	inBeta := b.dc.PostMessage(threadOf(beta), b.alice, "to beta")
+	b.dc.PostMessage(threadOf(alpha), b.stranger, "from a stranger")
+	b.dc.PostMessage(b.dc.Channel(), b.alice, "in the channel itself")
+	b.dc.PostMessage(threadOf(alpha), b.alice, "again alpha")
+	alpha.waitTexts(t, "to alpha", "again alpha")
+	beta.waitTexts(t, "to beta")
+	pi := b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool { return pi.GetIngested() == 5 }, "ingested 5")
+	if pi.GetDroppedNotAllowed() != 1 {
+		t.Errorf("dropped %d, want 1", pi.GetDroppedNotAllowed())
+	}
+	out, _, code := b.busctl("updates", "--unrouted")
+	if code != 0 || !strings.Contains(out, "in the channel itself") {
+		t.Errorf("updates --unrouted (exit %d):\n%s", code, out)
+	}
+
+	// A message with a button; the person presses it; the follower gets
+	// the press and answers it with a follow-up.
+	res := callOK(t, alpha, "createMessage", `{"content":"proceed?","components":[{"type":1,"components":[{"type":2,"style":1,"label":"Yes","custom_id":"yes"}]}]}`)
+	var sent struct{ ID string }
+	json.Unmarshal(res, &sent)
+	iid, token := b.dc.Press(threadOf(alpha), sent.ID, b.alice, "yes")
+	alpha.waitTexts(t, "to alpha", "again alpha", "yes")
+	alpha.mu.Lock()
+	press := alpha.got[2]
+	alpha.mu.Unlock()
+	if press.GetKind() != chatbusv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY || press.GetPlatform() != "discord" {
+		t.Errorf("press %v", press)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for typ, _ := b.dc.Interaction(iid); typ != 6; typ, _ = b.dc.Interaction(iid) {
+		if time.Now().After(deadline) {
+			t.Fatal("the press was not acknowledged to Discord")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	callOK(t, alpha, "interactionFollowup", `{"interaction_token":"`+token+`","content":"going ahead"}`)
+	callOK(t, alpha, "editMessage", `{"message_id":"`+sent.ID+`","content":"proceed? (answered)","components":[]}`)
+	if got := b.sentTexts(threadOf(alpha)); got["going ahead"] != 1 || got["proceed? (answered)"] != 1 {
+		t.Errorf("alpha's thread holds %v", got)
+	}
+
+	// Calls outside the caller's thread are refused.
+	refused := []struct{ name, method, params string }{
+		{"another thread", "createMessage", `{"content":"x","channel_id":"` + threadOf(beta) + `"}`},
+		{"another thread's message", "deleteMessage", `{"message_id":"` + inBeta.ID + `"}`},
+		{"a token never seen", "interactionFollowup", `{"interaction_token":"made-up","content":"x"}`},
+		{"not a Discord method", "sendMessage", `{"text":"x"}`},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, r := range refused {
+		t.Run(r.name, func(t *testing.T) {
+			if _, err := alpha.f.Call(ctx, r.method, []byte(r.params), ""); !errors.Is(err, client.ErrPermissionDenied) {
+				t.Errorf("%s: %v, want PermissionDenied", r.method, err)
+			}
+		})
+	}
+	_, err := alpha.f.Call(ctx, "createMessage", []byte(`{"content":"`+strings.Repeat("x", 2001)+`"}`), "")
+	if err == nil || !strings.Contains(err.Error(), "2000") {
+		t.Errorf("content over the limit: %v", err)
+	}
+	if n := len(b.dc.BotMessages(threadOf(beta))); n != 0 {
+		t.Errorf("%d messages reached beta's thread", n)
+	}
+	out, _, _ = b.busctl("providers")
+	contains(t, "busctl providers", out, "RUNNING")
+}
+
+// load is people writing into each follower's thread while each follower
+// sends, and records what to expect.
+type load struct {
+	b        *dcBus
+	fls      []*follower
+	in       [][]string
+	callsPer int
+	wg       sync.WaitGroup
+}
+
+func startLoad(t *testing.T, b *dcBus, fls []*follower, perFollower, callsPer int) *load {
+	l := &load{b: b, fls: fls, in: make([][]string, len(fls)), callsPer: callsPer}
+	for i, fl := range fls {
+		for j := range perFollower {
+			l.in[i] = append(l.in[i], fmt.Sprintf("in-%d-%d", i, j))
+		}
+		l.wg.Go(func() {
+			for _, text := range l.in[i] {
+				b.dc.PostMessage(threadOf(fl), b.alice, text)
+				time.Sleep(15 * time.Millisecond)
+			}
+		})
+		l.wg.Go(func() {
+			for j := range callsPer {
+				text := fmt.Sprintf("out-%d-%d", i, j)
+				// A careful follower repeats a call that failed with the same
+				// idempotency key: Discord's nonce makes the repeat a no-op
+				// if the first one was sent.
+				for attempt := 0; ; attempt++ {
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					_, err := fl.f.Call(ctx, "createMessage", fmt.Appendf(nil, `{"content":%q}`, text), text)
+					cancel()
+					if err == nil {
+						break
+					}
+					if attempt == 20 {
+						t.Errorf("call %s: %v", text, err)
+						break
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+	return l
+}
+
+// check waits for every message, exactly once and in order, at each
+// follower, and every call's message exactly once at Discord.
+func (l *load) check(t *testing.T) {
+	l.wg.Wait()
+	for i, fl := range l.fls {
+		fl.waitTexts(t, l.in[i]...)
+		sent := l.b.sentTexts(threadOf(fl))
+		for j := range l.callsPer {
+			if n := sent[fmt.Sprintf("out-%d-%d", i, j)]; n != 1 {
+				t.Errorf("out-%d-%d sent %d times", i, j, n)
+			}
+		}
+		if len(sent) != l.callsPer {
+			t.Errorf("thread %d holds %d distinct messages, want %d", i, len(sent), l.callsPer)
+		}
+	}
+}
+
+// TestDiscordDoctorRestartUnderLoad: the provider is restarted by the
+// doctor while people write and followers send: the successor RESUMEs
+// the session (Discord replays what was not durable), nothing is lost,
+// nothing is doubled, nothing is sent twice.
+func TestDiscordDoctorRestartUnderLoad(t *testing.T) {
+	b := startDiscordBus(t)
+	fls := make([]*follower, 3)
+	for i := range fls {
+		fls[i] = follow(t, b.c, fmt.Sprintf("manual:%d", i), fmt.Sprintf("/w/p%d", i))
+	}
+	old := onlyProvider(t, b.c)
+	l := startLoad(t, b, fls, 60, 20)
+	time.Sleep(300 * time.Millisecond) // let the load get going
+	out, errOut, code := b.busctl("doctor", "restart", "discord", "--drain", "10s", "--deadline", "40s")
+	if code != 0 || !strings.Contains(out, "outcome: restarted") {
+		t.Fatalf("doctor restart: exit %d\n%s\n%s", code, out, errOut)
+	}
+	t.Logf("doctor restart under load:\n%s", out)
+	l.check(t)
+	if now := onlyProvider(t, b.c); now.GetPid() == old.GetPid() {
+		t.Errorf("provider not replaced: pid %d", now.GetPid())
+	}
+	if c := b.dc.Counts(); c["identify"] != 1 || c["resume"] < 1 || c["client_close_1012"] < 1 {
+		t.Errorf("gateway counts %v: the successor should have resumed the session", c)
+	}
+}
+
+// TestDiscordProviderKill9UnderLoad: the provider child is SIGKILLed
+// while people write and followers send; supervision starts a successor
+// that resumes the session from the durable cursor.
+func TestDiscordProviderKill9UnderLoad(t *testing.T) {
+	b := startDiscordBus(t)
+	fls := make([]*follower, 3)
+	for i := range fls {
+		fls[i] = follow(t, b.c, fmt.Sprintf("manual:%d", i), fmt.Sprintf("/w/p%d", i))
+	}
+	first := onlyProvider(t, b.c)
+	l := startLoad(t, b, fls, 60, 20)
+	deadline := time.Now().Add(20 * time.Second)
+	for len(fls[0].texts()) < 10 {
+		if time.Now().After(deadline) {
+			t.Fatal("the load never got going")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := syscall.Kill(int(first.GetPid()), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	second := b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
+		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING && pi.GetPid() != first.GetPid()
+	}, "restarted")
+	if !strings.Contains(second.GetLastExit(), "killed") {
+		t.Errorf("last exit %q", second.GetLastExit())
+	}
+	l.check(t)
+	if c := b.dc.Counts(); c["identify"] != 1 || c["resume"] < 1 {
+		t.Errorf("gateway counts %v: the successor should have resumed the session", c)
+	}
+}
+
+// TestDiscordCatchUpAfterExpiredSession: the child is SIGKILLed and its
+// session expires before a successor runs (a long outage): the
+// successor's RESUME is refused, it identifies afresh and fetches by REST
+// what was written meanwhile, from the per-thread marks of the cursor
+// the supervisor stored.
+func TestDiscordCatchUpAfterExpiredSession(t *testing.T) {
+	b := startDiscordBus(t)
+	alpha := follow(t, b.c, "manual:1", "/w/alpha")
+	beta := follow(t, b.c, "manual:2", "/w/beta")
+	b.dc.PostMessage(threadOf(alpha), b.alice, "a0")
+	alpha.waitTexts(t, "a0")
+	first := onlyProvider(t, b.c)
+	b.dc.SetGatewayDown(true) // the successor cannot connect until we say
+	if err := syscall.Kill(int(first.GetPid()), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool { return pi.GetPid() != first.GetPid() && pi.GetPid() != 0 }, "restarted")
+	b.dc.ExpireSessions()
+	var wantA []string
+	for i := 1; i <= 120; i++ {
+		wantA = append(wantA, "a"+strconv.Itoa(i))
+		b.dc.PostMessage(threadOf(alpha), b.alice, wantA[len(wantA)-1])
+	}
+	b.dc.PostMessage(threadOf(beta), b.alice, "b1")
+	b.dc.SetGatewayDown(false)
+	alpha.waitTexts(t, append([]string{"a0"}, wantA...)...)
+	beta.waitTexts(t, "b1")
+	if c := b.dc.Counts(); c["identify"] != 2 || c["invalid_session"] < 1 {
+		t.Errorf("gateway counts %v: want a refused RESUME and a fresh IDENTIFY", c)
+	}
+}
+
+// TestDiscordSupervisorSIGKILL: supervisord is SIGKILLed while messages
+// arrive (its provider child is told to stop by the kernel and leaves the
+// session resumable); a new supervisord's child resumes it, and the
+// followers get every message once, in order.
+func TestDiscordSupervisorSIGKILL(t *testing.T) {
+	const threads, total = 4, 2000
+	b := startDiscordBus(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rs := make([]*resumer, threads)
+	ready := make(chan struct{}, threads)
+	var wg sync.WaitGroup
+	for i := range rs {
+		rs[i] = &resumer{key: fmt.Sprintf("manual:%d", i), seen: map[string]int{}}
+		wg.Go(func() { rs[i].run(ctx, t, b.profile, ready) })
+	}
+	for range threads {
+		select {
+		case <-ready:
+		case <-time.After(30 * time.Second):
+			t.Fatal("followers did not register")
+		}
+	}
+	want := make([][]string, threads)
+	var writers sync.WaitGroup
+	writers.Go(func() {
+		for n := range total {
+			i := n % threads
+			text := fmt.Sprintf("u%05d", n)
+			want[i] = append(want[i], text)
+			b.dc.PostMessage(strconv.FormatInt(rs[i].thread, 10), b.alice, text)
+			if n%20 == 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	})
+	delivered := func() int {
+		n := 0
+		for _, r := range rs {
+			n += r.count()
+		}
+		return n
+	}
+	waitFor := func(n int, what string) {
+		deadline := time.Now().Add(120 * time.Second)
+		for delivered() < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d of %d delivered\n%s", what, delivered(), n, b.d.stderr.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitFor(total/5, "before the kill")
+	if err := b.d.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-b.d.exited
+	t.Logf("SIGKILLed supervisord after %d deliveries", delivered())
+	d2 := b.start("--config", b.configPath)
+	b.waitServing(d2)
+	writers.Wait()
+	waitFor(total, "after the restart")
+	cancel()
+	wg.Wait()
+	for i, r := range rs {
+		if strings.Join(r.texts, "|") != strings.Join(want[i], "|") {
+			t.Errorf("thread %d: %d updates, want %d in order", i, len(r.texts), len(want[i]))
+		}
+		for text, n := range r.seen {
+			if n != 1 {
+				t.Errorf("%s delivered %d times", text, n)
+			}
+		}
+	}
+	if c := b.dc.Counts(); c["identify"] != 1 || c["resume"] < 1 {
+		t.Errorf("gateway counts %v: the new supervisor's child should have resumed the session", c)
+	}
+}
