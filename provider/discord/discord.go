@@ -19,6 +19,7 @@ package discord
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -166,24 +167,29 @@ func (p *Platform) Identify(ctx context.Context) (provider.Identity, error) {
 	return provider.Identity{OwnerID: me.ID, Account: "@" + me.Username}, nil
 }
 
-// bot returns the bot's user id, asking Discord until it answers.
+// bot returns the bot's user id, asking Discord until it answers (a
+// refused token is retried slowly: NOT_SERVING says why meanwhile).
 func (p *Platform) bot(ctx context.Context) (string, error) {
-	for {
+	for attempt := 0; ; attempt++ {
 		p.mu.Lock()
 		id := p.botID
 		p.mu.Unlock()
 		if id != "" {
 			return id, nil
 		}
-		if _, err := p.Identify(ctx); err == nil {
+		_, err := p.Identify(ctx)
+		if err == nil {
 			continue
-		} else {
-			p.log.Warn().Err(err).Msg("GET /users/@me failed; retrying")
 		}
+		wait := p.o.Timing.backoff(attempt + 1)
+		if errors.Is(err, provider.ErrPermissionDenied) {
+			wait = p.o.Timing.fatalBackoff(attempt)
+		}
+		p.log.Warn().Err(err).Dur("retry_after", wait).Msg("GET /users/@me failed; retrying")
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
-		case <-time.After(p.o.Timing.BackoffMin):
+		case <-time.After(wait):
 		}
 	}
 }

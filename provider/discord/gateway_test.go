@@ -33,10 +33,7 @@ func (f *fixture) post(thread string, texts ...string) {
 // by RESUME through the resume URL, without a new session.
 func TestResumeAfterDroppedConnection(t *testing.T) {
 	f := newFixture(t)
-	sk := newSink(t)
-	f.run(f.p, nil, sk)
-	f.waitConnected(1)
-	alpha := f.thread(f.p, "A · alpha")
+	sk, _, alpha := f.start()
 	f.post(alpha.Thread, "before")
 	sk.waitTexts(t, "before")
 
@@ -64,10 +61,7 @@ func TestResumeAfterDroppedConnection(t *testing.T) {
 // could not deliver (admission closed), is replayed and delivered once.
 func TestResumeAcrossRestart(t *testing.T) {
 	f := newFixture(t)
-	sk := newSink(t)
-	stop := f.run(f.p, nil, sk)
-	f.waitConnected(1)
-	alpha := f.thread(f.p, "A · alpha")
+	sk, stop, alpha := f.start()
 	f.post(alpha.Thread, "one", "two")
 	sk.waitTexts(t, "one", "two")
 
@@ -102,10 +96,7 @@ func TestResumeAcrossRestart(t *testing.T) {
 // start), in order, each once.
 func TestCatchUpAfterUnresumableSession(t *testing.T) {
 	f := newFixture(t)
-	sk := newSink(t)
-	stop := f.run(f.p, nil, sk)
-	f.waitConnected(1)
-	alpha := f.thread(f.p, "A · alpha")
+	sk, stop, alpha := f.start()
 	beta := f.thread(f.p, "B · beta")
 	f.post(alpha.Thread, "a0")
 	sk.waitTexts(t, "a0")
@@ -165,10 +156,7 @@ func TestGatewayFaults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			sk := newSink(t)
-			f.run(f.p, nil, sk)
-			f.waitConnected(1)
-			alpha := f.thread(f.p, "A · alpha")
+			sk, _, alpha := f.start()
 			f.post(alpha.Thread, "before")
 			sk.waitTexts(t, "before")
 
@@ -198,10 +186,7 @@ func TestGatewayFaults(t *testing.T) {
 // a zombie: the provider closes it (resumably) and RESUMEs on a new one.
 func TestMissedHeartbeatACK(t *testing.T) {
 	f := newFixture(t, discordtest.WithHeartbeatInterval(300*time.Millisecond))
-	sk := newSink(t)
-	f.run(f.p, nil, sk)
-	f.waitConnected(1)
-	alpha := f.thread(f.p, "A · alpha")
+	sk, _, alpha := f.start()
 	f.post(alpha.Thread, "before")
 	sk.waitTexts(t, "before")
 	f.dc.IgnoreHeartbeats()
@@ -248,10 +233,7 @@ func TestRefusedBot(t *testing.T) {
 // delivered and nothing is lost; delivery resumes in order.
 func TestAdmissionClosed(t *testing.T) {
 	f := newFixture(t)
-	sk := newSink(t)
-	f.run(f.p, nil, sk)
-	f.waitConnected(1)
-	alpha := f.thread(f.p, "A · alpha")
+	sk, _, alpha := f.start()
 	sk.setRefuse(true)
 	f.post(alpha.Thread, numbered("m", 0, 5)...)
 	f.waitUntil("deliveries refused", func() bool { return sk.refusals() >= 3 })
@@ -291,10 +273,7 @@ func TestQueueBound(t *testing.T) {
 // once, in order.
 func TestCatchUpUnderLoad(t *testing.T) {
 	f := newFixture(t)
-	sk := newSink(t)
-	f.run(f.p, nil, sk)
-	f.waitConnected(1)
-	alpha := f.thread(f.p, "A · alpha")
+	sk, _, alpha := f.start()
 	want := numbered("load ", 0, 300)
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -317,22 +296,25 @@ func TestCatchUpUnderLoad(t *testing.T) {
 
 var _ provider.Sink = (*sink)(nil)
 
-// TestMisconfiguredChannel: a channel_id that is not a text channel the
-// bot can see keeps the provider NOT_SERVING with the reason, off the
-// gateway.
-func TestMisconfiguredChannel(t *testing.T) {
+// TestMisconfigured: a wrong token, or a channel_id that is not a text
+// channel the bot can see, keeps the provider NOT_SERVING with the
+// reason, off the gateway.
+func TestMisconfigured(t *testing.T) {
 	tests := []struct {
-		name    string
-		channel func(*discordtest.Server) string
-		why     string
+		name string
+		mod  func(*discordtest.Server, *discord.Settings)
+		why  string
 	}{
-		{"unknown", func(*discordtest.Server) string { return "1234567890123" }, "Unknown Channel"},
-		{"a forum", func(s *discordtest.Server) string { return s.AddChannel(discordtest.ChannelForum, "forum") }, "not a text channel"},
+		{"wrong token", func(_ *discordtest.Server, s *discord.Settings) { s.Token = "not-the-token" }, "401"},
+		{"unknown channel", func(_ *discordtest.Server, s *discord.Settings) { s.ChannelID = "1234567890123" }, "Unknown Channel"},
+		{"a forum", func(dc *discordtest.Server, s *discord.Settings) {
+			s.ChannelID = discord.Snowflake(dc.AddChannel(discordtest.ChannelForum, "forum"))
+		}, "not a text channel"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			p := f.platform(func(s *discord.Settings, _ *discord.Options) { s.ChannelID = discord.Snowflake(tt.channel(f.dc)) })
+			p := f.platform(func(s *discord.Settings, _ *discord.Options) { tt.mod(f.dc, s) })
 			f.run(p, nil, newSink(t))
 			f.waitUntil("NOT_SERVING", func() bool { ok, why := f.health.get(); return !ok && strings.Contains(why, tt.why) })
 			if n := f.dc.Count("connections"); n != 0 {

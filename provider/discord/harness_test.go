@@ -254,6 +254,16 @@ func (f *fixture) run(p *discord.Platform, state []byte, sk provider.Sink) (stop
 	return stop
 }
 
+// start runs f.p from no cursor into a new sink, waits until its session
+// is up and provisions (and attaches) the thread "A · alpha".
+func (f *fixture) start() (sk *sink, stop func(), alpha provider.Target) {
+	f.t.Helper()
+	sk = newSink(f.t)
+	stop = f.run(f.p, nil, sk)
+	f.waitConnected(1)
+	return sk, stop, f.thread(f.p, "A · alpha")
+}
+
 // waitConnected waits until n gateway connections are identified.
 func (f *fixture) waitConnected(n int) {
 	f.t.Helper()

@@ -24,10 +24,7 @@ func refsOf(u *providerv1.Update) []provider.Ref {
 // off the allow-list are sent with allowed=false.
 func TestRouting(t *testing.T) {
 	f := newFixture(t)
-	sk := newSink(t)
-	f.run(f.p, nil, sk)
-	f.waitConnected(1)
-	alpha := f.thread(f.p, "A · alpha")
+	sk, _, alpha := f.start()
 	beta := f.thread(f.p, "B · beta")
 	other := f.dc.AddChannel(0, "elsewhere")
 
@@ -110,10 +107,7 @@ func TestRouting(t *testing.T) {
 // acknowledged.
 func TestSystemMessagesAndRenames(t *testing.T) {
 	f := newFixture(t)
-	sk := newSink(t)
-	f.run(f.p, nil, sk)
-	f.waitConnected(1)
-	alpha := f.thread(f.p, "A · alpha")
+	sk, _, alpha := f.start()
 	f.dc.PostMessage(alpha.Thread, f.alice, "before")
 	sk.waitTexts(t, "before")
 	if _, err := f.p.Provision(t.Context(), provider.ProvisionRequest{Name: "A · renamed", Reuse: &alpha}); err != nil {

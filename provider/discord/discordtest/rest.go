@@ -425,11 +425,8 @@ func (s *Server) createMessage(r *request) (int, any) {
 	if !ok {
 		return http.StatusNotFound, unknownChannel
 	}
-	body, files, err := s.parseMessageBody(r)
-	if err != nil {
-		return http.StatusBadRequest, errBody(50109, err.Error())
-	}
-	if status, e := checkBody(body, len(files) > 0); e != nil {
+	body, files, status, e := s.readMessage(r)
+	if e != nil {
 		return status, e
 	}
 	if md := c.ThreadMetadata; md != nil && md.Locked {
@@ -463,9 +460,7 @@ func (s *Server) createMessage(r *request) (int, any) {
 		m.MessageReference.ChannelID, m.MessageReference.GuildID = c.ID, s.guildID
 	}
 	m.ID = s.newIDLocked()
-	for _, f := range files {
-		m.Attachments = append(m.Attachments, s.storeFileLocked(c.ID, f.name, f.data))
-	}
+	s.attachLocked(m, c.ID, files)
 	if md := c.ThreadMetadata; md != nil && md.Archived {
 		md.Archived = false
 		s.dispatchLocked("THREAD_UPDATE", IntentGuilds, c)
@@ -498,6 +493,26 @@ func checkBody(body messageBody, hasFiles bool) (int, any) {
 		}
 	}
 	return 0, nil
+}
+
+// readMessage reads and checks a message body; a refusal is the status
+// and body to answer.
+func (s *Server) readMessage(r *request) (messageBody, []upload, int, any) {
+	body, files, err := s.parseMessageBody(r)
+	if err != nil {
+		return body, nil, http.StatusBadRequest, errBody(50109, err.Error())
+	}
+	if status, e := checkBody(body, len(files) > 0); e != nil {
+		return body, nil, status, e
+	}
+	return body, files, 0, nil
+}
+
+// attachLocked stores uploaded files as m's attachments.
+func (s *Server) attachLocked(m *Message, channel string, files []upload) {
+	for _, f := range files {
+		m.Attachments = append(m.Attachments, s.storeFileLocked(channel, f.name, f.data))
+	}
 }
 
 type upload struct {
@@ -785,18 +800,13 @@ func (s *Server) followup(r *request) (int, any) {
 	if !ok {
 		return http.StatusNotFound, unknownChannel
 	}
-	body, files, err := s.parseMessageBody(r)
-	if err != nil {
-		return http.StatusBadRequest, errBody(50109, err.Error())
-	}
-	if status, e := checkBody(body, len(files) > 0); e != nil {
+	body, files, status, e := s.readMessage(r)
+	if e != nil {
 		return status, e
 	}
 	m := &Message{ID: s.newIDLocked(), Author: s.bot, Content: deref(body.Content), Components: body.Components,
 		WebhookID: s.appID, ApplicationID: s.appID, Flags: body.Flags}
-	for _, f := range files {
-		m.Attachments = append(m.Attachments, s.storeFileLocked(c.ID, f.name, f.data))
-	}
+	s.attachLocked(m, c.ID, files)
 	s.addMessageLocked(c, m)
 	return http.StatusOK, m
 }
