@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -49,17 +48,7 @@ providers:
     base_url: %s
     backoff_max: 1s
 `, filepath.Join(binDir, "provider-discord"), dc.Token(), dc.GuildID(), dc.Channel(), alice.ID, dc.URL())
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := p.start("--config", path)
-	p.waitServing(d)
-	c, err := client.Dial(p.socket, client.WithSecretFile(filepath.Join(p.state, "secret")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	d, c, path := p.serveConfig(cfg)
 	b := &dcBus{profile: p, dc: dc, alice: alice, stranger: stranger, d: d, c: c, configPath: path}
 	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
 		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING && pi.GetServing()
@@ -69,6 +58,15 @@ providers:
 
 func (b *dcBus) waitProvider(t *testing.T, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {
 	return waitProvider(t, b.c, b.d, ok, what)
+}
+
+// followers registers n followers, manual:0 … manual:n-1.
+func (b *dcBus) followers(t *testing.T, n int) []*follower {
+	fls := make([]*follower, n)
+	for i := range fls {
+		fls[i] = follow(t, b.c, fmt.Sprintf("manual:%d", i), fmt.Sprintf("/w/p%d", i))
+	}
+	return fls
 }
 
 func threadOf(fl *follower) string { return fl.f.Registered().GetBinding().GetTarget().GetThread() }
@@ -249,10 +247,7 @@ func (l *load) check(t *testing.T) {
 // nothing is doubled, nothing is sent twice.
 func TestDiscordDoctorRestartUnderLoad(t *testing.T) {
 	b := startDiscordBus(t)
-	fls := make([]*follower, 3)
-	for i := range fls {
-		fls[i] = follow(t, b.c, fmt.Sprintf("manual:%d", i), fmt.Sprintf("/w/p%d", i))
-	}
+	fls := b.followers(t, 3)
 	old := onlyProvider(t, b.c)
 	l := startLoad(t, b, fls, 60, 20)
 	time.Sleep(300 * time.Millisecond) // let the load get going
@@ -275,10 +270,7 @@ func TestDiscordDoctorRestartUnderLoad(t *testing.T) {
 // that resumes the session from the durable cursor.
 func TestDiscordProviderKill9UnderLoad(t *testing.T) {
 	b := startDiscordBus(t)
-	fls := make([]*follower, 3)
-	for i := range fls {
-		fls[i] = follow(t, b.c, fmt.Sprintf("manual:%d", i), fmt.Sprintf("/w/p%d", i))
-	}
+	fls := b.followers(t, 3)
 	first := onlyProvider(t, b.c)
 	l := startLoad(t, b, fls, 60, 20)
 	deadline := time.Now().Add(20 * time.Second)
@@ -342,73 +334,12 @@ func TestDiscordCatchUpAfterExpiredSession(t *testing.T) {
 func TestDiscordSupervisorSIGKILL(t *testing.T) {
 	const threads, total = 4, 2000
 	b := startDiscordBus(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	rs := make([]*resumer, threads)
-	ready := make(chan struct{}, threads)
-	var wg sync.WaitGroup
-	for i := range rs {
-		rs[i] = &resumer{key: fmt.Sprintf("manual:%d", i), seen: map[string]int{}}
-		wg.Go(func() { rs[i].run(ctx, t, b.profile, ready) })
-	}
-	for range threads {
-		select {
-		case <-ready:
-		case <-time.After(30 * time.Second):
-			t.Fatal("followers did not register")
-		}
-	}
-	want := make([][]string, threads)
-	var writers sync.WaitGroup
-	writers.Go(func() {
-		for n := range total {
-			i := n % threads
-			text := fmt.Sprintf("u%05d", n)
-			want[i] = append(want[i], text)
-			b.dc.PostMessage(strconv.FormatInt(rs[i].thread, 10), b.alice, text)
-			if n%20 == 0 {
-				time.Sleep(5 * time.Millisecond)
-			}
+	sigkillSupervisor(t, b.profile, b.d, b.configPath, threads, total, func(thread int64, n int, text string) {
+		b.dc.PostMessage(strconv.FormatInt(thread, 10), b.alice, text)
+		if n%20 == 0 {
+			time.Sleep(5 * time.Millisecond) // people write; they do not flood
 		}
 	})
-	delivered := func() int {
-		n := 0
-		for _, r := range rs {
-			n += r.count()
-		}
-		return n
-	}
-	waitFor := func(n int, what string) {
-		deadline := time.Now().Add(120 * time.Second)
-		for delivered() < n {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d of %d delivered\n%s", what, delivered(), n, b.d.stderr.String())
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-	waitFor(total/5, "before the kill")
-	if err := b.d.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-b.d.exited
-	t.Logf("SIGKILLed supervisord after %d deliveries", delivered())
-	d2 := b.start("--config", b.configPath)
-	b.waitServing(d2)
-	writers.Wait()
-	waitFor(total, "after the restart")
-	cancel()
-	wg.Wait()
-	for i, r := range rs {
-		if strings.Join(r.texts, "|") != strings.Join(want[i], "|") {
-			t.Errorf("thread %d: %d updates, want %d in order", i, len(r.texts), len(want[i]))
-		}
-		for text, n := range r.seen {
-			if n != 1 {
-				t.Errorf("%s delivered %d times", text, n)
-			}
-		}
-	}
 	if c := b.dc.Counts(); c["identify"] != 1 || c["resume"] < 1 {
 		t.Errorf("gateway counts %v: the new supervisor's child should have resumed the session", c)
 	}

@@ -59,17 +59,7 @@ providers:
     poll_grace: 2s
     backoff_max: 1s
 %s`, binLine, forumChat, tg.URL(), tg.Token(), allowedUser, extra)
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := p.start("--config", path)
-	p.waitServing(d)
-	c, err := client.Dial(p.socket, client.WithSecretFile(filepath.Join(p.state, "secret")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	d, c, path := p.serveConfig(cfg)
 	b := &tgBus{profile: p, tg: tg, d: d, c: c, configPath: path}
 	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
 		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
