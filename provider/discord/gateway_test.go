@@ -200,9 +200,9 @@ func TestMissedHeartbeatACK(t *testing.T) {
 	}
 }
 
-// TestRefusedBot: a wrong token (4004) and a missing Message Content
-// intent (4014) make the provider NOT_SERVING with the reason, and it
-// recovers by itself once fixed.
+// TestRefusedBot: a wrong token (4004), a missing Message Content
+// intent (4014) and a spent session start limit make the provider
+// NOT_SERVING with the reason, and it recovers by itself once fixed.
 func TestRefusedBot(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -212,6 +212,7 @@ func TestRefusedBot(t *testing.T) {
 	}{
 		{"token reset", func(s *discordtest.Server) { s.SetToken("reset-token") }, func(s *discordtest.Server) { s.SetToken(discordtest.DefaultToken) }, "4004"},
 		{"Message Content intent off", func(s *discordtest.Server) { s.SetMessageContentIntent(false) }, func(s *discordtest.Server) { s.SetMessageContentIntent(true) }, "Message Content"},
+		{"session starts spent", func(s *discordtest.Server) { s.SetSessionStartLimit(0) }, func(s *discordtest.Server) { s.SetSessionStartLimit(-1) }, "session starts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
