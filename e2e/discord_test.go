@@ -183,10 +183,12 @@ type load struct {
 	in       [][]string
 	callsPer int
 	wg       sync.WaitGroup
+	mu       sync.Mutex
+	unknown  map[string]bool // calls whose outcome stayed unknown
 }
 
 func startLoad(t *testing.T, b *dcBus, fls []*follower, perFollower, callsPer int) *load {
-	l := &load{b: b, fls: fls, in: make([][]string, len(fls)), callsPer: callsPer}
+	l := &load{b: b, fls: fls, in: make([][]string, len(fls)), callsPer: callsPer, unknown: map[string]bool{}}
 	for i, fl := range fls {
 		for j := range perFollower {
 			l.in[i] = append(l.in[i], fmt.Sprintf("in-%d-%d", i, j))
@@ -199,23 +201,7 @@ func startLoad(t *testing.T, b *dcBus, fls []*follower, perFollower, callsPer in
 		})
 		l.wg.Go(func() {
 			for j := range callsPer {
-				text := fmt.Sprintf("out-%d-%d", i, j)
-				// A careful follower repeats a call that failed with the same
-				// idempotency key: Discord's nonce makes the repeat a no-op
-				// if the first one was sent.
-				for attempt := 0; ; attempt++ {
-					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-					_, err := fl.f.Call(ctx, "createMessage", fmt.Appendf(nil, `{"content":%q}`, text), text)
-					cancel()
-					if err == nil {
-						break
-					}
-					if attempt == 20 {
-						t.Errorf("call %s: %v", text, err)
-						break
-					}
-					time.Sleep(100 * time.Millisecond)
-				}
+				l.send(t, fl, fmt.Sprintf("out-%d-%d", i, j))
 				time.Sleep(20 * time.Millisecond)
 			}
 		})
@@ -223,21 +209,53 @@ func startLoad(t *testing.T, b *dcBus, fls []*follower, perFollower, callsPer in
 	return l
 }
 
+// send makes one createMessage, repeating it with the same idempotency
+// key when it failed, as a careful follower does: the provider turns the
+// key into Discord's nonce, so a repeat of one that was sent makes no
+// second message. A call the supervisor keeps answering "outcome
+// unknown" (it was cut off by the crash and the supervisor will not risk
+// it again) is noted: its message may be there once, or not at all.
+func (l *load) send(t *testing.T, fl *follower, text string) {
+	for attempt := 0; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err := fl.f.Call(ctx, "createMessage", fmt.Appendf(nil, `{"content":%q}`, text), text)
+		cancel()
+		switch {
+		case err == nil:
+			return
+		case errors.Is(err, client.ErrOutcomeUnknown) && attempt >= 3:
+			l.mu.Lock()
+			l.unknown[text] = true
+			l.mu.Unlock()
+			return
+		case attempt == 20:
+			t.Errorf("call %s: %v", text, err)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // check waits for every message, exactly once and in order, at each
-// follower, and every call's message exactly once at Discord.
+// follower, and every call's message exactly once at Discord (at most
+// once for a call whose outcome stayed unknown).
 func (l *load) check(t *testing.T) {
 	l.wg.Wait()
 	for i, fl := range l.fls {
 		fl.waitTexts(t, l.in[i]...)
 		sent := l.b.sentTexts(threadOf(fl))
 		for j := range l.callsPer {
-			if n := sent[fmt.Sprintf("out-%d-%d", i, j)]; n != 1 {
-				t.Errorf("out-%d-%d sent %d times", i, j, n)
+			text := fmt.Sprintf("out-%d-%d", i, j)
+			if n := sent[text]; n != 1 && !(l.unknown[text] && n == 0) {
+				t.Errorf("%s sent %d times", text, n)
 			}
 		}
-		if len(sent) != l.callsPer {
+		if len(sent) > l.callsPer {
 			t.Errorf("thread %d holds %d distinct messages, want %d", i, len(sent), l.callsPer)
 		}
+	}
+	if len(l.unknown) > 0 {
+		t.Logf("calls whose outcome stayed unknown: %v", l.unknown)
 	}
 }
 
