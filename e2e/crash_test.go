@@ -83,15 +83,30 @@ func (r *resumer) count() int {
 func TestSupervisorSIGKILLLosesNothing(t *testing.T) {
 	const threads, total = 4, 10000
 	b := startTelegramBus(t, "")
+	sigkillSupervisor(t, b.profile, b.d, b.configPath, threads, total, func(thread int64, _ int, text string) {
+		b.tg.PushMessage(forumChat, int(thread), allowedUser, text)
+	})
+	out, _, _ := b.busctl("bindings")
+	if strings.Count(out, "register-reuse") != threads {
+		t.Errorf("bindings after the restart:\n%s", out)
+	}
+}
+
+// sigkillSupervisor registers one resumer per thread, writes total
+// updates round robin into the threads with post (from a goroutine),
+// SIGKILLs supervisord d once a fifth were delivered, starts it again
+// from configPath, and checks that every update reached its thread's
+// follower exactly once, in order.
+func sigkillSupervisor(t *testing.T, p *profile, d *daemon, configPath string, threads, total int, post func(thread int64, n int, text string)) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-
 	rs := make([]*resumer, threads)
 	ready := make(chan struct{}, threads)
 	var wg sync.WaitGroup
 	for i := range rs {
 		rs[i] = &resumer{key: fmt.Sprintf("manual:%d", i), seen: map[string]int{}}
-		wg.Go(func() { rs[i].run(ctx, t, b.profile, ready) })
+		wg.Go(func() { rs[i].run(ctx, t, p, ready) })
 	}
 	for range threads {
 		select {
@@ -102,12 +117,14 @@ func TestSupervisorSIGKILLLosesNothing(t *testing.T) {
 	}
 	want := make([][]string, threads)
 	for n := range total {
-		i := n % threads
-		text := fmt.Sprintf("u%05d", n)
-		want[i] = append(want[i], text)
-		b.tg.PushMessage(forumChat, int(rs[i].thread), allowedUser, text)
+		want[n%threads] = append(want[n%threads], fmt.Sprintf("u%05d", n))
 	}
-
+	var writer sync.WaitGroup
+	writer.Go(func() {
+		for n := range total {
+			post(rs[n%threads].thread, n, want[n%threads][n/threads])
+		}
+	})
 	delivered := func() int {
 		n := 0
 		for _, r := range rs {
@@ -125,14 +142,15 @@ func TestSupervisorSIGKILLLosesNothing(t *testing.T) {
 		}
 	}
 	waitFor(total/5, "before the kill")
-	if err := b.d.cmd.Process.Kill(); err != nil {
+	if err := d.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	<-b.d.exited
+	<-d.exited
 	t.Logf("SIGKILLed supervisord after %d deliveries", delivered())
 
-	d2 := b.start("--config", b.configPath)
-	b.waitServing(d2)
+	d2 := p.start("--config", configPath)
+	p.waitServing(d2)
+	writer.Wait()
 	waitFor(total, "after the restart")
 	cancel()
 	wg.Wait()
@@ -151,10 +169,6 @@ func TestSupervisorSIGKILLLosesNothing(t *testing.T) {
 				t.Errorf("%s delivered %d times", text, n)
 			}
 		}
-	}
-	out, _, _ := b.busctl("bindings")
-	if strings.Count(out, "register-reuse") != threads {
-		t.Errorf("bindings after the restart:\n%s", out)
 	}
 }
 

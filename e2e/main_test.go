@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chatbus/chatbus/client"
 )
 
 // binDir holds the binaries built once for the whole package.
@@ -114,6 +116,24 @@ func (p *profile) start(args ...string) *daemon {
 		}
 	})
 	return d
+}
+
+// serveConfig writes cfg as the config file, starts supervisord with it,
+// waits until it serves and dials it. It returns the config file's path.
+func (p *profile) serveConfig(cfg string) (*daemon, *client.Client, string) {
+	p.t.Helper()
+	path := filepath.Join(p.t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		p.t.Fatal(err)
+	}
+	d := p.start("--config", path)
+	p.waitServing(d)
+	c, err := client.Dial(p.socket, client.WithSecretFile(filepath.Join(p.state, "secret")))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Cleanup(func() { c.Close() })
+	return d, c, path
 }
 
 // waitServing waits until busctl status succeeds.

@@ -71,41 +71,39 @@ providers:
 // it.
 func startBus(t *testing.T, p *profile, cfg string) *tgBus {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := p.start("--config", path)
-	p.waitServing(d)
-	c, err := client.Dial(p.socket, client.WithSecretFile(filepath.Join(p.state, "secret")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	d, c, path := p.serveConfig(cfg)
 	return &tgBus{profile: p, d: d, c: c, configPath: path}
 }
 
-func (b *tgBus) provider(t *testing.T) *chatbusv1.ProviderInfo {
+func (b *tgBus) provider(t *testing.T) *chatbusv1.ProviderInfo { return onlyProvider(t, b.c) }
+
+func (b *tgBus) waitProvider(t *testing.T, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {
+	return waitProvider(t, b.c, b.d, ok, what)
+}
+
+// onlyProvider is the one provider the supervisor runs.
+func onlyProvider(t *testing.T, c *client.Client) *chatbusv1.ProviderInfo {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	resp, err := b.c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
+	resp, err := c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
 	if err != nil || len(resp.GetProviders()) != 1 {
 		t.Fatalf("providers: %v %v", resp, err)
 	}
 	return resp.GetProviders()[0]
 }
 
-func (b *tgBus) waitProvider(t *testing.T, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {
+// waitProvider waits until the one provider satisfies ok.
+func waitProvider(t *testing.T, c *client.Client, d *daemon, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		pi := b.provider(t)
+		pi := onlyProvider(t, c)
 		if ok(pi) {
 			return pi
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("provider never %s: %v\n%s", what, pi, b.d.stderr.String())
+			t.Fatalf("provider never %s: %v\n%s", what, pi, d.stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -129,9 +127,22 @@ func (b *tgBus) follow(t *testing.T, profileKey, cwd string) *follower {
 // followOn registers a follower bound on provider ("": the default).
 func (b *tgBus) followOn(t *testing.T, provider, profileKey, cwd string) *follower {
 	t.Helper()
+	return followProvider(t, b.c, provider, profileKey, cwd)
+}
+
+// follow registers a follower that collects and acks its updates.
+func follow(t *testing.T, c *client.Client, profileKey, cwd string) *follower {
+	t.Helper()
+	return followProvider(t, c, "", profileKey, cwd)
+}
+
+// followProvider registers a follower on provider ("": the default) that
+// collects and acks its updates.
+func followProvider(t *testing.T, c *client.Client, provider, profileKey, cwd string) *follower {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	f, err := b.c.Register(ctx, client.Registration{ProfileKey: profileKey, Cwd: cwd, InstanceID: profileKey + "-1", Provider: provider})
+	f, err := c.Register(ctx, client.Registration{ProfileKey: profileKey, Cwd: cwd, InstanceID: profileKey + "-1", Provider: provider})
 	if err != nil {
 		t.Fatalf("register %s: %v", profileKey, err)
 	}

@@ -201,17 +201,19 @@ func (g *gate) attach(id string, t Target) error {
 	return nil
 }
 
-// detach forgets instance id; an unknown id is a no-op. It is never
-// refused: detaching is how a doctor's drain reaches zero.
-func (g *gate) detach(id string) {
+// detach forgets instance id and reports whether it was attached; an
+// unknown id is a no-op. It is never refused: detaching is how a doctor's
+// drain reaches zero.
+func (g *gate) detach(id string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, ok := g.attached[id]; !ok {
-		return
+		return false
 	}
 	delete(g.attached, id)
 	g.setAttachedLocked()
 	g.settleLocked()
+	return true
 }
 
 func (g *gate) setAttachedLocked() {

@@ -176,6 +176,20 @@ type Platform interface {
 	CloseTarget(ctx context.Context, t Target) error
 }
 
+// AttachWatcher is an optional interface of a [Platform]: a Platform that
+// implements it is told which followers are attached through it, for
+// platforms that must know which threads are bound (Discord catches up on
+// the bound threads by REST after a gateway session it could not resume).
+// Attached is called after the fence admitted an Attach (for every admitted
+// Attach, also a repeated one, which may name another target); Detached
+// once for each Detach of an attached instance id (never for an unknown
+// one). Both are called synchronously from the RPC and must not block or
+// reach the platform.
+type AttachWatcher interface {
+	Attached(instanceID string, t Target)
+	Detached(instanceID string)
+}
+
 // Sink is where Run hands updates. The SDK's Sink is bound to one Updates
 // stream; once that stream ends every Deliver fails with [ErrStreamEnded].
 type Sink interface {

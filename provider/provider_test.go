@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -1059,5 +1060,64 @@ func TestSplitSettings(t *testing.T) {
 				t.Fatalf("SplitSettings = %q, %s, %v", secret, rest, err)
 			}
 		})
+	}
+}
+
+// watchingFake is a Fake that implements provider.AttachWatcher.
+type watchingFake struct {
+	*providertest.Fake
+	mu     sync.Mutex
+	events []string
+}
+
+func (w *watchingFake) Attached(id string, t provider.Target) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.events = append(w.events, "attach "+id+" "+t.Chat+"/"+t.Thread)
+}
+
+func (w *watchingFake) Detached(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.events = append(w.events, "detach "+id)
+}
+
+func (w *watchingFake) seen() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.events...)
+}
+
+// TestAttachWatcher: a Platform implementing AttachWatcher is told of
+// every admitted Attach and of each Detach of an attached id; refused
+// Attaches and detaches of unknown ids are not passed on.
+func TestAttachWatcher(t *testing.T) {
+	ctx := testCtx(t)
+	w := &watchingFake{Fake: &providertest.Fake{}}
+	h := providertest.Start(t, provider.Config{Name: "fake", Platform: w})
+	if _, err := h.Client.Attach(ctx, &providerv1.AttachRequest{InstanceId: "a", Target: &providerv1.Target{Chat: "C1", Thread: "T1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := attach(ctx, h, "b"); err != nil { // the numeric forms of the first contract
+		t.Fatal(err)
+	}
+	if err := detach(ctx, h, "nobody"); err != nil {
+		t.Fatal(err)
+	}
+	if err := detach(ctx, h, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := detach(ctx, h, "a"); err != nil { // again: no longer attached
+		t.Fatal(err)
+	}
+	if _, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "doc-1")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := attach(ctx, h, "c"); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("attach while prepared: %v", err)
+	}
+	want := []string{"attach a C1/T1", "attach b -5/7", "detach a"}
+	if got := w.seen(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("watcher saw %q, want %q", got, want)
 	}
 }

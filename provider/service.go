@@ -218,15 +218,22 @@ func (v *service) CloseTarget(ctx context.Context, req *providerv1.CloseTargetRe
 }
 
 func (v *service) Attach(_ context.Context, req *providerv1.AttachRequest) (*providerv1.AttachResponse, error) {
-	err := v.s.gate.attach(req.GetInstanceId(), legacyTarget(req.GetTarget(), req.GetChatId(), req.GetThreadId()))
-	if err != nil {
+	t := legacyTarget(req.GetTarget(), req.GetChatId(), req.GetThreadId())
+	if err := v.s.gate.attach(req.GetInstanceId(), t); err != nil {
 		return nil, toStatus(err)
+	}
+	if w, ok := v.s.cfg.Platform.(AttachWatcher); ok {
+		w.Attached(req.GetInstanceId(), t)
 	}
 	return &providerv1.AttachResponse{}, nil
 }
 
 func (v *service) Detach(_ context.Context, req *providerv1.DetachRequest) (*providerv1.DetachResponse, error) {
-	v.s.gate.detach(req.GetInstanceId())
+	if v.s.gate.detach(req.GetInstanceId()) {
+		if w, ok := v.s.cfg.Platform.(AttachWatcher); ok {
+			w.Detached(req.GetInstanceId())
+		}
+	}
 	return &providerv1.DetachResponse{}, nil
 }
 

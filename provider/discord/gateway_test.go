@@ -1,0 +1,326 @@
+package discord_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/discord"
+	"github.com/chatbus/chatbus/provider/discord/discordtest"
+)
+
+func numbered(prefix string, from, to int) []string {
+	var out []string
+	for i := from; i < to; i++ {
+		out = append(out, fmt.Sprintf("%s%02d", prefix, i))
+	}
+	return out
+}
+
+// post writes texts into thread as alice.
+func (f *fixture) post(thread string, texts ...string) {
+	for _, text := range texts {
+		f.dc.PostMessage(thread, f.alice, text)
+	}
+}
+
+// TestResumeAfterDroppedConnection: the connection drops and the gateway
+// is unreachable for a while; what was written meanwhile arrives once,
+// by RESUME through the resume URL, without a new session.
+func TestResumeAfterDroppedConnection(t *testing.T) {
+	f := newFixture(t)
+	sk, _, alpha := f.start()
+	f.post(alpha.Thread, "before")
+	sk.waitTexts(t, "before")
+
+	f.dc.SetGatewayDown(true)
+	f.dc.DropConnections()
+	f.post(alpha.Thread, numbered("while down ", 0, 10)...)
+	f.waitUntil("the provider tried to reconnect", func() bool { return f.dc.Count("refused") > 0 })
+	f.dc.SetGatewayDown(false)
+	f.post(alpha.Thread, "after")
+
+	want := append(append([]string{"before"}, numbered("while down ", 0, 10)...), "after")
+	sk.waitTexts(t, want...)
+	if n := sk.delivered(); n != len(want) {
+		t.Errorf("%d updates delivered for %d messages", n, len(want))
+	}
+	c := f.dc.Counts()
+	if c["identify"] != 1 || c["resume"] < 1 || c["resume_main"] != 0 || c["replayed"] < 10 {
+		t.Errorf("gateway counts %v: want one IDENTIFY and a RESUME at the resume URL replaying 10", c)
+	}
+}
+
+// TestResumeAcrossRestart: a successor Platform (a new process) started
+// at the durable cursor RESUMEs the predecessor's session: what came
+// while nobody was connected, and what the predecessor received but
+// could not deliver (admission closed), is replayed and delivered once.
+func TestResumeAcrossRestart(t *testing.T) {
+	f := newFixture(t)
+	sk, stop, alpha := f.start()
+	f.post(alpha.Thread, "one", "two")
+	sk.waitTexts(t, "one", "two")
+
+	// A doctor closed admission: these reach the provider, not the
+	// supervisor.
+	sk.setRefuse(true)
+	f.post(alpha.Thread, "held 1", "held 2")
+	f.waitUntil("deliveries refused", func() bool { return sk.refusals() >= 2 })
+	stop()
+	sk.setRefuse(false)
+	// It left with close code 1012, so the session stays resumable.
+	f.waitUntil("the provider closed with 1012", func() bool { return f.dc.Count("client_close_1012") == 1 })
+	f.post(alpha.Thread, "while stopped")
+
+	p2 := f.platform(nil)
+	p2.Attached("follower-A", alpha)
+	f.run(p2, sk.state(), sk.newStream())
+	f.post(alpha.Thread, "after")
+	sk.waitTexts(t, "one", "two", "held 1", "held 2", "while stopped", "after")
+	if n := sk.delivered(); n != 6 {
+		t.Errorf("%d updates delivered for 6 messages", n)
+	}
+	if c := f.dc.Counts(); c["identify"] != 1 || c["resume"] != 1 {
+		t.Errorf("gateway counts %v: want the successor to RESUME, not IDENTIFY", c)
+	}
+}
+
+// TestCatchUpAfterUnresumableSession: the session expired while no
+// provider ran; the successor's RESUME is refused (INVALID_SESSION), it
+// identifies afresh and fetches by REST, per thread, what was written
+// after the cursor's mark (a bound thread without a mark: from its
+// start), in order, each once.
+func TestCatchUpAfterUnresumableSession(t *testing.T) {
+	f := newFixture(t)
+	sk, stop, alpha := f.start()
+	beta := f.thread(f.p, "B · beta")
+	f.post(alpha.Thread, "a0")
+	sk.waitTexts(t, "a0")
+	stop()
+
+	f.dc.ExpireSessions()
+	many := numbered("a", 1, 251) // three pages of 100
+	f.post(alpha.Thread, many...)
+	f.post(beta.Thread, "b1", "b2")
+	if _, err := f.call(f.p, alpha, "createMessage", `{"content":"the bot's own"}`); err != nil {
+		t.Fatal(err)
+	}
+
+	p2 := f.platform(nil)
+	p2.Attached("follower-A", alpha)
+	p2.Attached("follower-B", beta)
+	f.run(p2, sk.state(), sk.newStream())
+	want := append(append([]string{"a0"}, many...), "b1", "b2")
+	j := sk.waitFor(t, "caught up", func(j []*providerv1.Update) bool { return len(j) >= len(want) })
+	got := textsOf(j)
+	perThread := map[string][]string{}
+	for _, u := range j {
+		perThread[u.GetThread()] = append(perThread[u.GetThread()], u.GetText())
+	}
+	if strings.Join(perThread[alpha.Thread], "|") != strings.Join(append([]string{"a0"}, many...), "|") ||
+		strings.Join(perThread[beta.Thread], "|") != "b1|b2" || len(got) != len(want) {
+		t.Fatalf("journal %q", got)
+	}
+	if n := sk.delivered(); n != len(want) {
+		t.Errorf("%d updates delivered for %d messages", n, len(want))
+	}
+	c := f.dc.Counts()
+	if c["identify"] != 2 || c["invalid_session"] != 1 {
+		t.Errorf("gateway counts %v: want a refused RESUME and a second IDENTIFY", c)
+	}
+	if n := f.dc.Calls("GET /channels/{id}/messages"); n < 4 {
+		t.Errorf("%d catch-up pages", n)
+	}
+}
+
+// TestGatewayFaults: Discord's ways of ending a connection. Resumable
+// ones resume; the others identify afresh and catch up by REST. What
+// was written while the gateway was unreachable arrives once either way.
+func TestGatewayFaults(t *testing.T) {
+	tests := []struct {
+		name   string
+		fault  func(*discordtest.Server)
+		resume bool
+	}{
+		{"RECONNECT", (*discordtest.Server).Reconnect, true},
+		{"INVALID_SESSION resumable", func(s *discordtest.Server) { s.InvalidateSessions(true) }, true},
+		{"INVALID_SESSION", func(s *discordtest.Server) { s.InvalidateSessions(false) }, false},
+		{"close 4000 unknown error", func(s *discordtest.Server) { s.CloseConnections(4000, "Unknown error") }, true},
+		{"close 4009 session timed out", func(s *discordtest.Server) { s.CloseConnections(4009, "Session timed out") }, false},
+		{"close 4007 invalid seq", func(s *discordtest.Server) { s.CloseConnections(4007, "Invalid seq") }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			sk, _, alpha := f.start()
+			f.post(alpha.Thread, "before")
+			sk.waitTexts(t, "before")
+
+			f.dc.SetGatewayDown(true)
+			refused := f.dc.Count("refused")
+			tt.fault(f.dc)
+			f.post(alpha.Thread, "gap 1", "gap 2")
+			f.waitUntil("the provider tried to reconnect", func() bool { return f.dc.Count("refused") > refused })
+			f.dc.SetGatewayDown(false)
+			f.post(alpha.Thread, "after")
+			sk.waitTexts(t, "before", "gap 1", "gap 2", "after")
+			if n := sk.delivered(); n != 4 {
+				t.Errorf("%d updates delivered for 4 messages", n)
+			}
+			c := f.dc.Counts()
+			if tt.resume && (c["identify"] != 1 || c["resumed"] < 1) {
+				t.Errorf("counts %v: want a RESUME", c)
+			}
+			if !tt.resume && c["identify"] != 2 {
+				t.Errorf("counts %v: want a second IDENTIFY", c)
+			}
+		})
+	}
+}
+
+// TestMissedHeartbeatACK: a connection whose heartbeats go unanswered is
+// a zombie: the provider closes it (resumably) and RESUMEs on a new one.
+func TestMissedHeartbeatACK(t *testing.T) {
+	f := newFixture(t, discordtest.WithHeartbeatInterval(300*time.Millisecond))
+	sk, _, alpha := f.start()
+	f.post(alpha.Thread, "before")
+	sk.waitTexts(t, "before")
+	f.dc.IgnoreHeartbeats()
+	f.waitUntil("resumed on a new connection", func() bool {
+		return f.dc.Count("resumed") >= 1 && f.dc.Count("client_close_1012") >= 1
+	})
+	f.post(alpha.Thread, "after")
+	sk.waitTexts(t, "before", "after")
+	if n := f.dc.Count("identify"); n != 1 {
+		t.Errorf("%d IDENTIFYs: the session should have been resumed", n)
+	}
+}
+
+// TestRefusedBot: a wrong token (4004), a missing Message Content
+// intent (4014) and a spent session start limit make the provider
+// NOT_SERVING with the reason, and it recovers by itself once fixed.
+func TestRefusedBot(t *testing.T) {
+	tests := []struct {
+		name   string
+		break_ func(*discordtest.Server)
+		fix    func(*discordtest.Server)
+		why    string
+	}{
+		{"token reset", func(s *discordtest.Server) { s.SetToken("reset-token") }, func(s *discordtest.Server) { s.SetToken(discordtest.DefaultToken) }, "4004"},
+		{"Message Content intent off", func(s *discordtest.Server) { s.SetMessageContentIntent(false) }, func(s *discordtest.Server) { s.SetMessageContentIntent(true) }, "Message Content"},
+		{"session starts spent", func(s *discordtest.Server) { s.SetSessionStartLimit(0) }, func(s *discordtest.Server) { s.SetSessionStartLimit(-1) }, "session starts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			sk := newSink(t)
+			f.run(f.p, nil, sk)
+			f.waitConnected(1)
+			tt.break_(f.dc)
+			f.dc.ExpireSessions()
+			f.waitUntil("NOT_SERVING", func() bool { ok, why := f.health.get(); return !ok && strings.Contains(why, tt.why) })
+			tt.fix(f.dc)
+			f.waitUntil("SERVING again", func() bool { ok, _ := f.health.get(); return ok })
+			f.waitConnected(1)
+		})
+	}
+}
+
+// TestAdmissionClosed: while a doctor holds admission, nothing is
+// delivered and nothing is lost; delivery resumes in order.
+func TestAdmissionClosed(t *testing.T) {
+	f := newFixture(t)
+	sk, _, alpha := f.start()
+	sk.setRefuse(true)
+	f.post(alpha.Thread, numbered("m", 0, 5)...)
+	f.waitUntil("deliveries refused", func() bool { return sk.refusals() >= 3 })
+	if n := sk.delivered(); n != 0 {
+		t.Fatalf("%d delivered while admission was closed", n)
+	}
+	sk.setRefuse(false)
+	sk.waitTexts(t, numbered("m", 0, 5)...)
+}
+
+// TestQueueBound: when delivery falls behind by more than the queue
+// holds, the provider leaves the gateway and resumes later: Discord
+// replays what it did not take, and nothing is lost or doubled.
+func TestQueueBound(t *testing.T) {
+	f := newFixture(t)
+	p := f.platform(func(_ *discord.Settings, o *discord.Options) { o.MaxQueued = 4 })
+	sk := newSink(t)
+	f.run(p, nil, sk)
+	f.waitConnected(1)
+	alpha := f.thread(p, "A · alpha")
+	sk.setRefuse(true)
+	want := numbered("m", 0, 40)
+	f.post(alpha.Thread, want...)
+	f.waitUntil("the provider left the gateway", func() bool { return f.dc.Count("client_close_1012") >= 1 })
+	sk.setRefuse(false)
+	sk.waitTexts(t, want...)
+	if n := sk.delivered(); n != len(want) {
+		t.Errorf("%d delivered for %d messages", n, len(want))
+	}
+	if n := f.dc.Count("identify"); n != 1 {
+		t.Errorf("%d IDENTIFYs", n)
+	}
+}
+
+// TestCatchUpUnderLoad: messages keep arriving while the session is
+// invalidated and a fresh one catches up: every message is journalled
+// once, in order.
+func TestCatchUpUnderLoad(t *testing.T) {
+	f := newFixture(t)
+	sk, _, alpha := f.start()
+	want := numbered("load ", 0, 300)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i, text := range want {
+			f.dc.PostMessage(alpha.Thread, f.alice, text)
+			if i%10 == 0 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	})
+	f.waitUntil("some delivered", func() bool { return sk.delivered() > 20 })
+	f.dc.InvalidateSessions(false)
+	wg.Wait()
+	sk.waitTexts(t, want...)
+	if n := f.dc.Count("identify"); n != 2 {
+		t.Errorf("%d IDENTIFYs", n)
+	}
+	t.Logf("%d delivered for %d messages (the supervisor's window drops the %d repeats)", sk.delivered(), len(want), sk.delivered()-len(want))
+}
+
+var _ provider.Sink = (*sink)(nil)
+
+// TestMisconfigured: a wrong token, or a channel_id that is not a text
+// channel the bot can see, keeps the provider NOT_SERVING with the
+// reason, off the gateway.
+func TestMisconfigured(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(*discordtest.Server, *discord.Settings)
+		why  string
+	}{
+		{"wrong token", func(_ *discordtest.Server, s *discord.Settings) { s.Token = "not-the-token" }, "401"},
+		{"unknown channel", func(_ *discordtest.Server, s *discord.Settings) { s.ChannelID = "1234567890123" }, "Unknown Channel"},
+		{"a forum", func(dc *discordtest.Server, s *discord.Settings) {
+			s.ChannelID = discord.Snowflake(dc.AddChannel(discordtest.ChannelForum, "forum"))
+		}, "not a text channel"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			p := f.platform(func(s *discord.Settings, _ *discord.Options) { tt.mod(f.dc, s) })
+			f.run(p, nil, newSink(t))
+			f.waitUntil("NOT_SERVING", func() bool { ok, why := f.health.get(); return !ok && strings.Contains(why, tt.why) })
+			if n := f.dc.Count("connections"); n != 0 {
+				t.Errorf("%d gateway connections", n)
+			}
+		})
+	}
+}

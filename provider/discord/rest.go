@@ -1,0 +1,220 @@
+package discord
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/disgoorg/disgo/rest"
+	"github.com/rs/zerolog"
+
+	"github.com/chatbus/chatbus/provider"
+)
+
+// userAgent is what Discord asks bots to send: "DiscordBot ($url,
+// $version)".
+const userAgent = "DiscordBot (https://github.com/chatbus/chatbus, 1) chatbus-provider-discord"
+
+// newREST builds disgo's REST client at base (the API root without the
+// version) with disgo's rate limiter: per-route buckets from the
+// X-RateLimit-* headers, the global limit (X-RateLimit-Global), and the
+// 429's Retry-After. A 429 is not retried inside: it is returned at once
+// (the caller gets provider.RateLimited with Discord's retry_after), and
+// the limiter holds later requests of that bucket until it resets.
+func newREST(base, token string, hc *http.Client, log zerolog.Logger) rest.Client {
+	slogger := slog.New(zerolog.NewSlogHandler(log.Level(zerolog.WarnLevel)))
+	limiter := rest.NewRateLimiter(rest.WithMaxRetries(1), rest.WithRateLimiterLogger(slogger))
+	return rest.NewClient(token,
+		rest.WithURL(fmt.Sprintf("%s/v%d", base, rest.Version)),
+		rest.WithHTTPClient(hc),
+		rest.WithLogger(slogger),
+		rest.WithUserAgent(userAgent),
+		rest.WithRateLimiter(roundedLimiter{limiter}),
+	)
+}
+
+// roundedLimiter is disgo's limiter with one correction: disgo converts
+// X-RateLimit-Reset-After to a duration by truncating it to whole seconds
+// (time.Duration(1.734) * time.Second is 1s), so it would send again
+// before the bucket really resets and be answered 429. Rounding the
+// header up to the next second before disgo reads it keeps the limiter
+// early by nothing (and late by under a second).
+type roundedLimiter struct{ rest.RateLimiter }
+
+func (l roundedLimiter) UnlockBucket(e *rest.CompiledEndpoint, rs *http.Response) error {
+	if rs != nil && rs.Header != nil {
+		if v := rs.Header.Get("X-RateLimit-Reset-After"); v != "" {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				rs.Header.Set("X-RateLimit-Reset-After", strconv.FormatFloat(math.Ceil(f), 'f', 0, 64))
+			}
+		}
+	}
+	return l.RateLimiter.UnlockBucket(e, rs)
+}
+
+// do makes one REST request: body is sent as JSON (or as given, for a
+// discord.MultipartBuffer), the answer decoded into out unless out is nil
+// (204 answers).
+func (p *Platform) do(ctx context.Context, ep *rest.CompiledEndpoint, body, out any) error {
+	var rs any
+	if out != nil {
+		rs = out
+	}
+	return p.rest.Do(ep, body, rs, rest.WithCtx(ctx))
+}
+
+func (p *Platform) get(ctx context.Context, ep *rest.CompiledEndpoint, out any) error {
+	return p.do(ctx, ep, nil, out)
+}
+
+func gatewayBot() *rest.CompiledEndpoint { return rest.GetGatewayBot.Compile(nil) }
+
+// apiError is Discord's answer to a failed request.
+type apiError struct {
+	Status     int
+	Code       int
+	Message    string
+	Errors     json.RawMessage
+	RetryAfter time.Duration
+	Global     bool
+}
+
+func (e *apiError) Error() string {
+	msg := fmt.Sprintf("discord: %d", e.Status)
+	if e.Code != 0 {
+		msg += fmt.Sprintf(" code %d", e.Code)
+	}
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	if len(e.Errors) > 0 && string(e.Errors) != "null" {
+		msg += " " + string(e.Errors)
+	}
+	return msg
+}
+
+// asAPIError returns Discord's answer if err carries one.
+func asAPIError(err error) (*apiError, bool) {
+	var re rest.Error
+	if !errors.As(err, &re) || re.Response == nil {
+		return nil, false
+	}
+	e := &apiError{Status: re.Response.StatusCode, Code: int(re.Code), Message: re.Message, Errors: json.RawMessage(re.Errors)}
+	if e.Status == http.StatusTooManyRequests {
+		var body struct {
+			RetryAfter float64 `json:"retry_after"`
+			Global     bool    `json:"global"`
+		}
+		if json.Unmarshal(re.RsBody, &body) == nil && body.RetryAfter > 0 {
+			e.RetryAfter = time.Duration(body.RetryAfter * float64(time.Second))
+		} else if s, err := strconv.Atoi(re.Response.Header.Get("Retry-After")); err == nil {
+			e.RetryAfter = time.Duration(s) * time.Second
+		}
+		e.Global = body.Global || re.Response.Header.Get("X-RateLimit-Global") != ""
+	}
+	return e, true
+}
+
+// Discord's JSON error codes the provider tells apart.
+const (
+	codeUnknownChannel     = 10003
+	codeUnknownMessage     = 10008
+	codeUnknownEmoji       = 10014
+	codeUnknownWebhook     = 10015
+	codeUnknownInteraction = 10062
+	codeMissingAccess      = 50001
+	codeAlreadyAcked       = 40060
+	codeThreadArchived     = 50083
+)
+
+// mapErr turns a REST failure into the SDK's classes. mutating says the
+// request changes something on Discord: a failure once it may have
+// reached Discord (a 5xx, a connection cut mid-request, an unreadable
+// answer) is then ambiguous. inThread says the request's channel is the
+// call's own thread, so Unknown Channel means the thread was deleted.
+func (p *Platform) mapErr(err error, mutating, inThread bool) error {
+	if err == nil {
+		return nil
+	}
+	if e, ok := asAPIError(err); ok {
+		switch {
+		case e.Status == http.StatusTooManyRequests:
+			return provider.RateLimited(e.RetryAfter, e)
+		case e.Code == codeUnknownChannel && inThread:
+			return fmt.Errorf("%w: %v", provider.ErrTargetGone, e)
+		case e.Status == http.StatusUnauthorized:
+			p.health(false, "401 Unauthorized: the bot token is wrong or was reset")
+			return fmt.Errorf("%w: %v (the bot token is wrong or was reset)", provider.ErrPermissionDenied, e)
+		case e.Status == http.StatusForbidden:
+			return fmt.Errorf("%w: %v", provider.ErrPermissionDenied, e)
+		case e.Status == http.StatusNotFound:
+			return fmt.Errorf("%w: %v", provider.ErrNotFound, e)
+		case e.Status >= 500 && mutating:
+			return fmt.Errorf("%w: %v", provider.ErrAmbiguous, e)
+		case e.Status >= 500:
+			return fmt.Errorf("%w: %v", provider.ErrUnavailable, e)
+		case e.Status >= 400:
+			return fmt.Errorf("%w: %v", provider.ErrInvalid, e)
+		}
+		return fmt.Errorf("%w: %v", provider.ErrAmbiguous, e)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		var op *net.OpError
+		if (errors.As(err, &op) && op.Op == "dial") || !mutating {
+			return fmt.Errorf("%w: %v", provider.ErrUnavailable, err)
+		}
+		return fmt.Errorf("%w: %v", provider.ErrAmbiguous, err)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// disgo was still waiting for the rate limit: nothing was sent.
+		return fmt.Errorf("%w: not sent: %v", provider.ErrUnavailable, err)
+	}
+	if mutating {
+		return fmt.Errorf("%w: %v", provider.ErrAmbiguous, err)
+	}
+	return fmt.Errorf("%w: %v", provider.ErrUnavailable, err)
+}
+
+// isCode reports whether err is Discord's answer with the JSON code.
+func isCode(err error, code int) bool {
+	e, ok := asAPIError(err)
+	return ok && e.Code == code
+}
+
+// snowflakeParam checks that v names a Discord id, so that it can go into
+// a request path.
+func snowflakeParam(name string, v any) (string, error) {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case json.Number:
+		s = x.String()
+	default:
+		return "", fmt.Errorf("%w: %s must be a Discord id", provider.ErrInvalid, name)
+	}
+	if !isSnowflake(s) {
+		return "", fmt.Errorf("%w: %s %q is not a Discord id", provider.ErrInvalid, name, s)
+	}
+	return s, nil
+}
+
+// tokenParam checks an interaction token for a request path.
+func tokenParam(s string) bool {
+	if s == "" || len(s) > 1024 {
+		return false
+	}
+	return strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.')
+	}) < 0
+}

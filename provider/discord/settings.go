@@ -1,0 +1,89 @@
+package discord
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Settings is the provider's config, written by the supervisor to the
+// child's stdin as JSON (the providers.discord section of the supervisor's
+// config file, plus name). Ids are snowflakes, given as strings or numbers.
+type Settings struct {
+	Name string `json:"name"`
+	// Token is the bot token. If empty, the CHATBUS_DISCORD_TOKEN
+	// environment variable (read by the command, not here).
+	Token string `json:"token"`
+	// GuildID is the server (guild) the bot works in. Required.
+	GuildID Snowflake `json:"guild_id"`
+	// ChannelID is the text channel whose threads are the followers'
+	// threads. Required.
+	ChannelID Snowflake `json:"channel_id"`
+	// AllowedUserIDs may talk to followers; everyone else is sent with
+	// allowed=false (dropped and counted). Empty: nobody is routed.
+	AllowedUserIDs []Snowflake `json:"allowed_user_ids"`
+	// BaseURL is the REST API root without the version. If empty,
+	// https://discord.com/api.
+	BaseURL string `json:"base_url"`
+	// GatewayURL is the gateway to identify at. If empty, the one GET
+	// /gateway/bot names.
+	GatewayURL string `json:"gateway_url"`
+}
+
+// Snowflake is a Discord id as text. In JSON it may be a string or a
+// number (YAML config files write ids as numbers).
+type Snowflake string
+
+// UnmarshalJSON accepts "123" and 123.
+func (s *Snowflake) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		b = []byte(v)
+	}
+	if _, err := strconv.ParseUint(string(b), 10, 64); err != nil || string(b) == "0" {
+		return fmt.Errorf("%s is not a Discord id (a snowflake such as 1234567890123456789)", b)
+	}
+	*s = Snowflake(b)
+	return nil
+}
+
+// DefaultBaseURL is the REST API root.
+const DefaultBaseURL = "https://discord.com/api"
+
+// ParseSettings decodes and checks the stdin config: unknown keys are
+// errors.
+func ParseSettings(b []byte) (Settings, error) {
+	var s Settings
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return s, fmt.Errorf("discord settings: %w", err)
+	}
+	switch {
+	case s.GuildID == "":
+		return s, errors.New("discord settings: guild_id is required (the server's id: turn on Developer Mode, right-click the server, Copy Server ID)")
+	case s.ChannelID == "":
+		return s, errors.New("discord settings: channel_id is required (the text channel the followers' threads go in: right-click it, Copy Channel ID)")
+	}
+	if s.BaseURL == "" {
+		s.BaseURL = DefaultBaseURL
+	}
+	s.BaseURL = strings.TrimRight(s.BaseURL, "/")
+	if u, err := url.Parse(s.BaseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return s, fmt.Errorf("discord settings: base_url %q is not an http(s) URL", s.BaseURL)
+	}
+	if s.GatewayURL != "" {
+		if u, err := url.Parse(s.GatewayURL); err != nil || (u.Scheme != "wss" && u.Scheme != "ws") || u.Host == "" {
+			return s, fmt.Errorf("discord settings: gateway_url %q is not a ws(s) URL", s.GatewayURL)
+		}
+	}
+	return s, nil
+}
