@@ -60,6 +60,7 @@ from chatbus.errors import (
     ChatbusError,
     NotFound,
     PermissionDenied,
+    Replaced,
     SessionUnknown,
     Unauthenticated,
     Unavailable,
@@ -592,6 +593,10 @@ class Follower:
 
     def _lost(self, err: ChatbusError) -> None:
         if self._error is not None:
+            # A stream that says why (taken over, replaced) explains the
+            # heartbeat's "session unknown".
+            if isinstance(err, Replaced) and isinstance(self._error, NotFound):
+                self._error = err
             return
         if not self._closed:
             log.warning("chatbus: session %s lost: %s", self.instance_id, err)

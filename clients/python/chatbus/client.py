@@ -825,6 +825,10 @@ class Follower:
     def _lost(self, err: ChatbusError) -> None:
         with self._lock:
             if self._error is not None:
+                # A stream that says why (taken over, replaced) explains
+                # the heartbeat's "session unknown".
+                if isinstance(err, Replaced) and isinstance(self._error, NotFound):
+                    self._error = err
                 return
             self._error = err
             streams = list(self._streams)

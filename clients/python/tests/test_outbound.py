@@ -261,7 +261,10 @@ class AioOutboundTest(_Fake, unittest.IsolatedAsyncioTestCase):
 
         stream = f.updates()
         pending = asyncio.create_task(stream.__anext__())
-        await asyncio.sleep(0)  # let the stream open before suspending
+        for _ in range(200):  # until the stream is open (10 s at most)
+            if any(r.instance_id == f.instance_id and r.subscribed for r in await self.client.list_followers()):
+                break
+            await asyncio.sleep(0.05)
         resp = await f.suspend()
         self.assertTrue(resp.handoff_token)
         with self.assertRaises(chatbus.Suspended):

@@ -29,10 +29,9 @@ import * as fs from "node:fs/promises";
 import * as net from "node:net";
 import * as path from "node:path";
 
-import { type ConnectError, createClient, type Client as RpcClient, type Interceptor } from "@connectrpc/connect";
+import { Code, type ConnectError, createClient, type Client as RpcClient, type Interceptor } from "@connectrpc/connect";
 import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
 
-import type { GetInfoResponse } from "./gen/chatbus/v1/admin_pb.js";
 import {
   type ChatbusError,
   NotFoundError,
@@ -45,7 +44,7 @@ import {
   toChatbusError,
 } from "./errors.js";
 import { DoctorService, type Owner, type RestartOutcome, type RestartProgress } from "./gen/chatbus/v1/doctor_pb.js";
-import { AdminService } from "./gen/chatbus/v1/admin_pb.js";
+import { AdminService, type GetInfoResponse } from "./gen/chatbus/v1/admin_pb.js";
 import {
   BusService,
   type CallResponse,
@@ -57,7 +56,6 @@ import {
   type SuspendResponse,
   SuspendReason,
 } from "./gen/chatbus/v1/bus_pb.js";
-import { Code } from "@connectrpc/connect";
 import type { Binding, Follower as FollowerRow, Origin, Reference, Target, Update } from "./gen/chatbus/v1/types_pb.js";
 import { checkSocketPath, defaultPaths } from "./paths.js";
 
@@ -771,7 +769,12 @@ export class Follower {
   }
 
   private lose(err: ConnectError): void {
-    if (this.lost) return;
+    if (this.lost) {
+      // A stream that says why (taken over, replaced) explains the
+      // heartbeat's "session unknown".
+      if (err instanceof ReplacedError && this.lost instanceof NotFoundError) this.lost = err;
+      return;
+    }
     this.lost = err;
     this.stop();
     for (const ac of this.streams) ac.abort(err);
