@@ -13,7 +13,8 @@ The same names and behaviour as :mod:`chatbus.client`, with coroutines::
 The heartbeat is a task on the running event loop: create and use a Client
 on one loop. ``close()`` ends a pending iteration cleanly, and a lost
 session (pruned, replaced, supervisor gone) makes it raise, as in the
-synchronous client.
+synchronous client. Calls carry an idempotency key and are tried again
+with it while the supervisor is unavailable, as there.
 """
 
 from __future__ import annotations
@@ -36,18 +37,30 @@ from chatbus import paths as _paths
 from chatbus.client import (
     _CHUNK,
     _DEFAULT_STALE_INTERVALS,
+    _RETRY_FIRST,
+    _RETRY_MAX,
+    _call_result,
+    _channel_options,
     _default,
+    _ends_session,
     _params_json,
     _register_request,
+    _renew_request,
+    _retry_wait,
+    _supervisor_identity,
     DEFAULT_TIMEOUT,
     FILE_TIMEOUT,
+    CallResult,
     _probe,
     _read_secret,
     default_instance_id,
+    new_idempotency_key,
 )
 from chatbus.errors import (
     ChatbusError,
+    NotFound,
     PermissionDenied,
+    Replaced,
     SessionUnknown,
     Unauthenticated,
     Unavailable,
@@ -55,7 +68,8 @@ from chatbus.errors import (
 )
 from chatbus.v1 import admin_pb2, admin_pb2_grpc, bus_pb2, bus_pb2_grpc, doctor_pb2, doctor_pb2_grpc, types_pb2
 
-__all__ = ["Client", "Follower", "UpdateStream", "connect", "default_instance_id", "DEFAULT_TIMEOUT"]
+__all__ = ["CallResult", "Client", "Follower", "UpdateStream", "connect", "default_instance_id",
+           "new_idempotency_key", "DEFAULT_TIMEOUT"]
 
 log = logging.getLogger("chatbus")
 
@@ -135,7 +149,7 @@ class Client:
         if secret is None:
             secret = _read_secret(secret_file or _default(defaults).secret_file)
         header = ("authorization", "Bearer " + secret)
-        self._channel = grpc.aio.insecure_channel(target, options=options or [], interceptors=[
+        self._channel = grpc.aio.insecure_channel(target, options=_channel_options(options), interceptors=[
             _BearerUnaryUnary(header), _BearerUnaryStream(header),
             _BearerStreamUnary(header), _BearerStreamStream(header),
         ])
@@ -171,7 +185,14 @@ class Client:
         req = _register_request(profile_key, cwd, thread_name, instance_id, pid, provider,
                                 previous_target, handoff_token)
         resp: bus_pb2.RegisterResponse = await _rpc(self.bus.Register(req, timeout=self.timeout))
-        return Follower(self, resp, on_notice)
+        return Follower(self, resp, on_notice, request=req, supervisor=await self._identity())
+
+    async def _identity(self) -> Optional[Tuple[int, int, int]]:
+        """The supervisor's identity (pid, start), None if it does not say."""
+        try:
+            return _supervisor_identity(await self.admin.GetInfo(admin_pb2.GetInfoRequest(), timeout=self.timeout))
+        except grpc.RpcError:
+            return None
 
     async def get_info(self) -> admin_pb2.GetInfoResponse:
         """AdminService.GetInfo: version, pid, profile, paths, follower count."""
@@ -234,16 +255,22 @@ class Follower:
     """
 
     def __init__(self, client: Client, response: bus_pb2.RegisterResponse,
-                 on_notice: Optional[Callable[[int], None]]):
+                 on_notice: Optional[Callable[[int], None]], *,
+                 request: Optional[bus_pb2.RegisterRequest] = None,
+                 supervisor: Optional[Tuple[int, int, int]] = None):
         self._client = client
         self.response = response
         self.session = response.session
         self.heartbeat_interval = response.heartbeat_interval.ToTimedelta().total_seconds() or 1.0
         self.stale_after = response.stale_after.ToTimedelta().total_seconds()
         self._on_notice = on_notice
+        self._request = request
+        self._supervisor = supervisor
+        self._renew_lock = asyncio.Lock()  # one re-registration at a time
         self._streams: Set[UpdateStream] = set()
         self._error: Optional[ChatbusError] = None
         self._closed = False
+        self._suspended = False
         self._stop = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(
             self._heartbeat_loop(), name=f"chatbus-heartbeat-{self.session.instance_id}")
@@ -269,9 +296,26 @@ class Follower:
         return self.response.binding if self.response.HasField("binding") else None
 
     @property
+    def target(self) -> Optional[types_pb2.Target]:
+        """The binding's thread; None while detached. See :attr:`chatbus.Follower.target`."""
+        b = self.binding
+        return b.target if b is not None and b.HasField("target") else None
+
+    @property
+    def capabilities(self) -> Optional[bus_pb2.Capabilities]:
+        """What the binding's platform offers; None while detached. See
+        :attr:`chatbus.Follower.capabilities`."""
+        return self.response.capabilities if self.response.HasField("capabilities") else None
+
+    @property
     def error(self) -> Optional[ChatbusError]:
         """Why the session was lost; None while alive and after a clean close()."""
         return self._error
+
+    @property
+    def suspended(self) -> bool:
+        """True once suspend() returned: the binding waits for a successor."""
+        return self._suspended
 
     @property
     def alive(self) -> bool:
@@ -318,16 +362,48 @@ class Follower:
         method: str,
         params: Union[Dict[str, Any], str, bytes, None] = None,
         *,
-        idempotency_key: str = "",
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
     ) -> Any:
-        """Calls a platform method in the follower's own thread; see
-        :meth:`chatbus.Follower.call`."""
+        """Calls a platform method in the follower's own thread, at most once
+        per idempotency key, tried again with it while the supervisor is
+        unavailable; see :meth:`chatbus.Follower.call`."""
+        return (await self.do(method, params, idempotency_key=idempotency_key, timeout=timeout)).result
+
+    async def do(
+        self,
+        method: str,
+        params: Union[Dict[str, Any], str, bytes, None] = None,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> CallResult:
+        """:meth:`call`, returning a :class:`chatbus.CallResult` (result,
+        references, idempotency key); see :meth:`chatbus.Follower.do`."""
+        key = idempotency_key or new_idempotency_key()
         raw = _params_json(params)
-        resp: bus_pb2.CallResponse = await _rpc(self._client.bus.Call(
-            bus_pb2.CallRequest(session=self.session, method=method, params_json=raw,
-                                idempotency_key=idempotency_key),
-            timeout=self._client.timeout))
-        return json.loads(resp.result_json) if resp.result_json else None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (self._client.timeout if timeout is None else timeout)
+        wait = _RETRY_FIRST
+        while True:
+            session = self.session
+            req = bus_pb2.CallRequest(session=session, method=method, params_json=raw, idempotency_key=key)
+            try:
+                resp = await self._client.bus.Call(req, timeout=max(deadline - loop.time(), 0.001))
+                return _call_result(resp, key)
+            except grpc.RpcError as e:
+                err = from_rpc_error(e)
+                if isinstance(err, SessionUnknown):
+                    try:
+                        if await self._renew(session):
+                            continue
+                    except Unavailable as again:  # the new supervisor cannot register it yet
+                        err = again
+                err.idempotency_key = key
+                pause = _retry_wait(err, wait, deadline - loop.time())
+                if pause is None or await self._stopped_within(pause):  # not to be retried, or closed or lost meanwhile
+                    raise err from e
+                wait = min(2 * wait, _RETRY_MAX)
 
     async def upload_file(
         self,
@@ -393,9 +469,12 @@ class Follower:
         return b"".join(parts) if out is None else written
 
     async def suspend(self, reason: "bus_pb2.SuspendReason" = bus_pb2.SUSPEND_REASON_SESSION_REPLACEMENT) -> bus_pb2.SuspendResponse:
-        """Holds the binding for a successor; returns the handoff token."""
+        """Holds the binding for a successor and returns the handoff token;
+        an open update iteration ends with :class:`chatbus.Suspended`. See
+        :meth:`chatbus.Follower.suspend`."""
         resp: bus_pb2.SuspendResponse = await _rpc(self._client.bus.Suspend(
             bus_pb2.SuspendRequest(session=self.session, reason=reason), timeout=self._client.timeout))
+        self._suspended = True
         return resp
 
     async def close(self) -> None:
@@ -418,7 +497,7 @@ class Follower:
                     bus_pb2.UnregisterRequest(session=self.session), timeout=self._client.timeout)
         except grpc.RpcError as e:
             err = from_rpc_error(e)
-            if not isinstance(err, (SessionUnknown, Unavailable)):
+            if not isinstance(err, (NotFound, Unavailable)):
                 raise err from e
         finally:
             for s in list(self._streams):
@@ -426,16 +505,54 @@ class Follower:
 
     # --- internals ---
 
+    async def _renew(self, stale: bus_pb2.Session) -> bool:
+        """Registers again with a restarted supervisor; see
+        :meth:`chatbus.Follower._renew`."""
+        async with self._renew_lock:
+            if self.session.token != stale.token:
+                return True
+            if self._closed or self._error is not None or self._suspended:
+                return False
+            known, req = self._supervisor, self._request
+            if known is None or req is None:
+                return False
+            try:
+                now = _supervisor_identity(await self._client.admin.GetInfo(
+                    admin_pb2.GetInfoRequest(), timeout=self._client.timeout))
+                if now == known:
+                    return False
+                again: bus_pb2.RegisterResponse = await self._client.bus.Register(
+                    _renew_request(req, self.response), timeout=self._client.timeout)
+            except grpc.RpcError as e:
+                err = from_rpc_error(e)
+                if isinstance(err, Unavailable):
+                    raise err from e
+                log.warning("chatbus: registering %s again with the restarted supervisor: %s",
+                            self.instance_id, err)
+                return False
+            if self._closed or self._error is not None:  # closed meanwhile: leave nothing behind
+                try:
+                    await self._client.bus.Unregister(bus_pb2.UnregisterRequest(session=again.session),
+                                                      timeout=self._client.timeout)
+                except grpc.RpcError:
+                    pass
+                return False
+            self.response, self.session, self._supervisor = again, again.session, now
+            log.warning("chatbus: the supervisor restarted (pid %d, now %d): %s registered again (%s)",
+                        known[0], now[0], self.instance_id, types_pb2.Origin.Name(again.origin))
+            return True
+
     async def _heartbeat_loop(self) -> None:
-        req = bus_pb2.HeartbeatRequest(session=self.session)
         stale_after = self.stale_after
         if stale_after < self.heartbeat_interval:
             stale_after = _DEFAULT_STALE_INTERVALS * self.heartbeat_interval
         last_ok = time.monotonic()
         failures = 0
         while not await self._stopped_within(self.heartbeat_interval):
+            session = self.session
             try:
-                resp = await self._client.bus.Heartbeat(req, timeout=max(self.heartbeat_interval, 1.0))
+                resp = await self._client.bus.Heartbeat(bus_pb2.HeartbeatRequest(session=session),
+                                                        timeout=max(self.heartbeat_interval, 1.0))
             except grpc.RpcError as e:
                 if self._stop.is_set():
                     return
@@ -443,7 +560,14 @@ class Follower:
                 failures += 1
                 silent = time.monotonic() - last_ok
                 timed_out = e.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-                if isinstance(err, (SessionUnknown, PermissionDenied, Unauthenticated)) or (
+                # NOT_FOUND to a heartbeat is "session unknown" whatever the reason.
+                try:
+                    if isinstance(err, NotFound) and await self._renew(session):
+                        failures, last_ok = 0, time.monotonic()
+                        continue
+                except Unavailable as again:  # the new supervisor cannot register it yet
+                    err = again
+                if isinstance(err, (NotFound, PermissionDenied, Unauthenticated)) or (
                     not timed_out and silent >= stale_after
                 ):
                     self._lost(err)
@@ -468,7 +592,14 @@ class Follower:
         return True
 
     def _lost(self, err: ChatbusError) -> None:
-        log.warning("chatbus: session %s lost: %s", self.instance_id, err)
+        if self._error is not None:
+            # A stream that says why (taken over, replaced) explains the
+            # heartbeat's "session unknown".
+            if isinstance(err, Replaced) and isinstance(self._error, NotFound):
+                self._error = err
+            return
+        if not self._closed:
+            log.warning("chatbus: session %s lost: %s", self.instance_id, err)
         self._error = err
         self._stop.set()
         for s in list(self._streams):
@@ -511,7 +642,10 @@ class UpdateStream:
             lost = self._follower.error
             if lost is not None and e.code() == grpc.StatusCode.CANCELLED:
                 raise lost from e
-            raise from_rpc_error(e) from e
+            err = from_rpc_error(e)
+            if _ends_session(err):
+                self._follower._lost(err)
+            raise err from e
         if resp is grpc.aio.EOF:
             self._follower._forget(self)
             raise StopAsyncIteration

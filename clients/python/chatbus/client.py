@@ -15,6 +15,18 @@ its own thread, and unregisters::
 
 Everything here is safe to use from several threads; ``close()`` may be
 called from any thread (or a signal handler) to end a blocked iteration.
+
+Calls are made at most once. Every ``call()`` carries an idempotency key (a
+fresh one from :func:`new_idempotency_key` unless the caller passes its own):
+the supervisor records the call under it before the platform is called, and
+a repeat of the key gets the first call's outcome without calling the
+platform again. While the supervisor is unavailable (restarting,
+unreachable), ``call()`` tries again with the same key until its deadline;
+when the supervisor it registered with was replaced by a new one (a restart),
+the follower registers again (same instance id and profile key: the same
+thread) and the call goes on with the same key. An error of ``call()`` names
+the key it used (``err.idempotency_key``): pass it back to repeat the call,
+e.g. after :class:`DeadlineExceeded`, which does not mean the call is lost.
 """
 
 from __future__ import annotations
@@ -24,19 +36,23 @@ import datetime
 import json
 import logging
 import os
+import secrets
 import socket as _socket
 import threading
 import time
-from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
+from typing import Any, BinaryIO, Callable, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple, Union
 
 import grpc
 
 from chatbus import paths as _paths
 from chatbus.errors import (
     ChatbusError,
+    NotFound,
     NotRunning,
     PermissionDenied,
+    Replaced,
     SessionUnknown,
+    TakenOver,
     Unauthenticated,
     Unavailable,
     from_rpc_error,
@@ -64,10 +80,78 @@ _DEFAULT_STALE_INTERVALS = 5
 
 _PROCESS_START_MS = int(time.time() * 1000)
 
+# A call that found the supervisor unavailable is tried again after this
+# long, doubling up to _RETRY_MAX, while its deadline allows.
+_RETRY_FIRST = 0.05
+_RETRY_MAX = 2.0
+
+# gRPC's reconnect backoff grows to two minutes by default; the supervisor
+# is a local socket, so a restarted one is found again within two seconds.
+# (Not grpc.min_reconnect_backoff_ms: it is also the connect timeout.)
+_CHANNEL_OPTIONS: List[Tuple[str, Any]] = [
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 2000),
+]
+
 
 def default_instance_id() -> str:
     """``"<pid>:<start-ms>"``: unique per process, as the protocol suggests."""
     return f"{os.getpid()}:{_PROCESS_START_MS}"
+
+
+def new_idempotency_key() -> str:
+    """A random key for one logical call (``"py:"`` + 128 random bits)."""
+    return "py:" + secrets.token_urlsafe(16)
+
+
+class CallResult(NamedTuple):
+    """What :meth:`Follower.do` returns."""
+
+    #: The platform's result, decoded from JSON (None if empty).
+    result: Any
+    #: The ids the result made available to the thread (``types_pb2.Reference``:
+    #: ``kind``, ``id``), e.g. the message sent: a later call may name them.
+    references: List[types_pb2.Reference]
+    #: The key the call was made with: repeating it returns this outcome.
+    idempotency_key: str
+    #: The supervisor's CallResponse as it came.
+    response: bus_pb2.CallResponse
+
+
+def _call_result(resp: bus_pb2.CallResponse, key: str) -> CallResult:
+    result = json.loads(resp.result_json) if resp.result_json else None
+    return CallResult(result, list(resp.references), key, resp)
+
+
+def _retry_wait(err: ChatbusError, wait: float, left: float) -> Optional[float]:
+    """How long to wait before trying a call again after err, or None if it
+    is not tried again: only UNAVAILABLE is (the idempotency key makes it
+    safe), and only while the deadline leaves time for the wait."""
+    if not isinstance(err, Unavailable) or left <= wait:
+        return None
+    return wait
+
+
+def _supervisor_identity(info: admin_pb2.GetInfoResponse) -> Tuple[int, int, int]:
+    """Tells one supervisor process from its successor."""
+    return (int(info.pid), int(info.started_at.seconds), int(info.started_at.nanos))
+
+
+def _renew_request(req: bus_pb2.RegisterRequest, resp: bus_pb2.RegisterResponse) -> bus_pb2.RegisterRequest:
+    """The RegisterRequest that registers a follower again with a new
+    supervisor: the same identity, asking for the thread it had."""
+    again = bus_pb2.RegisterRequest()
+    again.CopyFrom(req)
+    again.handoff_token = ""
+    if resp.HasField("binding") and resp.binding.HasField("target"):
+        again.previous_target.CopyFrom(resp.binding.target)
+    return again
+
+
+def _ends_session(err: ChatbusError) -> bool:
+    """A stream ended with err because the session itself ended: another
+    instance took the binding over, or the instance id registered again."""
+    return isinstance(err, TakenOver) or (isinstance(err, Replaced) and err.reason == "REPLACED")
 
 
 class _CallDetails(
@@ -156,7 +240,7 @@ class Client:
         _probe(self.socket_path)
         if secret is None:
             secret = _read_secret(secret_file or _default(defaults).secret_file)
-        self._raw_channel = grpc.insecure_channel(target, options=options or [])
+        self._raw_channel = grpc.insecure_channel(target, options=_channel_options(options))
         self._channel = grpc.intercept_channel(self._raw_channel, _BearerInterceptor(secret))
         self.bus = bus_pb2_grpc.BusServiceStub(self._channel)
         self.admin = admin_pb2_grpc.AdminServiceStub(self._channel)
@@ -200,7 +284,14 @@ class Client:
             resp = self.bus.Register(req, timeout=self.timeout)
         except grpc.RpcError as e:
             raise from_rpc_error(e) from e
-        return Follower(self, resp, on_notice)
+        return Follower(self, resp, on_notice, request=req, supervisor=self._identity())
+
+    def _identity(self) -> Optional[Tuple[int, int, int]]:
+        """The supervisor's identity (pid, start), None if it does not say."""
+        try:
+            return _supervisor_identity(self.admin.GetInfo(admin_pb2.GetInfoRequest(), timeout=self.timeout))
+        except grpc.RpcError:
+            return None
 
     def get_info(self) -> admin_pb2.GetInfoResponse:
         """AdminService.GetInfo: version, pid, profile, paths, follower count."""
@@ -267,6 +358,12 @@ def connect(socket: Optional[str] = None, **kwargs: Any) -> Client:
     return Client(socket, **kwargs)
 
 
+def _channel_options(options: Optional[List[Tuple[str, Any]]]) -> List[Tuple[str, Any]]:
+    """The caller's channel options, after the reconnect backoff defaults."""
+    given = {k for k, _ in options or ()}
+    return [o for o in _CHANNEL_OPTIONS if o[0] not in given] + list(options or ())
+
+
 def _register_request(
     profile_key: str, cwd: Optional[str], thread_name: str, instance_id: Optional[str],
     pid: Optional[int], provider: str, previous_target: Optional[types_pb2.Target], handoff_token: str,
@@ -319,22 +416,31 @@ class Follower:
     """A registered session with a background heartbeat. Close it.
 
     ``response`` is the supervisor's RegisterResponse: the session, the
-    binding (unset while ``origin`` is ``ORIGIN_DETACHED``), the origin and
-    the timing contract.
+    binding (unset while ``origin`` is ``ORIGIN_DETACHED``), the origin, the
+    platform's capabilities and the timing contract. When a restarted
+    supervisor no longer knows the session, the follower registers again
+    (same instance id and profile key, so the same thread) and ``session``
+    and ``response`` are the new registration's.
     """
 
     def __init__(self, client: Client, response: bus_pb2.RegisterResponse,
-                 on_notice: Optional[Callable[[int], None]]):
+                 on_notice: Optional[Callable[[int], None]], *,
+                 request: Optional[bus_pb2.RegisterRequest] = None,
+                 supervisor: Optional[Tuple[int, int, int]] = None):
         self._client = client
         self.response = response
         self.session = response.session
         self.heartbeat_interval = response.heartbeat_interval.ToTimedelta().total_seconds() or 1.0
         self.stale_after = response.stale_after.ToTimedelta().total_seconds()
         self._on_notice = on_notice
-        self._lock = threading.Lock()  # guards _streams, _error, _closed
+        self._request = request
+        self._supervisor = supervisor
+        self._lock = threading.Lock()  # guards session, response, _supervisor, _streams, _error, _closed, _suspended
+        self._renew_lock = threading.Lock()  # one re-registration at a time; taken before _lock
         self._streams: Set[UpdateStream] = set()
         self._error: Optional[ChatbusError] = None
         self._closed = False
+        self._suspended = False
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self._heartbeat_loop,
@@ -364,9 +470,24 @@ class Follower:
         return self.response.binding if self.response.HasField("binding") else None
 
     @property
+    def target(self) -> Optional[types_pb2.Target]:
+        """The binding's thread (``provider``, ``chat`` and ``thread`` as the
+        platform writes them; ``chat_id``/``thread_id`` as numbers where they
+        are); None while detached."""
+        b = self.binding
+        return b.target if b is not None and b.HasField("target") else None
+
+    @property
+    def capabilities(self) -> Optional[bus_pb2.Capabilities]:
+        """What the binding's platform offers: ``platform``, ``methods`` (each
+        with the params that name an id of the thread) and
+        ``max_text_chars``; None while detached."""
+        return self.response.capabilities if self.response.HasField("capabilities") else None
+
+    @property
     def error(self) -> Optional[ChatbusError]:
-        """Why the session was lost (pruned, replaced, supervisor gone); None
-        while it is alive and after a clean close()."""
+        """Why the session was lost (pruned, replaced, taken over, supervisor
+        gone); None while it is alive and after a clean close()."""
         with self._lock:
             return self._error
 
@@ -374,6 +495,12 @@ class Follower:
     def alive(self) -> bool:
         """True until close() or until the heartbeat finds the session lost."""
         return not self._stop.is_set()
+
+    @property
+    def suspended(self) -> bool:
+        """True once suspend() returned: the binding waits for a successor."""
+        with self._lock:
+            return self._suspended
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         """Waits until the session is closed or lost; True if it is."""
@@ -389,13 +516,18 @@ class Follower:
 
     def updates(self, after_seq: int = 0) -> "UpdateStream":
         """Opens the update stream: every unacknowledged update after
-        ``after_seq``, then live ones, as ``types_pb2.Update`` messages.
+        ``after_seq``, then live ones, as ``types_pb2.Update`` messages
+        (``text``, ``payload``, ``sender``/``sender_name``, ``references``
+        with their kinds, ``platform``, ``target``).
 
         Iteration blocks until an update arrives and ends cleanly at
         ``close()`` or ``UpdateStream.cancel()``; it raises the
-        :class:`ChatbusError` that ended the session otherwise (e.g.
+        :class:`ChatbusError` that ended the stream otherwise:
+        :class:`Suspended` after suspend(), :class:`TakenOver` when another
+        instance took the binding over (the session is then lost),
         :class:`Replaced` when a newer Subscribe or registration took over,
-        :class:`FailedPrecondition` when pruned).
+        :class:`FailedPrecondition` when pruned, :class:`Unavailable` when
+        the supervisor stopped.
         """
         call = self._client.bus.Subscribe(
             bus_pb2.SubscribeRequest(session=self.session, after_seq=after_seq)
@@ -422,23 +554,56 @@ class Follower:
         method: str,
         params: Union[Dict[str, Any], str, bytes, None] = None,
         *,
-        idempotency_key: str = "",
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
     ) -> Any:
         """Calls a platform method in the follower's own thread, e.g.
         ``call("sendMessage", {"text": "hi"})``. The supervisor fills in the
         chat and thread. Returns the platform's result, decoded from JSON
-        (None if empty). Pass ``idempotency_key`` to make retries safe."""
+        (None if empty); :meth:`do` also returns the references it made.
+
+        The call is made at most once per idempotency key; without one it
+        gets a fresh key (:func:`new_idempotency_key`). While the supervisor
+        is unavailable, it is tried again with the same key until
+        ``timeout`` (seconds, default the client's) has passed. Its error
+        carries the key (``err.idempotency_key``): a repeat with that key
+        returns the first call's outcome, which is how to learn the outcome
+        of a call whose deadline passed (:class:`DeadlineExceeded`)."""
+        return self.do(method, params, idempotency_key=idempotency_key, timeout=timeout).result
+
+    def do(
+        self,
+        method: str,
+        params: Union[Dict[str, Any], str, bytes, None] = None,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> CallResult:
+        """:meth:`call`, returning a :class:`CallResult`: the result, the
+        references it made available (the message sent, its files), and the
+        idempotency key."""
+        key = idempotency_key or new_idempotency_key()
         raw = _params_json(params)
-        resp = self._unary(
-            self._client.bus.Call,
-            bus_pb2.CallRequest(
-                session=self.session,
-                method=method,
-                params_json=raw,
-                idempotency_key=idempotency_key,
-            ),
-        )
-        return json.loads(resp.result_json) if resp.result_json else None
+        deadline = time.monotonic() + (self._client.timeout if timeout is None else timeout)
+        wait = _RETRY_FIRST
+        while True:
+            session = self._current_session()
+            req = bus_pb2.CallRequest(session=session, method=method, params_json=raw, idempotency_key=key)
+            try:
+                return _call_result(self._client.bus.Call(req, timeout=max(deadline - time.monotonic(), 0.001)), key)
+            except grpc.RpcError as e:
+                err = from_rpc_error(e)
+                if isinstance(err, SessionUnknown):
+                    try:
+                        if self._renew(session):
+                            continue
+                    except Unavailable as again:  # the new supervisor cannot register it yet
+                        err = again
+                err.idempotency_key = key
+                pause = _retry_wait(err, wait, deadline - time.monotonic())
+                if pause is None or self._stop.wait(pause):  # not to be retried, or closed or lost meanwhile
+                    raise err from e
+                wait = min(2 * wait, _RETRY_MAX)
 
     def upload_file(
         self,
@@ -514,10 +679,19 @@ class Follower:
         return b"".join(parts) if out is None else written
 
     def suspend(self, reason: "bus_pb2.SuspendReason" = bus_pb2.SUSPEND_REASON_SESSION_REPLACEMENT) -> bus_pb2.SuspendResponse:
-        """Holds the binding for a successor; returns the handoff token."""
-        return self._unary(
+        """Holds the binding for a successor (session handoff) and returns
+        the ``handoff_token`` (and its ``expires_at``) for the successor's
+        ``register(handoff_token=...)``. An open update iteration ends
+        with :class:`Suspended`, and nothing more is delivered to this
+        session; it may still ack what it was sent. The heartbeat goes on
+        until close(), and the follower no longer registers again by
+        itself."""
+        resp: bus_pb2.SuspendResponse = self._unary(
             self._client.bus.Suspend, bus_pb2.SuspendRequest(session=self.session, reason=reason)
         )
+        with self._lock:
+            self._suspended = True
+        return resp
 
     def close(self) -> None:
         """Stops the heartbeat and unregisters (the supervisor keeps the
@@ -538,7 +712,7 @@ class Follower:
                 )
         except grpc.RpcError as e:
             err = from_rpc_error(e)
-            if not isinstance(err, (SessionUnknown, Unavailable)):
+            if not isinstance(err, (NotFound, Unavailable)):
                 raise err from e
         finally:
             with self._lock:
@@ -548,22 +722,74 @@ class Follower:
 
     # --- internals ---
 
+    def _current_session(self) -> bus_pb2.Session:
+        with self._lock:
+            return self.session
+
     def _unary(self, method: Callable[..., Any], request: Any) -> Any:
         try:
             return method(request, timeout=self._client.timeout)
         except grpc.RpcError as e:
             raise from_rpc_error(e) from e
 
+    def _renew(self, stale: bus_pb2.Session) -> bool:
+        """Registers again when the supervisor that answered "session
+        unknown" to stale is not the one this session registered with (it
+        restarted): same instance id and profile key, so the same thread.
+        True if the follower has a new session to go on with (from here or
+        from a concurrent renewal). Never for a follower that is closed,
+        lost or suspended, nor when the supervisor is the same one (then the
+        session was pruned, replaced or taken over and really is gone).
+        Raises :class:`Unavailable` when the supervisor cannot answer yet
+        (the caller tries again later)."""
+        with self._renew_lock:
+            with self._lock:
+                if self.session.token != stale.token:
+                    return True
+                if self._closed or self._error is not None or self._suspended:
+                    return False
+                known, req, resp = self._supervisor, self._request, self.response
+            if known is None or req is None:
+                return False
+            try:
+                now = _supervisor_identity(self._client.admin.GetInfo(
+                    admin_pb2.GetInfoRequest(), timeout=self._client.timeout))
+                if now == known:
+                    return False
+                again = self._client.bus.Register(_renew_request(req, resp), timeout=self._client.timeout)
+            except grpc.RpcError as e:
+                err = from_rpc_error(e)
+                if isinstance(err, Unavailable):
+                    raise err from e
+                log.warning("chatbus: registering %s again with the restarted supervisor: %s",
+                            self.instance_id, err)
+                return False
+            with self._lock:
+                gone = self._closed or self._error is not None
+                if not gone:
+                    self.response, self.session, self._supervisor = again, again.session, now
+            if gone:  # closed meanwhile: do not leave the new registration behind
+                try:
+                    self._client.bus.Unregister(bus_pb2.UnregisterRequest(session=again.session),
+                                                timeout=self._client.timeout)
+                except grpc.RpcError:
+                    pass
+                return False
+            log.warning("chatbus: the supervisor restarted (pid %d, now %d): %s registered again (%s)",
+                        known[0], now[0], self.instance_id, types_pb2.Origin.Name(again.origin))
+            return True
+
     def _heartbeat_loop(self) -> None:
-        req = bus_pb2.HeartbeatRequest(session=self.session)
         stale_after = self.stale_after
         if stale_after < self.heartbeat_interval:
             stale_after = _DEFAULT_STALE_INTERVALS * self.heartbeat_interval
         last_ok = time.monotonic()
         failures = 0
         while not self._stop.wait(self.heartbeat_interval):
+            session = self._current_session()
             try:
-                resp = self._client.bus.Heartbeat(req, timeout=max(self.heartbeat_interval, 1.0))
+                resp = self._client.bus.Heartbeat(bus_pb2.HeartbeatRequest(session=session),
+                                                  timeout=max(self.heartbeat_interval, 1.0))
             except grpc.RpcError as e:
                 if self._stop.is_set():
                     return
@@ -571,7 +797,15 @@ class Follower:
                 failures += 1
                 silent = time.monotonic() - last_ok
                 timed_out = e.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-                if isinstance(err, (SessionUnknown, PermissionDenied, Unauthenticated)) or (
+                # A heartbeat names nothing but the session: NOT_FOUND is
+                # "session unknown" whatever the reason says.
+                try:
+                    if isinstance(err, NotFound) and self._renew(session):
+                        failures, last_ok = 0, time.monotonic()
+                        continue
+                except Unavailable as again:  # the new supervisor cannot register it yet
+                    err = again
+                if isinstance(err, (NotFound, PermissionDenied, Unauthenticated)) or (
                     not timed_out and silent >= stale_after
                 ):
                     self._lost(err)
@@ -589,10 +823,18 @@ class Follower:
                         log.exception("chatbus: on_notice callback failed")
 
     def _lost(self, err: ChatbusError) -> None:
-        log.warning("chatbus: session %s lost: %s", self.instance_id, err)
         with self._lock:
+            if self._error is not None:
+                # A stream that says why (taken over, replaced) explains
+                # the heartbeat's "session unknown".
+                if isinstance(err, Replaced) and isinstance(self._error, NotFound):
+                    self._error = err
+                return
             self._error = err
             streams = list(self._streams)
+            closed = self._closed
+        if not closed:
+            log.warning("chatbus: session %s lost: %s", self.instance_id, err)
         self._stop.set()
         for s in streams:
             s._abort()
@@ -630,7 +872,10 @@ class UpdateStream:
             lost = self._follower.error
             if lost is not None and e.code() == grpc.StatusCode.CANCELLED:
                 raise lost from e
-            raise from_rpc_error(e) from e
+            err = from_rpc_error(e)
+            if _ends_session(err):
+                self._follower._lost(err)
+            raise err from e
 
     def __enter__(self) -> "UpdateStream":
         return self

@@ -10,9 +10,13 @@ state dir, HOME and config dir, waits until it serves, and stops it at
 The binary is $CHATBUS_SUPERVISORD when set (``make test-clients`` builds it
 once for both languages), else built here with ``go build``.
 
+``Supervisor.restart()`` stops it (SIGTERM) and starts it again on the same
+socket, state and config.
+
 ``fake_provider_yaml(control_dir)`` configures clients/testdata/provider-fake,
 a provider child written in Python whose "platform" is a directory: tests
-drop inbound messages into it and read the calls the supervisor made.
+drop inbound messages into it, make its next calls fail, and read the calls
+the supervisor made.
 
 Missing toolchain: the tests skip with a loud message, unless
 CHATBUS_REQUIRE_CLIENT_TESTS=1 (set by .ci/run), which turns every such skip
@@ -96,23 +100,42 @@ class Supervisor:
                 f.write(config_yaml)
             args += ["--config", cfg]
         args += list(extra_args or [])
-        env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=os.path.join(self.dir, "config"),
-                   XDG_RUNTIME_DIR="", XDG_STATE_HOME="")
+        self._args = args
+        self._env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=os.path.join(self.dir, "config"),
+                         XDG_RUNTIME_DIR="", XDG_STATE_HOME="")
+        self._ready_timeout = ready_timeout
+        self._served = 0  # "serving" lines in the log before the latest start
         self._log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=self._log,
-                                     stderr=subprocess.STDOUT, env=env)
+        self._start()
+
+    def _start(self) -> None:
+        self.proc = subprocess.Popen(self._args, stdin=subprocess.DEVNULL, stdout=self._log,
+                                     stderr=subprocess.STDOUT, env=self._env)
         try:
-            self._wait_ready(ready_timeout)
+            self._wait_ready(self._ready_timeout)
         except BaseException:
             self.stop()
             raise
+
+    def terminate(self) -> None:
+        """Stops the daemon gracefully (SIGTERM) and waits for it to exit."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(20)
+
+    def restart(self) -> None:
+        """Stops the daemon gracefully and starts it again with the same
+        socket, state dir and config; waits until it serves."""
+        self.terminate()
+        self._served = self.log().count('"message":"serving"')
+        self._start()
 
     def _wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"supervisord exited with {self.proc.returncode}:\n{self.log()}")
-            if '"message":"serving"' in self.log() and os.path.exists(self.secret_file):
+            if self.log().count('"message":"serving"') > self._served and os.path.exists(self.secret_file):
                 return
             time.sleep(0.05)
         raise RuntimeError(f"supervisord not serving after {timeout}s:\n{self.log()}")
@@ -202,8 +225,26 @@ class FakePlatform:
         os.rename(tmp, os.path.join(self.dir, "inbox", f"{time.time_ns():020d}-{self._n:06d}.json"))
 
     def calls(self) -> list:
-        """Every Call the provider received: {"method", "params", "idempotency_key"}."""
+        """Every Call the provider received: {"method", "params",
+        "idempotency_key"}, and "fault" when a fault answered it."""
         return self._records("calls.jsonl")
+
+    def fail_next_call(self, code: str = "", message: str = "", *, retry_after: Optional[float] = None,
+                       reason: str = "", delay: float = 0) -> None:
+        """Makes the next Call (after those already queued) fail with code
+        (a grpc.StatusCode name), a RetryInfo of retry_after seconds and an
+        ErrorInfo reason; delay waits before answering (without code, the
+        call then succeeds)."""
+        self._n += 1
+        faults = os.path.join(self.dir, "faults")
+        os.makedirs(faults, exist_ok=True)
+        fault = {"code": code, "message": message, "reason": reason, "delay": delay}
+        if retry_after is not None:
+            fault["retry_after"] = retry_after
+        tmp = os.path.join(faults, f".{self._n:06d}.tmp")
+        with open(tmp, "w") as f:
+            json.dump(fault, f)
+        os.rename(tmp, os.path.join(faults, f"{time.time_ns():020d}-{self._n:06d}.json"))
 
     def targets(self) -> list:
         """Every thread ProvisionTarget created: {"chat_id", "name", "thread_id"}."""

@@ -26,19 +26,20 @@ async function main(): Promise<number> {
   const client = await connect({ profile: args.profile, socket: args.socket, secretFile: args["secret-file"] });
   try {
     const follower = await client.register({ profileKey: args["profile-key"]!, threadName: args["thread-name"] });
-    const stop = () => void follower.close();
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    // A signal ends the loop once the update in hand is echoed and acked;
+    // close() below then unregisters.
+    const stop = new AbortController();
+    process.once("SIGINT", () => stop.abort());
+    process.once("SIGTERM", () => stop.abort());
     try {
       const origin = types.Origin[follower.origin];
-      const where = follower.binding?.target
-        ? `${follower.binding.target.provider} chat ${follower.binding.target.chatId} thread ${follower.binding.target.threadId}`
-        : "no thread yet";
+      const t = follower.target;
+      const where = t ? `${t.provider} chat ${t.chat} thread ${t.thread}` : "no thread yet";
       console.error(`echo-follower: registered ${follower.instanceId} (ORIGIN_${origin}, ${where})`);
-      for await (const update of follower.updates()) {
+      for await (const update of follower.updates({ signal: stop.signal })) {
         if (update.kind === types.UpdateKind.MESSAGE && update.text) {
           // The key makes a replayed update (after a restart) echo once.
-          const key = `echo:${update.target?.chatId}:${update.target?.threadId}:${update.seq}`;
+          const key = `echo:${update.target?.chat}:${update.target?.thread}:${update.seq}`;
           await follower.call("sendMessage", { text: update.text }, { idempotencyKey: key });
         }
         await follower.ack(update.seq);

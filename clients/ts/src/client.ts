@@ -9,20 +9,46 @@
 //   }
 //   await follower.close();
 //   client.close();
+//
+// Calls are made at most once. Every call() carries an idempotency key (a
+// fresh one from newIdempotencyKey() unless the caller passes its own): the
+// supervisor records the call under it before the platform is called, and a
+// repeat of the key gets the first call's outcome without calling the
+// platform again. While the supervisor is unavailable (restarting,
+// unreachable), call() tries again with the same key until its deadline;
+// when the supervisor it registered with was replaced by a new one (a
+// restart), the follower registers again (same instance id and profile key:
+// the same thread) and the call goes on with the same key. An error of
+// call() names the key it used (err.idempotencyKey): pass it back to repeat
+// the call, e.g. after a DeadlineExceededError, which does not mean the call
+// is lost.
 
+import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as net from "node:net";
 import * as path from "node:path";
 
-import { Code, ConnectError, createClient, type Client as RpcClient, type Interceptor } from "@connectrpc/connect";
+import { Code, type ConnectError, createClient, type Client as RpcClient, type Interceptor } from "@connectrpc/connect";
 import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
 
-import type { GetInfoResponse } from "./gen/chatbus/v1/admin_pb.js";
+import {
+  type ChatbusError,
+  NotFoundError,
+  PermissionDeniedError,
+  ReplacedError,
+  SessionUnknownError,
+  TakenOverError,
+  UnauthenticatedError,
+  UnavailableError,
+  toChatbusError,
+} from "./errors.js";
 import { DoctorService, type Owner, type RestartOutcome, type RestartProgress } from "./gen/chatbus/v1/doctor_pb.js";
-import { AdminService } from "./gen/chatbus/v1/admin_pb.js";
+import { AdminService, type GetInfoResponse } from "./gen/chatbus/v1/admin_pb.js";
 import {
   BusService,
+  type CallResponse,
+  type Capabilities,
   type HeartbeatResponse,
   type Notice,
   type RegisterResponse,
@@ -30,7 +56,7 @@ import {
   type SuspendResponse,
   SuspendReason,
 } from "./gen/chatbus/v1/bus_pb.js";
-import type { Binding, Follower as FollowerRow, Origin, Target, Update } from "./gen/chatbus/v1/types_pb.js";
+import type { Binding, Follower as FollowerRow, Origin, Reference, Target, Update } from "./gen/chatbus/v1/types_pb.js";
 import { checkSocketPath, defaultPaths } from "./paths.js";
 
 /** Timeout of every unary call unless connect() is told otherwise. */
@@ -50,6 +76,11 @@ const FILE_CHUNK = 256 * 1024; // the supervisor takes up to 1 MiB per chunk
 // supervisor did not say its staleAfter.
 const DEFAULT_STALE_INTERVALS = 5;
 
+// A call that found the supervisor unavailable is tried again after this
+// long, doubling up to RETRY_MAX_MS, while its deadline allows.
+const RETRY_FIRST_MS = 50;
+const RETRY_MAX_MS = 2000;
+
 /** Nothing listens on the socket: supervisord is not running. */
 export class NotRunningError extends Error {
   constructor(
@@ -64,6 +95,69 @@ export class NotRunningError extends Error {
 /** `"<pid>:<process start ms>"`: unique per process, as the protocol suggests. */
 export function defaultInstanceId(): string {
   return `${process.pid}:${Math.floor(performance.timeOrigin)}`;
+}
+
+/** A random key for one logical call (`"ts:"` + 128 random bits). */
+export function newIdempotencyKey(): string {
+  return "ts:" + randomBytes(16).toString("base64url");
+}
+
+export interface CallOptions {
+  /** Makes the call at most once per key; default: a fresh key (newIdempotencyKey). Pass an earlier call's key to repeat it. */
+  idempotencyKey?: string;
+  /** The whole call's deadline, retries included; default: the client's timeoutMs. */
+  timeoutMs?: number;
+  /** Aborting it ends the call (the supervisor still makes it once). */
+  signal?: AbortSignal;
+}
+
+/** What Follower.do resolves to. */
+export interface CallResult {
+  /** The platform's result decoded from JSON (undefined if empty). */
+  result: unknown;
+  /** The ids the result made available to the thread (kind, id): the message sent, its files. */
+  references: Reference[];
+  /** The key the call was made with: repeating it returns this outcome. */
+  idempotencyKey: string;
+  /** The supervisor's CallResponse as it came. */
+  response: CallResponse;
+}
+
+/** The fields of the RegisterRequest a follower registered with. */
+interface RegisterInit {
+  instanceId: string;
+  profileKey: string;
+  threadName: string;
+  cwd: string;
+  pid: number;
+  provider: string;
+  previousTarget?: Target;
+  handoffToken: string;
+}
+
+/** What a follower needs to register again with a restarted supervisor. */
+interface Renewal {
+  request: RegisterInit;
+  /** The supervisor the session is registered with ("<pid>@<start>"), undefined if it did not say. */
+  supervisor: string | undefined;
+}
+
+function supervisorIdentity(info: GetInfoResponse): string {
+  return `${info.pid}@${info.startedAt?.seconds ?? 0n}.${info.startedAt?.nanos ?? 0}`;
+}
+
+async function rpc<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    throw toChatbusError(e);
+  }
+}
+
+// A stream ended with err because the session itself ended: another
+// instance took the binding over, or the instance id registered again.
+function endsSession(err: ChatbusError): boolean {
+  return err instanceof TakenOverError || (err instanceof ReplacedError && err.reason === "REPLACED");
 }
 
 export interface ConnectOptions {
@@ -159,35 +253,34 @@ export class Client {
 
   /** Registers a follower and starts its background heartbeat. */
   async register(opts: RegisterOptions): Promise<Follower> {
-    const resp = await this.bus.register(
-      {
-        instanceId: opts.instanceId ?? defaultInstanceId(),
-        profileKey: opts.profileKey,
-        threadName: opts.threadName ?? "",
-        cwd: opts.cwd ?? process.cwd(),
-        pid: opts.pid ?? process.pid,
-        provider: opts.provider ?? "",
-        previousTarget: opts.previousTarget,
-        handoffToken: opts.handoffToken ?? "",
-      },
-      { timeoutMs: this.timeoutMs },
-    );
-    return new Follower(this, resp, opts.onNotice);
+    const request: RegisterInit = {
+      instanceId: opts.instanceId ?? defaultInstanceId(),
+      profileKey: opts.profileKey,
+      threadName: opts.threadName ?? "",
+      cwd: opts.cwd ?? process.cwd(),
+      pid: opts.pid ?? process.pid,
+      provider: opts.provider ?? "",
+      previousTarget: opts.previousTarget,
+      handoffToken: opts.handoffToken ?? "",
+    };
+    const resp = await rpc(this.bus.register(request, { timeoutMs: this.timeoutMs }));
+    const supervisor = await this.getInfo().then(supervisorIdentity, () => undefined);
+    return new Follower(this, resp, opts.onNotice, { request, supervisor });
   }
 
   /** AdminService.GetInfo: version, pid, profile, paths, follower count. */
   getInfo(): Promise<GetInfoResponse> {
-    return this.admin.getInfo({}, { timeoutMs: this.timeoutMs });
+    return rpc(this.admin.getInfo({}, { timeoutMs: this.timeoutMs }));
   }
 
   /** AdminService.ListFollowers: the registered followers. */
   async listFollowers(): Promise<FollowerRow[]> {
-    return (await this.admin.listFollowers({}, { timeoutMs: this.timeoutMs })).followers;
+    return (await rpc(this.admin.listFollowers({}, { timeoutMs: this.timeoutMs }))).followers;
   }
 
   /** DoctorService.Status: each provider's owner (pid, fence phase, admitting, occupancy), or one. */
   async doctorStatus(provider = ""): Promise<Owner[]> {
-    return (await this.doctor.status({ provider }, { timeoutMs: this.timeoutMs })).owners;
+    return (await rpc(this.doctor.status({ provider }, { timeoutMs: this.timeoutMs }))).owners;
   }
 
   /**
@@ -213,9 +306,13 @@ export class Client {
       { timeoutMs: deadlineMs + this.timeoutMs },
     );
     let outcome: RestartOutcome | undefined;
-    for await (const resp of stream) {
-      if (resp.msg.case === "progress") opts.onProgress?.(resp.msg.value);
-      else if (resp.msg.case === "outcome") outcome = resp.msg.value;
+    try {
+      for await (const resp of stream) {
+        if (resp.msg.case === "progress") opts.onProgress?.(resp.msg.value);
+        else if (resp.msg.case === "outcome") outcome = resp.msg.value;
+      }
+    } catch (e) {
+      throw toChatbusError(e);
     }
     if (!outcome) throw new Error("doctor restart ended without an outcome");
     return outcome;
@@ -254,36 +351,52 @@ export interface UpdatesOptions {
  * A registered session with a background heartbeat. Close it.
  *
  * `response` is the supervisor's RegisterResponse: the session, the binding
- * (undefined while `origin` is ORIGIN_DETACHED), the origin and the timing
- * contract.
+ * (undefined while `origin` is ORIGIN_DETACHED), the origin, the platform's
+ * capabilities and the timing contract. When a restarted supervisor no
+ * longer knows the session, the follower registers again (same instance id
+ * and profile key, so the same thread): `session` and `response` are then
+ * the new registration's.
  */
 export class Follower {
-  readonly session: Session;
   readonly heartbeatIntervalMs: number;
   readonly staleAfterMs: number;
   /** Resolves when the session is closed or lost (see `error`). */
   readonly done: Promise<void>;
 
+  private resp: RegisterResponse;
   private resolveDone!: () => void;
   private timer: NodeJS.Timeout | undefined;
   private inflight: Promise<unknown> | undefined;
+  private renewing: Promise<boolean> | undefined;
   private failures = 0;
   private lastOk = Date.now();
   private stopped = false;
   private closed = false;
+  private isSuspended = false;
   private lost: ConnectError | undefined;
   private readonly streams = new Set<AbortController>();
 
   constructor(
     private readonly client: Client,
-    readonly response: RegisterResponse,
+    response: RegisterResponse,
     private readonly onNotice?: (notice: Notice) => void,
+    private readonly renewal?: Renewal,
   ) {
-    this.session = response.session!;
+    this.resp = response;
     this.heartbeatIntervalMs = durationMs(response.heartbeatInterval) || 1000;
     this.staleAfterMs = durationMs(response.staleAfter);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.schedule();
+  }
+
+  /** The supervisor's answer to the (latest) Register. */
+  get response(): RegisterResponse {
+    return this.resp;
+  }
+
+  /** The session credentials (instance id and token). */
+  get session(): Session {
+    return this.resp.session!;
   }
 
   get instanceId(): string {
@@ -292,15 +405,29 @@ export class Follower {
 
   /** How the binding was obtained: FRESH, REUSE, HANDOFF or DETACHED. */
   get origin(): Origin {
-    return this.response.origin;
+    return this.resp.origin;
   }
 
   /** The thread this follower is bound to; undefined while detached. */
   get binding(): Binding | undefined {
-    return this.response.binding;
+    return this.resp.binding;
   }
 
-  /** Why the session was lost (pruned, replaced, supervisor gone); undefined while alive and after close(). */
+  /**
+   * The binding's thread: `provider`, `chat` and `thread` as the platform
+   * writes them (`chatId`/`threadId` as numbers where they are); undefined
+   * while detached.
+   */
+  get target(): Target | undefined {
+    return this.resp.binding?.target;
+  }
+
+  /** What the platform offers: `platform`, `methods` (with the params naming an id of the thread), `maxTextChars`; undefined while detached. */
+  get capabilities(): Capabilities | undefined {
+    return this.resp.capabilities;
+  }
+
+  /** Why the session was lost (pruned, replaced, taken over, supervisor gone); undefined while alive and after close(). */
   get error(): ConnectError | undefined {
     return this.lost;
   }
@@ -310,17 +437,26 @@ export class Follower {
     return !this.stopped;
   }
 
+  /** True once suspend() resolved: the binding waits for a successor. */
+  get suspended(): boolean {
+    return this.isSuspended;
+  }
+
   /** One heartbeat now. The background timer already sends them. */
   heartbeat(): Promise<HeartbeatResponse> {
-    return this.client.bus.heartbeat({ session: this.session }, { timeoutMs: this.client.timeoutMs });
+    return rpc(this.client.bus.heartbeat({ session: this.session }, { timeoutMs: this.client.timeoutMs }));
   }
 
   /**
    * The update stream: every unacknowledged update after `afterSeq`, then
-   * live ones. Iteration waits for updates and ends cleanly at close(), when
-   * `signal` aborts, or when the loop breaks; it throws the ConnectError that
-   * ended the session otherwise (ABORTED when a newer Subscribe or
-   * registration took over, FAILED_PRECONDITION when pruned).
+   * live ones (`text`, `payload`, `sender`/`senderName`, `references` with
+   * their kinds, `platform`, `target`). Iteration waits for updates and ends
+   * cleanly at close(), when `signal` aborts, or when the loop breaks; it
+   * throws the ChatbusError that ended the stream otherwise: SuspendedError
+   * after suspend(), TakenOverError when another instance took the binding
+   * over (the session is then lost), ReplacedError when a newer Subscribe
+   * or registration took over, FailedPreconditionError when pruned,
+   * UnavailableError when the supervisor stopped.
    *
    * To stop a loop that is waiting for the next update, abort `signal` or
    * call close(): an async generator's return() only runs once the pending
@@ -341,7 +477,11 @@ export class Follower {
         if (resp.update) yield resp.update;
       }
     } catch (e) {
-      if (!ac.signal.aborted) throw ConnectError.from(e);
+      if (!ac.signal.aborted) {
+        const err = toChatbusError(e);
+        if (endsSession(err)) this.lose(err);
+        throw err;
+      }
       if (this.lost && ac.signal.reason === this.lost) throw this.lost;
       // Cancelled by the caller or close(): a clean end.
     } finally {
@@ -353,7 +493,7 @@ export class Follower {
 
   /** Acknowledges every update up to and including seq; returns the binding's highest acknowledged seq. */
   async ack(seq: bigint | number): Promise<bigint> {
-    const resp = await this.client.bus.ack({ session: this.session, seq: BigInt(seq) }, { timeoutMs: this.client.timeoutMs });
+    const resp = await rpc(this.client.bus.ack({ session: this.session, seq: BigInt(seq) }, { timeoutMs: this.client.timeoutMs }));
     return resp.ackedThrough;
   }
 
@@ -361,22 +501,49 @@ export class Follower {
    * Calls a platform method in the follower's own thread, e.g.
    * `call("sendMessage", { text: "hi" })`; the supervisor fills in the chat
    * and thread. Returns the platform's result decoded from JSON (undefined
-   * if empty). Pass an idempotency key to make retries safe.
+   * if empty); do() also returns the references it made.
+   *
+   * The call is made at most once per idempotency key; without one it gets
+   * a fresh key. While the supervisor is unavailable it is tried again with
+   * the same key until `timeoutMs` (default the client's) has passed. Its
+   * error carries the key (`err.idempotencyKey`): a repeat with that key
+   * returns the first call's outcome, which is how to learn the outcome of
+   * a call whose deadline passed (DeadlineExceededError).
    */
-  async call(
-    method: string,
-    params: object | string | Uint8Array = {},
-    opts: { idempotencyKey?: string } = {},
-  ): Promise<unknown> {
-    const raw =
+  async call(method: string, params: object | string | Uint8Array = {}, opts: CallOptions = {}): Promise<unknown> {
+    return (await this.do(method, params, opts)).result;
+  }
+
+  /** call(), resolving to a CallResult: the result, the references it made available, the idempotency key. */
+  async do(method: string, params: object | string | Uint8Array = {}, opts: CallOptions = {}): Promise<CallResult> {
+    const key = opts.idempotencyKey || newIdempotencyKey();
+    const paramsJson =
       params instanceof Uint8Array
         ? params
         : new TextEncoder().encode(typeof params === "string" ? params : JSON.stringify(params));
-    const resp = await this.client.bus.call(
-      { session: this.session, method, paramsJson: raw, idempotencyKey: opts.idempotencyKey ?? "" },
-      { timeoutMs: this.client.timeoutMs },
-    );
-    return resp.resultJson.length ? JSON.parse(new TextDecoder().decode(resp.resultJson)) : undefined;
+    const deadline = Date.now() + (opts.timeoutMs ?? this.client.timeoutMs);
+    for (let wait = RETRY_FIRST_MS; ; wait = Math.min(2 * wait, RETRY_MAX_MS)) {
+      const session = this.session;
+      try {
+        const resp = await this.client.bus.call(
+          { session, method, paramsJson, idempotencyKey: key },
+          { timeoutMs: Math.max(deadline - Date.now(), 1), signal: opts.signal },
+        );
+        return { result: decodeJson(resp.resultJson), references: resp.references, idempotencyKey: key, response: resp };
+      } catch (e) {
+        let err = toChatbusError(e);
+        if (err instanceof SessionUnknownError) {
+          try {
+            if (await this.renew(session)) continue;
+          } catch (again) {
+            err = toChatbusError(again); // the new supervisor cannot register it yet
+          }
+        }
+        err.idempotencyKey = key;
+        const retry = err instanceof UnavailableError && deadline - Date.now() > wait && !opts.signal?.aborted;
+        if (!retry || (await this.stoppedWithin(wait, opts.signal))) throw err;
+      }
+    }
   }
 
   /**
@@ -412,22 +579,26 @@ export class Follower {
         }
       }
     }
-    const resp = await this.client.bus.uploadFile(requests(), { timeoutMs: opts.timeoutMs ?? FILE_TIMEOUT_MS });
-    return resp.resultJson.length ? JSON.parse(new TextDecoder().decode(resp.resultJson)) : undefined;
+    const resp = await rpc(this.client.bus.uploadFile(requests(), { timeoutMs: opts.timeoutMs ?? FILE_TIMEOUT_MS }));
+    return decodeJson(resp.resultJson);
   }
 
   /**
    * Streams a file that arrived in the follower's own thread, by the
    * platform's file id (Telegram: `message.document.file_id`), chunk by
-   * chunk. A file id from another thread is refused (PERMISSION_DENIED).
+   * chunk. A file id from another thread is refused (PermissionDeniedError).
    */
   async *fileChunks(fileId: string, opts: { timeoutMs?: number } = {}): AsyncGenerator<Uint8Array> {
     const stream = this.client.bus.downloadFile(
       { session: this.session, fileId },
       { timeoutMs: opts.timeoutMs ?? FILE_TIMEOUT_MS },
     );
-    for await (const resp of stream) {
-      if (resp.chunk.length) yield resp.chunk;
+    try {
+      for await (const resp of stream) {
+        if (resp.chunk.length) yield resp.chunk;
+      }
+    } catch (e) {
+      throw toChatbusError(e);
     }
   }
 
@@ -438,9 +609,18 @@ export class Follower {
     return Buffer.concat(parts);
   }
 
-  /** Holds the binding for a successor; returns the handoff token. */
-  suspend(reason: SuspendReason = SuspendReason.SESSION_REPLACEMENT): Promise<SuspendResponse> {
-    return this.client.bus.suspend({ session: this.session, reason }, { timeoutMs: this.client.timeoutMs });
+  /**
+   * Holds the binding for a successor (session handoff) and resolves to the
+   * `handoffToken` (and `expiresAt`) for the successor's
+   * `register({ handoffToken })`. An open updates() loop ends with
+   * SuspendedError and nothing more is delivered to this session; it may
+   * still ack what it was sent. The heartbeat goes on until close(), and the
+   * follower no longer registers again by itself.
+   */
+  async suspend(reason: SuspendReason = SuspendReason.SESSION_REPLACEMENT): Promise<SuspendResponse> {
+    const resp = await rpc(this.client.bus.suspend({ session: this.session, reason }, { timeoutMs: this.client.timeoutMs }));
+    this.isSuspended = true;
+    return resp;
   }
 
   /**
@@ -453,13 +633,14 @@ export class Follower {
     this.closed = true;
     this.stop();
     await this.inflight?.catch(() => {});
+    await this.renewing?.catch(() => {});
     try {
       if (!this.lost) {
         await this.client.bus.unregister({ session: this.session }, { timeoutMs: this.client.timeoutMs });
       }
     } catch (e) {
-      const err = ConnectError.from(e);
-      if (err.code !== Code.NotFound && err.code !== Code.Unavailable) throw err;
+      const err = toChatbusError(e);
+      if (!(err instanceof NotFoundError || err instanceof UnavailableError)) throw err;
     } finally {
       for (const ac of this.streams) ac.abort();
     }
@@ -471,6 +652,65 @@ export class Follower {
     this.resolveDone();
   }
 
+  /** Resolves true if the follower stops (or signal aborts) within ms, else false. */
+  private stoppedWithin(ms: number, signal?: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      const finish = (stopped: boolean) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        resolve(stopped);
+      };
+      const onAbort = () => finish(true);
+      const timer = setTimeout(() => finish(this.stopped), ms);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      void this.done.then(() => finish(true));
+    });
+  }
+
+  /**
+   * Registers again when the supervisor that answered "session unknown" to
+   * stale is not the one this session registered with (it restarted): same
+   * instance id and profile key, so the same thread. Resolves true if the
+   * follower has a new session to go on with (from here or from a
+   * concurrent renewal); never for a follower that is closed, lost or
+   * suspended, nor when the supervisor is the same one (then the session was
+   * pruned, replaced or taken over and really is gone). Rejects with an
+   * UnavailableError when the supervisor cannot answer yet.
+   */
+  private renew(stale: Session): Promise<boolean> {
+    if (this.session.token !== stale.token) return Promise.resolve(true);
+    this.renewing ??= this.registerAgain().finally(() => (this.renewing = undefined));
+    return this.renewing;
+  }
+
+  private async registerAgain(): Promise<boolean> {
+    const known = this.renewal?.supervisor;
+    if (this.closed || this.lost || this.isSuspended || !this.renewal || known === undefined) return false;
+    const timeoutMs = this.client.timeoutMs;
+    let now: string;
+    let again: RegisterResponse;
+    try {
+      now = supervisorIdentity(await this.client.admin.getInfo({}, { timeoutMs }));
+      if (now === known) return false;
+      const previousTarget = this.resp.binding?.target ?? this.renewal.request.previousTarget;
+      again = await this.client.bus.register({ ...this.renewal.request, previousTarget, handoffToken: "" }, { timeoutMs });
+    } catch (e) {
+      const err = toChatbusError(e);
+      if (err instanceof UnavailableError) throw err;
+      console.warn(`chatbus: registering ${this.instanceId} again with the restarted supervisor: ${err.message}`);
+      return false;
+    }
+    if (this.closed || this.lost) {
+      // Closed meanwhile: leave nothing behind.
+      await this.client.bus.unregister({ session: again.session }, { timeoutMs }).catch(() => {});
+      return false;
+    }
+    this.resp = again;
+    this.renewal.supervisor = now;
+    console.warn(`chatbus: the supervisor restarted (${known}, now ${now}): ${this.instanceId} registered again`);
+    return true;
+  }
+
   private schedule(): void {
     this.timer = setTimeout(() => {
       this.inflight = this.beat().finally(() => (this.inflight = undefined));
@@ -478,11 +718,9 @@ export class Follower {
   }
 
   private async beat(): Promise<void> {
+    const session = this.session;
     try {
-      const resp = await this.client.bus.heartbeat(
-        { session: this.session },
-        { timeoutMs: Math.max(this.heartbeatIntervalMs, 1000) },
-      );
+      const resp = await this.client.bus.heartbeat({ session }, { timeoutMs: Math.max(this.heartbeatIntervalMs, 1000) });
       this.failures = 0;
       this.lastOk = Date.now();
       for (const n of resp.notices) {
@@ -494,26 +732,49 @@ export class Follower {
       }
     } catch (e) {
       if (this.stopped) return;
-      const err = ConnectError.from(e);
-      const staleAfterMs =
-        this.staleAfterMs >= this.heartbeatIntervalMs
-          ? this.staleAfterMs
-          : DEFAULT_STALE_INTERVALS * this.heartbeatIntervalMs;
-      const gone = [Code.NotFound, Code.PermissionDenied, Code.Unauthenticated].includes(err.code);
-      const unreachable = err.code !== Code.DeadlineExceeded && Date.now() - this.lastOk >= staleAfterMs;
-      if (gone || unreachable) {
-        this.lose(err);
-        return;
-      }
-      // The first failure, then every tenth: a long outage does not flood.
-      if (++this.failures === 1 || this.failures % 10 === 0) {
-        console.warn(`chatbus: heartbeat failed (${this.failures} in a row): ${err.message}`);
-      }
+      if (!(await this.heartbeatFailed(toChatbusError(e), session))) return;
     }
     if (!this.stopped) this.schedule();
   }
 
+  /** Handles a failed heartbeat; false if the session is lost. */
+  private async heartbeatFailed(err: ChatbusError, session: Session): Promise<boolean> {
+    // A heartbeat names nothing but the session: NOT_FOUND is "session
+    // unknown" whatever the reason says.
+    if (err instanceof NotFoundError) {
+      try {
+        if (await this.renew(session)) {
+          this.failures = 0;
+          this.lastOk = Date.now();
+          return true;
+        }
+      } catch (again) {
+        err = toChatbusError(again); // the new supervisor cannot register it yet
+      }
+    }
+    if (this.stopped) return false;
+    const staleAfterMs =
+      this.staleAfterMs >= this.heartbeatIntervalMs ? this.staleAfterMs : DEFAULT_STALE_INTERVALS * this.heartbeatIntervalMs;
+    const gone = err instanceof NotFoundError || err instanceof PermissionDeniedError || err instanceof UnauthenticatedError;
+    const unreachable = err.code !== Code.DeadlineExceeded && Date.now() - this.lastOk >= staleAfterMs;
+    if (gone || unreachable) {
+      this.lose(err);
+      return false;
+    }
+    // The first failure, then every tenth: a long outage does not flood.
+    if (++this.failures === 1 || this.failures % 10 === 0) {
+      console.warn(`chatbus: heartbeat failed (${this.failures} in a row): ${err.message}`);
+    }
+    return true;
+  }
+
   private lose(err: ConnectError): void {
+    if (this.lost) {
+      // A stream that says why (taken over, replaced) explains the
+      // heartbeat's "session unknown".
+      if (err instanceof ReplacedError && this.lost instanceof NotFoundError) this.lost = err;
+      return;
+    }
     this.lost = err;
     this.stop();
     for (const ac of this.streams) ac.abort(err);
@@ -522,4 +783,8 @@ export class Follower {
 
 function durationMs(d: { seconds: bigint; nanos: number } | undefined): number {
   return d ? Number(d.seconds) * 1000 + Math.round(d.nanos / 1e6) : 0;
+}
+
+function decodeJson(b: Uint8Array): unknown {
+  return b.length ? JSON.parse(new TextDecoder().decode(b)) : undefined;
 }

@@ -3,7 +3,8 @@
 // The generated code (protoc-gen-es) is under src/gen and re-exported here as
 // namespaces: bus (BusService), admin (AdminService), doctor (DoctorService),
 // types, and provider (the provider-child contract). It is produced by
-// `make generate`; do not edit it.
+// `make generate`; do not edit it. Errors of the library's calls are the
+// ChatbusError classes of errors.ts (each a ConnectError).
 
 export {
   Client,
@@ -12,10 +13,32 @@ export {
   NotRunningError,
   connect,
   defaultInstanceId,
+  newIdempotencyKey,
+  type CallOptions,
+  type CallResult,
   type ConnectOptions,
   type RegisterOptions,
   type UpdatesOptions,
 } from "./client.js";
+export {
+  ChatbusError,
+  DeadlineExceededError,
+  ERROR_DOMAIN,
+  FailedPreconditionError,
+  InvalidArgumentError,
+  NotFoundError,
+  OutcomeUnknownError,
+  PermissionDeniedError,
+  RateLimitedError,
+  ReplacedError,
+  ResourceExhaustedError,
+  SessionUnknownError,
+  SuspendedError,
+  TakenOverError,
+  UnauthenticatedError,
+  UnavailableError,
+  toChatbusError,
+} from "./errors.js";
 export { DEFAULT_PROFILE, MAX_SOCKET_PATH, checkSocketPath, defaultPaths, type Paths } from "./paths.js";
 export { Code, ConnectError } from "@connectrpc/connect";
 

@@ -7,10 +7,13 @@
 // one (e.g. a Telegram provider pointed at a local Bot API stand-in) through
 // configYaml or flags through extraArgs.
 //
+// restart() stops it (SIGTERM) and starts it again on the same socket, state
+// and config.
+//
 // fakeProviderYaml(controlDir) configures clients/testdata/provider-fake, a
 // provider child written in Python whose "platform" is a directory: tests
-// drop inbound messages into it and read the calls the supervisor made
-// (FakePlatform).
+// drop inbound messages into it, make its next calls fail, and read the
+// calls the supervisor made (FakePlatform).
 //
 // The binary is $CHATBUS_SUPERVISORD when set (`make test-clients` builds it
 // once for both languages), else built here with `go build`. Without either,
@@ -70,15 +73,39 @@ export interface StartOptions {
 
 /** A running supervisord. */
 export class Supervisor {
+  proc!: ChildProcess;
+  private exited!: Promise<number | null>;
+  private served = 0; // "serving" lines in the log before the latest start
+
   private constructor(
     readonly dir: string,
     readonly socket: string,
     readonly stateDir: string,
     readonly secretFile: string,
     readonly logPath: string,
-    readonly proc: ChildProcess,
-    private readonly exited: Promise<number | null>,
+    private readonly binary: string,
+    private readonly args: string[],
+    private readonly env: NodeJS.ProcessEnv,
   ) {}
+
+  private spawn(): void {
+    const log = fs.openSync(this.logPath, "a");
+    this.proc = spawn(this.binary, this.args, { stdio: ["ignore", log, log], env: this.env });
+    fs.closeSync(log);
+    const proc = this.proc;
+    this.exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+  }
+
+  /** Stops the daemon gracefully (SIGTERM) and starts it again with the same socket, state dir and config. */
+  async restart(readyTimeoutMs = 15_000): Promise<void> {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) {
+      this.proc.kill("SIGTERM");
+      await this.exited;
+    }
+    this.served = this.log().split('"message":"serving"').length - 1;
+    this.spawn();
+    await this.waitReady(readyTimeoutMs);
+  }
 
   static async start(binary: string, opts: StartOptions = {}): Promise<Supervisor> {
     const dir = fs.mkdtempSync("/tmp/cb");
@@ -94,14 +121,10 @@ export class Supervisor {
       args.push("--config", cfg);
     }
     args.push(...(opts.extraArgs ?? []));
-    const log = fs.openSync(logPath, "w");
-    const proc = spawn(binary, args, {
-      stdio: ["ignore", log, log],
-      env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(dir, "config"), XDG_RUNTIME_DIR: "", XDG_STATE_HOME: "" },
-    });
-    fs.closeSync(log);
-    const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
-    const sup = new Supervisor(dir, socket, stateDir, path.join(stateDir, "secret"), logPath, proc, exited);
+    fs.writeFileSync(logPath, "");
+    const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(dir, "config"), XDG_RUNTIME_DIR: "", XDG_STATE_HOME: "" };
+    const sup = new Supervisor(dir, socket, stateDir, path.join(stateDir, "secret"), logPath, binary, args, env);
+    sup.spawn();
     try {
       await sup.waitReady(opts.readyTimeoutMs ?? 15_000);
     } catch (e) {
@@ -115,7 +138,7 @@ export class Supervisor {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (this.proc.exitCode !== null) throw new Error(`supervisord exited with ${this.proc.exitCode}:\n${this.log()}`);
-      if (this.log().includes('"message":"serving"') && fs.existsSync(this.secretFile)) return;
+      if (this.log().split('"message":"serving"').length - 1 > this.served && fs.existsSync(this.secretFile)) return;
       await sleep(50);
     }
     throw new Error(`supervisord not serving after ${timeoutMs}ms:\n${this.log()}`);
@@ -193,6 +216,20 @@ export interface FakeCall {
   method: string;
   params: Record<string, unknown>;
   idempotency_key: string;
+  /** The code a fault answered it with (failNextCall); absent when the call went through. */
+  fault?: string;
+}
+
+export interface Fault {
+  /** A grpc status code name, e.g. "RESOURCE_EXHAUSTED"; empty: answer as usual (after delay). */
+  code?: string;
+  message?: string;
+  /** A google.rpc.RetryInfo delay, in seconds. */
+  retry_after?: number;
+  /** The provider's ErrorInfo reason (domain "provider.chatbus"). */
+  reason?: string;
+  /** Seconds to wait before answering. */
+  delay?: number;
 }
 
 /** The directory provider-fake uses as its platform. */
@@ -228,6 +265,17 @@ export class FakePlatform {
   /** Every Call the provider received. */
   calls(): FakeCall[] {
     return this.records("calls.jsonl") as FakeCall[];
+  }
+
+  /** Makes the next Call (after those already queued) fail as fault says. */
+  failNextCall(fault: Fault): void {
+    this.n++;
+    const dir = path.join(this.dir, "faults");
+    fs.mkdirSync(dir, { recursive: true });
+    const tmp = path.join(dir, `.${this.n}.tmp`);
+    fs.writeFileSync(tmp, JSON.stringify(fault));
+    const stamp = process.hrtime.bigint().toString().padStart(20, "0");
+    fs.renameSync(tmp, path.join(dir, `${stamp}-${String(this.n).padStart(6, "0")}.json`));
   }
 
   /** Every thread ProvisionTarget created. */
