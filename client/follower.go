@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -37,9 +38,21 @@ type Registration struct {
 var processStart = time.Now()
 
 // Follower is a registered session with a background heartbeat. Close it.
+//
+// A follower outlives a restart of its supervisor: sessions live in the
+// supervisor's memory, so after a restart the next heartbeat or call is
+// told its session is unknown; the follower then checks that the
+// supervisor is a new one (its pid and start time) and registers again
+// with the same instance id and profile key, keeping its thread (REUSE).
+// A call under way goes on with its idempotency key. The update stream
+// ends with the restart: call Updates again.
 type Follower struct {
 	c    *Client
-	resp *chatbusv1.RegisterResponse
+	reg  Registration // as registered, to register again
+	resp atomic.Pointer[chatbusv1.RegisterResponse]
+
+	renewMu    sync.Mutex // serializes renew; guards supervisor
+	supervisor string     // "<pid>@<start>" of the supervisor registered with
 
 	stop     context.CancelFunc
 	done     chan struct{}
@@ -59,6 +72,24 @@ func (c *Client) Register(ctx context.Context, r Registration) (*Follower, error
 	if r.InstanceID == "" {
 		r.InstanceID = fmt.Sprintf("%d:%d", os.Getpid(), processStart.UnixMilli())
 	}
+	sup, err := c.supervisorID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.register(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	hbCtx, stop := context.WithCancel(context.Background())
+	f := &Follower{c: c, reg: r, supervisor: sup, stop: stop, done: make(chan struct{})}
+	f.resp.Store(resp)
+	// A handoff token is spent: registering again is a REUSE.
+	f.reg.HandoffToken = ""
+	go f.heartbeat(hbCtx, resp.GetHeartbeatInterval().AsDuration())
+	return f, nil
+}
+
+func (c *Client) register(ctx context.Context, r Registration) (*chatbusv1.RegisterResponse, error) {
 	resp, err := c.Bus.Register(ctx, &chatbusv1.RegisterRequest{
 		InstanceId:     r.InstanceID,
 		ProfileKey:     r.ProfileKey,
@@ -69,20 +100,54 @@ func (c *Client) Register(ctx context.Context, r Registration) (*Follower, error
 		PreviousTarget: r.PreviousTarget,
 		HandoffToken:   r.HandoffToken,
 	})
+	return resp, Err(err)
+}
+
+// supervisorID names the running supervisor: its pid and start time.
+func (c *Client) supervisorID(ctx context.Context) (string, error) {
+	info, err := c.Admin.GetInfo(ctx, &chatbusv1.GetInfoRequest{})
 	if err != nil {
-		return nil, Err(err)
+		return "", Err(err)
 	}
-	hbCtx, stop := context.WithCancel(context.Background())
-	f := &Follower{c: c, resp: resp, stop: stop, done: make(chan struct{})}
-	go f.heartbeat(hbCtx, resp.GetHeartbeatInterval().AsDuration())
-	return f, nil
+	return fmt.Sprintf("%d@%d", info.GetPid(), info.GetStartedAt().AsTime().UnixNano()), nil
+}
+
+// renew registers the follower again if the supervisor that answered
+// "session unknown" for session is not the one it registered with (it
+// restarted). It reports whether the follower now holds a session other
+// than session (it renewed, or another caller did).
+func (f *Follower) renew(ctx context.Context, session *chatbusv1.Session) (bool, error) {
+	f.renewMu.Lock()
+	defer f.renewMu.Unlock()
+	if f.Session().GetToken() != session.GetToken() {
+		return true, nil // renewed meanwhile
+	}
+	sup, err := f.c.supervisorID(ctx)
+	if err != nil {
+		return false, err
+	}
+	if sup == f.supervisor {
+		return false, nil // the same supervisor forgot it: pruned, replaced
+	}
+	reg := f.reg
+	if prev := f.Registered().GetBinding().GetTarget(); prev != nil {
+		reg.PreviousTarget = prev
+	}
+	resp, err := f.c.register(ctx, reg)
+	if err != nil {
+		return false, err
+	}
+	f.resp.Store(resp)
+	f.supervisor = sup
+	return true, nil
 }
 
 // Session returns the session credentials (instance id and token).
-func (f *Follower) Session() *chatbusv1.Session { return f.resp.GetSession() }
+func (f *Follower) Session() *chatbusv1.Session { return f.resp.Load().GetSession() }
 
-// Registered returns the supervisor's answer to Register.
-func (f *Follower) Registered() *chatbusv1.RegisterResponse { return f.resp }
+// Registered returns the supervisor's answer to Register (the latest, if
+// the follower registered again after a supervisor restart).
+func (f *Follower) Registered() *chatbusv1.RegisterResponse { return f.resp.Load() }
 
 // Done is closed when the heartbeat stops.
 func (f *Follower) Done() <-chan struct{} { return f.done }
@@ -100,7 +165,7 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = time.Second
 	}
-	staleAfter := f.resp.GetStaleAfter().AsDuration()
+	staleAfter := f.Registered().GetStaleAfter().AsDuration()
 	if staleAfter < interval {
 		staleAfter = 5 * interval
 	}
@@ -114,11 +179,24 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		}
 		callCtx, cancel := context.WithTimeout(ctx, interval)
-		_, err := f.c.Bus.Heartbeat(callCtx, &chatbusv1.HeartbeatRequest{Session: f.Session()})
+		sess := f.Session()
+		_, err := f.c.Bus.Heartbeat(callCtx, &chatbusv1.HeartbeatRequest{Session: sess})
 		cancel()
 		if err == nil || ctx.Err() != nil {
 			lastOK = time.Now()
 			continue
+		}
+		if errors.Is(Err(err), ErrNotFound) {
+			rctx, cancel := context.WithTimeout(ctx, 2*interval+time.Second)
+			renewed, rerr := f.renew(rctx, sess)
+			cancel()
+			if renewed {
+				lastOK = time.Now()
+				continue
+			}
+			if rerr != nil && !errors.Is(rerr, ErrNotFound) {
+				continue // could not tell now: the next heartbeat asks again
+			}
 		}
 		if err := heartbeatFatal(Err(err), time.Since(lastOK), staleAfter); err != nil {
 			f.mu.Lock()
@@ -200,9 +278,17 @@ func (f *Follower) Do(ctx context.Context, method string, paramsJSON []byte, ide
 	if idempotencyKey == "" {
 		idempotencyKey = NewIdempotencyKey()
 	}
-	req := &chatbusv1.CallRequest{Session: f.Session(), Method: method, ParamsJson: paramsJSON, IdempotencyKey: idempotencyKey}
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		sess := f.Session()
+		req := &chatbusv1.CallRequest{Session: sess, Method: method, ParamsJson: paramsJSON, IdempotencyKey: idempotencyKey}
 		resp, err := f.c.Bus.Call(ctx, req)
+		if err != nil && errors.Is(Err(err), ErrSessionUnknown) && ctx.Err() == nil {
+			// The supervisor may have restarted: the session is renewed
+			// and the call goes on, with its key.
+			if renewed, _ := f.renew(ctx, sess); renewed {
+				continue
+			}
+		}
 		if err == nil || status.Code(err) != codes.Unavailable || ctx.Err() != nil {
 			return resp, Err(err)
 		}

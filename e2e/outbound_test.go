@@ -392,3 +392,68 @@ func TestTakeoverByProfileKeySaysSo(t *testing.T) {
 }
 
 var sigterm = syscall.SIGTERM
+
+// TestFollowerOutlivesSupervisorRestart: a Go follower whose supervisor
+// restarts registers again by itself (same thread) when it is told its
+// session is unknown, and a call repeated with its key after the restart
+// gets the first call's recorded answer.
+func TestFollowerOutlivesSupervisorRestart(t *testing.T) {
+	b := startTelegramBus(t, "")
+	ctx, cancel := callCtx(60 * time.Second)
+	defer cancel()
+	f, err := b.c.Register(ctx, client.Registration{ProfileKey: "manual:r", Cwd: "/w/r", InstanceID: "r-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	thread := f.Registered().GetBinding().GetTarget().GetThreadId()
+	res, err := f.Call(ctx, "sendMessage", []byte(`{"text":"before"}`), "k-before")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := messageID(t, res)
+
+	// The follower's connection goes to the socket: after the restart it
+	// reaches the new supervisor.
+	b.restartSupervisorKeeping(t)
+	res, err = f.Call(ctx, "sendMessage", []byte(`{"text":"before"}`), "k-before")
+	if err != nil {
+		t.Fatalf("repeat after the restart: %v", err)
+	}
+	if messageID(t, res) != first {
+		t.Errorf("repeat answered message %d, want the first call's %d", messageID(t, res), first)
+	}
+	if f.Registered().GetOrigin() != chatbusv1.Origin_ORIGIN_REUSE || f.Registered().GetBinding().GetTarget().GetThreadId() != thread {
+		t.Errorf("after the restart: origin %v, thread %d (was %d)", f.Registered().GetOrigin(), f.Registered().GetBinding().GetTarget().GetThreadId(), thread)
+	}
+	if _, err := f.Call(ctx, "sendMessage", []byte(`{"text":"after"}`), ""); err != nil {
+		t.Errorf("a new call after the restart: %v", err)
+	}
+	select {
+	case <-f.Done():
+		t.Errorf("the follower ended: %v", f.Err())
+	case <-time.After(time.Second): // heartbeats go on
+	}
+	var texts []string
+	for _, m := range b.tg.Sent(forumChat, int(thread)) {
+		texts = append(texts, m.Text)
+	}
+	if strings.Join(texts, " ") != "before after" {
+		t.Errorf("sent %q, want before (once) and after", texts)
+	}
+	f.Close(context.Background())
+}
+
+// restartSupervisorKeeping restarts supervisord but keeps b's client (the
+// connection redials the same socket).
+func (b *tgBus) restartSupervisorKeeping(t *testing.T) {
+	t.Helper()
+	b.d.cmd.Process.Signal(sigterm)
+	if err := b.d.wait(t, 20*time.Second); err != nil {
+		t.Fatalf("supervisord stop: %v", err)
+	}
+	b.d = b.start("--config", b.configPath)
+	b.waitServing(b.d)
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
+		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
+	}, "RUNNING after the supervisor restarted")
+}

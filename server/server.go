@@ -214,6 +214,10 @@ func (s *Server) open() error {
 		HandoffTTL:     s.cfg.HandoffTTL,
 		ReconcileGrace: s.cfg.ReconcileGrace,
 	})
+	if err := provs.LoadCalls(); err != nil {
+		st.Close()
+		return err
+	}
 	s.store, s.core, s.provs = st, core, provs
 	s.doctor = doctor.New(doctor.Config{Providers: provs, Events: s.hub, Logger: s.log})
 	return nil

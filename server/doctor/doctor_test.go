@@ -109,6 +109,9 @@ func newEnv(t *testing.T) *env {
 	}
 	reg := registry.New(registry.Config{Events: e.evs})
 	core := hub.New(hub.Config{Store: st, Registry: reg, Providers: e.m, Events: e.evs})
+	if err := e.m.LoadCalls(); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { e.m.Run(ctx, core); close(done) }()

@@ -169,14 +169,23 @@ func binaryPath(spec Spec) string {
 	return "" // supervise looks provider-<name> up in PATH
 }
 
+// LoadCalls takes up the calls the previous run left open (held ones are
+// sent again, ones cut off mid-send become outcome unknown). Call it once,
+// before the bus serves: a repeat of a key must find its record.
+func (m *Manager) LoadCalls() error {
+	for _, p := range m.provs {
+		if err := p.calls.load(); err != nil {
+			return fmt.Errorf("provider %s: calls left open by the previous run: %w", p.spec.Name, err)
+		}
+	}
+	return nil
+}
+
 // Run supervises every child and pumps its updates into sink until ctx
 // ends, then stops the children.
 func (m *Manager) Run(ctx context.Context, sink Ingester) {
 	var wg sync.WaitGroup
 	for _, p := range m.provs {
-		if err := p.calls.load(); err != nil {
-			p.log.Error().Err(err).Msg("reading the calls left open by the previous run")
-		}
 		wg.Go(func() {
 			if err := p.sup.Run(ctx); err != nil && ctx.Err() == nil {
 				p.log.Error().Err(err).Msg("supervision ended")
