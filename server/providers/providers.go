@@ -51,9 +51,14 @@ type Config struct {
 	Specs []Spec
 	// SocketDir holds the children's sockets (0700). Required if Specs.
 	SocketDir string
-	Store     store.Store
-	Events    *events.Hub
-	Logger    zerolog.Logger
+	// StateDir, if set, holds one private state directory per provider,
+	// <StateDir>/<name> (0700, created here and kept across restarts),
+	// named to each child in its settings as "state_dir". If empty, the
+	// children get none.
+	StateDir string
+	Store    store.Store
+	Events   *events.Hub
+	Logger   zerolog.Logger
 	// IngestBatch bounds how many updates go into one journal write.
 	// If zero, 512.
 	IngestBatch int
@@ -92,6 +97,8 @@ type provider struct {
 	lastErr    atomic.Pointer[string]
 	// desc is what the last child declared (Describe), nil until one did.
 	desc atomic.Pointer[hub.Description]
+	// webURL is the page the last child declared for people (Describe).
+	webURL atomic.Pointer[string]
 
 	// restarting: a doctor restart is under way; calls go to the outbox.
 	restarting atomic.Bool
@@ -117,6 +124,13 @@ func New(cfg Config) (*Manager, error) {
 			settings[k] = v
 		}
 		settings["name"] = spec.Name
+		if cfg.StateDir != "" {
+			dir := filepath.Join(cfg.StateDir, spec.Name)
+			if err := privateDir(dir); err != nil {
+				return nil, fmt.Errorf("provider %q state dir: %w", spec.Name, err)
+			}
+			settings["state_dir"] = dir
+		}
 		conf, err := json.Marshal(settings)
 		if err != nil {
 			return nil, fmt.Errorf("provider %q settings: %w", spec.Name, err)
@@ -141,6 +155,15 @@ func New(cfg Config) (*Manager, error) {
 		}
 	}
 	return m, nil
+}
+
+// privateDir creates dir (and its parents) 0700 if missing, and makes an
+// existing one 0700.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o700)
 }
 
 func binaryPath(spec Spec) string {
@@ -269,6 +292,11 @@ func (p *provider) describe(ctx context.Context, cl providerv1.ProviderServiceCl
 		d.Methods = append(d.Methods, hm)
 	}
 	p.desc.Store(&d)
+	url := resp.GetWebUrl()
+	if old := p.webURL.Swap(&url); url != "" && (old == nil || *old != url) {
+		// The one line that tells the owner where to open it.
+		p.log.Info().Str("url", url).Msg(d.Platform + " chat page: open " + url)
+	}
 	return nil
 }
 
@@ -474,6 +502,8 @@ type Status struct {
 	Ingested   uint64
 	NotAllowed uint64
 	LastError  string
+	// WebURL is the page its last child declared for people, if any.
+	WebURL string
 }
 
 // Statuses returns every provider's status, by name.
@@ -490,6 +520,9 @@ func (m *Manager) Statuses() []Status {
 		}
 		if e := p.lastErr.Load(); e != nil {
 			st.LastError = *e
+		}
+		if u := p.webURL.Load(); u != nil {
+			st.WebURL = *u
 		}
 		out = append(out, st)
 	}
