@@ -39,7 +39,9 @@ func (m *Manager) callViaOutbox(ctx context.Context, p *provider, t store.Target
 	if key == "" {
 		key = "auto:" + randomKey()
 	}
-	key = p.spec.Name + "/" + key
+	// Keys are the caller's, and two followers may choose the same one:
+	// an entry is one thread's call (idempotency is per binding).
+	key = p.spec.Name + "/" + t.Chat + "/" + t.Thread + "/" + key
 	ch := make(chan outcome, 1)
 	p.outMu.Lock()
 	p.waiters[key] = append(p.waiters[key], ch)
