@@ -230,7 +230,6 @@ func TestBrowserChatAndConsole(t *testing.T) {
 	if got := bf.tapped(); len(got) != 1 || got[0] != "blue" {
 		t.Fatalf("the follower got callbacks %q, want [blue]", got)
 	}
-	screenshot(t, tab, artifacts, "playground-chat.png")
 
 	// The console, in a second tab: the follower and the provider.
 	con, cancelCon := chromedp.NewContext(tab)
@@ -246,13 +245,38 @@ func TestBrowserChatAndConsole(t *testing.T) {
 	until(t, con, "the events", `[...document.querySelectorAll("#events .kind")].some(e => e.textContent === "follower_registered")`)
 	oldPID, _ := chromedp.Run(con, chromedp.Evaluate[string](`document.querySelector('#providers tr[data-provider="playground"] [data-field=pid]').textContent`))
 
-	// Restart; type in the chat while it runs; see restarted and the
+	// The follower starts sending a file and holds the upload open: the
+	// provider has an outbound delivery in flight, so a restart waits for
+	// it to settle.
+	upCtx, upCancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer upCancel()
+	up, err := b.c.Bus.UploadFile(upCtx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up.Send(&chatbusv1.UploadFileRequest{Msg: &chatbusv1.UploadFileRequest_Header{Header: &chatbusv1.UploadHeader{
+		Session: bf.f.Session(), Filename: "report.txt", Caption: "the report, sent across the restart"}}})
+	up.Send(&chatbusv1.UploadFileRequest{Msg: &chatbusv1.UploadFileRequest_Chunk{Chunk: []byte("first half\n")}})
+	until(t, con, "the upload in flight", `(() => { const r = document.querySelector('#providers tr[data-provider="playground"]');
+		return !!r && r.querySelector('[data-field=occupancy]').textContent.split(" / ")[3] === "1"; })()`)
+
+	// Restart; type in the chat while it waits; see restarted and the
 	// message arrive once.
 	within(t, con, 10*time.Second, "press restart", chromedp.Click(chromedp.CSS(`#providers tr[data-provider="playground"] button.restart`)))
-	until(t, con, "the restart under way", `document.querySelectorAll("#restart-steps li").length > 0`)
+	until(t, con, "the restart under way", `[...document.querySelectorAll("#restart-steps .phase")].some(e => e.textContent === "prepare")`)
 	within(t, tab, 10*time.Second, "type during the restart", chromedp.SendKeys(chromedp.CSS("#text"), "typed during the restart\r"))
-	if at, err := chromedp.Run(con, chromedp.Evaluate[string](`[...document.querySelectorAll("#restart-steps .phase")].map(e => e.textContent).join(",") + " " + document.querySelector("#outcome").dataset.kind`)); err == nil {
-		t.Logf("typed during the restart, at steps: %s", at)
+	until(t, tab, "the message stored by the playground", `[...document.querySelectorAll(".msg.you:not(.pending) .text")].some(e => e.textContent === "typed during the restart")`)
+	// Admission is closed and the upload holds the old owner: the restart
+	// is still under way, and the message waits at the platform.
+	if kind, _ := chromedp.Run(con, chromedp.Evaluate[string](`document.querySelector("#outcome").dataset.kind`)); kind != "" {
+		t.Fatalf("the restart ended (%s) while an upload held the owner", kind)
+	}
+	if n := bf.count("typed during the restart"); n != 0 {
+		t.Fatalf("delivered while admission was closed (%d)", n)
+	}
+	up.Send(&chatbusv1.UploadFileRequest{Msg: &chatbusv1.UploadFileRequest_Chunk{Chunk: []byte("second half\n")}})
+	if _, err := up.CloseAndRecv(); err != nil {
+		t.Fatalf("the upload admitted before the restart: %v", err)
 	}
 	until(t, con, "the outcome", `document.querySelector("#outcome").dataset.kind !== ""`)
 	if kind, _ := chromedp.Run(con, chromedp.Evaluate[string](`document.querySelector("#outcome").dataset.kind`)); kind != "restarted" {
@@ -260,15 +284,18 @@ func TestBrowserChatAndConsole(t *testing.T) {
 		t.Fatalf("outcome %q:\n%s", kind, out)
 	}
 	steps, _ := chromedp.Run(con, chromedp.Evaluate[string](`document.querySelector("#restart-steps").innerText`))
-	for _, phase := range []string{"prepare", "commit", "exit_proof", "ready"} {
+	for _, phase := range []string{"prepare", "drain", "commit", "exit_proof", "ready"} {
 		if !strings.Contains(steps, phase) {
 			t.Errorf("restart steps lack %s:\n%s", phase, steps)
 		}
 	}
+	t.Logf("restart steps:\n%s", steps)
 	until(t, tab, "the echo of what was typed during the restart", `[...document.querySelectorAll(".msg.bot .text")].some(e => e.textContent === "echo: typed during the restart")`)
+	until(t, tab, "the file", `[...document.querySelectorAll(".msg.bot .file a")].some(e => e.textContent.includes("report.txt"))`)
 	until(t, con, "the successor in the table", fmt.Sprintf(`(() => { const r = document.querySelector('#providers tr[data-provider="playground"]');
 		return !!r && r.querySelector('[data-field=pid]').textContent !== %q && r.querySelector('[data-field=state]').textContent === "running"; })()`, oldPID))
 	screenshot(t, con, artifacts, "console.png")
+	screenshot(t, tab, artifacts, "playground-chat.png")
 
 	// Exactly once at the follower and in the room (the page's history).
 	if n := bf.count("typed during the restart"); n != 1 {
