@@ -58,28 +58,12 @@ func startPlaygroundBus(t *testing.T, extra string) *pgBus {
 
 func (b *pgBus) provider(t *testing.T) *chatbusv1.ProviderInfo {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	resp, err := b.c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
-	if err != nil || len(resp.GetProviders()) != 1 || resp.GetProviders()[0].GetName() != "playground" {
-		t.Fatalf("providers: %v %v", resp, err)
-	}
-	return resp.GetProviders()[0]
+	return onlyProvider(t, b.c, "playground")
 }
 
 func (b *pgBus) waitProvider(t *testing.T, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		pi := b.provider(t)
-		if ok(pi) {
-			return pi
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("playground never %s: %v\n%s", what, pi, b.d.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return waitOnlyProvider(t, b.c, b.d, "playground", ok, what)
 }
 
 // loggedURL is the URL of the last log line that says to open one.
@@ -299,6 +283,43 @@ func (e *echoer) check(t *testing.T, p *person, want []string) {
 	}
 }
 
+// load is n echo followers, and a person writing per messages into each
+// room, one every gap, each message with its own client id.
+type load struct {
+	es   []*echoer
+	want [][]string
+	wg   sync.WaitGroup
+}
+
+func (b *pgBus) load(t *testing.T, p *person, n, per int, gap time.Duration) *load {
+	t.Helper()
+	l := &load{es: make([]*echoer, n), want: make([][]string, n)}
+	for i := range l.es {
+		l.es[i] = b.echo(t, fmt.Sprintf("manual:%d", i), fmt.Sprintf("/w/p%d", i))
+	}
+	for i, e := range l.es {
+		for j := range per {
+			l.want[i] = append(l.want[i], fmt.Sprintf("in-%d-%d", i, j))
+		}
+		l.wg.Go(func() {
+			for j, text := range l.want[i] {
+				p.say(e.room, fmt.Sprintf("c-%d-%d", i, j), text)
+				time.Sleep(gap)
+			}
+		})
+	}
+	return l
+}
+
+// check waits for the writers, then checks every room (echoer.check).
+func (l *load) check(t *testing.T, p *person) {
+	t.Helper()
+	l.wg.Wait()
+	for i, e := range l.es {
+		e.check(t, p, l.want[i])
+	}
+}
+
 // TestPlaygroundDefault: with no provider configured the playground runs;
 // the log and busctl console give its URL and the console's; a follower's
 // thread is a room named like a forum topic; busctl shows the playground.
@@ -349,35 +370,15 @@ func TestPlaygroundDefault(t *testing.T) {
 func TestPlaygroundDoctorRestartUnderLoad(t *testing.T) {
 	b := startPlaygroundBus(t, "")
 	p := openPage(t, b.provider(t).GetWebUrl())
-	const nFollowers, perFollower = 3, 40
-	es := make([]*echoer, nFollowers)
-	for i := range es {
-		es[i] = b.echo(t, fmt.Sprintf("manual:%d", i), fmt.Sprintf("/w/p%d", i))
-	}
 	old := b.provider(t)
-	var wg sync.WaitGroup
-	want := make([][]string, nFollowers)
-	for i, e := range es {
-		for j := range perFollower {
-			want[i] = append(want[i], fmt.Sprintf("in-%d-%d", i, j))
-		}
-		wg.Go(func() {
-			for j, text := range want[i] {
-				p.say(e.room, fmt.Sprintf("c-%d-%d", i, j), text)
-				time.Sleep(10 * time.Millisecond)
-			}
-		})
-	}
-	es[0].waitCount(t, 5)
+	l := b.load(t, p, 3, 40, 10*time.Millisecond)
+	l.es[0].waitCount(t, 5)
 	out, errOut, code := b.busctl("doctor", "restart", "playground", "--drain", "10s", "--deadline", "40s")
 	if code != 0 || !strings.Contains(out, "outcome: restarted") {
 		t.Fatalf("doctor restart: exit %d\n%s\n%s", code, out, errOut)
 	}
 	t.Logf("doctor restart under load:\n%s", out)
-	wg.Wait()
-	for i, e := range es {
-		e.check(t, p, want[i])
-	}
+	l.check(t, p)
 	now := b.provider(t)
 	if now.GetPid() == old.GetPid() || now.GetState() != chatbusv1.ProviderState_PROVIDER_STATE_RUNNING {
 		t.Errorf("provider after restart: %v (was pid %d)", now, old.GetPid())
@@ -390,26 +391,9 @@ func TestPlaygroundDoctorRestartUnderLoad(t *testing.T) {
 func TestPlaygroundKill9LosesNothing(t *testing.T) {
 	b := startPlaygroundBus(t, "")
 	p := openPage(t, b.provider(t).GetWebUrl())
-	const nFollowers, perFollower = 2, 60
-	es := make([]*echoer, nFollowers)
-	for i := range es {
-		es[i] = b.echo(t, fmt.Sprintf("manual:%d", i), fmt.Sprintf("/w/k%d", i))
-	}
 	first := b.provider(t)
-	var wg sync.WaitGroup
-	want := make([][]string, nFollowers)
-	for i, e := range es {
-		for j := range perFollower {
-			want[i] = append(want[i], fmt.Sprintf("k-%d-%d", i, j))
-		}
-		wg.Go(func() {
-			for j, text := range want[i] {
-				p.say(e.room, fmt.Sprintf("k-%d-%d", i, j), text)
-				time.Sleep(5 * time.Millisecond)
-			}
-		})
-	}
-	es[0].waitCount(t, 10)
+	l := b.load(t, p, 2, 60, 5*time.Millisecond)
+	l.es[0].waitCount(t, 10)
 	if err := syscall.Kill(int(first.GetPid()), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -419,10 +403,7 @@ func TestPlaygroundKill9LosesNothing(t *testing.T) {
 	if second.GetRestarts() != 1 || !strings.Contains(second.GetLastExit(), "killed") {
 		t.Errorf("after SIGKILL: restarts %d, last exit %q", second.GetRestarts(), second.GetLastExit())
 	}
-	wg.Wait()
-	for i, e := range es {
-		e.check(t, p, want[i])
-	}
+	l.check(t, p)
 	if _, _, code := b.busctl("status"); code != 0 {
 		t.Error("the bus went down with its provider")
 	}

@@ -79,28 +79,12 @@ providers:
 
 func (b *tgBus) provider(t *testing.T) *chatbusv1.ProviderInfo {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	resp, err := b.c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
-	if err != nil || len(resp.GetProviders()) != 1 {
-		t.Fatalf("providers: %v %v", resp, err)
-	}
-	return resp.GetProviders()[0]
+	return onlyProvider(t, b.c, "")
 }
 
 func (b *tgBus) waitProvider(t *testing.T, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		pi := b.provider(t)
-		if ok(pi) {
-			return pi
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("provider never %s: %v\n%s", what, pi, b.d.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return waitOnlyProvider(t, b.c, b.d, "", ok, what)
 }
 
 // follower is a registered session collecting its updates.

@@ -296,10 +296,16 @@ func (g *Guard) hostOK(host string) bool {
 // refuse answers an error: JSON for the pages' API calls, text otherwise.
 func refuse(w http.ResponseWriter, r *http.Request, code int, msg string) {
 	if strings.Contains(r.Header.Get("Accept"), "application/json") || strings.HasPrefix(r.URL.Path, "/api/") {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(code)
-		json.NewEncoder(w).Encode(map[string]string{"error": msg})
+		WriteJSON(w, code, map[string]string{"error": msg})
 		return
 	}
 	http.Error(w, msg, code)
+}
+
+// WriteJSON answers v as JSON with status code: how the pages' API
+// answers (errors as {"error": "why"}).
+func WriteJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
 }

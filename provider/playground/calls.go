@@ -14,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/telegram"
 )
 
 // Telegram's limits.
@@ -117,7 +118,7 @@ func (p *Platform) Call(_ context.Context, t provider.Target, name string, param
 	if err != nil {
 		return provider.Result{}, err
 	}
-	args, err := scope(t, name, params)
+	args, err := telegram.ParamsInThread(t, name, params)
 	if err != nil {
 		return provider.Result{}, err
 	}
@@ -161,38 +162,6 @@ func classify(err error) error {
 		}
 	}
 	return fmt.Errorf("%w: playground store: %v", provider.ErrUnavailable, err)
-}
-
-// scope decodes params and refuses those naming another chat or thread,
-// or an inline message (which belongs to no thread).
-func scope(t provider.Target, method string, params json.RawMessage) (map[string]json.RawMessage, error) {
-	m := map[string]json.RawMessage{}
-	if len(bytes.TrimSpace(params)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(params))
-		dec.UseNumber()
-		if err := dec.Decode(&m); err != nil || m == nil {
-			return nil, fmt.Errorf("%w: %s params must be a JSON object", provider.ErrInvalid, method)
-		}
-	}
-	if v, ok := m["chat_id"]; ok && idText(v) != t.Chat {
-		return nil, fmt.Errorf("%w: chat_id %s is not your chat", provider.ErrOutOfScope, v)
-	}
-	if v, ok := m["message_thread_id"]; ok && idText(v) != t.Thread {
-		return nil, fmt.Errorf("%w: message_thread_id %s is not your thread", provider.ErrOutOfScope, v)
-	}
-	if _, ok := m["inline_message_id"]; ok {
-		return nil, fmt.Errorf("%w: inline messages cannot be scoped to a thread", provider.ErrOutOfScope)
-	}
-	if v, ok := m["reply_parameters"]; ok {
-		var rp map[string]json.RawMessage
-		if json.Unmarshal(v, &rp) != nil {
-			return nil, fmt.Errorf("%w: reply_parameters must be an object", provider.ErrInvalid)
-		}
-		if c, ok := rp["chat_id"]; ok && idText(c) != t.Chat {
-			return nil, fmt.Errorf("%w: reply_parameters.chat_id %s is not your chat", provider.ErrOutOfScope, c)
-		}
-	}
-	return m, nil
 }
 
 // idText returns a JSON id (number or string) as text.
@@ -356,17 +325,29 @@ func (c *call) replyTo() (*tgMessage, error) {
 	return &r, nil
 }
 
-func (c *call) editMessageText() (any, error) {
+// editable returns the bot's message named by message_id, for an edit.
+func (c *call) editable() (message, error) {
+	m, err := c.named(errEditNotFound)
+	if err == nil && !m.ByBot {
+		err = errCantEdit
+	}
+	return m, err
+}
+
+// named returns the message of the thread named by message_id (missing:
+// there is none).
+func (c *call) named(missing error) (message, error) {
 	id, err := c.id(c.params["message_id"])
 	if err != nil {
-		return nil, err
+		return message{}, err
 	}
-	m, err := c.own(id, errEditNotFound)
+	return c.own(id, missing)
+}
+
+func (c *call) editMessageText() (any, error) {
+	m, err := c.editable()
 	if err != nil {
 		return nil, err
-	}
-	if !m.ByBot {
-		return nil, errCantEdit
 	}
 	text, err := c.text("text", maxTextChars, errTextTooLong)
 	if err != nil {
@@ -391,16 +372,9 @@ func (c *call) editMessageText() (any, error) {
 }
 
 func (c *call) editMessageReplyMarkup() (any, error) {
-	id, err := c.id(c.params["message_id"])
+	m, err := c.editable()
 	if err != nil {
 		return nil, err
-	}
-	m, err := c.own(id, errEditNotFound)
-	if err != nil {
-		return nil, err
-	}
-	if !m.ByBot {
-		return nil, errCantEdit
 	}
 	kb, err := c.markup()
 	if err != nil {
@@ -418,11 +392,7 @@ func sameMarkup(a, b *inlineKeyboard) bool {
 }
 
 func (c *call) deleteMessage() (any, error) {
-	id, err := c.id(c.params["message_id"])
-	if err != nil {
-		return nil, err
-	}
-	m, err := c.own(id, errDeleteNotFound)
+	m, err := c.named(errDeleteNotFound)
 	if err != nil {
 		return nil, err
 	}
@@ -432,11 +402,7 @@ func (c *call) deleteMessage() (any, error) {
 }
 
 func (c *call) setMessageReaction() (any, error) {
-	id, err := c.id(c.params["message_id"])
-	if err != nil {
-		return nil, err
-	}
-	m, err := c.own(id, errReactNotFound)
+	m, err := c.named(errReactNotFound)
 	if err != nil {
 		return nil, err
 	}

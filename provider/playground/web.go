@@ -19,6 +19,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/chatbus/chatbus/internal/webauth"
 	"github.com/chatbus/chatbus/provider"
 )
 
@@ -57,11 +58,7 @@ func (p *Platform) routes() http.Handler {
 	return mux
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
-}
+var writeJSON = webauth.WriteJSON
 
 func writeErr(w http.ResponseWriter, code int, err error) {
 	writeJSON(w, code, map[string]string{"error": err.Error()})
@@ -98,13 +95,19 @@ func roomID(r *http.Request) (int64, error) {
 	return id, nil
 }
 
-func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
+// roomRequest reads a person's request about a room: the room in the path
+// and v, a JSON body (bounded, no unknown fields).
+func roomRequest(w http.ResponseWriter, r *http.Request, v any) (int64, error) {
+	room, err := roomID(r)
+	if err != nil {
+		return 0, err
+	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxJSONBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %v", errBadRequest, err)
+		return 0, fmt.Errorf("%w: %v", errBadRequest, err)
 	}
-	return nil
+	return room, nil
 }
 
 func (p *Platform) handleState(w http.ResponseWriter, _ *http.Request) {
@@ -213,11 +216,8 @@ type sendRequest struct {
 }
 
 func (p *Platform) handleSend(w http.ResponseWriter, r *http.Request) {
-	id, err := roomID(r)
 	var req sendRequest
-	if err == nil {
-		err = decodeBody(w, r, &req)
-	}
+	id, err := roomRequest(w, r, &req)
 	var v *messageView
 	if err == nil {
 		v, err = p.personSend(id, req)
@@ -271,13 +271,6 @@ func (p *Platform) personTx(room int64, clientID string, fn func(c *call) (int64
 	return msgID, dup, nil
 }
 
-// personMessage allocates a message from the person in c's room.
-func (c *call) personMessage() (tgMessage, error) {
-	m, err := c.newMessage()
-	m.From = &person
-	return m, err
-}
-
 // enqueueMessage journals m (a person's message) in the inbox.
 func (c *call) enqueueMessage(m tgMessage) error {
 	text := m.Text
@@ -296,20 +289,33 @@ func (p *Platform) personSend(room int64, req sendRequest) (*messageView, error)
 	if utf8.RuneCountInString(req.Text) > maxTextChars {
 		return nil, fmt.Errorf("%w: the message is longer than %d characters", errBadRequest, maxTextChars)
 	}
-	var view *messageView
-	id, dup, err := p.personTx(room, req.ClientID, func(c *call) (int64, error) {
-		m, err := c.personMessage()
-		if err != nil {
-			return 0, err
-		}
+	return p.personPost(room, req.ClientID, func(c *call, m *tgMessage) error {
 		m.Text = req.Text
 		if req.ReplyTo != 0 {
 			r, err := c.own(req.ReplyTo, errNoMessage)
 			if err != nil {
-				return 0, fmt.Errorf("%w: %v", errNoMessage, err)
+				return fmt.Errorf("%w: %v", errNoMessage, err)
 			}
 			r.Msg.ReplyToMessage = nil
 			m.ReplyToMessage = &r.Msg
+		}
+		return nil
+	})
+}
+
+// personPost makes a message from the person in room (fill completes
+// it), stores it in the room's history and the inbox in one transaction,
+// and returns its view; a clientID seen before returns the message it made.
+func (p *Platform) personPost(room int64, clientID string, fill func(c *call, m *tgMessage) error) (*messageView, error) {
+	var view *messageView
+	id, dup, err := p.personTx(room, clientID, func(c *call) (int64, error) {
+		m, err := c.newMessage()
+		if err != nil {
+			return 0, err
+		}
+		m.From = &person
+		if err := fill(c, &m); err != nil {
+			return 0, err
 		}
 		if err := c.store(message{Msg: m}); err != nil {
 			return 0, err
@@ -349,11 +355,8 @@ type pressRequest struct {
 // handlePress is a person pressing an inline keyboard button: a
 // callback_query update.
 func (p *Platform) handlePress(w http.ResponseWriter, r *http.Request) {
-	room, err := roomID(r)
 	var req pressRequest
-	if err == nil {
-		err = decodeBody(w, r, &req)
-	}
+	room, err := roomRequest(w, r, &req)
 	var qid string
 	if err == nil {
 		_, _, err = p.personTx(room, req.ClientID, func(c *call) (int64, error) {
@@ -416,11 +419,8 @@ type reactRequest struct {
 // handleReact toggles the person's reaction on a message: a
 // message_reaction update.
 func (p *Platform) handleReact(w http.ResponseWriter, r *http.Request) {
-	room, err := roomID(r)
 	var req reactRequest
-	if err == nil {
-		err = decodeBody(w, r, &req)
-	}
+	room, err := roomRequest(w, r, &req)
 	if err == nil && (req.Emoji == "" || utf8.RuneCountInString(req.Emoji) > 8) {
 		err = fmt.Errorf("%w: one emoji", errBadRequest)
 	}
@@ -531,36 +531,19 @@ func (p *Platform) handleUpload(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, fmt.Errorf("the caption is longer than %d characters", maxCaptionChars))
 		return
 	}
-	var view *messageView
-	id, dup, err := p.personTx(room, clientID, func(c *call) (int64, error) {
-		m, err := c.personMessage()
-		if err != nil {
-			return 0, err
-		}
+	var stored bool
+	view, err := p.personPost(room, clientID, func(c *call, m *tgMessage) error {
 		m.Caption = caption
-		c.p.attach(&m, *f, strings.HasPrefix(f.Mime, "image/"))
-		if err := putJSON(c.tx.Bucket(bFiles), []byte(f.ID), f); err != nil {
-			return 0, err
-		}
-		if err := c.store(message{Msg: m}); err != nil {
-			return 0, err
-		}
-		view = c.events[len(c.events)-1].Message
-		return m.MessageID, c.enqueueMessage(m)
+		c.p.attach(m, *f, strings.HasPrefix(f.Mime, "image/"))
+		stored = true
+		return putJSON(c.tx.Bucket(bFiles), []byte(f.ID), f)
 	})
-	if err != nil || dup {
-		os.Remove(p.blob(f.ID))
+	if err != nil || !stored {
+		os.Remove(p.blob(f.ID)) // failed, or a retry of a file stored before
 	}
 	if err != nil {
 		writeErr(w, errCode(err), err)
 		return
-	}
-	if dup {
-		view, err = p.viewOf(room, id)
-		if err != nil {
-			writeErr(w, errCode(err), err)
-			return
-		}
 	}
 	writeJSON(w, http.StatusOK, view)
 }

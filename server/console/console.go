@@ -179,11 +179,7 @@ func raw(m proto.Message) json.RawMessage {
 	return b
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
-}
+var writeJSON = webauth.WriteJSON
 
 // provider is a provider's row: its status and its doctor fence.
 type provider struct {
