@@ -141,6 +141,19 @@ func (p *person) say(room int64, clientID, text string) {
 	p.post(fmt.Sprintf("/api/rooms/%d/messages", room), map[string]string{"client_id": clientID, "text": text})
 }
 
+type pageRoom struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// rooms lists the page's rooms.
+func (p *person) rooms() []pageRoom {
+	p.t.Helper()
+	var st struct{ Rooms []pageRoom }
+	p.get("/api/state", &st)
+	return st.Rooms
+}
+
 type pageMessage struct {
 	ID      int64  `json:"id"`
 	From    string `json:"from"`
@@ -150,19 +163,30 @@ type pageMessage struct {
 
 func (p *person) history(room int64) []pageMessage {
 	p.t.Helper()
+	var h struct{ Messages []pageMessage }
+	p.get(fmt.Sprintf("/api/rooms/%d/messages", room), &h)
+	return h.Messages
+}
+
+// get reads path's JSON into v, retrying for 30s (the playground may be
+// restarting).
+func (p *person) get(path string, v any) {
+	p.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		resp, err := p.c.Get(fmt.Sprintf("%s/api/rooms/%d/messages", p.origin, room))
+		resp, err := p.c.Get(p.origin + path)
 		if err == nil {
-			var h struct{ Messages []pageMessage }
-			err = json.NewDecoder(resp.Body).Decode(&h)
+			err = json.NewDecoder(resp.Body).Decode(v)
 			resp.Body.Close()
-			if err == nil && resp.StatusCode == 200 {
-				return h.Messages
+			if err == nil && resp.StatusCode != 200 {
+				err = fmt.Errorf("status %d", resp.StatusCode)
+			}
+			if err == nil {
+				return
 			}
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("history of %d: %v", room, err)
+			p.t.Fatalf("GET %s: %v", path, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -333,20 +357,8 @@ func TestPlaygroundDefault(t *testing.T) {
 	}
 	alpha := b.echo(t, "manual:1", "/w/alpha")
 	p := openPage(t, chat)
-	resp, err := p.c.Get(p.origin + "/api/state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st struct {
-		Rooms []struct {
-			ID   int64  `json:"id"`
-			Name string `json:"name"`
-		}
-	}
-	json.NewDecoder(resp.Body).Decode(&st)
-	resp.Body.Close()
-	if len(st.Rooms) != 1 || st.Rooms[0].ID != alpha.room || st.Rooms[0].Name != "A · alpha" {
-		t.Fatalf("rooms %+v (follower's thread %d)", st.Rooms, alpha.room)
+	if rs := p.rooms(); len(rs) != 1 || rs[0].ID != alpha.room || rs[0].Name != "A · alpha" {
+		t.Fatalf("rooms %+v (follower's thread %d)", rs, alpha.room)
 	}
 	p.say(alpha.room, "c1", "hi")
 	alpha.check(t, p, []string{"hi"})
@@ -467,20 +479,9 @@ func TestPlaygroundPythonEcho(t *testing.T) {
 	var room int64
 	deadline := time.Now().Add(30 * time.Second)
 	for room == 0 {
-		resp, err := p.c.Get(p.origin + "/api/state")
-		if err == nil {
-			var st struct {
-				Rooms []struct {
-					ID   int64  `json:"id"`
-					Name string `json:"name"`
-				}
-			}
-			json.NewDecoder(resp.Body).Decode(&st)
-			resp.Body.Close()
-			for _, r := range st.Rooms {
-				if r.Name == "A · pyecho" {
-					room = r.ID
-				}
+		for _, r := range p.rooms() {
+			if r.Name == "A · pyecho" {
+				room = r.ID
 			}
 		}
 		if time.Now().After(deadline) {
