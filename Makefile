@@ -113,8 +113,13 @@ check-unit: ## systemd-analyze verify + security (exposure at most 4.0) on the s
 run: build ## Build and run supervisord in the foreground (default profile and paths)
 	$(BIN)/supervisord $(ARGS)
 
+# The browser tests (e2e/browser_test.go) drive headless Chromium (Debian's
+# chromium); without it they skip loudly, unless CHATBUS_REQUIRE_BROWSER_TESTS=1
+# (set by .ci/run) makes that a failure.
+export CHATBUS_REQUIRE_BROWSER_TESTS
+
 .PHONY: test
-test: ## Run every test with the race detector, then the client tests
+test: ## Run every test with the race detector (browser tests need chromium), then the client tests
 	go test $(GO_TEST_FLAGS) ./...
 	@$(MAKE) --no-print-directory test-clients
 

@@ -16,7 +16,7 @@ import (
 
 func TestSupervisordAndBusctl(t *testing.T) {
 	p := newProfile(t)
-	d := p.start()
+	d := p.start("--default-playground=false") // no provider at all
 	p.waitServing(d)
 
 	out, _, code := p.busctl("status", "--json")

@@ -266,7 +266,7 @@ func (l *load) check(t *testing.T) {
 func TestDiscordDoctorRestartUnderLoad(t *testing.T) {
 	b := startDiscordBus(t)
 	fls := b.followers(t, 3)
-	old := onlyProvider(t, b.c)
+	old := onlyProvider(t, b.c, "")
 	l := startLoad(t, b, fls, 60, 20)
 	time.Sleep(300 * time.Millisecond) // let the load get going
 	out, errOut, code := b.busctl("doctor", "restart", "discord", "--drain", "10s", "--deadline", "40s")
@@ -275,7 +275,7 @@ func TestDiscordDoctorRestartUnderLoad(t *testing.T) {
 	}
 	t.Logf("doctor restart under load:\n%s", out)
 	l.check(t)
-	if now := onlyProvider(t, b.c); now.GetPid() == old.GetPid() {
+	if now := onlyProvider(t, b.c, ""); now.GetPid() == old.GetPid() {
 		t.Errorf("provider not replaced: pid %d", now.GetPid())
 	}
 	if c := b.dc.Counts(); c["identify"] != 1 || c["resume"] < 1 || c["client_close_1012"] < 1 {
@@ -289,7 +289,7 @@ func TestDiscordDoctorRestartUnderLoad(t *testing.T) {
 func TestDiscordProviderKill9UnderLoad(t *testing.T) {
 	b := startDiscordBus(t)
 	fls := b.followers(t, 3)
-	first := onlyProvider(t, b.c)
+	first := onlyProvider(t, b.c, "")
 	l := startLoad(t, b, fls, 60, 20)
 	deadline := time.Now().Add(20 * time.Second)
 	for len(fls[0].texts()) < 10 {
@@ -324,7 +324,7 @@ func TestDiscordCatchUpAfterExpiredSession(t *testing.T) {
 	beta := follow(t, b.c, "manual:2", "/w/beta")
 	b.dc.PostMessage(threadOf(alpha), b.alice, "a0")
 	alpha.waitTexts(t, "a0")
-	first := onlyProvider(t, b.c)
+	first := onlyProvider(t, b.c, "")
 	b.dc.SetGatewayDown(true) // the successor cannot connect until we say
 	if err := syscall.Kill(int(first.GetPid()), syscall.SIGKILL); err != nil {
 		t.Fatal(err)

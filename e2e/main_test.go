@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
 // binDir holds the binaries built once for the whole package.
@@ -183,6 +184,36 @@ func (d *daemon) wait(t *testing.T, within time.Duration) error {
 	case <-time.After(within):
 		t.Fatalf("supervisord still running after %s", within)
 		return nil
+	}
+}
+
+// onlyProvider returns the one provider c's supervisor runs (named name,
+// unless name is empty).
+func onlyProvider(t *testing.T, c *client.Client, name string) *chatbusv1.ProviderInfo {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
+	if err != nil || len(resp.GetProviders()) != 1 || (name != "" && resp.GetProviders()[0].GetName() != name) {
+		t.Fatalf("providers: %v %v", resp, err)
+	}
+	return resp.GetProviders()[0]
+}
+
+// waitOnlyProvider polls onlyProvider until ok, within 30s; d's log is in
+// the failure.
+func waitOnlyProvider(t *testing.T, c *client.Client, d *daemon, name string, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		pi := onlyProvider(t, c, name)
+		if ok(pi) {
+			return pi
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("provider never %s: %v\n%s", what, pi, d.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -75,38 +75,16 @@ func startBus(t *testing.T, p *profile, cfg string) *tgBus {
 	return &tgBus{profile: p, d: d, c: c, configPath: path}
 }
 
-func (b *tgBus) provider(t *testing.T) *chatbusv1.ProviderInfo { return onlyProvider(t, b.c) }
+func (b *tgBus) provider(t *testing.T) *chatbusv1.ProviderInfo { return onlyProvider(t, b.c, "") }
 
 func (b *tgBus) waitProvider(t *testing.T, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {
 	return waitProvider(t, b.c, b.d, ok, what)
 }
 
-// onlyProvider is the one provider the supervisor runs.
-func onlyProvider(t *testing.T, c *client.Client) *chatbusv1.ProviderInfo {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	resp, err := c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
-	if err != nil || len(resp.GetProviders()) != 1 {
-		t.Fatalf("providers: %v %v", resp, err)
-	}
-	return resp.GetProviders()[0]
-}
-
 // waitProvider waits until the one provider satisfies ok.
 func waitProvider(t *testing.T, c *client.Client, d *daemon, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		pi := onlyProvider(t, c)
-		if ok(pi) {
-			return pi
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("provider never %s: %v\n%s", what, pi, d.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return waitOnlyProvider(t, c, d, "", ok, what)
 }
 
 // follower is a registered session collecting its updates.

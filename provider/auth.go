@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -18,6 +19,11 @@ import (
 // the bearer secret the supervisor hands each incarnation.
 const SettingsSecretKey = "secret"
 
+// SettingsStateDirKey is the key of the settings object on stdin that names
+// the child's own private state directory (mode 0700, kept across restarts
+// of the child), where a provider keeps what must survive it.
+const SettingsStateDirKey = "state_dir"
+
 // minSecretLen bounds how short a secret may be: the supervisor's are 32
 // random bytes in base64url (43 characters).
 const minSecretLen = 16
@@ -27,26 +33,53 @@ const minSecretLen = 16
 // grpc-health-probe.
 const healthPrefix = "/grpc.health.v1.Health/"
 
+// ChildSettings are the keys the supervisor adds to every child's settings
+// on stdin, beside the provider's own.
+type ChildSettings struct {
+	// Secret is this incarnation's bearer secret (key "secret").
+	Secret string
+	// StateDir is the child's private state directory (key "state_dir"),
+	// the same for every incarnation; "" when the supervisor named none
+	// (supervisors before it did).
+	StateDir string
+}
+
 // SplitSettings takes the settings document a child reads from stdin (one
 // JSON object) apart: the secret the supervisor added (key "secret"), and
-// the rest, the platform's own settings, as a JSON object without it. A
-// document that is not a JSON object, or holds no secret, is an error.
+// the rest, the platform's own settings, as a JSON object without the
+// supervisor's keys ("secret", "state_dir"). A document that is not a JSON
+// object, or holds no secret, is an error. [ParseChildSettings] also
+// returns the state dir.
 func SplitSettings(raw []byte) (secret string, platform json.RawMessage, err error) {
+	cs, platform, err := ParseChildSettings(raw)
+	return cs.Secret, platform, err
+}
+
+// ParseChildSettings is [SplitSettings] returning every key the supervisor
+// added: the secret and the state dir.
+func ParseChildSettings(raw []byte) (ChildSettings, json.RawMessage, error) {
+	var cs ChildSettings
 	var m map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&m); err != nil || m == nil {
-		return "", nil, fmt.Errorf("settings on stdin must be one JSON object: %v", err)
+		return cs, nil, fmt.Errorf("settings on stdin must be one JSON object: %v", err)
 	}
 	v, ok := m[SettingsSecretKey]
 	if !ok {
-		return "", nil, fmt.Errorf("settings on stdin carry no %q: this binary is started by supervisord", SettingsSecretKey)
+		return cs, nil, fmt.Errorf("settings on stdin carry no %q: this binary is started by supervisord", SettingsSecretKey)
 	}
-	if err := json.Unmarshal(v, &secret); err != nil || len(secret) < minSecretLen {
-		return "", nil, fmt.Errorf("settings: %q must be a string of at least %d bytes", SettingsSecretKey, minSecretLen)
+	if err := json.Unmarshal(v, &cs.Secret); err != nil || len(cs.Secret) < minSecretLen {
+		return ChildSettings{}, nil, fmt.Errorf("settings: %q must be a string of at least %d bytes", SettingsSecretKey, minSecretLen)
+	}
+	if v, ok := m[SettingsStateDirKey]; ok {
+		if err := json.Unmarshal(v, &cs.StateDir); err != nil || (cs.StateDir != "" && !filepath.IsAbs(cs.StateDir)) {
+			return ChildSettings{}, nil, fmt.Errorf("settings: %q must be an absolute path", SettingsStateDirKey)
+		}
 	}
 	delete(m, SettingsSecretKey)
-	platform, err = json.Marshal(m)
-	return secret, platform, err
+	delete(m, SettingsStateDirKey)
+	platform, err := json.Marshal(m)
+	return cs, platform, err
 }
 
 // authorize checks the bearer secret of the call in ctx, in constant time.

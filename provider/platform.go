@@ -85,6 +85,10 @@ type Description struct {
 	Methods  []Method
 	// MaxTextChars is the longest text one message may carry; 0 unknown.
 	MaxTextChars int
+	// WebURL is a page people open to use the platform, if the provider
+	// serves one (the playground's web chat), with its access token. The
+	// supervisor shows it to its owner only (its log, busctl). "" if none.
+	WebURL string
 }
 
 // Result is what a call or an upload produced: the platform's JSON answer
@@ -224,7 +228,7 @@ func RefsProto(refs []Ref) *providerv1.References {
 }
 
 func (d Description) proto() *providerv1.DescribeResponse {
-	out := &providerv1.DescribeResponse{Platform: d.Platform, MaxTextChars: uint32(max(d.MaxTextChars, 0))}
+	out := &providerv1.DescribeResponse{Platform: d.Platform, MaxTextChars: uint32(max(d.MaxTextChars, 0)), WebUrl: d.WebURL}
 	for _, m := range d.Methods {
 		pm := &providerv1.Method{Name: m.Name}
 		for _, p := range m.Params {

@@ -1053,6 +1053,8 @@ func TestSplitSettings(t *testing.T) {
 		{"not a string", `{"secret":12345678901234567890}`, "", "", false},
 		{"not an object", `[1,2]`, "", "", false},
 		{"empty", ``, "", "", false},
+		{"state dir is the supervisor's key", `{"secret":"0123456789abcdef-x","state_dir":"/s/providers/telegram","token":"t"}`, "0123456789abcdef-x", `{"token":"t"}`, true},
+		{"relative state dir", `{"secret":"0123456789abcdef-x","state_dir":"s"}`, "", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			secret, rest, err := provider.SplitSettings([]byte(tc.in))
@@ -1119,5 +1121,16 @@ func TestAttachWatcher(t *testing.T) {
 	want := []string{"attach a C1/T1", "attach b -5/7", "detach a"}
 	if got := w.seen(); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("watcher saw %q, want %q", got, want)
+	}
+}
+
+func TestParseChildSettings(t *testing.T) {
+	cs, rest, err := provider.ParseChildSettings([]byte(`{"name":"playground","secret":"0123456789abcdef-x","state_dir":"/st/providers/playground","port":0}`))
+	if err != nil || cs.Secret != "0123456789abcdef-x" || cs.StateDir != "/st/providers/playground" || string(rest) != `{"name":"playground","port":0}` {
+		t.Fatalf("ParseChildSettings = %+v, %s, %v", cs, rest, err)
+	}
+	cs, _, err = provider.ParseChildSettings([]byte(`{"secret":"0123456789abcdef-x"}`))
+	if err != nil || cs.StateDir != "" {
+		t.Fatalf("without a state dir: %+v, %v", cs, err)
 	}
 }

@@ -23,7 +23,12 @@ type adminService struct {
 
 func (a *adminService) GetInfo(context.Context, *chatbusv1.GetInfoRequest) (*chatbusv1.GetInfoResponse, error) {
 	c := a.s.cfg
+	consoleURL := ""
+	if a.s.console != nil {
+		consoleURL = a.s.console.URL()
+	}
 	return &chatbusv1.GetInfoResponse{
+		ConsoleUrl:    consoleURL,
 		Version:       c.Version,
 		Pid:           int32(os.Getpid()),
 		Profile:       c.Profile,

@@ -174,6 +174,7 @@ func providerToProto(s providers.Status) *chatbusv1.ProviderInfo {
 		Attached:          uint32(s.Attached),
 		Ingested:          s.Ingested,
 		DroppedNotAllowed: s.NotAllowed,
+		WebUrl:            s.WebURL,
 	}
 	if s.Status.LastError != "" && out.LastError == "" {
 		out.LastError = s.Status.LastError

@@ -24,6 +24,7 @@ import (
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	serverauth "github.com/chatbus/chatbus/server/auth"
+	"github.com/chatbus/chatbus/server/console"
 	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
@@ -80,6 +81,17 @@ type Config struct {
 	// CallsPerBinding bounds the settled call records kept per binding.
 	// If zero, 10000.
 	CallsPerBinding int
+	// Console is the operator console on 127.0.0.1 (server/console).
+	Console ConsoleConfig
+}
+
+// ConsoleConfig configures the operator console.
+type ConsoleConfig struct {
+	// Off turns it off.
+	Off bool
+	// Port on 127.0.0.1. If zero, one derived from the profile name (the
+	// next few, then any free port, when it is taken).
+	Port int
 }
 
 func (c *Config) secretPath() string { return filepath.Join(c.StateDir, "secret") }
@@ -125,6 +137,8 @@ type Server struct {
 	doctor *doctor.Doctor
 
 	draining atomic.Bool
+	// console is the operator console, nil when off or before serve.
+	console *console.Console
 }
 
 // MaxMessageBytes bounds a single request or response.
@@ -189,6 +203,7 @@ func (s *Server) open() error {
 	provs, err := providers.New(providers.Config{
 		Specs:           s.cfg.Providers,
 		SocketDir:       filepath.Join(filepath.Dir(s.cfg.Socket), "providers"),
+		StateDir:        filepath.Join(s.cfg.StateDir, "providers"),
 		Store:           st,
 		Events:          s.hub,
 		Logger:          s.log,
@@ -260,6 +275,19 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	defer provWG.Wait()
 
 	s.started = time.Now()
+	// The console dials this socket lazily: it is ready before it serves.
+	if !s.cfg.Console.Off {
+		con, err := console.New(console.Config{Socket: s.cfg.Socket, Secret: s.secret, Profile: s.cfg.Profile,
+			Port: s.cfg.Console.Port, Logger: s.log})
+		if err != nil {
+			// The bus serves without its page; say why.
+			s.log.Error().Err(err).Msg("operator console not started")
+		} else {
+			s.console = con
+			defer con.Close()
+			s.log.Info().Str("url", con.URL()).Msg("operator console: open " + con.URL())
+		}
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- gs.Serve(ln) }()
 	hs.SetServingStatus("", grpc_health_v1.HealthCheckResponse_SERVING)
@@ -272,6 +300,9 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 
 	select {
 	case err := <-serveErr:
+		if s.console != nil {
+			s.console.Close()
+		}
 		stopProviders()
 		stopRun()
 		wg.Wait()
@@ -282,6 +313,9 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 
 	s.hub.Publish(events.Event{Kind: events.SupervisorStopping, Message: "supervisord stopping"})
 	s.draining.Store(true)
+	if s.console != nil {
+		s.console.Close() // its streams would hold up the graceful stop
+	}
 	hs.Shutdown()
 	stopRun()
 	wg.Wait()

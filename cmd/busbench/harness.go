@@ -71,6 +71,9 @@ func (s supSpec) configYAML() ([]byte, error) {
 		"log_level":          "info",
 		"log_format":         "json",
 		"journal":            map[string]any{"max_count": s.JournalMaxCount, "max_bytes": s.JournalMaxBytes},
+		// Measure the bus alone: no default playground, no console.
+		"default_playground": false,
+		"console":            map[string]any{"enabled": false},
 	}
 	if len(provs) > 0 {
 		doc["providers"] = provs

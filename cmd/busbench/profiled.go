@@ -60,6 +60,7 @@ func runProfiledSupervisor(ctx context.Context, args []string, stderr io.Writer)
 		Providers:         specs,
 		Journal:           store.Limits{MaxCount: spec.JournalMaxCount, MaxBytes: spec.JournalMaxBytes},
 		Version:           "busbench-profiled",
+		Console:           server.ConsoleConfig{Off: true},
 		Logger:            log,
 	})
 	if err != nil {

@@ -48,7 +48,7 @@ Exit codes: 0 ok, 1 error, 3 supervisor not running, 4 refused (auth).`,
 	pf.BoolVar(&a.json, "json", false, "print JSON instead of a table")
 	pf.DurationVar(&a.timeout, "timeout", 5*time.Second, "bound on each call (not on --follow)")
 
-	root.AddCommand(a.startCmd(), a.statusCmd(), a.followersCmd(), a.bindingsCmd(), a.providersCmd(), a.updatesCmd(), a.eventsCmd(), a.doctorCmd(), a.pathsCmd())
+	root.AddCommand(a.startCmd(), a.statusCmd(), a.followersCmd(), a.bindingsCmd(), a.providersCmd(), a.updatesCmd(), a.eventsCmd(), a.doctorCmd(), a.consoleCmd(), a.pathsCmd())
 	root.AddCommand(a.followCmd())
 	return root
 }

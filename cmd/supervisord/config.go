@@ -42,6 +42,20 @@ type fileConfig struct {
 	// Providers by name. The keys below are the supervisor's; every other
 	// key is the provider's own setting, passed to it on stdin.
 	Providers map[string]map[string]any `yaml:"providers"`
+	// DefaultPlayground runs the playground provider when no provider is
+	// configured. If unset, true.
+	DefaultPlayground *bool `yaml:"default_playground"`
+	Console           struct {
+		// Enabled serves the operator console. If unset, true.
+		Enabled *bool `yaml:"enabled"`
+		// Port on 127.0.0.1; 0: derived from the profile name.
+		Port int `yaml:"port"`
+	} `yaml:"console"`
+}
+
+// playgroundSpec is the provider run when none is configured.
+func playgroundSpec() providers.Spec {
+	return providers.Spec{Name: "playground", Default: true, Settings: map[string]any{}}
 }
 
 // providerSpecs turns the providers section into specs.

@@ -39,6 +39,8 @@ type flags struct {
 	heartbeat, staleAfter, lockWait   time.Duration
 	shutdownTimeout                   time.Duration
 	maxFollowers                      int
+	defaultPlayground, console        bool
+	consolePort                       int
 }
 
 func newCommand(stderr io.Writer) *cobra.Command {
@@ -80,6 +82,9 @@ READY=1 once it serves.`,
 	fl.DurationVar(&f.lockWait, "lock-timeout", 0, "wait at most this long for the startup lock (default 5s, max 120s)")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 0, "bound on a graceful stop before open streams are cut (default 5s)")
 	fl.IntVar(&f.maxFollowers, "max-followers", 0, "maximum registered followers (default 16384)")
+	fl.BoolVar(&f.defaultPlayground, "default-playground", true, "with no provider configured, run the playground (a web chat on 127.0.0.1)")
+	fl.BoolVar(&f.console, "console", true, "serve the operator console on 127.0.0.1")
+	fl.IntVar(&f.consolePort, "console-port", 0, "the console's port on 127.0.0.1 (default: derived from the profile name)")
 	return cmd
 }
 
@@ -123,8 +128,20 @@ func run(cmd *cobra.Command, f flags, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("config %s: %w", cfgPath, err)
 	}
-	if len(specs) == 0 {
+	playground := f.defaultPlayground
+	if !cmd.Flags().Changed("default-playground") && fc.DefaultPlayground != nil {
+		playground = *fc.DefaultPlayground
+	}
+	switch {
+	case len(specs) == 0 && playground:
+		specs = append(specs, playgroundSpec())
+		log.Info().Str("config", p.Config).Msg("no providers configured: running the playground, a chat on a local web page (its URL follows); add a providers: section to the config file for a real chat (see deploy/config.example.yaml)")
+	case len(specs) == 0:
 		log.Info().Str("config", p.Config).Msg("no providers configured: followers can register but get no thread; add a providers: section to the config file (see deploy/config.example.yaml)")
+	}
+	consoleOn := f.console
+	if !cmd.Flags().Changed("console") && fc.Console.Enabled != nil {
+		consoleOn = *fc.Console.Enabled
 	}
 
 	srv, err := server.New(server.Config{
@@ -142,6 +159,7 @@ func run(cmd *cobra.Command, f flags, stderr io.Writer) error {
 		CallKeep:          time.Duration(fc.Calls.Keep),
 		CallsPerBinding:   fc.Calls.MaxPerBinding,
 		ReconcileGrace:    time.Duration(fc.ReconcileGrace),
+		Console:           server.ConsoleConfig{Off: !consoleOn, Port: max(f.consolePort, fc.Console.Port)},
 		Journal: store.Limits{
 			MaxCount: fc.Journal.MaxCount,
 			MaxBytes: fc.Journal.MaxBytes,

@@ -62,6 +62,25 @@ func (p *Platform) Describe() provider.Description {
 // inline message (which cannot be tied to a thread). The supervisor has
 // already checked the method and the ids its params name.
 func scope(t provider.Target, method string, params json.RawMessage) (json.RawMessage, error) {
+	m, err := ParamsInThread(t, method, params)
+	if err != nil {
+		return nil, err
+	}
+	m["chat_id"] = idJSON(t.Chat)
+	if takesThread[method] && t.Thread != "" {
+		m["message_thread_id"] = idJSON(t.Thread)
+	}
+	return json.Marshal(m)
+}
+
+// ParamsInThread decodes a Bot API call's params (numbers kept as
+// json.Number text) and refuses, wrapping [provider.ErrOutOfScope], those
+// that name another chat or thread than t (chat_id, message_thread_id,
+// reply_parameters.chat_id) or an inline message, which belongs to no
+// thread. Params that are not a JSON object are [provider.ErrInvalid].
+// Other platforms speaking the Bot API's dialect (the playground) scope
+// their calls with it too.
+func ParamsInThread(t provider.Target, method string, params json.RawMessage) (map[string]json.RawMessage, error) {
 	m := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(params)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(params))
@@ -88,11 +107,7 @@ func scope(t provider.Target, method string, params json.RawMessage) (json.RawMe
 			return nil, fmt.Errorf("%w: reply_parameters.chat_id %s is not your chat", provider.ErrOutOfScope, c)
 		}
 	}
-	m["chat_id"] = idJSON(t.Chat)
-	if takesThread[method] && t.Thread != "" {
-		m["message_thread_id"] = idJSON(t.Thread)
-	}
-	return json.Marshal(m)
+	return m, nil
 }
 
 // idOf returns a JSON id (number or string) as text.

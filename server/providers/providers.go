@@ -49,9 +49,14 @@ type Config struct {
 	Specs []Spec
 	// SocketDir holds the children's sockets (0700). Required if Specs.
 	SocketDir string
-	Store     store.Store
-	Events    *events.Hub
-	Logger    zerolog.Logger
+	// StateDir, if set, holds one private state directory per provider,
+	// <StateDir>/<name> (0700, created here and kept across restarts),
+	// named to each child in its settings as "state_dir". If empty, the
+	// children get none.
+	StateDir string
+	Store    store.Store
+	Events   *events.Hub
+	Logger   zerolog.Logger
 	// IngestBatch bounds how many updates go into one journal write.
 	// If zero, 512.
 	IngestBatch int
@@ -104,6 +109,8 @@ type provider struct {
 	desc atomic.Pointer[hub.Description]
 	// health is whether the provider does its job, as the supervisor sees it.
 	health *health
+	// webURL is the page the last child declared for people (Describe).
+	webURL atomic.Pointer[string]
 
 	// adm says whether calls may go to the child now (a child runs, its
 	// fence admits, no doctor restart holds it).
@@ -129,6 +136,13 @@ func New(cfg Config) (*Manager, error) {
 			settings[k] = v
 		}
 		settings["name"] = spec.Name
+		if cfg.StateDir != "" {
+			dir := filepath.Join(cfg.StateDir, spec.Name)
+			if err := privateDir(dir); err != nil {
+				return nil, fmt.Errorf("provider %q state dir: %w", spec.Name, err)
+			}
+			settings["state_dir"] = dir
+		}
 		conf, err := json.Marshal(settings)
 		if err != nil {
 			return nil, fmt.Errorf("provider %q settings: %w", spec.Name, err)
@@ -153,6 +167,15 @@ func New(cfg Config) (*Manager, error) {
 		}
 	}
 	return m, nil
+}
+
+// privateDir creates dir (and its parents) 0700 if missing, and makes an
+// existing one 0700.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o700)
 }
 
 func binaryPath(spec Spec) string {
@@ -279,6 +302,11 @@ func (p *provider) describe(ctx context.Context, cl providerv1.ProviderServiceCl
 		d.Methods = append(d.Methods, hm)
 	}
 	p.desc.Store(&d)
+	url := resp.GetWebUrl()
+	if old := p.webURL.Swap(&url); url != "" && (old == nil || *old != url) {
+		// The one line that tells the owner where to open it.
+		p.log.Info().Str("url", url).Msg(d.Platform + " chat page: open " + url)
+	}
 	return nil
 }
 
@@ -462,6 +490,8 @@ type Status struct {
 	// why not; HealthSince when Serving last changed.
 	HealthDetail string
 	HealthSince  time.Time
+	// WebURL is the page its last child declared for people, if any.
+	WebURL string
 }
 
 // Statuses returns every provider's status, by name.
@@ -482,6 +512,9 @@ func (m *Manager) Statuses() []Status {
 		st.Serving, st.HealthDetail, st.HealthSince = p.health.state()
 		if st.State != supervise.StateRunning {
 			st.Serving = false
+		}
+		if u := p.webURL.Load(); u != nil {
+			st.WebURL = *u
 		}
 		out = append(out, st)
 	}

@@ -93,7 +93,10 @@ class Supervisor:
         self.log_path = os.path.join(self.dir, "supervisord.log")
         home = os.path.join(self.dir, "home")
         os.mkdir(home)
-        args = [binary, "--socket", self.socket, "--state-dir", self.state_dir, "--log-format", "json"]
+        # No default playground: without a provider configured, followers
+        # register DETACHED, which is what the tests without one expect.
+        args = [binary, "--socket", self.socket, "--state-dir", self.state_dir, "--log-format", "json",
+                "--default-playground=false", "--console=false"]
         if config_yaml is not None:
             cfg = os.path.join(self.dir, "config.yaml")
             with open(cfg, "w") as f:

@@ -114,7 +114,9 @@ export class Supervisor {
     const logPath = path.join(dir, "supervisord.log");
     const home = path.join(dir, "home");
     fs.mkdirSync(home);
-    const args = ["--socket", socket, "--state-dir", stateDir, "--log-format", "json"];
+    // No default playground: without a provider configured, followers
+    // register DETACHED, which is what the tests without one expect.
+    const args = ["--socket", socket, "--state-dir", stateDir, "--log-format", "json", "--default-playground=false", "--console=false"];
     if (opts.configYaml !== undefined) {
       const cfg = path.join(dir, "config.yaml");
       fs.writeFileSync(cfg, opts.configYaml);

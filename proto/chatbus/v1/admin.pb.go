@@ -231,7 +231,10 @@ type GetInfoResponse struct {
 	StartedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
 	FollowerCount int32                  `protobuf:"varint,7,opt,name=follower_count,json=followerCount,proto3" json:"follower_count,omitempty"`
 	// The config file read at start, if any.
-	ConfigPath    string `protobuf:"bytes,8,opt,name=config_path,json=configPath,proto3" json:"config_path,omitempty"`
+	ConfigPath string `protobuf:"bytes,8,opt,name=config_path,json=configPath,proto3" json:"config_path,omitempty"`
+	// The operator console on loopback, with this start's access token;
+	// empty when the console is off.
+	ConsoleUrl    string `protobuf:"bytes,9,opt,name=console_url,json=consoleUrl,proto3" json:"console_url,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -318,6 +321,13 @@ func (x *GetInfoResponse) GetFollowerCount() int32 {
 func (x *GetInfoResponse) GetConfigPath() string {
 	if x != nil {
 		return x.ConfigPath
+	}
+	return ""
+}
+
+func (x *GetInfoResponse) GetConsoleUrl() string {
+	if x != nil {
+		return x.ConsoleUrl
 	}
 	return ""
 }
@@ -786,7 +796,10 @@ type ProviderInfo struct {
 	// to start or exited (at most a few).
 	StderrTail []string `protobuf:"bytes,17,rep,name=stderr_tail,json=stderrTail,proto3" json:"stderr_tail,omitempty"`
 	// The platform account (Telegram: @botname), once identified.
-	Account       string `protobuf:"bytes,18,opt,name=account,proto3" json:"account,omitempty"`
+	Account string `protobuf:"bytes,18,opt,name=account,proto3" json:"account,omitempty"`
+	// The page the provider serves for people (the playground's chat), with
+	// its access token, as its current child declared it; empty if none.
+	WebUrl        string `protobuf:"bytes,19,opt,name=web_url,json=webUrl,proto3" json:"web_url,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -943,6 +956,13 @@ func (x *ProviderInfo) GetStderrTail() []string {
 func (x *ProviderInfo) GetAccount() string {
 	if x != nil {
 		return x.Account
+	}
+	return ""
+}
+
+func (x *ProviderInfo) GetWebUrl() string {
+	if x != nil {
+		return x.WebUrl
 	}
 	return ""
 }
@@ -1336,7 +1356,7 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\n" +
 	"\x16chatbus/v1/admin.proto\x12\n" +
 	"chatbus.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16chatbus/v1/types.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x10\n" +
-	"\x0eGetInfoRequest\"\x98\x02\n" +
+	"\x0eGetInfoRequest\"\xb9\x02\n" +
 	"\x0fGetInfoResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x10\n" +
 	"\x03pid\x18\x02 \x01(\x05R\x03pid\x12\x18\n" +
@@ -1348,7 +1368,9 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"started_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12%\n" +
 	"\x0efollower_count\x18\a \x01(\x05R\rfollowerCount\x12\x1f\n" +
 	"\vconfig_path\x18\b \x01(\tR\n" +
-	"configPath\"\x16\n" +
+	"configPath\x12\x1f\n" +
+	"\vconsole_url\x18\t \x01(\tR\n" +
+	"consoleUrl\"\x16\n" +
 	"\x14ListFollowersRequest\"K\n" +
 	"\x15ListFollowersResponse\x122\n" +
 	"\tfollowers\x18\x01 \x03(\v2\x14.chatbus.v1.FollowerR\tfollowers\"\x15\n" +
@@ -1378,7 +1400,7 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\toldest_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\boldestAt\"\x16\n" +
 	"\x14ListProvidersRequest\"O\n" +
 	"\x15ListProvidersResponse\x126\n" +
-	"\tproviders\x18\x01 \x03(\v2\x18.chatbus.v1.ProviderInfoR\tproviders\"\xea\x04\n" +
+	"\tproviders\x18\x01 \x03(\v2\x18.chatbus.v1.ProviderInfoR\tproviders\"\x83\x05\n" +
 	"\fProviderInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x19.chatbus.v1.ProviderStateR\x05state\x12\x10\n" +
@@ -1400,7 +1422,8 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\fhealth_since\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\vhealthSince\x12\x1f\n" +
 	"\vstderr_tail\x18\x11 \x03(\tR\n" +
 	"stderrTail\x12\x18\n" +
-	"\aaccount\x18\x12 \x01(\tR\aaccount\"t\n" +
+	"\aaccount\x18\x12 \x01(\tR\aaccount\x12\x17\n" +
+	"\aweb_url\x18\x13 \x01(\tR\x06webUrl\"t\n" +
 	"\x12ListUpdatesRequest\x12\"\n" +
 	"\abinding\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\abinding\x12\x1a\n" +
 	"\bunrouted\x18\x02 \x01(\bR\bunrouted\x12\x1e\n" +

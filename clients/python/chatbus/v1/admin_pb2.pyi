@@ -81,8 +81,9 @@ class GetInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetInfoResponse(_message.Message):
-    __slots__ = ["config_path", "follower_count", "pid", "profile", "socket_path", "started_at", "state_dir", "version"]
+    __slots__ = ["config_path", "console_url", "follower_count", "pid", "profile", "socket_path", "started_at", "state_dir", "version"]
     CONFIG_PATH_FIELD_NUMBER: _ClassVar[int]
+    CONSOLE_URL_FIELD_NUMBER: _ClassVar[int]
     FOLLOWER_COUNT_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
@@ -91,6 +92,7 @@ class GetInfoResponse(_message.Message):
     STATE_DIR_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     config_path: str
+    console_url: str
     follower_count: int
     pid: int
     profile: str
@@ -98,7 +100,7 @@ class GetInfoResponse(_message.Message):
     started_at: _timestamp_pb2.Timestamp
     state_dir: str
     version: str
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., profile: _Optional[str] = ..., socket_path: _Optional[str] = ..., state_dir: _Optional[str] = ..., started_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., follower_count: _Optional[int] = ..., config_path: _Optional[str] = ...) -> None: ...
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., profile: _Optional[str] = ..., socket_path: _Optional[str] = ..., state_dir: _Optional[str] = ..., started_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., follower_count: _Optional[int] = ..., config_path: _Optional[str] = ..., console_url: _Optional[str] = ...) -> None: ...
 
 class JournalStats(_message.Message):
     __slots__ = ["acked_through", "bytes", "dropped", "last_seq", "oldest_at", "unacked"]
@@ -175,7 +177,7 @@ class ListUpdatesResponse(_message.Message):
     def __init__(self, updates: _Optional[_Iterable[_Union[_types_pb2.Update, _Mapping]]] = ..., stats: _Optional[_Union[JournalStats, _Mapping]] = ...) -> None: ...
 
 class ProviderInfo(_message.Message):
-    __slots__ = ["account", "attached", "default", "dropped_not_allowed", "forum_chat_id", "health_detail", "health_since", "ingested", "last_error", "last_exit", "name", "pid", "platform", "restarts", "serving", "since", "state", "stderr_tail"]
+    __slots__ = ["account", "attached", "default", "dropped_not_allowed", "forum_chat_id", "health_detail", "health_since", "ingested", "last_error", "last_exit", "name", "pid", "platform", "restarts", "serving", "since", "state", "stderr_tail", "web_url"]
     ACCOUNT_FIELD_NUMBER: _ClassVar[int]
     ATTACHED_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_FIELD_NUMBER: _ClassVar[int]
@@ -194,6 +196,7 @@ class ProviderInfo(_message.Message):
     SINCE_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     STDERR_TAIL_FIELD_NUMBER: _ClassVar[int]
+    WEB_URL_FIELD_NUMBER: _ClassVar[int]
     account: str
     attached: int
     default: bool
@@ -212,7 +215,8 @@ class ProviderInfo(_message.Message):
     since: _timestamp_pb2.Timestamp
     state: ProviderState
     stderr_tail: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, name: _Optional[str] = ..., state: _Optional[_Union[ProviderState, str]] = ..., pid: _Optional[int] = ..., since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., restarts: _Optional[int] = ..., last_exit: _Optional[str] = ..., last_error: _Optional[str] = ..., serving: bool = ..., default: bool = ..., forum_chat_id: _Optional[int] = ..., attached: _Optional[int] = ..., ingested: _Optional[int] = ..., dropped_not_allowed: _Optional[int] = ..., platform: _Optional[str] = ..., health_detail: _Optional[str] = ..., health_since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., stderr_tail: _Optional[_Iterable[str]] = ..., account: _Optional[str] = ...) -> None: ...
+    web_url: str
+    def __init__(self, name: _Optional[str] = ..., state: _Optional[_Union[ProviderState, str]] = ..., pid: _Optional[int] = ..., since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., restarts: _Optional[int] = ..., last_exit: _Optional[str] = ..., last_error: _Optional[str] = ..., serving: bool = ..., default: bool = ..., forum_chat_id: _Optional[int] = ..., attached: _Optional[int] = ..., ingested: _Optional[int] = ..., dropped_not_allowed: _Optional[int] = ..., platform: _Optional[str] = ..., health_detail: _Optional[str] = ..., health_since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., stderr_tail: _Optional[_Iterable[str]] = ..., account: _Optional[str] = ..., web_url: _Optional[str] = ...) -> None: ...
 
 class WatchEventsRequest(_message.Message):
     __slots__ = ["kinds", "replay_recent"]

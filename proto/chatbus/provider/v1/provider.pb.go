@@ -324,7 +324,11 @@ type DescribeResponse struct {
 	// supervisor before it reaches the provider.
 	Methods []*Method `protobuf:"bytes,2,rep,name=methods,proto3" json:"methods,omitempty"`
 	// The longest text one message may carry, in characters; 0 if unknown.
-	MaxTextChars  uint32 `protobuf:"varint,3,opt,name=max_text_chars,json=maxTextChars,proto3" json:"max_text_chars,omitempty"`
+	MaxTextChars uint32 `protobuf:"varint,3,opt,name=max_text_chars,json=maxTextChars,proto3" json:"max_text_chars,omitempty"`
+	// A page people open to use the platform, if the provider serves one
+	// (the playground's web chat on loopback), with its access token: the
+	// supervisor shows it to its owner only (log, busctl). Empty if none.
+	WebUrl        string `protobuf:"bytes,4,opt,name=web_url,json=webUrl,proto3" json:"web_url,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -378,6 +382,13 @@ func (x *DescribeResponse) GetMaxTextChars() uint32 {
 		return x.MaxTextChars
 	}
 	return 0
+}
+
+func (x *DescribeResponse) GetWebUrl() string {
+	if x != nil {
+		return x.WebUrl
+	}
+	return ""
 }
 
 // Method is one platform method followers may call.
@@ -2741,11 +2752,12 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"start_time\x18\x02 \x01(\x04R\tstartTime\"\x11\n" +
 	"\x0fIdentifyRequest\"\x11\n" +
-	"\x0fDescribeRequest\"\x8b\x01\n" +
+	"\x0fDescribeRequest\"\xa4\x01\n" +
 	"\x10DescribeResponse\x12\x1a\n" +
 	"\bplatform\x18\x01 \x01(\tR\bplatform\x125\n" +
 	"\amethods\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.MethodR\amethods\x12$\n" +
-	"\x0emax_text_chars\x18\x03 \x01(\rR\fmaxTextChars\"V\n" +
+	"\x0emax_text_chars\x18\x03 \x01(\rR\fmaxTextChars\x12\x17\n" +
+	"\aweb_url\x18\x04 \x01(\tR\x06webUrl\"V\n" +
 	"\x06Method\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x128\n" +
 	"\x06params\x18\x02 \x03(\v2 .chatbus.provider.v1.MethodParamR\x06params\"u\n" +

@@ -1,0 +1,465 @@
+package playground
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The store is one bbolt file in the state dir (playground.db). Buckets:
+//
+//	meta       install id, counters, the port last served on
+//	rooms      thread id → room
+//	msgs       thread id ‖ message id → message (the room's history)
+//	msgroom    message id → thread id
+//	inbox      update id → pending update (what a person did that the
+//	           supervisor has not acknowledged yet: the platform side of
+//	           the cursor, like Telegram's getUpdates queue)
+//	clientids  browser request id → message id (a retried send is stored once)
+//	callbacks  callback query id → callback
+//	idem       idempotency key → call result (a repeated call is made once)
+//	files      file id → file record (the bytes are in files/<file id>)
+//	sessions   sha256(session id) → expiry (unix ms)
+//
+// Every write is one transaction, synced before it returns: what a person
+// sent is durable before the page is told it was sent.
+var (
+	bMeta      = []byte("meta")
+	bRooms     = []byte("rooms")
+	bMsgs      = []byte("msgs")
+	bMsgRoom   = []byte("msgroom")
+	bInbox     = []byte("inbox")
+	bClientIDs = []byte("clientids")
+	bCallbacks = []byte("callbacks")
+	bIdem      = []byte("idem")
+	bFiles     = []byte("files")
+	bSessions  = []byte("sessions")
+
+	kInstall    = []byte("install")
+	kNextMsg    = []byte("next_message")
+	kNextUpdate = []byte("next_update")
+	kNextFile   = []byte("next_file")
+	kPort       = []byte("port")
+)
+
+// Bounds on what the store keeps.
+const (
+	// maxRoomHistory is how many messages a room keeps; older ones go.
+	maxRoomHistory = 2000
+	// maxInbox bounds the updates held for a supervisor that does not
+	// acknowledge them; beyond it, new ones are refused (nothing is
+	// dropped).
+	maxInbox = 100000
+	// maxIdempotency bounds the remembered call results.
+	maxIdempotency = 20000
+	// firstMessageID: 1 is the General topic's id in a Telegram forum.
+	firstMessageID = 2
+)
+
+// errInboxFull: the supervisor has not taken what is held.
+var errInboxFull = errors.New("the playground holds too many updates the supervisor has not taken yet; try again later")
+
+// room is one thread: a forum topic in Telegram's terms.
+type room struct {
+	ID      int64  `json:"id"`
+	Name    string `json:"name"`
+	Closed  bool   `json:"closed,omitempty"`
+	Created int64  `json:"created"` // unix ms
+	Active  int64  `json:"active"`  // unix ms of the last message
+}
+
+// message is one message of a room and what happened to it.
+type message struct {
+	Msg      tgMessage           `json:"msg"`
+	ByBot    bool                `json:"by_bot,omitempty"`
+	Deleted  bool                `json:"deleted,omitempty"`
+	Reaction map[string][]string `json:"reaction,omitempty"` // "bot", "you" → emoji
+	Answer   string              `json:"answer,omitempty"`   // the last callback answer shown for it
+}
+
+// pending is an update held in the inbox.
+type pending struct {
+	Thread int64           `json:"thread"`
+	Kind   string          `json:"kind"` // message, callback_query, message_reaction
+	Text   string          `json:"text,omitempty"`
+	Raw    json.RawMessage `json:"raw"` // the Telegram-shaped Update
+	Refs   []ref           `json:"refs,omitempty"`
+	At     int64           `json:"at"` // unix ms
+}
+
+type ref struct {
+	Kind int    `json:"k"`
+	ID   string `json:"id"`
+}
+
+type callback struct {
+	Thread   int64  `json:"thread"`
+	Message  int64  `json:"message"`
+	Data     string `json:"data"`
+	Answered bool   `json:"answered,omitempty"`
+}
+
+type fileRec struct {
+	ID     string `json:"id"`
+	Unique string `json:"unique"`
+	Thread int64  `json:"thread"`
+	Name   string `json:"name"`
+	Mime   string `json:"mime"`
+	Size   int64  `json:"size"`
+	Path   string `json:"path"` // Telegram-style file_path: documents/file_3.txt
+}
+
+// store is the playground's durable state.
+type store struct {
+	db      *bolt.DB
+	install string // random, made with the file: names this store in cursors and dedup ids
+}
+
+func openStore(dir string) (*store, error) {
+	path := filepath.Join(dir, "playground.db")
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 10 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("playground store %s: %w", path, err)
+	}
+	s := &store{db: db}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bMeta, bRooms, bMsgs, bMsgRoom, bInbox, bClientIDs, bCallbacks, bIdem, bFiles, bSessions} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket(bMeta)
+		if v := meta.Get(kInstall); v != nil {
+			s.install = string(v)
+			return nil
+		}
+		b := make([]byte, 6)
+		rand.Read(b)
+		s.install = hex.EncodeToString(b)
+		return meta.Put(kInstall, []byte(s.install))
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("playground store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *store) close() error { return s.db.Close() }
+
+func u64(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+
+func readU64(b []byte) int64 {
+	if len(b) != 8 {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(b))
+}
+
+func msgKey(thread, id int64) []byte { return append(u64(thread), u64(id)...) }
+
+// next returns the next value of a counter (starting at first) and
+// advances it.
+func next(tx *bolt.Tx, key []byte, first int64) (int64, error) {
+	meta := tx.Bucket(bMeta)
+	n := readU64(meta.Get(key))
+	if n < first {
+		n = first
+	}
+	return n, meta.Put(key, u64(n+1))
+}
+
+func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {
+	raw := b.Get(key)
+	if raw == nil {
+		return false, nil
+	}
+	return true, json.Unmarshal(raw, v)
+}
+
+func putJSON(b *bolt.Bucket, key []byte, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, raw)
+}
+
+func (s *store) room(tx *bolt.Tx, id int64) (room, bool, error) {
+	var r room
+	ok, err := getJSON(tx.Bucket(bRooms), u64(id), &r)
+	return r, ok, err
+}
+
+// mustRoom returns nil if room id exists, else an error wrapping missing
+// (Telegram's "message thread not found").
+func (s *store) mustRoom(tx *bolt.Tx, id int64, missing error) error {
+	_, ok, err := s.room(tx, id)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return fmt.Errorf("%w: Bad Request: message thread not found", missing)
+	}
+	return nil
+}
+
+func (s *store) putRoom(tx *bolt.Tx, r room) error { return putJSON(tx.Bucket(bRooms), u64(r.ID), r) }
+
+// rooms lists every room, in creation order.
+func (s *store) rooms() ([]room, error) {
+	var out []room
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bRooms).ForEach(func(_, v []byte) error {
+			var r room
+			if err := json.Unmarshal(v, &r); err != nil {
+				return err
+			}
+			out = append(out, r)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// message returns message id of thread; ok false if it is not in thread
+// (other is the thread it is in, 0 if none).
+func (s *store) message(tx *bolt.Tx, thread, id int64) (m message, ok bool, other int64, err error) {
+	ok, err = getJSON(tx.Bucket(bMsgs), msgKey(thread, id), &m)
+	if err != nil || ok {
+		return m, ok, thread, err
+	}
+	return m, false, readU64(tx.Bucket(bMsgRoom).Get(u64(id))), nil
+}
+
+// putMessage stores m in its room's history, dropping the oldest beyond
+// maxRoomHistory, and marks the room active.
+func (s *store) putMessage(tx *bolt.Tx, m message) error {
+	thread, id := m.Msg.MessageThreadID, m.Msg.MessageID
+	msgs := tx.Bucket(bMsgs)
+	fresh := msgs.Get(msgKey(thread, id)) == nil
+	if err := putJSON(msgs, msgKey(thread, id), m); err != nil {
+		return err
+	}
+	if !fresh {
+		return nil
+	}
+	if err := tx.Bucket(bMsgRoom).Put(u64(id), u64(thread)); err != nil {
+		return err
+	}
+	if r, ok, err := s.room(tx, thread); err != nil {
+		return err
+	} else if ok {
+		r.Active = time.Now().UnixMilli()
+		if err := s.putRoom(tx, r); err != nil {
+			return err
+		}
+	}
+	// Bound the history: count this room's messages, drop the oldest.
+	c := msgs.Cursor()
+	prefix := u64(thread)
+	n := 0
+	for k, _ := c.Seek(prefix); k != nil && string(k[:8]) == string(prefix); k, _ = c.Next() {
+		n++
+	}
+	for k, _ := c.Seek(prefix); n > maxRoomHistory && k != nil && string(k[:8]) == string(prefix); k, _ = c.Seek(prefix) {
+		if err := msgs.Delete(k); err != nil {
+			return err
+		}
+		tx.Bucket(bMsgRoom).Delete(k[8:])
+		n--
+	}
+	return nil
+}
+
+// history returns the last limit messages of thread, oldest first.
+func (s *store) history(thread int64, limit int) ([]message, error) {
+	var out []message
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bMsgs).Cursor()
+		prefix := u64(thread)
+		// Seek past the room's last key, then walk back.
+		k, v := c.Seek(u64(thread + 1))
+		if k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+		for ; k != nil && string(k[:8]) == string(prefix) && len(out) < limit; k, v = c.Prev() {
+			var m message
+			if err := json.Unmarshal(v, &m); err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		return nil
+	})
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, err
+}
+
+// enqueue adds an update to the inbox and returns its update id; the raw
+// Update is made by build once the id is known.
+func (s *store) enqueue(tx *bolt.Tx, p pending, build func(updateID int64) (json.RawMessage, error)) (int64, error) {
+	inbox := tx.Bucket(bInbox)
+	if inbox.Stats().KeyN >= maxInbox {
+		return 0, errInboxFull
+	}
+	id, err := next(tx, kNextUpdate, 1)
+	if err != nil {
+		return 0, err
+	}
+	if p.Raw, err = build(id); err != nil {
+		return 0, err
+	}
+	p.At = time.Now().UnixMilli()
+	return id, putJSON(inbox, u64(id), p)
+}
+
+// held is one inbox entry.
+type held struct {
+	ID int64
+	pending
+}
+
+// pendingFrom returns up to limit inbox entries with update id >= from.
+func (s *store) pendingFrom(from int64, limit int) ([]held, error) {
+	var out []held
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bInbox).Cursor()
+		for k, v := c.Seek(u64(from)); k != nil && len(out) < limit; k, v = c.Next() {
+			h := held{ID: readU64(k)}
+			if err := json.Unmarshal(v, &h.pending); err != nil {
+				return err
+			}
+			out = append(out, h)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// confirm forgets the inbox entries up to and including through: the
+// supervisor has made them durable.
+func (s *store) confirm(through int64) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		inbox := tx.Bucket(bInbox)
+		c := inbox.Cursor()
+		for k, _ := c.First(); k != nil && readU64(k) <= through; k, _ = c.First() {
+			if err := inbox.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// inboxLen is how many updates are held.
+func (s *store) inboxLen() int {
+	n := 0
+	s.db.View(func(tx *bolt.Tx) error {
+		n = tx.Bucket(bInbox).Stats().KeyN
+		return nil
+	})
+	return n
+}
+
+// clientMessage returns the message a browser request id already made.
+func (s *store) clientMessage(tx *bolt.Tx, clientID string) (int64, bool) {
+	if clientID == "" {
+		return 0, false
+	}
+	v := tx.Bucket(bClientIDs).Get([]byte(clientID))
+	return readU64(v), v != nil
+}
+
+func (s *store) rememberClient(tx *bolt.Tx, clientID string, msgID int64) error {
+	if clientID == "" {
+		return nil
+	}
+	return tx.Bucket(bClientIDs).Put([]byte(clientID), u64(msgID))
+}
+
+// idempotent returns the stored result of key's call.
+func (s *store) idempotent(tx *bolt.Tx, key string) (json.RawMessage, bool) {
+	if key == "" {
+		return nil, false
+	}
+	v := tx.Bucket(bIdem).Get([]byte(key))
+	if v == nil {
+		return nil, false
+	}
+	return append(json.RawMessage(nil), v...), true
+}
+
+func (s *store) rememberResult(tx *bolt.Tx, key string, res json.RawMessage) error {
+	if key == "" {
+		return nil
+	}
+	b := tx.Bucket(bIdem)
+	if b.Stats().KeyN >= maxIdempotency {
+		// Forget an arbitrary old half: keys are the supervisor's, and a
+		// repeat that old has long been answered.
+		c := b.Cursor()
+		for k, _ := c.First(); k != nil && b.Stats().KeyN > maxIdempotency/2; k, _ = c.First() {
+			b.Delete(k)
+		}
+	}
+	return b.Put([]byte(key), res)
+}
+
+// port returns the port last served on.
+func (s *store) port() int {
+	var p int64
+	s.db.View(func(tx *bolt.Tx) error {
+		p = readU64(tx.Bucket(bMeta).Get(kPort))
+		return nil
+	})
+	return int(p)
+}
+
+func (s *store) setPort(p int) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bMeta).Put(kPort, u64(int64(p))) })
+}
+
+// Add implements webauth.Sessions: sessions outlive restarts of the
+// playground, so an open page keeps working across a doctor restart.
+func (s *store) Add(hash [32]byte, expires time.Time) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bSessions)
+		now := time.Now().UnixMilli()
+		var expired [][]byte
+		b.ForEach(func(k, v []byte) error {
+			if readU64(v) <= now {
+				expired = append(expired, append([]byte(nil), k...))
+			}
+			return nil
+		})
+		for _, k := range expired {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		return b.Put(hash[:], u64(expires.UnixMilli()))
+	})
+}
+
+// Valid implements webauth.Sessions.
+func (s *store) Valid(hash [32]byte, now time.Time) bool {
+	ok := false
+	s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bSessions).Get(hash[:])
+		ok = v != nil && readU64(v) > now.UnixMilli()
+		return nil
+	})
+	return ok
+}

@@ -1,0 +1,557 @@
+package playground
+
+import (
+	"crypto/rand"
+	"embed"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/chatbus/chatbus/internal/webauth"
+	"github.com/chatbus/chatbus/provider"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Bounds of what the page may send.
+const (
+	maxJSONBody  = 64 << 10
+	historyLimit = 500
+	streamPing   = 15 * time.Second
+)
+
+// errClosed: a person writes into a closed room.
+var errClosed = errors.New("this thread is closed")
+
+// routes is the page and its API; every route is behind the guard (see
+// internal/webauth): a session, and for POSTs the page's own Origin.
+func (p *Platform) routes() http.Handler {
+	static, _ := fs.Sub(assets, "assets")
+	g := p.guard
+	mux := http.NewServeMux()
+	mux.Handle("GET /{$}", g.Page(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
+		http.ServeFileFS(w, r, static, "index.html")
+	})))
+	mux.Handle("GET /static/", g.Page(http.StripPrefix("/static/", http.FileServerFS(static))))
+	mux.Handle("GET /api/state", g.Page(http.HandlerFunc(p.handleState)))
+	mux.Handle("GET /api/rooms/{room}/messages", g.Page(http.HandlerFunc(p.handleHistory)))
+	mux.Handle("GET /api/files/{file}", g.Page(http.HandlerFunc(p.handleFile)))
+	mux.Handle("GET /api/events", g.Stream(http.HandlerFunc(p.handleEvents)))
+	mux.Handle("/api/rooms/{room}/messages", g.Action(http.HandlerFunc(p.handleSend)))
+	mux.Handle("/api/rooms/{room}/press", g.Action(http.HandlerFunc(p.handlePress)))
+	mux.Handle("/api/rooms/{room}/react", g.Action(http.HandlerFunc(p.handleReact)))
+	mux.Handle("/api/rooms/{room}/files", g.Action(http.HandlerFunc(p.handleUpload)))
+	return mux
+}
+
+var writeJSON = webauth.WriteJSON
+
+func writeErr(w http.ResponseWriter, code int, err error) {
+	writeJSON(w, code, map[string]string{"error": err.Error()})
+}
+
+// errCode is the HTTP status for a failure of a person's request.
+func errCode(err error) int {
+	switch {
+	case errors.Is(err, errClosed):
+		return http.StatusConflict
+	case errors.Is(err, errInboxFull):
+		return http.StatusServiceUnavailable
+	case errors.Is(err, errFileTooBig):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, errNoRoom), errors.Is(err, errNoMessage):
+		return http.StatusNotFound
+	case errors.Is(err, errBadRequest):
+		return http.StatusBadRequest
+	}
+	return http.StatusInternalServerError
+}
+
+var (
+	errNoRoom     = errors.New("no such thread")
+	errNoMessage  = errors.New("no such message in this thread")
+	errBadRequest = errors.New("bad request")
+)
+
+func roomID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("room"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("%w: thread %q", errNoRoom, r.PathValue("room"))
+	}
+	return id, nil
+}
+
+// roomRequest reads a person's request about a room: the room in the path
+// and v, a JSON body (bounded, no unknown fields).
+func roomRequest(w http.ResponseWriter, r *http.Request, v any) (int64, error) {
+	room, err := roomID(r)
+	if err != nil {
+		return 0, err
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxJSONBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return 0, fmt.Errorf("%w: %v", errBadRequest, err)
+	}
+	return room, nil
+}
+
+func (p *Platform) handleState(w http.ResponseWriter, _ *http.Request) {
+	rs, err := p.st.rooms()
+	if err != nil {
+		writeErr(w, http.StatusInternalServerError, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"title": p.cfg.Settings.Title, "rooms": rs, "max_file_bytes": p.cfg.Settings.MaxFileBytes,
+		"bot": "@" + BotUsername, "held": p.st.inboxLen(),
+	})
+}
+
+func (p *Platform) handleHistory(w http.ResponseWriter, r *http.Request) {
+	id, err := roomID(r)
+	if err != nil {
+		writeErr(w, http.StatusNotFound, err)
+		return
+	}
+	ms, err := p.st.history(id, historyLimit)
+	if err != nil {
+		writeErr(w, http.StatusInternalServerError, err)
+		return
+	}
+	out := make([]*messageView, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, p.view(m))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"room": id, "messages": out})
+}
+
+// handleEvents streams live events (Server-Sent Events) until the page
+// goes away, falls behind, or the playground stops.
+func (p *Platform) handleEvents(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		writeErr(w, http.StatusInternalServerError, errors.New("streaming unsupported"))
+		return
+	}
+	ch := p.live.subscribe()
+	defer p.live.unsubscribe(ch)
+	rs, err := p.st.rooms()
+	if err != nil {
+		writeErr(w, http.StatusInternalServerError, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	// Reconnect fast: a restart of the provider is a short gap.
+	fmt.Fprintf(w, "retry: 500\n\n")
+	hello, _ := json.Marshal(liveEvent{Type: "rooms", Rooms: rs})
+	fmt.Fprintf(w, "data: %s\n\n", hello)
+	flusher.Flush()
+	ping := time.NewTicker(streamPing)
+	defer ping.Stop()
+	for {
+		select {
+		case b, ok := <-ch:
+			if !ok {
+				return // fell behind: the page reconnects and reloads
+			}
+			fmt.Fprintf(w, "data: %s\n\n", b)
+		case <-ping.C:
+			fmt.Fprint(w, ": ping\n\n")
+		case <-r.Context().Done():
+			return
+		case <-p.done:
+			return
+		}
+		flusher.Flush()
+	}
+}
+
+func (p *Platform) handleFile(w http.ResponseWriter, r *http.Request) {
+	f, ok, err := p.file(r.PathValue("file"))
+	switch {
+	case err != nil:
+		writeErr(w, http.StatusInternalServerError, err)
+		return
+	case !ok:
+		writeErr(w, http.StatusNotFound, errors.New("no such file"))
+		return
+	}
+	fh, err := os.Open(p.blob(f.ID))
+	if err != nil {
+		writeErr(w, http.StatusNotFound, err)
+		return
+	}
+	defer fh.Close()
+	// Uploaded bytes are never run as this page: no sniffing, a sandbox,
+	// and anything but an image is a download.
+	w.Header().Set("Content-Security-Policy", "sandbox; default-src 'none'")
+	w.Header().Set("Content-Type", f.Mime)
+	disp := "attachment"
+	if strings.HasPrefix(f.Mime, "image/") && f.Mime != "image/svg+xml" {
+		disp = "inline"
+	}
+	w.Header().Set("Content-Disposition", mime.FormatMediaType(disp, map[string]string{"filename": f.Name}))
+	http.ServeContent(w, r, "", time.Time{}, fh)
+}
+
+type sendRequest struct {
+	ClientID string `json:"client_id"`
+	Text     string `json:"text"`
+	ReplyTo  int64  `json:"reply_to,omitempty"`
+}
+
+func (p *Platform) handleSend(w http.ResponseWriter, r *http.Request) {
+	var req sendRequest
+	id, err := roomRequest(w, r, &req)
+	var v *messageView
+	if err == nil {
+		v, err = p.personSend(id, req)
+	}
+	if err != nil {
+		writeErr(w, errCode(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// personTx runs fn in one store transaction for a person's action in
+// room: the room must exist and be open; a clientID seen before returns
+// the message it made (dup) without running fn. The events fn queues are
+// published, and Run woken, once it is durable.
+func (p *Platform) personTx(room int64, clientID string, fn func(c *call) (int64, error)) (msgID int64, dup bool, err error) {
+	if len(clientID) > 128 {
+		return 0, false, fmt.Errorf("%w: client_id too long", errBadRequest)
+	}
+	var events []liveEvent
+	err = p.st.db.Update(func(tx *bolt.Tx) error {
+		if id, ok := p.st.clientMessage(tx, clientID); ok {
+			msgID, dup = id, true
+			return nil
+		}
+		r, ok, err := p.st.room(tx, room)
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			return errNoRoom
+		case r.Closed:
+			return errClosed
+		}
+		c := &call{p: p, tx: tx, thread: room}
+		if msgID, err = fn(c); err != nil {
+			return err
+		}
+		events = c.events
+		return p.st.rememberClient(tx, clientID, msgID)
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	for _, e := range events {
+		p.live.publish(e)
+	}
+	if !dup {
+		p.wake()
+	}
+	return msgID, dup, nil
+}
+
+// enqueueMessage journals m (a person's message) in the inbox.
+func (c *call) enqueueMessage(m tgMessage) error {
+	text := m.Text
+	if text == "" {
+		text = m.Caption
+	}
+	_, err := c.p.st.enqueue(c.tx, pending{Thread: c.thread, Kind: "message", Text: text, Refs: refsOf(messageRefs(&m))},
+		func(id int64) (json.RawMessage, error) { return mustJSON(tgUpdate{UpdateID: id, Message: &m}), nil })
+	return err
+}
+
+func (p *Platform) personSend(room int64, req sendRequest) (*messageView, error) {
+	if strings.TrimSpace(req.Text) == "" || !utf8.ValidString(req.Text) {
+		return nil, fmt.Errorf("%w: the message is empty", errBadRequest)
+	}
+	if utf8.RuneCountInString(req.Text) > maxTextChars {
+		return nil, fmt.Errorf("%w: the message is longer than %d characters", errBadRequest, maxTextChars)
+	}
+	return p.personPost(room, req.ClientID, func(c *call, m *tgMessage) error {
+		m.Text = req.Text
+		if req.ReplyTo != 0 {
+			r, err := c.own(req.ReplyTo, errNoMessage)
+			if err != nil {
+				return fmt.Errorf("%w: %v", errNoMessage, err)
+			}
+			r.Msg.ReplyToMessage = nil
+			m.ReplyToMessage = &r.Msg
+		}
+		return nil
+	})
+}
+
+// personPost makes a message from the person in room (fill completes
+// it), stores it in the room's history and the inbox in one transaction,
+// and returns its view; a clientID seen before returns the message it made.
+func (p *Platform) personPost(room int64, clientID string, fill func(c *call, m *tgMessage) error) (*messageView, error) {
+	var view *messageView
+	id, dup, err := p.personTx(room, clientID, func(c *call) (int64, error) {
+		m, err := c.newMessage()
+		if err != nil {
+			return 0, err
+		}
+		m.From = &person
+		if err := fill(c, &m); err != nil {
+			return 0, err
+		}
+		if err := c.store(message{Msg: m}); err != nil {
+			return 0, err
+		}
+		view = c.events[len(c.events)-1].Message
+		return m.MessageID, c.enqueueMessage(m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if dup {
+		return p.viewOf(room, id)
+	}
+	return view, nil
+}
+
+// viewOf reads a message's view.
+func (p *Platform) viewOf(room, id int64) (*messageView, error) {
+	var v *messageView
+	err := p.st.db.View(func(tx *bolt.Tx) error {
+		m, ok, _, err := p.st.message(tx, room, id)
+		if err != nil || !ok {
+			return errors.Join(err, errNoMessage)
+		}
+		v = p.view(m)
+		return nil
+	})
+	return v, err
+}
+
+type pressRequest struct {
+	ClientID  string `json:"client_id"`
+	MessageID int64  `json:"message_id"`
+	Data      string `json:"data"`
+}
+
+// handlePress is a person pressing an inline keyboard button: a
+// callback_query update.
+func (p *Platform) handlePress(w http.ResponseWriter, r *http.Request) {
+	var req pressRequest
+	room, err := roomRequest(w, r, &req)
+	var qid string
+	if err == nil {
+		_, _, err = p.personTx(room, req.ClientID, func(c *call) (int64, error) {
+			m, err := c.own(req.MessageID, errNoMessage)
+			if err != nil {
+				return 0, err
+			}
+			if !m.ByBot || !hasButton(m.Msg.ReplyMarkup, req.Data) {
+				return 0, fmt.Errorf("%w: message %d has no button with that data", errBadRequest, req.MessageID)
+			}
+			qid = newQueryID()
+			if err := putJSON(c.tx.Bucket(bCallbacks), []byte(qid), callback{Thread: room, Message: m.Msg.MessageID, Data: req.Data}); err != nil {
+				return 0, err
+			}
+			msg := m.Msg
+			q := tgCallbackQuery{ID: qid, From: person, Message: &msg, ChatInstance: c.p.st.install, Data: req.Data}
+			refs := append(refsOf(messageRefs(&msg)), ref{Kind: int(provider.RefInteraction), ID: qid})
+			_, err = c.p.st.enqueue(c.tx, pending{Thread: room, Kind: "callback_query", Text: req.Data, Refs: refs},
+				func(id int64) (json.RawMessage, error) {
+					return mustJSON(tgUpdate{UpdateID: id, CallbackQuery: &q}), nil
+				})
+			return m.Msg.MessageID, err
+		})
+	}
+	if err != nil {
+		writeErr(w, errCode(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"callback_query_id": qid})
+}
+
+func hasButton(kb *inlineKeyboard, data string) bool {
+	if kb == nil || data == "" {
+		return false
+	}
+	for _, row := range kb.InlineKeyboard {
+		for _, b := range row {
+			if b.CallbackData == data {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// newQueryID is a callback query id: a random number as text, like
+// Telegram's.
+func newQueryID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return strconv.FormatUint(binary.BigEndian.Uint64(b)>>1, 10)
+}
+
+type reactRequest struct {
+	ClientID  string `json:"client_id"`
+	MessageID int64  `json:"message_id"`
+	Emoji     string `json:"emoji"`
+}
+
+// handleReact toggles the person's reaction on a message: a
+// message_reaction update.
+func (p *Platform) handleReact(w http.ResponseWriter, r *http.Request) {
+	var req reactRequest
+	room, err := roomRequest(w, r, &req)
+	if err == nil && (req.Emoji == "" || utf8.RuneCountInString(req.Emoji) > 8) {
+		err = fmt.Errorf("%w: one emoji", errBadRequest)
+	}
+	if err == nil {
+		_, _, err = p.personTx(room, req.ClientID, func(c *call) (int64, error) {
+			m, err := c.own(req.MessageID, errNoMessage)
+			if err != nil {
+				return 0, err
+			}
+			old := reactions(m.Reaction["you"])
+			now := []string{req.Emoji}
+			if len(m.Reaction["you"]) == 1 && m.Reaction["you"][0] == req.Emoji {
+				now = nil // pressed again: taken back
+			}
+			if m.Reaction == nil {
+				m.Reaction = map[string][]string{}
+			}
+			m.Reaction["you"] = now
+			if err := c.store(m); err != nil {
+				return 0, err
+			}
+			upd := tgMessageReaction{Chat: c.p.chat, MessageID: m.Msg.MessageID, User: &person, Date: time.Now().Unix(), OldReaction: old, NewReaction: reactions(now)}
+			_, err = c.p.st.enqueue(c.tx, pending{Thread: room, Kind: "message_reaction", Text: req.Emoji, Refs: []ref{{Kind: int(provider.RefMessage), ID: strconv.FormatInt(m.Msg.MessageID, 10)}}},
+				func(id int64) (json.RawMessage, error) {
+					return mustJSON(tgUpdate{UpdateID: id, MessageReaction: &upd}), nil
+				})
+			return m.Msg.MessageID, err
+		})
+	}
+	if err != nil {
+		writeErr(w, errCode(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+func reactions(emoji []string) []tgReaction {
+	out := []tgReaction{}
+	for _, e := range emoji {
+		out = append(out, tgReaction{Type: "emoji", Emoji: e})
+	}
+	return out
+}
+
+// handleUpload is a person sending a file (multipart: client_id, caption,
+// then file), bounded by MaxFileBytes.
+func (p *Platform) handleUpload(w http.ResponseWriter, r *http.Request) {
+	room, err := roomID(r)
+	if err != nil {
+		writeErr(w, http.StatusNotFound, err)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, p.cfg.Settings.MaxFileBytes+1<<20)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, err)
+		return
+	}
+	var clientID, caption string
+	var f *fileRec
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			code := http.StatusBadRequest
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				code = http.StatusRequestEntityTooLarge
+			}
+			writeErr(w, code, err)
+			return
+		}
+		switch part.FormName() {
+		case "client_id", "caption":
+			b, _ := io.ReadAll(io.LimitReader(part, 4<<10))
+			if part.FormName() == "client_id" {
+				clientID = string(b)
+			} else {
+				caption = string(b)
+			}
+		case "file":
+			if f != nil {
+				writeErr(w, http.StatusBadRequest, errors.New("one file per message"))
+				return
+			}
+			rec, err := p.saveFile(room, part.FileName(), part.Header.Get("Content-Type"), part)
+			if err != nil {
+				code := errCode(err)
+				var mbe *http.MaxBytesError
+				if errors.As(err, &mbe) {
+					code = http.StatusRequestEntityTooLarge
+				}
+				writeErr(w, code, err)
+				return
+			}
+			f = &rec
+		}
+		part.Close()
+	}
+	if f == nil {
+		writeErr(w, http.StatusBadRequest, errors.New("no file"))
+		return
+	}
+	if utf8.RuneCountInString(caption) > maxCaptionChars {
+		os.Remove(p.blob(f.ID))
+		writeErr(w, http.StatusBadRequest, fmt.Errorf("the caption is longer than %d characters", maxCaptionChars))
+		return
+	}
+	var stored bool
+	view, err := p.personPost(room, clientID, func(c *call, m *tgMessage) error {
+		m.Caption = caption
+		c.p.attach(m, *f, strings.HasPrefix(f.Mime, "image/"))
+		stored = true
+		return putJSON(c.tx.Bucket(bFiles), []byte(f.ID), f)
+	})
+	if err != nil || !stored {
+		os.Remove(p.blob(f.ID)) // failed, or a retry of a file stored before
+	}
+	if err != nil {
+		writeErr(w, errCode(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, view)
+}
+
+func refsOf(rs []provider.Ref) []ref {
+	out := make([]ref, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, ref{Kind: int(r.Kind), ID: r.ID})
+	}
+	return out
+}
