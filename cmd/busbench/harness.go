@@ -354,11 +354,20 @@ func (p *baselineProc) stop() {
 }
 
 // dialRaw opens a plain gRPC connection on a Unix socket (no secret).
-func dialRaw(socket string) (*grpc.ClientConn, error) {
-	return grpc.NewClient("unix://"+socket,
+func dialRaw(socket string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
+	return grpc.NewClient("unix://"+socket, append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(bench.MaxMessageBytes)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(bench.MaxMessageBytes))}, opts...)...)
 }
+
+// bearer sends "authorization: Bearer <secret>" on every call.
+type bearer string
+
+func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(b)}, nil
+}
+
+func (bearer) RequireTransportSecurity() bool { return false }
 
 // runBaselineServer is `busbench baseline-server -socket PATH`: it serves
 // the bare server until SIGTERM, after printing "ready".

@@ -148,7 +148,9 @@ func (b *bencher) bareStart(ctx context.Context, i int) (time.Duration, error) {
 	socket := filepath.Join(dir, fmt.Sprintf("bench-%d.sock", i))
 	cmd := exec.Command(b.opts.Provider)
 	cmd.Env = append(os.Environ(), "CHATBUS_PROVIDER_SOCKET="+socket, "CHATBUS_PROVIDER_NAME="+benchProvider)
-	cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"name":%q,"forum_chat_id":%d}`, benchProvider, benchChat))
+	// As the supervisor does: a fresh secret the child requires on calls.
+	const secret = "busbench-bare-start-secret-0123456789"
+	cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"name":%q,"forum_chat_id":%d,"secret":%q}`, benchProvider, benchChat, secret))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -183,7 +185,7 @@ func (b *bencher) bareStart(ctx context.Context, i int) (time.Duration, error) {
 	case <-time.After(10 * time.Second):
 		return 0, errors.New("no handshake line within 10s")
 	}
-	cc, err := dialRaw(socket)
+	cc, err := dialRaw(socket, grpc.WithPerRPCCredentials(bearer(secret)))
 	if err != nil {
 		return 0, err
 	}
