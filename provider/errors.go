@@ -60,6 +60,13 @@ const (
 	// ReasonNotFound: what the call named does not exist (the message
 	// says what).
 	ReasonNotFound = "NOT_FOUND"
+	// ReasonUnreachable: the platform could not be reached; nothing was
+	// sent, trying again may work. (An UNAVAILABLE without this reason,
+	// or ReasonStopping, may come from a child that died mid-call: the
+	// supervisor then cannot know whether it was sent.)
+	ReasonUnreachable = "PLATFORM_UNREACHABLE"
+	// ReasonStopping: the provider is shutting down and took nothing new.
+	ReasonStopping = "PROVIDER_STOPPING"
 )
 
 // Errors of the SDK itself.
@@ -220,6 +227,8 @@ var errorReasons = []struct {
 	{ErrOutOfScope, ReasonOutOfScope},
 	{ErrRateLimited, ReasonRateLimited},
 	{ErrNotFound, ReasonNotFound},
+	{ErrUnavailable, ReasonUnreachable},
+	{ErrShuttingDown, ReasonStopping},
 }
 
 // errorCodes maps every sentinel to its gRPC code, first match wins. It is

@@ -13,8 +13,10 @@ import (
 // The ErrorInfo domain and reasons of the provider contract
 // (provider/README.md; the provider SDK sends them).
 const (
-	errorDomain      = "provider.chatbus"
-	reasonTargetGone = "TARGET_GONE"
+	errorDomain       = "provider.chatbus"
+	reasonTargetGone  = "TARGET_GONE"
+	reasonUnreachable = "PLATFORM_UNREACHABLE"
+	reasonStopping    = "PROVIDER_STOPPING"
 )
 
 // Errors of the Manager itself.
@@ -112,8 +114,13 @@ func classify(err error) error {
 			}
 		}
 	}
-	if e.Reason == reasonTargetGone {
+	switch {
+	case e.Reason == reasonTargetGone:
 		e.Class = ErrTargetGone
+	case e.Class == ErrUnavailable && e.Reason != reasonUnreachable && e.Reason != reasonStopping:
+		// Not the provider saying it sent nothing: the connection to the
+		// child broke (it died mid-call, perhaps after the platform acted).
+		e.Class = ErrAmbiguous
 	}
 	return e
 }
