@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/chatbus/chatbus/internal/suggest"
 )
 
 // ErrSettings is what every [*SettingError] matches: the provider's
@@ -76,7 +78,7 @@ func DecodeSettings(raw json.RawMessage, v any) error {
 			name = u
 		}
 		why := "unknown setting"
-		if c := closest(name, known); c != "" {
+		if c := suggest.Closest(name, known); c != "" {
 			why += "; did you mean " + c + "?"
 		}
 		return &SettingError{Key: name, Why: why + " (known: " + strings.Join(known, ", ") + ")"}
@@ -160,36 +162,4 @@ func article(kind string) string {
 		return "a string"
 	}
 	return kind
-}
-
-// closest returns the known key within edit distance 2 of name, if one.
-func closest(name string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(name, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
