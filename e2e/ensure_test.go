@@ -156,7 +156,7 @@ func TestEnsureStartFailures(t *testing.T) {
 		{name: "exits with a message", args: []string{"--supervisord", script},
 			want: []string{"exit status 2", "supervisord.out", "complains: unknown flag --profile"}},
 		{name: "real supervisord refuses its config", config: "stale_aftr: 5s\n",
-			want: []string{"exited before serving (exit status 1)", "supervisord.out", "line 1: stale_aftr: unknown key; did you mean stale_after?"}},
+			want: []string{"exited before serving (exit status 78)", "supervisord.out", "line 1: stale_aftr: unknown key; did you mean stale_after?"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,6 +37,10 @@ func main() {
 	}
 }
 
+// exitConfig is the exit code of a start refused for its config
+// (sysexits.h EX_CONFIG): the systemd unit does not restart on it.
+const exitConfig = 78
+
 // printErr prints err, one line per problem, and returns the exit code.
 func printErr(w io.Writer, err error) int {
 	var ce *ConfigError
@@ -44,7 +48,7 @@ func printErr(w io.Writer, err error) int {
 		for _, l := range ce.Lines() {
 			fmt.Fprintln(w, "supervisord:", l)
 		}
-		return 1
+		return exitConfig
 	}
 	if errors.Is(err, errChecked) {
 		return 1
@@ -90,8 +94,8 @@ Files (for profile P):
 Precedence: flags, then the config file, then defaults. The config is
 checked before anything starts, each provider's settings by the provider
 itself (provider-<name> --check): a mistake stops supervisord with one line
-per problem naming the file, the key and what is wrong. --check-config
-does only that. Only one supervisord serves a profile: a second one exits
+per problem naming the file, the key and what is wrong, and exit code 78.
+--check-config does only that, and exits 0 or 1. Only one supervisord serves a profile: a second one exits
 with "already running (pid N)".
 Stops gracefully on SIGINT or SIGTERM. With systemd (Type=notify) it reports
 READY=1 once it serves.`,
