@@ -135,7 +135,7 @@ func TestCheckConfig(t *testing.T) {
 			wantCode: 0, want: []string{": ok (providers checked: telegram)"}},
 		{name: "telegram typo", body: telegramSection(`    tokn: "x"` + "\n"), wantCode: 1,
 			want: []string{"line 6: providers.telegram.tokn: unknown setting; did you mean token?"}},
-		{name: "a file with several mistakes", body: "stale_aftr: 5s\nmax_followers: 0\n" + telegramSection(`    tokn: "x"` + "\n"), wantCode: 1,
+		{name: "a file with several mistakes", body: "stale_aftr: 5s\nmax_followers: 0\n" + telegramSection(`    tokn: "x"`+"\n"), wantCode: 1,
 			want: []string{"line 1: stale_aftr: unknown key", "line 8: providers.telegram.tokn: unknown setting"}},
 		{name: "python provider ok", body: fakeSection("    control_dir: /tmp/x\n"), wantCode: 0, want: []string{"ok (providers checked: fake)"}},
 		{name: "python provider typo", body: fakeSection("    control_dr: /tmp/x\n"), wantCode: 1,

@@ -7,8 +7,7 @@ import (
 )
 
 // TestDeps keeps the import rule of STYLE.md true: the SDK depends on no
-// package of this module but the provider proto, internal/proc and
-// internal/suggest.
+// package of this module but the provider proto and internal/proc.
 func TestDeps(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -18,7 +17,6 @@ func TestDeps(t *testing.T) {
 	allowed := map[string]bool{
 		mod + "proto/chatbus/provider/v1": true,
 		mod + "internal/proc":             true,
-		mod + "internal/suggest":          true,
 		mod + "provider":                  true,
 		mod + "provider/providertest":     true,
 	}

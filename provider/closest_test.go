@@ -1,6 +1,10 @@
-package suggest
+package provider_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/chatbus/chatbus/provider"
+)
 
 func TestClosest(t *testing.T) {
 	known := []string{"token", "forum_chat_id", "allowed_user_ids", "base_url"}
@@ -13,7 +17,7 @@ func TestClosest(t *testing.T) {
 		{"token", "token"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Closest(tc.name, known); got != tc.want {
+			if got := provider.Closest(tc.name, known); got != tc.want {
 				t.Errorf("Closest(%q) = %q, want %q", tc.name, got, tc.want)
 			}
 		})
