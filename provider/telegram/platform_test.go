@@ -229,20 +229,29 @@ func TestProvisionReuse(t *testing.T) {
 	}
 }
 
-// TestCallsIntoTopicsPeopleChanged: a deleted topic is ErrTargetGone
-// (nothing sent); a closed one is reopened and the call made once.
-func TestCallsIntoTopicsPeopleChanged(t *testing.T) {
+// withTopic is a stand-in with a forum, a platform on it and one topic
+// provisioned.
+func withTopic(t *testing.T) (*tgtest.Server, platform, provider.Provisioned) {
+	t.Helper()
 	tg := tgtest.New(t)
 	tg.AddForum(forum)
 	p := newPlatform(t, tg, nil)
-	ctx := ctxT(t)
-	a, err := p.Provision(ctx, provider.ProvisionRequest{Name: "A · a"})
+	a, err := p.Provision(ctxT(t), provider.ProvisionRequest{Name: "A · a"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tg, p, a
+}
+
+// TestCallsIntoTopicsPeopleChanged: a deleted topic is ErrTargetGone
+// (nothing sent); a closed one is reopened and the call made once.
+func TestCallsIntoTopicsPeopleChanged(t *testing.T) {
+	tg, p, a := withTopic(t)
+	ctx := ctxT(t)
 	b, _ := p.Provision(ctx, provider.ProvisionRequest{Name: "B · b"})
 	aID, _ := strconv.Atoi(a.Thread)
 	bID, _ := strconv.Atoi(b.Thread)
+	var err error
 
 	// Deleted: sends, uploads and closes report the thread gone.
 	tg.DeleteTopic(forum, aID)
@@ -292,14 +301,8 @@ func TestCallsIntoTopicsPeopleChanged(t *testing.T) {
 
 // TestCloseTargetTwice: closing a closed topic succeeds.
 func TestCloseTargetTwice(t *testing.T) {
-	tg := tgtest.New(t)
-	tg.AddForum(forum)
-	p := newPlatform(t, tg, nil)
+	_, p, a := withTopic(t)
 	ctx := ctxT(t)
-	a, err := p.Provision(ctx, provider.ProvisionRequest{Name: "A · a"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for i := range 2 {
 		if err := p.CloseTarget(ctx, a.Target); err != nil {
 			t.Fatalf("close %d: %v", i+1, err)

@@ -189,39 +189,30 @@ func (s *Server) SetBotMember(chatID int64, status string, canManageTopics bool)
 // DeleteTopic deletes a forum topic and its messages as a person does in
 // the app (no bot call is counted). It reports whether there was one.
 func (s *Server) DeleteTopic(chatID int64, threadID int) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.chats[chatID]
-	if c == nil || c.topics[threadID] == nil {
-		return false
-	}
-	c.deleteTopic(threadID)
-	return true
+	return s.asPerson(chatID, threadID, func(c *chat, _ *Topic) { c.deleteTopic(threadID) })
 }
 
 // CloseTopic closes a forum topic as a person does in the app. It reports
 // whether there was one.
 func (s *Server) CloseTopic(chatID int64, threadID int) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.chats[chatID]
-	if c == nil || c.topics[threadID] == nil {
-		return false
-	}
-	c.topics[threadID].Closed = true
-	return true
+	return s.asPerson(chatID, threadID, func(_ *chat, t *Topic) { t.Closed = true })
 }
 
 // ReopenTopic reopens a closed forum topic as a person does in the app.
 // It reports whether there was one.
 func (s *Server) ReopenTopic(chatID int64, threadID int) bool {
+	return s.asPerson(chatID, threadID, func(_ *chat, t *Topic) { t.Closed = false })
+}
+
+// asPerson applies do to an existing topic under s.mu.
+func (s *Server) asPerson(chatID int64, threadID int, do func(*chat, *Topic)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.chats[chatID]
 	if c == nil || c.topics[threadID] == nil {
 		return false
 	}
-	c.topics[threadID].Closed = false
+	do(c, c.topics[threadID])
 	return true
 }
 
