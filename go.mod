@@ -46,4 +46,5 @@ require (
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260819154853-08b0e4226688 // indirect
+	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 )

@@ -72,7 +72,8 @@ type Started struct {
 	// Started is true if this call started the supervisor, false if one
 	// was already serving (or another ensurer started it meanwhile).
 	Started bool
-	// Log is the file the started supervisor's stdout and stderr go to.
+	// Log is the started supervisor's log file (it rotates it itself:
+	// supervisord --log-file).
 	Log string
 }
 
@@ -89,16 +90,19 @@ type Started struct {
 //
 // The supervisor is started as
 //
-//	<Binary> --profile P --socket S --state-dir D --log-format json <Args...>
+//	<Binary> --profile P --socket S --state-dir D --log-format json --log-file <StateDir>/supervisord.log <Args...>
 //
-// in a new session, in "/", with stdin from /dev/null and stdout and stderr
-// appended to <StateDir>/supervisord.log (0600). It is not a child that
+// in a new session, in "/", with stdin from /dev/null. It writes its log
+// itself, rotated by size (so the log cannot fill the disk); its stdout
+// and stderr, which then carry only what escapes the log (a panic, an
+// error before the log is open), go to <StateDir>/supervisord.out,
+// emptied at each start (both 0600). It is not a child that
 // anyone waits for: Ensure reaps it if it exits before serving, and
 // otherwise releases it. A caller that lives on after the supervisor later
 // exits holds it as a zombie until the caller exits or reaps it itself.
 //
 // Errors: a supervisor that exits before serving yields an error quoting
-// the last lines of its log; one still not serving when the time is up is
+// the last lines of its output and log; one still not serving when the time is up is
 // left running and the error says so. Nothing Ensure did not start is ever
 // signalled or removed.
 func Ensure(ctx context.Context, opts EnsureOptions) (Started, error) {
@@ -164,7 +168,8 @@ type ensurer struct {
 	socket   string
 	stateDir string
 	secret   string
-	log      string
+	log      string // the supervisor's log file
+	out      string // its stdout and stderr
 	timeout  time.Duration
 	begin    time.Time
 }
@@ -193,6 +198,7 @@ func newEnsurer(opts EnsureOptions) (*ensurer, error) {
 		stateDir: stateDir,
 		secret:   opts.SecretFile,
 		log:      filepath.Join(stateDir, "supervisord.log"),
+		out:      filepath.Join(stateDir, "supervisord.out"),
 		timeout:  opts.Timeout,
 		begin:    time.Now(),
 	}
@@ -233,20 +239,20 @@ func (e *ensurer) start(ctx context.Context, bin string, res Started) (Started, 
 	if err := privateDir(e.stateDir); err != nil {
 		return res, err
 	}
-	logf, err := os.OpenFile(e.log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return res, fmt.Errorf("open supervisord log: %w", err)
-	}
 	var logStart int64
-	if fi, err := logf.Stat(); err == nil {
+	if fi, err := os.Stat(e.log); err == nil {
 		logStart = fi.Size()
-		if fi.Mode().Perm() != 0o600 {
-			_ = logf.Chmod(0o600)
-		}
+	}
+	outf, err := os.OpenFile(e.out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return res, fmt.Errorf("open %s: %w", e.out, err)
+	}
+	if fi, err := outf.Stat(); err == nil && fi.Mode().Perm() != 0o600 {
+		_ = outf.Chmod(0o600)
 	}
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
-		logf.Close()
+		outf.Close()
 		return res, err
 	}
 
@@ -254,17 +260,17 @@ func (e *ensurer) start(ctx context.Context, bin string, res Started) (Started, 
 	if e.opts.Profile != "" {
 		args = append(args, "--profile", e.opts.Profile)
 	}
-	args = append(args, "--socket", e.socket, "--state-dir", e.stateDir, "--log-format", "json")
+	args = append(args, "--socket", e.socket, "--state-dir", e.stateDir, "--log-format", "json", "--log-file", e.log)
 	args = append(args, e.opts.Args...)
 	cmd := exec.Command(bin, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, outf, outf
 	cmd.Env = e.opts.Env
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = cmd.Start()
 	// The child has its own copies; os/exec starts no copying goroutines
 	// because both are *os.File.
-	logf.Close()
+	outf.Close()
 	devnull.Close()
 	if err != nil {
 		return res, fmt.Errorf("start %s: %w", bin, err)
@@ -283,8 +289,8 @@ func (e *ensurer) start(ctx context.Context, bin string, res Started) (Started, 
 				res.PID = spid
 				return res, nil
 			}
-			return res, fmt.Errorf("supervisord (%s, pid %d) exited before serving (%s); last lines of %s:\n%s",
-				bin, pid, describeExit(ws, err), e.log, tailFrom(e.log, logStart, logTailLines))
+			return res, fmt.Errorf("supervisord (%s, pid %d) exited before serving (%s); %s",
+				bin, pid, describeExit(ws, err), e.tails(logStart))
 		}
 		if spid, ok := e.probe(ctx); ok {
 			switch spid {
@@ -298,11 +304,23 @@ func (e *ensurer) start(ctx context.Context, bin string, res Started) (Started, 
 		}
 		select {
 		case <-ctx.Done():
-			return res, fmt.Errorf("supervisord (pid %d) not serving on %s after %s (%w); it is left running; last lines of %s:\n%s",
-				pid, e.socket, e.elapsed(), ctx.Err(), e.log, tailFrom(e.log, logStart, logTailLines))
+			return res, fmt.Errorf("supervisord (pid %d) not serving on %s after %s (%w); it is left running; %s",
+				pid, e.socket, e.elapsed(), ctx.Err(), e.tails(logStart))
 		case <-time.After(ensurePoll):
 		}
 	}
+}
+
+// tails quotes what the started supervisor printed (supervisord.out) and,
+// if that is empty, the last lines it logged since logStart.
+func (e *ensurer) tails(logStart int64) string {
+	if fi, err := os.Stat(e.out); err == nil && fi.Size() > 0 {
+		return fmt.Sprintf("last lines of %s:\n%s", e.out, tailFrom(e.out, 0, logTailLines))
+	}
+	if fi, err := os.Stat(e.log); err == nil && fi.Size() != logStart {
+		return fmt.Sprintf("last lines of %s:\n%s", e.log, tailFrom(e.log, logStart, logTailLines))
+	}
+	return fmt.Sprintf("it printed nothing (%s is empty) and logged nothing (%s)", e.out, e.log)
 }
 
 // reapSoon waits a little, within ctx, for a started supervisor that lost

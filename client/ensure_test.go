@@ -265,11 +265,13 @@ func TestEnsureConcurrentStartsOne(t *testing.T) {
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], strconv.Itoa(pid)+" ") {
 		t.Fatalf("fake supervisord starts:\n%s\nwant exactly one, pid %d", b, pid)
 	}
-	wantArgs := fmt.Sprintf("--profile p --socket %s --state-dir %s --log-format json --log-level debug", socket, stateDir)
+	wantArgs := fmt.Sprintf("--profile p --socket %s --state-dir %s --log-format json --log-file %s --log-level debug",
+		socket, stateDir, filepath.Join(stateDir, "supervisord.log"))
 	if !strings.HasSuffix(lines[0], wantArgs) {
 		t.Errorf("args: %q, want %q", lines[0], wantArgs)
 	}
-	for path, want := range map[string]os.FileMode{filepath.Dir(socket): 0o700, stateDir: 0o700, started[0].Log: 0o600} {
+	out := filepath.Join(stateDir, "supervisord.out")
+	for path, want := range map[string]os.FileMode{filepath.Dir(socket): 0o700, stateDir: 0o700, out: 0o600} {
 		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
 			t.Errorf("%s: %v, want mode %#o", path, err, want)
 		}
@@ -296,7 +298,7 @@ func TestEnsureFailures(t *testing.T) {
 	}{
 		{name: "missing binary", binary: "/nonexistent/supervisord", want: []string{"/nonexistent/supervisord", "no such file"}},
 		{name: "exits before serving", binary: bin, mode: "fail",
-			want: []string{"exited before serving (exit status 3)", "supervisord.log", "fake: starting", "fake: cannot start: boom"}},
+			want: []string{"exited before serving (exit status 3)", "supervisord.out", "fake: starting", "fake: cannot start: boom"}},
 		{name: "never serves", binary: bin, mode: "hang", timeout: 500 * time.Millisecond,
 			want: []string{"not serving", "left running", "fake: thinking", "deadline exceeded"}},
 		{name: "lock held by a stuck ensurer", binary: bin, mode: "serve", holdLock: true, timeout: 300 * time.Millisecond,

@@ -152,11 +152,11 @@ func TestEnsureStartFailures(t *testing.T) {
 		{name: "binary not executable", args: []string{"--supervisord", notExec},
 			want: []string{notExec, "permission denied"}},
 		{name: "exits at once", args: []string{"--supervisord", "/bin/false"},
-			want: []string{"exited before serving (exit status 1)", "supervisord.log", "the log is empty"}},
+			want: []string{"exited before serving (exit status 1)", "it printed nothing", "supervisord.out"}},
 		{name: "exits with a message", args: []string{"--supervisord", script},
-			want: []string{"exit status 2", "supervisord.log", "complains: unknown flag --profile"}},
+			want: []string{"exit status 2", "supervisord.out", "complains: unknown flag --profile"}},
 		{name: "real supervisord refuses its config", config: "stale_aftr: 5s\n",
-			want: []string{"exited before serving (exit status 1)", "supervisord.log", "stale_aftr"}},
+			want: []string{"exited before serving (exit status 78)", "supervisord.out", "line 1: stale_aftr: unknown key; did you mean stale_after?"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,8 +174,8 @@ func TestEnsureStartFailures(t *testing.T) {
 			for _, w := range tt.want {
 				contains(t, "busctl start stderr", errOut, w)
 			}
-			if strings.Contains(errOut, "supervisord.log") {
-				contains(t, "busctl start stderr", errOut, filepath.Join(p.state, "supervisord.log"))
+			if strings.Contains(errOut, "supervisord.out") {
+				contains(t, "busctl start stderr", errOut, filepath.Join(p.state, "supervisord.out"))
 			}
 			if live := supervisords(p.socket); len(live) != 0 {
 				t.Errorf("supervisord processes after a failed start: %v", live)

@@ -39,8 +39,17 @@ type tgBus struct {
 // startTelegramBus starts the stand-in and a supervisord configured with
 // the real provider-telegram binary pointed at it.
 func startTelegramBus(t *testing.T, extra string) *tgBus {
+	return startTelegramBusWith(t, extra, nil)
+}
+
+// startTelegramBusWith is startTelegramBus with setup applied to the
+// stand-in (after the forum is added) before anything starts.
+func startTelegramBusWith(t *testing.T, extra string, setup func(*tgtest.Server)) *tgBus {
 	tg := tgtest.New(t)
 	tg.AddForum(forumChat)
+	if setup != nil {
+		setup(tg)
+	}
 	p := newProfile(t)
 	binLine := "    binary: " + filepath.Join(binDir, "provider-telegram") + "\n"
 	if strings.Contains(extra, "binary:") {
@@ -310,13 +319,17 @@ func TestTelegramConflictBacksOff(t *testing.T) {
 func TestProviderStartLimitFatal(t *testing.T) {
 	tg := tgtest.New(t)
 	p := newProfile(t)
+	// A provider that accepts its settings (--check) and dies at start.
+	dies := filepath.Join(t.TempDir(), "provider-dies")
+	os.WriteFile(dies, []byte("#!/bin/sh\n[ \"$1\" = --check ] && exit 0\n"+
+		"echo '{\"level\":\"error\",\"error\":\"boom\",\"message\":\"provider cannot run\"}' >&2\nexit 1\n"), 0o700)
 	cfg := fmt.Sprintf(`providers:
   telegram:
-    binary: /bin/false
+    binary: %s
     forum_chat_id: %d
     start_limit: 3
     backoff_max: 100ms
-`, forumChat)
+`, dies, forumChat)
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	os.WriteFile(path, []byte(cfg), 0o600)
 	_ = tg

@@ -26,8 +26,10 @@ import (
 )
 
 // interceptorOptions builds the one chain every RPC passes, outermost first:
-// recovery, logging, peer uid, bearer secret (not for health), undecodable
-// requests (codec.go), validation.
+// recovery, peer uid, bearer secret (not for health), logging,
+// undecodable requests (codec.go), validation. A call refused by the peer
+// or secret check is reported once, by refusals (rate-limited per peer),
+// never again as a "finished call".
 func (s *Server) interceptorOptions() ([]grpc.ServerOption, error) {
 	validator, err := protovalidate.New()
 	if err != nil {
@@ -40,24 +42,32 @@ func (s *Server) interceptorOptions() ([]grpc.ServerOption, error) {
 	needsSecret := selector.MatchFunc(func(_ context.Context, c interceptors.CallMeta) bool {
 		return c.Service != grpc_health_v1.Health_ServiceDesc.ServiceName
 	})
+	g := &gatekeeper{s: s, lim: newRefusalLimiter(nil)}
 	return []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(
 			recovery.UnaryServerInterceptor(rec),
+			g.peerUnary,
+			selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(g.checkSecret), needsSecret),
 			s.logUnary,
-			s.peerUnary,
-			selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(s.checkSecret), needsSecret),
 			badRequestUnary,
 			protovalidatemw.UnaryServerInterceptor(validator),
 		),
 		grpc.ChainStreamInterceptor(
 			recovery.StreamServerInterceptor(rec),
+			g.peerStream,
+			selector.StreamServerInterceptor(auth.StreamServerInterceptor(g.checkSecret), needsSecret),
 			s.logStream,
-			s.peerStream,
-			selector.StreamServerInterceptor(auth.StreamServerInterceptor(s.checkSecret), needsSecret),
 			badRequestStream,
 			protovalidatemw.StreamServerInterceptor(offStack{validator}),
 		),
 	}, nil
+}
+
+// gatekeeper is the peer and secret checks of one server, with the
+// limiter of their refusals' reports.
+type gatekeeper struct {
+	s   *Server
+	lim *refusalLimiter
 }
 
 // offStack validates on a short-lived goroutine. Validation is deep enough
@@ -133,55 +143,72 @@ func (s *Server) logCall(ctx context.Context, fullMethod, kind string, start tim
 }
 
 // checkSecret is the bearer check (go-grpc-middleware auth).
-func (s *Server) checkSecret(ctx context.Context) (context.Context, error) {
+func (g *gatekeeper) checkSecret(ctx context.Context) (context.Context, error) {
 	token, err := auth.AuthFromMD(ctx, "bearer")
 	if err != nil {
-		s.refuse(ctx, "missing bearer secret")
-		return nil, status.Error(codes.Unauthenticated, "missing \"authorization: Bearer <secret>\" metadata; the secret is in "+s.cfg.secretPath())
+		g.refuse(ctx, "missing bearer secret")
+		return nil, status.Error(codes.Unauthenticated, "missing \"authorization: Bearer <secret>\" metadata; the secret is in "+g.s.cfg.secretPath())
 	}
-	if !serverauth.Equal(token, s.secret) {
-		s.refuse(ctx, "wrong bearer secret")
+	if !serverauth.Equal(token, g.s.secret) {
+		g.refuse(ctx, "wrong bearer secret")
 		return nil, status.Error(codes.Unauthenticated, "wrong bearer secret")
 	}
 	return ctx, nil
 }
 
-func (s *Server) checkPeer(ctx context.Context) error {
+func (g *gatekeeper) checkPeer(ctx context.Context) error {
 	info, ok := safesocket.PeerFromContext(ctx)
 	if !ok || info.Cred == nil {
-		s.refuse(ctx, "peer credentials unknown")
+		g.refuse(ctx, "peer credentials unknown")
 		return status.Error(codes.PermissionDenied, "peer credentials unavailable: connect over the supervisor's Unix socket")
 	}
-	if int(info.Cred.Uid) != s.cfg.AllowUID {
-		s.refuse(ctx, "peer uid "+strconv.Itoa(int(info.Cred.Uid)))
-		return status.Errorf(codes.PermissionDenied, "uid %d may not use this supervisor (it serves uid %d)", info.Cred.Uid, s.cfg.AllowUID)
+	if int(info.Cred.Uid) != g.s.cfg.AllowUID {
+		g.refuse(ctx, "peer uid "+strconv.Itoa(int(info.Cred.Uid)))
+		return status.Errorf(codes.PermissionDenied, "uid %d may not use this supervisor (it serves uid %d)", info.Cred.Uid, g.s.cfg.AllowUID)
 	}
 	return nil
 }
 
-func (s *Server) peerUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if err := s.checkPeer(ctx); err != nil {
+func (g *gatekeeper) peerUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if err := g.checkPeer(ctx); err != nil {
 		return nil, err
 	}
 	return handler(ctx, req)
 }
 
-func (s *Server) peerStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	if err := s.checkPeer(ss.Context()); err != nil {
+func (g *gatekeeper) peerStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if err := g.checkPeer(ss.Context()); err != nil {
 		return err
 	}
 	return handler(srv, ss)
 }
 
-// refuse publishes an auth refusal.
-func (s *Server) refuse(ctx context.Context, reason string) {
+// refuse publishes an auth refusal as an auth_refused event (which the
+// event hub logs), at most refusalBurst a second per peer pid; the next
+// one published after some were held back says how many ("suppressed").
+func (g *gatekeeper) refuse(ctx context.Context, reason string) {
+	var pid int32
+	info, hasCred := safesocket.PeerFromContext(ctx)
+	hasCred = hasCred && info.Cred != nil
+	if hasCred {
+		pid = info.Cred.Pid
+	}
+	ok, suppressed := g.lim.allow(pid)
+	if !ok {
+		return
+	}
 	attrs := map[string]string{"reason": reason}
 	if m, ok := grpc.Method(ctx); ok {
 		attrs["method"] = strings.TrimPrefix(m, "/")
 	}
-	if info, ok := safesocket.PeerFromContext(ctx); ok && info.Cred != nil {
+	if hasCred {
 		attrs["peer_pid"] = strconv.Itoa(int(info.Cred.Pid))
 		attrs["peer_uid"] = strconv.Itoa(int(info.Cred.Uid))
 	}
-	s.hub.Publish(events.Event{Kind: events.AuthRefused, Message: "call refused: " + reason, Attrs: attrs})
+	msg := "call refused: " + reason
+	if suppressed > 0 {
+		attrs["suppressed"] = strconv.Itoa(suppressed)
+		msg += fmt.Sprintf(" (and %d more refusals of this peer not reported)", suppressed)
+	}
+	g.s.hub.Publish(events.Event{Kind: events.AuthRefused, Message: msg, Attrs: attrs})
 }

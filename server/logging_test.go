@@ -3,17 +3,22 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/chatbus/chatbus/client"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/server"
+	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/servertest"
 )
 
@@ -28,6 +33,12 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // calls returns the "finished call" records of method, in order.
@@ -96,5 +107,84 @@ func TestCallLogging(t *testing.T) {
 				t.Errorf("failed call has no duration: %v", fail)
 			}
 		})
+	}
+}
+
+// TestRefusalsDoNotFloodTheLog: thousands of calls with a wrong secret
+// leave a handful of log lines per second, the last saying how many were
+// held back; each refused call is logged once, never also as a finished
+// call.
+func TestRefusalsDoNotFloodTheLog(t *testing.T) {
+	logs := &logBuffer{}
+	sup := servertest.Start(t, server.Config{Logger: zerolog.New(logs).Level(zerolog.InfoLevel)})
+	c, err := client.Dial(sup.Config.Socket, client.WithSecret("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	logs.mu.Lock()
+	before := strings.Count(logs.buf.String(), "\n")
+	logs.mu.Unlock()
+
+	refuse := func() {
+		if _, err := c.Info(ctxT(t)); !errors.Is(err, client.ErrUnauthenticated) {
+			t.Fatalf("call with a wrong secret: %v", err)
+		}
+	}
+	calls := 3000
+	start := time.Now()
+	for range calls {
+		refuse()
+	}
+	// Held-back refusals are counted in the next line that gets through:
+	// keep being refused until one does.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs.String(), `"suppressed"`); calls++ {
+		if time.Now().After(deadline) {
+			t.Fatal("no auth_refused line ever said how many were suppressed")
+		}
+		refuse()
+	}
+	elapsed := time.Since(start)
+	sup.Stop(t)
+
+	logs.mu.Lock()
+	all := strings.Split(strings.TrimSpace(logs.buf.String()), "\n")[before:]
+	logs.mu.Unlock()
+	var refused, finished, suppressed int
+	for _, line := range all {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line is not JSON: %q", line)
+		}
+		switch {
+		case rec["event"] == "auth_refused":
+			refused++
+			if s, ok := rec["suppressed"].(string); ok {
+				n, _ := strconv.Atoi(s)
+				suppressed += n
+			}
+		case rec["message"] == "finished call":
+			finished++
+		}
+	}
+	// At most refusalBurst (3) per started second for this one peer.
+	bound := 3 * (int(elapsed/time.Second) + 1)
+	if refused == 0 || refused > bound {
+		t.Errorf("%d auth_refused lines for %d refusals in %s; want 1..%d", refused, calls, elapsed, bound)
+	}
+	if finished != 0 {
+		t.Errorf("%d refused calls also logged as finished calls", finished)
+	}
+	if refused+suppressed > calls || suppressed == 0 {
+		t.Errorf("reported %d + suppressed %d, of %d refusals", refused, suppressed, calls)
+	}
+	var watched int
+	for _, e := range sup.Events().Recent() {
+		if e.Kind == events.AuthRefused {
+			watched++
+		}
+	}
+	if watched != refused {
+		t.Errorf("%d auth_refused events, %d logged", watched, refused)
 	}
 }

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/chatbus/chatbus/client"
@@ -27,7 +26,8 @@ func (a *app) statusCmd() *cobra.Command {
 			c, p, err := a.dial()
 			if err != nil {
 				if a.json && errors.Is(err, client.ErrNotRunning) {
-					a.printJSON(map[string]any{"running": false, "socket": p.Socket, "profile": p.Profile})
+					a.printJSON(map[string]any{"running": false, "socket": p.Socket, "profile": p.Profile,
+						"config": p.Config, "config_exists": fileExists(p.Config)})
 				}
 				return err
 			}
@@ -38,10 +38,15 @@ func (a *app) statusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			cfg := info.GetConfigPath()
+			if cfg == "" { // a supervisor that names no path read the profile's
+				cfg = p.Config
+			}
+			cfgExists := fileExists(cfg)
 			if a.json {
 				return a.printJSON(map[string]any{
 					"running": true, "pid": info.GetPid(), "version": info.GetVersion(), "profile": info.GetProfile(),
-					"socket": info.GetSocketPath(), "state_dir": info.GetStateDir(), "config": info.GetConfigPath(),
+					"socket": info.GetSocketPath(), "state_dir": info.GetStateDir(), "config": cfg, "config_exists": cfgExists,
 					"started_at": info.GetStartedAt().AsTime(), "followers": info.GetFollowerCount(),
 				})
 			}
@@ -52,9 +57,7 @@ func (a *app) statusCmd() *cobra.Command {
 			fmt.Fprintf(w, "profile\t%s\n", info.GetProfile())
 			fmt.Fprintf(w, "socket\t%s\n", info.GetSocketPath())
 			fmt.Fprintf(w, "state dir\t%s\n", info.GetStateDir())
-			if info.GetConfigPath() != "" {
-				fmt.Fprintf(w, "config\t%s\n", info.GetConfigPath())
-			}
+			fmt.Fprintf(w, "config\t%s%s\n", cfg, absentNote(cfgExists))
 			fmt.Fprintf(w, "followers\t%d\n", info.GetFollowerCount())
 			return w.Flush()
 		},
@@ -184,6 +187,20 @@ func (a *app) printProtoList(fs []*chatbusv1.Follower) error {
 	return nil
 }
 
+// fileExists reports whether path names something that exists.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// absentNote is what a table says beside a config file that is not there.
+func absentNote(exists bool) string {
+	if exists {
+		return ""
+	}
+	return "  (not present: the defaults apply)"
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -197,15 +214,4 @@ func ago(t time.Time) string {
 		return d.Round(time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
-}
-
-// clientErr maps a raw gRPC error to the client's sentinels.
-// clientErr maps a call's error for the operator. A NOT_FOUND from the
-// admin service names what is missing: the client's wording for followers
-// ("session unknown") does not apply.
-func clientErr(err error) error {
-	if status.Code(err) == codes.NotFound {
-		return errors.New(status.Convert(err).Message())
-	}
-	return client.Err(err)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/chatbus/chatbus/client"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -65,6 +67,9 @@ func (a *app) doctorStatusCmd() *cobra.Command {
 			defer done()
 			req := &chatbusv1.StatusRequest{}
 			if len(args) == 1 {
+				if err := a.requireProvider(ctx, c, args[0]); err != nil {
+					return err
+				}
 				req.Provider = args[0]
 			}
 			resp, err := chatbusv1.NewDoctorServiceClient(c.Conn()).Status(ctx, req)
@@ -106,7 +111,7 @@ func (a *app) doctorFenceCmd(verb string) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if verb != "prepare" && requestID == "" {
-				return errors.New("--request-id is required: the id prepare printed")
+				return usagef("--request-id is required: the id prepare printed")
 			}
 			if requestID == "" {
 				b := make([]byte, 6)
@@ -118,6 +123,9 @@ func (a *app) doctorFenceCmd(verb string) *cobra.Command {
 				return err
 			}
 			defer done()
+			if err := a.requireProvider(ctx, c, args[0]); err != nil {
+				return err
+			}
 			dc := chatbusv1.NewDoctorServiceClient(c.Conn())
 			var owner *chatbusv1.Owner
 			switch verb {
@@ -166,6 +174,12 @@ func (a *app) doctorRestartCmd() *cobra.Command {
 				return err
 			}
 			defer c.Close()
+			ctx, cancel := a.callCtx(cmd)
+			err = a.requireProvider(ctx, c, args[0])
+			cancel()
+			if err != nil {
+				return err
+			}
 			req := &chatbusv1.RestartRequest{Provider: args[0], Deadline: durationpb.New(deadline)}
 			if drain > 0 {
 				req.Drain = durationpb.New(drain)
@@ -193,6 +207,31 @@ func (a *app) doctorRestartCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&drain, "drain", 0, "wait at most this long for the provider to settle before committing (default: commit at once; it exits once settled)")
 	cmd.Flags().DurationVar(&deadline, "deadline", 60*time.Second, "bound on the whole restart")
 	return cmd
+}
+
+// requireProvider refuses, as errNotFound, a provider name the
+// supervisor has not configured, saying where providers are configured.
+func (a *app) requireProvider(ctx context.Context, c *client.Client, name string) error {
+	resp, err := c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
+	if err != nil {
+		return clientErr(err)
+	}
+	var names []string
+	for _, p := range resp.GetProviders() {
+		if p.GetName() == name {
+			return nil
+		}
+		names = append(names, p.GetName())
+	}
+	where := "the profile's config file"
+	if p, err := a.paths(); err == nil {
+		where = p.Config
+	}
+	configured := "none is configured"
+	if len(names) > 0 {
+		configured = "configured: " + strings.Join(names, ", ")
+	}
+	return notFoundf("no provider named %s is configured (%s; providers are configured under providers: in %s, see deploy/config.example.yaml)", name, configured, where)
 }
 
 func (a *app) printProgress(p *chatbusv1.RestartProgress) {

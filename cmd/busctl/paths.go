@@ -31,10 +31,10 @@ func (a *app) pathsCmd() *cobra.Command {
 						return err
 					}
 				}
-				return fmt.Errorf("unknown path %q: want socket, secret, state-dir or config", args[0])
+				return usagef("unknown path %q: want socket, secret, state-dir or config", args[0])
 			}
 			if a.json {
-				m := map[string]string{"profile": p.Profile}
+				m := map[string]any{"profile": p.Profile, "config_exists": fileExists(p.Config)}
 				for _, e := range all {
 					m[e.name] = e.path
 				}
@@ -43,7 +43,11 @@ func (a *app) pathsCmd() *cobra.Command {
 			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(w, "profile\t%s\n", p.Profile)
 			for _, e := range all {
-				fmt.Fprintf(w, "%s\t%s\n", e.name, e.path)
+				note := ""
+				if e.name == "config" {
+					note = absentNote(fileExists(e.path))
+				}
+				fmt.Fprintf(w, "%s\t%s%s\n", e.name, e.path, note)
 			}
 			return w.Flush()
 		},

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,7 +34,14 @@ func newRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Comman
 		Long: `busctl talks to the chatbus supervisor of a profile over its Unix socket,
 with the bearer secret from the profile's state dir.
 
-Exit codes: 0 ok, 1 error, 3 supervisor not running, 4 refused (auth).`,
+Exit codes (every command):
+  0   ok
+  1   error
+  2   usage: unknown command or flag, wrong arguments
+  3   the supervisor is not running
+  4   refused: wrong secret, another user's supervisor or socket
+  5   not found: no such binding or provider
+  10-13  doctor restart outcomes (see busctl doctor --help)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.Version,
@@ -50,6 +58,7 @@ Exit codes: 0 ok, 1 error, 3 supervisor not running, 4 refused (auth).`,
 
 	root.AddCommand(a.startCmd(), a.statusCmd(), a.followersCmd(), a.bindingsCmd(), a.providersCmd(), a.updatesCmd(), a.eventsCmd(), a.doctorCmd(), a.consoleCmd(), a.pathsCmd())
 	root.AddCommand(a.followCmd())
+	markUsage(root)
 	return root
 }
 
@@ -78,8 +87,14 @@ func (a *app) dial() (*client.Client, paths.Paths, error) {
 		return nil, p, err
 	}
 	c, err := client.Dial(p.Socket, client.WithSecretFile(p.Secret))
+	if errors.Is(err, client.ErrNotRunning) {
+		if refusal := socketRefusal(p.Socket); refusal != nil {
+			return nil, p, refusal
+		}
+		return nil, p, fmt.Errorf("%w (profile %q; start it with: busctl start, or supervisord --profile %s)", err, p.Profile, p.Profile)
+	}
 	if err != nil {
-		return nil, p, fmt.Errorf("%w (profile %q; start it with: supervisord --profile %s)", err, p.Profile, p.Profile)
+		return nil, p, err
 	}
 	return c, p, nil
 }

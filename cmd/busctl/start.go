@@ -16,8 +16,10 @@ func (a *app) startCmd() *cobra.Command {
 		Use:   "start",
 		Short: "Start the profile's supervisord in the background unless one is running",
 		Long: `start makes sure a supervisord serves the profile's socket: if one answers, it
-says so; otherwise it starts one in the background (its own session, output
-appended to <state dir>/supervisord.log) and waits until it serves.
+says so; otherwise it starts one in the background (its own session; it logs
+to <state dir>/supervisord.log, rotated at 10 MiB with 3 old files kept, and
+anything it prints outside its log goes to <state dir>/supervisord.out) and
+waits until it serves.
 
 Concurrent starts of one profile start exactly one supervisord.`,
 		Args: cobra.NoArgs,

@@ -116,9 +116,9 @@ func (a *app) updatesCmd() *cobra.Command {
 			req := &chatbusv1.ListUpdatesRequest{Unrouted: unrouted, Limit: limit}
 			switch {
 			case unrouted && len(args) > 0:
-				return errors.New("name a binding or --unrouted, not both")
+				return usagef("name a binding or --unrouted, not both")
 			case !unrouted && len(args) == 0:
-				return errors.New("name a binding (its profile key, see busctl bindings) or use --unrouted")
+				return usagef("name a binding (its profile key, see busctl bindings) or use --unrouted")
 			case len(args) == 1:
 				req.Binding = args[0]
 			}
@@ -129,6 +129,9 @@ func (a *app) updatesCmd() *cobra.Command {
 			defer done()
 			resp, err := c.Admin.ListUpdates(ctx, req)
 			if err != nil {
+				if err := clientErr(err); errors.Is(err, errNotFound) && req.Binding != "" {
+					return notFoundf("no binding for %s yet: a follower registering with that profile key makes one (busctl bindings lists them)", req.Binding)
+				}
 				return clientErr(err)
 			}
 			if a.json {

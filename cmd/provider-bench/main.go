@@ -32,6 +32,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -61,6 +62,30 @@ type settings struct {
 	PprofDir    string          `json:"pprof_dir"`
 }
 
+// readSettings reads and checks the settings on stdin.
+func readSettings(r io.Reader) (secret string, s settings, err error) {
+	raw, err := io.ReadAll(io.LimitReader(r, 1<<20))
+	if err != nil {
+		return "", s, fmt.Errorf("read settings from stdin: %w", err)
+	}
+	secret, rest, err := provider.SplitSettings(raw)
+	if err != nil {
+		return "", s, err
+	}
+	if err := json.Unmarshal(rest, &s); err != nil {
+		return "", s, fmt.Errorf("settings: %w", err)
+	}
+	if s.ForumChatID == 0 {
+		return "", s, errors.New("forum_chat_id: required")
+	}
+	return secret, s, nil
+}
+
+func checkSettings(r io.Reader) error {
+	_, _, err := readSettings(r)
+	return err
+}
+
 func run(ctx context.Context) error {
 	if len(os.Args) > 1 && (os.Args[1] == "-h" || os.Args[1] == "--help") {
 		fmt.Println(`provider-bench: the benchmark provider child of supervisord (see cmd/busbench).
@@ -71,6 +96,14 @@ JSON on stdin (forum_chat_id, control, inject, thread_base, pprof_dir), one
 handshake line "1|unix|<socket>|grpc" on stdout.`)
 		return nil
 	}
+	if len(os.Args) > 1 && os.Args[1] == provider.CheckFlag {
+		// Check mode (provider/README.md): the settings, nothing served.
+		if err := checkSettings(os.Stdin); err != nil {
+			fmt.Println(strings.Join(strings.Fields(err.Error()), " "))
+			os.Exit(1)
+		}
+		return nil
+	}
 	socket := os.Getenv(provider.EnvSocket)
 	if socket == "" {
 		return errors.New(provider.EnvSocket + " is not set: this binary is started by supervisord (see --help)")
@@ -79,20 +112,9 @@ handshake line "1|unix|<socket>|grpc" on stdout.`)
 	if name == "" {
 		name = "bench"
 	}
-	raw, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
-	if err != nil {
-		return fmt.Errorf("read settings from stdin: %w", err)
-	}
-	secret, rest, err := provider.SplitSettings(raw)
+	secret, s, err := readSettings(os.Stdin)
 	if err != nil {
 		return err
-	}
-	var s settings
-	if err := json.Unmarshal(rest, &s); err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	if s.ForumChatID == 0 {
-		return errors.New("settings: forum_chat_id is required")
 	}
 	if s.ThreadBase == 0 {
 		s.ThreadBase = time.Now().UnixMicro()

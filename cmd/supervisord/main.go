@@ -4,10 +4,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -15,35 +18,67 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+	"gopkg.in/natefinch/lumberjack.v2"
 
 	"github.com/chatbus/chatbus/internal/version"
 	"github.com/chatbus/chatbus/paths"
 	"github.com/chatbus/chatbus/server"
+	"github.com/chatbus/chatbus/server/providers"
 	"github.com/chatbus/chatbus/server/store"
 )
 
 func main() {
 	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	err := newCommand(os.Stderr).ExecuteContext(ctx)
+	err := newCommand(os.Stdout, os.Stderr).ExecuteContext(ctx)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "supervisord:", err)
-		os.Exit(1)
+		os.Exit(printErr(os.Stderr, err))
 	}
 }
 
+// exitConfig is the exit code of a start refused for its config
+// (sysexits.h EX_CONFIG): the systemd unit does not restart on it.
+const exitConfig = 78
+
+// printErr prints err, one line per problem, and returns the exit code.
+func printErr(w io.Writer, err error) int {
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		for _, l := range ce.Lines() {
+			fmt.Fprintln(w, "supervisord:", l)
+		}
+		return exitConfig
+	}
+	if errors.Is(err, errChecked) {
+		return 1
+	}
+	fmt.Fprintln(w, "supervisord:", err)
+	return 1
+}
+
+// errChecked: --check-config found problems and printed them.
+var errChecked = errors.New("config check failed")
+
 type flags struct {
 	profile, socket, stateDir, config string
-	logLevel, logFormat               string
+	logLevel, logFormat, logFile      string
+	logMaxSizeMB, logMaxBackups       int
 	heartbeat, staleAfter, lockWait   time.Duration
 	shutdownTimeout                   time.Duration
 	maxFollowers                      int
 	defaultPlayground, console        bool
 	consolePort                       int
+	checkConfig                       bool
 }
 
-func newCommand(stderr io.Writer) *cobra.Command {
+// Defaults of the log file's rotation.
+const (
+	defaultLogMaxSizeMB  = 10
+	defaultLogMaxBackups = 3
+)
+
+func newCommand(stdout, stderr io.Writer) *cobra.Command {
 	var f flags
 	cmd := &cobra.Command{
 		Use:   "supervisord",
@@ -58,8 +93,12 @@ Files (for profile P):
            secret (bearer secret, 0600), supervisord.log
   config   $XDG_CONFIG_HOME/chatbus/P.yaml (else ~/.config/chatbus/P.yaml)
 
-Precedence: flags, then the config file, then defaults. Only one supervisord
-serves a profile: a second one exits with "already running (pid N)".
+Precedence: flags, then the config file, then defaults. The config is
+checked before anything starts, each provider's settings by the provider
+itself (provider-<name> --check): a mistake stops supervisord with one line
+per problem naming the file, the key and what is wrong, and exit code 78.
+--check-config does only that, and exits 0 or 1. Only one supervisord serves a profile: a second one exits
+with "already running (pid N)".
 Stops gracefully on SIGINT or SIGTERM. With systemd (Type=notify) it reports
 READY=1 once it serves.`,
 		Args:          cobra.NoArgs,
@@ -67,7 +106,7 @@ READY=1 once it serves.`,
 		SilenceErrors: true,
 		Version:       version.Version,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return run(cmd, f, stderr)
+			return run(cmd, f, stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
@@ -85,10 +124,14 @@ READY=1 once it serves.`,
 	fl.BoolVar(&f.defaultPlayground, "default-playground", true, "with no provider configured, run the playground (a web chat on 127.0.0.1)")
 	fl.BoolVar(&f.console, "console", true, "serve the operator console on 127.0.0.1")
 	fl.IntVar(&f.consolePort, "console-port", 0, "the console's port on 127.0.0.1 (default: derived from the profile name)")
+	fl.StringVar(&f.logFile, "log-file", "", "write the log to this file, rotated by size, instead of stderr")
+	fl.IntVar(&f.logMaxSizeMB, "log-max-size", 0, "with --log-file: rotate it at this many MiB (default 10)")
+	fl.IntVar(&f.logMaxBackups, "log-max-backups", -1, "with --log-file: keep this many rotated files (default 3)")
+	fl.BoolVar(&f.checkConfig, "check-config", false, "check the config file (and each provider's settings, with provider-<name> --check), print what is wrong, and exit 0 or 1 without starting anything")
 	return cmd
 }
 
-func run(cmd *cobra.Command, f flags, stderr io.Writer) error {
+func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 	p, err := paths.Resolve(f.profile, os.Getenv, os.Getuid())
 	if err != nil {
 		return err
@@ -97,7 +140,13 @@ func run(cmd *cobra.Command, f flags, stderr io.Writer) error {
 	if f.config != "" {
 		cfgPath, required = f.config, true
 	}
-	fc, found, err := loadConfig(cfgPath, required)
+	if err := checkFlags(cmd, f); err != nil {
+		return err
+	}
+	fc, specs, err := checkAll(cmd.Context(), cfgPath, required)
+	if f.checkConfig {
+		return reportCheck(stdout, fc, specs, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -117,16 +166,31 @@ func run(cmd *cobra.Command, f flags, stderr io.Writer) error {
 		return err
 	}
 
-	log, err := newLogger(stderr, pick(f.logLevel, fc.LogLevel), pick(f.logFormat, fc.LogFormat))
+	logOut := stderr
+	if file := pick(f.logFile, fc.LogFile); file != "" {
+		lj := &lumberjack.Logger{
+			Filename:   file,
+			MaxSize:    pickInt(f.logMaxSizeMB, fc.LogMaxSizeMB, defaultLogMaxSizeMB),
+			MaxBackups: pickBackups(f.logMaxBackups, fc),
+		}
+		defer lj.Close()
+		if err := prepareLogFile(file); err != nil {
+			return err
+		}
+		logOut = lj
+	}
+	log, err := newLogger(logOut, pick(f.logLevel, fc.LogLevel), pick(f.logFormat, fc.LogFormat))
 	if err != nil {
 		return err
 	}
-	if !found {
-		cfgPath = ""
-	}
-	specs, err := fc.providerSpecs()
-	if err != nil {
-		return fmt.Errorf("config %s: %w", cfgPath, err)
+	if logOut != stderr {
+		// What stops the start goes into the log too, where busctl start
+		// and an operator look for it.
+		defer func() {
+			if err != nil {
+				log.Error().Err(err).Msg("supervisord cannot run")
+			}
+		}()
 	}
 	playground := f.defaultPlayground
 	if !cmd.Flags().Changed("default-playground") && fc.DefaultPlayground != nil {
@@ -135,9 +199,14 @@ func run(cmd *cobra.Command, f flags, stderr io.Writer) error {
 	switch {
 	case len(specs) == 0 && playground:
 		specs = append(specs, playgroundSpec())
-		log.Info().Str("config", p.Config).Msg("no providers configured: running the playground, a chat on a local web page (its URL follows); add a providers: section to the config file for a real chat (see deploy/config.example.yaml)")
+		log.Info().Str("config", cfgPath).Msg("no providers configured: running the playground, a chat on a local web page (its URL follows); add a providers: section to the config file for a real chat (see deploy/config.example.yaml)")
 	case len(specs) == 0:
-		log.Info().Str("config", p.Config).Msg("no providers configured: followers can register but get no thread; add a providers: section to the config file (see deploy/config.example.yaml)")
+		log.Info().Str("config", cfgPath).Bool("config_exists", fc.found).Msg("no providers configured: followers can register but get no thread; add a providers: section to the config file (see deploy/config.example.yaml)")
+	}
+	storePath := filepath.Join(p.StateDir, "state.db")
+	if fi, serr := os.Stat(storePath); serr == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		log.Warn().Str("store", storePath).Msg("the state file is empty (0 bytes): starting with an empty state; " +
+			"bindings, held updates and cursors it may have had are gone (restore it from a backup before starting to keep them)")
 	}
 	consoleOn := f.console
 	if !cmd.Flags().Changed("console") && fc.Console.Enabled != nil {
@@ -149,11 +218,12 @@ func run(cmd *cobra.Command, f flags, stderr io.Writer) error {
 		Socket:            p.Socket,
 		StateDir:          p.StateDir,
 		ConfigPath:        cfgPath,
+		Store:             storePath,
 		LockTimeout:       pickDur(f.lockWait, fc.LockTimeout),
 		HeartbeatInterval: pickDur(f.heartbeat, fc.HeartbeatInterval),
 		StaleAfter:        pickDur(f.staleAfter, fc.StaleAfter),
 		ShutdownTimeout:   pickDur(f.shutdownTimeout, fc.ShutdownTimeout),
-		MaxFollowers:      max(f.maxFollowers, fc.MaxFollowers),
+		MaxFollowers:      pickInt(f.maxFollowers, fc.MaxFollowers, 0),
 		Providers:         specs,
 		HandoffTTL:        time.Duration(fc.HandoffTTL),
 		CallKeep:          time.Duration(fc.Calls.Keep),
@@ -185,6 +255,113 @@ func run(cmd *cobra.Command, f flags, stderr io.Writer) error {
 		log.Info().Msg("stopped")
 	}
 	return err
+}
+
+// checkFlags refuses flag values out of range (a flag left out is 0 or -1).
+func checkFlags(cmd *cobra.Command, f flags) error {
+	fl := cmd.Flags()
+	switch {
+	case fl.Changed("max-followers") && f.maxFollowers < 1:
+		return fmt.Errorf("--max-followers %d: at least 1 (leave it out for the default 16384)", f.maxFollowers)
+	case fl.Changed("log-max-size") && f.logMaxSizeMB < 1:
+		return fmt.Errorf("--log-max-size %d: at least 1 (MiB)", f.logMaxSizeMB)
+	case fl.Changed("log-max-backups") && f.logMaxBackups < 0:
+		return fmt.Errorf("--log-max-backups %d: 0 or more", f.logMaxBackups)
+	case fl.Changed("lock-timeout") && (f.lockWait <= 0 || f.lockWait > maxLockTimeout):
+		return fmt.Errorf("--lock-timeout %s: more than 0 and at most %s", f.lockWait, maxLockTimeout)
+	}
+	for _, name := range []string{"heartbeat-interval", "stale-after", "shutdown-timeout"} {
+		if fl.Changed(name) {
+			if d, _ := fl.GetDuration(name); d <= 0 {
+				return fmt.Errorf("--%s %s: more than 0 (leave it out for the default)", name, d)
+			}
+		}
+	}
+	return nil
+}
+
+// checkAll loads and checks the config file, then each provider's
+// settings with the provider itself: every problem found, file and
+// providers, is in the *ConfigError.
+func checkAll(ctx context.Context, path string, required bool) (*config, []providers.Spec, error) {
+	c, err := loadConfig(path, required)
+	var ce *ConfigError
+	if err != nil && !errors.As(err, &ce) {
+		return c, nil, err
+	}
+	specs := c.providerSpecs()
+	probs := checkProviderSettings(ctx, c, specs, os.Environ())
+	if ce == nil && len(probs) == 0 {
+		return c, specs, nil
+	}
+	if ce == nil {
+		ce = &ConfigError{Path: path}
+	}
+	ce.Problems = append(ce.Problems, probs...)
+	return c, specs, ce
+}
+
+// reportCheck is --check-config's answer: what is wrong, one line each,
+// or that the file is fine; errChecked if anything is wrong.
+func reportCheck(w io.Writer, c *config, specs []providers.Spec, err error) error {
+	var ce *ConfigError
+	switch {
+	case errors.As(err, &ce):
+		for _, l := range ce.Lines() {
+			fmt.Fprintln(w, l)
+		}
+		return errChecked
+	case err != nil:
+		return err
+	case !c.found:
+		fmt.Fprintf(w, "config %s: not present; the defaults apply\n", c.path)
+		return nil
+	}
+	checked := "no providers configured"
+	if len(specs) > 0 {
+		names := make([]string, 0, len(specs))
+		for _, s := range specs {
+			names = append(names, s.Name)
+		}
+		checked = "providers checked: " + strings.Join(names, ", ")
+	}
+	fmt.Fprintf(w, "config %s: ok (%s)\n", c.path, checked)
+	return nil
+}
+
+// prepareLogFile creates the log file 0600 (lumberjack keeps an existing
+// file's mode), and its directory 0700 if missing.
+func prepareLogFile(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("log file: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("log file: %w", err)
+	}
+	return f.Close()
+}
+
+func pickInt(flag, file, def int) int {
+	switch {
+	case flag > 0:
+		return flag
+	case file > 0:
+		return file
+	}
+	return def
+}
+
+// pickBackups: the flag (-1 when left out), else the file's key if
+// present, else the default.
+func pickBackups(flag int, c *config) int {
+	if flag >= 0 {
+		return flag
+	}
+	if _, ok := c.lines["log_max_backups"]; ok {
+		return c.LogMaxBackups
+	}
+	return defaultLogMaxBackups
 }
 
 func pick(flag, file string) string {

@@ -1,19 +1,19 @@
 // Package telegram is the Telegram provider: a provider.Platform on the Bot
 // API (package botapi), serving forum topics as threads. It long-polls
 // getUpdates, hands updates to the supervisor and advances the offset only
-// past what the supervisor made durable; it creates, edits and closes forum
-// topics and forwards the follower's allow-listed calls.
+// past what the supervisor made durable; it creates, reuses, edits and
+// closes forum topics, forwards the follower's allow-listed calls, and
+// reports whether it can do its job (health.go): the Bot API reachable,
+// the token accepted, the forum chat usable.
 package telegram
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -24,73 +24,38 @@ import (
 	"github.com/chatbus/chatbus/provider/telegram/botapi"
 )
 
-// Settings is the provider's config, written by the supervisor to the
-// child's stdin as JSON (the providers.telegram.settings section of the
-// supervisor's config file, plus name and forum_chat_id).
-type Settings struct {
-	Name        string `json:"name"`
-	ForumChatID int64  `json:"forum_chat_id"`
-	// Token is the bot token. If empty, the CHATBUS_TELEGRAM_TOKEN
-	// environment variable (read by the command, not here).
-	Token string `json:"token"`
-	// BaseURL of the Bot API. If empty, https://api.telegram.org.
-	BaseURL string `json:"base_url"`
-	// AllowedUserIDs may talk to followers; everyone else is dropped and
-	// counted. Empty: nobody is routed (fail closed).
-	AllowedUserIDs []int64 `json:"allowed_user_ids"`
-	// PollTimeout is the long-poll timeout. If empty, 30s.
-	PollTimeout string `json:"poll_timeout"`
-	// PollGrace is added to the HTTP timeout of a long poll. If empty, 10s.
-	PollGrace string `json:"poll_grace"`
-}
-
-// ParseSettings decodes and checks the stdin config.
-func ParseSettings(b []byte) (Settings, error) {
-	var s Settings
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return s, fmt.Errorf("telegram settings: %w", err)
-	}
-	if s.ForumChatID == 0 {
-		return s, errors.New("telegram settings: forum_chat_id is required (the id of a forum-enabled supergroup, e.g. -1001234567890)")
-	}
-	for _, d := range []string{s.PollTimeout, s.PollGrace} {
-		if d != "" {
-			if _, err := time.ParseDuration(d); err != nil {
-				return s, fmt.Errorf("telegram settings: %q is not a duration", d)
-			}
-		}
-	}
-	return s, nil
-}
-
 // Platform implements provider.Platform for Telegram.
 type Platform struct {
 	s       Settings
 	client  *botapi.Client
 	allowed map[int64]bool
 	log     zerolog.Logger
-	onState func(serving bool, why string)
+	live    *provider.Liveness
 	timeout time.Duration
+	recheck time.Duration // how soon an unusable chat is looked at again
+	botID   atomic.Int64  // the bot's user id, once getMe answered
 }
 
-// New returns the Telegram platform. onState, if set, is told when polling
-// becomes healthy or not (409 Conflict: another poller owns the token).
-func New(s Settings, log zerolog.Logger, onState func(serving bool, why string)) (*Platform, error) {
-	grace := 10 * time.Second
-	if s.PollGrace != "" {
-		grace, _ = time.ParseDuration(s.PollGrace)
-	}
-	c, err := botapi.New(botapi.Config{BaseURL: s.BaseURL, Token: s.Token, PollGrace: grace})
+// New returns the Telegram platform for checked settings (ParseSettings).
+// It does not contact Telegram. health, if set, is told whether the
+// platform connection works (see health.go); nil keeps it to itself.
+func New(s Settings, log zerolog.Logger, health *provider.Health) (*Platform, error) {
+	c, err := botapi.New(botapi.Config{BaseURL: s.BaseURL, Token: s.Token, PollGrace: duration(s.PollGrace, 10*time.Second)})
 	if err != nil {
 		return nil, err
 	}
-	timeout := 30 * time.Second
-	if s.PollTimeout != "" {
-		timeout, _ = time.ParseDuration(s.PollTimeout)
+	if health == nil {
+		health = provider.NewHealth()
 	}
-	p := &Platform{s: s, client: c, allowed: map[int64]bool{}, log: log, onState: onState, timeout: timeout}
+	p := &Platform{
+		s:       s,
+		client:  c,
+		allowed: map[int64]bool{},
+		log:     log,
+		live:    provider.NewLiveness(health, provider.LivenessConfig{}),
+		timeout: duration(s.PollTimeout, 30*time.Second),
+		recheck: duration(s.ChatRecheck, 10*time.Second),
+	}
 	for _, id := range s.AllowedUserIDs {
 		p.allowed[id] = true
 	}
@@ -106,12 +71,14 @@ func (p *Platform) Identify(ctx context.Context) (provider.Identity, error) {
 	if err != nil {
 		return provider.Identity{}, mapErr(err)
 	}
+	p.botID.Store(me.ID)
 	return provider.Identity{OwnerID: strconv.FormatInt(me.ID, 10), Account: "@" + me.Username}, nil
 }
 
 // Run implements provider.Platform: long polling from cursor, the next
 // getUpdates offset in decimal (what convert reports as each update's
-// cursor).
+// cursor). Beside it, the forum chat is checked (health.go); both feed
+// the provider's health.
 func (p *Platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) error {
 	var offset int64
 	if len(cursor) > 0 {
@@ -120,8 +87,11 @@ func (p *Platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 			return fmt.Errorf("%w: stored cursor %q is not a getUpdates offset", provider.ErrInvalid, cursor)
 		}
 	}
-	var mu sync.Mutex
-	last := botapi.State(0)
+	chatCtx, stopChat := context.WithCancel(ctx)
+	chatDone := make(chan struct{})
+	go func() { defer close(chatDone); p.watchChat(chatCtx) }()
+	defer func() { stopChat(); <-chatDone }()
+
 	poller := &botapi.Poller{
 		Client:  p.client,
 		Timeout: p.timeout,
@@ -133,31 +103,7 @@ func (p *Platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 			}
 			return sink.Deliver(ctx, batch)
 		},
-		OnState: func(st botapi.State, err error) {
-			mu.Lock()
-			changed := st != last
-			last = st
-			mu.Unlock()
-			if !changed {
-				return
-			}
-			ev := p.log.Info()
-			if err != nil {
-				ev = p.log.Warn().Err(err)
-			}
-			ev.Str("state", st.String()).Msg("polling state")
-			if p.onState == nil {
-				return
-			}
-			switch st {
-			case botapi.StateServing:
-				p.onState(true, "")
-			case botapi.StateConflict:
-				p.onState(false, "409 Conflict: another process polls this bot token; stop it (only one poller per token)")
-			case botapi.StateUnauthorized:
-				p.onState(false, "401 Unauthorized: the bot token is wrong or revoked")
-			}
-		},
+		OnState: p.pollState(),
 	}
 	err := poller.Run(ctx)
 	if ctx.Err() != nil {
@@ -273,13 +219,21 @@ func messageText(m *botapi.Message) string {
 }
 
 // Call implements provider.Platform: the call is scoped to t (see scope)
-// and made; the result's message and files become references of t.
+// and made; the result's message and files become references of t. A
+// topic a person closed is reopened and the call made once more
+// (topics.go); one that was deleted is provider.ErrTargetGone.
 func (p *Platform) Call(ctx context.Context, t provider.Target, method string, params json.RawMessage, _ string) (provider.Result, error) {
 	scoped, err := scope(t, method, params)
 	if err != nil {
 		return provider.Result{}, err
 	}
 	res, err := p.client.Do(ctx, method, scoped)
+	if isTopicClosed(err) && t.Thread != "" {
+		if err = p.reopenClosed(ctx, t); err != nil {
+			return provider.Result{}, err
+		}
+		res, err = p.client.Do(ctx, method, scoped)
+	}
 	if err != nil {
 		return provider.Result{}, mapErr(err)
 	}
@@ -287,6 +241,9 @@ func (p *Platform) Call(ctx context.Context, t provider.Target, method string, p
 }
 
 // Upload implements provider.Platform (sendDocument; sendPhoto for photos).
+// The file is streamed once, so an upload into a topic a person closed
+// cannot be repeated here: the topic is reopened and the upload refused as
+// provider.ErrUnavailable (nothing was sent; the caller may send it again).
 func (p *Platform) Upload(ctx context.Context, h provider.UploadHeader, r io.Reader) (provider.Result, error) {
 	chat, thread, err := numericTarget(h.Target)
 	if err != nil {
@@ -297,6 +254,12 @@ func (p *Platform) Upload(ctx context.Context, h provider.UploadHeader, r io.Rea
 		method, field = "sendPhoto", "photo"
 	}
 	res, err := p.client.SendFile(ctx, method, field, chat, int(thread), h.Filename, r, h.Caption)
+	if isTopicClosed(err) && h.Target.Thread != "" {
+		if err := p.reopenClosed(ctx, h.Target); err != nil {
+			return provider.Result{}, err
+		}
+		return provider.Result{}, fmt.Errorf("%w: topic %s was closed; it is open again, send the file again", provider.ErrUnavailable, h.Target.Thread)
+	}
 	if err != nil {
 		return provider.Result{}, mapErr(err)
 	}
@@ -314,63 +277,4 @@ func (p *Platform) Download(ctx context.Context, fileID string) (io.ReadCloser, 
 		return nil, 0, "", mapErr(err)
 	}
 	return rc, f.FileSize, f.FilePath, nil
-}
-
-// Provision implements provider.Platform: createForumTopic. It is not
-// idempotent: a failure after the request went out is ambiguous.
-func (p *Platform) Provision(ctx context.Context, req provider.ProvisionRequest) (provider.Provisioned, error) {
-	chatID := p.s.ForumChatID
-	if req.Chat != "" {
-		var err error
-		if chatID, err = strconv.ParseInt(req.Chat, 10, 64); err != nil {
-			return provider.Provisioned{}, fmt.Errorf("%w: chat %q is not a Telegram chat id", provider.ErrInvalid, req.Chat)
-		}
-	}
-	t, err := p.client.CreateForumTopic(ctx, chatID, req.Name, 0)
-	if err != nil {
-		var api *botapi.APIError
-		if errors.As(err, &api) {
-			return provider.Provisioned{}, mapErr(err) // Telegram answered: not created
-		}
-		return provider.Provisioned{}, fmt.Errorf("%w: createForumTopic: %v", provider.ErrAmbiguous, err)
-	}
-	return provider.Provisioned{Target: provider.Target{Chat: idText(chatID), Thread: idText(int64(t.MessageThreadID)), Name: t.Name}}, nil
-}
-
-// CloseTarget implements provider.Platform.
-func (p *Platform) CloseTarget(ctx context.Context, t provider.Target) error {
-	chatID, threadID, err := numericTarget(t)
-	if err != nil {
-		return err
-	}
-	err = p.client.CloseForumTopic(ctx, chatID, int(threadID))
-	var api *botapi.APIError
-	if errors.As(err, &api) && api.Description == "Bad Request: TOPIC_NOT_MODIFIED" {
-		return nil // closed already
-	}
-	return mapErr(err)
-}
-
-// mapErr turns Bot API errors into the SDK's classes.
-func mapErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if d, ok := botapi.IsRateLimited(err); ok {
-		return provider.RateLimited(d, err)
-	}
-	var api *botapi.APIError
-	if errors.As(err, &api) {
-		switch {
-		case api.Code == 400:
-			return fmt.Errorf("%w: %v", provider.ErrInvalid, err)
-		case api.Code == 403:
-			return fmt.Errorf("%w: %v", provider.ErrPermissionDenied, err)
-		case api.Code == 404:
-			return fmt.Errorf("%w: %v", provider.ErrNotFound, err)
-		case api.Code >= 500:
-			return fmt.Errorf("%w: %v", provider.ErrUnavailable, err)
-		}
-	}
-	return err
 }

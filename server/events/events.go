@@ -5,6 +5,7 @@
 package events
 
 import (
+	"strings"
 	"sync"
 	"time"
 
@@ -109,13 +110,7 @@ func (h *Hub) Publish(e Event) {
 	}
 	h.mu.Unlock()
 
-	ev := h.log.Info()
-	switch e.Kind {
-	case AuthRefused, FollowerPruned, BindingFailed, UpdatesDropped, ProviderExited, ProviderHealth:
-		ev = h.log.Warn()
-	case ProviderFatal:
-		ev = h.log.Error()
-	}
+	ev := h.log.WithLevel(level(e))
 	ev = ev.Str("event", e.Kind.String()).Uint64("event_id", e.ID)
 	if e.InstanceID != "" {
 		ev = ev.Str("instance_id", e.InstanceID)
@@ -124,6 +119,43 @@ func (h *Hub) Publish(e Event) {
 		ev = ev.Str(k, v)
 	}
 	ev.Msg(e.Message)
+}
+
+// level is the log level of e: warn for what an operator should look at,
+// error for a provider given up, info for the rest. A ProviderHealth event
+// is info when the provider is SERVING again and warn otherwise.
+func level(e Event) zerolog.Level {
+	switch e.Kind {
+	case AuthRefused, FollowerPruned, BindingFailed, UpdatesDropped, ProviderExited:
+		return zerolog.WarnLevel
+	case ProviderFatal:
+		return zerolog.ErrorLevel
+	case ProviderHealth:
+		if HealthStatus(e) == "SERVING" {
+			return zerolog.InfoLevel
+		}
+		return zerolog.WarnLevel
+	}
+	return zerolog.InfoLevel
+}
+
+// HealthAttr is the attribute of a ProviderHealth event that holds the
+// grpc.health.v1 status ("SERVING", "NOT_SERVING", "UNKNOWN").
+const HealthAttr = "status"
+
+// HealthStatus returns the health status a ProviderHealth event reports:
+// its HealthAttr, else the word after "health: " in its message
+// ("provider telegram health: NOT_SERVING: 409 Conflict…").
+func HealthStatus(e Event) string {
+	if s := e.Attrs[HealthAttr]; s != "" {
+		return s
+	}
+	_, rest, ok := strings.Cut(e.Message, "health: ")
+	if !ok {
+		return ""
+	}
+	word, _, _ := strings.Cut(rest, ":")
+	return strings.TrimSpace(word)
 }
 
 // Recent returns the events still held, oldest first.

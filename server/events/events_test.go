@@ -1,6 +1,8 @@
 package events
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -45,5 +47,35 @@ func TestSlowWatcherCountsDrops(t *testing.T) {
 	}
 	if e := <-w.C(); e.Kind != FollowerUnregistered {
 		t.Fatalf("after the notice: %+v", e)
+	}
+}
+
+// TestLogLevels: each event is logged at the level an operator expects;
+// a provider's health is info when it serves again, warn otherwise.
+func TestLogLevels(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    Event
+		want string
+	}{
+		{name: "health serving", e: Event{Kind: ProviderHealth, Message: "provider telegram health: SERVING"}, want: "info"},
+		{name: "health not serving", e: Event{Kind: ProviderHealth, Message: "provider telegram health: NOT_SERVING: 409 Conflict: another process"}, want: "warn"},
+		{name: "health unknown", e: Event{Kind: ProviderHealth, Message: "provider telegram health: UNKNOWN"}, want: "warn"},
+		{name: "health status attribute", e: Event{Kind: ProviderHealth, Message: "telegram is back", Attrs: map[string]string{HealthAttr: "SERVING"}}, want: "info"},
+		{name: "provider fatal", e: Event{Kind: ProviderFatal, Message: "gave up"}, want: "error"},
+		{name: "refusal", e: Event{Kind: AuthRefused, Message: "call refused"}, want: "warn"},
+		{name: "registered", e: Event{Kind: FollowerRegistered}, want: "info"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			NewHub(zerolog.New(&buf)).Publish(tc.e)
+			var rec map[string]any
+			if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+				t.Fatalf("%q: %v", buf.String(), err)
+			}
+			if rec["level"] != tc.want {
+				t.Errorf("level %v, want %s", rec["level"], tc.want)
+			}
+		})
 	}
 }

@@ -72,6 +72,10 @@ func IsConflict(err error) bool { return apiCode(err) == http.StatusConflict }
 // revoked.
 func IsUnauthorized(err error) bool { return apiCode(err) == http.StatusUnauthorized }
 
+// IsForbidden reports whether err is a 403: the bot may not do it (it was
+// removed from the chat, lacks a right, or the account was blocked).
+func IsForbidden(err error) bool { return apiCode(err) == http.StatusForbidden }
+
 // IsRateLimited reports whether err is a 429 Too Many Requests, and if so
 // the retry_after Telegram asked for (zero if the response carried none).
 func IsRateLimited(err error) (time.Duration, bool) {

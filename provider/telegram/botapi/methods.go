@@ -186,3 +186,33 @@ func (c *Client) CloseForumTopic(ctx context.Context, chatID int64, threadID int
 		MessageThreadID int   `json:"message_thread_id"`
 	}{chatID, threadID}, nil)
 }
+
+// ReopenForumTopic reopens a closed topic. Telegram answers
+// TOPIC_NOT_MODIFIED for one that is open.
+func (c *Client) ReopenForumTopic(ctx context.Context, chatID int64, threadID int) error {
+	return c.call(ctx, "reopenForumTopic", struct {
+		ChatID          int64 `json:"chat_id"`
+		MessageThreadID int   `json:"message_thread_id"`
+	}{chatID, threadID}, nil)
+}
+
+// GetChat returns what Telegram says of a chat (the part modelled by
+// [Chat]: its type, title and whether it is a forum).
+func (c *Client) GetChat(ctx context.Context, chatID int64) (Chat, error) {
+	var ch Chat
+	err := c.call(ctx, "getChat", struct {
+		ChatID int64 `json:"chat_id"`
+	}{chatID}, &ch)
+	return ch, err
+}
+
+// GetChatMember returns a user's membership of a chat; for the bot itself
+// it says whether it is an administrator and with which rights.
+func (c *Client) GetChatMember(ctx context.Context, chatID, userID int64) (ChatMember, error) {
+	var m ChatMember
+	err := c.call(ctx, "getChatMember", struct {
+		ChatID int64 `json:"chat_id"`
+		UserID int64 `json:"user_id"`
+	}{chatID, userID}, &m)
+	return m, err
+}

@@ -80,9 +80,9 @@ func TestForumTopicRoundTrip(t *testing.T) {
 		{name: "close twice", call: func() error { return c.CloseForumTopic(ctx, forum, alpha.MessageThreadID) },
 			wantCode: 400, wantDesc: "Bad Request: TOPIC_NOT_MODIFIED"},
 		{name: "close unknown topic", call: func() error { return c.CloseForumTopic(ctx, forum, 4242) },
-			wantCode: 400, wantDesc: "Bad Request: message thread not found"},
+			wantCode: 400, wantDesc: "Bad Request: TOPIC_ID_INVALID"},
 		{name: "edit unknown topic", call: func() error { return c.EditForumTopic(ctx, forum, 4242, "x") },
-			wantCode: 400, wantDesc: "Bad Request: message thread not found"},
+			wantCode: 400, wantDesc: "Bad Request: TOPIC_ID_INVALID"},
 		{name: "send to unknown topic", call: func() error {
 			_, err := c.SendMessage(ctx, botapi.SendMessageParams{ChatID: forum, MessageThreadID: 4242, Text: "x"})
 			return err

@@ -21,8 +21,9 @@ const (
 	// StateConflict: 409; another process is polling with the same token
 	// (or a webhook is set). Backing off until it goes away.
 	StateConflict
-	// StateUnauthorized: 401; the token is wrong or was revoked. Retrying
-	// at the slowest rate in case it is restored.
+	// StateUnauthorized: 401 (the token is wrong or was revoked) or 403
+	// (the bot may not poll). Retrying at the slowest rate in case it is
+	// restored: repeating the request fast cannot help.
 	StateUnauthorized
 	// StateHandlerFailed: Handle returned an error or acknowledged nothing
 	// of a batch; the unacknowledged updates will be fetched again after a
@@ -218,7 +219,7 @@ func classify(err error, failures int) (State, time.Duration) {
 	switch {
 	case IsConflict(err):
 		return StateConflict, backoff(conflictBackoffBase, failures)
-	case IsUnauthorized(err):
+	case IsUnauthorized(err), IsForbidden(err):
 		return StateUnauthorized, jitter(maxBackoff)
 	}
 	return StateRetrying, backoff(transientBackoffBase, failures)

@@ -234,3 +234,24 @@ type File struct {
 	// it for at least an hour after GetFile.
 	FilePath string `json:"file_path,omitempty"`
 }
+
+// Chat member statuses ([ChatMember.Status]).
+const (
+	MemberCreator       = "creator"
+	MemberAdministrator = "administrator"
+	MemberMember        = "member"
+	MemberRestricted    = "restricted"
+	MemberLeft          = "left"
+	MemberKicked        = "kicked"
+)
+
+// ChatMember is a user's membership of a chat: the part the provider
+// checks (is the bot an administrator that may manage topics).
+type ChatMember struct {
+	Status string `json:"status"`
+	User   User   `json:"user"`
+	// CanManageTopics is the administrator right to create, rename, close
+	// and reopen forum topics (administrators only; the creator has every
+	// right).
+	CanManageTopics bool `json:"can_manage_topics,omitempty"`
+}

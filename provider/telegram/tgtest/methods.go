@@ -64,15 +64,35 @@ var (
 	errTopicNameEmpty = badRequest("TOPIC_TITLE_EMPTY")
 	errTopicNameLong  = badRequest("TOPIC_TITLE_INVALID")
 	errIconColor      = badRequest("TOPIC_ICON_COLOR_INVALID")
+	// Topics a person deleted or closed. Sends into a deleted topic are
+	// answered "message thread not found" (errThreadNotFound; reported
+	// for the real service in public bug reports). For the topic methods
+	// (edit, close, reopen, delete) bots in the wild match TOPIC_ID_INVALID;
+	// which methods answer it was not verified. A send into a closed topic
+	// by a bot that may not manage topics is TOPIC_CLOSED (seen in public
+	// reports for user clients; for bots not verified).
+	errTopicIDInvalid = badRequest("TOPIC_ID_INVALID")
+	errTopicClosed    = badRequest("TOPIC_CLOSED")
+	// Approximate: the bot lacks the administrator right to manage topics.
+	errNoTopicRights = badRequest("not enough rights to manage topics")
+	// The bot is not in the chat. "bot is not a member of the supergroup
+	// chat" and "bot was kicked from the supergroup chat" are Telegram's
+	// texts as bots report them.
+	errNotMember = &apiError{code: http.StatusForbidden, desc: "Forbidden: bot is not a member of the supergroup chat"}
+	errKicked    = &apiError{code: http.StatusForbidden, desc: "Forbidden: bot was kicked from the supergroup chat"}
 )
 
 // chat is a chat the bot is in.
 type chat struct {
-	info   botapi.Chat
-	nextID int                    // next message id; topic ids come from the same sequence
-	topics map[int]*Topic         // by message_thread_id
-	order  []int                  // topic ids in creation order
-	msgs   map[int]*storedMessage // by message id
+	info botapi.Chat
+	// The bot's membership: its status (botapi.Member…) and whether, as
+	// an administrator, it may manage topics.
+	botStatus       string
+	canManageTopics bool
+	nextID          int                    // next message id; topic ids come from the same sequence
+	topics          map[int]*Topic         // by message_thread_id
+	order           []int                  // topic ids in creation order
+	msgs            map[int]*storedMessage // by message id
 }
 
 type storedMessage struct {
@@ -115,10 +135,11 @@ func (s *Server) chatLocked(id int64) *chat {
 	c := s.chats[id]
 	if c == nil {
 		c = &chat{
-			info:   botapi.Chat{ID: id, Type: "supergroup", Title: fmt.Sprintf("Group %d", id)},
-			nextID: firstMessageID,
-			topics: make(map[int]*Topic),
-			msgs:   make(map[int]*storedMessage),
+			info:      botapi.Chat{ID: id, Type: "supergroup", Title: fmt.Sprintf("Group %d", id)},
+			botStatus: botapi.MemberMember,
+			nextID:    firstMessageID,
+			topics:    make(map[int]*Topic),
+			msgs:      make(map[int]*storedMessage),
 		}
 		if id > 0 {
 			c.info = botapi.Chat{ID: id, Type: "private", Username: "user" + strconv.FormatInt(id, 10)}
@@ -135,6 +156,93 @@ func (s *Server) AddForum(chatID int64) {
 	defer s.mu.Unlock()
 	c := s.chatLocked(chatID)
 	c.info = botapi.Chat{ID: chatID, Type: "supergroup", Title: fmt.Sprintf("Forum %d", chatID), IsForum: true}
+	c.botStatus, c.canManageTopics = botapi.MemberAdministrator, true
+}
+
+// AddGroup makes chatID a supergroup without topics (creating it if
+// needed), in which the bot is an administrator that may manage topics
+// once they are on: a chat a person forgot to turn Topics on in.
+func (s *Server) AddGroup(chatID int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chatLocked(chatID)
+	c.info = botapi.Chat{ID: chatID, Type: "supergroup", Title: fmt.Sprintf("Group %d", chatID)}
+	c.botStatus, c.canManageTopics = botapi.MemberAdministrator, true
+}
+
+// SetForum turns Topics on or off in chatID, as a person does in the
+// group's settings.
+func (s *Server) SetForum(chatID int64, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chatLocked(chatID).info.IsForum = on
+}
+
+// SetBotMember sets the bot's membership of chatID, as a person does by
+// promoting, demoting or removing it: status is one of botapi.Member…;
+// canManageTopics applies to an administrator.
+func (s *Server) SetBotMember(chatID int64, status string, canManageTopics bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chatLocked(chatID)
+	c.botStatus, c.canManageTopics = status, canManageTopics
+}
+
+// DeleteTopic deletes a forum topic and its messages as a person does in
+// the app (no bot call is counted). It reports whether there was one.
+func (s *Server) DeleteTopic(chatID int64, threadID int) bool {
+	return s.asPerson(chatID, threadID, func(c *chat, _ *Topic) { c.deleteTopic(threadID) })
+}
+
+// CloseTopic closes a forum topic as a person does in the app. It reports
+// whether there was one.
+func (s *Server) CloseTopic(chatID int64, threadID int) bool {
+	return s.asPerson(chatID, threadID, func(_ *chat, t *Topic) { t.Closed = true })
+}
+
+// ReopenTopic reopens a closed forum topic as a person does in the app.
+// It reports whether there was one.
+func (s *Server) ReopenTopic(chatID int64, threadID int) bool {
+	return s.asPerson(chatID, threadID, func(_ *chat, t *Topic) { t.Closed = false })
+}
+
+// asPerson applies do to an existing topic under s.mu.
+func (s *Server) asPerson(chatID int64, threadID int, do func(*chat, *Topic)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chats[chatID]
+	if c == nil || c.topics[threadID] == nil {
+		return false
+	}
+	do(c, c.topics[threadID])
+	return true
+}
+
+// mayManageTopics says whether the bot may create, edit, close and reopen
+// topics in c.
+func (c *chat) mayManageTopics() bool {
+	return c.botStatus == botapi.MemberCreator || (c.botStatus == botapi.MemberAdministrator && c.canManageTopics)
+}
+
+// memberErr is the refusal for a bot that is not in c, nil if it is.
+func (c *chat) memberErr() *apiError {
+	switch c.botStatus {
+	case botapi.MemberLeft:
+		return errNotMember
+	case botapi.MemberKicked:
+		return errKicked
+	}
+	return nil
+}
+
+func (c *chat) deleteTopic(id int) {
+	delete(c.topics, id)
+	c.order = slices.DeleteFunc(c.order, func(x int) bool { return x == id })
+	for _, sm := range c.msgs {
+		if sm.msg.MessageThreadID == id {
+			sm.deleted = true
+		}
+	}
 }
 
 // Topics returns the forum's topics that were not deleted, in creation
@@ -215,9 +323,9 @@ func (s *Server) addFileLocked(u upload) *file {
 }
 
 // targetLocked resolves chat_id and message_thread_id for a call that
-// posts into a chat. A thread must be an existing topic of a forum (closed
-// ones included: the bot is assumed to be an admin that may post there),
-// or, outside forums, an existing message starting a reply thread.
+// posts into a chat. A thread must be an existing topic of a forum (a
+// closed one only for a bot that may manage topics), or, outside forums,
+// an existing message starting a reply thread.
 func (s *Server) targetLocked(p params) (*chat, int, *apiError) {
 	id, ok, err := p.int64("chat_id")
 	if err != nil || !ok {
@@ -230,14 +338,20 @@ func (s *Server) targetLocked(p params) (*chat, int, *apiError) {
 	if c == nil {
 		return nil, 0, errChatNotFound
 	}
+	if err := c.memberErr(); err != nil {
+		return nil, 0, err
+	}
 	thread, err := p.int("message_thread_id")
 	if err != nil {
 		return nil, 0, err
 	}
 	if thread != 0 {
 		if c.info.IsForum {
-			if c.topics[thread] == nil {
+			switch t := c.topics[thread]; {
+			case t == nil:
 				return nil, 0, errThreadNotFound
+			case t.Closed && !c.mayManageTopics():
+				return nil, 0, errTopicClosed
 			}
 		} else if sm := c.msgs[thread]; sm == nil || sm.deleted {
 			return nil, 0, errThreadNotFound
@@ -304,6 +418,45 @@ func replyTo(c *chat, p params) (*botapi.Message, *apiError) {
 }
 
 func (s *Server) getMe(*http.Request, params) (any, *apiError) { return s.bot, nil }
+
+// getChat answers the part of ChatFullInfo chatbus reads: id, type, title,
+// is_forum.
+func (s *Server) getChat(_ *http.Request, p params) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, _, err := s.targetLocked(params{vals: map[string]string{"chat_id": p.str("chat_id")}})
+	if err != nil {
+		return nil, err
+	}
+	return c.info, nil
+}
+
+// getChatMember answers the bot's own membership with its rights; any
+// other user is a plain member. (Approximate: Telegram answers "user not
+// found" for users it does not know; this server knows everyone.)
+func (s *Server) getChatMember(_ *http.Request, p params) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, _, err := s.targetLocked(params{vals: map[string]string{"chat_id": p.str("chat_id")}})
+	if err != nil {
+		return nil, err
+	}
+	uid, ok, err := p.int64("user_id")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, badRequest("user_id is empty")
+	}
+	if uid != s.bot.ID {
+		return botapi.ChatMember{Status: botapi.MemberMember, User: *userFor(uid)}, nil
+	}
+	m := botapi.ChatMember{Status: c.botStatus, User: s.bot}
+	if c.botStatus == botapi.MemberAdministrator {
+		m.CanManageTopics = c.canManageTopics
+	}
+	return m, nil
+}
 
 func (s *Server) sendMessage(_ *http.Request, p params) (any, *apiError) {
 	s.mu.Lock()
@@ -403,7 +556,8 @@ func (s *Server) answerCallbackQuery(_ *http.Request, p params) (any, *apiError)
 	return true, nil
 }
 
-// forumLocked resolves chat_id to a forum.
+// forumLocked resolves chat_id to a forum in which the bot may manage
+// topics.
 func (s *Server) forumLocked(p params) (*chat, *apiError) {
 	c, _, err := s.targetLocked(params{vals: map[string]string{"chat_id": p.str("chat_id")}})
 	if err != nil {
@@ -412,14 +566,15 @@ func (s *Server) forumLocked(p params) (*chat, *apiError) {
 	if !c.info.IsForum {
 		return nil, errNotForum
 	}
+	if !c.mayManageTopics() {
+		return nil, errNoTopicRights
+	}
 	return c, nil
 }
 
-// topicLocked resolves chat_id and message_thread_id to a topic.
-//
-// Approximate: for a topic that does not exist, the Bot API's text for
-// the topic-management methods was not verified; sendMessage answers
-// "message thread not found", and the same text is used here.
+// topicLocked resolves chat_id and message_thread_id to a topic; one that
+// does not exist (or was deleted) is TOPIC_ID_INVALID (see the errors
+// above).
 func (s *Server) topicLocked(p params) (*chat, *Topic, *apiError) {
 	c, err := s.forumLocked(p)
 	if err != nil {
@@ -431,7 +586,7 @@ func (s *Server) topicLocked(p params) (*chat, *Topic, *apiError) {
 	}
 	t := c.topics[id]
 	if t == nil {
-		return nil, nil, errThreadNotFound
+		return nil, nil, errTopicIDInvalid
 	}
 	return c, t, nil
 }
@@ -531,14 +686,7 @@ func (s *Server) deleteForumTopic(_ *http.Request, p params) (any, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	id := t.MessageThreadID
-	delete(c.topics, id)
-	c.order = slices.DeleteFunc(c.order, func(x int) bool { return x == id })
-	for _, sm := range c.msgs {
-		if sm.msg.MessageThreadID == id {
-			sm.deleted = true
-		}
-	}
+	c.deleteTopic(t.MessageThreadID)
 	return true, nil
 }
 

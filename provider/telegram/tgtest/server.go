@@ -107,6 +107,7 @@ type Server struct {
 	policy ConflictPolicy
 	bot    botapi.User
 	hs     *httptest.Server
+	gate   *gateListener // lets SetUnreachable refuse connections
 
 	done      chan struct{} // closed by Close: wakes every waiting handler
 	closeOnce sync.Once
@@ -168,9 +169,10 @@ func New(tb testing.TB, opts ...Option) *Server {
 	if err != nil {
 		tb.Fatalf("tgtest: listen: %v", err)
 	}
+	s.gate = newGateListener(ln)
 	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
 	s.hs.Listener.Close()
-	s.hs.Listener = ln
+	s.hs.Listener = s.gate
 	s.hs.Config.ErrorLog = log.New(tbWriter{tb}, "tgtest: ", 0)
 	s.hs.Start()
 	tb.Cleanup(s.Close)
@@ -196,6 +198,22 @@ func (s *Server) Close() {
 		s.hs.CloseClientConnections()
 		s.hs.Close()
 	})
+}
+
+// SetUnreachable makes the server unreachable (true) or reachable again
+// (false), as when Telegram's network is down: while unreachable, the
+// port is closed, so a connection attempt is refused, and open
+// connections are cut. Coming back, it listens on the same port. It
+// fails the test if the port cannot be had again.
+func (s *Server) SetUnreachable(down bool) {
+	if down {
+		s.gate.down()
+		s.hs.CloseClientConnections()
+		return
+	}
+	if err := s.gate.up(); err != nil {
+		s.tb.Errorf("tgtest: listen again: %v", err)
+	}
 }
 
 // URL returns the base URL to use as botapi.Config.BaseURL.
@@ -317,6 +335,8 @@ type handler func(s *Server, r *http.Request, p params) (any, *apiError)
 // case-insensitively) to handlers.
 var methods = map[string]handler{
 	"getme":               (*Server).getMe,
+	"getchat":             (*Server).getChat,
+	"getchatmember":       (*Server).getChatMember,
 	"getupdates":          (*Server).getUpdates,
 	"deletewebhook":       (*Server).deleteWebhook,
 	"sendmessage":         (*Server).sendMessage,

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/server/providers"
+)
+
+// checkTimeout bounds one provider's --check.
+const checkTimeout = 10 * time.Second
+
+// checkProviderSettings runs each provider's binary in check mode
+// (provider/README.md, "Check mode") with the settings it would get at a
+// start, and returns what they refused: each problem names
+// providers.<name>.<key> when the provider named a key.
+func checkProviderSettings(ctx context.Context, c *config, specs []providers.Spec, env []string) []problem {
+	var probs []problem
+	for _, spec := range specs {
+		key := "providers." + spec.Name
+		bin, err := providerBinary(spec)
+		if err != nil {
+			probs = append(probs, problem{line: c.line(key + ".binary"), key: key, why: err.Error()})
+			continue
+		}
+		line, err := runCheck(ctx, bin, spec, env)
+		if err != nil {
+			probs = append(probs, problem{line: c.line(key), key: key, why: err.Error()})
+			continue
+		}
+		if line == "" {
+			continue
+		}
+		if k, why, ok := settingLine(line); ok {
+			probs = append(probs, problem{line: c.line(key + "." + k), key: key + "." + k, why: why})
+		} else {
+			probs = append(probs, problem{line: c.line(key), key: key, why: line})
+		}
+	}
+	return probs
+}
+
+// keyed matches a check line that names a setting: "<key>: <why>".
+var keyed = regexp.MustCompile(`^([a-z0-9_]+(?:\.[a-z0-9_]+)*): (.+)$`)
+
+func settingLine(line string) (key, why string, ok bool) {
+	m := keyed.FindStringSubmatch(line)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
+// providerBinary resolves the binary a provider would be started from:
+// Binary if set, else provider-<name> beside this executable, else on
+// PATH (server/providers resolves it the same way).
+func providerBinary(spec providers.Spec) (string, error) {
+	if spec.Binary != "" {
+		if _, err := exec.LookPath(spec.Binary); err != nil {
+			return "", fmt.Errorf("binary %s: %w", spec.Binary, errors.Unwrap(err))
+		}
+		return spec.Binary, nil
+	}
+	name := "provider-" + spec.Name
+	if exe, err := os.Executable(); err == nil {
+		beside := filepath.Join(filepath.Dir(exe), name)
+		if fi, err := os.Stat(beside); err == nil && !fi.IsDir() {
+			return beside, nil
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("no %s beside supervisord or on PATH: install it, or name it with binary:", name)
+	}
+	return p, nil
+}
+
+// runCheck runs bin --check with the settings a start would write (the
+// spec's settings, its name and a throwaway secret) and returns the line
+// it printed: "" when it accepted them. An error means the check itself
+// did not work (the binary would not run, or said nothing).
+func runCheck(ctx context.Context, bin string, spec providers.Spec, env []string) (string, error) {
+	settings := map[string]any{}
+	for k, v := range spec.Settings {
+		settings[k] = v
+	}
+	settings[provider.SettingsNameKey] = spec.Name
+	settings[provider.SettingsSecretKey] = throwawaySecret()
+	in, err := json.Marshal(settings)
+	if err != nil {
+		return "", fmt.Errorf("settings: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, provider.CheckFlag)
+	cmd.Env = append(env[:len(env):len(env)], provider.EnvName+"="+spec.Name)
+	cmd.Stdin = bytes.NewReader(in)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.Dir = "/"
+	err = cmd.Run()
+	line := firstLine(out.Bytes())
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return "", nil
+	case ctx.Err() != nil:
+		return "", fmt.Errorf("%s %s did not answer within %s", bin, provider.CheckFlag, checkTimeout)
+	case !errors.As(err, &ee):
+		return "", fmt.Errorf("%s %s: %w", bin, provider.CheckFlag, err)
+	case line != "":
+		return line, nil
+	}
+	msg := fmt.Sprintf("%s %s refused the settings (%s) without saying why", bin, provider.CheckFlag, ee.ProcessState)
+	if tail := lastLine(errOut.Bytes()); tail != "" {
+		msg += "; its last stderr line: " + tail
+	}
+	msg += " (does it implement " + provider.CheckFlag + "? see provider/README.md)"
+	return "", errors.New(msg)
+}
+
+func firstLine(b []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if s := strings.TrimSpace(sc.Text()); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	s := strings.TrimSpace(lines[len(lines)-1])
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// throwawaySecret is a secret of the supervisor's shape for a check; no
+// server ever accepts it.
+func throwawaySecret() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}

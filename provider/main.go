@@ -1,0 +1,233 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rs/zerolog"
+)
+
+// CheckFlag is the argument that runs a provider binary in check mode:
+// it validates the settings on stdin and exits, serving nothing (README.md,
+// "Check mode").
+const CheckFlag = "--check"
+
+// SettingsNameKey is the key of the settings object on stdin that holds the
+// provider name the supervisor configured.
+const SettingsNameKey = "name"
+
+// maxSettingsBytes bounds the settings document read from stdin.
+const maxSettingsBytes = 1 << 20
+
+// Child is what a provider binary's main hands to [Main]: how to build its
+// Platform from the settings.
+type Child struct {
+	// Name is the provider's name when neither CHATBUS_PROVIDER_NAME nor
+	// the settings name one (e.g. "telegram").
+	Name string
+	// Usage is printed for -h and --help.
+	Usage string
+	// Build validates the settings completely and builds the Platform. It
+	// must not contact the platform (check mode runs it with no network
+	// in mind, and a start must not wait on it). A problem with a setting
+	// should be a [*SettingError] naming the key; any error refuses the
+	// settings. In check mode the Platform it returns is discarded.
+	Build func(BuildContext) (Platform, error)
+}
+
+// BuildContext is what [Child.Build] gets.
+type BuildContext struct {
+	// Name is the provider name (CHATBUS_PROVIDER_NAME, else the settings'
+	// "name", else Child.Name).
+	Name string
+	// Settings are the platform's own settings: the JSON object on stdin
+	// without "secret" and "name". Decode them with [DecodeSettings].
+	Settings json.RawMessage
+	// Getenv reads the child's environment (for a token kept out of the
+	// config file).
+	Getenv func(string) string
+	// Logger is the child's log: JSON lines on stderr, tagged with the
+	// provider name. In check mode it discards.
+	Logger zerolog.Logger
+	// Health is where the Platform reports whether its connection works.
+	Health *Health
+	// Check is true in check mode: nothing will be served.
+	Check bool
+}
+
+// Process is the process [Main] runs in. Only cmd/provider-<name> reads
+// the real one (os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv).
+type Process struct {
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+}
+
+// Exit codes of [Main].
+const (
+	// ExitOK: served and stopped cleanly, or check mode found nothing wrong.
+	ExitOK = 0
+	// ExitFailed: the settings were refused, or serving failed.
+	ExitFailed = 1
+	// ExitUsage: an unknown argument.
+	ExitUsage = 2
+)
+
+// Main is a provider binary's whole main: cmd/provider-<name> calls
+// os.Exit(provider.Main(ctx, process, child)). It implements the child
+// contract of README.md:
+//
+//   - "--check": read the settings from stdin, validate them with
+//     child.Build (nothing is served, the platform is not contacted) and
+//     exit 0 printing nothing, or print one line saying what is wrong
+//     (which key and why) on stdout and exit 1;
+//   - no argument: read the settings, build the Platform, listen on
+//     $CHATBUS_PROVIDER_SOCKET and [Serve] until ctx ends or a doctor
+//     Commit settled, logging JSON lines to stderr. A failure to start is
+//     logged as one JSON line at level "error" (so the supervisor, which
+//     copies the child's stderr into its own log, records it as an error)
+//     and exits 1;
+//   - "-h", "--help": print child.Usage.
+func Main(ctx context.Context, p Process, child Child) int {
+	if p.Getenv == nil {
+		p.Getenv = func(string) string { return "" }
+	}
+	check := false
+	switch {
+	case len(p.Args) == 0:
+	case len(p.Args) == 1 && p.Args[0] == CheckFlag:
+		check = true
+	case len(p.Args) == 1 && (p.Args[0] == "-h" || p.Args[0] == "--help"):
+		fmt.Fprintln(p.Stdout, strings.TrimSpace(child.Usage))
+		return ExitOK
+	default:
+		fmt.Fprintf(p.Stderr, "%s: unknown arguments %q: this binary is started by supervisord (see --help)\n", childName(child), p.Args)
+		return ExitUsage
+	}
+	name := p.Getenv(EnvName)
+	if check {
+		if err := runCheck(p, child, name); err != nil {
+			fmt.Fprintln(p.Stdout, oneLine(err.Error()))
+			return ExitFailed
+		}
+		return ExitOK
+	}
+	if name == "" {
+		name = childName(child)
+	}
+	// Serve tags its own lines with the name; the rest are tagged here.
+	base := zerolog.New(p.Stderr).With().Timestamp().Logger()
+	tagged := base.With().Str("provider", name).Logger()
+	if err := serveChild(ctx, p, child, name, base, tagged); err != nil {
+		tagged.Error().Err(err).Msg("provider cannot run")
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// runCheck is check mode: the settings, split and built, nothing served.
+func runCheck(p Process, child Child, name string) error {
+	secret, settings, err := readSettings(p.Stdin)
+	if err != nil {
+		return err
+	}
+	_ = secret // checked by SplitSettings: the supervisor hands one in check mode too
+	bc, err := buildContext(child, name, settings, p.Getenv, zerolog.Nop(), true)
+	if err != nil {
+		return err
+	}
+	_, err = child.Build(bc)
+	return err
+}
+
+func serveChild(ctx context.Context, p Process, child Child, name string, base, tagged zerolog.Logger) error {
+	socket := p.Getenv(EnvSocket)
+	if socket == "" {
+		return fmt.Errorf("%s is not set: this binary is started by supervisord (see --help)", EnvSocket)
+	}
+	secret, settings, err := readSettings(p.Stdin)
+	if err != nil {
+		return err
+	}
+	bc, err := buildContext(child, name, settings, p.Getenv, tagged, false)
+	if err != nil {
+		return err
+	}
+	plat, err := child.Build(bc)
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	return Serve(ctx, Config{
+		Name:      bc.Name,
+		Socket:    socket,
+		Platform:  plat,
+		Secret:    secret,
+		Logger:    base,
+		Health:    bc.Health,
+		Handshake: p.Stdout,
+	})
+}
+
+// readSettings reads the settings document to EOF and splits off the
+// secret.
+func readSettings(r io.Reader) (string, json.RawMessage, error) {
+	if r == nil {
+		return "", nil, errors.New("no settings on stdin")
+	}
+	raw, err := io.ReadAll(io.LimitReader(r, maxSettingsBytes+1))
+	if err != nil {
+		return "", nil, fmt.Errorf("read settings from stdin: %w", err)
+	}
+	if len(raw) > maxSettingsBytes {
+		return "", nil, fmt.Errorf("settings on stdin are larger than %d bytes", maxSettingsBytes)
+	}
+	return SplitSettings(raw)
+}
+
+// buildContext takes "name" out of the platform's settings.
+func buildContext(child Child, envName string, settings json.RawMessage, getenv func(string) string, log zerolog.Logger, check bool) (BuildContext, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(settings, &m); err != nil {
+		return BuildContext{}, fmt.Errorf("settings on stdin must be one JSON object: %v", err)
+	}
+	name := envName
+	if v, ok := m[SettingsNameKey]; ok {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return BuildContext{}, Settingf(SettingsNameKey, "want a string")
+		}
+		if name == "" {
+			name = s
+		}
+		delete(m, SettingsNameKey)
+	}
+	if name == "" {
+		name = childName(child)
+	}
+	rest, err := json.Marshal(m)
+	if err != nil {
+		return BuildContext{}, err
+	}
+	if child.Build == nil {
+		return BuildContext{}, errors.New("provider: Child.Build is required")
+	}
+	return BuildContext{Name: name, Settings: rest, Getenv: getenv, Logger: log, Health: NewHealth(), Check: check}, nil
+}
+
+func childName(child Child) string {
+	if child.Name != "" {
+		return child.Name
+	}
+	return "provider"
+}
+
+// oneLine folds an error's text onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,197 @@
+package provider
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrSettings is what every [*SettingError] matches: the provider's
+// settings are not usable as they are.
+var ErrSettings = errors.New("invalid provider settings")
+
+// SettingError says what is wrong with one provider setting. Key is its
+// path in the settings object ("token", "allowed_user_ids", a dotted path
+// into nested objects); "" when the problem is not one key's. Why says
+// what is wrong and, where it helps, what would be right. It never holds
+// a secret's value.
+type SettingError struct {
+	Key string
+	Why string
+}
+
+// Error returns "<key>: <why>", or why alone without a key: the one line
+// a provider prints in --check mode (see [Main]).
+func (e *SettingError) Error() string {
+	if e.Key == "" {
+		return e.Why
+	}
+	return e.Key + ": " + e.Why
+}
+
+// Is matches [ErrSettings].
+func (e *SettingError) Is(target error) bool { return target == ErrSettings }
+
+// Settingf returns a [*SettingError] for key.
+func Settingf(key, format string, args ...any) error {
+	return &SettingError{Key: key, Why: fmt.Sprintf(format, args...)}
+}
+
+// DecodeSettings decodes a platform's settings (one JSON object, as
+// [SplitSettings] or [Main] hands it) into v, a pointer to a struct whose
+// fields carry json tags. A key v does not know, and a value of the wrong
+// type, is a [*SettingError] naming the key in the operator's words
+// ("tokn: unknown setting; did you mean token? (known: …)", "allowed_user_ids:
+// want a list of integers, got a string"), never a Go type.
+func DecodeSettings(raw json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		return nil
+	}
+	known := settingKeys(reflect.TypeOf(v))
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		key := te.Field
+		if key == "" {
+			return &SettingError{Why: fmt.Sprintf("the settings must be one JSON object, got %s", article(te.Value))}
+		}
+		return &SettingError{Key: key, Why: fmt.Sprintf("want %s, got %s", describeType(te.Type), article(te.Value))}
+	case errors.As(err, &se):
+		return &SettingError{Why: fmt.Sprintf("the settings are not valid JSON: %v", err)}
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if u, uerr := strconv.Unquote(name); uerr == nil {
+			name = u
+		}
+		why := "unknown setting"
+		if c := Closest(name, known); c != "" {
+			why += "; did you mean " + c + "?"
+		}
+		return &SettingError{Key: name, Why: why + " (known: " + strings.Join(known, ", ") + ")"}
+	}
+	return &SettingError{Why: err.Error()}
+}
+
+// settingKeys lists the json keys of the struct t points to, sorted.
+func settingKeys(t reflect.Type) []string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		keys = append(keys, name)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// describeType names what a Go type wants, in the operator's words.
+func describeType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list of " + plural(describeType(t.Elem()))
+	case reflect.Map, reflect.Struct:
+		return "an object (key: value)"
+	case reflect.Pointer:
+		return describeType(t.Elem())
+	}
+	return "another kind of value"
+}
+
+// plural turns "an integer" into "integers", "a string" into "strings".
+func plural(s string) string {
+	for _, a := range []string{"an ", "a "} {
+		if rest, ok := strings.CutPrefix(s, a); ok {
+			return rest + "s"
+		}
+	}
+	return s
+}
+
+// article names a JSON kind as encoding/json reports it ("string",
+// "number", "array", "object", "bool", "number -5") with an article.
+func article(kind string) string {
+	k, _, _ := strings.Cut(kind, " ")
+	switch k {
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	case "bool":
+		return "true or false"
+	case "number":
+		return "a number"
+	case "string":
+		return "a string"
+	}
+	return kind
+}
+
+// Closest returns the name in known within edit distance 2 of name (the
+// nearest, the first of equals), or "" if none is that near: the setting a
+// person probably meant when they typed an unknown one.
+func Closest(name string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := distance(name, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance of a and b, in bytes.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

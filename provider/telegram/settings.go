@@ -1,0 +1,107 @@
+package telegram
+
+import (
+	"encoding/json"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/chatbus/chatbus/provider"
+)
+
+// TokenEnv is the environment variable the bot token is read from when
+// the settings carry none (so it can stay out of the config file).
+const TokenEnv = "CHATBUS_TELEGRAM_TOKEN"
+
+// Settings is the provider's config: the providers.telegram section of the
+// supervisor's config file, minus the supervisor's own keys, written to
+// the child's stdin as JSON.
+type Settings struct {
+	// ForumChatID is the forum supergroup threads are made in. Required.
+	ForumChatID int64 `json:"forum_chat_id"`
+	// Token is the bot token. If empty, $CHATBUS_TELEGRAM_TOKEN.
+	Token string `json:"token"`
+	// BaseURL of the Bot API. If empty, https://api.telegram.org.
+	BaseURL string `json:"base_url"`
+	// AllowedUserIDs may talk to followers; everyone else is dropped and
+	// counted. Empty: nobody is routed (fail closed).
+	AllowedUserIDs []int64 `json:"allowed_user_ids"`
+	// PollTimeout is the long-poll timeout. If empty, 30s.
+	PollTimeout string `json:"poll_timeout"`
+	// PollGrace is added to the HTTP timeout of a long poll. If empty, 10s.
+	PollGrace string `json:"poll_grace"`
+	// ChatRecheck is how soon a forum chat found unusable (not a forum,
+	// the bot no admin that may manage topics) is looked at again. If
+	// empty, 10s. A usable chat is looked at again every 5 minutes.
+	ChatRecheck string `json:"chat_recheck"`
+}
+
+// tokenPattern is a bot token as BotFather gives it: the bot's id, a
+// colon, a secret of URL-safe characters.
+var tokenPattern = regexp.MustCompile(`^[0-9]+:[A-Za-z0-9_-]+$`)
+
+// ParseSettings decodes the settings (JSON) and checks every one of them
+// without contacting Telegram; a token left out is read with getenv from
+// [TokenEnv]. A problem is a *provider.SettingError naming the key. The
+// token's value never appears in an error.
+func ParseSettings(b json.RawMessage, getenv func(string) string) (Settings, error) {
+	var s Settings
+	if err := provider.DecodeSettings(b, &s); err != nil {
+		return s, err
+	}
+	switch {
+	case s.ForumChatID == 0:
+		return s, provider.Settingf("forum_chat_id", "required: the id of the forum supergroup threads are made in (e.g. -1001234567890)")
+	case s.ForumChatID > 0:
+		return s, provider.Settingf("forum_chat_id", "%d is a user's id; a forum supergroup's id is negative (e.g. -1001234567890)", s.ForumChatID)
+	}
+	if s.Token == "" && getenv != nil {
+		s.Token = strings.TrimSpace(getenv(TokenEnv))
+	}
+	switch {
+	case s.Token == "":
+		return s, provider.Settingf("token", "missing: set token under providers.telegram or export %s", TokenEnv)
+	case !tokenPattern.MatchString(s.Token):
+		return s, provider.Settingf("token", "not a bot token (want <bot id>:<secret> as @BotFather gives it)")
+	}
+	if s.BaseURL != "" {
+		u, err := url.Parse(s.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return s, provider.Settingf("base_url", "%q is not an absolute http(s) URL (e.g. https://api.telegram.org)", s.BaseURL)
+		}
+	}
+	for i, id := range s.AllowedUserIDs {
+		if id <= 0 {
+			return s, provider.Settingf("allowed_user_ids", "entry %d (%d) is not a user id: user ids are positive", i+1, id)
+		}
+	}
+	for _, d := range []struct {
+		key, val string
+		min, max time.Duration
+	}{
+		{"poll_timeout", s.PollTimeout, time.Second, 5 * time.Minute},
+		{"poll_grace", s.PollGrace, time.Millisecond, 5 * time.Minute},
+		{"chat_recheck", s.ChatRecheck, 10 * time.Millisecond, time.Hour},
+	} {
+		if d.val == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.val)
+		if err != nil {
+			return s, provider.Settingf(d.key, "%q is not a duration (e.g. 30s)", d.val)
+		}
+		if v < d.min || v > d.max {
+			return s, provider.Settingf(d.key, "%s is out of range (%s to %s)", d.val, d.min, d.max)
+		}
+	}
+	return s, nil
+}
+
+// duration returns a checked duration setting, or def if it is empty.
+func duration(v string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(v); err == nil && v != "" {
+		return d
+	}
+	return def
+}
