@@ -11,8 +11,9 @@ import (
 	"testing"
 )
 
-// TestBusctlFreshRun: the README's commands on a fresh supervisor with
-// no provider answer what is true, with the README's exit codes.
+// TestBusctlFreshRun: the README's commands on a fresh supervisor (no
+// provider configured: the playground runs) answer what is true, with the
+// README's exit codes.
 func TestBusctlFreshRun(t *testing.T) {
 	p := newProfile(t)
 	d := p.start()
@@ -25,7 +26,8 @@ func TestBusctlFreshRun(t *testing.T) {
 		{args: []string{"updates", "manual:1234"}, wantCode: 5,
 			want: "busctl: no binding for manual:1234 yet: a follower registering with that profile key makes one (busctl bindings lists them)"},
 		{args: []string{"doctor", "restart", "telegram"}, wantCode: 5,
-			want: "busctl: no provider named telegram is configured (none is configured; providers are configured under providers: in " +
+			// The playground runs by default: it is what is configured.
+			want: "busctl: no provider named telegram is configured (configured: playground; providers are configured under providers: in " +
 				filepath.Join(p.home, ".config", "chatbus", "default.yaml") + ", see deploy/config.example.yaml)"},
 		{args: []string{"doctor", "prepare", "telegram"}, wantCode: 5, want: "no provider named telegram is configured"},
 		{args: []string{"doctor", "status", "telegram"}, wantCode: 5, want: "no provider named telegram is configured"},

@@ -55,6 +55,10 @@ type BuildContext struct {
 	Logger zerolog.Logger
 	// Health is where the Platform reports whether its connection works.
 	Health *Health
+	// StateDir is the child's private state directory ("state_dir" of the
+	// settings: <supervisor state dir>/providers/<name>, mode 0700), "" if
+	// the supervisor named none. In check mode nothing may be written.
+	StateDir string
 	// Check is true in check mode: nothing will be served.
 	Check bool
 }
@@ -133,16 +137,19 @@ func Main(ctx context.Context, p Process, child Child) int {
 
 // runCheck is check mode: the settings, split and built, nothing served.
 func runCheck(p Process, child Child, name string) error {
-	secret, settings, err := readSettings(p.Stdin)
+	// The secret is checked by ParseChildSettings: the supervisor hands
+	// one in check mode too.
+	cs, settings, err := readSettings(p.Stdin)
 	if err != nil {
 		return err
 	}
-	_ = secret // checked by SplitSettings: the supervisor hands one in check mode too
 	bc, err := buildContext(child, name, settings, p.Getenv, zerolog.Nop(), true)
 	if err != nil {
 		return err
 	}
-	_, err = child.Build(bc)
+	bc.StateDir = cs.StateDir
+	plat, err := child.Build(bc)
+	closePlatform(plat)
 	return err
 }
 
@@ -151,7 +158,7 @@ func serveChild(ctx context.Context, p Process, child Child, name string, base, 
 	if socket == "" {
 		return fmt.Errorf("%s is not set: this binary is started by supervisord (see --help)", EnvSocket)
 	}
-	secret, settings, err := readSettings(p.Stdin)
+	cs, settings, err := readSettings(p.Stdin)
 	if err != nil {
 		return err
 	}
@@ -159,35 +166,48 @@ func serveChild(ctx context.Context, p Process, child Child, name string, base, 
 	if err != nil {
 		return err
 	}
+	bc.StateDir = cs.StateDir
 	plat, err := child.Build(bc)
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
+	defer closePlatform(plat) // a Platform that holds resources releases them after serving
 	return Serve(ctx, Config{
 		Name:      bc.Name,
 		Socket:    socket,
 		Platform:  plat,
-		Secret:    secret,
+		Secret:    cs.Secret,
 		Logger:    base,
 		Health:    bc.Health,
 		Handshake: p.Stdout,
 	})
 }
 
+// closePlatform closes a Platform that has a Close method (with or
+// without an error).
+func closePlatform(p Platform) {
+	switch c := p.(type) {
+	case interface{ Close() error }:
+		c.Close()
+	case interface{ Close() }:
+		c.Close()
+	}
+}
+
 // readSettings reads the settings document to EOF and splits off the
-// secret.
-func readSettings(r io.Reader) (string, json.RawMessage, error) {
+// supervisor's keys (secret, state dir).
+func readSettings(r io.Reader) (ChildSettings, json.RawMessage, error) {
 	if r == nil {
-		return "", nil, errors.New("no settings on stdin")
+		return ChildSettings{}, nil, errors.New("no settings on stdin")
 	}
 	raw, err := io.ReadAll(io.LimitReader(r, maxSettingsBytes+1))
 	if err != nil {
-		return "", nil, fmt.Errorf("read settings from stdin: %w", err)
+		return ChildSettings{}, nil, fmt.Errorf("read settings from stdin: %w", err)
 	}
 	if len(raw) > maxSettingsBytes {
-		return "", nil, fmt.Errorf("settings on stdin are larger than %d bytes", maxSettingsBytes)
+		return ChildSettings{}, nil, fmt.Errorf("settings on stdin are larger than %d bytes", maxSettingsBytes)
 	}
-	return SplitSettings(raw)
+	return ParseChildSettings(raw)
 }
 
 // buildContext takes "name" out of the platform's settings.

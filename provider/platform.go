@@ -73,6 +73,10 @@ type Param struct {
 type Method struct {
 	Name   string
 	Params []Param
+	// Idempotent: the platform makes a call of it at most once per
+	// idempotency key, so the supervisor may send a call whose outcome is
+	// unknown again, with its key.
+	Idempotent bool
 }
 
 // Description is what a platform declares about itself. The supervisor
@@ -230,7 +234,7 @@ func RefsProto(refs []Ref) *providerv1.References {
 func (d Description) proto() *providerv1.DescribeResponse {
 	out := &providerv1.DescribeResponse{Platform: d.Platform, MaxTextChars: uint32(max(d.MaxTextChars, 0)), WebUrl: d.WebURL}
 	for _, m := range d.Methods {
-		pm := &providerv1.Method{Name: m.Name}
+		pm := &providerv1.Method{Name: m.Name, Idempotent: m.Idempotent}
 		for _, p := range m.Params {
 			pm.Params = append(pm.Params, &providerv1.MethodParam{Name: p.Name, Kind: providerv1.ReferenceKind(p.Kind), Required: p.Required})
 		}

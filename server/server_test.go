@@ -105,7 +105,9 @@ func TestLifecycle(t *testing.T) {
 }
 
 func TestClientFollowerHeartbeats(t *testing.T) {
-	sup := servertest.Start(t, server.Config{HeartbeatInterval: 50 * time.Millisecond, StaleAfter: 300 * time.Millisecond})
+	// Heartbeats every 100ms, stale after 1s: ten missed in a row on a
+	// loaded machine before anything is pruned.
+	sup := servertest.Start(t, server.Config{HeartbeatInterval: 100 * time.Millisecond, StaleAfter: time.Second})
 	c := sup.Dial(t)
 	ctx := ctxT(t)
 	f, err := c.Register(ctx, client.Registration{ProfileKey: "manual:1", Cwd: "/x/y"})
@@ -114,7 +116,7 @@ func TestClientFollowerHeartbeats(t *testing.T) {
 	}
 	// Outlive stale-after several times over: the heartbeat keeps it alive.
 	for range 3 {
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(time.Second)
 		fs, err := c.Followers(ctx)
 		if err != nil || len(fs) != 1 {
 			t.Fatalf("followers %v %v", fs, err)

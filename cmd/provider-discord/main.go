@@ -7,9 +7,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -39,61 +36,25 @@ Settings (providers.discord in the supervisor's config):
 func main() {
 	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:])
+	code := provider.Main(ctx, provider.Process{
+		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
+	}, provider.Child{Name: "discord", Usage: usage, Build: build})
 	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "provider-discord:", err)
-		os.Exit(1)
-	}
+	os.Exit(code)
 }
 
-func run(ctx context.Context, args []string) error {
-	if len(args) > 0 {
-		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-			fmt.Println(usage)
-			return nil
-		}
-		return fmt.Errorf("unexpected argument %q (see --help)", args[0])
-	}
-	socket := os.Getenv(provider.EnvSocket)
-	if socket == "" {
-		return errors.New(provider.EnvSocket + " is not set: this binary is started by supervisord (see --help)")
-	}
-	name := os.Getenv(provider.EnvName)
-	if name == "" {
-		name = "discord"
-	}
-	raw, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
+// build checks the settings (the token from the environment where the
+// settings have none) and builds the platform; it does not contact Discord.
+func build(b provider.BuildContext) (provider.Platform, error) {
+	s, err := discord.ParseSettings(b.Settings)
 	if err != nil {
-		return fmt.Errorf("read settings from stdin: %w", err)
-	}
-	secret, settings, err := provider.SplitSettings(raw)
-	if err != nil {
-		return err
-	}
-	s, err := discord.ParseSettings(settings)
-	if err != nil {
-		return err
+		return nil, err
 	}
 	if s.Token == "" {
-		s.Token = os.Getenv("CHATBUS_DISCORD_TOKEN")
+		s.Token = b.Getenv("CHATBUS_DISCORD_TOKEN")
 	}
 	if s.Token == "" {
-		return errors.New("no bot token: set token in the provider settings or CHATBUS_DISCORD_TOKEN")
+		return nil, provider.Settingf("token", "missing: set token under providers.%s or export CHATBUS_DISCORD_TOKEN", b.Name)
 	}
-	log := zerolog.New(os.Stderr).With().Timestamp().Logger()
-	health := provider.NewHealth()
-	plat, err := discord.New(s, discord.Options{Logger: log, OnState: health.Set})
-	if err != nil {
-		return err
-	}
-	defer plat.Close()
-	return provider.Serve(ctx, provider.Config{
-		Name:     name,
-		Socket:   socket,
-		Platform: plat,
-		Secret:   secret,
-		Logger:   log,
-		Health:   health,
-	})
+	return discord.New(s, discord.Options{Logger: b.Logger, OnState: b.Health.Set})
 }

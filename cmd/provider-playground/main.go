@@ -10,9 +10,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -23,20 +20,7 @@ import (
 	"github.com/chatbus/chatbus/provider/playground"
 )
 
-func main() {
-	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	err := run(ctx)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "provider-playground:", err)
-		os.Exit(1)
-	}
-}
-
-func run(ctx context.Context) error {
-	if len(os.Args) > 1 && (os.Args[1] == "-h" || os.Args[1] == "--help") {
-		fmt.Println(`provider-playground: the playground provider child of supervisord.
+const usage = `provider-playground: the playground provider child of supervisord.
 
 A chat of its own on a web page at 127.0.0.1 (a room per follower thread),
 speaking the Telegram Bot API's methods. supervisord starts it when no
@@ -45,40 +29,28 @@ providers section) and logs the page's URL; it is not meant to be run by
 hand. Contract: env CHATBUS_PROVIDER_SOCKET (where to listen) and
 CHATBUS_PROVIDER_NAME, the settings as JSON on stdin (secret, state_dir,
 optional port, max_file_bytes, title), one handshake line
-"1|unix|<socket>|grpc" on stdout.`)
-		return nil
+"1|unix|<socket>|grpc" on stdout. With --check it only validates the
+settings: exit 0 printing nothing, or 1 printing what is wrong.`
+
+func main() {
+	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	code := provider.Main(ctx, provider.Process{
+		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
+	}, provider.Child{Name: "playground", Usage: usage, Build: build})
+	stop()
+	os.Exit(code)
+}
+
+// build checks the settings and, unless checking only, opens the
+// playground's store in its state dir.
+func build(b provider.BuildContext) (provider.Platform, error) {
+	s, err := playground.ParseSettings(b.Settings)
+	if err != nil || b.Check {
+		return nil, err
 	}
-	socket := os.Getenv(provider.EnvSocket)
-	if socket == "" {
-		return errors.New("CHATBUS_PROVIDER_SOCKET is not set: this binary is started by supervisord (see --help)")
+	if b.StateDir == "" {
+		return nil, provider.Settingf("state_dir", "missing: the playground keeps its rooms in the state dir the supervisor names")
 	}
-	name := os.Getenv(provider.EnvName)
-	if name == "" {
-		name = "playground"
-	}
-	raw, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
-	if err != nil {
-		return fmt.Errorf("read settings from stdin: %w", err)
-	}
-	child, rest, err := provider.ParseChildSettings(raw)
-	if err != nil {
-		return err
-	}
-	s, err := playground.ParseSettings(rest)
-	if err != nil {
-		return err
-	}
-	log := zerolog.New(os.Stderr).With().Timestamp().Logger()
-	plat, err := playground.New(playground.Config{Settings: s, StateDir: child.StateDir, Logger: log})
-	if err != nil {
-		return err
-	}
-	defer plat.Close()
-	return provider.Serve(ctx, provider.Config{
-		Name:     name,
-		Socket:   socket,
-		Platform: plat,
-		Secret:   child.Secret,
-		Logger:   log,
-	})
+	return playground.New(playground.Config{Settings: s, StateDir: b.StateDir, Logger: b.Logger})
 }

@@ -8,9 +8,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -27,7 +24,8 @@ supervisord starts it for a "slack" entry in its config's providers
 section; it is not meant to be run by hand. Contract: env
 CHATBUS_PROVIDER_SOCKET (where to listen) and CHATBUS_PROVIDER_NAME, the
 settings as JSON on stdin, one handshake line "1|unix|<socket>|grpc" on
-stdout, the log on stderr.
+stdout, the log on stderr. With --check it only validates the settings:
+exit 0 printing nothing, or 1 printing which setting is wrong and why.
 
 Settings (the providers.slack section of the supervisor's config):
   channel_id        the channel the threads live in (C0123ABCD); required
@@ -44,61 +42,31 @@ See "Connecting a Slack app" in the README for the app manifest.`
 func main() {
 	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:])
+	code := provider.Main(ctx, provider.Process{
+		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
+	}, provider.Child{Name: "slack", Usage: help, Build: build})
 	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "provider-slack:", err)
-		os.Exit(1)
-	}
+	os.Exit(code)
 }
 
-func run(ctx context.Context, args []string) error {
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-		fmt.Println(help)
-		return nil
-	}
-	if len(args) > 0 {
-		return fmt.Errorf("unexpected argument %q (see --help)", args[0])
-	}
-	socket := os.Getenv(provider.EnvSocket)
-	if socket == "" {
-		return errors.New(provider.EnvSocket + " is not set: this binary is started by supervisord (see --help)")
-	}
-	name := os.Getenv(provider.EnvName)
-	if name == "" {
-		name = "slack"
-	}
-	raw, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
+// build checks the settings (the tokens from the environment where the
+// settings have none) and builds the platform; it does not contact Slack.
+func build(b provider.BuildContext) (provider.Platform, error) {
+	s, err := slack.ParseSettings(b.Settings)
 	if err != nil {
-		return fmt.Errorf("read settings from stdin: %w", err)
-	}
-	secret, platform, err := provider.SplitSettings(raw)
-	if err != nil {
-		return err
-	}
-	s, err := slack.ParseSettings(platform)
-	if err != nil {
-		return err
+		return nil, err
 	}
 	if s.AppToken == "" {
-		s.AppToken = os.Getenv("CHATBUS_SLACK_APP_TOKEN")
+		s.AppToken = b.Getenv("CHATBUS_SLACK_APP_TOKEN")
 	}
 	if s.BotToken == "" {
-		s.BotToken = os.Getenv("CHATBUS_SLACK_BOT_TOKEN")
+		s.BotToken = b.Getenv("CHATBUS_SLACK_BOT_TOKEN")
 	}
-	log := zerolog.New(os.Stderr).With().Timestamp().Logger()
-	health := provider.NewHealth()
-	plat, err := slack.New(slack.Config{Settings: s, Logger: log, Health: health})
-	if err != nil {
-		return err
+	if s.AppToken == "" {
+		return nil, provider.Settingf("app_token", "missing: set app_token under providers.%s or export CHATBUS_SLACK_APP_TOKEN", b.Name)
 	}
-	defer plat.Close()
-	return provider.Serve(ctx, provider.Config{
-		Name:     name,
-		Socket:   socket,
-		Platform: plat,
-		Secret:   secret,
-		Logger:   log,
-		Health:   health,
-	})
+	if s.BotToken == "" {
+		return nil, provider.Settingf("bot_token", "missing: set bot_token under providers.%s or export CHATBUS_SLACK_BOT_TOKEN", b.Name)
+	}
+	return slack.New(slack.Config{Settings: s, Logger: b.Logger, Health: b.Health})
 }

@@ -39,7 +39,9 @@ var messageParam = []provider.Param{{Name: "message_id", Kind: provider.RefMessa
 // methods are declared in Describe with the params that name ids of the
 // thread; the supervisor refuses ids the thread never saw.
 var methods = []provider.Method{
-	{Name: MethodCreateMessage, Params: []provider.Param{{Name: "message_reference.message_id", Kind: provider.RefMessage}}},
+	// The idempotency key becomes the message's nonce (enforce_nonce):
+	// Discord makes one message per nonce.
+	{Name: MethodCreateMessage, Params: []provider.Param{{Name: "message_reference.message_id", Kind: provider.RefMessage}}, Idempotent: true},
 	{Name: MethodEditMessage, Params: messageParam},
 	{Name: MethodDeleteMessage, Params: messageParam},
 	{Name: MethodAddReaction, Params: messageParam},

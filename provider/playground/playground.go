@@ -262,6 +262,10 @@ func (p *Platform) Identify(context.Context) (provider.Identity, error) {
 func (p *Platform) Describe() provider.Description {
 	d := provider.Description{Platform: "playground", MaxTextChars: maxTextChars, WebURL: p.url}
 	for _, m := range methods {
+		// Every call is recorded with its idempotency key in the same
+		// transaction as its effect (calls.go): a repeat is answered, not
+		// made again.
+		m.Method.Idempotent = true
 		d.Methods = append(d.Methods, m.Method)
 	}
 	return d

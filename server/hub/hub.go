@@ -111,6 +111,9 @@ type Method struct {
 	// Params name ids of the thread: a value of that kind the thread never
 	// saw is refused.
 	Params []Param
+	// Idempotent: the platform de-duplicates it by idempotency key, so a
+	// call whose outcome is unknown may be sent again with its key.
+	Idempotent bool
 }
 
 // Param is a call parameter naming an id of the thread: a top-level key

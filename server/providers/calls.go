@@ -113,6 +113,10 @@ type flight struct {
 	done chan struct{}
 	res  hub.Result
 	err  error
+	// cutOff: the previous run stopped while sending it. It is sent again
+	// only if its method is idempotent on the platform; else its outcome
+	// stays unknown. (Which it is, the child says once it runs.)
+	cutOff bool
 }
 
 func newCalls(p *provider, st store.Store) *calls {
@@ -219,6 +223,12 @@ func (cs *calls) kickRun() {
 // call the child refused as not admitting was not made: it is held again.
 // It reports whether it was settled.
 func (cs *calls) send(f *flight) bool {
+	if f.cutOff && !cs.p.idempotent(f.rec.Method) {
+		cs.p.log.Warn().Str("key", f.rec.Key).Str("binding", f.rec.BindingKey).Str("method", f.rec.Method).
+			Msg("a call was cut off by the supervisor's stop: its outcome is unknown and it is not sent again")
+		cs.finish(f, hub.Result{}, ambiguous("the supervisor stopped while the call was being sent; it may or may not have reached the platform"))
+		return true
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	c := hub.Call{BindingKey: f.rec.BindingKey, Key: f.rec.Key, Method: f.rec.Method, Params: f.rec.Params,
@@ -263,6 +273,17 @@ func (cs *calls) finish(f *flight, res hub.Result, err error) {
 		}
 		cs.settle(f, res, err)
 		return
+	case errors.Is(err, ErrAmbiguous) && cs.p.idempotent(rec.Method):
+		// The platform de-duplicates it by key: send it again (held, in
+		// its thread's order) rather than leave its outcome unknown.
+		cs.p.log.Info().Str("key", rec.Key).Str("method", rec.Method).Err(err).
+			Msg("a call's outcome is unknown; the platform de-duplicates it by key: sending it again")
+		f.rec.State = store.CallQueued
+		if serr := cs.store.SetCall(f.rec); serr != nil {
+			cs.p.log.Error().Err(serr).Str("key", rec.Key).Msg("recording a call to send again")
+		}
+		cs.hold(f)
+		return
 	case errors.Is(err, ErrAmbiguous):
 		rec.State, rec.Failure = store.CallUnknown, encodeFailure(err)
 	default:
@@ -273,6 +294,21 @@ func (cs *calls) finish(f *flight, res hub.Result, err error) {
 	}
 	cs.p.log.Debug().Str("key", rec.Key).Str("method", rec.Method).Str("state", string(rec.State)).Err(err).Msg("call settled")
 	cs.settle(f, res, err)
+}
+
+// idempotent reports whether the provider declared method as made at most
+// once per idempotency key by its platform.
+func (p *provider) idempotent(method string) bool {
+	d := p.desc.Load()
+	if d == nil {
+		return false
+	}
+	for _, m := range d.Methods {
+		if m.Name == method {
+			return m.Idempotent
+		}
+	}
+	return false
 }
 
 // retryable: the call certainly did not reach the platform, and trying
@@ -340,24 +376,18 @@ func (cs *calls) nextHeld() *flight {
 
 // load takes up the provider's open records after a supervisor start:
 // queued ones are held again, to be sent; sending ones were cut off by the
-// stop and may or may not have reached the platform: they become unknown.
+// stop and may or may not have reached the platform: they are sent again
+// if their method is idempotent on the platform, else they become unknown
+// (see send).
 func (cs *calls) load() error {
 	open, err := cs.store.OpenCalls(cs.p.spec.Name)
 	if err != nil {
 		return err
 	}
 	for _, rec := range open {
-		if rec.State == store.CallSending {
-			rec.State = store.CallUnknown
-			rec.Failure = encodeFailure(ambiguous("the supervisor stopped while the call was being sent; it may or may not have reached the platform"))
-			if err := cs.store.SetCall(rec); err != nil {
-				return err
-			}
-			cs.p.log.Warn().Str("key", rec.Key).Str("binding", rec.BindingKey).Str("method", rec.Method).
-				Msg("a call was cut off by the supervisor's stop: its outcome is unknown and it is not sent again")
-			continue
-		}
-		f := &flight{rec: rec, done: make(chan struct{})}
+		// A call cut off mid-send waits in its thread's order too: once the
+		// child runs, its method says whether it may be sent again.
+		f := &flight{rec: rec, done: make(chan struct{}), cutOff: rec.State == store.CallSending}
 		cs.mu.Lock()
 		cs.inflight[callKey{rec.BindingKey, rec.Key}] = f
 		cs.mu.Unlock()

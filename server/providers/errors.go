@@ -3,6 +3,7 @@ package providers
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -117,12 +118,18 @@ func classify(err error) error {
 	switch {
 	case e.Reason == reasonTargetGone:
 		e.Class = ErrTargetGone
-	case e.Class == ErrUnavailable && e.Reason != reasonUnreachable && e.Reason != reasonStopping:
+	case e.Class == ErrUnavailable && e.Reason != reasonUnreachable && e.Reason != reasonStopping && !neverConnected(st):
 		// Not the provider saying it sent nothing: the connection to the
 		// child broke (it died mid-call, perhaps after the platform acted).
 		e.Class = ErrAmbiguous
 	}
 	return e
+}
+
+// neverConnected: grpc failed the call because it could not connect to
+// the child at all (it had died): the request never left.
+func neverConnected(st *status.Status) bool {
+	return strings.Contains(st.Message(), "Error while dialing")
 }
 
 // classNames name the classes in the outbox's records, so a replayed

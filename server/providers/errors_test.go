@@ -51,6 +51,7 @@ func TestClassify(t *testing.T) {
 		{"unreachable, said by the provider", withInfo(codes.Unavailable, reasonUnreachable, 0), ErrUnavailable, true},
 		{"provider stopping", withInfo(codes.Unavailable, reasonStopping, 0), ErrUnavailable, true},
 		{"connection broke mid-call", status.Error(codes.Unavailable, "error reading from server: EOF"), ErrAmbiguous, false},
+		{"child gone before the call", status.Error(codes.Unavailable, `connection error: desc = "transport: Error while dialing: dial unix /run/x.sock: connect: connection refused"`), ErrUnavailable, true},
 		{"unknown", status.Error(codes.Unknown, "x"), ErrAmbiguous, false},
 		{"deadline mid-call", status.Error(codes.DeadlineExceeded, "x"), ErrAmbiguous, false},
 		{"thread deleted", withInfo(codes.NotFound, reasonTargetGone, 0), ErrTargetGone, false},

@@ -295,7 +295,7 @@ func (p *provider) describe(ctx context.Context, cl providerv1.ProviderServiceCl
 	}
 	d := hub.Description{Platform: resp.GetPlatform(), MaxTextChars: int(resp.GetMaxTextChars())}
 	for _, m := range resp.GetMethods() {
-		hm := hub.Method{Name: m.GetName()}
+		hm := hub.Method{Name: m.GetName(), Idempotent: m.GetIdempotent()}
 		for _, pm := range m.GetParams() {
 			hm.Params = append(hm.Params, hub.Param{Name: pm.GetName(), Kind: store.RefKind(pm.GetKind()), Required: pm.GetRequired()})
 		}

@@ -464,7 +464,10 @@ type Method struct {
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Parameters naming an id of the thread (a message, a file, an
 	// interaction): a value the thread never saw is refused.
-	Params        []*MethodParam `protobuf:"bytes,2,rep,name=params,proto3" json:"params,omitempty"`
+	Params []*MethodParam `protobuf:"bytes,2,rep,name=params,proto3" json:"params,omitempty"`
+	// The platform de-duplicates this method by idempotency key: a call cut
+	// off mid-way is sent again, never answered "outcome unknown".
+	Idempotent    bool `protobuf:"varint,3,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -511,6 +514,13 @@ func (x *Method) GetParams() []*MethodParam {
 		return x.Params
 	}
 	return nil
+}
+
+func (x *Method) GetIdempotent() bool {
+	if x != nil {
+		return x.Idempotent
+	}
+	return false
 }
 
 // MethodParam is a Call parameter that names an id of the thread.
@@ -1581,10 +1591,13 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\fCapabilities\x12\x1a\n" +
 	"\bplatform\x18\x01 \x01(\tR\bplatform\x12,\n" +
 	"\amethods\x18\x02 \x03(\v2\x12.chatbus.v1.MethodR\amethods\x12$\n" +
-	"\x0emax_text_chars\x18\x03 \x01(\rR\fmaxTextChars\"M\n" +
+	"\x0emax_text_chars\x18\x03 \x01(\rR\fmaxTextChars\"m\n" +
 	"\x06Method\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
-	"\x06params\x18\x02 \x03(\v2\x17.chatbus.v1.MethodParamR\x06params\"l\n" +
+	"\x06params\x18\x02 \x03(\v2\x17.chatbus.v1.MethodParamR\x06params\x12\x1e\n" +
+	"\n" +
+	"idempotent\x18\x03 \x01(\bR\n" +
+	"idempotent\"l\n" +
 	"\vMethodParam\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x19.chatbus.v1.ReferenceKindR\x04kind\x12\x1a\n" +

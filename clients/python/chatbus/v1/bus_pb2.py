@@ -17,7 +17,7 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x63hatbus/v1/bus.proto\x12\nchatbus.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x16\x63hatbus/v1/types.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"n\n\x07Session\x12\x41\n\x0binstance_id\x18\x01 \x01(\tB \xbaH\x1dr\x1b\x10\x01\x18\x80\x01\x32\x14^[A-Za-z0-9._:@/-]+$R\ninstanceId\x12 \n\x05token\x18\x02 \x01(\tB\n\xbaH\x07r\x05\x10\x10\x18\x80\x01R\x05token\"\xac\x03\n\x0fRegisterRequest\x12\x41\n\x0binstance_id\x18\x01 \x01(\tB \xbaH\x1dr\x1b\x10\x01\x18\x80\x01\x32\x14^[A-Za-z0-9._:@/-]+$R\ninstanceId\x12@\n\x0bprofile_key\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a\x10\x01\x18\x80\x02\x32\x13^[^\\x00-\\x1f\\x7f]+$R\nprofileKey\x12>\n\x0bthread_name\x18\x03 \x01(\tB\x1d\xbaH\x1ar\x18\x18\x80\x01\x32\x13^[^\\x00-\\x1f\\x7f]*$R\nthreadName\x12\x1a\n\x03\x63wd\x18\x04 \x01(\tB\x08\xbaH\x05r\x03\x18\x80 R\x03\x63wd\x12\x19\n\x03pid\x18\x05 \x01(\x05\x42\x07\xbaH\x04\x1a\x02 \x00R\x03pid\x12;\n\x0fprevious_target\x18\x06 \x01(\x0b\x32\x12.chatbus.v1.TargetR\x0epreviousTarget\x12-\n\rhandoff_token\x18\x07 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x01R\x0chandoffToken\x12\x31\n\x08provider\x18\x08 \x01(\tB\x15\xbaH\x12r\x10\x18@2\x0c^[a-z0-9-]*$R\x08provider\"\xbf\x03\n\x10RegisterResponse\x12-\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionR\x07session\x12-\n\x07\x62inding\x18\x02 \x01(\x0b\x32\x13.chatbus.v1.BindingR\x07\x62inding\x12*\n\x06origin\x18\x03 \x01(\x0e\x32\x12.chatbus.v1.OriginR\x06origin\x12H\n\x12heartbeat_interval\x18\x04 \x01(\x0b\x32\x19.google.protobuf.DurationR\x11heartbeatInterval\x12:\n\x0bstale_after\x18\x05 \x01(\x0b\x32\x19.google.protobuf.DurationR\nstaleAfter\x12<\n\x0c\x63\x61pabilities\x18\x06 \x01(\x0b\x32\x18.chatbus.v1.CapabilitiesR\x0c\x63\x61pabilities\x12]\n\x1dsubscribed_heartbeat_interval\x18\x07 \x01(\x0b\x32\x19.google.protobuf.DurationR\x1bsubscribedHeartbeatInterval\"~\n\x0c\x43\x61pabilities\x12\x1a\n\x08platform\x18\x01 \x01(\tR\x08platform\x12,\n\x07methods\x18\x02 \x03(\x0b\x32\x12.chatbus.v1.MethodR\x07methods\x12$\n\x0emax_text_chars\x18\x03 \x01(\rR\x0cmaxTextChars\"M\n\x06Method\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12/\n\x06params\x18\x02 \x03(\x0b\x32\x17.chatbus.v1.MethodParamR\x06params\"l\n\x0bMethodParam\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12-\n\x04kind\x18\x02 \x01(\x0e\x32\x19.chatbus.v1.ReferenceKindR\x04kind\x12\x1a\n\x08required\x18\x03 \x01(\x08R\x08required\"I\n\x10HeartbeatRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\"\xd6\x01\n\x11HeartbeatResponse\x12,\n\x07notices\x18\x01 \x03(\x0e\x32\x12.chatbus.v1.NoticeR\x07notices\x12;\n\x0bserver_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\nserverTime\x12-\n\x07\x62inding\x18\x03 \x01(\x0b\x32\x13.chatbus.v1.BindingR\x07\x62inding\x12\'\n\x0fprovider_detail\x18\x04 \x01(\tR\x0eproviderDetail\"\x8d\x01\n\x10SubscribeRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\x12\x1b\n\tafter_seq\x18\x02 \x01(\x04R\x08\x61\x66terSeq\x12%\n\tmax_batch\x18\x03 \x01(\rB\x08\xbaH\x05*\x03\x18\x80 R\x08maxBatch\"\xab\x01\n\x11SubscribeResponse\x12*\n\x06update\x18\x01 \x01(\x0b\x32\x12.chatbus.v1.UpdateR\x06update\x12<\n\x0f\x62inding_changed\x18\x02 \x01(\x0b\x32\x13.chatbus.v1.BindingR\x0e\x62indingChanged\x12,\n\x07updates\x18\x03 \x03(\x0b\x32\x12.chatbus.v1.UpdateR\x07updates\"^\n\nAckRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\x12\x19\n\x03seq\x18\x02 \x01(\x04\x42\x07\xbaH\x04\x32\x02 \x00R\x03seq\"2\n\x0b\x41\x63kResponse\x12#\n\racked_through\x18\x01 \x01(\x04R\x0c\x61\x63kedThrough\"\xe0\x01\n\x0b\x43\x61llRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\x12;\n\x06method\x18\x02 \x01(\tB#\xbaH r\x1e\x10\x01\x18@2\x18^[A-Za-z][A-Za-z0-9._]*$R\x06method\x12*\n\x0bparams_json\x18\x03 \x01(\x0c\x42\t\xbaH\x06z\x04\x18\x80\x80\x04R\nparamsJson\x12\x31\n\x0fidempotency_key\x18\x04 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"f\n\x0c\x43\x61llResponse\x12\x1f\n\x0bresult_json\x18\x01 \x01(\x0cR\nresultJson\x12\x35\n\nreferences\x18\x02 \x03(\x0b\x32\x15.chatbus.v1.ReferenceR\nreferences\"x\n\x11UploadFileRequest\x12\x32\n\x06header\x18\x01 \x01(\x0b\x32\x18.chatbus.v1.UploadHeaderH\x00R\x06header\x12!\n\x05\x63hunk\x18\x02 \x01(\x0c\x42\t\xbaH\x06z\x04\x18\x80\x80@H\x00R\x05\x63hunkB\x0c\n\x03msg\x12\x05\xbaH\x02\x08\x01\"\xcc\x01\n\x0cUploadHeader\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\x12\x33\n\x08\x66ilename\x18\x02 \x01(\tB\x17\xbaH\x14r\x12\x10\x01\x18\xff\x01\x32\x0b^[^/\\x00]+$R\x08\x66ilename\x12\"\n\x07\x63\x61ption\x18\x03 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x08R\x07\x63\x61ption\x12,\n\x04kind\x18\x04 \x01(\tB\x18\xbaH\x15r\x13R\x00R\x08\x64ocumentR\x05photoR\x04kind\"l\n\x12UploadFileResponse\x12\x1f\n\x0bresult_json\x18\x01 \x01(\x0cR\nresultJson\x12\x35\n\nreferences\x18\x02 \x03(\x0b\x32\x15.chatbus.v1.ReferenceR\nreferences\"q\n\x13\x44ownloadFileRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\x12#\n\x07\x66ile_id\x18\x02 \x01(\tB\n\xbaH\x07r\x05\x10\x01\x18\x80\x02R\x06\x66ileId\"]\n\x14\x44ownloadFileResponse\x12\x14\n\x05\x63hunk\x18\x01 \x01(\x0cR\x05\x63hunk\x12\x12\n\x04size\x18\x02 \x01(\x03R\x04size\x12\x1b\n\tfile_path\x18\x03 \x01(\tR\x08\x66ilePath\"\x86\x01\n\x0eSuspendRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\x12=\n\x06reason\x18\x02 \x01(\x0e\x32\x19.chatbus.v1.SuspendReasonB\n\xbaH\x07\x82\x01\x04\x10\x01 \x00R\x06reason\"q\n\x0fSuspendResponse\x12#\n\rhandoff_token\x18\x01 \x01(\tR\x0chandoffToken\x12\x39\n\nexpires_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\texpiresAt\"J\n\x11UnregisterRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\"\x14\n\x12UnregisterResponse*}\n\x06Notice\x12\x16\n\x12NOTICE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aNOTICE_SUPERVISOR_DRAINING\x10\x01\x12\x1a\n\x16NOTICE_THREAD_REPLACED\x10\x02\x12\x1f\n\x1bNOTICE_PROVIDER_NOT_SERVING\x10\x03*W\n\rSuspendReason\x12\x1e\n\x1aSUSPEND_REASON_UNSPECIFIED\x10\x00\x12&\n\"SUSPEND_REASON_SESSION_REPLACEMENT\x10\x01\x32\x91\x05\n\nBusService\x12\x45\n\x08Register\x12\x1b.chatbus.v1.RegisterRequest\x1a\x1c.chatbus.v1.RegisterResponse\x12H\n\tHeartbeat\x12\x1c.chatbus.v1.HeartbeatRequest\x1a\x1d.chatbus.v1.HeartbeatResponse\x12J\n\tSubscribe\x12\x1c.chatbus.v1.SubscribeRequest\x1a\x1d.chatbus.v1.SubscribeResponse0\x01\x12\x36\n\x03\x41\x63k\x12\x16.chatbus.v1.AckRequest\x1a\x17.chatbus.v1.AckResponse\x12\x39\n\x04\x43\x61ll\x12\x17.chatbus.v1.CallRequest\x1a\x18.chatbus.v1.CallResponse\x12M\n\nUploadFile\x12\x1d.chatbus.v1.UploadFileRequest\x1a\x1e.chatbus.v1.UploadFileResponse(\x01\x12S\n\x0c\x44ownloadFile\x12\x1f.chatbus.v1.DownloadFileRequest\x1a .chatbus.v1.DownloadFileResponse0\x01\x12\x42\n\x07Suspend\x12\x1a.chatbus.v1.SuspendRequest\x1a\x1b.chatbus.v1.SuspendResponse\x12K\n\nUnregister\x12\x1d.chatbus.v1.UnregisterRequest\x1a\x1e.chatbus.v1.UnregisterResponseB7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x63hatbus/v1/bus.proto\x12\nchatbus.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x16\x63hatbus/v1/types.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"n\n\x07Session\x12\x41\n\x0binstance_id\x18\x01 \x01(\tB \xbaH\x1dr\x1b\x10\x01\x18\x80\x01\x32\x14^[A-Za-z0-9._:@/-]+$R\ninstanceId\x12 \n\x05token\x18\x02 \x01(\tB\n\xbaH\x07r\x05\x10\x10\x18\x80\x01R\x05token\"\xac\x03\n\x0fRegisterRequest\x12\x41\n\x0binstance_id\x18\x01 \x01(\tB \xbaH\x1dr\x1b\x10\x01\x18\x80\x01\x32\x14^[A-Za-z0-9._:@/-]+$R\ninstanceId\x12@\n\x0bprofile_key\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a\x10\x01\x18\x80\x02\x32\x13^[^\\x00-\\x1f\\x7f]+$R\nprofileKey\x12>\n\x0bthread_name\x18\x03 \x01(\tB\x1d\xbaH\x1ar\x18\x18\x80\x01\x32\x13^[^\\x00-\\x1f\\x7f]*$R\nthreadName\x12\x1a\n\x03\x63wd\x18\x04 \x01(\tB\x08\xbaH\x05r\x03\x18\x80 R\x03\x63wd\x12\x19\n\x03pid\x18\x05 \x01(\x05\x42\x07\xbaH\x04\x1a\x02 \x00R\x03pid\x12;\n\x0fprevious_target\x18\x06 \x01(\x0b\x32\x12.chatbus.v1.TargetR\x0epreviousTarget\x12-\n\rhandoff_token\x18\x07 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x01R\x0chandoffToken\x12\x31\n\x08provider\x18\x08 \x01(\tB\x15\xbaH\x12r\x10\x18@2\x0c^[a-z0-9-]*$R\x08provider\"\xbf\x03\n\x10RegisterResponse\x12-\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionR\x07session\x12-\n\x07\x62inding\x18\x02 \x01(\x0b\x32\x13.chatbus.v1.BindingR\x07\x62inding\x12*\n\x06origin\x18\x03 \x01(\x0e\x32\x12.chatbus.v1.OriginR\x06origin\x12H\n\x12heartbeat_interval\x18\x04 \x01(\x0b\x32\x19.google.protobuf.DurationR\x11heartbeatInterval\x12:\n\x0bstale_after\x18\x05 \x01(\x0b\x32\x19.google.protobuf.DurationR\nstaleAfter\x12<\n\x0c\x63\x61pabilities\x18\x06 \x01(\x0b\x32\x18.chatbus.v1.CapabilitiesR\x0c\x63\x61pabilities\x12]\n\x1dsubscribed_heartbeat_interval\x18\x07 \x01(\x0b\x32\x19.google.protobuf.DurationR\x1bsubscribedHeartbeatInterval\"~\n\x0c\x43\x61pabilities\x12\x1a\n\x08platform\x18\x01 \x01(\tR\x08platform\x12,\n\x07methods\x18\x02 \x03(\x0b\x32\x12.chatbus.v1.MethodR\x07methods\x12$\n\x0emax_text_chars\x18\x03 \x01(\rR\x0cmaxTextChars\"m\n\x06Method\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12/\n\x06params\x18\x02 \x03(\x0b\x32\x17.chatbus.v1.MethodParamR\x06params\x12\x1e\n\nidempotent\x18\x03 \x01(\x08R\nidempotent\"l\n\x0bMethodParam\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12-\n\x04kind\x18\x02 \x01(\x0e\x32\x19.chatbus.v1.ReferenceKindR\x04kind\x12\x1a\n\x08required\x18\x03 \x01(\x08R\x08required\"I\n\x10HeartbeatRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\"\xd6\x01\n\x11HeartbeatResponse\x12,\n\x07notices\x18\x01 \x03(\x0e\x32\x12.chatbus.v1.NoticeR\x07notices\x12;\n\x0bserver_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\nserverTime\x12-\n\x07\x62inding\x18\x03 \x01(\x0b\x32\x13.chatbus.v1.BindingR\x07\x62inding\x12\'\n\x0fprovider_detail\x18\x04 \x01(\tR\x0eproviderDetail\"\x8d\x01\n\x10SubscribeRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\x12\x1b\n\tafter_seq\x18\x02 \x01(\x04R\x08\x61\x66terSeq\x12%\n\tmax_batch\x18\x03 \x01(\rB\x08\xbaH\x05*\x03\x18\x80 R\x08maxBatch\"\xab\x01\n\x11SubscribeResponse\x12*\n\x06update\x18\x01 \x01(\x0b\x32\x12.chatbus.v1.UpdateR\x06update\x12<\n\x0f\x62inding_changed\x18\x02 \x01(\x0b\x32\x13.chatbus.v1.BindingR\x0e\x62indingChanged\x12,\n\x07updates\x18\x03 \x03(\x0b\x32\x12.chatbus.v1.UpdateR\x07updates\"^\n\nAckRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\x12\x19\n\x03seq\x18\x02 \x01(\x04\x42\x07\xbaH\x04\x32\x02 \x00R\x03seq\"2\n\x0b\x41\x63kResponse\x12#\n\racked_through\x18\x01 \x01(\x04R\x0c\x61\x63kedThrough\"\xe0\x01\n\x0b\x43\x61llRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\x12;\n\x06method\x18\x02 \x01(\tB#\xbaH r\x1e\x10\x01\x18@2\x18^[A-Za-z][A-Za-z0-9._]*$R\x06method\x12*\n\x0bparams_json\x18\x03 \x01(\x0c\x42\t\xbaH\x06z\x04\x18\x80\x80\x04R\nparamsJson\x12\x31\n\x0fidempotency_key\x18\x04 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"f\n\x0c\x43\x61llResponse\x12\x1f\n\x0bresult_json\x18\x01 \x01(\x0cR\nresultJson\x12\x35\n\nreferences\x18\x02 \x03(\x0b\x32\x15.chatbus.v1.ReferenceR\nreferences\"x\n\x11UploadFileRequest\x12\x32\n\x06header\x18\x01 \x01(\x0b\x32\x18.chatbus.v1.UploadHeaderH\x00R\x06header\x12!\n\x05\x63hunk\x18\x02 \x01(\x0c\x42\t\xbaH\x06z\x04\x18\x80\x80@H\x00R\x05\x63hunkB\x0c\n\x03msg\x12\x05\xbaH\x02\x08\x01\"\xcc\x01\n\x0cUploadHeader\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\x12\x33\n\x08\x66ilename\x18\x02 \x01(\tB\x17\xbaH\x14r\x12\x10\x01\x18\xff\x01\x32\x0b^[^/\\x00]+$R\x08\x66ilename\x12\"\n\x07\x63\x61ption\x18\x03 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x08R\x07\x63\x61ption\x12,\n\x04kind\x18\x04 \x01(\tB\x18\xbaH\x15r\x13R\x00R\x08\x64ocumentR\x05photoR\x04kind\"l\n\x12UploadFileResponse\x12\x1f\n\x0bresult_json\x18\x01 \x01(\x0cR\nresultJson\x12\x35\n\nreferences\x18\x02 \x03(\x0b\x32\x15.chatbus.v1.ReferenceR\nreferences\"q\n\x13\x44ownloadFileRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\x12#\n\x07\x66ile_id\x18\x02 \x01(\tB\n\xbaH\x07r\x05\x10\x01\x18\x80\x02R\x06\x66ileId\"]\n\x14\x44ownloadFileResponse\x12\x14\n\x05\x63hunk\x18\x01 \x01(\x0cR\x05\x63hunk\x12\x12\n\x04size\x18\x02 \x01(\x03R\x04size\x12\x1b\n\tfile_path\x18\x03 \x01(\tR\x08\x66ilePath\"\x86\x01\n\x0eSuspendRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\x12=\n\x06reason\x18\x02 \x01(\x0e\x32\x19.chatbus.v1.SuspendReasonB\n\xbaH\x07\x82\x01\x04\x10\x01 \x00R\x06reason\"q\n\x0fSuspendResponse\x12#\n\rhandoff_token\x18\x01 \x01(\tR\x0chandoffToken\x12\x39\n\nexpires_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\texpiresAt\"J\n\x11UnregisterRequest\x12\x35\n\x07session\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\x07session\"\x14\n\x12UnregisterResponse*}\n\x06Notice\x12\x16\n\x12NOTICE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aNOTICE_SUPERVISOR_DRAINING\x10\x01\x12\x1a\n\x16NOTICE_THREAD_REPLACED\x10\x02\x12\x1f\n\x1bNOTICE_PROVIDER_NOT_SERVING\x10\x03*W\n\rSuspendReason\x12\x1e\n\x1aSUSPEND_REASON_UNSPECIFIED\x10\x00\x12&\n\"SUSPEND_REASON_SESSION_REPLACEMENT\x10\x01\x32\x91\x05\n\nBusService\x12\x45\n\x08Register\x12\x1b.chatbus.v1.RegisterRequest\x1a\x1c.chatbus.v1.RegisterResponse\x12H\n\tHeartbeat\x12\x1c.chatbus.v1.HeartbeatRequest\x1a\x1d.chatbus.v1.HeartbeatResponse\x12J\n\tSubscribe\x12\x1c.chatbus.v1.SubscribeRequest\x1a\x1d.chatbus.v1.SubscribeResponse0\x01\x12\x36\n\x03\x41\x63k\x12\x16.chatbus.v1.AckRequest\x1a\x17.chatbus.v1.AckResponse\x12\x39\n\x04\x43\x61ll\x12\x17.chatbus.v1.CallRequest\x1a\x18.chatbus.v1.CallResponse\x12M\n\nUploadFile\x12\x1d.chatbus.v1.UploadFileRequest\x1a\x1e.chatbus.v1.UploadFileResponse(\x01\x12S\n\x0c\x44ownloadFile\x12\x1f.chatbus.v1.DownloadFileRequest\x1a .chatbus.v1.DownloadFileResponse0\x01\x12\x42\n\x07Suspend\x12\x1a.chatbus.v1.SuspendRequest\x1a\x1b.chatbus.v1.SuspendResponse\x12K\n\nUnregister\x12\x1d.chatbus.v1.UnregisterRequest\x1a\x1e.chatbus.v1.UnregisterResponseB7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'chatbus.v1.bus_pb2', globals())
@@ -83,10 +83,10 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _SUSPENDREQUEST.fields_by_name['reason']._serialized_options = b'\272H\007\202\001\004\020\001 \000'
   _UNREGISTERREQUEST.fields_by_name['session']._options = None
   _UNREGISTERREQUEST.fields_by_name['session']._serialized_options = b'\272H\003\310\001\001'
-  _NOTICE._serialized_start=3552
-  _NOTICE._serialized_end=3677
-  _SUSPENDREASON._serialized_start=3679
-  _SUSPENDREASON._serialized_end=3766
+  _NOTICE._serialized_start=3584
+  _NOTICE._serialized_end=3709
+  _SUSPENDREASON._serialized_start=3711
+  _SUSPENDREASON._serialized_end=3798
   _SESSION._serialized_start=154
   _SESSION._serialized_end=264
   _REGISTERREQUEST._serialized_start=267
@@ -96,43 +96,43 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _CAPABILITIES._serialized_start=1147
   _CAPABILITIES._serialized_end=1273
   _METHOD._serialized_start=1275
-  _METHOD._serialized_end=1352
-  _METHODPARAM._serialized_start=1354
-  _METHODPARAM._serialized_end=1462
-  _HEARTBEATREQUEST._serialized_start=1464
-  _HEARTBEATREQUEST._serialized_end=1537
-  _HEARTBEATRESPONSE._serialized_start=1540
-  _HEARTBEATRESPONSE._serialized_end=1754
-  _SUBSCRIBEREQUEST._serialized_start=1757
-  _SUBSCRIBEREQUEST._serialized_end=1898
-  _SUBSCRIBERESPONSE._serialized_start=1901
-  _SUBSCRIBERESPONSE._serialized_end=2072
-  _ACKREQUEST._serialized_start=2074
-  _ACKREQUEST._serialized_end=2168
-  _ACKRESPONSE._serialized_start=2170
-  _ACKRESPONSE._serialized_end=2220
-  _CALLREQUEST._serialized_start=2223
-  _CALLREQUEST._serialized_end=2447
-  _CALLRESPONSE._serialized_start=2449
-  _CALLRESPONSE._serialized_end=2551
-  _UPLOADFILEREQUEST._serialized_start=2553
-  _UPLOADFILEREQUEST._serialized_end=2673
-  _UPLOADHEADER._serialized_start=2676
-  _UPLOADHEADER._serialized_end=2880
-  _UPLOADFILERESPONSE._serialized_start=2882
-  _UPLOADFILERESPONSE._serialized_end=2990
-  _DOWNLOADFILEREQUEST._serialized_start=2992
-  _DOWNLOADFILEREQUEST._serialized_end=3105
-  _DOWNLOADFILERESPONSE._serialized_start=3107
-  _DOWNLOADFILERESPONSE._serialized_end=3200
-  _SUSPENDREQUEST._serialized_start=3203
-  _SUSPENDREQUEST._serialized_end=3337
-  _SUSPENDRESPONSE._serialized_start=3339
-  _SUSPENDRESPONSE._serialized_end=3452
-  _UNREGISTERREQUEST._serialized_start=3454
-  _UNREGISTERREQUEST._serialized_end=3528
-  _UNREGISTERRESPONSE._serialized_start=3530
-  _UNREGISTERRESPONSE._serialized_end=3550
-  _BUSSERVICE._serialized_start=3769
-  _BUSSERVICE._serialized_end=4426
+  _METHOD._serialized_end=1384
+  _METHODPARAM._serialized_start=1386
+  _METHODPARAM._serialized_end=1494
+  _HEARTBEATREQUEST._serialized_start=1496
+  _HEARTBEATREQUEST._serialized_end=1569
+  _HEARTBEATRESPONSE._serialized_start=1572
+  _HEARTBEATRESPONSE._serialized_end=1786
+  _SUBSCRIBEREQUEST._serialized_start=1789
+  _SUBSCRIBEREQUEST._serialized_end=1930
+  _SUBSCRIBERESPONSE._serialized_start=1933
+  _SUBSCRIBERESPONSE._serialized_end=2104
+  _ACKREQUEST._serialized_start=2106
+  _ACKREQUEST._serialized_end=2200
+  _ACKRESPONSE._serialized_start=2202
+  _ACKRESPONSE._serialized_end=2252
+  _CALLREQUEST._serialized_start=2255
+  _CALLREQUEST._serialized_end=2479
+  _CALLRESPONSE._serialized_start=2481
+  _CALLRESPONSE._serialized_end=2583
+  _UPLOADFILEREQUEST._serialized_start=2585
+  _UPLOADFILEREQUEST._serialized_end=2705
+  _UPLOADHEADER._serialized_start=2708
+  _UPLOADHEADER._serialized_end=2912
+  _UPLOADFILERESPONSE._serialized_start=2914
+  _UPLOADFILERESPONSE._serialized_end=3022
+  _DOWNLOADFILEREQUEST._serialized_start=3024
+  _DOWNLOADFILEREQUEST._serialized_end=3137
+  _DOWNLOADFILERESPONSE._serialized_start=3139
+  _DOWNLOADFILERESPONSE._serialized_end=3232
+  _SUSPENDREQUEST._serialized_start=3235
+  _SUSPENDREQUEST._serialized_end=3369
+  _SUSPENDRESPONSE._serialized_start=3371
+  _SUSPENDRESPONSE._serialized_end=3484
+  _UNREGISTERREQUEST._serialized_start=3486
+  _UNREGISTERREQUEST._serialized_end=3560
+  _UNREGISTERRESPONSE._serialized_start=3562
+  _UNREGISTERRESPONSE._serialized_end=3582
+  _BUSSERVICE._serialized_start=3801
+  _BUSSERVICE._serialized_end=4458
 # @@protoc_insertion_point(module_scope)

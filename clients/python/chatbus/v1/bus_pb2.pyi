@@ -97,12 +97,14 @@ class HeartbeatResponse(_message.Message):
     def __init__(self, notices: _Optional[_Iterable[_Union[Notice, str]]] = ..., server_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., binding: _Optional[_Union[_types_pb2.Binding, _Mapping]] = ..., provider_detail: _Optional[str] = ...) -> None: ...
 
 class Method(_message.Message):
-    __slots__ = ["name", "params"]
+    __slots__ = ["idempotent", "name", "params"]
+    IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PARAMS_FIELD_NUMBER: _ClassVar[int]
+    idempotent: bool
     name: str
     params: _containers.RepeatedCompositeFieldContainer[MethodParam]
-    def __init__(self, name: _Optional[str] = ..., params: _Optional[_Iterable[_Union[MethodParam, _Mapping]]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., params: _Optional[_Iterable[_Union[MethodParam, _Mapping]]] = ..., idempotent: bool = ...) -> None: ...
 
 class MethodParam(_message.Message):
     __slots__ = ["kind", "name", "required"]

@@ -399,7 +399,12 @@ type Method struct {
 	// supervisor refuses a call whose parameter names an id of that kind
 	// the thread never saw (in an update or a call result), and one that
 	// lacks a required parameter.
-	Params        []*MethodParam `protobuf:"bytes,2,rep,name=params,proto3" json:"params,omitempty"`
+	Params []*MethodParam `protobuf:"bytes,2,rep,name=params,proto3" json:"params,omitempty"`
+	// The platform makes a call of this method at most once per idempotency
+	// key (Discord: a message nonce). A call whose outcome is unknown (the
+	// child died mid-call) is then sent again with its key instead of being
+	// reported as unknown.
+	Idempotent    bool `protobuf:"varint,3,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -446,6 +451,13 @@ func (x *Method) GetParams() []*MethodParam {
 		return x.Params
 	}
 	return nil
+}
+
+func (x *Method) GetIdempotent() bool {
+	if x != nil {
+		return x.Idempotent
+	}
+	return false
 }
 
 // MethodParam is a Call parameter that names an id of the thread.
@@ -2757,10 +2769,13 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\bplatform\x18\x01 \x01(\tR\bplatform\x125\n" +
 	"\amethods\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.MethodR\amethods\x12$\n" +
 	"\x0emax_text_chars\x18\x03 \x01(\rR\fmaxTextChars\x12\x17\n" +
-	"\aweb_url\x18\x04 \x01(\tR\x06webUrl\"V\n" +
+	"\aweb_url\x18\x04 \x01(\tR\x06webUrl\"v\n" +
 	"\x06Method\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x128\n" +
-	"\x06params\x18\x02 \x03(\v2 .chatbus.provider.v1.MethodParamR\x06params\"u\n" +
+	"\x06params\x18\x02 \x03(\v2 .chatbus.provider.v1.MethodParamR\x06params\x12\x1e\n" +
+	"\n" +
+	"idempotent\x18\x03 \x01(\bR\n" +
+	"idempotent\"u\n" +
 	"\vMethodParam\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x126\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\".chatbus.provider.v1.ReferenceKindR\x04kind\x12\x1a\n" +

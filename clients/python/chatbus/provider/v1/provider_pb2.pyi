@@ -175,12 +175,14 @@ class Incarnation(_message.Message):
     def __init__(self, pid: _Optional[int] = ..., start_time: _Optional[int] = ...) -> None: ...
 
 class Method(_message.Message):
-    __slots__ = ["name", "params"]
+    __slots__ = ["idempotent", "name", "params"]
+    IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PARAMS_FIELD_NUMBER: _ClassVar[int]
+    idempotent: bool
     name: str
     params: _containers.RepeatedCompositeFieldContainer[MethodParam]
-    def __init__(self, name: _Optional[str] = ..., params: _Optional[_Iterable[_Union[MethodParam, _Mapping]]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., params: _Optional[_Iterable[_Union[MethodParam, _Mapping]]] = ..., idempotent: bool = ...) -> None: ...
 
 class MethodParam(_message.Message):
     __slots__ = ["kind", "name", "required"]
