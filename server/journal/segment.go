@@ -1,0 +1,263 @@
+package journal
+
+// Segment files and the goroutine that prepares the next one.
+//
+// Preallocation writes zeros rather than calling fallocate(2): on ext4 a
+// fallocated range is "unwritten", and the first write into it makes
+// fdatasync commit the extent conversion to the filesystem journal as well.
+// Measured on the development machine (4 KiB write + fdatasync): 190 µs p50
+// into a fallocated file, 100 µs into one whose zeros were written, 190 µs
+// appending to a growing file. The zeros are written ahead of time by the
+// preparer goroutine, so a roll costs the writer nothing but a channel
+// receive.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+const segSuffix = ".seg"
+
+// segment is one segment file.
+type segment struct {
+	base     uint64 // LSN of its first byte
+	capacity int64  // LSN span: the next segment's base is base+capacity
+	path     string
+	f        *os.File
+	// refs counts the journal's own reference (dropped when the segment is
+	// deleted or the journal closed) and each read from disk in progress;
+	// the file is closed when it reaches zero.
+	refs atomic.Int32
+
+	// Guarded by Journal.mu:
+	used      int64 // bytes of committed frames
+	size      int64 // file size (preallocated size; used once sealed)
+	live      int   // pending records whose frame is here
+	liveBytes int64
+}
+
+func segmentName(base uint64) string { return fmt.Sprintf("%016x%s", base, segSuffix) }
+
+// parseSegmentName returns the base of a segment file name; ok is false for
+// a name that is not <16 hex digits>.seg.
+func parseSegmentName(name string) (uint64, bool) {
+	hex, found := strings.CutSuffix(name, segSuffix)
+	if !found || len(hex) != 16 || strings.ToLower(hex) != hex {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(hex, 16, 64)
+	return v, err == nil
+}
+
+func newSegment(dir string, base uint64, capacity int64, f *os.File) *segment {
+	s := &segment{base: base, capacity: capacity, path: filepath.Join(dir, segmentName(base)), f: f}
+	s.refs.Store(1)
+	return s
+}
+
+func (s *segment) acquire() { s.refs.Add(1) }
+
+func (s *segment) release() {
+	if s.refs.Add(-1) == 0 {
+		_ = s.f.Close()
+	}
+}
+
+// fileSize is the size of the file. Caller holds Journal.mu.
+func (s *segment) fileSize() int64 { return max(s.size, s.used) }
+
+// end is the LSN after the segment's span.
+func (s *segment) end() uint64 { return s.base + uint64(s.capacity) }
+
+// createSegment creates the segment file for base, preallocated (zeros
+// written and synced) to capacity unless prealloc is false, and syncs the
+// directory so that its name is durable before anything is written to it.
+func createSegment(dir string, base uint64, capacity int64, prealloc bool) (*segment, error) {
+	path := filepath.Join(dir, segmentName(base))
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create segment: %w", err)
+	}
+	s := newSegment(dir, base, capacity, f)
+	if prealloc {
+		err = zeroFill(f, 0, capacity)
+		s.size = capacity
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err == nil {
+		err = syncDir(dir)
+	}
+	if err != nil {
+		_ = f.Close()
+		_ = os.Remove(path)
+		return nil, fmt.Errorf("create segment %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// zeroFill writes zeros over [from, to) of f, syncing every 8 MiB so that
+// preparing a segment does not queue 64 MiB of writeback at once in front
+// of the writer's fdatasync.
+func zeroFill(f *os.File, from, to int64) error {
+	const chunk = 1 << 20
+	zeros := make([]byte, chunk)
+	for off := from; off < to; {
+		n := min(int64(chunk), to-off)
+		if _, err := f.WriteAt(zeros[:n], off); err != nil {
+			return err
+		}
+		off += n
+		if (off-from)%(8<<20) == 0 {
+			if err := fdatasync(f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// preparer is the goroutine that creates the next segment ahead of time.
+// The writer asks for one (start) after each roll and takes it (take) at
+// the next; at most one is outstanding.
+type preparer struct {
+	dir      string
+	prealloc bool
+	reqs     chan prepReq    // buffered(1)
+	results  chan prepResult // buffered(1)
+	quit     chan struct{}
+	done     chan struct{}
+
+	// Owned by the writer goroutine:
+	outstanding bool
+}
+
+type prepReq struct {
+	base     uint64
+	capacity int64
+}
+
+type prepResult struct {
+	seg *segment
+	err error
+}
+
+func startPreparer(dir string, prealloc bool) *preparer {
+	p := &preparer{
+		dir:      dir,
+		prealloc: prealloc,
+		reqs:     make(chan prepReq, 1),
+		results:  make(chan prepResult, 1),
+		quit:     make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	go p.run()
+	return p
+}
+
+func (p *preparer) run() {
+	defer close(p.done)
+	for {
+		select {
+		case r := <-p.reqs:
+			seg, err := createSegment(p.dir, r.base, r.capacity, p.prealloc)
+			p.results <- prepResult{seg: seg, err: err} // buffered: one outstanding
+		case <-p.quit:
+			return
+		}
+	}
+}
+
+// start asks for the segment at base. Writer goroutine only.
+func (p *preparer) start(base uint64, capacity int64) {
+	if p.outstanding {
+		return
+	}
+	p.outstanding = true
+	p.reqs <- prepReq{base: base, capacity: capacity}
+}
+
+// take returns the segment at base with at least capacity: the prepared
+// one (waiting for it if it is still being written), extended if it is too
+// small, or, if none was asked for or preparing it failed, one created now.
+// Writer goroutine only.
+func (p *preparer) take(base uint64, capacity int64) (*segment, error) {
+	if p.outstanding {
+		p.outstanding = false
+		r := <-p.results
+		switch {
+		case r.err != nil:
+			// Try once more: the condition (a full disk) may have passed.
+		case r.seg.base != base:
+			p.discard(r.seg)
+		case r.seg.capacity < capacity:
+			if err := p.extend(r.seg, capacity); err != nil {
+				p.discard(r.seg)
+				return nil, err
+			}
+			return r.seg, nil
+		default:
+			return r.seg, nil
+		}
+	}
+	return createSegment(p.dir, base, capacity, p.prealloc)
+}
+
+func (p *preparer) extend(s *segment, capacity int64) error {
+	if p.prealloc {
+		if err := zeroFill(s.f, s.capacity, capacity); err != nil {
+			return fmt.Errorf("extend segment %s: %w", s.path, err)
+		}
+		if err := s.f.Sync(); err != nil {
+			return fmt.Errorf("extend segment %s: %w", s.path, err)
+		}
+		s.size = capacity
+	}
+	s.capacity = capacity
+	return nil
+}
+
+// discard removes a prepared segment that is not used.
+func (p *preparer) discard(s *segment) {
+	_ = os.Remove(s.path)
+	s.release()
+}
+
+// stop ends the goroutine and removes a prepared segment nobody took (it
+// holds nothing: Open would remove it too). After the writer has exited.
+func (p *preparer) stop() {
+	close(p.quit)
+	<-p.done
+	select {
+	case r := <-p.results:
+		if r.err == nil {
+			p.discard(r.seg)
+		}
+	default:
+	}
+}
+
+// errShortWrite is returned for a write the kernel took only part of
+// without an error.
+var errShortWrite = errors.New("short write")
