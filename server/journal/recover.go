@@ -123,30 +123,32 @@ func (j *Journal) recover() error {
 	}
 	slices.SortFunc(j.segs, func(a, b *segment) int { return cmpU64(a.base, b.base) })
 
-	r := replayer{j: j, scanned: make(map[*keyState][]scanEntry)}
+	// Segments prepared ahead of time that nothing was committed to hold
+	// nothing: remove them. The preparer makes one at a time, but be
+	// thorough. One before a segment that holds data is damage.
 	var data []byte
-	for i := 0; i < len(j.segs); i++ {
-		s := j.segs[i]
+	for len(j.segs) > 0 {
+		s := j.segs[len(j.segs)-1]
+		if data, err = readAll(s.f, data); err != nil {
+			return fmt.Errorf("journal: segment %s: %w", s.path, err)
+		}
+		if !isUnused(data, s.base) {
+			break
+		}
+		j.log.Info().Str("segment", s.path).Msg("removing a prepared segment nothing was committed to")
+		_ = os.Remove(s.path)
+		s.release()
+		j.segs = j.segs[:len(j.segs)-1]
+	}
+
+	r := replayer{j: j, scanned: make(map[*keyState][]scanEntry)}
+	for i, s := range j.segs {
 		if data, err = readAll(s.f, data); err != nil {
 			return fmt.Errorf("journal: segment %s: %w", s.path, err)
 		}
 		s.size = int64(len(data))
 		if isUnused(data, s.base) {
-			// A segment prepared ahead of time that nothing was committed
-			// to: remove it, and any after it (the preparer makes one at a
-			// time, but be thorough). One before a used segment is damage.
-			for _, t := range j.segs[i+1:] {
-				if d, err := readAll(t.f, nil); err != nil || !isUnused(d, t.base) {
-					return fmt.Errorf("journal: segment %s: %w: holds no checkpoint, but a later segment %s holds data", s.path, ErrCorrupt, t.path)
-				}
-			}
-			for _, t := range j.segs[i:] {
-				j.log.Info().Str("segment", t.path).Msg("removing a prepared segment nothing was committed to")
-				_ = os.Remove(t.path)
-				t.release()
-			}
-			j.segs = j.segs[:i]
-			break
+			return fmt.Errorf("journal: segment %s: %w: holds no checkpoint, but a later segment holds data", s.path, ErrCorrupt)
 		}
 		tail := i == len(j.segs)-1
 		r.seg = s
