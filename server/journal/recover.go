@@ -85,7 +85,8 @@ func Open(dir string, opts Options) (*Journal, error) {
 	}
 	j.w.active = j.segs[len(j.segs)-1]
 	j.prep = startPreparer(dir, !opts.noPrealloc)
-	j.prep.start(j.w.active.end(), opts.SegmentSize)
+	j.w.rolled = time.Now()
+	j.prep.start(j.w.active.end(), opts.SegmentSize, true)
 	go j.run()
 	return j, nil
 }
@@ -185,7 +186,9 @@ func (j *Journal) recover() error {
 		w.prune(j.opts.DedupMaxCount, j.dedupCutoff(now))
 	}
 	if len(j.segs) == 0 {
-		s, err := createSegment(j.dir, 0, j.opts.SegmentSize, !j.opts.noPrealloc)
+		// The first segment is zeroed now: Open is the one moment that
+		// can wait for it.
+		s, err := createSegment(j.dir, 0, j.opts.SegmentSize, !j.opts.noPrealloc, true)
 		if err != nil {
 			return fmt.Errorf("journal %s: %w", j.dir, err)
 		}
@@ -232,11 +235,10 @@ func (j *Journal) truncateTail(s *segment, data []byte) error {
 	}
 	var err error
 	if prealloc {
-		to := s.capacity // also preallocate what the file lacks
-		if s.size >= s.capacity {
-			to = int64(dirty) // only the torn bytes
+		err = zeroFill(s.f, s.used, int64(dirty))
+		if err == nil {
+			err = allocate(s.f, s.size, s.capacity)
 		}
-		err = zeroFill(s.f, s.used, to)
 		s.size = max(s.size, s.capacity)
 	} else {
 		err = s.f.Truncate(s.used)

@@ -46,6 +46,8 @@ type writerState struct {
 	iov    [][]byte // reused for pwritev
 	gen    uint64   // marks keys already seen in a request (keyState.mark)
 
+	rolled time.Time // when the active segment became active
+
 	ackTimer *time.Timer
 	ackArmed bool
 	// retryAt holds maintenance back after a batch found no room (a full
@@ -456,7 +458,11 @@ func (j *Journal) roll(need int64) error {
 	j.segs = append(j.segs, seg)
 	w.active = seg
 	j.mu.Unlock()
-	j.prep.start(seg.end(), j.opts.SegmentSize)
+	// Zero the next segment if this one filled slowly (segment.go).
+	now := time.Now()
+	slow := now.Sub(w.rolled) >= time.Duration(float64(old.used)/zeroBelowRate*float64(time.Second))
+	w.rolled = now
+	j.prep.start(seg.end(), j.opts.SegmentSize, slow)
 	return nil
 }
 
