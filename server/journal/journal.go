@@ -48,6 +48,21 @@
 // file. Lock order: Journal.mu, then nothing; segment files are reference
 // counted so that reads from disk run without mu.
 //
+// # Keeping other state consistent with it
+//
+// The journal is the only place that holds the records, their seqs, the
+// acks, the de-duplication windows and the platform cursors: nothing of it
+// needs to be committed anywhere else, so nothing can disagree. A caller
+// that keeps other state in another store (the supervisor's bindings in
+// bbolt) references keys only, and orders its writes so that a crash
+// between the two stores leaves something recoverable: commit a binding
+// before appending to its key (a crash in between leaves a binding with an
+// empty journal); delete a binding, then DeleteKey (a crash in between
+// leaves records under a key no binding names, which the caller finds with
+// Keys at start and deletes or treats as unrouted). Seqs are never reused,
+// so a key bound again later continues where it was, and a follower never
+// mistakes new records for ones it handled.
+//
 // The package knows nothing of gRPC or of the Update codec. Errors are
 // wrapped with context and match the sentinels below with errors.Is.
 package journal
@@ -56,6 +71,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -457,7 +473,7 @@ func (j *Journal) Cursor(provider string) ([]byte, error) {
 	j.mu.RLock()
 	defer j.mu.RUnlock()
 	if j.keys == nil {
-		return nil, ErrClosed
+		return nil, j.errClosed()
 	}
 	c, ok := j.cursors[provider]
 	if !ok {
@@ -478,7 +494,7 @@ func (j *Journal) Ack(key string, seq uint64) (uint64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.keys == nil {
-		return 0, ErrClosed
+		return 0, j.errClosed()
 	}
 	ks := j.keys[key]
 	var last uint64
@@ -542,7 +558,7 @@ func (j *Journal) Stats(key string) (Stats, error) {
 	j.mu.RLock()
 	defer j.mu.RUnlock()
 	if j.keys == nil {
-		return Stats{}, ErrClosed
+		return Stats{}, j.errClosed()
 	}
 	ks := j.keys[key]
 	if ks == nil {
@@ -567,7 +583,7 @@ func (j *Journal) Keys() ([]string, error) {
 	j.mu.RLock()
 	defer j.mu.RUnlock()
 	if j.keys == nil {
-		return nil, ErrClosed
+		return nil, j.errClosed()
 	}
 	out := make([]string, 0, len(j.keys))
 	for k, ks := range j.keys {
@@ -575,7 +591,7 @@ func (j *Journal) Keys() ([]string, error) {
 			out = append(out, k)
 		}
 	}
-	sortStrings(out)
+	slices.Sort(out)
 	return out, nil
 }
 
@@ -633,7 +649,7 @@ func (j *Journal) Dir() string { return j.dir }
 func (j *Journal) submit(r *request) error {
 	select {
 	case <-j.closing:
-		return fmt.Errorf("journal %s: %w", j.dir, ErrClosed)
+		return j.errClosed()
 	default:
 	}
 	select {
@@ -641,7 +657,7 @@ func (j *Journal) submit(r *request) error {
 	case <-r.ctx.Done():
 		return r.ctx.Err()
 	case <-j.closing:
-		return fmt.Errorf("journal %s: %w", j.dir, ErrClosed)
+		return j.errClosed()
 	}
 	select {
 	case err := <-r.done:
@@ -655,7 +671,7 @@ func (j *Journal) submit(r *request) error {
 		case err := <-r.done:
 			return err
 		default:
-			return fmt.Errorf("journal %s: %w", j.dir, ErrClosed)
+			return j.errClosed()
 		}
 	}
 }
@@ -692,6 +708,8 @@ func (j *Journal) Close() error {
 	}
 	return err
 }
+
+func (j *Journal) errClosed() error { return fmt.Errorf("journal %s: %w", j.dir, ErrClosed) }
 
 func checkProvider(p string) error {
 	if p == "" || len(p) > maxProviderLen || strings.IndexByte(p, 0) >= 0 {

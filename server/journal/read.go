@@ -21,7 +21,7 @@ func (j *Journal) read(key string, afterSeq uint64, limit int) ([]Record, error)
 	j.mu.RLock()
 	if j.keys == nil {
 		j.mu.RUnlock()
-		return nil, fmt.Errorf("journal %s: %w", j.dir, ErrClosed)
+		return nil, j.errClosed()
 	}
 	ks := j.keys[key]
 	if ks == nil || ks.ring.len() == 0 || afterSeq >= ks.lastSeq {

@@ -4,10 +4,7 @@ package journal
 // open), the de-duplication windows, the heap that finds the oldest record
 // across keys, and the cache of recent records.
 
-import (
-	"container/heap"
-	"slices"
-)
+import "container/heap"
 
 // ring is a FIFO with random access, grown and shrunk by powers of two.
 type ring[T any] struct {
@@ -301,5 +298,3 @@ func (c *tailCache) add(ks *keyState, seq uint64, e *entry, frame []byte) {
 		}
 	}
 }
-
-func sortStrings(s []string) { slices.Sort(s) }

@@ -323,11 +323,15 @@ func (j *Journal) commit(reqs []*request) {
 	for _, s := range b.deletable {
 		j.unlinkSegment(s)
 	}
-	if w.victim != nil && w.victimDone {
-		if !slices.Contains(b.deletable, w.victim) {
-			j.log.Warn().Str("segment", w.victim.path).Msg("compaction left records behind; it starts over")
+	if v := w.victim; v != nil && (w.victimDone || slices.Contains(b.deletable, v)) {
+		// Done, or emptied by acks before the copies still prepared
+		// (which build skipped as no longer live) were written.
+		if !slices.Contains(b.deletable, v) {
+			j.log.Warn().Str("segment", v.path).Msg("compaction left records behind; it starts over")
 		}
-		w.victim = nil
+		w.victim, w.victimDone = nil, false
+		clear(w.copies)
+		w.copies = w.copies[:0]
 	}
 	j.mu.Unlock()
 
