@@ -220,34 +220,36 @@ func (d *decoder) varint() int64 {
 	return v
 }
 
-func (d *decoder) u64() uint64 {
-	if len(d.b) < 8 {
+// take returns the next n bytes (nil once the body has failed).
+func (d *decoder) take(n int) []byte {
+	if len(d.b) < n {
 		d.fail()
-		return 0
+		return nil
 	}
-	v := binary.LittleEndian.Uint64(d.b)
-	d.b = d.b[8:]
+	v := d.b[:n]
+	d.b = d.b[n:]
 	return v
+}
+
+func (d *decoder) u64() uint64 {
+	if b := d.take(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
 }
 
 func (d *decoder) u32() uint32 {
-	if len(d.b) < 4 {
-		d.fail()
-		return 0
+	if b := d.take(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
 	}
-	v := binary.LittleEndian.Uint32(d.b)
-	d.b = d.b[4:]
-	return v
+	return 0
 }
 
 func (d *decoder) byte1() byte {
-	if len(d.b) < 1 {
-		d.fail()
-		return 0
+	if b := d.take(1); b != nil {
+		return b[0]
 	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
+	return 0
 }
 
 // bytes returns a length-prefixed field, aliasing the body.
