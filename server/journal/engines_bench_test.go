@@ -46,10 +46,11 @@ type engine interface {
 var engines = []struct {
 	name string
 	what string
-	open func(b *testing.B, dir string) engine
+	open func(b *testing.B, dir string) engine // b.N is set: the records to come
 }{
-	{"raw", "pwrite + fdatasync per batch, appending to a plain file (appenders take turns)", openRaw},
-	{"raw-zeroed", "the same into a file whose zeros were written and synced first", openRawZeroed},
+	{"raw", "pwrite + fdatasync per batch, appending to a growing file (appenders take turns)", openRaw},
+	{"raw-fallocated", "the same into space fallocated (not written) before the timer", openRawFallocated},
+	{"raw-zeroed", "the same into 256 MiB whose zeros were written and synced before the timer, wrapping around", openRawZeroed},
 	{"bbolt", "bbolt v1.5.0 as server/store uses it: one committer, one Update tx for what is queued", openBolt},
 	{"pebble", "pebble v2.1.7: a Batch per append, Commit(pebble.Sync): its commit pipeline groups the syncs", openPebble},
 	{"raft-wal", "raft-wal v0.4.0: StoreLogs per batch (indexes assigned under a mutex)", openRaftWAL},
@@ -129,6 +130,17 @@ func openRaw(b *testing.B, dir string) engine {
 		b.Fatal(err)
 	}
 	return &rawEngine{f: f}
+}
+
+func openRawFallocated(b *testing.B, dir string) engine {
+	e := openRaw(b, dir).(*rawEngine)
+	if err := unix.Fallocate(int(e.f.Fd()), 0, 0, int64(b.N)*benchRecord); err != nil {
+		b.Fatal(err)
+	}
+	if err := e.f.Sync(); err != nil {
+		b.Fatal(err)
+	}
+	return e
 }
 
 func openRawZeroed(b *testing.B, dir string) engine {
