@@ -27,16 +27,17 @@
 //
 // # Files
 //
-// Segments are named by the LSN of their first byte and preallocated by a
-// background goroutine that writes zeros ahead of time: data then goes to
-// blocks that are already allocated and written, so an fdatasync flushes
-// only data (no size change, no unwritten-extent conversion). A segment is
-// deleted once no live record is left in it and its state is in a later
-// checkpoint; a segment kept alive by a few records of a slow key is
-// compacted (its live records are copied to the head), so that the sealed
-// segments stay within twice the live records. Open verifies every frame
-// (CRC-32C), truncates a torn tail of the last segment and refuses any
-// other damage, naming the file and offset. The format is in format.go.
+// Segments are named by the LSN of their first byte and allocated ahead of
+// time by a background goroutine (fallocate, and zeros written over it
+// while the journal appends slowly), so that an fdatasync never persists a
+// size change, and at low rates no unwritten-extent conversion either (see
+// segment.go for the measurements). A segment is deleted once no live
+// record is left in it and its state is in a later checkpoint; a segment
+// kept alive by a few records of a slow key is compacted (its live records
+// are copied to the head), so that the sealed segments stay within twice
+// the live records. Open verifies every frame (CRC-32C), truncates a torn
+// tail of the last segment and refuses any other damage, naming the file
+// and offset. The format is in format.go.
 //
 // # Concurrency
 //
