@@ -55,6 +55,10 @@ type segment struct {
 	size      int64 // file size (preallocated size; used once sealed)
 	live      int   // pending records whose frame is here
 	liveBytes int64
+
+	// noCompact (writer goroutine): compaction met a frame here it could
+	// not read, and leaves the segment alone.
+	noCompact bool
 }
 
 func segmentName(base uint64) string { return fmt.Sprintf("%016x%s", base, segSuffix) }

@@ -2,7 +2,9 @@ package journal
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"os"
 	"testing"
 )
 
@@ -112,4 +114,46 @@ func (j *Journal) compacted() bool {
 		}
 	}
 	return false
+}
+
+// TestCompactionMeetsDamage: a record damaged on disk after it was written
+// is never dropped silently: compaction leaves its segment alone, the
+// journal goes on, and reading the record fails with ErrCorrupt.
+func TestCompactionMeetsDamage(t *testing.T) {
+	j, _ := newJournal(t, Options{TailBytes: -1, Limits: Limits{MaxCount: -1, MaxBytes: -1}})
+	mustAppend(t, j, "telegram", nil, Entry{Key: "slow", Data: payload(0, 400)})
+	for i := range 300 {
+		mustAppend(t, j, "telegram", nil, Entry{Key: "fast", Data: payload(i, 400)})
+	}
+	j.mu.RLock()
+	e := *j.keys["slow"].ring.at(0)
+	j.mu.RUnlock()
+	if e.seg == j.w.active {
+		t.Fatal("the slow record is in the active segment; want a sealed one")
+	}
+	f, err := os.OpenFile(e.seg.path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("damage"), int64(e.lsn-e.seg.base)+headerSize+4); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+
+	if _, err := j.Ack("fast", 300); err != nil {
+		t.Fatal(err)
+	}
+	mustFlush(t, j)       // compaction tries the slow record's segment
+	if !e.seg.noCompact { // set before Flush returned
+		t.Fatal("compaction did not meet the damaged record")
+	}
+	if _, err := j.Read("slow", 0, 0); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Read of the damaged record = %v, want ErrCorrupt", err)
+	}
+	if st := mustStats(t, j, "slow"); st.Pending != 1 {
+		t.Errorf("slow: %+v, want its record still pending", st)
+	}
+	if out := mustAppend(t, j, "telegram", nil, Entry{Key: "fast", Data: []byte("on")}); out[0].Seq != 301 {
+		t.Errorf("append after the damage: %+v", out[0])
+	}
 }

@@ -840,7 +840,7 @@ func (j *Journal) maintenanceDue() bool {
 func (j *Journal) needCompaction() bool {
 	var used int64
 	for _, s := range j.segs[:len(j.segs)-1] {
-		if s.live > 0 {
+		if s.live > 0 && !s.noCompact {
 			used += s.used
 		}
 	}
@@ -859,7 +859,7 @@ func (j *Journal) prepareCopies() {
 	if w.victim == nil && j.needCompaction() {
 		var best *segment
 		for _, s := range j.segs[:len(j.segs)-1] {
-			if s.live > 0 && (best == nil || s.liveBytes*best.used < best.liveBytes*s.used) {
+			if s.live > 0 && !s.noCompact && (best == nil || s.liveBytes*best.used < best.liveBytes*s.used) {
 				best = s
 			}
 		}
@@ -877,10 +877,13 @@ func (j *Journal) prepareCopies() {
 	w.copyBuf = w.copyBuf[:0]
 	for w.victimOff < victim.used && len(w.copyBuf) < copyChunk {
 		if err := j.copyFrom(victim); err != nil {
-			j.log.Error().Err(err).Str("segment", victim.path).Msg("compaction stopped")
-			j.mu.Lock()
-			j.failed = fmt.Errorf("journal %s: compaction: %w: %w", j.dir, ErrFailed, err)
-			j.mu.Unlock()
+			// Its records stay where they are (a Read of a damaged one
+			// fails with ErrCorrupt); the space bound may not hold.
+			j.log.Error().Err(err).Str("segment", victim.path).Msg("cannot compact this segment; leaving it")
+			victim.noCompact = true
+			w.victim = nil
+			clear(w.copies)
+			w.copies = w.copies[:0]
 			return
 		}
 	}
