@@ -202,8 +202,22 @@ const (
 	DropKeyDeleted = "key-deleted" // DeleteKey discarded the key's records
 )
 
-// dropReasons indexes the reasons for the drop record (format.go).
-var dropReasons = [...]string{DropCount, DropBytes, DropAge, DropTotalBytes, DropKeyDeleted}
+// Reason codes in drop records (format.go): indexes into dropReasons.
+const (
+	reasonCount = iota
+	reasonBytes
+	reasonAge
+	reasonTotalBytes
+	reasonKeyDeleted
+)
+
+var dropReasons = [...]string{
+	reasonCount:      DropCount,
+	reasonBytes:      DropBytes,
+	reasonAge:        DropAge,
+	reasonTotalBytes: DropTotalBytes,
+	reasonKeyDeleted: DropKeyDeleted,
+}
 
 // Options configure a Journal. The zero value is usable.
 type Options struct {

@@ -85,8 +85,7 @@ func Open(dir string, opts Options) (*Journal, error) {
 	}
 	j.w.active = j.segs[len(j.segs)-1]
 	j.prep = startPreparer(dir, !opts.noPrealloc)
-	j.w.rolled = time.Now()
-	j.prep.start(j.w.active.end(), opts.SegmentSize, true)
+	j.w.rolled, j.w.rolledUsed = time.Now(), j.w.active.used
 	go j.run()
 	return j, nil
 }

@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -36,8 +37,14 @@ import (
 const segSuffix = ".seg"
 
 // zeroBelowRate is the fill rate (bytes/s) under which the next segment is
-// zeroed (see the file comment).
-const zeroBelowRate = 32 << 20
+// zeroed (see the file comment), and zeroRate the pace of those zeros, so
+// that they never queue much in front of the writer's fdatasync: a segment
+// is asked for when the active one is half full, which at zeroBelowRate
+// leaves a second.
+const (
+	zeroBelowRate = 32 << 20
+	zeroRate      = 64 << 20
+)
 
 // segment is one segment file.
 type segment struct {
@@ -168,6 +175,38 @@ func zeroFill(f *os.File, from, to int64, stop ...<-chan struct{}) error {
 	return fdatasync(f)
 }
 
+// zeroFillPaced is zeroFill over [0, to) at most rate bytes per second, in
+// steps of 4 MiB each synced; it stops early once stop or quit is closed.
+func zeroFillPaced(f *os.File, to, rate int64, stop, quit <-chan struct{}) error {
+	const step = 4 << 20
+	start := time.Now()
+	for off := int64(0); off < to; off += step {
+		if err := zeroFill(f, off, min(off+step, to), stop, quit); err != nil {
+			return err
+		}
+		t := time.NewTimer(time.Until(start.Add(time.Duration(float64(off+step) / float64(rate) * float64(time.Second)))))
+		select {
+		case <-t.C:
+		case <-stop:
+		case <-quit:
+		}
+		t.Stop()
+		if isDone(stop) || isDone(quit) {
+			return nil
+		}
+	}
+	return nil
+}
+
+func isDone(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -238,7 +277,7 @@ func (p *preparer) run() {
 			if res.err == nil && p.prealloc && r.zero {
 				// A failure here only leaves the rest of the segment
 				// fallocated, which is still valid.
-				_ = zeroFill(res.seg.f, 0, r.capacity, res.stop, p.quit)
+				_ = zeroFillPaced(res.seg.f, r.capacity, zeroRate, res.stop, p.quit)
 			}
 			close(res.zeroed)
 		case <-p.quit:

@@ -46,7 +46,8 @@ type writerState struct {
 	iov    [][]byte // reused for pwritev
 	gen    uint64   // marks keys already seen in a request (keyState.mark)
 
-	rolled time.Time // when the active segment became active
+	rolled     time.Time // when the active segment became active (or Open)
+	rolledUsed int64     // what it held then
 
 	ackTimer *time.Timer
 	ackArmed bool
@@ -353,6 +354,7 @@ func (j *Journal) commit(reqs []*request) {
 		}
 		s.release()
 	}
+	j.prepareNext()
 	if !j.maintenanceDue() {
 		j.answerFlushes(nil)
 	}
@@ -462,12 +464,23 @@ func (j *Journal) roll(need int64) error {
 	j.segs = append(j.segs, seg)
 	w.active = seg
 	j.mu.Unlock()
-	// Zero the next segment if this one filled slowly (segment.go).
-	now := time.Now()
-	slow := now.Sub(w.rolled) >= time.Duration(float64(old.used)/zeroBelowRate*float64(time.Second))
-	w.rolled = now
-	j.prep.start(seg.end(), j.opts.SegmentSize, slow)
+	w.rolled, w.rolledUsed = time.Now(), 0
 	return nil
+}
+
+// prepareNext asks the preparer for the segment after the active one once
+// the active one is half full, zeroed if it filled slowly (segment.go).
+// Asking no earlier keeps the preparer's writes away from a journal that
+// just opened or rolled. Writer goroutine, after a commit.
+func (j *Journal) prepareNext() {
+	w := &j.w
+	a := w.active
+	if j.prep.outstanding || a.used < a.capacity/2 {
+		return
+	}
+	written := a.used - w.rolledUsed
+	slow := time.Since(w.rolled) >= time.Duration(float64(written)/zeroBelowRate*float64(time.Second))
+	j.prep.start(a.end(), j.opts.SegmentSize, slow)
 }
 
 // build makes the batch. Caller holds mu. ckpt is the checkpoint frame to
@@ -516,7 +529,7 @@ func (j *Journal) build(reqs []*request, ckpt []byte) *batch {
 			for ks.pendingCount() > 0 {
 				j.dropFront(b, ks)
 			}
-			j.addDrop(b, ks, n, 4)
+			j.addDrop(b, ks, n, reasonKeyDeleted)
 			b.wake = append(b.wake, ks)
 			r.dropped = n
 		case reqRetention:
@@ -639,17 +652,17 @@ func (j *Journal) addDrop(b *batch, ks *keyState, n int, reason int) {
 func (j *Journal) enforceLimits(b *batch, ks *keyState) {
 	l := j.opts.Limits
 	cutoff := b.now - int64(l.MaxAge)
-	var n [3]int
+	var n [reasonAge + 1]int
 	for ks.pendingCount() > 0 {
 		reason := -1
 		switch {
 		case l.MaxCount > 0 && ks.pendingCount() > l.MaxCount:
-			reason = 0
+			reason = reasonCount
 		case l.MaxBytes > 0 && ks.pendingBytes() > l.MaxBytes:
-			reason = 1
+			reason = reasonBytes
 		case l.MaxAge > 0:
 			if at, _ := ks.oldestAt(); at < cutoff {
-				reason = 2
+				reason = reasonAge
 			}
 		}
 		if reason < 0 {
@@ -695,7 +708,7 @@ func (j *Journal) enforceTotal(b *batch) {
 		n[ks]++
 	}
 	for _, ks := range order {
-		j.addDrop(b, ks, n[ks], 3)
+		j.addDrop(b, ks, n[ks], reasonTotalBytes)
 	}
 }
 
