@@ -28,10 +28,10 @@
 // # Files
 //
 // Segments are named by the LSN of their first byte and allocated ahead of
-// time by a background goroutine (fallocate, and zeros written over it
-// while the journal appends slowly), so that an fdatasync never persists a
-// size change, and at low rates no unwritten-extent conversion either (see
-// segment.go for the measurements). A segment is deleted once no live
+// time by a background goroutine (fallocate, then zeros written over it at
+// a bounded pace until it is needed), so that an fdatasync never persists
+// a size change, and, where the zeros were written, no unwritten-extent
+// conversion either (see segment.go for the measurements). A segment is deleted once no live
 // record is left in it and its state is in a later checkpoint; a segment
 // kept alive by a few records of a slow key is compacted (its live records
 // are copied to the head), so that the sealed segments stay within twice

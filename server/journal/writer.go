@@ -46,9 +46,6 @@ type writerState struct {
 	iov    [][]byte // reused for pwritev
 	gen    uint64   // marks keys already seen in a request (keyState.mark)
 
-	rolled     time.Time // when the active segment became active (or Open)
-	rolledUsed int64     // what it held then
-
 	ackTimer *time.Timer
 	ackArmed bool
 	// retryAt holds maintenance back after a batch found no room (a full
@@ -354,7 +351,6 @@ func (j *Journal) commit(reqs []*request) {
 		}
 		s.release()
 	}
-	j.prepareNext()
 	if !j.maintenanceDue() {
 		j.answerFlushes(nil)
 	}
@@ -464,23 +460,8 @@ func (j *Journal) roll(need int64) error {
 	j.segs = append(j.segs, seg)
 	w.active = seg
 	j.mu.Unlock()
-	w.rolled, w.rolledUsed = time.Now(), 0
+	j.prep.start(seg.end(), j.opts.SegmentSize)
 	return nil
-}
-
-// prepareNext asks the preparer for the segment after the active one once
-// the active one is half full, zeroed if it filled slowly (segment.go).
-// Asking no earlier keeps the preparer's writes away from a journal that
-// just opened or rolled. Writer goroutine, after a commit.
-func (j *Journal) prepareNext() {
-	w := &j.w
-	a := w.active
-	if j.prep.outstanding || a.used < a.capacity/2 {
-		return
-	}
-	written := a.used - w.rolledUsed
-	slow := time.Since(w.rolled) >= time.Duration(float64(written)/zeroBelowRate*float64(time.Second))
-	j.prep.start(a.end(), j.opts.SegmentSize, slow)
 }
 
 // build makes the batch. Caller holds mu. ckpt is the checkpoint frame to
