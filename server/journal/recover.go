@@ -85,7 +85,6 @@ func Open(dir string, opts Options) (*Journal, error) {
 	}
 	j.w.active = j.segs[len(j.segs)-1]
 	j.prep = startPreparer(dir, !opts.noPrealloc)
-	j.prep.start(j.w.active.end(), opts.SegmentSize)
 	go j.run()
 	return j, nil
 }

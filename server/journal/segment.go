@@ -220,8 +220,9 @@ func syncDir(dir string) error {
 }
 
 // preparer is the goroutine that creates the next segment ahead of time
-// (see the file comment). The writer asks for one (start) after each roll
-// and takes it (take) at the next; at most one is outstanding.
+// (see the file comment). The writer asks for one (start) at each roll,
+// and after Open once the active segment is half full, and takes it (take)
+// at the next roll; at most one is outstanding.
 type preparer struct {
 	dir      string
 	prealloc bool

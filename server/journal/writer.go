@@ -351,6 +351,12 @@ func (j *Journal) commit(reqs []*request) {
 		}
 		s.release()
 	}
+	// After a roll the next segment is asked for at once (roll); after Open
+	// only once the active one is half full, so that the preparer's zeros
+	// stay away from the appends right after Open.
+	if a := w.active; !j.prep.outstanding && a.used >= a.capacity/2 {
+		j.prep.start(a.end(), j.opts.SegmentSize)
+	}
 	if !j.maintenanceDue() {
 		j.answerFlushes(nil)
 	}
