@@ -1,0 +1,148 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// noTmpfsEnv, set to 1, lets the disk-full tests be skipped where mounting
+// a tmpfs is not permitted. Without it they fail: they are the only tests
+// of a real full disk.
+const noTmpfsEnv = "CHATBUS_TEST_NO_TMPFS"
+
+// smallDisk mounts a tmpfs of size bytes on a new temporary directory and
+// unmounts it when the test ends.
+func smallDisk(t *testing.T, size int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", size)); err != nil {
+		if os.Getenv(noTmpfsEnv) == "1" {
+			t.Skipf("mount tmpfs: %v (%s=1)", err, noTmpfsEnv)
+		}
+		t.Fatalf("mount tmpfs on %s: %v: the disk-full tests need root (or set %s=1 to skip them)", dir, err, noTmpfsEnv)
+	}
+	t.Cleanup(func() {
+		if err := unix.Unmount(dir, 0); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return filepath.Join(dir, "journal")
+}
+
+// fillAppends appends 4 KiB entries from goroutines until every one of them
+// got an error, and returns the DedupIDs whose Append returned success and
+// the first error.
+func fillAppends(t *testing.T, j *Journal, goroutines int) (ok []string, firstErr error) {
+	t.Helper()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := 0; i < 10000; i++ {
+				id := fmt.Sprintf("g%d-%d", g, i)
+				_, err := j.Append(context.Background(), "telegram", []Entry{{Key: "a", DedupID: id, Data: payload(i, 4096)}}, []byte(id))
+				mu.Lock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+				ok = append(ok, id)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr == nil {
+		t.Fatal("10000 appends per goroutine and the disk is not full")
+	}
+	return ok, firstErr
+}
+
+func storedIDs(t *testing.T, j *Journal) []string {
+	t.Helper()
+	var ids []string
+	for _, r := range readRecs(t, j, "a") {
+		ids = append(ids, r.DedupID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// TestDiskFullPreallocation: on a full disk a new segment cannot be
+// preallocated, so the batch that needs it fails before a byte is written
+// (ENOSPC, not ErrFailed): the journal stays usable, nothing is reported
+// durable that is not, and once acks free segments, appends succeed again.
+func TestDiskFullPreallocation(t *testing.T) {
+	dir := smallDisk(t, 2<<20)
+	opts := Options{SegmentSize: 256 << 10, Limits: Limits{MaxCount: -1, MaxBytes: -1}}
+	j := openAt(t, dir, opts)
+	ok, err := fillAppends(t, j, 1)
+	if !errors.Is(err, syscall.ENOSPC) || errors.Is(err, ErrFailed) {
+		t.Fatalf("append on a full disk = %v, want ENOSPC (and not ErrFailed)", err)
+	}
+	t.Logf("%d appends succeeded before: %v", len(ok), err)
+	slices.Sort(ok)
+	if got := storedIDs(t, j); !slices.Equal(got, ok) {
+		t.Fatalf("journal holds %d records, %d appends succeeded", len(got), len(ok))
+	}
+
+	j = reopen(t, j, opts)
+	if got := storedIDs(t, j); !slices.Equal(got, ok) {
+		t.Fatalf("after reopen: %d records, %d appends succeeded", len(got), len(ok))
+	}
+	st := mustStats(t, j, "a")
+	if _, err := j.Ack("a", st.LastSeq); err != nil {
+		t.Fatal(err)
+	}
+	mustFlush(t, j)
+	out := mustAppend(t, j, "telegram", nil, Entry{Key: "a", DedupID: "after", Data: payload(0, 4096)})
+	if out[0].Seq != st.LastSeq+1 {
+		t.Errorf("append after acks freed space: %+v", out[0])
+	}
+}
+
+// TestDiskFullWrite: with segments that grow as they are written, a full
+// disk fails the write itself. The journal then fails (ErrFailed, wrapping
+// ENOSPC) and refuses writes; every Append that returned success is there
+// after a reopen, and nothing else.
+func TestDiskFullWrite(t *testing.T) {
+	dir := smallDisk(t, 2<<20)
+	opts := Options{SegmentSize: 256 << 10, Limits: Limits{MaxCount: -1, MaxBytes: -1}, noPrealloc: true}
+	j := openAt(t, dir, opts)
+	ok, err := fillAppends(t, j, 4)
+	if !errors.Is(err, ErrFailed) || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("append on a full disk = %v, want ErrFailed and ENOSPC", err)
+	}
+	t.Logf("%d appends succeeded before: %v", len(ok), err)
+	if _, err := j.Append(context.Background(), "telegram", []Entry{{Key: "a"}}, nil); !errors.Is(err, ErrFailed) {
+		t.Errorf("append after the failure = %v, want ErrFailed", err)
+	}
+	slices.Sort(ok)
+	if got := storedIDs(t, j); !slices.Equal(got, ok) {
+		t.Errorf("reads after the failure: %d records, %d appends succeeded", len(got), len(ok))
+	}
+	if err := j.Close(); !errors.Is(err, ErrFailed) {
+		t.Errorf("Close of a failed journal = %v, want ErrFailed", err)
+	}
+
+	j = openAt(t, dir, opts) // truncates what the failed batch left
+	if got := storedIDs(t, j); !slices.Equal(got, ok) {
+		t.Fatalf("after reopen: %d records, %d appends succeeded", len(got), len(ok))
+	}
+	c, _ := j.Cursor("telegram")
+	if !slices.Contains(ok, string(c)) {
+		t.Errorf("cursor %q is not one of a successful append", c)
+	}
+}

@@ -1,0 +1,209 @@
+package journal
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// smallSegments keeps test directories small and makes rolls frequent.
+const smallSegments = 64 << 10
+
+// clock is a settable Options.Now.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// dropLog records OnDrop calls.
+type dropLog struct {
+	mu    sync.Mutex
+	calls []dropCall
+}
+
+type dropCall struct {
+	Key    string
+	N      int
+	Reason string
+}
+
+func (d *dropLog) OnDrop(key string, n int, reason string) {
+	d.mu.Lock()
+	d.calls = append(d.calls, dropCall{key, n, reason})
+	d.mu.Unlock()
+}
+
+func (d *dropLog) take() []dropCall {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c := d.calls
+	d.calls = nil
+	return c
+}
+
+// openAt opens the journal in dir and closes it when the test ends.
+func openAt(t testing.TB, dir string, opts Options) *Journal {
+	t.Helper()
+	if opts.SegmentSize == 0 {
+		opts.SegmentSize = smallSegments
+	}
+	j, err := Open(dir, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { _ = j.Close() })
+	return j
+}
+
+// newJournal opens a fresh journal in a temporary directory.
+func newJournal(t testing.TB, opts Options) (*Journal, string) {
+	t.Helper()
+	dir := t.TempDir()
+	return openAt(t, dir, opts), dir
+}
+
+// reopen closes j and opens its directory again with opts.
+func reopen(t testing.TB, j *Journal, opts Options) *Journal {
+	t.Helper()
+	if err := j.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	return openAt(t, j.Dir(), opts)
+}
+
+func mustAppend(t testing.TB, j *Journal, provider string, cursor []byte, entries ...Entry) []Appended {
+	t.Helper()
+	out, err := j.Append(context.Background(), provider, entries, cursor)
+	if err != nil {
+		t.Fatalf("Append: %v", err)
+	}
+	if len(out) != len(entries) {
+		t.Fatalf("Append returned %d results for %d entries", len(out), len(entries))
+	}
+	return out
+}
+
+func ent(key, dedupID, data string) Entry {
+	return Entry{Key: key, DedupID: dedupID, Data: []byte(data)}
+}
+
+func readRecs(t testing.TB, j *Journal, key string) []Record {
+	t.Helper()
+	recs, err := j.Read(key, 0, 0)
+	if err != nil {
+		t.Fatalf("Read(%q): %v", key, err)
+	}
+	return recs
+}
+
+func seqsOf(recs []Record) []uint64 {
+	out := make([]uint64, len(recs))
+	for i, r := range recs {
+		out[i] = r.Seq
+	}
+	return out
+}
+
+func dataOf(recs []Record) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = string(r.Data)
+	}
+	return out
+}
+
+func appendedSeqs(out []Appended) []uint64 {
+	s := make([]uint64, len(out))
+	for i, a := range out {
+		s[i] = a.Seq
+	}
+	return s
+}
+
+func seqRange(from, to uint64) []uint64 {
+	var s []uint64
+	for v := from; v <= to; v++ {
+		s = append(s, v)
+	}
+	return s
+}
+
+func mustStats(t testing.TB, j *Journal, key string) Stats {
+	t.Helper()
+	st, err := j.Stats(key)
+	if err != nil {
+		t.Fatalf("Stats(%q): %v", key, err)
+	}
+	return st
+}
+
+func checkSeqs(t testing.TB, what string, got, want []uint64) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: seqs %v, want %v", what, got, want)
+	}
+}
+
+func mustFlush(t testing.TB, j *Journal) {
+	t.Helper()
+	if err := j.Flush(context.Background()); err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+}
+
+func payload(i, n int) []byte {
+	b := []byte(fmt.Sprintf("%08d|", i))
+	for len(b) < n {
+		b = append(b, byte('a'+i%26))
+	}
+	return b[:max(n, 9)]
+}
+
+// snapshotDir copies the segment files of dir (as the page cache has them:
+// what a SIGKILL would leave) to a new temporary directory.
+func snapshotDir(t testing.TB, dir string) string {
+	t.Helper()
+	to := t.TempDir()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, de := range des {
+		if _, ok := parseSegmentName(de.Name()); !ok {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, de.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, de.Name()), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return to
+}

@@ -1,0 +1,966 @@
+package journal
+
+// The writer goroutine: group commit, segment rolls, publication, and space
+// maintenance (deleting and compacting segments).
+//
+// One commit:
+//
+//  1. take every request queued, without waiting (up to MaxBatchBytes);
+//  2. outside mu, read the next chunk of live records of a segment being
+//     compacted;
+//  3. under mu, estimate the batch's size (an upper bound) and roll to a new
+//     segment if it does not fit (the roll itself happens outside mu);
+//  4. under mu, build the batch: the checkpoint if the segment is new, the
+//     acks waiting, the compaction copies still live, each request in order
+//     (entries sealed with their seq and LSN, cursor, drops), the drops for
+//     TotalBytes, the commit frame. Drops take effect in memory here: a
+//     dropped record is never read again, whether or not the commit
+//     succeeds (if it does not, the journal has failed);
+//  5. outside mu, one pwritev of the whole batch and one fdatasync;
+//  6. under mu, publish: the new records become readable, Changed channels
+//     are closed, cursors move, copied records point to their new place;
+//  7. outside mu, OnDrop reports, the callers are answered, and segments
+//     with nothing live (as of step 4, so only acks already on disk count)
+//     are deleted.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"slices"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// copyChunk bounds the compaction copies one batch carries.
+const copyChunk = 1 << 20
+
+// writerState is owned by the writer goroutine.
+type writerState struct {
+	active *segment
+	wbuf   []byte   // frames the writer encodes (checkpoint, acks, cursors, drops, commit)
+	iov    [][]byte // reused for pwritev
+	gen    uint64   // marks keys already seen in a request (keyState.mark)
+
+	ackTimer *time.Timer
+	ackArmed bool
+	// retryAt holds maintenance back after a batch found no room (a full
+	// disk), so that the writer does not spin; requests still run.
+	retryAt time.Time
+
+	flushes []*request // Flush calls waiting for maintenance to catch up
+
+	// Compaction in progress: the segment whose live records are being
+	// copied to the head, how far it has been read, and the copies read
+	// for the next batch.
+	victim     *segment
+	victimOff  int64
+	victimDone bool
+	copies     []prepCopy
+	copyBuf    []byte
+	readBuf    []byte
+}
+
+// prepCopy is a copy frame in writerState.copyBuf, ready but for its CRC.
+type prepCopy struct {
+	ks      *keyState
+	seq     uint64
+	srcLSN  uint64 // the frame it copies
+	off     int    // in copyBuf
+	size    int
+	partial uint32 // CRC of the frame without the LSN
+}
+
+// batch is one group commit being built.
+type batch struct {
+	seg     *segment
+	start   uint64 // LSN of the first frame
+	size    int64
+	frames  uint32 // before the commit frame
+	content int    // frames other than the checkpoint
+	parts   []part
+	now     int64
+
+	reqs       []*request
+	touched    []*keyState // keys with fresh entries
+	freshOrder []freshRef  // fresh entries in batch order (for TotalBytes)
+	freshLive  int64       // bytes of fresh entries not dropped
+	cursors    []cursorSet
+	copies     []copyDone
+	drops      []dropReport
+	wake       []*keyState // keys whose records DeleteKey discarded
+	deletable  []*segment
+}
+
+// part is a run of the batch: bytes of wbuf (own) or of buf.
+type part struct {
+	own      bool
+	buf      []byte
+	from, to int
+}
+
+type freshRef struct {
+	ks  *keyState
+	idx int // in ks.fresh
+}
+
+type cursorSet struct {
+	provider string
+	cursor   []byte
+}
+
+type copyDone struct {
+	ks     *keyState
+	seq    uint64
+	srcLSN uint64
+	lsn    uint64
+	size   int
+}
+
+type dropReport struct {
+	key    string
+	n      int
+	reason string
+}
+
+func (b *batch) lsn() uint64 { return b.start + uint64(b.size) }
+
+func (b *batch) add(p part) {
+	if n := len(b.parts); n > 0 {
+		last := &b.parts[n-1]
+		if last.own == p.own && last.to == p.from && (p.own || &last.buf[0] == &p.buf[0]) {
+			last.to = p.to
+			return
+		}
+	}
+	b.parts = append(b.parts, p)
+}
+
+// addOwn appends a frame encoded by enc to wbuf, at the batch's next LSN.
+func (j *Journal) addOwn(b *batch, enc func([]byte) []byte) {
+	w := &j.w
+	from := len(w.wbuf)
+	w.wbuf = enc(w.wbuf)
+	finishFrame(w.wbuf[from:], b.lsn())
+	b.add(part{own: true, from: from, to: len(w.wbuf)})
+	b.size += int64(len(w.wbuf) - from)
+	b.frames++
+	b.content++
+}
+
+// run is the writer goroutine. After Close it commits what is queued,
+// writes the acks waiting, and exits.
+func (j *Journal) run() {
+	defer close(j.writerDone)
+	w := &j.w
+	w.ackTimer = time.NewTimer(time.Hour)
+	w.ackTimer.Stop()
+	defer w.ackTimer.Stop()
+	var carry *request
+	closing := false
+	for {
+		var reqs []*request
+		var bytes int64
+		take := func(r *request) bool {
+			n := int64(len(r.buf))
+			if len(reqs) > 0 && bytes+n > j.opts.MaxBatchBytes {
+				carry = r
+				return false
+			}
+			reqs = append(reqs, r)
+			bytes += n
+			return true
+		}
+		if carry != nil {
+			r := carry
+			carry = nil
+			take(r)
+		}
+		if len(reqs) == 0 && !closing {
+			if j.maintenanceDue() {
+				select {
+				case r := <-j.reqs:
+					take(r)
+				case <-j.closing:
+					closing = true
+				default:
+				}
+			} else {
+				select {
+				case r := <-j.reqs:
+					take(r)
+				case <-j.ackKick:
+					if !w.ackArmed {
+						w.ackTimer.Reset(j.opts.AckFlushInterval)
+						w.ackArmed = true
+					}
+					continue
+				case <-w.ackTimer.C:
+					w.ackArmed = false
+				case <-j.closing:
+					closing = true
+				}
+			}
+		}
+	drain:
+		for carry == nil {
+			select {
+			case r := <-j.reqs:
+				if !take(r) {
+					break drain
+				}
+			default:
+				break drain
+			}
+		}
+		j.commit(reqs)
+		if closing && carry == nil && len(j.reqs) == 0 {
+			j.commit(nil) // the acks that came in meanwhile
+			j.answerFlushes(j.failure())
+			j.closeErr = j.failure()
+			return
+		}
+	}
+}
+
+// failure returns the sticky write failure, nil if none.
+func (j *Journal) failure() error {
+	j.mu.RLock()
+	defer j.mu.RUnlock()
+	return j.failed
+}
+
+// commit writes one batch carrying reqs (possibly none: acks, compaction).
+func (j *Journal) commit(reqs []*request) {
+	w := &j.w
+	live := reqs[:0]
+	for _, r := range reqs {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- err
+			continue
+		}
+		live = append(live, r)
+	}
+	if err := j.failure(); err != nil {
+		for _, r := range live {
+			r.done <- err
+		}
+		j.answerFlushes(err)
+		return
+	}
+	j.prepareCopies()
+
+	j.mu.Lock()
+	var ckpt []byte
+	for {
+		est := j.estimate(live)
+		ckpt = nil
+		a := w.active
+		fits := a.used+est <= a.capacity
+		if a.used == 0 || !fits {
+			ckpt = appendCheckpointFrame(nil, j.checkpoint(a.base))
+			if a.used == 0 {
+				fits = int64(len(ckpt))+est <= a.capacity
+			}
+		}
+		if fits {
+			break
+		}
+		need := est + int64(len(ckpt))
+		j.mu.Unlock()
+		var err error
+		if a.used == 0 {
+			err = j.prep.extend(a, max(need, a.capacity))
+		} else {
+			err = j.roll(need)
+		}
+		if err != nil {
+			err = fmt.Errorf("journal %s: %w", j.dir, err)
+			j.log.Error().Err(err).Msg("no room for the next batch")
+			w.retryAt = time.Now().Add(time.Second)
+			for _, r := range live {
+				r.done <- err
+			}
+			j.answerFlushes(err)
+			return
+		}
+		j.mu.Lock()
+	}
+	b := j.build(live, ckpt)
+	j.mu.Unlock()
+
+	var err error
+	if b.content > 0 {
+		if h := j.opts.testHookBeforeWrite; h != nil {
+			h(len(live))
+		}
+		err = j.writeBatch(b)
+		j.commits.Add(1)
+		j.batched.Add(uint64(len(live)))
+	}
+
+	j.mu.Lock()
+	if err != nil {
+		j.failed = fmt.Errorf("journal %s: segment %s at offset %d: %w: %w", j.dir, b.seg.path, b.seg.used, ErrFailed, err)
+		err = j.failed
+		j.mu.Unlock()
+		j.log.Error().Err(err).Msg("the journal accepts no more writes")
+		for _, r := range live {
+			r.done <- err
+		}
+		j.answerFlushes(err)
+		return
+	}
+	if b.content > 0 {
+		j.publish(b)
+	}
+	for _, s := range b.deletable {
+		j.unlinkSegment(s)
+	}
+	if v := w.victim; v != nil && (w.victimDone || slices.Contains(b.deletable, v)) {
+		// Done, or emptied by acks before the copies still prepared
+		// (which build skipped as no longer live) were written.
+		if !slices.Contains(b.deletable, v) {
+			j.log.Warn().Str("segment", v.path).Msg("compaction left records behind; it starts over")
+		}
+		w.victim, w.victimDone = nil, false
+		clear(w.copies)
+		w.copies = w.copies[:0]
+	}
+	j.mu.Unlock()
+
+	if j.opts.OnDrop != nil {
+		for _, d := range b.drops {
+			j.opts.OnDrop(d.key, d.n, d.reason)
+		}
+	}
+	for _, r := range live {
+		if r.kind == reqFlush {
+			w.flushes = append(w.flushes, r)
+			continue
+		}
+		r.done <- nil
+	}
+	for _, s := range b.deletable {
+		if err := os.Remove(s.path); err != nil {
+			j.log.Warn().Err(err).Str("segment", s.path).Msg("deleting a segment with nothing live")
+		}
+		s.release()
+	}
+	// After a roll the next segment is asked for at once (roll); after Open
+	// only once the active one is half full, so that the preparer's zeros
+	// stay away from the appends right after Open.
+	if a := w.active; !j.prep.outstanding && a.used >= a.capacity/2 {
+		j.prep.start(a.end(), j.opts.SegmentSize)
+	}
+	if !j.maintenanceDue() {
+		j.answerFlushes(nil)
+	}
+}
+
+func (j *Journal) answerFlushes(err error) {
+	for _, r := range j.w.flushes {
+		r.done <- err
+	}
+	clear(j.w.flushes)
+	j.w.flushes = j.w.flushes[:0]
+}
+
+// Upper bounds of the frames the writer encodes.
+func dropFrameMax(key string) int64 {
+	return headerSize + binary.MaxVarintLen64 + int64(len(key)) + 8 + binary.MaxVarintLen64 + 1
+}
+
+func ackFrameMax(key string) int64 { return headerSize + binary.MaxVarintLen64 + int64(len(key)) + 8 }
+
+// estimate bounds the size of the batch build would make of reqs (without
+// a checkpoint). Caller holds mu.
+func (j *Journal) estimate(reqs []*request) int64 {
+	est := int64(commitSize)
+	for ks := range j.pendingAcks {
+		est += ackFrameMax(ks.key)
+	}
+	for _, c := range j.w.copies {
+		est += int64(c.size)
+	}
+	var appended int64
+	for _, r := range reqs {
+		switch r.kind {
+		case reqAppend:
+			est += int64(len(r.buf))
+			appended += int64(len(r.buf))
+			for _, e := range r.ents {
+				est += 4 * dropFrameMax(e.key) // count, bytes, age, total
+			}
+			if r.cursor != nil {
+				est += headerSize + binary.MaxVarintLen64 + int64(len(r.provider)+len(r.cursor))
+			}
+		case reqDeleteKey:
+			est += dropFrameMax(r.key)
+		case reqRetention:
+			for _, ks := range j.keys {
+				est += 4 * dropFrameMax(ks.key)
+			}
+		}
+	}
+	if t := j.opts.TotalBytes; t > 0 && j.liveBytes+appended > t {
+		for _, ks := range j.fronts {
+			est += dropFrameMax(ks.key)
+		}
+	}
+	return est
+}
+
+// checkpoint returns the state to write at the start of the segment at
+// base. Caller holds mu; no batch is being built.
+func (j *Journal) checkpoint(base uint64) *checkpoint {
+	c := &checkpoint{base: base}
+	for _, ks := range j.keys {
+		if ks.lastSeq > 0 || ks.dropped > 0 {
+			c.keys = append(c.keys, ckptKey{key: ks.key, lastSeq: ks.lastSeq, acked: ks.acked,
+				dropThrough: ks.dropThrough, dropped: ks.dropped})
+		}
+	}
+	names := make(map[string]bool, len(j.cursors)+len(j.windows))
+	for p := range j.cursors {
+		names[p] = true
+	}
+	for p, w := range j.windows {
+		if w.fifo.len() > 0 {
+			names[p] = true
+		}
+	}
+	for p := range names {
+		cp := ckptProvider{name: p}
+		if cur, ok := j.cursors[p]; ok {
+			cp.hasCursor, cp.cursor = true, cur
+		}
+		if w := j.windows[p]; w != nil {
+			cp.ids = w.list()
+		}
+		c.providers = append(c.providers, cp)
+	}
+	return c
+}
+
+// roll seals the active segment and makes a new one with room for need
+// bytes the active one. Caller does not hold mu.
+func (j *Journal) roll(need int64) error {
+	w := &j.w
+	old := w.active
+	seg, err := j.prep.take(old.end(), max(j.opts.SegmentSize, need))
+	if err != nil {
+		return err
+	}
+	// Give back the preallocated rest. If this fails the segment keeps its
+	// zeros after the data, which is still a valid sealed segment.
+	if err := old.f.Truncate(old.used); err != nil {
+		j.log.Warn().Err(err).Str("segment", old.path).Msg("truncating a sealed segment")
+	}
+	j.mu.Lock()
+	old.size = old.used
+	j.segs = append(j.segs, seg)
+	w.active = seg
+	j.mu.Unlock()
+	j.prep.start(seg.end(), j.opts.SegmentSize)
+	return nil
+}
+
+// build makes the batch. Caller holds mu. ckpt is the checkpoint frame to
+// start with (nil if the segment has one).
+func (j *Journal) build(reqs []*request, ckpt []byte) *batch {
+	w := &j.w
+	w.wbuf = w.wbuf[:0]
+	b := &batch{seg: w.active, start: w.active.base + uint64(w.active.used), now: j.opts.Now().UnixNano(), reqs: reqs}
+	if ckpt != nil {
+		j.addOwn(b, func(buf []byte) []byte { return append(buf, ckpt...) })
+		b.content--
+	}
+	for ks := range j.pendingAcks {
+		j.addOwn(b, func(buf []byte) []byte { return appendAckFrame(buf, ks.key, ks.acked) })
+	}
+	clear(j.pendingAcks)
+
+	for _, c := range w.copies {
+		e := c.ks.entryAt(c.seq)
+		if e == nil || e.lsn != c.srcLSN {
+			continue // acked or dropped since it was read
+		}
+		lsn := b.lsn()
+		frame := w.copyBuf[c.off : c.off+c.size]
+		binary.LittleEndian.PutUint32(frame[5:9], crcLSN(c.partial, lsn))
+		b.add(part{buf: w.copyBuf, from: c.off, to: c.off + c.size})
+		b.size += int64(c.size)
+		b.frames++
+		b.content++
+		b.copies = append(b.copies, copyDone{ks: c.ks, seq: c.seq, srcLSN: c.srcLSN, lsn: lsn, size: c.size})
+	}
+	clear(w.copies)
+	w.copies = w.copies[:0]
+
+	touchedWindows := map[*window]struct{}{}
+	for _, r := range reqs {
+		switch r.kind {
+		case reqAppend:
+			j.buildAppend(b, r, touchedWindows)
+		case reqDeleteKey:
+			ks := j.keys[r.key]
+			if ks == nil || ks.pendingCount() == 0 {
+				continue
+			}
+			n := ks.pendingCount()
+			for ks.pendingCount() > 0 {
+				j.dropFront(b, ks)
+			}
+			j.addDrop(b, ks, n, reasonKeyDeleted)
+			b.wake = append(b.wake, ks)
+			r.dropped = n
+		case reqRetention:
+			for _, ks := range j.keys {
+				j.enforceLimits(b, ks)
+			}
+		}
+	}
+	cutoff := j.dedupCutoff(b.now)
+	for win := range touchedWindows {
+		win.prune(j.opts.DedupMaxCount, cutoff)
+	}
+	j.enforceTotal(b)
+
+	// Segments with nothing live can go once this batch is on disk: the
+	// acks and drops that emptied them are in it or in earlier batches,
+	// and their state is in a later segment's checkpoint (this batch's, if
+	// it opens the active segment).
+	// Only once the active segment holds a checkpoint on disk, though.
+	if b.seg.used > 0 || b.content > 0 {
+		for _, s := range j.segs[:len(j.segs)-1] {
+			if s.live == 0 {
+				b.deletable = append(b.deletable, s)
+			}
+		}
+		// Every record of the victim live when this batch began is copied
+		// in it (the earlier chunks point elsewhere already); drops in the
+		// batch may have taken some of those since.
+		if v := w.victim; v != nil && w.victimDone && v.live > 0 && v.live <= len(b.copies) {
+			b.deletable = append(b.deletable, v)
+		}
+	}
+	if b.content > 0 {
+		j.addOwn(b, func(buf []byte) []byte {
+			return appendCommitFrame(buf, commitRec{start: b.start, at: b.now, frames: b.frames})
+		})
+		b.content-- // the commit frame is not content
+		b.frames--
+	}
+	return b
+}
+
+// buildAppend adds an append request's entries, cursor and drops.
+func (j *Journal) buildAppend(b *batch, r *request, touched map[*window]struct{}) {
+	w := &j.w
+	win := j.window(r.provider)
+	// Forget ids past the age before looking them up. (The count bound is
+	// applied once the batch is built, as recovery does.)
+	win.prune(-1, j.dedupCutoff(b.now))
+	r.out = make([]Appended, len(r.ents))
+	w.gen++
+	var keys []*keyState
+	for i := range r.ents {
+		pe := &r.ents[i]
+		if pe.dedupID != "" {
+			if win.seen(pe.dedupID) {
+				r.out[i].Duplicate = true
+				continue
+			}
+			win.remember(pe.dedupID, b.now)
+			touched[win] = struct{}{}
+		}
+		ks := j.key(pe.key)
+		seq := ks.assigned() + 1
+		lsn := b.lsn()
+		frame := r.buf[pe.off : pe.off+pe.size : pe.off+pe.size]
+		sealEntryFrame(frame, pe.partial, seq, lsn)
+		b.add(part{buf: r.buf, from: pe.off, to: pe.off + pe.size})
+		b.size += int64(pe.size)
+		b.frames++
+		b.content++
+		if len(ks.fresh) == 0 {
+			b.touched = append(b.touched, ks)
+		}
+		ks.fresh = append(ks.fresh, freshEntry{seq: seq, lsn: lsn, at: pe.at, size: uint32(pe.size), frame: frame})
+		ks.freshBytes += int64(pe.size)
+		b.freshLive += int64(pe.size)
+		b.freshOrder = append(b.freshOrder, freshRef{ks: ks, idx: len(ks.fresh) - 1})
+		r.out[i].Seq = seq
+		if ks.mark != w.gen {
+			ks.mark = w.gen
+			keys = append(keys, ks)
+		}
+	}
+	if r.cursor != nil {
+		j.addOwn(b, func(buf []byte) []byte { return appendCursorFrame(buf, r.provider, r.cursor) })
+		b.cursors = append(b.cursors, cursorSet{provider: r.provider, cursor: r.cursor})
+	}
+	for _, ks := range keys {
+		j.enforceLimits(b, ks)
+	}
+}
+
+// dropFront drops the oldest pending record of ks (published or fresh).
+// Caller holds mu and builds b.
+func (j *Journal) dropFront(b *batch, ks *keyState) {
+	if ks.ring.len() > 0 {
+		seq := ks.frontSeq()
+		ks.dropThrough = max(ks.dropThrough, seq)
+		j.removeThrough(ks, seq)
+		return
+	}
+	f := &ks.fresh[ks.freshDropped]
+	ks.freshDropped++
+	ks.freshBytes -= int64(f.size)
+	b.freshLive -= int64(f.size)
+	ks.dropThrough = max(ks.dropThrough, f.seq)
+}
+
+// addDrop records that n records of ks were dropped for dropReasons[reason].
+func (j *Journal) addDrop(b *batch, ks *keyState, n int, reason int) {
+	ks.dropped += uint64(n)
+	through := ks.dropThrough
+	j.addOwn(b, func(buf []byte) []byte { return appendDropFrame(buf, ks.key, through, uint64(n), byte(reason)) })
+	b.drops = append(b.drops, dropReport{key: ks.key, n: n, reason: dropReasons[reason]})
+}
+
+// enforceLimits drops the oldest records of ks beyond its Limits: count
+// first, then bytes, then age, as the store does.
+func (j *Journal) enforceLimits(b *batch, ks *keyState) {
+	l := j.opts.Limits
+	cutoff := b.now - int64(l.MaxAge)
+	var n [reasonAge + 1]int
+	for ks.pendingCount() > 0 {
+		reason := -1
+		switch {
+		case l.MaxCount > 0 && ks.pendingCount() > l.MaxCount:
+			reason = reasonCount
+		case l.MaxBytes > 0 && ks.pendingBytes() > l.MaxBytes:
+			reason = reasonBytes
+		case l.MaxAge > 0:
+			if at, _ := ks.oldestAt(); at < cutoff {
+				reason = reasonAge
+			}
+		}
+		if reason < 0 {
+			break
+		}
+		j.dropFront(b, ks)
+		n[reason]++
+	}
+	for reason, c := range n {
+		if c > 0 {
+			j.addDrop(b, ks, c, reason)
+		}
+	}
+}
+
+// enforceTotal drops the oldest records of all keys beyond TotalBytes: the
+// published ones by age (j.fronts), then the batch's own in order.
+func (j *Journal) enforceTotal(b *batch) {
+	t := j.opts.TotalBytes
+	if t <= 0 || j.liveBytes+b.freshLive <= t {
+		return
+	}
+	var order []*keyState
+	n := map[*keyState]int{}
+	g := 0
+	for j.liveBytes+b.freshLive > t {
+		var ks *keyState
+		if len(j.fronts) > 0 {
+			ks = j.fronts[0]
+		} else {
+			for g < len(b.freshOrder) && b.freshOrder[g].idx < b.freshOrder[g].ks.freshDropped {
+				g++
+			}
+			if g == len(b.freshOrder) {
+				break
+			}
+			ks = b.freshOrder[g].ks
+		}
+		j.dropFront(b, ks)
+		if n[ks] == 0 {
+			order = append(order, ks)
+		}
+		n[ks]++
+	}
+	for _, ks := range order {
+		j.addDrop(b, ks, n[ks], reasonTotalBytes)
+	}
+}
+
+// writeBatch writes b with one pwritev (more only past IOV_MAX parts or
+// after a short write) and one fdatasync.
+func (j *Journal) writeBatch(b *batch) error {
+	w := &j.w
+	iov := w.iov[:0]
+	for _, p := range b.parts {
+		if p.own {
+			iov = append(iov, w.wbuf[p.from:p.to])
+		} else {
+			iov = append(iov, p.buf[p.from:p.to])
+		}
+	}
+	err := pwritevAll(b.seg.f, iov, b.seg.used)
+	clear(iov)
+	w.iov = iov[:0]
+	if err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	if err := fdatasync(b.seg.f); err != nil {
+		return fmt.Errorf("fdatasync: %w", err)
+	}
+	return nil
+}
+
+// pwritevAll writes every byte of iov at off.
+func pwritevAll(f *os.File, iov [][]byte, off int64) error {
+	const iovMax = 1024
+	fd := int(f.Fd())
+	for len(iov) > 0 {
+		n, err := unix.Pwritev(fd, iov[:min(len(iov), iovMax)], off)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return errShortWrite
+		}
+		off += int64(n)
+		for n > 0 {
+			if n >= len(iov[0]) {
+				n -= len(iov[0])
+				iov = iov[1:]
+				continue
+			}
+			iov[0] = iov[0][n:]
+			n = 0
+		}
+	}
+	return nil
+}
+
+func fdatasync(f *os.File) error {
+	for {
+		err := unix.Fdatasync(int(f.Fd()))
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// publish makes a written batch visible. Caller holds mu.
+func (j *Journal) publish(b *batch) {
+	b.seg.used += b.size
+	for _, ks := range b.touched {
+		for _, f := range ks.fresh[ks.freshDropped:] {
+			ks.ring.push(entry{seg: b.seg, lsn: f.lsn, order: f.lsn, at: f.at, size: f.size})
+			ks.lastSeq = f.seq
+			e := ks.ring.at(ks.ring.len() - 1)
+			ks.bytes += int64(f.size)
+			b.seg.live++
+			b.seg.liveBytes += int64(f.size)
+			j.liveBytes += int64(f.size)
+			j.livePending++
+			j.tail.add(ks, f.seq, e, f.frame)
+		}
+		ks.lastSeq = max(ks.lastSeq, ks.fresh[len(ks.fresh)-1].seq)
+		clear(ks.fresh)
+		ks.fresh, ks.freshDropped, ks.freshBytes = ks.fresh[:0], 0, 0
+		j.fixFront(ks)
+		ks.wake()
+	}
+	for _, c := range b.cursors {
+		j.cursors[c.provider] = c.cursor
+	}
+	for _, c := range b.copies {
+		e := c.ks.entryAt(c.seq)
+		if e == nil || e.lsn != c.srcLSN {
+			continue // acked while the copy was written
+		}
+		d := int64(c.size) - int64(e.size)
+		e.seg.live--
+		e.seg.liveBytes -= int64(e.size)
+		e.seg, e.lsn, e.size = b.seg, c.lsn, uint32(c.size)
+		b.seg.live++
+		b.seg.liveBytes += int64(c.size)
+		c.ks.bytes += d
+		j.liveBytes += d
+	}
+	for _, ks := range b.wake {
+		ks.wake()
+	}
+}
+
+// unlinkSegment takes s out of the journal's list. Caller holds mu; the
+// caller removes the file and drops the reference afterwards.
+func (j *Journal) unlinkSegment(s *segment) {
+	if i := slices.Index(j.segs, s); i >= 0 {
+		j.segs = slices.Delete(j.segs, i, i+1)
+	}
+}
+
+// maintenanceDue reports whether the writer has space work to do without
+// waiting for a request: a compaction in progress or needed, or segments
+// with nothing live left to delete.
+func (j *Journal) maintenanceDue() bool {
+	j.mu.RLock()
+	defer j.mu.RUnlock()
+	if j.failed != nil || time.Now().Before(j.w.retryAt) {
+		return false
+	}
+	if j.w.victim != nil || j.needCompaction() {
+		return true
+	}
+	if j.w.active.used == 0 {
+		return false // nothing can be deleted before the active segment's checkpoint
+	}
+	for _, s := range j.segs[:len(j.segs)-1] {
+		if s.live == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// needCompaction reports whether the sealed segments that hold live
+// records hold more than twice the live records. Caller holds mu.
+func (j *Journal) needCompaction() bool {
+	var used int64
+	for _, s := range j.segs[:len(j.segs)-1] {
+		if s.live > 0 && !s.noCompact {
+			used += s.used
+		}
+	}
+	return used > 2*j.liveBytes
+}
+
+// prepareCopies reads, outside mu, the next chunk of live records of the
+// segment being compacted, choosing one if compaction is needed, and
+// leaves their copy frames in w.copies. Writer goroutine.
+func (j *Journal) prepareCopies() {
+	w := &j.w
+	if len(w.copies) > 0 {
+		return // the last batch could not take them (a failed roll)
+	}
+	j.mu.RLock()
+	if w.victim == nil && j.needCompaction() {
+		var best *segment
+		for _, s := range j.segs[:len(j.segs)-1] {
+			if s.live > 0 && !s.noCompact && (best == nil || s.liveBytes*best.used < best.liveBytes*s.used) {
+				best = s
+			}
+		}
+		if best != nil {
+			w.victim, w.victimOff, w.victimDone = best, 0, false
+			j.log.Debug().Str("segment", best.path).Int64("live_bytes", best.liveBytes).
+				Int64("used_bytes", best.used).Msg("compacting")
+		}
+	}
+	victim := w.victim
+	j.mu.RUnlock()
+	if victim == nil || w.victimDone {
+		return
+	}
+	w.copyBuf = w.copyBuf[:0]
+	for w.victimOff < victim.used && len(w.copyBuf) < copyChunk {
+		if err := j.copyFrom(victim); err != nil {
+			// Its records stay where they are (a Read of a damaged one
+			// fails with ErrCorrupt); the space bound may not hold.
+			j.log.Error().Err(err).Str("segment", victim.path).Msg("cannot compact this segment; leaving it")
+			victim.noCompact = true
+			w.victim = nil
+			clear(w.copies)
+			w.copies = w.copies[:0]
+			return
+		}
+	}
+	if w.victimOff >= victim.used {
+		w.victimDone = true
+	}
+}
+
+// copyFrom reads the frames of victim from w.victimOff (about 4 MiB, or
+// one frame if larger) and turns those still live into copy frames.
+func (j *Journal) copyFrom(victim *segment) error {
+	w := &j.w
+	const window = 4 << 20
+	n := min(int64(window), victim.used-w.victimOff)
+	var hdr [headerSize]byte
+	if _, err := victim.f.ReadAt(hdr[:], w.victimOff); err != nil {
+		return err
+	}
+	if fs := int64(headerSize) + int64(binary.LittleEndian.Uint32(hdr[:])); fs > n {
+		n = min(fs, victim.used-w.victimOff)
+	}
+	if int64(cap(w.readBuf)) < n {
+		w.readBuf = make([]byte, n)
+	}
+	buf := w.readBuf[:n]
+	if _, err := victim.f.ReadAt(buf, w.victimOff); err != nil {
+		return err
+	}
+	type cand struct {
+		rec  entryRec
+		body []byte
+		lsn  uint64
+		typ  byte
+	}
+	var cands []cand
+	off := 0
+	for off < len(buf) {
+		lsn := victim.base + uint64(w.victimOff) + uint64(off)
+		typ, body, size, ok := checkFrame(buf[off:], lsn)
+		if !ok {
+			if off == 0 {
+				return fmt.Errorf("%w: segment %s offset %d does not verify", ErrCorrupt, victim.path, w.victimOff)
+			}
+			break // the frame continues past the window
+		}
+		if typ == recEntry || typ == recCopy {
+			rec, err := decodeEntry(body, typ)
+			if err != nil {
+				return fmt.Errorf("%w: segment %s offset %d: %v", ErrCorrupt, victim.path, w.victimOff+int64(off), err)
+			}
+			cands = append(cands, cand{rec: rec, body: body, lsn: lsn, typ: typ})
+		}
+		off += size
+	}
+	w.victimOff += int64(off)
+	j.mu.RLock()
+	defer j.mu.RUnlock()
+	for _, c := range cands {
+		ks := j.keys[string(c.rec.key)]
+		if ks == nil {
+			continue
+		}
+		e := ks.entryAt(c.rec.seq)
+		if e == nil || e.lsn != c.lsn || e.seg != victim {
+			continue
+		}
+		body := c.body
+		if c.typ == recCopy {
+			body = body[:len(body)-8] // its order is replaced by the same one below
+		}
+		from := len(w.copyBuf)
+		w.copyBuf = beginFrame(w.copyBuf, recCopy, len(body)+8)
+		w.copyBuf = append(w.copyBuf, body...)
+		w.copyBuf = appendU64(w.copyBuf, e.order)
+		frame := w.copyBuf[from:]
+		partial := crc32.Update(crc32.Update(0, castagnoli, frame[:5]), castagnoli, frame[headerSize:])
+		w.copies = append(w.copies, prepCopy{ks: ks, seq: c.rec.seq, srcLSN: c.lsn, off: from, size: len(frame), partial: partial})
+	}
+	return nil
+}
