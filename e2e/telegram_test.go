@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -330,11 +331,8 @@ func TestProviderStartLimitFatal(t *testing.T) {
     start_limit: 3
     backoff_max: 100ms
 `, dies, forumChat)
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	os.WriteFile(path, []byte(cfg), 0o600)
 	_ = tg
-	d := p.start("--config", path)
-	p.waitServing(d)
+	d, c, _ := p.serveConfig(cfg)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		out, _, _ := p.busctl("providers")
@@ -357,5 +355,29 @@ func TestProviderStartLimitFatal(t *testing.T) {
 	}
 	if _, _, code := p.busctl("status"); code != 0 {
 		t.Error("the bus went down with its provider")
+	}
+
+	// What the child said on its way out is shown, and its structured
+	// line was merged into the supervisor's log at its own level (not a
+	// string inside an info record).
+	info := onlyProvider(t, c, "telegram")
+	if want := []string{"error: provider cannot run: boom"}; !slices.Equal(info.GetStderrTail(), want) {
+		t.Errorf("stderr_tail %q, want %q", info.GetStderrTail(), want)
+	}
+	merged := false
+	for line := range strings.Lines(d.stderr.String()) {
+		var e map[string]any
+		if json.Unmarshal([]byte(line), &e) == nil && e["message"] == "provider cannot run" {
+			merged = e["level"] == "error" && e["error"] == "boom" && e["provider"] == "telegram" && e["stream"] == "stderr"
+		}
+	}
+	if !merged {
+		t.Errorf("the child's structured line was not merged into the log:\n%s", d.stderr.String())
+	}
+
+	// The doctor names a provider that does not exist NOT_FOUND.
+	_, err := chatbusv1.NewDoctorServiceClient(c.Conn()).Status(context.Background(), &chatbusv1.StatusRequest{Provider: "nope"})
+	if status.Code(err) != codes.NotFound {
+		t.Errorf("doctor status of an unknown provider: %v, want NotFound", err)
 	}
 }

@@ -175,6 +175,7 @@ func providerToProto(s providers.Status) *chatbusv1.ProviderInfo {
 		Ingested:          s.Ingested,
 		DroppedNotAllowed: s.NotAllowed,
 		WebUrl:            s.WebURL,
+		StderrTail:        s.StderrTail,
 	}
 	if s.Status.LastError != "" && out.LastError == "" {
 		out.LastError = s.Status.LastError

@@ -59,7 +59,7 @@ var errorCodes = []struct {
 	{hub.ErrProviderNotServing, codes.Unavailable, "PROVIDER_NOT_SERVING"},
 
 	// A platform's failure keeps its class on the way to the follower.
-	{providers.ErrUnknown, codes.InvalidArgument, "UNKNOWN_PROVIDER"},
+	{providers.ErrUnknown, codes.NotFound, "UNKNOWN_PROVIDER"},
 	{providers.ErrTargetGone, codes.NotFound, "THREAD_GONE"},
 	{providers.ErrPlatformNotFound, codes.NotFound, "PLATFORM_NOT_FOUND"},
 	{providers.ErrPlatformInvalid, codes.InvalidArgument, "PLATFORM_INVALID"},

@@ -1,5 +1,5 @@
 // Package doctor restarts or upgrades a provider without losing anything
-// and without killing anything (DESIGN §5): observe the owner, close its
+// and without killing anything: observe the owner, close its
 // admission (prepare), let it settle, have it exit by itself (commit),
 // prove the exit, and see the successor — started through the same
 // supervision path as always — healthy and identified. New calls wait in
@@ -44,7 +44,7 @@ var (
 // Generation is the provider protocol generation this doctor speaks.
 const Generation = 1
 
-// Kind is a restart's typed outcome (DESIGN §5).
+// Kind is a restart's typed outcome.
 type Kind int
 
 const (

@@ -27,8 +27,8 @@ type Registration struct {
 	Origin   Origin
 }
 
-// Register registers a follower and resolves its binding, in the order of
-// DESIGN §4: a handoff token; the binding of the same profile key (REUSE);
+// Register registers a follower and resolves its binding, in this order:
+// a handoff token; the binding of the same profile key (REUSE);
 // else a fresh thread from the provider, or none (DETACHED) when no
 // provider is configured.
 func (h *Hub) Register(ctx context.Context, info registry.Info, req Request) (Registration, error) {

@@ -112,8 +112,10 @@ func (m *Manager) childHealth(p *provider, e supervise.Event, attrs map[string]s
 func (m *Manager) publishHealth(p *provider, attrs map[string]string) {
 	serving, why, _ := p.health.state()
 	msg := "provider " + p.spec.Name + " health: SERVING"
+	attrs[events.HealthAttr] = "SERVING"
 	if !serving {
 		msg = "provider " + p.spec.Name + " health: NOT_SERVING: " + why
+		attrs[events.HealthAttr] = "NOT_SERVING"
 		attrs["why"] = why
 	}
 	attrs["serving"] = fmt.Sprint(serving)

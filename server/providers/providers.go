@@ -253,7 +253,6 @@ func (m *Manager) onEvent(e supervise.Event) {
 	m.cfg.Events.Publish(events.Event{Kind: kind, Message: e.Message, Attrs: attrs})
 }
 
-
 func (m *Manager) get(name string) (*provider, error) {
 	p, ok := m.provs[name]
 	if !ok {

@@ -93,7 +93,7 @@ type Ref struct {
 // IsZero reports whether t names no thread (its Provider is empty).
 func (t Target) IsZero() bool { return t.Provider == "" }
 
-// Status is a binding's lifecycle state (DESIGN.md §4).
+// Status is a binding's lifecycle state.
 type Status string
 
 // Binding statuses.

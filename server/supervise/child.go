@@ -42,6 +42,7 @@ type child struct {
 	stdout *os.File // our end of its stdout
 	stderr *os.File // our end of its stderr
 	io     sync.WaitGroup
+	tail   tail // its last stderr lines
 
 	// handshake receives the first stdout line (or why there is none),
 	// exactly once.
@@ -289,26 +290,6 @@ func (s *Supervisor) readStdout(c *child) {
 		c.handshake <- handshakeResult{line: line}
 	}
 	s.copyLines(c, br, "stdout")
-}
-
-// copyLines logs each line read from br until it fails (EOF, or the drain
-// deadline after exit).
-func (s *Supervisor) copyLines(c *child, br *bufio.Reader, stream string) {
-	for {
-		line, dropped, err := readLine(br)
-		line = strings.TrimSuffix(line, "\r")
-		if line != "" || dropped > 0 {
-			e := s.log.Info().Str("stream", stream).Int("pid", c.inc.PID)
-			if dropped > 0 {
-				e = e.Bool("truncated", true).Int("dropped_bytes", dropped)
-				line += " …[truncated]"
-			}
-			e.Msg(line)
-		}
-		if err != nil {
-			return
-		}
-	}
 }
 
 // readLine reads one line without its '\n'. Of a line longer than br's

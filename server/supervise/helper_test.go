@@ -42,6 +42,10 @@ const (
 // writes.
 const longLine = 70000
 
+// structuredLine is a structured log record the good helper writes to
+// stderr, as the Go SDK's logger does.
+const structuredLine = `{"level":"error","provider":"inner","error":"boom","n":3,"time":"2026-01-01T00:00:00Z","message":"structured"}`
+
 // TestHelperProcess is not a test: it is the fake provider.
 func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv(envHelper)
@@ -65,6 +69,7 @@ func helperMain(mode string) int {
 	switch mode {
 	case modeNoHandshake:
 		fmt.Println("hello, I am not a provider")
+		fmt.Fprintln(os.Stderr, "usage: no token given")
 		time.Sleep(time.Hour)
 		return 1
 	case modeSlowHandshake:
@@ -86,6 +91,7 @@ func helperMain(mode string) int {
 	fmt.Fprintf(os.Stderr, "config: %s\n", cfg)
 	if mode == modeGood {
 		fmt.Fprintln(os.Stderr, strings.Repeat("x", longLine))
+		fmt.Fprintln(os.Stderr, structuredLine)
 	}
 
 	lis, err := net.Listen("unix", sock)
@@ -107,6 +113,10 @@ func helperMain(mode string) int {
 
 	fmt.Printf("1|unix|%s|grpc\n", sock)
 	if mode == modeCrashAfterReady {
+		for i := range TailLines + 2 {
+			fmt.Fprintf(os.Stderr, "line %d\n", i)
+		}
+		fmt.Fprintln(os.Stderr, "panic: oh no")
 		return 3
 	}
 	fmt.Println("stdout after handshake")

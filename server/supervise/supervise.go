@@ -28,9 +28,12 @@
 // chatbus.provider.v1.ProviderService and grpc.health.v1 (service name =
 // provider name) on the socket until it exits. Everything the child writes
 // to stderr, and to stdout after the handshake line, is copied line by line
-// into Spec.Logger (fields provider=<name>, stream=stdout|stderr, pid); a line
-// longer than MaxLineBytes is cut there, marked " …[truncated]" and logged
-// with truncated=true. On SIGTERM the child should exit promptly (the
+// into Spec.Logger (fields provider=<name>, stream=stdout|stderr, pid): a
+// line that is a structured (JSON) log record is merged into the
+// supervisor's record at its own level, any other stderr line is a warning
+// (see copyLines), and the last lines of stderr are kept for
+// Status.StderrTail. A line longer than MaxLineBytes is cut there, marked
+// " …[truncated]" and logged with truncated=true. On SIGTERM the child should exit promptly (the
 // Supervisor waits Spec.StopGrace, then sends SIGKILL).
 //
 // A child is RUNNING once its handshake line is valid and its socket is
@@ -57,6 +60,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -232,6 +236,9 @@ type Status struct {
 	LastError string
 	// Serving is the last grpc.health.v1 status of the running child.
 	Serving bool
+	// StderrTail is the last lines (at most TailLines, oldest first) the
+	// child that LastError describes wrote to stderr; nil if none.
+	StderrTail []string
 }
 
 // Event kinds.
@@ -310,6 +317,7 @@ type Supervisor struct {
 	quick    int // quick deaths in a row
 	lastExit string
 	lastErr  string
+	lastTail []string // stderr tail of the child lastErr describes
 	serving  bool
 	exits    map[proc.Incarnation]ExitProof // recently reaped children
 	exitFIFO []proc.Incarnation
@@ -576,6 +584,10 @@ func (s *Supervisor) settle(c *child, startErr error) (State, time.Duration) {
 	case startErr != nil:
 		s.quick++
 		s.lastErr = "start failed: " + startErr.Error()
+		s.lastTail = nil
+		if c != nil {
+			s.lastTail = c.tail.get()
+		}
 		msg = s.lastErr
 	default:
 		lived := now.Sub(c.ready)
@@ -585,6 +597,7 @@ func (s *Supervisor) settle(c *child, startErr error) (State, time.Duration) {
 			s.quick = 0
 		}
 		s.lastErr = fmt.Sprintf("exited after %s: %s", lived.Round(time.Millisecond), c.exitStatus)
+		s.lastTail = c.tail.get()
 		msg = s.lastErr
 	}
 	if c != nil {
@@ -750,13 +763,14 @@ func (s *Supervisor) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{
-		Name:      s.spec.Name,
-		State:     s.state,
-		Since:     s.since,
-		Restarts:  max(s.starts-1, 0),
-		LastExit:  s.lastExit,
-		LastError: s.lastErr,
-		Serving:   s.serving,
+		Name:       s.spec.Name,
+		State:      s.state,
+		Since:      s.since,
+		Restarts:   max(s.starts-1, 0),
+		LastExit:   s.lastExit,
+		LastError:  s.lastErr,
+		StderrTail: slices.Clone(s.lastTail),
+		Serving:    s.serving,
 	}
 	if s.cur != nil {
 		st.PID = s.cur.inc.PID

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -287,10 +288,23 @@ func TestRunningHandshakeConfigAndLogs(t *testing.T) {
 			}
 			found["config"] = true
 		case e["stream"] == "stderr" && msg == "got SIGTERM":
+			if e["level"] != "warn" {
+				t.Errorf("plain stderr line at level %v, want warn", e["level"])
+			}
 			found["sigterm"] = true
+		case e["stream"] == "stderr" && msg == "structured":
+			// Merged: its level and fields, ours kept, its time dropped.
+			if e["level"] != "error" || e["error"] != "boom" || e["n"] != float64(3) ||
+				e["child_provider"] != "inner" || e["pid"] != float64(c.Incarnation.PID) || e["time"] == "2026-01-01T00:00:00Z" {
+				t.Errorf("structured line logged as %v", e)
+			}
+			found["structured"] = true
 		case e["stream"] == "stderr" && strings.HasPrefix(msg, "stderr-done"):
 			found["stderr"] = true
 		case e["stream"] == "stdout" && msg == "stdout after handshake":
+			if e["level"] != "info" {
+				t.Errorf("stdout line at level %v, want info", e["level"])
+			}
 			found["stdout"] = true
 		case e["stream"] == "stderr" && strings.HasPrefix(msg, "xxxx"):
 			want := strings.Repeat("x", MaxLineBytes) + " …[truncated]"
@@ -303,7 +317,7 @@ func TestRunningHandshakeConfigAndLogs(t *testing.T) {
 			t.Errorf("handshake line copied to the log: %v", e)
 		}
 	}
-	for _, k := range []string{"config", "sigterm", "stderr", "stdout", "long"} {
+	for _, k := range []string{"config", "sigterm", "structured", "stderr", "stdout", "long"} {
 		if !found[k] {
 			t.Errorf("log lacks %s line", k)
 		}
@@ -364,9 +378,10 @@ func TestStartLimitFatal(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		mode string
+		tail []string // Status.StderrTail once FATAL
 	}{
-		{"crash after ready", modeCrashAfterReady},
-		{"bad handshake", modeNoHandshake},
+		{"crash after ready", modeCrashAfterReady, []string{"line 3", "line 4", "line 5", "line 6", "line 7", "line 8", "line 9", "line 10", "line 11", "panic: oh no"}},
+		{"bad handshake", modeNoHandshake, []string{"usage: no token given"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const limit = 3
@@ -381,6 +396,9 @@ func TestStartLimitFatal(t *testing.T) {
 			st := h.s.Status()
 			if st.State != StateFatal || st.Restarts != limit-1 || st.PID != 0 || st.LastError == "" {
 				t.Errorf("Status = %+v", st)
+			}
+			if !slices.Equal(st.StderrTail, tc.tail) {
+				t.Errorf("StderrTail = %q, want %q", st.StderrTail, tc.tail)
 			}
 
 			// Operator restart: a fresh start limit, and exactly limit more

@@ -142,7 +142,7 @@ func (RestartPhase) EnumDescriptor() ([]byte, []int) {
 	return file_chatbus_v1_doctor_proto_rawDescGZIP(), []int{1}
 }
 
-// OutcomeKind is the typed end of a restart (DESIGN §5).
+// OutcomeKind is the typed end of a restart.
 type OutcomeKind int32
 
 const (

@@ -140,7 +140,7 @@ func (Origin) EnumDescriptor() ([]byte, []int) {
 	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{1}
 }
 
-// BindingStatus is the lifecycle state of a binding (DESIGN §3).
+// BindingStatus is the lifecycle state of a binding.
 type BindingStatus int32
 
 const (

@@ -545,7 +545,7 @@ export const RestartPhaseSchema: GenEnum<RestartPhase> = /*@__PURE__*/
   enumDesc(file_chatbus_v1_doctor, 1);
 
 /**
- * OutcomeKind is the typed end of a restart (DESIGN §5).
+ * OutcomeKind is the typed end of a restart.
  *
  * @generated from enum chatbus.v1.OutcomeKind
  */

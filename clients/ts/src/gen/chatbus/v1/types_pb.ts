@@ -401,7 +401,7 @@ export const OriginSchema: GenEnum<Origin> = /*@__PURE__*/
   enumDesc(file_chatbus_v1_types, 1);
 
 /**
- * BindingStatus is the lifecycle state of a binding (DESIGN §3).
+ * BindingStatus is the lifecycle state of a binding.
  *
  * @generated from enum chatbus.v1.BindingStatus
  */
