@@ -307,7 +307,6 @@ func NewIdempotencyKey() string {
 	return "go:" + base64.RawURLEncoding.EncodeToString(b)
 }
 
-
 // Close stops the heartbeat and unregisters. The binding is kept by the
 // supervisor for a later REUSE.
 func (f *Follower) Close(ctx context.Context) error {

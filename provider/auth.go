@@ -13,16 +13,18 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/chatbus/chatbus/internal/contract"
 )
 
 // SettingsSecretKey is the key of the settings object on stdin that holds
 // the bearer secret the supervisor hands each incarnation.
-const SettingsSecretKey = "secret"
+const SettingsSecretKey = contract.SettingsSecretKey
 
 // SettingsStateDirKey is the key of the settings object on stdin that names
 // the child's own private state directory (mode 0700, kept across restarts
 // of the child), where a provider keeps what must survive it.
-const SettingsStateDirKey = "state_dir"
+const SettingsStateDirKey = contract.SettingsStateDirKey
 
 // minSecretLen bounds how short a secret may be: the supervisor's are 32
 // random bytes in base64url (43 characters).

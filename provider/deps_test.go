@@ -6,8 +6,10 @@ import (
 	"testing"
 )
 
-// TestDeps keeps the import rule of STYLE.md true: the SDK depends on no
-// package of this module but the provider proto and internal/proc.
+// TestDeps keeps the SDK's import rule true: it depends on no package of
+// this module but the provider proto and the leaf packages the supervisor
+// shares with it (internal/proc, internal/contract, internal/suggest), so
+// that a provider never builds the supervisor in.
 func TestDeps(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -17,6 +19,8 @@ func TestDeps(t *testing.T) {
 	allowed := map[string]bool{
 		mod + "proto/chatbus/provider/v1": true,
 		mod + "internal/proc":             true,
+		mod + "internal/contract":         true,
+		mod + "internal/suggest":          true,
 		mod + "provider":                  true,
 		mod + "provider/providertest":     true,
 	}

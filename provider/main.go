@@ -9,16 +9,18 @@ import (
 	"strings"
 
 	"github.com/rs/zerolog"
+
+	"github.com/chatbus/chatbus/internal/contract"
 )
 
 // CheckFlag is the argument that runs a provider binary in check mode:
 // it validates the settings on stdin and exits, serving nothing (README.md,
 // "Check mode").
-const CheckFlag = "--check"
+const CheckFlag = contract.CheckFlag
 
 // SettingsNameKey is the key of the settings object on stdin that holds the
 // provider name the supervisor configured.
-const SettingsNameKey = "name"
+const SettingsNameKey = contract.SettingsNameKey
 
 // maxSettingsBytes bounds the settings document read from stdin.
 const maxSettingsBytes = 1 << 20

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/chatbus/chatbus/internal/contract"
 	"github.com/chatbus/chatbus/internal/proc"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 )
@@ -34,11 +35,11 @@ import (
 const (
 	// EnvSocket names the environment variable holding the socket path the
 	// child must listen on.
-	EnvSocket = "CHATBUS_PROVIDER_SOCKET"
+	EnvSocket = contract.EnvSocket
 	// EnvName names the environment variable holding the provider name.
-	EnvName = "CHATBUS_PROVIDER_NAME"
+	EnvName = contract.EnvName
 	// HandshakeVersion is the first field of the handshake line.
-	HandshakeVersion = 1
+	HandshakeVersion = contract.HandshakeVersion
 	// Generation is the provider protocol generation this SDK speaks.
 	Generation = 1
 	// MaxMessageBytes bounds one gRPC message either way.

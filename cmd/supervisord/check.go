@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/internal/contract"
 	"github.com/chatbus/chatbus/server/providers"
 )
 
@@ -97,16 +97,16 @@ func runCheck(ctx context.Context, bin string, spec providers.Spec, env []string
 	for k, v := range spec.Settings {
 		settings[k] = v
 	}
-	settings[provider.SettingsNameKey] = spec.Name
-	settings[provider.SettingsSecretKey] = throwawaySecret()
+	settings[contract.SettingsNameKey] = spec.Name
+	settings[contract.SettingsSecretKey] = throwawaySecret()
 	in, err := json.Marshal(settings)
 	if err != nil {
 		return "", fmt.Errorf("settings: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, provider.CheckFlag)
-	cmd.Env = append(env[:len(env):len(env)], provider.EnvName+"="+spec.Name)
+	cmd := exec.CommandContext(ctx, bin, contract.CheckFlag)
+	cmd.Env = append(env[:len(env):len(env)], contract.EnvName+"="+spec.Name)
 	cmd.Stdin = bytes.NewReader(in)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -118,17 +118,17 @@ func runCheck(ctx context.Context, bin string, spec providers.Spec, env []string
 	case err == nil:
 		return "", nil
 	case ctx.Err() != nil:
-		return "", fmt.Errorf("%s %s did not answer within %s", bin, provider.CheckFlag, checkTimeout)
+		return "", fmt.Errorf("%s %s did not answer within %s", bin, contract.CheckFlag, checkTimeout)
 	case !errors.As(err, &ee):
-		return "", fmt.Errorf("%s %s: %w", bin, provider.CheckFlag, err)
+		return "", fmt.Errorf("%s %s: %w", bin, contract.CheckFlag, err)
 	case line != "":
 		return line, nil
 	}
-	msg := fmt.Sprintf("%s %s refused the settings (%s) without saying why", bin, provider.CheckFlag, ee.ProcessState)
+	msg := fmt.Sprintf("%s %s refused the settings (%s) without saying why", bin, contract.CheckFlag, ee.ProcessState)
 	if tail := lastLine(errOut.Bytes()); tail != "" {
 		msg += "; its last stderr line: " + tail
 	}
-	msg += " (does it implement " + provider.CheckFlag + "? see provider/README.md)"
+	msg += " (does it implement " + contract.CheckFlag + "? see provider/README.md)"
 	return "", errors.New(msg)
 }
 

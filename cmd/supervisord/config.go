@@ -15,7 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/internal/suggest"
 	"github.com/chatbus/chatbus/server/providers"
 )
 
@@ -298,7 +298,7 @@ func checkStruct(m *yaml.Node, t reflect.Type, prefix string, lines map[string]i
 		f, ok := fields[k.Value]
 		if !ok {
 			why := "unknown key"
-			if s := provider.Closest(k.Value, known); s != "" {
+			if s := suggest.Closest(k.Value, known); s != "" {
 				why += "; did you mean " + s + "?"
 			}
 			if prefix == "" {

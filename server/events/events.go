@@ -145,7 +145,7 @@ const HealthAttr = "status"
 
 // HealthStatus returns the health status a ProviderHealth event reports:
 // its HealthAttr, else the word after "health: " in its message
-// ("provider telegram health: NOT_SERVING: 409 Conflict…").
+// ("provider main health: NOT_SERVING: 409 Conflict…").
 func HealthStatus(e Event) string {
 	if s := e.Attrs[HealthAttr]; s != "" {
 		return s

@@ -68,8 +68,9 @@ func helperMain(mode string) int {
 	}
 	switch mode {
 	case modeNoHandshake:
-		fmt.Println("hello, I am not a provider")
+		// stderr first: the supervisor kills it once it read stdout.
 		fmt.Fprintln(os.Stderr, "usage: no token given")
+		fmt.Println("hello, I am not a provider")
 		time.Sleep(time.Hour)
 		return 1
 	case modeSlowHandshake:

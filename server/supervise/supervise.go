@@ -68,17 +68,18 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
 
+	"github.com/chatbus/chatbus/internal/contract"
 	"github.com/chatbus/chatbus/internal/proc"
 )
 
 // Environment variables the child is started with.
 const (
-	EnvName   = "CHATBUS_PROVIDER_NAME"
-	EnvSocket = "CHATBUS_PROVIDER_SOCKET"
+	EnvName   = contract.EnvName
+	EnvSocket = contract.EnvSocket
 )
 
 // ProtocolVersion is the handshake version this package speaks.
-const ProtocolVersion = 1
+const ProtocolVersion = contract.HandshakeVersion
 
 // MaxLineBytes bounds one line of child output copied into the log; the
 // handshake line is bounded by it too.

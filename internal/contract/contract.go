@@ -1,0 +1,26 @@
+// Package contract holds the names both sides of the provider child
+// contract (provider/README.md) must agree on: the supervisor, which starts
+// children, and the provider SDK, which children are built on. It has no
+// code, so that the supervisor can share them without depending on the SDK.
+package contract
+
+const (
+	// EnvSocket names the environment variable holding the socket path the
+	// child must listen on.
+	EnvSocket = "CHATBUS_PROVIDER_SOCKET"
+	// EnvName names the environment variable holding the provider name.
+	EnvName = "CHATBUS_PROVIDER_NAME"
+	// HandshakeVersion is the first field of the handshake line.
+	HandshakeVersion = 1
+
+	// CheckFlag is the argument that runs a provider binary in check mode:
+	// it validates the settings on stdin and exits, serving nothing.
+	CheckFlag = "--check"
+
+	// Keys of the settings object on the child's stdin that the supervisor
+	// sets: the provider name it configured, the bearer secret of this
+	// incarnation, and the directory the child may keep state in.
+	SettingsNameKey     = "name"
+	SettingsSecretKey   = "secret"
+	SettingsStateDirKey = "state_dir"
+)
