@@ -122,11 +122,17 @@ func (h *Hub) Publish(e Event) {
 }
 
 // level is the log level of e: warn for what an operator should look at,
-// error for a provider given up, info for the rest. A ProviderHealth event
+// error for a provider given up, info for the rest (a planned exit is
+// info). A ProviderHealth event
 // is info when the provider is SERVING again and warn otherwise.
 func level(e Event) zerolog.Level {
 	switch e.Kind {
-	case AuthRefused, FollowerPruned, BindingFailed, UpdatesDropped, ProviderExited:
+	case ProviderExited:
+		if e.Attrs[PlannedAttr] == "true" {
+			return zerolog.InfoLevel
+		}
+		return zerolog.WarnLevel
+	case AuthRefused, FollowerPruned, BindingFailed, UpdatesDropped:
 		return zerolog.WarnLevel
 	case ProviderFatal:
 		return zerolog.ErrorLevel
@@ -138,6 +144,10 @@ func level(e Event) zerolog.Level {
 	}
 	return zerolog.InfoLevel
 }
+
+// PlannedAttr is the attribute of a ProviderExited event that is "true"
+// when the exit was asked for (a doctor restart, a stop), not a death.
+const PlannedAttr = "planned"
 
 // HealthAttr is the attribute of a ProviderHealth event that holds the
 // grpc.health.v1 status ("SERVING", "NOT_SERVING", "UNKNOWN").

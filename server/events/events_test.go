@@ -62,6 +62,8 @@ func TestLogLevels(t *testing.T) {
 		{name: "health not serving", e: Event{Kind: ProviderHealth, Message: "provider telegram health: NOT_SERVING: 409 Conflict: another process"}, want: "warn"},
 		{name: "health unknown", e: Event{Kind: ProviderHealth, Message: "provider telegram health: UNKNOWN"}, want: "warn"},
 		{name: "health status attribute", e: Event{Kind: ProviderHealth, Message: "telegram is back", Attrs: map[string]string{HealthAttr: "SERVING"}}, want: "info"},
+		{name: "provider died", e: Event{Kind: ProviderExited, Message: "exited after 2s: exit status 1"}, want: "warn"},
+		{name: "provider stopped as asked", e: Event{Kind: ProviderExited, Message: "stopped", Attrs: map[string]string{PlannedAttr: "true"}}, want: "info"},
 		{name: "provider fatal", e: Event{Kind: ProviderFatal, Message: "gave up"}, want: "error"},
 		{name: "refusal", e: Event{Kind: AuthRefused, Message: "call refused"}, want: "warn"},
 		{name: "registered", e: Event{Kind: FollowerRegistered}, want: "info"},

@@ -239,6 +239,9 @@ func (m *Manager) onEvent(e supervise.Event) {
 	if e.ExitStatus != "" {
 		attrs["exit"] = e.ExitStatus
 	}
+	if e.Planned {
+		attrs[events.PlannedAttr] = "true"
+	}
 	if kind == events.ProviderExited {
 		if p, ok := m.provs[e.Name]; ok {
 			p.health.childGone()

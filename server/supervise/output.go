@@ -44,6 +44,13 @@ func (s *Supervisor) copyLines(c *child, br *bufio.Reader, stream string) {
 func (s *Supervisor) logLine(c *child, stream, line string, dropped int) {
 	if dropped == 0 {
 		if rec, ok := parseRecord(line); ok {
+			// The child's own name and pid, when they are ours, once.
+			if rec.fields["child_provider"] == s.spec.Name {
+				delete(rec.fields, "child_provider")
+			}
+			if pid, _ := rec.fields["child_pid"].(float64); int(pid) == c.inc.PID {
+				delete(rec.fields, "child_pid")
+			}
 			e := s.log.WithLevel(rec.level).Str("stream", stream).Int("pid", c.inc.PID)
 			if len(rec.fields) > 0 {
 				e = e.Fields(rec.fields)

@@ -267,6 +267,9 @@ type Event struct {
 	Message    string
 	Child      proc.Incarnation // zero if no child is concerned
 	ExitStatus string           // for "exited"
+	// Planned: an "exited" the Supervisor asked for (a doctor's planned
+	// exit, or the stop at the end of Run), not a death.
+	Planned bool
 }
 
 // Proof kinds: how WaitExit knows an incarnation is gone.
@@ -603,7 +606,7 @@ func (s *Supervisor) settle(c *child, startErr error) (State, time.Duration) {
 	}
 	if c != nil {
 		s.recordExit(c)
-		s.queue(Event{Kind: EventExited, Child: c.inc, ExitStatus: c.exitStatus, Message: msg})
+		s.queue(Event{Kind: EventExited, Child: c.inc, ExitStatus: c.exitStatus, Message: msg, Planned: planned})
 	}
 	s.cur = nil
 	s.serving = false
@@ -676,7 +679,7 @@ func (s *Supervisor) shutdown(c *child) {
 	s.mu.Lock()
 	if c != nil {
 		s.recordExit(c)
-		s.queue(Event{Kind: EventExited, Child: c.inc, ExitStatus: c.exitStatus, Message: "stopped"})
+		s.queue(Event{Kind: EventExited, Child: c.inc, ExitStatus: c.exitStatus, Message: "stopped", Planned: true})
 	}
 	s.cur = nil
 	s.serving = false
@@ -719,7 +722,7 @@ func (s *Supervisor) queue(e Event) {
 	case EventFatal:
 		l = s.log.Error()
 	case EventExited:
-		if e.Message == "planned exit" || e.Message == "stopped" {
+		if e.Planned {
 			l = s.log.Info()
 		} else {
 			l = s.log.Warn()
