@@ -74,12 +74,12 @@ The wait is bounded by --timeout or, if longer, 3m.`,
 
 // actionNames are the words busctl prints for each action.
 var actionNames = map[chatbusv1.ConfigChangeAction]string{
-	chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_APPLIED:           "applied",
+	chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_APPLIED:            "applied",
 	chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_RESTARTED_PROVIDER: "restarted provider",
-	chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_STARTED:           "started",
-	chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_STOPPED:           "stopped",
-	chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_NEEDS_RESTART:     "needs restart",
-	chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_FAILED:            "failed",
+	chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_STARTED:            "started",
+	chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_STOPPED:            "stopped",
+	chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_NEEDS_RESTART:      "needs restart",
+	chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_FAILED:             "failed",
 }
 
 func (a *app) printReload(resp *chatbusv1.ReloadResponse) {

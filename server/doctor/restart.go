@@ -27,6 +27,12 @@ type RestartOptions struct {
 // when the restart could not begin (unknown provider, one already under
 // way); everything after that is an Outcome.
 func (d *Doctor) Restart(ctx context.Context, name string, opts RestartOptions, progress func(Progress)) (Outcome, error) {
+	return d.runOne(ctx, "restart", name, opts, progress, func(ctx context.Context, r *run) Outcome { return r.do(ctx, opts) })
+}
+
+// runOne runs body as the one restart (or retirement) of name under way,
+// bounded by opts.Deadline, and publishes and logs its outcome.
+func (d *Doctor) runOne(ctx context.Context, verb, name string, opts RestartOptions, progress func(Progress), body func(context.Context, *run) Outcome) (Outcome, error) {
 	if opts.Deadline <= 0 {
 		opts.Deadline = 60 * time.Second
 	}
@@ -39,10 +45,9 @@ func (d *Doctor) Restart(ctx context.Context, name string, opts RestartOptions, 
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, opts.Deadline)
 	defer cancel()
-	r := &run{d: d, name: name, id: requestID, start: start, progress: progress}
-	out := r.do(ctx, opts)
+	out := body(ctx, &run{d: d, name: name, id: requestID, start: start, progress: progress})
 	out.Elapsed = time.Since(start)
-	d.publish(name, fmt.Sprintf("restart %s: %s %s %s", requestID, out.Kind, out.Reason, out.Message), requestID)
+	d.publish(name, fmt.Sprintf("%s %s: %s %s %s", verb, requestID, out.Kind, out.Reason, out.Message), requestID)
 	d.log.Info().Str("provider", name).Str("request_id", requestID).Str("outcome", out.Kind.String()).
 		Str("reason", out.Reason.String()).Dur("elapsed", out.Elapsed).Dur("prepare_to_ready", out.PrepareToReady).Msg(out.Message)
 	return out, nil
