@@ -96,8 +96,15 @@ type daemon struct {
 
 func (p *profile) start(args ...string) *daemon {
 	p.t.Helper()
-	cmd := exec.Command(filepath.Join(binDir, "supervisord"), append([]string{"--log-format", "json", "--log-level", "debug"}, args...)...)
-	cmd.Env = p.env()
+	return p.startBinary(filepath.Join(binDir, "supervisord"), nil, append([]string{"--log-format", "json", "--log-level", "debug"}, args...)...)
+}
+
+// startBinary starts the supervisord binary bin with exactly args and
+// the profile's environment plus env.
+func (p *profile) startBinary(bin string, env []string, args ...string) *daemon {
+	p.t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(p.env(), env...)
 	d := &daemon{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = d.stderr
 	if err := cmd.Start(); err != nil {

@@ -52,11 +52,22 @@ func startTelegramBusWith(t *testing.T, extra string, setup func(*tgtest.Server)
 		setup(tg)
 	}
 	p := newProfile(t)
+	b := startBus(t, p, telegramConfig(tg, extra))
+	b.tg = tg
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
+		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
+	}, "RUNNING")
+	return b
+}
+
+// telegramConfig is a supervisor config with the real provider-telegram
+// pointed at the stand-in tg; extra is appended to its telegram section.
+func telegramConfig(tg *tgtest.Server, extra string) string {
 	binLine := "    binary: " + filepath.Join(binDir, "provider-telegram") + "\n"
 	if strings.Contains(extra, "binary:") {
 		binLine = ""
 	}
-	cfg := fmt.Sprintf(`heartbeat_interval: 200ms
+	return fmt.Sprintf(`heartbeat_interval: 200ms
 stale_after: 3s
 reconcile_grace: 1s
 providers:
@@ -69,12 +80,6 @@ providers:
     poll_grace: 2s
     backoff_max: 1s
 %s`, binLine, forumChat, tg.URL(), tg.Token(), allowedUser, extra)
-	b := startBus(t, p, cfg)
-	b.tg = tg
-	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
-		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
-	}, "RUNNING")
-	return b
 }
 
 // startBus starts supervisord on profile p with the config cfg and dials

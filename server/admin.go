@@ -152,3 +152,23 @@ func (a *adminService) WatchEvents(req *chatbusv1.WatchEventsRequest, stream cha
 		}
 	}
 }
+
+func (a *adminService) Reload(ctx context.Context, _ *chatbusv1.ReloadRequest) (*chatbusv1.ReloadResponse, error) {
+	res, err := a.s.Reload(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	resp := &chatbusv1.ReloadResponse{ConfigPath: res.ConfigPath, Refused: res.Refused}
+	for _, c := range res.Changes {
+		resp.Changes = append(resp.Changes, &chatbusv1.ConfigChange{Key: c.Key, Action: chatbusv1.ConfigChangeAction(c.Action),
+			OldValue: c.Old, NewValue: c.New, Detail: c.Detail})
+	}
+	return resp, nil
+}
+
+func (a *adminService) Shutdown(ctx context.Context, _ *chatbusv1.ShutdownRequest) (*chatbusv1.ShutdownResponse, error) {
+	if err := a.s.Shutdown(ctx); err != nil {
+		return nil, toStatus(err)
+	}
+	return &chatbusv1.ShutdownResponse{Pid: int32(os.Getpid())}, nil
+}

@@ -43,6 +43,8 @@ var errorCodes = []struct {
 	{registry.ErrSuperseded, codes.Aborted, "STREAM_SUPERSEDED"},
 	{registry.ErrShutdown, codes.Unavailable, "SHUTTING_DOWN"},
 	{errUploadHeader, codes.InvalidArgument, ""},
+	{ErrReloadUnsupported, codes.FailedPrecondition, "RELOAD_UNSUPPORTED"},
+	{ErrNotServing, codes.Unavailable, "NOT_SERVING_YET"},
 
 	{hub.ErrDetached, codes.FailedPrecondition, "DETACHED"},
 	{hub.ErrSuspended, codes.FailedPrecondition, "SUSPENDED"},

@@ -28,6 +28,7 @@ import (
 	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/liveness"
 	"github.com/chatbus/chatbus/server/providers"
 	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/safesocket"
@@ -83,6 +84,29 @@ type Config struct {
 	CallsPerBinding int
 	// Console is the operator console on 127.0.0.1 (server/console).
 	Console ConsoleConfig
+
+	// Reload, if set, reads the config again (SIGHUP, AdminService.Reload:
+	// see Server.Reload) and returns the Config it now says; its hooks
+	// (Logger, OnReady, Reload …) are ignored. An error refuses the reload
+	// and changes nothing; if it has a Lines() []string method, each line
+	// is one reason. If nil, reloads are refused.
+	Reload func(ctx context.Context) (Config, error)
+	// LogLevel is the level Logger logs at, for reloads to compare; a
+	// reload that changes it calls SetLogLevel (nil: it needs a restart).
+	LogLevel    zerolog.Level
+	SetLogLevel func(zerolog.Level)
+	// StartOnly are settings only the embedder applies, at start (log
+	// file, log format …), by config key with their values as written: a
+	// reload that changes one reports that it needs a restart.
+	StartOnly map[string]string
+	// OnReloading, if set, is called when a reload begins; OnReady is
+	// called again when it has ended (systemd's RELOADING=1, READY=1).
+	OnReloading func()
+	// OnStopping, if set, is called once when a graceful stop begins
+	// (systemd's STOPPING=1).
+	OnStopping func()
+	// Watchdog sends the liveness ping (see WatchdogConfig).
+	Watchdog WatchdogConfig
 }
 
 // ConsoleConfig configures the operator console.
@@ -139,6 +163,23 @@ type Server struct {
 	draining atomic.Bool
 	// console is the operator console, nil when off or before serve.
 	console *console.Console
+
+	// reloadMu (a one-slot semaphore, so that a waiter can give up) lets
+	// one reload run at a time; running is the config as last applied,
+	// guarded by it.
+	reloadMu chan struct{}
+	running  Config
+	// shutdownTimeout is cfg.ShutdownTimeout as last reloaded.
+	shutdownTimeout atomic.Int64
+	// alive holds the liveness probes of the supervisor's own loops.
+	alive *liveness.Registry
+	// stop ends Run (Shutdown); drainingC is closed when a graceful stop
+	// has begun. Both set by New.
+	stop      context.CancelFunc
+	stopCtx   context.Context
+	drainingC chan struct{}
+	// servingC is closed once the socket serves.
+	servingC chan struct{}
 }
 
 // MaxMessageBytes bounds a single request or response.
@@ -163,7 +204,15 @@ func New(cfg Config) (*Server, error) {
 		rpcLog: cfg.Logger.With().Str("component", "grpc").Logger(),
 		hub:    events.NewHub(cfg.Logger.With().Str("component", "events").Logger()),
 		secret: secret,
+
+		reloadMu:  make(chan struct{}, 1),
+		running:   cfg,
+		alive:     liveness.New(),
+		drainingC: make(chan struct{}),
+		servingC:  make(chan struct{}),
 	}
+	s.shutdownTimeout.Store(int64(cfg.ShutdownTimeout))
+	s.stopCtx, s.stop = context.WithCancel(context.Background())
 	return s, nil
 }
 
@@ -175,6 +224,15 @@ func (s *Server) Events() *events.Hub { return s.hub }
 // end, and after ShutdownTimeout anything left is cut. The socket file is
 // removed and the lock released before Run returns.
 func (s *Server) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stopCtx.Done(): // Shutdown
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	ln, err := safesocket.Listen(ctx, safesocket.Config{Socket: s.cfg.Socket, LockTimeout: s.cfg.LockTimeout})
 	if err != nil {
 		return err
@@ -209,6 +267,7 @@ func (s *Server) open() error {
 		Logger:          s.log,
 		CallKeep:        s.cfg.CallKeep,
 		CallsPerBinding: s.cfg.CallsPerBinding,
+		Liveness:        s.alive,
 	})
 	if err != nil {
 		st.Close()
@@ -228,10 +287,14 @@ func (s *Server) open() error {
 		Logger:         s.log,
 		HandoffTTL:     s.cfg.HandoffTTL,
 		ReconcileGrace: s.cfg.ReconcileGrace,
+		Liveness:       s.alive,
 	})
 	if err := provs.LoadCalls(); err != nil {
 		st.Close()
 		return err
+	}
+	if p, ok := store.Store(st).(pinger); ok {
+		s.alive.Register("store", p.Ping)
 	}
 	s.store, s.core, s.provs = st, core, provs
 	s.doctor = doctor.New(doctor.Config{Providers: provs, Events: s.hub, Logger: s.log})
@@ -294,9 +357,11 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	hs.SetServingStatus(chatbusv1.BusService_ServiceDesc.ServiceName, grpc_health_v1.HealthCheckResponse_SERVING)
 	s.hub.Publish(events.Event{Kind: events.SupervisorStarted, Message: "supervisord serving",
 		Attrs: map[string]string{"socket": s.cfg.Socket, "profile": s.cfg.Profile, "pid": fmt.Sprint(os.Getpid())}})
+	close(s.servingC)
 	if s.cfg.OnReady != nil {
 		s.cfg.OnReady()
 	}
+	wg.Go(func() { s.watchdog(runCtx) })
 
 	select {
 	case err := <-serveErr:
@@ -312,7 +377,11 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	}
 
 	s.hub.Publish(events.Event{Kind: events.SupervisorStopping, Message: "supervisord stopping"})
+	if s.cfg.OnStopping != nil {
+		s.cfg.OnStopping()
+	}
 	s.draining.Store(true)
+	close(s.drainingC)
 	if s.console != nil {
 		s.console.Close() // its streams would hold up the graceful stop
 	}
@@ -324,8 +393,8 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	go func() { gs.GracefulStop(); close(stopped) }()
 	select {
 	case <-stopped:
-	case <-time.After(s.cfg.ShutdownTimeout):
-		s.log.Warn().Dur("timeout", s.cfg.ShutdownTimeout).Msg("graceful stop timed out; closing remaining connections")
+	case <-time.After(time.Duration(s.shutdownTimeout.Load())):
+		s.log.Warn().Dur("timeout", time.Duration(s.shutdownTimeout.Load())).Msg("graceful stop timed out; closing remaining connections")
 		gs.Stop()
 		<-stopped
 	}

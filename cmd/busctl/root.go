@@ -41,7 +41,8 @@ Exit codes (every command):
   3   the supervisor is not running
   4   refused: wrong secret, another user's supervisor or socket
   5   not found: no such binding or provider
-  10-13  doctor restart outcomes (see busctl doctor --help)`,
+  10-13  doctor restart outcomes (see busctl doctor --help)
+  20-22  reload outcomes (see busctl reload --help)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.Version,
@@ -58,6 +59,7 @@ Exit codes (every command):
 
 	root.AddCommand(a.startCmd(), a.statusCmd(), a.followersCmd(), a.bindingsCmd(), a.providersCmd(), a.updatesCmd(), a.eventsCmd(), a.doctorCmd(), a.consoleCmd(), a.pathsCmd())
 	root.AddCommand(a.followCmd())
+	root.AddCommand(a.reloadCmd())
 	markUsage(root)
 	return root
 }

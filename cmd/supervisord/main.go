@@ -10,11 +10,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/coreos/go-systemd/v22/daemon"
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -29,6 +29,9 @@ import (
 
 func main() {
 	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds
+	// SIGHUP reloads the config (reload.go): caught from the first moment,
+	// so that it never kills supervisord.
+	signal.Notify(hups, syscall.SIGHUP)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	err := newCommand(os.Stdout, os.Stderr).ExecuteContext(ctx)
 	stop()
@@ -99,8 +102,16 @@ itself (provider-<name> --check): a mistake stops supervisord with one line
 per problem naming the file, the key and what is wrong, and exit code 78.
 --check-config does only that, and exits 0 or 1. Only one supervisord serves a profile: a second one exits
 with "already running (pid N)".
-Stops gracefully on SIGINT or SIGTERM. With systemd (Type=notify) it reports
-READY=1 once it serves.`,
+Stops gracefully on SIGINT or SIGTERM (or busctl stop). SIGHUP (or busctl
+reload) reads the config file again and applies what changed: the log
+level, journal bounds and shutdown timeout at once; a provider whose
+settings changed is restarted through the doctor protocol, an added one
+started, a removed one drained and stopped; what cannot change while it runs
+(socket, state dir, profile, timings, console, log file) is reported as
+needing a restart. A config with a mistake is refused and the running one
+kept. With systemd (Type=notify) it reports READY=1 once it serves,
+RELOADING=1 and READY=1 around a reload, STOPPING=1 when it stops, and,
+with WatchdogSec=, WATCHDOG=1 while its own loops answer.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -132,11 +143,11 @@ READY=1 once it serves.`,
 }
 
 func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
-	p, err := paths.Resolve(f.profile, os.Getenv, os.Getuid())
+	base, err := paths.Resolve(f.profile, os.Getenv, os.Getuid())
 	if err != nil {
 		return err
 	}
-	cfgPath, required := p.Config, false
+	cfgPath, required := base.Config, false
 	if f.config != "" {
 		cfgPath, required = f.config, true
 	}
@@ -150,18 +161,7 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if fc.Socket != "" {
-		p.SetSocket(fc.Socket)
-	}
-	if f.socket != "" {
-		p.SetSocket(f.socket)
-	}
-	if fc.StateDir != "" {
-		p.SetStateDir(fc.StateDir)
-	}
-	if f.stateDir != "" {
-		p.SetStateDir(f.stateDir)
-	}
+	p := resolvePaths(base, f, fc)
 	if err := paths.CheckSocket(p.Socket); err != nil {
 		return err
 	}
@@ -179,10 +179,17 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 		}
 		logOut = lj
 	}
-	log, err := newLogger(logOut, pick(f.logLevel, fc.LogLevel), pick(f.logFormat, fc.LogFormat))
+	level, err := parseLevel(pick(f.logLevel, fc.LogLevel))
 	if err != nil {
 		return err
 	}
+	log, err := newLogger(logOut, pick(f.logFormat, fc.LogFormat))
+	if err != nil {
+		return err
+	}
+	// The level is zerolog's process-wide one, so that a reload changes it
+	// for every logger at once (the loggers themselves log from debug up).
+	zerolog.SetGlobalLevel(level)
 	if logOut != stderr {
 		// What stops the start goes into the log too, where busctl start
 		// and an operator look for it.
@@ -192,6 +199,60 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 			}
 		}()
 	}
+	specs = withPlayground(cmd, f, fc, specs, log)
+	storePath := filepath.Join(p.StateDir, "state.db")
+	if fi, serr := os.Stat(storePath); serr == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		log.Warn().Str("store", storePath).Msg("the state file is empty (0 bytes): starting with an empty state; " +
+			"bindings, held updates and cursors it may have had are gone (restore it from a backup before starting to keep them)")
+	}
+
+	cfg := serverConfig(cmd, f, p, cfgPath, fc, specs)
+	cfg.LogLevel = level
+	cfg.SetLogLevel = zerolog.SetGlobalLevel
+	cfg.Logger = log
+	cfg.Reload = func(ctx context.Context) (server.Config, error) {
+		return reloadConfig(ctx, cmd, f, base, cfgPath, required, log)
+	}
+	n := newNotifier(log)
+	cfg.OnReady = func() { n.ready(p) }
+	cfg.OnReloading = n.reloading
+	cfg.OnStopping = n.stopping
+	cfg.Watchdog = n.watchdog()
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	installTestHooks(cmd.Context(), srv, log)
+	go reloadOnSignal(cmd.Context(), srv, log)
+	err = srv.Run(cmd.Context())
+	if n.served() {
+		n.stopping()
+		log.Info().Msg("stopped")
+	}
+	return err
+}
+
+// resolvePaths applies the paths of the config file, then the flags, to
+// the profile's defaults.
+func resolvePaths(p paths.Paths, f flags, fc *config) paths.Paths {
+	if fc.Socket != "" {
+		p.SetSocket(fc.Socket)
+	}
+	if f.socket != "" {
+		p.SetSocket(f.socket)
+	}
+	if fc.StateDir != "" {
+		p.SetStateDir(fc.StateDir)
+	}
+	if f.stateDir != "" {
+		p.SetStateDir(f.stateDir)
+	}
+	return p
+}
+
+// withPlayground returns specs, or the playground alone when none is
+// configured and the playground is on; it says which.
+func withPlayground(cmd *cobra.Command, f flags, fc *config, specs []providers.Spec, log zerolog.Logger) []providers.Spec {
 	playground := f.defaultPlayground
 	if !cmd.Flags().Changed("default-playground") && fc.DefaultPlayground != nil {
 		playground = *fc.DefaultPlayground
@@ -199,26 +260,26 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 	switch {
 	case len(specs) == 0 && playground:
 		specs = append(specs, playgroundSpec())
-		log.Info().Str("config", cfgPath).Msg("no providers configured: running the playground, a chat on a local web page (its URL follows); add a providers: section to the config file for a real chat (see deploy/config.example.yaml)")
+		log.Info().Str("config", fc.path).Msg("no providers configured: running the playground, a chat on a local web page (its URL follows); add a providers: section to the config file for a real chat (see deploy/config.example.yaml)")
 	case len(specs) == 0:
-		log.Info().Str("config", cfgPath).Bool("config_exists", fc.found).Msg("no providers configured: followers can register but get no thread; add a providers: section to the config file (see deploy/config.example.yaml)")
+		log.Info().Str("config", fc.path).Bool("config_exists", fc.found).Msg("no providers configured: followers can register but get no thread; add a providers: section to the config file (see deploy/config.example.yaml)")
 	}
-	storePath := filepath.Join(p.StateDir, "state.db")
-	if fi, serr := os.Stat(storePath); serr == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
-		log.Warn().Str("store", storePath).Msg("the state file is empty (0 bytes): starting with an empty state; " +
-			"bindings, held updates and cursors it may have had are gone (restore it from a backup before starting to keep them)")
-	}
+	return specs
+}
+
+// serverConfig is the server's config from the flags, then the file, then
+// the defaults (the hooks are the caller's to set).
+func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc *config, specs []providers.Spec) server.Config {
 	consoleOn := f.console
 	if !cmd.Flags().Changed("console") && fc.Console.Enabled != nil {
 		consoleOn = *fc.Console.Enabled
 	}
-
-	srv, err := server.New(server.Config{
+	return server.Config{
 		Profile:           p.Profile,
 		Socket:            p.Socket,
 		StateDir:          p.StateDir,
 		ConfigPath:        cfgPath,
-		Store:             storePath,
+		Store:             filepath.Join(p.StateDir, "state.db"),
 		LockTimeout:       pickDur(f.lockWait, fc.LockTimeout),
 		HeartbeatInterval: pickDur(f.heartbeat, fc.HeartbeatInterval),
 		StaleAfter:        pickDur(f.staleAfter, fc.StaleAfter),
@@ -235,26 +296,14 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 			MaxBytes: fc.Journal.MaxBytes,
 			MaxAge:   time.Duration(fc.Journal.MaxAge),
 		},
-		Version: version.Version,
-		Logger:  log,
-		OnReady: func() {
-			log.Info().Str("socket", p.Socket).Str("profile", p.Profile).Str("secret", p.Secret).Int("pid", os.Getpid()).Msg("serving")
-			if ok, err := daemon.SdNotify(false, daemon.SdNotifyReady); err != nil {
-				log.Warn().Err(err).Msg("sd_notify READY failed")
-			} else if ok {
-				log.Debug().Msg("told systemd READY=1")
-			}
+		StartOnly: map[string]string{
+			"log_file":        pick(f.logFile, fc.LogFile),
+			"log_format":      pick(f.logFormat, fc.LogFormat),
+			"log_max_size_mb": strconv.Itoa(pickInt(f.logMaxSizeMB, fc.LogMaxSizeMB, defaultLogMaxSizeMB)),
+			"log_max_backups": strconv.Itoa(pickBackups(f.logMaxBackups, fc)),
 		},
-	})
-	if err != nil {
-		return err
+		Version: version.Version,
 	}
-	err = srv.Run(cmd.Context())
-	if cmd.Context().Err() != nil {
-		daemon.SdNotify(false, daemon.SdNotifyStopping)
-		log.Info().Msg("stopped")
-	}
-	return err
 }
 
 // checkFlags refuses flag values out of range (a flag left out is 0 or -1).
@@ -378,14 +427,21 @@ func pickDur(flag time.Duration, file duration) time.Duration {
 	return time.Duration(file)
 }
 
-func newLogger(w io.Writer, level, format string) (zerolog.Logger, error) {
-	lvl := zerolog.InfoLevel
-	if level != "" {
-		var err error
-		if lvl, err = zerolog.ParseLevel(level); err != nil || level == "" {
-			return zerolog.Logger{}, fmt.Errorf("log level %q: want debug, info, warn or error", level)
-		}
+// parseLevel reads a log level ("": info).
+func parseLevel(level string) (zerolog.Level, error) {
+	if level == "" {
+		return zerolog.InfoLevel, nil
 	}
+	lvl, err := zerolog.ParseLevel(level)
+	if err != nil || lvl < zerolog.DebugLevel || lvl > zerolog.ErrorLevel {
+		return zerolog.NoLevel, fmt.Errorf("log level %q: want debug, info, warn or error", level)
+	}
+	return lvl, nil
+}
+
+// newLogger logs from debug up; the process-wide level (SetGlobalLevel)
+// decides what is written.
+func newLogger(w io.Writer, format string) (zerolog.Logger, error) {
 	switch format {
 	case "", "auto":
 		if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
@@ -397,5 +453,5 @@ func newLogger(w io.Writer, level, format string) (zerolog.Logger, error) {
 	default:
 		return zerolog.Logger{}, fmt.Errorf("log format %q: want json, console or auto", format)
 	}
-	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
+	return zerolog.New(w).Level(zerolog.DebugLevel).With().Timestamp().Logger(), nil
 }

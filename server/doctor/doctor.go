@@ -54,10 +54,14 @@ const (
 	CommitRefused
 	OldOwnerExitTimeout
 	SuccessorRefused
+	// Retired: the owner was drained and exited for good, no successor
+	// (Retire: its provider was removed from the config).
+	Retired
 )
 
 var kindNames = map[Kind]string{Restarted: "restarted", OwnerUnavailable: "owner_unavailable", PrepareRefused: "prepare_refused",
-	CommitRefused: "commit_refused", OldOwnerExitTimeout: "old_owner_exit_timeout", SuccessorRefused: "successor_refused"}
+	CommitRefused: "commit_refused", OldOwnerExitTimeout: "old_owner_exit_timeout", SuccessorRefused: "successor_refused",
+	Retired: "retired"}
 
 func (k Kind) String() string { return kindNames[k] }
 

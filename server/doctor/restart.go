@@ -27,36 +27,50 @@ type RestartOptions struct {
 // when the restart could not begin (unknown provider, one already under
 // way); everything after that is an Outcome.
 func (d *Doctor) Restart(ctx context.Context, name string, opts RestartOptions, progress func(Progress)) (Outcome, error) {
+	return d.runOne(ctx, "restart", name, opts, progress, func(ctx context.Context, r *run) Outcome { return r.do(ctx, opts) })
+}
+
+// runOne runs body as the one restart (or retirement) of name under way,
+// bounded by opts.Deadline, and publishes and logs its outcome.
+func (d *Doctor) runOne(ctx context.Context, verb, name string, opts RestartOptions, progress func(Progress), body func(context.Context, *run) Outcome) (Outcome, error) {
 	if opts.Deadline <= 0 {
 		opts.Deadline = 60 * time.Second
 	}
-	if _, err := d.cfg.Providers.Supervisor(name); err != nil {
+	requestID, release, err := d.begin(name)
+	if err != nil {
 		return Outcome{}, err
 	}
-	requestID := newRequestID()
-	d.mu.Lock()
-	if other, busy := d.running[name]; busy {
-		d.mu.Unlock()
-		return Outcome{}, fmt.Errorf("%w (request %s)", ErrBusy, other)
-	}
-	d.running[name] = requestID
-	d.mu.Unlock()
-	defer func() {
-		d.mu.Lock()
-		delete(d.running, name)
-		d.mu.Unlock()
-	}()
+	defer release()
 
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, opts.Deadline)
 	defer cancel()
-	r := &run{d: d, name: name, id: requestID, start: start, progress: progress}
-	out := r.do(ctx, opts)
+	out := body(ctx, &run{d: d, name: name, id: requestID, start: start, progress: progress})
 	out.Elapsed = time.Since(start)
-	d.publish(name, fmt.Sprintf("restart %s: %s %s %s", requestID, out.Kind, out.Reason, out.Message), requestID)
+	d.publish(name, fmt.Sprintf("%s %s: %s %s %s", verb, requestID, out.Kind, out.Reason, out.Message), requestID)
 	d.log.Info().Str("provider", name).Str("request_id", requestID).Str("outcome", out.Kind.String()).
 		Str("reason", out.Reason.String()).Dur("elapsed", out.Elapsed).Dur("prepare_to_ready", out.PrepareToReady).Msg(out.Message)
 	return out, nil
+}
+
+// begin registers a restart (or retirement) of name, one at a time per
+// provider; release ends it.
+func (d *Doctor) begin(name string) (requestID string, release func(), err error) {
+	if _, err := d.cfg.Providers.Supervisor(name); err != nil {
+		return "", nil, err
+	}
+	requestID = newRequestID()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if other, busy := d.running[name]; busy {
+		return "", nil, fmt.Errorf("%w (request %s)", ErrBusy, other)
+	}
+	d.running[name] = requestID
+	return requestID, func() {
+		d.mu.Lock()
+		delete(d.running, name)
+		d.mu.Unlock()
+	}, nil
 }
 
 type run struct {
@@ -73,24 +87,53 @@ func (r *run) step(p Phase, msg string, occ *providerv1.Occupancy, blockers []st
 }
 
 func (r *run) do(ctx context.Context, opts RestartOptions) Outcome {
+	old, proof, prepared, fail := r.stopOwner(ctx, opts, false)
+	if fail != nil {
+		return *fail
+	}
+	defer r.d.cfg.Providers.EndRestart(r.name, r.id)
+	r.step(PhaseSuccessor, "exit proven ("+proof.Kind+"); waiting for the successor", nil, nil)
+	succ, adopted, reason, err := r.successor(ctx, old)
+	if err != nil {
+		return Outcome{Kind: SuccessorRefused, Reason: reason, Message: err.Error(), Old: old.Owner, ExitProof: proof.Kind, Successor: succ.Owner}
+	}
+	ready := time.Since(prepared)
+	r.step(PhaseReady, fmt.Sprintf("successor %s healthy and identified", succ.Incarnation), succ.Occupancy, nil)
+	return Outcome{Kind: Restarted, Message: fmt.Sprintf("%s replaced by %s", old.Incarnation, succ.Incarnation),
+		Old: old.Owner, Successor: succ.Owner, Adopted: adopted, ExitProof: proof.Kind, PrepareToReady: ready}
+}
+
+// stopOwner takes the owner through observe, prepare, drain and commit to
+// its proven exit, with its calls held (BeginRestart). final retires it:
+// no successor is started (Supervisor.Retire). On success the hold is
+// still in place (the caller ends it); on failure fail is the outcome and
+// the hold is ended.
+func (r *run) stopOwner(ctx context.Context, opts RestartOptions, final bool) (old owner, proof supervise.ExitProof, prepared time.Time, fail *Outcome) {
 	d := r.d
+	failed := func(o Outcome) (owner, supervise.ExitProof, time.Time, *Outcome) {
+		return old, proof, prepared, &o
+	}
 	r.step(PhaseObserve, "observing the owner", nil, nil)
 	old, reason, err := d.observe(ctx, r.name)
 	if err != nil {
-		return Outcome{Kind: OwnerUnavailable, Reason: reason, Message: err.Error(), Old: old.Owner}
+		return failed(Outcome{Kind: OwnerUnavailable, Reason: reason, Message: err.Error(), Old: old.Owner})
 	}
 
 	// Calls are held (durably) from here until the successor is ready.
 	if err := d.cfg.Providers.BeginRestart(r.name, r.id); err != nil {
-		return Outcome{Kind: PrepareRefused, Reason: NotAcknowledged, Message: err.Error(), Old: old.Owner}
+		return failed(Outcome{Kind: PrepareRefused, Reason: NotAcknowledged, Message: err.Error(), Old: old.Owner})
 	}
-	defer d.cfg.Providers.EndRestart(r.name, r.id)
+	defer func() {
+		if fail != nil {
+			d.cfg.Providers.EndRestart(r.name, r.id)
+		}
+	}()
 
 	r.step(PhasePrepare, "closing admission (prepare "+r.id+")", old.Occupancy, nil)
-	prepared := time.Now()
+	prepared = time.Now()
 	lease := opts.Deadline + 5*time.Second
 	if _, err := old.cl.Prepare(ctx, &providerv1.PrepareRequest{Fence: old.fence(r.id), Lease: durationpb.New(lease)}); err != nil {
-		return Outcome{Kind: PrepareRefused, Reason: transportReason(err), Message: err.Error(), Old: old.Owner}
+		return failed(Outcome{Kind: PrepareRefused, Reason: transportReason(err), Message: err.Error(), Old: old.Owner})
 	}
 	// The followers stay attached to the provider, not to this owner:
 	// detach them from it (through the provider's one detach queue); the
@@ -104,33 +147,29 @@ func (r *run) do(ctx context.Context, opts RestartOptions) Outcome {
 	}
 
 	r.step(PhaseCommit, "committing: the owner exits by itself once settled", nil, nil)
-	if err := old.sup.ExpectExit(old.Incarnation); err != nil {
+	expect := old.sup.ExpectExit
+	if final {
+		expect = old.sup.Retire
+	}
+	if err := expect(old.Incarnation); err != nil {
 		r.cancel(old)
-		return Outcome{Kind: CommitRefused, Reason: NotAcknowledged, Message: err.Error(), Old: old.Owner}
+		return failed(Outcome{Kind: CommitRefused, Reason: NotAcknowledged, Message: err.Error(), Old: old.Owner})
 	}
 	if _, err := old.cl.Commit(ctx, &providerv1.CommitRequest{Fence: old.fence(r.id)}); err != nil {
 		old.sup.CancelExpectExit(old.Incarnation)
 		r.cancel(old)
-		return Outcome{Kind: CommitRefused, Reason: transportReason(err), Message: err.Error(), Old: old.Owner}
+		return failed(Outcome{Kind: CommitRefused, Reason: transportReason(err), Message: err.Error(), Old: old.Owner})
 	}
 
 	r.step(PhaseExitProof, fmt.Sprintf("waiting for %s to exit", old.Incarnation), nil, nil)
-	proof, err := old.sup.WaitExit(ctx, old.Incarnation)
+	proof, err = old.sup.WaitExit(ctx, old.Incarnation)
 	if err != nil {
 		// Nothing is killed: the owner stays committed and exits when it
-		// settles; supervision then starts its successor as usual.
-		return Outcome{Kind: OldOwnerExitTimeout, Message: fmt.Sprintf("%s did not exit: %v", old.Incarnation, err), Old: old.Owner}
+		// settles; supervision then starts its successor as usual (or,
+		// retired, none).
+		return failed(Outcome{Kind: OldOwnerExitTimeout, Message: fmt.Sprintf("%s did not exit: %v", old.Incarnation, err), Old: old.Owner})
 	}
-
-	r.step(PhaseSuccessor, "exit proven ("+proof.Kind+"); waiting for the successor", nil, nil)
-	succ, adopted, reason, err := r.successor(ctx, old)
-	if err != nil {
-		return Outcome{Kind: SuccessorRefused, Reason: reason, Message: err.Error(), Old: old.Owner, ExitProof: proof.Kind, Successor: succ.Owner}
-	}
-	ready := time.Since(prepared)
-	r.step(PhaseReady, fmt.Sprintf("successor %s healthy and identified", succ.Incarnation), succ.Occupancy, nil)
-	return Outcome{Kind: Restarted, Message: fmt.Sprintf("%s replaced by %s", old.Incarnation, succ.Incarnation),
-		Old: old.Owner, Successor: succ.Owner, Adopted: adopted, ExitProof: proof.Kind, PrepareToReady: ready}
+	return old, proof, prepared, nil
 }
 
 // cancel reopens admission after a failed commit (best effort).

@@ -33,6 +33,8 @@ const (
 	ProviderFatal        Kind = 15
 	ProviderHealth       Kind = 16
 	Doctor               Kind = 17
+	ConfigReloaded       Kind = 18
+	ConfigRefused        Kind = 19
 )
 
 var kindNames = map[Kind]string{
@@ -53,6 +55,8 @@ var kindNames = map[Kind]string{
 	ProviderFatal:        "provider_fatal",
 	ProviderHealth:       "provider_health",
 	Doctor:               "doctor",
+	ConfigReloaded:       "config_reloaded",
+	ConfigRefused:        "config_refused",
 }
 
 func (k Kind) String() string {

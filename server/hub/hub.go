@@ -22,6 +22,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/liveness"
 	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/store"
 )
@@ -173,6 +174,9 @@ type Config struct {
 	ReadBatch int
 	// Now is the clock. If nil, time.Now.
 	Now func() time.Time
+	// Liveness, if set, gets the probe of Run's loop ("hub": prune,
+	// handoff expiry, retention, reconciliation) for the watchdog.
+	Liveness *liveness.Registry
 }
 
 // Hub routes. Safe for concurrent use. It is the one thing the transport
@@ -204,6 +208,8 @@ type Hub struct {
 	held    map[slotHold]int
 
 	droppedNotAllowed atomic.Uint64
+	// alive is Run's liveness probe; nil without Config.Liveness.
+	alive *liveness.Loop
 }
 
 // New returns a Hub. Call Run to start its timers.
@@ -223,7 +229,7 @@ func New(cfg Config) *Hub {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Hub{
+	h := &Hub{
 		cfg:       cfg,
 		log:       cfg.Logger.With().Str("component", "hub").Logger(),
 		store:     cfg.Store,
@@ -232,6 +238,11 @@ func New(cfg Config) *Hub {
 		scopes:    make(map[store.Target]*scope),
 		routes:    make(map[store.Target]string),
 	}
+	if cfg.Liveness != nil {
+		h.alive = liveness.NewLoop()
+		cfg.Liveness.Register("hub", h.alive.Probe)
+	}
+	return h
 }
 
 // Run prunes silent followers, expires handoffs, applies journal retention
@@ -250,6 +261,7 @@ func (h *Hub) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-h.alive.C():
 		case <-reconcile.C:
 			if _, err := h.Reconcile(); err != nil {
 				h.log.Error().Err(err).Msg("reconciliation failed")

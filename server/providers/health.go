@@ -138,7 +138,7 @@ func (m *Manager) journalResult(p *provider, err error) {
 
 // Serving reports whether the provider does its job now, and why not.
 func (m *Manager) Serving(name string) (bool, string) {
-	p, ok := m.provs[name]
+	p, ok := m.lookup(name)
 	if !ok {
 		return false, "no such provider"
 	}

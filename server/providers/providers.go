@@ -21,6 +21,7 @@ import (
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/liveness"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/supervise"
 )
@@ -66,14 +67,29 @@ type Config struct {
 	// CallsPerBinding bounds the settled call records kept per binding.
 	// If zero, DefaultCallsPerBinding.
 	CallsPerBinding int
+	// Liveness, if set, gets each provider's pump probe ("pump/<name>")
+	// for the watchdog while the provider runs.
+	Liveness *liveness.Registry
 }
 
 // Manager owns the provider children. Safe for concurrent use.
 type Manager struct {
-	cfg   Config
-	log   zerolog.Logger
+	cfg Config
+	log zerolog.Logger
+
+	mu    sync.RWMutex // guards provs, def and rt; never held across a call to a child
 	provs map[string]*provider
 	def   string
+	// rt is set by Run while it runs: what a provider added by a config
+	// reload is started with (reload.go). nil before and after Run.
+	rt *runtime
+}
+
+// runtime is what Run started its providers with.
+type runtime struct {
+	ctx  context.Context
+	sink Ingester
+	wg   *sync.WaitGroup
 }
 
 // Ingester journals and routes a provider's updates (the hub does).
@@ -117,6 +133,15 @@ type provider struct {
 	adm *admission
 	// calls is the at-most-once call path and the calls held meanwhile.
 	calls *calls
+
+	// stop ends this provider's goroutines (supervision, pump, calls,
+	// detacher) and done is closed once they have returned; both set when
+	// Run (or a reload's Add) starts it.
+	stop context.CancelFunc
+	done chan struct{}
+	// pumping marks the pump's bounded steps (journal write, ack) for
+	// the watchdog's liveness probe.
+	pumping liveness.Step
 }
 
 type attach struct{ target store.Target }
@@ -131,42 +156,73 @@ func New(cfg Config) (*Manager, error) {
 		if _, dup := m.provs[spec.Name]; dup {
 			return nil, fmt.Errorf("provider %q configured twice", spec.Name)
 		}
-		settings := map[string]any{}
-		for k, v := range spec.Settings {
-			settings[k] = v
-		}
-		settings["name"] = spec.Name
-		if cfg.StateDir != "" {
-			dir := filepath.Join(cfg.StateDir, spec.Name)
-			if err := privateDir(dir); err != nil {
-				return nil, fmt.Errorf("provider %q state dir: %w", spec.Name, err)
-			}
-			settings["state_dir"] = dir
-		}
-		conf, err := json.Marshal(settings)
+		p, err := m.newProvider(spec)
 		if err != nil {
-			return nil, fmt.Errorf("provider %q settings: %w", spec.Name, err)
+			return nil, err
 		}
-		p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger(),
-			adm: newAdmission(), health: newHealth(), detachPending: map[string]int{}, detachKick: make(chan struct{}, 1), detachSent: make(chan struct{})}
-		p.calls = newCalls(p, cfg.Store)
-		p.sup = supervise.New(supervise.Spec{
-			Name:         spec.Name,
-			Path:         binaryPath(spec),
-			Config:       conf,
-			SocketDir:    cfg.SocketDir,
-			StartLimit:   spec.StartLimit,
-			BackoffMax:   spec.BackoffMax,
-			StartTimeout: spec.StartTimeout,
-			Logger:       cfg.Logger,
-			OnEvent:      m.onEvent,
-		})
 		m.provs[spec.Name] = p
-		if spec.Default || m.def == "" {
-			m.def = spec.Name
+	}
+	m.def = DefaultOf(cfg.Specs)
+	return m, nil
+}
+
+// DefaultOf names the provider fresh followers bind on among specs: the
+// one marked Default (the last so marked), else the first; "" if none.
+func DefaultOf(specs []Spec) string {
+	def := ""
+	for _, spec := range specs {
+		if spec.Default || def == "" {
+			def = spec.Name
 		}
 	}
-	return m, nil
+	return def
+}
+
+// newProvider builds one provider and its supervisor; nothing starts.
+func (m *Manager) newProvider(spec Spec) (*provider, error) {
+	l, err := m.launch(spec)
+	if err != nil {
+		return nil, err
+	}
+	p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger(),
+		adm: newAdmission(), health: newHealth(), detachPending: map[string]int{}, detachKick: make(chan struct{}, 1), detachSent: make(chan struct{})}
+	p.calls = newCalls(p, m.cfg.Store)
+	p.sup = supervise.New(supervise.Spec{
+		Name:         spec.Name,
+		Path:         l.Path,
+		Config:       l.Config,
+		SocketDir:    m.cfg.SocketDir,
+		StartLimit:   l.StartLimit,
+		BackoffMax:   l.BackoffMax,
+		StartTimeout: l.StartTimeout,
+		Logger:       m.cfg.Logger,
+		OnEvent:      m.onEvent,
+	})
+	return p, nil
+}
+
+// launch is what a child of spec is started from: its binary and the
+// settings it is given on stdin (spec.Settings with "name" and
+// "state_dir"; the supervisor adds the secret per start).
+func (m *Manager) launch(spec Spec) (supervise.Launch, error) {
+	settings := map[string]any{}
+	for k, v := range spec.Settings {
+		settings[k] = v
+	}
+	settings["name"] = spec.Name
+	if m.cfg.StateDir != "" {
+		dir := filepath.Join(m.cfg.StateDir, spec.Name)
+		if err := privateDir(dir); err != nil {
+			return supervise.Launch{}, fmt.Errorf("provider %q state dir: %w", spec.Name, err)
+		}
+		settings["state_dir"] = dir
+	}
+	conf, err := json.Marshal(settings)
+	if err != nil {
+		return supervise.Launch{}, fmt.Errorf("provider %q settings: %w", spec.Name, err)
+	}
+	return supervise.Launch{Path: binaryPath(spec), Config: conf, StartLimit: spec.StartLimit,
+		StartTimeout: spec.StartTimeout, BackoffMax: spec.BackoffMax}, nil
 }
 
 // privateDir creates dir (and its parents) 0700 if missing, and makes an
@@ -196,6 +252,8 @@ func binaryPath(spec Spec) string {
 // sent again, ones cut off mid-send become outcome unknown). Call it once,
 // before the bus serves: a repeat of a key must find its record.
 func (m *Manager) LoadCalls() error {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
 	for _, p := range m.provs {
 		if err := p.calls.load(); err != nil {
 			return fmt.Errorf("provider %s: calls left open by the previous run: %w", p.spec.Name, err)
@@ -205,21 +263,48 @@ func (m *Manager) LoadCalls() error {
 }
 
 // Run supervises every child and pumps its updates into sink until ctx
-// ends, then stops the children.
+// ends, then stops the children. Providers added meanwhile (Add) run
+// under it too.
 func (m *Manager) Run(ctx context.Context, sink Ingester) {
 	var wg sync.WaitGroup
+	m.mu.Lock()
+	m.rt = &runtime{ctx: ctx, sink: sink, wg: &wg}
 	for _, p := range m.provs {
-		wg.Go(func() {
-			if err := p.sup.Run(ctx); err != nil && ctx.Err() == nil {
-				p.log.Error().Err(err).Msg("supervision ended")
-			}
-		})
-		wg.Go(func() { m.pump(ctx, p, sink) })
-		wg.Go(func() { p.calls.run(ctx) })
-		wg.Go(func() { p.detacher(ctx) })
+		m.startLocked(p)
 	}
+	m.mu.Unlock()
 	wg.Go(func() { m.pruneCalls(ctx) })
+	<-ctx.Done()
+	m.mu.Lock()
+	m.rt = nil // no more Adds
+	m.mu.Unlock()
 	wg.Wait()
+}
+
+// startLocked starts p's goroutines under m.rt. m.mu held.
+func (m *Manager) startLocked(p *provider) {
+	ctx, stop := context.WithCancel(m.rt.ctx)
+	sink := m.rt.sink
+	p.stop, p.done = stop, make(chan struct{})
+	unregister := func() {}
+	if m.cfg.Liveness != nil {
+		unregister = m.cfg.Liveness.Register("pump/"+p.spec.Name, p.pumping.Probe)
+	}
+	var pwg sync.WaitGroup
+	pwg.Go(func() {
+		if err := p.sup.Run(ctx); err != nil && ctx.Err() == nil {
+			p.log.Error().Err(err).Msg("supervision ended")
+		}
+	})
+	pwg.Go(func() { m.pump(ctx, p, sink) })
+	pwg.Go(func() { p.calls.run(ctx) })
+	pwg.Go(func() { p.detacher(ctx) })
+	m.rt.wg.Go(func() {
+		pwg.Wait()
+		unregister()
+		stop()
+		close(p.done)
+	})
 }
 
 func (m *Manager) onEvent(e supervise.Event) {
@@ -243,12 +328,12 @@ func (m *Manager) onEvent(e supervise.Event) {
 		attrs[events.PlannedAttr] = "true"
 	}
 	if kind == events.ProviderExited {
-		if p, ok := m.provs[e.Name]; ok {
+		if p, ok := m.lookup(e.Name); ok {
 			p.health.childGone()
 		}
 	}
 	if kind == events.ProviderHealth {
-		if p, ok := m.provs[e.Name]; ok {
+		if p, ok := m.lookup(e.Name); ok {
 			go m.childHealth(p, e, attrs) // asks the child why: off the supervision path
 		}
 		return
@@ -256,8 +341,16 @@ func (m *Manager) onEvent(e supervise.Event) {
 	m.cfg.Events.Publish(events.Event{Kind: kind, Message: e.Message, Attrs: attrs})
 }
 
-func (m *Manager) get(name string) (*provider, error) {
+// lookup returns the named provider, if configured.
+func (m *Manager) lookup(name string) (*provider, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
 	p, ok := m.provs[name]
+	return p, ok
+}
+
+func (m *Manager) get(name string) (*provider, error) {
+	p, ok := m.lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknown, name)
 	}
@@ -265,18 +358,22 @@ func (m *Manager) get(name string) (*provider, error) {
 }
 
 // Default implements hub.Providers.
-func (m *Manager) Default() string { return m.def }
+func (m *Manager) Default() string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.def
+}
 
 // Configured implements hub.Providers.
 func (m *Manager) Configured(name string) bool {
-	_, ok := m.provs[name]
+	_, ok := m.lookup(name)
 	return ok
 }
 
 // Description implements hub.Providers: what the provider's last child
 // declared.
 func (m *Manager) Description(name string) (hub.Description, bool) {
-	p, ok := m.provs[name]
+	p, ok := m.lookup(name)
 	if !ok {
 		return hub.Description{}, false
 	}
@@ -498,12 +595,18 @@ type Status struct {
 
 // Statuses returns every provider's status, by name.
 func (m *Manager) Statuses() []Status {
-	out := make([]Status, 0, len(m.provs))
+	m.mu.RLock()
+	provs, def := make([]*provider, 0, len(m.provs)), m.def
 	for _, p := range m.provs {
+		provs = append(provs, p)
+	}
+	m.mu.RUnlock()
+	out := make([]Status, 0, len(provs))
+	for _, p := range provs {
 		p.mu.Lock()
 		n := len(p.attached)
 		p.mu.Unlock()
-		st := Status{Status: p.sup.Status(), Default: p.spec.Name == m.def,
+		st := Status{Status: p.sup.Status(), Default: p.spec.Name == def,
 			Attached: n, Ingested: p.ingested.Load(), NotAllowed: p.notAllowed.Load()}
 		if d := p.desc.Load(); d != nil {
 			st.Platform = d.Platform
@@ -551,6 +654,8 @@ func (m *Manager) Attached(name string) []string {
 
 // Names returns the configured providers, sorted.
 func (m *Manager) Names() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
 	out := make([]string, 0, len(m.provs))
 	for n := range m.provs {
 		out = append(out, n)

@@ -201,7 +201,9 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 		for _, u := range raw {
 			batch = append(batch, inbound(u))
 		}
+		p.pumping.Begin("journal write")
 		through, err := sink.Ingest(ctx, p.spec.Name, batch, batchCursor(raw))
+		p.pumping.End()
 		if err != nil {
 			if ctx.Err() != nil {
 				return progressed, ctx.Err()

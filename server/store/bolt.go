@@ -162,7 +162,7 @@ func (o Options) withDefaults() Options {
 type Bolt struct {
 	path string
 	db   *bbolt.DB
-	opts Options // with defaults; read-only after Open
+	opts Options // with defaults; read-only after Open but for Limits, changed on the committer (SetLimits)
 
 	// No mutex: the committer goroutine owns every write transaction and
 	// the channels below carry everything else. reqs is never closed, so a

@@ -67,6 +67,7 @@ type child struct {
 
 	// Guarded by Supervisor.mu.
 	planned bool
+	final   bool // planned and retired: no successor (Retire)
 	health  healthpb.HealthCheckResponse_ServingStatus
 	healthy bool // health was reported at least once
 }

@@ -326,6 +326,7 @@ type Supervisor struct {
 	exits    map[proc.Incarnation]ExitProof // recently reaped children
 	exitFIFO []proc.Incarnation
 	events   []Event // queued for OnEvent
+	next     *Launch // set by Respec, taken by the next start
 }
 
 // New returns a Supervisor for spec, filling in defaults. It starts nothing;
@@ -438,6 +439,9 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		}
 		next, delay := s.settle(c, err)
 		switch next {
+		case StateStopped: // a retired child's final exit
+			s.shutdown(nil)
+			return nil
 		case StateStarting:
 			continue
 		case StateBackoff:
@@ -472,6 +476,7 @@ func (s *Supervisor) launch(ctx context.Context) (*child, error) {
 	default:
 	}
 	s.starts++
+	s.applyNextLocked()
 	s.setState(StateStarting)
 	s.mu.Unlock()
 
@@ -572,8 +577,8 @@ func (s *Supervisor) release(c *child) {
 
 // settle records the end of a child (c, reaped, may be nil if none could be
 // started; startErr non-nil if the start failed) and decides what comes
-// next: StateStarting (planned exit: at once), StateBackoff (after delay)
-// or StateFatal.
+// next: StateStarting (planned exit: at once), StateBackoff (after delay),
+// StateFatal, or StateStopped (a retired child's final exit: Run stops).
 func (s *Supervisor) settle(c *child, startErr error) (State, time.Duration) {
 	if c != nil {
 		s.release(c)
@@ -614,6 +619,8 @@ func (s *Supervisor) settle(c *child, startErr error) (State, time.Duration) {
 	var next State
 	var delay time.Duration
 	switch {
+	case planned && c.final:
+		next = StateStopped // shutdown enters it
 	case planned:
 		next = StateStarting
 		s.setState(StateStarting)
@@ -873,7 +880,7 @@ func (s *Supervisor) CancelExpectExit(inc proc.Incarnation) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cur != nil && s.cur.inc == inc {
-		s.cur.planned = false
+		s.cur.planned, s.cur.final = false, false
 	}
 }
 

@@ -112,6 +112,11 @@ const (
 	EventKind_EVENT_KIND_PROVIDER_HEALTH EventKind = 16
 	// Doctor protocol progress (prepare, commit, cancel, lease expiry).
 	EventKind_EVENT_KIND_DOCTOR EventKind = 17
+	// The config was read again (SIGHUP, Reload) and what changed applied.
+	EventKind_EVENT_KIND_CONFIG_RELOADED EventKind = 18
+	// A config read again was refused (a mistake in it); the running one is
+	// kept.
+	EventKind_EVENT_KIND_CONFIG_REFUSED EventKind = 19
 )
 
 // Enum value maps for EventKind.
@@ -135,6 +140,8 @@ var (
 		15: "EVENT_KIND_PROVIDER_FATAL",
 		16: "EVENT_KIND_PROVIDER_HEALTH",
 		17: "EVENT_KIND_DOCTOR",
+		18: "EVENT_KIND_CONFIG_RELOADED",
+		19: "EVENT_KIND_CONFIG_REFUSED",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED":           0,
@@ -155,6 +162,8 @@ var (
 		"EVENT_KIND_PROVIDER_FATAL":        15,
 		"EVENT_KIND_PROVIDER_HEALTH":       16,
 		"EVENT_KIND_DOCTOR":                17,
+		"EVENT_KIND_CONFIG_RELOADED":       18,
+		"EVENT_KIND_CONFIG_REFUSED":        19,
 	}
 )
 
@@ -183,6 +192,75 @@ func (x EventKind) Number() protoreflect.EnumNumber {
 // Deprecated: Use EventKind.Descriptor instead.
 func (EventKind) EnumDescriptor() ([]byte, []int) {
 	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{1}
+}
+
+// ConfigChangeAction is what a reload did with one change.
+type ConfigChangeAction int32
+
+const (
+	ConfigChangeAction_CONFIG_CHANGE_ACTION_UNSPECIFIED ConfigChangeAction = 0
+	// Applied at once.
+	ConfigChangeAction_CONFIG_CHANGE_ACTION_APPLIED ConfigChangeAction = 1
+	// The provider was restarted with its new settings (doctor protocol).
+	ConfigChangeAction_CONFIG_CHANGE_ACTION_RESTARTED_PROVIDER ConfigChangeAction = 2
+	// An added provider was started.
+	ConfigChangeAction_CONFIG_CHANGE_ACTION_STARTED ConfigChangeAction = 3
+	// A removed provider was drained and stopped.
+	ConfigChangeAction_CONFIG_CHANGE_ACTION_STOPPED ConfigChangeAction = 4
+	// Cannot change while the supervisor runs: not applied; it takes effect
+	// at the next start.
+	ConfigChangeAction_CONFIG_CHANGE_ACTION_NEEDS_RESTART ConfigChangeAction = 5
+	// Tried and failed (detail says why); the old value still holds.
+	ConfigChangeAction_CONFIG_CHANGE_ACTION_FAILED ConfigChangeAction = 6
+)
+
+// Enum value maps for ConfigChangeAction.
+var (
+	ConfigChangeAction_name = map[int32]string{
+		0: "CONFIG_CHANGE_ACTION_UNSPECIFIED",
+		1: "CONFIG_CHANGE_ACTION_APPLIED",
+		2: "CONFIG_CHANGE_ACTION_RESTARTED_PROVIDER",
+		3: "CONFIG_CHANGE_ACTION_STARTED",
+		4: "CONFIG_CHANGE_ACTION_STOPPED",
+		5: "CONFIG_CHANGE_ACTION_NEEDS_RESTART",
+		6: "CONFIG_CHANGE_ACTION_FAILED",
+	}
+	ConfigChangeAction_value = map[string]int32{
+		"CONFIG_CHANGE_ACTION_UNSPECIFIED":        0,
+		"CONFIG_CHANGE_ACTION_APPLIED":            1,
+		"CONFIG_CHANGE_ACTION_RESTARTED_PROVIDER": 2,
+		"CONFIG_CHANGE_ACTION_STARTED":            3,
+		"CONFIG_CHANGE_ACTION_STOPPED":            4,
+		"CONFIG_CHANGE_ACTION_NEEDS_RESTART":      5,
+		"CONFIG_CHANGE_ACTION_FAILED":             6,
+	}
+)
+
+func (x ConfigChangeAction) Enum() *ConfigChangeAction {
+	p := new(ConfigChangeAction)
+	*p = x
+	return p
+}
+
+func (x ConfigChangeAction) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ConfigChangeAction) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_v1_admin_proto_enumTypes[2].Descriptor()
+}
+
+func (ConfigChangeAction) Type() protoreflect.EnumType {
+	return &file_chatbus_v1_admin_proto_enumTypes[2]
+}
+
+func (x ConfigChangeAction) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ConfigChangeAction.Descriptor instead.
+func (ConfigChangeAction) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{2}
 }
 
 type GetInfoRequest struct {
@@ -1350,6 +1428,270 @@ func (x *Event) GetAttrs() map[string]string {
 	return nil
 }
 
+type ReloadRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReloadRequest) Reset() {
+	*x = ReloadRequest{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReloadRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReloadRequest) ProtoMessage() {}
+
+func (x *ReloadRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReloadRequest.ProtoReflect.Descriptor instead.
+func (*ReloadRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{18}
+}
+
+type ReloadResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The config file that was read.
+	ConfigPath string `protobuf:"bytes,1,opt,name=config_path,json=configPath,proto3" json:"config_path,omitempty"`
+	// Set when the new config was refused as a whole: one line per mistake
+	// (file, key, what is wrong). Nothing changed; changes is empty.
+	Refused []string `protobuf:"bytes,2,rep,name=refused,proto3" json:"refused,omitempty"`
+	// What differed from the running config, one entry per setting or
+	// provider, and what was done about it. Empty when nothing changed.
+	Changes       []*ConfigChange `protobuf:"bytes,3,rep,name=changes,proto3" json:"changes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReloadResponse) Reset() {
+	*x = ReloadResponse{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReloadResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReloadResponse) ProtoMessage() {}
+
+func (x *ReloadResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReloadResponse.ProtoReflect.Descriptor instead.
+func (*ReloadResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ReloadResponse) GetConfigPath() string {
+	if x != nil {
+		return x.ConfigPath
+	}
+	return ""
+}
+
+func (x *ReloadResponse) GetRefused() []string {
+	if x != nil {
+		return x.Refused
+	}
+	return nil
+}
+
+func (x *ReloadResponse) GetChanges() []*ConfigChange {
+	if x != nil {
+		return x.Changes
+	}
+	return nil
+}
+
+// ConfigChange is one setting or provider that differed on a reload.
+type ConfigChange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The config key ("log_level", "journal.max_count") or the provider
+	// ("providers.telegram").
+	Key    string             `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Action ConfigChangeAction `protobuf:"varint,2,opt,name=action,proto3,enum=chatbus.v1.ConfigChangeAction" json:"action,omitempty"`
+	// The old and new values as written (secrets are not shown).
+	OldValue string `protobuf:"bytes,3,opt,name=old_value,json=oldValue,proto3" json:"old_value,omitempty"`
+	NewValue string `protobuf:"bytes,4,opt,name=new_value,json=newValue,proto3" json:"new_value,omitempty"`
+	// What happened, in words: why a restart is needed, how a provider
+	// restart ended, why a change failed.
+	Detail        string `protobuf:"bytes,5,opt,name=detail,proto3" json:"detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfigChange) Reset() {
+	*x = ConfigChange{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfigChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfigChange) ProtoMessage() {}
+
+func (x *ConfigChange) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfigChange.ProtoReflect.Descriptor instead.
+func (*ConfigChange) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ConfigChange) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *ConfigChange) GetAction() ConfigChangeAction {
+	if x != nil {
+		return x.Action
+	}
+	return ConfigChangeAction_CONFIG_CHANGE_ACTION_UNSPECIFIED
+}
+
+func (x *ConfigChange) GetOldValue() string {
+	if x != nil {
+		return x.OldValue
+	}
+	return ""
+}
+
+func (x *ConfigChange) GetNewValue() string {
+	if x != nil {
+		return x.NewValue
+	}
+	return ""
+}
+
+func (x *ConfigChange) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
+type ShutdownRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShutdownRequest) Reset() {
+	*x = ShutdownRequest{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownRequest) ProtoMessage() {}
+
+func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
+func (*ShutdownRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{21}
+}
+
+type ShutdownResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The supervisor's pid, to wait for its exit.
+	Pid           int32 `protobuf:"varint,1,opt,name=pid,proto3" json:"pid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShutdownResponse) Reset() {
+	*x = ShutdownResponse{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownResponse) ProtoMessage() {}
+
+func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
+func (*ShutdownResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ShutdownResponse) GetPid() int32 {
+	if x != nil {
+		return x.Pid
+	}
+	return 0
+}
+
 var File_chatbus_v1_admin_proto protoreflect.FileDescriptor
 
 const file_chatbus_v1_admin_proto_rawDesc = "" +
@@ -1450,14 +1792,29 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\n" +
 	"AttrsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xba\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x0f\n" +
+	"\rReloadRequest\"\x7f\n" +
+	"\x0eReloadResponse\x12\x1f\n" +
+	"\vconfig_path\x18\x01 \x01(\tR\n" +
+	"configPath\x12\x18\n" +
+	"\arefused\x18\x02 \x03(\tR\arefused\x122\n" +
+	"\achanges\x18\x03 \x03(\v2\x18.chatbus.v1.ConfigChangeR\achanges\"\xaa\x01\n" +
+	"\fConfigChange\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x126\n" +
+	"\x06action\x18\x02 \x01(\x0e2\x1e.chatbus.v1.ConfigChangeActionR\x06action\x12\x1b\n" +
+	"\told_value\x18\x03 \x01(\tR\boldValue\x12\x1b\n" +
+	"\tnew_value\x18\x04 \x01(\tR\bnewValue\x12\x16\n" +
+	"\x06detail\x18\x05 \x01(\tR\x06detail\"\x11\n" +
+	"\x0fShutdownRequest\"$\n" +
+	"\x10ShutdownResponse\x12\x10\n" +
+	"\x03pid\x18\x01 \x01(\x05R\x03pid*\xba\x01\n" +
 	"\rProviderState\x12\x1e\n" +
 	"\x1aPROVIDER_STATE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17PROVIDER_STATE_STARTING\x10\x01\x12\x1a\n" +
 	"\x16PROVIDER_STATE_RUNNING\x10\x02\x12\x1a\n" +
 	"\x16PROVIDER_STATE_BACKOFF\x10\x03\x12\x18\n" +
 	"\x14PROVIDER_STATE_FATAL\x10\x04\x12\x1a\n" +
-	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xc7\x04\n" +
+	"\x16PROVIDER_STATE_STOPPED\x10\x05*\x86\x05\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eEVENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n" +
@@ -1477,7 +1834,17 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x1aEVENT_KIND_PROVIDER_EXITED\x10\x0e\x12\x1d\n" +
 	"\x19EVENT_KIND_PROVIDER_FATAL\x10\x0f\x12\x1e\n" +
 	"\x1aEVENT_KIND_PROVIDER_HEALTH\x10\x10\x12\x15\n" +
-	"\x11EVENT_KIND_DOCTOR\x10\x112\xc0\x04\n" +
+	"\x11EVENT_KIND_DOCTOR\x10\x11\x12\x1e\n" +
+	"\x1aEVENT_KIND_CONFIG_RELOADED\x10\x12\x12\x1d\n" +
+	"\x19EVENT_KIND_CONFIG_REFUSED\x10\x13*\x96\x02\n" +
+	"\x12ConfigChangeAction\x12$\n" +
+	" CONFIG_CHANGE_ACTION_UNSPECIFIED\x10\x00\x12 \n" +
+	"\x1cCONFIG_CHANGE_ACTION_APPLIED\x10\x01\x12+\n" +
+	"'CONFIG_CHANGE_ACTION_RESTARTED_PROVIDER\x10\x02\x12 \n" +
+	"\x1cCONFIG_CHANGE_ACTION_STARTED\x10\x03\x12 \n" +
+	"\x1cCONFIG_CHANGE_ACTION_STOPPED\x10\x04\x12&\n" +
+	"\"CONFIG_CHANGE_ACTION_NEEDS_RESTART\x10\x05\x12\x1f\n" +
+	"\x1bCONFIG_CHANGE_ACTION_FAILED\x10\x062\xc8\x05\n" +
 	"\fAdminService\x12B\n" +
 	"\aGetInfo\x12\x1a.chatbus.v1.GetInfoRequest\x1a\x1b.chatbus.v1.GetInfoResponse\x12T\n" +
 	"\rListFollowers\x12 .chatbus.v1.ListFollowersRequest\x1a!.chatbus.v1.ListFollowersResponse\x12Q\n" +
@@ -1486,7 +1853,9 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\vListUpdates\x12\x1e.chatbus.v1.ListUpdatesRequest\x1a\x1f.chatbus.v1.ListUpdatesResponse\x12K\n" +
 	"\n" +
 	"ListEvents\x12\x1d.chatbus.v1.ListEventsRequest\x1a\x1e.chatbus.v1.ListEventsResponse\x12P\n" +
-	"\vWatchEvents\x12\x1e.chatbus.v1.WatchEventsRequest\x1a\x1f.chatbus.v1.WatchEventsResponse0\x01B7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
+	"\vWatchEvents\x12\x1e.chatbus.v1.WatchEventsRequest\x1a\x1f.chatbus.v1.WatchEventsResponse0\x01\x12?\n" +
+	"\x06Reload\x12\x19.chatbus.v1.ReloadRequest\x1a\x1a.chatbus.v1.ReloadResponse\x12E\n" +
+	"\bShutdown\x12\x1b.chatbus.v1.ShutdownRequest\x1a\x1c.chatbus.v1.ShutdownResponseB7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
 
 var (
 	file_chatbus_v1_admin_proto_rawDescOnce sync.Once
@@ -1500,75 +1869,87 @@ func file_chatbus_v1_admin_proto_rawDescGZIP() []byte {
 	return file_chatbus_v1_admin_proto_rawDescData
 }
 
-var file_chatbus_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_chatbus_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_chatbus_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_chatbus_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_chatbus_v1_admin_proto_goTypes = []any{
 	(ProviderState)(0),            // 0: chatbus.v1.ProviderState
 	(EventKind)(0),                // 1: chatbus.v1.EventKind
-	(*GetInfoRequest)(nil),        // 2: chatbus.v1.GetInfoRequest
-	(*GetInfoResponse)(nil),       // 3: chatbus.v1.GetInfoResponse
-	(*ListFollowersRequest)(nil),  // 4: chatbus.v1.ListFollowersRequest
-	(*ListFollowersResponse)(nil), // 5: chatbus.v1.ListFollowersResponse
-	(*ListBindingsRequest)(nil),   // 6: chatbus.v1.ListBindingsRequest
-	(*ListBindingsResponse)(nil),  // 7: chatbus.v1.ListBindingsResponse
-	(*BindingInfo)(nil),           // 8: chatbus.v1.BindingInfo
-	(*JournalStats)(nil),          // 9: chatbus.v1.JournalStats
-	(*ListProvidersRequest)(nil),  // 10: chatbus.v1.ListProvidersRequest
-	(*ListProvidersResponse)(nil), // 11: chatbus.v1.ListProvidersResponse
-	(*ProviderInfo)(nil),          // 12: chatbus.v1.ProviderInfo
-	(*ListUpdatesRequest)(nil),    // 13: chatbus.v1.ListUpdatesRequest
-	(*ListUpdatesResponse)(nil),   // 14: chatbus.v1.ListUpdatesResponse
-	(*ListEventsRequest)(nil),     // 15: chatbus.v1.ListEventsRequest
-	(*ListEventsResponse)(nil),    // 16: chatbus.v1.ListEventsResponse
-	(*WatchEventsRequest)(nil),    // 17: chatbus.v1.WatchEventsRequest
-	(*WatchEventsResponse)(nil),   // 18: chatbus.v1.WatchEventsResponse
-	(*Event)(nil),                 // 19: chatbus.v1.Event
-	nil,                           // 20: chatbus.v1.Event.AttrsEntry
-	(*timestamppb.Timestamp)(nil), // 21: google.protobuf.Timestamp
-	(*Follower)(nil),              // 22: chatbus.v1.Follower
-	(*Binding)(nil),               // 23: chatbus.v1.Binding
-	(*Update)(nil),                // 24: chatbus.v1.Update
+	(ConfigChangeAction)(0),       // 2: chatbus.v1.ConfigChangeAction
+	(*GetInfoRequest)(nil),        // 3: chatbus.v1.GetInfoRequest
+	(*GetInfoResponse)(nil),       // 4: chatbus.v1.GetInfoResponse
+	(*ListFollowersRequest)(nil),  // 5: chatbus.v1.ListFollowersRequest
+	(*ListFollowersResponse)(nil), // 6: chatbus.v1.ListFollowersResponse
+	(*ListBindingsRequest)(nil),   // 7: chatbus.v1.ListBindingsRequest
+	(*ListBindingsResponse)(nil),  // 8: chatbus.v1.ListBindingsResponse
+	(*BindingInfo)(nil),           // 9: chatbus.v1.BindingInfo
+	(*JournalStats)(nil),          // 10: chatbus.v1.JournalStats
+	(*ListProvidersRequest)(nil),  // 11: chatbus.v1.ListProvidersRequest
+	(*ListProvidersResponse)(nil), // 12: chatbus.v1.ListProvidersResponse
+	(*ProviderInfo)(nil),          // 13: chatbus.v1.ProviderInfo
+	(*ListUpdatesRequest)(nil),    // 14: chatbus.v1.ListUpdatesRequest
+	(*ListUpdatesResponse)(nil),   // 15: chatbus.v1.ListUpdatesResponse
+	(*ListEventsRequest)(nil),     // 16: chatbus.v1.ListEventsRequest
+	(*ListEventsResponse)(nil),    // 17: chatbus.v1.ListEventsResponse
+	(*WatchEventsRequest)(nil),    // 18: chatbus.v1.WatchEventsRequest
+	(*WatchEventsResponse)(nil),   // 19: chatbus.v1.WatchEventsResponse
+	(*Event)(nil),                 // 20: chatbus.v1.Event
+	(*ReloadRequest)(nil),         // 21: chatbus.v1.ReloadRequest
+	(*ReloadResponse)(nil),        // 22: chatbus.v1.ReloadResponse
+	(*ConfigChange)(nil),          // 23: chatbus.v1.ConfigChange
+	(*ShutdownRequest)(nil),       // 24: chatbus.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),      // 25: chatbus.v1.ShutdownResponse
+	nil,                           // 26: chatbus.v1.Event.AttrsEntry
+	(*timestamppb.Timestamp)(nil), // 27: google.protobuf.Timestamp
+	(*Follower)(nil),              // 28: chatbus.v1.Follower
+	(*Binding)(nil),               // 29: chatbus.v1.Binding
+	(*Update)(nil),                // 30: chatbus.v1.Update
 }
 var file_chatbus_v1_admin_proto_depIdxs = []int32{
-	21, // 0: chatbus.v1.GetInfoResponse.started_at:type_name -> google.protobuf.Timestamp
-	22, // 1: chatbus.v1.ListFollowersResponse.followers:type_name -> chatbus.v1.Follower
-	8,  // 2: chatbus.v1.ListBindingsResponse.bindings:type_name -> chatbus.v1.BindingInfo
-	23, // 3: chatbus.v1.BindingInfo.binding:type_name -> chatbus.v1.Binding
-	21, // 4: chatbus.v1.BindingInfo.created_at:type_name -> google.protobuf.Timestamp
-	21, // 5: chatbus.v1.BindingInfo.updated_at:type_name -> google.protobuf.Timestamp
-	9,  // 6: chatbus.v1.BindingInfo.journal:type_name -> chatbus.v1.JournalStats
-	21, // 7: chatbus.v1.JournalStats.oldest_at:type_name -> google.protobuf.Timestamp
-	12, // 8: chatbus.v1.ListProvidersResponse.providers:type_name -> chatbus.v1.ProviderInfo
+	27, // 0: chatbus.v1.GetInfoResponse.started_at:type_name -> google.protobuf.Timestamp
+	28, // 1: chatbus.v1.ListFollowersResponse.followers:type_name -> chatbus.v1.Follower
+	9,  // 2: chatbus.v1.ListBindingsResponse.bindings:type_name -> chatbus.v1.BindingInfo
+	29, // 3: chatbus.v1.BindingInfo.binding:type_name -> chatbus.v1.Binding
+	27, // 4: chatbus.v1.BindingInfo.created_at:type_name -> google.protobuf.Timestamp
+	27, // 5: chatbus.v1.BindingInfo.updated_at:type_name -> google.protobuf.Timestamp
+	10, // 6: chatbus.v1.BindingInfo.journal:type_name -> chatbus.v1.JournalStats
+	27, // 7: chatbus.v1.JournalStats.oldest_at:type_name -> google.protobuf.Timestamp
+	13, // 8: chatbus.v1.ListProvidersResponse.providers:type_name -> chatbus.v1.ProviderInfo
 	0,  // 9: chatbus.v1.ProviderInfo.state:type_name -> chatbus.v1.ProviderState
-	21, // 10: chatbus.v1.ProviderInfo.since:type_name -> google.protobuf.Timestamp
-	21, // 11: chatbus.v1.ProviderInfo.health_since:type_name -> google.protobuf.Timestamp
-	24, // 12: chatbus.v1.ListUpdatesResponse.updates:type_name -> chatbus.v1.Update
-	9,  // 13: chatbus.v1.ListUpdatesResponse.stats:type_name -> chatbus.v1.JournalStats
-	19, // 14: chatbus.v1.ListEventsResponse.events:type_name -> chatbus.v1.Event
+	27, // 10: chatbus.v1.ProviderInfo.since:type_name -> google.protobuf.Timestamp
+	27, // 11: chatbus.v1.ProviderInfo.health_since:type_name -> google.protobuf.Timestamp
+	30, // 12: chatbus.v1.ListUpdatesResponse.updates:type_name -> chatbus.v1.Update
+	10, // 13: chatbus.v1.ListUpdatesResponse.stats:type_name -> chatbus.v1.JournalStats
+	20, // 14: chatbus.v1.ListEventsResponse.events:type_name -> chatbus.v1.Event
 	1,  // 15: chatbus.v1.WatchEventsRequest.kinds:type_name -> chatbus.v1.EventKind
-	19, // 16: chatbus.v1.WatchEventsResponse.event:type_name -> chatbus.v1.Event
-	21, // 17: chatbus.v1.Event.time:type_name -> google.protobuf.Timestamp
+	20, // 16: chatbus.v1.WatchEventsResponse.event:type_name -> chatbus.v1.Event
+	27, // 17: chatbus.v1.Event.time:type_name -> google.protobuf.Timestamp
 	1,  // 18: chatbus.v1.Event.kind:type_name -> chatbus.v1.EventKind
-	20, // 19: chatbus.v1.Event.attrs:type_name -> chatbus.v1.Event.AttrsEntry
-	2,  // 20: chatbus.v1.AdminService.GetInfo:input_type -> chatbus.v1.GetInfoRequest
-	4,  // 21: chatbus.v1.AdminService.ListFollowers:input_type -> chatbus.v1.ListFollowersRequest
-	6,  // 22: chatbus.v1.AdminService.ListBindings:input_type -> chatbus.v1.ListBindingsRequest
-	10, // 23: chatbus.v1.AdminService.ListProviders:input_type -> chatbus.v1.ListProvidersRequest
-	13, // 24: chatbus.v1.AdminService.ListUpdates:input_type -> chatbus.v1.ListUpdatesRequest
-	15, // 25: chatbus.v1.AdminService.ListEvents:input_type -> chatbus.v1.ListEventsRequest
-	17, // 26: chatbus.v1.AdminService.WatchEvents:input_type -> chatbus.v1.WatchEventsRequest
-	3,  // 27: chatbus.v1.AdminService.GetInfo:output_type -> chatbus.v1.GetInfoResponse
-	5,  // 28: chatbus.v1.AdminService.ListFollowers:output_type -> chatbus.v1.ListFollowersResponse
-	7,  // 29: chatbus.v1.AdminService.ListBindings:output_type -> chatbus.v1.ListBindingsResponse
-	11, // 30: chatbus.v1.AdminService.ListProviders:output_type -> chatbus.v1.ListProvidersResponse
-	14, // 31: chatbus.v1.AdminService.ListUpdates:output_type -> chatbus.v1.ListUpdatesResponse
-	16, // 32: chatbus.v1.AdminService.ListEvents:output_type -> chatbus.v1.ListEventsResponse
-	18, // 33: chatbus.v1.AdminService.WatchEvents:output_type -> chatbus.v1.WatchEventsResponse
-	27, // [27:34] is the sub-list for method output_type
-	20, // [20:27] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	26, // 19: chatbus.v1.Event.attrs:type_name -> chatbus.v1.Event.AttrsEntry
+	23, // 20: chatbus.v1.ReloadResponse.changes:type_name -> chatbus.v1.ConfigChange
+	2,  // 21: chatbus.v1.ConfigChange.action:type_name -> chatbus.v1.ConfigChangeAction
+	3,  // 22: chatbus.v1.AdminService.GetInfo:input_type -> chatbus.v1.GetInfoRequest
+	5,  // 23: chatbus.v1.AdminService.ListFollowers:input_type -> chatbus.v1.ListFollowersRequest
+	7,  // 24: chatbus.v1.AdminService.ListBindings:input_type -> chatbus.v1.ListBindingsRequest
+	11, // 25: chatbus.v1.AdminService.ListProviders:input_type -> chatbus.v1.ListProvidersRequest
+	14, // 26: chatbus.v1.AdminService.ListUpdates:input_type -> chatbus.v1.ListUpdatesRequest
+	16, // 27: chatbus.v1.AdminService.ListEvents:input_type -> chatbus.v1.ListEventsRequest
+	18, // 28: chatbus.v1.AdminService.WatchEvents:input_type -> chatbus.v1.WatchEventsRequest
+	21, // 29: chatbus.v1.AdminService.Reload:input_type -> chatbus.v1.ReloadRequest
+	24, // 30: chatbus.v1.AdminService.Shutdown:input_type -> chatbus.v1.ShutdownRequest
+	4,  // 31: chatbus.v1.AdminService.GetInfo:output_type -> chatbus.v1.GetInfoResponse
+	6,  // 32: chatbus.v1.AdminService.ListFollowers:output_type -> chatbus.v1.ListFollowersResponse
+	8,  // 33: chatbus.v1.AdminService.ListBindings:output_type -> chatbus.v1.ListBindingsResponse
+	12, // 34: chatbus.v1.AdminService.ListProviders:output_type -> chatbus.v1.ListProvidersResponse
+	15, // 35: chatbus.v1.AdminService.ListUpdates:output_type -> chatbus.v1.ListUpdatesResponse
+	17, // 36: chatbus.v1.AdminService.ListEvents:output_type -> chatbus.v1.ListEventsResponse
+	19, // 37: chatbus.v1.AdminService.WatchEvents:output_type -> chatbus.v1.WatchEventsResponse
+	22, // 38: chatbus.v1.AdminService.Reload:output_type -> chatbus.v1.ReloadResponse
+	25, // 39: chatbus.v1.AdminService.Shutdown:output_type -> chatbus.v1.ShutdownResponse
+	31, // [31:40] is the sub-list for method output_type
+	22, // [22:31] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_admin_proto_init() }
@@ -1582,8 +1963,8 @@ func file_chatbus_v1_admin_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_admin_proto_rawDesc), len(file_chatbus_v1_admin_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   19,
+			NumEnums:      3,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

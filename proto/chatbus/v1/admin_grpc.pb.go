@@ -26,6 +26,8 @@ const (
 	AdminService_ListUpdates_FullMethodName   = "/chatbus.v1.AdminService/ListUpdates"
 	AdminService_ListEvents_FullMethodName    = "/chatbus.v1.AdminService/ListEvents"
 	AdminService_WatchEvents_FullMethodName   = "/chatbus.v1.AdminService/WatchEvents"
+	AdminService_Reload_FullMethodName        = "/chatbus.v1.AdminService/Reload"
+	AdminService_Shutdown_FullMethodName      = "/chatbus.v1.AdminService/Shutdown"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -51,6 +53,18 @@ type AdminServiceClient interface {
 	// WatchEvents streams runtime events as they happen, after the recent
 	// ones the supervisor still holds if replay_recent is set.
 	WatchEvents(ctx context.Context, in *WatchEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchEventsResponse], error)
+	// Reload reads the config file again, as SIGHUP does, and applies what
+	// changed: what can change live applies at once, a provider whose
+	// settings changed is restarted through the doctor protocol, an added
+	// one is started, a removed one is drained and stopped. A config with a
+	// mistake is refused as a whole and the running one kept (the response
+	// then says why; the call itself succeeds). One reload at a time: a
+	// second waits for the first.
+	Reload(ctx context.Context, in *ReloadRequest, opts ...grpc.CallOption) (*ReloadResponse, error)
+	// Shutdown begins a graceful stop (as SIGTERM does) and returns once
+	// draining has begun: followers are told, streams end, providers stop
+	// last. The supervisor exits shortly after.
+	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
 }
 
 type adminServiceClient struct {
@@ -140,6 +154,26 @@ func (c *adminServiceClient) WatchEvents(ctx context.Context, in *WatchEventsReq
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type AdminService_WatchEventsClient = grpc.ServerStreamingClient[WatchEventsResponse]
 
+func (c *adminServiceClient) Reload(ctx context.Context, in *ReloadRequest, opts ...grpc.CallOption) (*ReloadResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReloadResponse)
+	err := c.cc.Invoke(ctx, AdminService_Reload_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ShutdownResponse)
+	err := c.cc.Invoke(ctx, AdminService_Shutdown_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
@@ -163,6 +197,18 @@ type AdminServiceServer interface {
 	// WatchEvents streams runtime events as they happen, after the recent
 	// ones the supervisor still holds if replay_recent is set.
 	WatchEvents(*WatchEventsRequest, grpc.ServerStreamingServer[WatchEventsResponse]) error
+	// Reload reads the config file again, as SIGHUP does, and applies what
+	// changed: what can change live applies at once, a provider whose
+	// settings changed is restarted through the doctor protocol, an added
+	// one is started, a removed one is drained and stopped. A config with a
+	// mistake is refused as a whole and the running one kept (the response
+	// then says why; the call itself succeeds). One reload at a time: a
+	// second waits for the first.
+	Reload(context.Context, *ReloadRequest) (*ReloadResponse, error)
+	// Shutdown begins a graceful stop (as SIGTERM does) and returns once
+	// draining has begun: followers are told, streams end, providers stop
+	// last. The supervisor exits shortly after.
+	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -193,6 +239,12 @@ func (UnimplementedAdminServiceServer) ListEvents(context.Context, *ListEventsRe
 }
 func (UnimplementedAdminServiceServer) WatchEvents(*WatchEventsRequest, grpc.ServerStreamingServer[WatchEventsResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchEvents not implemented")
+}
+func (UnimplementedAdminServiceServer) Reload(context.Context, *ReloadRequest) (*ReloadResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Reload not implemented")
+}
+func (UnimplementedAdminServiceServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Shutdown not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -334,6 +386,42 @@ func _AdminService_WatchEvents_Handler(srv interface{}, stream grpc.ServerStream
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type AdminService_WatchEventsServer = grpc.ServerStreamingServer[WatchEventsResponse]
 
+func _AdminService_Reload_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReloadRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).Reload(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_Reload_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).Reload(ctx, req.(*ReloadRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ShutdownRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).Shutdown(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_Shutdown_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).Shutdown(ctx, req.(*ShutdownRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -364,6 +452,14 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListEvents",
 			Handler:    _AdminService_ListEvents_Handler,
+		},
+		{
+			MethodName: "Reload",
+			Handler:    _AdminService_Reload_Handler,
+		},
+		{
+			MethodName: "Shutdown",
+			Handler:    _AdminService_Shutdown_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -7,10 +7,19 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
+CONFIG_CHANGE_ACTION_APPLIED: ConfigChangeAction
+CONFIG_CHANGE_ACTION_FAILED: ConfigChangeAction
+CONFIG_CHANGE_ACTION_NEEDS_RESTART: ConfigChangeAction
+CONFIG_CHANGE_ACTION_RESTARTED_PROVIDER: ConfigChangeAction
+CONFIG_CHANGE_ACTION_STARTED: ConfigChangeAction
+CONFIG_CHANGE_ACTION_STOPPED: ConfigChangeAction
+CONFIG_CHANGE_ACTION_UNSPECIFIED: ConfigChangeAction
 DESCRIPTOR: _descriptor.FileDescriptor
 EVENT_KIND_AUTH_REFUSED: EventKind
 EVENT_KIND_BINDING_CHANGED: EventKind
 EVENT_KIND_BINDING_FAILED: EventKind
+EVENT_KIND_CONFIG_REFUSED: EventKind
+EVENT_KIND_CONFIG_RELOADED: EventKind
 EVENT_KIND_DOCTOR: EventKind
 EVENT_KIND_EVENTS_DROPPED: EventKind
 EVENT_KIND_FOLLOWER_PRUNED: EventKind
@@ -52,6 +61,20 @@ class BindingInfo(_message.Message):
     owner_kind: str
     updated_at: _timestamp_pb2.Timestamp
     def __init__(self, binding: _Optional[_Union[_types_pb2.Binding, _Mapping]] = ..., owner_kind: _Optional[str] = ..., last_action: _Optional[str] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., live: bool = ..., journal: _Optional[_Union[JournalStats, _Mapping]] = ...) -> None: ...
+
+class ConfigChange(_message.Message):
+    __slots__ = ["action", "detail", "key", "new_value", "old_value"]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    NEW_VALUE_FIELD_NUMBER: _ClassVar[int]
+    OLD_VALUE_FIELD_NUMBER: _ClassVar[int]
+    action: ConfigChangeAction
+    detail: str
+    key: str
+    new_value: str
+    old_value: str
+    def __init__(self, key: _Optional[str] = ..., action: _Optional[_Union[ConfigChangeAction, str]] = ..., old_value: _Optional[str] = ..., new_value: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
 
 class Event(_message.Message):
     __slots__ = ["attrs", "id", "instance_id", "kind", "message", "time"]
@@ -218,6 +241,30 @@ class ProviderInfo(_message.Message):
     web_url: str
     def __init__(self, name: _Optional[str] = ..., state: _Optional[_Union[ProviderState, str]] = ..., pid: _Optional[int] = ..., since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., restarts: _Optional[int] = ..., last_exit: _Optional[str] = ..., last_error: _Optional[str] = ..., serving: bool = ..., default: bool = ..., forum_chat_id: _Optional[int] = ..., attached: _Optional[int] = ..., ingested: _Optional[int] = ..., dropped_not_allowed: _Optional[int] = ..., platform: _Optional[str] = ..., health_detail: _Optional[str] = ..., health_since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., stderr_tail: _Optional[_Iterable[str]] = ..., account: _Optional[str] = ..., web_url: _Optional[str] = ...) -> None: ...
 
+class ReloadRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ReloadResponse(_message.Message):
+    __slots__ = ["changes", "config_path", "refused"]
+    CHANGES_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_PATH_FIELD_NUMBER: _ClassVar[int]
+    REFUSED_FIELD_NUMBER: _ClassVar[int]
+    changes: _containers.RepeatedCompositeFieldContainer[ConfigChange]
+    config_path: str
+    refused: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, config_path: _Optional[str] = ..., refused: _Optional[_Iterable[str]] = ..., changes: _Optional[_Iterable[_Union[ConfigChange, _Mapping]]] = ...) -> None: ...
+
+class ShutdownRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ShutdownResponse(_message.Message):
+    __slots__ = ["pid"]
+    PID_FIELD_NUMBER: _ClassVar[int]
+    pid: int
+    def __init__(self, pid: _Optional[int] = ...) -> None: ...
+
 class WatchEventsRequest(_message.Message):
     __slots__ = ["kinds", "replay_recent"]
     KINDS_FIELD_NUMBER: _ClassVar[int]
@@ -236,4 +283,7 @@ class ProviderState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class ConfigChangeAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

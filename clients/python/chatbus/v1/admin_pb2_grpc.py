@@ -51,6 +51,16 @@ class AdminServiceStub(object):
                 request_serializer=chatbus_dot_v1_dot_admin__pb2.WatchEventsRequest.SerializeToString,
                 response_deserializer=chatbus_dot_v1_dot_admin__pb2.WatchEventsResponse.FromString,
                 )
+        self.Reload = channel.unary_unary(
+                '/chatbus.v1.AdminService/Reload',
+                request_serializer=chatbus_dot_v1_dot_admin__pb2.ReloadRequest.SerializeToString,
+                response_deserializer=chatbus_dot_v1_dot_admin__pb2.ReloadResponse.FromString,
+                )
+        self.Shutdown = channel.unary_unary(
+                '/chatbus.v1.AdminService/Shutdown',
+                request_serializer=chatbus_dot_v1_dot_admin__pb2.ShutdownRequest.SerializeToString,
+                response_deserializer=chatbus_dot_v1_dot_admin__pb2.ShutdownResponse.FromString,
+                )
 
 
 class AdminServiceServicer(object):
@@ -109,6 +119,28 @@ class AdminServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Reload(self, request, context):
+        """Reload reads the config file again, as SIGHUP does, and applies what
+        changed: what can change live applies at once, a provider whose
+        settings changed is restarted through the doctor protocol, an added
+        one is started, a removed one is drained and stopped. A config with a
+        mistake is refused as a whole and the running one kept (the response
+        then says why; the call itself succeeds). One reload at a time: a
+        second waits for the first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Shutdown(self, request, context):
+        """Shutdown begins a graceful stop (as SIGTERM does) and returns once
+        draining has begun: followers are told, streams end, providers stop
+        last. The supervisor exits shortly after.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -146,6 +178,16 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.WatchEvents,
                     request_deserializer=chatbus_dot_v1_dot_admin__pb2.WatchEventsRequest.FromString,
                     response_serializer=chatbus_dot_v1_dot_admin__pb2.WatchEventsResponse.SerializeToString,
+            ),
+            'Reload': grpc.unary_unary_rpc_method_handler(
+                    servicer.Reload,
+                    request_deserializer=chatbus_dot_v1_dot_admin__pb2.ReloadRequest.FromString,
+                    response_serializer=chatbus_dot_v1_dot_admin__pb2.ReloadResponse.SerializeToString,
+            ),
+            'Shutdown': grpc.unary_unary_rpc_method_handler(
+                    servicer.Shutdown,
+                    request_deserializer=chatbus_dot_v1_dot_admin__pb2.ShutdownRequest.FromString,
+                    response_serializer=chatbus_dot_v1_dot_admin__pb2.ShutdownResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -275,5 +317,39 @@ class AdminService(object):
         return grpc.experimental.unary_stream(request, target, '/chatbus.v1.AdminService/WatchEvents',
             chatbus_dot_v1_dot_admin__pb2.WatchEventsRequest.SerializeToString,
             chatbus_dot_v1_dot_admin__pb2.WatchEventsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Reload(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/chatbus.v1.AdminService/Reload',
+            chatbus_dot_v1_dot_admin__pb2.ReloadRequest.SerializeToString,
+            chatbus_dot_v1_dot_admin__pb2.ReloadResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Shutdown(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/chatbus.v1.AdminService/Shutdown',
+            chatbus_dot_v1_dot_admin__pb2.ShutdownRequest.SerializeToString,
+            chatbus_dot_v1_dot_admin__pb2.ShutdownResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

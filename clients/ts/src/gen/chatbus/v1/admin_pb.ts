@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/v1/admin.proto.
  */
 export const file_chatbus_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChZjaGF0YnVzL3YxL2FkbWluLnByb3RvEgpjaGF0YnVzLnYxIhAKDkdldEluZm9SZXF1ZXN0ItoBCg9HZXRJbmZvUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRILCgNwaWQYAiABKAUSDwoHcHJvZmlsZRgDIAEoCRITCgtzb2NrZXRfcGF0aBgEIAEoCRIRCglzdGF0ZV9kaXIYBSABKAkSLgoKc3RhcnRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOZm9sbG93ZXJfY291bnQYByABKAUSEwoLY29uZmlnX3BhdGgYCCABKAkSEwoLY29uc29sZV91cmwYCSABKAkiFgoUTGlzdEZvbGxvd2Vyc1JlcXVlc3QiQAoVTGlzdEZvbGxvd2Vyc1Jlc3BvbnNlEicKCWZvbGxvd2VycxgBIAMoCzIULmNoYXRidXMudjEuRm9sbG93ZXIiFQoTTGlzdEJpbmRpbmdzUmVxdWVzdCJBChRMaXN0QmluZGluZ3NSZXNwb25zZRIpCghiaW5kaW5ncxgBIAMoCzIXLmNoYXRidXMudjEuQmluZGluZ0luZm8iiQIKC0JpbmRpbmdJbmZvEiQKB2JpbmRpbmcYASABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSEgoKb3duZXJfa2luZBgCIAEoCRITCgtsYXN0X2FjdGlvbhgDIAEoCRISCgpsYXN0X2Vycm9yGAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGxpdmUYByABKAgSKQoHam91cm5hbBgIIAEoCzIYLmNoYXRidXMudjEuSm91cm5hbFN0YXRzIpcBCgxKb3VybmFsU3RhdHMSDwoHdW5hY2tlZBgBIAEoDRINCgVieXRlcxgCIAEoAxIVCg1hY2tlZF90aHJvdWdoGAMgASgEEhAKCGxhc3Rfc2VxGAQgASgEEg8KB2Ryb3BwZWQYBSABKAQSLQoJb2xkZXN0X2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIWChRMaXN0UHJvdmlkZXJzUmVxdWVzdCJEChVMaXN0UHJvdmlkZXJzUmVzcG9uc2USKwoJcHJvdmlkZXJzGAEgAygLMhguY2hhdGJ1cy52MS5Qcm92aWRlckluZm8iwwMKDFByb3ZpZGVySW5mbxIMCgRuYW1lGAEgASgJEigKBXN0YXRlGAIgASgOMhkuY2hhdGJ1cy52MS5Qcm92aWRlclN0YXRlEgsKA3BpZBgDIAEoBRIpCgVzaW5jZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIcmVzdGFydHMYBSABKA0SEQoJbGFzdF9leGl0GAYgASgJEhIKCmxhc3RfZXJyb3IYByABKAkSDwoHc2VydmluZxgIIAEoCBIPCgdkZWZhdWx0GAkgASgIEhUKDWZvcnVtX2NoYXRfaWQYCiABKAMSEAoIYXR0YWNoZWQYCyABKA0SEAoIaW5nZXN0ZWQYDCABKAQSGwoTZHJvcHBlZF9ub3RfYWxsb3dlZBgNIAEoBBIQCghwbGF0Zm9ybRgOIAEoCRIVCg1oZWFsdGhfZGV0YWlsGA8gASgJEjAKDGhlYWx0aF9zaW5jZRgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLc3RkZXJyX3RhaWwYESADKAkSDwoHYWNjb3VudBgSIAEoCRIPCgd3ZWJfdXJsGBMgASgJIloKEkxpc3RVcGRhdGVzUmVxdWVzdBIZCgdiaW5kaW5nGAEgASgJQgi6SAVyAxiAAhIQCgh1bnJvdXRlZBgCIAEoCBIXCgVsaW1pdBgDIAEoDUIIukgFKgMY6AciYwoTTGlzdFVwZGF0ZXNSZXNwb25zZRIjCgd1cGRhdGVzGAEgAygLMhIuY2hhdGJ1cy52MS5VcGRhdGUSJwoFc3RhdHMYAiABKAsyGC5jaGF0YnVzLnYxLkpvdXJuYWxTdGF0cyITChFMaXN0RXZlbnRzUmVxdWVzdCI3ChJMaXN0RXZlbnRzUmVzcG9uc2USIQoGZXZlbnRzGAEgAygLMhEuY2hhdGJ1cy52MS5FdmVudCJiChJXYXRjaEV2ZW50c1JlcXVlc3QSFQoNcmVwbGF5X3JlY2VudBgBIAEoCBI1CgVraW5kcxgCIAMoDjIVLmNoYXRidXMudjEuRXZlbnRLaW5kQg+6SAySAQkQICIFggECEAEiNwoTV2F0Y2hFdmVudHNSZXNwb25zZRIgCgVldmVudBgBIAEoCzIRLmNoYXRidXMudjEuRXZlbnQi4wEKBUV2ZW50EgoKAmlkGAEgASgEEigKBHRpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiMKBGtpbmQYAyABKA4yFS5jaGF0YnVzLnYxLkV2ZW50S2luZBIPCgdtZXNzYWdlGAQgASgJEhMKC2luc3RhbmNlX2lkGAUgASgJEisKBWF0dHJzGAYgAygLMhwuY2hhdGJ1cy52MS5FdmVudC5BdHRyc0VudHJ5GiwKCkF0dHJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASq6AQoNUHJvdmlkZXJTdGF0ZRIeChpQUk9WSURFUl9TVEFURV9VTlNQRUNJRklFRBAAEhsKF1BST1ZJREVSX1NUQVRFX1NUQVJUSU5HEAESGgoWUFJPVklERVJfU1RBVEVfUlVOTklORxACEhoKFlBST1ZJREVSX1NUQVRFX0JBQ0tPRkYQAxIYChRQUk9WSURFUl9TVEFURV9GQVRBTBAEEhoKFlBST1ZJREVSX1NUQVRFX1NUT1BQRUQQBSrHBAoJRXZlbnRLaW5kEhoKFkVWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIiCh5FVkVOVF9LSU5EX0ZPTExPV0VSX1JFR0lTVEVSRUQQARIgChxFVkVOVF9LSU5EX0ZPTExPV0VSX1JFUExBQ0VEEAISHgoaRVZFTlRfS0lORF9GT0xMT1dFUl9QUlVORUQQAxIkCiBFVkVOVF9LSU5EX0ZPTExPV0VSX1VOUkVHSVNURVJFRBAEEhsKF0VWRU5UX0tJTkRfQVVUSF9SRUZVU0VEEAUSIQodRVZFTlRfS0lORF9TVVBFUlZJU09SX1NUQVJURUQQBhIiCh5FVkVOVF9LSU5EX1NVUEVSVklTT1JfU1RPUFBJTkcQBxIdChlFVkVOVF9LSU5EX0VWRU5UU19EUk9QUEVEEAgSHgoaRVZFTlRfS0lORF9CSU5ESU5HX0NIQU5HRUQQCRIdChlFVkVOVF9LSU5EX0JJTkRJTkdfRkFJTEVEEAoSHgoaRVZFTlRfS0lORF9VUERBVEVTX0RST1BQRUQQCxIZChVFVkVOVF9LSU5EX1JFQ09OQ0lMRUQQDBIfChtFVkVOVF9LSU5EX1BST1ZJREVSX1NUQVJURUQQDRIeChpFVkVOVF9LSU5EX1BST1ZJREVSX0VYSVRFRBAOEh0KGUVWRU5UX0tJTkRfUFJPVklERVJfRkFUQUwQDxIeChpFVkVOVF9LSU5EX1BST1ZJREVSX0hFQUxUSBAQEhUKEUVWRU5UX0tJTkRfRE9DVE9SEBEywAQKDEFkbWluU2VydmljZRJCCgdHZXRJbmZvEhouY2hhdGJ1cy52MS5HZXRJbmZvUmVxdWVzdBobLmNoYXRidXMudjEuR2V0SW5mb1Jlc3BvbnNlElQKDUxpc3RGb2xsb3dlcnMSIC5jaGF0YnVzLnYxLkxpc3RGb2xsb3dlcnNSZXF1ZXN0GiEuY2hhdGJ1cy52MS5MaXN0Rm9sbG93ZXJzUmVzcG9uc2USUQoMTGlzdEJpbmRpbmdzEh8uY2hhdGJ1cy52MS5MaXN0QmluZGluZ3NSZXF1ZXN0GiAuY2hhdGJ1cy52MS5MaXN0QmluZGluZ3NSZXNwb25zZRJUCg1MaXN0UHJvdmlkZXJzEiAuY2hhdGJ1cy52MS5MaXN0UHJvdmlkZXJzUmVxdWVzdBohLmNoYXRidXMudjEuTGlzdFByb3ZpZGVyc1Jlc3BvbnNlEk4KC0xpc3RVcGRhdGVzEh4uY2hhdGJ1cy52MS5MaXN0VXBkYXRlc1JlcXVlc3QaHy5jaGF0YnVzLnYxLkxpc3RVcGRhdGVzUmVzcG9uc2USSwoKTGlzdEV2ZW50cxIdLmNoYXRidXMudjEuTGlzdEV2ZW50c1JlcXVlc3QaHi5jaGF0YnVzLnYxLkxpc3RFdmVudHNSZXNwb25zZRJQCgtXYXRjaEV2ZW50cxIeLmNoYXRidXMudjEuV2F0Y2hFdmVudHNSZXF1ZXN0Gh8uY2hhdGJ1cy52MS5XYXRjaEV2ZW50c1Jlc3BvbnNlMAFCN1o1Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy92MTtjaGF0YnVzdjFiBnByb3RvMw", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_timestamp]);
+  fileDesc("ChZjaGF0YnVzL3YxL2FkbWluLnByb3RvEgpjaGF0YnVzLnYxIhAKDkdldEluZm9SZXF1ZXN0ItoBCg9HZXRJbmZvUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRILCgNwaWQYAiABKAUSDwoHcHJvZmlsZRgDIAEoCRITCgtzb2NrZXRfcGF0aBgEIAEoCRIRCglzdGF0ZV9kaXIYBSABKAkSLgoKc3RhcnRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOZm9sbG93ZXJfY291bnQYByABKAUSEwoLY29uZmlnX3BhdGgYCCABKAkSEwoLY29uc29sZV91cmwYCSABKAkiFgoUTGlzdEZvbGxvd2Vyc1JlcXVlc3QiQAoVTGlzdEZvbGxvd2Vyc1Jlc3BvbnNlEicKCWZvbGxvd2VycxgBIAMoCzIULmNoYXRidXMudjEuRm9sbG93ZXIiFQoTTGlzdEJpbmRpbmdzUmVxdWVzdCJBChRMaXN0QmluZGluZ3NSZXNwb25zZRIpCghiaW5kaW5ncxgBIAMoCzIXLmNoYXRidXMudjEuQmluZGluZ0luZm8iiQIKC0JpbmRpbmdJbmZvEiQKB2JpbmRpbmcYASABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSEgoKb3duZXJfa2luZBgCIAEoCRITCgtsYXN0X2FjdGlvbhgDIAEoCRISCgpsYXN0X2Vycm9yGAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGxpdmUYByABKAgSKQoHam91cm5hbBgIIAEoCzIYLmNoYXRidXMudjEuSm91cm5hbFN0YXRzIpcBCgxKb3VybmFsU3RhdHMSDwoHdW5hY2tlZBgBIAEoDRINCgVieXRlcxgCIAEoAxIVCg1hY2tlZF90aHJvdWdoGAMgASgEEhAKCGxhc3Rfc2VxGAQgASgEEg8KB2Ryb3BwZWQYBSABKAQSLQoJb2xkZXN0X2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIWChRMaXN0UHJvdmlkZXJzUmVxdWVzdCJEChVMaXN0UHJvdmlkZXJzUmVzcG9uc2USKwoJcHJvdmlkZXJzGAEgAygLMhguY2hhdGJ1cy52MS5Qcm92aWRlckluZm8iwwMKDFByb3ZpZGVySW5mbxIMCgRuYW1lGAEgASgJEigKBXN0YXRlGAIgASgOMhkuY2hhdGJ1cy52MS5Qcm92aWRlclN0YXRlEgsKA3BpZBgDIAEoBRIpCgVzaW5jZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIcmVzdGFydHMYBSABKA0SEQoJbGFzdF9leGl0GAYgASgJEhIKCmxhc3RfZXJyb3IYByABKAkSDwoHc2VydmluZxgIIAEoCBIPCgdkZWZhdWx0GAkgASgIEhUKDWZvcnVtX2NoYXRfaWQYCiABKAMSEAoIYXR0YWNoZWQYCyABKA0SEAoIaW5nZXN0ZWQYDCABKAQSGwoTZHJvcHBlZF9ub3RfYWxsb3dlZBgNIAEoBBIQCghwbGF0Zm9ybRgOIAEoCRIVCg1oZWFsdGhfZGV0YWlsGA8gASgJEjAKDGhlYWx0aF9zaW5jZRgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLc3RkZXJyX3RhaWwYESADKAkSDwoHYWNjb3VudBgSIAEoCRIPCgd3ZWJfdXJsGBMgASgJIloKEkxpc3RVcGRhdGVzUmVxdWVzdBIZCgdiaW5kaW5nGAEgASgJQgi6SAVyAxiAAhIQCgh1bnJvdXRlZBgCIAEoCBIXCgVsaW1pdBgDIAEoDUIIukgFKgMY6AciYwoTTGlzdFVwZGF0ZXNSZXNwb25zZRIjCgd1cGRhdGVzGAEgAygLMhIuY2hhdGJ1cy52MS5VcGRhdGUSJwoFc3RhdHMYAiABKAsyGC5jaGF0YnVzLnYxLkpvdXJuYWxTdGF0cyITChFMaXN0RXZlbnRzUmVxdWVzdCI3ChJMaXN0RXZlbnRzUmVzcG9uc2USIQoGZXZlbnRzGAEgAygLMhEuY2hhdGJ1cy52MS5FdmVudCJiChJXYXRjaEV2ZW50c1JlcXVlc3QSFQoNcmVwbGF5X3JlY2VudBgBIAEoCBI1CgVraW5kcxgCIAMoDjIVLmNoYXRidXMudjEuRXZlbnRLaW5kQg+6SAySAQkQICIFggECEAEiNwoTV2F0Y2hFdmVudHNSZXNwb25zZRIgCgVldmVudBgBIAEoCzIRLmNoYXRidXMudjEuRXZlbnQi4wEKBUV2ZW50EgoKAmlkGAEgASgEEigKBHRpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiMKBGtpbmQYAyABKA4yFS5jaGF0YnVzLnYxLkV2ZW50S2luZBIPCgdtZXNzYWdlGAQgASgJEhMKC2luc3RhbmNlX2lkGAUgASgJEisKBWF0dHJzGAYgAygLMhwuY2hhdGJ1cy52MS5FdmVudC5BdHRyc0VudHJ5GiwKCkF0dHJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIPCg1SZWxvYWRSZXF1ZXN0ImEKDlJlbG9hZFJlc3BvbnNlEhMKC2NvbmZpZ19wYXRoGAEgASgJEg8KB3JlZnVzZWQYAiADKAkSKQoHY2hhbmdlcxgDIAMoCzIYLmNoYXRidXMudjEuQ29uZmlnQ2hhbmdlIoEBCgxDb25maWdDaGFuZ2USCwoDa2V5GAEgASgJEi4KBmFjdGlvbhgCIAEoDjIeLmNoYXRidXMudjEuQ29uZmlnQ2hhbmdlQWN0aW9uEhEKCW9sZF92YWx1ZRgDIAEoCRIRCgluZXdfdmFsdWUYBCABKAkSDgoGZGV0YWlsGAUgASgJIhEKD1NodXRkb3duUmVxdWVzdCIfChBTaHV0ZG93blJlc3BvbnNlEgsKA3BpZBgBIAEoBSq6AQoNUHJvdmlkZXJTdGF0ZRIeChpQUk9WSURFUl9TVEFURV9VTlNQRUNJRklFRBAAEhsKF1BST1ZJREVSX1NUQVRFX1NUQVJUSU5HEAESGgoWUFJPVklERVJfU1RBVEVfUlVOTklORxACEhoKFlBST1ZJREVSX1NUQVRFX0JBQ0tPRkYQAxIYChRQUk9WSURFUl9TVEFURV9GQVRBTBAEEhoKFlBST1ZJREVSX1NUQVRFX1NUT1BQRUQQBSqGBQoJRXZlbnRLaW5kEhoKFkVWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIiCh5FVkVOVF9LSU5EX0ZPTExPV0VSX1JFR0lTVEVSRUQQARIgChxFVkVOVF9LSU5EX0ZPTExPV0VSX1JFUExBQ0VEEAISHgoaRVZFTlRfS0lORF9GT0xMT1dFUl9QUlVORUQQAxIkCiBFVkVOVF9LSU5EX0ZPTExPV0VSX1VOUkVHSVNURVJFRBAEEhsKF0VWRU5UX0tJTkRfQVVUSF9SRUZVU0VEEAUSIQodRVZFTlRfS0lORF9TVVBFUlZJU09SX1NUQVJURUQQBhIiCh5FVkVOVF9LSU5EX1NVUEVSVklTT1JfU1RPUFBJTkcQBxIdChlFVkVOVF9LSU5EX0VWRU5UU19EUk9QUEVEEAgSHgoaRVZFTlRfS0lORF9CSU5ESU5HX0NIQU5HRUQQCRIdChlFVkVOVF9LSU5EX0JJTkRJTkdfRkFJTEVEEAoSHgoaRVZFTlRfS0lORF9VUERBVEVTX0RST1BQRUQQCxIZChVFVkVOVF9LSU5EX1JFQ09OQ0lMRUQQDBIfChtFVkVOVF9LSU5EX1BST1ZJREVSX1NUQVJURUQQDRIeChpFVkVOVF9LSU5EX1BST1ZJREVSX0VYSVRFRBAOEh0KGUVWRU5UX0tJTkRfUFJPVklERVJfRkFUQUwQDxIeChpFVkVOVF9LSU5EX1BST1ZJREVSX0hFQUxUSBAQEhUKEUVWRU5UX0tJTkRfRE9DVE9SEBESHgoaRVZFTlRfS0lORF9DT05GSUdfUkVMT0FERUQQEhIdChlFVkVOVF9LSU5EX0NPTkZJR19SRUZVU0VEEBMqlgIKEkNvbmZpZ0NoYW5nZUFjdGlvbhIkCiBDT05GSUdfQ0hBTkdFX0FDVElPTl9VTlNQRUNJRklFRBAAEiAKHENPTkZJR19DSEFOR0VfQUNUSU9OX0FQUExJRUQQARIrCidDT05GSUdfQ0hBTkdFX0FDVElPTl9SRVNUQVJURURfUFJPVklERVIQAhIgChxDT05GSUdfQ0hBTkdFX0FDVElPTl9TVEFSVEVEEAMSIAocQ09ORklHX0NIQU5HRV9BQ1RJT05fU1RPUFBFRBAEEiYKIkNPTkZJR19DSEFOR0VfQUNUSU9OX05FRURTX1JFU1RBUlQQBRIfChtDT05GSUdfQ0hBTkdFX0FDVElPTl9GQUlMRUQQBjLIBQoMQWRtaW5TZXJ2aWNlEkIKB0dldEluZm8SGi5jaGF0YnVzLnYxLkdldEluZm9SZXF1ZXN0GhsuY2hhdGJ1cy52MS5HZXRJbmZvUmVzcG9uc2USVAoNTGlzdEZvbGxvd2VycxIgLmNoYXRidXMudjEuTGlzdEZvbGxvd2Vyc1JlcXVlc3QaIS5jaGF0YnVzLnYxLkxpc3RGb2xsb3dlcnNSZXNwb25zZRJRCgxMaXN0QmluZGluZ3MSHy5jaGF0YnVzLnYxLkxpc3RCaW5kaW5nc1JlcXVlc3QaIC5jaGF0YnVzLnYxLkxpc3RCaW5kaW5nc1Jlc3BvbnNlElQKDUxpc3RQcm92aWRlcnMSIC5jaGF0YnVzLnYxLkxpc3RQcm92aWRlcnNSZXF1ZXN0GiEuY2hhdGJ1cy52MS5MaXN0UHJvdmlkZXJzUmVzcG9uc2USTgoLTGlzdFVwZGF0ZXMSHi5jaGF0YnVzLnYxLkxpc3RVcGRhdGVzUmVxdWVzdBofLmNoYXRidXMudjEuTGlzdFVwZGF0ZXNSZXNwb25zZRJLCgpMaXN0RXZlbnRzEh0uY2hhdGJ1cy52MS5MaXN0RXZlbnRzUmVxdWVzdBoeLmNoYXRidXMudjEuTGlzdEV2ZW50c1Jlc3BvbnNlElAKC1dhdGNoRXZlbnRzEh4uY2hhdGJ1cy52MS5XYXRjaEV2ZW50c1JlcXVlc3QaHy5jaGF0YnVzLnYxLldhdGNoRXZlbnRzUmVzcG9uc2UwARI/CgZSZWxvYWQSGS5jaGF0YnVzLnYxLlJlbG9hZFJlcXVlc3QaGi5jaGF0YnVzLnYxLlJlbG9hZFJlc3BvbnNlEkUKCFNodXRkb3duEhsuY2hhdGJ1cy52MS5TaHV0ZG93blJlcXVlc3QaHC5jaGF0YnVzLnYxLlNodXRkb3duUmVzcG9uc2VCN1o1Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy92MTtjaGF0YnVzdjFiBnByb3RvMw", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message chatbus.v1.GetInfoRequest
@@ -607,6 +607,133 @@ export const EventSchema: GenMessage<Event> = /*@__PURE__*/
   messageDesc(file_chatbus_v1_admin, 17);
 
 /**
+ * @generated from message chatbus.v1.ReloadRequest
+ */
+export type ReloadRequest = Message<"chatbus.v1.ReloadRequest"> & {
+};
+
+/**
+ * Describes the message chatbus.v1.ReloadRequest.
+ * Use `create(ReloadRequestSchema)` to create a new message.
+ */
+export const ReloadRequestSchema: GenMessage<ReloadRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 18);
+
+/**
+ * @generated from message chatbus.v1.ReloadResponse
+ */
+export type ReloadResponse = Message<"chatbus.v1.ReloadResponse"> & {
+  /**
+   * The config file that was read.
+   *
+   * @generated from field: string config_path = 1;
+   */
+  configPath: string;
+
+  /**
+   * Set when the new config was refused as a whole: one line per mistake
+   * (file, key, what is wrong). Nothing changed; changes is empty.
+   *
+   * @generated from field: repeated string refused = 2;
+   */
+  refused: string[];
+
+  /**
+   * What differed from the running config, one entry per setting or
+   * provider, and what was done about it. Empty when nothing changed.
+   *
+   * @generated from field: repeated chatbus.v1.ConfigChange changes = 3;
+   */
+  changes: ConfigChange[];
+};
+
+/**
+ * Describes the message chatbus.v1.ReloadResponse.
+ * Use `create(ReloadResponseSchema)` to create a new message.
+ */
+export const ReloadResponseSchema: GenMessage<ReloadResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 19);
+
+/**
+ * ConfigChange is one setting or provider that differed on a reload.
+ *
+ * @generated from message chatbus.v1.ConfigChange
+ */
+export type ConfigChange = Message<"chatbus.v1.ConfigChange"> & {
+  /**
+   * The config key ("log_level", "journal.max_count") or the provider
+   * ("providers.telegram").
+   *
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: chatbus.v1.ConfigChangeAction action = 2;
+   */
+  action: ConfigChangeAction;
+
+  /**
+   * The old and new values as written (secrets are not shown).
+   *
+   * @generated from field: string old_value = 3;
+   */
+  oldValue: string;
+
+  /**
+   * @generated from field: string new_value = 4;
+   */
+  newValue: string;
+
+  /**
+   * What happened, in words: why a restart is needed, how a provider
+   * restart ended, why a change failed.
+   *
+   * @generated from field: string detail = 5;
+   */
+  detail: string;
+};
+
+/**
+ * Describes the message chatbus.v1.ConfigChange.
+ * Use `create(ConfigChangeSchema)` to create a new message.
+ */
+export const ConfigChangeSchema: GenMessage<ConfigChange> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 20);
+
+/**
+ * @generated from message chatbus.v1.ShutdownRequest
+ */
+export type ShutdownRequest = Message<"chatbus.v1.ShutdownRequest"> & {
+};
+
+/**
+ * Describes the message chatbus.v1.ShutdownRequest.
+ * Use `create(ShutdownRequestSchema)` to create a new message.
+ */
+export const ShutdownRequestSchema: GenMessage<ShutdownRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 21);
+
+/**
+ * @generated from message chatbus.v1.ShutdownResponse
+ */
+export type ShutdownResponse = Message<"chatbus.v1.ShutdownResponse"> & {
+  /**
+   * The supervisor's pid, to wait for its exit.
+   *
+   * @generated from field: int32 pid = 1;
+   */
+  pid: number;
+};
+
+/**
+ * Describes the message chatbus.v1.ShutdownResponse.
+ * Use `create(ShutdownResponseSchema)` to create a new message.
+ */
+export const ShutdownResponseSchema: GenMessage<ShutdownResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 22);
+
+/**
  * ProviderState is a provider child's supervision state.
  *
  * @generated from enum chatbus.v1.ProviderState
@@ -760,6 +887,21 @@ export enum EventKind {
    * @generated from enum value: EVENT_KIND_DOCTOR = 17;
    */
   DOCTOR = 17,
+
+  /**
+   * The config was read again (SIGHUP, Reload) and what changed applied.
+   *
+   * @generated from enum value: EVENT_KIND_CONFIG_RELOADED = 18;
+   */
+  CONFIG_RELOADED = 18,
+
+  /**
+   * A config read again was refused (a mistake in it); the running one is
+   * kept.
+   *
+   * @generated from enum value: EVENT_KIND_CONFIG_REFUSED = 19;
+   */
+  CONFIG_REFUSED = 19,
 }
 
 /**
@@ -767,6 +909,67 @@ export enum EventKind {
  */
 export const EventKindSchema: GenEnum<EventKind> = /*@__PURE__*/
   enumDesc(file_chatbus_v1_admin, 1);
+
+/**
+ * ConfigChangeAction is what a reload did with one change.
+ *
+ * @generated from enum chatbus.v1.ConfigChangeAction
+ */
+export enum ConfigChangeAction {
+  /**
+   * @generated from enum value: CONFIG_CHANGE_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Applied at once.
+   *
+   * @generated from enum value: CONFIG_CHANGE_ACTION_APPLIED = 1;
+   */
+  APPLIED = 1,
+
+  /**
+   * The provider was restarted with its new settings (doctor protocol).
+   *
+   * @generated from enum value: CONFIG_CHANGE_ACTION_RESTARTED_PROVIDER = 2;
+   */
+  RESTARTED_PROVIDER = 2,
+
+  /**
+   * An added provider was started.
+   *
+   * @generated from enum value: CONFIG_CHANGE_ACTION_STARTED = 3;
+   */
+  STARTED = 3,
+
+  /**
+   * A removed provider was drained and stopped.
+   *
+   * @generated from enum value: CONFIG_CHANGE_ACTION_STOPPED = 4;
+   */
+  STOPPED = 4,
+
+  /**
+   * Cannot change while the supervisor runs: not applied; it takes effect
+   * at the next start.
+   *
+   * @generated from enum value: CONFIG_CHANGE_ACTION_NEEDS_RESTART = 5;
+   */
+  NEEDS_RESTART = 5,
+
+  /**
+   * Tried and failed (detail says why); the old value still holds.
+   *
+   * @generated from enum value: CONFIG_CHANGE_ACTION_FAILED = 6;
+   */
+  FAILED = 6,
+}
+
+/**
+ * Describes the enum chatbus.v1.ConfigChangeAction.
+ */
+export const ConfigChangeActionSchema: GenEnum<ConfigChangeAction> = /*@__PURE__*/
+  enumDesc(file_chatbus_v1_admin, 2);
 
 /**
  * AdminService is what operators (busctl, scripts) speak. Every call carries
@@ -846,6 +1049,34 @@ export const AdminService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchEventsRequestSchema;
     output: typeof WatchEventsResponseSchema;
+  },
+  /**
+   * Reload reads the config file again, as SIGHUP does, and applies what
+   * changed: what can change live applies at once, a provider whose
+   * settings changed is restarted through the doctor protocol, an added
+   * one is started, a removed one is drained and stopped. A config with a
+   * mistake is refused as a whole and the running one kept (the response
+   * then says why; the call itself succeeds). One reload at a time: a
+   * second waits for the first.
+   *
+   * @generated from rpc chatbus.v1.AdminService.Reload
+   */
+  reload: {
+    methodKind: "unary";
+    input: typeof ReloadRequestSchema;
+    output: typeof ReloadResponseSchema;
+  },
+  /**
+   * Shutdown begins a graceful stop (as SIGTERM does) and returns once
+   * draining has begun: followers are told, streams end, providers stop
+   * last. The supervisor exits shortly after.
+   *
+   * @generated from rpc chatbus.v1.AdminService.Shutdown
+   */
+  shutdown: {
+    methodKind: "unary";
+    input: typeof ShutdownRequestSchema;
+    output: typeof ShutdownResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_chatbus_v1_admin, 0);
