@@ -187,7 +187,9 @@ func TestBusctlOutputFormats(t *testing.T) {
 		}
 	}
 
-	header := func(out string) []string { return regexp.MustCompile(`\s{2,}`).Split(strings.SplitN(out, "\n", 2)[0], -1) }
+	header := func(out string) []string {
+		return regexp.MustCompile(`\s{2,}`).Split(strings.SplitN(out, "\n", 2)[0], -1)
+	}
 	for _, tt := range []struct {
 		verb     string
 		want     []string // in the table
