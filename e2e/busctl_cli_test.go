@@ -97,6 +97,19 @@ func (p *profile) dial() *client.Client {
 	return c
 }
 
+// servePlayground starts supervisord with the default playground, waits
+// until the playground serves, and dials it.
+func (p *profile) servePlayground() (*daemon, *client.Client) {
+	p.t.Helper()
+	d := p.start()
+	p.waitServing(d)
+	c := p.dial()
+	waitOnlyProvider(p.t, c, d, "playground", func(pi *chatbusv1.ProviderInfo) bool {
+		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING && pi.GetServing() && pi.GetPlatform() != ""
+	}, "serving")
+	return d, c
+}
+
 // register registers a follower that reads nothing; closing it
 // unregisters it.
 func register(t *testing.T, c *client.Client, key string) *client.Follower {
@@ -148,9 +161,7 @@ func sameTree(t *testing.T, what string, j, y string, volatile ...string) {
 // and a format a command cannot print is a usage error (exit 2).
 func TestBusctlOutputFormats(t *testing.T) {
 	p := newProfile(t)
-	d := p.start()
-	p.waitServing(d)
-	c := p.dial()
+	_, c := p.servePlayground()
 	register(t, c, "manual:fmt")
 
 	for _, verb := range []string{"providers", "bindings", "followers", "status", "updates manual:fmt", "console", "paths", "doctor status"} {
@@ -287,9 +298,7 @@ func waitProviderNamed(t *testing.T, c *client.Client, d *daemon, name string, o
 // when it goes away (killed); events --follow too.
 func TestBusctlWatchRedrawsOnChange(t *testing.T) {
 	p := newProfile(t)
-	d := p.start()
-	p.waitServing(d)
-	c := p.dial()
+	d, c := p.servePlayground()
 
 	fw := p.busctlBG("followers", "-w")
 	bw := p.busctlBG("bindings", "-w", "-o", "yaml")
@@ -444,6 +453,7 @@ func TestBusctlProviderHealth(t *testing.T) {
 	waitProviderNamed(t, c, d, "telegram", func(pi *chatbusv1.ProviderInfo) bool {
 		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_FATAL
 	}, "FATAL")
+	waitProviderNamed(t, c, d, "playground", func(pi *chatbusv1.ProviderInfo) bool { return pi.GetServing() }, "serving")
 
 	out, _, code := p.busctl("providers")
 	if code != 0 {
@@ -477,9 +487,7 @@ func TestBusctlProviderHealth(t *testing.T) {
 // and the machine's profiles; bash, given the script, completes with them.
 func TestBusctlCompletion(t *testing.T) {
 	p := newProfile(t)
-	d := p.start()
-	p.waitServing(d)
-	c := p.dial()
+	d, c := p.servePlayground()
 	register(t, c, "manual:comp")
 	// A second profile with only a config file.
 	os.MkdirAll(filepath.Join(p.home, ".config", "chatbus"), 0o700)

@@ -40,8 +40,7 @@ func (p *profile) onTTY(t *testing.T, env []string, args ...string) string {
 // not through a pipe, not with NO_COLOR set, not on TERM=dumb.
 func TestBusctlColourOnATerminalOnly(t *testing.T) {
 	p := newProfile(t)
-	d := p.start()
-	p.waitServing(d)
+	p.servePlayground()
 	const green, bold = "\x1b[32m", "\x1b[1m"
 	tests := []struct {
 		name   string

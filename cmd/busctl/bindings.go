@@ -13,29 +13,18 @@ import (
 
 // bindingEvents are the changes that alter busctl bindings (a follower
 // coming or going changes LIVE).
-var bindingEvents = []chatbusv1.EventKind{
+var bindingEvents = append([]chatbusv1.EventKind{
 	chatbusv1.EventKind_EVENT_KIND_BINDING_CHANGED,
 	chatbusv1.EventKind_EVENT_KIND_BINDING_FAILED,
 	chatbusv1.EventKind_EVENT_KIND_UPDATES_DROPPED,
 	chatbusv1.EventKind_EVENT_KIND_RECONCILED,
-	chatbusv1.EventKind_EVENT_KIND_FOLLOWER_REGISTERED,
-	chatbusv1.EventKind_EVENT_KIND_FOLLOWER_REPLACED,
-	chatbusv1.EventKind_EVENT_KIND_FOLLOWER_PRUNED,
-	chatbusv1.EventKind_EVENT_KIND_FOLLOWER_UNREGISTERED,
-}
+}, followerComings...)
 
 func (a *app) bindingsCmd() *cobra.Command {
-	var watch bool
-	cmd := &cobra.Command{
+	return a.listCmd(&cobra.Command{
 		Use:   "bindings",
 		Short: "List bindings (threads): status, owner, last reconcile action, unacked updates; -o name prints their keys",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.list(cmd, watch, bindingEvents, bindingsView)
-		},
-	}
-	watchFlag(cmd, &watch)
-	return withNames(cmd)
+	}, bindingEvents, bindingsView)
 }
 
 func bindingsView(ctx context.Context, c *client.Client) (*view, error) {

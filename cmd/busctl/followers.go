@@ -11,27 +11,22 @@ import (
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
-// followerEvents are the changes that alter busctl followers.
-var followerEvents = []chatbusv1.EventKind{
+// followerComings are the events of a follower coming or going.
+var followerComings = []chatbusv1.EventKind{
 	chatbusv1.EventKind_EVENT_KIND_FOLLOWER_REGISTERED,
 	chatbusv1.EventKind_EVENT_KIND_FOLLOWER_REPLACED,
 	chatbusv1.EventKind_EVENT_KIND_FOLLOWER_PRUNED,
 	chatbusv1.EventKind_EVENT_KIND_FOLLOWER_UNREGISTERED,
-	chatbusv1.EventKind_EVENT_KIND_BINDING_CHANGED,
 }
 
+// followerEvents are the changes that alter busctl followers.
+var followerEvents = append([]chatbusv1.EventKind{chatbusv1.EventKind_EVENT_KIND_BINDING_CHANGED}, followerComings...)
+
 func (a *app) followersCmd() *cobra.Command {
-	var watch bool
-	cmd := &cobra.Command{
+	return a.listCmd(&cobra.Command{
 		Use:   "followers",
 		Short: "List registered followers (agent sessions); -o name prints their instance ids",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.list(cmd, watch, followerEvents, followersView)
-		},
-	}
-	watchFlag(cmd, &watch)
-	return withNames(cmd)
+	}, followerEvents, followersView)
 }
 
 func followersView(ctx context.Context, c *client.Client) (*view, error) {

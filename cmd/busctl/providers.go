@@ -22,21 +22,14 @@ var providerEvents = []chatbusv1.EventKind{
 }
 
 func (a *app) providersCmd() *cobra.Command {
-	var watch bool
-	cmd := &cobra.Command{
+	return a.listCmd(&cobra.Command{
 		Use:   "providers",
 		Short: "List chat providers: platform, state, pid, uptime, restarts, last exit, health and why; -o name prints their names",
 		Long: `providers lists the configured chat providers and their child processes. A
 provider that does not serve says why and since when under its row, and a
 child that failed to start or exited shows the last lines it wrote to
 stderr. The default provider's name has a *.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.list(cmd, watch, providerEvents, providersView)
-		},
-	}
-	watchFlag(cmd, &watch)
-	return withNames(cmd)
+	}, providerEvents, providersView)
 }
 
 func providersView(ctx context.Context, c *client.Client) (*view, error) {

@@ -16,8 +16,8 @@ import (
 )
 
 // verbs are busctl's top-level commands, one file each (status.go,
-// stop.go, …), in the order help lists them. A verb joins busctl with one
-// line here.
+// stop.go, …); help lists them by name. A verb joins busctl with one line
+// here.
 var verbs = []func(*app) *cobra.Command{
 	(*app).startCmd,
 	(*app).stopCmd,
@@ -59,7 +59,7 @@ never with NO_COLOR set.
 Exit codes (every command):
   0   ok
   1   error
-  2   usage: unknown command or flag, wrong arguments
+  2   usage: unknown command, flag or output format, wrong arguments
   3   the supervisor is not running, or went away (events --follow, -w)
   4   refused: wrong secret, another user's supervisor or socket
   5   not found: no such binding or provider

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc/codes"
@@ -19,9 +20,14 @@ import (
 // terminal redraws its table in place.
 const clearScreen = "\x1b[H\x1b[2J"
 
-// watchFlag adds -w/--watch to a listing verb.
-func watchFlag(cmd *cobra.Command, watch *bool) {
-	cmd.Flags().BoolVarP(watch, "watch", "w", false, "after printing, print again on every change (the supervisor's events say when) until interrupted")
+// listCmd makes cmd a listing verb with names (-o name) that -w watches:
+// it prints what fetch returns, again after every event of kinds.
+func (a *app) listCmd(cmd *cobra.Command, kinds []chatbusv1.EventKind, fetch fetchFunc) *cobra.Command {
+	var watch bool
+	cmd.Args = cobra.NoArgs
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return a.list(cmd, watch, kinds, fetch) }
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "after printing, print again on every change (the supervisor's events say when) until interrupted")
+	return withNames(cmd)
 }
 
 // list is a listing verb's body: show once, or with watch, show and then
@@ -83,7 +89,7 @@ func (a *app) list(cmd *cobra.Command, watch bool, kinds []chatbusv1.EventKind, 
 // ends.
 func (a *app) eachEvent(ctx context.Context, c *client.Client, req *chatbusv1.WatchEventsRequest, ready func() error, fn func(*chatbusv1.Event) error) error {
 	if len(req.GetKinds()) > 0 {
-		req.Kinds = append(req.Kinds, chatbusv1.EventKind_EVENT_KIND_SUPERVISOR_STOPPING)
+		req.Kinds = append(slices.Clone(req.Kinds), chatbusv1.EventKind_EVENT_KIND_SUPERVISOR_STOPPING)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
