@@ -465,6 +465,23 @@ func TestBusctlProviderHealth(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^    not serving: .+ \(since \d\d:\d\d\)$`).MatchString(out) {
 		t.Errorf("providers does not say why telegram does not serve, and since when:\n%s", out)
 	}
+	// Whatever stderr lines the supervisor kept for a child, the table
+	// shows under its row.
+	js, _, _ := p.busctl("providers", "-o", "json")
+	var list struct {
+		Providers []struct {
+			Name       string
+			StderrTail []string `json:"stderr_tail"`
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range list.Providers {
+		for _, l := range pr.StderrTail {
+			contains(t, "providers ("+pr.Name+"'s stderr)", out, "\n      "+l+"\n")
+		}
+	}
 	out, _, _ = p.busctl("status")
 	if !regexp.MustCompile(`(?m)^providers\s+1 serving, 1 not serving \(telegram: .+ since \d\d:\d\d\)$`).MatchString(out) {
 		t.Errorf("status does not sum up the providers' health:\n%s", out)
