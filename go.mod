@@ -8,6 +8,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/coreos/go-systemd/v22 v22.7.0
+	github.com/creack/pty v1.1.24
 	github.com/disgoorg/disgo v0.18.15
 	github.com/gofrs/flock v0.13.2
 	github.com/gorilla/websocket v1.5.3

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"text/tabwriter"
+	"context"
 
 	"github.com/spf13/cobra"
 
+	"github.com/chatbus/chatbus/client"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -19,44 +19,39 @@ bindings, providers, events, doctor restarts) and each provider's page for peopl
 (the playground's chat). Open one in a browser on this machine; the token is
 exchanged for a session cookie. Keep the URLs to yourself: they grant access.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			info, err := c.Info(ctx)
-			if err != nil {
-				return err
-			}
-			ps, err := c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
-			if err != nil {
-				return clientErr(err)
-			}
-			pages := map[string]string{}
-			for _, p := range ps.GetProviders() {
-				if p.GetWebUrl() != "" {
-					pages[p.GetName()] = p.GetWebUrl()
-				}
-			}
-			if a.json {
-				return a.printJSON(map[string]any{"console_url": info.GetConsoleUrl(), "pages": pages})
-			}
-			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			if u := info.GetConsoleUrl(); u != "" {
-				fmt.Fprintf(w, "console\t%s\n", u)
-			} else {
-				fmt.Fprintf(w, "console\toff (supervisord --console=false, or console.enabled: false)\n")
-			}
-			for _, p := range ps.GetProviders() {
-				if u := pages[p.GetName()]; u != "" {
-					fmt.Fprintf(w, "%s\t%s\n", p.GetName(), u)
-				}
-			}
-			if len(pages) == 0 {
-				fmt.Fprintf(w, "chat pages\tnone (no provider serves one; the playground does)\n")
-			}
-			return w.Flush()
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.show(cmd, consoleView) },
 	}
+}
+
+func consoleView(ctx context.Context, c *client.Client) (*view, error) {
+	info, err := c.Info(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
+	if err != nil {
+		return nil, clientErr(err)
+	}
+	pages := map[string]string{}
+	for _, p := range ps.GetProviders() {
+		if p.GetWebUrl() != "" {
+			pages[p.GetName()] = p.GetWebUrl()
+		}
+	}
+	t := newTable(col("PAGE"), col("URL"))
+	t.noHeader = true
+	if u := info.GetConsoleUrl(); u != "" {
+		t.add(txt("console"), txt(u))
+	} else {
+		t.add(txt("console"), txt("off (supervisord --console=false, or console.enabled: false)"))
+	}
+	for _, p := range ps.GetProviders() {
+		if u := pages[p.GetName()]; u != "" {
+			t.add(txt(p.GetName()), txt(u))
+		}
+	}
+	if len(pages) == 0 {
+		t.add(txt("chat pages"), txt("none (no provider serves one; the playground does)"))
+	}
+	return &view{data: jsonData(map[string]any{"console_url": info.GetConsoleUrl(), "pages": pages}), table: t}, nil
 }

@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/chatbus/chatbus/client"
@@ -56,59 +54,56 @@ durable outbox.
 
 func (a *app) doctorStatusCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "status [PROVIDER]",
-		Short: "Show each provider owner's identity, fence phase and occupancy",
-		Args:  cobra.MaximumNArgs(1),
+		Use:               "status [PROVIDER]",
+		Short:             "Show each provider owner's identity, fence phase and occupancy",
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: a.completeProviders,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			req := &chatbusv1.StatusRequest{}
-			if len(args) == 1 {
-				if err := a.requireProvider(ctx, c, args[0]); err != nil {
-					return err
+			return a.show(cmd, func(ctx context.Context, c *client.Client) (*view, error) {
+				req := &chatbusv1.StatusRequest{}
+				if len(args) == 1 {
+					if err := a.requireProvider(ctx, c, args[0]); err != nil {
+						return nil, err
+					}
+					req.Provider = args[0]
 				}
-				req.Provider = args[0]
-			}
-			resp, err := chatbusv1.NewDoctorServiceClient(c.Conn()).Status(ctx, req)
-			if err != nil {
-				return clientErr(err)
-			}
-			if a.json {
-				return a.printProto(resp)
-			}
-			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(w, "PROVIDER\tPID\tOWNER\tPHASE\tADMITTING\tOCCUPANCY\tLEASE\tREQUEST")
-			for _, o := range resp.GetOwners() {
-				if !o.GetPresent() {
-					fmt.Fprintf(w, "%s\t-\t-\tabsent\t-\t-\t-\t-\n", o.GetProvider())
-					continue
+				resp, err := chatbusv1.NewDoctorServiceClient(c.Conn()).Status(ctx, req)
+				if err != nil {
+					return nil, clientErr(err)
 				}
-				lease := "-"
-				if o.GetLeaseExpiresAt() != nil {
-					lease = time.Until(o.GetLeaseExpiresAt().AsTime()).Round(time.Second).String()
-				}
-				fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%v\t%s\t%s\t%s\n", o.GetProvider(), o.GetPid(), o.GetOwnerId(),
-					strings.ToLower(strings.TrimPrefix(o.GetPhase().String(), "FENCE_PHASE_")), o.GetAdmitting(),
-					occupancy(o.GetOccupancy()), lease, orDash(o.GetRequestId()))
-			}
-			if len(resp.GetOwners()) == 0 {
-				fmt.Fprintln(w, "(no providers configured: see deploy/config.example.yaml)")
-			}
-			return w.Flush()
+				return ownersView(resp), nil
+			})
 		},
 	}
+}
+
+func ownersView(resp *chatbusv1.StatusResponse) *view {
+	t := newTable(col("PROVIDER"), col("PID"), col("OWNER"), col("PHASE"), col("ADMITTING"), col("OCCUPANCY"), col("LEASE"), col("REQUEST"))
+	t.empty = "(no providers configured: see deploy/config.example.yaml)"
+	for _, o := range resp.GetOwners() {
+		if !o.GetPresent() {
+			t.add(txt(o.GetProvider()), txt("-"), txt("-"), paint("absent", styleBad), txt("-"), txt("-"), txt("-"), txt("-"))
+			continue
+		}
+		lease := "-"
+		if o.GetLeaseExpiresAt() != nil {
+			lease = time.Until(o.GetLeaseExpiresAt().AsTime()).Round(time.Second).String()
+		}
+		t.add(txt(o.GetProvider()), txt(fmt.Sprint(o.GetPid())), txt(o.GetOwnerId()),
+			txt(strings.ToLower(strings.TrimPrefix(o.GetPhase().String(), "FENCE_PHASE_"))), txt(fmt.Sprint(o.GetAdmitting())),
+			txt(occupancy(o.GetOccupancy())), txt(lease), txt(orDash(o.GetRequestId())))
+	}
+	return &view{data: protoData(resp), table: t}
 }
 
 func (a *app) doctorFenceCmd(verb string) *cobra.Command {
 	var requestID string
 	var lease time.Duration
 	cmd := &cobra.Command{
-		Use:   verb + " PROVIDER",
-		Short: map[string]string{"prepare": "Close a provider's admission under a lease", "commit": "Make a prepared provider exit by itself (refused while occupied)", "cancel": "Reopen a prepared provider's admission"}[verb],
-		Args:  cobra.ExactArgs(1),
+		Use:               verb + " PROVIDER",
+		Short:             map[string]string{"prepare": "Close a provider's admission under a lease", "commit": "Make a prepared provider exit by itself (refused while occupied)", "cancel": "Reopen a prepared provider's admission"}[verb],
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeProviders,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if verb != "prepare" && requestID == "" {
 				return usagef("--request-id is required: the id prepare printed")
@@ -145,14 +140,11 @@ func (a *app) doctorFenceCmd(verb string) *cobra.Command {
 			if err != nil {
 				return clientErr(err)
 			}
-			if a.json {
-				return a.printJSON(map[string]any{"request_id": requestID, "provider": args[0], "pid": owner.GetPid(),
-					"phase": owner.GetPhase().String(), "admitting": owner.GetAdmitting()})
-			}
-			fmt.Fprintf(a.stdout, "%s %s: pid %d, phase %s, admitting %v, occupancy %s (request %s)\n", verb, args[0], owner.GetPid(),
+			head := fmt.Sprintf("%s %s: pid %d, phase %s, admitting %v, occupancy %s (request %s)\n", verb, args[0], owner.GetPid(),
 				strings.ToLower(strings.TrimPrefix(owner.GetPhase().String(), "FENCE_PHASE_")), owner.GetAdmitting(),
 				occupancy(owner.GetOccupancy()), requestID)
-			return nil
+			return a.render(&view{head: head, data: jsonData(map[string]any{"request_id": requestID, "provider": args[0], "pid": owner.GetPid(),
+				"phase": owner.GetPhase().String(), "admitting": owner.GetAdmitting()})})
 		},
 	}
 	cmd.Flags().StringVar(&requestID, "request-id", "", "the doctor request id (prepare makes one if empty)")
@@ -165,9 +157,10 @@ func (a *app) doctorFenceCmd(verb string) *cobra.Command {
 func (a *app) doctorRestartCmd() *cobra.Command {
 	var drain, deadline time.Duration
 	cmd := &cobra.Command{
-		Use:   "restart PROVIDER",
-		Short: "Restart a provider: prepare, drain, commit, prove the exit, wait for the successor",
-		Args:  cobra.ExactArgs(1),
+		Use:               "restart PROVIDER",
+		Short:             "Restart a provider: prepare, drain, commit, prove the exit, wait for the successor",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeProviders,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, _, err := a.dial()
 			if err != nil {
@@ -235,40 +228,31 @@ func (a *app) requireProvider(ctx context.Context, c *client.Client, name string
 }
 
 func (a *app) printProgress(p *chatbusv1.RestartProgress) {
-	if a.json {
-		b, _ := protojson.MarshalOptions{UseProtoNames: true}.Marshal(p)
-		fmt.Fprintln(a.stdout, string(b))
-		return
-	}
 	line := fmt.Sprintf("%7s  %-10s %s", p.GetElapsed().AsDuration().Round(time.Millisecond),
 		strings.ToLower(strings.TrimPrefix(p.GetPhase().String(), "RESTART_PHASE_")), p.GetMessage())
 	if p.GetOccupancy() != nil {
 		line += "  occupancy " + occupancy(p.GetOccupancy())
 	}
-	fmt.Fprintln(a.stdout, line)
 	for _, b := range p.GetBlockers() {
-		fmt.Fprintln(a.stdout, "           blocked by: "+b)
+		line += "\n           blocked by: " + b
 	}
+	a.record(p, line)
 }
 
 func (a *app) printOutcome(o *chatbusv1.RestartOutcome) error {
 	kind := strings.ToLower(strings.TrimPrefix(o.GetKind().String(), "OUTCOME_KIND_"))
 	reason := strings.ToLower(strings.TrimPrefix(o.GetReason().String(), "OUTCOME_REASON_"))
-	if a.json {
-		b, _ := protojson.MarshalOptions{UseProtoNames: true}.Marshal(o)
-		fmt.Fprintln(a.stdout, string(b))
-	} else {
-		out := "outcome: " + kind
-		if reason != "unspecified" {
-			out += "{" + reason + "}"
-		}
-		fmt.Fprintln(a.stdout, out+": "+o.GetMessage())
-		if o.GetKind() == chatbusv1.OutcomeKind_OUTCOME_KIND_RESTARTED {
-			fmt.Fprintf(a.stdout, "old pid %d → successor pid %d (exit proof: %s, adopted: %v); prepare → ready %s, total %s\n",
-				o.GetOld().GetPid(), o.GetSuccessor().GetPid(), o.GetExitProof(), o.GetAdopted(),
-				o.GetPrepareToReady().AsDuration().Round(time.Millisecond), o.GetElapsed().AsDuration().Round(time.Millisecond))
-		}
+	out := "outcome: " + kind
+	if reason != "unspecified" {
+		out += "{" + reason + "}"
 	}
+	out += ": " + o.GetMessage()
+	if o.GetKind() == chatbusv1.OutcomeKind_OUTCOME_KIND_RESTARTED {
+		out += fmt.Sprintf("\nold pid %d → successor pid %d (exit proof: %s, adopted: %v); prepare → ready %s, total %s",
+			o.GetOld().GetPid(), o.GetSuccessor().GetPid(), o.GetExitProof(), o.GetAdopted(),
+			o.GetPrepareToReady().AsDuration().Round(time.Millisecond), o.GetElapsed().AsDuration().Round(time.Millisecond))
+	}
+	a.record(o, out)
 	code := map[chatbusv1.OutcomeKind]int{
 		chatbusv1.OutcomeKind_OUTCOME_KIND_RESTARTED:              exitRestarted,
 		chatbusv1.OutcomeKind_OUTCOME_KIND_OWNER_UNAVAILABLE:      exitOwnerUnavailable,

@@ -85,6 +85,8 @@ func (a *app) followCmd() *cobra.Command {
 	f.Uint64Var(&o.after, "after", 0, "deliver updates after this seq (those up to it are skipped; the unacknowledged rest is replayed)")
 	f.StringVar(&o.handoff, "handoff", "", "handoff token printed by a suspended follow: resume its thread")
 	f.StringVar(&o.provider, "provider", "", "provider to bind on (default: the supervisor's)")
+	cmd.RegisterFlagCompletionFunc("provider", a.completeFlagProviders)
+	cmd.RegisterFlagCompletionFunc("profile-key", a.completeFlagBindings)
 	return cmd
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 )
@@ -33,23 +32,19 @@ func (a *app) pathsCmd() *cobra.Command {
 				}
 				return usagef("unknown path %q: want socket, secret, state-dir or config", args[0])
 			}
-			if a.json {
-				m := map[string]any{"profile": p.Profile, "config_exists": fileExists(p.Config)}
-				for _, e := range all {
-					m[e.name] = e.path
-				}
-				return a.printJSON(m)
-			}
-			w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintf(w, "profile\t%s\n", p.Profile)
+			m := map[string]any{"profile": p.Profile, "config_exists": fileExists(p.Config)}
+			t := newTable(col("KEY"), col("PATH"))
+			t.noHeader = true
+			t.add(txt("profile"), txt(p.Profile))
 			for _, e := range all {
+				m[e.name] = e.path
 				note := ""
 				if e.name == "config" {
 					note = absentNote(fileExists(e.path))
 				}
-				fmt.Fprintf(w, "%s\t%s%s\n", e.name, e.path, note)
+				t.add(txt(e.name), txt(e.path+note))
 			}
-			return w.Flush()
+			return a.render(&view{data: jsonData(m), table: t})
 		},
 	}
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
@@ -58,14 +56,8 @@ The wait is bounded by --timeout or, if longer, 3m.`,
 			if err != nil {
 				return clientErr(err)
 			}
-			if a.json {
-				b, err := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true, Indent: "  "}.Marshal(resp)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(a.stdout, string(b))
-			} else {
-				a.printReload(resp)
+			if err := a.render(reloadView(resp)); err != nil {
+				return err
 			}
 			return reloadOutcome(resp)
 		},
@@ -82,26 +74,37 @@ var actionNames = map[chatbusv1.ConfigChangeAction]string{
 	chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_FAILED:             "failed",
 }
 
-func (a *app) printReload(resp *chatbusv1.ReloadResponse) {
-	if len(resp.GetRefused()) > 0 {
-		fmt.Fprintf(a.stdout, "config %s refused; the running config is kept:\n", resp.GetConfigPath())
+// reloadView is what busctl reload shows: one row per change, or the
+// reasons the new config was refused.
+func reloadView(resp *chatbusv1.ReloadResponse) *view {
+	v := &view{data: protoData(resp)}
+	switch {
+	case len(resp.GetRefused()) > 0:
+		var b strings.Builder
+		fmt.Fprintf(&b, "config %s refused; the running config is kept:\n", resp.GetConfigPath())
 		for _, l := range resp.GetRefused() {
-			fmt.Fprintln(a.stdout, "  "+l)
+			b.WriteString("  " + l + "\n")
 		}
-		return
+		v.head = b.String()
+		return v
+	case len(resp.GetChanges()) == 0:
+		v.head = fmt.Sprintf("config %s reloaded: nothing changed\n", resp.GetConfigPath())
+		return v
 	}
-	if len(resp.GetChanges()) == 0 {
-		fmt.Fprintf(a.stdout, "config %s reloaded: nothing changed\n", resp.GetConfigPath())
-		return
-	}
-	fmt.Fprintf(a.stdout, "config %s reloaded:\n", resp.GetConfigPath())
-	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "KEY\tACTION\tOLD\tNEW\tDETAIL")
+	v.head = fmt.Sprintf("config %s reloaded:\n", resp.GetConfigPath())
+	v.table = newTable(col("KEY"), col("ACTION"), col("OLD"), col("NEW"), col("DETAIL"))
 	for _, ch := range resp.GetChanges() {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", ch.GetKey(), actionNames[ch.GetAction()], dash(ch.GetOldValue()), dash(ch.GetNewValue()),
-			strings.ReplaceAll(ch.GetDetail(), "\n", " "))
+		st := styleGood
+		switch ch.GetAction() {
+		case chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_FAILED:
+			st = styleBad
+		case chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_NEEDS_RESTART:
+			st = styleWarn
+		}
+		v.table.add(txt(ch.GetKey()), paint(actionNames[ch.GetAction()], st), txt(dash(ch.GetOldValue())), txt(dash(ch.GetNewValue())),
+			txt(strings.ReplaceAll(ch.GetDetail(), "\n", " ")))
 	}
-	w.Flush()
+	return v
 }
 
 func dash(s string) string {

@@ -39,19 +39,15 @@ Concurrent starts of one profile start exactly one supervisord.`,
 			if err != nil {
 				return fmt.Errorf("start supervisord (profile %q): %w", p.Profile, err)
 			}
-			if a.json {
-				return a.printJSON(map[string]any{"pid": st.PID, "started": st.Started, "socket": p.Socket, "log": st.Log})
-			}
 			pid := "pid unknown"
 			if st.PID > 0 {
 				pid = fmt.Sprintf("pid %d", st.PID)
 			}
+			head := fmt.Sprintf("supervisord already running (%s)\n", pid)
 			if st.Started {
-				_, err = fmt.Fprintf(a.stdout, "supervisord running (%s), started now; log: %s\n", pid, st.Log)
-			} else {
-				_, err = fmt.Fprintf(a.stdout, "supervisord already running (%s)\n", pid)
+				head = fmt.Sprintf("supervisord running (%s), started now; log: %s\n", pid, st.Log)
 			}
-			return err
+			return a.render(&view{head: head, data: jsonData(map[string]any{"pid": st.PID, "started": st.Started, "socket": p.Socket, "log": st.Log})})
 		},
 	}
 	// --timeout shadows the global one here: it bounds the whole start,

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/creack/pty"
+)
+
+func TestColorAllowed(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want bool
+	}{
+		{name: "plain", want: true},
+		{name: "NO_COLOR set", env: map[string]string{"NO_COLOR": "1"}},
+		{name: "NO_COLOR empty is unset", env: map[string]string{"NO_COLOR": ""}, want: true},
+		{name: "dumb terminal", env: map[string]string{"TERM": "dumb"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := colorAllowed(func(k string) string { return tt.env[k] }); got != tt.want {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsTerminalNotForFilesAndBuffers(t *testing.T) {
+	f, err := os.Create(t.TempDir() + "/out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for name, out := range map[string]any{"file": f, "pipe": w, "buffer": &bytes.Buffer{}} {
+		if isTerminal(out.(interface{ Write([]byte) (int, error) })) {
+			t.Errorf("%s taken for a terminal", name)
+		}
+	}
+	if a := newApp(f, f, func(string) string { return "" }); a.tty || a.color {
+		t.Errorf("a file: tty %v colour %v", a.tty, a.color)
+	}
+}
+
+// TestColourOnAPseudoTerminal: a pty is a terminal; colour follows the
+// environment there.
+func TestColourOnAPseudoTerminal(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	if !isTerminal(tty) {
+		t.Fatal("a pty is not taken for a terminal")
+	}
+	for _, tt := range []struct {
+		name     string
+		noColor  string
+		wantTint bool
+	}{{"colour", "", true}, {"NO_COLOR", "1", false}} {
+		a := newApp(tty, tty, func(k string) string {
+			if k == "NO_COLOR" {
+				return tt.noColor
+			}
+			return ""
+		})
+		if !a.tty || a.color != tt.wantTint {
+			t.Errorf("%s: tty %v colour %v, want true %v", tt.name, a.tty, a.color, tt.wantTint)
+		}
+	}
+}
