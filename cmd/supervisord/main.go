@@ -229,6 +229,7 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 		CallKeep:          time.Duration(fc.Calls.Keep),
 		CallsPerBinding:   fc.Calls.MaxPerBinding,
 		ReconcileGrace:    time.Duration(fc.ReconcileGrace),
+		CloseOfflineAfter: time.Duration(fc.CloseOfflineAfter),
 		Console:           server.ConsoleConfig{Off: !consoleOn, Port: max(f.consolePort, fc.Console.Port)},
 		Journal: store.Limits{
 			MaxCount: fc.Journal.MaxCount,

@@ -355,6 +355,20 @@ func (h *Hub) observeThreads(provider string, batch []Inbound) {
 			if !closed || ct != t {
 				continue
 			}
+		} else if h.loadSlots() == nil {
+			// Marked in the cache at once, before the lifecycle writes it:
+			// a message right after (in this batch or the next) sees it.
+			h.slotsMu.Lock()
+			if h.closed != nil {
+				switch in.ThreadState {
+				case ThreadClosedByPerson:
+					h.closed[key] = t
+				default:
+					delete(h.closed, key)
+				}
+				h.nClosed.Store(int64(len(h.closed)))
+			}
+			h.slotsMu.Unlock()
 		}
 		at := u.ReceivedAt
 		if at.IsZero() {
