@@ -12,9 +12,9 @@ import (
 	"github.com/chatbus/chatbus/server/store"
 )
 
-// A thread (a Telegram forum topic, a Slack root message, a Discord
-// thread) lives longer than the sessions that use it, and people change it
-// in the chat app. This file is its lifecycle:
+// A thread (a topic, a root message and its replies, whatever the
+// platform calls it) lives longer than the sessions that use it, and
+// people change it in the chat app. This file is its lifecycle:
 //
 //   - Reuse. A binding whose follower went away (offline) keeps its thread
 //     and slot: its thread is parked. A fresh registration on the provider
@@ -221,8 +221,8 @@ func (h *Hub) replaceLocked(ctx context.Context, b store.Binding, why string) (s
 	}
 	h.forgetScope(gone)
 	if b.InstanceID != "" && h.reg.Holder(b.Key) != nil {
-		// The provider's attachment names the thread (Discord catches up
-		// on attached threads): it follows.
+		// The provider's attachment names the thread (a provider may
+		// catch up on attached threads): it follows.
 		if err := h.cfg.Providers.Attach(ctx, t.Provider, b.InstanceID, t); err != nil {
 			h.log.Warn().Err(err).Str("binding", b.Key).Msg("attaching the follower to its new thread")
 		}
