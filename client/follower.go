@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
@@ -51,6 +53,10 @@ type Follower struct {
 	reg  Registration // as registered, to register again
 	resp atomic.Pointer[chatbusv1.RegisterResponse]
 
+	bindingMu sync.Mutex // guards binding and sends on changes
+	binding   *chatbusv1.Binding
+	changes   chan *chatbusv1.Binding // cap 1: the latest change not yet taken
+
 	renewMu    sync.Mutex // serializes renew; guards supervisor
 	supervisor string     // "<pid>@<start>" of the supervisor registered with
 
@@ -81,8 +87,9 @@ func (c *Client) Register(ctx context.Context, r Registration) (*Follower, error
 		return nil, err
 	}
 	hbCtx, stop := context.WithCancel(context.Background())
-	f := &Follower{c: c, reg: r, supervisor: sup, stop: stop, done: make(chan struct{})}
+	f := &Follower{c: c, reg: r, supervisor: sup, stop: stop, done: make(chan struct{}), changes: make(chan *chatbusv1.Binding, 1)}
 	f.resp.Store(resp)
+	f.binding = resp.GetBinding()
 	// A handoff token is spent: registering again is a REUSE.
 	f.reg.HandoffToken = ""
 	go f.heartbeat(hbCtx, resp.GetHeartbeatInterval().AsDuration())
@@ -139,7 +146,42 @@ func (f *Follower) renew(ctx context.Context, session *chatbusv1.Session) (bool,
 	}
 	f.resp.Store(resp)
 	f.supervisor = sup
+	f.setBinding(resp.GetBinding())
 	return true, nil
+}
+
+// Binding returns the follower's binding as it is now: the thread it
+// registered with, or the one that replaced it (a person deleted the
+// thread on the platform; the supervisor gave the binding a new one and
+// said so on a heartbeat or the update stream). Nil while detached.
+func (f *Follower) Binding() *chatbusv1.Binding {
+	f.bindingMu.Lock()
+	defer f.bindingMu.Unlock()
+	return f.binding
+}
+
+// BindingChanges delivers the binding each time its thread changes (see
+// Binding); a reader that falls behind gets the latest.
+func (f *Follower) BindingChanges() <-chan *chatbusv1.Binding { return f.changes }
+
+// setBinding records b as the binding now, telling BindingChanges if its
+// thread differs.
+func (f *Follower) setBinding(b *chatbusv1.Binding) {
+	if b == nil {
+		return
+	}
+	f.bindingMu.Lock()
+	defer f.bindingMu.Unlock()
+	if proto.Equal(f.binding.GetTarget(), b.GetTarget()) {
+		f.binding = b
+		return
+	}
+	f.binding = b
+	select {
+	case <-f.changes: // replaced by the newer one
+	default:
+	}
+	f.changes <- b
 }
 
 // Session returns the session credentials (instance id and token).
@@ -180,8 +222,11 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 		}
 		callCtx, cancel := context.WithTimeout(ctx, interval)
 		sess := f.Session()
-		_, err := f.c.Bus.Heartbeat(callCtx, &chatbusv1.HeartbeatRequest{Session: sess})
+		resp, err := f.c.Bus.Heartbeat(callCtx, &chatbusv1.HeartbeatRequest{Session: sess})
 		cancel()
+		if slices.Contains(resp.GetNotices(), chatbusv1.Notice_NOTICE_THREAD_REPLACED) {
+			f.setBinding(resp.GetBinding())
+		}
 		if err == nil || ctx.Err() != nil {
 			lastOK = time.Now()
 			continue
@@ -228,6 +273,7 @@ func heartbeatFatal(err error, silent, staleAfter time.Duration) error {
 
 // Updates opens the update stream, replaying unacknowledged updates after
 // afterSeq, and calls fn for each until ctx ends or fn returns an error.
+// A change of the binding's thread the stream carries updates Binding.
 func (f *Follower) Updates(ctx context.Context, afterSeq uint64, fn func(*chatbusv1.Update) error) error {
 	stream, err := f.c.Bus.Subscribe(ctx, &chatbusv1.SubscribeRequest{Session: f.Session(), AfterSeq: afterSeq})
 	if err != nil {
@@ -244,8 +290,15 @@ func (f *Follower) Updates(ctx context.Context, afterSeq uint64, fn func(*chatbu
 			}
 			return Err(err)
 		}
-		if err := fn(resp.GetUpdate()); err != nil {
-			return err
+		f.setBinding(resp.GetBindingChanged())
+		ups := resp.GetUpdates()
+		if u := resp.GetUpdate(); u != nil {
+			ups = append([]*chatbusv1.Update{u}, ups...)
+		}
+		for _, u := range ups {
+			if err := fn(u); err != nil {
+				return err
+			}
 		}
 	}
 }

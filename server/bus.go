@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"sync"
 
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -72,6 +73,10 @@ func (b *busService) Heartbeat(_ context.Context, req *chatbusv1.HeartbeatReques
 	if b.s.draining.Load() {
 		resp.Notices = append(resp.Notices, chatbusv1.Notice_NOTICE_SUPERVISOR_DRAINING)
 	}
+	if bnd, ok := b.s.core.ThreadNotice(f); ok {
+		resp.Notices = append(resp.Notices, chatbusv1.Notice_NOTICE_THREAD_REPLACED)
+		resp.Binding = bindingToProto(bnd, b.s.platform(bnd.Target.Provider))
+	}
 	if _, provider := f.Binding(); provider != "" {
 		if serving, why := b.s.provs.Serving(provider); !serving {
 			resp.Notices = append(resp.Notices, chatbusv1.Notice_NOTICE_PROVIDER_NOT_SERVING)
@@ -91,9 +96,22 @@ func (b *busService) Subscribe(req *chatbusv1.SubscribeRequest, stream chatbusv1
 		return err
 	}
 	platform := b.s.platformOf(f)
+	// Two senders share the stream: the updates, and the binding's thread
+	// changes (binding_changed), sent as soon as they happen.
+	var sendMu sync.Mutex
+	send := func(m *chatbusv1.SubscribeResponse) error {
+		sendMu.Lock()
+		defer sendMu.Unlock()
+		return stream.Send(m)
+	}
+	watchCtx, stopWatch := context.WithCancel(stream.Context())
+	var watch sync.WaitGroup
+	watch.Go(func() { b.s.watchThread(watchCtx, f, send) })
 	err = b.s.core.Stream(stream.Context(), f, req.GetAfterSeq(), func(u store.Update) error {
-		return stream.Send(&chatbusv1.SubscribeResponse{Update: updateToProto(u, platform)})
+		return send(&chatbusv1.SubscribeResponse{Update: updateToProto(u, platform)})
 	})
+	stopWatch()
+	watch.Wait()
 	if errors.Is(err, context.Canceled) && stream.Context().Err() != nil {
 		return nil // the caller went away
 	}
@@ -196,6 +214,26 @@ func (b *busService) Unregister(_ context.Context, req *chatbusv1.UnregisterRequ
 	}
 	b.s.core.Unregister(f)
 	return &chatbusv1.UnregisterResponse{}, nil
+}
+
+// watchThread sends binding_changed on a follower's stream each time its
+// binding's thread is replaced, until ctx ends.
+func (s *Server) watchThread(ctx context.Context, f *registry.Follower, send func(*chatbusv1.SubscribeResponse) error) {
+	for {
+		changed := s.core.ThreadChanged(f)
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+		bnd, err := s.core.BindingOf(f)
+		if err != nil {
+			continue
+		}
+		if send(&chatbusv1.SubscribeResponse{BindingChanged: bindingToProto(bnd, s.platform(bnd.Target.Provider))}) != nil {
+			return // the stream is gone; Stream ends too
+		}
+	}
 }
 
 // platformOf names the platform of the follower's binding, "" if it has

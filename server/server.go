@@ -76,6 +76,9 @@ type Config struct {
 	// ReconcileGrace is how long after start bindings wait for their
 	// followers before reconciliation. If zero, 5s.
 	ReconcileGrace time.Duration
+	// CloseOfflineAfter closes the thread of a binding offline this long
+	// (reopened when it is reused). If zero, 24h; negative: never.
+	CloseOfflineAfter time.Duration
 	// CallKeep is how long the record of a call with an idempotency key
 	// answers repeats. If zero, 24h.
 	CallKeep time.Duration
@@ -280,14 +283,15 @@ func (s *Server) open() error {
 		Events:        s.hub,
 	})
 	core := hub.New(hub.Config{
-		Store:          st,
-		Registry:       reg,
-		Providers:      provs,
-		Events:         s.hub,
-		Logger:         s.log,
-		HandoffTTL:     s.cfg.HandoffTTL,
-		ReconcileGrace: s.cfg.ReconcileGrace,
-		Liveness:       s.alive,
+		Store:             st,
+		Registry:          reg,
+		Providers:         provs,
+		Events:            s.hub,
+		Logger:            s.log,
+		HandoffTTL:        s.cfg.HandoffTTL,
+		ReconcileGrace:    s.cfg.ReconcileGrace,
+		CloseOfflineAfter: s.cfg.CloseOfflineAfter,
+		Liveness:          s.alive,
 	})
 	if err := provs.LoadCalls(); err != nil {
 		st.Close()
@@ -334,7 +338,7 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	provCtx, stopProviders := context.WithCancel(context.Background())
 	defer stopProviders()
 	var provWG sync.WaitGroup
-	provWG.Go(func() { s.provs.Run(provCtx, s.core) })
+	provWG.Go(func() { s.provs.Run(provCtx, s.core.Intake()) })
 	defer provWG.Wait()
 
 	s.started = time.Now()

@@ -38,6 +38,9 @@ type fileConfig struct {
 	LogMaxBackups     int      `yaml:"log_max_backups"`
 	HandoffTTL        duration `yaml:"handoff_ttl"`
 	ReconcileGrace    duration `yaml:"reconcile_grace"`
+	// CloseOfflineAfter closes the thread of a binding offline this long;
+	// "off" never does. If unset, 24h.
+	CloseOfflineAfter offDuration `yaml:"close_offline_after"`
 	Journal           struct {
 		MaxCount int      `yaml:"max_count"`
 		MaxBytes int64    `yaml:"max_bytes"`
@@ -94,6 +97,12 @@ var rangeRules = map[string]func(v any) string{
 	"shutdown_timeout":   positiveDuration("5s"),
 	"handoff_ttl":        positiveDuration("30s"),
 	"reconcile_grace":    positiveDuration("5s"),
+	"close_offline_after": func(v any) string {
+		if d := v.(offDuration); d == 0 {
+			return "0s is out of range: more than 0, or off to never close threads (leave it out for the default 24h)"
+		}
+		return ""
+	},
 	"lock_timeout": func(v any) string {
 		d := time.Duration(v.(duration))
 		if d <= 0 || d > maxLockTimeout {
@@ -333,6 +342,14 @@ func checkValue(v *yaml.Node, t reflect.Type) string {
 	switch {
 	case t == reflect.TypeOf(duration(0)):
 		return wantDuration(v)
+	case t == reflect.TypeOf(offDuration(0)):
+		if v.Kind == yaml.ScalarNode && v.Value == "off" {
+			return ""
+		}
+		if why := wantDuration(v); why != "" {
+			return strings.Replace(why, "(use e.g. 5s, 1m)", "(use e.g. 24h, 30m, or off)", 1)
+		}
+		return ""
 	case t.Kind() == reflect.Struct:
 		if v.Kind != yaml.MappingNode {
 			return "want a mapping of keys, got " + nodeKind(v)
@@ -462,6 +479,7 @@ func (c *config) checkRanges() []problem {
 		"log_max_size_mb":    c.LogMaxSizeMB,
 		"log_max_backups":    c.LogMaxBackups,
 	}
+	values["close_offline_after"] = c.CloseOfflineAfter
 	keys := make([]string, 0, len(values))
 	for k := range values {
 		keys = append(keys, k)
@@ -528,5 +546,21 @@ func (d *duration) UnmarshalYAML(n *yaml.Node) error {
 	}
 	v, _ := time.ParseDuration(n.Value)
 	*d = duration(v)
+	return nil
+}
+
+// offDuration is a duration that may also be "off" (stored as -1).
+type offDuration time.Duration
+
+func (d *offDuration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && n.Value == "off" {
+		*d = -1
+		return nil
+	}
+	var v duration
+	if err := v.UnmarshalYAML(n); err != nil {
+		return err
+	}
+	*d = offDuration(v)
 	return nil
 }

@@ -290,6 +290,7 @@ func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc
 		CallKeep:          time.Duration(fc.Calls.Keep),
 		CallsPerBinding:   fc.Calls.MaxPerBinding,
 		ReconcileGrace:    time.Duration(fc.ReconcileGrace),
+		CloseOfflineAfter: time.Duration(fc.CloseOfflineAfter),
 		Console:           server.ConsoleConfig{Off: !consoleOn, Port: max(f.consolePort, fc.Console.Port)},
 		Journal: store.Limits{
 			MaxCount: fc.Journal.MaxCount,

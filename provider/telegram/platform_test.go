@@ -177,12 +177,14 @@ func TestProvisionReuse(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		person     func(tg *tgtest.Server, thread int)
+		elsewhere  bool // the topic to reuse names another chat (the forum was changed)
 		wantReused bool
 		wantTopics int
 	}{
 		{name: "closed when its binding ended", person: func(*tgtest.Server, int) {}, wantReused: true, wantTopics: 1},
 		{name: "reopened by a person", person: func(tg *tgtest.Server, th int) { tg.ReopenTopic(forum, th) }, wantReused: true, wantTopics: 1},
 		{name: "deleted by a person", person: func(tg *tgtest.Server, th int) { tg.DeleteTopic(forum, th) }, wantReused: false, wantTopics: 1},
+		{name: "in another chat", person: func(*tgtest.Server, int) {}, elsewhere: true, wantReused: false, wantTopics: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tg := tgtest.New(t)
@@ -199,8 +201,12 @@ func TestProvisionReuse(t *testing.T) {
 			}
 			tc.person(tg, th)
 			creates := tg.Calls("createForumTopic")
+			reuse := first.Target
+			if tc.elsewhere {
+				reuse.Chat = "-1009999"
+			}
 
-			got, err := p.Provision(ctx, provider.ProvisionRequest{Name: "A · beta", Reuse: &first.Target})
+			got, err := p.Provision(ctx, provider.ProvisionRequest{Name: "A · beta", Reuse: &reuse})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,6 +232,40 @@ func TestProvisionReuse(t *testing.T) {
 				t.Errorf("reused thread %s, want %s", got.Thread, first.Thread)
 			}
 		})
+	}
+}
+
+// TestTopicStateUpdates: the service messages Telegram posts when a person
+// closes or reopens a topic reach the supervisor with the thread's state;
+// other messages carry none.
+func TestTopicStateUpdates(t *testing.T) {
+	tg, p, a := withTopic(t)
+	th, _ := strconv.Atoi(a.Thread)
+	sink := p.run(t)
+	tg.CloseTopicBy(forum, th, 42)
+	tg.PushMessage(forum, th, 42, "still here")
+	tg.ReopenTopicBy(forum, th, 42)
+	want := []providerv1.ThreadState{providerv1.ThreadState_THREAD_STATE_CLOSED, providerv1.ThreadState_THREAD_STATE_UNSPECIFIED, providerv1.ThreadState_THREAD_STATE_REOPENED}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		sink.mu.Lock()
+		got := append([]*providerv1.Update(nil), sink.got...)
+		sink.mu.Unlock()
+		if len(got) >= len(want) {
+			for i, u := range got {
+				if u.GetThreadState() != want[i] || u.GetThread() != a.Thread || u.GetKind() != providerv1.UpdateKind_UPDATE_KIND_MESSAGE {
+					t.Errorf("update %d: state %v thread %q kind %v, want %v in %s", i, u.GetThreadState(), u.GetThread(), u.GetKind(), want[i], a.Thread)
+				}
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("got %d updates, want %d", len(got), len(want))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if topics := tg.Topics(forum); len(topics) != 1 || topics[0].Closed {
+		t.Errorf("topics %+v, want the one, open", topics)
 	}
 }
 

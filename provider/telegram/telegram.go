@@ -134,6 +134,7 @@ func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
 	case botapi.KindMessage:
 		out.Kind = providerv1.UpdateKind_UPDATE_KIND_MESSAGE
 		out.Text = messageText(u.Message)
+		out.ThreadState = topicState(u.Message)
 	case botapi.KindEditedMessage:
 		out.Kind = providerv1.UpdateKind_UPDATE_KIND_EDITED_MESSAGE
 		out.Text = messageText(u.EditedMessage)
@@ -144,6 +145,19 @@ func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
 		out.Kind = providerv1.UpdateKind_UPDATE_KIND_REACTION
 	}
 	return out
+}
+
+// topicState says what a service message tells of its topic: a person
+// closed or reopened it. (Telegram sends no update when a topic is
+// deleted: calls into it find out, see topics.go.)
+func topicState(m *botapi.Message) providerv1.ThreadState {
+	switch {
+	case m.ForumTopicClosed != nil:
+		return providerv1.ThreadState_THREAD_STATE_CLOSED
+	case m.ForumTopicReopened != nil:
+		return providerv1.ThreadState_THREAD_STATE_REOPENED
+	}
+	return providerv1.ThreadState_THREAD_STATE_UNSPECIFIED
 }
 
 // updateRefs lists the ids of u a follower may name in later calls: the

@@ -24,7 +24,10 @@ import (
 //     and is made once more: a closed topic is still the follower's thread
 //     and holds its history, while a new one would scatter it. If the bot
 //     may not reopen it either, the call is provider.ErrPermissionDenied,
-//     saying which right is missing.
+//     saying which right is missing. The forum_topic_closed and
+//     forum_topic_reopened service messages Telegram posts when a person
+//     closes or reopens a topic carry the thread state to the supervisor
+//     (Update.thread_state), which marks the binding's thread so.
 
 // Provision implements provider.Platform: createForumTopic, or with
 // req.Reuse the topic the slot had before, reopened and renamed. Creating
@@ -39,7 +42,11 @@ func (p *Platform) Provision(ctx context.Context, req provider.ProvisionRequest)
 			return provider.Provisioned{}, fmt.Errorf("%w: chat %q is not a Telegram chat id", provider.ErrInvalid, req.Chat)
 		}
 	}
-	if req.Reuse != nil {
+	if req.Reuse != nil && req.Reuse.Chat != idText(chatID) {
+		// A topic of another chat (the forum was changed in the
+		// settings): threads are made in this one now.
+		p.log.Info().Str("chat", req.Reuse.Chat).Str("thread", req.Reuse.Thread).Msg("the topic to reuse is in another chat; creating a new one")
+	} else if req.Reuse != nil {
 		got, err := p.reuse(ctx, *req.Reuse, req.Name)
 		if !errors.Is(err, provider.ErrTargetGone) {
 			return got, err

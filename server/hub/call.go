@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,6 +19,12 @@ import (
 // the call to the thread itself (it fills in the chat and thread and
 // refuses parameters naming others). What the result makes available
 // becomes part of the thread's scope.
+//
+// A call that finds the thread deleted (ErrTargetGone: nothing was sent)
+// gives the binding a new thread (topics.go) and is made once more there,
+// with its idempotency key, unless it names ids of the deleted thread;
+// then the first error is returned, and the follower learns of its new
+// thread from Heartbeat and its stream.
 func (h *Hub) Call(ctx context.Context, f *registry.Follower, method string, params []byte, idempotencyKey string) (Result, error) {
 	b, err := h.activeBinding(f, "call "+method)
 	if err != nil {
@@ -26,11 +33,22 @@ func (h *Hub) Call(ctx context.Context, f *registry.Follower, method string, par
 	if err := h.checkCall(b.Target, method, params); err != nil {
 		return Result{}, err
 	}
-	res, err := h.cfg.Providers.Call(ctx, Call{BindingKey: b.Key, Target: b.Target, Method: method, Params: params, Key: idempotencyKey})
+	c := Call{BindingKey: b.Key, Target: b.Target, Method: method, Params: params, Key: idempotencyKey}
+	res, err := h.cfg.Providers.Call(ctx, c)
+	if errors.Is(err, ErrTargetGone) {
+		nb, rerr := h.replaceThread(ctx, b.Key, b.Target)
+		switch {
+		case rerr != nil:
+			h.log.Warn().Err(rerr).Str("binding", b.Key).Msg("a call found its thread deleted; it could not be replaced")
+		case h.checkCall(nb.Target, method, params) == nil:
+			c.Target = nb.Target
+			res, err = h.cfg.Providers.Call(ctx, c)
+		}
+	}
 	if err != nil {
 		return Result{}, err
 	}
-	h.learnSent(b.Target, res.Refs)
+	h.learnSent(c.Target, res.Refs)
 	return res, nil
 }
 

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -23,13 +24,21 @@ type Files interface {
 	Download(ctx context.Context, provider, fileID string, fn func(chunk []byte, size int64, path string) error) error
 }
 
-// Upload sends r into the follower's own thread.
+// Upload sends r into the follower's own thread. An upload that finds the
+// thread deleted gives the binding a new thread (topics.go) but is not
+// made again (the file was read): it fails, and the follower sends it
+// again into its new thread.
 func (h *Hub) Upload(ctx context.Context, f *registry.Follower, u Upload, r io.Reader) (Result, error) {
 	b, err := h.activeBinding(f, "upload")
 	if err != nil {
 		return Result{}, err
 	}
 	res, err := h.cfg.Providers.Upload(ctx, b.Target, u, r)
+	if errors.Is(err, ErrTargetGone) {
+		if _, rerr := h.replaceThread(ctx, b.Key, b.Target); rerr != nil {
+			h.log.Warn().Err(rerr).Str("binding", b.Key).Msg("an upload found its thread deleted; it could not be replaced")
+		}
+	}
 	if err != nil {
 		return Result{}, err
 	}

@@ -3,7 +3,10 @@
 // its provider), journals inbound platform updates and routes them to their
 // thread's binding, streams each binding's journal to its live follower,
 // scopes outbound calls to the caller's own thread, holds bindings for
-// session handoff and reconciles bindings with reality after a restart.
+// session handoff, reconciles bindings with reality after a restart, and
+// keeps each thread's lifecycle (topics.go): a fresh binding reuses the
+// thread of an offline one, offline threads are closed after a while, and
+// a thread people deleted is replaced.
 //
 // It knows nothing of gRPC: the server package maps its errors to codes, and
 // providers are reached through the Providers interface.
@@ -52,6 +55,10 @@ var (
 	// ErrNotDescribed: the binding's provider has not declared its method
 	// set yet (no child of it has come up since the supervisor started).
 	ErrNotDescribed = errors.New("provider has not described its platform yet")
+	// ErrTargetGone: the binding's thread was deleted on the platform (a
+	// provider call found it so, and sent nothing). The hub gives the
+	// binding a new thread (topics.go).
+	ErrTargetGone = errors.New("thread deleted on the platform")
 	// ErrOutOfScope: Call named another chat, thread, message or query.
 	ErrOutOfScope = errors.New("call outside the caller's thread")
 	// ErrBadParams: Call params are not a JSON object, or lack a required
@@ -84,17 +91,24 @@ type Providers interface {
 	// (its method set); false while no child of it has described itself.
 	Description(provider string) (Description, bool)
 	// Provision creates a thread named name in the provider's chat, or
-	// reuses reuse (a thread its slot had before) if that still exists.
-	// An error wrapping ErrAmbiguous means the platform may have created
-	// it anyway: it is never retried blindly.
+	// reuses reuse (a thread its slot had before) if that still exists:
+	// renamed to name and reopened, answered as reuse itself; a thread it
+	// answers that is not reuse is a new one (reuse was gone). An error
+	// wrapping ErrAmbiguous means the platform may have created it
+	// anyway: it is never retried blindly.
 	Provision(ctx context.Context, provider, name string, reuse *store.Target) (store.Target, error)
+	// CloseTarget closes thread t on its platform; closing a closed one
+	// succeeds; a deleted one is an error matching ErrTargetGone.
+	CloseTarget(ctx context.Context, t store.Target) error
 	// Attach and Detach maintain the provider's "attached" occupancy.
 	Attach(ctx context.Context, provider, instanceID string, t store.Target) error
 	Detach(provider, instanceID string)
 	// Call makes a platform call in c's thread (the provider scopes it
 	// there). A call with an idempotency key is made at most once per
 	// binding and key; a repeat gets the first one's outcome. Calls wait
-	// out a provider restart until ctx ends.
+	// out a provider restart until ctx ends. An error matching
+	// ErrTargetGone: c's thread was deleted, and nothing was sent (the
+	// call left no record: a repeat of its key is made anew).
 	Call(ctx context.Context, c Call) (Result, error)
 	Files
 }
@@ -172,6 +186,10 @@ type Config struct {
 	// ReadBatch is how many journalled updates a stream reads at a time.
 	// If zero, 256.
 	ReadBatch int
+	// CloseOfflineAfter closes the thread of a binding offline this long
+	// (its provider's CloseTarget); it is reopened when it is reused. If
+	// zero, 24h; negative: never.
+	CloseOfflineAfter time.Duration
 	// Now is the clock. If nil, time.Now.
 	Now func() time.Time
 	// Liveness, if set, gets the probe of Run's loop ("hub": prune,
@@ -191,6 +209,21 @@ type Hub struct {
 	mu        sync.Mutex // guards the maps below
 	notifiers map[string]chan struct{}
 	scopes    map[store.Target]*scope // by thread
+	// replaced: the live followers whose thread was replaced and who were
+	// not told yet (Heartbeat tells them); rewire: closed at the next
+	// replacement of a binding's thread (open streams tell theirs).
+	replaced map[*registry.Follower]store.Binding
+	rewire   map[string]chan struct{} // by binding key
+
+	// locks serializes the changes of one binding that span a provider
+	// call (topics.go). Lock order: a binding's lock before h.mu,
+	// routesMu and slotsMu, which are never held across a provider call;
+	// a caller holding one binding's lock only try-locks another's.
+	locks keyLocks
+
+	// threadEvents carries what updates said about their threads to the
+	// lifecycle goroutine (topics.go); it never blocks a sender.
+	threadEvents chan threadEvent
 
 	// routes caches which binding owns a thread ("" = none), so routing an
 	// update costs a map lookup, not a store read. Every binding write goes
@@ -201,11 +234,17 @@ type Hub struct {
 
 	// slots caches the slot each binding holds, and held how many hold
 	// each, so a fresh registration does not list and decode every
-	// binding. nil until first used (then loaded from the store) and after
-	// a failed write (reloaded).
-	slotsMu sync.Mutex
-	slots   map[string]slotHold // by binding key
-	held    map[slotHold]int
+	// binding; parked the offline bindings that still have a thread (a
+	// fresh binding reuses one), closed the threads marked closed. nil
+	// until first used (then loaded from the store) and after a failed
+	// write (reloaded).
+	slotsMu  sync.Mutex
+	slots    map[string]slotHold // by binding key
+	held     map[slotHold]int
+	parked   map[string]parkedThread // by binding key
+	parkedAt map[slotHold]int        // how many are parked on each slot
+	closed   map[string]store.Target // the closed threads, by binding key
+	nClosed  atomic.Int64            // len(closed), read without slotsMu
 
 	droppedNotAllowed atomic.Uint64
 	// alive is Run's liveness probe; nil without Config.Liveness.
@@ -226,17 +265,23 @@ func New(cfg Config) *Hub {
 	if cfg.ReadBatch <= 0 {
 		cfg.ReadBatch = 256
 	}
+	if cfg.CloseOfflineAfter == 0 {
+		cfg.CloseOfflineAfter = DefaultCloseOfflineAfter
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	h := &Hub{
-		cfg:       cfg,
-		log:       cfg.Logger.With().Str("component", "hub").Logger(),
-		store:     cfg.Store,
-		reg:       cfg.Registry,
-		notifiers: make(map[string]chan struct{}),
-		scopes:    make(map[store.Target]*scope),
-		routes:    make(map[store.Target]string),
+		cfg:          cfg,
+		log:          cfg.Logger.With().Str("component", "hub").Logger(),
+		store:        cfg.Store,
+		reg:          cfg.Registry,
+		notifiers:    make(map[string]chan struct{}),
+		scopes:       make(map[store.Target]*scope),
+		replaced:     make(map[*registry.Follower]store.Binding),
+		rewire:       make(map[string]chan struct{}),
+		routes:       make(map[store.Target]string),
+		threadEvents: make(chan threadEvent, 256),
 	}
 	if cfg.Liveness != nil {
 		h.alive = liveness.NewLoop()
@@ -246,9 +291,14 @@ func New(cfg Config) *Hub {
 }
 
 // Run prunes silent followers, expires handoffs, applies journal retention
-// and, once, reconciles bindings after the grace period. It returns when
-// ctx ends.
+// and, once, reconciles bindings after the grace period; its lifecycle
+// goroutine closes the threads of bindings offline for CloseOfflineAfter
+// and reopens closed threads people write in (topics.go). It returns when
+// ctx ends, after the lifecycle goroutine has.
 func (h *Hub) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { h.lifecycle(ctx) })
 	reconcile := time.NewTimer(h.cfg.ReconcileGrace)
 	defer reconcile.Stop()
 	prune := time.NewTicker(h.reg.PruneInterval())
@@ -318,9 +368,10 @@ func (h *Hub) publish(kind events.Kind, instance, msg string, attrs map[string]s
 	h.cfg.Events.Publish(events.Event{Kind: kind, InstanceID: instance, Message: msg, Attrs: attrs})
 }
 
-// putBinding writes b, forgets the cached routes and updates the slot
-// cache. The hub is the only writer of bindings.
+// putBinding writes b (Updated: now), forgets the cached routes and
+// updates the slot cache. The hub is the only writer of bindings.
 func (h *Hub) putBinding(b store.Binding) error {
+	b.Updated = h.cfg.Now()
 	err := h.store.PutBinding(b)
 	h.routesMu.Lock()
 	clear(h.routes)
@@ -329,7 +380,7 @@ func (h *Hub) putBinding(b store.Binding) error {
 	h.slotsMu.Lock()
 	switch {
 	case err != nil:
-		h.slots, h.held = nil, nil // the write may or may not have landed: reload
+		h.dropSlotsLocked() // the write may or may not have landed: reload
 	case h.slots != nil:
 		h.setSlotLocked(b)
 	}

@@ -23,13 +23,20 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const chat = "-100500"
 
-// fakeProviders provisions threads 101, 102, … in one forum chat, and
-// declares a Telegram-like method set.
+// fakeProviders provisions threads 101, 102, … in one forum chat (or
+// reuses the one asked for unless it is gone), and declares a
+// Telegram-like method set. Calls and closes into a gone thread fail as
+// a platform answers for a deleted one.
 type fakeProviders struct {
 	mu       sync.Mutex
 	next     int64
 	attached map[string]store.Target
 	calls    []string
+	created  int             // threads created
+	reused   []string        // names given to reused threads
+	closed   map[string]bool // by thread
+	gone     map[string]bool // deleted threads
+	closeErr error           // CloseTarget fails so if set
 }
 
 var fakeDescription = Description{Platform: "fake", MaxTextChars: 4096, Methods: []Method{
@@ -44,11 +51,32 @@ func (p *fakeProviders) Configured(name string) bool { return name == "telegram"
 func (p *fakeProviders) Description(name string) (Description, bool) {
 	return fakeDescription, name == "telegram"
 }
-func (p *fakeProviders) Provision(_ context.Context, provider, _ string, _ *store.Target) (store.Target, error) {
+func (p *fakeProviders) Provision(_ context.Context, provider, name string, reuse *store.Target) (store.Target, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if reuse != nil && !p.gone[reuse.Thread] {
+		p.reused = append(p.reused, name)
+		delete(p.closed, reuse.Thread)
+		return *reuse, nil
+	}
 	p.next++
+	p.created++
 	return store.Target{Provider: provider, Chat: chat, Thread: fmt.Sprint(100 + p.next)}, nil
+}
+func (p *fakeProviders) CloseTarget(_ context.Context, t store.Target) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.closeErr != nil:
+		return p.closeErr
+	case p.gone[t.Thread]:
+		return fmt.Errorf("closing %s: %w", t.Thread, ErrTargetGone)
+	}
+	if p.closed == nil {
+		p.closed = map[string]bool{}
+	}
+	p.closed[t.Thread] = true
+	return nil
 }
 func (p *fakeProviders) Attach(_ context.Context, _, id string, t store.Target) error {
 	p.mu.Lock()
@@ -67,6 +95,9 @@ func (p *fakeProviders) Call(_ context.Context, c Call) (Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls = append(p.calls, c.Method+" "+c.Target.Thread+" "+string(c.Params))
+	if p.gone[c.Target.Thread] {
+		return Result{}, fmt.Errorf("%s: message thread not found: %w", c.Method, ErrTargetGone)
+	}
 	return Result{JSON: json.RawMessage(`{"message_id":777}`), Refs: []store.Ref{{Kind: store.RefMessage, ID: "777"}}}, nil
 }
 func (p *fakeProviders) Upload(context.Context, store.Target, Upload, io.Reader) (Result, error) {
@@ -601,16 +632,17 @@ func TestScopeSurvivesRestart(t *testing.T) {
 	}
 
 	// The binding goes offline, is forgotten by reconciliation, and gets a
-	// fresh thread: the old thread's messages are not reachable from it,
-	// and neither the store nor the hub keeps them.
+	// fresh binding, which reuses its parked thread: the messages sent
+	// there before are not reachable from it, and neither the store nor
+	// the hub keeps them.
 	second.h.Unregister(back.Follower)
 	c.Add(time.Minute)
 	if _, err := second.h.Reconcile(); err != nil {
 		t.Fatal(err)
 	}
 	fresh := second.register("a-3", "manual:a", "")
-	if fresh.Origin != OriginFresh || fresh.Binding.Target == a.Binding.Target {
-		t.Fatalf("after reconcile: %v %+v", fresh.Origin, fresh.Binding.Target)
+	if fresh.Origin != OriginFresh || fresh.Binding.Target != a.Binding.Target {
+		t.Fatalf("after reconcile: %v %+v, want fresh in the reused %+v", fresh.Origin, fresh.Binding.Target, a.Binding.Target)
 	}
 	if err := edit(second, fresh.Follower, 777); !errors.Is(err, ErrOutOfScope) {
 		t.Errorf("editing the old thread's message from the new thread: %v, want ErrOutOfScope", err)
@@ -618,10 +650,7 @@ func TestScopeSurvivesRestart(t *testing.T) {
 	if msgs, _ := second.st.Sent(a.Binding.Target); msgs != nil {
 		t.Errorf("the old thread still remembers %v", msgs)
 	}
-	second.h.mu.Lock()
-	_, kept := second.h.scopes[a.Binding.Target]
-	second.h.mu.Unlock()
-	if kept {
-		t.Error("the old thread's scope is still in memory")
+	if second.h.scopeOf(a.Binding.Target).has(store.RefMessage, "777") {
+		t.Error("the thread's scope in memory still has the message sent before")
 	}
 }

@@ -3,6 +3,7 @@ package hub
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/store"
@@ -22,16 +23,23 @@ func (h *Hub) Reconcile() (int, error) {
 	freed := map[string][]string{} // by provider
 	n := 0
 	for _, b := range bs {
-		if live[b.Key] || b.LastAction == store.ActionRealityOffline || now.Sub(b.Updated) < h.cfg.ReconcileFresh {
+		if !h.retire(b, live, now) {
 			continue
 		}
-		if b.Status == store.StatusSuspended {
-			continue // its handoff deadline decides
+		// Under the binding's lock, as it is now: a registration or a
+		// thread change may have come first.
+		unlock := h.locks.lock(b.Key)
+		b, err := h.store.GetBinding(b.Key)
+		if err != nil || !h.retire(b, h.reg.Holders(), now) {
+			unlock()
+			continue
 		}
 		b.Status = store.StatusOffline
 		b.LastAction = store.ActionRealityOffline
 		b.InstanceID = ""
-		if err := h.putBinding(b); err != nil {
+		err = h.putBinding(b)
+		unlock()
+		if err != nil {
 			return n, err
 		}
 		n++
@@ -47,6 +55,14 @@ func (h *Hub) Reconcile() (int, error) {
 	h.publish(events.Reconciled, "", fmt.Sprintf("reconciliation: %d binding(s) offline", n),
 		map[string]string{"offline": strconv.Itoa(n), "bindings": strconv.Itoa(len(bs))})
 	return n, nil
+}
+
+// retire says whether reconciliation retires b: its follower is not back
+// (not in live), it was not refreshed within ReconcileFresh, it was not
+// retired already and does not wait for a handoff (its deadline decides).
+func (h *Hub) retire(b store.Binding, live map[string]bool, now time.Time) bool {
+	return !live[b.Key] && b.LastAction != store.ActionRealityOffline && b.Status != store.StatusSuspended &&
+		now.Sub(b.Updated) >= h.cfg.ReconcileFresh
 }
 
 // earliest returns the first slot in allocation order (A < B < … < Z < AA).

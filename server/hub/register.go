@@ -36,9 +36,17 @@ func (h *Hub) Register(ctx context.Context, info registry.Info, req Request) (Re
 	if err := h.reg.Admits(info.InstanceID); err != nil {
 		return Registration{}, err
 	}
+	// The profile's binding changes under its lock (a handoff's binding
+	// is the profile's too): no fresh registration takes its thread and
+	// no lifecycle step closes it meanwhile.
+	unlock := h.locks.lock(info.ProfileKey)
+	defer unlock()
 	b, origin, err := h.resolve(ctx, info, req)
 	if err != nil {
 		return Registration{}, err
+	}
+	if origin == OriginReuse || origin == OriginHandoff {
+		b = h.reopenReused(ctx, b)
 	}
 	f, replaced, err := h.reg.Register(info)
 	if err != nil {
@@ -142,8 +150,11 @@ func (h *Hub) reusable(b store.Binding, req Request) bool {
 	return h.cfg.Providers.Configured(b.Target.Provider)
 }
 
-// fresh provisions a new thread. old is the profile's previous binding
-// record, if any (zero Key otherwise): its journal carries over.
+// fresh provisions a thread: the thread of an offline binding (parked)
+// if there is one on the provider, reused with its slot, else a new one
+// in the next free slot. old is the profile's previous binding record, if
+// any (zero Key otherwise): its journal carries over. The profile's lock
+// is held.
 func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old store.Binding) (store.Binding, Origin, error) {
 	provider := req.Provider
 	if provider == "" {
@@ -158,10 +169,19 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 	if err := h.loadSlots(); err != nil {
 		return store.Binding{}, 0, err
 	}
-	// Slots count per provider: it provisions in its own chat.
-	slot, err := h.store.AllocateSlot(provider, "", func(s string) bool { return h.slotInUse(provider, s) })
-	if err != nil {
-		return store.Binding{}, 0, err
+	parked, release := h.claimParked(provider, old)
+	defer release()
+	var slot string
+	var reuse *store.Target
+	if parked != nil {
+		slot, reuse = parked.Slot, &parked.Target
+	} else {
+		// Slots count per provider: it provisions in its own chat.
+		var err error
+		slot, err = h.store.AllocateSlot(provider, "", func(s string) bool { return h.slotInUse(provider, s) })
+		if err != nil {
+			return store.Binding{}, 0, err
+		}
 	}
 	name := threadTitle(slot, info.ThreadName)
 	b := store.Binding{
@@ -179,7 +199,7 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 	if err := h.putBinding(b); err != nil {
 		return store.Binding{}, 0, err
 	}
-	t, err := h.cfg.Providers.Provision(ctx, provider, name, nil)
+	t, err := h.cfg.Providers.Provision(ctx, provider, name, reuse)
 	if err != nil {
 		b.Status = store.StatusFailed
 		b.LastError = err.Error()
@@ -193,13 +213,28 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 		}
 		return store.Binding{}, 0, fmt.Errorf("%w on %s: %v", ErrProvision, provider, err)
 	}
+	if parked != nil && parked.Key != b.Key {
+		// The offline binding gives its slot up, and its thread if it was
+		// reused; its journal stays under its own key.
+		if err := h.supersede(*parked, b.Key, t == parked.Target); err != nil {
+			b.Status, b.Target, b.LastError = store.StatusFailed, store.Target{}, err.Error()
+			if perr := h.putBinding(b); perr != nil {
+				h.log.Error().Err(perr).Str("binding", b.Key).Msg("recording a failed provisioning")
+			}
+			return store.Binding{}, 0, fmt.Errorf("%w on %s: taking over the thread of binding %q: %v", ErrProvision, provider, parked.Key, err)
+		}
+	}
 	b.Target = t
+	// Written at once (still starting): the thread's updates route here
+	// from now on.
+	if err := h.putBinding(b); err != nil {
+		return store.Binding{}, 0, err
+	}
 	if !old.Target.IsZero() {
 		// The profile left its old thread (the store forgot what was sent
-		// there when the binding moved): so does the scope in memory.
-		h.mu.Lock()
-		delete(h.scopes, old.Target)
-		h.mu.Unlock()
+		// there when the binding moved), or starts afresh in it: so does
+		// the scope in memory.
+		h.forgetScope(old.Target)
 	}
 	return b, OriginFresh, nil
 }
@@ -236,13 +271,25 @@ func (h *Hub) loadSlots() error {
 	}
 	h.slots = make(map[string]slotHold, len(bs))
 	h.held = make(map[slotHold]int, len(bs))
+	h.parked = make(map[string]parkedThread)
+	h.parkedAt = make(map[slotHold]int)
+	h.closed = make(map[string]store.Target)
 	for _, b := range bs {
 		h.setSlotLocked(b)
 	}
 	return nil
 }
 
-// setSlotLocked records the slot b holds now. h.slotsMu is held.
+// dropSlotsLocked empties the slot cache (reloaded when next used).
+// h.slotsMu is held.
+func (h *Hub) dropSlotsLocked() {
+	h.slots, h.held, h.parked, h.parkedAt, h.closed = nil, nil, nil, nil, nil
+	h.nClosed.Store(0)
+}
+
+// setSlotLocked records the slot b holds now, whether it is parked (an
+// offline binding with a thread) and whether its thread is closed.
+// h.slotsMu is held.
 func (h *Hub) setSlotLocked(b store.Binding) {
 	if old := h.slots[b.Key]; old.slot != "" {
 		if h.held[old]--; h.held[old] <= 0 {
@@ -254,18 +301,35 @@ func (h *Hub) setSlotLocked(b store.Binding) {
 	if hold.slot != "" {
 		h.held[hold]++
 	}
+	if p, ok := h.parked[b.Key]; ok {
+		if h.parkedAt[p.hold]--; h.parkedAt[p.hold] <= 0 {
+			delete(h.parkedAt, p.hold)
+		}
+		delete(h.parked, b.Key)
+	}
+	if p, ok := parkedOf(b); ok {
+		h.parked[b.Key] = p
+		h.parkedAt[p.hold]++
+	}
+	delete(h.closed, b.Key)
+	if !b.Target.IsZero() && !b.ThreadClosed.IsZero() {
+		h.closed[b.Key] = b.Target
+	}
+	h.nClosed.Store(int64(len(h.closed)))
 }
 
-// slotInUse says whether a binding holds slot on the provider. Without a
-// loaded cache (a binding write failed since loadSlots) it says yes: a
-// slot is never handed out twice.
+// slotInUse says whether a binding holds slot on the provider, or an
+// offline binding's thread is parked there (it is handed on with its
+// thread: see claimParked). Without a loaded cache (a binding write failed
+// since loadSlots) it says yes: a slot is never handed out twice.
 func (h *Hub) slotInUse(provider, slot string) bool {
 	h.slotsMu.Lock()
 	defer h.slotsMu.Unlock()
 	if h.slots == nil {
 		return true
 	}
-	return h.held[slotHold{provider: provider, slot: slot}] > 0 || h.held[slotHold{slot: slot}] > 0
+	at := slotHold{provider: provider, slot: slot}
+	return h.held[at] > 0 || h.held[slotHold{slot: slot}] > 0 || h.parkedAt[at] > 0
 }
 
 // threadTitle names a thread "<slot> · <name>", within the provider

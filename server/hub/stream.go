@@ -20,6 +20,9 @@ type Inbound struct {
 	// Allowed is false when the sender is not on the provider's allow-list:
 	// the update is acknowledged (the cursor moves past it) but not routed.
 	Allowed bool
+	// ThreadState is what the update says happened to its thread itself
+	// (a person closed, reopened or deleted it); see Intake.
+	ThreadState ThreadState
 }
 
 // Ingest journals a provider's batch of updates, routed to their threads'

@@ -264,10 +264,11 @@ func (cs *calls) finish(f *flight, res hub.Result, err error) {
 	switch {
 	case err == nil:
 		rec.State, rec.Result, rec.Refs = store.CallDone, res.JSON, res.Refs
-	case retryable(err):
+	case retryable(err), errors.Is(err, ErrTargetGone):
 		// Certainly not made, and it may pass later (rate limited, the
-		// platform unreachable): forget the record so the key can be
-		// tried again.
+		// platform unreachable) or elsewhere (the thread was deleted: the
+		// hub makes it again in the binding's new thread): forget the
+		// record so the key can be tried again.
 		if derr := cs.store.DeleteCall(rec.BindingKey, rec.Key); derr != nil {
 			cs.p.log.Error().Err(derr).Str("key", rec.Key).Msg("forgetting a call that was not made")
 		}

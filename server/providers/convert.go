@@ -80,7 +80,14 @@ func inbound(u *providerv1.Update) hub.Inbound {
 	if ts := u.GetReceivedAt(); ts != nil {
 		rec.ReceivedAt = ts.AsTime()
 	}
-	return hub.Inbound{Update: rec, Allowed: u.GetAllowed()}
+	return hub.Inbound{Update: rec, Allowed: u.GetAllowed(), ThreadState: threadStates[u.GetThreadState()]}
+}
+
+// threadStates maps what a provider says happened to an update's thread.
+var threadStates = map[providerv1.ThreadState]hub.ThreadState{
+	providerv1.ThreadState_THREAD_STATE_REOPENED: hub.ThreadOpened,
+	providerv1.ThreadState_THREAD_STATE_CLOSED:   hub.ThreadClosedByPerson,
+	providerv1.ThreadState_THREAD_STATE_DELETED:  hub.ThreadDeleted,
 }
 
 // batchCursor is the cursor to store with a journalled batch: the last

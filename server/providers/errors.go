@@ -9,6 +9,8 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/chatbus/chatbus/server/hub"
 )
 
 // The ErrorInfo domain and reasons of the provider contract
@@ -46,9 +48,10 @@ var (
 	ErrPlatformInvalid = errors.New("rejected by the platform as invalid")
 	// ErrPlatformNotFound: what the call named does not exist.
 	ErrPlatformNotFound = errors.New("not found on the platform")
-	// ErrTargetGone: the call's thread was deleted on the platform. It
-	// also matches ErrPlatformNotFound.
-	ErrTargetGone = errors.New("thread deleted on the platform")
+	// ErrTargetGone: the call's thread was deleted on the platform, and
+	// nothing was sent. It is the hub's sentinel (the hub gives the
+	// binding a new thread), and also matches ErrPlatformNotFound.
+	ErrTargetGone = hub.ErrTargetGone
 	// ErrPlatformDenied: the platform, or the provider's scoping, refused
 	// (another chat or thread, the bot lacks a right).
 	ErrPlatformDenied = errors.New("denied")

@@ -29,6 +29,9 @@ type bindingRecord struct {
 	Updated    time.Time `json:"updated"`
 	LastAction string    `json:"last_action,omitempty"`
 	LastError  string    `json:"last_error,omitempty"`
+	// ThreadClosed is absent while the thread is open (and in records
+	// written before it existed).
+	ThreadClosed *time.Time `json:"thread_closed,omitempty"`
 }
 
 func encodeBinding(b Binding) ([]byte, error) {
@@ -37,7 +40,15 @@ func encodeBinding(b Binding) ([]byte, error) {
 		Provider: b.Target.Provider, Chat: b.Target.Chat, Thread: b.Target.Thread,
 		Slot: b.Slot, ThreadName: b.ThreadName, Status: b.Status,
 		Created: b.Created, Updated: b.Updated, LastAction: b.LastAction, LastError: b.LastError,
+		ThreadClosed: timeOrNil(b.ThreadClosed),
 	})
+}
+
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 func decodeBinding(v []byte) (Binding, error) {
@@ -48,12 +59,16 @@ func decodeBinding(v []byte) (Binding, error) {
 	if r.Chat == "" { // written by schema 1
 		r.Chat, r.Thread = idText(r.ChatID), idText(r.ThreadID)
 	}
-	return Binding{
+	b := Binding{
 		Key: r.Key, OwnerKind: r.OwnerKind, InstanceID: r.InstanceID,
 		Target: Target{Provider: r.Provider, Chat: r.Chat, Thread: r.Thread},
 		Slot:   r.Slot, ThreadName: r.ThreadName, Status: r.Status,
 		Created: r.Created, Updated: r.Updated, LastAction: r.LastAction, LastError: r.LastError,
-	}, nil
+	}
+	if r.ThreadClosed != nil {
+		b.ThreadClosed = *r.ThreadClosed
+	}
+	return b, nil
 }
 
 func checkTarget(t Target) error {

@@ -129,6 +129,14 @@ const (
 	ActionRegisterReuse  = "register-reuse"
 	ActionSessionHandoff = "session-handoff"
 	ActionRealityOffline = "reality-offline"
+	// ActionSuperseded: the binding went offline and a fresh binding of
+	// another profile key took its slot and reused its thread; it keeps
+	// its journal, but no thread (its profile gets a fresh one if it
+	// comes back). LastError says which binding took it.
+	ActionSuperseded = "superseded"
+	// ActionThreadReplaced: the binding's thread was deleted on the
+	// platform and it got a fresh one; its journal is kept.
+	ActionThreadReplaced = "thread-replaced"
 )
 
 // Binding is one thread's owner record, keyed by the profile key (the
@@ -145,6 +153,10 @@ type Binding struct {
 	Updated    time.Time
 	LastAction string // ActionFresh, …
 	LastError  string
+	// ThreadClosed is when the thread was found or made closed on the
+	// platform (closed by the supervisor after its binding was offline
+	// for a while, or by a person); zero while it is open.
+	ThreadClosed time.Time
 }
 
 // Update is one inbound platform update as journalled.

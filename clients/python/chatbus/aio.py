@@ -292,8 +292,15 @@ class Follower:
 
     @property
     def binding(self) -> Optional[types_pb2.Binding]:
-        """The thread this follower is bound to; None while detached."""
+        """The thread this follower is bound to; None while detached. When a
+        person deletes the thread, the supervisor gives the binding a new
+        one and says so (a heartbeat's NOTICE_THREAD_REPLACED, the update
+        stream's binding_changed): this is the new one from then on."""
         return self.response.binding if self.response.HasField("binding") else None
+
+    def _set_binding(self, binding: types_pb2.Binding) -> None:
+        # The registration's binding as it is now (its thread was replaced).
+        self.response.binding.CopyFrom(binding)
 
     @property
     def target(self) -> Optional[types_pb2.Target]:
@@ -577,6 +584,8 @@ class Follower:
                 continue
             failures = 0
             last_ok = time.monotonic()
+            if bus_pb2.NOTICE_THREAD_REPLACED in resp.notices and resp.HasField("binding"):
+                self._set_binding(resp.binding)
             if self._on_notice is not None:
                 for notice in resp.notices:
                     try:
@@ -649,6 +658,10 @@ class UpdateStream:
         if resp is grpc.aio.EOF:
             self._follower._forget(self)
             raise StopAsyncIteration
+        if resp.HasField("binding_changed"):
+            self._follower._set_binding(resp.binding_changed)
+        if not resp.HasField("update"):
+            return await self.__anext__()  # a binding change alone: read on
         update: types_pb2.Update = resp.update
         return update
 

@@ -167,7 +167,19 @@ type Message struct {
 	ReplyToMessage *Message    `json:"reply_to_message,omitempty"`
 	// ReplyMarkup is the inline keyboard attached to the message, as JSON.
 	ReplyMarkup json.RawMessage `json:"reply_markup,omitempty"`
+	// ForumTopicClosed and ForumTopicReopened are set on the service
+	// message Telegram posts in a topic someone closed or reopened.
+	ForumTopicClosed   *ForumTopicClosed   `json:"forum_topic_closed,omitempty"`
+	ForumTopicReopened *ForumTopicReopened `json:"forum_topic_reopened,omitempty"`
 }
+
+// ForumTopicClosed is the service message of a closed topic (it holds no
+// information).
+type ForumTopicClosed struct{}
+
+// ForumTopicReopened is the service message of a reopened topic (it holds
+// no information).
+type ForumTopicReopened struct{}
 
 // Document is a general file attached to a message.
 type Document struct {

@@ -92,6 +92,7 @@ type chat struct {
 	nextID          int                    // next message id; topic ids come from the same sequence
 	topics          map[int]*Topic         // by message_thread_id
 	order           []int                  // topic ids in creation order
+	created         int                    // topics createForumTopic made, ever
 	msgs            map[int]*storedMessage // by message id
 }
 
@@ -204,6 +205,53 @@ func (s *Server) CloseTopic(chatID int64, threadID int) bool {
 // It reports whether there was one.
 func (s *Server) ReopenTopic(chatID int64, threadID int) bool {
 	return s.asPerson(chatID, threadID, func(_ *chat, t *Topic) { t.Closed = false })
+}
+
+// CloseTopicBy closes a forum topic as the user fromUserID does in the app:
+// Telegram posts the forum_topic_closed service message in it, which bots
+// receive as a message update. It returns that update's id, 0 if there is
+// no such topic.
+func (s *Server) CloseTopicBy(chatID int64, threadID int, fromUserID int64) (updateID int64) {
+	return s.serviceAsPerson(chatID, threadID, fromUserID, func(t *Topic, m *botapi.Message) {
+		t.Closed = true
+		m.ForumTopicClosed = &botapi.ForumTopicClosed{}
+	})
+}
+
+// ReopenTopicBy reopens a forum topic as the user fromUserID does in the
+// app, with the forum_topic_reopened service message (see CloseTopicBy).
+func (s *Server) ReopenTopicBy(chatID int64, threadID int, fromUserID int64) (updateID int64) {
+	return s.serviceAsPerson(chatID, threadID, fromUserID, func(t *Topic, m *botapi.Message) {
+		t.Closed = false
+		m.ForumTopicReopened = &botapi.ForumTopicReopened{}
+	})
+}
+
+// serviceAsPerson changes an existing topic as a person and queues the
+// service message Telegram posts about it.
+func (s *Server) serviceAsPerson(chatID int64, threadID int, fromUserID int64, do func(*Topic, *botapi.Message)) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chats[chatID]
+	if c == nil || c.topics[threadID] == nil {
+		return 0
+	}
+	m := botapi.Message{MessageID: c.nextMessageID(), From: userFor(fromUserID), Chat: c.info, Date: time.Now().Unix()}
+	c.setThread(&m, threadID)
+	do(c.topics[threadID], &m)
+	c.store(m, false)
+	return s.enqueueLocked(botapi.KindMessage, mustMarshal(m))
+}
+
+// TopicsCreated returns how many topics createForumTopic made in chatID,
+// deleted ones included.
+func (s *Server) TopicsCreated(chatID int64) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.chats[chatID]; c != nil {
+		return c.created
+	}
+	return 0
 }
 
 // asPerson applies do to an existing topic under s.mu.
@@ -626,6 +674,7 @@ func (s *Server) createForumTopic(_ *http.Request, p params) (any, *apiError) {
 	t := &Topic{ForumTopic: botapi.ForumTopic{MessageThreadID: c.nextMessageID(), Name: name, IconColor: color}}
 	c.topics[t.MessageThreadID] = t
 	c.order = append(c.order, t.MessageThreadID)
+	c.created++
 	return t.ForumTopic, nil
 }
 

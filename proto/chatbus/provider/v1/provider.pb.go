@@ -137,6 +137,65 @@ func (UpdateKind) EnumDescriptor() ([]byte, []int) {
 	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{1}
 }
 
+// ThreadState is what an update says happened to its thread itself, as
+// people change threads in the chat app (Telegram: the forum_topic_closed
+// and forum_topic_reopened service messages).
+type ThreadState int32
+
+const (
+	// An ordinary update.
+	ThreadState_THREAD_STATE_UNSPECIFIED ThreadState = 0
+	// The thread was reopened.
+	ThreadState_THREAD_STATE_REOPENED ThreadState = 1
+	// The thread was closed.
+	ThreadState_THREAD_STATE_CLOSED ThreadState = 2
+	// The thread was deleted.
+	ThreadState_THREAD_STATE_DELETED ThreadState = 3
+)
+
+// Enum value maps for ThreadState.
+var (
+	ThreadState_name = map[int32]string{
+		0: "THREAD_STATE_UNSPECIFIED",
+		1: "THREAD_STATE_REOPENED",
+		2: "THREAD_STATE_CLOSED",
+		3: "THREAD_STATE_DELETED",
+	}
+	ThreadState_value = map[string]int32{
+		"THREAD_STATE_UNSPECIFIED": 0,
+		"THREAD_STATE_REOPENED":    1,
+		"THREAD_STATE_CLOSED":      2,
+		"THREAD_STATE_DELETED":     3,
+	}
+)
+
+func (x ThreadState) Enum() *ThreadState {
+	p := new(ThreadState)
+	*p = x
+	return p
+}
+
+func (x ThreadState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ThreadState) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_provider_v1_provider_proto_enumTypes[2].Descriptor()
+}
+
+func (ThreadState) Type() protoreflect.EnumType {
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[2]
+}
+
+func (x ThreadState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ThreadState.Descriptor instead.
+func (ThreadState) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{2}
+}
+
 // Phase of the owner's doctor fence.
 type Phase int32
 
@@ -174,11 +233,11 @@ func (x Phase) String() string {
 }
 
 func (Phase) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_provider_v1_provider_proto_enumTypes[2].Descriptor()
+	return file_chatbus_provider_v1_provider_proto_enumTypes[3].Descriptor()
 }
 
 func (Phase) Type() protoreflect.EnumType {
-	return &file_chatbus_provider_v1_provider_proto_enumTypes[2]
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[3]
 }
 
 func (x Phase) Number() protoreflect.EnumNumber {
@@ -187,7 +246,7 @@ func (x Phase) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Phase.Descriptor instead.
 func (Phase) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{2}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{3}
 }
 
 // Incarnation identifies one process: pid plus its start time (Linux:
@@ -889,7 +948,12 @@ type Update struct {
 	// journals, in the same transaction, and hands it back in Start.state.
 	Cursor []byte `protobuf:"bytes,15,opt,name=cursor,proto3" json:"cursor,omitempty"`
 	// Sender's display name, if the platform says.
-	SenderName    string `protobuf:"bytes,16,opt,name=sender_name,json=senderName,proto3" json:"sender_name,omitempty"`
+	SenderName string `protobuf:"bytes,16,opt,name=sender_name,json=senderName,proto3" json:"sender_name,omitempty"`
+	// What the update says happened to its thread (closed, reopened,
+	// deleted by a person); unspecified for ordinary updates. The
+	// supervisor marks the thread's binding so; the update is journalled
+	// and routed like any other.
+	ThreadState   ThreadState `protobuf:"varint,17,opt,name=thread_state,json=threadState,proto3,enum=chatbus.provider.v1.ThreadState" json:"thread_state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1034,6 +1098,13 @@ func (x *Update) GetSenderName() string {
 		return x.SenderName
 	}
 	return ""
+}
+
+func (x *Update) GetThreadState() ThreadState {
+	if x != nil {
+		return x.ThreadState
+	}
+	return ThreadState_THREAD_STATE_UNSPECIFIED
 }
 
 // References are the platform ids an update makes available to its
@@ -2805,7 +2876,7 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateIdB\x05\n" +
 	"\x03msg\"F\n" +
 	"\x0fUpdatesResponse\x123\n" +
-	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\"\x90\x04\n" +
+	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\"\xd5\x04\n" +
 	"\x06Update\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateId\x12\x17\n" +
 	"\achat_id\x18\x02 \x01(\x03R\x06chatId\x12\x1b\n" +
@@ -2828,7 +2899,8 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\bdedup_id\x18\x0e \x01(\tR\adedupId\x12\x16\n" +
 	"\x06cursor\x18\x0f \x01(\fR\x06cursor\x12\x1f\n" +
 	"\vsender_name\x18\x10 \x01(\tR\n" +
-	"senderName\"\xac\x01\n" +
+	"senderName\x12C\n" +
+	"\fthread_state\x18\x11 \x01(\x0e2 .chatbus.provider.v1.ThreadStateR\vthreadState\"\xac\x01\n" +
 	"\n" +
 	"References\x12\x1f\n" +
 	"\vmessage_ids\x18\x01 \x03(\x03R\n" +
@@ -2952,7 +3024,12 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x13UPDATE_KIND_MESSAGE\x10\x01\x12\x1e\n" +
 	"\x1aUPDATE_KIND_EDITED_MESSAGE\x10\x02\x12\x1e\n" +
 	"\x1aUPDATE_KIND_CALLBACK_QUERY\x10\x03\x12\x18\n" +
-	"\x14UPDATE_KIND_REACTION\x10\x04*W\n" +
+	"\x14UPDATE_KIND_REACTION\x10\x04*y\n" +
+	"\vThreadState\x12\x1c\n" +
+	"\x18THREAD_STATE_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15THREAD_STATE_REOPENED\x10\x01\x12\x17\n" +
+	"\x13THREAD_STATE_CLOSED\x10\x02\x12\x18\n" +
+	"\x14THREAD_STATE_DELETED\x10\x03*W\n" +
 	"\x05Phase\x12\x15\n" +
 	"\x11PHASE_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +
@@ -2990,127 +3067,129 @@ func file_chatbus_provider_v1_provider_proto_rawDescGZIP() []byte {
 	return file_chatbus_provider_v1_provider_proto_rawDescData
 }
 
-var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
 var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(ReferenceKind)(0),               // 0: chatbus.provider.v1.ReferenceKind
 	(UpdateKind)(0),                  // 1: chatbus.provider.v1.UpdateKind
-	(Phase)(0),                       // 2: chatbus.provider.v1.Phase
-	(*Incarnation)(nil),              // 3: chatbus.provider.v1.Incarnation
-	(*IdentifyRequest)(nil),          // 4: chatbus.provider.v1.IdentifyRequest
-	(*DescribeRequest)(nil),          // 5: chatbus.provider.v1.DescribeRequest
-	(*DescribeResponse)(nil),         // 6: chatbus.provider.v1.DescribeResponse
-	(*Method)(nil),                   // 7: chatbus.provider.v1.Method
-	(*MethodParam)(nil),              // 8: chatbus.provider.v1.MethodParam
-	(*Reference)(nil),                // 9: chatbus.provider.v1.Reference
-	(*Target)(nil),                   // 10: chatbus.provider.v1.Target
-	(*IdentifyResponse)(nil),         // 11: chatbus.provider.v1.IdentifyResponse
-	(*UpdatesRequest)(nil),           // 12: chatbus.provider.v1.UpdatesRequest
-	(*UpdatesResponse)(nil),          // 13: chatbus.provider.v1.UpdatesResponse
-	(*Update)(nil),                   // 14: chatbus.provider.v1.Update
-	(*References)(nil),               // 15: chatbus.provider.v1.References
-	(*CallRequest)(nil),              // 16: chatbus.provider.v1.CallRequest
-	(*CallResponse)(nil),             // 17: chatbus.provider.v1.CallResponse
-	(*UploadFileRequest)(nil),        // 18: chatbus.provider.v1.UploadFileRequest
-	(*UploadFileResponse)(nil),       // 19: chatbus.provider.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),      // 20: chatbus.provider.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),     // 21: chatbus.provider.v1.DownloadFileResponse
-	(*ProvisionTargetRequest)(nil),   // 22: chatbus.provider.v1.ProvisionTargetRequest
-	(*ProvisionTargetResponse)(nil),  // 23: chatbus.provider.v1.ProvisionTargetResponse
-	(*CloseTargetRequest)(nil),       // 24: chatbus.provider.v1.CloseTargetRequest
-	(*CloseTargetResponse)(nil),      // 25: chatbus.provider.v1.CloseTargetResponse
-	(*AttachRequest)(nil),            // 26: chatbus.provider.v1.AttachRequest
-	(*AttachResponse)(nil),           // 27: chatbus.provider.v1.AttachResponse
-	(*DetachRequest)(nil),            // 28: chatbus.provider.v1.DetachRequest
-	(*DetachResponse)(nil),           // 29: chatbus.provider.v1.DetachResponse
-	(*WatchOccupancyRequest)(nil),    // 30: chatbus.provider.v1.WatchOccupancyRequest
-	(*WatchOccupancyResponse)(nil),   // 31: chatbus.provider.v1.WatchOccupancyResponse
-	(*Occupancy)(nil),                // 32: chatbus.provider.v1.Occupancy
-	(*Fence)(nil),                    // 33: chatbus.provider.v1.Fence
-	(*PrepareRequest)(nil),           // 34: chatbus.provider.v1.PrepareRequest
-	(*PrepareResponse)(nil),          // 35: chatbus.provider.v1.PrepareResponse
-	(*CommitRequest)(nil),            // 36: chatbus.provider.v1.CommitRequest
-	(*CommitResponse)(nil),           // 37: chatbus.provider.v1.CommitResponse
-	(*CancelRequest)(nil),            // 38: chatbus.provider.v1.CancelRequest
-	(*CancelResponse)(nil),           // 39: chatbus.provider.v1.CancelResponse
-	(*StatusRequest)(nil),            // 40: chatbus.provider.v1.StatusRequest
-	(*StatusResponse)(nil),           // 41: chatbus.provider.v1.StatusResponse
-	(*UpdatesRequest_Start)(nil),     // 42: chatbus.provider.v1.UpdatesRequest.Start
-	(*UpdatesRequest_Ack)(nil),       // 43: chatbus.provider.v1.UpdatesRequest.Ack
-	(*UploadFileRequest_Header)(nil), // 44: chatbus.provider.v1.UploadFileRequest.Header
-	(*timestamppb.Timestamp)(nil),    // 45: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),      // 46: google.protobuf.Duration
+	(ThreadState)(0),                 // 2: chatbus.provider.v1.ThreadState
+	(Phase)(0),                       // 3: chatbus.provider.v1.Phase
+	(*Incarnation)(nil),              // 4: chatbus.provider.v1.Incarnation
+	(*IdentifyRequest)(nil),          // 5: chatbus.provider.v1.IdentifyRequest
+	(*DescribeRequest)(nil),          // 6: chatbus.provider.v1.DescribeRequest
+	(*DescribeResponse)(nil),         // 7: chatbus.provider.v1.DescribeResponse
+	(*Method)(nil),                   // 8: chatbus.provider.v1.Method
+	(*MethodParam)(nil),              // 9: chatbus.provider.v1.MethodParam
+	(*Reference)(nil),                // 10: chatbus.provider.v1.Reference
+	(*Target)(nil),                   // 11: chatbus.provider.v1.Target
+	(*IdentifyResponse)(nil),         // 12: chatbus.provider.v1.IdentifyResponse
+	(*UpdatesRequest)(nil),           // 13: chatbus.provider.v1.UpdatesRequest
+	(*UpdatesResponse)(nil),          // 14: chatbus.provider.v1.UpdatesResponse
+	(*Update)(nil),                   // 15: chatbus.provider.v1.Update
+	(*References)(nil),               // 16: chatbus.provider.v1.References
+	(*CallRequest)(nil),              // 17: chatbus.provider.v1.CallRequest
+	(*CallResponse)(nil),             // 18: chatbus.provider.v1.CallResponse
+	(*UploadFileRequest)(nil),        // 19: chatbus.provider.v1.UploadFileRequest
+	(*UploadFileResponse)(nil),       // 20: chatbus.provider.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),      // 21: chatbus.provider.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),     // 22: chatbus.provider.v1.DownloadFileResponse
+	(*ProvisionTargetRequest)(nil),   // 23: chatbus.provider.v1.ProvisionTargetRequest
+	(*ProvisionTargetResponse)(nil),  // 24: chatbus.provider.v1.ProvisionTargetResponse
+	(*CloseTargetRequest)(nil),       // 25: chatbus.provider.v1.CloseTargetRequest
+	(*CloseTargetResponse)(nil),      // 26: chatbus.provider.v1.CloseTargetResponse
+	(*AttachRequest)(nil),            // 27: chatbus.provider.v1.AttachRequest
+	(*AttachResponse)(nil),           // 28: chatbus.provider.v1.AttachResponse
+	(*DetachRequest)(nil),            // 29: chatbus.provider.v1.DetachRequest
+	(*DetachResponse)(nil),           // 30: chatbus.provider.v1.DetachResponse
+	(*WatchOccupancyRequest)(nil),    // 31: chatbus.provider.v1.WatchOccupancyRequest
+	(*WatchOccupancyResponse)(nil),   // 32: chatbus.provider.v1.WatchOccupancyResponse
+	(*Occupancy)(nil),                // 33: chatbus.provider.v1.Occupancy
+	(*Fence)(nil),                    // 34: chatbus.provider.v1.Fence
+	(*PrepareRequest)(nil),           // 35: chatbus.provider.v1.PrepareRequest
+	(*PrepareResponse)(nil),          // 36: chatbus.provider.v1.PrepareResponse
+	(*CommitRequest)(nil),            // 37: chatbus.provider.v1.CommitRequest
+	(*CommitResponse)(nil),           // 38: chatbus.provider.v1.CommitResponse
+	(*CancelRequest)(nil),            // 39: chatbus.provider.v1.CancelRequest
+	(*CancelResponse)(nil),           // 40: chatbus.provider.v1.CancelResponse
+	(*StatusRequest)(nil),            // 41: chatbus.provider.v1.StatusRequest
+	(*StatusResponse)(nil),           // 42: chatbus.provider.v1.StatusResponse
+	(*UpdatesRequest_Start)(nil),     // 43: chatbus.provider.v1.UpdatesRequest.Start
+	(*UpdatesRequest_Ack)(nil),       // 44: chatbus.provider.v1.UpdatesRequest.Ack
+	(*UploadFileRequest_Header)(nil), // 45: chatbus.provider.v1.UploadFileRequest.Header
+	(*timestamppb.Timestamp)(nil),    // 46: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),      // 47: google.protobuf.Duration
 }
 var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
-	7,  // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
-	8,  // 1: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
+	8,  // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
+	9,  // 1: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
 	0,  // 2: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
 	0,  // 3: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	3,  // 4: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	42, // 5: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	43, // 6: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
-	14, // 7: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
+	4,  // 4: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	43, // 5: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	44, // 6: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	15, // 7: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
 	1,  // 8: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	45, // 9: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	15, // 10: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
-	9,  // 11: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	10, // 12: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	15, // 13: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	44, // 14: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	15, // 15: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	10, // 16: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	10, // 17: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	10, // 18: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	10, // 19: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	32, // 20: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	2,  // 21: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	3,  // 22: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	33, // 23: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	46, // 24: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	32, // 25: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	45, // 26: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	33, // 27: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	32, // 28: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	33, // 29: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	2,  // 30: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	32, // 31: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	45, // 32: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	10, // 33: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	4,  // 34: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	5,  // 35: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	12, // 36: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	16, // 37: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	18, // 38: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	20, // 39: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	22, // 40: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	24, // 41: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	26, // 42: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	28, // 43: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	30, // 44: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	34, // 45: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	36, // 46: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	38, // 47: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	40, // 48: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	11, // 49: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	6,  // 50: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	13, // 51: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	17, // 52: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	19, // 53: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	21, // 54: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	23, // 55: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	25, // 56: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	27, // 57: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	29, // 58: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	31, // 59: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	35, // 60: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	37, // 61: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	39, // 62: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	41, // 63: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	49, // [49:64] is the sub-list for method output_type
-	34, // [34:49] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	46, // 9: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	16, // 10: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	2,  // 11: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
+	10, // 12: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	11, // 13: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	16, // 14: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	45, // 15: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	16, // 16: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	11, // 17: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	11, // 18: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	11, // 19: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	11, // 20: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	33, // 21: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	3,  // 22: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
+	4,  // 23: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	34, // 24: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	47, // 25: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	33, // 26: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	46, // 27: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	34, // 28: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	33, // 29: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	34, // 30: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	3,  // 31: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	33, // 32: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	46, // 33: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	11, // 34: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	5,  // 35: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	6,  // 36: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	13, // 37: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	17, // 38: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	19, // 39: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	21, // 40: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	23, // 41: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	25, // 42: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	27, // 43: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	29, // 44: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	31, // 45: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	35, // 46: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	37, // 47: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	39, // 48: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	41, // 49: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	12, // 50: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	7,  // 51: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	14, // 52: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	18, // 53: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	20, // 54: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	22, // 55: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	24, // 56: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	26, // 57: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	28, // 58: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	30, // 59: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	32, // 60: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	36, // 61: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	38, // 62: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	40, // 63: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	42, // 64: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	50, // [50:65] is the sub-list for method output_type
+	35, // [35:50] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }
@@ -3131,7 +3210,7 @@ func file_chatbus_provider_v1_provider_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_provider_v1_provider_proto_rawDesc), len(file_chatbus_provider_v1_provider_proto_rawDesc)),
-			NumEnums:      3,
+			NumEnums:      4,
 			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   1,

@@ -16,6 +16,10 @@ REFERENCE_KIND_FILE: ReferenceKind
 REFERENCE_KIND_INTERACTION: ReferenceKind
 REFERENCE_KIND_MESSAGE: ReferenceKind
 REFERENCE_KIND_UNSPECIFIED: ReferenceKind
+THREAD_STATE_CLOSED: ThreadState
+THREAD_STATE_DELETED: ThreadState
+THREAD_STATE_REOPENED: ThreadState
+THREAD_STATE_UNSPECIFIED: ThreadState
 UPDATE_KIND_CALLBACK_QUERY: UpdateKind
 UPDATE_KIND_EDITED_MESSAGE: UpdateKind
 UPDATE_KIND_MESSAGE: UpdateKind
@@ -301,7 +305,7 @@ class Target(_message.Message):
     def __init__(self, chat: _Optional[str] = ..., thread: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
 
 class Update(_message.Message):
-    __slots__ = ["allowed", "chat", "chat_id", "cursor", "dedup_id", "from_user_id", "kind", "payload", "received_at", "references", "sender", "sender_name", "text", "thread", "thread_id", "update_id"]
+    __slots__ = ["allowed", "chat", "chat_id", "cursor", "dedup_id", "from_user_id", "kind", "payload", "received_at", "references", "sender", "sender_name", "text", "thread", "thread_id", "thread_state", "update_id"]
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
     CHAT_FIELD_NUMBER: _ClassVar[int]
     CHAT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -317,6 +321,7 @@ class Update(_message.Message):
     TEXT_FIELD_NUMBER: _ClassVar[int]
     THREAD_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    THREAD_STATE_FIELD_NUMBER: _ClassVar[int]
     UPDATE_ID_FIELD_NUMBER: _ClassVar[int]
     allowed: bool
     chat: str
@@ -333,8 +338,9 @@ class Update(_message.Message):
     text: str
     thread: str
     thread_id: int
+    thread_state: ThreadState
     update_id: int
-    def __init__(self, update_id: _Optional[int] = ..., chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., from_user_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ..., references: _Optional[_Union[References, _Mapping]] = ..., chat: _Optional[str] = ..., thread: _Optional[str] = ..., sender: _Optional[str] = ..., dedup_id: _Optional[str] = ..., cursor: _Optional[bytes] = ..., sender_name: _Optional[str] = ...) -> None: ...
+    def __init__(self, update_id: _Optional[int] = ..., chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., from_user_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ..., references: _Optional[_Union[References, _Mapping]] = ..., chat: _Optional[str] = ..., thread: _Optional[str] = ..., sender: _Optional[str] = ..., dedup_id: _Optional[str] = ..., cursor: _Optional[bytes] = ..., sender_name: _Optional[str] = ..., thread_state: _Optional[_Union[ThreadState, str]] = ...) -> None: ...
 
 class UpdatesRequest(_message.Message):
     __slots__ = ["ack", "start"]
@@ -411,6 +417,9 @@ class ReferenceKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class UpdateKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class ThreadState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):

@@ -1,0 +1,30 @@
+package providers
+
+import (
+	"context"
+	"strconv"
+
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/server/store"
+)
+
+// CloseTarget implements hub.Providers: the provider's CloseTarget on its
+// running child. Closing is idempotent on the platform, so the hub simply
+// tries again later when it fails; a deleted thread is ErrTargetGone.
+func (m *Manager) CloseTarget(ctx context.Context, t store.Target) error {
+	p, err := m.get(t.Provider)
+	if err != nil {
+		return err
+	}
+	cl, _, err := p.client(ctx)
+	if err != nil {
+		return err
+	}
+	req := &providerv1.CloseTargetRequest{Target: targetProto(t)}
+	req.ChatId, _ = strconv.ParseInt(t.Chat, 10, 64)
+	req.ThreadId, _ = strconv.ParseInt(t.Thread, 10, 64)
+	if _, err := cl.CloseTarget(ctx, req); err != nil {
+		return classify(err)
+	}
+	return nil
+}
