@@ -28,6 +28,7 @@ import (
 	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/providers"
 	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/safesocket"
@@ -83,6 +84,9 @@ type Config struct {
 	CallsPerBinding int
 	// Console is the operator console on 127.0.0.1 (server/console).
 	Console ConsoleConfig
+	// Metrics is the opt-in Prometheus endpoint (off when its Listen is
+	// empty).
+	Metrics MetricsConfig
 }
 
 // ConsoleConfig configures the operator console.
@@ -139,6 +143,13 @@ type Server struct {
 	draining atomic.Bool
 	// console is the operator console, nil when off or before serve.
 	console *console.Console
+
+	// metrics records and serves the metrics; nil (records nothing) when
+	// they are off. metricsAddr is where they are served, metricsEP the
+	// endpoint while it serves.
+	metrics     *metrics.Metrics
+	metricsAddr metrics.Addr
+	metricsEP   atomic.Pointer[metrics.Endpoint]
 }
 
 // MaxMessageBytes bounds a single request or response.
@@ -153,16 +164,26 @@ func New(cfg Config) (*Server, error) {
 	if err := safesocket.PrivateDir(cfg.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
+	names := make([]string, 0, len(cfg.Providers))
+	for _, p := range cfg.Providers {
+		names = append(names, p.Name)
+	}
+	m, maddr, err := cfg.Metrics.newMetrics(names)
+	if err != nil {
+		return nil, err
+	}
 	secret, err := serverauth.LoadOrCreateSecret(cfg.secretPath())
 	if err != nil {
 		return nil, fmt.Errorf("secret: %w", err)
 	}
 	s := &Server{
-		cfg:    cfg,
-		log:    cfg.Logger,
-		rpcLog: cfg.Logger.With().Str("component", "grpc").Logger(),
-		hub:    events.NewHub(cfg.Logger.With().Str("component", "events").Logger()),
-		secret: secret,
+		cfg:         cfg,
+		log:         cfg.Logger,
+		rpcLog:      cfg.Logger.With().Str("component", "grpc").Logger(),
+		hub:         events.NewHub(cfg.Logger.With().Str("component", "events").Logger()),
+		secret:      secret,
+		metrics:     m,
+		metricsAddr: maddr,
 	}
 	return s, nil
 }
@@ -193,10 +214,13 @@ func (s *Server) Run(ctx context.Context) error {
 // registry, the provider manager, the routing core over both, the doctor.
 // The providers' updates reach the core when Run hands it to them.
 func (s *Server) open() error {
-	st, err := store.Open(s.cfg.Store, store.Options{
-		Limits: s.cfg.Journal,
-		OnDrop: hub.DropReporter(s.hub),
-	})
+	opts := store.Options{Limits: s.cfg.Journal, OnDrop: hub.DropReporter(s.hub)}
+	if m := s.metrics; m != nil {
+		report := opts.OnDrop
+		opts.OnDrop = func(key string, n int, reason string) { report(key, n, reason); m.Dropped(reason, n) }
+		opts.OnCommit = m.Commit
+	}
+	st, err := store.Open(s.cfg.Store, opts)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -209,6 +233,7 @@ func (s *Server) open() error {
 		Logger:          s.log,
 		CallKeep:        s.cfg.CallKeep,
 		CallsPerBinding: s.cfg.CallsPerBinding,
+		Metrics:         s.metrics,
 	})
 	if err != nil {
 		st.Close()
@@ -228,13 +253,16 @@ func (s *Server) open() error {
 		Logger:         s.log,
 		HandoffTTL:     s.cfg.HandoffTTL,
 		ReconcileGrace: s.cfg.ReconcileGrace,
+		Metrics:        s.metrics,
 	})
 	if err := provs.LoadCalls(); err != nil {
 		st.Close()
 		return err
 	}
 	s.store, s.core, s.provs = st, core, provs
-	s.doctor = doctor.New(doctor.Config{Providers: provs, Events: s.hub, Logger: s.log})
+	s.doctor = doctor.New(doctor.Config{Providers: provs, Events: s.hub, Logger: s.log, Metrics: s.metrics})
+	s.metrics.Watch(metricsSource{s})
+	s.metrics.WatchJournals(metricsSource{s})
 	return nil
 }
 
@@ -263,6 +291,14 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	chatbusv1.RegisterAdminServiceServer(gs, &adminService{s: s})
 	chatbusv1.RegisterDoctorServiceServer(gs, &doctorService{s: s})
 	reflection.Register(gs)
+
+	// The metrics endpoint binds before anything starts: an address that
+	// cannot be had stops the start. It stops last.
+	stopMetrics, err := s.serveMetrics()
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()

@@ -230,6 +230,7 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 		CallsPerBinding:   fc.Calls.MaxPerBinding,
 		ReconcileGrace:    time.Duration(fc.ReconcileGrace),
 		Console:           server.ConsoleConfig{Off: !consoleOn, Port: max(f.consolePort, fc.Console.Port)},
+		Metrics:           fc.Metrics.server(),
 		Journal: store.Limits{
 			MaxCount: fc.Journal.MaxCount,
 			MaxBytes: fc.Journal.MaxBytes,

@@ -54,6 +54,7 @@ func (d *Doctor) Restart(ctx context.Context, name string, opts RestartOptions, 
 	out := r.do(ctx, opts)
 	out.Elapsed = time.Since(start)
 	d.publish(name, fmt.Sprintf("restart %s: %s %s %s", requestID, out.Kind, out.Reason, out.Message), requestID)
+	d.cfg.Metrics.DoctorOutcome(name, out.Kind.String(), out.Reason.String())
 	d.log.Info().Str("provider", name).Str("request_id", requestID).Str("outcome", out.Kind.String()).
 		Str("reason", out.Reason.String()).Dur("elapsed", out.Elapsed).Dur("prepare_to_ready", out.PrepareToReady).Msg(out.Message)
 	return out, nil

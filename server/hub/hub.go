@@ -22,6 +22,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/store"
 )
@@ -160,6 +161,9 @@ type Config struct {
 	Providers Providers          // required
 	Events    *events.Hub        // required
 	Logger    zerolog.Logger
+	// Metrics records updates received, journalled and delivered. If nil,
+	// nothing is recorded.
+	Metrics *metrics.Metrics
 	// HandoffTTL is how long a suspended binding waits for its successor.
 	// If zero, 30s.
 	HandoffTTL time.Duration

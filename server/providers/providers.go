@@ -21,6 +21,7 @@ import (
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/supervise"
 )
@@ -66,6 +67,9 @@ type Config struct {
 	// CallsPerBinding bounds the settled call records kept per binding.
 	// If zero, DefaultCallsPerBinding.
 	CallsPerBinding int
+	// Metrics records rate limits and idempotent repeats. If nil, nothing
+	// is recorded.
+	Metrics *metrics.Metrics
 }
 
 // Manager owns the provider children. Safe for concurrent use.
@@ -117,6 +121,8 @@ type provider struct {
 	adm *admission
 	// calls is the at-most-once call path and the calls held meanwhile.
 	calls *calls
+	// metrics records what the provider's calls meet (nil: nothing).
+	metrics *metrics.Metrics
 }
 
 type attach struct{ target store.Target }
@@ -147,7 +153,7 @@ func New(cfg Config) (*Manager, error) {
 		if err != nil {
 			return nil, fmt.Errorf("provider %q settings: %w", spec.Name, err)
 		}
-		p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger(),
+		p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger(), metrics: cfg.Metrics,
 			adm: newAdmission(), health: newHealth(), detachPending: map[string]int{}, detachKick: make(chan struct{}, 1), detachSent: make(chan struct{})}
 		p.calls = newCalls(p, cfg.Store)
 		p.sup = supervise.New(supervise.Spec{
@@ -253,7 +259,6 @@ func (m *Manager) onEvent(e supervise.Event) {
 	m.cfg.Events.Publish(events.Event{Kind: kind, Message: e.Message, Attrs: attrs})
 }
 
-
 func (m *Manager) get(name string) (*provider, error) {
 	p, ok := m.provs[name]
 	if !ok {
@@ -342,7 +347,7 @@ func (m *Manager) Provision(ctx context.Context, name, title string, reuse *stor
 	}
 	resp, err := cl.ProvisionTarget(ctx, req)
 	if err != nil {
-		return store.Target{}, classify(err)
+		return store.Target{}, p.classify(err)
 	}
 	t := targetFrom(name, resp.GetTarget(), resp.GetChatId(), resp.GetThreadId())
 	if t.Chat == "" {
@@ -383,7 +388,7 @@ func (m *Manager) Attach(ctx context.Context, name, instanceID string, t store.T
 	_, err = cl.Attach(ctx, attachRequest(instanceID, t))
 	if err != nil && !notAdmitting(err) { // closing for a restart: the successor gets it
 		forget()
-		return classify(err)
+		return p.classify(err)
 	}
 	return nil
 }
@@ -492,6 +497,13 @@ type Status struct {
 	HealthSince  time.Time
 	// WebURL is the page its last child declared for people, if any.
 	WebURL string
+	// HealthFlips counts the changes of Serving since the supervisor
+	// started.
+	HealthFlips uint64
+	// CallsHeld is how many calls are held until the provider admits (or
+	// an earlier call of their thread is sent); CallsOpen how many call
+	// records are being made or held.
+	CallsHeld, CallsOpen int
 }
 
 // Statuses returns every provider's status, by name.
@@ -510,6 +522,8 @@ func (m *Manager) Statuses() []Status {
 			st.LastError = *e
 		}
 		st.Serving, st.HealthDetail, st.HealthSince = p.health.state()
+		st.HealthFlips = p.health.flipCount()
+		st.CallsHeld, st.CallsOpen = p.calls.counts()
 		if st.State != supervise.StateRunning {
 			st.Serving = false
 		}
