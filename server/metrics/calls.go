@@ -21,8 +21,8 @@ func (m *Metrics) Call(method string, code codes.Code, took time.Duration) {
 	if m == nil {
 		return
 	}
-	m.calls.WithLabelValues(method, codeLabel(code)).Inc()
-	m.callSeconds.WithLabelValues(method).Observe(took.Seconds())
+	m.callSer.count(method, code)
+	m.callSer.observe(method, took.Seconds())
 }
 
 // Repeat answers of an idempotency key (CallRepeat's answer).
@@ -72,8 +72,8 @@ func (m *Metrics) RPC(fullMethod string, code codes.Code, took time.Duration, un
 		return
 	}
 	method := strings.TrimPrefix(fullMethod, "/")
-	m.rpcs.WithLabelValues(method, codeLabel(code)).Inc()
+	m.rpcSer.count(method, code)
 	if unary {
-		m.rpcSeconds.WithLabelValues(method).Observe(took.Seconds())
+		m.rpcSer.observe(method, took.Seconds())
 	}
 }

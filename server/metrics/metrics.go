@@ -70,23 +70,30 @@ type Metrics struct {
 	updatesUnrouted *prometheus.CounterVec // provider
 	updatesDup      *prometheus.CounterVec // provider
 	updatesDropped  *prometheus.CounterVec // reason
+	notAllowed      prometheus.Counter     // updatesDropped{reason="not_allowed"}
 	delivery        *prometheus.HistogramVec
 	deliveryLive    prometheus.Observer
 	deliveryReplay  prometheus.Observer
 
-	calls                         *prometheus.CounterVec   // method, code
-	callSeconds                   *prometheus.HistogramVec // method
-	callRepeats                   *prometheus.CounterVec   // provider, answer
-	rateLimited                   *prometheus.CounterVec   // provider
-	retryAfter                    *prometheus.HistogramVec // provider
-	doctor                        *prometheus.CounterVec   // provider, outcome, reason
-	rpcs                          *prometheus.CounterVec   // method, code
-	rpcSeconds                    *prometheus.HistogramVec // method
-	storeCommits                  *prometheus.CounterVec   // result
+	calls       *prometheus.CounterVec   // method, code
+	callSeconds *prometheus.HistogramVec // method
+	callRepeats *prometheus.CounterVec   // provider, answer
+	rateLimited *prometheus.CounterVec   // provider
+	retryAfter  *prometheus.HistogramVec // provider
+	doctor      *prometheus.CounterVec   // provider, outcome, reason
+	rpcs        *prometheus.CounterVec   // method, code
+	rpcSeconds  *prometheus.HistogramVec // method
+
+	storeCommits                  *prometheus.CounterVec // result
 	storeCommitOK, storeCommitErr prometheus.Counter
 	storeSeconds                  prometheus.Histogram
 	storeReqs                     prometheus.Counter
 	storeFsyncs                   prometheus.Counter
+
+	// Caches of the hot paths' series (cache.go).
+	provs   map[string]*providerSeries // the configured providers'; read-only after New
+	callSer *methodSeries
+	rpcSer  *methodSeries
 }
 
 // New returns Metrics with a registry of its own holding the Go runtime
@@ -126,6 +133,7 @@ func New(cfg Config) *Metrics {
 	m.delivery = histogram("delivery_latency_seconds",
 		"From the provider receiving an update to the supervisor sending it on its follower's stream. phase is live for updates journalled while the stream was open, replay for those held before it opened.",
 		[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600}, "phase")
+	m.notAllowed = m.updatesDropped.WithLabelValues(DropNotAllowed)
 	m.deliveryLive = m.delivery.WithLabelValues("live")
 	m.deliveryReplay = m.delivery.WithLabelValues("replay")
 
@@ -161,6 +169,12 @@ func New(cfg Config) *Metrics {
 	m.storeFsyncs = counter("store_fsyncs_total",
 		"fdatasync calls of committed write transactions of the state file: two per commit (the data pages, then the meta page). A sync for growing the file is not counted.").WithLabelValues()
 	m.initSeries()
+	m.provs = map[string]*providerSeries{}
+	for _, p := range cfg.Providers {
+		m.provs[p] = m.newProviderSeries(p)
+	}
+	m.callSer = &methodSeries{counts: m.calls, seconds: m.callSeconds}
+	m.rpcSer = &methodSeries{counts: m.rpcs, seconds: m.rpcSeconds}
 	return m
 }
 

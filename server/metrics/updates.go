@@ -17,9 +17,15 @@ func (m *Metrics) UpdateReceived(provider string, kind int32, allowed bool) {
 	if m == nil {
 		return
 	}
-	m.updatesReceived.WithLabelValues(provider, kindLabel(kind)).Inc()
+	s := m.provs[provider]
+	switch {
+	case s != nil:
+		s.receivedCounter(kind).Inc()
+	default:
+		m.updatesReceived.WithLabelValues(provider, kindLabel(kind)).Inc()
+	}
 	if !allowed {
-		m.updatesDropped.WithLabelValues(DropNotAllowed).Inc()
+		m.notAllowed.Inc()
 	}
 }
 
@@ -45,14 +51,19 @@ func (m *Metrics) Journalled(provider string, offered int, stored []store.Update
 			routed++
 		}
 	}
+	s := m.provs[provider]
+	if s == nil {
+		s = &providerSeries{routed: m.updatesRouted.WithLabelValues(provider),
+			unrouted: m.updatesUnrouted.WithLabelValues(provider), duplicate: m.updatesDup.WithLabelValues(provider)}
+	}
 	if routed > 0 {
-		m.updatesRouted.WithLabelValues(provider).Add(float64(routed))
+		s.routed.Add(float64(routed))
 	}
 	if n := len(stored) - routed; n > 0 {
-		m.updatesUnrouted.WithLabelValues(provider).Add(float64(n))
+		s.unrouted.Add(float64(n))
 	}
 	if n := offered - len(stored); n > 0 {
-		m.updatesDup.WithLabelValues(provider).Add(float64(n))
+		s.duplicate.Add(float64(n))
 	}
 }
 
