@@ -229,36 +229,27 @@ func metricsFlow(t *testing.T, b *tgBus, s *scraper) {
 		t.Errorf("health flips moved by %v over the doctor restart, want 0 or 2", got)
 	}
 
-	exact := []struct {
-		name   string
-		labels []string
-		want   float64
-	}{
-		{"chatbus_updates_received_total", []string{"provider", tg, "kind", "message"}, 4},
-		{"chatbus_updates_dropped_total", []string{"reason", "not_allowed"}, 1},
-		{"chatbus_updates_routed_total", []string{"provider", tg}, 2},
-		{"chatbus_updates_unrouted_total", []string{"provider", tg}, 1},
-		{"chatbus_updates_duplicate_total", []string{"provider", tg}, 0},
-		{"chatbus_delivery_latency_seconds", nil, 2}, // both phases
-		{"chatbus_calls_total", []string{"method", "sendMessage", "code", "OK"}, 2},
-		{"chatbus_calls_total", []string{"method", "sendMessage", "code", "ResourceExhausted"}, 1},
-		{"chatbus_calls_total", []string{"method", "other", "code", "PermissionDenied"}, 1},
-		{"chatbus_call_duration_seconds", []string{"method", "sendMessage"}, 3},
-		{"chatbus_call_repeats_total", []string{"provider", tg, "answer", "recorded"}, 1},
-		{"chatbus_call_repeats_total", []string{"provider", tg, "answer", "in_flight"}, 0},
-		{"chatbus_platform_rate_limited_total", []string{"provider", tg}, 1},
-		{"chatbus_platform_retry_after_seconds", []string{"provider", tg}, 1},
-		{"chatbus_grpc_handled_total", []string{"method", "chatbus.v1.BusService/Register", "code", "OK"}, 1},
-		{"chatbus_grpc_handled_total", []string{"method", "chatbus.v1.BusService/Ack", "code", "OK"}, 2},
-		{"chatbus_grpc_handled_total", []string{"method", "chatbus.v1.BusService/Call"}, 4},
-		{"chatbus_doctor_restarts_total", []string{"provider", tg, "outcome", "restarted", "reason", "none"}, 1},
-		{"chatbus_provider_restarts_total", []string{"provider", tg}, 1},
-	}
-	for _, e := range exact {
-		if got := delta(end, base, e.name, e.labels...); got != e.want {
-			t.Errorf("%s%v moved by %v, want %v", e.name, e.labels, got, e.want)
-		}
-	}
+	end.CheckDelta(t, base, []metricstest.Want{
+		metricstest.W("chatbus_updates_received_total", 4, "provider", tg, "kind", "message"),
+		metricstest.W("chatbus_updates_dropped_total", 1, "reason", "not_allowed"),
+		metricstest.W("chatbus_updates_routed_total", 2, "provider", tg),
+		metricstest.W("chatbus_updates_unrouted_total", 1, "provider", tg),
+		metricstest.W("chatbus_updates_duplicate_total", 0, "provider", tg),
+		metricstest.W("chatbus_delivery_latency_seconds", 2), // both phases
+		metricstest.W("chatbus_calls_total", 2, "method", "sendMessage", "code", "OK"),
+		metricstest.W("chatbus_calls_total", 1, "method", "sendMessage", "code", "ResourceExhausted"),
+		metricstest.W("chatbus_calls_total", 1, "method", "other", "code", "PermissionDenied"),
+		metricstest.W("chatbus_call_duration_seconds", 3, "method", "sendMessage"),
+		metricstest.W("chatbus_call_repeats_total", 1, "provider", tg, "answer", "recorded"),
+		metricstest.W("chatbus_call_repeats_total", 0, "provider", tg, "answer", "in_flight"),
+		metricstest.W("chatbus_platform_rate_limited_total", 1, "provider", tg),
+		metricstest.W("chatbus_platform_retry_after_seconds", 1, "provider", tg),
+		metricstest.W("chatbus_grpc_handled_total", 1, "method", "chatbus.v1.BusService/Register", "code", "OK"),
+		metricstest.W("chatbus_grpc_handled_total", 2, "method", "chatbus.v1.BusService/Ack", "code", "OK"),
+		metricstest.W("chatbus_grpc_handled_total", 4, "method", "chatbus.v1.BusService/Call"),
+		metricstest.W("chatbus_doctor_restarts_total", 1, "provider", tg, "outcome", "restarted", "reason", "none"),
+		metricstest.W("chatbus_provider_restarts_total", 1, "provider", tg),
+	})
 	if got := retryAfterSum(end, tg) - retryAfterSum(base, tg); got != 3 {
 		t.Errorf("retry_after observed %vs in all, want the 3s the platform asked for", got)
 	}
@@ -267,26 +258,17 @@ func metricsFlow(t *testing.T, b *tgBus, s *scraper) {
 	if live := delta(end, base, "chatbus_delivery_latency_seconds", "phase", "live"); live < 1 {
 		t.Errorf("%v live deliveries, want at least the one sent while the stream was open", live)
 	}
-	state := []struct {
-		name   string
-		labels []string
-		want   float64
-	}{
-		{"chatbus_followers_connected", nil, 1},
-		{"chatbus_bindings", []string{"provider", tg, "status", "active"}, 1},
-		{"chatbus_journal_pending_updates", []string{"provider", tg}, 0},
-		{"chatbus_ack_lag_updates", []string{"provider", tg}, 0},
-		{"chatbus_journal_unrouted_pending_updates", nil, 1},
-		{"chatbus_binding_pending_updates", []string{"provider", tg, "binding", "manual:1"}, 0},
-		{"chatbus_provider_serving", []string{"provider", tg}, 1},
-		{"chatbus_outbox_held_calls", []string{"provider", tg}, 0},
-		{"chatbus_call_records_open", []string{"provider", tg}, 0},
-	}
-	for _, e := range state {
-		if got, ok := end.Value(e.name, e.labels...); !ok || got != e.want {
-			t.Errorf("%s%v = %v (present %v), want %v", e.name, e.labels, got, ok, e.want)
-		}
-	}
+	end.Check(t, []metricstest.Want{
+		metricstest.W("chatbus_followers_connected", 1),
+		metricstest.W("chatbus_bindings", 1, "provider", tg, "status", "active"),
+		metricstest.W("chatbus_journal_pending_updates", 0, "provider", tg),
+		metricstest.W("chatbus_ack_lag_updates", 0, "provider", tg),
+		metricstest.W("chatbus_journal_unrouted_pending_updates", 1),
+		metricstest.W("chatbus_binding_pending_updates", 0, "provider", tg, "binding", "manual:1"),
+		metricstest.W("chatbus_provider_serving", 1, "provider", tg),
+		metricstest.W("chatbus_outbox_held_calls", 0, "provider", tg),
+		metricstest.W("chatbus_call_records_open", 0, "provider", tg),
+	})
 	if age := end.Get("chatbus_journal_unrouted_oldest_age_seconds"); age <= 0 {
 		t.Errorf("unrouted oldest age %v, want > 0 (one is held)", age)
 	}

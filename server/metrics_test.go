@@ -55,20 +55,12 @@ func TestMetricsServed(t *testing.T) {
 		}
 	}
 	s := scrapeUnix(t, sock)
-	for _, tt := range []struct {
-		name   string
-		labels []string
-		want   float64
-	}{
-		{"chatbus_followers_connected", nil, 1},
-		{"chatbus_grpc_handled_total", []string{"method", "chatbus.v1.BusService/Register", "code", "OK"}, 1},
-		{"chatbus_grpc_handled_total", []string{"method", "chatbus.v1.BusService/Heartbeat", "code", "OK"}, 3},
-		{"chatbus_grpc_handling_seconds", []string{"method", "chatbus.v1.BusService/Heartbeat"}, 3},
-	} {
-		if got, ok := s.Value(tt.name, tt.labels...); !ok || got != tt.want {
-			t.Errorf("%s%v = %v (present %v), want %v", tt.name, tt.labels, got, ok, tt.want)
-		}
-	}
+	s.Check(t, []metricstest.Want{
+		metricstest.W("chatbus_followers_connected", 1),
+		metricstest.W("chatbus_grpc_handled_total", 1, "method", "chatbus.v1.BusService/Register", "code", "OK"),
+		metricstest.W("chatbus_grpc_handled_total", 3, "method", "chatbus.v1.BusService/Heartbeat", "code", "OK"),
+		metricstest.W("chatbus_grpc_handling_seconds", 3, "method", "chatbus.v1.BusService/Heartbeat"),
+	})
 	if err := sup.Stop(t); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/chatbus/chatbus/server/metrics/metricstest"
 )
 
 type fakeState struct {
@@ -32,28 +34,19 @@ func TestStateCollector(t *testing.T) {
 		{Name: "slack", State: "FATAL"},
 	}})
 	s := gather(t, m)
-	tests := []struct {
-		name   string
-		labels []string
-		want   float64
-	}{
-		{"chatbus_followers_connected", nil, 3},
-		{"chatbus_provider_state", []string{"provider", "telegram", "state", "RUNNING"}, 1},
-		{"chatbus_provider_state", []string{"provider", "telegram", "state", "BACKOFF"}, 0},
-		{"chatbus_provider_state", []string{"provider", "telegram"}, 1}, // one-hot: the sum is 1
-		{"chatbus_provider_state", []string{"provider", "slack", "state", "FATAL"}, 1},
-		{"chatbus_provider_serving", []string{"provider", "telegram"}, 1},
-		{"chatbus_provider_serving", []string{"provider", "slack"}, 0},
-		{"chatbus_provider_restarts_total", []string{"provider", "telegram"}, 2},
-		{"chatbus_provider_health_flips_total", []string{"provider", "telegram"}, 4},
-		{"chatbus_outbox_held_calls", []string{"provider", "telegram"}, 5},
-		{"chatbus_call_records_open", []string{"provider", "telegram"}, 6},
-	}
-	for _, tt := range tests {
-		if got, ok := s.Value(tt.name, tt.labels...); !ok || got != tt.want {
-			t.Errorf("%s%v = %v (present %v), want %v", tt.name, tt.labels, got, ok, tt.want)
-		}
-	}
+	s.Check(t, []metricstest.Want{
+		metricstest.W("chatbus_followers_connected", 3),
+		metricstest.W("chatbus_provider_state", 1, "provider", "telegram", "state", "RUNNING"),
+		metricstest.W("chatbus_provider_state", 0, "provider", "telegram", "state", "BACKOFF"),
+		metricstest.W("chatbus_provider_state", 1, "provider", "telegram"), // one-hot: the sum is 1
+		metricstest.W("chatbus_provider_state", 1, "provider", "slack", "state", "FATAL"),
+		metricstest.W("chatbus_provider_serving", 1, "provider", "telegram"),
+		metricstest.W("chatbus_provider_serving", 0, "provider", "slack"),
+		metricstest.W("chatbus_provider_restarts_total", 2, "provider", "telegram"),
+		metricstest.W("chatbus_provider_health_flips_total", 4, "provider", "telegram"),
+		metricstest.W("chatbus_outbox_held_calls", 5, "provider", "telegram"),
+		metricstest.W("chatbus_call_records_open", 6, "provider", "telegram"),
+	})
 }
 
 func TestJournalCollector(t *testing.T) {
@@ -69,36 +62,27 @@ func TestJournalCollector(t *testing.T) {
 	m := New(Config{Now: fixedClock(now), TopBindings: 2})
 	m.WatchJournals(fakeJournals{bindings: bindings, unrouted: JournalDepth{Pending: 7, Bytes: 70, OldestAt: ago(10 * time.Second)}})
 	s := gather(t, m)
-	tests := []struct {
-		name   string
-		labels []string
-		want   float64
-	}{
-		{"chatbus_journal_pending_updates", []string{"provider", "telegram"}, 14},
-		{"chatbus_journal_pending_updates", []string{"provider", "slack"}, 5},
-		{"chatbus_journal_pending_updates", []string{"provider", "none"}, 0},
-		{"chatbus_journal_pending_bytes", []string{"provider", "telegram"}, 1400},
-		{"chatbus_journal_oldest_unacked_age_seconds", []string{"provider", "telegram"}, 3600},
-		{"chatbus_journal_oldest_unacked_age_seconds", []string{"provider", "none"}, 0},
-		{"chatbus_ack_lag_updates", []string{"provider", "telegram"}, 2},
-		{"chatbus_bindings", []string{"provider", "telegram", "status", "active"}, 2},
-		{"chatbus_bindings", []string{"provider", "telegram", "status", "offline"}, 1},
-		{"chatbus_bindings", []string{"provider", "none", "status", "failed"}, 1},
-		{"chatbus_journal_unrouted_pending_updates", nil, 7},
-		{"chatbus_journal_unrouted_pending_bytes", nil, 70},
-		{"chatbus_journal_unrouted_oldest_age_seconds", nil, 10},
+	s.Check(t, []metricstest.Want{
+		metricstest.W("chatbus_journal_pending_updates", 14, "provider", "telegram"),
+		metricstest.W("chatbus_journal_pending_updates", 5, "provider", "slack"),
+		metricstest.W("chatbus_journal_pending_updates", 0, "provider", "none"),
+		metricstest.W("chatbus_journal_pending_bytes", 1400, "provider", "telegram"),
+		metricstest.W("chatbus_journal_oldest_unacked_age_seconds", 3600, "provider", "telegram"),
+		metricstest.W("chatbus_journal_oldest_unacked_age_seconds", 0, "provider", "none"),
+		metricstest.W("chatbus_ack_lag_updates", 2, "provider", "telegram"),
+		metricstest.W("chatbus_bindings", 2, "provider", "telegram", "status", "active"),
+		metricstest.W("chatbus_bindings", 1, "provider", "telegram", "status", "offline"),
+		metricstest.W("chatbus_bindings", 1, "provider", "none", "status", "failed"),
+		metricstest.W("chatbus_journal_unrouted_pending_updates", 7),
+		metricstest.W("chatbus_journal_unrouted_pending_bytes", 70),
+		metricstest.W("chatbus_journal_unrouted_oldest_age_seconds", 10),
 		// The top two by updates held: manual:2 (9), then manual:4 before
 		// manual:1 (both 5: the older first).
-		{"chatbus_binding_pending_updates", []string{"binding", "manual:2", "provider", "telegram"}, 9},
-		{"chatbus_binding_pending_updates", []string{"binding", "manual:4", "provider", "slack"}, 5},
-		{"chatbus_binding_oldest_unacked_age_seconds", []string{"binding", "manual:4"}, 120},
-		{"chatbus_binding_ack_lag_updates", []string{"binding", "manual:4"}, 1},
-	}
-	for _, tt := range tests {
-		if got, ok := s.Value(tt.name, tt.labels...); !ok || got != tt.want {
-			t.Errorf("%s%v = %v (present %v), want %v", tt.name, tt.labels, got, ok, tt.want)
-		}
-	}
+		metricstest.W("chatbus_binding_pending_updates", 9, "binding", "manual:2", "provider", "telegram"),
+		metricstest.W("chatbus_binding_pending_updates", 5, "binding", "manual:4", "provider", "slack"),
+		metricstest.W("chatbus_binding_oldest_unacked_age_seconds", 120, "binding", "manual:4"),
+		metricstest.W("chatbus_binding_ack_lag_updates", 1, "binding", "manual:4"),
+	})
 	if n := len(s["chatbus_binding_pending_updates"].GetMetric()); n != 2 {
 		t.Errorf("%d per-binding series, want the top 2", n)
 	}

@@ -78,48 +78,37 @@ func TestRecorders(t *testing.T) {
 	m.Commit(1, time.Millisecond, errors.New("disk full"))
 
 	s := gather(t, m)
-	tests := []struct {
-		name   string
-		labels []string
-		want   float64
-	}{
-		{"chatbus_updates_received_total", []string{"provider", "telegram", "kind", "message"}, 2},
-		{"chatbus_updates_received_total", []string{"kind", "callback_query"}, 1},
-		{"chatbus_updates_received_total", []string{"kind", "other"}, 1},
-		{"chatbus_updates_dropped_total", []string{"reason", "not_allowed"}, 1},
-		{"chatbus_updates_dropped_total", []string{"reason", "age"}, 4},
-		{"chatbus_updates_dropped_total", []string{"reason", "binding_deleted"}, 1},
-		{"chatbus_updates_routed_total", []string{"provider", "telegram"}, 1},
-		{"chatbus_updates_unrouted_total", []string{"provider", "telegram"}, 1},
-		{"chatbus_updates_duplicate_total", []string{"provider", "telegram"}, 1},
-		{"chatbus_delivery_latency_seconds", []string{"phase", "live"}, 1},
-		{"chatbus_delivery_latency_seconds", []string{"phase", "replay"}, 1},
-		{"chatbus_calls_total", []string{"method", "sendMessage", "code", "OK"}, 1},
-		{"chatbus_calls_total", []string{"method", "sendMessage", "code", "ResourceExhausted"}, 1},
-		{"chatbus_calls_total", []string{"method", "other", "code", "PermissionDenied"}, 1},
-		{"chatbus_call_duration_seconds", []string{"method", "sendMessage"}, 2},
-		{"chatbus_call_repeats_total", []string{"answer", "recorded"}, 1},
-		{"chatbus_call_repeats_total", []string{"answer", "in_flight"}, 1},
-		{"chatbus_platform_rate_limited_total", []string{"provider", "telegram"}, 2},
-		{"chatbus_platform_retry_after_seconds", []string{"provider", "telegram"}, 1},
-		{"chatbus_doctor_restarts_total", []string{"outcome", "restarted", "reason", "none"}, 1},
-		{"chatbus_doctor_restarts_total", []string{"outcome", "successor_refused", "reason", "start_refused"}, 1},
-		{"chatbus_grpc_handled_total", []string{"method", "chatbus.v1.BusService/Heartbeat", "code", "OK"}, 1},
-		{"chatbus_grpc_handled_total", []string{"method", "chatbus.v1.BusService/Subscribe", "code", "Canceled"}, 1},
-		{"chatbus_grpc_handling_seconds", []string{"method", "chatbus.v1.BusService/Heartbeat"}, 1},
-		{"chatbus_store_commits_total", []string{"result", "ok"}, 1},
-		{"chatbus_store_commits_total", []string{"result", "error"}, 1},
-		{"chatbus_store_commit_duration_seconds", nil, 2},
-		{"chatbus_store_write_requests_total", nil, 3},
-		{"chatbus_store_fsyncs_total", nil, 2},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name+strings.Join(tt.labels, ","), func(t *testing.T) {
-			if got, ok := s.Value(tt.name, tt.labels...); !ok || got != tt.want {
-				t.Errorf("%s%v = %v (present %v), want %v", tt.name, tt.labels, got, ok, tt.want)
-			}
-		})
-	}
+	s.Check(t, []metricstest.Want{
+		metricstest.W("chatbus_updates_received_total", 2, "provider", "telegram", "kind", "message"),
+		metricstest.W("chatbus_updates_received_total", 1, "kind", "callback_query"),
+		metricstest.W("chatbus_updates_received_total", 1, "kind", "other"),
+		metricstest.W("chatbus_updates_dropped_total", 1, "reason", "not_allowed"),
+		metricstest.W("chatbus_updates_dropped_total", 4, "reason", "age"),
+		metricstest.W("chatbus_updates_dropped_total", 1, "reason", "binding_deleted"),
+		metricstest.W("chatbus_updates_routed_total", 1, "provider", "telegram"),
+		metricstest.W("chatbus_updates_unrouted_total", 1, "provider", "telegram"),
+		metricstest.W("chatbus_updates_duplicate_total", 1, "provider", "telegram"),
+		metricstest.W("chatbus_delivery_latency_seconds", 1, "phase", "live"),
+		metricstest.W("chatbus_delivery_latency_seconds", 1, "phase", "replay"),
+		metricstest.W("chatbus_calls_total", 1, "method", "sendMessage", "code", "OK"),
+		metricstest.W("chatbus_calls_total", 1, "method", "sendMessage", "code", "ResourceExhausted"),
+		metricstest.W("chatbus_calls_total", 1, "method", "other", "code", "PermissionDenied"),
+		metricstest.W("chatbus_call_duration_seconds", 2, "method", "sendMessage"),
+		metricstest.W("chatbus_call_repeats_total", 1, "answer", "recorded"),
+		metricstest.W("chatbus_call_repeats_total", 1, "answer", "in_flight"),
+		metricstest.W("chatbus_platform_rate_limited_total", 2, "provider", "telegram"),
+		metricstest.W("chatbus_platform_retry_after_seconds", 1, "provider", "telegram"),
+		metricstest.W("chatbus_doctor_restarts_total", 1, "outcome", "restarted", "reason", "none"),
+		metricstest.W("chatbus_doctor_restarts_total", 1, "outcome", "successor_refused", "reason", "start_refused"),
+		metricstest.W("chatbus_grpc_handled_total", 1, "method", "chatbus.v1.BusService/Heartbeat", "code", "OK"),
+		metricstest.W("chatbus_grpc_handled_total", 1, "method", "chatbus.v1.BusService/Subscribe", "code", "Canceled"),
+		metricstest.W("chatbus_grpc_handling_seconds", 1, "method", "chatbus.v1.BusService/Heartbeat"),
+		metricstest.W("chatbus_store_commits_total", 1, "result", "ok"),
+		metricstest.W("chatbus_store_commits_total", 1, "result", "error"),
+		metricstest.W("chatbus_store_commit_duration_seconds", 2),
+		metricstest.W("chatbus_store_write_requests_total", 3),
+		metricstest.W("chatbus_store_fsyncs_total", 2),
+	})
 	if _, ok := s.Value("chatbus_grpc_handling_seconds", "method", "chatbus.v1.BusService/Subscribe"); ok {
 		t.Error("a stream's length was observed as its handling time")
 	}

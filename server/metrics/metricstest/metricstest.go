@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"testing"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -104,4 +105,38 @@ func matches(m *dto.Metric, labels []string) bool {
 		}
 	}
 	return true
+}
+
+// Want is a value a scrape should hold: the series of Name with Labels
+// ("k", "v", …), as Value sums them.
+type Want struct {
+	Name   string
+	Labels []string
+	Value  float64
+}
+
+// Check reports every want s does not hold; a want of 0 needs its series
+// present too (a series that is missing is not a zero).
+func (s Scrape) Check(t testing.TB, wants []Want) {
+	t.Helper()
+	for _, w := range wants {
+		if got, ok := s.Value(w.Name, w.Labels...); !ok || got != w.Value {
+			t.Errorf("%s%v = %v (present %v), want %v", w.Name, w.Labels, got, ok, w.Value)
+		}
+	}
+}
+
+// CheckDelta reports every want s did not move by since before.
+func (s Scrape) CheckDelta(t testing.TB, before Scrape, wants []Want) {
+	t.Helper()
+	for _, w := range wants {
+		if got := s.Get(w.Name, w.Labels...) - before.Get(w.Name, w.Labels...); got != w.Value {
+			t.Errorf("%s%v moved by %v, want %v", w.Name, w.Labels, got, w.Value)
+		}
+	}
+}
+
+// W is the Want of value for the series of name with labels ("k", "v", …).
+func W(name string, value float64, labels ...string) Want {
+	return Want{Name: name, Labels: labels, Value: value}
 }
