@@ -118,7 +118,7 @@ func (m *Metrics) Listen(a Addr) (*Endpoint, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
-	return &Endpoint{ln: ln, addr: a, hs: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}, nil
+	return &Endpoint{ln: ln, addr: a, hs: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}}, nil
 }
 
 // Addr is where the endpoint listens (with the port taken, for port 0).

@@ -152,7 +152,7 @@ func New(cfg Config) *Metrics {
 	m.doctor = counter("doctor_restarts_total",
 		"Doctor restarts by provider and outcome (restarted, owner_unavailable, prepare_refused, commit_refused, old_owner_exit_timeout, successor_refused) and its reason (none if it has none).", "provider", "outcome", "reason")
 	m.rpcs = counter("grpc_handled_total",
-		"RPCs the supervisor finished on its socket, by method (service/method) and gRPC code.", "method", "code")
+		"RPCs the supervisor finished on its socket (past the peer and secret checks), by method (service/method) and gRPC code.", "method", "code")
 	m.rpcSeconds = histogram("grpc_handling_seconds",
 		"How long unary RPCs took to handle, by method (service/method).",
 		[]float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}, "method")
