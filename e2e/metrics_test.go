@@ -17,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/chatbus/chatbus/client"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/provider/telegram/tgtest"
@@ -213,6 +216,28 @@ func metricsFlow(t *testing.T, b *tgBus, s *scraper) {
 		t.Errorf("health flips moved by %v over the 409 and back, want 2", got)
 	}
 
+	// The outbox: a call made while a prepare holds admission is held
+	// (its caller's deadline passes), and sent once a cancel reopens it.
+	id := b.prepare(t, "30s")
+	hctx, hcancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	_, err := alpha.f.Call(hctx, "sendMessage", []byte(`{"text":"held"}`), "held-1")
+	hcancel()
+	if status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("held call: %v, want DeadlineExceeded", err)
+	}
+	waitMetric(t, s, b.d, "one call held", func(sc metricstest.Scrape) bool {
+		return sc.Get("chatbus_outbox_held_calls", "provider", tg) == 1 && sc.Get("chatbus_call_records_open", "provider", tg) == 1
+	})
+	if _, errOut, code := b.busctl("doctor", "cancel", "telegram", "--request-id", id); code != 0 {
+		t.Fatalf("cancel: %s", errOut)
+	}
+	waitMetric(t, s, b.d, "the held call sent", func(sc metricstest.Scrape) bool {
+		return sc.Get("chatbus_outbox_held_calls", "provider", tg) == 0 && sc.Get("chatbus_call_records_open", "provider", tg) == 0
+	})
+	if n := len(b.tg.Sent(forumChat, int(alpha.thread()))); n != 2 {
+		t.Errorf("%d messages at the stand-in after the held call was sent, want 2", n)
+	}
+
 	// A doctor restart, with its outcome.
 	if out, errOut, code := b.busctl("doctor", "restart", "telegram", "--drain", "10s", "--deadline", "40s"); code != 0 {
 		t.Fatalf("doctor restart: exit %d\n%s\n%s", code, out, errOut)
@@ -239,14 +264,15 @@ func metricsFlow(t *testing.T, b *tgBus, s *scraper) {
 		metricstest.W("chatbus_calls_total", 2, "method", "sendMessage", "code", "OK"),
 		metricstest.W("chatbus_calls_total", 1, "method", "sendMessage", "code", "ResourceExhausted"),
 		metricstest.W("chatbus_calls_total", 1, "method", "other", "code", "PermissionDenied"),
-		metricstest.W("chatbus_call_duration_seconds", 3, "method", "sendMessage"),
+		metricstest.W("chatbus_calls_total", 1, "method", "sendMessage", "code", "DeadlineExceeded"),
+		metricstest.W("chatbus_call_duration_seconds", 4, "method", "sendMessage"),
 		metricstest.W("chatbus_call_repeats_total", 1, "provider", tg, "answer", "recorded"),
 		metricstest.W("chatbus_call_repeats_total", 0, "provider", tg, "answer", "in_flight"),
 		metricstest.W("chatbus_platform_rate_limited_total", 1, "provider", tg),
 		metricstest.W("chatbus_platform_retry_after_seconds", 1, "provider", tg),
 		metricstest.W("chatbus_grpc_handled_total", 1, "method", "chatbus.v1.BusService/Register", "code", "OK"),
 		metricstest.W("chatbus_grpc_handled_total", 2, "method", "chatbus.v1.BusService/Ack", "code", "OK"),
-		metricstest.W("chatbus_grpc_handled_total", 4, "method", "chatbus.v1.BusService/Call"),
+		metricstest.W("chatbus_grpc_handled_total", 5, "method", "chatbus.v1.BusService/Call"),
 		metricstest.W("chatbus_doctor_restarts_total", 1, "provider", tg, "outcome", "restarted", "reason", "none"),
 		metricstest.W("chatbus_provider_restarts_total", 1, "provider", tg),
 	})
