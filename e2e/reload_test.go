@@ -144,18 +144,19 @@ func TestReloadSIGHUP(t *testing.T) {
 	}
 
 	// Log level, a journal bound and the heartbeat (which needs a restart).
-	b.write(t, "log_level: debug\njournal:\n  max_count: 2\n"+strings.Replace(b.base, "heartbeat_interval: 200ms", "heartbeat_interval: 300ms", 1))
+	b.write(t, "log_level: debug\nclose_offline_after: 1h\njournal:\n  max_count: 2\n"+strings.Replace(b.base, "heartbeat_interval: 200ms", "heartbeat_interval: 300ms", 1))
 	e := b.hup(t, chatbusv1.EventKind_EVENT_KIND_CONFIG_RELOADED)
-	if a := e.GetAttrs(); a["applied"] != "2" || a["needs_restart"] != "1" || a["changes"] != "3" {
+	if a := e.GetAttrs(); a["applied"] != "2" || a["needs_restart"] != "2" || a["changes"] != "4" {
 		t.Errorf("reload event: %v", e)
 	}
 	if st := b.unrouted(t); st.GetUnacked() != 2 || st.GetDropped() != 3 {
 		t.Errorf("unrouted after max_count 2: pending %d dropped %d, want 2 and 3", st.GetUnacked(), st.GetDropped())
 	}
-	waitFor(t, "a debug line", func() bool { return strings.Contains(b.d.stderr.String(), `"level":"debug","changes":3`) })
+	waitFor(t, "a debug line", func() bool { return strings.Contains(b.d.stderr.String(), `"level":"debug","changes":4`) })
 	logs := b.d.stderr.String()
 	contains(t, "log", logs, `"key":"log_level","action":"applied","old":"info","new":"debug"`)
 	contains(t, "log", logs, `"key":"heartbeat_interval","action":"needs restart","old":"200ms","new":"300ms"`)
+	contains(t, "log", logs, `"key":"close_offline_after","action":"needs restart","old":"(default)","new":"1h0m0s"`)
 
 	// A mistake: refused as a whole, one line naming file, line, key, why.
 	b.write(t, "log_level: info\nbogus_key: 1\njournal:\n  max_count: 5\n"+b.base)

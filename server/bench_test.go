@@ -43,8 +43,11 @@ func BenchmarkRegisterReuse(b *testing.B) {
 	}
 }
 
-func BenchmarkHeartbeat(b *testing.B) {
-	sup := servertest.Start(b, server.Config{})
+func BenchmarkHeartbeat(b *testing.B) { benchHeartbeat(b, server.Config{}) }
+
+// benchHeartbeat heartbeats one follower of a supervisor started with cfg.
+func benchHeartbeat(b *testing.B, cfg server.Config) {
+	sup := servertest.Start(b, cfg)
 	c := sup.Dial(b)
 	ctx := context.Background()
 	r, err := c.Bus.Register(ctx, &chatbusv1.RegisterRequest{InstanceId: "1:1", ProfileKey: "manual:1", Pid: 1})

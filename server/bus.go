@@ -6,8 +6,11 @@ import (
 	"io"
 	"path/filepath"
 	"sync"
+	"time"
 
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -131,14 +134,19 @@ func (b *busService) Ack(_ context.Context, req *chatbusv1.AckRequest) (*chatbus
 }
 
 func (b *busService) Call(ctx context.Context, req *chatbusv1.CallRequest) (*chatbusv1.CallResponse, error) {
+	start := time.Now()
 	f, err := b.follower(req.GetSession())
 	if err != nil {
+		b.s.recordCall(nil, req.GetMethod(), status.Code(err), start)
 		return nil, err
 	}
 	res, err := b.s.core.Call(ctx, f, req.GetMethod(), req.GetParamsJson(), req.GetIdempotencyKey())
 	if err != nil {
-		return nil, toStatus(err)
+		err = toStatus(err)
+		b.s.recordCall(f, req.GetMethod(), status.Code(err), start)
+		return nil, err
 	}
+	b.s.recordCall(f, req.GetMethod(), codes.OK, start)
 	return &chatbusv1.CallResponse{ResultJson: res.JSON, References: refsToProto(res.Refs)}, nil
 }
 

@@ -106,6 +106,7 @@ func rpcLevel(code codes.Code) zerolog.Level {
 func (s *Server) logUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	start := time.Now()
 	resp, err := handler(ctx, req)
+	s.metrics.RPC(info.FullMethod, status.Code(err), time.Since(start), true)
 	s.logCall(ctx, info.FullMethod, "unary", start, err)
 	return resp, err
 }
@@ -113,6 +114,7 @@ func (s *Server) logUnary(ctx context.Context, req any, info *grpc.UnaryServerIn
 func (s *Server) logStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	start := time.Now()
 	err := handler(srv, ss)
+	s.metrics.RPC(info.FullMethod, status.Code(err), 0, false)
 	kind := "server_stream"
 	switch {
 	case info.IsClientStream && info.IsServerStream:

@@ -250,6 +250,9 @@ func startOnly(cur, next Config) []fixedField {
 	add("calls.max_per_binding", cur.CallsPerBinding, next.CallsPerBinding)
 	add("console.enabled", !cur.Console.Off, !next.Console.Off)
 	add("console.port", cur.Console.Port, next.Console.Port)
+	add("close_offline_after", cur.CloseOfflineAfter, next.CloseOfflineAfter)
+	add("metrics.listen", cur.Metrics.Listen, next.Metrics.Listen)
+	add("metrics.allow_non_loopback", cur.Metrics.AllowNonLoopback, next.Metrics.AllowNonLoopback)
 	keys := map[string]bool{}
 	for k := range cur.StartOnly {
 		keys[k] = true

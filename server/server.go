@@ -29,6 +29,7 @@ import (
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/liveness"
+	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/providers"
 	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/safesocket"
@@ -110,6 +111,9 @@ type Config struct {
 	OnStopping func()
 	// Watchdog sends the liveness ping (see WatchdogConfig).
 	Watchdog WatchdogConfig
+	// Metrics is the opt-in Prometheus endpoint (off when its Listen is
+	// empty).
+	Metrics MetricsConfig
 }
 
 // ConsoleConfig configures the operator console.
@@ -183,6 +187,12 @@ type Server struct {
 	drainingC chan struct{}
 	// servingC is closed once the socket serves.
 	servingC chan struct{}
+	// metrics records and serves the metrics; nil (records nothing) when
+	// they are off. metricsAddr is where they are served, metricsEP the
+	// endpoint while it serves.
+	metrics     *metrics.Metrics
+	metricsAddr metrics.Addr
+	metricsEP   atomic.Pointer[metrics.Endpoint]
 }
 
 // MaxMessageBytes bounds a single request or response.
@@ -197,6 +207,14 @@ func New(cfg Config) (*Server, error) {
 	if err := safesocket.PrivateDir(cfg.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
+	names := make([]string, 0, len(cfg.Providers))
+	for _, p := range cfg.Providers {
+		names = append(names, p.Name)
+	}
+	m, maddr, err := cfg.Metrics.newMetrics(names)
+	if err != nil {
+		return nil, err
+	}
 	secret, err := serverauth.LoadOrCreateSecret(cfg.secretPath())
 	if err != nil {
 		return nil, fmt.Errorf("secret: %w", err)
@@ -208,11 +226,13 @@ func New(cfg Config) (*Server, error) {
 		hub:    events.NewHub(cfg.Logger.With().Str("component", "events").Logger()),
 		secret: secret,
 
-		reloadMu:  make(chan struct{}, 1),
-		running:   cfg,
-		alive:     liveness.New(),
-		drainingC: make(chan struct{}),
-		servingC:  make(chan struct{}),
+		reloadMu:    make(chan struct{}, 1),
+		running:     cfg,
+		alive:       liveness.New(),
+		drainingC:   make(chan struct{}),
+		servingC:    make(chan struct{}),
+		metrics:     m,
+		metricsAddr: maddr,
 	}
 	s.shutdownTimeout.Store(int64(cfg.ShutdownTimeout))
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
@@ -254,10 +274,13 @@ func (s *Server) Run(ctx context.Context) error {
 // registry, the provider manager, the routing core over both, the doctor.
 // The providers' updates reach the core when Run hands it to them.
 func (s *Server) open() error {
-	st, err := store.Open(s.cfg.Store, store.Options{
-		Limits: s.cfg.Journal,
-		OnDrop: hub.DropReporter(s.hub),
-	})
+	opts := store.Options{Limits: s.cfg.Journal, OnDrop: hub.DropReporter(s.hub)}
+	if m := s.metrics; m != nil {
+		report := opts.OnDrop
+		opts.OnDrop = func(key string, n int, reason string) { report(key, n, reason); m.Dropped(reason, n) }
+		opts.OnCommit = m.Commit
+	}
+	st, err := store.Open(s.cfg.Store, opts)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -271,6 +294,7 @@ func (s *Server) open() error {
 		CallKeep:        s.cfg.CallKeep,
 		CallsPerBinding: s.cfg.CallsPerBinding,
 		Liveness:        s.alive,
+		Metrics:         s.metrics,
 	})
 	if err != nil {
 		st.Close()
@@ -292,6 +316,7 @@ func (s *Server) open() error {
 		ReconcileGrace:    s.cfg.ReconcileGrace,
 		CloseOfflineAfter: s.cfg.CloseOfflineAfter,
 		Liveness:          s.alive,
+		Metrics:           s.metrics,
 	})
 	if err := provs.LoadCalls(); err != nil {
 		st.Close()
@@ -301,7 +326,9 @@ func (s *Server) open() error {
 		s.alive.Register("store", p.Ping)
 	}
 	s.store, s.core, s.provs = st, core, provs
-	s.doctor = doctor.New(doctor.Config{Providers: provs, Events: s.hub, Logger: s.log})
+	s.doctor = doctor.New(doctor.Config{Providers: provs, Events: s.hub, Logger: s.log, Metrics: s.metrics})
+	s.metrics.Watch(metricsSource{s})
+	s.metrics.WatchJournals(metricsSource{s})
 	return nil
 }
 
@@ -330,6 +357,14 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	chatbusv1.RegisterAdminServiceServer(gs, &adminService{s: s})
 	chatbusv1.RegisterDoctorServiceServer(gs, &doctorService{s: s})
 	reflection.Register(gs)
+
+	// The metrics endpoint binds before anything starts: an address that
+	// cannot be had stops the start. It stops last.
+	stopMetrics, err := s.serveMetrics()
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()

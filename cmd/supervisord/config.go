@@ -64,6 +64,8 @@ type fileConfig struct {
 		// Port on 127.0.0.1; 0: derived from the profile name.
 		Port int `yaml:"port"`
 	} `yaml:"console"`
+	// Metrics is the opt-in Prometheus endpoint (metrics.go).
+	Metrics metricsConfig `yaml:"metrics"`
 }
 
 // playgroundSpec is the provider run when none is configured.
@@ -495,7 +497,7 @@ func (c *config) checkRanges() []problem {
 			probs = append(probs, problem{line: line, key: k, why: why})
 		}
 	}
-	return probs
+	return append(probs, c.checkMetrics()...)
 }
 
 // providerSpecs turns the checked providers section into specs.

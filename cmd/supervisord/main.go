@@ -292,6 +292,7 @@ func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc
 		ReconcileGrace:    time.Duration(fc.ReconcileGrace),
 		CloseOfflineAfter: time.Duration(fc.CloseOfflineAfter),
 		Console:           server.ConsoleConfig{Off: !consoleOn, Port: max(f.consolePort, fc.Console.Port)},
+		Metrics:           fc.Metrics.server(),
 		Journal: store.Limits{
 			MaxCount: fc.Journal.MaxCount,
 			MaxBytes: fc.Journal.MaxBytes,

@@ -25,6 +25,7 @@ import (
 	"github.com/chatbus/chatbus/internal/proc"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/supervise"
 )
 
@@ -155,6 +156,8 @@ type Config struct {
 	Providers Providers   // required
 	Events    *events.Hub // required
 	Logger    zerolog.Logger
+	// Metrics counts restart outcomes. If nil, nothing is recorded.
+	Metrics *metrics.Metrics
 }
 
 // Doctor runs doctor requests against the supervisor's providers.

@@ -48,6 +48,7 @@ func (d *Doctor) runOne(ctx context.Context, verb, name string, opts RestartOpti
 	out := body(ctx, &run{d: d, name: name, id: requestID, start: start, progress: progress})
 	out.Elapsed = time.Since(start)
 	d.publish(name, fmt.Sprintf("%s %s: %s %s %s", verb, requestID, out.Kind, out.Reason, out.Message), requestID)
+	d.cfg.Metrics.DoctorOutcome(name, out.Kind.String(), out.Reason.String())
 	d.log.Info().Str("provider", name).Str("request_id", requestID).Str("outcome", out.Kind.String()).
 		Str("reason", out.Reason.String()).Dur("elapsed", out.Elapsed).Dur("prepare_to_ready", out.PrepareToReady).Msg(out.Message)
 	return out, nil

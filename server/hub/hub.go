@@ -26,6 +26,7 @@ import (
 
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/liveness"
+	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/store"
 )
@@ -175,6 +176,9 @@ type Config struct {
 	Providers Providers          // required
 	Events    *events.Hub        // required
 	Logger    zerolog.Logger
+	// Metrics records updates received, journalled and delivered. If nil,
+	// nothing is recorded.
+	Metrics *metrics.Metrics
 	// HandoffTTL is how long a suspended binding waits for its successor.
 	// If zero, 30s.
 	HandoffTTL time.Duration

@@ -37,6 +37,7 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 	}
 	ups := make([]store.Update, 0, len(batch))
 	for _, in := range batch {
+		h.cfg.Metrics.UpdateReceived(provider, in.Update.Kind, in.Allowed)
 		if !in.Allowed {
 			h.droppedNotAllowed.Add(1)
 			continue
@@ -62,6 +63,7 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 	if err != nil {
 		return 0, err
 	}
+	h.cfg.Metrics.Journalled(provider, len(ups), stored)
 	touched := make(map[string]struct{})
 	for _, u := range stored {
 		touched[u.BindingKey] = struct{}{}
@@ -114,6 +116,7 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 				return err
 			}
 			d.Sent(u.Seq)
+			h.cfg.Metrics.Delivered(u.ReceivedAt, u.Seq > st.LastSeq)
 			pos = u.Seq
 		}
 		if len(ups) == h.cfg.ReadBatch {

@@ -16,6 +16,7 @@ import (
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/store"
 )
 
@@ -76,7 +77,7 @@ func (p *provider) callOnce(ctx context.Context, c hub.Call) (hub.Result, error)
 		if notAdmitting(err) {
 			return hub.Result{}, err // the caller holds it
 		}
-		return hub.Result{}, classify(err)
+		return hub.Result{}, p.classify(err)
 	}
 	return hub.Result{JSON: resp.GetResultJson(), Refs: refsFrom(resp.GetReferences())}, nil
 }
@@ -125,6 +126,17 @@ func newCalls(p *provider, st store.Store) *calls {
 
 func threadOf(t store.Target) threadKey { return threadKey{t.Chat, t.Thread} }
 
+// counts returns how many calls are held, and how many are being made or
+// held.
+func (cs *calls) counts() (held, open int) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for _, q := range cs.held {
+		held += len(q)
+	}
+	return held, len(cs.inflight)
+}
+
 // holds reports whether calls of thread t are held.
 func (cs *calls) holds(t store.Target) bool {
 	cs.mu.Lock()
@@ -138,6 +150,7 @@ func (cs *calls) do(ctx context.Context, c hub.Call) (hub.Result, error) {
 	cs.mu.Lock()
 	if f := cs.inflight[k]; f != nil {
 		cs.mu.Unlock()
+		cs.p.metrics.CallRepeat(cs.p.spec.Name, metrics.RepeatInFlight)
 		return f.wait(ctx, cs.p.spec.Name) // a repeat while the first is under way
 	}
 	if len(cs.inflight) >= maxOpenCalls {
@@ -163,6 +176,7 @@ func (cs *calls) do(ctx context.Context, c hub.Call) (hub.Result, error) {
 		cs.settle(f, hub.Result{}, err)
 	case !created:
 		// Recorded by an earlier attempt that is no longer in flight.
+		cs.p.metrics.CallRepeat(cs.p.spec.Name, metrics.RepeatRecorded)
 		res, err := recorded(rec)
 		cs.settle(f, res, err)
 	case now:

@@ -129,6 +129,15 @@ func classify(err error) error {
 	return e
 }
 
+// classify is classify, counting the platform's rate limits.
+func (p *provider) classify(err error) error {
+	err = classify(err)
+	if ce := (*CallError)(nil); errors.As(err, &ce) && ce.Class == ErrRateLimited {
+		p.metrics.RateLimited(p.spec.Name, ce.RetryAfter)
+	}
+	return err
+}
+
 // neverConnected: grpc failed the call because it could not connect to
 // the child at all (it had died): the request never left.
 func neverConnected(st *status.Status) bool {

@@ -27,13 +27,13 @@ func (m *Manager) Upload(ctx context.Context, t store.Target, u hub.Upload, r io
 	}
 	st, err := cl.UploadFile(ctx)
 	if err != nil {
-		return hub.Result{}, classify(err)
+		return hub.Result{}, p.classify(err)
 	}
 	hdr := &providerv1.UploadFileRequest_Header{Target: targetProto(t), Filename: u.Filename, Caption: u.Caption, Kind: u.Kind}
 	hdr.ChatId, _ = strconv.ParseInt(t.Chat, 10, 64)
 	hdr.ThreadId, _ = strconv.ParseInt(t.Thread, 10, 64)
 	if err := st.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Header_{Header: hdr}}); err != nil {
-		return hub.Result{}, classify(err)
+		return hub.Result{}, p.classify(err)
 	}
 	buf := make([]byte, uploadChunk)
 	for {
@@ -52,7 +52,7 @@ func (m *Manager) Upload(ctx context.Context, t store.Target, u hub.Upload, r io
 	}
 	resp, err := st.CloseAndRecv()
 	if err != nil {
-		return hub.Result{}, classify(err)
+		return hub.Result{}, p.classify(err)
 	}
 	return hub.Result{JSON: resp.GetResultJson(), Refs: refsFrom(resp.GetReferences())}, nil
 }
@@ -69,7 +69,7 @@ func (m *Manager) Download(ctx context.Context, name, fileID string, fn func(chu
 	}
 	st, err := cl.DownloadFile(ctx, &providerv1.DownloadFileRequest{FileId: fileID})
 	if err != nil {
-		return classify(err)
+		return p.classify(err)
 	}
 	for {
 		msg, err := st.Recv()
@@ -77,7 +77,7 @@ func (m *Manager) Download(ctx context.Context, name, fileID string, fn func(chu
 			return nil
 		}
 		if err != nil {
-			return classify(err)
+			return p.classify(err)
 		}
 		if err := fn(msg.GetChunk(), msg.GetSize(), msg.GetFilePath()); err != nil {
 			return err

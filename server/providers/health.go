@@ -28,6 +28,7 @@ type health struct {
 	serving      bool
 	why          string
 	since        time.Time
+	flips        uint64 // changes of serving
 }
 
 func newHealth() *health { return &health{since: time.Now(), serving: true} }
@@ -57,9 +58,17 @@ func (h *health) updateLocked() bool {
 	}
 	if serving != h.serving {
 		h.since = time.Now()
+		h.flips++
 	}
 	h.serving, h.why = serving, why
 	return true
+}
+
+// flipCount returns how many times serving changed.
+func (h *health) flipCount() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.flips
 }
 
 func (h *health) setChild(serving bool, why string) bool {

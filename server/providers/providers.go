@@ -22,6 +22,7 @@ import (
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/liveness"
+	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/supervise"
 )
@@ -70,6 +71,9 @@ type Config struct {
 	// Liveness, if set, gets each provider's pump probe ("pump/<name>")
 	// for the watchdog while the provider runs.
 	Liveness *liveness.Registry
+	// Metrics records rate limits and idempotent repeats. If nil, nothing
+	// is recorded.
+	Metrics *metrics.Metrics
 }
 
 // Manager owns the provider children. Safe for concurrent use.
@@ -142,6 +146,8 @@ type provider struct {
 	// pumping marks the pump's bounded steps (journal write, ack) for
 	// the watchdog's liveness probe.
 	pumping liveness.Step
+	// metrics records what the provider's calls meet (nil: nothing).
+	metrics *metrics.Metrics
 }
 
 type attach struct{ target store.Target }
@@ -184,7 +190,7 @@ func (m *Manager) newProvider(spec Spec) (*provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger(),
+	p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger(), metrics: m.cfg.Metrics,
 		adm: newAdmission(), health: newHealth(), detachPending: map[string]int{}, detachKick: make(chan struct{}, 1), detachSent: make(chan struct{})}
 	p.calls = newCalls(p, m.cfg.Store)
 	p.sup = supervise.New(supervise.Spec{
@@ -441,7 +447,7 @@ func (m *Manager) Provision(ctx context.Context, name, title string, reuse *stor
 	}
 	resp, err := cl.ProvisionTarget(ctx, req)
 	if err != nil {
-		return store.Target{}, classify(err)
+		return store.Target{}, p.classify(err)
 	}
 	t := targetFrom(name, resp.GetTarget(), resp.GetChatId(), resp.GetThreadId())
 	if t.Chat == "" {
@@ -482,7 +488,7 @@ func (m *Manager) Attach(ctx context.Context, name, instanceID string, t store.T
 	_, err = cl.Attach(ctx, attachRequest(instanceID, t))
 	if err != nil && !notAdmitting(err) { // closing for a restart: the successor gets it
 		forget()
-		return classify(err)
+		return p.classify(err)
 	}
 	return nil
 }
@@ -591,6 +597,13 @@ type Status struct {
 	HealthSince  time.Time
 	// WebURL is the page its last child declared for people, if any.
 	WebURL string
+	// HealthFlips counts the changes of Serving since the supervisor
+	// started.
+	HealthFlips uint64
+	// CallsHeld is how many calls are held until the provider admits (or
+	// an earlier call of their thread is sent); CallsOpen how many call
+	// records are being made or held.
+	CallsHeld, CallsOpen int
 }
 
 // Statuses returns every provider's status, by name.
@@ -615,6 +628,8 @@ func (m *Manager) Statuses() []Status {
 			st.LastError = *e
 		}
 		st.Serving, st.HealthDetail, st.HealthSince = p.health.state()
+		st.HealthFlips = p.health.flipCount()
+		st.CallsHeld, st.CallsOpen = p.calls.counts()
 		if st.State != supervise.StateRunning {
 			st.Serving = false
 		}

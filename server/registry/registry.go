@@ -164,6 +164,9 @@ func (d *Delivery) Sending(seq uint64) bool {
 // Sent records that seq was sent.
 func (d *Delivery) Sent(seq uint64) { d.delivered.Store(seq) }
 
+// Delivered is the last seq sent (0 if none).
+func (d *Delivery) Delivered() uint64 { return d.delivered.Load() }
+
 // Done is closed when the registration ends; Ended then says why.
 func (f *Follower) Done() <-chan struct{} { return f.done }
 

@@ -119,6 +119,13 @@ func acquire(ctx context.Context, lock *flock.Flock, cfg Config) error {
 	}
 }
 
+// ListenPrivate listens on socket as Listen does, without the startup
+// lock (for a second socket of a process that holds its own): a live
+// socket there is refused with *AlreadyRunningError and never touched, a
+// stale file is removed, and the socket is made 0600. Its directory must
+// exist. Closing the listener leaves the file: the caller removes it.
+func ListenPrivate(socket string) (net.Listener, error) { return listenLocked(socket) }
+
 func listenLocked(socket string) (net.Listener, error) {
 	if pid, live := Probe(socket); live {
 		return nil, &AlreadyRunningError{Socket: socket, PID: pid}

@@ -129,6 +129,11 @@ type Options struct {
 	OnDrop func(bindingKey string, n int, reason string)
 	// Now is the store's clock. If nil, time.Now.
 	Now func() time.Time
+	// OnCommit, if set, is told of every write transaction the committer
+	// ran: how many requests it carried, how long it took (its page writes
+	// and fdatasyncs included) and its error. It runs on the committer
+	// goroutine and must not block.
+	OnCommit func(requests int, took time.Duration, err error)
 
 	// testHookBeforeTx, if set, runs on the committer goroutine before each
 	// write transaction with the number of requests it carries.
@@ -617,6 +622,9 @@ func (s *Bolt) finish(r *request, err error) {
 // (a damaged page, a panicking inUse callback) rolls back and becomes the
 // error.
 func (s *Bolt) runTx(batch []*request) (err error) {
+	if h := s.opts.OnCommit; h != nil {
+		defer func(start time.Time) { h(len(batch), time.Since(start), err) }(time.Now())
+	}
 	s.txs.Add(1)
 	if h := s.opts.testHookBeforeTx; h != nil {
 		h(len(batch))
