@@ -98,19 +98,7 @@ providers:
 // named returns the provider called name.
 func (b *slackBus) named(t *testing.T, name string) *chatbusv1.ProviderInfo {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	resp, err := b.c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, pi := range resp.GetProviders() {
-		if pi.GetName() == name {
-			return pi
-		}
-	}
-	t.Fatalf("no provider %q in %v", name, resp)
-	return nil
+	return namedProvider(t, b.c, name)
 }
 
 func (b *slackBus) waitNamed(t *testing.T, name string, ok func(*chatbusv1.ProviderInfo) bool, what string) *chatbusv1.ProviderInfo {

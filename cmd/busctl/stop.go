@@ -129,18 +129,7 @@ func peerCred(socket string) (*unix.Ucred, error) {
 		return nil, err
 	}
 	defer conn.Close()
-	raw, err := conn.(*net.UnixConn).SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return nil, err
-	}
-	return cred, credErr
+	return proc.PeerCred(conn)
 }
 
 // signalAndWatch sends sig to pid and returns a channel closed when that

@@ -16,6 +16,8 @@ import (
 
 	"github.com/gofrs/flock"
 	"golang.org/x/sys/unix"
+
+	"github.com/chatbus/chatbus/internal/proc"
 )
 
 // ErrAlreadyRunning reports that another process serves the socket.
@@ -175,28 +177,8 @@ func Probe(socket string) (pid int, live bool) {
 }
 
 // PeerCred returns the credentials of the process at the other end of a Unix
-// socket connection.
-func PeerCred(conn net.Conn) (*unix.Ucred, error) {
-	sc, ok := conn.(syscall.Conn)
-	if !ok {
-		return nil, fmt.Errorf("peer credentials: %T is not a socket", conn)
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return nil, err
-	}
-	if credErr != nil {
-		return nil, fmt.Errorf("SO_PEERCRED: %w", credErr)
-	}
-	return cred, nil
-}
+// socket connection (see proc.PeerCred).
+func PeerCred(conn net.Conn) (*unix.Ucred, error) { return proc.PeerCred(conn) }
 
 // PrivateDir creates dir (and parents) and makes sure it is a directory
 // owned by this user with mode 0700.
