@@ -134,7 +134,9 @@ func TestWatchdog(t *testing.T) {
 	if st := ns.states(start); st[0] != "READY=1" {
 		t.Fatalf("first notification %q, want READY=1 (all: %q)", st[0], st)
 	}
-	contains(t, "log", d.stderr.String(), `"loops":["hub","pump/telegram","store"]`)
+	waitFor(t, "the watchdog watching the hub, the pump and the store", func() bool {
+		return strings.Contains(d.stderr.String(), `"loops":["hub","pump/telegram","store"]`)
+	})
 
 	// The provider child stopped: the supervisor's loops still answer.
 	if err := syscall.Kill(int(pi.GetPid()), syscall.SIGSTOP); err != nil {

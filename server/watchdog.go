@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,11 +45,17 @@ func (s *Server) watchdog(ctx context.Context) {
 		bound = w.Interval / 2
 	}
 	log := s.log.With().Str("component", "watchdog").Logger()
-	log.Info().Dur("interval", w.Interval).Dur("bound", bound).Strs("loops", s.alive.Names()).Msg("watchdog pings on")
+	loops := s.alive.Names()
+	log.Info().Dur("interval", w.Interval).Dur("bound", bound).Strs("loops", loops).Msg("watchdog pings on")
 	t := time.NewTicker(w.Interval)
 	defer t.Stop()
 	stalled := false
 	for {
+		// Loops come and go with providers (started, added, removed).
+		if now := s.alive.Names(); !slices.Equal(now, loops) {
+			loops = now
+			log.Info().Strs("loops", loops).Msg("watchdog watches these loops now")
+		}
 		failures := s.alive.Check(ctx, bound)
 		if ctx.Err() != nil {
 			return
