@@ -468,7 +468,7 @@ class DoctorTest(unittest.TestCase):
         self.assertEqual(calls[0]["params"]["message_thread_id"], thread)
 
     def test_restart_of_unknown_provider(self):
-        with self.assertRaises(chatbus.InvalidArgument):
+        with self.assertRaises(chatbus.NotFound):
             self.client.doctor_restart("nope")
 
 
