@@ -394,9 +394,13 @@ type request struct {
 	ents   []pendingEntry
 	cursor []byte // nil = leave the provider's cursor as it is
 	key    string // deleteKey
+	// seed: the state to seed, as a checkpoint, and a bound of its frame.
+	seed     *checkpoint
+	seedSize int64
 
 	out     []Appended // set by the writer before done
 	dropped int        // deleteKey: records discarded
+	err     error      // set by the writer: the request's own refusal (seed)
 	done    chan error // buffered(1): the writer never blocks on a gone caller
 }
 
@@ -407,6 +411,7 @@ const (
 	reqDeleteKey
 	reqRetention
 	reqFlush
+	reqSeed
 )
 
 // pendingEntry is one entry frame of an append request.
