@@ -91,8 +91,19 @@ func (b *busService) Subscribe(req *chatbusv1.SubscribeRequest, stream chatbusv1
 		return err
 	}
 	platform := b.s.platformOf(f)
-	err = b.s.core.Stream(stream.Context(), f, req.GetAfterSeq(), func(u store.Update) error {
-		return stream.Send(&chatbusv1.SubscribeResponse{Update: updateToProto(u, platform)})
+	// A follower that asks for batches (max_batch > 1) gets up to that many
+	// updates per message in updates; one that does not, one per message in
+	// update, as before.
+	batched := req.GetMaxBatch() > 1
+	err = b.s.core.Stream(stream.Context(), f, req.GetAfterSeq(), int(req.GetMaxBatch()), func(ups []store.Update) error {
+		if !batched {
+			return stream.Send(&chatbusv1.SubscribeResponse{Update: updateToProto(ups[0], platform)})
+		}
+		msg := &chatbusv1.SubscribeResponse{Updates: make([]*chatbusv1.Update, len(ups))}
+		for i, u := range ups {
+			msg.Updates[i] = updateToProto(u, platform)
+		}
+		return stream.Send(msg)
 	})
 	if errors.Is(err, context.Canceled) && stream.Context().Err() != nil {
 		return nil // the caller went away

@@ -184,9 +184,8 @@ type Hub struct {
 	store store.Store
 	reg   *registry.Registry
 
-	mu        sync.Mutex // guards the maps below
-	notifiers map[string]chan struct{}
-	scopes    map[store.Target]*scope // by thread
+	mu     sync.Mutex              // guards the map below
+	scopes map[store.Target]*scope // by thread
 
 	// routes caches which binding owns a thread ("" = none), so routing an
 	// update costs a map lookup, not a store read. Every binding write goes
@@ -224,13 +223,12 @@ func New(cfg Config) *Hub {
 		cfg.Now = time.Now
 	}
 	return &Hub{
-		cfg:       cfg,
-		log:       cfg.Logger.With().Str("component", "hub").Logger(),
-		store:     cfg.Store,
-		reg:       cfg.Registry,
-		notifiers: make(map[string]chan struct{}),
-		scopes:    make(map[store.Target]*scope),
-		routes:    make(map[store.Target]string),
+		cfg:    cfg,
+		log:    cfg.Logger.With().Str("component", "hub").Logger(),
+		store:  cfg.Store,
+		reg:    cfg.Registry,
+		scopes: make(map[store.Target]*scope),
+		routes: make(map[store.Target]string),
 	}
 }
 
@@ -273,29 +271,6 @@ func newToken() string {
 	b := make([]byte, 24)
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// notifier returns the channel closed at the binding's next append.
-// h.mu must be held.
-func (h *Hub) notifierLocked(key string) chan struct{} {
-	ch, ok := h.notifiers[key]
-	if !ok {
-		ch = make(chan struct{})
-		h.notifiers[key] = ch
-	}
-	return ch
-}
-
-// notify wakes every stream waiting on the bindings.
-func (h *Hub) notify(keys map[string]struct{}) {
-	h.mu.Lock()
-	for k := range keys {
-		if ch, ok := h.notifiers[k]; ok {
-			close(ch)
-			delete(h.notifiers, k)
-		}
-	}
-	h.mu.Unlock()
 }
 
 // DroppedNotAllowed counts updates from users not on a provider's

@@ -116,7 +116,7 @@ type Entry struct {
 	// Key is the journal the entry goes to: a binding key, or "" for the
 	// unrouted set. At most 1024 bytes.
 	Key string
-	// DedupID is the platform's id of the update (Telegram's update_id);
+	// DedupID is the platform's own id of the update (its event id);
 	// an entry whose (provider, DedupID) is in the provider's
 	// de-duplication window is skipped. "" = never de-duplicated. At most
 	// 1024 bytes.
