@@ -48,6 +48,8 @@ func (b *busService) Register(ctx context.Context, req *chatbusv1.RegisterReques
 		Origin:            originToProto(reg.Origin),
 		HeartbeatInterval: durationpb.New(b.s.cfg.HeartbeatInterval),
 		StaleAfter:        durationpb.New(b.s.cfg.StaleAfter),
+		// While its Subscribe stream is open.
+		SubscribedHeartbeatInterval: durationpb.New(b.s.cfg.SubscribedHeartbeatInterval),
 	}
 	if reg.Origin != hub.OriginDetached {
 		d, _ := b.s.provs.Description(reg.Binding.Target.Provider)
