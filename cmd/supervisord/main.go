@@ -65,6 +65,7 @@ type flags struct {
 	logLevel, logFormat, logFile      string
 	logMaxSizeMB, logMaxBackups       int
 	heartbeat, staleAfter, lockWait   time.Duration
+	subscribedHeartbeat               time.Duration
 	shutdownTimeout                   time.Duration
 	maxFollowers                      int
 	defaultPlayground, console        bool
@@ -118,6 +119,7 @@ READY=1 once it serves.`,
 	fl.StringVar(&f.logFormat, "log-format", "", "json, console or auto: console when stderr is a terminal (default auto)")
 	fl.DurationVar(&f.heartbeat, "heartbeat-interval", 0, "heartbeat interval followers are told to keep (default 1s)")
 	fl.DurationVar(&f.staleAfter, "stale-after", 0, "prune a follower silent this long (default 5s)")
+	fl.DurationVar(&f.subscribedHeartbeat, "subscribed-heartbeat-interval", 0, "heartbeat interval of followers with an open update stream (default 60s)")
 	fl.DurationVar(&f.lockWait, "lock-timeout", 0, "wait at most this long for the startup lock (default 5s, max 120s)")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 0, "bound on a graceful stop before open streams are cut (default 5s)")
 	fl.IntVar(&f.maxFollowers, "max-followers", 0, "maximum registered followers (default 16384)")
@@ -214,26 +216,28 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 	}
 
 	srv, err := server.New(server.Config{
-		Profile:           p.Profile,
-		Socket:            p.Socket,
-		StateDir:          p.StateDir,
-		ConfigPath:        cfgPath,
-		Store:             storePath,
-		LockTimeout:       pickDur(f.lockWait, fc.LockTimeout),
-		HeartbeatInterval: pickDur(f.heartbeat, fc.HeartbeatInterval),
-		StaleAfter:        pickDur(f.staleAfter, fc.StaleAfter),
-		ShutdownTimeout:   pickDur(f.shutdownTimeout, fc.ShutdownTimeout),
-		MaxFollowers:      pickInt(f.maxFollowers, fc.MaxFollowers, 0),
-		Providers:         specs,
-		HandoffTTL:        time.Duration(fc.HandoffTTL),
-		CallKeep:          time.Duration(fc.Calls.Keep),
-		CallsPerBinding:   fc.Calls.MaxPerBinding,
-		ReconcileGrace:    time.Duration(fc.ReconcileGrace),
-		Console:           server.ConsoleConfig{Off: !consoleOn, Port: max(f.consolePort, fc.Console.Port)},
+		Profile:                     p.Profile,
+		Socket:                      p.Socket,
+		StateDir:                    p.StateDir,
+		ConfigPath:                  cfgPath,
+		Store:                       storePath,
+		LockTimeout:                 pickDur(f.lockWait, fc.LockTimeout),
+		HeartbeatInterval:           pickDur(f.heartbeat, fc.HeartbeatInterval),
+		StaleAfter:                  pickDur(f.staleAfter, fc.StaleAfter),
+		SubscribedHeartbeatInterval: pickDur(f.subscribedHeartbeat, fc.SubscribedHeartbeatInterval),
+		ShutdownTimeout:             pickDur(f.shutdownTimeout, fc.ShutdownTimeout),
+		MaxFollowers:                pickInt(f.maxFollowers, fc.MaxFollowers, 0),
+		Providers:                   specs,
+		HandoffTTL:                  time.Duration(fc.HandoffTTL),
+		CallKeep:                    time.Duration(fc.Calls.Keep),
+		CallsPerBinding:             fc.Calls.MaxPerBinding,
+		ReconcileGrace:              time.Duration(fc.ReconcileGrace),
+		Console:                     server.ConsoleConfig{Off: !consoleOn, Port: max(f.consolePort, fc.Console.Port)},
 		Journal: store.Limits{
-			MaxCount: fc.Journal.MaxCount,
-			MaxBytes: fc.Journal.MaxBytes,
-			MaxAge:   time.Duration(fc.Journal.MaxAge),
+			MaxCount:   fc.Journal.MaxCount,
+			MaxBytes:   fc.Journal.MaxBytes,
+			MaxAge:     time.Duration(fc.Journal.MaxAge),
+			TotalBytes: fc.Journal.MaxTotalBytes,
 		},
 		Version: version.Version,
 		Logger:  log,
@@ -270,7 +274,7 @@ func checkFlags(cmd *cobra.Command, f flags) error {
 	case fl.Changed("lock-timeout") && (f.lockWait <= 0 || f.lockWait > maxLockTimeout):
 		return fmt.Errorf("--lock-timeout %s: more than 0 and at most %s", f.lockWait, maxLockTimeout)
 	}
-	for _, name := range []string{"heartbeat-interval", "stale-after", "shutdown-timeout"} {
+	for _, name := range []string{"heartbeat-interval", "stale-after", "subscribed-heartbeat-interval", "shutdown-timeout"} {
 		if fl.Changed(name) {
 			if d, _ := fl.GetDuration(name); d <= 0 {
 				return fmt.Errorf("--%s %s: more than 0 (leave it out for the default)", name, d)
