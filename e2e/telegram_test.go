@@ -51,11 +51,25 @@ func startTelegramBusWith(t *testing.T, extra string, setup func(*tgtest.Server)
 		setup(tg)
 	}
 	p := newProfile(t)
+	cfg := telegramConfig(tg, extra)
+	b := startBus(t, p, cfg)
+	b.tg = tg
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
+		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
+	}, "RUNNING")
+	return b
+}
+
+// startBus starts supervisord on profile p with the config cfg and dials
+// it.
+// telegramConfig is a supervisor config with the telegram provider on tg
+// (binary: provider-telegram unless extra names one) and extra appended.
+func telegramConfig(tg *tgtest.Server, extra string) string {
 	binLine := "    binary: " + filepath.Join(binDir, "provider-telegram") + "\n"
 	if strings.Contains(extra, "binary:") {
 		binLine = ""
 	}
-	cfg := fmt.Sprintf(`heartbeat_interval: 200ms
+	return fmt.Sprintf(`heartbeat_interval: 200ms
 stale_after: 3s
 reconcile_grace: 1s
 providers:
@@ -68,16 +82,8 @@ providers:
     poll_grace: 2s
     backoff_max: 1s
 %s`, binLine, forumChat, tg.URL(), tg.Token(), allowedUser, extra)
-	b := startBus(t, p, cfg)
-	b.tg = tg
-	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
-		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
-	}, "RUNNING")
-	return b
 }
 
-// startBus starts supervisord on profile p with the config cfg and dials
-// it.
 func startBus(t *testing.T, p *profile, cfg string) *tgBus {
 	t.Helper()
 	d, c, path := p.serveConfig(cfg)

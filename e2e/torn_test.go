@@ -37,7 +37,7 @@ func TestTornJournalWrite(t *testing.T) {
 	tg := tgtest.New(t)
 	tg.AddForum(forumChat)
 	p := newProfile(t)
-	b := startBus(t, p, tornConfig(tg))
+	b := startBus(t, p, telegramConfig(tg, ""))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	f, err := b.c.Register(ctx, client.Registration{ProfileKey: "manual:torn", Cwd: "/w/torn", InstanceID: "torn-1"})
@@ -106,7 +106,7 @@ func TestTornJournalWrite(t *testing.T) {
 			}
 			if tc.refused {
 				path := filepath.Join(t.TempDir(), "config.yaml")
-				os.WriteFile(path, []byte(tornConfig(tg2)), 0o600)
+				os.WriteFile(path, []byte(telegramConfig(tg2, "")), 0o600)
 				d := p2.start("--config", path)
 				if err := d.wait(t, 20*time.Second); err == nil {
 					t.Fatal("supervisord started on a journal damaged before its last batch")
@@ -114,7 +114,7 @@ func TestTornJournalWrite(t *testing.T) {
 				contains(t, "stderr", d.stderr.String(), filepath.Base(seg))
 				return
 			}
-			b2 := startBus(t, p2, tornConfig(tg2))
+			b2 := startBus(t, p2, telegramConfig(tg2, ""))
 			fl := follow(t, b2.c, "manual:torn", "/w/torn")
 			fl.waitTextsWithin(t, 60*time.Second, texts...)
 			if got := fl.f.Registered().GetBinding().GetTarget().GetThreadId(); int(got) != thread {
@@ -122,23 +122,6 @@ func TestTornJournalWrite(t *testing.T) {
 			}
 		})
 	}
-}
-
-func tornConfig(tg *tgtest.Server) string {
-	return fmt.Sprintf(`heartbeat_interval: 200ms
-stale_after: 3s
-reconcile_grace: 30s
-providers:
-  telegram:
-    binary: %s
-    forum_chat_id: %d
-    base_url: %s
-    token: %q
-    allowed_user_ids: [%d]
-    poll_timeout: 1s
-    poll_grace: 2s
-    backoff_max: 1s
-`, filepath.Join(binDir, "provider-telegram"), forumChat, tg.URL(), tg.Token(), allowedUser)
 }
 
 // lastSegment returns the path of the journal's last segment under state

@@ -229,27 +229,13 @@ func (b *bencher) mainPhases(ctx context.Context) error {
 		return nil
 	}
 	b.logf("registering %d followers (own connection each, stream open, acking)", n)
-	fls := make([]*follower, n)
-	err = parallel(n, 8, func(i int) error {
-		f, err := newFollower(ctx, spec.Socket, sup.secret, followerOpts{
-			ProfileKey: fmt.Sprintf("bench:f%d", i), InstanceID: fmt.Sprintf("f-%d", i),
-			Subscribe: true, Ack: true, Latency: &b.lat,
-		})
-		fls[i] = f
-		return err
+	fls, closeFollowers, err := startFollowers(ctx, sup, n, true, func(i int) followerOpts {
+		return followerOpts{ProfileKey: fmt.Sprintf("bench:f%d", i), InstanceID: fmt.Sprintf("f-%d", i),
+			Subscribe: true, Ack: true, Latency: &b.lat}
 	})
-	defer func() {
-		for _, f := range fls {
-			if f != nil {
-				f.close(true)
-			}
-		}
-	}()
+	defer closeFollowers()
 	if err != nil {
 		return err
-	}
-	if err := waitSubscribed(ctx, sup, n); err != nil {
-		return fmt.Errorf("%w; streams ended: %v", err, streamErrors(fls))
 	}
 	if o.has("heartbeat") {
 		if err := b.heartbeatPhase(ctx, sup, fls[:o.HBFollowers]); err != nil {

@@ -189,6 +189,35 @@ func (r *recorder) lateCount() int {
 	return r.late
 }
 
+// startFollowers registers n followers on sup (opts(i) says how the i-th
+// behaves; 16 at a time) and waits until their streams are open. The
+// returned func closes them (unregister: say goodbye too); it is set, and
+// must be called, even when err is not nil.
+func startFollowers(ctx context.Context, sup *supervisor, n int, unregister bool, opts func(i int) followerOpts) ([]*follower, func(), error) {
+	fls := make([]*follower, n)
+	err := parallel(n, 16, func(i int) error {
+		f, err := newFollower(ctx, sup.spec.Socket, sup.secret, opts(i))
+		fls[i] = f
+		return err
+	})
+	closeAll := func() {
+		for _, f := range fls {
+			if f != nil {
+				f.close(unregister)
+			}
+		}
+	}
+	if err != nil {
+		return fls, closeAll, err
+	}
+	if opts(0).Subscribe {
+		if err := waitSubscribed(ctx, sup, n); err != nil {
+			return fls, closeAll, fmt.Errorf("%w; streams ended: %v", err, streamErrors(fls))
+		}
+	}
+	return fls, closeAll, nil
+}
+
 // parallel runs fn(0..n-1) on workers goroutines and returns the first
 // error (the rest still run).
 func parallel(n, workers int, fn func(i int) error) error {

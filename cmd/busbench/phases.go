@@ -657,26 +657,12 @@ func (b *bencher) memoryPhase(ctx context.Context) error {
 		return err
 	}
 	sup.profile("memory")
-	fls := make([]*follower, n)
-	err = parallel(n, 16, func(i int) error {
-		f, err := newFollower(ctx, spec.Socket, sup.secret, followerOpts{
-			ProfileKey: fmt.Sprintf("bench:m%d", i), InstanceID: fmt.Sprintf("m-%d", i), Provider: provs[i%np].Name, Subscribe: true,
-		})
-		fls[i] = f
-		return err
+	_, closeFollowers, err := startFollowers(ctx, sup, n, false, func(i int) followerOpts {
+		return followerOpts{ProfileKey: fmt.Sprintf("bench:m%d", i), InstanceID: fmt.Sprintf("m-%d", i), Provider: provs[i%np].Name, Subscribe: true}
 	})
-	defer func() {
-		for _, f := range fls {
-			if f != nil {
-				f.close(false)
-			}
-		}
-	}()
+	defer closeFollowers()
 	if err != nil {
 		return err
-	}
-	if err := waitSubscribed(ctx, sup, n); err != nil {
-		return fmt.Errorf("%w; streams ended: %v", err, streamErrors(fls))
 	}
 	sleep(ctx, settle)
 	after, err := medianRSS(sup.pid(), 5)

@@ -67,27 +67,13 @@ func (b *bencher) scalingPhase(ctx context.Context) error {
 	for i, p := range provs {
 		ctls[i] = newControl(p.Control)
 	}
-	fls := make([]*follower, maxN)
-	err = parallel(maxN, 16, func(i int) error {
-		f, err := newFollower(ctx, spec.Socket, sup.secret, followerOpts{
-			ProfileKey: fmt.Sprintf("bench:sc%d", i), InstanceID: fmt.Sprintf("sc-%d", i), Provider: provs[i%np].Name,
-			Subscribe: true, Ack: true, Latency: &b.lat,
-		})
-		fls[i] = f
-		return err
+	fls, closeFollowers, err := startFollowers(ctx, sup, maxN, false, func(i int) followerOpts {
+		return followerOpts{ProfileKey: fmt.Sprintf("bench:sc%d", i), InstanceID: fmt.Sprintf("sc-%d", i), Provider: provs[i%np].Name,
+			Subscribe: true, Ack: true, Latency: &b.lat}
 	})
-	defer func() {
-		for _, f := range fls {
-			if f != nil {
-				f.close(false)
-			}
-		}
-	}()
+	defer closeFollowers()
 	if err != nil {
 		return err
-	}
-	if err := waitSubscribed(ctx, sup, maxN); err != nil {
-		return fmt.Errorf("%w; streams ended: %v", err, streamErrors(fls))
 	}
 	for _, n := range o.ScalingFollowers {
 		sub := fls[:n]
@@ -200,25 +186,11 @@ func (b *bencher) diskUsePhase(ctx context.Context) error {
 	}
 	defer sup.stop()
 	ctl := newControl(ctlPath)
-	fls := make([]*follower, 4)
-	err = parallel(len(fls), 4, func(i int) error {
-		f, err := newFollower(ctx, spec.Socket, sup.secret, followerOpts{
-			ProfileKey: fmt.Sprintf("bench:d%d", i), InstanceID: fmt.Sprintf("d-%d", i), Subscribe: true,
-		})
-		fls[i] = f
-		return err
+	fls, closeFollowers, err := startFollowers(ctx, sup, 4, false, func(i int) followerOpts {
+		return followerOpts{ProfileKey: fmt.Sprintf("bench:d%d", i), InstanceID: fmt.Sprintf("d-%d", i), Subscribe: true}
 	})
-	defer func() {
-		for _, f := range fls {
-			if f != nil {
-				f.close(false)
-			}
-		}
-	}()
+	defer closeFollowers()
 	if err != nil {
-		return err
-	}
-	if err := waitSubscribed(ctx, sup, len(fls)); err != nil {
 		return err
 	}
 	threads := make([]int64, len(fls))
