@@ -740,7 +740,7 @@ func (b *bencher) memoryPhase(ctx context.Context) error {
 	b.addFigure(figure{ID: "rss_per_follower", Name: fmt.Sprintf("supervisor RSS per connected follower (%d with open streams)", n), Unit: unitBytes,
 		Chatbus: fp(per), Baseline: fp(bper), BaselineName: fmt.Sprintf("bare server, %d open streams + 1 Hz health checks", n),
 		Samples: n, BaselineSamples: n,
-		Note: fmt.Sprintf("(RSS with them − RSS before) ÷ %d, medians of 5 readings after %s; supervisor %s → %s, bare %s → %s; each follower registered (own thread) with its own connection, heartbeating at 1 Hz; each bare connection makes one health check a second",
+		Note: fmt.Sprintf("(RSS with them − RSS before) ÷ %d, medians of 5 readings after %s; supervisor %s → %s, bare %s → %s; each follower registered (own thread) with its own connection and an open stream, so heartbeating at the subscribed interval (60s); each bare connection makes one health check a second",
 			n, settle, format(unitBytes, float64(before)), format(unitBytes, float64(after)), format(unitBytes, float64(bBefore)), format(unitBytes, float64(bAfter)))},
 		target{RatioMax: 1.2})
 	return nil
