@@ -28,22 +28,21 @@ type fileConfig struct {
 	StateDir          string   `yaml:"state_dir"`
 	HeartbeatInterval duration `yaml:"heartbeat_interval"`
 	StaleAfter        duration `yaml:"stale_after"`
-	// SubscribedHeartbeatInterval: followers with an open update stream.
-	SubscribedHeartbeatInterval duration `yaml:"subscribed_heartbeat_interval"`
-	LockTimeout                 duration `yaml:"lock_timeout"`
-	ShutdownTimeout             duration `yaml:"shutdown_timeout"`
-	MaxFollowers                int      `yaml:"max_followers"`
-	LogLevel                    string   `yaml:"log_level"`
-	LogFormat                   string   `yaml:"log_format"`
-	LogFile                     string   `yaml:"log_file"`
-	LogMaxSizeMB                int      `yaml:"log_max_size_mb"`
-	LogMaxBackups               int      `yaml:"log_max_backups"`
-	HandoffTTL                  duration `yaml:"handoff_ttl"`
-	ReconcileGrace              duration `yaml:"reconcile_grace"`
-	Journal                     struct {
+	LockTimeout       duration `yaml:"lock_timeout"`
+	ShutdownTimeout   duration `yaml:"shutdown_timeout"`
+	MaxFollowers      int      `yaml:"max_followers"`
+	LogLevel          string   `yaml:"log_level"`
+	LogFormat         string   `yaml:"log_format"`
+	LogFile           string   `yaml:"log_file"`
+	LogMaxSizeMB      int      `yaml:"log_max_size_mb"`
+	LogMaxBackups     int      `yaml:"log_max_backups"`
+	HandoffTTL        duration `yaml:"handoff_ttl"`
+	ReconcileGrace    duration `yaml:"reconcile_grace"`
+	Journal           struct {
 		MaxCount int      `yaml:"max_count"`
 		MaxBytes int64    `yaml:"max_bytes"`
 		MaxAge   duration `yaml:"max_age"`
+
 		// MaxTotalBytes bounds the held updates of all bindings together.
 		MaxTotalBytes int64 `yaml:"max_total_bytes"`
 	} `yaml:"journal"`
@@ -65,6 +64,10 @@ type fileConfig struct {
 		// Port on 127.0.0.1; 0: derived from the profile name.
 		Port int `yaml:"port"`
 	} `yaml:"console"`
+
+	// SubscribedHeartbeatInterval: the heartbeat interval of followers
+	// with an open update stream.
+	SubscribedHeartbeatInterval duration `yaml:"subscribed_heartbeat_interval"`
 }
 
 // playgroundSpec is the provider run when none is configured.
@@ -89,17 +92,15 @@ const maxLockTimeout = 120 * time.Second
 
 // rangeRules check values present in the file, by key.
 var rangeRules = map[string]func(v any) string{
-	"max_followers":                 atLeastOne("16384"),
-	"journal.max_count":             atLeastOne("10000"),
-	"journal.max_bytes":             atLeastOne("67108864 (64 MiB)"),
-	"journal.max_age":               positiveDuration("168h (7 days)"),
-	"journal.max_total_bytes":       atLeastOne("1073741824 (1 GiB)"),
-	"subscribed_heartbeat_interval": positiveDuration("60s"),
-	"heartbeat_interval":            positiveDuration("1s"),
-	"stale_after":                   positiveDuration("5s"),
-	"shutdown_timeout":              positiveDuration("5s"),
-	"handoff_ttl":                   positiveDuration("30s"),
-	"reconcile_grace":               positiveDuration("5s"),
+	"max_followers":      atLeastOne("16384"),
+	"journal.max_count":  atLeastOne("10000"),
+	"journal.max_bytes":  atLeastOne("67108864 (64 MiB)"),
+	"journal.max_age":    positiveDuration("168h (7 days)"),
+	"heartbeat_interval": positiveDuration("1s"),
+	"stale_after":        positiveDuration("5s"),
+	"shutdown_timeout":   positiveDuration("5s"),
+	"handoff_ttl":        positiveDuration("30s"),
+	"reconcile_grace":    positiveDuration("5s"),
 	"lock_timeout": func(v any) string {
 		d := time.Duration(v.(duration))
 		if d <= 0 || d > maxLockTimeout {
@@ -116,6 +117,9 @@ var rangeRules = map[string]func(v any) string{
 		}
 		return ""
 	},
+
+	"journal.max_total_bytes":       atLeastOne("1073741824 (1 GiB)"),
+	"subscribed_heartbeat_interval": positiveDuration("60s"),
 }
 
 func atLeastOne(def string) func(v any) string {
@@ -453,22 +457,23 @@ func checkProviders(m *yaml.Node, lines map[string]int) []problem {
 // checkRanges checks the values present in the file against rangeRules.
 func (c *config) checkRanges() []problem {
 	values := map[string]any{
-		"max_followers":                 c.MaxFollowers,
-		"journal.max_count":             c.Journal.MaxCount,
-		"journal.max_bytes":             c.Journal.MaxBytes,
-		"journal.max_age":               c.Journal.MaxAge,
+		"max_followers":      c.MaxFollowers,
+		"journal.max_count":  c.Journal.MaxCount,
+		"journal.max_bytes":  c.Journal.MaxBytes,
+		"journal.max_age":    c.Journal.MaxAge,
+		"heartbeat_interval": c.HeartbeatInterval,
+		"stale_after":        c.StaleAfter,
+		"shutdown_timeout":   c.ShutdownTimeout,
+		"handoff_ttl":        c.HandoffTTL,
+		"reconcile_grace":    c.ReconcileGrace,
+		"lock_timeout":       c.LockTimeout,
+		"log_level":          c.LogLevel,
+		"log_format":         c.LogFormat,
+		"log_max_size_mb":    c.LogMaxSizeMB,
+		"log_max_backups":    c.LogMaxBackups,
+
 		"journal.max_total_bytes":       c.Journal.MaxTotalBytes,
 		"subscribed_heartbeat_interval": c.SubscribedHeartbeatInterval,
-		"heartbeat_interval":            c.HeartbeatInterval,
-		"stale_after":                   c.StaleAfter,
-		"shutdown_timeout":              c.ShutdownTimeout,
-		"handoff_ttl":                   c.HandoffTTL,
-		"reconcile_grace":               c.ReconcileGrace,
-		"lock_timeout":                  c.LockTimeout,
-		"log_level":                     c.LogLevel,
-		"log_format":                    c.LogFormat,
-		"log_max_size_mb":               c.LogMaxSizeMB,
-		"log_max_backups":               c.LogMaxBackups,
 	}
 	keys := make([]string, 0, len(values))
 	for k := range values {
