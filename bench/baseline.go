@@ -53,14 +53,16 @@ var (
 )
 
 // NewBaselineServer returns the bare server, with the supervisor's
-// transport options (message bounds, concurrent streams, keepalive
-// policy) and none of its interceptors. Health reports SERVING for "".
+// transport options (message bounds, concurrent streams, keepalive policy
+// and the pings of idle connections at the supervisor's default 20s, 10s)
+// and none of its interceptors. Health reports SERVING for "".
 func NewBaselineServer() *grpc.Server {
 	gs := grpc.NewServer(
 		grpc.MaxRecvMsgSize(MaxMessageBytes),
 		grpc.MaxSendMsgSize(MaxMessageBytes),
 		grpc.MaxConcurrentStreams(1<<16),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 20 * time.Second, Timeout: 10 * time.Second}),
 	)
 	hs := health.NewServer()
 	hs.SetServingStatus("", grpc_health_v1.HealthCheckResponse_SERVING)

@@ -19,6 +19,12 @@ type Injection struct {
 	// Threads are the thread ids updates go to, round-robin, in the
 	// provider's forum chat. Empty means paused.
 	Threads []int64 `json:"threads,omitempty"`
+	// OpenLoop (with Rate > 0): the n-th update is due at start + n/Rate
+	// whatever happened before, its text carries that scheduled time (not
+	// when it was sent), and a backlog is sent as fast as Deliver takes it
+	// (Batch at a time), never skipped: a stall shows in the latencies of
+	// everything scheduled during it.
+	OpenLoop bool `json:"open_loop,omitempty"`
 }
 
 // Paused reports whether nothing is to be injected.

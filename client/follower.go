@@ -60,6 +60,13 @@ type Follower struct {
 	renewMu    sync.Mutex // serializes renew; guards supervisor
 	supervisor string     // "<pid>@<start>" of the supervisor registered with
 
+	// streams counts the open Updates streams: while one is open the
+	// heartbeat goes at the supervisor's subscribed interval. streamEnded
+	// (cap 1) wakes the heartbeat when one ends, to go back to the short
+	// interval at once.
+	streams     atomic.Int32
+	streamEnded chan struct{}
+
 	stop     context.CancelFunc
 	done     chan struct{}
 	mu       sync.Mutex // guards err
@@ -68,9 +75,11 @@ type Follower struct {
 }
 
 // Register registers a follower and starts heartbeating at the interval the
-// supervisor asks for. The heartbeat stops at Close, when the supervisor
-// says the session is gone, or when none got through for stale-after (Done
-// is then closed and Err says why); see heartbeatFatal.
+// supervisor asks for: heartbeat_interval, or, while an Updates stream is
+// open (the stream is the follower's liveness then), the much longer
+// subscribed_heartbeat_interval. The heartbeat stops at Close, when the
+// supervisor says the session is gone, or when none got through for
+// stale-after (Done is then closed and Err says why); see heartbeatFatal.
 func (c *Client) Register(ctx context.Context, r Registration) (*Follower, error) {
 	if r.PID == 0 {
 		r.PID = int32(os.Getpid())
@@ -87,7 +96,8 @@ func (c *Client) Register(ctx context.Context, r Registration) (*Follower, error
 		return nil, err
 	}
 	hbCtx, stop := context.WithCancel(context.Background())
-	f := &Follower{c: c, reg: r, supervisor: sup, stop: stop, done: make(chan struct{}), changes: make(chan *chatbusv1.Binding, 1)}
+	f := &Follower{c: c, reg: r, supervisor: sup, stop: stop, done: make(chan struct{}), changes: make(chan *chatbusv1.Binding, 1),
+		streamEnded: make(chan struct{}, 1)}
 	f.resp.Store(resp)
 	f.binding = resp.GetBinding()
 	// A handoff token is spent: registering again is a REUSE.
@@ -211,7 +221,7 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 	if staleAfter < interval {
 		staleAfter = 5 * interval
 	}
-	t := time.NewTicker(interval)
+	t := time.NewTimer(interval)
 	defer t.Stop()
 	lastOK := time.Now()
 	for {
@@ -219,7 +229,19 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-f.streamEnded: // the stream was the liveness: heartbeat now
+			t.Stop()
 		}
+		wait := interval
+		if f.streams.Load() > 0 {
+			if long := f.Registered().GetSubscribedHeartbeatInterval().AsDuration(); long > interval {
+				wait = long
+			}
+			// The open stream is the liveness meanwhile: a heartbeat that
+			// fails now is silence only from here on.
+			lastOK = time.Now()
+		}
+		t.Reset(wait)
 		callCtx, cancel := context.WithTimeout(ctx, interval)
 		sess := f.Session()
 		resp, err := f.c.Bus.Heartbeat(callCtx, &chatbusv1.HeartbeatRequest{Session: sess})
@@ -249,6 +271,9 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 			f.mu.Unlock()
 			return
 		}
+		if wait > interval {
+			t.Reset(interval) // a failure while streaming: try again soon
+		}
 	}
 }
 
@@ -271,11 +296,24 @@ func heartbeatFatal(err error, silent, staleAfter time.Duration) error {
 	return nil
 }
 
+// UpdatesBatch is how many updates the supervisor may send in one stream
+// message (SubscribeRequest.max_batch).
+const UpdatesBatch = 256
+
 // Updates opens the update stream, replaying unacknowledged updates after
 // afterSeq, and calls fn for each until ctx ends or fn returns an error.
 // A change of the binding's thread the stream carries updates Binding.
+// While it is open the follower heartbeats at the subscribed interval.
 func (f *Follower) Updates(ctx context.Context, afterSeq uint64, fn func(*chatbusv1.Update) error) error {
-	stream, err := f.c.Bus.Subscribe(ctx, &chatbusv1.SubscribeRequest{Session: f.Session(), AfterSeq: afterSeq})
+	f.streams.Add(1)
+	defer func() {
+		f.streams.Add(-1)
+		select {
+		case f.streamEnded <- struct{}{}:
+		default:
+		}
+	}()
+	stream, err := f.c.Bus.Subscribe(ctx, &chatbusv1.SubscribeRequest{Session: f.Session(), AfterSeq: afterSeq, MaxBatch: UpdatesBatch})
 	if err != nil {
 		return Err(err)
 	}

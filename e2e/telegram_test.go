@@ -82,8 +82,6 @@ providers:
 %s`, binLine, forumChat, tg.URL(), tg.Token(), allowedUser, extra)
 }
 
-// startBus starts supervisord on profile p with the config cfg and dials
-// it.
 func startBus(t *testing.T, p *profile, cfg string) *tgBus {
 	t.Helper()
 	d, c, path := p.serveConfig(cfg)

@@ -52,6 +52,8 @@ func (b *busService) Register(ctx context.Context, req *chatbusv1.RegisterReques
 		Origin:            originToProto(reg.Origin),
 		HeartbeatInterval: durationpb.New(b.s.cfg.HeartbeatInterval),
 		StaleAfter:        durationpb.New(b.s.cfg.StaleAfter),
+		// While its Subscribe stream is open.
+		SubscribedHeartbeatInterval: durationpb.New(b.s.cfg.SubscribedHeartbeatInterval),
 	}
 	if reg.Origin != hub.OriginDetached {
 		d, _ := b.s.provs.Description(reg.Binding.Target.Provider)
@@ -110,8 +112,19 @@ func (b *busService) Subscribe(req *chatbusv1.SubscribeRequest, stream chatbusv1
 	watchCtx, stopWatch := context.WithCancel(stream.Context())
 	var watch sync.WaitGroup
 	watch.Go(func() { b.s.watchThread(watchCtx, f, send) })
-	err = b.s.core.Stream(stream.Context(), f, req.GetAfterSeq(), func(u store.Update) error {
-		return send(&chatbusv1.SubscribeResponse{Update: updateToProto(u, platform)})
+	// A follower that asks for batches (max_batch > 1) gets up to that many
+	// updates per message in updates; one that does not, one per message in
+	// update, as before.
+	batched := req.GetMaxBatch() > 1
+	err = b.s.core.Stream(stream.Context(), f, req.GetAfterSeq(), int(req.GetMaxBatch()), func(ups []store.Update) error {
+		if !batched {
+			return send(&chatbusv1.SubscribeResponse{Update: updateToProto(ups[0], platform)})
+		}
+		msg := &chatbusv1.SubscribeResponse{Updates: make([]*chatbusv1.Update, len(ups))}
+		for i, u := range ups {
+			msg.Updates[i] = updateToProto(u, platform)
+		}
+		return send(msg)
 	})
 	stopWatch()
 	watch.Wait()

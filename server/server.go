@@ -52,6 +52,18 @@ type Config struct {
 	HeartbeatInterval time.Duration
 	// StaleAfter prunes a follower silent this long. If zero, 5s.
 	StaleAfter time.Duration
+	// SubscribedHeartbeatInterval is what followers are told to heartbeat
+	// at while their Subscribe stream is open: the stream (kept alive by
+	// the transport's keepalive, Keepalive below) is their liveness then.
+	// Such a follower is pruned once silent for twice this plus StaleAfter,
+	// or StaleAfter after its stream ended. If zero, 60s.
+	SubscribedHeartbeatInterval time.Duration
+	// Keepalive is how long a connection may be idle before the server
+	// pings it, and KeepaliveTimeout how long it waits for the answer
+	// before closing the connection (ending the streams of a peer that
+	// stopped answering). If zero, 20s and 10s.
+	Keepalive        time.Duration
+	KeepaliveTimeout time.Duration
 	// MaxFollowers bounds live registrations. If zero, 16384.
 	MaxFollowers int
 	// AllowUID is the uid peers must have. If zero, the process's own uid.
@@ -139,6 +151,16 @@ func (c *Config) setDefaults() error {
 	}
 	if c.StaleAfter < c.HeartbeatInterval {
 		return fmt.Errorf("stale-after %s is shorter than the heartbeat interval %s", c.StaleAfter, c.HeartbeatInterval)
+	}
+	if c.SubscribedHeartbeatInterval <= 0 {
+		c.SubscribedHeartbeatInterval = 60 * time.Second
+	}
+	c.SubscribedHeartbeatInterval = max(c.SubscribedHeartbeatInterval, c.HeartbeatInterval)
+	if c.Keepalive <= 0 {
+		c.Keepalive = 20 * time.Second
+	}
+	if c.KeepaliveTimeout <= 0 {
+		c.KeepaliveTimeout = 10 * time.Second
 	}
 	if c.AllowUID == 0 {
 		c.AllowUID = os.Getuid()
@@ -301,10 +323,11 @@ func (s *Server) open() error {
 		return err
 	}
 	reg := registry.New(registry.Config{
-		StaleAfter:    s.cfg.StaleAfter,
-		PruneInterval: min(s.cfg.HeartbeatInterval, s.cfg.StaleAfter/2),
-		MaxFollowers:  s.cfg.MaxFollowers,
-		Events:        s.hub,
+		StaleAfter:           s.cfg.StaleAfter,
+		SubscribedStaleAfter: 2*s.cfg.SubscribedHeartbeatInterval + s.cfg.StaleAfter,
+		PruneInterval:        min(s.cfg.HeartbeatInterval, s.cfg.StaleAfter/2),
+		MaxFollowers:         s.cfg.MaxFollowers,
+		Events:               s.hub,
 	})
 	core := hub.New(hub.Config{
 		Store:             st,
@@ -349,6 +372,10 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 		grpc.SharedWriteBuffer(true),
 		grpc.ReadBufferSize(16<<10),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		// An idle connection is pinged: a peer that stopped answering (a
+		// stopped or hung process) is cut off, which ends its Subscribe
+		// stream, the liveness of a follower that heartbeats rarely.
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: s.cfg.Keepalive, Timeout: s.cfg.KeepaliveTimeout}),
 	)
 	gs := grpc.NewServer(opts...)
 	hs := health.NewServer()

@@ -47,7 +47,9 @@ func register(t *testing.T, c *client.Client, instance string) *chatbusv1.Regist
 // TestLifecycle: register → heartbeat → subscribe → silence → pruned within
 // one prune tick, stream ended, event seen on WatchEvents.
 func TestLifecycle(t *testing.T) {
-	sup := servertest.Start(t, server.Config{HeartbeatInterval: 100 * time.Millisecond, StaleAfter: 500 * time.Millisecond})
+	// With its stream open a follower may stay silent 2×200ms+500ms.
+	sup := servertest.Start(t, server.Config{HeartbeatInterval: 100 * time.Millisecond, StaleAfter: 500 * time.Millisecond,
+		SubscribedHeartbeatInterval: 200 * time.Millisecond})
 	c := sup.Dial(t)
 	ctx := ctxT(t)
 
@@ -79,7 +81,8 @@ func TestLifecycle(t *testing.T) {
 		t.Fatalf("followers = %v, %v", followers, err)
 	}
 
-	// Stop heartbeating: the stream must end because the follower is pruned.
+	// Stop heartbeating: the stream must end because the follower is
+	// pruned, once silent beyond the subscribed bound.
 	start := time.Now()
 	_, err = stream.Recv()
 	if status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), "pruned") {

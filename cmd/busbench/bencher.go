@@ -28,6 +28,8 @@ const (
 type results struct {
 	Meta    meta           `json:"meta"`
 	Figures []figure       `json:"figures"`
+	Scaling []scalingRow   `json:"scaling,omitempty"`
+	DiskUse []diskRow      `json:"disk_use,omitempty"`
 	Details map[string]any `json:"details"`
 	Checks  []string       `json:"checks"`
 }
@@ -42,6 +44,11 @@ type meta struct {
 	Kernel   string    `json:"kernel"`
 	// Profiled: the supervisor was busbench's profiled variant (-pprof).
 	Profiled bool `json:"profiled"`
+	// StateFS is the filesystem type of the state root; Durable is false
+	// where it does not survive a power loss (tmpfs): the "durable"
+	// figures are then without the disk.
+	StateFS string `json:"state_fs"`
+	Durable bool   `json:"durable"`
 	// BusyCoresBefore is how many cores other processes kept busy during
 	// the second before the run: the benchmark's figures assume an idle
 	// machine.
@@ -60,6 +67,8 @@ type bencher struct {
 	results        results
 	lat            atomic.Pointer[recorder] // the latency recorder while one is on
 	failedChecks   int
+	sat1           float64 // forwarded/s saturated with 1 follower, once measured
+	raw1           float64 // the raw server-stream baseline of that figure
 }
 
 func newBencher(o options, stdout, stderr io.Writer) *bencher {
@@ -106,6 +115,10 @@ func (b *bencher) run(ctx context.Context) (err error) {
 		CPU: cpuModel(), Kernel: strings.TrimSpace(readFile("/proc/sys/kernel/osrelease")),
 		Profiled: b.opts.Pprof != "", Options: b.opts,
 	}
+	b.results.Meta.StateFS, b.results.Meta.Durable = fsType(b.stateRoot)
+	if !b.results.Meta.Durable {
+		b.logf("NOT DURABLE: the state root %s is a %s; the durable figures are measured without the disk", b.stateRoot, b.results.Meta.StateFS)
+	}
 	if s0, err := bench.ReadSystem(); err == nil {
 		time.Sleep(time.Second)
 		if s1, err := bench.ReadSystem(); err == nil {
@@ -136,9 +149,19 @@ func (b *bencher) run(ctx context.Context) (err error) {
 
 func (b *bencher) phases(ctx context.Context) error {
 	o := &b.opts
-	if o.has("doctor") || o.has("register") || o.has("heartbeat") || o.has("latency") || o.has("throughput") {
+	if o.has("doctor") || o.has("register") || o.has("heartbeat") || o.has("latency") || o.has("throughput") || o.has("openloop") {
 		if err := b.mainPhases(ctx); err != nil {
 			return err
+		}
+	}
+	if o.has("scaling") {
+		if err := b.scalingPhase(ctx); err != nil {
+			return fmt.Errorf("scaling: %w", err)
+		}
+	}
+	if o.has("diskuse") {
+		if err := b.diskUsePhase(ctx); err != nil {
+			return fmt.Errorf("disk use: %w", err)
 		}
 	}
 	if o.has("memory") {
@@ -194,7 +217,7 @@ func (b *bencher) mainPhases(ctx context.Context) error {
 	if o.has("heartbeat") {
 		n = max(n, o.HBFollowers)
 	}
-	if o.has("latency") {
+	if o.has("latency") || o.has("openloop") {
 		n = max(n, 1)
 	}
 	if o.has("throughput") {
@@ -206,27 +229,13 @@ func (b *bencher) mainPhases(ctx context.Context) error {
 		return nil
 	}
 	b.logf("registering %d followers (own connection each, stream open, acking)", n)
-	fls := make([]*follower, n)
-	err = parallel(n, 8, func(i int) error {
-		f, err := newFollower(ctx, spec.Socket, sup.secret, followerOpts{
-			ProfileKey: fmt.Sprintf("bench:f%d", i), InstanceID: fmt.Sprintf("f-%d", i),
-			Subscribe: true, Ack: true, Latency: &b.lat,
-		})
-		fls[i] = f
-		return err
+	fls, closeFollowers, err := startFollowers(ctx, sup, n, true, func(i int) followerOpts {
+		return followerOpts{ProfileKey: fmt.Sprintf("bench:f%d", i), InstanceID: fmt.Sprintf("f-%d", i),
+			Subscribe: true, Ack: true, Latency: &b.lat}
 	})
-	defer func() {
-		for _, f := range fls {
-			if f != nil {
-				f.close(true)
-			}
-		}
-	}()
+	defer closeFollowers()
 	if err != nil {
 		return err
-	}
-	if err := waitSubscribed(ctx, sup, n); err != nil {
-		return fmt.Errorf("%w; streams ended: %v", err, streamErrors(fls))
 	}
 	if o.has("heartbeat") {
 		if err := b.heartbeatPhase(ctx, sup, fls[:o.HBFollowers]); err != nil {
@@ -250,6 +259,11 @@ func (b *bencher) mainPhases(ctx context.Context) error {
 					return fmt.Errorf("throughput (%d followers): %w", k, err)
 				}
 			}
+		}
+	}
+	if o.has("openloop") {
+		if err := b.openLoopPhase(ctx, sup, ctl, fls[0]); err != nil {
+			return fmt.Errorf("open loop: %w", err)
 		}
 	}
 	var anomalies uint64
@@ -328,6 +342,28 @@ func raiseNoFile(b *bencher) {
 	if nl.Cur < uint64(b.opts.ScaleFollowers)+256 && b.opts.has("scale") {
 		b.logf("warning: RLIMIT_NOFILE %d may be too low for %d followers", nl.Cur, b.opts.ScaleFollowers)
 	}
+}
+
+// fsType names the filesystem under dir and says whether it is durable
+// (not memory: tmpfs, ramfs).
+func fsType(dir string) (string, bool) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return "unknown filesystem", true
+	}
+	switch st.Type {
+	case 0x01021994:
+		return "tmpfs", false
+	case 0x858458f6:
+		return "ramfs", false
+	case 0xEF53:
+		return "ext4", true
+	case 0x58465342:
+		return "xfs", true
+	case 0x9123683E:
+		return "btrfs", true
+	}
+	return fmt.Sprintf("filesystem 0x%x", st.Type), true
 }
 
 func readFile(path string) string {

@@ -14,7 +14,7 @@ import (
 )
 
 // phases in the order they run.
-var allPhases = []string{"doctor", "register", "heartbeat", "latency", "throughput", "memory", "scale", "disk"}
+var allPhases = []string{"doctor", "register", "heartbeat", "latency", "throughput", "openloop", "scaling", "memory", "scale", "diskuse", "disk"}
 
 // options are busbench's flags.
 type options struct {
@@ -41,6 +41,13 @@ type options struct {
 	SatBatch     int           `json:"saturated_batch"`
 	SatWarmup    time.Duration `json:"saturated_warmup_ns"`
 	SatDuration  time.Duration `json:"saturated_duration_ns"`
+
+	OpenRate     float64       `json:"open_loop_rate"`
+	OpenDuration time.Duration `json:"open_loop_duration_ns"`
+
+	ScalingFollowers []int `json:"scaling_followers"`
+
+	DiskUseCounts []int `json:"disk_use_counts"`
 
 	MemFollowers int `json:"memory_followers"`
 
@@ -69,7 +76,7 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 		fs.PrintDefaults()
 	}
 	var o options
-	var phases, satFollowers string
+	var phases, satFollowers, scalingFollowers, diskCounts string
 	fs.BoolVar(&o.Quick, "quick", false, "small counts, under a minute, no thresholds (what CI runs)")
 	fs.StringVar(&o.JSONPath, "json", "", "write the results here (default bench-results/latest.json; bench-results/quick.json with -quick)")
 	fs.StringVar(&phases, "phases", strings.Join(allPhases, ","), "phases to run, comma-separated: "+strings.Join(allPhases, ","))
@@ -88,11 +95,15 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 	fs.IntVar(&o.SatBatch, "sat-batch", 2048, "updates per Deliver in the saturated throughput")
 	fs.DurationVar(&o.SatWarmup, "sat-warmup", 0, "saturated throughput warm-up (default 2s; quick 1s)")
 	fs.DurationVar(&o.SatDuration, "sat-duration", 0, "saturated throughput measurement (default 6s; quick 2s)")
+	fs.Float64Var(&o.OpenRate, "open-rate", 0, "updates per second of the open-loop latency (default: half of the 1-follower saturation measured in the run)")
+	fs.DurationVar(&o.OpenDuration, "open-duration", 0, "open-loop latency window (default 10s; quick 2s), after a 1s warm-up")
+	fs.StringVar(&scalingFollowers, "scaling-followers", "", "follower counts of the scaling table (default 1,16,64,256,1000; quick 1,16,64)")
+	fs.StringVar(&diskCounts, "disk-use-counts", "", "unacknowledged updates held for the disk-use table (default 10000,50000,200000; quick 2000,10000)")
 	fs.IntVar(&o.MemFollowers, "mem-followers", 0, "followers with open streams for the memory figure (default 1000; quick 100)")
 	fs.IntVar(&o.ScaleFollowers, "scale-followers", 0, "followers heartbeating at 1 Hz for the CPU figure (default 10000; quick 500)")
 	fs.DurationVar(&o.ScaleSettle, "scale-settle", 0, "wait after the last follower connected (default 10s; quick 2s)")
 	fs.DurationVar(&o.ScaleWindow, "scale-window", 0, "CPU measurement window (default 30s; quick 4s)")
-	fs.DurationVar(&o.ScaleInterval, "scale-interval", time.Second, "heartbeat interval of the scale phase's supervisor (the figure is defined at 1s)")
+	fs.DurationVar(&o.ScaleInterval, "scale-interval", 0, "heartbeat interval of the scale phase's followers, which keep their streams open (default 60s: the subscribed_heartbeat_interval the supervisor tells them)")
 	fs.IntVar(&o.Restarts, "restarts", 0, "doctor restarts and bare starts measured (default 7; quick 2)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -120,6 +131,20 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 	defDur(&o.SatWarmup, 2*time.Second, time.Second)
 	defDur(&o.SatDuration, 6*time.Second, 2*time.Second)
 	def(&o.MemFollowers, 1000, 100)
+	defDur(&o.OpenDuration, 10*time.Second, 2*time.Second)
+	if scalingFollowers == "" {
+		scalingFollowers = pick(o.Quick, "1,16,64", "1,16,64,256,1000")
+	}
+	if diskCounts == "" {
+		diskCounts = pick(o.Quick, "2000,10000", "10000,50000,200000")
+	}
+	var err error
+	if o.ScalingFollowers, err = counts("-scaling-followers", scalingFollowers); err != nil {
+		return nil, err
+	}
+	if o.DiskUseCounts, err = counts("-disk-use-counts", diskCounts); err != nil {
+		return nil, err
+	}
 	def(&o.ScaleFollowers, 10000, 500)
 	defDur(&o.ScaleSettle, 10*time.Second, 2*time.Second)
 	defDur(&o.ScaleWindow, 30*time.Second, 4*time.Second)
@@ -179,6 +204,19 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 		}
 	}
 	return &o, nil
+}
+
+// counts parses a comma-separated list of positive counts.
+func counts(flag, s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s: %q is not a positive count", flag, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func pick[T any](cond bool, yes, no T) T {

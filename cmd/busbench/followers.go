@@ -27,7 +27,7 @@ type follower struct {
 
 	received  atomic.Uint64
 	anomalies atomic.Uint64 // seq not one more than the previous one
-	latest    atomic.Uint64 // highest seq received, to acknowledge
+	latest    atomic.Uint64 // highest seq received (what to acknowledge)
 	kick      chan struct{}
 }
 
@@ -82,13 +82,13 @@ func newFollower(ctx context.Context, socket, secret string, o followerOpts) (*f
 			if o.Latency != nil {
 				if r := o.Latency.Load(); r != nil {
 					if sent, ok := bench.SentAt(u.GetText()); ok {
-						r.add(now.Sub(sent))
+						r.observe(sent, now)
 					}
 				}
 			}
 			fl.received.Add(1)
+			fl.latest.Store(last)
 			if o.Ack {
-				fl.latest.Store(last)
 				select {
 				case fl.kick <- struct{}{}:
 				default:
@@ -151,6 +151,11 @@ func streamErrors(fls []*follower) map[string]int {
 type recorder struct {
 	mu sync.Mutex
 	d  []time.Duration
+	// from and to (open loop; zero: off) bound the stamps that count: an
+	// update stamped outside [from, to) is not recorded, one stamped inside
+	// and received after to is late: recorded, and counted in late.
+	from, to time.Time
+	late     int
 }
 
 func (r *recorder) add(d time.Duration) {
@@ -159,10 +164,58 @@ func (r *recorder) add(d time.Duration) {
 	r.mu.Unlock()
 }
 
+// observe records an update stamped sent and received at now.
+func (r *recorder) observe(sent, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.from.IsZero() && (sent.Before(r.from) || !sent.Before(r.to)) {
+		return
+	}
+	r.d = append(r.d, now.Sub(sent))
+	if !r.to.IsZero() && now.After(r.to) {
+		r.late++
+	}
+}
+
 func (r *recorder) samples() []time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]time.Duration(nil), r.d...)
+}
+
+func (r *recorder) lateCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.late
+}
+
+// startFollowers registers n followers on sup (opts(i) says how the i-th
+// behaves; 16 at a time) and waits until their streams are open. The
+// returned func closes them (unregister: say goodbye too); it is set, and
+// must be called, even when err is not nil.
+func startFollowers(ctx context.Context, sup *supervisor, n int, unregister bool, opts func(i int) followerOpts) ([]*follower, func(), error) {
+	fls := make([]*follower, n)
+	err := parallel(n, 16, func(i int) error {
+		f, err := newFollower(ctx, sup.spec.Socket, sup.secret, opts(i))
+		fls[i] = f
+		return err
+	})
+	closeAll := func() {
+		for _, f := range fls {
+			if f != nil {
+				f.close(unregister)
+			}
+		}
+	}
+	if err != nil {
+		return fls, closeAll, err
+	}
+	if opts(0).Subscribe {
+		if err := waitSubscribed(ctx, sup, n); err != nil {
+			return fls, closeAll, fmt.Errorf("%w; streams ended: %v", err, streamErrors(fls))
+		}
+	}
+	return fls, closeAll, nil
 }
 
 // parallel runs fn(0..n-1) on workers goroutines and returns the first

@@ -36,11 +36,14 @@ type supSpec struct {
 	StateDir          string        `json:"state_dir"`
 	HeartbeatInterval time.Duration `json:"heartbeat_interval"`
 	StaleAfter        time.Duration `json:"stale_after"`
-	JournalMaxCount   int           `json:"journal_max_count"`
-	JournalMaxBytes   int64         `json:"journal_max_bytes"`
-	Providers         []provSpec    `json:"providers"`
-	ProfileDir        string        `json:"profile_dir,omitempty"`
-	LogPath           string        `json:"-"`
+	// SubscribedHeartbeatInterval: followers with an open stream (0: the
+	// supervisor's default, 60s).
+	SubscribedHeartbeatInterval time.Duration `json:"subscribed_heartbeat_interval"`
+	JournalMaxCount             int           `json:"journal_max_count"`
+	JournalMaxBytes             int64         `json:"journal_max_bytes"`
+	Providers                   []provSpec    `json:"providers"`
+	ProfileDir                  string        `json:"profile_dir,omitempty"`
+	LogPath                     string        `json:"-"`
 }
 
 // provSpec is one provider-bench child of a supervisor.
@@ -70,10 +73,14 @@ func (s supSpec) configYAML() ([]byte, error) {
 		"stale_after":        s.StaleAfter.String(),
 		"log_level":          "info",
 		"log_format":         "json",
-		"journal":            map[string]any{"max_count": s.JournalMaxCount, "max_bytes": s.JournalMaxBytes},
+		"journal": map[string]any{"max_count": s.JournalMaxCount, "max_bytes": s.JournalMaxBytes,
+			"max_total_bytes": int64(16 << 30)},
 		// Measure the bus alone: no default playground, no console.
 		"default_playground": false,
 		"console":            map[string]any{"enabled": false},
+	}
+	if s.SubscribedHeartbeatInterval > 0 {
+		doc["subscribed_heartbeat_interval"] = s.SubscribedHeartbeatInterval.String()
 	}
 	if len(provs) > 0 {
 		doc["providers"] = provs

@@ -52,16 +52,17 @@ func runProfiledSupervisor(ctx context.Context, args []string, stderr io.Writer)
 		specs = append(specs, providers.Spec{Name: p.Name, Binary: p.Binary, Settings: settings})
 	}
 	srv, err := server.New(server.Config{
-		Profile:           spec.Name,
-		Socket:            spec.Socket,
-		StateDir:          spec.StateDir,
-		HeartbeatInterval: spec.HeartbeatInterval,
-		StaleAfter:        spec.StaleAfter,
-		Providers:         specs,
-		Journal:           store.Limits{MaxCount: spec.JournalMaxCount, MaxBytes: spec.JournalMaxBytes},
-		Version:           "busbench-profiled",
-		Console:           server.ConsoleConfig{Off: true},
-		Logger:            log,
+		Profile:                     spec.Name,
+		Socket:                      spec.Socket,
+		StateDir:                    spec.StateDir,
+		HeartbeatInterval:           spec.HeartbeatInterval,
+		StaleAfter:                  spec.StaleAfter,
+		SubscribedHeartbeatInterval: spec.SubscribedHeartbeatInterval,
+		Providers:                   specs,
+		Journal:                     store.Limits{MaxCount: spec.JournalMaxCount, MaxBytes: spec.JournalMaxBytes, TotalBytes: 16 << 30},
+		Version:                     "busbench-profiled",
+		Console:                     server.ConsoleConfig{Off: true},
+		Logger:                      log,
 	})
 	if err != nil {
 		return err

@@ -22,39 +22,55 @@ const (
 	unitPercent  unit = "percent" // percent of one core
 )
 
-// target is a design target: on the chatbus value (Max or Min), or on the
-// ratio chatbus ÷ baseline (RatioMax or RatioMin). Zero fields don't apply.
+// target is a design target: on the chatbus value (Max or Min), and/or on
+// the ratio chatbus ÷ baseline (RatioMax or RatioMin). Zero fields don't
+// apply; every one that applies must hold.
 type target struct {
 	Max, Min           float64
 	RatioMax, RatioMin float64
 }
 
 func (t target) String(u unit) string {
-	switch {
-	case t.Max != 0:
-		return "≤ " + format(u, t.Max)
-	case t.Min != 0:
-		return "≥ " + format(u, t.Min)
-	case t.RatioMax != 0:
-		return fmt.Sprintf("≤ %.3g× baseline", t.RatioMax)
-	case t.RatioMin != 0:
-		return fmt.Sprintf("≥ %.3g× baseline", t.RatioMin)
+	var parts []string
+	if t.Max != 0 {
+		parts = append(parts, "≤ "+format(u, t.Max))
 	}
-	return ""
+	if t.Min != 0 {
+		parts = append(parts, "≥ "+format(u, t.Min))
+	}
+	if t.RatioMax != 0 {
+		parts = append(parts, fmt.Sprintf("≤ %.3g× baseline", t.RatioMax))
+	}
+	if t.RatioMin != 0 {
+		parts = append(parts, fmt.Sprintf("≥ %.3g× baseline", t.RatioMin))
+	}
+	return strings.Join(parts, " and ")
 }
 
+// met reports whether every bound of t holds; nil if t has none or a value
+// it bounds is missing.
 func (t target) met(v, ratio *float64) *bool {
-	var ok bool
-	switch {
-	case t.Max != 0 && v != nil:
-		ok = *v <= t.Max
-	case t.Min != 0 && v != nil:
-		ok = *v >= t.Min
-	case t.RatioMax != 0 && ratio != nil:
-		ok = *ratio <= t.RatioMax
-	case t.RatioMin != 0 && ratio != nil:
-		ok = *ratio >= t.RatioMin
-	default:
+	ok, any := true, false
+	for _, c := range []struct {
+		on    bool
+		value *float64
+		holds func(float64) bool
+	}{
+		{t.Max != 0, v, func(x float64) bool { return x <= t.Max }},
+		{t.Min != 0, v, func(x float64) bool { return x >= t.Min }},
+		{t.RatioMax != 0, ratio, func(x float64) bool { return x <= t.RatioMax }},
+		{t.RatioMin != 0, ratio, func(x float64) bool { return x >= t.RatioMin }},
+	} {
+		if !c.on {
+			continue
+		}
+		if c.value == nil {
+			return nil
+		}
+		any = true
+		ok = ok && c.holds(*c.value)
+	}
+	if !any {
 		return nil
 	}
 	return &ok
@@ -85,6 +101,9 @@ func fp(v float64) *float64 { return &v }
 func (b *bencher) addFigure(f figure, t target) {
 	if f.Chatbus != nil && f.Baseline != nil && *f.Baseline != 0 {
 		f.Ratio = fp(*f.Chatbus / *f.Baseline)
+	}
+	if !b.results.Meta.Durable && strings.Contains(f.Name, "durable") {
+		f.Name = strings.Replace(f.Name, "durable", "NOT durable ("+b.results.Meta.StateFS+")", 1)
 	}
 	f.Target = t.String(f.Unit)
 	if !b.opts.Quick { // quick mode has no thresholds
@@ -136,6 +155,9 @@ func format(u unit, v float64) string {
 func (b *bencher) printTable(w io.Writer) {
 	fmt.Fprintf(w, "\nchatbus benchmark (%s, %d CPUs, %s; %s run, %s)\n", b.results.Meta.Go, b.results.Meta.CPUs,
 		b.results.Meta.Kernel, pick(b.opts.Quick, "quick", "full"), b.results.Meta.Duration)
+	if !b.results.Meta.Durable {
+		fmt.Fprintf(w, "NOT DURABLE: the state root %s is a %s: every \"durable\" figure below is without the disk\n", b.stateRoot, b.results.Meta.StateFS)
+	}
 	if busy := b.results.Meta.BusyCoresBefore; busy > 0.1 {
 		fmt.Fprintf(w, "WARNING: %.2f of %d cores were busy with other processes before the run; the figures share the machine with them\n", busy, b.results.Meta.CPUs)
 	}
@@ -171,6 +193,7 @@ func (b *bencher) printTable(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, val, base, ratio, f.Target, met, samples)
 	}
 	tw.Flush()
+	b.printTables(w)
 	var notes []string
 	for _, f := range b.results.Figures {
 		if f.Note != "" {

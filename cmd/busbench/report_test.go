@@ -20,6 +20,9 @@ func TestTarget(t *testing.T) {
 		{name: "ratio min", t: target{RatioMin: 0.8}, ratio: fp(0.79), want: ptr(false), str: "≥ 0.8× baseline"},
 		{name: "no value", t: target{Max: 1}, want: nil, str: "≤ 0.000 ms"},
 		{name: "no target", t: target{}, v: fp(1), want: nil, str: ""},
+		{name: "both met", t: target{Max: float64(300 * time.Microsecond), RatioMax: 2.5}, v: fp(2e5), ratio: fp(2), want: ptr(true), str: "≤ 0.300 ms and ≤ 2.5× baseline"},
+		{name: "value met, ratio missed", t: target{Max: float64(300 * time.Microsecond), RatioMax: 2.5}, v: fp(2e5), ratio: fp(3), want: ptr(false), str: "≤ 0.300 ms and ≤ 2.5× baseline"},
+		{name: "both, no baseline", t: target{Max: float64(300 * time.Microsecond), RatioMax: 2.5}, v: fp(2e5), want: nil, str: "≤ 0.300 ms and ≤ 2.5× baseline"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

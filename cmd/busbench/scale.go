@@ -175,9 +175,11 @@ func periodic(ctx context.Context, c *scaleConn, first time.Time, interval time.
 	}
 }
 
-// scalePhase: many followers heartbeating at 1 Hz: supervisor CPU and RSS,
-// beside a bare server serving as many connections with one open stream
-// and one health check per second each.
+// scalePhase: many idle followers with open streams, heartbeating at the
+// interval Register tells such followers (subscribed_heartbeat_interval,
+// 60s; -scale-interval sets another): supervisor CPU and RSS, beside a
+// bare server serving as many connections with one open stream and one
+// health check per interval each.
 func (b *bencher) scalePhase(ctx context.Context) error {
 	o := &b.opts
 	n := o.ScaleFollowers
@@ -185,8 +187,13 @@ func (b *bencher) scalePhase(ctx context.Context) error {
 	// Followers connect before any heartbeats (see runScale): they must
 	// not be pruned meanwhile. Pruning still scans every interval.
 	spec.StaleAfter = 10 * time.Minute
-	spec.HeartbeatInterval = o.ScaleInterval
-	b.logf("scale: fresh supervisor without providers; %d followers (own connection, open stream, heartbeat every interval)", n)
+	interval := o.ScaleInterval
+	if interval <= 0 {
+		interval = 60 * time.Second
+	}
+	spec.SubscribedHeartbeatInterval = max(interval, spec.HeartbeatInterval)
+	spec.HeartbeatInterval = min(interval, spec.HeartbeatInterval)
+	b.logf("scale: fresh supervisor without providers; %d followers (own connection, open stream, heartbeat every %s)", n, interval)
 	sup, err := b.startSupervisor(ctx, spec)
 	if err != nil {
 		return err
@@ -200,7 +207,7 @@ func (b *bencher) scalePhase(ctx context.Context) error {
 	}
 	defer stopSup()
 	sup.profile("scale")
-	res, err := b.runScale(ctx, sup.pid(), n, spec.HeartbeatInterval, func(ctx context.Context, i int) (*scaleConn, error) {
+	res, err := b.runScale(ctx, sup.pid(), n, interval, func(ctx context.Context, i int) (*scaleConn, error) {
 		c, err := client.Dial(spec.Socket, client.WithSecret(sup.secret))
 		if err != nil {
 			return nil, err
@@ -238,13 +245,13 @@ func (b *bencher) scalePhase(ctx context.Context) error {
 	b.check(res.Failed == 0, "scale: %d heartbeats failed during the window (want 0)", res.Failed)
 	stopSup()
 
-	b.logf("scale baseline: bare server, %d connections with an open stream, a health check every %s each", n, spec.HeartbeatInterval)
+	b.logf("scale baseline: bare server, %d connections with an open stream, a health check every %s each", n, interval)
 	bp, err := b.startBaseline(ctx, b.root+"/scale.sock")
 	if err != nil {
 		return err
 	}
 	defer bp.stop()
-	base, err := b.runScale(ctx, bp.pid(), n, spec.HeartbeatInterval, func(ctx context.Context, i int) (*scaleConn, error) {
+	base, err := b.runScale(ctx, bp.pid(), n, interval, func(ctx context.Context, i int) (*scaleConn, error) {
 		cc, err := dialRaw(bp.socket)
 		if err != nil {
 			return nil, err
@@ -272,15 +279,15 @@ func (b *bencher) scalePhase(ctx context.Context) error {
 		value, baseValue, how = res.Projected, base.Projected, fmt.Sprintf("PROJECTED to %.0f calls/s from the CPU per call (measured %.1f%% and %.1f%% while the machine served only %.0f and %.0f calls/s)",
 			res.Offered, res.CPU, base.CPU, res.Rate, base.Rate)
 	}
-	hz := fmt.Sprintf("%.3g Hz", 1/o.ScaleInterval.Seconds())
-	b.addFigure(figure{ID: "scale_cpu", Name: fmt.Sprintf("%d followers at %s heartbeat: supervisor CPU", n, hz), Unit: unitPercent,
+	every := fmt.Sprintf("open streams, heartbeat every %s", interval)
+	b.addFigure(figure{ID: "scale_cpu", Name: fmt.Sprintf("%d idle followers (%s): supervisor CPU", n, every), Unit: unitPercent,
 		Chatbus: fp(value), Baseline: fp(baseValue), BaselineName: "bare server, health checks at the same rate",
 		Samples: int(res.Rate * o.ScaleWindow.Seconds()), BaselineSamples: int(base.Rate * o.ScaleWindow.Seconds()),
-		Note: fmt.Sprintf("percent of one core (utime+stime over %s), %s; %s of supervisor CPU per heartbeat (bare: %s per health check); heartbeat latency p50 %s p99 %s; followers DETACHED (no provider: a forum has 702 slots), each its own connection with an open stream",
+		Note: fmt.Sprintf("percent of one core (utime+stime over %s), %s; %s of supervisor CPU per heartbeat (bare: %s per health check; both serve keepalive pings of idle connections too); heartbeat latency p50 %s p99 %s; followers DETACHED (no provider: a forum has 702 slots), each its own connection with an open stream",
 			o.ScaleWindow, how, res.PerCall.Round(100*time.Nanosecond), base.PerCall.Round(100*time.Nanosecond),
 			res.Latency.P50.Round(time.Microsecond), res.Latency.P99.Round(time.Microsecond))},
 		target{Max: 25})
-	b.addFigure(figure{ID: "scale_rss", Name: fmt.Sprintf("%d followers at %s heartbeat: supervisor RSS", n, hz), Unit: unitBytes,
+	b.addFigure(figure{ID: "scale_rss", Name: fmt.Sprintf("%d idle followers (%s): supervisor RSS", n, every), Unit: unitBytes,
 		Chatbus: fp(float64(res.RSS)), Baseline: fp(float64(base.RSS)), BaselineName: "bare server, same connections",
 		Samples: n, BaselineSamples: n,
 		Note: fmt.Sprintf("%s per follower (bare: %s per connection)", format(unitBytes, float64(res.RSS)/float64(n)), format(unitBytes, float64(base.RSS)/float64(n)))}, target{})

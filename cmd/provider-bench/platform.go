@@ -106,8 +106,9 @@ func (p *platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 		}
 		batch := max(inj.Batch, 1)
 		n := batch
+		first := int64(0) // open loop: the schedule index of the first update
 		if inj.Rate > 0 {
-			if n = pc.due(ctx, inj.Rate, batch, version, changed); n == 0 {
+			if first, n = pc.due(ctx, inj.Rate, batch, version, changed, inj.OpenLoop); n == 0 {
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -121,7 +122,11 @@ func (p *platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 			thread := inj.Threads[rr%len(inj.Threads)]
 			rr++
 			id := next + int64(i)
-			text, payload := bench.TelegramUpdate(nil, id, p.chat, thread, now)
+			stamp := now
+			if inj.OpenLoop && inj.Rate > 0 {
+				stamp = pc.at(first+int64(i), inj.Rate)
+			}
+			text, payload := bench.TelegramUpdate(nil, id, p.chat, thread, stamp)
 			ups[i] = &providerv1.Update{
 				UpdateId: id, ChatId: p.chat, ThreadId: thread, FromUserId: bench.UserID,
 				Kind: providerv1.UpdateKind_UPDATE_KIND_MESSAGE, Text: text, Payload: payload,
@@ -171,14 +176,21 @@ type pacer struct {
 	timer   *time.Timer
 }
 
-// due waits for the next update's time and returns how many are due (at
-// most batch: a Deliver that took long is caught up with). It returns 0
-// if the injection changed or ctx ended meanwhile.
-func (pc *pacer) due(ctx context.Context, rate float64, batch int, version uint64, changed <-chan struct{}) int {
+// at is when the n-th update since the injection changed is due.
+func (pc *pacer) at(n int64, rate float64) time.Time {
+	return pc.start.Add(time.Duration(float64(n) / rate * float64(time.Second)))
+}
+
+// due waits for the next update's time and returns its index in the
+// schedule and how many are due (at most batch: a Deliver that took long
+// is caught up with). Closed loop (openLoop false), a schedule far behind
+// restarts from now; open loop it never does. It returns n 0 if the
+// injection changed or ctx ended meanwhile.
+func (pc *pacer) due(ctx context.Context, rate float64, batch int, version uint64, changed <-chan struct{}, openLoop bool) (first int64, n int) {
 	if pc.start.IsZero() || pc.version != version {
 		pc.version, pc.start, pc.sent = version, time.Now(), 0
 	}
-	at := pc.start.Add(time.Duration(float64(pc.sent) / rate * float64(time.Second)))
+	at := pc.at(pc.sent, rate)
 	if d := time.Until(at); d > 0 {
 		if pc.timer == nil {
 			pc.timer = time.NewTimer(d)
@@ -189,22 +201,23 @@ func (pc *pacer) due(ctx context.Context, rate float64, batch int, version uint6
 		case <-pc.timer.C:
 		case <-changed:
 			pc.timer.Stop()
-			return 0
+			return 0, 0
 		case <-ctx.Done():
 			pc.timer.Stop()
-			return 0
+			return 0, 0
 		}
 	}
 	due := int64(time.Since(pc.start).Seconds()*rate) + 1 - pc.sent
-	if due > int64(batch)*4 {
+	if !openLoop && due > int64(batch)*4 {
 		// Far behind (the supervisor stalled): do not burst; restart the
 		// schedule from now.
 		pc.start, pc.sent = time.Now(), 0
 		due = 1
 	}
-	n := int(min(max(due, 1), int64(batch)))
+	n = int(min(max(due, 1), int64(batch)))
+	first = pc.sent
 	pc.sent += int64(n)
-	return n
+	return first, n
 }
 
 // Describe implements provider.Platform: Telegram's sendMessage and

@@ -45,6 +45,9 @@ type fileConfig struct {
 		MaxCount int      `yaml:"max_count"`
 		MaxBytes int64    `yaml:"max_bytes"`
 		MaxAge   duration `yaml:"max_age"`
+
+		// MaxTotalBytes bounds the held updates of all bindings together.
+		MaxTotalBytes int64 `yaml:"max_total_bytes"`
 	} `yaml:"journal"`
 	// Calls bound the at-most-once records of followers' calls.
 	Calls struct {
@@ -66,6 +69,10 @@ type fileConfig struct {
 	} `yaml:"console"`
 	// Metrics is the opt-in Prometheus endpoint (metrics.go).
 	Metrics metricsConfig `yaml:"metrics"`
+
+	// SubscribedHeartbeatInterval: the heartbeat interval of followers
+	// with an open update stream.
+	SubscribedHeartbeatInterval duration `yaml:"subscribed_heartbeat_interval"`
 }
 
 // playgroundSpec is the provider run when none is configured.
@@ -121,6 +128,9 @@ var rangeRules = map[string]func(v any) string{
 		}
 		return ""
 	},
+
+	"journal.max_total_bytes":       atLeastOne("1073741824 (1 GiB)"),
+	"subscribed_heartbeat_interval": positiveDuration("60s"),
 }
 
 func atLeastOne(def string) func(v any) string {
@@ -480,6 +490,9 @@ func (c *config) checkRanges() []problem {
 		"log_format":         c.LogFormat,
 		"log_max_size_mb":    c.LogMaxSizeMB,
 		"log_max_backups":    c.LogMaxBackups,
+
+		"journal.max_total_bytes":       c.Journal.MaxTotalBytes,
+		"subscribed_heartbeat_interval": c.SubscribedHeartbeatInterval,
 	}
 	values["close_offline_after"] = c.CloseOfflineAfter
 	keys := make([]string, 0, len(values))

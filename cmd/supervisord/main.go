@@ -68,6 +68,7 @@ type flags struct {
 	logLevel, logFormat, logFile      string
 	logMaxSizeMB, logMaxBackups       int
 	heartbeat, staleAfter, lockWait   time.Duration
+	subscribedHeartbeat               time.Duration
 	shutdownTimeout                   time.Duration
 	maxFollowers                      int
 	defaultPlayground, console        bool
@@ -129,6 +130,7 @@ with WatchdogSec=, WATCHDOG=1 while its own loops answer.`,
 	fl.StringVar(&f.logFormat, "log-format", "", "json, console or auto: console when stderr is a terminal (default auto)")
 	fl.DurationVar(&f.heartbeat, "heartbeat-interval", 0, "heartbeat interval followers are told to keep (default 1s)")
 	fl.DurationVar(&f.staleAfter, "stale-after", 0, "prune a follower silent this long (default 5s)")
+	fl.DurationVar(&f.subscribedHeartbeat, "subscribed-heartbeat-interval", 0, "heartbeat interval of followers with an open update stream (default 60s)")
 	fl.DurationVar(&f.lockWait, "lock-timeout", 0, "wait at most this long for the startup lock (default 5s, max 120s)")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 0, "bound on a graceful stop before open streams are cut (default 5s)")
 	fl.IntVar(&f.maxFollowers, "max-followers", 0, "maximum registered followers (default 16384)")
@@ -297,7 +299,10 @@ func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc
 			MaxCount: fc.Journal.MaxCount,
 			MaxBytes: fc.Journal.MaxBytes,
 			MaxAge:   time.Duration(fc.Journal.MaxAge),
+
+			TotalBytes: fc.Journal.MaxTotalBytes,
 		},
+		SubscribedHeartbeatInterval: pickDur(f.subscribedHeartbeat, fc.SubscribedHeartbeatInterval),
 		StartOnly: map[string]string{
 			"log_file":        pick(f.logFile, fc.LogFile),
 			"log_format":      pick(f.logFormat, fc.LogFormat),
@@ -321,7 +326,7 @@ func checkFlags(cmd *cobra.Command, f flags) error {
 	case fl.Changed("lock-timeout") && (f.lockWait <= 0 || f.lockWait > maxLockTimeout):
 		return fmt.Errorf("--lock-timeout %s: more than 0 and at most %s", f.lockWait, maxLockTimeout)
 	}
-	for _, name := range []string{"heartbeat-interval", "stale-after", "shutdown-timeout"} {
+	for _, name := range []string{"heartbeat-interval", "stale-after", "subscribed-heartbeat-interval", "shutdown-timeout"} {
 		if fl.Changed(name) {
 			if d, _ := fl.GetDuration(name); d <= 0 {
 				return fmt.Errorf("--%s %s: more than 0 (leave it out for the default)", name, d)

@@ -210,9 +210,8 @@ type Hub struct {
 	store store.Store
 	reg   *registry.Registry
 
-	mu        sync.Mutex // guards the maps below
-	notifiers map[string]chan struct{}
-	scopes    map[store.Target]*scope // by thread
+	mu     sync.Mutex              // guards the maps below
+	scopes map[store.Target]*scope // by thread
 	// replaced: the live followers whose thread was replaced and who were
 	// not told yet (Heartbeat tells them); rewire: closed at the next
 	// replacement of a binding's thread (open streams tell theirs).
@@ -280,7 +279,6 @@ func New(cfg Config) *Hub {
 		log:          cfg.Logger.With().Str("component", "hub").Logger(),
 		store:        cfg.Store,
 		reg:          cfg.Registry,
-		notifiers:    make(map[string]chan struct{}),
 		scopes:       make(map[store.Target]*scope),
 		replaced:     make(map[*registry.Follower]store.Binding),
 		rewire:       make(map[string]chan struct{}),
@@ -339,29 +337,6 @@ func newToken() string {
 	b := make([]byte, 24)
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// notifier returns the channel closed at the binding's next append.
-// h.mu must be held.
-func (h *Hub) notifierLocked(key string) chan struct{} {
-	ch, ok := h.notifiers[key]
-	if !ok {
-		ch = make(chan struct{})
-		h.notifiers[key] = ch
-	}
-	return ch
-}
-
-// notify wakes every stream waiting on the bindings.
-func (h *Hub) notify(keys map[string]struct{}) {
-	h.mu.Lock()
-	for k := range keys {
-		if ch, ok := h.notifiers[k]; ok {
-			close(ch)
-			delete(h.notifiers, k)
-		}
-	}
-	h.mu.Unlock()
 }
 
 // DroppedNotAllowed counts updates from users not on a provider's

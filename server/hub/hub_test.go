@@ -205,9 +205,9 @@ func collect(t *testing.T, h *Hub, f *registry.Follower, after uint64, n int) []
 	defer cancel()
 	var got []store.Update
 	errDone := errors.New("done")
-	err := h.Stream(ctx, f, after, func(u store.Update) error {
-		got = append(got, u)
-		if len(got) == n {
+	err := h.Stream(ctx, f, after, 1, func(ups []store.Update) error {
+		got = append(got, ups...)
+		if len(got) >= n {
 			return errDone
 		}
 		return nil

@@ -67,7 +67,12 @@ func benchDeliver(b *testing.B, m *metrics.Metrics) {
 		}
 		threads = append(threads, r.Binding.Target.Thread)
 		go func() {
-			streams <- h.Stream(ctx, r.Follower, 0, func(store.Update) error { delivered <- struct{}{}; return nil })
+			streams <- h.Stream(ctx, r.Follower, 0, 1, func(ups []store.Update) error {
+				for range ups {
+					delivered <- struct{}{}
+				}
+				return nil
+			})
 		}()
 	}
 	b.Cleanup(func() {

@@ -27,10 +27,10 @@ type Inbound struct {
 
 // Ingest journals a provider's batch of updates, routed to their threads'
 // bindings (or held as unrouted), stores the provider's cursor in the same
-// transaction (nil: the stored one stays), wakes the streams of the
-// bindings touched, and returns the id the provider may acknowledge
-// through: the last update's. Only after Ingest returns may the provider
-// advance the platform's cursor.
+// journal commit (nil: the stored one stays), and returns the id the
+// provider may acknowledge through: the last update's. Only after Ingest
+// returns may the provider advance the platform's cursor. The streams of
+// the bindings touched wake by themselves (Store.Changed).
 func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, cursor []byte) (ackedThrough int64, err error) {
 	if len(batch) == 0 {
 		return 0, nil
@@ -64,20 +64,19 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 		return 0, err
 	}
 	h.cfg.Metrics.Journalled(provider, len(ups), stored)
-	touched := make(map[string]struct{})
-	for _, u := range stored {
-		touched[u.BindingKey] = struct{}{}
-	}
-	h.notify(touched)
 	return last, nil
 }
 
 // Stream sends the follower's journal to send, in seq order, starting after
 // afterSeq (or after the acknowledged point, whichever is later): first what
-// is held, then live updates as they are journalled. It returns when the
-// registration ends (with its reason), the stream is superseded, ctx ends,
-// or send fails.
-func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64, send func(store.Update) error) error {
+// is held, then live updates as they are journalled. Each call of send
+// carries up to maxBatch updates (at least one; maxBatch <= 1: one at a
+// time). The updates come from the journal's memory while the follower
+// keeps up (Store.Read), and the stream waits on Store.Changed, so a live
+// follower costs no disk read and no wake-up per update of others. It
+// returns when the registration ends (with its reason), the stream is
+// superseded, ctx ends, or send fails.
+func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64, maxBatch int, send func([]store.Update) error) error {
 	superseded, detach := f.AttachStream()
 	defer detach()
 	key, _ := f.Binding()
@@ -99,31 +98,34 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 	if err != nil {
 		return err
 	}
+	maxBatch = max(maxBatch, 1)
 	pos := max(afterSeq, st.AckedThrough)
 	for {
-		h.mu.Lock()
-		wake := h.notifierLocked(key)
-		h.mu.Unlock()
 		ups, err := h.store.Read(key, pos, h.cfg.ReadBatch)
 		if err != nil {
 			return err
 		}
-		for _, u := range ups {
-			if !d.Sending(u.Seq) {
+		for len(ups) > 0 {
+			n := min(len(ups), maxBatch)
+			last := ups[n-1].Seq
+			if !d.Sending(last) {
 				return ErrSuspended
 			}
-			if err := send(u); err != nil {
+			if err := send(ups[:n]); err != nil {
 				return err
 			}
-			d.Sent(u.Seq)
-			h.cfg.Metrics.Delivered(u.ReceivedAt, u.Seq > st.LastSeq)
-			pos = u.Seq
+			d.Sent(last)
+			for _, u := range ups[:n] {
+				h.cfg.Metrics.Delivered(u.ReceivedAt, u.Seq > st.LastSeq)
+			}
+			pos = last
+			ups = ups[n:]
 		}
-		if len(ups) == h.cfg.ReadBatch {
-			continue
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 		select {
-		case <-wake:
+		case <-h.store.Changed(key, pos):
 		case <-d.SuspendedC():
 			return ErrSuspended
 		case <-f.Done():

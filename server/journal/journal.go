@@ -394,9 +394,16 @@ type request struct {
 	ents   []pendingEntry
 	cursor []byte // nil = leave the provider's cursor as it is
 	key    string // deleteKey
+	// retention: new bounds to apply first (SetLimits); nil = keep them.
+	limits *Limits
+	total  int64
+	// seed: the state to seed, as a checkpoint, and a bound of its frame.
+	seed     *checkpoint
+	seedSize int64
 
 	out     []Appended // set by the writer before done
 	dropped int        // deleteKey: records discarded
+	err     error      // set by the writer: the request's own refusal (seed)
 	done    chan error // buffered(1): the writer never blocks on a gone caller
 }
 
@@ -407,6 +414,7 @@ const (
 	reqDeleteKey
 	reqRetention
 	reqFlush
+	reqSeed
 )
 
 // pendingEntry is one entry frame of an append request.
@@ -630,6 +638,18 @@ func (j *Journal) DeleteKey(ctx context.Context, key string) (int, error) {
 // to OnDrop.
 func (j *Journal) ApplyRetention(ctx context.Context) error {
 	return j.submit(&request{kind: reqRetention, ctx: ctx, done: make(chan error, 1)})
+}
+
+// SetLimits replaces Options.Limits and Options.TotalBytes (zero fields:
+// the defaults, as in Options) for every later write and enforces them on
+// every key at once, as ApplyRetention does. The bounds are only read by
+// the writer, so they change there, between two batches.
+func (j *Journal) SetLimits(ctx context.Context, l Limits, totalBytes int64) error {
+	l = l.withDefaults()
+	if totalBytes == 0 {
+		totalBytes = DefaultTotalBytes
+	}
+	return j.submit(&request{kind: reqRetention, ctx: ctx, limits: &l, total: totalBytes, done: make(chan error, 1)})
 }
 
 // Flush writes the acks waiting in memory and returns once they are

@@ -856,3 +856,36 @@ func waitUntil(cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestSetLimits: new bounds apply at once to what is held, and to every
+// later Append; zero fields are the defaults again.
+func TestSetLimits(t *testing.T) {
+	var drops dropLog
+	j, _ := newJournal(t, Options{OnDrop: drops.OnDrop})
+	mustAppend(t, j, "telegram", nil, entries("a", 5, 100)...)
+	mustAppend(t, j, "telegram", nil, entries("b", 5, 100)...)
+	// Frames of 100 bytes of data are 100 to 150 bytes: two fit in 300.
+	if err := j.SetLimits(context.Background(), Limits{MaxCount: 2}, 2*150); err != nil {
+		t.Fatal(err)
+	}
+	checkSeqs(t, "a after MaxCount 2 and 300 bytes in all", seqsOf(readRecs(t, j, "a")), nil)
+	checkSeqs(t, "b after MaxCount 2 and 300 bytes in all", seqsOf(readRecs(t, j, "b")), []uint64{4, 5})
+	got := drops.take()
+	slices.SortFunc(got, func(x, y dropCall) int { return strings.Compare(x.Key+x.Reason, y.Key+y.Reason) })
+	if want := []dropCall{{"a", 3, DropCount}, {"a", 2, DropTotalBytes}, {"b", 3, DropCount}}; !slices.Equal(got, want) {
+		t.Errorf("OnDrop calls %+v, want %+v", got, want)
+	}
+	mustAppend(t, j, "telegram", nil, entries("c", 3, 10)...)
+	checkSeqs(t, "c appended under MaxCount 2", seqsOf(readRecs(t, j, "c")), []uint64{2, 3})
+
+	// Back to the defaults: nothing more is dropped.
+	if err := j.SetLimits(context.Background(), Limits{}, 0); err != nil {
+		t.Fatal(err)
+	}
+	drops.take()
+	mustAppend(t, j, "telegram", nil, entries("c", 5, 10)...)
+	checkSeqs(t, "c under the defaults", seqsOf(readRecs(t, j, "c")), []uint64{2, 3, 4, 5, 6, 7, 8})
+	if got := drops.take(); len(got) != 0 {
+		t.Errorf("drops under the default bounds: %+v", got)
+	}
+}

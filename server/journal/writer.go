@@ -343,7 +343,7 @@ func (j *Journal) commit(reqs []*request) {
 			w.flushes = append(w.flushes, r)
 			continue
 		}
-		r.done <- nil
+		r.done <- r.err
 	}
 	for _, s := range b.deletable {
 		if err := os.Remove(s.path); err != nil {
@@ -401,6 +401,8 @@ func (j *Journal) estimate(reqs []*request) int64 {
 			}
 		case reqDeleteKey:
 			est += dropFrameMax(r.key)
+		case reqSeed:
+			est += r.seedSize
 		case reqRetention:
 			for _, ks := range j.keys {
 				est += 4 * dropFrameMax(ks.key)
@@ -520,9 +522,14 @@ func (j *Journal) build(reqs []*request, ckpt []byte) *batch {
 			b.wake = append(b.wake, ks)
 			r.dropped = n
 		case reqRetention:
+			if r.limits != nil {
+				j.opts.Limits, j.opts.TotalBytes = *r.limits, r.total
+			}
 			for _, ks := range j.keys {
 				j.enforceLimits(b, ks)
 			}
+		case reqSeed:
+			j.buildSeed(b, r)
 		}
 	}
 	cutoff := j.dedupCutoff(b.now)

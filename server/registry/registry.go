@@ -86,8 +86,9 @@ type Follower struct {
 	Token       string
 	ConnectedAt time.Time
 
-	lastSeen   atomic.Int64 // unix nanoseconds of the last call
+	lastSeen   atomic.Int64 // unix nanoseconds of the last call, or of the end of its last stream
 	subscribed atomic.Int32 // open Subscribe streams
+	now        func() time.Time
 	end        atomic.Int32 // EndReason; set before done is closed
 	endDetail  string       // why, for TakenOver; written before done is closed
 	done       chan struct{}
@@ -191,7 +192,11 @@ func (f *Follower) Err() error {
 
 // AttachStream makes the caller the follower's one update stream. The
 // returned channel is closed when a later AttachStream supersedes it; the
-// caller must call detach when its stream ends.
+// caller must call detach when its stream ends. While a stream is open the
+// follower counts as live for Config.SubscribedStaleAfter (the transport's
+// keepalive ends the stream of a peer that stopped answering); its end
+// counts as the follower's last sign of life, so a follower whose stream
+// ended (its process died) is pruned StaleAfter later unless it speaks.
 func (f *Follower) AttachStream() (superseded <-chan struct{}, detach func()) {
 	ch := make(chan struct{})
 	f.streamMu.Lock()
@@ -202,6 +207,7 @@ func (f *Follower) AttachStream() (superseded <-chan struct{}, detach func()) {
 	f.streamMu.Unlock()
 	f.subscribed.Add(1)
 	return ch, func() {
+		f.lastSeen.Store(f.now().UnixNano())
 		f.subscribed.Add(-1)
 		f.streamMu.Lock()
 		if f.stream == ch {
@@ -221,6 +227,10 @@ func (f *Follower) Subscribed() bool { return f.subscribed.Load() > 0 }
 type Config struct {
 	// StaleAfter is how long a follower may stay silent. If zero, 5s.
 	StaleAfter time.Duration
+	// SubscribedStaleAfter is how long a follower with an open update
+	// stream may stay silent (it heartbeats rarely then). If zero, or less
+	// than StaleAfter, StaleAfter.
+	SubscribedStaleAfter time.Duration
 	// PruneInterval is how often silent followers are looked for. If zero,
 	// 1s (or StaleAfter/2 if that is shorter).
 	PruneInterval time.Duration
@@ -251,6 +261,7 @@ func New(cfg Config) *Registry {
 	if cfg.PruneInterval <= 0 {
 		cfg.PruneInterval = min(time.Second, cfg.StaleAfter/2)
 	}
+	cfg.SubscribedStaleAfter = max(cfg.SubscribedStaleAfter, cfg.StaleAfter)
 	if cfg.MaxFollowers <= 0 {
 		cfg.MaxFollowers = 16384
 	}
@@ -268,7 +279,7 @@ func (r *Registry) StaleAfter() time.Duration { return r.cfg.StaleAfter }
 // dies: it is returned as replaced.
 func (r *Registry) Register(info Info) (f, replaced *Follower, err error) {
 	now := r.cfg.Now()
-	f = &Follower{Info: info, Token: newToken(), ConnectedAt: now, done: make(chan struct{})}
+	f = &Follower{Info: info, Token: newToken(), ConnectedAt: now, done: make(chan struct{}), now: r.cfg.Now}
 	f.lastSeen.Store(now.UnixNano())
 
 	r.mu.Lock()
@@ -413,15 +424,21 @@ func (r *Registry) removeLocked(f *Follower, reason EndReason) bool {
 	return true
 }
 
-// Prune ends every follower silent for longer than StaleAfter and returns
+// Prune ends every follower silent for longer than StaleAfter (longer
+// than SubscribedStaleAfter while its update stream is open) and returns
 // them.
 func (r *Registry) Prune() []*Follower {
 	now := r.cfg.Now()
 	cutoff := now.Add(-r.cfg.StaleAfter).UnixNano()
+	subCutoff := now.Add(-r.cfg.SubscribedStaleAfter).UnixNano()
+	isStale := func(f *Follower) bool {
+		last := f.lastSeen.Load()
+		return last < cutoff && (!f.Subscribed() || last < subCutoff)
+	}
 	var stale []*Follower
 	r.mu.RLock()
 	for _, f := range r.byInstance {
-		if f.lastSeen.Load() < cutoff {
+		if isStale(f) {
 			stale = append(stale, f)
 		}
 	}
@@ -433,7 +450,7 @@ func (r *Registry) Prune() []*Follower {
 	r.mu.Lock()
 	for _, f := range stale {
 		// Re-check: it may have spoken since the scan.
-		if f.lastSeen.Load() < cutoff && r.removeLocked(f, Pruned) {
+		if isStale(f) && r.removeLocked(f, Pruned) {
 			pruned = append(pruned, f)
 		}
 	}

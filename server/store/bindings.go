@@ -104,7 +104,7 @@ func (s *Bolt) PutBinding(b Binding) error {
 		return fmt.Errorf("binding %q: %w", b.Key, err)
 	}
 	now := s.opts.Now()
-	return s.write(context.Background(), func(tx *bbolt.Tx) error {
+	err := s.write(context.Background(), func(tx *bbolt.Tx) error {
 		rec := b // fn may run twice: never modify b itself
 		bindings, targets := tx.Bucket(bBindings), tx.Bucket(bTargets)
 		key := []byte(rec.Key)
@@ -148,6 +148,27 @@ func (s *Bolt) PutBinding(b Binding) error {
 		}
 		return bindings.Put(key, v)
 	}, nil)
+	if err != nil {
+		return err
+	}
+	// Committed: appends may route to it now.
+	s.boundMu.RLock()
+	known := s.isBound(b.Key)
+	s.boundMu.RUnlock()
+	if known {
+		return nil
+	}
+	s.boundMu.Lock()
+	defer s.boundMu.Unlock()
+	if st, err := s.jr.Stats(b.Key); err == nil && st.Pending > 0 {
+		// Left by a DeleteBinding of the same key whose second step
+		// failed: never the new binding's.
+		if err := s.deleteJournal(b.Key); err != nil {
+			return err
+		}
+	}
+	s.bound[b.Key] = struct{}{}
+	return nil
 }
 
 // unindexTarget removes t's index entry if it points at key.
@@ -216,11 +237,12 @@ func (s *Bolt) ListBindings() ([]Binding, error) {
 	return out, err
 }
 
-// DeleteBinding implements Store.DeleteBinding.
+// DeleteBinding implements Store.DeleteBinding: the binding goes first
+// (bbolt), then its journal (see journal.go for why in this order).
 func (s *Bolt) DeleteBinding(key string) error {
-	var dropped int
-	return s.write(context.Background(), func(tx *bbolt.Tx) error {
-		dropped = 0
+	s.boundMu.Lock()
+	defer s.boundMu.Unlock()
+	err := s.write(context.Background(), func(tx *bbolt.Tx) error {
 		bindings := tx.Bucket(bBindings)
 		v := bindings.Get([]byte(key))
 		if v == nil {
@@ -238,22 +260,13 @@ func (s *Bolt) DeleteBinding(key string) error {
 				return err
 			}
 		}
-		q, err := openQueue(tx, key, false)
-		if err != nil {
-			return err
-		}
-		if q != nil {
-			if err := tx.Bucket(bJournal).DeleteBucket([]byte(key)); err != nil {
-				return err
-			}
-			dropped = int(q.st.count)
-		}
 		return bindings.Delete([]byte(key))
-	}, func() {
-		if dropped > 0 {
-			s.reportDrops([]drop{{key, dropped, DropBindingDeleted}})
-		}
-	})
+	}, nil)
+	if err != nil {
+		return err
+	}
+	delete(s.bound, key)
+	return s.deleteJournal(key)
 }
 
 // slotName is the i-th slot (from 0) of A…Z, AA…AZ, BA…ZZ, AAA…:

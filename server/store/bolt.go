@@ -1,8 +1,10 @@
 package store
 
-// Bolt keeps the state in one bbolt file per profile. Key layout (bucket per
-// concern; "i64" keys are big-endian with the sign bit flipped and "u64"
-// keys plain big-endian, so cursors iterate in numeric order):
+// Bolt keeps the state in one bbolt file per profile, and the inbound
+// journal in the journal directory beside it (journal.go). Key layout of
+// the bbolt file (bucket per concern; "i64" keys are big-endian with the
+// sign bit flipped and "u64" keys plain big-endian, so cursors iterate in
+// numeric order):
 //
 //	meta/
 //	  "schema"                            → u64 schema version (schemaVersion)
@@ -12,35 +14,22 @@ package store
 //	  <provider> 0x00 <chat> 0x00 <thread> → binding key
 //	slots/                                allocation cursors
 //	  <provider> 0x00 <chat>              → last slot handed out ("C")
-//	cursors/                              platform cursors
-//	  <provider>                          → opaque bytes, as the provider reported them
-//	seen/                                 de-duplication window
-//	  <provider>/
-//	    "n"                               → u64 number of ids remembered
-//	    ids/   <dedup id>                 → u64 order number
-//	    order/ <order number u64>         → i64 receive time (unix ns), dedup id
-//	journal/
-//	  <binding key>/                      one sub-bucket per binding
-//	    "state"                           → queueState (5 × u64)
-//	    q/ <seq u64>                      → encoded Update (codec.go)
-//	unrouted/                             the same shape as journal/<binding key>/
-//	  "state", q/
 //	handoffs/
 //	  <sha256(token)>                     → i64 deadline (unix ns), binding key
 //	calls/                                followers' call records (calls.go)
 //	  entries/ <binding key> 0x00 <idempotency key> → JSON callRecord
 //	  open/    <provider> 0x00 <order u64> → entry key (queued or sending)
 //
-// Costs: Append of one update is one small write transaction (a seen-id
-// lookup and two puts, one journal put, the queue state, the cursor); Read
-// is a cursor Seek; Ack deletes a key range from the front of q/; retention
-// looks at the queue state and the first entry only.
+// Schema 2 files also held the journal (cursors/, seen/, journal/,
+// unrouted/: see migrate_journal.go); Open moves it into the journal
+// directory once.
 //
-// Every write goes through one committer goroutine (group commit): it takes
-// the first queued request, drains the requests already queued without
-// waiting, runs them in one bbolt transaction (one commit: bbolt's
-// fdatasync of the pages, then of the meta page) and answers each caller. If that transaction fails, each request is retried in its own, so
-// one bad request cannot fail its neighbours. Reads are plain bbolt read
+// Every bbolt write goes through one committer goroutine (group commit):
+// it takes the first queued request, drains the requests already queued
+// without waiting, runs them in one bbolt transaction (one commit: bbolt's
+// fdatasync of the pages, then of the meta page) and answers each caller.
+// If that transaction fails, each request is retried in its own, so one
+// bad request cannot fail its neighbours. Reads are plain bbolt read
 // transactions and run concurrently with the committer.
 
 import (
@@ -50,18 +39,23 @@ import (
 	"io/fs"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/rs/zerolog"
 	bbolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/chatbus/chatbus/server/journal"
 )
 
-// schemaVersion is the layout above. Open refuses files with a higher one
-// and migrates schema 1 files (numeric chat and thread ids) once.
-const schemaVersion = 2
+// schemaVersion is the layout above. Open refuses files with a higher one,
+// migrates schema 1 files (numeric chat and thread ids) to 2 once, and
+// moves a schema 2 file's journal out of bbolt once.
+const schemaVersion = 3
 
 // maxBatch bounds the requests one transaction carries.
 const maxBatch = 512
@@ -72,6 +66,8 @@ var (
 	bBindings = []byte("bindings")
 	bTargets  = []byte("targets")
 	bSlots    = []byte("slots")
+	// The journal's buckets of schema 1 and 2 files, read by the
+	// migrations only.
 	bCursors  = []byte("cursors")
 	bSeen     = []byte("seen")
 	bJournal  = []byte("journal")
@@ -92,13 +88,16 @@ var (
 	bSeenOrd  = []byte("order")
 	bEntries  = []byte("entries")
 	bPending  = []byte("pending")
-	topLevels = [][]byte{bMeta, bBindings, bTargets, bSlots, bCursors, bSeen, bJournal, bUnrouted, bHandoffs}
+	topLevels = [][]byte{bMeta, bBindings, bTargets, bSlots, bHandoffs}
+	// oldTopLevels are the buckets files before schema 3 must have.
+	oldTopLevels = [][]byte{bCursors, bSeen, bJournal, bUnrouted}
 )
 
 // Options configure a Bolt store. The zero value is usable.
 type Options struct {
 	// Limits bound each binding's journal and, separately, the unrouted
-	// set. Zero fields take their defaults (see Limits).
+	// set, and all of them together. Zero fields take their defaults (see
+	// Limits).
 	Limits Limits
 	// SeenMaxCount is how many platform update ids per provider are
 	// remembered for de-duplication after their update was stored. If
@@ -107,6 +106,17 @@ type Options struct {
 	// SeenMaxAge forgets remembered ids older than this. If zero, 7 days
 	// (platforms keep unconfirmed updates for a day or so).
 	SeenMaxAge time.Duration
+	// SegmentSize is the journal's segment size (preallocated). If zero,
+	// 64 MiB, or a sixteenth of the free space of the filesystem at Open if
+	// that is less (at least 256 KiB).
+	SegmentSize int64
+	// TailBytes is how many bytes of the newest updates the journal keeps
+	// in memory, so a follower that keeps up is served without reading the
+	// disk. If zero, 64 MiB; negative = none.
+	TailBytes int64
+	// Logger receives the journal's recovery and maintenance events. The
+	// zero value logs nothing.
+	Logger zerolog.Logger
 	// MaxSent is how many sent ids RememberSent keeps per thread. If zero,
 	// 4096.
 	MaxSent int
@@ -126,6 +136,8 @@ type Options struct {
 	// caused it returns. It must not block, and must not call the Store's
 	// write methods: the committer would wait for itself. (Reads are
 	// fine.) If nil, drops are only counted in Stats.Dropped.
+	// It runs on the journal's writer goroutine (DropBindingDeleted: on
+	// the caller's, after the deletion is durable).
 	OnDrop func(bindingKey string, n int, reason string)
 	// Now is the store's clock. If nil, time.Now.
 	Now func() time.Time
@@ -163,11 +175,21 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Bolt is the embedded Store: one bbolt file, one committer goroutine.
+// Bolt is the embedded Store: one bbolt file, one committer goroutine, and
+// the journal.
 type Bolt struct {
 	path string
 	db   *bbolt.DB
-	opts Options // with defaults; read-only after Open but for Limits, changed on the committer (SetLimits)
+	jr   *journal.Journal
+	opts Options // with defaults; read-only after Open but for Limits (SetLimits)
+
+	// boundMu guards bound, the keys of the committed bindings. Append
+	// holds it (read) from routing through its journal commit, and
+	// DeleteBinding (write) across both of its steps, so that nothing is
+	// appended to a deleted binding's key. Lock order: boundMu, then the
+	// committer and the journal.
+	boundMu sync.RWMutex
+	bound   map[string]struct{}
 
 	// No mutex: the committer goroutine owns every write transaction and
 	// the channels below carry everything else. reqs is never closed, so a
@@ -218,7 +240,8 @@ func Open(path string, opts Options) (*Bolt, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := initSchema(db, path); err != nil {
+	from, err := initSchema(db, path)
+	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
@@ -237,6 +260,10 @@ func Open(path string, opts Options) (*Bolt, error) {
 		loopDone: make(chan struct{}),
 	}
 	go s.commitLoop()
+	if err := s.openJournal(from); err != nil {
+		s.closeBolt()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -352,8 +379,11 @@ func lockFile(f *os.File, timeout time.Duration) error {
 }
 
 // initSchema creates the buckets of a new file, or checks the schema of an
-// existing one. An intact existing store is only read, never written.
-func initSchema(db *bbolt.DB, path string) (err error) {
+// existing one (migrating schema 1 to 2), and returns the schema the file
+// had (schemaVersion for a new one). An intact existing store of this
+// schema is only read, never written.
+func initSchema(db *bbolt.DB, path string) (schema uint64, err error) {
+	schema = schemaVersion
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("store %s: %w: reading the schema panicked: %v", path, ErrCorrupt, p)
@@ -375,7 +405,9 @@ func initSchema(db *bbolt.DB, path string) (err error) {
 		if len(v) != 8 {
 			return fmt.Errorf("store %s: %w: schema key missing or malformed", path, ErrCorrupt)
 		}
-		switch ver := getU64(v); {
+		ver := getU64(v)
+		schema = ver
+		switch {
 		case ver > schemaVersion:
 			return fmt.Errorf("store %s: schema %d, this program knows up to %d: %w", path, ver, schemaVersion, ErrSchemaTooNew)
 		case ver == 0:
@@ -383,7 +415,11 @@ func initSchema(db *bbolt.DB, path string) (err error) {
 		case ver == 1:
 			migrate = true
 		}
-		for _, name := range topLevels {
+		need := topLevels
+		if ver < 3 {
+			need = append(slices.Clone(topLevels), oldTopLevels...)
+		}
+		for _, name := range need {
 			if tx.Bucket(name) == nil {
 				return fmt.Errorf("store %s: %w: bucket %q missing", path, ErrCorrupt, name)
 			}
@@ -393,16 +429,17 @@ func initSchema(db *bbolt.DB, path string) (err error) {
 	})
 	if err == nil && migrate {
 		if err = db.Update(migrateV1); err != nil {
-			return fmt.Errorf("store %s: migrate schema 1 to %d: %w", path, schemaVersion, err)
+			return schema, fmt.Errorf("store %s: migrate schema 1 to 2: %w", path, err)
 		}
+		schema = 2
 	}
 	if err == nil && hasOutbox {
 		if err = db.Update(migrateOutbox); err != nil {
-			return fmt.Errorf("store %s: move the outbox into the call records: %w", path, err)
+			return schema, fmt.Errorf("store %s: move the outbox into the call records: %w", path, err)
 		}
 	}
 	if err != nil || !fresh {
-		return err
+		return schema, err
 	}
 	err = db.Update(func(tx *bbolt.Tx) error {
 		for _, name := range topLevels {
@@ -410,15 +447,12 @@ func initSchema(db *bbolt.DB, path string) (err error) {
 				return err
 			}
 		}
-		if _, err := tx.Bucket(bUnrouted).CreateBucket(bQueue); err != nil {
-			return err
-		}
 		return tx.Bucket(bMeta).Put(kSchema, putU64(nil, schemaVersion))
 	})
 	if err != nil {
-		return fmt.Errorf("store %s: initialise: %w", path, err)
+		return schema, fmt.Errorf("store %s: initialise: %w", path, err)
 	}
-	return nil
+	return schema, nil
 }
 
 // verify runs bbolt's consistency check over the whole file.
@@ -451,9 +485,9 @@ func (s *Bolt) CommitStats() (txs, requests uint64) {
 	return s.txs.Load(), s.requests.Load()
 }
 
-// Close stops accepting calls, lets the committer finish every write
-// already queued, and closes the file (after any read in progress). Later
-// calls return nil.
+// Close stops accepting calls, lets the committer and the journal finish
+// every write already queued (the journal writes the acks it holds), and
+// closes the files (after any read in progress). Later calls return nil.
 func (s *Bolt) Close() error {
 	first := false
 	s.closeOnce.Do(func() { first = true; close(s.closing) })
@@ -461,6 +495,21 @@ func (s *Bolt) Close() error {
 		<-s.loopDone
 		return nil
 	}
+	var jerr error
+	if s.jr != nil {
+		if err := s.jr.Close(); err != nil {
+			jerr = fmt.Errorf("store %s: close the journal: %w", s.path, err)
+		}
+	}
+	if err := s.closeBolt(); err != nil {
+		return err
+	}
+	return jerr
+}
+
+// closeBolt stops the committer and closes the bbolt file.
+func (s *Bolt) closeBolt() error {
+	s.closeOnce.Do(func() { close(s.closing) })
 	<-s.loopDone
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("store %s: close: %w", s.path, err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -63,19 +62,11 @@ func TestGroupCommit(t *testing.T) {
 			for g := range tc.goroutines {
 				wg.Go(func() {
 					key := fmt.Sprint("b", g%bindings)
-					var last uint64
 					for i := range tc.perGoroutine {
-						id := int64(g*1000 + i + 1)
-						out, err := s.Append(context.Background(), "telegram", []Update{upd(key, id, "x")}, cur(id+1))
-						if err != nil {
-							errs <- err
+						if _, created, err := s.BeginCall(call(key, fmt.Sprint(g, "-", i))); err != nil || !created {
+							errs <- fmt.Errorf("goroutine %d call %d: created %v, %v", g, i, created, err)
 							return
 						}
-						if len(out) != 1 || out[0].Seq <= last {
-							errs <- fmt.Errorf("goroutine %d append %d: got %+v after seq %d", g, i, out, last)
-							return
-						}
-						last = out[0].Seq
 					}
 				})
 			}
@@ -99,93 +90,24 @@ func TestGroupCommit(t *testing.T) {
 			}
 			t.Logf("%d requests in %d transactions", reqs, txs)
 
-			// Every binding holds contiguous seqs 1..n, each update once.
-			for b := range bindings {
-				key := fmt.Sprint("b", b)
-				got := readAll(t, s, key)
-				n := 0
-				for g := b; g < tc.goroutines; g += bindings {
-					n += tc.perGoroutine
-				}
-				if len(got) != n {
-					t.Errorf("%s holds %d updates, want %d", key, len(got), n)
-				}
-				seen := map[int64]bool{}
-				for i, u := range got {
-					if u.Seq != uint64(i+1) {
-						t.Errorf("%s: position %d has seq %d", key, i, u.Seq)
-						break
+			// Every call record is there once.
+			for g := range tc.goroutines {
+				key := fmt.Sprint("b", g%bindings)
+				for i := range tc.perGoroutine {
+					if c, err := s.GetCall(key, fmt.Sprint(g, "-", i)); err != nil || c.State != CallQueued {
+						t.Errorf("call %d-%d: %+v, %v", g, i, c, err)
 					}
-					if seen[u.PlatformUpdateID] {
-						t.Errorf("%s: id %d stored twice", key, u.PlatformUpdateID)
-					}
-					seen[u.PlatformUpdateID] = true
 				}
 			}
 		})
 	}
 }
 
-// TestAppendContext: a request whose ctx ends while queued is not written;
-// one whose ctx ends while its transaction runs is committed anyway.
-func TestAppendContext(t *testing.T) {
-	var armed atomic.Bool
-	entered, release := make(chan int), make(chan struct{})
-	s, _ := newStore(t, Options{testHookBeforeTx: func(n int) {
-		if armed.Load() {
-			entered <- n
-			<-release
-		}
-	}})
-	putBinding(t, s, "b", Target{"telegram", "-100", "7"})
-	appendAsync := func(ctx context.Context, id int64) <-chan error {
-		ch := make(chan error, 1)
-		go func() {
-			_, err := s.Append(ctx, "telegram", []Update{upd("b", id, "x")}, cur(id+1))
-			ch <- err
-		}()
-		return ch
-	}
-
-	armed.Store(true)
-	errA := appendAsync(context.Background(), 1)
-	<-entered // A's transaction is about to run
-
-	ctxB, cancelB := context.WithCancel(context.Background())
-	errB := appendAsync(ctxB, 2)
-	waitQueued(t, s, 1)
-	cancelB()
-	if err := <-errB; !errors.Is(err, context.Canceled) {
-		t.Errorf("B (cancelled while queued) = %v, want context.Canceled", err)
-	}
-	release <- struct{}{}
-	if err := <-errA; err != nil {
-		t.Errorf("A = %v", err)
-	}
-
-	ctxC, cancelC := context.WithCancel(context.Background())
-	errC := appendAsync(ctxC, 3)
-	<-entered // C's transaction is about to run: its ctx was checked
-	cancelC()
-	if err := <-errC; !errors.Is(err, context.Canceled) {
-		t.Errorf("C (cancelled while committing) = %v, want context.Canceled", err)
-	}
-	armed.Store(false)
-	release <- struct{}{}
-
-	// D queues behind C, so once D returns C has committed.
-	mustAppend(t, s, "telegram", 5, upd("b", 4, "x"))
-	if got := readAll(t, s, "b"); !slices.Equal(ids(got), []int64{1, 3, 4}) || !slices.Equal(seqs(got), []uint64{1, 2, 3}) {
-		t.Errorf("journal ids %v seqs %v, want ids [1 3 4] seqs [1 2 3]", ids(got), seqs(got))
-	}
-	// B was never written, so retrying it stores it.
-	if out := mustAppend(t, s, "telegram", 5, upd("b", 2, "x")); !slices.Equal(seqs(out), []uint64{4}) {
-		t.Errorf("retry of B stored seqs %v, want [4]", seqs(out))
-	}
-	// C was written, so retrying it is a no-op.
-	if out := mustAppend(t, s, "telegram", 5, upd("b", 3, "x")); len(out) != 0 {
-		t.Errorf("retry of C stored %v", ids(out))
-	}
+// call is a queued call record of binding key under idempotency key k (a
+// bbolt write that is not the journal's).
+func call(key, k string) CallRecord {
+	return CallRecord{BindingKey: key, Key: k, Provider: "telegram", Chat: "-100", Thread: "7", Method: "sendMessage",
+		Params: []byte(`{}`), State: CallQueued}
 }
 
 // TestFailedBatchIsolation: requests that fail inside a shared transaction
@@ -203,16 +125,18 @@ func TestFailedBatchIsolation(t *testing.T) {
 	sp.Store(s)
 	putBinding(t, s, "b", Target{"telegram", "-100", "7"})
 	putBinding(t, s, "other", Target{"telegram", "-100", "8"})
-	mustAppend(t, s, "telegram", 0, upd("b", 1, "x"))
+	if _, _, err := s.BeginCall(call("b", "1")); err != nil {
+		t.Fatal(err)
+	}
 	txs0, _ := s.CommitStats()
 	hold.Store(true)
 
 	var wg sync.WaitGroup
 	var errFirst, errTake, errAppend, errTarget error
-	wg.Go(func() { _, errFirst = s.Append(context.Background(), "telegram", []Update{upd("b", 2, "x")}, cur(0)) })
+	wg.Go(func() { _, _, errFirst = s.BeginCall(call("b", "2")) })
 	<-entered // the first request holds the committer; the next three share a transaction
 	wg.Go(func() { _, errTake = s.TakeHandoff("no such token", time.Now()) })
-	wg.Go(func() { _, errAppend = s.Append(context.Background(), "telegram", []Update{upd("b", 3, "x")}, cur(0)) })
+	wg.Go(func() { _, _, errAppend = s.BeginCall(call("b", "3")) })
 	wg.Go(func() {
 		errTarget = s.PutBinding(Binding{Key: "thief", Status: StatusActive, Target: Target{"telegram", "-100", "8"}})
 	})
@@ -226,8 +150,10 @@ func TestFailedBatchIsolation(t *testing.T) {
 	if !errors.Is(errTarget, ErrTargetInUse) {
 		t.Errorf("PutBinding of a taken target = %v, want ErrTargetInUse", errTarget)
 	}
-	if got := readAll(t, s, "b"); !slices.Equal(ids(got), []int64{1, 2, 3}) || !slices.Equal(seqs(got), []uint64{1, 2, 3}) {
-		t.Errorf("journal ids %v seqs %v, want [1 2 3] [1 2 3]", ids(got), seqs(got))
+	for _, k := range []string{"1", "2", "3"} {
+		if _, err := s.GetCall("b", k); err != nil {
+			t.Errorf("call %s: %v", k, err)
+		}
 	}
 	if _, err := s.GetBinding("thief"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("GetBinding(thief) = %v, want ErrNotFound", err)
@@ -257,7 +183,7 @@ func TestClose(t *testing.T) {
 	errs := make([]error, 5)
 	for i := range errs {
 		wg.Go(func() {
-			_, errs[i] = s.Append(context.Background(), "telegram", []Update{upd("b", int64(i+1), "x")}, cur(0))
+			_, _, errs[i] = s.BeginCall(call("b", fmt.Sprint(i)))
 		})
 	}
 	<-entered // some of the appends are in the held transaction, the rest queued
@@ -274,7 +200,7 @@ func TestClose(t *testing.T) {
 	}
 	for i, err := range errs {
 		if err != nil {
-			t.Errorf("append %d accepted before Close: %v", i, err)
+			t.Errorf("write %d accepted before Close: %v", i, err)
 		}
 	}
 
@@ -300,7 +226,9 @@ func TestClose(t *testing.T) {
 	}
 
 	s = openAt(t, path, Options{})
-	if st, _ := s.Stats("b"); st.Pending != len(errs) {
-		t.Errorf("after reopen %d pending, want %d", st.Pending, len(errs))
+	for i := range errs {
+		if _, err := s.GetCall("b", fmt.Sprint(i)); err != nil {
+			t.Errorf("after reopen: call %d: %v", i, err)
+		}
 	}
 }

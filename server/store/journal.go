@@ -1,23 +1,37 @@
 package store
 
+// The inbound journal: server/journal (a segmented append-only log, one
+// fdatasync per group commit, acks in memory) in a directory beside the
+// bbolt file. Bindings, handoffs, slots, sent ids and call records stay in
+// bbolt; the journal holds the updates, their seqs and acks, the
+// de-duplication windows and the platform cursors, so nothing of the
+// journal is committed in two places.
+//
+// Keeping the two consistent across a crash (the journal's package doc):
+//   - a binding is committed (bbolt) before anything is appended to its key:
+//     Append routes an update to a binding only if the binding's key is in
+//     the set of committed bindings (Bolt.bound), else it is unrouted;
+//   - DeleteBinding deletes the binding (bbolt), then its key's records
+//     (journal.DeleteKey), holding boundMu so that no Append routes to the
+//     key in between; a crash in between leaves records under a key no
+//     binding names, which Open finds (journal.Keys) and deletes;
+//   - the platform cursor is written in the same journal commit as the
+//     updates it follows, so it never runs ahead of a durable record.
+
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
-	"time"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 
 	bbolt "go.etcd.io/bbolt"
-)
 
-// queue is one journal (a binding's, or the unrouted set when key is "")
-// inside a transaction.
-type queue struct {
-	key string
-	b   *bbolt.Bucket // holds "state" and q/
-	q   *bbolt.Bucket // seq → encoded update
-	st  queueState
-}
+	"github.com/chatbus/chatbus/server/journal"
+)
 
 // journalName names a journal in errors.
 func journalName(key string) string {
@@ -27,185 +41,152 @@ func journalName(key string) string {
 	return fmt.Sprintf("journal of binding %q", key)
 }
 
-// openQueue returns the journal of key, creating it if create is set (in a
-// write transaction). A journal that does not exist and is not created is
-// nil, with no error.
-func openQueue(tx *bbolt.Tx, key string, create bool) (*queue, error) {
-	var b *bbolt.Bucket
-	if key == "" {
-		b = tx.Bucket(bUnrouted)
-	} else {
-		j := tx.Bucket(bJournal)
-		if b = j.Bucket([]byte(key)); b == nil && create {
-			var err error
-			if b, err = j.CreateBucket([]byte(key)); err != nil {
-				return nil, err
-			}
-			if _, err = b.CreateBucket(bQueue); err != nil {
-				return nil, err
-			}
+// journalDir is the journal directory of the store file at path:
+// "state.db" → "state.journal".
+func journalDir(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".journal"
+}
+
+// Segment sizes: DefaultSegmentSize unless the filesystem is small (a
+// segment is preallocated: it takes at most a sixteenth of the free space
+// at Open), and never below minSegmentSize.
+const (
+	DefaultSegmentSize = journal.DefaultSegmentSize
+	minSegmentSize     = 256 << 10
+)
+
+// segmentSize picks the segment size for a journal in dir.
+func segmentSize(dir string, configured int64) int64 {
+	if configured > 0 {
+		return configured
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Dir(dir), &st); err != nil {
+		return DefaultSegmentSize
+	}
+	free := int64(st.Bavail) * st.Bsize
+	return max(min(DefaultSegmentSize, free/16), minSegmentSize)
+}
+
+// journalOptions are the journal's options for the store's.
+func (o Options) journalOptions(dir string, onDrop func(key string, n int, reason string)) journal.Options {
+	return journal.Options{
+		Limits:        journal.Limits{MaxCount: o.Limits.MaxCount, MaxBytes: o.Limits.MaxBytes, MaxAge: o.Limits.MaxAge},
+		TotalBytes:    o.Limits.TotalBytes,
+		SegmentSize:   segmentSize(dir, o.SegmentSize),
+		DedupMaxCount: o.SeenMaxCount,
+		DedupMaxAge:   o.SeenMaxAge,
+		TailBytes:     o.TailBytes,
+		LockTimeout:   o.LockTimeout,
+		OnDrop:        onDrop,
+		Now:           o.Now,
+		Logger:        o.Logger,
+	}
+}
+
+// dropReason is the store's name for a journal drop reason.
+func dropReason(r string) string {
+	switch r {
+	case journal.DropKeyDeleted:
+		return DropBindingDeleted
+	case journal.DropTotalBytes:
+		return DropTotalBytes
+	}
+	return r // count, bytes, age: the same names
+}
+
+// journalErr maps a journal error to the store's sentinels (the journal's
+// own error stays in the chain).
+func (s *Bolt) journalErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, journal.ErrClosed):
+		return fmt.Errorf("store %s: %w: %w", s.path, ErrClosed, err)
+	case errors.Is(err, journal.ErrInvalid):
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	case errors.Is(err, journal.ErrAckBeyondLast):
+		return fmt.Errorf("%w: %w", ErrAckBeyondLast, err)
+	case errors.Is(err, journal.ErrCorrupt):
+		return fmt.Errorf("%w: %w", ErrCorrupt, err)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return fmt.Errorf("store %s: %w", s.path, err)
+}
+
+// openJournal opens the journal beside the bbolt file. fromSchema is the
+// file's schema before this Open: below 3, the journal is still in bbolt
+// and is moved over (migrateJournal), after removing whatever an
+// interrupted earlier move left in the directory.
+func (s *Bolt) openJournal(fromSchema uint64) error {
+	dir := journalDir(s.path)
+	if fromSchema < 3 {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("store %s: remove an unfinished journal move: %w", s.path, err)
 		}
 	}
-	if b == nil {
-		return nil, nil
-	}
-	q := b.Bucket(bQueue)
-	if q == nil {
-		return nil, fmt.Errorf("%s: %w: queue bucket missing", journalName(key), ErrCorrupt)
-	}
-	st, err := decodeQueueState(b.Get(kState))
+	jr, err := journal.Open(dir, s.opts.journalOptions(dir, s.onDrop))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", journalName(key), err)
+		if errors.Is(err, journal.ErrLocked) {
+			return fmt.Errorf("store %s: %w: %w", s.path, ErrLocked, err)
+		}
+		return fmt.Errorf("store %s: %w", s.path, s.journalErr(err))
 	}
-	return &queue{key: key, b: b, q: q, st: st}, nil
-}
-
-// push stores u under the next seq and returns it.
-// push appends an encoded update (encodeUpdate) and returns its seq.
-func (q *queue) push(v []byte) (uint64, error) {
-	seq := q.st.lastSeq + 1
-	if err := q.q.Put(putU64(nil, seq), v); err != nil {
-		return 0, err
-	}
-	q.st.lastSeq = seq
-	q.st.count++
-	q.st.bytes += uint64(len(v))
-	return seq, nil
-}
-
-func (q *queue) save() error { return q.b.Put(kState, q.st.encode()) }
-
-// drop is one OnDrop report.
-type drop struct {
-	key    string
-	n      int
-	reason string
-}
-
-// enforce drops the oldest entries until the journal is within l: first
-// the count bound, then bytes, then age (received before now-MaxAge). It
-// appends one drop per reason that dropped anything and reports whether
-// the state changed.
-func (q *queue) enforce(l Limits, now time.Time, drops *[]drop) bool {
-	var nCount, nBytes, nAge int
-	cutoff := now.Add(-l.MaxAge)
-	c := q.q.Cursor()
-	for q.st.count > 0 {
-		k, v := c.First()
-		if k == nil {
-			break
-		}
-		var reason *int
-		switch {
-		case l.MaxCount > 0 && q.st.count > uint64(l.MaxCount):
-			reason = &nCount
-		case l.MaxBytes > 0 && q.st.bytes > uint64(l.MaxBytes):
-			reason = &nBytes
-		case l.MaxAge > 0:
-			if at, ok := entryReceivedAt(v); ok && at.Before(cutoff) {
-				reason = &nAge
-			}
-		}
-		if reason == nil {
-			break
-		}
-		size := uint64(len(v))
-		if err := c.Delete(); err != nil {
-			break // only fails on a read-only tx
-		}
-		q.st.count--
-		q.st.bytes -= min(size, q.st.bytes)
-		q.st.dropped++
-		*reason++
-	}
-	for _, d := range []drop{{q.key, nCount, DropCount}, {q.key, nBytes, DropBytes}, {q.key, nAge, DropAge}} {
-		if d.n > 0 {
-			*drops = append(*drops, d)
+	s.jr = jr
+	if fromSchema < 3 {
+		if err := s.migrateJournal(); err != nil {
+			_ = jr.Close()
+			return fmt.Errorf("store %s: move the journal out of bbolt: %w", s.path, err)
 		}
 	}
-	return nCount+nBytes+nAge > 0
+	return s.loadBound()
 }
 
-func (s *Bolt) reportDrops(drops []drop) {
-	if s.opts.OnDrop == nil {
-		return
-	}
-	for _, d := range drops {
-		s.opts.OnDrop(d.key, d.n, d.reason)
+func (s *Bolt) onDrop(key string, n int, reason string) {
+	if s.opts.OnDrop != nil {
+		s.opts.OnDrop(key, n, dropReason(reason))
 	}
 }
 
-// seenSet is one provider's de-duplication window.
-type seenSet struct {
-	b, ids, order *bbolt.Bucket
-	n             uint64
-}
-
-func openSeen(tx *bbolt.Tx, provider string) (*seenSet, error) {
-	b, err := tx.Bucket(bSeen).CreateBucketIfNotExists([]byte(provider))
+// loadBound fills the set of committed binding keys, and deletes the
+// records of journal keys no binding names (DeleteBinding crashed between
+// its two steps).
+func (s *Bolt) loadBound() error {
+	bound := make(map[string]struct{})
+	err := s.view(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bBindings).ForEach(func(k, _ []byte) error {
+			bound[string(k)] = struct{}{}
+			return nil
+		})
+	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s := &seenSet{b: b}
-	if s.ids, err = b.CreateBucketIfNotExists(bSeenIDs); err != nil {
-		return nil, err
-	}
-	if s.order, err = b.CreateBucketIfNotExists(bSeenOrd); err != nil {
-		return nil, err
-	}
-	if v := b.Get(kSeenN); len(v) == 8 {
-		s.n = getU64(v)
-	}
-	return s, nil
-}
-
-// remember records id and reports whether it was already remembered.
-func (s *seenSet) remember(id string, now time.Time) (dup bool, err error) {
-	k := []byte(id)
-	if s.ids.Get(k) != nil {
-		return true, nil
-	}
-	o, err := s.order.NextSequence()
+	s.bound = bound
+	keys, err := s.jr.Keys()
 	if err != nil {
-		return false, err
+		return s.journalErr(err)
 	}
-	ok := putU64(nil, o)
-	if err := s.ids.Put(k, ok); err != nil {
-		return false, err
+	for _, k := range keys {
+		if _, ok := bound[k]; ok || k == "" {
+			continue
+		}
+		if st, err := s.jr.Stats(k); err != nil || st.Pending == 0 {
+			continue
+		}
+		if _, err := s.jr.DeleteKey(context.Background(), k); err != nil {
+			return fmt.Errorf("store %s: delete the journal of deleted binding %q: %w", s.path, k, s.journalErr(err))
+		}
 	}
-	if err := s.order.Put(ok, append(putI64(nil, unixNano(now)), k...)); err != nil {
-		return false, err
-	}
-	s.n++
-	return false, nil
+	return nil
 }
 
-// prune forgets the oldest ids beyond maxCount and those remembered before
-// cutoff (a bound <= 0 is off), then saves the count.
-func (s *seenSet) prune(maxCount int, maxAge time.Duration, now time.Time) error {
-	cutoff := int64(math.MinInt64)
-	if maxAge > 0 {
-		cutoff = now.Add(-maxAge).UnixNano()
-	}
-	c := s.order.Cursor()
-	for s.n > 0 {
-		k, v := c.First()
-		if k == nil || len(v) < 8 {
-			break
-		}
-		over := maxCount > 0 && s.n > uint64(maxCount)
-		if !over && getI64(v[:8]) >= cutoff {
-			break
-		}
-		if err := s.ids.Delete(v[8:]); err != nil {
-			return err
-		}
-		if err := c.Delete(); err != nil {
-			return err
-		}
-		s.n--
-	}
-	return s.b.Put(kSeenN, putU64(nil, s.n))
+// isBound reports whether key names a committed binding. Caller holds
+// boundMu (read).
+func (s *Bolt) isBound(key string) bool {
+	_, ok := s.bound[key]
+	return ok
 }
 
 // Append implements Store.Append. It copies the updates before queueing
@@ -217,9 +198,9 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 	}
 	now := s.opts.Now()
 	in := make([]Update, len(updates))
-	// Encoded here, on the caller's goroutine, not the committer's; the
-	// encoding is also the copy that lets the caller reuse its updates.
-	enc := make([][]byte, len(updates))
+	ents := make([]journal.Entry, len(updates))
+	s.boundMu.RLock()
+	defer s.boundMu.RUnlock()
 	for i, u := range updates {
 		switch {
 		case u.Provider == "":
@@ -233,89 +214,34 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 		if u.ReceivedAt.IsZero() {
 			u.ReceivedAt = now
 		}
+		if u.BindingKey != "" && !s.isBound(u.BindingKey) {
+			u.BindingKey = "" // no such binding: hold it as unrouted
+		}
 		u.Seq = 0
 		v := encodeUpdate(&u)
 		u.Payload = v[len(v)-len(u.Payload) : len(v) : len(v)] // the payload ends the encoding
-		in[i], enc[i] = u, v
+		in[i] = u
+		ents[i] = journal.Entry{Key: u.BindingKey, DedupID: u.dedupKey(), ReceivedAt: u.ReceivedAt, Data: v}
 	}
-	cursor = bytes.Clone(cursor)
-	var (
-		out   []Update
-		drops []drop
-	)
-	err := s.write(ctx, func(tx *bbolt.Tx) error {
-		stored, dr, err := s.appendTx(tx, provider, in, enc, cursor)
-		out, drops = stored, dr
-		return err
-	}, func() { s.reportDrops(drops) })
+	res, err := s.jr.Append(ctx, provider, ents, cursor)
 	if err != nil {
-		return nil, err
+		return nil, s.journalErr(err)
+	}
+	out := make([]Update, 0, len(in))
+	for i, r := range res {
+		if r.Duplicate {
+			continue
+		}
+		in[i].Seq = r.Seq
+		out = append(out, in[i])
 	}
 	return out, nil
 }
 
-func (s *Bolt) appendTx(tx *bbolt.Tx, provider string, in []Update, enc [][]byte, cursor []byte) ([]Update, []drop, error) {
-	now := s.opts.Now()
-	seen, err := openSeen(tx, provider)
-	if err != nil {
-		return nil, nil, err
-	}
-	bindings := tx.Bucket(bBindings)
-	out := make([]Update, 0, len(in))
-	queues := make(map[string]*queue, 1)
-	var order []*queue // touched journals, first touch first
-	for i, u := range in {
-		if k := u.dedupKey(); k != "" {
-			dup, err := seen.remember(k, now)
-			if err != nil {
-				return nil, nil, err
-			}
-			if dup {
-				continue
-			}
-		}
-		if u.BindingKey != "" && bindings.Get([]byte(u.BindingKey)) == nil {
-			u.BindingKey = "" // no such binding: hold it as unrouted
-		}
-		q := queues[u.BindingKey]
-		if q == nil {
-			if q, err = openQueue(tx, u.BindingKey, true); err != nil {
-				return nil, nil, err
-			}
-			queues[u.BindingKey] = q
-			order = append(order, q)
-		}
-		if u.Seq, err = q.push(enc[i]); err != nil {
-			return nil, nil, err
-		}
-		out = append(out, u)
-	}
-	var drops []drop
-	for _, q := range order {
-		q.enforce(s.opts.Limits, now, &drops)
-		if err := q.save(); err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := seen.prune(s.opts.SeenMaxCount, s.opts.SeenMaxAge, now); err != nil {
-		return nil, nil, err
-	}
-	if cursor != nil {
-		if err := tx.Bucket(bCursors).Put([]byte(provider), cursor); err != nil {
-			return nil, nil, err
-		}
-	}
-	return out, drops, nil
-}
-
 // Cursor implements Store.Cursor.
 func (s *Bolt) Cursor(provider string) ([]byte, error) {
-	var c []byte
-	err := s.view(func(tx *bbolt.Tx) error {
-		c = bytes.Clone(tx.Bucket(bCursors).Get([]byte(provider)))
-		return nil
-	})
-	return c, err
+	c, err := s.jr.Cursor(provider)
+	return c, s.journalErr(err)
 }
 
 // Read implements Store.Read.
@@ -323,66 +249,33 @@ func (s *Bolt) Read(bindingKey string, afterSeq uint64, limit int) ([]Update, er
 	if afterSeq == math.MaxUint64 {
 		return nil, nil
 	}
-	var out []Update
-	err := s.view(func(tx *bbolt.Tx) error {
-		q, err := openQueue(tx, bindingKey, false)
-		if q == nil {
-			return err
+	recs, err := s.jr.Read(bindingKey, afterSeq, limit)
+	if err != nil {
+		return nil, s.journalErr(err)
+	}
+	out := make([]Update, len(recs))
+	for i, r := range recs {
+		u, err := decodeUpdate(r.Data)
+		if err != nil {
+			return nil, fmt.Errorf("%s seq %d: %w", journalName(bindingKey), r.Seq, err)
 		}
-		c := q.q.Cursor()
-		for k, v := c.Seek(putU64(nil, afterSeq+1)); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Next() {
-			u, err := decodeUpdate(v)
-			if err != nil {
-				return fmt.Errorf("%s seq %d: %w", journalName(bindingKey), getU64(k), err)
-			}
-			u.Seq, u.BindingKey = getU64(k), bindingKey
-			out = append(out, u)
-		}
-		return nil
-	})
-	return out, err
+		u.Seq, u.BindingKey = r.Seq, bindingKey
+		out[i] = u
+	}
+	return out, nil
 }
 
-// Ack implements Store.Ack.
+// Changed implements Store.Changed.
+func (s *Bolt) Changed(bindingKey string, afterSeq uint64) <-chan struct{} {
+	return s.jr.Changed(bindingKey, afterSeq)
+}
+
+// Ack implements Store.Ack: in memory at once, written with the next
+// journal commit (never an fdatasync of its own).
 func (s *Bolt) Ack(bindingKey string, seq uint64) (uint64, error) {
-	// Settle the cases that write nothing without a write transaction.
-	st, err := s.Stats(bindingKey)
+	acked, err := s.jr.Ack(bindingKey, seq)
 	if err != nil {
-		return 0, err
-	}
-	if seq > st.LastSeq {
-		return 0, fmt.Errorf("%s: ack of seq %d, last is %d: %w", journalName(bindingKey), seq, st.LastSeq, ErrAckBeyondLast)
-	}
-	if seq <= st.AckedThrough {
-		return st.AckedThrough, nil
-	}
-	var acked uint64
-	err = s.write(context.Background(), func(tx *bbolt.Tx) error {
-		q, err := openQueue(tx, bindingKey, false)
-		if err != nil {
-			return err
-		}
-		if q == nil || seq > q.st.lastSeq { // the binding was deleted since
-			return fmt.Errorf("%s: ack of seq %d beyond the last: %w", journalName(bindingKey), seq, ErrAckBeyondLast)
-		}
-		if seq <= q.st.ackedThrough {
-			acked = q.st.ackedThrough
-			return nil
-		}
-		c := q.q.Cursor()
-		for k, v := c.First(); k != nil && getU64(k) <= seq; k, v = c.First() {
-			q.st.count--
-			q.st.bytes -= min(uint64(len(v)), q.st.bytes)
-			if err := c.Delete(); err != nil {
-				return err
-			}
-		}
-		q.st.ackedThrough = seq
-		acked = seq
-		return q.save()
-	}, nil)
-	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("%s: %w", journalName(bindingKey), s.journalErr(err))
 	}
 	return acked, nil
 }
@@ -393,27 +286,14 @@ func (s *Bolt) LastSeq(bindingKey string) (uint64, error) {
 	return st.LastSeq, err
 }
 
-// Stats implements Store.Stats.
+// Stats implements Store.Stats. It reads memory only.
 func (s *Bolt) Stats(bindingKey string) (Stats, error) {
-	var st Stats
-	err := s.view(func(tx *bbolt.Tx) error {
-		q, err := openQueue(tx, bindingKey, false)
-		if q == nil {
-			return err
-		}
-		st = Stats{
-			Pending:      int(q.st.count),
-			Bytes:        int64(q.st.bytes),
-			AckedThrough: q.st.ackedThrough,
-			LastSeq:      q.st.lastSeq,
-			Dropped:      q.st.dropped,
-		}
-		if k, v := q.q.Cursor().First(); k != nil {
-			st.OldestAt, _ = entryReceivedAt(v)
-		}
-		return nil
-	})
-	return st, err
+	st, err := s.jr.Stats(bindingKey)
+	if err != nil {
+		return Stats{}, s.journalErr(err)
+	}
+	return Stats{Pending: st.Pending, Bytes: st.Bytes, AckedThrough: st.AckedThrough, LastSeq: st.LastSeq,
+		Dropped: st.Dropped, OldestAt: st.OldestAt}, nil
 }
 
 // ListUnrouted implements Store.ListUnrouted.
@@ -424,30 +304,26 @@ func (s *Bolt) UnroutedStats() (Stats, error) { return s.Stats("") }
 
 // ApplyRetention implements Store.ApplyRetention.
 func (s *Bolt) ApplyRetention() error {
-	var drops []drop
-	return s.write(context.Background(), func(tx *bbolt.Tx) error {
-		now := s.opts.Now()
-		keys := []string{""}
-		err := tx.Bucket(bJournal).ForEachBucket(func(k []byte) error {
-			keys = append(keys, string(k))
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		var dr []drop
-		for _, key := range keys {
-			q, err := openQueue(tx, key, false)
-			if err != nil {
-				return err
-			}
-			if q != nil && q.enforce(s.opts.Limits, now, &dr) {
-				if err := q.save(); err != nil {
-					return err
-				}
-			}
-		}
-		drops = dr
-		return nil
-	}, func() { s.reportDrops(drops) })
+	return s.journalErr(s.jr.ApplyRetention(context.Background()))
+}
+
+// JournalSpace implements Store.JournalSpace. It reads memory only.
+func (s *Bolt) JournalSpace() JournalSpace {
+	sp := s.jr.Space()
+	return JournalSpace{Segments: sp.Segments, DiskBytes: sp.DiskBytes, UsedBytes: sp.UsedBytes,
+		LiveBytes: sp.LiveBytes, Pending: sp.Pending}
+}
+
+// FlushJournal writes the acks waiting in memory and returns once they and
+// the space maintenance they allow (segments deleted or compacted) are
+// done. Tests and benchmarks use it; the journal flushes by itself.
+func (s *Bolt) FlushJournal(ctx context.Context) error {
+	return s.journalErr(s.jr.Flush(ctx))
+}
+
+// deleteJournal discards the binding's records (DeleteBinding's second
+// step) and reports them as DropBindingDeleted (the journal's OnDrop).
+func (s *Bolt) deleteJournal(key string) error {
+	_, err := s.jr.DeleteKey(context.Background(), key)
+	return s.journalErr(err)
 }

@@ -228,7 +228,12 @@ func TestCursorCommittedWithJournal(t *testing.T) {
 }
 
 func TestRetention(t *testing.T) {
-	size := int64(len(encodeUpdate(&Update{Provider: "telegram", PlatformUpdateID: 1, Kind: 1, Chat: "-100", Thread: "7", FromUserID: 42, Text: "x", ReceivedAt: time.Now()})))
+	// The size of one update as stored (Stats.Bytes).
+	probe, _ := newStore(t, Options{})
+	putBinding(t, probe, "b", Target{"telegram", "-100", "7"})
+	mustAppend(t, probe, "telegram", 0, upd("b", 1, "x"))
+	st, _ := probe.Stats("b")
+	size := st.Bytes
 	tests := []struct {
 		name      string
 		limits    Limits

@@ -5,21 +5,21 @@ import (
 	"fmt"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/chatbus/chatbus/server/journal"
 )
 
 // SetLimits replaces the journal bounds (zero fields: the defaults) for
 // every later write, and enforces them on every journal at once (drops are
-// reported to OnDrop, as retention's are). The bounds are only read on the
-// committer goroutine, so they change there, between two transactions.
+// reported to OnDrop, as retention's are). The journal's writer applies
+// them between two of its batches.
 func (s *Bolt) SetLimits(ctx context.Context, l Limits) error {
 	l = l.withDefaults()
-	if err := s.write(ctx, func(*bbolt.Tx) error {
-		s.opts.Limits = l
-		return nil
-	}, nil); err != nil {
-		return fmt.Errorf("store %s: set journal bounds: %w", s.path, err)
+	err := s.jr.SetLimits(ctx, journal.Limits{MaxCount: l.MaxCount, MaxBytes: l.MaxBytes, MaxAge: l.MaxAge}, l.TotalBytes)
+	if err != nil {
+		return fmt.Errorf("set journal bounds: %w", s.journalErr(err))
 	}
-	return s.ApplyRetention()
+	return nil
 }
 
 // Ping returns once the committer has run a (empty) write transaction: it

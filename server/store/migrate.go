@@ -112,7 +112,7 @@ func migrateV1(tx *bbolt.Tx) error {
 			}
 		}
 	}
-	return tx.Bucket(bMeta).Put(kSchema, putU64(nil, schemaVersion))
+	return tx.Bucket(bMeta).Put(kSchema, putU64(nil, 2))
 }
 
 // clearBucket deletes every key of b (not its sub-buckets).

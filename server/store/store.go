@@ -8,7 +8,10 @@
 // The state sits behind the Store interface so that another backend (etcd,
 // for several hosts) can replace the embedded default, Bolt: one bbolt file
 // per profile, written by a single committer goroutine that shares
-// transactions and fsyncs between concurrent callers (group commit).
+// transactions and fsyncs between concurrent callers (group commit), for
+// everything but the journal, and the journal in server/journal (a
+// segmented append-only log beside the file: one fdatasync per group
+// commit, acks in memory, the newest updates served from memory).
 //
 // The package knows nothing of gRPC. Errors are wrapped with context and
 // match the sentinels below with errors.Is.
@@ -201,9 +204,10 @@ func (u *Update) dedupKey() string {
 	return ""
 }
 
-// Limits bound one binding's journal (and, separately, the unrouted set).
-// When an Append would exceed a bound, the oldest pending updates are
-// dropped, counted in Stats.Dropped and reported to Options.OnDrop.
+// Limits bound one binding's journal (and, separately, the unrouted set),
+// and TotalBytes all of them together. When an Append would exceed a
+// bound, the oldest pending updates are dropped, counted in Stats.Dropped
+// and reported to Options.OnDrop.
 type Limits struct {
 	// MaxCount is the most pending updates. If zero, 10000; negative = no bound.
 	MaxCount int
@@ -214,13 +218,19 @@ type Limits struct {
 	// negative = no bound. An update appended with a ReceivedAt already
 	// past it is stored and dropped at once (and reported).
 	MaxAge time.Duration
+	// TotalBytes bounds the pending updates of all journals together
+	// (counted as stored: Stats.Bytes); beyond it the oldest updates of all
+	// journals are dropped first (DropTotalBytes). If zero, 1 GiB;
+	// negative = no bound.
+	TotalBytes int64
 }
 
 // Default limits.
 const (
-	DefaultMaxCount = 10000
-	DefaultMaxBytes = 64 << 20
-	DefaultMaxAge   = 7 * 24 * time.Hour
+	DefaultMaxCount   = 10000
+	DefaultMaxBytes   = 64 << 20
+	DefaultMaxAge     = 7 * 24 * time.Hour
+	DefaultTotalBytes = 1 << 30
 )
 
 func (l Limits) withDefaults() Limits {
@@ -241,17 +251,27 @@ const (
 	DropCount          = "count"           // Limits.MaxCount exceeded
 	DropBytes          = "bytes"           // Limits.MaxBytes exceeded
 	DropAge            = "age"             // older than Limits.MaxAge
+	DropTotalBytes     = "total-bytes"     // Limits.TotalBytes exceeded (the oldest of all journals)
 	DropBindingDeleted = "binding-deleted" // DeleteBinding discarded the binding's journal
 )
 
 // Stats describes one journal (a binding's, or the unrouted set's).
 type Stats struct {
 	Pending      int       // updates stored and not acknowledged
-	Bytes        int64     // encoded size of the pending updates
+	Bytes        int64     // size of the pending updates as stored
 	AckedThrough uint64    // highest seq acknowledged (0 = none)
 	LastSeq      uint64    // highest seq assigned (0 = none)
 	Dropped      uint64    // updates dropped by retention, ever (persistent)
 	OldestAt     time.Time // ReceivedAt of the oldest pending update; zero if none
+}
+
+// JournalSpace describes the journal's files (all journals together).
+type JournalSpace struct {
+	Segments  int
+	DiskBytes int64 // size of the segment files (the active one as preallocated)
+	UsedBytes int64 // what the segments hold, live or not
+	LiveBytes int64 // the pending updates
+	Pending   int   // pending updates of all journals
 }
 
 // CallState is where a follower's platform call is. Queued and sending
@@ -375,12 +395,22 @@ type Store interface {
 	// Ack removes every update of the binding with Seq <= seq and returns
 	// the new ack point. It is cumulative and idempotent: seq at or below
 	// the current ack point changes nothing. seq beyond LastSeq:
-	// ErrAckBeyondLast.
+	// ErrAckBeyondLast. The ack takes effect at once and is made durable
+	// with the next journal commit (within a second): after a crash, an
+	// ack may be lost and its updates delivered again.
 	Ack(bindingKey string, seq uint64) (ackedThrough uint64, err error)
+	// Changed returns a channel closed once the binding's journal holds an
+	// update with a seq above afterSeq (at once if it does), and also when
+	// its updates are deleted or the store closes: the caller then reads or
+	// checks again.
+	Changed(bindingKey string, afterSeq uint64) <-chan struct{}
 	// LastSeq returns the highest seq assigned in the binding's journal.
 	LastSeq(bindingKey string) (uint64, error)
 	// Stats describes the binding's journal; an unknown key has zero Stats.
+	// It is cheap (memory only).
 	Stats(bindingKey string) (Stats, error)
+	// JournalSpace describes the journal's files. It is cheap (memory only).
+	JournalSpace() JournalSpace
 	// ListUnrouted is Read("", 0, limit).
 	ListUnrouted(limit int) ([]Update, error)
 	// UnroutedStats is Stats("").

@@ -262,6 +262,10 @@ class Follower:
         self.response = response
         self.session = response.session
         self.heartbeat_interval = response.heartbeat_interval.ToTimedelta().total_seconds() or 1.0
+        # While an update stream is open the stream is the liveness, and the
+        # heartbeat goes at this (longer) interval.
+        self.subscribed_heartbeat_interval = max(
+            response.subscribed_heartbeat_interval.ToTimedelta().total_seconds(), self.heartbeat_interval)
         self.stale_after = response.stale_after.ToTimedelta().total_seconds()
         self._on_notice = on_notice
         self._request = request
@@ -272,6 +276,9 @@ class Follower:
         self._closed = False
         self._suspended = False
         self._stop = asyncio.Event()
+        # Set when an update stream ends (or the follower stops): the
+        # heartbeat goes at once, and at the short interval again.
+        self._wake = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(
             self._heartbeat_loop(), name=f"chatbus-heartbeat-{self.session.instance_id}")
 
@@ -492,6 +499,7 @@ class Follower:
         self._closed = True
         lost = self._error is not None
         self._stop.set()
+        self._wake.set()
         if asyncio.current_task() is not self._task:
             self._task.cancel()
             try:
@@ -555,7 +563,17 @@ class Follower:
             stale_after = _DEFAULT_STALE_INTERVALS * self.heartbeat_interval
         last_ok = time.monotonic()
         failures = 0
-        while not await self._stopped_within(self.heartbeat_interval):
+        while True:
+            interval = self.subscribed_heartbeat_interval if self._streams else self.heartbeat_interval
+            try:
+                await asyncio.wait_for(self._wake.wait(), interval)
+            except asyncio.TimeoutError:
+                pass
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            if self._streams:
+                last_ok = time.monotonic()  # the open stream was the liveness until now
             session = self.session
             try:
                 resp = await self._client.bus.Heartbeat(bus_pb2.HeartbeatRequest(session=session),
@@ -611,11 +629,14 @@ class Follower:
             log.warning("chatbus: session %s lost: %s", self.instance_id, err)
         self._error = err
         self._stop.set()
+        self._wake.set()
         for s in list(self._streams):
             s._abort()
 
     def _forget(self, stream: "UpdateStream") -> None:
-        self._streams.discard(stream)
+        if stream in self._streams:
+            self._streams.discard(stream)
+            self._wake.set()
 
 
 class UpdateStream:

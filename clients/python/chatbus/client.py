@@ -431,6 +431,10 @@ class Follower:
         self.response = response
         self.session = response.session
         self.heartbeat_interval = response.heartbeat_interval.ToTimedelta().total_seconds() or 1.0
+        # While an update stream is open the stream is the liveness, and the
+        # heartbeat goes at this (longer) interval.
+        self.subscribed_heartbeat_interval = max(
+            response.subscribed_heartbeat_interval.ToTimedelta().total_seconds(), self.heartbeat_interval)
         self.stale_after = response.stale_after.ToTimedelta().total_seconds()
         self._on_notice = on_notice
         self._request = request
@@ -442,6 +446,9 @@ class Follower:
         self._closed = False
         self._suspended = False
         self._stop = threading.Event()
+        # Set when an update stream ends (or the follower stops): the
+        # heartbeat goes at once, and at the short interval again.
+        self._wake = threading.Event()
         self._thread = threading.Thread(
             target=self._heartbeat_loop,
             name=f"chatbus-heartbeat-{self.session.instance_id}",
@@ -711,6 +718,7 @@ class Follower:
             self._closed = True
             lost = self._error is not None
         self._stop.set()
+        self._wake.set()
         if threading.current_thread() is not self._thread:
             self._thread.join(timeout=self._client.timeout)
         try:
@@ -793,7 +801,17 @@ class Follower:
             stale_after = _DEFAULT_STALE_INTERVALS * self.heartbeat_interval
         last_ok = time.monotonic()
         failures = 0
-        while not self._stop.wait(self.heartbeat_interval):
+        while True:
+            with self._lock:
+                streaming = bool(self._streams)
+            self._wake.wait(self.subscribed_heartbeat_interval if streaming else self.heartbeat_interval)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            with self._lock:
+                if self._streams:
+                    # The open stream was the liveness until now.
+                    last_ok = time.monotonic()
             session = self._current_session()
             try:
                 resp = self._client.bus.Heartbeat(bus_pb2.HeartbeatRequest(session=session),
@@ -846,12 +864,16 @@ class Follower:
         if not closed:
             log.warning("chatbus: session %s lost: %s", self.instance_id, err)
         self._stop.set()
+        self._wake.set()
         for s in streams:
             s._abort()
 
     def _forget(self, stream: "UpdateStream") -> None:
         with self._lock:
+            was = stream in self._streams
             self._streams.discard(stream)
+        if was:
+            self._wake.set()
 
 
 class UpdateStream:

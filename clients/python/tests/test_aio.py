@@ -56,6 +56,7 @@ class AioFollowerTest(unittest.IsolatedAsyncioTestCase):
         cls.sup = harness.Supervisor([
             "--heartbeat-interval", f"{int(HEARTBEAT * 1000)}ms",
             "--stale-after", f"{int(STALE_AFTER)}s",
+            "--subscribed-heartbeat-interval", "1500ms",
         ])
 
     @classmethod
@@ -91,6 +92,32 @@ class AioFollowerTest(unittest.IsolatedAsyncioTestCase):
         self.assertTrue(f.alive)
         hb = await f.heartbeat()
         self.assertEqual(list(hb.notices), [])
+
+    async def test_heartbeat_is_rare_while_streaming(self):
+        f = await self.register()
+        self.assertAlmostEqual(f.subscribed_heartbeat_interval, 1.5)
+        stream = f.updates()
+        pending = asyncio.create_task(stream.__anext__())
+        deadline = time.monotonic() + 10
+        while not ((await self.listed(f.instance_id)) or types_pb2.Follower()).subscribed:
+            self.assertLess(time.monotonic(), deadline, "the stream never opened")
+            await asyncio.sleep(0.05)
+        seen = set()
+        end = time.monotonic() + STALE_AFTER + 0.6
+        while time.monotonic() < end:
+            row = await self.listed(f.instance_id)
+            self.assertIsNotNone(row, "pruned with its stream open")
+            seen.add(row.last_heartbeat.ToNanoseconds())
+            await asyncio.sleep(0.1)
+        self.assertLessEqual(len(seen), 3, "heartbeating at the short interval with the stream open")
+        stream.cancel()
+        with self.assertRaises((StopAsyncIteration, asyncio.CancelledError, chatbus.ChatbusError)):
+            await asyncio.wait_for(pending, 5)
+        end = time.monotonic() + STALE_AFTER + 0.6
+        while time.monotonic() < end:
+            self.assertIsNotNone(await self.listed(f.instance_id), "pruned after its stream ended")
+            await asyncio.sleep(0.1)
+        self.assertTrue(f.alive)
 
     async def test_admin(self):
         f = await self.register(profile_key="manual:aio-admin", cwd="/somewhere")

@@ -41,6 +41,9 @@ except ImportError as e:  # pragma: no cover - depends on the machine
 
 HEARTBEAT = 0.2
 STALE_AFTER = 2.0
+# While an update stream is open; such a follower is pruned after
+# 2 * SUBSCRIBED + STALE_AFTER of silence.
+SUBSCRIBED = 1.5
 
 
 def new_id() -> str:
@@ -76,6 +79,7 @@ class FollowerTest(unittest.TestCase):
         cls.sup = harness.Supervisor([
             "--heartbeat-interval", f"{int(HEARTBEAT * 1000)}ms",
             "--stale-after", f"{int(STALE_AFTER)}s",
+            "--subscribed-heartbeat-interval", f"{int(SUBSCRIBED * 1000)}ms",
         ])
         cls.client = cls.sup.client()
 
@@ -130,6 +134,36 @@ class FollowerTest(unittest.TestCase):
         hb = f.heartbeat()
         self.assertLess(abs(time.time() - hb.server_time.ToDatetime().timestamp()), 5)
         self.assertEqual(list(hb.notices), [])
+
+    def test_heartbeat_is_rare_while_streaming(self):
+        f = self.register()
+        self.assertAlmostEqual(f.subscribed_heartbeat_interval, SUBSCRIBED)
+        reader = Reader(f.updates())
+        deadline = time.monotonic() + 10
+        while not (self.listed(f.instance_id) or types_pb2.Follower()).subscribed:
+            self.assertLess(time.monotonic(), deadline, "the stream never opened")
+            time.sleep(0.05)
+        # Past stale-after with the stream open: kept, and heartbeating at
+        # the subscribed interval (at most 3 distinct heartbeat times in
+        # 2.6 s, against 13 at the short interval).
+        seen = set()
+        end = time.monotonic() + STALE_AFTER + 0.6
+        while time.monotonic() < end:
+            row = self.listed(f.instance_id)
+            self.assertIsNotNone(row, "pruned with its stream open")
+            seen.add(row.last_heartbeat.ToNanoseconds())
+            time.sleep(0.1)
+        self.assertLessEqual(len(seen), 3, "heartbeating at the short interval with the stream open")
+        reader.stream.cancel()
+        self.assertTrue(reader.ended.wait(5))
+        # The stream ended: heartbeats go at the short interval again.
+        end = time.monotonic() + STALE_AFTER + 0.6
+        while time.monotonic() < end:
+            row = self.listed(f.instance_id)
+            self.assertIsNotNone(row, "pruned after its stream ended")
+            time.sleep(0.1)
+        self.assertLess(time.time() - row.last_heartbeat.ToDatetime().timestamp(), 1.0)
+        self.assertTrue(f.alive)
 
     def test_admin_shows_follower(self):
         f = self.register(profile_key="manual:admin", thread_name="py-admin", cwd="/somewhere/else")
@@ -244,7 +278,8 @@ class FollowerTest(unittest.TestCase):
         new.heartbeat()
 
     def test_silent_follower_is_pruned(self):
-        # Raw stubs: no background heartbeat.
+        # Raw stubs: no background heartbeat. The stream is open, so the
+        # silence allowed is the subscribed one.
         resp = self.client.bus.Register(bus_pb2.RegisterRequest(
             instance_id=new_id(), profile_key="manual:silent", pid=os.getpid()), timeout=5)
         stream = self.client.bus.Subscribe(bus_pb2.SubscribeRequest(session=resp.session))
@@ -253,7 +288,7 @@ class FollowerTest(unittest.TestCase):
             for _ in stream:
                 pass
         self.assertEqual(cm.exception.code(), grpc.StatusCode.FAILED_PRECONDITION)
-        self.assertLess(time.monotonic() - t0, STALE_AFTER + 2)
+        self.assertLess(time.monotonic() - t0, 2 * SUBSCRIBED + STALE_AFTER + 2)
         self.assertIsNone(self.listed(resp.session.instance_id))
 
     def test_echo_example_registers_and_stops_cleanly(self):

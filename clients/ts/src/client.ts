@@ -359,6 +359,11 @@ export interface UpdatesOptions {
  */
 export class Follower {
   readonly heartbeatIntervalMs: number;
+  /**
+   * The heartbeat interval while an update stream is open: the stream (kept
+   * alive by the supervisor's keepalive) is the follower's liveness then.
+   */
+  readonly subscribedHeartbeatIntervalMs: number;
   readonly staleAfterMs: number;
   /** Resolves when the session is closed or lost (see `error`). */
   readonly done: Promise<void>;
@@ -384,6 +389,7 @@ export class Follower {
   ) {
     this.resp = response;
     this.heartbeatIntervalMs = durationMs(response.heartbeatInterval) || 1000;
+    this.subscribedHeartbeatIntervalMs = Math.max(durationMs(response.subscribedHeartbeatInterval), this.heartbeatIntervalMs);
     this.staleAfterMs = durationMs(response.staleAfter);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.schedule();
@@ -488,6 +494,7 @@ export class Follower {
       this.streams.delete(ac);
       opts.signal?.removeEventListener("abort", onAbort);
       ac.abort();
+      this.streamEnded();
     }
   }
 
@@ -711,14 +718,27 @@ export class Follower {
     return true;
   }
 
+  /** Schedules the next heartbeat: rarely while an update stream is open. */
   private schedule(): void {
+    const ms = this.streams.size > 0 ? this.subscribedHeartbeatIntervalMs : this.heartbeatIntervalMs;
     this.timer = setTimeout(() => {
+      this.timer = undefined;
       this.inflight = this.beat().finally(() => (this.inflight = undefined));
-    }, this.heartbeatIntervalMs);
+    }, ms);
+  }
+
+  /** The last stream ended: it was the liveness, so heartbeat now (then at the short interval). */
+  private streamEnded(): void {
+    if (this.stopped || this.streams.size > 0 || this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.inflight = this.beat().finally(() => (this.inflight = undefined));
   }
 
   private async beat(): Promise<void> {
     const session = this.session;
+    // An open stream was the liveness until now.
+    if (this.streams.size > 0) this.lastOk = Date.now();
     try {
       const resp = await this.client.bus.heartbeat({ session }, { timeoutMs: Math.max(this.heartbeatIntervalMs, 1000) });
       this.failures = 0;

@@ -49,6 +49,9 @@ import {
 
 const HEARTBEAT_MS = 200;
 const STALE_AFTER_MS = 2000;
+// While an update stream is open; such a follower is pruned after
+// 2 * SUBSCRIBED_MS + STALE_AFTER_MS of silence.
+const SUBSCRIBED_MS = 1500;
 
 const bin = supervisordBinary();
 
@@ -96,7 +99,14 @@ describe("follower client against supervisord", { skip: bin.skip, timeout: 60_00
 
   before(async () => {
     sup = await Supervisor.start(bin.path!, {
-      extraArgs: ["--heartbeat-interval", `${HEARTBEAT_MS}ms`, "--stale-after", `${STALE_AFTER_MS}ms`],
+      extraArgs: [
+        "--heartbeat-interval",
+        `${HEARTBEAT_MS}ms`,
+        "--stale-after",
+        `${STALE_AFTER_MS}ms`,
+        "--subscribed-heartbeat-interval",
+        `${SUBSCRIBED_MS}ms`,
+      ],
     });
     client = await sup.client();
   });
@@ -155,6 +165,46 @@ describe("follower client against supervisord", { skip: bin.skip, timeout: 60_00
     const hb = await f.heartbeat();
     assert.ok(Math.abs(Date.now() - Number(hb.serverTime!.seconds) * 1000) < 5000);
     assert.deepEqual(hb.notices, []);
+  });
+
+  it("heartbeats at the subscribed interval while its stream is open", async () => {
+    const f = await register();
+    assert.equal(f.subscribedHeartbeatIntervalMs, SUBSCRIBED_MS);
+    const ac = new AbortController();
+    const reading = (async () => {
+      for await (const _ of f.updates({ signal: ac.signal })) {
+        /* nothing arrives */
+      }
+    })();
+    const deadline = Date.now() + 10_000;
+    while (!(await listed(f.instanceId))?.subscribed) {
+      assert.ok(Date.now() < deadline, "the stream never opened");
+      await sleep(50);
+    }
+    // Past stale_after with the stream open: kept, and at most 3 distinct
+    // heartbeat times in the window (13 at the short interval).
+    const seen = new Set<string>();
+    const end = Date.now() + STALE_AFTER_MS + 600;
+    while (Date.now() < end) {
+      const row = await listed(f.instanceId);
+      assert.ok(row, "pruned with its stream open");
+      seen.add(`${row.lastHeartbeat!.seconds}.${row.lastHeartbeat!.nanos}`);
+      await sleep(100);
+    }
+    assert.ok(seen.size <= 3, `${seen.size} heartbeat times with the stream open`);
+    ac.abort();
+    await reading;
+    // The stream ended: heartbeats at the short interval again.
+    const end2 = Date.now() + STALE_AFTER_MS + 600;
+    let row;
+    while (Date.now() < end2) {
+      row = await listed(f.instanceId);
+      assert.ok(row, "pruned after its stream ended");
+      await sleep(100);
+    }
+    const ageMs = Date.now() - Number(row!.lastHeartbeat!.seconds) * 1000 - row!.lastHeartbeat!.nanos / 1e6;
+    assert.ok(ageMs < 1000, `last heartbeat ${ageMs}ms ago`);
+    assert.ok(f.alive);
   });
 
   it("AdminService shows the follower", async () => {
@@ -299,7 +349,8 @@ describe("follower client against supervisord", { skip: bin.skip, timeout: 60_00
       })(),
       hasCode(Code.FailedPrecondition),
     );
-    assert.ok(Date.now() - t0 < STALE_AFTER_MS + 2000);
+    // Its stream is open: the silence allowed is the subscribed one.
+    assert.ok(Date.now() - t0 < 2 * SUBSCRIBED_MS + STALE_AFTER_MS + 2000);
     assert.equal(await listed(resp.session!.instanceId), undefined);
   });
 
