@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -115,11 +116,14 @@ func TestDiskFullPreallocation(t *testing.T) {
 
 // TestDiskFullWrite: with segments that grow as they are written, a full
 // disk fails the write itself. The journal then fails (ErrFailed, wrapping
-// ENOSPC) and refuses writes; every Append that returned success is there
-// after a reopen, and nothing else.
+// ENOSPC) and, until it has reopened itself (held off here; see
+// TestReopenAfterFailedWrite), refuses writes and serves reads; every
+// Append that returned success is there after a Close and Open, and
+// nothing else.
 func TestDiskFullWrite(t *testing.T) {
 	dir := smallDisk(t, 2<<20)
-	opts := Options{SegmentSize: 256 << 10, Limits: Limits{MaxCount: -1, MaxBytes: -1}, noPrealloc: true}
+	opts := Options{SegmentSize: 256 << 10, Limits: Limits{MaxCount: -1, MaxBytes: -1}, noPrealloc: true,
+		reopenFirst: time.Hour}
 	j := openAt(t, dir, opts)
 	ok, err := fillAppends(t, j, 4)
 	if !errors.Is(err, ErrFailed) || !errors.Is(err, syscall.ENOSPC) {

@@ -101,10 +101,12 @@ var (
 	ErrCorrupt = errors.New("journal corrupt")
 	// ErrFailed: a write or fdatasync failed. What the failed batch left in
 	// the file is unknown (after a failed fdatasync the kernel may have
-	// dropped the dirty pages), so the journal accepts no more writes; it
-	// still serves reads. Reopen it to recover: Open truncates whatever the
-	// failed batch left. The error also wraps the system error (e.g.
-	// syscall.ENOSPC). Nothing a failed batch carried was reported durable.
+	// dropped the dirty pages), so the journal accepts no writes until it
+	// has reopened itself from disk (reopen.go: with backoff, without the
+	// caller; Health says when); it still serves reads meanwhile. The error
+	// also wraps the system error (e.g. syscall.ENOSPC). Nothing a failed
+	// batch carried was reported durable; retrying an Append is safe for
+	// entries with a DedupID.
 	ErrFailed = errors.New("journal write failed")
 	// ErrAckBeyondLast: an Ack names a seq the journal never assigned (or
 	// not yet durably: Append had not returned). Nothing changed.
@@ -274,6 +276,16 @@ type Options struct {
 	// testHookBeforeWrite, if set, runs on the writer goroutine before each
 	// batch is written, with the number of requests it carries.
 	testHookBeforeWrite func(requests int)
+	// testHookSync, if set, runs on the writer goroutine after a batch was
+	// written and before its fdatasync; an error it returns is taken as
+	// the fdatasync's (the batch is in the page cache, not known durable).
+	testHookSync func() error
+	// testHookReopen, if set, runs on the writer goroutine as each reopen
+	// attempt begins.
+	testHookReopen func()
+	// reopenFirst and reopenMax (tests only) replace the pauses before a
+	// reopen after a failed write (reopen.go). If zero, the defaults.
+	reopenFirst, reopenMax time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -305,6 +317,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.reopenFirst == 0 {
+		o.reopenFirst = reopenFirst
+	}
+	if o.reopenMax == 0 {
+		o.reopenMax = reopenMax
 	}
 	return o
 }
@@ -361,7 +379,13 @@ type Journal struct {
 	liveBytes   int64
 	livePending int
 	tail        tailCache
-	failed      error // sticky: set when a write or sync failed (wraps ErrFailed)
+	// failed is set when a write or sync failed (wraps ErrFailed), and
+	// cleared once the writer has reopened the journal from disk
+	// (reopen.go); healthChanged is closed (and replaced) at each change
+	// of it; reopens counts the reopens.
+	failed        error
+	healthChanged chan struct{}
+	reopens       uint64
 
 	// Owned by the writer goroutine (read under mu only by the writer):
 	windows map[string]*window // de-duplication window per provider

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/rs/zerolog"
 )
 
 // Open opens the journal in dir, creating the directory (0700) and a first
@@ -61,21 +62,13 @@ func Open(dir string, opts Options) (*Journal, error) {
 	default:
 		return nil, fmt.Errorf("journal %s: lock: %w", dir, err)
 	}
-	j := &Journal{
-		dir:         dir,
-		opts:        opts,
-		log:         opts.Logger.With().Str("component", "journal").Logger(),
-		lock:        lock,
-		keys:        make(map[string]*keyState),
-		cursors:     make(map[string][]byte),
-		pendingAcks: make(map[*keyState]struct{}),
-		tail:        tailCache{budget: opts.TailBytes},
-		windows:     make(map[string]*window),
-		reqs:        make(chan *request, 1024),
-		ackKick:     make(chan struct{}, 1),
-		closing:     make(chan struct{}),
-		writerDone:  make(chan struct{}),
-	}
+	j := newState(dir, opts, opts.Logger.With().Str("component", "journal").Logger())
+	j.lock = lock
+	j.healthChanged = make(chan struct{})
+	j.reqs = make(chan *request, 1024)
+	j.ackKick = make(chan struct{}, 1)
+	j.closing = make(chan struct{})
+	j.writerDone = make(chan struct{})
 	if err := j.recover(); err != nil {
 		for _, s := range j.segs {
 			s.release()
@@ -87,6 +80,21 @@ func Open(dir string, opts Options) (*Journal, error) {
 	j.prep = startPreparer(dir, !opts.noPrealloc)
 	go j.run()
 	return j, nil
+}
+
+// newState returns a Journal holding the empty state that recover fills:
+// Open's, or the one a reopen builds beside the failed state (reopen.go).
+func newState(dir string, opts Options, log zerolog.Logger) *Journal {
+	return &Journal{
+		dir:         dir,
+		opts:        opts,
+		log:         log,
+		keys:        make(map[string]*keyState),
+		cursors:     make(map[string][]byte),
+		pendingAcks: make(map[*keyState]struct{}),
+		tail:        tailCache{budget: opts.TailBytes},
+		windows:     make(map[string]*window),
+	}
 }
 
 // corruptAt is damage found at an offset of a segment.

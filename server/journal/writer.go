@@ -54,6 +54,15 @@ type writerState struct {
 
 	flushes []*request // Flush calls waiting for maintenance to catch up
 
+	// After a failed write (reopen.go): the segment and offset where the
+	// failed batch began, the failures (of writes and of reopens) since
+	// the last batch written, and the timer of the next reopen attempt.
+	failSeg     *segment
+	failOff     int64
+	failures    int
+	reopenTimer *time.Timer
+	reopenArmed bool
+
 	// Compaction in progress: the segment whose live records are being
 	// copied to the head, how far it has been read, and the copies read
 	// for the next batch.
@@ -160,9 +169,16 @@ func (j *Journal) run() {
 	w.ackTimer = time.NewTimer(time.Hour)
 	w.ackTimer.Stop()
 	defer w.ackTimer.Stop()
+	w.reopenTimer = time.NewTimer(time.Hour)
+	w.reopenTimer.Stop()
+	defer w.reopenTimer.Stop()
 	var carry *request
 	closing := false
 	for {
+		var reopenC <-chan time.Time
+		if w.reopenArmed {
+			reopenC = w.reopenTimer.C
+		}
 		var reqs []*request
 		var bytes int64
 		take := func(r *request) bool {
@@ -201,6 +217,15 @@ func (j *Journal) run() {
 					continue
 				case <-w.ackTimer.C:
 					w.ackArmed = false
+				case <-reopenC:
+					w.reopenArmed = false
+					if err := j.reopen(); err != nil {
+						w.failures++
+						j.log.Error().Err(err).Dur("retry_in", j.reopenDelay()).
+							Msg("reopening the journal after a failed write")
+					}
+					j.armReopen()
+					continue
 				case <-j.closing:
 					closing = true
 				}
@@ -218,6 +243,7 @@ func (j *Journal) run() {
 			}
 		}
 		j.commit(reqs)
+		j.armReopen()
 		if closing && carry == nil && len(j.reqs) == 0 {
 			j.commit(nil) // the acks that came in meanwhile
 			j.answerFlushes(j.failure())
@@ -227,7 +253,19 @@ func (j *Journal) run() {
 	}
 }
 
-// failure returns the sticky write failure, nil if none.
+// armReopen starts the pause before the next reopen attempt if the
+// journal has failed and none is pending. Writer goroutine.
+func (j *Journal) armReopen() {
+	w := &j.w
+	if w.reopenArmed || j.failure() == nil {
+		return
+	}
+	w.reopenTimer.Reset(j.reopenDelay())
+	w.reopenArmed = true
+}
+
+// failure returns the write failure the journal is recovering from, nil if
+// none.
 func (j *Journal) failure() error {
 	j.mu.RLock()
 	defer j.mu.RUnlock()
@@ -305,10 +343,11 @@ func (j *Journal) commit(reqs []*request) {
 
 	j.mu.Lock()
 	if err != nil {
-		j.failed = fmt.Errorf("journal %s: segment %s at offset %d: %w: %w", j.dir, b.seg.path, b.seg.used, ErrFailed, err)
-		err = j.failed
+		err = fmt.Errorf("journal %s: segment %s at offset %d: %w: %w", j.dir, b.seg.path, b.seg.used, ErrFailed, err)
+		j.failLocked(b.seg, b.seg.used, err)
 		j.mu.Unlock()
-		j.log.Error().Err(err).Msg("the journal accepts no more writes")
+		j.log.Error().Err(err).Dur("reopen_in", j.reopenDelay()).
+			Msg("a journal write failed: no writes until the journal is reopened from disk")
 		for _, r := range live {
 			r.done <- err
 		}
@@ -317,6 +356,7 @@ func (j *Journal) commit(reqs []*request) {
 	}
 	if b.content > 0 {
 		j.publish(b)
+		w.failures = 0
 	}
 	for _, s := range b.deletable {
 		j.unlinkSegment(s)
@@ -723,6 +763,11 @@ func (j *Journal) writeBatch(b *batch) error {
 	w.iov = iov[:0]
 	if err != nil {
 		return fmt.Errorf("write: %w", err)
+	}
+	if h := j.opts.testHookSync; h != nil {
+		if err := h(); err != nil {
+			return fmt.Errorf("fdatasync: %w", err)
+		}
 	}
 	if err := fdatasync(b.seg.f); err != nil {
 		return fmt.Errorf("fdatasync: %w", err)

@@ -2,8 +2,10 @@ package providers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"syscall"
 	"time"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
@@ -91,9 +93,20 @@ func (h *health) setJournal(err error) bool {
 	defer h.mu.Unlock()
 	h.journalErr = ""
 	if err != nil {
-		h.journalErr = err.Error()
+		h.journalErr = storeReason(err)
 	}
 	return h.updateLocked()
+}
+
+// storeReason is what a journal write failure says to an operator: the
+// system's reason where there is one ("no space left on device"), else
+// the whole error. The whole error goes to the log and the event.
+func storeReason(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	return err.Error()
 }
 
 // childHealth follows a health event of the child: asks it why (off the
@@ -134,15 +147,19 @@ func (m *Manager) publishHealth(p *provider, attrs map[string]string) {
 // journalResult records whether the provider's last journal write
 // succeeded, logging and publishing a change.
 func (m *Manager) journalResult(p *provider, err error) {
+	_, before, _ := p.health.state()
 	if !p.health.setJournal(err) {
 		return
 	}
+	attrs := map[string]string{"provider": p.spec.Name}
 	if err != nil {
 		p.log.Error().Err(err).Msg("journal writes fail: the provider's updates stay at the platform until they succeed")
+		attrs["error"] = err.Error()
 	} else {
 		p.log.Info().Msg("journal writes succeed again")
+		attrs["recovered_from"] = before
 	}
-	m.publishHealth(p, map[string]string{"provider": p.spec.Name})
+	m.publishHealth(p, attrs)
 }
 
 // Serving reports whether the provider does its job now, and why not.

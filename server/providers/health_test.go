@@ -2,6 +2,8 @@ package providers
 
 import (
 	"errors"
+	"fmt"
+	"syscall"
 	"testing"
 )
 
@@ -27,5 +29,35 @@ func TestHealthFlips(t *testing.T) {
 		if got := h.flipCount(); got != s.flips {
 			t.Fatalf("%s: %d flips, want %d", s.name, got, s.flips)
 		}
+	}
+}
+
+// TestStoreReason: a journal write failure is reported by the system's
+// reason where the error carries one, else in full.
+func TestStoreReason(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{
+			name: "a full disk, however deep in the chain",
+			err:  fmt.Errorf("store s.db: journal j: segment x at offset 7: %w: write: %w", errors.New("journal write failed"), syscall.ENOSPC),
+			want: "no space left on device",
+		},
+		{name: "an I/O error", err: fmt.Errorf("fdatasync: %w", syscall.EIO), want: "input/output error"},
+		{name: "no system error", err: errors.New("journal closed"), want: "journal closed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := storeReason(tc.err); got != tc.want {
+				t.Errorf("storeReason(%v) = %q, want %q", tc.err, got, tc.want)
+			}
+			h := newHealth()
+			h.setJournal(tc.err)
+			if _, why, _ := h.state(); why != "state store: "+tc.want {
+				t.Errorf("health reason %q", why)
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/store"
 )
 
 // pump keeps an Updates stream open to the provider's current child:
@@ -74,13 +75,16 @@ func (m *Manager) pump(ctx context.Context, p *provider, sink Ingester) {
 		// keep failing, or at once for a new child (journal failures wait
 		// their pause whatever the child).
 		next := p.sup.Changed()
+		var reopened <-chan struct{}
 		if jerr != nil {
 			next = nil
+			reopened = m.journalReopened()
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-next:
+		case <-reopened:
 		case <-time.After(wait.next()):
 		}
 	}
@@ -106,6 +110,28 @@ func (p *provider) watchFence(ctx context.Context, cl providerv1.ProviderService
 		admitting := resp.GetAdmitting() || resp.GetPhase() == providerv1.Phase_PHASE_UNSPECIFIED
 		p.adm.setChild(true, admitting)
 	}
+}
+
+// journalHealth is the store's report of its journal's writes
+// (store.Bolt.JournalHealth).
+type journalHealth interface {
+	JournalHealth() store.JournalHealth
+}
+
+// journalReopened returns a channel closed when the store's journal, which
+// has failed a write, has reopened itself: the pump tries again then
+// rather than at the end of its pause. nil (never) if the journal has not
+// failed (a failure it did not have to reopen for, such as no room for a
+// new segment: the pause holds) or the store does not report it.
+func (m *Manager) journalReopened() <-chan struct{} {
+	st, ok := m.cfg.Store.(journalHealth)
+	if !ok {
+		return nil
+	}
+	if h := st.JournalHealth(); h.Failed != nil {
+		return h.Changed
+	}
+	return nil
 }
 
 // journalError is a failure to journal a batch: nothing of it was

@@ -327,3 +327,22 @@ func (s *Bolt) deleteJournal(key string) error {
 	_, err := s.jr.DeleteKey(context.Background(), key)
 	return s.journalErr(err)
 }
+
+// JournalHealth describes the journal's writes (journal.Health).
+type JournalHealth struct {
+	// Failed is the write failure the journal is recovering from: it
+	// refuses appends until it has reopened itself from disk, which it
+	// does by itself, with backoff. nil while appends are accepted. It
+	// wraps the system error (e.g. syscall.ENOSPC).
+	Failed error
+	// Reopens counts the journal's reopens after failed writes.
+	Reopens uint64
+	// Changed is closed at the next change of Failed.
+	Changed <-chan struct{}
+}
+
+// JournalHealth returns the journal's write health. It reads memory only.
+func (s *Bolt) JournalHealth() JournalHealth {
+	h := s.jr.Health()
+	return JournalHealth{Failed: s.journalErr(h.Failed), Reopens: h.Reopens, Changed: h.Changed}
+}
