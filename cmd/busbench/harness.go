@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -14,6 +15,9 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -43,6 +47,10 @@ type supSpec struct {
 	JournalMaxBytes             int64         `json:"journal_max_bytes"`
 	Providers                   []provSpec    `json:"providers"`
 	ProfileDir                  string        `json:"profile_dir,omitempty"`
+	// MemProfileRate, if set, is the profiled variant's
+	// runtime.MemProfileRate (bytes per heap sample; the default 512 KiB
+	// says little about a few KiB per follower).
+	MemProfileRate int `json:"mem_profile_rate,omitempty"`
 	LogPath                     string        `json:"-"`
 }
 
@@ -310,7 +318,17 @@ type baselineProc struct {
 // startBaseline starts `busbench baseline-server` on socket and waits for
 // its "ready" line.
 func (b *bencher) startBaseline(ctx context.Context, socket string) (*baselineProc, error) {
-	cmd := exec.Command(b.self, "baseline-server", "-socket", socket)
+	return b.startBaselineRate(ctx, socket, 0)
+}
+
+// startBaselineRate is startBaseline with the bare server's
+// runtime.MemProfileRate (0: the default), for its heap profile.
+func (b *bencher) startBaselineRate(ctx context.Context, socket string, memProfileRate int) (*baselineProc, error) {
+	args := []string{"baseline-server", "-socket", socket}
+	if memProfileRate > 0 {
+		args = append(args, "-mem-profile-rate", strconv.Itoa(memProfileRate))
+	}
+	cmd := exec.Command(b.self, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -379,24 +397,34 @@ func (bearer) RequireTransportSecurity() bool { return false }
 // runBaselineServer is `busbench baseline-server -socket PATH`: it serves
 // the bare server until SIGTERM, after printing "ready".
 func runBaselineServer(ctx context.Context, args []string, stdout io.Writer) error {
-	var socket string
-	if len(args) == 2 && args[0] == "-socket" {
-		socket = args[1]
-	} else {
-		return errors.New("usage: busbench baseline-server -socket PATH")
+	fs := flag.NewFlagSet("baseline-server", flag.ContinueOnError)
+	socket := fs.String("socket", "", "socket to serve on")
+	rate := fs.Int("mem-profile-rate", 0, "runtime.MemProfileRate (0: the default)")
+	if err := fs.Parse(args); err != nil || *socket == "" || fs.NArg() > 0 {
+		return errors.New("usage: busbench baseline-server -socket PATH [-mem-profile-rate N]")
 	}
-	// SIGUSR1 writes the memory statistics beside the socket (after a
-	// GC), for comparison with the profiled supervisor's.
+	if *rate > 0 {
+		runtime.MemProfileRate = *rate
+	}
+	// SIGUSR1 writes the memory statistics and the heap and goroutine
+	// profiles beside the socket, for comparison with the profiled
+	// supervisor's.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGUSR1)
 	defer signal.Stop(sigs)
 	go func() {
 		for range sigs {
-			writeMemStats(socket + ".memstats.json")
+			writeMemStats(*socket + ".memstats.json")
+			for _, kind := range []string{"heap", "goroutine"} {
+				if f, err := os.Create(*socket + "." + kind + ".pprof"); err == nil {
+					pprof.Lookup(kind).WriteTo(f, 0)
+					f.Close()
+				}
+			}
 		}
 	}()
-	os.Remove(socket)
-	ln, err := net.Listen("unix", socket)
+	os.Remove(*socket)
+	ln, err := net.Listen("unix", *socket)
 	if err != nil {
 		return err
 	}

@@ -634,6 +634,10 @@ func (b *bencher) openLoopPhase(ctx context.Context, sup *supervisor, ctl *contr
 // memory: supervisor RSS per follower with an open stream vs a bare
 // server's RSS per open stream.
 
+// memProfileRate is the heap sampling rate of a profiled memory phase
+// (both processes): fine enough to see a few KiB per follower.
+const memProfileRate = 4096
+
 func (b *bencher) memoryPhase(ctx context.Context) error {
 	n := b.opts.MemFollowers
 	// A forum chat has 702 slots (A…ZZ); spread the followers over
@@ -644,6 +648,9 @@ func (b *bencher) memoryPhase(ctx context.Context) error {
 		provs = append(provs, provSpec{Name: fmt.Sprintf("bench-%d", i+1), Binary: b.opts.Provider, ForumChatID: benchChat - 100 - int64(i), Settings: map[string]any{}})
 	}
 	spec := b.supSpec("memory", provs)
+	if b.opts.Pprof != "" {
+		spec.MemProfileRate = memProfileRate
+	}
 	b.logf("memory: fresh supervisor with %d provider-bench child(ren); %d followers with open streams", np, n)
 	sup, err := b.startSupervisor(ctx, spec)
 	if err != nil {
@@ -657,7 +664,7 @@ func (b *bencher) memoryPhase(ctx context.Context) error {
 		return err
 	}
 	sup.profile("memory")
-	_, closeFollowers, err := startFollowers(ctx, sup, n, false, func(i int) followerOpts {
+	fls, closeFollowers, err := startFollowers(ctx, sup, n, false, func(i int) followerOpts {
 		return followerOpts{ProfileKey: fmt.Sprintf("bench:m%d", i), InstanceID: fmt.Sprintf("m-%d", i), Provider: provs[i%np].Name, Subscribe: true}
 	})
 	defer closeFollowers()
@@ -671,9 +678,21 @@ func (b *bencher) memoryPhase(ctx context.Context) error {
 	}
 	sup.profile("")
 	per := float64(after-before) / float64(n)
+	// What the followers were told: a heartbeat after interval, then, with
+	// their stream open, every subscribed interval. The bare connections
+	// make a health check on the same schedule.
+	reg := fls[0].f.Registered()
+	hbFirst, hbEvery := reg.GetHeartbeatInterval().AsDuration(), reg.GetSubscribedHeartbeatInterval().AsDuration()
+	if hbEvery < hbFirst {
+		hbEvery = hbFirst
+	}
 
 	// The bare server: a fresh process, n connections with one open stream each.
-	bp, err := b.startBaseline(ctx, filepath.Join(b.root, "mem.sock"))
+	rate := 0
+	if b.opts.Pprof != "" {
+		rate = memProfileRate
+	}
+	bp, err := b.startBaselineRate(ctx, filepath.Join(b.root, "mem.sock"), rate)
 	if err != nil {
 		return err
 	}
@@ -698,7 +717,6 @@ func (b *bencher) memoryPhase(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	t0 := time.Now()
 	err = parallel(n, 16, func(i int) error {
 		cc, err := dialRaw(bp.socket)
 		if err != nil {
@@ -708,14 +726,14 @@ func (b *bencher) memoryPhase(ctx context.Context) error {
 		if err := bench.Hold(hctx, cc); err != nil {
 			return err
 		}
-		// One health check per second each, as each follower heartbeats.
+		// Health checks on the followers' heartbeat schedule.
 		hc := grpc_health_v1.NewHealthClient(cc)
 		c := &scaleConn{call: func(ctx context.Context) error {
 			_, err := hc.Check(ctx, &grpc_health_v1.HealthCheckRequest{})
 			return err
 		}}
 		wg.Go(func() {
-			periodic(hctx, c, t0.Add(time.Duration(i)*time.Second/time.Duration(n)), time.Second, &ok, &failed, &noRec)
+			periodic(hctx, c, time.Now().Add(hbFirst), hbEvery, &ok, &failed, &noRec)
 		})
 		return nil
 	})
@@ -731,17 +749,19 @@ func (b *bencher) memoryPhase(ctx context.Context) error {
 	if b.opts.Pprof != "" { // the bare server's memory statistics, beside the supervisor's profiles
 		bp.cmd.Process.Signal(syscall.SIGUSR1)
 		time.Sleep(200 * time.Millisecond)
-		if js, err := os.ReadFile(bp.socket + ".memstats.json"); err == nil {
-			os.WriteFile(filepath.Join(b.opts.Pprof, "memory-bare.memstats.json"), js, 0o644)
+		for _, name := range []string{"memstats.json", "heap.pprof", "goroutine.pprof"} {
+			if js, err := os.ReadFile(bp.socket + "." + name); err == nil {
+				os.WriteFile(filepath.Join(b.opts.Pprof, "memory-bare."+name), js, 0o644)
+			}
 		}
 	}
 	b.results.Details["memory"] = map[string]any{"followers": n, "providers": np,
 		"supervisor_rss_before": before, "supervisor_rss_after": after, "bare_rss_before": bBefore, "bare_rss_after": bAfter}
 	b.addFigure(figure{ID: "rss_per_follower", Name: fmt.Sprintf("supervisor RSS per connected follower (%d with open streams)", n), Unit: unitBytes,
-		Chatbus: fp(per), Baseline: fp(bper), BaselineName: fmt.Sprintf("bare server, %d open streams + 1 Hz health checks", n),
+		Chatbus: fp(per), Baseline: fp(bper), BaselineName: fmt.Sprintf("bare server, %d open streams + health checks as the followers heartbeat", n),
 		Samples: n, BaselineSamples: n,
-		Note: fmt.Sprintf("(RSS with them − RSS before) ÷ %d, medians of 5 readings after %s; supervisor %s → %s, bare %s → %s; each follower registered (own thread) with its own connection and an open stream, so heartbeating at the subscribed interval (60s); each bare connection makes one health check a second",
-			n, settle, format(unitBytes, float64(before)), format(unitBytes, float64(after)), format(unitBytes, float64(bBefore)), format(unitBytes, float64(bAfter)))},
+		Note: fmt.Sprintf("(RSS with them − RSS before) ÷ %d, medians of 5 readings after %s; supervisor %s → %s, bare %s → %s; each follower registered (own thread) with its own connection and an open stream, so heartbeating after %s, then every %s (the subscribed interval); each bare connection makes a health check on the same schedule",
+			n, settle, format(unitBytes, float64(before)), format(unitBytes, float64(after)), format(unitBytes, float64(bBefore)), format(unitBytes, float64(bAfter)), hbFirst, hbEvery)},
 		target{RatioMax: 1.2})
 	return nil
 }

@@ -42,6 +42,9 @@ func runProfiledSupervisor(ctx context.Context, args []string, stderr io.Writer)
 	if err := json.Unmarshal(raw, &spec); err != nil {
 		return fmt.Errorf("spec: %w", err)
 	}
+	if spec.MemProfileRate > 0 { // before the server allocates
+		runtime.MemProfileRate = spec.MemProfileRate
+	}
 	log := zerolog.New(stderr).Level(zerolog.InfoLevel).With().Timestamp().Logger()
 	var specs []providers.Spec
 	for _, p := range spec.Providers {
@@ -146,17 +149,26 @@ func (p *profiler) stopLocked() {
 	}
 }
 
-// writeMemStats collects the garbage and writes the runtime's memory
-// statistics to path as JSON.
+// writeMemStats writes the runtime's memory statistics to path as JSON:
+// as they were (what the phase's RSS reading saw: garbage not collected,
+// stacks not shrunk since the last cycle) under "before_gc", then the same
+// after a collection (which also shrinks stacks that use less than a
+// quarter of theirs, once).
 func writeMemStats(path string) {
+	stats := func() map[string]any {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return map[string]any{
+			"goroutines": runtime.NumGoroutine(), "heap_alloc": ms.HeapAlloc, "heap_inuse": ms.HeapInuse, "heap_idle": ms.HeapIdle,
+			"heap_released": ms.HeapReleased, "stack_inuse": ms.StackInuse, "sys": ms.Sys, "next_gc": ms.NextGC, "num_gc": ms.NumGC,
+			"mspan_inuse": ms.MSpanInuse, "other_sys": ms.OtherSys, "gc_sys": ms.GCSys,
+		}
+	}
+	before := stats()
 	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	js, err := json.MarshalIndent(map[string]any{
-		"goroutines": runtime.NumGoroutine(), "heap_alloc": ms.HeapAlloc, "heap_inuse": ms.HeapInuse, "heap_idle": ms.HeapIdle,
-		"heap_released": ms.HeapReleased, "stack_inuse": ms.StackInuse, "sys": ms.Sys, "next_gc": ms.NextGC, "num_gc": ms.NumGC,
-		"mspan_inuse": ms.MSpanInuse, "other_sys": ms.OtherSys, "gc_sys": ms.GCSys,
-	}, "", "  ")
+	after := stats()
+	after["before_gc"] = before
+	js, err := json.MarshalIndent(after, "", "  ")
 	if err == nil {
 		os.WriteFile(path, js, 0o644)
 	}
