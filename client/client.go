@@ -29,12 +29,18 @@ type Client struct {
 	socket string
 	Bus    chatbusv1.BusServiceClient
 	Admin  chatbusv1.AdminServiceClient
+	// How its followers coalesce acks (see WithAckCoalescing).
+	ackDelay time.Duration
+	ackEvery int
 }
 
 type options struct {
 	secret     string
 	secretFile string
 	dialOpts   []grpc.DialOption
+	ackDelay   time.Duration
+	ackEvery   int
+	ackSet     bool
 }
 
 // Option configures Dial.
@@ -84,11 +90,16 @@ func Dial(socket string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !o.ackSet {
+		o.ackDelay, o.ackEvery = DefaultAckDelay, DefaultAckEvery
+	}
 	return &Client{
-		conn:   cc,
-		socket: abs,
-		Bus:    chatbusv1.NewBusServiceClient(cc),
-		Admin:  chatbusv1.NewAdminServiceClient(cc),
+		conn:     cc,
+		socket:   abs,
+		Bus:      chatbusv1.NewBusServiceClient(cc),
+		Admin:    chatbusv1.NewAdminServiceClient(cc),
+		ackDelay: o.ackDelay,
+		ackEvery: o.ackEvery,
 	}, nil
 }
 

@@ -67,6 +67,9 @@ type Follower struct {
 	streams     atomic.Int32
 	streamEnded chan struct{}
 
+	// acks coalesces Ack (acks.go); nil: every Ack is its own RPC.
+	acks *acker
+
 	stop     context.CancelFunc
 	done     chan struct{}
 	mu       sync.Mutex // guards err
@@ -100,6 +103,9 @@ func (c *Client) Register(ctx context.Context, r Registration) (*Follower, error
 		streamEnded: make(chan struct{}, 1)}
 	f.resp.Store(resp)
 	f.binding = resp.GetBinding()
+	if c.ackDelay > 0 {
+		f.acks = newAcker(f, c.ackDelay, c.ackEvery)
+	}
 	// A handoff token is spent: registering again is a REUSE.
 	f.reg.HandoffToken = ""
 	go f.heartbeat(hbCtx, resp.GetHeartbeatInterval().AsDuration())
@@ -304,9 +310,14 @@ const UpdatesBatch = 256
 // afterSeq, and calls fn for each until ctx ends or fn returns an error.
 // A change of the binding's thread the stream carries updates Binding.
 // While it is open the follower heartbeats at the subscribed interval.
+// Before it returns, the acks noted meanwhile are sent (FlushAcks, for up
+// to 5s even if ctx ended).
 func (f *Follower) Updates(ctx context.Context, afterSeq uint64, fn func(*chatbusv1.Update) error) error {
 	f.streams.Add(1)
 	defer func() {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		f.FlushAcks(fctx)
+		cancel()
 		f.streams.Add(-1)
 		select {
 		case f.streamEnded <- struct{}{}:
@@ -339,12 +350,6 @@ func (f *Follower) Updates(ctx context.Context, afterSeq uint64, fn func(*chatbu
 			}
 		}
 	}
-}
-
-// Ack acknowledges every update up to and including seq.
-func (f *Follower) Ack(ctx context.Context, seq uint64) error {
-	_, err := f.c.Bus.Ack(ctx, &chatbusv1.AckRequest{Session: f.Session(), Seq: seq})
-	return Err(err)
 }
 
 // Call makes a platform call in the follower's own thread and returns the
@@ -398,11 +403,15 @@ func NewIdempotencyKey() string {
 	return "go:" + base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Close stops the heartbeat and unregisters. The binding is kept by the
-// supervisor for a later REUSE.
+// Close sends the acks noted (FlushAcks), stops the heartbeat and
+// unregisters. The binding is kept by the supervisor for a later REUSE.
 func (f *Follower) Close(ctx context.Context) error {
 	var err error
 	f.stopOnce.Do(func() {
+		if f.acks != nil {
+			f.acks.flush(ctx)
+			f.acks.stop()
+		}
 		f.stop()
 		<-f.done
 		_, err = f.c.Bus.Unregister(ctx, &chatbusv1.UnregisterRequest{Session: f.Session()})

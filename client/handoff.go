@@ -16,7 +16,8 @@ type Handoff struct {
 }
 
 // Suspend ends the session for a successor (a reload): the supervisor
-// holds the binding (its thread and every unacknowledged update) for the
+// holds the binding (its thread and every unacknowledged update; the acks
+// noted are sent first) for the
 // successor that registers with the returned token before it expires.
 // The heartbeat stops and the registration is left; the binding stays
 // suspended (leaving does not take it offline). After Suspend the
@@ -25,6 +26,11 @@ type Handoff struct {
 // If Suspend fails the session is left as it was (still registered and
 // heartbeating); the caller may retry or Close.
 func (f *Follower) Suspend(ctx context.Context) (Handoff, error) {
+	// What was handled is acknowledged first: the successor gets only
+	// what this session did not handle.
+	if err := f.FlushAcks(ctx); err != nil {
+		return Handoff{}, err
+	}
 	resp, err := f.c.Bus.Suspend(ctx, &chatbusv1.SuspendRequest{
 		Session: f.Session(),
 		Reason:  chatbusv1.SuspendReason_SUSPEND_REASON_SESSION_REPLACEMENT,

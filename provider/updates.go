@@ -12,10 +12,47 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 )
+
+// PipelineDepth is how many batches a [Pipeline] keeps in flight.
+const PipelineDepth = 2
+
+// batchBytes bounds the encoded updates the SDK puts in one
+// UpdatesResponse when the supervisor accepts batches (a quarter of
+// MaxMessageBytes); a larger batch goes in several messages, an update
+// larger than that alone.
+const batchBytes = MaxMessageBytes / 4
+
+// Pipeline is implemented by the SDK's [Sink]: a Platform asserts it
+// (sink.(provider.Pipeline)) to keep up to [PipelineDepth] batches in
+// flight, so that the next batch travels and is routed while the previous
+// one is being made durable. It is for platforms that can take the next
+// batch from the platform without moving the platform's cursor past what
+// was acknowledged (their receipt of an update is separate from their
+// cursor). Telegram's getUpdates is not one: asking for the next batch
+// confirms the previous one, so provider-telegram delivers one batch at a
+// time with Deliver.
+//
+// The acknowledgements still come in order, and the rule of [Sink] holds:
+// the Platform advances its cursor only past the ackedThrough that Send or
+// Flush returned. When either fails, everything after ackedThrough was not
+// made durable and must be delivered again on the next stream.
+type Pipeline interface {
+	Sink
+	// Send delivers updates as Deliver does (ids strictly increasing across
+	// Send and Deliver, admission, errors) but returns once they are on the
+	// stream, without waiting for their acknowledgement; while
+	// PipelineDepth batches are unacknowledged it first waits for the
+	// oldest. It returns the highest id acknowledged so far.
+	Send(ctx context.Context, updates []*providerv1.Update) (ackedThrough int64, err error)
+	// Flush waits until every update sent on the stream is acknowledged and
+	// returns the ack point; on error, the partial ack point.
+	Flush(ctx context.Context) (ackedThrough int64, err error)
+}
 
 // updStream is one Updates stream and the [Sink] the Platform's Run
 // delivers into: the ack point and the updates delivered but not yet
@@ -27,24 +64,54 @@ type updStream struct {
 	ctx    context.Context // Run's ctx; its cause says why the stream ended
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed once the handler is finished with the platform
+	// batches: the supervisor reads UpdatesResponse.updates
+	// (Start.accepts_batches), so a batch goes in as few messages as
+	// batchBytes allows; else one message per update.
+	batches bool
 
-	deliverMu sync.Mutex // serializes Deliver (and the Sends in it)
+	deliverMu sync.Mutex // serializes Deliver and Send (and the Sends in them)
 
 	mu       sync.Mutex // guards below; lock order: mu before gate.mu
 	acked    int64      // highest update id acknowledged on this stream
 	lastSent int64      // highest update id delivered on this stream
 	pending  []int64    // delivered, unacknowledged ids, ascending
+	ends     []int64    // the last id of each unacknowledged batch, ascending
 	ackCh    chan struct{}
 	closed   bool
 }
 
-var _ Sink = (*updStream)(nil)
+var _ Pipeline = (*updStream)(nil)
 
-// Deliver implements [Sink].
+// Deliver implements [Sink]: send, then wait for the ack of the last one.
 func (st *updStream) Deliver(ctx context.Context, updates []*providerv1.Update) (int64, error) {
 	st.deliverMu.Lock()
 	defer st.deliverMu.Unlock()
+	acked, err := st.sendLocked(ctx, updates, 0)
+	if err != nil || len(updates) == 0 {
+		return acked, err
+	}
+	return st.waitAcked(ctx, updates[len(updates)-1].GetUpdateId())
+}
 
+// Send implements [Pipeline].
+func (st *updStream) Send(ctx context.Context, updates []*providerv1.Update) (int64, error) {
+	st.deliverMu.Lock()
+	defer st.deliverMu.Unlock()
+	return st.sendLocked(ctx, updates, PipelineDepth)
+}
+
+// Flush implements [Pipeline].
+func (st *updStream) Flush(ctx context.Context) (int64, error) {
+	st.mu.Lock()
+	last := st.lastSent
+	st.mu.Unlock()
+	return st.waitAcked(ctx, last)
+}
+
+// sendLocked checks, admits and sends one batch; with depth > 0 it first
+// waits until fewer than depth batches are unacknowledged. The caller
+// holds deliverMu.
+func (st *updStream) sendLocked(ctx context.Context, updates []*providerv1.Update, depth int) (int64, error) {
 	st.mu.Lock()
 	acked, prev, closed := st.acked, st.lastSent, st.closed
 	st.mu.Unlock()
@@ -63,15 +130,33 @@ func (st *updStream) Deliver(ctx context.Context, updates []*providerv1.Update) 
 		}
 		prev = u.GetUpdateId()
 	}
+	if depth > 0 {
+		for {
+			st.mu.Lock()
+			n, ch := len(st.ends), st.ackCh
+			st.mu.Unlock()
+			if n < depth {
+				break
+			}
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return st.ackedNow(), ctx.Err()
+			case <-st.ctx.Done():
+				return st.ackedNow(), st.endedErr()
+			}
+		}
+	}
 	// Admission and counting are one step: a Prepare that returned before
 	// this saw us refused; one after it sees these updates as inbound.
 	if _, err := st.g.admit(cInbound, uint32(len(updates))); err != nil {
-		return acked, err
+		return st.ackedNow(), err
 	}
 	st.mu.Lock()
 	for _, u := range updates {
 		st.pending = append(st.pending, u.GetUpdateId())
 	}
+	st.ends = append(st.ends, prev)
 	st.lastSent = prev
 	st.mu.Unlock()
 
@@ -79,17 +164,51 @@ func (st *updStream) Deliver(ctx context.Context, updates []*providerv1.Update) 
 		if u.GetReceivedAt() == nil {
 			u.ReceivedAt = timestamppb.New(st.now())
 		}
-		if err := st.send(&providerv1.UpdatesResponse{Update: u}); err != nil {
-			st.cancel(fmt.Errorf("%w: send: %w", ErrStreamEnded, err))
-			return st.ackedNow(), st.endedErr()
-		}
 	}
+	if err := st.sendBatch(updates); err != nil {
+		st.cancel(fmt.Errorf("%w: send: %w", ErrStreamEnded, err))
+		return st.ackedNow(), st.endedErr()
+	}
+	return st.ackedNow(), nil
+}
 
+// sendBatch puts updates on the stream: one message per update for a
+// supervisor of the first contract, else as few messages as batchBytes
+// allows.
+func (st *updStream) sendBatch(updates []*providerv1.Update) error {
+	if !st.batches {
+		for _, u := range updates {
+			if err := st.send(&providerv1.UpdatesResponse{Update: u}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for len(updates) > 0 {
+		n, size := 0, 0
+		for n < len(updates) {
+			size += proto.Size(updates[n]) + 8 // the field's tag and length
+			if n > 0 && size > batchBytes {
+				break
+			}
+			n++
+		}
+		if err := st.send(&providerv1.UpdatesResponse{Updates: updates[:n]}); err != nil {
+			return err
+		}
+		updates = updates[n:]
+	}
+	return nil
+}
+
+// waitAcked waits until the ack point reaches id (or the stream or ctx
+// ends) and returns the ack point.
+func (st *updStream) waitAcked(ctx context.Context, id int64) (int64, error) {
 	for {
 		st.mu.Lock()
 		a, ch := st.acked, st.ackCh
 		st.mu.Unlock()
-		if a >= prev {
+		if a >= id {
 			return a, nil
 		}
 		select {
@@ -134,6 +253,11 @@ func (st *updStream) ack(id int64) error {
 		k++
 	}
 	st.pending = st.pending[k:]
+	k2 := 0
+	for k2 < len(st.ends) && st.ends[k2] <= id {
+		k2++
+	}
+	st.ends = st.ends[k2:]
 	st.g.release(cInbound, uint32(k))
 	close(st.ackCh)
 	st.ackCh = make(chan struct{})
@@ -148,7 +272,7 @@ func (st *updStream) end() {
 	defer st.deliverMu.Unlock()
 	st.mu.Lock()
 	n := len(st.pending)
-	st.pending = nil
+	st.pending, st.ends = nil, nil
 	st.closed = true
 	st.mu.Unlock()
 	st.g.release(cInbound, uint32(n))
@@ -197,13 +321,14 @@ func (s *Server) updates(stream grpc.BidiStreamingServer[providerv1.UpdatesReque
 	defer stopOnShutdown()
 
 	st := &updStream{
-		g:      s.gate,
-		now:    s.cfg.Now,
-		send:   stream.Send,
-		ctx:    ctx,
-		cancel: cancel,
-		done:   make(chan struct{}),
-		ackCh:  make(chan struct{}),
+		g:       s.gate,
+		now:     s.cfg.Now,
+		send:    stream.Send,
+		ctx:     ctx,
+		cancel:  cancel,
+		done:    make(chan struct{}),
+		ackCh:   make(chan struct{}),
+		batches: start.GetAcceptsBatches(),
 	}
 	prev := s.swapStream(st)
 	defer func() {

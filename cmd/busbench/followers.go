@@ -15,7 +15,8 @@ import (
 // follower is one follower of the bench, with its own connection (the
 // supervisor sees one client per follower, as with real sessions): it
 // registers with the Go client (which heartbeats), receives its thread's
-// updates with Updates and acknowledges them with Ack.
+// updates with Updates and acknowledges each with Ack, which the client
+// coalesces by default (client.DefaultAckDelay, client.DefaultAckEvery).
 type follower struct {
 	c      *client.Client
 	f      *client.Follower
@@ -27,8 +28,7 @@ type follower struct {
 
 	received  atomic.Uint64
 	anomalies atomic.Uint64 // seq not one more than the previous one
-	latest    atomic.Uint64 // highest seq received (what to acknowledge)
-	kick      chan struct{}
+	latest    atomic.Uint64 // highest seq received
 }
 
 // followerOpts say how a follower behaves.
@@ -36,8 +36,8 @@ type followerOpts struct {
 	ProfileKey, InstanceID, Provider string
 	// Subscribe opens the update stream.
 	Subscribe bool
-	// Ack acknowledges what arrives: one Ack in flight at a time, for the
-	// highest seq received so far (Ack covers everything up to it).
+	// Ack acknowledges each update as it arrives, as the Go client does
+	// it: coalesced.
 	Ack bool
 	// Latency, if set, records provider→follower latencies while it holds
 	// a recorder.
@@ -60,7 +60,7 @@ func newFollower(ctx context.Context, socket, secret string, o followerOpts) (*f
 		c.Close()
 		return nil, fmt.Errorf("register %s: %w", o.ProfileKey, err)
 	}
-	fl := &follower{c: c, f: f, thread: f.Registered().GetBinding().GetTarget().GetThreadId(), done: make(chan struct{}), kick: make(chan struct{}, 1)}
+	fl := &follower{c: c, f: f, thread: f.Registered().GetBinding().GetTarget().GetThreadId(), done: make(chan struct{})}
 	sctx, scancel := context.WithCancel(context.Background())
 	fl.cancel = scancel
 	if !o.Subscribe {
@@ -68,9 +68,6 @@ func newFollower(ctx context.Context, socket, secret string, o followerOpts) (*f
 		return fl, nil
 	}
 	var wg sync.WaitGroup
-	if o.Ack {
-		wg.Go(func() { fl.acker(sctx) })
-	}
 	wg.Go(func() {
 		var last uint64
 		err := f.Updates(sctx, 0, func(u *chatbusv1.Update) error {
@@ -89,10 +86,7 @@ func newFollower(ctx context.Context, socket, secret string, o followerOpts) (*f
 			fl.received.Add(1)
 			fl.latest.Store(last)
 			if o.Ack {
-				select {
-				case fl.kick <- struct{}{}:
-				default:
-				}
+				f.Ack(sctx, last) // an error is the stream's to report
 			}
 			return nil
 		})
@@ -102,22 +96,6 @@ func newFollower(ctx context.Context, socket, secret string, o followerOpts) (*f
 	})
 	go func() { wg.Wait(); close(fl.done) }()
 	return fl, nil
-}
-
-func (fl *follower) acker(ctx context.Context) {
-	var acked uint64
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-fl.kick:
-		}
-		if seq := fl.latest.Load(); seq > acked {
-			if err := fl.f.Ack(ctx, seq); err == nil {
-				acked = seq
-			}
-		}
-	}
 }
 
 // close ends the stream and the heartbeat; unregister also says goodbye

@@ -251,6 +251,9 @@ func (b *bencher) diskUsePhase(ctx context.Context) error {
 			if err := f.f.Ack(ctx, seq); err != nil {
 				return fmt.Errorf("ack: %w", err)
 			}
+			if err := f.f.FlushAcks(ctx); err != nil {
+				return fmt.Errorf("ack: %w", err)
+			}
 		}
 	}
 	// The acks are written within a second; segments with nothing live are

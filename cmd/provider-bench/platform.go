@@ -93,9 +93,53 @@ func (p *platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 	chat := strconv.FormatInt(p.chat, 10)
 	rr := 0
 	var pc pacer
+	// With the SDK's Pipeline, up to provider.PipelineDepth batches are in
+	// flight: Send returns once a batch is on the stream. ackedMark is the
+	// highest id counted as acknowledged, sentID the highest id on the stream.
+	pl, pipelined := sink.(provider.Pipeline)
+	ackedMark, sentID := next-1, next-1
+	count := func(acked int64) {
+		if acked > ackedMark {
+			p.acked.Add(uint64(acked - ackedMark))
+			p.lastID.Store(acked)
+			ackedMark = acked
+		}
+	}
+	// failed handles a Send, Deliver or Flush error: whether Run returns.
+	failed := func(err error) (stop bool, runErr error) {
+		switch {
+		case err == nil:
+		case errors.Is(err, provider.ErrNotAdmitting):
+			// A doctor closed admission: leave the updates "at the
+			// platform" and poll gently. What is in flight stays there.
+			select {
+			case <-time.After(20 * time.Millisecond):
+			case <-ctx.Done():
+				return true, nil
+			}
+		case ctx.Err() != nil:
+			return true, nil
+		default:
+			return true, err
+		}
+		return false, nil
+	}
 	for {
 		inj, version, changed := p.injection()
 		if inj.Paused() {
+			if pipelined && sentID > ackedMark {
+				// Settle what is in flight before saying the pause was seen.
+				acked, err := pl.Flush(ctx)
+				count(acked)
+				if err != nil {
+					next, sentID = ackedMark+1, ackedMark
+				}
+				p.delivering.Store(sentID > ackedMark)
+				if stop, err := failed(err); stop {
+					return err
+				}
+				continue
+			}
 			p.seen.Store(version)
 			select {
 			case <-changed:
@@ -142,26 +186,29 @@ func (p *platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 		}
 		p.delivering.Store(true)
 		p.seen.Store(version)
-		acked, err := sink.Deliver(ctx, ups)
-		if acked >= next {
-			p.acked.Add(uint64(acked - next + 1))
-			p.lastID.Store(acked)
-			next = acked + 1
+		var acked int64
+		var err error
+		if pipelined {
+			acked, err = pl.Send(ctx, ups)
+		} else {
+			acked, err = sink.Deliver(ctx, ups)
 		}
-		p.delivering.Store(false) // after the count: stats never see it done and uncounted
+		count(acked)
 		switch {
 		case err == nil:
+			sentID = ups[n-1].UpdateId
+			next = sentID + 1
 		case errors.Is(err, provider.ErrNotAdmitting):
-			// A doctor closed admission: leave the updates "at the
-			// platform" and poll gently.
-			select {
-			case <-time.After(20 * time.Millisecond):
-			case <-ctx.Done():
-				return nil
-			}
-		case ctx.Err() != nil:
-			return nil
+			// Not sent; what was in flight before stays on the stream.
+			next = sentID + 1
 		default:
+			// The stream ended: everything after the ack point is made
+			// again on the next one, as a platform keeps it.
+			next, sentID = ackedMark+1, ackedMark
+		}
+		// After the count: stats never see it done and uncounted.
+		p.delivering.Store(sentID > ackedMark)
+		if stop, err := failed(err); stop {
 			return err
 		}
 	}

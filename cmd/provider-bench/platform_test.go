@@ -30,22 +30,56 @@ func (s *sink) count() int {
 	return len(s.got)
 }
 
+// pipeSink is a provider.Pipeline that acknowledges each batch only when
+// the next one is sent (or at Flush): one batch is always in flight.
+type pipeSink struct {
+	sink
+	mu       sync.Mutex
+	inFlight int64 // the last id of the batch not yet acknowledged
+	acked    int64
+}
+
+func (s *pipeSink) Send(ctx context.Context, ups []*providerv1.Update) (int64, error) {
+	s.sink.Deliver(ctx, ups)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.acked, s.inFlight = max(s.acked, s.inFlight), ups[len(ups)-1].GetUpdateId()
+	return s.acked, nil
+}
+
+func (s *pipeSink) Flush(context.Context) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.acked = max(s.acked, s.inFlight)
+	return s.acked, nil
+}
+
+var _ provider.Pipeline = (*pipeSink)(nil)
+
 func TestRun(t *testing.T) {
 	tests := []struct {
-		name string
-		inj  bench.Injection
-		min  int // wait for at least this many
+		name      string
+		inj       bench.Injection
+		min       int // wait for at least this many
+		pipelined bool
 	}{
 		{name: "saturated", inj: bench.Injection{Rate: 0, Batch: 64, Threads: []int64{5, 6}}, min: 1000},
 		{name: "paced", inj: bench.Injection{Rate: 200, Batch: 1, Threads: []int64{5}}, min: 20},
+		{name: "saturated, pipelined", inj: bench.Injection{Rate: 0, Batch: 64, Threads: []int64{5, 6}}, min: 1000, pipelined: true},
+		{name: "paced, pipelined", inj: bench.Injection{Rate: 200, Batch: 1, Threads: []int64{5}}, min: 20, pipelined: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newPlatform(-100, 0, bench.Injection{Rate: -1})
-			var s sink
+			var ps pipeSink
+			s := &ps.sink
+			var sk provider.Sink = s
+			if tt.pipelined {
+				sk = &ps
+			}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
-			go func() { done <- p.Run(ctx, []byte("10"), &s) }()
+			go func() { done <- p.Run(ctx, []byte("10"), sk) }()
 			p.setInjection(tt.inj)
 			deadline := time.Now().Add(20 * time.Second)
 			for s.count() < tt.min {

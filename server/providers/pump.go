@@ -172,16 +172,21 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 	if err != nil {
 		return false, err
 	}
-	start := &providerv1.UpdatesRequest_Start{State: cursor}
+	start := &providerv1.UpdatesRequest_Start{State: cursor, AcceptsBatches: true}
 	// Providers of the first contract version read only the number.
 	start.Cursor, _ = strconv.ParseInt(string(cursor), 10, 64)
 	if err := st.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Start_{Start: start}}); err != nil {
 		return false, err
 	}
-	// The receiver feeds a channel; the writer takes everything that is
-	// there at once, so a fast provider gets large journal batches and a
-	// trickle gets one write per update.
-	in := make(chan *providerv1.Update, m.cfg.IngestBatch)
+	// The receiver feeds a channel with the updates of each message (one,
+	// from a provider of the first contract; a whole batch from one that
+	// sends batches); the writer takes everything that is there at once,
+	// up to IngestBatch updates, so a fast provider gets large journal
+	// batches and a trickle gets one write per update. The receiver goes on
+	// reading while a batch is written: a provider with more than one
+	// batch in flight has the next one routed as soon as the journal is
+	// free.
+	in := make(chan []*providerv1.Update, m.cfg.IngestBatch)
 	recvErr := make(chan error, 1)
 	go func() {
 		defer close(in)
@@ -191,8 +196,15 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 				recvErr <- err
 				return
 			}
+			ups := resp.GetUpdates()
+			if u := resp.GetUpdate(); u != nil {
+				ups = append([]*providerv1.Update{u}, ups...)
+			}
+			if len(ups) == 0 {
+				continue
+			}
 			select {
-			case in <- resp.GetUpdate():
+			case in <- ups:
 			case <-ctx.Done():
 				recvErr <- ctx.Err()
 				return
@@ -201,24 +213,32 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 	}()
 	batch := make([]hub.Inbound, 0, m.cfg.IngestBatch)
 	raw := make([]*providerv1.Update, 0, m.cfg.IngestBatch)
+	var carry []*providerv1.Update // what the last batch had no room for
 	for {
-		u, ok := <-in
-		if !ok {
-			err := <-recvErr
-			if errors.Is(err, io.EOF) {
-				return progressed, nil
+		if len(carry) == 0 {
+			ups, ok := <-in
+			if !ok {
+				err := <-recvErr
+				if errors.Is(err, io.EOF) {
+					return progressed, nil
+				}
+				return progressed, err
 			}
-			return progressed, err
+			carry = ups
 		}
-		raw = append(raw[:0], u)
+		n := min(len(carry), cap(raw))
+		raw = append(raw[:0], carry[:n]...)
+		carry = carry[n:]
 	drain:
-		for len(raw) < cap(raw) {
+		for len(carry) == 0 && len(raw) < cap(raw) {
 			select {
-			case u, ok := <-in:
+			case ups, ok := <-in:
 				if !ok {
 					break drain
 				}
-				raw = append(raw, u)
+				n := min(len(ups), cap(raw)-len(raw))
+				raw = append(raw, ups[:n]...)
+				carry = ups[n:]
 			default:
 				break drain
 			}

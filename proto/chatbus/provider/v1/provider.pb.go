@@ -862,8 +862,13 @@ func (*UpdatesRequest_Start_) isUpdatesRequest_Msg() {}
 func (*UpdatesRequest_Ack_) isUpdatesRequest_Msg() {}
 
 type UpdatesResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Update        *Update                `protobuf:"bytes,1,opt,name=update,proto3" json:"update,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One update: what providers of the first contract send.
+	Update *Update `protobuf:"bytes,1,opt,name=update,proto3" json:"update,omitempty"`
+	// Several updates in one message, in order (after update, if that is
+	// set too). Only to a supervisor that set Start.accepts_batches; the
+	// supervisor acknowledges them like as many single messages.
+	Updates       []*Update `protobuf:"bytes,2,rep,name=updates,proto3" json:"updates,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -901,6 +906,13 @@ func (*UpdatesResponse) Descriptor() ([]byte, []int) {
 func (x *UpdatesResponse) GetUpdate() *Update {
 	if x != nil {
 		return x.Update
+	}
+	return nil
+}
+
+func (x *UpdatesResponse) GetUpdates() []*Update {
+	if x != nil {
+		return x.Updates
 	}
 	return nil
 }
@@ -2643,9 +2655,13 @@ type UpdatesRequest_Start struct {
 	// The opaque cursor the provider last reported (Update.cursor) with
 	// an update that is now durable, exactly as it reported it; empty if
 	// none was stored. A provider that reports cursors resumes from it.
-	State         []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	State []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	// The supervisor reads UpdatesResponse.updates: the provider may send
+	// a whole batch in one message. Unset (a supervisor of an earlier
+	// contract), the provider sends one update per message.
+	AcceptsBatches bool `protobuf:"varint,3,opt,name=accepts_batches,json=acceptsBatches,proto3" json:"accepts_batches,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *UpdatesRequest_Start) Reset() {
@@ -2690,6 +2706,13 @@ func (x *UpdatesRequest_Start) GetState() []byte {
 		return x.State
 	}
 	return nil
+}
+
+func (x *UpdatesRequest_Start) GetAcceptsBatches() bool {
+	if x != nil {
+		return x.AcceptsBatches
+	}
+	return false
 }
 
 // Ack says every update up to and including update_id is durable (or was
@@ -2865,18 +2888,20 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"generation\x18\x03 \x01(\rR\n" +
 	"generation\x12B\n" +
 	"\vincarnation\x18\x04 \x01(\v2 .chatbus.provider.v1.IncarnationR\vincarnation\x12\x18\n" +
-	"\aaccount\x18\x05 \x01(\tR\aaccount\"\xf2\x01\n" +
+	"\aaccount\x18\x05 \x01(\tR\aaccount\"\x9b\x02\n" +
 	"\x0eUpdatesRequest\x12A\n" +
 	"\x05start\x18\x01 \x01(\v2).chatbus.provider.v1.UpdatesRequest.StartH\x00R\x05start\x12;\n" +
-	"\x03ack\x18\x02 \x01(\v2'.chatbus.provider.v1.UpdatesRequest.AckH\x00R\x03ack\x1a5\n" +
+	"\x03ack\x18\x02 \x01(\v2'.chatbus.provider.v1.UpdatesRequest.AckH\x00R\x03ack\x1a^\n" +
 	"\x05Start\x12\x16\n" +
 	"\x06cursor\x18\x01 \x01(\x03R\x06cursor\x12\x14\n" +
-	"\x05state\x18\x02 \x01(\fR\x05state\x1a\"\n" +
+	"\x05state\x18\x02 \x01(\fR\x05state\x12'\n" +
+	"\x0faccepts_batches\x18\x03 \x01(\bR\x0eacceptsBatches\x1a\"\n" +
 	"\x03Ack\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateIdB\x05\n" +
-	"\x03msg\"F\n" +
+	"\x03msg\"}\n" +
 	"\x0fUpdatesResponse\x123\n" +
-	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\"\xd5\x04\n" +
+	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\x125\n" +
+	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\xd5\x04\n" +
 	"\x06Update\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateId\x12\x17\n" +
 	"\achat_id\x18\x02 \x01(\x03R\x06chatId\x12\x1b\n" +
@@ -3128,68 +3153,69 @@ var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
 	43, // 5: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
 	44, // 6: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
 	15, // 7: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
-	1,  // 8: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	46, // 9: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	16, // 10: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
-	2,  // 11: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	10, // 12: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	11, // 13: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	16, // 14: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	45, // 15: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	16, // 16: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	11, // 17: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	11, // 18: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	11, // 19: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	11, // 20: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	33, // 21: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	3,  // 22: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	4,  // 23: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	34, // 24: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	47, // 25: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	33, // 26: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	46, // 27: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	34, // 28: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	33, // 29: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	34, // 30: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	3,  // 31: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	33, // 32: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	46, // 33: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	11, // 34: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	5,  // 35: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	6,  // 36: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	13, // 37: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	17, // 38: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	19, // 39: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	21, // 40: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	23, // 41: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	25, // 42: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	27, // 43: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	29, // 44: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	31, // 45: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	35, // 46: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	37, // 47: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	39, // 48: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	41, // 49: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	12, // 50: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	7,  // 51: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	14, // 52: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	18, // 53: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	20, // 54: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	22, // 55: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	24, // 56: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	26, // 57: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	28, // 58: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	30, // 59: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	32, // 60: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	36, // 61: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	38, // 62: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	40, // 63: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	42, // 64: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	50, // [50:65] is the sub-list for method output_type
-	35, // [35:50] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	15, // 8: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
+	1,  // 9: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
+	46, // 10: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	16, // 11: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	2,  // 12: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
+	10, // 13: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	11, // 14: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	16, // 15: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	45, // 16: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	16, // 17: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	11, // 18: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	11, // 19: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	11, // 20: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	11, // 21: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	33, // 22: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	3,  // 23: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
+	4,  // 24: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	34, // 25: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	47, // 26: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	33, // 27: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	46, // 28: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	34, // 29: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	33, // 30: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	34, // 31: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	3,  // 32: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	33, // 33: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	46, // 34: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	11, // 35: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	5,  // 36: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	6,  // 37: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	13, // 38: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	17, // 39: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	19, // 40: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	21, // 41: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	23, // 42: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	25, // 43: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	27, // 44: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	29, // 45: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	31, // 46: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	35, // 47: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	37, // 48: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	39, // 49: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	41, // 50: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	12, // 51: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	7,  // 52: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	14, // 53: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	18, // 54: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	20, // 55: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	22, // 56: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	24, // 57: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	26, // 58: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	28, // 59: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	30, // 60: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	32, // 61: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	36, // 62: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	38, // 63: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	40, // 64: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	42, // 65: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	51, // [51:66] is the sub-list for method output_type
+	36, // [36:51] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }

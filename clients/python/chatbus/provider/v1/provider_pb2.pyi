@@ -350,12 +350,14 @@ class UpdatesRequest(_message.Message):
         update_id: int
         def __init__(self, update_id: _Optional[int] = ...) -> None: ...
     class Start(_message.Message):
-        __slots__ = ["cursor", "state"]
+        __slots__ = ["accepts_batches", "cursor", "state"]
+        ACCEPTS_BATCHES_FIELD_NUMBER: _ClassVar[int]
         CURSOR_FIELD_NUMBER: _ClassVar[int]
         STATE_FIELD_NUMBER: _ClassVar[int]
+        accepts_batches: bool
         cursor: int
         state: bytes
-        def __init__(self, cursor: _Optional[int] = ..., state: _Optional[bytes] = ...) -> None: ...
+        def __init__(self, cursor: _Optional[int] = ..., state: _Optional[bytes] = ..., accepts_batches: bool = ...) -> None: ...
     ACK_FIELD_NUMBER: _ClassVar[int]
     START_FIELD_NUMBER: _ClassVar[int]
     ack: UpdatesRequest.Ack
@@ -363,10 +365,12 @@ class UpdatesRequest(_message.Message):
     def __init__(self, start: _Optional[_Union[UpdatesRequest.Start, _Mapping]] = ..., ack: _Optional[_Union[UpdatesRequest.Ack, _Mapping]] = ...) -> None: ...
 
 class UpdatesResponse(_message.Message):
-    __slots__ = ["update"]
+    __slots__ = ["update", "updates"]
+    UPDATES_FIELD_NUMBER: _ClassVar[int]
     UPDATE_FIELD_NUMBER: _ClassVar[int]
     update: Update
-    def __init__(self, update: _Optional[_Union[Update, _Mapping]] = ...) -> None: ...
+    updates: _containers.RepeatedCompositeFieldContainer[Update]
+    def __init__(self, update: _Optional[_Union[Update, _Mapping]] = ..., updates: _Optional[_Iterable[_Union[Update, _Mapping]]] = ...) -> None: ...
 
 class UploadFileRequest(_message.Message):
     __slots__ = ["chunk", "header"]

@@ -1,0 +1,215 @@
+package provider_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/providertest"
+)
+
+// openBatched opens an Updates stream as a supervisor that reads batches.
+func openBatched(t *testing.T, ctx context.Context, h *providertest.Harness, cursor int64) updatesClient {
+	t.Helper()
+	s, err := h.Client.Updates(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := &providerv1.UpdatesRequest_Start{Cursor: cursor, AcceptsBatches: true}
+	if err := s.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Start_{Start: start}}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// recvIDs receives one message and returns the ids it carries (update,
+// then updates).
+func recvIDs(t *testing.T, s updatesClient) []int64 {
+	t.Helper()
+	m, err := s.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	if u := m.GetUpdate(); u != nil {
+		ids = append(ids, u.GetUpdateId())
+	}
+	for _, u := range m.GetUpdates() {
+		if u.GetReceivedAt() == nil {
+			t.Fatalf("update %d without received_at", u.GetUpdateId())
+		}
+		ids = append(ids, u.GetUpdateId())
+	}
+	return ids
+}
+
+func sameIDs(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestBatches(t *testing.T) {
+	t.Run("one message per batch when the supervisor accepts batches", func(t *testing.T) {
+		ctx := testCtx(t)
+		p := newRunProbe()
+		h := start(t, &providertest.Fake{RunFunc: p.run})
+		s := openBatched(t, ctx, h, 0)
+		run := p.next(t)
+		res := deliverAsync(ctx, run.sink, updates(1, 2, 3))
+		if got := recvIDs(t, s); !sameIDs(got, []int64{1, 2, 3}) {
+			t.Fatalf("first message carries %v, want [1 2 3]", got)
+		}
+		notYet(t, res, "Deliver before the ack")
+		ack(t, s, 3)
+		if r := recvResult(t, res); r.acked != 3 || r.err != nil {
+			t.Fatalf("Deliver = %d, %v; want 3, nil", r.acked, r.err)
+		}
+	})
+
+	t.Run("a batch larger than a message allows is split, in order", func(t *testing.T) {
+		ctx := testCtx(t)
+		p := newRunProbe()
+		h := start(t, &providertest.Fake{RunFunc: p.run})
+		s := openBatched(t, ctx, h, 0)
+		run := p.next(t)
+		ups := updates(1, 2, 3, 4)
+		for _, u := range ups {
+			u.Payload = bytes.Repeat([]byte("x"), 400<<10) // 4 × 400 KiB: more than a message takes
+		}
+		res := deliverAsync(ctx, run.sink, ups)
+		var got []int64
+		msgs := 0
+		for len(got) < 4 {
+			got = append(got, recvIDs(t, s)...)
+			msgs++
+		}
+		if !sameIDs(got, []int64{1, 2, 3, 4}) || msgs < 2 {
+			t.Fatalf("received %v in %d messages, want [1 2 3 4] in at least 2", got, msgs)
+		}
+		ack(t, s, 4)
+		if r := recvResult(t, res); r.acked != 4 || r.err != nil {
+			t.Fatalf("Deliver = %d, %v", r.acked, r.err)
+		}
+	})
+}
+
+func TestPipeline(t *testing.T) {
+	t.Run("two batches in flight, the third waits for the first ack", func(t *testing.T) {
+		ctx := testCtx(t)
+		p := newRunProbe()
+		h := start(t, &providertest.Fake{RunFunc: p.run})
+		s := openBatched(t, ctx, h, 0)
+		run := p.next(t)
+		pl, ok := run.sink.(provider.Pipeline)
+		if !ok {
+			t.Fatal("the SDK's Sink is not a Pipeline")
+		}
+		if provider.PipelineDepth != 2 {
+			t.Fatalf("PipelineDepth %d; this test is written for 2", provider.PipelineDepth)
+		}
+		for _, b := range [][]int64{{1, 2}, {3}} {
+			if a, err := pl.Send(ctx, updates(b...)); a != 0 || err != nil {
+				t.Fatalf("Send(%v) = %d, %v; want 0, nil without any ack", b, a, err)
+			}
+			if got := recvIDs(t, s); !sameIDs(got, b) {
+				t.Fatalf("received %v, want %v", got, b)
+			}
+		}
+		if got := h.Server.Occupancy().Inbound; got != 3 {
+			t.Fatalf("inbound %d, want 3", got)
+		}
+		third := make(chan deliverResult, 1)
+		go func() {
+			a, err := pl.Send(ctx, updates(4))
+			third <- deliverResult{a, err}
+		}()
+		notYet(t, third, "a third Send with two batches unacknowledged")
+		ack(t, s, 1) // half of the first batch: still two batches open
+		notYet(t, third, "a third Send after a partial ack of the first batch")
+		ack(t, s, 2)
+		if r := recvResult(t, third); r.acked != 2 || r.err != nil {
+			t.Fatalf("third Send = %d, %v; want 2, nil", r.acked, r.err)
+		}
+		if got := recvIDs(t, s); !sameIDs(got, []int64{4}) {
+			t.Fatalf("received %v, want [4]", got)
+		}
+		flushed := make(chan deliverResult, 1)
+		go func() {
+			a, err := pl.Flush(ctx)
+			flushed <- deliverResult{a, err}
+		}()
+		ack(t, s, 3)
+		notYet(t, flushed, "Flush before the last ack")
+		ack(t, s, 4)
+		if r := recvResult(t, flushed); r.acked != 4 || r.err != nil {
+			t.Fatalf("Flush = %d, %v; want 4, nil", r.acked, r.err)
+		}
+		if got := h.Server.Occupancy().Inbound; got != 0 {
+			t.Fatalf("inbound %d after every ack, want 0", got)
+		}
+		// Deliver after Send keeps the ids increasing across both.
+		if a, err := run.sink.Deliver(ctx, updates(4)); a != 4 || !errors.Is(err, provider.ErrInvalid) {
+			t.Fatalf("Deliver of a sent id = %d, %v; want 4, ErrInvalid", a, err)
+		}
+	})
+
+	t.Run("the stream ends with two batches in flight: the partial ack point, nothing counted", func(t *testing.T) {
+		ctx := testCtx(t)
+		p := newRunProbe()
+		h := start(t, &providertest.Fake{RunFunc: p.run})
+		sctx, cancelStream := context.WithCancel(ctx)
+		s := openBatched(t, sctx, h, 0)
+		run := p.next(t)
+		pl := run.sink.(provider.Pipeline)
+		for _, b := range [][]int64{{1, 2}, {3, 4}} {
+			if _, err := pl.Send(ctx, updates(b...)); err != nil {
+				t.Fatal(err)
+			}
+			recvIDs(t, s)
+		}
+		ack(t, s, 2)
+		eventually(t, "inbound 2", func() bool { return h.Server.Occupancy().Inbound == 2 })
+		cancelStream()
+		if a, err := pl.Flush(ctx); a != 2 || !errors.Is(err, provider.ErrStreamEnded) {
+			t.Fatalf("Flush = %d, %v; want 2, ErrStreamEnded", a, err)
+		}
+		if a, err := pl.Send(ctx, updates(5)); a != 2 || !errors.Is(err, provider.ErrStreamEnded) {
+			t.Fatalf("Send on an ended stream = %d, %v; want 2, ErrStreamEnded", a, err)
+		}
+		eventually(t, "inbound 0", func() bool { return h.Server.Occupancy().Inbound == 0 })
+	})
+
+	t.Run("a closed admission refuses Send", func(t *testing.T) {
+		ctx := testCtx(t)
+		p := newRunProbe()
+		h := start(t, &providertest.Fake{RunFunc: p.run})
+		s := openBatched(t, ctx, h, 0)
+		run := p.next(t)
+		pl := run.sink.(provider.Pipeline)
+		if _, err := pl.Send(ctx, updates(1)); err != nil {
+			t.Fatal(err)
+		}
+		recvIDs(t, s)
+		if _, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "r1"), Lease: durationOf(time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+		if a, err := pl.Send(ctx, updates(2)); a != 0 || !errors.Is(err, provider.ErrNotAdmitting) {
+			t.Fatalf("Send while prepared = %d, %v; want 0, ErrNotAdmitting", a, err)
+		}
+		ack(t, s, 1)
+		if a, err := pl.Flush(ctx); a != 1 || err != nil {
+			t.Fatalf("Flush = %d, %v; want 1, nil", a, err)
+		}
+	})
+}

@@ -1,0 +1,170 @@
+package providers
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
+	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/store"
+)
+
+// scriptedUpdates is a provider child's Updates that sends its messages
+// in order, then waits for the ack of the last id and closes the stream.
+type scriptedUpdates struct {
+	providerv1.UnimplementedProviderServiceServer
+	msgs []*providerv1.UpdatesResponse
+	last int64
+
+	mu    sync.Mutex
+	start *providerv1.UpdatesRequest_Start
+	acks  []int64
+}
+
+func (s *scriptedUpdates) Updates(stream grpc.BidiStreamingServer[providerv1.UpdatesRequest, providerv1.UpdatesResponse]) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.start = first.GetStart()
+	s.mu.Unlock()
+	for _, m := range s.msgs {
+		if err := stream.Send(m); err != nil {
+			return err
+		}
+	}
+	for {
+		req, err := stream.Recv()
+		if err != nil {
+			return err
+		}
+		id := req.GetAck().GetUpdateId()
+		s.mu.Lock()
+		s.acks = append(s.acks, id)
+		s.mu.Unlock()
+		if id >= s.last {
+			return nil // the supervisor sees io.EOF
+		}
+	}
+}
+
+// recordingIngester journals nothing: it records each batch's ids.
+type recordingIngester struct {
+	mu      sync.Mutex
+	batches [][]int64
+	cursors []string
+}
+
+func (r *recordingIngester) Ingest(_ context.Context, _ string, batch []hub.Inbound, cursor []byte) (int64, error) {
+	ids := make([]int64, len(batch))
+	for i, b := range batch {
+		ids[i] = b.Update.PlatformUpdateID
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.batches = append(r.batches, ids)
+	r.cursors = append(r.cursors, string(cursor))
+	return ids[len(ids)-1], nil
+}
+
+// cursorStore is a Store whose only method used here is Cursor.
+type cursorStore struct{ store.Store }
+
+func (cursorStore) Cursor(string) ([]byte, error) { return nil, nil }
+
+func upd(id int64) *providerv1.Update {
+	return &providerv1.Update{UpdateId: id, Chat: "-100", Thread: "7", Allowed: true}
+}
+
+func upds(ids ...int64) []*providerv1.Update {
+	out := make([]*providerv1.Update, len(ids))
+	for i, id := range ids {
+		out[i] = upd(id)
+	}
+	return out
+}
+
+// TestPumpReadsBothForms: the pump asks for batches, takes single-update
+// messages (providers of the first contract) and batches alike, splits a
+// message larger than IngestBatch in order, journals every update once
+// and acknowledges through the last.
+func TestPumpReadsBothForms(t *testing.T) {
+	msgs := []*providerv1.UpdatesResponse{
+		{Update: upd(1)},
+		{Updates: upds(2, 3)},
+		{},                                    // nothing: skipped
+		{Update: upd(4), Updates: upds(5, 6)}, // update first, then updates
+		{Updates: upds(7, 8, 9, 10, 11)},      // more than IngestBatch
+		{Update: upd(12)},
+	}
+	prov := &scriptedUpdates{msgs: msgs, last: 12}
+	sock := filepath.Join(t.TempDir(), "p.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	providerv1.RegisterProviderServiceServer(srv, prov)
+	go srv.Serve(ln)
+	defer srv.Stop()
+	conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+
+	m, err := New(Config{Specs: []Spec{{Name: "x", Binary: "/nonexistent/provider-x"}}, SocketDir: t.TempDir(),
+		Store: cursorStore{}, IngestBatch: 3, Events: events.NewHub(zerolog.Nop())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ing := &recordingIngester{}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	progressed, err := m.stream(ctx, m.provs["x"], providerv1.NewProviderServiceClient(conn), ing)
+	if err != nil || !progressed {
+		t.Fatalf("stream = %v, %v; want progressed, nil (the provider closed its side)", progressed, err)
+	}
+	prov.mu.Lock()
+	defer prov.mu.Unlock()
+	if !prov.start.GetAcceptsBatches() {
+		t.Error("Start did not say the supervisor accepts batches")
+	}
+	ing.mu.Lock()
+	defer ing.mu.Unlock()
+	var all []int64
+	for _, b := range ing.batches {
+		if len(b) > 3 {
+			t.Errorf("a journal batch of %d updates, IngestBatch is 3: %v", len(b), ing.batches)
+		}
+		all = append(all, b...)
+	}
+	for i, id := range all {
+		if id != int64(i+1) {
+			t.Fatalf("journalled %v (batches %v), want 1..12 once each, in order", all, ing.batches)
+		}
+	}
+	if len(all) != 12 {
+		t.Fatalf("journalled %d updates (%v), want 12", len(all), all)
+	}
+	for i, c := range ing.cursors {
+		b := ing.batches[i]
+		if want := strconv.FormatInt(b[len(b)-1]+1, 10); c != want {
+			t.Errorf("batch %v stored cursor %q, want %q (the last id + 1)", b, c, want)
+		}
+	}
+	if len(prov.acks) != len(ing.batches) || prov.acks[len(prov.acks)-1] != 12 {
+		t.Errorf("acks %v for batches %v: want one per batch, through 12", prov.acks, ing.batches)
+	}
+}
