@@ -50,8 +50,8 @@ type supSpec struct {
 	// MemProfileRate, if set, is the profiled variant's
 	// runtime.MemProfileRate (bytes per heap sample; the default 512 KiB
 	// says little about a few KiB per follower).
-	MemProfileRate int `json:"mem_profile_rate,omitempty"`
-	LogPath                     string        `json:"-"`
+	MemProfileRate int    `json:"mem_profile_rate,omitempty"`
+	LogPath        string `json:"-"`
 }
 
 // provSpec is one provider-bench child of a supervisor.
