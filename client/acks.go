@@ -8,29 +8,34 @@ import (
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
-// Acks are coalesced by default. An Ack covers every update up to its seq,
-// so a follower that acks each update it handled needs only the last one
-// to reach the supervisor: Follower.Ack notes the seq and returns, and one
-// goroutine per follower sends one Ack RPC at a time, for the highest seq
-// noted, once DefaultAckEvery updates are unacknowledged or DefaultAckDelay
-// after the first of them was noted, whichever comes first. Before an
-// Updates stream returns, before Suspend and before Close, everything
+// Acks can be coalesced (WithAckCoalescing). An Ack covers every update
+// up to its seq, so a follower that acks each update it handled needs only
+// the last one to reach the supervisor: Follower.Ack then notes the seq
+// and returns, and one goroutine per follower sends one Ack RPC at a time,
+// for the highest seq noted, once every updates are unacknowledged or
+// delay after the first of them was noted, whichever comes first. Before
+// an Updates stream returns, before Suspend and before Close, everything
 // noted is sent and waited for (FlushAcks). What coalescing costs: after a
 // crash of the follower, or of the supervisor's process before its
-// journal wrote the acks, up to that much more is delivered again, which a
-// follower de-duplicates by seq as it must anyway.
+// journal wrote the acks, up to that much more is delivered again, which
+// the follower must de-duplicate by seq; and an Ack's error (a seq beyond
+// what was delivered, a session that ended) is reported by a later Ack or
+// FlushAcks. So it is not the default: a follower that cannot take an
+// update twice (chatbus-mcp, which hands each to its client once) acks
+// each one and waits.
 const (
-	// DefaultAckDelay is how long a noted ack may wait for more.
+	// DefaultAckDelay is a good delay for WithAckCoalescing: how long a
+	// noted ack may wait for more.
 	DefaultAckDelay = 100 * time.Millisecond
 	// DefaultAckEvery is how many unacknowledged updates send an ack at
 	// once (UpdatesBatch: about one ack per stream message under load).
 	DefaultAckEvery = UpdatesBatch
 )
 
-// WithAckCoalescing sets how a follower's acks are coalesced: an Ack RPC
-// once every updates are unacknowledged or delay after the first of them.
-// delay <= 0 makes every Follower.Ack an RPC of its own, sent and waited
-// for (as FlushAcks does). Zero every: DefaultAckEvery.
+// WithAckCoalescing makes the followers coalesce their acks (above): an
+// Ack RPC once every updates are unacknowledged or delay after the first
+// of them. delay <= 0 makes every Follower.Ack an RPC of its own, sent and
+// waited for, as without the option. Zero every: DefaultAckEvery.
 func WithAckCoalescing(delay time.Duration, every int) Option {
 	return func(o *options) { o.ackDelay, o.ackEvery, o.ackSet = delay, every, true }
 }
@@ -182,13 +187,12 @@ func (a *acker) stop() {
 	}
 }
 
-// Ack acknowledges every update up to and including seq. Acks are
-// coalesced (see DefaultAckDelay): Ack notes seq and returns at once; the
-// RPC follows, for the highest seq noted, and FlushAcks (also run by
+// Ack acknowledges every update up to and including seq: an RPC, sent and
+// waited for. With WithAckCoalescing, Ack notes seq and returns at once;
+// the RPC follows, for the highest seq noted, and FlushAcks (also run by
 // Updates before it returns, by Suspend and by Close) sends what is noted
-// and waits for it. The error is that of an earlier ack that failed, if
-// none succeeded since. With WithAckCoalescing(0, 0) every Ack is an RPC,
-// sent and waited for.
+// and waits for it; the error is then that of an earlier ack that failed,
+// if none succeeded since.
 func (f *Follower) Ack(ctx context.Context, seq uint64) error {
 	if f.acks == nil {
 		return f.ackNow(ctx, seq)

@@ -90,9 +90,6 @@ func Dial(socket string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !o.ackSet {
-		o.ackDelay, o.ackEvery = DefaultAckDelay, DefaultAckEvery
-	}
 	return &Client{
 		conn:     cc,
 		socket:   abs,

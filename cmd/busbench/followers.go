@@ -16,7 +16,7 @@ import (
 // supervisor sees one client per follower, as with real sessions): it
 // registers with the Go client (which heartbeats), receives its thread's
 // updates with Updates and acknowledges each with Ack, which the client
-// coalesces by default (client.DefaultAckDelay, client.DefaultAckEvery).
+// coalesces (client.WithAckCoalescing with its defaults).
 type follower struct {
 	c      *client.Client
 	f      *client.Follower
@@ -46,7 +46,7 @@ type followerOpts struct {
 
 // newFollower dials, registers and (if asked) subscribes.
 func newFollower(ctx context.Context, socket, secret string, o followerOpts) (*follower, error) {
-	c, err := client.Dial(socket, client.WithSecret(secret))
+	c, err := client.Dial(socket, client.WithSecret(secret), client.WithAckCoalescing(client.DefaultAckDelay, client.DefaultAckEvery))
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,15 +29,16 @@ const chat = "-100500"
 // Telegram-like method set. Calls and closes into a gone thread fail as
 // a platform answers for a deleted one.
 type fakeProviders struct {
-	mu       sync.Mutex
-	next     int64
-	attached map[string]store.Target
-	calls    []string
-	created  int             // threads created
-	reused   []string        // names given to reused threads
-	closed   map[string]bool // by thread
-	gone     map[string]bool // deleted threads
-	closeErr error           // CloseTarget fails so if set
+	mu        sync.Mutex
+	next      int64
+	attached  map[string]store.Target
+	calls     []string
+	created   int             // threads created
+	reused    []string        // names given to reused threads
+	closed    map[string]bool // by thread
+	gone      map[string]bool // deleted threads
+	closeErr  error           // CloseTarget fails so if set
+	attachErr error           // Attach fails so if set
 }
 
 var fakeDescription = Description{Platform: "fake", MaxTextChars: 4096, Methods: []Method{
@@ -81,6 +83,9 @@ func (p *fakeProviders) CloseTarget(_ context.Context, t store.Target) error {
 func (p *fakeProviders) Attach(_ context.Context, _, id string, t store.Target) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.attachErr != nil {
+		return p.attachErr
+	}
 	p.attached[id] = t
 	return nil
 }
@@ -233,6 +238,36 @@ func TestFreshReuseAndSlots(t *testing.T) {
 	again := e.register("a-2", "manual:a", "")
 	if again.Origin != OriginReuse || again.Binding.Target != a.Binding.Target {
 		t.Errorf("re-register: %v %+v, want reuse of %+v", again.Origin, again.Binding.Target, a.Binding.Target)
+	}
+}
+
+// TestFailedAttachLeavesBinding: the provider's Attach runs beside the
+// binding's write; when it fails, Register fails and the binding is as it
+// was before (offline, its last instance), with no session holding it.
+func TestFailedAttachLeavesBinding(t *testing.T) {
+	e := newEnv(t, "", store.Limits{}, nil, nil)
+	a := e.register("a-1", "manual:a", "")
+	e.h.Unregister(a.Follower)
+	before, err := e.st.GetBinding("manual:a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.provs.mu.Lock()
+	e.provs.attachErr = errors.New("provider went away")
+	e.provs.mu.Unlock()
+	_, err = e.h.Register(context.Background(), registry.Info{InstanceID: "a-2", ProfileKey: "manual:a", PID: 1}, Request{})
+	if err == nil || !strings.Contains(err.Error(), "provider went away") {
+		t.Fatalf("register with a failing attach: %v", err)
+	}
+	after, err := e.st.GetBinding("manual:a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Status != store.StatusOffline || after.InstanceID != before.InstanceID {
+		t.Errorf("binding after a failed attach: %s of %q, want %s of %q", after.Status, after.InstanceID, before.Status, before.InstanceID)
+	}
+	if e.h.Live("manual:a") || e.h.FollowerCount() != 0 {
+		t.Errorf("a session holds the binding after a failed register")
 	}
 }
 

@@ -58,20 +58,35 @@ func (h *Hub) Register(ctx context.Context, info registry.Info, req Request) (Re
 	if origin == OriginDetached {
 		return Registration{Follower: f, Origin: origin}, nil
 	}
-	if err := h.cfg.Providers.Attach(ctx, b.Target.Provider, info.InstanceID, b.Target); err != nil {
-		h.Unregister(f)
-		return Registration{}, fmt.Errorf("attach to provider %s: %w", b.Target.Provider, err)
-	}
-
+	// The provider is told of the follower (its occupancy) while the
+	// binding is written: two round trips of their own, neither needing
+	// the other. Both must succeed; whichever did is undone if the other
+	// failed, so a failed Register leaves the binding as resolve left it
+	// and the provider without the follower.
+	attached := make(chan error, 1)
+	go func() { attached <- h.cfg.Providers.Attach(ctx, b.Target.Provider, info.InstanceID, b.Target) }()
+	resolved := b
 	b.InstanceID = info.InstanceID
 	b.Status = store.StatusActive
 	b.LastError = ""
 	if info.ThreadName != "" && b.ThreadName == "" {
 		b.ThreadName = info.ThreadName
 	}
-	if err := h.putBinding(b); err != nil {
+	putErr := h.putBinding(b)
+	attachErr := <-attached
+	if putErr != nil || attachErr != nil {
+		if attachErr == nil {
+			h.cfg.Providers.Detach(b.Target.Provider, info.InstanceID)
+		} else if putErr == nil {
+			if err := h.putBinding(resolved); err != nil {
+				h.log.Error().Err(err).Str("binding", b.Key).Msg("restoring a binding after a failed attach")
+			}
+		}
 		h.Unregister(f)
-		return Registration{}, err
+		if attachErr != nil {
+			return Registration{}, fmt.Errorf("attach to provider %s: %w", b.Target.Provider, attachErr)
+		}
+		return Registration{}, putErr
 	}
 	// Another live session that held the thread (a handoff, or the same
 	// profile key from a new process) loses it, and is told how.

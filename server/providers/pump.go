@@ -196,7 +196,7 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 				recvErr <- err
 				return
 			}
-			ups := resp.GetUpdates()
+			ups := resp.Updates
 			if u := resp.GetUpdate(); u != nil {
 				ups = append([]*providerv1.Update{u}, ups...)
 			}
