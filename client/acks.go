@@ -25,8 +25,11 @@ import (
 // each one and waits.
 const (
 	// DefaultAckDelay is a good delay for WithAckCoalescing: how long a
-	// noted ack may wait for more.
-	DefaultAckDelay = 100 * time.Millisecond
+	// noted ack may wait for more. Longer costs throughput: what a
+	// follower has not acknowledged stays in the supervisor's journal
+	// (busbench, saturated, 1 follower: 109k/s at 1 ms, 112k/s at 5 ms,
+	// 108k/s at 20 ms, 89k/s at 100 ms, in one session).
+	DefaultAckDelay = 10 * time.Millisecond
 	// DefaultAckEvery is how many unacknowledged updates send an ack at
 	// once (UpdatesBatch: about one ack per stream message under load).
 	DefaultAckEvery = UpdatesBatch

@@ -131,20 +131,8 @@ func (st *updStream) sendLocked(ctx context.Context, updates []*providerv1.Updat
 		prev = u.GetUpdateId()
 	}
 	if depth > 0 {
-		for {
-			st.mu.Lock()
-			n, ch := len(st.ends), st.ackCh
-			st.mu.Unlock()
-			if n < depth {
-				break
-			}
-			select {
-			case <-ch:
-			case <-ctx.Done():
-				return st.ackedNow(), ctx.Err()
-			case <-st.ctx.Done():
-				return st.ackedNow(), st.endedErr()
-			}
+		if err := st.waitUntil(ctx, func() bool { return len(st.ends) < depth }); err != nil {
+			return st.ackedNow(), err
 		}
 	}
 	// Admission and counting are one step: a Prepare that returned before
@@ -204,19 +192,26 @@ func (st *updStream) sendBatch(updates []*providerv1.Update) error {
 // waitAcked waits until the ack point reaches id (or the stream or ctx
 // ends) and returns the ack point.
 func (st *updStream) waitAcked(ctx context.Context, id int64) (int64, error) {
+	err := st.waitUntil(ctx, func() bool { return st.acked >= id })
+	return st.ackedNow(), err
+}
+
+// waitUntil waits, waking at each ack, until ok (called with mu held)
+// holds; else ctx's error or, if the stream ends first, endedErr.
+func (st *updStream) waitUntil(ctx context.Context, ok func() bool) error {
 	for {
 		st.mu.Lock()
-		a, ch := st.acked, st.ackCh
+		done, ch := ok(), st.ackCh
 		st.mu.Unlock()
-		if a >= id {
-			return a, nil
+		if done {
+			return nil
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return st.ackedNow(), ctx.Err()
+			return ctx.Err()
 		case <-st.ctx.Done():
-			return st.ackedNow(), st.endedErr()
+			return st.endedErr()
 		}
 	}
 }
