@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -101,33 +100,27 @@ func (b *busService) Subscribe(req *chatbusv1.SubscribeRequest, stream chatbusv1
 		return err
 	}
 	platform := b.s.platformOf(f)
-	// Two senders share the stream: the updates, and the binding's thread
-	// changes (binding_changed), sent as soon as they happen.
-	var sendMu sync.Mutex
-	send := func(m *chatbusv1.SubscribeResponse) error {
-		sendMu.Lock()
-		defer sendMu.Unlock()
-		return stream.Send(m)
-	}
-	watchCtx, stopWatch := context.WithCancel(stream.Context())
-	var watch sync.WaitGroup
-	watch.Go(func() { b.s.watchThread(watchCtx, f, send) })
 	// A follower that asks for batches (max_batch > 1) gets up to that many
 	// updates per message in updates; one that does not, one per message in
-	// update, as before.
+	// update, as before. A change of the binding's thread is sent as
+	// binding_changed, between updates.
 	batched := req.GetMaxBatch() > 1
 	err = b.s.core.Stream(stream.Context(), f, req.GetAfterSeq(), int(req.GetMaxBatch()), func(ups []store.Update) error {
 		if !batched {
-			return send(&chatbusv1.SubscribeResponse{Update: updateToProto(ups[0], platform)})
+			return stream.Send(&chatbusv1.SubscribeResponse{Update: updateToProto(ups[0], platform)})
 		}
 		msg := &chatbusv1.SubscribeResponse{Updates: make([]*chatbusv1.Update, len(ups))}
 		for i, u := range ups {
 			msg.Updates[i] = updateToProto(u, platform)
 		}
-		return send(msg)
+		return stream.Send(msg)
+	}, func() error {
+		bnd, err := b.s.core.BindingOf(f)
+		if err != nil {
+			return nil // it ended meanwhile: Stream says how
+		}
+		return stream.Send(&chatbusv1.SubscribeResponse{BindingChanged: bindingToProto(bnd, b.s.platform(bnd.Target.Provider))})
 	})
-	stopWatch()
-	watch.Wait()
 	if errors.Is(err, context.Canceled) && stream.Context().Err() != nil {
 		return nil // the caller went away
 	}
@@ -235,26 +228,6 @@ func (b *busService) Unregister(_ context.Context, req *chatbusv1.UnregisterRequ
 	}
 	b.s.core.Unregister(f)
 	return &chatbusv1.UnregisterResponse{}, nil
-}
-
-// watchThread sends binding_changed on a follower's stream each time its
-// binding's thread is replaced, until ctx ends.
-func (s *Server) watchThread(ctx context.Context, f *registry.Follower, send func(*chatbusv1.SubscribeResponse) error) {
-	for {
-		changed := s.core.ThreadChanged(f)
-		select {
-		case <-ctx.Done():
-			return
-		case <-changed:
-		}
-		bnd, err := s.core.BindingOf(f)
-		if err != nil {
-			continue
-		}
-		if send(&chatbusv1.SubscribeResponse{BindingChanged: bindingToProto(bnd, s.platform(bnd.Target.Provider))}) != nil {
-			return // the stream is gone; Stream ends too
-		}
-	}
 }
 
 // platformOf names the platform of the follower's binding, "" if it has

@@ -216,7 +216,7 @@ func collect(t *testing.T, h *Hub, f *registry.Follower, after uint64, n int) []
 			return errDone
 		}
 		return nil
-	})
+	}, nil)
 	if !errors.Is(err, errDone) {
 		t.Fatalf("stream: %v after %d of %d", err, len(got), n)
 	}

@@ -72,7 +72,7 @@ func benchDeliver(b *testing.B, m *metrics.Metrics) {
 					delivered <- struct{}{}
 				}
 				return nil
-			})
+			}, nil)
 		}()
 	}
 	b.Cleanup(func() {

@@ -76,7 +76,11 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 // follower costs no disk read and no wake-up per update of others. It
 // returns when the registration ends (with its reason), the stream is
 // superseded, ctx ends, or send fails.
-func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64, maxBatch int, send func([]store.Update) error) error {
+//
+// threadChanged, if not nil, is called on the same goroutine each time the
+// binding's thread is replaced (ThreadChanged), between sends; an error it
+// returns ends the stream. One goroutine per stream waits for both.
+func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64, maxBatch int, send func([]store.Update) error, threadChanged func() error) error {
 	superseded, detach := f.AttachStream()
 	defer detach()
 	key, _ := f.Binding()
@@ -100,6 +104,10 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 	}
 	maxBatch = max(maxBatch, 1)
 	pos := max(afterSeq, st.AckedThrough)
+	var rewired <-chan struct{} // nil (never) without threadChanged
+	if threadChanged != nil {
+		rewired = h.ThreadChanged(f)
+	}
 	for {
 		ups, err := h.store.Read(key, pos, h.cfg.ReadBatch)
 		if err != nil {
@@ -126,6 +134,11 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 		}
 		select {
 		case <-h.store.Changed(key, pos):
+		case <-rewired:
+			rewired = h.ThreadChanged(f)
+			if err := threadChanged(); err != nil {
+				return err
+			}
 		case <-d.SuspendedC():
 			return ErrSuspended
 		case <-f.Done():

@@ -59,7 +59,7 @@ func TestStreamBatches(t *testing.T) {
 					return errDone
 				}
 				return nil
-			})
+			}, nil)
 			if !errors.Is(err, errDone) {
 				t.Fatalf("stream: %v after %d", err, len(got))
 			}
@@ -98,7 +98,7 @@ func BenchmarkStreamLive(b *testing.B) {
 		_ = e.h.Stream(ctx, r.Follower, 0, 64, func(ups []store.Update) error {
 			got <- ups[len(ups)-1].Seq
 			return nil
-		})
+		}, nil)
 	}()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
