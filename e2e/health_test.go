@@ -188,3 +188,81 @@ func (fl *follower) waitTextsWithin(t *testing.T, within time.Duration, want ...
 		}
 	}
 }
+
+// TestJournalReopensAfterFailedSync: the journal's fdatasync fails (the
+// test hook makes every batch's fail with EIO while a file exists) while
+// 200 updates flow to a follower. The supervisor does not trust what it
+// wrote: the provider goes NOT_SERVING with the store's reason, the
+// journal reopens itself from disk, and once syncs succeed again every
+// update arrives exactly once, in order, the provider is SERVING again, the
+// events say what happened, and it is the same supervisord process.
+func TestJournalReopensAfterFailedSync(t *testing.T) {
+	bin := hookedSupervisord(t)
+	fault := filepath.Join(t.TempDir(), "fail-syncs")
+	tg := tgtest.New(t)
+	tg.AddForum(forumChat)
+	p := newProfile(t)
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte(telegramConfig(tg, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := p.startBinary(bin, []string{"CHATBUS_TEST_JOURNAL_SYNC_FAULT=" + fault}, "--log-format", "json", "--config", cfg)
+	p.waitServing(d)
+	c, err := client.Dial(p.socket, client.WithSecretFile(filepath.Join(p.state, "secret")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	b := &tgBus{profile: p, tg: tg, d: d, c: c, configPath: cfg}
+	fl := b.follow(t, "manual:1", "/w/one")
+
+	var want []string
+	push := func(from, to int) {
+		for i := from; i < to; i++ {
+			s := fmt.Sprintf("update %03d", i)
+			want = append(want, s)
+			tg.PushMessage(forumChat, int(fl.thread()), allowedUser, s)
+		}
+	}
+	push(0, 50)
+	fl.waitTexts(t, want...)
+
+	// Syncs fail: what the provider sends meanwhile is not acknowledged to
+	// it, so it stays at the stand-in.
+	if err := os.WriteFile(fault, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	push(50, 150)
+	pi := b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
+		return !pi.GetServing() && strings.Contains(pi.GetHealthDetail(), "state store")
+	}, "NOT_SERVING with the state store's reason")
+	if !strings.Contains(pi.GetHealthDetail(), "input/output error") {
+		t.Errorf("health detail %q, want the system's reason", pi.GetHealthDetail())
+	}
+	waitFor(t, "the journal reopened from disk at least once", func() bool {
+		return strings.Contains(d.stderr.String(), "journal reopened from disk after a failed write")
+	})
+	if got := len(fl.texts()); got >= len(want) {
+		t.Fatalf("all %d arrived while every fdatasync failed", got)
+	}
+
+	// Syncs succeed again: everything arrives once, in order, health
+	// recovers by itself, and more flows as before.
+	if err := os.Remove(fault); err != nil {
+		t.Fatal(err)
+	}
+	push(150, 200)
+	fl.waitTextsWithin(t, 60*time.Second, want...)
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool { return pi.GetServing() }, "SERVING once syncs succeed")
+	select {
+	case <-d.exited:
+		t.Fatalf("supervisord exited: %v", d.err)
+	default:
+	}
+	if st := onlyProvider(t, c, "").GetState(); st != chatbusv1.ProviderState_PROVIDER_STATE_RUNNING {
+		t.Errorf("provider %s", st)
+	}
+	out, _, _ := b.busctl("events")
+	contains(t, "events", out, "input/output error")
+	contains(t, "log", d.stderr.String(), "journal writes succeed again")
+}

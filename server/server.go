@@ -296,7 +296,7 @@ func (s *Server) Run(ctx context.Context) error {
 // registry, the provider manager, the routing core over both, the doctor.
 // The providers' updates reach the core when Run hands it to them.
 func (s *Server) open() error {
-	opts := store.Options{Limits: s.cfg.Journal, OnDrop: hub.DropReporter(s.hub)}
+	opts := store.Options{Limits: s.cfg.Journal, OnDrop: hub.DropReporter(s.hub), Logger: s.log}
 	if m := s.metrics; m != nil {
 		report := opts.OnDrop
 		opts.OnDrop = func(key string, n int, reason string) { report(key, n, reason); m.Dropped(reason, n) }

@@ -42,6 +42,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// syncFault, if set (test builds only: testhooks.go), runs before each
+// batch's fdatasync, as Options.testHookSync does.
+var syncFault func() error
+
 // Pauses before a reopen after a failed write (see the file comment).
 const (
 	reopenFirst = 100 * time.Millisecond

@@ -764,7 +764,10 @@ func (j *Journal) writeBatch(b *batch) error {
 	if err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
-	if h := j.opts.testHookSync; h != nil {
+	for _, h := range [...]func() error{j.opts.testHookSync, syncFault} {
+		if h == nil {
+			continue
+		}
 		if err := h(); err != nil {
 			return fmt.Errorf("fdatasync: %w", err)
 		}
