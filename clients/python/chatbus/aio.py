@@ -20,6 +20,7 @@ with it while the supervisor is unavailable, as there.
 from __future__ import annotations
 
 import asyncio
+import collections
 import datetime
 import json
 import logging
@@ -37,6 +38,7 @@ from chatbus import paths as _paths
 from chatbus.client import (
     _CHUNK,
     _DEFAULT_STALE_INTERVALS,
+    UPDATES_BATCH,
     _RETRY_FIRST,
     _RETRY_MAX,
     _call_result,
@@ -355,7 +357,9 @@ class Follower:
     def updates(self, after_seq: int = 0) -> "UpdateStream":
         """Opens the update stream (iterate it with ``async for``); see
         :meth:`chatbus.Follower.updates`."""
-        call = self._client.bus.Subscribe(bus_pb2.SubscribeRequest(session=self.session, after_seq=after_seq))
+        call = self._client.bus.Subscribe(
+            bus_pb2.SubscribeRequest(session=self.session, after_seq=after_seq, max_batch=UPDATES_BATCH)
+        )
         stream = UpdateStream(self, call)
         if self._closed:
             call.cancel()
@@ -649,11 +653,14 @@ class UpdateStream:
         self._call = call
         self._cancelled = False
         self._aborted = False
+        self._pending: "collections.deque[types_pb2.Update]" = collections.deque()
 
     def __aiter__(self) -> "UpdateStream":
         return self
 
     async def __anext__(self) -> types_pb2.Update:
+        if self._pending:
+            return self._pending.popleft()
         try:
             resp = await self._call.read()
         except asyncio.CancelledError:
@@ -681,10 +688,12 @@ class UpdateStream:
             raise StopAsyncIteration
         if resp.HasField("binding_changed"):
             self._follower._set_binding(resp.binding_changed)
-        if not resp.HasField("update"):
+        if resp.HasField("update"):
+            self._pending.append(resp.update)
+        self._pending.extend(resp.updates)
+        if not self._pending:
             return await self.__anext__()  # a binding change alone: read on
-        update: types_pb2.Update = resp.update
-        return update
+        return self._pending.popleft()
 
     async def __aenter__(self) -> "UpdateStream":
         return self

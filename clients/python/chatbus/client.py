@@ -69,6 +69,9 @@ FILE_TIMEOUT = 300.0
 
 _CHUNK = 256 * 1024  # upload chunk size; the supervisor takes up to 1 MiB
 
+#: How many updates a follower asks for per stream message (Subscribe max_batch).
+UPDATES_BATCH = 256
+
 # Only the supervisor knows whether it pruned a session. A heartbeat that
 # times out is retried for as long as it takes: the supervisor is busy and may
 # well still hold the session, and the first heartbeat that gets through
@@ -545,7 +548,7 @@ class Follower:
         the supervisor stopped.
         """
         call = self._client.bus.Subscribe(
-            bus_pb2.SubscribeRequest(session=self.session, after_seq=after_seq)
+            bus_pb2.SubscribeRequest(session=self.session, after_seq=after_seq, max_batch=UPDATES_BATCH)
         )
         stream = UpdateStream(self, call)
         with self._lock:
@@ -887,18 +890,24 @@ class UpdateStream:
         self._follower = follower
         self._call = call
         self._cancelled = False
+        self._pending: "collections.deque[types_pb2.Update]" = collections.deque()
 
     def __iter__(self) -> Iterator[types_pb2.Update]:
         return self
 
     def __next__(self) -> types_pb2.Update:
+        if self._pending:
+            return self._pending.popleft()
         try:
             while True:
                 resp = next(self._call)
                 if resp.HasField("binding_changed"):
                     self._follower._set_binding(resp.binding_changed)
                 if resp.HasField("update"):
-                    return resp.update
+                    self._pending.append(resp.update)
+                self._pending.extend(resp.updates)
+                if self._pending:
+                    return self._pending.popleft()
         except StopIteration:
             self._follower._forget(self)
             raise

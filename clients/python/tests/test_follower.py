@@ -425,6 +425,33 @@ class RoutedTest(unittest.TestCase):
         self.assertGreater(second.seq, first.seq)
         f.ack(second.seq)
 
+    def test_a_replayed_batch_comes_one_update_at_a_time(self):
+        # The client asks for batches (max_batch): five held updates are
+        # replayed in one stream message and handed out one by one, in order.
+        f = self.register("manual:batch", cwd="/home/u/gamma")
+        thread = f.binding.target.thread_id
+        texts = [f"m{i}" for i in range(5)]
+        for text in texts:
+            self.platform.push_message(thread, text)
+
+        def read_five():
+            stream = f.updates()
+            reader = Reader(stream)
+            deadline = time.monotonic() + 10
+            while len(reader.updates) < len(texts) and time.monotonic() < deadline and not reader.ended.is_set():
+                time.sleep(0.02)
+            stream.cancel()
+            reader.ended.wait(5)
+            self.assertIsNone(reader.error)
+            return reader.updates
+
+        live = read_five()
+        self.assertEqual([u.text for u in live], texts)
+        replayed = read_five()
+        self.assertEqual([(u.seq, u.text) for u in replayed], [(u.seq, u.text) for u in live])
+        self.assertEqual([u.seq for u in replayed], list(range(live[0].seq, live[0].seq + 5)))
+        f.ack(replayed[-1].seq)
+
     def test_echo_example_end_to_end(self):
         example = os.path.join(harness.PYTHON_ROOT, "examples", "echo_follower.py")
         env = dict(os.environ, CHATBUS_SOCKET=self.sup.socket, CHATBUS_SECRET_FILE=self.sup.secret_file)

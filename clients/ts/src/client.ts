@@ -123,6 +123,9 @@ export interface CallResult {
   response: CallResponse;
 }
 
+/** How many updates a follower asks for per stream message (Subscribe max_batch). */
+const UPDATES_BATCH = 256;
+
 /** The fields of the RegisterRequest a follower registered with. */
 interface RegisterInit {
   instanceId: string;
@@ -414,7 +417,12 @@ export class Follower {
     return this.resp.origin;
   }
 
-  /** The thread this follower is bound to; undefined while detached. */
+  /**
+   * The thread this follower is bound to; undefined while detached. When the
+   * supervisor replaces the thread (a person deleted the topic), an open
+   * updates() loop learns it from the stream and this is the new one from
+   * then on.
+   */
   get binding(): Binding | undefined {
     return this.resp.binding;
   }
@@ -476,11 +484,15 @@ export class Follower {
     this.streams.add(ac);
     try {
       const stream = this.client.bus.subscribe(
-        { session: this.session, afterSeq: opts.afterSeq ?? 0n },
+        { session: this.session, afterSeq: opts.afterSeq ?? 0n, maxBatch: UPDATES_BATCH },
         { signal: ac.signal },
       );
       for await (const resp of stream) {
+        // The binding's thread was replaced: `binding` and `target` say
+        // the new one from now on.
+        if (resp.bindingChanged) this.resp.binding = resp.bindingChanged;
         if (resp.update) yield resp.update;
+        yield* resp.updates;
       }
     } catch (e) {
       if (!ac.signal.aborted) {

@@ -381,6 +381,20 @@ describe("follower client against supervisord", { skip: bin.skip, timeout: 60_00
 });
 
 /** The first update of a fresh stream; the stream is then ended. */
+async function firstUpdates(f: Follower, n: number): Promise<Update[]> {
+  const ac = new AbortController();
+  const got: Update[] = [];
+  try {
+    for await (const u of f.updates({ signal: ac.signal })) {
+      got.push(u);
+      if (got.length === n) return got;
+    }
+    throw new Error(`stream ended after ${got.length} of ${n} updates`);
+  } finally {
+    ac.abort();
+  }
+}
+
 async function firstUpdate(f: Follower): Promise<Update> {
   const ac = new AbortController();
   try {
@@ -503,6 +517,21 @@ describe("routed through a provider (provider-fake)", { skip: bin.skip ?? fakePr
     assert.equal(second.text, "second");
     assert.ok(second.seq > first.seq);
     await f.ack(second.seq);
+  });
+
+  it("a replayed batch comes one update at a time", async () => {
+    // The client asks for batches (maxBatch): five held updates are replayed
+    // in one stream message and handed out one by one, in order.
+    const f = await register("manual:batch-ts", "/home/u/epsilon");
+    const thread = f.binding!.target!.threadId;
+    const texts = ["m0", "m1", "m2", "m3", "m4"];
+    for (const t of texts) platform.pushMessage(thread, t);
+    const live = await within(firstUpdates(f, 5), 10_000, "five live updates");
+    assert.deepEqual(live.map((u) => u.text), texts);
+    const replayed = await within(firstUpdates(f, 5), 10_000, "five replayed updates");
+    assert.deepEqual(replayed.map((u) => [u.seq, u.text]), live.map((u) => [u.seq, u.text]));
+    assert.deepEqual(replayed.map((u) => u.seq), [0n, 1n, 2n, 3n, 4n].map((i) => live[0].seq + i));
+    await f.ack(replayed[4].seq);
   });
 
   it("the echo example echoes end to end", async () => {
