@@ -197,16 +197,8 @@ func (fl *follower) waitTextsWithin(t *testing.T, within time.Duration, want ...
 // update arrives exactly once, in order, the provider is SERVING again, the
 // events say what happened, and it is the same supervisord process.
 func TestJournalReopensAfterFailedSync(t *testing.T) {
-	bin := hookedSupervisord(t)
 	fault := filepath.Join(t.TempDir(), "fail-syncs")
-	tg := tgtest.New(t)
-	tg.AddForum(forumChat)
-	p := newProfile(t)
-	cfg := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(cfg, []byte(telegramConfig(tg, "")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := p.startBinary(bin, []string{"CHATBUS_TEST_JOURNAL_SYNC_FAULT=" + fault}, "--log-format", "json", "--config", cfg)
+	p, tg, d, cfg := startHookedTelegram(t, []string{"CHATBUS_TEST_JOURNAL_SYNC_FAULT=" + fault})
 	p.waitServing(d)
 	c, err := client.Dial(p.socket, client.WithSecretFile(filepath.Join(p.state, "secret")))
 	if err != nil {

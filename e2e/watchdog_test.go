@@ -98,6 +98,23 @@ func hookedSupervisord(t *testing.T) string {
 	return filepath.Join(dir, "supervisord")
 }
 
+// startHookedTelegram starts supervisord built with its test hooks, with
+// env added to its environment, serving a Telegram provider pointed at a
+// fresh stand-in; args come after --log-format json and --config.
+func startHookedTelegram(t *testing.T, env []string, args ...string) (*profile, *tgtest.Server, *daemon, string) {
+	t.Helper()
+	bin := hookedSupervisord(t)
+	tg := tgtest.New(t)
+	tg.AddForum(forumChat)
+	p := newProfile(t)
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte(telegramConfig(tg, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := p.startBinary(bin, env, append([]string{"--log-format", "json", "--config", cfg}, args...)...)
+	return p, tg, d, cfg
+}
+
 // TestWatchdog runs the real supervisord under a NOTIFY_SOCKET with
 // WATCHDOG_USEC set: READY=1, then WATCHDOG=1 pings while its loops
 // answer. A stopped provider child (SIGSTOP) is the provider's problem,
@@ -107,18 +124,10 @@ func hookedSupervisord(t *testing.T) string {
 // stops them; released, they resume. SIGHUP is RELOADING=1 then READY=1,
 // SIGTERM STOPPING=1.
 func TestWatchdog(t *testing.T) {
-	bin := hookedSupervisord(t)
 	ns := newNotifySocket(t)
-	tg := tgtest.New(t)
-	tg.AddForum(forumChat)
-	p := newProfile(t)
-	cfg := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(cfg, []byte(telegramConfig(tg, "")), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	const usec = 2000000 // WatchdogSec=2s: a ping every 1s, each loop answering within 500ms
-	d := p.startBinary(bin, []string{"NOTIFY_SOCKET=" + ns.path, fmt.Sprintf("WATCHDOG_USEC=%d", usec)},
-		"--log-format", "json", "--log-level", "debug", "--config", cfg)
+	p, _, d, _ := startHookedTelegram(t, []string{"NOTIFY_SOCKET=" + ns.path, fmt.Sprintf("WATCHDOG_USEC=%d", usec)},
+		"--log-level", "debug")
 	p.waitServing(d)
 	c, err := client.Dial(p.socket, client.WithSecretFile(filepath.Join(p.state, "secret")))
 	if err != nil {

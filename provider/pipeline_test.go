@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -47,18 +48,6 @@ func recvIDs(t *testing.T, s updatesClient) []int64 {
 	return ids
 }
 
-func sameIDs(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestBatches(t *testing.T) {
 	t.Run("one message per batch when the supervisor accepts batches", func(t *testing.T) {
 		ctx := testCtx(t)
@@ -67,7 +56,7 @@ func TestBatches(t *testing.T) {
 		s := openBatched(t, ctx, h, 0)
 		run := p.next(t)
 		res := deliverAsync(ctx, run.sink, updates(1, 2, 3))
-		if got := recvIDs(t, s); !sameIDs(got, []int64{1, 2, 3}) {
+		if got := recvIDs(t, s); !slices.Equal(got, []int64{1, 2, 3}) {
 			t.Fatalf("first message carries %v, want [1 2 3]", got)
 		}
 		notYet(t, res, "Deliver before the ack")
@@ -94,7 +83,7 @@ func TestBatches(t *testing.T) {
 			got = append(got, recvIDs(t, s)...)
 			msgs++
 		}
-		if !sameIDs(got, []int64{1, 2, 3, 4}) || msgs < 2 {
+		if !slices.Equal(got, []int64{1, 2, 3, 4}) || msgs < 2 {
 			t.Fatalf("received %v in %d messages, want [1 2 3 4] in at least 2", got, msgs)
 		}
 		ack(t, s, 4)
@@ -122,7 +111,7 @@ func TestPipeline(t *testing.T) {
 			if a, err := pl.Send(ctx, updates(b...)); a != 0 || err != nil {
 				t.Fatalf("Send(%v) = %d, %v; want 0, nil without any ack", b, a, err)
 			}
-			if got := recvIDs(t, s); !sameIDs(got, b) {
+			if got := recvIDs(t, s); !slices.Equal(got, b) {
 				t.Fatalf("received %v, want %v", got, b)
 			}
 		}
@@ -141,7 +130,7 @@ func TestPipeline(t *testing.T) {
 		if r := recvResult(t, third); r.acked != 2 || r.err != nil {
 			t.Fatalf("third Send = %d, %v; want 2, nil", r.acked, r.err)
 		}
-		if got := recvIDs(t, s); !sameIDs(got, []int64{4}) {
+		if got := recvIDs(t, s); !slices.Equal(got, []int64{4}) {
 			t.Fatalf("received %v, want [4]", got)
 		}
 		flushed := make(chan deliverResult, 1)
