@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/chatbus/chatbus/internal/testkit"
 	"io"
 	"strconv"
 	"strings"
@@ -299,21 +300,6 @@ func durationOf(d time.Duration) *durationpb.Duration { return durationpb.New(d)
 func zerologTo(w io.Writer) zerolog.Logger { return zerolog.New(w) }
 
 // fakeClock is a settable clock.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type fakeClock = testkit.Clock
 
-func newFakeClock(t time.Time) *fakeClock { return &fakeClock{now: t} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+func newFakeClock(t time.Time) *fakeClock { return testkit.NewClock(t) }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/chatbus/chatbus/internal/testkit"
 	"io"
 	"path/filepath"
 	"strings"
@@ -112,13 +113,7 @@ func (p *fakeProviders) Download(context.Context, string, string, func([]byte, i
 	return errors.New("no downloads here")
 }
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+type clock = testkit.Clock
 
 // env is a hub over a real store file.
 type env struct {
@@ -147,7 +142,7 @@ func newEnvOpts(t testing.TB, path string, opts store.Options, provs *fakeProvid
 		provs = &fakeProviders{attached: map[string]store.Target{}}
 	}
 	if c == nil {
-		c = &clock{t: time.Unix(1_700_000_000, 0)}
+		c = testkit.NewClock(time.Unix(1_700_000_000, 0))
 	}
 	e := &env{t: t, path: path, provs: provs, clock: c}
 	hubEvents := events.NewHub(zerolog.Nop())
@@ -377,7 +372,7 @@ func TestRedeliveredUpdateStoredOnce(t *testing.T) {
 func restarts(t *testing.T) (start func() *env, c *clock) {
 	path := filepath.Join(t.TempDir(), "state.db")
 	provs := &fakeProviders{attached: map[string]store.Target{}}
-	c = &clock{t: time.Unix(1_700_000_000, 0)}
+	c = testkit.NewClock(time.Unix(1_700_000_000, 0))
 	return func() *env { return newEnv(t, path, store.Limits{}, provs, c) }, c
 }
 

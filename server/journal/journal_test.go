@@ -366,7 +366,7 @@ func TestRetention(t *testing.T) {
 			appends:  [][]Entry{entries("a", 2, 10), entries("a", 3, 10)},
 			key:      "a",
 			wantSeqs: []uint64{3, 4, 5},
-			wantDrop: []dropCall{{"a", 2, DropCount}},
+			wantDrop: []dropCall{{Key: "a", N: 2, Reason: DropCount}},
 		},
 		{
 			name: "count, within one append",
@@ -376,7 +376,7 @@ func TestRetention(t *testing.T) {
 			},
 			key:      "a",
 			wantSeqs: []uint64{4, 5},
-			wantDrop: []dropCall{{"a", 3, DropCount}},
+			wantDrop: []dropCall{{Key: "a", N: 3, Reason: DropCount}},
 		},
 		{
 			name:     "bytes",
@@ -384,7 +384,7 @@ func TestRetention(t *testing.T) {
 			appends:  [][]Entry{entries("a", 5, 100)},
 			key:      "a",
 			wantSeqs: []uint64{3, 4, 5},
-			wantDrop: []dropCall{{"a", 2, DropBytes}},
+			wantDrop: []dropCall{{Key: "a", N: 2, Reason: DropBytes}},
 		},
 		{
 			name:     "age, on ApplyRetention",
@@ -394,7 +394,7 @@ func TestRetention(t *testing.T) {
 			apply:    true,
 			key:      "a",
 			wantSeqs: nil,
-			wantDrop: []dropCall{{"a", 3, DropAge}},
+			wantDrop: []dropCall{{Key: "a", N: 3, Reason: DropAge}},
 		},
 		{
 			name:     "age: not yet",
@@ -411,7 +411,7 @@ func TestRetention(t *testing.T) {
 			appends:  [][]Entry{{{Key: "a", ReceivedAt: newClock().Now().Add(-2 * time.Hour)}, {Key: "a"}}},
 			key:      "a",
 			wantSeqs: []uint64{2},
-			wantDrop: []dropCall{{"a", 1, DropAge}},
+			wantDrop: []dropCall{{Key: "a", N: 1, Reason: DropAge}},
 		},
 		{
 			name: "total bytes: the oldest of all keys go first",
@@ -421,7 +421,7 @@ func TestRetention(t *testing.T) {
 			},
 			key:      "a",
 			wantSeqs: []uint64{3, 4},
-			wantDrop: []dropCall{{"a", 2, DropTotalBytes}},
+			wantDrop: []dropCall{{Key: "a", N: 2, Reason: DropTotalBytes}},
 		},
 		{
 			name:     "negative bounds: none",
@@ -449,7 +449,7 @@ func TestRetention(t *testing.T) {
 				}
 			}
 			checkSeqs(t, "pending", seqsOf(readRecs(t, j, tc.key)), tc.wantSeqs)
-			got := drops.take()
+			got := drops.Take()
 			if !slices.Equal(got, tc.wantDrop) {
 				t.Errorf("OnDrop calls %+v, want %+v", got, tc.wantDrop)
 			}
@@ -500,7 +500,7 @@ func TestDeleteKey(t *testing.T) {
 	default:
 		t.Error("Changed not woken by DeleteKey")
 	}
-	if got := drops.take(); !slices.Equal(got, []dropCall{{"a", 2, DropKeyDeleted}}) {
+	if got := drops.Take(); !slices.Equal(got, []dropCall{{Key: "a", N: 2, Reason: DropKeyDeleted}}) {
 		t.Errorf("OnDrop %+v", got)
 	}
 	if n, err := j.DeleteKey(context.Background(), "nobody"); n != 0 || err != nil {
@@ -870,9 +870,9 @@ func TestSetLimits(t *testing.T) {
 	}
 	checkSeqs(t, "a after MaxCount 2 and 300 bytes in all", seqsOf(readRecs(t, j, "a")), nil)
 	checkSeqs(t, "b after MaxCount 2 and 300 bytes in all", seqsOf(readRecs(t, j, "b")), []uint64{4, 5})
-	got := drops.take()
+	got := drops.Take()
 	slices.SortFunc(got, func(x, y dropCall) int { return strings.Compare(x.Key+x.Reason, y.Key+y.Reason) })
-	if want := []dropCall{{"a", 3, DropCount}, {"a", 2, DropTotalBytes}, {"b", 3, DropCount}}; !slices.Equal(got, want) {
+	if want := []dropCall{{Key: "a", N: 3, Reason: DropCount}, {Key: "a", N: 2, Reason: DropTotalBytes}, {Key: "b", N: 3, Reason: DropCount}}; !slices.Equal(got, want) {
 		t.Errorf("OnDrop calls %+v, want %+v", got, want)
 	}
 	mustAppend(t, j, "telegram", nil, entries("c", 3, 10)...)
@@ -882,10 +882,10 @@ func TestSetLimits(t *testing.T) {
 	if err := j.SetLimits(context.Background(), Limits{}, 0); err != nil {
 		t.Fatal(err)
 	}
-	drops.take()
+	drops.Take()
 	mustAppend(t, j, "telegram", nil, entries("c", 5, 10)...)
 	checkSeqs(t, "c under the defaults", seqsOf(readRecs(t, j, "c")), []uint64{2, 3, 4, 5, 6, 7, 8})
-	if got := drops.take(); len(got) != 0 {
+	if got := drops.Take(); len(got) != 0 {
 		t.Errorf("drops under the default bounds: %+v", got)
 	}
 }

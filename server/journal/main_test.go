@@ -3,10 +3,10 @@ package journal
 import (
 	"context"
 	"fmt"
+	"github.com/chatbus/chatbus/internal/testkit"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,51 +20,14 @@ func TestMain(m *testing.M) {
 // smallSegments keeps test directories small and makes rolls frequent.
 const smallSegments = 64 << 10
 
-// clock is a settable Options.Now.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// clock is a settable Options.Now; dropLog records OnDrop calls.
+type (
+	clock    = testkit.Clock
+	dropLog  = testkit.DropLog
+	dropCall = testkit.Drop
+)
 
-func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-// dropLog records OnDrop calls.
-type dropLog struct {
-	mu    sync.Mutex
-	calls []dropCall
-}
-
-type dropCall struct {
-	Key    string
-	N      int
-	Reason string
-}
-
-func (d *dropLog) OnDrop(key string, n int, reason string) {
-	d.mu.Lock()
-	d.calls = append(d.calls, dropCall{key, n, reason})
-	d.mu.Unlock()
-}
-
-func (d *dropLog) take() []dropCall {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	c := d.calls
-	d.calls = nil
-	return c
-}
+func newClock() *clock { return testkit.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) }
 
 // openAt opens the journal in dir and closes it when the test ends.
 func openAt(t testing.TB, dir string, opts Options) *Journal {

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"github.com/chatbus/chatbus/internal/testkit"
 	"testing"
 	"time"
 
@@ -31,7 +32,7 @@ func TestOpenStreamIsLiveness(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := &fakeClock{t: time.Unix(1000, 0)}
+			clock := testkit.NewClock(time.Unix(1000, 0))
 			hub := events.NewHub(zerolog.Nop())
 			r := New(Config{StaleAfter: 5 * time.Second, SubscribedStaleAfter: 125 * time.Second, Events: hub, Now: clock.Now})
 			f, _, err := r.Register(Info{InstanceID: "a", PID: 1})

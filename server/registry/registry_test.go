@@ -2,8 +2,8 @@ package registry
 
 import (
 	"errors"
+	"github.com/chatbus/chatbus/internal/testkit"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,20 +15,10 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+type fakeClock = testkit.Clock
 
 func newTestRegistry(t *testing.T, max int) (*Registry, *fakeClock, *events.Watcher) {
-	clock := &fakeClock{t: time.Unix(1000, 0)}
+	clock := testkit.NewClock(time.Unix(1000, 0))
 	hub := events.NewHub(zerolog.Nop())
 	w := hub.Watch(false)
 	t.Cleanup(w.Close)

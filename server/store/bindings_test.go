@@ -129,7 +129,7 @@ func TestBindings(t *testing.T) {
 		if err := s.DeleteBinding("manual:1"); err != nil {
 			t.Fatal(err)
 		}
-		if got := drops.take(); !slices.Equal(got, []dropCall{{"manual:1", 2, DropBindingDeleted}}) {
+		if got := drops.Take(); !slices.Equal(got, []dropCall{{Key: "manual:1", N: 2, Reason: DropBindingDeleted}}) {
 			t.Errorf("OnDrop calls = %v", got)
 		}
 		if _, err := s.GetBinding("manual:1"); !errors.Is(err, ErrNotFound) {

@@ -249,21 +249,21 @@ func TestRetention(t *testing.T) {
 			limits:    Limits{MaxCount: 3},
 			batches:   [][]int64{{1, 2, 3, 4, 5}},
 			wantIDs:   []int64{3, 4, 5},
-			wantDrops: []dropCall{{"b", 2, DropCount}},
+			wantDrops: []dropCall{{Key: "b", N: 2, Reason: DropCount}},
 		},
 		{
 			name:      "count bound, one update per append",
 			limits:    Limits{MaxCount: 2},
 			batches:   [][]int64{{1}, {2}, {3}, {4}},
 			wantIDs:   []int64{3, 4},
-			wantDrops: []dropCall{{"b", 1, DropCount}, {"b", 1, DropCount}},
+			wantDrops: []dropCall{{Key: "b", N: 1, Reason: DropCount}, {Key: "b", N: 1, Reason: DropCount}},
 		},
 		{
 			name:      "bytes bound",
 			limits:    Limits{MaxBytes: 3*size + size/2},
 			batches:   [][]int64{{1, 2}, {3, 4, 5}},
 			wantIDs:   []int64{3, 4, 5},
-			wantDrops: []dropCall{{"b", 2, DropBytes}},
+			wantDrops: []dropCall{{Key: "b", N: 2, Reason: DropBytes}},
 		},
 		{
 			name:      "age bound drops the old ones only",
@@ -271,7 +271,7 @@ func TestRetention(t *testing.T) {
 			batches:   [][]int64{{1, 2}, {3}},
 			advance:   2 * time.Hour,
 			wantIDs:   []int64{3},
-			wantDrops: []dropCall{{"b", 2, DropAge}},
+			wantDrops: []dropCall{{Key: "b", N: 2, Reason: DropAge}},
 		},
 		{
 			name:      "update received before the age bound is dropped at once",
@@ -279,7 +279,7 @@ func TestRetention(t *testing.T) {
 			batches:   [][]int64{{1, 2}, {3}},
 			preAged:   2 * time.Hour,
 			wantIDs:   []int64{3},
-			wantDrops: []dropCall{{"b", 2, DropAge}},
+			wantDrops: []dropCall{{Key: "b", N: 2, Reason: DropAge}},
 		},
 		{
 			name:      "count and age in one append report each reason",
@@ -287,7 +287,7 @@ func TestRetention(t *testing.T) {
 			batches:   [][]int64{{1, 2}, {3, 4, 5}},
 			advance:   2 * time.Hour,
 			wantIDs:   []int64{3, 4, 5},
-			wantDrops: []dropCall{{"b", 1, DropCount}, {"b", 1, DropAge}},
+			wantDrops: []dropCall{{Key: "b", N: 1, Reason: DropCount}, {Key: "b", N: 1, Reason: DropAge}},
 		},
 		{
 			name:      "negative bounds are off",
@@ -316,7 +316,7 @@ func TestRetention(t *testing.T) {
 					in = append(in, u)
 				}
 				mustAppend(t, s, "telegram", 0, in...)
-				all = append(all, drops.take()...)
+				all = append(all, drops.Take()...)
 				if i == 0 {
 					clk.Add(tc.advance)
 				}
@@ -355,7 +355,7 @@ func TestRetentionOfUnroutedAndQuietBindings(t *testing.T) {
 	s, _ := newStore(t, Options{Limits: Limits{MaxCount: 2, MaxAge: time.Hour}, Now: clk.Now, OnDrop: drops.OnDrop})
 	putBinding(t, s, "quiet", Target{"telegram", "-100", "7"})
 	mustAppend(t, s, "telegram", 0, upd("", 1, ""), upd("", 2, ""), upd("", 3, ""), upd("quiet", 4, ""))
-	if got := drops.take(); !slices.Equal(got, []dropCall{{"", 1, DropCount}}) {
+	if got := drops.Take(); !slices.Equal(got, []dropCall{{Key: "", N: 1, Reason: DropCount}}) {
 		t.Errorf("unrouted drops = %v", got)
 	}
 	if st, _ := s.UnroutedStats(); st.Pending != 2 || st.Dropped != 1 || st.LastSeq != 3 {
@@ -367,9 +367,9 @@ func TestRetentionOfUnroutedAndQuietBindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One drop per key, in no particular order.
-	got := drops.take()
+	got := drops.Take()
 	slices.SortFunc(got, func(a, b dropCall) int { return strings.Compare(a.Key, b.Key) })
-	if !slices.Equal(got, []dropCall{{"", 2, DropAge}, {"quiet", 1, DropAge}}) {
+	if !slices.Equal(got, []dropCall{{Key: "", N: 2, Reason: DropAge}, {Key: "quiet", N: 1, Reason: DropAge}}) {
 		t.Errorf("ApplyRetention drops = %v", got)
 	}
 	if st, _ := s.Stats("quiet"); st.Pending != 0 || st.Dropped != 1 || st.LastSeq != 1 || !st.OldestAt.IsZero() {

@@ -203,7 +203,7 @@ func TestOrphanedJournalDeleted(t *testing.T) {
 	if st, _ := s.Stats("x"); st.Pending != 0 || st.LastSeq != 2 {
 		t.Errorf("orphaned journal after Open: %+v", st)
 	}
-	if got := drops.take(); !slices.Equal(got, []dropCall{{"x", 2, DropBindingDeleted}}) {
+	if got := drops.Take(); !slices.Equal(got, []dropCall{{Key: "x", N: 2, Reason: DropBindingDeleted}}) {
 		t.Errorf("OnDrop calls = %v", got)
 	}
 	putBinding(t, s, "x", Target{"telegram", "-100", "9"})

@@ -2,9 +2,9 @@ package store
 
 import (
 	"context"
+	"github.com/chatbus/chatbus/internal/testkit"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,51 +15,14 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// clock is a settable Options.Now.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// clock is a settable Options.Now; dropLog records OnDrop calls.
+type (
+	clock    = testkit.Clock
+	dropLog  = testkit.DropLog
+	dropCall = testkit.Drop
+)
 
-func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-// dropLog records OnDrop calls.
-type dropLog struct {
-	mu    sync.Mutex
-	calls []dropCall
-}
-
-type dropCall struct {
-	Key    string
-	N      int
-	Reason string
-}
-
-func (d *dropLog) OnDrop(key string, n int, reason string) {
-	d.mu.Lock()
-	d.calls = append(d.calls, dropCall{key, n, reason})
-	d.mu.Unlock()
-}
-
-func (d *dropLog) take() []dropCall {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	c := d.calls
-	d.calls = nil
-	return c
-}
+func newClock() *clock { return testkit.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) }
 
 // openAt opens the store at path and closes it when the test ends.
 func openAt(t testing.TB, path string, opts Options) *Bolt {
