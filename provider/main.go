@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/rs/zerolog"
 
@@ -65,8 +68,8 @@ type BuildContext struct {
 	Check bool
 }
 
-// Process is the process [Main] runs in. Only cmd/provider-<name> reads
-// the real one (os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv).
+// Process is the process [Main] runs in. Only [Exec] reads the real one
+// (os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv).
 type Process struct {
 	Args   []string
 	Stdin  io.Reader
@@ -252,4 +255,17 @@ func childName(child Child) string {
 // oneLine folds an error's text onto one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// Exec is a provider binary's whole main: [Main] in the real process
+// (os.Args[1:], the standard streams, os.Getenv) until SIGINT or SIGTERM,
+// logging times to the millisecond, then os.Exit with its code.
+func Exec(child Child) {
+	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00"
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	code := Main(ctx, Process{
+		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
+	}, child)
+	stop()
+	os.Exit(code)
 }

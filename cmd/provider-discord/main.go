@@ -6,13 +6,6 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/rs/zerolog"
-
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/discord"
 )
@@ -33,15 +26,7 @@ Settings (providers.discord in the supervisor's config):
   base_url          REST API root (default https://discord.com/api)
   gateway_url       gateway to identify at (default: what GET /gateway/bot names)`
 
-func main() {
-	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	code := provider.Main(ctx, provider.Process{
-		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-	}, provider.Child{Name: "discord", Usage: usage, Build: build})
-	stop()
-	os.Exit(code)
-}
+func main() { provider.Exec(provider.Child{Name: "discord", Usage: usage, Build: build}) }
 
 // build checks the settings (the token from the environment where the
 // settings have none) and builds the platform; it does not contact Discord.

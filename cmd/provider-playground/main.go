@@ -9,13 +9,6 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/rs/zerolog"
-
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/playground"
 )
@@ -32,15 +25,7 @@ optional port, max_file_bytes, title), one handshake line
 "1|unix|<socket>|grpc" on stdout. With --check it only validates the
 settings: exit 0 printing nothing, or 1 printing what is wrong.`
 
-func main() {
-	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	code := provider.Main(ctx, provider.Process{
-		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-	}, provider.Child{Name: "playground", Usage: usage, Build: build})
-	stop()
-	os.Exit(code)
-}
+func main() { provider.Exec(provider.Child{Name: "playground", Usage: usage, Build: build}) }
 
 // build checks the settings and, unless checking only, opens the
 // playground's store in its state dir.

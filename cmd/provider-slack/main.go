@@ -7,13 +7,6 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/rs/zerolog"
-
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/slack"
 )
@@ -39,15 +32,7 @@ Settings (the providers.slack section of the supervisor's config):
 
 See "Connecting a Slack app" in the README for the app manifest.`
 
-func main() {
-	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	code := provider.Main(ctx, provider.Process{
-		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-	}, provider.Child{Name: "slack", Usage: help, Build: build})
-	stop()
-	os.Exit(code)
-}
+func main() { provider.Exec(provider.Child{Name: "slack", Usage: help, Build: build}) }
 
 // build checks the settings (the tokens from the environment where the
 // settings have none) and builds the platform; it does not contact Slack.

@@ -7,13 +7,6 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/rs/zerolog"
-
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/telegram"
 )
@@ -30,15 +23,7 @@ stdout. The bot token is settings.token or $CHATBUS_TELEGRAM_TOKEN.
                               0 and nothing printed, or 1 and one line
                               saying which setting is wrong and why`
 
-func main() {
-	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00" // milliseconds
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	code := provider.Main(ctx, provider.Process{
-		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-	}, provider.Child{Name: "telegram", Usage: usage, Build: build})
-	stop()
-	os.Exit(code)
-}
+func main() { provider.Exec(provider.Child{Name: "telegram", Usage: usage, Build: build}) }
 
 // build checks the settings and builds the platform; it does not contact
 // Telegram.
