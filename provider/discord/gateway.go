@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -262,6 +263,11 @@ func (g *gatewayClient) connect(ctx context.Context, st *session) connEnd {
 		if url, err = g.cfg.URL(ctx); err != nil {
 			if ctx.Err() != nil {
 				return connEnd{kind: endStopped}
+			}
+			if e, ok := asAPIError(err); ok && e.Status == http.StatusUnauthorized {
+				// The REST API's word for the gateway's 4004: the same
+				// refusal, retried as slowly.
+				return connEnd{kind: endFatal, why: "401 Unauthorized at GET /gateway/bot: the bot token is wrong or was reset (Developer Portal → Bot → Reset Token)"}
 			}
 			return connEnd{kind: endResume, why: err.Error()}
 		}

@@ -210,7 +210,10 @@ func TestRefusedBot(t *testing.T) {
 		fix    func(*discordtest.Server)
 		why    string
 	}{
-		{"token reset", func(s *discordtest.Server) { s.SetToken("reset-token") }, func(s *discordtest.Server) { s.SetToken(discordtest.DefaultToken) }, "4004"},
+		{"token reset", func(s *discordtest.Server) { s.SetToken("reset-token") }, func(s *discordtest.Server) { s.SetToken(discordtest.DefaultToken) }, "the bot token is wrong or was reset"},
+		// A session that cannot be resumed identifies afresh, asking GET
+		// /gateway/bot first: the REST API refuses the token there (401).
+		{"token reset, session not resumable", func(s *discordtest.Server) { s.SetToken("reset-token"); s.InvalidateSessions(false) }, func(s *discordtest.Server) { s.SetToken(discordtest.DefaultToken) }, "the bot token is wrong or was reset"},
 		{"Message Content intent off", func(s *discordtest.Server) { s.SetMessageContentIntent(false) }, func(s *discordtest.Server) { s.SetMessageContentIntent(true) }, "Message Content"},
 		{"session starts spent", func(s *discordtest.Server) { s.SetSessionStartLimit(0) }, func(s *discordtest.Server) { s.SetSessionStartLimit(-1) }, "session starts"},
 	}
