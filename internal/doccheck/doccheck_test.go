@@ -85,13 +85,13 @@ func TestCheckFindsBrokenLinks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string]string{
-				"README.md":          "# R\n",
-				"main.go":            "package main\n",
-				"clients/README.md":  "# C\n",
-				"docs/guide.md":      target,
-				"docs/shot.png":      "png",
-				"docs/a.md":          "# Self\n\n" + tc.link + "\n",
-				"other/ignored.go": "",
+				"README.md":         "# R\n",
+				"main.go":           "package main\n",
+				"clients/README.md": "# C\n",
+				"docs/guide.md":     target,
+				"docs/shot.png":     "png",
+				"docs/a.md":         "# Self\n\n" + tc.link + "\n",
+				"other/ignored.go":  "",
 			}
 			tracked := []string{}
 			for f := range files {

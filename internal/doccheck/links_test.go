@@ -146,15 +146,16 @@ func inlineText(n ast.Node, src []byte) string {
 }
 
 // slug is GitHub's anchor for a heading's text: lower case, each space a
-// hyphen, and every character that is not a letter, a digit, a mark, a
-// hyphen or an underscore left out (so `a.b` → ab, "x — y" → x--y).
+// hyphen, and every character that is not a letter, a number, a mark, a
+// hyphen or a connector such as _ left out (so `a.b` → ab, "x — y" →
+// x--y).
 func slug(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
 		switch {
 		case r == ' ':
 			b.WriteByte('-')
-		case r == '-' || r == '_', unicode.IsLetter(r), unicode.IsDigit(r), unicode.IsMark(r):
+		case r == '-', unicode.IsLetter(r), unicode.IsNumber(r), unicode.IsMark(r), unicode.Is(unicode.Pc, r):
 			b.WriteRune(r)
 		}
 	}
