@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -294,6 +295,29 @@ func trimTrailingNewlines(s []byte) []byte {
 	return s
 }
 
+// trimBlankLines drops the lines of only white space that start or end a
+// code block (the first line with text keeps its indentation).
+func trimBlankLines(code []byte) []byte {
+	for {
+		i := indexByte(code, '\n')
+		if i < 0 || len(bytes.TrimSpace(code[:i])) > 0 {
+			break
+		}
+		code = code[i+1:]
+	}
+	for {
+		i := bytes.LastIndexByte(code, '\n')
+		if len(bytes.TrimSpace(code[i+1:])) > 0 {
+			break
+		}
+		if i < 0 {
+			return nil
+		}
+		code = code[:i]
+	}
+	return code
+}
+
 // preLine puts a code block on a line of its own, also when it is the
 // first block of a list item.
 func (b *builder) preLine() {
@@ -309,7 +333,7 @@ func (b *builder) pre(lines *text.Segments, lang string) {
 		seg := lines.At(i)
 		code = append(code, seg.Value(b.src)...)
 	}
-	code = trimTrailingNewlines(code)
+	code = trimBlankLines(code)
 	if len(code) == 0 {
 		return
 	}
