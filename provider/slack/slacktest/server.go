@@ -222,6 +222,39 @@ func (s *Server) AddChannel(id, name string, member bool) {
 	s.channels[id] = &channel{id: id, name: name, member: member, members: map[string]bool{}, byTS: map[string]*Message{}}
 }
 
+// SetMember adds the bot to a channel (as /invite @bot does) or removes
+// it, and sends the app member_joined_channel or member_left_channel for
+// its bot user.
+func (s *Server) SetMember(id string, member bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.channels[id]
+	if c == nil || c.member == member {
+		return
+	}
+	c.member = member
+	ev := obj{"type": "member_left_channel", "user": BotUserID, "channel": c.id, "channel_type": "C", "team": TeamID,
+		"event_ts": s.newTSLocked()}
+	if member {
+		ev["type"], ev["inviter"] = "member_joined_channel", "U0INVITER"
+	}
+	s.callbackLocked(ev)
+}
+
+// Ephemeral returns the ephemeral messages posted in channel, oldest
+// first (User is the person who sees it).
+func (s *Server) Ephemeral(channelID string) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Message
+	if c := s.channels[channelID]; c != nil {
+		for _, m := range c.ephemeral {
+			out = append(out, copyMessage(&m))
+		}
+	}
+	return out
+}
+
 // Revoke revokes both tokens, as uninstalling the app does: every call
 // answers token_revoked and the Socket Mode connections are closed.
 // Restore undoes it.
