@@ -41,7 +41,7 @@ var pressData = regexp.MustCompile(`^perm:(allow|deny):([A-Za-z0-9_-]{1,40})$`)
 
 type permRequest struct {
 	id, tool, text string
-	messageID      string // the prompt in the thread, once posted
+	messageID      string // the prompt in the thread, once posted; guarded by permissions.mu (see messageOf)
 	answered       string // the behavior, once answered
 }
 
@@ -191,7 +191,7 @@ func (p *permissions) press(ctx context.Context, u *chatbusv1.Update) error {
 	if err := p.b.out.verdict(r.id, behavior); err != nil {
 		return fmt.Errorf("%w: %v", errStdout, err)
 	}
-	msgID := r.messageID
+	msgID := p.messageOf(r)
 	if msgID == "" {
 		msgID = firstRef(u.GetReferences(), chatbusv1.ReferenceKind_REFERENCE_KIND_MESSAGE)
 	}
@@ -232,8 +232,16 @@ func (p *permissions) reply(ctx context.Context, u *chatbusv1.Update, id, behavi
 			p.b.log.Debug().Err(err).Msg("reacting to a verdict")
 		}
 	}
-	p.showVerdict(ctx, s, r.messageID, r, behavior)
+	p.showVerdict(ctx, s, p.messageOf(r), r, behavior)
 	return nil
+}
+
+// messageOf returns the message r's prompt is on ("" until it was sent):
+// the goroutine that sent it writes it under p.mu.
+func (p *permissions) messageOf(r *permRequest) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return r.messageID
 }
 
 // claim marks request id answered with behavior. It returns the request
