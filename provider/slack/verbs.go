@@ -11,7 +11,6 @@ import (
 
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/render"
-	"github.com/chatbus/chatbus/provider/slack/emoji"
 )
 
 // The message verbs on Slack (provider.Messenger, Reactor, Answerer):
@@ -29,8 +28,8 @@ import (
 //     under every answer.
 //   - edit: chat.update of the text and blocks (blocks: [] removes the
 //     buttons; Slack keeps the old blocks when none are named).
-//   - react: reactions.add with Slack's name for the emoji (package
-//     emoji); a reaction the bot already has is done.
+//   - react: reactions.add with Slack's name for the emoji
+//     (emoji.go); a reaction the bot already has is done.
 //   - answer: an ephemeral message in the thread to the person who
 //     pressed (chat.postEphemeral): the press itself was acknowledged on
 //     the Socket Mode connection when it arrived, as Slack requires
@@ -161,7 +160,7 @@ func (p *Platform) React(ctx context.Context, t provider.Target, id, e string) e
 	if err := inThread(t, provider.VerbReact); err != nil {
 		return err
 	}
-	name, err := emoji.Name(e)
+	name, err := emojiName(e)
 	if err != nil {
 		return fmt.Errorf("%w: react: %w", provider.ErrInvalid, err)
 	}

@@ -1,12 +1,8 @@
-package emoji_test
+package slack
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/chatbus/chatbus/provider/slack/emoji"
-)
-
-func TestName(t *testing.T) {
+func TestEmojiName(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 		err            bool
@@ -39,9 +35,9 @@ func TestName(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := emoji.Name(tc.in)
+			got, err := emojiName(tc.in)
 			if (err != nil) != tc.err || got != tc.want {
-				t.Errorf("Name(%q) = %q, %v; want %q (error %v)", tc.in, got, err, tc.want, tc.err)
+				t.Errorf("emojiName(%q) = %q, %v; want %q (error %v)", tc.in, got, err, tc.want, tc.err)
 			}
 		})
 	}
