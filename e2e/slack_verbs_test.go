@@ -162,7 +162,7 @@ func TestSlackFollowVerbs(t *testing.T) {
 	b := startSlackBus(t, slackBusConfig{})
 	fl := b.startFollow(t, sessionDir(t, "shelly"), "--profile-key", "shell:slack")
 	reg := fl.next("registered")
-	if reg["platform"] != "slack" || !slices.Equal(toStrings(reg["verbs"]), []string{"send", "edit", "react", "answer"}) {
+	if reg["platform"] != "slack" || !slices.Equal(messageIDs(reg["verbs"]), []string{"send", "edit", "react", "answer"}) {
 		t.Fatalf("registered %v", reg)
 	}
 	thread := b.rootOf(t, "shelly")
@@ -174,7 +174,7 @@ func TestSlackFollowVerbs(t *testing.T) {
 	for i, l := range lines {
 		fl.send(l.in)
 		res := fl.next("result")
-		ids := toStrings(res["message_ids"])
+		ids := messageIDs(res["message_ids"])
 		if res["line"] != float64(i+1) || len(ids) != 1 {
 			t.Fatalf("result %v", res)
 		}
@@ -200,7 +200,7 @@ func TestSlackFollowVerbs(t *testing.T) {
 	}
 
 	fl.send(`{"verb":"send","text":"Ship **it**?","buttons":[{"label":"Yes","data":"ship:yes"},{"label":"No","data":"ship:no"}]}`)
-	ids := toStrings(fl.next("result")["message_ids"])
+	ids := messageIDs(fl.next("result")["message_ids"])
 	asked, _ := b.st.Message(slackChannel, ids[0])
 	if bs := asked.Buttons(); asked.Text != "Ship *it*?" || len(bs) != 2 || bs[0].Label != "Yes" || bs[1].Value != "ship:no" {
 		t.Fatalf("the question %+v with buttons %+v", asked, bs)
@@ -225,14 +225,6 @@ func TestSlackFollowVerbs(t *testing.T) {
 	if e := fl.next("error"); !strings.Contains(fmt.Sprint(e["error"]), "slack has no typing verb") {
 		t.Errorf("typing on Slack: %v", e)
 	}
-}
-
-func toStrings(v any) []string {
-	var out []string
-	for _, x := range v.([]any) {
-		out = append(out, x.(string))
-	}
-	return out
 }
 
 // TestSlackMCP: chatbus-mcp on Slack through the MCP SDK's client: reply

@@ -12,10 +12,15 @@
 // apps.connections.open returning a ws:// URL; a WebSocket (gorilla/
 // websocket, the library slack-go uses) speaking Socket Mode frames:
 // hello, events_api and interactive envelopes, disconnect, pings; and the
-// external upload flow and private file URLs. Tests act as people
-// (PostMessage, Edit, React, PressButton, PostFile), break the connection
-// (DropLinks, StallLinks, Disconnect, DisableSocketMode, Revoke) and count
-// what it received (Stats, Event, Calls, Sent). Where the model is an
+// external upload flow and private file URLs. Block Kit is checked as
+// Slack checks it (invalid_blocks), reactions take Slack's emoji names
+// (invalid_name), and a reply into a thread whose root was deleted before
+// anyone replied is posted at the top level and answered ok, as Slack
+// does. Tests act as people (PostMessage, Edit, React, PressButton,
+// PostFile, DeleteMessage, SetMember to invite or remove the bot), break
+// the connection (DropLinks, StallLinks, Disconnect, DisableSocketMode,
+// Revoke) and count what it received (Stats, Event, Calls, Sent, Message,
+// Ephemeral). Where the model is an
 // approximation of Slack (an undocumented behaviour, or a simplification),
 // the code says so in a comment.
 package slacktest
