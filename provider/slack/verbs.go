@@ -103,10 +103,10 @@ func (p *Platform) Send(ctx context.Context, t provider.Target, m provider.Messa
 }
 
 // postPart posts one message of a send into thread t and returns its ts.
-// A later part (retry) asked to wait is tried again after Slack's
-// Retry-After while ctx allows: nothing of it was posted, and the parts
-// before it are out already.
-func (p *Platform) postPart(ctx context.Context, t provider.Target, params map[string]any, retry bool) (string, error) {
+// A later part (one after the first) asked to wait is tried again after
+// Slack's Retry-After while ctx allows: nothing of it was posted, and the
+// parts before it are out already.
+func (p *Platform) postPart(ctx context.Context, t provider.Target, params map[string]any, later bool) (string, error) {
 	for attempt := 0; ; attempt++ {
 		raw, err := p.post(ctx, t.Chat, "chat.postMessage", params)
 		if err == nil {
@@ -119,7 +119,7 @@ func (p *Platform) postPart(ctx context.Context, t provider.Target, params map[s
 			return ts, nil
 		}
 		after, limited := provider.RetryAfter(err)
-		if !retry || !errors.Is(err, provider.ErrRateLimited) || attempt == maxPartRetries {
+		if !later || !errors.Is(err, provider.ErrRateLimited) || attempt == maxPartRetries {
 			return "", err
 		}
 		if !limited || after <= 0 {
@@ -128,6 +128,7 @@ func (p *Platform) postPart(ctx context.Context, t provider.Target, params map[s
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < after {
 			return "", err
 		}
+		p.log.Info().Dur("retry_after", after).Str("thread", t.Thread).Msg("rate limited between the parts of a long message; waiting")
 		if !sleep(ctx, after) {
 			return "", err
 		}
