@@ -423,12 +423,12 @@ func (s *Server) addChannelLocked(c *Channel) *Channel {
 	return c
 }
 
-// CreateThread makes a thread in parent as a person would (no
-// follower's), dispatching THREAD_CREATE, and returns its id.
-func (s *Server) CreateThread(parent, name string) string {
+// CreateThread makes a thread in parent as owner (a person: no
+// follower's) would, dispatching THREAD_CREATE, and returns its id.
+func (s *Server) CreateThread(parent string, owner User, name string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	th := s.newThreadLocked(parent, name, s.bot.ID)
+	th := s.newThreadLocked(parent, name, owner.ID)
 	return th.ID
 }
 

@@ -272,7 +272,7 @@ func api(t *testing.T, s *discordtest.Server, method, path, body string) (*http.
 func TestREST(t *testing.T) {
 	s := discordtest.New(t, discordtest.WithRateLimit(3, time.Minute))
 	bob := s.AddUser("bob")
-	th := s.CreateThread(s.Channel(), "t")
+	th := s.CreateThread(s.Channel(), bob, "t")
 	var ids []string
 	for i := range 5 {
 		ids = append(ids, s.PostMessage(th, bob, fmt.Sprintf("m%d", i)).ID)
@@ -324,7 +324,7 @@ func TestREST(t *testing.T) {
 func TestInteractionDeadline(t *testing.T) {
 	s := discordtest.New(t)
 	bob := s.AddUser("bob")
-	th := s.CreateThread(s.Channel(), "t")
+	th := s.CreateThread(s.Channel(), bob, "t")
 	_, b := api(t, s, "POST", "/channels/"+th+"/messages", `{"content":"pick","components":[{"type":1,"components":[{"type":2,"style":1,"label":"A","custom_id":"a"}]}]}`)
 	var m struct{ ID string }
 	json.Unmarshal(b, &m)
