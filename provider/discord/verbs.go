@@ -42,9 +42,13 @@ var verbs = []provider.Verb{
 	{Name: provider.VerbSend, Idempotent: true},
 	{Name: provider.VerbEdit},
 	{Name: provider.VerbReact},
-	{Name: provider.VerbTyping},
+	{Name: provider.VerbTyping, Lasts: typingLasts},
 	{Name: provider.VerbAnswer},
 }
+
+// typingLasts is how long Discord shows the bot typing after one call
+// (or until it sends).
+const typingLasts = 10 * time.Second
 
 // Button styles (Discord's): secondary for ordinary buttons; a prompt's
 // first button is success (the yes) and its last, if there are more, danger

@@ -58,14 +58,15 @@ func verbCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// TestVerbsDeclared: the five verbs, send idempotent (its nonces).
+// TestVerbsDeclared: the five verbs, send idempotent (its nonces), the
+// typing indicator's ten seconds.
 func TestVerbsDeclared(t *testing.T) {
 	f := newFixture(t)
 	var got []string
 	for _, v := range f.p.Describe().Verbs {
-		got = append(got, fmt.Sprintf("%s:%v", v.Name, v.Idempotent))
+		got = append(got, fmt.Sprintf("%s:%v:%v", v.Name, v.Idempotent, v.Lasts))
 	}
-	if want := []string{"send:true", "edit:false", "react:false", "typing:false", "answer:false"}; !slices.Equal(got, want) {
+	if want := []string{"send:true:0s", "edit:false:0s", "react:false:0s", "typing:false:10s", "answer:false:0s"}; !slices.Equal(got, want) {
 		t.Errorf("verbs %v, want %v", got, want)
 	}
 }
