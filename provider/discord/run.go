@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -304,13 +306,7 @@ func (r *runner) activeThreads(ctx context.Context, threads []json.RawMessage) e
 			ids = append(ids, id)
 		}
 	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		if err := r.settle(ctx, id); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.settleAll(ctx, ids)
 }
 
 // threadInfo learns from a channel object whether it is a thread of the
@@ -346,19 +342,12 @@ func (r *runner) catchUp(ctx context.Context) error {
 	for _, t := range r.p.bound() {
 		todo[t] = true
 	}
-	ids := make([]string, 0, len(todo))
-	for t := range todo {
-		ids = append(ids, t)
-	}
-	sort.Strings(ids)
 	before := len(r.pending)
-	for _, t := range ids {
-		if err := r.settle(ctx, t); err != nil {
-			return err
-		}
+	if err := r.settleAll(ctx, slices.Collect(maps.Keys(todo))); err != nil {
+		return err
 	}
-	if len(ids) > 0 {
-		r.p.log.Info().Int("threads", len(ids)).Int("messages", len(r.pending)-before).Msg("caught up by REST after a fresh gateway session")
+	if len(todo) > 0 {
+		r.p.log.Info().Int("threads", len(todo)).Int("messages", len(r.pending)-before).Msg("caught up by REST after a fresh gateway session")
 	}
 	return nil
 }
@@ -430,8 +419,13 @@ func (r *runner) takeNotes(ctx context.Context) error {
 		}
 		ids = append(ids, t)
 	}
-	sort.Strings(ids)
-	for _, t := range ids {
+	return r.settleAll(ctx, ids)
+}
+
+// settleAll settles threads in the order of their ids (oldest first).
+func (r *runner) settleAll(ctx context.Context, threads []string) error {
+	sort.Slice(threads, func(i, j int) bool { return later(threads[j], threads[i]) })
+	for _, t := range threads {
 		if err := r.settle(ctx, t); err != nil {
 			return err
 		}

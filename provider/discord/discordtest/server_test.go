@@ -320,15 +320,24 @@ func TestREST(t *testing.T) {
 	}
 }
 
-// TestInteractionDeadline: a callback is accepted once, within 3s.
-func TestInteractionDeadline(t *testing.T) {
-	s := discordtest.New(t)
+// pressed makes a thread of bob's with a message of the bot's carrying
+// the button "a", and bob presses it: the interaction's id and token.
+func pressed(t *testing.T, s *discordtest.Server) (id, token string) {
+	t.Helper()
 	bob := s.AddUser("bob")
 	th := s.CreateThread(s.Channel(), bob, "t")
 	_, b := api(t, s, "POST", "/channels/"+th+"/messages", `{"content":"pick","components":[{"type":1,"components":[{"type":2,"style":1,"label":"A","custom_id":"a"}]}]}`)
 	var m struct{ ID string }
-	json.Unmarshal(b, &m)
-	id, token := s.Press(th, m.ID, bob, "a")
+	if err := json.Unmarshal(b, &m); err != nil || m.ID == "" {
+		t.Fatalf("the message with the button: %s", b)
+	}
+	return s.Press(th, m.ID, bob, "a")
+}
+
+// TestInteractionDeadline: a callback is accepted once, within 3s.
+func TestInteractionDeadline(t *testing.T) {
+	s := discordtest.New(t)
+	id, token := pressed(t, s)
 	path := "/interactions/" + id + "/" + token + "/callback"
 	if resp, b := api(t, s, "POST", path, `{"type":6}`); resp.StatusCode != 204 {
 		t.Fatalf("callback: %d %s", resp.StatusCode, b)
@@ -414,12 +423,7 @@ func TestMessageModel(t *testing.T) {
 // person who pressed only: it is in no channel's history.
 func TestEphemeralAnswers(t *testing.T) {
 	s := discordtest.New(t)
-	bob := s.AddUser("bob")
-	th := s.CreateThread(s.Channel(), bob, "t")
-	_, b := api(t, s, "POST", "/channels/"+th+"/messages", `{"content":"pick","components":[{"type":1,"components":[{"type":2,"style":3,"label":"A","custom_id":"a"}]}]}`)
-	var m struct{ ID string }
-	json.Unmarshal(b, &m)
-	id, token := s.Press(th, m.ID, bob, "a")
+	id, token := pressed(t, s)
 	followup := "/webhooks/" + s.Bot().ID + "/" + token
 	if resp, b := api(t, s, "POST", followup, `{"content":"too early","flags":64}`); resp.StatusCode != 404 || !bytes.Contains(b, []byte(`"code":10015`)) {
 		t.Errorf("follow-up before the callback: %d %s", resp.StatusCode, b)
@@ -432,7 +436,7 @@ func TestEphemeralAnswers(t *testing.T) {
 	if len(ans) != 1 || ans[0].Content != "only you" || ans[0].Flags != 64 {
 		t.Errorf("answers %+v", ans)
 	}
-	if n := len(s.Messages(th)); n != 1 {
-		t.Errorf("%d messages in the thread: the ephemeral one is in its history", n)
+	if th := s.Threads(s.Channel())[0].ID; len(s.Messages(th)) != 1 {
+		t.Errorf("%d messages in the thread: the ephemeral one is in its history", len(s.Messages(th)))
 	}
 }
