@@ -97,23 +97,30 @@ func authProblem(err error) string {
 
 // mapErr turns an error of a Web API call into the SDK's classes, so that
 // the follower sees the right gRPC code: Slack's refusals by their code
-// (errorClasses), HTTP 429 as a rate limit with its Retry-After, and a
-// failure on the way as unavailable (the request certainly did not leave)
-// or ambiguous (it may have been done).
+// (errorClasses), HTTP 429 as a rate limit with its Retry-After and the
+// scope that ran out (limitScope: the channel's for chat.postMessage, the
+// workspace's for a tier), and a failure on the way as unavailable (the
+// request certainly did not leave) or ambiguous (it may have been done).
 func mapErr(err error) error {
 	if err == nil {
 		return nil
 	}
 	var rl *rateLimitError
 	if errors.As(err, &rl) {
-		return provider.RateLimited(rl.After, err)
+		return provider.RateLimitedIn(limitScope(rl.Method), rl.After, err)
 	}
 	var srl *slack.RateLimitedError
 	if errors.As(err, &srl) {
+		// slack-go's typed calls (the provider's own: roots, reactions on
+		// them, files) name no method in the error.
 		return provider.RateLimited(srl.RetryAfter, err)
 	}
 	if code := slackCode(err); code != "" {
 		if code == "ratelimited" { // the body said so without a 429
+			var ae *apiError
+			if errors.As(err, &ae) {
+				return provider.RateLimitedIn(limitScope(ae.Method), 0, err)
+			}
 			return provider.RateLimited(0, err)
 		}
 		if class, ok := errorClasses[code]; ok {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
@@ -295,6 +296,18 @@ func wantCode(t *testing.T, err error, code codes.Code, reason string) {
 	if reason != "" && provider.Reason(err) != reason {
 		t.Fatalf("got reason %q (%v), want %q", provider.Reason(err), err, reason)
 	}
+}
+
+// limitScope is the scope a rate-limited call's ErrorInfo names ("bot",
+// "chat", "thread"), "" if none.
+func limitScope(err error) string {
+	st, _ := status.FromError(err)
+	for _, d := range st.Details() {
+		if ei, ok := d.(*errdetails.ErrorInfo); ok && ei.GetDomain() == provider.ErrorDomain {
+			return ei.GetMetadata()["scope"]
+		}
+	}
+	return ""
 }
 
 type syncBuffer struct {

@@ -19,17 +19,18 @@ const MaxTextChars = 40000
 // that name an id of the thread (the supervisor checks those against what
 // the thread has seen), and whether the method takes the thread itself
 // (thread_ts, filled in by scope). Every method is pinned to the caller's
-// channel (channel, filled in by scope).
+// channel (channel, filled in by scope). Lanes: edits and deletions go
+// after new messages, reactions last.
 var methods = []struct {
 	provider.Method
 	thread bool
 }{
 	{Method: provider.Method{Name: "chat.postMessage"}, thread: true},
 	{Method: provider.Method{Name: "chat.postEphemeral"}, thread: true},
-	{Method: provider.Method{Name: "chat.update", Params: []provider.Param{{Name: "ts", Kind: provider.RefMessage, Required: true}}}},
-	{Method: provider.Method{Name: "chat.delete", Params: []provider.Param{{Name: "ts", Kind: provider.RefMessage, Required: true}}}},
-	{Method: provider.Method{Name: "reactions.add", Params: []provider.Param{{Name: "timestamp", Kind: provider.RefMessage, Required: true}}}},
-	{Method: provider.Method{Name: "reactions.remove", Params: []provider.Param{{Name: "timestamp", Kind: provider.RefMessage, Required: true}}}},
+	{Method: provider.Method{Name: "chat.update", Params: []provider.Param{{Name: "ts", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneEdit}},
+	{Method: provider.Method{Name: "chat.delete", Params: []provider.Param{{Name: "ts", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneEdit}},
+	{Method: provider.Method{Name: "reactions.add", Params: []provider.Param{{Name: "timestamp", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneAmbient}},
+	{Method: provider.Method{Name: "reactions.remove", Params: []provider.Param{{Name: "timestamp", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneAmbient}},
 }
 
 // takesThread says whether method is scoped by thread_ts.
@@ -43,7 +44,7 @@ var takesThread = func() map[string]bool {
 
 // Describe implements provider.Platform.
 func (p *Platform) Describe() provider.Description {
-	d := provider.Description{Platform: "slack", MaxTextChars: MaxTextChars, Verbs: verbs}
+	d := provider.Description{Platform: "slack", MaxTextChars: MaxTextChars, Verbs: verbs, Limits: p.limits}
 	for _, m := range methods {
 		d.Methods = append(d.Methods, m.Method)
 	}

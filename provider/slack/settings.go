@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/chatbus/chatbus/provider"
 )
 
 // DefaultBaseURL is Slack's Web API.
@@ -43,6 +45,10 @@ type Settings struct {
 	// Socket Mode off (link_disabled), and between looks at whether the
 	// bot is in its channel while it is not. If empty, 1m.
 	AuthRetry string `json:"auth_retry"`
+	// Limits changes the rate limits calls are paced to (DefaultLimits),
+	// by the name of the method each counts ("chat.postMessage",
+	// "chat.update", …, "upload"): "<count>/<window>" or "off".
+	Limits provider.LimitSettings `json:"limits"`
 }
 
 var (
@@ -58,7 +64,7 @@ func ParseSettings(b []byte) (Settings, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return s, fmt.Errorf("slack settings: %w (known keys: app_token, bot_token, channel_id, allowed_user_ids, base_url, dead_after, auth_retry)", err)
+		return s, fmt.Errorf("slack settings: %w (known keys: app_token, bot_token, channel_id, allowed_user_ids, base_url, dead_after, auth_retry, limits)", err)
 	}
 	switch {
 	case s.ChannelID == "":
@@ -87,6 +93,9 @@ func ParseSettings(b []byte) (Settings, error) {
 		if v, err := time.ParseDuration(d.v); err != nil || v <= 0 {
 			return s, fmt.Errorf("slack settings: %s: %q is not a positive duration (e.g. 30s)", d.key, d.v)
 		}
+	}
+	if _, err := s.Limits.Apply(DefaultLimits); err != nil {
+		return s, err
 	}
 	return s, nil
 }

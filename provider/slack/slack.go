@@ -64,6 +64,7 @@ type Platform struct {
 	threads   *threadIndex
 	deadAfter time.Duration
 	authRetry time.Duration
+	limits    []provider.RateLimit // DefaultLimits as the settings left them
 
 	lastID atomic.Int64 // the last update id handed out (see nextUpdateID)
 
@@ -103,6 +104,10 @@ func New(cfg Config) (*Platform, error) {
 		threads:   newThreadIndex(threadIndexSize),
 		deadAfter: deadAfter,
 		authRetry: authRetry,
+	}
+	var err error
+	if p.limits, err = s.Limits.Apply(DefaultLimits); err != nil {
+		return nil, err
 	}
 	for _, id := range s.AllowedUserIDs {
 		p.allowed[id] = true
@@ -215,6 +220,13 @@ func (p *Platform) watchBot(ctx context.Context) {
 			p.noteBotErr(err)
 		}
 	}
+}
+
+// fits reports whether ctx's deadline leaves room to wait d (as Slack
+// asked after a 429) and call again.
+func fits(ctx context.Context, d time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || time.Until(dl) >= d
 }
 
 // sleep waits d or until ctx ends; it reports whether d passed.

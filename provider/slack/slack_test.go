@@ -2,6 +2,7 @@ package slack_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -328,6 +329,7 @@ func TestCalls(t *testing.T) {
 		fault                *slacktest.Fault
 		code                 codes.Code
 		reason               string
+		scope                string // of a rate limit
 	}{
 		{name: "update own", method: "chat.update", params: fmt.Sprintf(`{"ts":%q,"text":"edited"}`, sent.TS), code: codes.OK},
 		{name: "another channel", method: "chat.postMessage", params: `{"channel":"C0OTHER","text":"x"}`, code: codes.PermissionDenied, reason: provider.ReasonOutOfScope},
@@ -341,7 +343,8 @@ func TestCalls(t *testing.T) {
 		{name: "someone else's message", method: "chat.update", params: fmt.Sprintf(`{"ts":%q,"text":"x"}`, person1.TS), code: codes.PermissionDenied},
 		{name: "message gone", method: "chat.delete", params: `{"ts":"1700000000.000001"}`, code: codes.NotFound, reason: provider.ReasonNotFound},
 		{name: "no text", method: "chat.postMessage", params: `{}`, code: codes.InvalidArgument},
-		{name: "rate limited", method: "chat.postMessage", params: `{"text":"x"}`, fault: &slacktest.Fault{Status: 429, RetryAfter: 7}, code: codes.ResourceExhausted, reason: provider.ReasonRateLimited},
+		{name: "rate limited", method: "chat.postMessage", params: `{"text":"x"}`, fault: &slacktest.Fault{Status: 429, RetryAfter: 7}, code: codes.ResourceExhausted, reason: provider.ReasonRateLimited, scope: "chat"},
+		{name: "a tier rate limited", method: "chat.update", params: fmt.Sprintf(`{"ts":%q,"text":"edited"}`, sent.TS), fault: &slacktest.Fault{Status: 429, RetryAfter: 7}, code: codes.ResourceExhausted, reason: provider.ReasonRateLimited, scope: "bot"},
 		{name: "channel not found", method: "chat.postMessage", params: `{"text":"x"}`, fault: &slacktest.Fault{Error: "channel_not_found"}, code: codes.NotFound},
 		{name: "not in channel", method: "chat.postMessage", params: `{"text":"x"}`, fault: &slacktest.Fault{Error: "not_in_channel"}, code: codes.PermissionDenied},
 		{name: "missing scope", method: "reactions.add", params: fmt.Sprintf(`{"timestamp":%q,"name":"x"}`, sent.TS), fault: &slacktest.Fault{Error: "missing_scope"}, code: codes.PermissionDenied},
@@ -359,6 +362,11 @@ func TestCalls(t *testing.T) {
 			if tc.code == codes.ResourceExhausted {
 				if d, ok := provider.RetryAfter(err); !ok || d != 7*time.Second {
 					t.Errorf("retry after %v %v, want 7s", d, ok)
+				}
+				// The channel's limit for a message, the workspace's
+				// tier for an edit: what the supervisor pauses.
+				if got := limitScope(err); got != tc.scope {
+					t.Errorf("scope %q, want %q", got, tc.scope)
 				}
 			}
 		})
@@ -409,9 +417,23 @@ func TestProvision(t *testing.T) {
 	r.st.Fail("chat.postMessage", slacktest.Fault{Error: "internal_error"})
 	_, err = r.h.Client.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{Name: "C · x"})
 	wantCode(t, err, codes.Unknown, "")
-	r.st.Fail("chat.postMessage", slacktest.Fault{Status: 429, RetryAfter: 2})
-	_, err = r.h.Client.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{Name: "C · x"})
+	// A root Slack answered 429 is posted after Retry-After (roots are
+	// not paced by the supervisor); one that stays refused past the
+	// call's deadline is rate limited.
+	r.st.Fail("chat.postMessage", slacktest.Fault{Status: 429, RetryAfter: 1})
+	resp, err = r.h.Client.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{Name: "D · after a wait"})
+	if err != nil || resp.GetTarget().GetThread() == "" {
+		t.Fatalf("a root after a 429: %v %v", resp, err)
+	}
+	if m, _ := r.st.Message(chanID, resp.GetTarget().GetThread()); m.Text != "D · after a wait" {
+		t.Errorf("root %+v", m)
+	}
+	r.st.FailAlways("chat.postMessage", slacktest.Fault{Status: 429, RetryAfter: 2})
+	short, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	_, err = r.h.Client.ProvisionTarget(short, &providerv1.ProvisionTargetRequest{Name: "C · x"})
 	wantCode(t, err, codes.ResourceExhausted, "")
+	r.st.ClearFaults()
 }
 
 // TestFiles: an upload lands in the caller's thread through the external
@@ -493,9 +515,59 @@ func TestDescribe(t *testing.T) {
 	if d.GetPlatform() != "slack" || d.GetMaxTextChars() != slack.MaxTextChars || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("describe %v", d)
 	}
+	lanes := map[string]string{}
+	for _, m := range d.GetMethods() {
+		lanes[m.GetName()] = m.GetLane().String()
+	}
+	wantLanes := map[string]string{"chat.postMessage": "LANE_MESSAGE", "chat.postEphemeral": "LANE_MESSAGE",
+		"chat.update": "LANE_EDIT", "chat.delete": "LANE_EDIT", "reactions.add": "LANE_AMBIENT", "reactions.remove": "LANE_AMBIENT"}
+	if fmt.Sprint(lanes) != fmt.Sprint(wantLanes) {
+		t.Errorf("lanes %v, want %v", lanes, wantLanes)
+	}
+	// Slack's limits: chat.postMessage one a second per channel; the
+	// other methods by their tier, per workspace, spread over the minute.
+	var limits []string
+	for _, l := range d.GetLimits() {
+		limits = append(limits, fmt.Sprintf("%s %s %d/%s %s", l.GetName(), l.GetScope(), l.GetCount(), l.GetPer().AsDuration(), strings.Join(l.GetMethods(), ",")))
+	}
+	wantLimits := []string{
+		"chat.postMessage LIMIT_SCOPE_CHAT 1/1s send,chat.postMessage",
+		"chat.update LIMIT_SCOPE_BOT 5/6s edit,chat.update",
+		"chat.delete LIMIT_SCOPE_BOT 5/6s chat.delete",
+		"reactions.add LIMIT_SCOPE_BOT 5/6s react,reactions.add",
+		"reactions.remove LIMIT_SCOPE_BOT 2/6s reactions.remove",
+		"chat.postEphemeral LIMIT_SCOPE_BOT 10/6s answer,chat.postEphemeral",
+		"upload LIMIT_SCOPE_BOT 10/6s upload",
+	}
+	if !slices.Equal(limits, wantLimits) {
+		t.Errorf("limits\n%s\nwant\n%s", strings.Join(limits, "\n"), strings.Join(wantLimits, "\n"))
+	}
 	id, err := r.h.Client.Identify(testCtx(t), &providerv1.IdentifyRequest{})
 	if err != nil || id.GetOwnerId() != slacktest.BotUserID || id.GetAccount() != "@chatbus (slacktest)" {
 		t.Errorf("identify %v %v", id, err)
+	}
+}
+
+// TestLimitsSetting: the limits setting changes the declared limits by
+// name and turns one off.
+func TestLimitsSetting(t *testing.T) {
+	r := newRig(t, rigConfig{settings: func(s *slack.Settings) {
+		s.Limits = provider.LimitSettings{"chat.postMessage": "3/3s", "reactions.remove": "off"}
+	}})
+	d, err := r.h.Client.Describe(testCtx(t), &providerv1.DescribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, l := range d.GetLimits() {
+		got[l.GetName()] = fmt.Sprintf("%d/%s", l.GetCount(), l.GetPer().AsDuration())
+	}
+	if got["chat.postMessage"] != "3/3s" || got["chat.update"] != "5/6s" || len(got) != len(slack.DefaultLimits)-1 {
+		t.Errorf("limits %v", got)
+	}
+	if _, err := slack.New(slack.Config{Settings: slack.Settings{AppToken: "xapp-1", BotToken: "xoxb-1", ChannelID: chanID,
+		Limits: provider.LimitSettings{"bot": "1/s"}}}); err == nil || !strings.Contains(err.Error(), "unknown limit") {
+		t.Errorf("New with an unknown limit: %v", err)
 	}
 }
 
@@ -511,6 +583,9 @@ func TestParseSettings(t *testing.T) {
 		{"user number", `{"channel_id":"C0123ABCD","allowed_user_ids":[123]}`, "cannot unmarshal number"},
 		{"base url", `{"channel_id":"C0123ABCD","base_url":"slack.com"}`, "not an http(s) URL"},
 		{"duration", `{"channel_id":"C0123ABCD","dead_after":"soon"}`, "not a positive duration"},
+		{"limits", `{"channel_id":"C0123ABCD","base_url":"http://127.0.0.1:1/api","limits":{"chat.postMessage":"3/3s","reactions.remove":"off"}}`, ""},
+		{"unknown limit", `{"channel_id":"C0123ABCD","limits":{"chat.postmessage":"1/s"}}`, "did you mean chat.postMessage?"},
+		{"not a limit", `{"channel_id":"C0123ABCD","limits":{"chat.update":"fast"}}`, "limits.chat.update"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -40,7 +41,7 @@ func (p *Platform) Provision(ctx context.Context, req provider.ProvisionRequest)
 			return provider.Provisioned{Target: provider.Target{Chat: channel, Thread: r.Thread, Name: req.Name}, Reused: true}, nil
 		}
 	}
-	_, ts, err := p.api.PostMessageContext(ctx, channel, slack.MsgOptionText(req.Name, true))
+	ts, err := p.postRoot(ctx, channel, req.Name)
 	p.noteResult(channel, err)
 	if err != nil {
 		return provider.Provisioned{}, fmt.Errorf("post the thread's root: %w", mapErr(err))
@@ -48,6 +49,29 @@ func (p *Platform) Provision(ctx context.Context, req provider.ProvisionRequest)
 	p.inChannel(channel)
 	p.threads.note(channel, ts, ts)
 	return provider.Provisioned{Target: provider.Target{Chat: channel, Thread: ts, Name: req.Name}}, nil
+}
+
+// rootRetries bounds the attempts at posting a root Slack answered 429.
+const rootRetries = 5
+
+// postRoot posts a thread's root message, name, in channel and returns
+// its ts. Provisioning is not a call the supervisor paces, yet a root is
+// a chat.postMessage that counts against the channel's limit with the
+// threads' messages (several sessions starting at once post several
+// roots): a root Slack answered 429 (it posted nothing) is posted again
+// after Retry-After, a few times, while ctx allows.
+func (p *Platform) postRoot(ctx context.Context, channel, name string) (string, error) {
+	for attempt := 1; ; attempt++ {
+		_, ts, err := p.api.PostMessageContext(ctx, channel, slack.MsgOptionText(name, true))
+		var rl *slack.RateLimitedError
+		if err == nil || !errors.As(err, &rl) || attempt == rootRetries || !fits(ctx, rl.RetryAfter) {
+			return ts, err
+		}
+		p.log.Info().Dur("retry_after", rl.RetryAfter).Str("channel", channel).Msg("rate limited posting a thread's root; waiting")
+		if !sleep(ctx, rl.RetryAfter) {
+			return ts, err
+		}
+	}
 }
 
 // reuse renames the root ts to name and reopens it; false if the root is

@@ -125,7 +125,7 @@ func (p *Platform) postPart(ctx context.Context, t provider.Target, params map[s
 		if !limited || after <= 0 {
 			after = time.Second
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < after {
+		if !fits(ctx, after) {
 			return "", err
 		}
 		p.log.Info().Dur("retry_after", after).Str("thread", t.Thread).Msg("rate limited between the parts of a long message; waiting")

@@ -4,7 +4,8 @@
 // connections and the envelopes in flight on them, with Slack's
 // redelivery of what was not acknowledged; and fault injection for the
 // platform's failure modes (HTTP 429 with Retry-After, ok=false errors,
-// revoked tokens, dropped or silent connections, Socket Mode turned off).
+// revoked tokens, dropped or silent connections, Socket Mode turned off),
+// and, when asked, Slack's rate limits (limits.go).
 //
 // It speaks the real wire format on 127.0.0.1: the Web API at
 // POST /api/<method> with JSON or form bodies (token as a Bearer header or
@@ -123,6 +124,8 @@ type Server struct {
 	faults map[string][]Fault
 	always map[string]Fault
 	stats  Stats
+	// limits, if set, enforces Slack's rate limits (limits.go).
+	limits *limiter
 }
 
 // Stats counts what the Socket Mode side saw.

@@ -551,3 +551,69 @@ func TestBlocksAndReactions(t *testing.T) {
 		t.Error("not a member after the invitation")
 	}
 }
+
+// TestRateLimits: with rate limits on, a channel takes a burst of three
+// messages and then one a second, another channel has its own bucket,
+// and a tier method is refused once its minute is spent; a refusal is
+// Slack's: HTTP 429, Retry-After in whole seconds, ratelimited, and
+// posts nothing.
+func TestRateLimits(t *testing.T) {
+	limits := slacktest.SlackLimits
+	limits.Tier3 = 2
+	s := newServer(t, slacktest.WithRateLimits(limits))
+	s.AddChannel("C0SECOND", "second", true)
+	raw := func(method, body string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, s.URL()+method, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json; charset=utf-8")
+		req.Header.Set("Authorization", "Bearer "+slacktest.BotToken)
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	var ts string
+	for i := range 3 {
+		ans := post(t, s, "chat.postMessage", `{"channel":"`+chanID+`","text":"burst"}`)
+		if answerError(ans) != "" {
+			t.Fatalf("message %d of the burst: %v", i, ans)
+		}
+		ts, _ = ans["ts"].(string)
+	}
+	resp, body := raw("chat.postMessage", `{"channel":"`+chanID+`","text":"one too many"}`)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" || body != `{"ok":false,"error":"ratelimited"}` {
+		t.Fatalf("a fourth message at once: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	if ans := post(t, s, "chat.postMessage", `{"channel":"C0SECOND","text":"elsewhere"}`); answerError(ans) != "" {
+		t.Fatalf("another channel: %v", ans)
+	}
+	for i := range 2 {
+		if ans := post(t, s, "chat.update", `{"channel":"`+chanID+`","ts":"`+ts+`","text":"edited"}`); answerError(ans) != "" {
+			t.Fatalf("update %d: %v", i, ans)
+		}
+	}
+	s.PostMessage(chanID, person, "hello", "")
+	_, err := client(t, s, slacktest.BotToken).PostEphemeral(chanID, person, slack.MsgOptionText("a Tier 4 method has room", false))
+	if err != nil {
+		t.Fatalf("postEphemeral: %v", err)
+	}
+	_, _, _, err = client(t, s, slacktest.BotToken).UpdateMessage(chanID, ts, slack.MsgOptionText("third", false))
+	var rl *slack.RateLimitedError
+	if !errors.As(err, &rl) || rl.RetryAfter < 59*time.Second || rl.RetryAfter > time.Minute {
+		t.Fatalf("a third update in a minute of Tier 3's two: %v", err)
+	}
+	if got := len(s.Sent(chanID, "")); got != 3 {
+		t.Errorf("%d messages in the channel, want the burst's 3", got)
+	}
+	if m, _ := s.Message(chanID, ts); m.Text != "edited" {
+		t.Errorf("the refused update changed the message: %q", m.Text)
+	}
+	if n := s.RateLimited(); n != 2 {
+		t.Errorf("RateLimited %d, want 2", n)
+	}
+}

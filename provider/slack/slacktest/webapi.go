@@ -68,6 +68,13 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	var res obj
 	code := s.authorizeLocked(token, m.app)
+	if code == "" && s.limits != nil {
+		if wait := s.limits.admitLocked(method, p.str("channel"), time.Now()); wait > 0 {
+			s.mu.Unlock()
+			writeRateLimited(w, wait)
+			return
+		}
+	}
 	if code == "" {
 		res, code = m.fn(s, p)
 	}
@@ -114,14 +121,7 @@ func (s *Server) applyFault(w http.ResponseWriter, method string) bool {
 	}
 	switch {
 	case f.Status == http.StatusTooManyRequests:
-		after := f.RetryAfter
-		if after == 0 {
-			after = 1
-		}
-		w.Header().Set("Retry-After", strconv.Itoa(after))
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(http.StatusTooManyRequests)
-		io.WriteString(w, `{"ok":false,"error":"ratelimited"}`)
+		writeRateLimited(w, time.Duration(max(f.RetryAfter, 1))*time.Second)
 		return false
 	case f.Status != 0:
 		w.Header().Set("Content-Type", "text/html")
