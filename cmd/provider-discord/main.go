@@ -24,7 +24,10 @@ Settings (providers.discord in the supervisor's config):
   channel_id        the text channel the followers' threads go in (required)
   allowed_user_ids  the people whose messages reach followers
   base_url          REST API root without the version (default https://discord.com/api)
-  gateway_url       gateway to identify at (default: what GET /gateway/bot names)`
+  gateway_url       gateway to identify at (default: what GET /gateway/bot names)
+  limits            rate limits calls are paced to, by name: global (50/s),
+                    message (5/5s), edit (5/5s), delete (5/s), reaction
+                    (1/250ms), typing (5/5s); "<count>/<window>" or "off"`
 
 func main() { provider.Exec(provider.Child{Name: "discord", Usage: usage, Build: build}) }
 

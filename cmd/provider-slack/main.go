@@ -30,6 +30,11 @@ Settings (the providers.slack section of the supervisor's config):
   dead_after        a Socket Mode connection silent this long is replaced (30s)
   auth_retry        wait after a refused token or link_disabled, and between
                     looks while the bot is not in its channel (1m)
+  limits            rate limits calls are paced to, by method:
+                    chat.postMessage (1/s per channel), chat.update,
+                    chat.delete, reactions.add (5/6s), reactions.remove
+                    (2/6s), chat.postEphemeral, upload (10/6s);
+                    "<count>/<window>" or "off"
 
 See docs/slack.md for the app manifest.`
 

@@ -22,7 +22,9 @@ import (
 const MaxUpload = 25 << 20
 
 // Call implements provider.Platform: one REST request in the caller's
-// thread t (see scope), with the thread in the path.
+// thread t (see scope), with the thread in the path. When Discord's
+// answer says the request's bucket is empty, the result pauses the
+// method in the thread until it resets.
 func (p *Platform) Call(ctx context.Context, t provider.Target, method string, raw json.RawMessage, key string) (provider.Result, error) {
 	m, err := parseParams(method, raw)
 	if err != nil {
@@ -63,10 +65,11 @@ func (p *Platform) Call(ctx context.Context, t provider.Target, method string, r
 			ep, res, m = rest.DeleteMessage.Compile(nil, thread, id), nil, nil
 		default:
 			emoji, _ := m["emoji"].(string)
-			if err := p.react(ctx, thread, id, emoji); err != nil {
+			b, err := p.react(ctx, thread, id, emoji)
+			if err != nil {
 				return provider.Result{}, err
 			}
-			return provider.Result{JSON: json.RawMessage(`{}`)}, nil
+			return provider.Result{JSON: json.RawMessage(`{}`), Pause: b.pause()}, nil
 		}
 	case MethodTriggerTyping:
 		ep, res, m = rest.SendTyping.Compile(nil, thread), nil, nil
@@ -92,13 +95,18 @@ func (p *Platform) Call(ctx context.Context, t provider.Target, method string, r
 	if res != nil {
 		rsBody = res
 	}
-	if err := p.do(ctx, ep, body, rsBody); err != nil {
+	b, err := p.paced(ctx, ep, body, rsBody)
+	if err != nil {
 		return provider.Result{}, p.mapErr(err, true, method != MethodInteractionFollowup)
 	}
-	if res == nil {
-		return provider.Result{JSON: json.RawMessage(`{}`)}, nil
+	var pause *provider.Pause
+	if method != MethodInteractionFollowup { // its bucket is the interaction's, not the thread's
+		pause = b.pause()
 	}
-	return provider.Result{JSON: out, Refs: resultRefs(out)}, nil
+	if res == nil {
+		return provider.Result{JSON: json.RawMessage(`{}`), Pause: pause}, nil
+	}
+	return provider.Result{JSON: out, Refs: resultRefs(out), Pause: pause}, nil
 }
 
 // nonce derives a message nonce (at most 25 characters) from an

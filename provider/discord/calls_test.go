@@ -3,6 +3,7 @@ package discord_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -40,6 +41,39 @@ func TestDescribe(t *testing.T) {
 		if got := strings.Join(ps, ","); got != want[m.Name] {
 			t.Errorf("%s params %q, want %q", m.Name, got, want[m.Name])
 		}
+	}
+	lanes := map[string]provider.Lane{}
+	for _, m := range d.Methods {
+		lanes[m.Name] = m.Lane
+	}
+	wantLanes := map[string]provider.Lane{"createMessage": provider.LaneMessage, "editMessage": provider.LaneEdit, "deleteMessage": provider.LaneEdit,
+		"addReaction": provider.LaneAmbient, "triggerTyping": provider.LaneAmbient, "interactionFollowup": provider.LanePrompt}
+	if fmt.Sprint(lanes) != fmt.Sprint(wantLanes) {
+		t.Errorf("lanes %v, want %v", lanes, wantLanes)
+	}
+	// The global limit and the per-channel buckets Discord is known to
+	// announce; the answers to presses (interactionFollowup, answer) are
+	// under none.
+	var limits []string
+	for _, l := range d.Limits {
+		limits = append(limits, fmt.Sprintf("%s %s %d/%s %s", l.Name, l.Scope, l.Count, l.Per, strings.Join(l.Methods, ",")))
+	}
+	wantLimits := []string{
+		"global bot 50/1s send,edit,react,typing,upload,createMessage,editMessage,deleteMessage,addReaction,triggerTyping",
+		"message thread 5/5s send,createMessage,upload",
+		"edit thread 5/5s edit,editMessage",
+		"delete thread 5/1s deleteMessage",
+		"reaction thread 1/250ms react,addReaction",
+		"typing thread 5/5s typing,triggerTyping",
+	}
+	if strings.Join(limits, "\n") != strings.Join(wantLimits, "\n") {
+		t.Errorf("limits\n%s\nwant\n%s", strings.Join(limits, "\n"), strings.Join(wantLimits, "\n"))
+	}
+	changed := f.platform(func(s *discord.Settings, _ *discord.Options) {
+		s.Limits = provider.LimitSettings{"message": "1/s", "typing": "off"}
+	}).Describe().Limits
+	if len(changed) != len(discord.DefaultLimits)-1 || changed[1].Name != "message" || changed[1].Count != 1 || changed[1].Per != time.Second {
+		t.Errorf("limits with the setting: %+v", changed)
 	}
 }
 
@@ -192,26 +226,116 @@ func TestCallFailures(t *testing.T) {
 	wantErr(t, err, provider.ErrTargetGone, "10003")
 }
 
-// TestRateLimiter: disgo's limiter spaces requests by the buckets'
-// headers, so a burst over the limit waits instead of being answered 429;
-// after a global 429 no request reaches Discord until it is over.
-func TestRateLimiter(t *testing.T) {
-	f := newFixture(t, discordtest.WithRateLimit(2, 1500*time.Millisecond))
+// scopeOf is the scope a rate-limited error names ("bot", "chat",
+// "thread"), "" if none.
+func scopeOf(err error) string {
+	var pe *provider.Error
+	if !errors.As(err, &pe) {
+		return ""
+	}
+	return pe.Metadata["scope"]
+}
+
+// TestPacedCalls: the calls the supervisor paces do not wait for
+// Discord's buckets themselves: a call whose answer empties its thread's
+// bucket pauses the method in the thread until the bucket resets
+// (Result.Pause, from X-RateLimit-Reset-After), and a call beyond it is
+// answered 429 at once, rate limited in the thread; a global 429 is
+// rate limited for the bot.
+func TestPacedCalls(t *testing.T) {
+	f := newFixture(t, discordtest.WithRateLimits(discordtest.DiscordLimits))
 	alpha := f.thread(f.p, "A · alpha")
+	beta := f.thread(f.p, "B · beta")
+	var id string
 	for i := range 5 {
-		if _, err := f.call(f.p, alpha, "createMessage", fmt.Sprintf(`{"content":"burst %d"}`, i)); err != nil {
+		res, err := f.call(f.p, alpha, "createMessage", fmt.Sprintf(`{"content":"burst %d"}`, i))
+		if err != nil {
 			t.Fatalf("create %d: %v", i, err)
+		}
+		id = messageID(t, res)
+		switch p := res.Pause; {
+		case i < 4 && p != nil:
+			t.Errorf("create %d: paused %+v with room left", i, p)
+		case i == 4 && (p == nil || p.Scope != provider.ScopeThread || !p.MethodOnly || p.After <= 4*time.Second || p.After > 5*time.Second):
+			t.Errorf("create %d, the bucket's last: pause %+v, want the thread's method for about 5s", i, p)
+		}
+	}
+	_, err := f.call(f.p, alpha, "createMessage", `{"content":"one too many"}`)
+	wantErr(t, err, provider.ErrRateLimited, "")
+	if d, ok := provider.RetryAfter(err); !ok || d <= 4*time.Second || d > 5*time.Second || scopeOf(err) != "thread" {
+		t.Errorf("a sixth create: retry after %v %v in %q, want about 5s in the thread", d, ok, scopeOf(err))
+	}
+	if n := f.dc.RateLimited(); n != 1 {
+		t.Errorf("%d 429s: the sixth create waited instead of reaching Discord", n)
+	}
+	if res, err := f.call(f.p, beta, "createMessage", `{"content":"another thread"}`); err != nil || res.Pause != nil {
+		t.Errorf("another thread: %+v %v", res.Pause, err)
+	}
+	res, err := f.call(f.p, alpha, "addReaction", fmt.Sprintf(`{"message_id":%q,"emoji":"👍"}`, id))
+	if err != nil || res.Pause == nil || res.Pause.After > 250*time.Millisecond {
+		t.Errorf("a reaction (a bucket of one): pause %+v %v", res.Pause, err)
+	}
+	edit, err := f.p.Edit(t.Context(), alpha, id, provider.Message{Text: "edited"})
+	if err != nil || edit.Pause != nil {
+		t.Errorf("an edit: pause %+v %v", edit.Pause, err)
+	}
+
+	f.dc.Fail("POST /channels/{id}/typing", discordtest.Fault{Status: 429, RetryAfter: time.Second, Global: true})
+	_, err = f.call(f.p, beta, "triggerTyping", `{}`)
+	wantErr(t, err, provider.ErrRateLimited, "")
+	if scopeOf(err) != "bot" {
+		t.Errorf("a global 429: scope %q, want bot", scopeOf(err))
+	}
+}
+
+// TestSendPacesItsParts: the parts of a long text are one call: a part
+// that empties the thread's bucket makes the next wait for it to reset
+// instead of meeting a 429; the send's result pauses the thread when the
+// last part emptied it.
+func TestSendPacesItsParts(t *testing.T) {
+	limits := discordtest.RateLimits{Default: discordtest.Bucket{Limit: 50, Window: time.Second},
+		Routes: map[string]discordtest.Bucket{"POST /channels/{id}/messages": {Limit: 2, Window: time.Second}}}
+	f := newFixture(t, discordtest.WithRateLimits(limits))
+	alpha := f.thread(f.p, "A · alpha")
+	long := strings.Repeat("word ", 500) // 2,500 characters: two parts
+	if _, err := f.call(f.p, alpha, "createMessage", `{"content":"one of the bucket's two"}`); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.p.Send(t.Context(), alpha, provider.Message{Text: long}, "key")
+	if err != nil || len(res.Refs) != 2 {
+		t.Fatalf("send: %v %v", res.Refs, err)
+	}
+	if n := f.dc.RateLimited(); n != 0 {
+		t.Errorf("%d 429s: the second part did not wait for the bucket", n)
+	}
+	if res.Pause != nil {
+		t.Errorf("pause %+v after a part that left room", res.Pause)
+	}
+	res, err = f.p.Send(t.Context(), alpha, provider.Message{Text: "the bucket's last"}, "key2")
+	if err != nil || res.Pause == nil || res.Pause.Scope != provider.ScopeThread || !res.Pause.MethodOnly {
+		t.Errorf("a send emptying the bucket: pause %+v %v", res.Pause, err)
+	}
+}
+
+// TestOwnRequestsWait: the provider's own requests (not paced by the
+// supervisor) keep disgo's limiter: after a global 429 none reaches
+// Discord until it is over, and a burst over a bucket waits instead of
+// being answered 429.
+func TestOwnRequestsWait(t *testing.T) {
+	f := newFixture(t, discordtest.WithRateLimit(2, 1500*time.Millisecond))
+	for i := range 3 {
+		if _, err := f.p.Provision(t.Context(), provider.ProvisionRequest{Name: fmt.Sprintf("T · %d", i)}); err != nil {
+			t.Fatalf("thread %d: %v", i, err)
 		}
 	}
 	if n := f.dc.RateLimited(); n != 0 {
 		t.Errorf("%d requests answered 429: the limiter did not wait", n)
 	}
-
-	f.dc.Fail("POST /channels/{id}/messages", discordtest.Fault{Status: 429, RetryAfter: time.Second, Global: true})
-	_, err := f.call(f.p, alpha, "createMessage", `{"content":"x"}`)
+	f.dc.Fail("POST /channels/{id}/threads", discordtest.Fault{Status: 429, RetryAfter: time.Second, Global: true})
+	_, err := f.p.Provision(t.Context(), provider.ProvisionRequest{Name: "T · global"})
 	wantErr(t, err, provider.ErrRateLimited, "")
-	if _, err := f.call(f.p, alpha, "triggerTyping", `{}`); err != nil {
-		t.Fatalf("typing after the global limit: %v", err)
+	if _, err := f.p.Provision(t.Context(), provider.ProvisionRequest{Name: "T · after"}); err != nil {
+		t.Fatalf("a thread after the global limit: %v", err)
 	}
 	if n := f.dc.GlobalViolations(); n != 0 {
 		t.Errorf("%d requests sent during the global rate limit", n)
@@ -321,13 +445,15 @@ func TestSettings(t *testing.T) {
 	tests := []struct {
 		name, json, err string
 	}{
-		{"complete", `{"name":"discord","token":"t","guild_id":"1100","channel_id":1200,"allowed_user_ids":[1300,"1400"],"base_url":"http://127.0.0.1:1/api/","gateway_url":"ws://127.0.0.1:1/gateway"}`, ""},
+		{"complete", `{"name":"discord","token":"t","guild_id":"1100","channel_id":1200,"allowed_user_ids":[1300,"1400"],"base_url":"http://127.0.0.1:1/api/","gateway_url":"ws://127.0.0.1:1/gateway","limits":{"global":"40/s","reaction":"off"}}`, ""},
 		{"unknown key", `{"guild_id":"1","channel_id":"2","forum_chat_id":3}`, "unknown field"},
 		{"no guild", `{"channel_id":"2"}`, "guild_id is required"},
 		{"no channel", `{"guild_id":"1"}`, "channel_id is required"},
 		{"not a snowflake", `{"guild_id":"abc","channel_id":"2"}`, "not a Discord id"},
 		{"bad gateway", `{"guild_id":"1","channel_id":"2","gateway_url":"https://x"}`, "ws(s)"},
 		{"base_url with the version", `{"guild_id":"1","channel_id":"2","base_url":"https://discord.com/api/v10/"}`, "root without it (https://discord.com/api)"},
+		{"unknown limit", `{"guild_id":"1","channel_id":"2","limits":{"messages":"5/5s"}}`, "did you mean message?"},
+		{"not a limit", `{"guild_id":"1","channel_id":"2","limits":{"global":"lots"}}`, "limits.global"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -64,14 +64,19 @@ type Options struct {
 // Platform implements provider.Platform (and provider.AttachWatcher) for
 // Discord.
 type Platform struct {
-	s       Settings
-	o       Options
-	log     zerolog.Logger
-	rest    rest.Client
-	http    *http.Client
-	allowed map[string]bool
-	channel string
-	guild   string
+	s    Settings
+	o    Options
+	log  zerolog.Logger
+	rest rest.Client // the provider's own requests, with disgo's limiter
+	// pacedREST makes the calls the supervisor paces; buckets is its
+	// limiter, which reads the answers' buckets (see newREST).
+	pacedREST rest.Client
+	buckets   *bucketReader
+	limits    []provider.RateLimit // DefaultLimits as the settings left them
+	http      *http.Client
+	allowed   map[string]bool
+	channel   string
+	guild     string
 
 	// nextUpdate numbers updates, strictly increasing for the process.
 	nextUpdate atomic.Int64
@@ -130,12 +135,14 @@ func New(s Settings, o Options) (*Platform, error) {
 		o.MaxQueued = 10000
 	}
 	o.Timing = o.Timing.withDefaults()
+	restLog := o.Logger.With().Str("component", "rest").Logger()
 	p := &Platform{
 		s:           s,
 		o:           o,
 		log:         o.Logger,
 		http:        o.HTTPClient,
-		rest:        newREST(s.BaseURL, s.Token, o.HTTPClient, o.Logger.With().Str("component", "rest").Logger()),
+		rest:        newREST(s.BaseURL, s.Token, o.HTTPClient, restLog, ownLimiter(restLog)),
+		buckets:     newBucketReader(),
 		allowed:     map[string]bool{},
 		channel:     string(s.ChannelID),
 		guild:       string(s.GuildID),
@@ -147,6 +154,11 @@ func New(s Settings, o Options) (*Platform, error) {
 		provisioned: map[string]string{},
 		notes:       map[string]note{},
 		presses:     map[string]*press{},
+	}
+	p.pacedREST = newREST(s.BaseURL, s.Token, o.HTTPClient, restLog, p.buckets)
+	var err error
+	if p.limits, err = s.Limits.Apply(DefaultLimits); err != nil {
+		return nil, err
 	}
 	for _, id := range s.AllowedUserIDs {
 		p.allowed[string(id)] = true

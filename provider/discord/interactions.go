@@ -146,7 +146,7 @@ func (p *Platform) Answer(ctx context.Context, t provider.Target, id, text strin
 		if text != "" {
 			body = map[string]any{"type": callbackMessage, "data": ephemeral(text)}
 		}
-		err := p.do(ctx, rest.CreateInteractionResponse.Compile(nil, iid, token), body, nil)
+		_, err := p.paced(ctx, rest.CreateInteractionResponse.Compile(nil, iid, token), body, nil)
 		switch {
 		case err == nil:
 			return nil
@@ -163,7 +163,7 @@ func (p *Platform) Answer(ctx context.Context, t provider.Target, id, text strin
 	if err != nil {
 		return err
 	}
-	err = p.do(ctx, rest.CreateFollowupMessage.Compile(nil, app, token), ephemeral(text), nil)
+	_, err = p.paced(ctx, rest.CreateFollowupMessage.Compile(nil, app, token), ephemeral(text), nil)
 	if isCode(err, codeUnknownWebhook) {
 		return fmt.Errorf("%w: the press's token expired (follow-ups are taken for %s): %v", provider.ErrNotFound, tokenLife, err)
 	}

@@ -24,22 +24,51 @@ import (
 // $version)".
 const userAgent = "DiscordBot (https://github.com/chatbus/chatbus, 1) chatbus-provider-discord"
 
-// newREST builds disgo's REST client at base (the API root without the
-// version) with disgo's rate limiter: per-route buckets from the
-// X-RateLimit-* headers, the global limit (X-RateLimit-Global), and the
-// 429's Retry-After. A 429 is not retried inside: it is returned at once
-// (the caller gets provider.RateLimited with Discord's retry_after), and
-// the limiter holds later requests of that bucket until it resets.
-func newREST(base, token string, hc *http.Client, log zerolog.Logger) rest.Client {
+// The provider has two REST clients, both disgo's, that differ in their
+// rate limiter.
+//
+// The calls the supervisor paces (the message verbs, the raw calls) go
+// through a client whose limiter waits for nothing and reads each
+// answer's bucket (bucketReader): the supervisor is the one place that
+// paces them, from the limits declared and the buckets learned
+// (Result.Pause), and a 429 comes back at once, for the supervisor to
+// requeue. disgo's own limiter, which waits inside the call, is not used
+// for them: a call it held would hold its thread's one slot in the
+// supervisor's queue while showing as under way, so the queue's depth,
+// its oldest wait, the wait histogram and the turns between threads would
+// all be wrong about it; and it waits longer than the bucket (it reads
+// X-RateLimit-Reset-After in whole seconds, see roundedLimiter, where the
+// supervisor takes the fraction), so each burst of a thread's messages
+// waited up to a second more than Discord asked. (Measured: docs/
+// discord.md, Pacing.)
+//
+// The provider's own requests (the gateway's URL, catching up on a
+// thread's messages, creating and renaming threads, acknowledging a
+// button press, uploads, which the supervisor does not pace yet) are
+// paced by nobody else, so they keep disgo's limiter: per-route buckets
+// from the X-RateLimit-* headers, the global limit after a global 429,
+// and the 429's Retry-After.
+
+// newREST builds a disgo REST client at base (the API root without the
+// version) with limiter. A 429 is not retried inside: it is returned at
+// once (the caller gets provider.RateLimitedIn with Discord's
+// retry_after).
+func newREST(base, token string, hc *http.Client, log zerolog.Logger, limiter rest.RateLimiter) rest.Client {
 	slogger := slog.New(zerolog.NewSlogHandler(log.Level(zerolog.WarnLevel)))
-	limiter := rest.NewRateLimiter(rest.WithMaxRetries(1), rest.WithRateLimiterLogger(slogger))
 	return rest.NewClient(token,
 		rest.WithURL(fmt.Sprintf("%s/v%d", base, rest.Version)),
 		rest.WithHTTPClient(hc),
 		rest.WithLogger(slogger),
 		rest.WithUserAgent(userAgent),
-		rest.WithRateLimiter(roundedLimiter{limiter}),
+		rest.WithRateLimiter(limiter),
 	)
+}
+
+// ownLimiter is disgo's rate limiter for the provider's own requests,
+// logging to log.
+func ownLimiter(log zerolog.Logger) rest.RateLimiter {
+	slogger := slog.New(zerolog.NewSlogHandler(log.Level(zerolog.WarnLevel)))
+	return roundedLimiter{rest.NewRateLimiter(rest.WithMaxRetries(1), rest.WithRateLimiterLogger(slogger))}
 }
 
 // roundedLimiter is disgo's limiter with one correction: disgo converts
@@ -61,16 +90,32 @@ func (l roundedLimiter) UnlockBucket(e *rest.CompiledEndpoint, rs *http.Response
 	return l.RateLimiter.UnlockBucket(e, rs)
 }
 
-// do makes one REST request: body is sent as JSON (or as given, for a
-// discord.MultipartBuffer), the answer decoded into out unless out is nil
-// (204 answers). ctx bounds the wait for the rate limit and the request
-// itself.
+// do makes one of the provider's own REST requests (see newREST): body
+// is sent as JSON (or as given, for a discord.MultipartBuffer), the
+// answer decoded into out unless out is nil (204 answers). ctx bounds
+// the wait for the rate limit and the request itself.
 func (p *Platform) do(ctx context.Context, ep *rest.CompiledEndpoint, body, out any) error {
 	var rs any
 	if out != nil {
 		rs = out
 	}
 	return p.rest.Do(ep, body, rs, rest.WithCtx(ctx), requestCtx(ctx))
+}
+
+// paced makes a REST request of a call the supervisor paced, as do does
+// but without waiting for a rate limit (see newREST), and returns what
+// the answer said of the request's bucket. ep must be compiled for this
+// request alone.
+func (p *Platform) paced(ctx context.Context, ep *rest.CompiledEndpoint, body, out any) (bucket, error) {
+	var rs any
+	if out != nil {
+		rs = out
+	}
+	var b bucket
+	stop := p.buckets.watch(ep, &b)
+	defer stop()
+	err := p.pacedREST.Do(ep, body, rs, rest.WithCtx(ctx), requestCtx(ctx))
+	return b, err
 }
 
 // requestCtx puts ctx on the HTTP request itself: disgo v0.18.15's
@@ -96,6 +141,10 @@ type apiError struct {
 	Errors     json.RawMessage
 	RetryAfter time.Duration
 	Global     bool
+	// Scope is a 429's X-RateLimit-Scope: user (a per-route bucket),
+	// global, or shared (a limit of the resource, e.g. the channel, for
+	// everyone).
+	Scope string
 }
 
 func (e *apiError) Error() string {
@@ -130,6 +179,7 @@ func asAPIError(err error) (*apiError, bool) {
 			e.RetryAfter = time.Duration(s) * time.Second
 		}
 		e.Global = body.Global || re.Response.Header.Get("X-RateLimit-Global") != ""
+		e.Scope = re.Response.Header.Get("X-RateLimit-Scope")
 	}
 	return e, true
 }
@@ -158,7 +208,15 @@ func (p *Platform) mapErr(err error, mutating, inThread bool) error {
 	if e, ok := asAPIError(err); ok {
 		switch {
 		case e.Status == http.StatusTooManyRequests:
-			return provider.RateLimited(e.RetryAfter, e)
+			// The global limit holds every call of the bot back; a
+			// route's bucket or a shared limit names a channel: the
+			// thread (a call of the interaction endpoints names none of
+			// the provider's, and is paced with its thread too).
+			scope := provider.ScopeThread
+			if e.Global || e.Scope == "global" {
+				scope = provider.ScopeBot
+			}
+			return provider.RateLimitedIn(scope, e.RetryAfter, e)
 		case e.Code == codeUnknownChannel && inThread:
 			return fmt.Errorf("%w: %v", provider.ErrTargetGone, e)
 		case e.Status == http.StatusUnauthorized:

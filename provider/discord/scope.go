@@ -37,21 +37,23 @@ const (
 var messageParam = []provider.Param{{Name: "message_id", Kind: provider.RefMessage, Required: true}}
 
 // methods are declared in Describe with the params that name ids of the
-// thread; the supervisor refuses ids the thread never saw.
+// thread (the supervisor refuses ids the thread never saw) and their
+// lanes: an answer to a press first, edits and deletions after new
+// messages, reactions and typing last.
 var methods = []provider.Method{
 	// The idempotency key becomes the message's nonce (enforce_nonce):
 	// Discord makes one message per nonce.
 	{Name: MethodCreateMessage, Params: []provider.Param{{Name: "message_reference.message_id", Kind: provider.RefMessage}}, Idempotent: true},
-	{Name: MethodEditMessage, Params: messageParam},
-	{Name: MethodDeleteMessage, Params: messageParam},
-	{Name: MethodAddReaction, Params: messageParam},
-	{Name: MethodTriggerTyping},
-	{Name: MethodInteractionFollowup, Params: []provider.Param{{Name: "interaction_token", Kind: provider.RefInteraction, Required: true}}},
+	{Name: MethodEditMessage, Params: messageParam, Lane: provider.LaneEdit},
+	{Name: MethodDeleteMessage, Params: messageParam, Lane: provider.LaneEdit},
+	{Name: MethodAddReaction, Params: messageParam, Lane: provider.LaneAmbient},
+	{Name: MethodTriggerTyping, Lane: provider.LaneAmbient},
+	{Name: MethodInteractionFollowup, Params: []provider.Param{{Name: "interaction_token", Kind: provider.RefInteraction, Required: true}}, Lane: provider.LanePrompt},
 }
 
 // Describe implements provider.Platform.
 func (p *Platform) Describe() provider.Description {
-	return provider.Description{Platform: "discord", Methods: methods, MaxTextChars: MaxContent, Verbs: verbs}
+	return provider.Description{Platform: "discord", Methods: methods, MaxTextChars: MaxContent, Verbs: verbs, Limits: p.limits}
 }
 
 // params is a call's JSON object.

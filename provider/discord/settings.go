@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/chatbus/chatbus/provider"
 )
 
 // Settings is the provider's config, written by the supervisor to the
@@ -33,6 +35,11 @@ type Settings struct {
 	// GatewayURL is the gateway to identify at. If empty, the one GET
 	// /gateway/bot names.
 	GatewayURL string `json:"gateway_url"`
+	// Limits changes the rate limits calls are paced to (DefaultLimits):
+	// "global", "message", "edit", "delete", "reaction", "typing", each
+	// "<count>/<window>" or "off". The buckets Discord announces are
+	// learned as they come whatever these say.
+	Limits provider.LimitSettings `json:"limits"`
 }
 
 // Snowflake is a Discord id as text. In JSON it may be a string or a
@@ -91,6 +98,9 @@ func ParseSettings(b []byte) (Settings, error) {
 		if u, err := url.Parse(s.GatewayURL); err != nil || (u.Scheme != "wss" && u.Scheme != "ws") || u.Host == "" {
 			return s, fmt.Errorf("discord settings: gateway_url %q is not a ws(s) URL", s.GatewayURL)
 		}
+	}
+	if _, err := s.Limits.Apply(DefaultLimits); err != nil {
+		return s, err
 	}
 	return s, nil
 }

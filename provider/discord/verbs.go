@@ -104,6 +104,7 @@ func (p *Platform) Send(ctx context.Context, t provider.Target, m provider.Messa
 		parts = []string{""} // the buttons alone
 	}
 	var res provider.Result
+	var last bucket // what the answer to the last part said of the thread's bucket
 	for i, content := range parts {
 		body := map[string]any{"allowed_mentions": mentions}
 		if content != "" {
@@ -120,40 +121,52 @@ func (p *Platform) Send(ctx context.Context, t provider.Target, m provider.Messa
 		if key != "" {
 			body["nonce"], body["enforce_nonce"] = partNonce(key, i), true
 		}
-		out, err := p.sendPart(ctx, t.Thread, body, i > 0)
+		out, b, err := p.sendPart(ctx, t.Thread, body, i > 0, last)
 		if err != nil {
 			return provider.Result{}, partFailure(err, i, len(parts), res.Refs)
 		}
+		last = b
 		res.Refs = append(res.Refs, resultRefs(out)...)
 		res.JSON = out
 	}
+	res.Pause = last.pause()
 	return res, nil
 }
 
-// sendPart creates one message. A later part (retry) that Discord
-// certainly did not take is tried again, after the wait Discord asked
-// for, while ctx allows.
-func (p *Platform) sendPart(ctx context.Context, thread string, body map[string]any, retry bool) (json.RawMessage, error) {
+// sendPart creates one message. A later part (retry) waits first for
+// the thread's bucket to reset if the part before it emptied it (prev),
+// and is tried again, after the wait Discord asked for, if Discord
+// certainly did not take it, while ctx allows: the supervisor paces a
+// send as a whole, and its parts are one call.
+func (p *Platform) sendPart(ctx context.Context, thread string, body map[string]any, retry bool, prev bucket) (json.RawMessage, bucket, error) {
+	if retry && prev.empty() {
+		if d, ok := ctx.Deadline(); !ok || time.Until(d) >= prev.resetAfter {
+			select {
+			case <-ctx.Done():
+			case <-time.After(prev.resetAfter):
+			}
+		}
+	}
 	for attempt := 1; ; attempt++ {
 		var out json.RawMessage
-		err := p.do(ctx, rest.CreateMessage.Compile(nil, thread), body, &out)
+		b, err := p.paced(ctx, rest.CreateMessage.Compile(nil, thread), body, &out)
 		if err == nil {
-			return out, nil
+			return out, b, nil
 		}
 		merr := p.mapErr(err, true, true)
 		if !retry || attempt == partRetries || !(errors.Is(merr, provider.ErrRateLimited) || errors.Is(merr, provider.ErrUnavailable)) {
-			return nil, merr
+			return nil, bucket{}, merr
 		}
 		wait, ok := provider.RetryAfter(merr)
 		if !ok {
 			wait = p.o.Timing.Retry
 		}
 		if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
-			return nil, merr
+			return nil, bucket{}, merr
 		}
 		select {
 		case <-ctx.Done():
-			return nil, merr
+			return nil, bucket{}, merr
 		case <-time.After(wait):
 		}
 	}
@@ -261,10 +274,11 @@ func (p *Platform) Edit(ctx context.Context, t provider.Target, id string, m pro
 	}
 	body := map[string]any{"content": parts[0], "components": rows, "allowed_mentions": mentions}
 	var out json.RawMessage
-	if err := p.do(ctx, rest.UpdateMessage.Compile(nil, t.Thread, id), body, &out); err != nil {
+	b, err := p.paced(ctx, rest.UpdateMessage.Compile(nil, t.Thread, id), body, &out)
+	if err != nil {
 		return provider.Result{}, p.mapErr(err, true, true)
 	}
-	return provider.Result{JSON: out, Refs: resultRefs(out)}, nil
+	return provider.Result{JSON: out, Refs: resultRefs(out), Pause: b.pause()}, nil
 }
 
 // React implements provider.Reactor: the bot's reaction (PUT
@@ -277,22 +291,24 @@ func (p *Platform) React(ctx context.Context, t provider.Target, id, emoji strin
 	if !isSnowflake(id) {
 		return fmt.Errorf("%w: message_id %q is not a Discord message id", provider.ErrInvalid, id)
 	}
-	return p.react(ctx, t.Thread, id, emoji)
+	_, err := p.react(ctx, t.Thread, id, emoji)
+	return err
 }
 
 // customEmoji is a custom emoji as a message writes it.
 var customEmoji = regexp.MustCompile(`^<a?:(\w{2,32}):(\d{1,20})>$`)
 
-// react adds the bot's reaction to message id of thread.
-func (p *Platform) react(ctx context.Context, thread, id, emoji string) error {
+// react adds the bot's reaction to message id of thread, and returns
+// what Discord said of the thread's reaction bucket.
+func (p *Platform) react(ctx context.Context, thread, id, emoji string) (bucket, error) {
 	if m := customEmoji.FindStringSubmatch(emoji); m != nil {
 		emoji = m[1] + ":" + m[2]
 	}
 	if emoji == "" || utf8.RuneCountInString(emoji) > 64 {
-		return fmt.Errorf("%w: the reaction needs an emoji: a unicode emoji or name:id", provider.ErrInvalid)
+		return bucket{}, fmt.Errorf("%w: the reaction needs an emoji: a unicode emoji or name:id", provider.ErrInvalid)
 	}
-	err := p.do(ctx, rest.AddReaction.Compile(nil, thread, id, url.PathEscape(emoji)), nil, nil)
-	return p.mapErr(err, true, true)
+	b, err := p.paced(ctx, rest.AddReaction.Compile(nil, thread, id, url.PathEscape(emoji)), nil, nil)
+	return b, p.mapErr(err, true, true)
 }
 
 // Typing implements provider.Typist: Discord shows the bot typing for
@@ -301,5 +317,6 @@ func (p *Platform) Typing(ctx context.Context, t provider.Target) error {
 	if err := p.scope(t, params{}); err != nil {
 		return err
 	}
-	return p.mapErr(p.do(ctx, rest.SendTyping.Compile(nil, t.Thread), nil, nil), true, true)
+	_, err := p.paced(ctx, rest.SendTyping.Compile(nil, t.Thread), nil, nil)
+	return p.mapErr(err, true, true)
 }

@@ -24,7 +24,8 @@
 //     follow-up webhooks (ephemeral ones in no channel's history), with
 //     Discord's error bodies ({"message","code"}, Invalid Form Body's
 //     nested errors), rate-limit headers per bucket and 429s with
-//     retry_after and global;
+//     retry_after and global, and, when asked, Discord's per-route
+//     buckets and global limit (ratelimit.go);
 //   - attachments at /attachments/..., like the CDN (no authorization).
 //
 // Where the model is approximate, the code says so in a comment.
@@ -77,12 +78,12 @@ func WithHeartbeatInterval(d time.Duration) Option { return func(s *Server) { s.
 // are known to be resumable for a few minutes.
 func WithResumeWindow(d time.Duration) Option { return func(s *Server) { s.resumeWindow = d } }
 
-// WithRateLimit sets every REST bucket to limit requests per window. The
-// default is 50 per second, generous enough not to get in a test's way.
-// (Discord's real limits vary by route, e.g. 5 messages per 5s per
-// channel.)
+// WithRateLimit sets every REST bucket to limit requests per window,
+// with no global limit. The default is 50 per second, generous enough not
+// to get in a test's way. (Discord's real limits vary by route, e.g. 5
+// messages per 5s per channel: WithRateLimits(DiscordLimits).)
 func WithRateLimit(limit int, window time.Duration) Option {
-	return func(s *Server) { s.bucketLimit, s.bucketWindow = limit, window }
+	return func(s *Server) { s.limits = RateLimits{Default: Bucket{limit, window}} }
 }
 
 // WithReplayBuffer bounds the dispatches a session keeps for RESUME; a
@@ -241,8 +242,7 @@ type Server struct {
 	hs                 *httptest.Server
 	heartbeat          time.Duration
 	resumeWindow       time.Duration
-	bucketLimit        int
-	bucketWindow       time.Duration
+	limits             RateLimits
 	replayMax          int
 	nonceWindow        time.Duration
 	noHeartbeatTimeout bool
@@ -291,8 +291,7 @@ func New(tb testing.TB, opts ...Option) *Server {
 		tb:            tb,
 		heartbeat:     time.Second,
 		resumeWindow:  2 * time.Minute,
-		bucketLimit:   50,
-		bucketWindow:  time.Second,
+		limits:        RateLimits{Default: Bucket{50, time.Second}},
 		replayMax:     100000,
 		done:          make(chan struct{}),
 		token:         DefaultToken,

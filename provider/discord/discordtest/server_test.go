@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -438,5 +439,82 @@ func TestEphemeralAnswers(t *testing.T) {
 	}
 	if th := s.Threads(s.Channel())[0].ID; len(s.Messages(th)) != 1 {
 		t.Errorf("%d messages in the thread: the ephemeral one is in its history", len(s.Messages(th)))
+	}
+}
+
+// TestRateLimits: with Discord's limits, a thread's messages have a
+// bucket of 5 (Remaining counts down, Reset-After says when it refills),
+// the sixth is answered 429 scope user, and another thread has a bucket
+// of its own; a reaction has a bucket of one that refills in 250 ms; past
+// the global limit every request but an interaction's is answered 429
+// global until it ends, and those that come meanwhile are violations.
+func TestRateLimits(t *testing.T) {
+	limits := discordtest.DiscordLimits
+	limits.Global = discordtest.Bucket{Limit: 12, Window: time.Minute}
+	s := discordtest.New(t, discordtest.WithRateLimits(limits))
+	iid, token := pressed(t, s)
+	bob := s.AddUser("bob2")
+	th, other := s.CreateThread(s.Channel(), bob, "t"), s.CreateThread(s.Channel(), bob, "u")
+	var id string
+	for i := range 5 {
+		resp, b := api(t, s, "POST", "/channels/"+th+"/messages", `{"content":"m"}`)
+		if resp.StatusCode != 200 || resp.Header.Get("X-RateLimit-Limit") != "5" || resp.Header.Get("X-RateLimit-Remaining") != fmt.Sprint(4-i) {
+			t.Fatalf("message %d: %d %v", i, resp.StatusCode, resp.Header)
+		}
+		if after, err := strconv.ParseFloat(resp.Header.Get("X-RateLimit-Reset-After"), 64); err != nil || after <= 4 || after > 5 {
+			t.Errorf("message %d: Reset-After %q", i, resp.Header.Get("X-RateLimit-Reset-After"))
+		}
+		var m struct{ ID string }
+		json.Unmarshal(b, &m)
+		id = m.ID
+	}
+	resp, b := api(t, s, "POST", "/channels/"+th+"/messages", `{"content":"one too many"}`)
+	var rl struct {
+		RetryAfter float64 `json:"retry_after"`
+		Global     bool    `json:"global"`
+	}
+	json.Unmarshal(b, &rl)
+	if resp.StatusCode != 429 || rl.Global || rl.RetryAfter <= 4 || rl.RetryAfter > 5 || resp.Header.Get("Retry-After") != "5" ||
+		resp.Header.Get("X-RateLimit-Scope") != "user" || resp.Header.Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("a sixth message: %d %s %v", resp.StatusCode, b, resp.Header)
+	}
+	if n := len(s.BotMessages(th)); n != 5 {
+		t.Errorf("%d messages, want 5", n)
+	}
+	if resp, _ := api(t, s, "POST", "/channels/"+other+"/messages", `{"content":"m"}`); resp.StatusCode != 200 || resp.Header.Get("X-RateLimit-Remaining") != "4" {
+		t.Errorf("another thread: %d %v", resp.StatusCode, resp.Header)
+	}
+	react := func() *http.Response {
+		resp, _ := api(t, s, "PUT", "/channels/"+th+"/messages/"+id+"/reactions/%F0%9F%91%8D/@me", "")
+		return resp
+	}
+	if resp := react(); resp.StatusCode != 204 || resp.Header.Get("X-RateLimit-Limit") != "1" || resp.Header.Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("a reaction: %d %v", resp.StatusCode, resp.Header)
+	}
+	if resp := react(); resp.StatusCode != 429 {
+		t.Fatalf("a second reaction at once: %d", resp.StatusCode)
+	}
+	time.Sleep(300 * time.Millisecond) // the reaction bucket's 250 ms
+	if resp := react(); resp.StatusCode != 204 {
+		t.Fatalf("a reaction after 250ms: %d", resp.StatusCode)
+	}
+	// 11 requests so far: one more reaches the global limit of 12.
+	api(t, s, "GET", "/channels/"+other, "")
+	resp, b = api(t, s, "GET", "/channels/"+other, "")
+	json.Unmarshal(b, &rl)
+	if resp.StatusCode != 429 || !rl.Global || resp.Header.Get("X-RateLimit-Scope") != "global" || resp.Header.Get("X-RateLimit-Global") != "true" || rl.RetryAfter > 60 || rl.RetryAfter < 50 {
+		t.Fatalf("past the global limit: %d %s %v", resp.StatusCode, b, resp.Header)
+	}
+	if resp, _ := api(t, s, "GET", "/users/@me", ""); resp.StatusCode != 429 {
+		t.Errorf("during the global limit: %d", resp.StatusCode)
+	}
+	if resp, b := api(t, s, "POST", "/interactions/"+iid+"/"+token+"/callback", `{"type":6}`); resp.StatusCode != 204 {
+		t.Errorf("an interaction callback during the global limit: %d %s", resp.StatusCode, b)
+	}
+	if n := s.GlobalViolations(); n != 1 {
+		t.Errorf("%d violations, want 1", n)
+	}
+	if n := s.RateLimited(); n != 4 {
+		t.Errorf("%d 429s, want 4", n)
 	}
 }
