@@ -30,8 +30,8 @@ type dcBus struct {
 	configPath string
 }
 
-func startDiscordBus(t *testing.T) *dcBus {
-	dc := discordtest.New(t)
+func startDiscordBus(t *testing.T, opts ...discordtest.Option) *dcBus {
+	dc := discordtest.New(t, opts...)
 	alice, stranger := dc.AddUser("alice"), dc.AddUser("stranger")
 	p := newProfile(t)
 	// Ids as a YAML config writes them: the channel and user as numbers.

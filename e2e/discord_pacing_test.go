@@ -1,0 +1,97 @@
+package e2e
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+	"github.com/chatbus/chatbus/provider/discord"
+	"github.com/chatbus/chatbus/provider/discord/discordtest"
+)
+
+// The outbound scheduler against a Discord stand-in that enforces
+// Discord's buckets (discordtest.DiscordLimits: 5 messages in 5 s per
+// channel, edits 5 in 5 s, typing 5 in 5 s, 50 requests a second in all;
+// bucket headers on every answer, 429 with retry_after beyond them), with
+// the supervisor's default settings (the scenarios are in
+// pacing_helpers_test.go). A thread is a channel of its own with buckets
+// of its own: the sessions share only the global limit, so 40 messages
+// in four threads take one bucket's reset, about 5 s.
+
+// dcPaced is a supervisord on a rate-limited Discord stand-in.
+type dcPaced struct{ *dcBus }
+
+func startDiscordPaced(t *testing.T) *dcPaced {
+	b := &dcPaced{startDiscordBus(t, discordtest.WithRateLimits(discordtest.DiscordLimits))}
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
+		return len(pi.GetOutbound().GetLimits()) == len(discord.DefaultLimits)
+	}, "with Discord's limits")
+	return b
+}
+
+func (b *dcPaced) session(t *testing.T, name string) *session {
+	t.Helper()
+	return &session{name: name, f: follow(t, b.c, "pace:"+name, sessionDir(t, name)).f}
+}
+
+func (b *dcPaced) outbound(t *testing.T) *chatbusv1.OutboundQueue {
+	return onlyProvider(t, b.c, "").GetOutbound()
+}
+
+func (b *dcPaced) limited() int { return b.dc.RateLimited() }
+
+func (b *dcPaced) calls(route string) int { return b.dc.Calls(route) }
+
+// arrivals: message ids are snowflakes, growing through the guild.
+func (b *dcPaced) arrivals(ss ...*session) []arrival {
+	var all []discordtest.Message
+	for _, s := range ss {
+		all = append(all, b.dc.BotMessages(s.thread())...)
+	}
+	id := func(m discordtest.Message) uint64 { n, _ := strconv.ParseUint(m.ID, 10, 64); return n }
+	slices.SortFunc(all, func(a, c discordtest.Message) int { return cmp.Compare(id(a), id(c)) })
+	out := make([]arrival, len(all))
+	for i, m := range all {
+		out[i] = arrival{id: m.ID, text: m.Content}
+	}
+	return out
+}
+
+func (b *dcPaced) text(s *session, id string) string {
+	m, _ := b.dc.Message(s.thread(), id)
+	return m.Content
+}
+
+func TestDiscordPacing(t *testing.T) {
+	// Each thread's first bucket of five goes at once: the first 20
+	// accepted are five of each session.
+	t.Run("fair and paced", func(t *testing.T) {
+		t.Parallel()
+		paceFair(t, startDiscordPaced(t), 20, 5, time.Minute)
+	})
+	// The prompt's thread has its own bucket: once the three others'
+	// first buckets (15 messages) are out and the rest waits for them to
+	// reset, it is the next message.
+	t.Run("prompt first", func(t *testing.T) {
+		t.Parallel()
+		pacePrompt(t, startDiscordPaced(t), 15)
+	})
+	// Edits have a bucket of 5 in 5 s per thread: five go at once, the
+	// other 25 wait and end as one, "v30".
+	t.Run("edits coalesce", func(t *testing.T) {
+		t.Parallel()
+		paceEdits(t, startDiscordPaced(t), "PATCH /channels/{id}/messages/{mid}", 8)
+	})
+	// Discord shows the bot typing for 10 s: one call.
+	t.Run("typing", func(t *testing.T) {
+		t.Parallel()
+		paceTyping(t, startDiscordPaced(t), "POST /channels/{id}/typing", 3)
+	})
+	t.Run("backlog", func(t *testing.T) {
+		t.Parallel()
+		paceBacklog(t, startDiscordPaced(t), 5)
+	})
+}

@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+	"github.com/chatbus/chatbus/provider/slack"
+	"github.com/chatbus/chatbus/provider/slack/slacktest"
+)
+
+// The outbound scheduler against a Slack stand-in that enforces Slack's
+// limits (slacktest.SlackLimits: chat.postMessage one a second per
+// channel with bursts of three, each other method its tier's calls a
+// minute; 429 with Retry-After beyond them), with the supervisor's
+// default settings (the scenarios are in pacing_helpers_test.go). Every
+// thread is in the provider's one channel, so the sessions share its one
+// message a second: 40 messages take 40 s. Slack has no typing
+// indicator.
+
+// slackPaced is a supervisord on a rate-limited Slack stand-in.
+type slackPaced struct{ *slackBus }
+
+func startSlackPaced(t *testing.T) *slackPaced {
+	b := &slackPaced{startSlackBus(t, slackBusConfig{parallel: true, opts: []slacktest.Option{slacktest.WithRateLimits(slacktest.SlackLimits)}})}
+	b.waitNamed(t, "slack", func(pi *chatbusv1.ProviderInfo) bool {
+		return len(pi.GetOutbound().GetLimits()) == len(slack.DefaultLimits)
+	}, "with Slack's limits")
+	return b
+}
+
+func (b *slackPaced) session(t *testing.T, name string) *session {
+	t.Helper()
+	return &session{name: name, f: follow(t, b.c, "pace:"+name, sessionDir(t, name)).f}
+}
+
+func (b *slackPaced) outbound(t *testing.T) *chatbusv1.OutboundQueue {
+	return b.named(t, "slack").GetOutbound()
+}
+
+func (b *slackPaced) limited() int { return b.st.RateLimited() }
+
+func (b *slackPaced) calls(method string) int { return b.st.Calls(method) }
+
+// arrivals: a message's ts grows through the channel.
+func (b *slackPaced) arrivals(ss ...*session) []arrival {
+	var all []slacktest.Message
+	for _, s := range ss {
+		all = append(all, b.st.Sent(slackChannel, s.thread())...)
+	}
+	slices.SortFunc(all, func(a, c slacktest.Message) int { return strings.Compare(a.TS, c.TS) })
+	out := make([]arrival, len(all))
+	for i, m := range all {
+		out[i] = arrival{id: m.TS, text: m.Text}
+	}
+	return out
+}
+
+func (b *slackPaced) text(_ *session, id string) string {
+	m, _ := b.st.Message(slackChannel, id)
+	return m.Text
+}
+
+func TestSlackPacing(t *testing.T) {
+	// At one a second, any 20 in a row hold five of each session: at
+	// least four of the first 20.
+	t.Run("fair and paced", func(t *testing.T) {
+		t.Parallel()
+		paceFair(t, startSlackPaced(t), 20, 4, 3*time.Minute)
+	})
+	// Three of the backlog are out: the rest goes one a second.
+	t.Run("prompt first", func(t *testing.T) {
+		t.Parallel()
+		pacePrompt(t, startSlackPaced(t), 3)
+	})
+	// chat.update is Tier 3, paced at 5 in 6 s: five edits go at once,
+	// the other 25 wait and end as one, "v30".
+	t.Run("edits coalesce", func(t *testing.T) {
+		t.Parallel()
+		paceEdits(t, startSlackPaced(t), "chat.update", 8)
+	})
+	t.Run("backlog", func(t *testing.T) {
+		t.Parallel()
+		paceBacklog(t, startSlackPaced(t), 3)
+	})
+}
