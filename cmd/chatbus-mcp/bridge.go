@@ -67,8 +67,8 @@ type session struct {
 // errStdout marks a failed write to Claude Code: the session is gone.
 var errStdout = errors.New("writing to Claude Code")
 
-// serve runs chatbus-mcp until stdin closes or ctx ends.
-func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
+// newBridge makes the bridge of one session; nothing is started.
+func newBridge(cfg config, log zerolog.Logger) *bridge {
 	b := &bridge{
 		cfg:         cfg,
 		log:         log,
@@ -77,6 +77,12 @@ func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
 		initialized: make(chan struct{}),
 	}
 	b.perms = newPermissions(b)
+	return b
+}
+
+// serve runs chatbus-mcp until stdin closes or ctx ends.
+func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
+	b := newBridge(cfg, log)
 	if cfg.ensure {
 		st, err := client.Ensure(ctx, client.EnsureOptions{
 			Socket: cfg.paths.Socket, StateDir: cfg.paths.StateDir, Profile: cfg.paths.Profile,
@@ -106,18 +112,7 @@ func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
 		return err
 	}
 
-	s := server.NewMCPServer(serverName, version.Version,
-		server.WithToolCapabilities(false),
-		server.WithExperimental(map[string]any{capChannel: map[string]any{}, capPermission: map[string]any{}}),
-		server.WithInstructions(instructions),
-	)
-	s.AddNotificationHandler(methodInitialized, func(context.Context, mcp.JSONRPCNotification) {
-		b.initOnce.Do(func() { close(b.initialized) })
-	})
-	s.AddNotificationHandler(methodPermissionReq, b.perms.onRequest)
-	b.addTools(s)
-	stdio := server.NewStdioServer(s)
-	stdio.SetErrorLogger(stdlog.New(zerologWriter{log}, "", 0))
+	stdio := b.stdioServer()
 
 	followCtx, stopFollow := context.WithCancel(ctx)
 	followed := make(chan error, 1)
@@ -145,6 +140,26 @@ func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
 	b.handOver()
 	return runErr
 }
+
+// stdioServer builds the MCP server Claude Code talks to over stdio.
+func (b *bridge) stdioServer() *server.StdioServer {
+	s := server.NewMCPServer(serverName, version.Version,
+		server.WithToolCapabilities(false),
+		server.WithExperimental(map[string]any{capChannel: map[string]any{}, capPermission: map[string]any{}}),
+		server.WithInstructions(instructions),
+	)
+	s.AddNotificationHandler(methodInitialized, func(context.Context, mcp.JSONRPCNotification) {
+		b.initOnce.Do(func() { close(b.initialized) })
+	})
+	s.AddNotificationHandler(methodPermissionReq, b.perms.onRequest)
+	b.addTools(s)
+	stdio := server.NewStdioServer(s)
+	stdio.SetErrorLogger(stdlog.New(zerologWriter{b.log}, "", 0))
+	return stdio
+}
+
+// clientReady is closed once Claude Code can take channel notifications.
+func (b *bridge) clientReady() <-chan struct{} { return b.initialized }
 
 // describeWait bounds how long register waits for a provider that has
 // not described its platform yet (it is starting: a supervisor restart).
@@ -256,7 +271,7 @@ func (b *bridge) replacedHere(f *client.Follower) bool {
 // when ctx ends and errStdout when Claude Code cannot be written to.
 func (b *bridge) follow(ctx context.Context) error {
 	select {
-	case <-b.initialized:
+	case <-b.clientReady():
 	case <-ctx.Done():
 		return nil
 	}
