@@ -40,12 +40,11 @@ type bridge struct {
 	// the thread); tools then fail with it.
 	ended error
 
-	perms       *permissions
-	initialized chan struct{} // closed at notifications/initialized
-	initOnce    sync.Once
-	bg          sync.WaitGroup
-	keys        atomic.Uint64 // idempotency key counter
-	refreshing  atomic.Bool   // a background register is learning the platform
+	perms      *permissions
+	gate       *clientGate // when Claude Code can take channel notifications
+	bg         sync.WaitGroup
+	keys       atomic.Uint64 // idempotency key counter
+	refreshing atomic.Bool   // a background register is learning the platform
 
 	// delivered is the highest seq whose notification was written: a
 	// stream replayed after a reconnect skips what this process already
@@ -70,11 +69,11 @@ var errStdout = errors.New("writing to Claude Code")
 // newBridge makes the bridge of one session; nothing is started.
 func newBridge(cfg config, log zerolog.Logger) *bridge {
 	b := &bridge{
-		cfg:         cfg,
-		log:         log,
-		dirs:        newStateDirs(cfg.paths.StateDir, cfg.profileKey),
-		out:         &notifier{w: cfg.stdout},
-		initialized: make(chan struct{}),
+		cfg:  cfg,
+		log:  log,
+		dirs: newStateDirs(cfg.paths.StateDir, cfg.profileKey),
+		out:  &notifier{w: cfg.stdout},
+		gate: newClientGate(),
 	}
 	b.perms = newPermissions(b)
 	return b
@@ -142,24 +141,38 @@ func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
 }
 
 // stdioServer builds the MCP server Claude Code talks to over stdio.
+// tools.listChanged is declared for the gate: a list_changed
+// notification is how chatbus-mcp learns that Claude Code's channel
+// handler is in place (see clientGate).
 func (b *bridge) stdioServer() *server.StdioServer {
+	hooks := &server.Hooks{}
+	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { b.gate.toolsListed() })
 	s := server.NewMCPServer(serverName, version.Version,
-		server.WithToolCapabilities(false),
+		server.WithToolCapabilities(true),
 		server.WithExperimental(map[string]any{capChannel: map[string]any{}, capPermission: map[string]any{}}),
 		server.WithInstructions(instructions),
+		server.WithHooks(hooks),
 	)
-	s.AddNotificationHandler(methodInitialized, func(context.Context, mcp.JSONRPCNotification) {
-		b.initOnce.Do(func() { close(b.initialized) })
-	})
 	s.AddNotificationHandler(methodPermissionReq, b.perms.onRequest)
 	b.addTools(s)
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(stdlog.New(zerologWriter{b.log}, "", 0))
+	// The one place the protocol revision is chosen. Claude Code (2.1.328)
+	// probes with server/discover and takes the 2026-07-28 era if the
+	// answer offers it; on such a stdio connection it skips channel
+	// notifications ("connection negotiated a modern protocol revision
+	// with no unsolicited notification path"), and that era has no
+	// initialize either. Offering only the revisions of the initialize
+	// handshake sends it to initialize, where channels work. Lift this
+	// when Claude Code takes channel notifications in the modern era.
+	stdio.SetContextFunc(func(ctx context.Context) context.Context {
+		return server.WithSupportedProtocolVersions(ctx, mcp.LegacyProtocolVersions())
+	})
 	return stdio
 }
 
 // clientReady is closed once Claude Code can take channel notifications.
-func (b *bridge) clientReady() <-chan struct{} { return b.initialized }
+func (b *bridge) clientReady() <-chan struct{} { return b.gate.ready }
 
 // describeWait bounds how long register waits for a provider that has
 // not described its platform yet (it is starting: a supervisor restart).
@@ -264,16 +277,18 @@ func (b *bridge) replacedHere(f *client.Follower) bool {
 	return b.sess.f != f
 }
 
-// follow is the update loop: it waits until Claude Code has initialized,
-// then delivers the thread's updates in order, acking each only once its
-// notification was written. A broken stream (supervisor restart, prune) is
-// resumed after the last ack, re-registering as needed; it returns nil
-// when ctx ends and errStdout when Claude Code cannot be written to.
+// follow is the update loop: it waits until Claude Code can take channel
+// notifications (clientGate), then delivers the thread's updates in
+// order, acking each only once its notification was written. A broken
+// stream (supervisor restart, prune) is resumed after the last ack,
+// re-registering as needed; it returns nil when ctx ends and errStdout
+// when Claude Code cannot be written to.
 func (b *bridge) follow(ctx context.Context) error {
-	select {
-	case <-b.clientReady():
-	case <-ctx.Done():
-		return nil
+	if err := b.gate.await(ctx, b.out, b.log); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("%w: %v", errStdout, err)
 	}
 	backoff := 100 * time.Millisecond
 	for {
