@@ -79,45 +79,49 @@ func newBridge(cfg config, log zerolog.Logger) *bridge {
 	return b
 }
 
-// serve runs chatbus-mcp until stdin closes or ctx ends.
+// serve runs chatbus-mcp until stdin closes or ctx ends. The MCP
+// handshake is answered at once while the supervisor is reached (and
+// started) alongside: Claude Code bounds its first request at 3 s, and a
+// supervisor that starts, or a provider that has not described itself
+// yet, can take longer. Tools called before the session is registered
+// say so.
 func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
 	b := newBridge(cfg, log)
-	if cfg.ensure {
-		st, err := client.Ensure(ctx, client.EnsureOptions{
-			Socket: cfg.paths.Socket, StateDir: cfg.paths.StateDir, Profile: cfg.paths.Profile,
-			SecretFile: cfg.paths.Secret, Binary: cfg.binary,
-		})
-		if err != nil {
-			return fmt.Errorf("start supervisord (profile %q): %w", cfg.paths.Profile, err)
+	defer func() {
+		if b.c != nil {
+			b.c.Close()
 		}
-		log.Info().Int("pid", st.PID).Bool("started", st.Started).Msg("supervisor serving")
+	}()
+	listenCtx, stopListen := context.WithCancel(ctx)
+	defer stopListen()
+	listened := make(chan error, 1)
+	go func() { listened <- b.stdioServer().Listen(listenCtx, cfg.stdin, b.out) }()
+	connectCtx, stopConnect := context.WithCancel(ctx)
+	connected := make(chan error, 1)
+	go func() { connected <- b.connect(connectCtx) }()
+	select {
+	case err := <-connected:
+		stopConnect()
+		if err != nil {
+			stopListen()
+			<-listened
+			return err
+		}
+	case err := <-listened:
+		// Claude Code went away before the session was registered.
+		stopConnect()
+		if cerr := <-connected; cerr == nil {
+			b.handOver()
+		}
+		if err != nil && ctx.Err() == nil {
+			log.Warn().Err(err).Msg("stdio ended")
+		}
+		return nil
 	}
-	c, err := client.Dial(cfg.paths.Socket, client.WithSecretFile(cfg.paths.Secret))
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	b.c = c
-
-	h, ok, err := b.dirs.takeHandoff(cfg.profileKey, time.Now())
-	if err != nil {
-		log.Warn().Err(err).Msg("ignoring the handoff file")
-	}
-	token := ""
-	if ok {
-		token = h.Token
-	}
-	if err := b.register(ctx, token); err != nil {
-		return err
-	}
-
-	stdio := b.stdioServer()
 
 	followCtx, stopFollow := context.WithCancel(ctx)
 	followed := make(chan error, 1)
 	go func() { followed <- b.follow(followCtx) }()
-	listened := make(chan error, 1)
-	go func() { listened <- stdio.Listen(ctx, cfg.stdin, b.out) }()
 
 	var runErr error
 	select {
@@ -133,11 +137,43 @@ func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
 		// Only a failed write to stdout ends the loop by itself: Claude
 		// Code is gone. Hand over what is left.
 		runErr = err
+		stopListen()
+		<-listened
 	}
 	stopFollow()
 	b.bg.Wait()
 	b.handOver()
 	return runErr
+}
+
+// connect starts the supervisor if it must, dials it and registers the
+// session (taking the predecessor's handoff token, if any).
+func (b *bridge) connect(ctx context.Context) error {
+	cfg := b.cfg
+	if cfg.ensure {
+		st, err := client.Ensure(ctx, client.EnsureOptions{
+			Socket: cfg.paths.Socket, StateDir: cfg.paths.StateDir, Profile: cfg.paths.Profile,
+			SecretFile: cfg.paths.Secret, Binary: cfg.binary,
+		})
+		if err != nil {
+			return fmt.Errorf("start supervisord (profile %q): %w", cfg.paths.Profile, err)
+		}
+		b.log.Info().Int("pid", st.PID).Bool("started", st.Started).Msg("supervisor serving")
+	}
+	c, err := client.Dial(cfg.paths.Socket, client.WithSecretFile(cfg.paths.Secret))
+	if err != nil {
+		return err
+	}
+	b.c = c
+	h, ok, err := b.dirs.takeHandoff(cfg.profileKey, time.Now())
+	if err != nil {
+		b.log.Warn().Err(err).Msg("ignoring the handoff file")
+	}
+	token := ""
+	if ok {
+		token = h.Token
+	}
+	return b.register(ctx, token)
 }
 
 // stdioServer builds the MCP server Claude Code talks to over stdio.
@@ -255,6 +291,8 @@ func (b *bridge) current() (session, error) {
 	switch {
 	case b.ended != nil:
 		return session{}, b.ended
+	case b.sess.f == nil:
+		return session{}, errors.New("chatbus-mcp is still connecting to the supervisor: try again shortly")
 	case b.sess.plat == nil:
 		if b.sess.undescribed && b.refreshing.CompareAndSwap(false, true) {
 			b.background(func(ctx context.Context) {

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
+
+	"github.com/chatbus/chatbus/paths"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -225,5 +230,88 @@ func TestFirstDeliveryWaitsForClaudeCode(t *testing.T) {
 	}
 	if r := w.response(float64(2)); !strings.Contains(jsonString(r["result"]), `"reply"`) {
 		t.Errorf("second tools/list: %v", r)
+	}
+}
+
+// TestHandshakeWhileConnecting: the MCP handshake is answered while the
+// supervisor is still being reached (Claude Code gives its first request
+// 3 s), and a session whose stdin closes then ends without waiting for it.
+func TestHandshakeWhileConnecting(t *testing.T) {
+	dir := t.TempDir()
+	// A socket that accepts and never answers: registering hangs.
+	sock := filepath.Join(dir, "s")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	accepted := make(chan struct{})
+	go func() {
+		defer close(accepted)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-accepted
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	p, err := paths.Resolve("", func(k string) string { return map[string]string{"HOME": dir}[k] }, os.Getuid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetSocket(sock)
+	p.SetStateDir(dir)
+	if err := os.WriteFile(p.Secret, []byte("c2VjcmV0"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// An OS pipe: what the test writes waits there whether or not it is
+	// read yet.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inR.Close()
+	outR, outW := io.Pipe()
+	cfg := config{paths: p, profileKey: "test:connecting", threadName: "t", stdin: inR, stdout: outW, stderr: io.Discard}
+	served := make(chan error, 1)
+	go func() { served <- serve(context.Background(), cfg, zerolog.Nop()); outW.Close() }()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(make([]byte, 1<<20), 1<<20)
+	for _, req := range []string{claudeCodeDiscover, claudeCodeInitialize} {
+		io.WriteString(inW, req+"\n")
+		got := make(chan string, 1)
+		go func() {
+			if lines.Scan() {
+				got <- lines.Text()
+			}
+			close(got)
+		}()
+		select {
+		case l := <-got:
+			if !strings.Contains(l, `"result"`) {
+				t.Fatalf("answer to %.40s…: %s", req, l)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no answer to %.40s… while the supervisor does not answer", req)
+		}
+	}
+	inW.Close()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not end when stdin closed")
+	}
+	for lines.Scan() {
 	}
 }
