@@ -144,6 +144,17 @@ func (m *terminals) waitScreen(name, text string) {
 		func() string { return m.screen(name) })
 }
 
+// waitScreenAfter waits until the session's screen shows text below the
+// last line that holds anchor.
+func (m *terminals) waitScreenAfter(name, anchor, text string) {
+	m.t.Helper()
+	waitLong(m.t, fmt.Sprintf("%q after %q on the screen of %s", text, anchor, name), func() bool {
+		sc := m.screen(name)
+		i := strings.LastIndex(sc, anchor)
+		return i >= 0 && strings.Contains(sc[i:], text)
+	}, func() string { return m.screen(name) })
+}
+
 // waitLong polls cond for up to two minutes (Claude Code's turns under a
 // race-built supervisor on a loaded machine); what() describes the state
 // when it fails.
@@ -300,6 +311,9 @@ func TestClaudeCode(t *testing.T) {
 
 	// /exit, a message while no session runs, then claude --continue:
 	// the same topic, and the message arrives.
+	// The turn that answered the last prompt has ended (the script's last
+	// word is on the screen, after the message) before /exit is typed.
+	term.waitScreenAfter("alpha", "perm-text", "Answered in the chat.")
 	term.keys("alpha", "/exit")
 	term.waitScreen("alpha", "/exit")
 	term.keys("alpha", "Enter")
