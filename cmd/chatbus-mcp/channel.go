@@ -115,7 +115,9 @@ func (n *notifier) verdict(requestID, behavior string) error {
 // before it is remembered or dropped). So, after the first tools/list,
 // chatbus-mcp sends list_changed probes until Claude Code asks for the
 // list again: a tools/list after a probe means the handlers are in place.
-// A client that never asks again is delivered to after probeGiveUp.
+// Nothing is delivered blind: a client that never asks again gets no
+// channel notification (the thread's messages stay held in the
+// supervisor's journal), and after probeWarn the log says so.
 type clientGate struct {
 	mu     sync.Mutex // guards lists, probed and the closing of listed and ready
 	lists  int
@@ -125,11 +127,12 @@ type clientGate struct {
 }
 
 // Probing: the first probe goes at the first tools/list, the next ones
-// after probeFirst, doubling up to probeMax, until probeGiveUp.
+// after probeFirst, doubling up to probeMax; probeWarn is Claude Code's
+// own bound on connecting a server.
 const (
-	probeFirst  = 50 * time.Millisecond
-	probeMax    = time.Second
-	probeGiveUp = 30 * time.Second
+	probeFirst = 50 * time.Millisecond
+	probeMax   = time.Second
+	probeWarn  = 30 * time.Second
 )
 
 func newClientGate() *clientGate {
@@ -149,16 +152,15 @@ func (g *clientGate) toolsListed() {
 	}
 }
 
-// await returns once Claude Code can take channel notifications (or
-// after probeGiveUp, or when ctx ends). An error is a failed write to
-// Claude Code or the end of ctx.
+// await returns once Claude Code can take channel notifications, or
+// with an error: a failed write to Claude Code, or the end of ctx.
 func (g *clientGate) await(ctx context.Context, out *notifier, log zerolog.Logger) error {
 	select {
 	case <-g.listed:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	start := time.Now()
+	start, warned := time.Now(), false
 	for wait, n := probeFirst, 1; ; wait, n = min(2*wait, probeMax), n+1 {
 		g.mu.Lock()
 		g.probed = true
@@ -170,16 +172,16 @@ func (g *clientGate) await(ctx context.Context, out *notifier, log zerolog.Logge
 		select {
 		case <-g.ready:
 			t.Stop()
-			log.Debug().Int("probes", n).Dur("after", time.Since(start)).Msg("Claude Code asked for the tool list again: delivering")
+			log.Info().Int("probes", n).Dur("after", time.Since(start)).Msg("the client asked for the tool list again: its channel handler is in place, delivering")
 			return nil
 		case <-ctx.Done():
 			t.Stop()
 			return ctx.Err()
 		case <-t.C:
 		}
-		if time.Since(start) > probeGiveUp {
-			log.Warn().Int("probes", n).Msg("the client never asked for the tool list again after list_changed: delivering anyway (a client that is not Claude Code?)")
-			return nil
+		if !warned && time.Since(start) > probeWarn {
+			warned = true
+			log.Warn().Int("probes", n).Msg("the client has not asked for the tool list again after list_changed: the thread's messages are held until it does (a client that is not Claude Code?)")
 		}
 	}
 }
