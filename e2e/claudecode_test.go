@@ -238,12 +238,15 @@ func TestClaudeCode(t *testing.T) {
 	}
 	term := newTerminals(t, tmux, env)
 	debugLog := func(name string) string { return filepath.Join(root, name+".debug.log") }
-	launch := func(session string, p claudeProject, extra ...string) {
+	start := func(session string, p claudeProject, extra ...string) {
 		t.Helper()
 		argv := append([]string{claude, "--debug-file", debugLog(session)}, extra...)
 		argv = append(argv, "--dangerously-load-development-channels", "server:chatbus")
 		term.start(session, p.dir, argv...)
-		// The development-channel warning: one key at each launch.
+	}
+	// The development-channel warning: one key at each launch.
+	confirm := func(session string) {
+		t.Helper()
 		term.waitScreen(session, "I am using this for local development")
 		term.keys(session, "Enter")
 	}
@@ -261,8 +264,10 @@ func TestClaudeCode(t *testing.T) {
 			}
 		}
 	})
-	launch("alpha", alpha)
-	launch("beta", beta)
+	start("alpha", alpha)
+	start("beta", beta)
+	confirm("alpha")
+	confirm("beta")
 
 	// Each session gets its own topic; what is written there reaches its
 	// model as a <channel> block, and the reply lands in the same topic.
@@ -323,7 +328,8 @@ func TestClaudeCode(t *testing.T) {
 		return st != chatbusv1.BindingStatus_BINDING_STATUS_ACTIVE
 	}, func() string { return b.binding(t, alpha.profileKey).String() })
 	b.tg.PushMessage(forumChat, threadA, allowedUser, "while you were away")
-	launch("alpha-2", alpha, "--continue")
+	start("alpha-2", alpha, "--continue")
+	confirm("alpha-2")
 	b.waitText(t, threadA, "re: while you were away")
 	if got := b.topicOf(t, "alpha"); got != threadA || len(b.tg.Topics(forumChat)) != 2 {
 		t.Errorf("after --continue: topic %d (was %d), topics %+v", got, threadA, b.tg.Topics(forumChat))
