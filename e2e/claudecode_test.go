@@ -220,8 +220,9 @@ func TestClaudeCode(t *testing.T) {
 	alpha := claudeProject{name: "alpha", dir: filepath.Join(root, "alpha"), profileKey: "claude:alpha"}
 	beta := claudeProject{name: "beta", dir: filepath.Join(root, "beta"), profileKey: "claude:beta"}
 	writeClaudeHome(t, home, alpha, beta)
+	mcpLog := func(p claudeProject) string { return filepath.Join(root, p.name+".mcp.log") }
 	for _, p := range []claudeProject{alpha, beta} {
-		writeClaudeProject(t, p, b.socket, b.state)
+		writeClaudeProject(t, p, b.socket, b.state, mcpLog(p))
 	}
 	env := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8",
@@ -256,6 +257,10 @@ func TestClaudeCode(t *testing.T) {
 			for _, r := range reqs[max(0, len(reqs)-3):] {
 				t.Logf("a request to the API (%d in all):\n%s", len(reqs), r.summary())
 			}
+			for _, p := range []claudeProject{alpha, beta} {
+				data, _ := os.ReadFile(mcpLog(p))
+				t.Logf("chatbus-mcp's log in %s:\n%s", p.name, data)
+			}
 			for _, s := range []string{"alpha", "beta", "alpha-2"} {
 				t.Logf("screen of %s:\n%s", s, term.screen(s))
 				if data, err := os.ReadFile(debugLog(s)); err == nil {
@@ -272,6 +277,10 @@ func TestClaudeCode(t *testing.T) {
 	// Each session gets its own topic; what is written there reaches its
 	// model as a <channel> block, and the reply lands in the same topic.
 	threadA, threadB := b.topicOf(t, "alpha"), b.topicOf(t, "beta")
+	// The topic exists a moment before its binding does; a message written
+	// in that moment is held as unrouted (no person is that fast).
+	b.waitBound(t, alpha.profileKey, threadA)
+	b.waitBound(t, beta.profileKey, threadB)
 	b.tg.PushMessage(forumChat, threadA, allowedUser, "hello alpha")
 	b.tg.PushMessage(forumChat, threadB, allowedUser, "hello beta")
 	b.waitText(t, threadA, "re: hello alpha")
@@ -387,17 +396,20 @@ func writeClaudeHome(t *testing.T, home string, projects ...claudeProject) {
 
 // writeClaudeProject makes the project directory: .mcp.json launching
 // chatbus-mcp (the test's build) on the test's supervisor with a fixed
-// profile key, and settings that start in manual permission mode with the
-// reply tool allowed (everything else asks).
-func writeClaudeProject(t *testing.T, p claudeProject, socket, state string) {
+// profile key, its log appended to mcpLog (through sh, which execs it:
+// Claude Code keeps only what a server writes while it connects), and
+// settings that start in manual permission mode with the reply tool
+// allowed (everything else asks).
+func writeClaudeProject(t *testing.T, p claudeProject, socket, state, mcpLog string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Join(p.dir, ".claude"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	writeJSON(t, filepath.Join(p.dir, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"chatbus": map[string]any{
-		"command": filepath.Join(binDir, "chatbus-mcp"),
-		"args":    []string{"--no-start", "--socket", socket, "--state-dir", state, "--log-level", "debug"},
-		"env":     map[string]string{"CHATBUS_PROFILE_KEY": p.profileKey},
+		"command": "/bin/sh",
+		"args": []string{"-c", `exec "$0" "$@" 2>>` + mcpLog, filepath.Join(binDir, "chatbus-mcp"),
+			"--no-start", "--socket", socket, "--state-dir", state, "--log-level", "debug"},
+		"env": map[string]string{"CHATBUS_PROFILE_KEY": p.profileKey},
 	}}})
 	writeJSON(t, filepath.Join(p.dir, ".claude", "settings.json"), map[string]any{
 		"permissions":           map[string]any{"defaultMode": "manual", "allow": []string{replyTool}},
@@ -414,6 +426,26 @@ func writeJSON(t *testing.T, path string, v any) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// waitBound waits until the supervisor has the binding of key on thread.
+func (b *tgBus) waitBound(t *testing.T, key string, thread int) {
+	t.Helper()
+	bound := func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		resp, err := b.c.Admin.ListBindings(ctx, &chatbusv1.ListBindingsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bi := range resp.GetBindings() {
+			if bi.GetBinding().GetProfileKey() == key {
+				return bi.GetBinding().GetTarget().GetThread() == fmt.Sprint(thread)
+			}
+		}
+		return false
+	}
+	waitLong(t, fmt.Sprintf("binding %s on thread %d", key, thread), bound, func() string { return "" })
 }
 
 // waitText waits until the bot has sent text in the topic.
