@@ -144,7 +144,8 @@ function renderMessage(m) {
   if (m.html) {
     const t = document.createElement("div");
     t.className = "text md";
-    t.append(safeFragment(m.html));
+    m.safe = m.safe || safeFragment(m.html); // kept with this state of the message: the list is drawn again on each change
+    t.append(m.safe.cloneNode(true));
     div.append(t);
   } else if (m.text) {
     const t = document.createElement("div");
