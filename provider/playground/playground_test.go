@@ -153,9 +153,9 @@ func TestDescribe(t *testing.T) {
 	}
 	var got []string
 	for _, v := range d.GetVerbs() {
-		got = append(got, fmt.Sprint(v.GetName(), v.GetIdempotent()))
+		got = append(got, fmt.Sprintf("%s/%v/%v", v.GetName(), v.GetIdempotent(), v.GetLasts().AsDuration()))
 	}
-	if strings.Join(got, " ") != "sendtrue edittrue reacttrue typingfalse answertrue" || len(d.GetMethods()) != 0 ||
+	if strings.Join(got, " ") != "send/true/0s edit/true/0s react/true/0s typing/false/5s answer/true/0s" || len(d.GetMethods()) != 0 || len(d.GetLimits()) != 0 ||
 		d.GetPlatform() != "playground" || d.GetMaxTextChars() != maxTextChars || d.GetWebUrl() != r.p.URL() {
 		t.Fatalf("describe %v", d)
 	}

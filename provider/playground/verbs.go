@@ -49,12 +49,13 @@ func notFound(format string, args ...any) error {
 // verbs are the verbs the playground declares. Send is recorded with its
 // idempotency key in the transaction that stores the message (a repeat
 // is answered, not made again); an edit, a reaction or an answer made
-// again with the same content changes nothing.
+// again with the same content changes nothing; typing shows for
+// typingFor. The playground has no rate limits: nothing is paced.
 var verbs = []provider.Verb{
 	{Name: provider.VerbSend, Idempotent: true},
 	{Name: provider.VerbEdit, Idempotent: true},
 	{Name: provider.VerbReact, Idempotent: true},
-	{Name: provider.VerbTyping},
+	{Name: provider.VerbTyping, Lasts: typingFor},
 	{Name: provider.VerbAnswer, Idempotent: true},
 }
 
