@@ -229,6 +229,16 @@ func TestClusterFailoverLosesNothing(t *testing.T) {
 		deadline := time.Now().Add(90 * time.Second)
 		for delivered() < n {
 			if time.Now().After(deadline) {
+				for _, r := range rs {
+					t.Logf("%s: %d delivered, last seq %d", r.key, r.count(), r.last)
+				}
+				for _, nd := range tc.nodes {
+					if nd.d != nil && nd.name == tc.leader() {
+						out, _, _ := nd.p.busctl("bindings")
+						un, _, _ := nd.p.busctl("updates", "--unrouted")
+						t.Logf("bindings:\n%s\nunrouted:\n%s", out, un)
+					}
+				}
 				t.Fatalf("%s: %d of %d delivered (leader %q)", what, delivered(), n, tc.leader())
 			}
 			time.Sleep(10 * time.Millisecond)
@@ -324,6 +334,47 @@ func TestClusterFailoverLosesNothing(t *testing.T) {
 	}
 	if log := stopped.d.stderr.String(); !strings.Contains(log, "leader lease lost") && !strings.Contains(log, "refused by the fence") {
 		t.Errorf("the deposed leader did not report losing its lease")
+	}
+
+	// The cluster view, from any node: the leader, its fence and lease,
+	// the three members.
+	var view struct {
+		Node    string
+		Leaders []struct {
+			Provider, Node  string
+			FenceRevision   int64 `json:"fence_revision"`
+			LeaseTTLSeconds int64 `json:"lease_ttl_seconds"`
+		}
+		Members []struct {
+			Node    string
+			Leading bool
+		}
+	}
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		out, errOut, code := stopped.p.busctl("cluster", "-o", "json")
+		if code != 0 {
+			t.Fatalf("busctl cluster: %d %s", code, errOut)
+		}
+		if err := json.Unmarshal([]byte(out), &view); err != nil {
+			t.Fatalf("busctl cluster: %v\n%s", err, out)
+		}
+		if len(view.Members) == 3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if view.Node != stopped.name || len(view.Leaders) != 1 || view.Leaders[0].Node != next.name ||
+		view.Leaders[0].FenceRevision == 0 || view.Leaders[0].LeaseTTLSeconds != 2 || len(view.Members) != 3 {
+		t.Errorf("busctl cluster on %s: %+v", stopped.name, view)
+	}
+	for _, m := range view.Members {
+		if m.Leading != (m.Node == next.name) {
+			t.Errorf("member %s leading=%v, leader is %s", m.Node, m.Leading, next.name)
+		}
+	}
+	if out, _, _ := stopped.p.busctl("status"); !strings.Contains(out, "telegram led by "+next.name) {
+		t.Errorf("busctl status on %s:\n%s", stopped.name, out)
 	}
 
 	cancel()

@@ -137,6 +137,8 @@ type Node struct {
 	leading    bool // this node's supervisor serves (localConn is usable)
 	terms      int  // how many times this node won
 	fenced     int  // how many of its terms ended fenced
+	streams    int  // update streams open on the front (followers)
+	started    time.Time
 }
 
 // New checks cfg and prepares a node.
@@ -169,7 +171,7 @@ func New(cfg Config) (*Node, error) {
 	if cfg.Etcd.DialTimeout == 0 {
 		cfg.Etcd.DialTimeout = 5 * time.Second
 	}
-	return &Node{cfg: cfg, log: cfg.Logger.With().Str("component", "cluster").Str("node", cfg.Node).Logger(),
+	return &Node{cfg: cfg, started: time.Now(), log: cfg.Logger.With().Str("component", "cluster").Str("node", cfg.Node).Logger(),
 		client: &tlsDialer{tls: ctls}}, nil
 }
 
@@ -200,11 +202,12 @@ func (n *Node) Run(ctx context.Context) error {
 	defer rl.Close()
 
 	fs := grpc.NewServer(grpc.Creds(safesocket.PeerCredentials()), grpc.ForceServerCodec(rawCodec{}),
-		grpc.UnknownServiceHandler(relayHandler(n.frontTarget)),
+		grpc.UnknownServiceHandler(relay{gate: n.checkLocal, pick: n.frontTarget, track: n.track,
+			local: map[string]localHandler{getClusterMethod: n.getCluster}}.handler()),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.MaxRecvMsgSize(8<<20), grpc.MaxSendMsgSize(8<<20))
 	rs := grpc.NewServer(grpc.Creds(credentials.NewTLS(stls)), grpc.ForceServerCodec(rawCodec{}),
-		grpc.UnknownServiceHandler(relayHandler(n.relayTarget)),
+		grpc.UnknownServiceHandler(relay{pick: n.relayTarget}.handler()),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.MaxRecvMsgSize(8<<20), grpc.MaxSendMsgSize(8<<20))
 
@@ -214,6 +217,7 @@ func (n *Node) Run(ctx context.Context) error {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	wg.Go(func() { n.observe(runCtx) })
+	wg.Go(func() { n.member(runCtx) })
 	campaignDone := make(chan struct{})
 	go func() { defer close(campaignDone); n.campaign(runCtx) }()
 	n.log.Info().Str("socket", n.cfg.Socket).Str("relay", rl.Addr().String()).Str("provider", n.cfg.Provider).
@@ -237,13 +241,9 @@ func (n *Node) Run(ctx context.Context) error {
 	return nil
 }
 
-// frontTarget routes a local caller's call: its secret checked, to this
+// frontTarget routes a local caller's call (checked by checkLocal): to this
 // node's supervisor while it leads, else to the leader's relay listener.
-func (n *Node) frontTarget(ctx context.Context) (*grpc.ClientConn, metadata.MD, error) {
-	method, _ := grpc.Method(ctx)
-	if err := n.checkLocal(ctx, method); err != nil {
-		return nil, nil, err
-	}
+func (n *Node) frontTarget(context.Context) (*grpc.ClientConn, metadata.MD, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch {

@@ -61,15 +61,49 @@ func relayedMD(in metadata.MD) metadata.MD {
 	return out
 }
 
-// relayHandler forwards any call it gets to the connection pick names:
-// the caller's messages one way, the answers, headers and trailers the
-// other, and the final status as it came.
-func relayHandler(pick target) grpc.StreamHandler {
+// localHandler answers a unary call on the node itself (the cluster
+// view): the request's bytes in, the response's out.
+type localHandler func(ctx context.Context, in []byte) ([]byte, error)
+
+// relay is one listener's handler of every call: gate checks the caller,
+// local answers what the node answers itself, pick routes the rest,
+// track (if set) is told of each call and returns its end.
+type relay struct {
+	gate  func(ctx context.Context, method string) error
+	local map[string]localHandler
+	pick  target
+	track func(method string) (done func())
+}
+
+// handler forwards any call it gets to the connection pick names: the
+// caller's messages one way, the answers, headers and trailers the other,
+// and the final status as it came.
+func (r relay) handler() grpc.StreamHandler {
 	return func(_ any, ss grpc.ServerStream) error {
 		method, ok := grpc.MethodFromServerStream(ss)
 		if !ok {
 			return status.Error(codes.Internal, "relay: no method")
 		}
+		if r.gate != nil {
+			if err := r.gate(ss.Context(), method); err != nil {
+				return err
+			}
+		}
+		if h, ok := r.local[method]; ok {
+			in := &frame{}
+			if err := ss.RecvMsg(in); err != nil {
+				return err
+			}
+			out, err := h(ss.Context(), in.b)
+			if err != nil {
+				return err
+			}
+			return ss.SendMsg(&frame{b: out})
+		}
+		if r.track != nil {
+			defer r.track(method)()
+		}
+		pick := r.pick
 		conn, add, err := pick(ss.Context())
 		if err != nil {
 			return err
