@@ -64,7 +64,10 @@ func startCluster(t *testing.T, n int) *testCluster {
 		}
 		addr := ln.Addr().String()
 		ln.Close()
-		cfg := telegramConfig(tc.tg, "") + fmt.Sprintf(`cluster:
+		// The grace a new leader gives followers before it retires their
+		// bindings covers a killed node's restart (its follower waits for
+		// it), as a cluster's default does.
+		cfg := strings.Replace(telegramConfig(tc.tg, ""), "reconcile_grace: 1s", "reconcile_grace: 20s", 1) + fmt.Sprintf(`cluster:
   name: t
   node: %s
   etcd:
@@ -365,7 +368,7 @@ func TestClusterFailoverLosesNothing(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	if view.Node != stopped.name || len(view.Leaders) != 1 || view.Leaders[0].Node != next.name ||
-		view.Leaders[0].FenceRevision == 0 || view.Leaders[0].LeaseTTLSeconds != 2 || len(view.Members) != 3 {
+		view.Leaders[0].FenceRevision == 0 || view.Leaders[0].LeaseTTLSeconds < 2 || len(view.Members) != 3 {
 		t.Errorf("busctl cluster on %s: %+v", stopped.name, view)
 	}
 	for _, m := range view.Members {

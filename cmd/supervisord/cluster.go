@@ -97,10 +97,15 @@ func (c *config) checkCluster(providers int) []problem {
 	return probs
 }
 
+// clusterReconcileGrace is a cluster's reconcile_grace unless the config
+// says otherwise.
+const clusterReconcileGrace = 30 * time.Second
+
 // runCluster runs this supervisord as a cluster node: the front on the
 // socket, the relay, the campaign; the supervisor cfg describes runs
 // while this node leads.
-func runCluster(ctx context.Context, cfg server.Config, cc clusterConfig, log zerolog.Logger) error {
+func runCluster(ctx context.Context, cfg server.Config, fc *config, log zerolog.Logger) error {
+	cc := fc.Cluster
 	if len(cfg.Providers) != 1 {
 		return fmt.Errorf("cluster: exactly one provider, got %d", len(cfg.Providers))
 	}
@@ -118,6 +123,11 @@ func runCluster(ctx context.Context, cfg server.Config, cc clusterConfig, log ze
 			return fmt.Errorf("cluster.etcd: %w", err)
 		}
 		etcd.TLS = t
+	}
+	if _, set := fc.lines["reconcile_grace"]; !set {
+		// A new leader waits for the followers of every host, those whose
+		// own node restarts too, before it retires their bindings.
+		cfg.ReconcileGrace = clusterReconcileGrace
 	}
 	onReady := cfg.OnReady
 	node, err := cluster.New(cluster.Config{

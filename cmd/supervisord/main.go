@@ -222,7 +222,7 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 	cfg.OnStopping = n.stopping
 	cfg.Watchdog = n.watchdog()
 	if fc.clusterOn() {
-		err = runCluster(cmd.Context(), cfg, fc.Cluster, log)
+		err = runCluster(cmd.Context(), cfg, fc, log)
 		if n.served() {
 			n.stopping()
 			log.Info().Msg("stopped")

@@ -1,7 +1,8 @@
 // Package etcdtest starts a real etcd cluster (go.etcd.io/etcd/server/v3's
-// embed) on loopback inside a test process: one or three members, each
-// with its data in the test's temporary directory, stopped by t.Cleanup.
-// Tests only; nothing of the product imports it.
+// embed) on loopback inside a test or benchmark process: one or three
+// members, each with its data in a directory of the caller's. For tests
+// (Start: stopped by t.Cleanup) and busbench (Run); nothing a user runs
+// imports it.
 package etcdtest
 
 import (
@@ -25,16 +26,35 @@ type Cluster struct {
 	members   []*embed.Etcd
 }
 
-// Start starts an etcd cluster of n members on loopback and waits until
-// it has a leader. It is stopped when the test ends.
+// Start starts an etcd cluster of n members on loopback in the test's
+// temporary directory and waits until it has a leader. It is stopped when
+// the test ends.
 func Start(t testing.TB, n int) *Cluster {
 	t.Helper()
-	dir := t.TempDir()
+	c, err := Run(t.TempDir(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// Run starts an etcd cluster of n members on loopback with their data
+// under dir and waits until every member is ready. Close stops it.
+func Run(dir string, n int) (*Cluster, error) {
 	type ports struct{ peer, client url.URL }
 	ps := make([]ports, n)
 	var initial []string
 	for i := range ps {
-		ps[i] = ports{peer: freeURL(t), client: freeURL(t)}
+		peer, err := freeURL()
+		if err != nil {
+			return nil, err
+		}
+		cl, err := freeURL()
+		if err != nil {
+			return nil, err
+		}
+		ps[i] = ports{peer: peer, client: cl}
 		initial = append(initial, fmt.Sprintf("m%d=%s", i, ps[i].peer.String()))
 	}
 	c := &Cluster{}
@@ -53,26 +73,28 @@ func Start(t testing.TB, n int) *Cluster {
 		cfg.TickMs, cfg.ElectionMs = 100, 2000
 		e, err := embed.StartEtcd(cfg)
 		if err != nil {
-			c.stop()
-			t.Fatalf("etcd member %d: %v", i, err)
+			c.Close()
+			return nil, fmt.Errorf("etcd member %d: %w", i, err)
 		}
 		c.members = append(c.members, e)
 		c.Endpoints = append(c.Endpoints, ps[i].client.String())
 	}
-	t.Cleanup(c.stop)
 	for i, e := range c.members {
 		select {
 		case <-e.Server.ReadyNotify():
 		case err := <-e.Err():
-			t.Fatalf("etcd member %d: %v", i, err)
+			c.Close()
+			return nil, fmt.Errorf("etcd member %d: %w", i, err)
 		case <-time.After(60 * time.Second):
-			t.Fatalf("etcd member %d not ready within a minute", i)
+			c.Close()
+			return nil, fmt.Errorf("etcd member %d not ready within a minute", i)
 		}
 	}
-	return c
+	return c, nil
 }
 
-func (c *Cluster) stop() {
+// Close stops every member.
+func (c *Cluster) Close() {
 	for _, e := range c.members {
 		e.Close()
 	}
@@ -90,12 +112,11 @@ func (c *Cluster) Client(t testing.TB) *clientv3.Client {
 	return cli
 }
 
-func freeURL(t testing.TB) url.URL {
-	t.Helper()
+func freeURL() (url.URL, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return url.URL{}, err
 	}
 	defer ln.Close()
-	return url.URL{Scheme: "http", Host: ln.Addr().String()}
+	return url.URL{Scheme: "http", Host: ln.Addr().String()}, nil
 }
