@@ -7,6 +7,7 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -101,7 +102,8 @@ func (b *bencher) clusterPhase(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer f.close(false)
+	closeF := sync.OnceFunc(func() { f.close(false) })
+	defer closeF()
 	b.logf("cluster latency: %.0f updates/s for %s through the relay", o.LatencyRate, o.ClusterDuration)
 	st0, err := ctl0.stats(ctx)
 	if err != nil {
@@ -141,7 +143,13 @@ func (b *bencher) clusterPhase(ctx context.Context) error {
 	if n := f.anomalies.Load(); n != 0 {
 		b.check(false, "cluster: the follower saw %d seq gaps or repeats (want 0)", n)
 	}
-	f.close(false)
+	// Everything received is acknowledged before the failover part (the
+	// follower's acks are coalesced: the last ones may be pending).
+	if err := f.f.Ack(ctx, f.latest.Load()); err != nil {
+		return fmt.Errorf("ack: %w", err)
+	}
+	after := f.latest.Load()
+	closeF()
 
 	// Failover: updates flow at the latency rate to a follower on n1; n0
 	// is SIGKILLed; n1 wins once n0's lease ends, starts its own child and
@@ -154,7 +162,7 @@ func (b *bencher) clusterPhase(ctx context.Context) error {
 	followDone := make(chan struct{})
 	go func() {
 		defer close(followDone)
-		resume(fctx, s1.Socket, relay.secret, &killedAt, &got)
+		resume(fctx, s1.Socket, relay.secret, after, &killedAt, &got)
 	}()
 	// The first update reached it: the stream is up before the kill.
 	if err := ctl0.inject(ctx, bench.Injection{Rate: o.LatencyRate, Batch: 1, Threads: []int64{f.thread}}); err != nil {
@@ -182,7 +190,17 @@ func (b *bencher) clusterPhase(ctx context.Context) error {
 	}
 	for got.Load() == 0 {
 		if time.Now().After(deadline) {
-			return errors.New("cluster failover: no update reached the follower within 60s of the kill")
+			st, err := ctl1.stats(ctx)
+			if lb, lerr := relay.admin.Admin.ListBindings(ctx, &chatbusv1.ListBindingsRequest{}); lerr == nil {
+				for _, bi := range lb.GetBindings() {
+					b.logf("binding %s live=%v journal=%v", bi.GetBinding().GetProfileKey(), bi.GetLive(), bi.GetJournal())
+				}
+			} else {
+				b.logf("list bindings: %v", lerr)
+			}
+			fs, _ := relay.admin.Admin.ListFollowers(ctx, &chatbusv1.ListFollowersRequest{})
+			b.logf("followers: %v", fs)
+			return fmt.Errorf("cluster failover: no update reached the follower within 60s of the kill (the new provider: %+v, %v; follower got %d, last text %v, err %v, killed %d)", st, err, resumeN.Load(), resumeText.Load(), resumeErr.Load(), killedAt.Load())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -242,12 +260,14 @@ func rawTxns(ctx context.Context, cli *clientv3.Client, n int) (bench.Summary, f
 }
 
 // resume is a follower that survives its supervisor's leader changing:
-// it registers (REUSE) and subscribes after what it had, again and again;
+// it registers (REUSE) and subscribes after what it had (at first: after),
+// again and again, acknowledging coalesced as the bench's followers do;
 // the first update it receives after killedAt is set is stored in got.
-func resume(ctx context.Context, socket, secret string, killedAt, got *atomic.Int64) {
-	var last uint64
+func resume(ctx context.Context, socket, secret string, after uint64, killedAt, got *atomic.Int64) {
+	last := after
+	defer func() { resumeLast.Store(last) }()
 	for ctx.Err() == nil {
-		c, err := client.Dial(socket, client.WithSecret(secret))
+		c, err := client.Dial(socket, client.WithSecret(secret), client.WithAckCoalescing(client.DefaultAckDelay, client.DefaultAckEvery))
 		if err != nil {
 			time.Sleep(20 * time.Millisecond)
 			continue
@@ -258,8 +278,10 @@ func resume(ctx context.Context, socket, secret string, killedAt, got *atomic.In
 			time.Sleep(20 * time.Millisecond)
 			continue
 		}
-		f.Updates(ctx, last, func(u *chatbusv1.Update) error {
+		err = f.Updates(ctx, last, func(u *chatbusv1.Update) error {
 			last = u.GetSeq()
+			resumeN.Add(1)
+			resumeText.Store(u.GetText())
 			if k := killedAt.Load(); k != 0 && got.Load() == 0 {
 				if sent, ok := bench.SentAt(u.GetText()); ok && sent.UnixNano() > k {
 					got.Store(time.Now().UnixNano())
@@ -267,7 +289,15 @@ func resume(ctx context.Context, socket, secret string, killedAt, got *atomic.In
 			}
 			return f.Ack(ctx, last)
 		})
+		resumeErr.Store(fmt.Sprint(err))
 		f.Close(context.Background())
 		c.Close()
 	}
 }
+
+var (
+	resumeN    atomic.Int64
+	resumeLast atomic.Uint64
+	resumeErr  atomic.Value
+	resumeText atomic.Value
+)

@@ -152,6 +152,9 @@ type Store struct {
 	// waiters: Changed channels by binding key.
 	waiters map[string][]waiter
 	dropped []drop // drops to report once the lock is released
+	// afterCommit are deletions of records the committed write made
+	// unreachable (journal chunks below a queue's floor), run after it.
+	afterCommit []clientv3.Op
 }
 
 type waiter struct {
@@ -548,6 +551,7 @@ func (s *Store) write(ctx context.Context, fn func() ([]clientv3.Op, func(), err
 		s.mu.Unlock()
 		return err
 	}
+	s.afterCommit = nil
 	ops, apply, err := fn()
 	if err == nil {
 		err = s.commit(ctx, ops)
@@ -555,6 +559,11 @@ func (s *Store) write(ctx context.Context, fn func() ([]clientv3.Op, func(), err
 	if err == nil && apply != nil {
 		apply()
 	}
+	if err == nil && len(s.afterCommit) > 0 {
+		// Unreachable already: a failure leaves garbage, never a wrong state.
+		_ = s.commitSplit(context.Background(), s.afterCommit)
+	}
+	s.afterCommit = nil
 	drops := s.dropped
 	s.dropped = nil
 	s.mu.Unlock()

@@ -147,22 +147,23 @@ func (s *Store) Append(ctx context.Context, provider string, updates []store.Upd
 	return out, nil
 }
 
-// queueOps writes q's state and deletes its chunks wholly at or below its
-// floor (a chunk partly above stays; what is below the floor in it is
-// skipped at load).
+// queueOps writes q's state; the chunks wholly at or below its floor are
+// deleted after the write committed, in as many transactions as they need
+// (a chunk partly above stays; what is below the floor in it is skipped at
+// load, and a chunk left by a failed delete goes with the next change of
+// its queue after a reload). Caller holds mu.
 func (s *Store) queueOps(key string, q *queue) []clientv3.Op {
-	var ops []clientv3.Op
 	keep := q.chunks[:0:0]
 	for _, c := range q.chunks {
 		if c.last <= q.Floor {
-			ops = append(ops, clientv3.OpDelete(c.key))
+			s.afterCommit = append(s.afterCommit, clientv3.OpDelete(c.key))
 			continue
 		}
 		keep = append(keep, c)
 	}
 	q.chunks = keep
 	op, _ := jsonOp(s.k(pQueue, hexKey(key)), q) // a struct of numbers: never fails
-	return append(ops, op)
+	return []clientv3.Op{op}
 }
 
 // retain drops q's oldest pending updates beyond the Limits and returns
