@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -281,6 +282,32 @@ func TestClusterFailoverLosesNothing(t *testing.T) {
 		}
 	}
 	res1 := callOnce("k-1", "once across failover")
+
+	// Files through the relay: a person's file downloads, an upload lands
+	// in the thread (client- and server-streaming calls relayed).
+	rn := tc.nodes[relayNode]
+	fc, err := client.Dial(rn.p.socket, client.WithSecretFile(filepath.Join(rn.p.state, "secret")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	files := follow(t, fc, "manual:files", "/w/files")
+	_, fileID := tc.tg.PushDocument(forumChat, int(files.thread()), allowedUser, "notes.txt", []byte("the notes\n"), "notes")
+	files.waitTexts(t, "notes")
+	var dl bytes.Buffer
+	if _, err := files.f.DownloadFile(ctx, fileID, &dl); err != nil || dl.String() != "the notes\n" {
+		t.Fatalf("download through the relay: %q, %v", dl.String(), err)
+	}
+	if _, err := files.f.UploadFile(ctx, client.Upload{Filename: "answer.txt"}, strings.NewReader("answer\n")); err != nil {
+		t.Fatalf("upload through the relay: %v", err)
+	}
+	uploaded := false
+	for _, m := range tc.tg.Sent(forumChat, int(files.thread())) {
+		uploaded = uploaded || (m.Document != nil && m.Document.FileName == "answer.txt")
+	}
+	if !uploaded {
+		t.Errorf("the upload did not reach the thread: %+v", tc.tg.Sent(forumChat, int(files.thread())))
+	}
 
 	// Two kills of the leader, mid-stream.
 	leader := first
