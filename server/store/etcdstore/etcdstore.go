@@ -260,6 +260,29 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 	if err := s.load(ctx); err != nil {
 		return nil, err
 	}
+	// As Bolt does at open: a journal under a key no binding names (its
+	// binding's deletion was cut short) is nobody's.
+	err := s.write(ctx, func() ([]clientv3.Op, func(), error) {
+		var ops []clientv3.Op
+		var orphans []string
+		for key := range s.queues {
+			if _, ok := s.bindings[key]; key != "" && !ok {
+				ops = append(ops, s.deleteJournalOps(key)...)
+				orphans = append(orphans, key)
+			}
+		}
+		if err := s.commitSplit(ctx, ops); err != nil {
+			return nil, nil, err
+		}
+		return nil, func() {
+			for _, key := range orphans {
+				delete(s.queues, key)
+			}
+		}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -293,3 +293,34 @@ func TestAckOfManyBatches(t *testing.T) {
 		t.Fatalf("journal keys left after the ack: %v %v", resp.Count, err)
 	}
 }
+
+// TestOrphanJournalDeletedAtOpen: a journal whose binding is gone (its
+// deletion was cut short between the two) is deleted when the next leader
+// opens the store, as the embedded store does.
+func TestOrphanJournalDeletedAtOpen(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cli := c.Client(t)
+	f, _ := leader(t, cli, "tg", 5)
+	s := open(t, cli, "/p/", f, etcdstore.Options{})
+	if err := s.PutBinding(store.Binding{Key: "k", Status: store.StatusActive}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(context.Background(), "tg", msgs("k", 2, 1), nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// The binding alone goes, as a cut-short deletion leaves it.
+	if _, err := cli.Delete(context.Background(), "/p/b/", clientv3.WithPrefix()); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, cli, "/p/", f, etcdstore.Options{})
+	if st, _ := r.Stats("k"); st.Pending != 0 {
+		t.Errorf("orphan journal kept: %+v", st)
+	}
+	for _, pfx := range []string{"/p/j/", "/p/q/"} {
+		resp, err := cli.Get(context.Background(), pfx, clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err != nil || resp.Count != 0 {
+			t.Errorf("%s keys left in etcd: %d %v", pfx, resp.Count, err)
+		}
+	}
+}
