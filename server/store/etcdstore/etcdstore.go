@@ -21,8 +21,9 @@
 // cursor in one transaction, so the cursor never runs ahead of a durable
 // update. Journal updates are stored per Append batch and binding (a
 // chunk), so a transaction's operation count grows with the bindings a
-// batch touches, not with its updates (etcd's --max-txn-ops, 128 by
-// default, bounds it).
+// batch touches, not with its updates; a batch beyond etcd's
+// --max-txn-ops (Options.MaxTxnOps) is written in several transactions,
+// the cursor with the last.
 //
 // The package knows nothing of gRPC; errors match the store's sentinels.
 package etcdstore
@@ -69,8 +70,8 @@ type Options struct {
 	// MaxSent: see store.Options. If zero, 4096.
 	MaxSent int
 	// MaxTxnOps is the most operations one transaction may carry (etcd's
-	// --max-txn-ops). Writes that may be split (pruning) are; an Append
-	// that would need more fails with store.ErrInvalid. If zero, 128.
+	// --max-txn-ops). Writes that need more are split (an Append's
+	// cursor goes with its last transaction). If zero, 128.
 	MaxTxnOps int
 	// Timeout bounds each etcd transaction of a call without a context.
 	// If zero, 10s.

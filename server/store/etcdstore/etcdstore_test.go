@@ -324,3 +324,40 @@ func TestOrphanJournalDeletedAtOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendAcrossManyBindings: a batch touching more bindings than one
+// transaction may carry is journalled in several, the cursor with the
+// last; every update gets its seq, and a repeat of the batch is
+// de-duplicated.
+func TestAppendAcrossManyBindings(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cli := c.Client(t)
+	f, _ := leader(t, cli, "tg", 5)
+	s := open(t, cli, "/p/", f, etcdstore.Options{MaxTxnOps: 5})
+	var batch []store.Update
+	for i := range 6 {
+		key := fmt.Sprint("k", i)
+		if err := s.PutBinding(store.Binding{Key: key, Status: store.StatusActive}); err != nil {
+			t.Fatal(err)
+		}
+		batch = append(batch, msgs(key, 2, 10*i+1)...)
+	}
+	got, err := s.Append(context.Background(), "tg", batch, []byte("99"))
+	if err != nil || len(got) != 12 {
+		t.Fatalf("append over 6 bindings: %d, %v", len(got), err)
+	}
+	if again, err := s.Append(context.Background(), "tg", batch, []byte("99")); err != nil || len(again) != 0 {
+		t.Fatalf("the batch again: %d, %v", len(again), err)
+	}
+	s.Close()
+	r := open(t, cli, "/p/", f, etcdstore.Options{MaxTxnOps: 5})
+	for i := range 6 {
+		us, _ := r.Read(fmt.Sprint("k", i), 0, 0)
+		if len(us) != 2 || us[0].Seq != 1 || us[1].Seq != 2 || us[0].PlatformUpdateID != int64(10*i+1) {
+			t.Errorf("k%d after reopen: %+v", i, us)
+		}
+	}
+	if cur, _ := r.Cursor("tg"); string(cur) != "99" {
+		t.Errorf("cursor %q", cur)
+	}
+}

@@ -13,7 +13,9 @@ import (
 
 // Append implements store.Store: the batch's updates (one chunk per
 // binding), the queue states they change, their de-duplication ids, what
-// retention removed and the cursor, in one fenced transaction.
+// retention removed and the cursor, in one fenced transaction (several,
+// the cursor in the last, for a batch that touches more bindings than one
+// may carry).
 func (s *Store) Append(ctx context.Context, provider string, updates []store.Update, cursor []byte) ([]store.Update, error) {
 	if err := store.CheckProvider(provider); err != nil {
 		return nil, err
@@ -28,6 +30,7 @@ func (s *Store) Append(ctx context.Context, provider string, updates []store.Upd
 			q       *queue
 			entries []entry
 			data    [][]byte
+			ids     []string
 		}
 		parts := map[string]*part{}
 		var order []string
@@ -46,7 +49,8 @@ func (s *Store) Append(ctx context.Context, provider string, updates []store.Upd
 			if _, ok := s.bindings[u.BindingKey]; u.BindingKey != "" && !ok {
 				u.BindingKey = ""
 			}
-			if id := u.DedupKey(); id != "" {
+			id := u.DedupKey()
+			if id != "" {
 				if _, dup := ss.ids[id]; dup {
 					continue
 				}
@@ -71,15 +75,29 @@ func (s *Store) Append(ctx context.Context, provider string, updates []store.Upd
 			v := store.EncodeUpdate(&u)
 			p.entries = append(p.entries, entry{u: u, size: int64(len(v))})
 			p.data = append(p.data, v)
+			if id != "" {
+				p.ids = append(p.ids, id)
+			}
 			out = append(out, u)
 		}
-		var ops []clientv3.Op
-		var applies []func()
+		// One group per transaction: the bindings' chunks and queue
+		// states, their de-duplication ids, and in the last group the
+		// cursor. A batch fits one transaction unless it touches more
+		// bindings than MaxTxnOps allows; then each group is journalled
+		// with its ids before the next, and the cursor moves only with
+		// the last, so a failure between them leaves updates journalled
+		// and de-duplicated that the platform will send again.
+		type group struct {
+			ops     []clientv3.Op
+			applies []func()
+			ids     []string
+		}
+		var groups []*group
+		g := &group{}
 		for _, key := range order {
 			p := parts[key]
 			first := p.entries[0].u.Seq
 			ck := s.k(pJournal, hexKey(key), "/", fmt.Sprintf("%020d", first))
-			ops = append(ops, clientv3.OpPut(ck, string(encodeChunk(p.data))))
 			// The queue as it will be: a copy, so that a refused write
 			// leaves memory as it was.
 			nq := *p.q
@@ -90,56 +108,65 @@ func (s *Store) Append(ctx context.Context, provider string, updates []store.Upd
 			}
 			nq.Last = p.entries[len(p.entries)-1].u.Seq
 			drops := s.retain(key, &nq, now)
-			ops = append(ops, s.queueOps(key, &nq)...)
-			applies = append(applies, func() {
+			ops := append([]clientv3.Op{clientv3.OpPut(ck, string(encodeChunk(p.data)))}, s.queueOps(key, &nq)...)
+			if len(g.ops) > 0 && len(g.ops)+len(ops)+2 > s.opts.MaxTxnOps {
+				groups = append(groups, g)
+				g = &group{}
+			}
+			g.ops = append(g.ops, ops...)
+			g.ids = append(g.ids, p.ids...)
+			g.applies = append(g.applies, func() {
 				s.queues[key] = &nq
 				s.dropped = append(s.dropped, drops...)
 				s.wake(key, false)
 			})
 		}
-		if len(batchIDs) > 0 {
-			ids := make([]string, 0, len(batchIDs))
-			for id := range batchIDs {
-				ids = append(ids, id)
+		groups = append(groups, g)
+		for i, g := range groups {
+			if len(g.ids) > 0 {
+				ids, n := g.ids, ss.next
+				dk := s.k(pDedup, hexKey(provider), "/", fmt.Sprintf("%020d", n))
+				op, err := jsonOp(dk, seenRecord{At: now, IDs: ids})
+				if err != nil {
+					return nil, nil, err
+				}
+				g.ops = append(g.ops, op)
+				g.applies = append(g.applies, func() {
+					ss.chunks = append(ss.chunks, seenChunk{key: dk, at: now, ids: ids})
+					for _, id := range ids {
+						ss.ids[id] = struct{}{}
+					}
+					ss.count += len(ids)
+					ss.next = max(ss.next, n+1)
+				})
+				ss.next++ // reserved; a failed write leaves a gap, never a reuse
 			}
-			dk := s.k(pDedup, hexKey(provider), "/", fmt.Sprintf("%020d", ss.next))
-			op, err := jsonOp(dk, seenRecord{At: now, IDs: ids})
-			if err != nil {
+			if i == len(groups)-1 && cursor != nil {
+				c := append([]byte(nil), cursor...)
+				g.ops = append(g.ops, clientv3.OpPut(s.k(pCursor, provider), string(c)))
+				g.applies = append(g.applies, func() { s.cursors[provider] = c })
+			}
+		}
+		for _, g := range groups {
+			if err := s.commit(ctx, g.ops); err != nil {
 				return nil, nil, err
 			}
-			ops = append(ops, op)
-			// The oldest windows beyond the bounds go in the same write.
-			count, gone := ss.count+len(ids), 0
-			for gone < len(ss.chunks) && (count > s.opts.SeenMaxCount || now.Sub(ss.chunks[gone].at) > s.opts.SeenMaxAge) {
-				ops = append(ops, clientv3.OpDelete(ss.chunks[gone].key))
-				count -= len(ss.chunks[gone].ids)
-				gone++
-			}
-			applies = append(applies, func() {
-				for _, c := range ss.chunks[:gone] {
-					for _, id := range c.ids {
-						delete(ss.ids, id)
-					}
-				}
-				ss.chunks = append(ss.chunks[gone:], seenChunk{key: dk, at: now, ids: ids})
-				for _, id := range ids {
-					ss.ids[id] = struct{}{}
-				}
-				ss.count = count
-				ss.next++
-			})
-		}
-		if cursor != nil {
-			c := append([]byte(nil), cursor...)
-			ops = append(ops, clientv3.OpPut(s.k(pCursor, provider), string(c)))
-			applies = append(applies, func() { s.cursors[provider] = c })
-		}
-		return ops, func() {
-			for _, a := range applies {
+			for _, a := range g.applies {
 				a()
 			}
-			s.retainTotal(now)
-		}, nil
+		}
+		// The oldest windows beyond the bounds are forgotten, and deleted
+		// once the write is done.
+		for len(ss.chunks) > 0 && (ss.count > s.opts.SeenMaxCount || now.Sub(ss.chunks[0].at) > s.opts.SeenMaxAge) {
+			c := ss.chunks[0]
+			for _, id := range c.ids {
+				delete(ss.ids, id)
+			}
+			ss.count -= len(c.ids)
+			ss.chunks = ss.chunks[1:]
+			s.afterCommit = append(s.afterCommit, clientv3.OpDelete(c.key))
+		}
+		return nil, func() { s.retainTotal(now) }, nil
 	})
 	if err != nil {
 		return nil, err
