@@ -315,13 +315,14 @@ func TestClusterFailoverLosesNothing(t *testing.T) {
 		post(perPhase)
 		waitDelivered(sent-perPhase/2, fmt.Sprintf("before kill %d", kill))
 		post(perPhase / 2)
+		killedAt := time.Now()
 		if err := leader.d.cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
 		<-leader.d.exited
 		t.Logf("kill %d: SIGKILLed leader %s after %d of %d deliveries", kill, leader.name, delivered(), sent)
 		next := tc.waitLeader(leader.name)
-		t.Logf("kill %d: %s leads", kill, next.name)
+		t.Logf("kill %d: %s leads, its provider running %s after the kill", kill, next.name, time.Since(killedAt).Round(time.Millisecond))
 		post(perPhase / 2)
 		// The killed node comes back as a relay at once.
 		killed := leader
