@@ -91,6 +91,10 @@ type Config struct {
 
 	// Store is the state file. If empty, <StateDir>/state.db.
 	Store string
+	// OpenStore, if set, opens the state instead of the file at Store
+	// (a cluster node's etcd store, server/cluster); the options are
+	// those the file would get. Nil: the embedded store.
+	OpenStore func(store.Options) (store.Store, error)
 	// Journal bounds each binding's held updates (zero fields: defaults).
 	Journal store.Limits
 	// Providers are the chat providers to run as children.
@@ -313,7 +317,13 @@ func (s *Server) open() error {
 		opts.OnDrop = func(key string, n int, reason string) { report(key, n, reason); m.Dropped(reason, n) }
 		opts.OnCommit = m.Commit
 	}
-	st, err := store.Open(s.cfg.Store, opts)
+	var st store.Store
+	var err error
+	if s.cfg.OpenStore != nil {
+		st, err = s.cfg.OpenStore(opts)
+	} else {
+		st, err = store.Open(s.cfg.Store, opts)
+	}
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
