@@ -28,6 +28,7 @@ import (
 	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/journal/vfs"
 	"github.com/chatbus/chatbus/server/liveness"
 	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/providers"
@@ -82,6 +83,10 @@ type Config struct {
 	Store string
 	// Journal bounds each binding's held updates (zero fields: defaults).
 	Journal store.Limits
+	// JournalFS is the file system under the store's journal. If nil, the
+	// operating system's. (supervisord built with -tags chatbus_testhooks
+	// puts faults under it.)
+	JournalFS vfs.FS
 	// Providers are the chat providers to run as children.
 	Providers []providers.Spec
 	// HandoffTTL holds a suspended binding for its successor. If zero, 30s.
@@ -296,7 +301,7 @@ func (s *Server) Run(ctx context.Context) error {
 // registry, the provider manager, the routing core over both, the doctor.
 // The providers' updates reach the core when Run hands it to them.
 func (s *Server) open() error {
-	opts := store.Options{Limits: s.cfg.Journal, OnDrop: hub.DropReporter(s.hub), Logger: s.log}
+	opts := store.Options{Limits: s.cfg.Journal, OnDrop: hub.DropReporter(s.hub), Logger: s.log, JournalFS: s.cfg.JournalFS}
 	if m := s.metrics; m != nil {
 		report := opts.OnDrop
 		opts.OnDrop = func(key string, n int, reason string) { report(key, n, reason); m.Dropped(reason, n) }

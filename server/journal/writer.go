@@ -25,15 +25,10 @@ package journal
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
-	"os"
 	"slices"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // copyChunk bounds the compaction copies one batch carries.
@@ -333,12 +328,9 @@ func (j *Journal) commit(reqs []*request) {
 
 	var err error
 	if b.content > 0 {
-		if h := j.opts.testHookBeforeWrite; h != nil {
-			h(len(live))
-		}
-		err = j.writeBatch(b)
 		j.commits.Add(1)
 		j.batched.Add(uint64(len(live)))
+		err = j.writeBatch(b)
 	}
 
 	j.mu.Lock()
@@ -386,7 +378,7 @@ func (j *Journal) commit(reqs []*request) {
 		r.done <- r.err
 	}
 	for _, s := range b.deletable {
-		if err := os.Remove(s.path); err != nil {
+		if err := j.fs.Remove(s.path); err != nil {
 			j.log.Warn().Err(err).Str("segment", s.path).Msg("deleting a segment with nothing live")
 		}
 		s.release()
@@ -758,62 +750,16 @@ func (j *Journal) writeBatch(b *batch) error {
 			iov = append(iov, p.buf[p.from:p.to])
 		}
 	}
-	err := pwritevAll(b.seg.f, iov, b.seg.used)
+	err := b.seg.f.WritevAt(iov, b.seg.used)
 	clear(iov)
 	w.iov = iov[:0]
 	if err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
-	for _, h := range [...]func() error{j.opts.testHookSync, syncFault} {
-		if h == nil {
-			continue
-		}
-		if err := h(); err != nil {
-			return fmt.Errorf("fdatasync: %w", err)
-		}
-	}
-	if err := fdatasync(b.seg.f); err != nil {
+	if err := b.seg.f.SyncData(); err != nil {
 		return fmt.Errorf("fdatasync: %w", err)
 	}
 	return nil
-}
-
-// pwritevAll writes every byte of iov at off.
-func pwritevAll(f *os.File, iov [][]byte, off int64) error {
-	const iovMax = 1024
-	fd := int(f.Fd())
-	for len(iov) > 0 {
-		n, err := unix.Pwritev(fd, iov[:min(len(iov), iovMax)], off)
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return errShortWrite
-		}
-		off += int64(n)
-		for n > 0 {
-			if n >= len(iov[0]) {
-				n -= len(iov[0])
-				iov = iov[1:]
-				continue
-			}
-			iov[0] = iov[0][n:]
-			n = 0
-		}
-	}
-	return nil
-}
-
-func fdatasync(f *os.File) error {
-	for {
-		err := unix.Fdatasync(int(f.Fd()))
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
 }
 
 // publish makes a written batch visible. Caller holds mu.
