@@ -43,11 +43,16 @@
 //
 // Every method is safe for concurrent use. Journal.mu guards the published
 // state (what Read, Stats and Ack see: only durable records); the writer
-// goroutine (writer.go) is the only one that assigns seqs, decides drops
-// and writes, and holds mu while it prepares a batch and while it
-// publishes one. A second goroutine (segment.go) prepares the next segment
-// file. Lock order: Journal.mu, then nothing; segment files are reference
-// counted so that reads from disk run without mu.
+// goroutine is the only one that assigns seqs, decides drops and writes,
+// and holds mu while it prepares a batch and while it publishes one. Its
+// parts, one file each, with their state in writerState: group commit
+// (commit.go), retention (retention.go: which records a batch drops),
+// space maintenance (compaction.go: deleting and compacting segments) and
+// the reopen after a failed write (reopen.go). A second goroutine
+// (segment.go) prepares the next segment file. Lock order: Journal.mu,
+// then nothing; segment files are reference counted so that reads from
+// disk run without mu. Every file operation goes through Options.FS
+// (package vfs).
 //
 // # Keeping other state consistent with it
 //

@@ -46,6 +46,50 @@ const (
 	reopenMax   = 10 * time.Second
 )
 
+// recovery is the reopen's state, owned by the writer goroutine: after a
+// failed write, the segment and offset where the failed batch began, the
+// failures (of writes and of reopens) since the last batch written, and
+// the timer of the next reopen attempt.
+type recovery struct {
+	failSeg     *segment
+	failOff     int64
+	failures    int
+	reopenTimer *time.Timer
+	reopenArmed bool
+}
+
+// armReopen starts the pause before the next reopen attempt if the
+// journal has failed and none is pending. Writer goroutine.
+func (j *Journal) armReopen() {
+	w := &j.w
+	if w.reopenArmed || j.failure() == nil {
+		return
+	}
+	w.reopenTimer.Reset(j.reopenDelay())
+	w.reopenArmed = true
+}
+
+// failure returns the write failure the journal is recovering from, nil if
+// none.
+func (j *Journal) failure() error {
+	j.mu.RLock()
+	defer j.mu.RUnlock()
+	return j.failed
+}
+
+// failBatch marks the journal failed by err, the failed write or
+// fdatasync of batch b, and returns the error its requests are answered
+// with (wrapping ErrFailed and err). Writer goroutine.
+func (j *Journal) failBatch(b *batch, err error) error {
+	j.mu.Lock()
+	err = fmt.Errorf("journal %s: segment %s at offset %d: %w: %w", j.dir, b.seg.path, b.seg.used, ErrFailed, err)
+	j.failLocked(b.seg, b.seg.used, err)
+	j.mu.Unlock()
+	j.log.Error().Err(err).Dur("reopen_in", j.reopenDelay()).
+		Msg("a journal write failed: no writes until the journal is reopened from disk")
+	return err
+}
+
 // Health describes the journal's writes.
 type Health struct {
 	// Failed is the write failure the journal is recovering from (it wraps
