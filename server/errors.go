@@ -54,6 +54,7 @@ var errorCodes = []struct {
 	{hub.ErrHandoff, codes.FailedPrecondition, "HANDOFF_INVALID"},
 	{hub.ErrHandoffProfile, codes.InvalidArgument, ""},
 	{hub.ErrMethodNotAllowed, codes.PermissionDenied, "METHOD_NOT_ALLOWED"},
+	{hub.ErrVerbUnsupported, codes.Unimplemented, "VERB_UNSUPPORTED"},
 	{hub.ErrOutOfScope, codes.PermissionDenied, "OUT_OF_SCOPE"},
 	{hub.ErrBadParams, codes.InvalidArgument, ""},
 	{hub.ErrNotDelivered, codes.InvalidArgument, ""},
