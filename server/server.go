@@ -44,6 +44,7 @@ import (
 	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/providers"
 	"github.com/chatbus/chatbus/server/registry"
+	"github.com/chatbus/chatbus/server/reload"
 	"github.com/chatbus/chatbus/server/safesocket"
 	"github.com/chatbus/chatbus/server/store"
 )
@@ -210,10 +211,10 @@ type Server struct {
 	console *console.Console
 
 	// reloadMu (a one-slot semaphore, so that a waiter can give up) lets
-	// one reload run at a time; running is the config as last applied,
-	// guarded by it.
+	// one reload run at a time through reloader (set by Run, with the
+	// other parts), which holds the settings as last applied.
 	reloadMu chan struct{}
-	running  Config
+	reloader *reload.Reloader
 	// shutdownTimeout is cfg.ShutdownTimeout as last reloaded.
 	shutdownTimeout atomic.Int64
 	// alive holds the liveness probes of the supervisor's own loops.
@@ -265,7 +266,6 @@ func New(cfg Config) (*Server, error) {
 		secret: secret,
 
 		reloadMu:    make(chan struct{}, 1),
-		running:     cfg,
 		alive:       liveness.New(),
 		drainingC:   make(chan struct{}),
 		servingC:    make(chan struct{}),
@@ -366,6 +366,7 @@ func (s *Server) open() error {
 	}
 	s.store, s.core, s.provs = st, core, provs
 	s.doctor = doctor.New(doctor.Config{Providers: provs, Events: s.hub, Logger: s.log, Metrics: s.metrics})
+	s.reloader = s.newReloader()
 	s.metrics.Watch(metricsSource{s})
 	s.metrics.WatchJournals(metricsSource{s})
 	return nil
