@@ -30,7 +30,8 @@ package journal
 //     are deleted (settle).
 //
 // Its figures: Journal.commits and Journal.batched count the batches
-// handed to the file system and the requests they carried.
+// written and the requests they carried; Journal.writing is the requests
+// of the batch being written now.
 
 import (
 	"encoding/binary"
@@ -238,9 +239,11 @@ func (j *Journal) commit(reqs []*request) {
 	j.mu.Unlock()
 
 	if b.content > 0 {
+		j.writing.Store(int64(len(live)))
+		err = j.writeBatch(b)
+		j.writing.Store(0)
 		j.commits.Add(1)
 		j.batched.Add(uint64(len(live)))
-		err = j.writeBatch(b)
 	}
 	if err != nil {
 		j.answer(live, j.failBatch(b, err))

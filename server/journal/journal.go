@@ -395,11 +395,12 @@ type Journal struct {
 	writerDone chan struct{} // closed when the writer has exited
 	closeErr   error         // set by the writer before writerDone
 
-	// Group commit's figures: the batches handed to the file system (each
-	// counted before its write, so that a test blocking a write sees its
-	// batch counted) and the requests they carried.
+	// Group commit's figures: the batches written and the requests they
+	// carried, and the requests of the batch being written now (0 between
+	// writes).
 	commits atomic.Uint64
 	batched atomic.Uint64
+	writing atomic.Int64
 }
 
 // request is one write waiting for the writer.

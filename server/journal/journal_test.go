@@ -650,9 +650,8 @@ func TestGroupCommit(t *testing.T) {
 					case <-hold:
 					default:
 						// Each goroutine has one append outstanding: wait
-						// until all are in this batch (the first: the
-						// requests counted so far) or queued behind it.
-						n := int(jp.batched.Load())
+						// until all are in this batch or queued behind it.
+						n := int(jp.writing.Load())
 						waitUntil(func() bool { return n+len(jp.reqs) >= tc.goroutines })
 						close(hold)
 					}
@@ -771,7 +770,7 @@ func TestClose(t *testing.T) {
 	j, _ := newJournal(t, Options{FS: beforeWrite(func() {
 		select {
 		case <-armed:
-			held.Store(int64(jp.batched.Load())) // the first batch's
+			held.Store(jp.writing.Load())
 			close(entered)
 			<-release
 		default:
