@@ -68,6 +68,7 @@ var errorCodes = []struct {
 	{providers.ErrPlatformInvalid, codes.InvalidArgument, "PLATFORM_INVALID"},
 	{providers.ErrPlatformDenied, codes.PermissionDenied, "PLATFORM_DENIED"},
 	{providers.ErrRateLimited, codes.ResourceExhausted, "RATE_LIMITED"},
+	{providers.ErrQueueFull, codes.ResourceExhausted, "QUEUE_FULL"},
 	{providers.ErrUnavailable, codes.Unavailable, "PROVIDER_UNAVAILABLE"},
 	{providers.ErrRefused, codes.FailedPrecondition, "PROVIDER_REFUSED"},
 	{providers.ErrAmbiguous, codes.Unknown, "OUTCOME_UNKNOWN"},
