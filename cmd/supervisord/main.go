@@ -142,6 +142,7 @@ with WatchdogSec=, WATCHDOG=1 while its own loops answer.`,
 	fl.IntVar(&f.logMaxBackups, "log-max-backups", -1, "with --log-file: keep this many rotated files (default 3)")
 	fl.BoolVar(&f.checkConfig, "check-config", false, "check the config file (and each provider's settings, with provider-<name> --check), print what is wrong, and exit 0 or 1 without starting anything")
 	cmd.AddCommand(newClusterCertsCommand())
+	addTestFlags(cmd)
 	return cmd
 }
 
@@ -221,6 +222,7 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 	cfg.OnReloading = n.reloading
 	cfg.OnStopping = n.stopping
 	cfg.Watchdog = n.watchdog()
+	applyTestFlags(&cfg)
 	if fc.clusterOn() {
 		err = runCluster(cmd.Context(), cfg, fc, log)
 		if n.served() {
