@@ -70,40 +70,62 @@ func (l Limit) check() error {
 const maxWindow = 10000
 
 // window is one limit in one scope (one chat, say): the times of the last
-// Count calls it counted, oldest first. A call may go at now when fewer
-// than Count calls went in the last Per: when the window is not full, or
-// its oldest time is Per or more before now. Times are appended in the
-// order the scheduler's clock gives them, which never goes back.
+// Count calls it counted, oldest first, and how many of its calls are
+// under way. A call is counted from when it was done, not when it
+// started: it reached the platform somewhere in between, so a call
+// started Per after the one Count places before it was done cannot make
+// Count+1 in any window of Per on the platform's clock, however long calls
+// take on the way. A call under way holds its place (as if done at any
+// moment); a call that was not made (refused, not admitted) gives it back.
 type window struct {
-	count int
-	per   time.Duration
-	times []time.Time
+	count   int
+	per     time.Duration
+	times   []time.Time // done calls, oldest first
+	running int         // calls under way
 }
 
-// freeAt is when the window takes one more call (at or after now).
-func (w *window) freeAt(now time.Time) time.Time {
-	if len(w.times) < w.count {
-		return now
+// freeAt is when the window takes one more call (at or after now); ok is
+// false when only a call under way finishing can make room.
+func (w *window) freeAt(now time.Time) (t time.Time, ok bool) {
+	n := len(w.times) + w.running
+	if n < w.count {
+		return now, true
 	}
-	if t := w.times[len(w.times)-w.count].Add(w.per); t.After(now) {
-		return t
+	i := n - w.count // the call count places back
+	if i >= len(w.times) {
+		return time.Time{}, false
 	}
-	return now
+	if t := w.times[i].Add(w.per); t.After(now) {
+		return t, true
+	}
+	return now, true
 }
 
-// take counts a call at now.
-func (w *window) take(now time.Time) {
-	w.times = append(w.times, now)
+// start counts a call under way.
+func (w *window) start() { w.running++ }
+
+// finish ends a call under way: done at at (made, n calls on the
+// platform: a long text in parts) or given back (n == 0).
+func (w *window) finish(at time.Time, n int) {
+	if w.running > 0 {
+		w.running--
+	}
+	for range n {
+		w.times = append(w.times, at)
+	}
 	if len(w.times) > w.count {
 		w.times = append(w.times[:0], w.times[len(w.times)-w.count:]...)
 	}
 }
 
-// freeAfter is when the k-th of k more calls could go at the earliest,
-// each as soon as the window takes it: the estimate of a call with k-1
-// calls ahead of it.
+// freeAfter is when the k-th of k more calls could start at the earliest,
+// each done as soon as it starts: the estimate of a call with k-1 calls
+// ahead of it (the calls under way taken as done now).
 func (w *window) freeAfter(now time.Time, k int) time.Time {
 	all := slices.Clone(w.times)
+	for range w.running {
+		all = append(all, now)
+	}
 	t := now
 	for range k {
 		t = now
@@ -118,7 +140,7 @@ func (w *window) freeAfter(now time.Time, k int) time.Time {
 }
 
 // idle reports whether the window no longer holds anything that matters:
-// its newest time is a whole Per old.
+// nothing under way and its newest time a whole Per old.
 func (w *window) idle(now time.Time) bool {
-	return len(w.times) == 0 || !w.times[len(w.times)-1].Add(w.per).After(now)
+	return w.running == 0 && (len(w.times) == 0 || !w.times[len(w.times)-1].Add(w.per).After(now))
 }

@@ -324,13 +324,20 @@ func (q *queue) blockedUntil(j *Job, now time.Time) (until time.Time) {
 			continue
 		}
 		if w := q.windows[windowKey{i, scopeKey(l.Scope, j.Thread)}]; w != nil {
-			if t := w.freeAt(now); t.After(until) {
+			t, ok := w.freeAt(now)
+			if !ok {
+				return farFuture // a call under way must finish first
+			}
+			if t.After(until) {
 				until = t
 			}
 		}
 	}
 	return until
 }
+
+// farFuture is "not before something finishes": no timer is set for it.
+var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // limitKeys are the scope keys of every limit or pause that counts j:
 // what a higher lane's waiting job holds back from lower lanes.
@@ -371,7 +378,7 @@ func (q *queue) next(now time.Time) (j *Job, wake time.Time) {
 			if !blocked {
 				if until := q.blockedUntil(cand, now); until.After(now) {
 					blocked = true
-					if wake.IsZero() || until.Before(wake) {
+					if until != farFuture && (wake.IsZero() || until.Before(wake)) {
 						wake = until
 					}
 				}
@@ -395,7 +402,7 @@ func (q *queue) start(j *Job, now time.Time) {
 	q.remove(tq, j)
 	tq.running, j.running = j, true
 	q.threads[j.Thread] = tq // remove may have forgotten it
-	q.take(j, now, 1)
+	q.eachWindow(j, func(w *window) { w.start() })
 	if j.Lasts > 0 {
 		if tq.lasting == nil {
 			tq.lasting = map[string]time.Time{}
@@ -405,8 +412,8 @@ func (q *queue) start(j *Job, now time.Time) {
 	q.stats.Dispatched++
 }
 
-// take counts n calls of j at now in every limit that counts it.
-func (q *queue) take(j *Job, now time.Time, n int) {
+// eachWindow calls fn with every window that counts j, made if need be.
+func (q *queue) eachWindow(j *Job, fn func(*window)) {
 	for i, l := range q.limits {
 		if !l.counts(j.Method) {
 			continue
@@ -417,9 +424,7 @@ func (q *queue) take(j *Job, now time.Time, n int) {
 			w = &window{count: l.Count, per: l.Per}
 			q.windows[k] = w
 		}
-		for range n {
-			w.take(now)
-		}
+		fn(w)
 	}
 }
 
@@ -441,6 +446,11 @@ func (q *queue) finish(j *Job, o Outcome, now time.Time) (again bool) {
 			q.paused[pk] = until
 		}
 	}
+	made := 0 // calls that reached the platform and count
+	if o.RetryAfter == 0 && !o.Again {
+		made = max(o.Sent, 1)
+	}
+	q.eachWindow(j, func(w *window) { w.finish(now, made) })
 	if o.RetryAfter > 0 || o.Again {
 		if o.RetryAfter > 0 {
 			q.stats.RateLimited++
@@ -452,9 +462,6 @@ func (q *queue) finish(j *Job, o Outcome, now time.Time) (again bool) {
 		delete(tq.lasting, j.Method)
 		q.push(tq, j, true)
 		return true
-	}
-	if o.Sent > 1 {
-		q.take(j, now, o.Sent-1)
 	}
 	if o.Pause > 0 {
 		pause(o.Pause, o.MethodOnly)
@@ -472,7 +479,15 @@ func (q *queue) finish(j *Job, o Outcome, now time.Time) (again bool) {
 // lane or a higher one that shares a limit with it ahead of it, plus
 // extra more (a job about to be queued), each as soon as the limits allow.
 func (q *queue) estimate(j *Job, now time.Time, extra int) time.Duration {
-	end := q.blockedUntil(j, now)
+	end := now
+	for _, s := range []Scope{ScopeBot, ScopeChat, ScopeThread} {
+		k := scopeKey(s, j.Thread)
+		for _, pk := range []pauseKey{{s, k, ""}, {s, k, j.Method}} {
+			if t := q.paused[pk]; t.After(end) {
+				end = t
+			}
+		}
+	}
 	for i, l := range q.limits {
 		if !l.counts(j.Method) {
 			continue

@@ -341,6 +341,12 @@ func TestRefusals(t *testing.T) {
 	if err := add("b", t0.Add(4*time.Second)); err != nil {
 		t.Fatalf("a call with 4s left behind three: %v", err)
 	}
+	// With a call under way: it counts as done now.
+	j, _ := q.next(t0)
+	q.start(j, t0)
+	if err := add("f", t0.Add(10*time.Second)); err != nil {
+		t.Fatalf("a call with 10s left behind four, one under way: %v", err)
+	}
 	for _, th := range []string{"c", "c", "c", "e", "e", "e"} {
 		if err := add(th, time.Time{}); err != nil {
 			t.Fatal(err)
@@ -351,22 +357,38 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-// TestWindow: the sliding window's arithmetic.
+// TestWindow: the sliding window's arithmetic: calls count from when
+// they were done, a call under way holds its place.
 func TestWindow(t *testing.T) {
 	w := &window{count: 2, per: time.Second}
-	if got := w.freeAt(t0); !got.Equal(t0) {
-		t.Fatalf("empty window free at %v", got)
+	if got, ok := w.freeAt(t0); !ok || !got.Equal(t0) {
+		t.Fatalf("empty window free at %v %v", got, ok)
 	}
-	w.take(t0)
-	w.take(t0.Add(100 * time.Millisecond))
-	if got := w.freeAt(t0.Add(200 * time.Millisecond)); !got.Equal(t0.Add(time.Second)) {
-		t.Fatalf("full window free at %v", got)
+	w.start()
+	w.start()
+	if _, ok := w.freeAt(t0); ok {
+		t.Fatal("two calls under way: the window must wait for one to finish")
 	}
-	// Three more: at 1s, 1.1s, 2s.
-	if got := w.freeAfter(t0.Add(200*time.Millisecond), 3); !got.Equal(t0.Add(2 * time.Second)) {
-		t.Fatalf("the third more at %v, want 2s", got.Sub(t0))
+	w.finish(t0.Add(50*time.Millisecond), 1)
+	w.finish(t0.Add(100*time.Millisecond), 1)
+	if got, _ := w.freeAt(t0.Add(200 * time.Millisecond)); !got.Equal(t0.Add(1050 * time.Millisecond)) {
+		t.Fatalf("full window free at %v", got.Sub(t0))
+	}
+	// Three more: at 1.05s, 1.1s, 2.05s.
+	if got := w.freeAfter(t0.Add(200*time.Millisecond), 3); !got.Equal(t0.Add(2050 * time.Millisecond)) {
+		t.Fatalf("the third more at %v, want 2.05s", got.Sub(t0))
 	}
 	if w.idle(t0.Add(time.Second)) || !w.idle(t0.Add(1100*time.Millisecond)) {
 		t.Fatal("idle wrong")
+	}
+	w.start()
+	w.finish(t0.Add(2*time.Second), 0) // not made: gives its place back
+	if len(w.times) != 2 || w.running != 0 {
+		t.Fatalf("a call not made counted: %v running %d", w.times, w.running)
+	}
+	w.start()
+	w.finish(t0.Add(3*time.Second), 3) // a long text in three messages
+	if len(w.times) != 2 || !w.times[0].Equal(t0.Add(3*time.Second)) {
+		t.Fatalf("three messages: %v", w.times)
 	}
 }

@@ -316,7 +316,9 @@ func (cs *calls) send(f *flight) outbound.Outcome {
 		return o
 	}
 	if again := cs.finish(f, res, err); again {
-		return outbound.Outcome{Again: true}
+		// Sent again after a pause: a child that keeps dying mid-call
+		// is not called in a tight loop.
+		return outbound.Outcome{Again: true, Pause: time.Second, Scope: outbound.ScopeThread}
 	}
 	if err != nil {
 		return outbound.Outcome{}
