@@ -139,11 +139,7 @@ providers:
 func mountTmpfs(t *testing.T, dir, size string) string {
 	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size+",mode=0700", "tmpfs", dir).CombinedOutput()
 	if err != nil {
-		msg := fmt.Sprintf("cannot mount a tmpfs (needs root): %v: %s", err, out)
-		if os.Getenv("CHATBUS_REQUIRE_TMPFS_TEST") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip("SKIPPED, not run: " + msg)
+		unavailable(t, "CHATBUS_REQUIRE_TMPFS_TEST", fmt.Sprintf("cannot mount a tmpfs (needs root): %v: %s", err, out))
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", "-l", dir).CombinedOutput(); err != nil {
@@ -190,7 +186,8 @@ func (fl *follower) waitTextsWithin(t *testing.T, within time.Duration, want ...
 }
 
 // TestJournalReopensAfterFailedSync: the journal's fdatasync fails (the
-// test hook makes every batch's fail with EIO while a file exists) while
+// test build's --test-journal-sync-fault puts a file system under the
+// journal that fails every batch's with EIO while a file exists) while
 // 200 updates flow to a follower. The supervisor does not trust what it
 // wrote: the provider goes NOT_SERVING with the store's reason, the
 // journal reopens itself from disk, and once syncs succeed again every
@@ -198,7 +195,7 @@ func (fl *follower) waitTextsWithin(t *testing.T, within time.Duration, want ...
 // events say what happened, and it is the same supervisord process.
 func TestJournalReopensAfterFailedSync(t *testing.T) {
 	fault := filepath.Join(t.TempDir(), "fail-syncs")
-	p, tg, d, cfg := startHookedTelegram(t, []string{"CHATBUS_TEST_JOURNAL_SYNC_FAULT=" + fault})
+	p, tg, d, cfg := startHookedTelegram(t, nil, "--test-journal-sync-fault", fault)
 	p.waitServing(d)
 	c, err := client.Dial(p.socket, client.WithSecretFile(filepath.Join(p.state, "secret")))
 	if err != nil {

@@ -154,6 +154,11 @@ func (b *bencher) phases(ctx context.Context) error {
 			return err
 		}
 	}
+	if o.has("outbound") {
+		if err := b.outboundPhase(ctx); err != nil {
+			return fmt.Errorf("outbound: %w", err)
+		}
+	}
 	if o.has("scaling") {
 		if err := b.scalingPhase(ctx); err != nil {
 			return fmt.Errorf("scaling: %w", err)
@@ -177,6 +182,11 @@ func (b *bencher) phases(ctx context.Context) error {
 	if o.has("disk") {
 		if err := b.diskPhase(); err != nil {
 			return fmt.Errorf("disk: %w", err)
+		}
+	}
+	if o.has("cluster") {
+		if err := b.clusterPhase(ctx); err != nil {
+			return fmt.Errorf("cluster: %w", err)
 		}
 	}
 	return nil

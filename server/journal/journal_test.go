@@ -645,16 +645,17 @@ func TestGroupCommit(t *testing.T) {
 			var jp *Journal
 			if tc.holdFirst {
 				hold = make(chan struct{})
-				opts.testHookBeforeWrite = func(n int) {
+				opts.FS = beforeWrite(func() {
 					select {
 					case <-hold:
 					default:
 						// Each goroutine has one append outstanding: wait
 						// until all are in this batch or queued behind it.
+						n := int(jp.writing.Load())
 						waitUntil(func() bool { return n+len(jp.reqs) >= tc.goroutines })
 						close(hold)
 					}
-				}
+				})
 			}
 			j, _ := newJournal(t, opts)
 			jp = j
@@ -705,14 +706,14 @@ func TestGroupCommit(t *testing.T) {
 func TestAppendContext(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	var armed = make(chan struct{}, 1)
-	j, _ := newJournal(t, Options{testHookBeforeWrite: func(int) {
+	j, _ := newJournal(t, Options{FS: beforeWrite(func() {
 		select {
 		case <-armed:
 			entered <- struct{}{}
 			<-release
 		default:
 		}
-	}})
+	})})
 	async := func(ctx context.Context, id string) <-chan error {
 		ch := make(chan error, 1)
 		go func() {
@@ -765,15 +766,17 @@ func TestClose(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	armed := make(chan struct{}, 1)
 	var held atomic.Int64 // appends in the held batch
-	j, _ := newJournal(t, Options{testHookBeforeWrite: func(n int) {
+	var jp *Journal
+	j, _ := newJournal(t, Options{FS: beforeWrite(func() {
 		select {
 		case <-armed:
-			held.Store(int64(n))
+			held.Store(jp.writing.Load())
 			close(entered)
 			<-release
 		default:
 		}
-	}})
+	})})
+	jp = j
 	armed <- struct{}{}
 	const n = 5
 	errs := make(chan error, n)

@@ -14,10 +14,13 @@ export {
   connect,
   defaultInstanceId,
   newIdempotencyKey,
+  type Button,
   type CallOptions,
   type CallResult,
   type ConnectOptions,
+  type EditOptions,
   type RegisterOptions,
+  type SendOptions,
   type UpdatesOptions,
 } from "./client.js";
 export {
