@@ -22,23 +22,18 @@ import (
 // in four threads take one bucket's reset, about 5 s.
 
 // dcPaced is a supervisord on a rate-limited Discord stand-in.
-type dcPaced struct{ *dcBus }
+type dcPaced struct {
+	*dcBus
+	oneProvider
+}
 
 func startDiscordPaced(t *testing.T) *dcPaced {
-	b := &dcPaced{startDiscordBus(t, discordtest.WithRateLimits(discordtest.DiscordLimits))}
+	dc := startDiscordBus(t, discordtest.WithRateLimits(discordtest.DiscordLimits))
+	b := &dcPaced{dcBus: dc, oneProvider: oneProvider{dc.c}}
 	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
 		return len(pi.GetOutbound().GetLimits()) == len(discord.DefaultLimits)
 	}, "with Discord's limits")
 	return b
-}
-
-func (b *dcPaced) session(t *testing.T, name string) *session {
-	t.Helper()
-	return &session{name: name, f: follow(t, b.c, "pace:"+name, sessionDir(t, name)).f}
-}
-
-func (b *dcPaced) outbound(t *testing.T) *chatbusv1.OutboundQueue {
-	return onlyProvider(t, b.c, "").GetOutbound()
 }
 
 func (b *dcPaced) limited() int { return b.dc.RateLimited() }
@@ -66,32 +61,20 @@ func (b *dcPaced) text(s *session, id string) string {
 }
 
 func TestDiscordPacing(t *testing.T) {
-	// Each thread's first bucket of five goes at once: the first 20
-	// accepted are five of each session.
-	t.Run("fair and paced", func(t *testing.T) {
-		t.Parallel()
-		paceFair(t, startDiscordPaced(t), 20, 5, time.Minute)
-	})
-	// The prompt's thread has its own bucket: once the three others'
-	// first buckets (15 messages) are out and the rest waits for them to
-	// reset, it is the next message.
-	t.Run("prompt first", func(t *testing.T) {
-		t.Parallel()
-		pacePrompt(t, startDiscordPaced(t), 15)
-	})
-	// Edits have a bucket of 5 in 5 s per thread: five go at once, the
-	// other 25 wait and end as one, "v30".
-	t.Run("edits coalesce", func(t *testing.T) {
-		t.Parallel()
-		paceEdits(t, startDiscordPaced(t), "PATCH /channels/{id}/messages/{mid}", 8)
-	})
-	// Discord shows the bot typing for 10 s: one call.
-	t.Run("typing", func(t *testing.T) {
-		t.Parallel()
-		paceTyping(t, startDiscordPaced(t), "POST /channels/{id}/typing", 3)
-	})
-	t.Run("backlog", func(t *testing.T) {
-		t.Parallel()
-		paceBacklog(t, startDiscordPaced(t), 5)
+	runPacing(t, func(t *testing.T) pacedBus { return startDiscordPaced(t) }, []scenario{
+		// Each thread's first bucket of five goes at once: the first 20
+		// accepted are five of each session.
+		{"fair and paced", func(t *testing.T, b pacedBus) { paceFair(t, b, 20, 5, time.Minute) }},
+		// The prompt's thread has its own bucket: once the three others'
+		// first buckets (15 messages) are out and the rest waits for them
+		// to refill, it is the next message.
+		{"prompt first", func(t *testing.T, b pacedBus) { pacePrompt(t, b, 15) }},
+		// Edits have a bucket of 5 in 5 s per thread: five go at once, the
+		// other 25 wait and end as one, "v30".
+		{"edits coalesce", func(t *testing.T, b pacedBus) { paceEdits(t, b, "PATCH /channels/{id}/messages/{mid}", 8) }},
+		// Discord shows the bot typing for 10 s: one call.
+		{"typing", func(t *testing.T, b pacedBus) { paceTyping(t, b, "POST /channels/{id}/typing", 3) }},
+		// A's first bucket is out; b's thread has its own.
+		{"backlog", func(t *testing.T, b pacedBus) { paceBacklog(t, b, 5) }},
 	})
 }

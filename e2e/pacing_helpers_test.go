@@ -39,10 +39,40 @@ type pacedBus interface {
 	text(s *session, id string) string
 }
 
+// scenario is one pacing scenario with the platform's parameters.
+type scenario struct {
+	name string
+	run  func(t *testing.T, b pacedBus)
+}
+
+// runPacing runs each scenario as a parallel subtest, on a bus of its own
+// that start makes.
+func runPacing(t *testing.T, start func(t *testing.T) pacedBus, scenarios []scenario) {
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			sc.run(t, start(t))
+		})
+	}
+}
+
 // session is a follower that only sends.
 type session struct {
 	name string
 	f    *client.Follower
+}
+
+// oneProvider is the half of a pacedBus that speaks to the supervisor:
+// its sessions, and its one provider's queue.
+type oneProvider struct{ c *client.Client }
+
+func (o oneProvider) session(t *testing.T, name string) *session {
+	t.Helper()
+	return &session{name: name, f: follow(t, o.c, "pace:"+name, sessionDir(t, name)).f}
+}
+
+func (o oneProvider) outbound(t *testing.T) *chatbusv1.OutboundQueue {
+	return onlyProvider(t, o.c, "").GetOutbound()
 }
 
 // thread is the session's thread id.

@@ -20,7 +20,10 @@ import (
 // 20 a minute.
 
 // tgPaced is a supervisord on a rate-limited Telegram stand-in.
-type tgPaced struct{ *tgBus }
+type tgPaced struct {
+	*tgBus
+	oneProvider
+}
 
 func startTelegramPaced(t *testing.T) *tgPaced {
 	tg := tgtest.New(t, tgtest.WithRateLimits(tgtest.TelegramLimits))
@@ -30,15 +33,8 @@ func startTelegramPaced(t *testing.T) *tgPaced {
 	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
 		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING && pi.GetOutbound() != nil && len(pi.GetOutbound().GetLimits()) == 3
 	}, "RUNNING with Telegram's limits")
-	return &tgPaced{tgBus: b}
+	return &tgPaced{tgBus: b, oneProvider: oneProvider{b.c}}
 }
-
-func (b *tgPaced) session(t *testing.T, name string) *session {
-	t.Helper()
-	return &session{name: name, f: b.follow(t, "pace:"+name, sessionDir(t, name)).f}
-}
-
-func (b *tgPaced) outbound(t *testing.T) *chatbusv1.OutboundQueue { return b.provider(t).GetOutbound() }
 
 func (b *tgPaced) limited() int { return b.tg.RateLimited() }
 
@@ -73,28 +69,15 @@ func (b *tgPaced) text(s *session, id string) string {
 }
 
 func TestTelegramPacing(t *testing.T) {
-	// The first 20 accepted (the group's minute) hold at least four of
-	// each session.
-	t.Run("fair and paced", func(t *testing.T) {
-		t.Parallel()
-		paceFair(t, startTelegramPaced(t), 20, 4, 3*time.Minute)
-	})
-	// Two bursts of the chat's three are out when the prompt comes: the
-	// next opens in about three seconds, with 24 messages waiting.
-	t.Run("prompt first", func(t *testing.T) {
-		t.Parallel()
-		pacePrompt(t, startTelegramPaced(t), 6)
-	})
-	t.Run("edits coalesce", func(t *testing.T) {
-		t.Parallel()
-		paceEdits(t, startTelegramPaced(t), "editMessageText", 8)
-	})
-	t.Run("typing", func(t *testing.T) {
-		t.Parallel()
-		paceTyping(t, startTelegramPaced(t), "sendChatAction", 3)
-	})
-	t.Run("backlog", func(t *testing.T) {
-		t.Parallel()
-		paceBacklog(t, startTelegramPaced(t), 3)
+	runPacing(t, func(t *testing.T) pacedBus { return startTelegramPaced(t) }, []scenario{
+		// The first 20 accepted (the group's minute) hold at least four
+		// of each session.
+		{"fair and paced", func(t *testing.T, b pacedBus) { paceFair(t, b, 20, 4, 3*time.Minute) }},
+		// Two bursts of the chat's three are out when the prompt comes:
+		// the next opens in about three seconds, with 24 messages waiting.
+		{"prompt first", func(t *testing.T, b pacedBus) { pacePrompt(t, b, 6) }},
+		{"edits coalesce", func(t *testing.T, b pacedBus) { paceEdits(t, b, "editMessageText", 8) }},
+		{"typing", func(t *testing.T, b pacedBus) { paceTyping(t, b, "sendChatAction", 3) }},
+		{"backlog", func(t *testing.T, b pacedBus) { paceBacklog(t, b, 3) }},
 	})
 }

@@ -21,23 +21,18 @@ import (
 // indicator.
 
 // slackPaced is a supervisord on a rate-limited Slack stand-in.
-type slackPaced struct{ *slackBus }
+type slackPaced struct {
+	*slackBus
+	oneProvider
+}
 
 func startSlackPaced(t *testing.T) *slackPaced {
-	b := &slackPaced{startSlackBus(t, slackBusConfig{parallel: true, opts: []slacktest.Option{slacktest.WithRateLimits(slacktest.SlackLimits)}})}
+	sb := startSlackBus(t, slackBusConfig{parallel: true, opts: []slacktest.Option{slacktest.WithRateLimits(slacktest.SlackLimits)}})
+	b := &slackPaced{slackBus: sb, oneProvider: oneProvider{sb.c}}
 	b.waitNamed(t, "slack", func(pi *chatbusv1.ProviderInfo) bool {
 		return len(pi.GetOutbound().GetLimits()) == len(slack.DefaultLimits)
 	}, "with Slack's limits")
 	return b
-}
-
-func (b *slackPaced) session(t *testing.T, name string) *session {
-	t.Helper()
-	return &session{name: name, f: follow(t, b.c, "pace:"+name, sessionDir(t, name)).f}
-}
-
-func (b *slackPaced) outbound(t *testing.T) *chatbusv1.OutboundQueue {
-	return b.named(t, "slack").GetOutbound()
 }
 
 func (b *slackPaced) limited() int { return b.st.RateLimited() }
@@ -64,25 +59,15 @@ func (b *slackPaced) text(_ *session, id string) string {
 }
 
 func TestSlackPacing(t *testing.T) {
-	// At one a second, any 20 in a row hold five of each session: at
-	// least four of the first 20.
-	t.Run("fair and paced", func(t *testing.T) {
-		t.Parallel()
-		paceFair(t, startSlackPaced(t), 20, 4, 3*time.Minute)
-	})
-	// Three of the backlog are out: the rest goes one a second.
-	t.Run("prompt first", func(t *testing.T) {
-		t.Parallel()
-		pacePrompt(t, startSlackPaced(t), 3)
-	})
-	// chat.update is Tier 3, paced at 5 in 6 s: five edits go at once,
-	// the other 25 wait and end as one, "v30".
-	t.Run("edits coalesce", func(t *testing.T) {
-		t.Parallel()
-		paceEdits(t, startSlackPaced(t), "chat.update", 8)
-	})
-	t.Run("backlog", func(t *testing.T) {
-		t.Parallel()
-		paceBacklog(t, startSlackPaced(t), 3)
+	runPacing(t, func(t *testing.T) pacedBus { return startSlackPaced(t) }, []scenario{
+		// At one a second, any 20 in a row hold five of each session: at
+		// least four of the first 20.
+		{"fair and paced", func(t *testing.T, b pacedBus) { paceFair(t, b, 20, 4, 3*time.Minute) }},
+		// Three of the backlog are out: the rest goes one a second.
+		{"prompt first", func(t *testing.T, b pacedBus) { pacePrompt(t, b, 3) }},
+		// chat.update is Tier 3, paced at 5 in 6 s: five edits go at once,
+		// the other 25 wait and end as one, "v30".
+		{"edits coalesce", func(t *testing.T, b pacedBus) { paceEdits(t, b, "chat.update", 8) }},
+		{"backlog", func(t *testing.T, b pacedBus) { paceBacklog(t, b, 3) }},
 	})
 }

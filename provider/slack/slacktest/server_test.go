@@ -417,6 +417,17 @@ func TestFiles(t *testing.T) {
 // returns the answer.
 func post(t *testing.T, s *slacktest.Server, method, body string) map[string]any {
 	t.Helper()
+	_, raw := postRaw(t, s, method, body)
+	var ans map[string]any
+	if err := json.Unmarshal(raw, &ans); err != nil {
+		t.Fatalf("%s: %v: %s", method, err, raw)
+	}
+	return ans
+}
+
+// postRaw is post's HTTP answer as it is.
+func postRaw(t *testing.T, s *slacktest.Server, method, body string) (*http.Response, []byte) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, s.URL()+method, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
 	req.Header.Set("Authorization", "Bearer "+slacktest.BotToken)
@@ -427,11 +438,11 @@ func post(t *testing.T, s *slacktest.Server, method, body string) map[string]any
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var ans map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return ans
+	return resp, raw
 }
 
 func answerError(ans map[string]any) string {
@@ -562,21 +573,6 @@ func TestRateLimits(t *testing.T) {
 	limits.Tier3 = 2
 	s := newServer(t, slacktest.WithRateLimits(limits))
 	s.AddChannel("C0SECOND", "second", true)
-	raw := func(method, body string) (*http.Response, string) {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, s.URL()+method, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json; charset=utf-8")
-		req.Header.Set("Authorization", "Bearer "+slacktest.BotToken)
-		tr := &http.Transport{}
-		defer tr.CloseIdleConnections()
-		resp, err := (&http.Client{Transport: tr}).Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp, string(b)
-	}
 	var ts string
 	for i := range 3 {
 		ans := post(t, s, "chat.postMessage", `{"channel":"`+chanID+`","text":"burst"}`)
@@ -585,8 +581,8 @@ func TestRateLimits(t *testing.T) {
 		}
 		ts, _ = ans["ts"].(string)
 	}
-	resp, body := raw("chat.postMessage", `{"channel":"`+chanID+`","text":"one too many"}`)
-	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" || body != `{"ok":false,"error":"ratelimited"}` {
+	resp, body := postRaw(t, s, "chat.postMessage", `{"channel":"`+chanID+`","text":"one too many"}`)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" || string(body) != `{"ok":false,"error":"ratelimited"}` {
 		t.Fatalf("a fourth message at once: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 	if ans := post(t, s, "chat.postMessage", `{"channel":"C0SECOND","text":"elsewhere"}`); answerError(ans) != "" {
