@@ -39,8 +39,10 @@ const userAgent = "DiscordBot (https://github.com/chatbus/chatbus, 1) chatbus-pr
 // all be wrong about it; and it waits longer than the bucket (it reads
 // X-RateLimit-Reset-After in whole seconds, see roundedLimiter, where the
 // supervisor takes the fraction), so each burst of a thread's messages
-// waited up to a second more than Discord asked. (Measured: docs/
-// discord.md, Pacing.)
+// waited up to a second more than Discord asked. Measured with the e2e
+// test TestDiscordPacing/fair_and_paced (40 messages from four sessions,
+// three runs each): 5.3–5.8 s with the supervisor pacing alone, 6.0–6.4 s
+// with disgo's limiter waiting in the calls as well, both with no 429.
 //
 // The provider's own requests (the gateway's URL, catching up on a
 // thread's messages, creating and renaming threads, acknowledging a
