@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"cmp"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,4 +80,30 @@ func TestDiscordPacing(t *testing.T) {
 		// A's first bucket is out; b's thread has its own.
 		{"backlog", func(t *testing.T, b pacedBus) { paceBacklog(t, b, 5) }},
 	})
+}
+
+// TestDiscordLimitsChecked: supervisord --check-config has
+// provider-discord check its limits.
+func TestDiscordLimitsChecked(t *testing.T) {
+	section := func(limits string) string {
+		return fmt.Sprintf("providers:\n  discord:\n    binary: %s\n    guild_id: \"1100\"\n    channel_id: \"1200\"\n    limits:\n%s",
+			filepath.Join(binDir, "provider-discord"), limits)
+	}
+	env := []string{"CHATBUS_DISCORD_TOKEN=a-token"}
+	for _, tc := range []struct {
+		name, limits string
+		code         int
+		want         string
+	}{
+		{"ok", "      global: 40/1s\n      typing: off\n", 0, "ok (providers checked: discord)"},
+		{"unknown", "      messages: 5/5s\n", 1, "providers.discord.limits.messages: unknown limit; did you mean message?"},
+		{"not a rate", "      reaction: 0/1s\n", 1, "providers.discord.limits.reaction: \"0/1s\": the count must be a whole number from 1 to 10000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := supervisordRun(t, newProfile(t), env, "--check-config", "--config", writeConfig(t, section(tc.limits)))
+			if code != tc.code || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d, want %d with %q:\n%s%s", code, tc.code, tc.want, out, errOut)
+			}
+		})
+	}
 }

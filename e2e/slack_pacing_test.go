@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -70,4 +72,31 @@ func TestSlackPacing(t *testing.T) {
 		{"edits coalesce", func(t *testing.T, b pacedBus) { paceEdits(t, b, "chat.update", 8) }},
 		{"backlog", func(t *testing.T, b pacedBus) { paceBacklog(t, b, 3) }},
 	})
+}
+
+// TestSlackLimitsChecked: supervisord --check-config has provider-slack
+// check its limits: a limit it has not got is named with the closest one,
+// a rate that is not one is refused, and good ones pass.
+func TestSlackLimitsChecked(t *testing.T) {
+	section := func(limits string) string {
+		return fmt.Sprintf("providers:\n  slack:\n    binary: %s\n    channel_id: %s\n    limits:\n%s",
+			filepath.Join(binDir, "provider-slack"), slackChannel, limits)
+	}
+	env := []string{"CHATBUS_SLACK_APP_TOKEN=" + slacktest.AppToken, "CHATBUS_SLACK_BOT_TOKEN=" + slacktest.BotToken}
+	for _, tc := range []struct {
+		name, limits string
+		code         int
+		want         string
+	}{
+		{"ok", "      chat.postMessage: 3/3s\n      reactions.remove: off\n", 0, "ok (providers checked: slack)"},
+		{"unknown", "      chat.postmessage: 1/s\n", 1, "providers.slack.limits.chat.postmessage: unknown limit; did you mean chat.postMessage?"},
+		{"not a rate", "      chat.update: fast\n", 1, "providers.slack.limits.chat.update: \"fast\" is not a rate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := supervisordRun(t, newProfile(t), env, "--check-config", "--config", writeConfig(t, section(tc.limits)))
+			if code != tc.code || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d, want %d with %q:\n%s%s", code, tc.code, tc.want, out, errOut)
+			}
+		})
+	}
 }
