@@ -40,6 +40,7 @@ type bridge struct {
 	ended error
 
 	perms      *permissions
+	presence   *presence // the typing indicator while the session works
 	gate       *clientGate // when Claude Code can take channel notifications
 	bg         sync.WaitGroup
 	keys       atomic.Uint64 // idempotency key counter
@@ -79,6 +80,7 @@ func newBridge(cfg config, log zerolog.Logger) *bridge {
 		gate: newClientGate(),
 	}
 	b.perms = newPermissions(b)
+	b.presence = newPresence(b.typingOnce)
 	return b
 }
 
@@ -144,6 +146,7 @@ func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
 		<-listened
 	}
 	stopFollow()
+	b.presence.close()
 	b.bg.Wait()
 	b.handOver()
 	return runErr
@@ -395,15 +398,23 @@ func (b *bridge) handle(ctx context.Context, f *client.Follower, u *chatbusv1.Up
 	if u == nil {
 		return nil // a binding change on the stream: nothing to deliver
 	}
+	notified := false
 	if u.GetSeq() > b.delivered {
-		if err := b.deliver(ctx, u); err != nil {
+		var err error
+		if notified, err = b.deliver(ctx, u); err != nil {
 			return err
 		}
 		b.delivered = u.GetSeq()
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	return f.Ack(actx, u.GetSeq())
+	if err := f.Ack(actx, u.GetSeq()); err != nil {
+		return err
+	}
+	if notified {
+		b.acknowledge(u)
+	}
+	return nil
 }
 
 // handOver suspends the session for the next chatbus-mcp of the profile
