@@ -152,11 +152,16 @@ func (h *Hub) resolve(ctx context.Context, info registry.Info, req Request) (sto
 	return h.fresh(ctx, info, req, b)
 }
 
-// reusable: the profile's binding has a thread on a configured provider and
-// was not forgotten by reconciliation. A PreviousTarget that names another
+// reusable: the profile's binding still has its thread, on a configured
+// provider. A binding reconciliation retired (reality-offline) is
+// reusable too, as long as no fresh binding took its thread over: its
+// thread kept receiving the person's updates into its journal, and the
+// binding must own the thread throughout the registration (a fresh one
+// would drop it while the thread is provisioned again, and what is
+// written then would go unrouted). A PreviousTarget that names another
 // thread does not stop the reuse: the profile key is authoritative.
 func (h *Hub) reusable(b store.Binding, req Request) bool {
-	if b.Target.IsZero() || b.Status == store.StatusFailed || b.LastAction == store.ActionRealityOffline {
+	if b.Target.IsZero() || b.Status == store.StatusFailed {
 		return false
 	}
 	if req.Provider != "" && req.Provider != b.Target.Provider {
