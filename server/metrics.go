@@ -72,26 +72,18 @@ func (s *Server) serveMetrics() (stop func(), err error) {
 	if s.metrics == nil || s.cfg.Metrics.Recorder != nil {
 		return func() {}, nil
 	}
-	ep, err := s.metrics.Listen(s.metricsAddr)
+	ep, stopEP, err := s.metrics.ServeAt(s.metricsAddr, func(err error) { s.log.Error().Err(err).Msg("metrics endpoint stopped") })
 	if err != nil {
 		return nil, err
 	}
 	s.metricsEP.Store(ep)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := ep.Serve(); err != nil {
-			s.log.Error().Err(err).Msg("metrics endpoint stopped")
-		}
-	}()
 	s.log.Info().Str("url", ep.URL()).Msg("metrics: serving on " + ep.URL())
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 		defer cancel()
-		if err := ep.Close(ctx); err != nil {
+		if err := stopEP(ctx); err != nil {
 			s.log.Warn().Err(err).Msg("metrics endpoint close")
 		}
-		<-done
 		s.metricsEP.Store(nil)
 	}, nil
 }

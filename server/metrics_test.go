@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
 	"github.com/rs/zerolog"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
@@ -124,7 +123,7 @@ func TestEmbedderRecorderAndEvents(t *testing.T) {
 		if own != 1 || started != term+1 {
 			t.Errorf("term %d: the feed served has %d of the embedder's events and %d supervisor starts, want 1 and %d", term, own, started, term+1)
 		}
-		s := metricstest.FromFamilies(gather(t, rec))
+		s := metricstest.Gather(t, rec.Registry())
 		s.Check(t, []metricstest.Want{
 			metricstest.W("chatbus_followers_connected", 1),
 			metricstest.W("chatbus_grpc_handled_total", float64(term+1), "method", "chatbus.v1.BusService/Register", "code", "OK"),
@@ -132,17 +131,8 @@ func TestEmbedderRecorderAndEvents(t *testing.T) {
 		if err := sup.Stop(t); err != nil {
 			t.Fatal(err)
 		}
-		if s := metricstest.FromFamilies(gather(t, rec)); s.Has("chatbus_followers_connected") || s.Has("chatbus_journal_pending_updates") {
+		if s := metricstest.Gather(t, rec.Registry()); s.Has("chatbus_followers_connected") || s.Has("chatbus_journal_pending_updates") {
 			t.Errorf("term %d: the stopped supervisor's collectors are still registered", term)
 		}
 	}
-}
-
-func gather(t *testing.T, m *metrics.Metrics) []*dto.MetricFamily {
-	t.Helper()
-	mfs, err := m.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mfs
 }

@@ -20,15 +20,7 @@ import (
 	"github.com/chatbus/chatbus/server/store/etcdstore"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		// etcd's embedded server and client leave these behind for a moment.
-		goleak.IgnoreAnyFunction("go.etcd.io/etcd/client/pkg/v3/logutil.(*MergeLogger).outputLoop"),
-		goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"),
-		goleak.IgnoreTopFunction("github.com/golang/glog.(*fileSink).flushDaemon"),
-		goleak.IgnoreTopFunction("google.golang.org/grpc/internal/grpcsync.(*CallbackSerializer).run"),
-	)
-}
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, etcdtest.LeakOptions()...) }
 
 // leader wins the election of name on a session of ttl seconds and returns
 // the fence and the session.
