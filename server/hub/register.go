@@ -170,11 +170,12 @@ func (h *Hub) reusable(b store.Binding, req Request) bool {
 	return h.cfg.Providers.Configured(b.Target.Provider)
 }
 
-// fresh provisions a thread: the thread of an offline binding (parked)
-// if there is one on the provider, reused with its slot, else a new one
-// in the next free slot. old is the profile's previous binding record, if
-// any (zero Key otherwise): its journal carries over. The profile's lock
-// is held.
+// fresh provisions a thread: the thread of another offline binding
+// (parked) if there is one on the provider, taken over with its slot,
+// else a new one in the next free slot. old is the profile's previous
+// binding record, if any (zero Key otherwise): its journal carries over;
+// it has no thread of its own it could take up again (resolve reuses
+// those). The profile's lock is held.
 func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old store.Binding) (store.Binding, Origin, error) {
 	provider := req.Provider
 	if provider == "" {
@@ -192,7 +193,7 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 	if err := h.threads.ensure(h.store); err != nil {
 		return store.Binding{}, 0, err
 	}
-	parked, release := h.claimParked(provider, old)
+	parked, release := h.claimParked(provider)
 	defer release()
 	var slot string
 	var reuse *store.Target
@@ -236,7 +237,7 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 		}
 		return store.Binding{}, 0, fmt.Errorf("%w on %s: %v", ErrProvision, provider, err)
 	}
-	if parked != nil && parked.Key != b.Key {
+	if parked != nil {
 		// The offline binding gives its slot up, and its thread if it was
 		// reused; its journal stays under its own key.
 		if err := h.supersede(*parked, b.Key, t == parked.Target); err != nil {
