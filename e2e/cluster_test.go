@@ -203,9 +203,7 @@ func TestClusterFailoverLosesNothing(t *testing.T) {
 	}
 	threads := map[int64]bool{}
 	for _, r := range rs {
-		r.mu.Lock()
-		threads[r.thread] = true
-		r.mu.Unlock()
+		threads[r.threadID()] = true
 	}
 	if len(threads) != len(rs) {
 		t.Fatalf("followers on three nodes share threads: %v", threads)
@@ -218,10 +216,7 @@ func TestClusterFailoverLosesNothing(t *testing.T) {
 			i := sent % len(rs)
 			text := fmt.Sprintf("u%05d", sent)
 			want[i] = append(want[i], text)
-			rs[i].mu.Lock()
-			th := rs[i].thread
-			rs[i].mu.Unlock()
-			tc.tg.PushMessage(forumChat, int(th), allowedUser, text)
+			tc.tg.PushMessage(forumChat, int(rs[i].threadID()), allowedUser, text)
 			sent++
 		}
 	}

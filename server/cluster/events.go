@@ -111,8 +111,9 @@ func (n *Node) decodeMember(pfx string, key, value []byte) (memberRecord, bool) 
 }
 
 // memberPut takes in a member's record as written now, publishing (if
-// publish) what changed since the last one this node saw: it joined, it
-// won, its term ended, it was fenced, its relay follows a new leader.
+// publish) what changed since the last one this node saw of the same
+// process (Started): it joined, it won, its term ended, it was fenced,
+// its relay follows a new leader.
 func (n *Node) memberPut(known map[string]*member, rec memberRecord, publish bool) {
 	m, had := known[rec.Node]
 	if !had {
@@ -128,8 +129,10 @@ func (n *Node) memberPut(known map[string]*member, rec memberRecord, publish boo
 	if !wasPresent {
 		n.publish(events.ClusterMemberJoined, node, fmt.Sprintf("member %s joined the cluster (%s)", node, rec.Addr), "address", rec.Addr)
 	}
-	if !had {
-		return // nothing to compare with
+	if !had || !rec.Started.Equal(old.Started) {
+		// A node new to this one, or the same name started again: all
+		// its record says is news.
+		old = memberRecord{}
 	}
 	fence := strconv.FormatInt(rec.Fence, 10)
 	if rec.Fenced > old.Fenced {
