@@ -260,6 +260,15 @@ func TestBrowserChatAndConsole(t *testing.T) {
 	// message arrive once.
 	within(t, con, 10*time.Second, "press restart", chromedp.Click(chromedp.CSS(`#providers tr[data-provider="playground"] button.restart`)))
 	until(t, con, "the restart under way", `[...document.querySelectorAll("#restart-steps .phase")].some(e => e.textContent === "prepare")`)
+	// A message the follower sends meanwhile waits in the provider's
+	// outbound queue (admission is closed): the console shows it.
+	sentDuring := make(chan error, 1)
+	go func() {
+		_, err := bf.f.Send(context.Background(), client.Message{Text: "sent during the restart"}, "during-1")
+		sentDuring <- err
+	}()
+	until(t, con, "the call waiting in the queue", `(() => { const r = document.querySelector('#providers tr[data-provider="playground"]');
+		return !!r && r.querySelector('[data-field=queue]').textContent.startsWith("1 waiting"); })()`)
 	within(t, tab, 10*time.Second, "type during the restart", chromedp.SendKeys(chromedp.CSS("#text"), "typed during the restart\r"))
 	until(t, tab, "the message stored by the playground", `[...document.querySelectorAll(".msg.you:not(.pending) .text")].some(e => e.textContent === "typed during the restart")`)
 	// Admission is closed and the upload holds the old owner: the restart
@@ -288,6 +297,12 @@ func TestBrowserChatAndConsole(t *testing.T) {
 	t.Logf("restart steps:\n%s", steps)
 	until(t, tab, "the echo of what was typed during the restart", `[...document.querySelectorAll(".msg.bot .text")].some(e => e.textContent === "echo: typed during the restart")`)
 	until(t, tab, "the file", `[...document.querySelectorAll(".msg.bot .file a")].some(e => e.textContent.includes("report.txt"))`)
+	if err := <-sentDuring; err != nil {
+		t.Fatalf("the message sent during the restart: %v", err)
+	}
+	until(t, tab, "the message sent during the restart", `[...document.querySelectorAll(".msg.bot .text")].filter(e => e.textContent === "sent during the restart").length === 1`)
+	until(t, con, "the queue empty again", `(() => { const r = document.querySelector('#providers tr[data-provider="playground"]');
+		return !!r && r.querySelector('[data-field=queue]').textContent === "empty"; })()`)
 	until(t, con, "the successor in the table", fmt.Sprintf(`(() => { const r = document.querySelector('#providers tr[data-provider="playground"]');
 		return !!r && r.querySelector('[data-field=pid]').textContent !== %q && r.querySelector('[data-field=state]').textContent === "running"; })()`, oldPID))
 	screenshot(t, con, artifacts, "console.png")

@@ -20,16 +20,18 @@ import (
 
 	"github.com/chatbus/chatbus/client"
 	"github.com/chatbus/chatbus/internal/etcdtest"
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/provider/telegram/tgtest"
 )
 
 // clusterNode is one supervisord of a cluster, with its own profile
 // (socket, state dir) and config.
 type clusterNode struct {
-	name   string
-	p      *profile
-	config string
-	d      *daemon
+	name    string
+	p       *profile
+	config  string
+	d       *daemon
+	metrics string // the node's metrics socket
 }
 
 // testCluster is three supervisords in one cluster over a three-member
@@ -65,10 +67,13 @@ func startCluster(t *testing.T, n int) *testCluster {
 		}
 		addr := ln.Addr().String()
 		ln.Close()
-		// The grace a new leader gives followers before it retires their
-		// bindings covers a killed node's restart (its follower waits for
-		// it), as a cluster's default does.
-		cfg := strings.Replace(telegramConfig(tc.tg, ""), "reconcile_grace: 1s", "reconcile_grace: 20s", 1) + fmt.Sprintf(`cluster:
+		// reconcile_grace is the short 1s of the other tests: each new
+		// leader soon retires the bindings of followers whose node is
+		// down (or not back yet); they come back to their threads and
+		// lose nothing.
+		p := newProfile(t)
+		msock := filepath.Join(filepath.Dir(p.socket), "metrics.sock")
+		cfg := telegramConfig(tc.tg, "metrics:\n  listen: unix://"+msock+"\n") + fmt.Sprintf(`cluster:
   name: t
   node: %s
   etcd:
@@ -80,12 +85,11 @@ func startCluster(t *testing.T, n int) *testCluster {
     key: %s
   lease_ttl: 2s
 `, name, endpoints, addr, filepath.Join(certs, "ca.pem"), filepath.Join(certs, name+".pem"), filepath.Join(certs, name+"-key.pem"))
-		p := newProfile(t)
 		path := filepath.Join(t.TempDir(), "config.yaml")
 		if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		tc.nodes = append(tc.nodes, &clusterNode{name: name, p: p, config: path})
+		tc.nodes = append(tc.nodes, &clusterNode{name: name, p: p, config: path, metrics: msock})
 	}
 	return tc
 }
@@ -199,9 +203,7 @@ func TestClusterFailoverLosesNothing(t *testing.T) {
 	}
 	threads := map[int64]bool{}
 	for _, r := range rs {
-		r.mu.Lock()
-		threads[r.thread] = true
-		r.mu.Unlock()
+		threads[r.threadID()] = true
 	}
 	if len(threads) != len(rs) {
 		t.Fatalf("followers on three nodes share threads: %v", threads)
@@ -214,10 +216,7 @@ func TestClusterFailoverLosesNothing(t *testing.T) {
 			i := sent % len(rs)
 			text := fmt.Sprintf("u%05d", sent)
 			want[i] = append(want[i], text)
-			rs[i].mu.Lock()
-			th := rs[i].thread
-			rs[i].mu.Unlock()
-			tc.tg.PushMessage(forumChat, int(th), allowedUser, text)
+			tc.tg.PushMessage(forumChat, int(rs[i].threadID()), allowedUser, text)
 			sent++
 		}
 	}
@@ -408,6 +407,42 @@ func TestClusterFailoverLosesNothing(t *testing.T) {
 		t.Errorf("busctl status on %s:\n%s", stopped.name, out)
 	}
 
+	// The events, from any node (its busctl's calls go to the leader, so
+	// the leader's feed): the new leader's own election, and the stopped
+	// one's leadership ended as its member record (gone while it was
+	// stopped, or written again when it woke) says; a write it tried
+	// when it woke, refused by the fence, as the same record says.
+	clusterEvents(t, stopped, next.name, stopped.name, strings.Contains(stopped.d.stderr.String(), "refused by the fence"))
+
+	// The metrics: every node serves its own, the supervisor's series
+	// only while it leads.
+	sNext, sStopped := unixScraper(t, next.metrics).scrape(t), unixScraper(t, stopped.metrics).scrape(t)
+	sRelay := unixScraper(t, tc.nodes[relayNode].metrics).scrape(t)
+	for _, c := range []struct {
+		name string
+		got  float64
+		ok   bool
+	}{
+		{"leader gauge of the leader", sNext.Get("chatbus_cluster_leader", "node", next.name), sNext.Get("chatbus_cluster_leader", "node", next.name) == 1},
+		{"leader gauge of the stopped one", sStopped.Get("chatbus_cluster_leader", "node", stopped.name), sStopped.Has("chatbus_cluster_leader") && sStopped.Get("chatbus_cluster_leader") == 0},
+		{"elections the leader won", sNext.Get("chatbus_cluster_elections_won_total"), sNext.Get("chatbus_cluster_elections_won_total") >= 1},
+		{"terms of the stopped one ended by the fence or its lease", sStopped.Get("chatbus_cluster_terms_fenced_total") + sStopped.Get("chatbus_cluster_lease_keepalive_failures_total", "lease", "leader"),
+			sStopped.Get("chatbus_cluster_terms_fenced_total")+sStopped.Get("chatbus_cluster_lease_keepalive_failures_total", "lease", "leader") >= 1},
+		{"the leader's etcd transactions", sNext.Get("chatbus_cluster_etcd_txns_total", "result", "ok"), sNext.Get("chatbus_cluster_etcd_txn_duration_seconds") > 0 && sNext.Get("chatbus_cluster_etcd_txns_total", "result", "ok") > 0},
+		{"calls the leader's relay listener took", sNext.Get("chatbus_cluster_relay_calls_total", "route", "peer", "code", "OK"), sNext.Get("chatbus_cluster_relay_calls_total", "route", "peer", "code", "OK") > 0},
+		{"the supervisor's series on the leader", sNext.Get("chatbus_followers_connected"), sNext.Has("chatbus_followers_connected")},
+		{"no supervisor series on a node that does not lead", 0, !sStopped.Has("chatbus_followers_connected")},
+	} {
+		if !c.ok {
+			t.Errorf("metrics: %s: %v", c.name, c.got)
+		}
+	}
+	if rn := tc.nodes[relayNode]; rn != next {
+		if n := sRelay.Get("chatbus_cluster_relay_calls_total", "route", "leader", "code", "OK"); n == 0 {
+			t.Errorf("metrics: %s relayed no call to the leader", rn.name)
+		}
+	}
+
 	cancel()
 	wg.Wait()
 	for i, r := range rs {
@@ -440,5 +475,63 @@ func TestClusterFailoverLosesNothing(t *testing.T) {
 	}
 	if once != 1 {
 		t.Errorf("the keyed call reached the platform %d times", once)
+	}
+}
+
+// clusterEvents checks the events the leader's feed holds (read through
+// node n): leader's own election, and the deposed one's leadership
+// ended (reported by the leader); fenced, if it was.
+func clusterEvents(t *testing.T, n *clusterNode, leader, deposed string, fenced bool) {
+	t.Helper()
+	c, err := client.Dial(n.p.socket, client.WithSecretFile(filepath.Join(n.p.state, "secret")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	want := []struct {
+		kind  chatbusv1.EventKind
+		attrs map[string]string
+	}{
+		{chatbusv1.EventKind_EVENT_KIND_CLUSTER_LEADER_ELECTED, map[string]string{"node": leader, "reported_by": ""}},
+		{chatbusv1.EventKind_EVENT_KIND_CLUSTER_LEADERSHIP_LOST, map[string]string{"node": deposed, "reported_by": leader}},
+	}
+	if fenced {
+		want = append(want, struct {
+			kind  chatbusv1.EventKind
+			attrs map[string]string
+		}{chatbusv1.EventKind_EVENT_KIND_CLUSTER_FENCED, map[string]string{"node": deposed, "reported_by": leader}})
+	}
+	var evs []*chatbusv1.Event
+	for {
+		evs, err = c.Events(ctx)
+		if err != nil {
+			t.Fatalf("events: %v", err)
+		}
+		missing := 0
+		for _, w := range want {
+			found := false
+			for _, e := range evs {
+				match := e.GetKind() == w.kind
+				for k, v := range w.attrs {
+					match = match && e.GetAttrs()[k] == v
+				}
+				found = found || match
+			}
+			if !found {
+				missing++
+			}
+		}
+		if missing == 0 {
+			return
+		}
+		if ctx.Err() != nil {
+			for _, e := range evs {
+				t.Logf("event %s %s %v", e.GetKind(), e.GetMessage(), e.GetAttrs())
+			}
+			t.Fatalf("the leader's feed lacks %d of the cluster events %v", missing, want)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -70,6 +70,14 @@ func (r *resumer) run(ctx context.Context, t *testing.T, p *profile, ready chan<
 	}
 }
 
+// threadID is the thread the resumer's follower is bound to (written
+// again by each registration).
+func (r *resumer) threadID() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.thread
+}
+
 func (r *resumer) count() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -122,7 +130,7 @@ func sigkillSupervisor(t *testing.T, p *profile, d *daemon, configPath string, t
 	var writer sync.WaitGroup
 	writer.Go(func() {
 		for n := range total {
-			post(rs[n%threads].thread, n, want[n%threads][n/threads])
+			post(rs[n%threads].threadID(), n, want[n%threads][n/threads])
 		}
 	})
 	delivered := func() int {

@@ -84,6 +84,9 @@ var errorCodes = []struct {
 	{store.ErrNotFound, codes.NotFound, "NOT_FOUND"},
 	{store.ErrNoFreeSlot, codes.ResourceExhausted, "NO_FREE_SLOT"},
 	{store.ErrClosed, codes.Unavailable, "SHUTTING_DOWN"},
+	// A cluster node's supervisor lost its leadership under the call:
+	// the new leader serves it once the caller's node follows it.
+	{store.ErrFenced, codes.Unavailable, "FENCED"},
 	{context.Canceled, codes.Canceled, ""},
 	{context.DeadlineExceeded, codes.DeadlineExceeded, ""},
 }

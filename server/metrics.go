@@ -24,11 +24,29 @@ type MetricsConfig struct {
 	// TopBindings is how many bindings get series of their own. If zero,
 	// metrics.DefaultTopBindings.
 	TopBindings int
+	// Recorder, if set, is what the supervisor records into instead of a
+	// recorder of its own, and serving it is the embedder's: a cluster
+	// node serves its metrics for longer than one supervisor runs. The
+	// fields above are then ignored. The supervisor's scrape-time
+	// collectors are added when it opens its state and removed when Run
+	// returns.
+	Recorder *metrics.Metrics
 }
 
 // newMetrics returns the recorder the configuration asks for; nil (which
 // records nothing) when metrics are off.
 func (c MetricsConfig) newMetrics(providerNames []string) (*metrics.Metrics, metrics.Addr, error) {
+	if c.Recorder != nil {
+		return c.Recorder, metrics.Addr{}, nil
+	}
+	return c.NewRecorder(providerNames, nil)
+}
+
+// NewRecorder returns the recorder c asks for and where to serve it; nil
+// (records nothing) when metrics are off. cluster, if set, adds a cluster
+// node's series: an embedder that serves the recorder itself passes it as
+// Recorder to each supervisor it runs.
+func (c MetricsConfig) NewRecorder(providerNames []string, cluster *metrics.Cluster) (*metrics.Metrics, metrics.Addr, error) {
 	if c.Listen == "" {
 		return nil, metrics.Addr{}, nil
 	}
@@ -36,7 +54,7 @@ func (c MetricsConfig) newMetrics(providerNames []string) (*metrics.Metrics, met
 	if err != nil {
 		return nil, addr, fmt.Errorf("metrics.listen %w", err)
 	}
-	return metrics.New(metrics.Config{TopBindings: c.TopBindings, Providers: providerNames}), addr, nil
+	return metrics.New(metrics.Config{TopBindings: c.TopBindings, Providers: providerNames, Cluster: cluster}), addr, nil
 }
 
 // MetricsURL is where the metrics are served (the port taken, for port
@@ -51,29 +69,21 @@ func (s *Server) MetricsURL() string {
 // serveMetrics binds the metrics endpoint and serves it until stop is
 // called, which waits up to the shutdown timeout for scrapes under way.
 func (s *Server) serveMetrics() (stop func(), err error) {
-	if s.metrics == nil {
+	if s.metrics == nil || s.cfg.Metrics.Recorder != nil {
 		return func() {}, nil
 	}
-	ep, err := s.metrics.Listen(s.metricsAddr)
+	ep, stopEP, err := s.metrics.ServeAt(s.metricsAddr, func(err error) { s.log.Error().Err(err).Msg("metrics endpoint stopped") })
 	if err != nil {
 		return nil, err
 	}
 	s.metricsEP.Store(ep)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := ep.Serve(); err != nil {
-			s.log.Error().Err(err).Msg("metrics endpoint stopped")
-		}
-	}()
 	s.log.Info().Str("url", ep.URL()).Msg("metrics: serving on " + ep.URL())
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 		defer cancel()
-		if err := ep.Close(ctx); err != nil {
+		if err := stopEP(ctx); err != nil {
 			s.log.Warn().Err(err).Msg("metrics endpoint close")
 		}
-		<-done
 		s.metricsEP.Store(nil)
 	}, nil
 }

@@ -149,6 +149,11 @@ type Config struct {
 	// Metrics is the opt-in Prometheus endpoint (off when its Listen is
 	// empty).
 	Metrics MetricsConfig
+	// Events, if set, is the event feed the supervisor publishes into and
+	// serves (WatchEvents, ListEvents) instead of one of its own: a
+	// cluster node's, which outlives the supervisor of each of its terms
+	// and carries the node's own events beside the supervisor's.
+	Events *events.Hub
 }
 
 // ConsoleConfig configures the operator console.
@@ -264,11 +269,15 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("secret: %w", err)
 	}
+	evs := cfg.Events
+	if evs == nil {
+		evs = events.NewHub(cfg.Logger.With().Str("component", "events").Logger())
+	}
 	s := &Server{
 		cfg:    cfg,
 		log:    cfg.Logger,
 		rpcLog: cfg.Logger.With().Str("component", "grpc").Logger(),
-		hub:    events.NewHub(cfg.Logger.With().Str("component", "events").Logger()),
+		hub:    evs,
 		secret: secret,
 
 		reloadMu:    make(chan struct{}, 1),
@@ -311,6 +320,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	defer s.store.Close()
+	defer s.metrics.Unwatch() // a recorder of the embedder's outlives this run
 	return s.serve(ctx, ln)
 }
 

@@ -76,7 +76,9 @@ func eventStyle(k chatbusv1.EventKind) style {
 		chatbusv1.EventKind_EVENT_KIND_AUTH_REFUSED, chatbusv1.EventKind_EVENT_KIND_UPDATES_DROPPED:
 		return styleBad
 	case chatbusv1.EventKind_EVENT_KIND_PROVIDER_EXITED, chatbusv1.EventKind_EVENT_KIND_PROVIDER_HEALTH,
-		chatbusv1.EventKind_EVENT_KIND_SUPERVISOR_STOPPING, chatbusv1.EventKind_EVENT_KIND_EVENTS_DROPPED:
+		chatbusv1.EventKind_EVENT_KIND_SUPERVISOR_STOPPING, chatbusv1.EventKind_EVENT_KIND_EVENTS_DROPPED,
+		chatbusv1.EventKind_EVENT_KIND_CLUSTER_FENCED, chatbusv1.EventKind_EVENT_KIND_CLUSTER_LEADERSHIP_LOST,
+		chatbusv1.EventKind_EVENT_KIND_CLUSTER_MEMBER_LEFT:
 		return styleWarn
 	}
 	return stylePlain

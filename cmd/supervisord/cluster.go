@@ -16,6 +16,8 @@ import (
 	"github.com/chatbus/chatbus/server"
 	"github.com/chatbus/chatbus/server/auth"
 	"github.com/chatbus/chatbus/server/cluster"
+	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/safesocket"
 	"github.com/chatbus/chatbus/server/store"
 )
@@ -97,10 +99,6 @@ func (c *config) checkCluster(providers int) []problem {
 	return probs
 }
 
-// clusterReconcileGrace is a cluster's reconcile_grace unless the config
-// says otherwise.
-const clusterReconcileGrace = 30 * time.Second
-
 // runCluster runs this supervisord as a cluster node: the front on the
 // socket, the relay, the campaign; the supervisor cfg describes runs
 // while this node leads.
@@ -124,18 +122,22 @@ func runCluster(ctx context.Context, cfg server.Config, fc *config, log zerolog.
 		}
 		etcd.TLS = t
 	}
-	if _, set := fc.lines["reconcile_grace"]; !set {
-		// A new leader waits for the followers of every host, those whose
-		// own node restarts too, before it retires their bindings.
-		cfg.ReconcileGrace = clusterReconcileGrace
-	}
 	onReady := cfg.OnReady
+	provider := cfg.Providers[0].Name
+	// The node's event feed and metrics outlive the supervisor of each of
+	// its terms, which publishes and records into them.
+	evs := events.NewHub(log.With().Str("component", "events").Logger())
+	rec, maddr, err := cfg.Metrics.NewRecorder([]string{provider}, &metrics.Cluster{Node: cc.Node, Provider: provider})
+	if err != nil {
+		return err
+	}
 	node, err := cluster.New(cluster.Config{
-		Cluster: cc.Name, Node: cc.Node, Provider: cfg.Providers[0].Name,
+		Cluster: cc.Name, Node: cc.Node, Provider: provider,
 		Etcd: etcd, Listen: cc.Listen, Advertise: cc.Advertise,
 		TLS:      cluster.TLSFiles{CA: cc.TLS.CA, Cert: cc.TLS.Cert, Key: cc.TLS.Key},
 		LeaseTTL: time.Duration(cc.LeaseTTL),
 		Socket:   cfg.Socket, LockTimeout: cfg.LockTimeout, Secret: secret, AllowUID: allowUID(cfg),
+		Events: evs, Metrics: rec, MetricsAddr: maddr,
 		Logger:  log,
 		OnReady: onReady,
 		Lead: func(ctx context.Context, open func(store.Options) (store.Store, error), socket string, ready func()) error {
@@ -143,6 +145,8 @@ func runCluster(ctx context.Context, cfg server.Config, fc *config, log zerolog.
 			lc.Socket, lc.OpenStore, lc.OnReady = socket, open, ready
 			lc.OnReloading, lc.OnStopping, lc.Reload = nil, nil, nil
 			lc.Console.Off = true // one console per host would need one port per term
+			lc.Events = evs
+			lc.Metrics = server.MetricsConfig{Recorder: rec} // nil: off
 			lc.Logger = log.With().Str("term", "leader").Logger()
 			srv, err := server.New(lc)
 			if err != nil {

@@ -16,8 +16,21 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/goleak"
 	"go.uber.org/zap"
 )
+
+// LeakOptions are the goroutines an embedded etcd and its clients leave
+// behind for a moment after they close: a test package that starts one
+// passes them to goleak.VerifyTestMain.
+func LeakOptions() []goleak.Option {
+	return []goleak.Option{
+		goleak.IgnoreAnyFunction("go.etcd.io/etcd/client/pkg/v3/logutil.(*MergeLogger).outputLoop"),
+		goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"),
+		goleak.IgnoreTopFunction("github.com/golang/glog.(*fileSink).flushDaemon"),
+		goleak.IgnoreTopFunction("google.golang.org/grpc/internal/grpcsync.(*CallbackSerializer).run"),
+	}
+}
 
 // Cluster is a running etcd cluster.
 type Cluster struct {

@@ -18,11 +18,21 @@
 //
 // Node owns: the etcd client, the front listener on the follower socket,
 // the relay listener, the campaign (one session, one election key per
-// provider) and the observer of the election; the supervisor itself is
-// the embedder's (Config.Lead), started on winning and stopped (its
-// provider child with it) on losing: the lease ended (the process was
-// paused or cut off from etcd for the TTL), a write was fenced, or the
-// node stops.
+// provider), the observer of the election, its member record and the
+// watch of the others' (events.go), and the metrics endpoint if it has
+// one; the supervisor itself is the embedder's (Config.Lead), started on
+// winning and stopped (its provider child with it) on losing: the lease
+// ended (the process was paused or cut off from etcd for the TTL), a
+// write was fenced, or the node stops.
+//
+// Events: a node publishes what happens to itself (it won, its term
+// ended and why, a write of it was fenced, its relay follows a new
+// leader) into its event feed (Config.Events), which the supervisor of
+// each of its terms shares; and what the member records of the others
+// say happened to them (members joining and leaving among them). Since a
+// node that does not lead relays busctl's calls to the leader, the
+// leader's feed is what WatchEvents shows on every node: the whole
+// cluster's story as the leader saw it.
 package cluster
 
 import (
@@ -33,6 +43,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -49,6 +60,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	serverauth "github.com/chatbus/chatbus/server/auth"
+	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/safesocket"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/store/etcdstore"
@@ -90,9 +103,20 @@ type Config struct {
 	// this term's leadership), until ctx ends; it calls ready once the
 	// socket serves. It is called each time the node wins. Required.
 	Lead func(ctx context.Context, open func(store.Options) (store.Store, error), socket string, ready func()) error
-	// StoreOptions are the etcd store's options (Prefix, Fence and
-	// OnFenced are the node's).
+	// StoreOptions are the etcd store's options (Prefix, Fence, OnFenced,
+	// OnCommit and OnRetry are the node's).
 	StoreOptions etcdstore.Options
+	// Events is the node's event feed: its own events are published
+	// there (and so logged); the supervisor of each term should publish
+	// into it too (server.Config.Events), so that the feed it serves
+	// carries both. If nil, a feed of its own, logged to Logger.
+	Events *events.Hub
+	// Metrics, if set, records the node's series (made with
+	// metrics.Config.Cluster); the supervisor of each term should record
+	// into it too (server.MetricsConfig.Recorder). If MetricsAddr names a
+	// network, the node serves it there from start to stop.
+	Metrics     *metrics.Metrics
+	MetricsAddr metrics.Addr
 	// Logger receives the node's log.
 	Logger zerolog.Logger
 	// OnReady, if set, is called once the front serves.
@@ -122,22 +146,29 @@ type Leader struct {
 
 // Node is one running cluster member.
 type Node struct {
-	cfg    Config
-	log    zerolog.Logger
-	cli    *clientv3.Client
-	client *tlsDialer
+	cfg     Config
+	log     zerolog.Logger
+	cli     *clientv3.Client
+	client  *tlsDialer
+	evs     *events.Hub
+	metrics *metrics.Metrics
+	// kick asks the member loop to write the record now (it changed).
+	kick chan struct{}
 
-	// mu guards the routing state below; route() derives the front's
-	// target from it.
+	// mu guards the routing state below; frontTarget and relayTarget
+	// derive the relay's targets from it, record() the member record.
 	mu         sync.Mutex
 	observed   Leader // the election's current leader ("" Node: none)
 	localConn  *grpc.ClientConn
 	remoteConn *grpc.ClientConn
 	remoteAddr string
-	leading    bool // this node's supervisor serves (localConn is usable)
-	terms      int  // how many times this node won
-	fenced     int  // how many of its terms ended fenced
-	streams    int  // update streams open on the front (followers)
+	leading    bool   // this node's supervisor serves (localConn is usable)
+	terms      int    // how many times this node won
+	fenced     int    // how many of its terms ended fenced
+	fence      int64  // the fence revision of its last term
+	ended      string // why its last term ended (a leadership-lost reason)
+	following  string // the leader its relay follows ("" while it leads or none is known)
+	streams    int    // update streams open on the front (followers)
 	started    time.Time
 }
 
@@ -171,9 +202,17 @@ func New(cfg Config) (*Node, error) {
 	if cfg.Etcd.DialTimeout == 0 {
 		cfg.Etcd.DialTimeout = 5 * time.Second
 	}
-	return &Node{cfg: cfg, started: time.Now(), log: cfg.Logger.With().Str("component", "cluster").Str("node", cfg.Node).Logger(),
-		client: &tlsDialer{tls: ctls}}, nil
+	log := cfg.Logger.With().Str("component", "cluster").Str("node", cfg.Node).Logger()
+	evs := cfg.Events
+	if evs == nil {
+		evs = events.NewHub(log)
+	}
+	return &Node{cfg: cfg, started: time.Now(), log: log, client: &tlsDialer{tls: ctls}, evs: evs, metrics: cfg.Metrics,
+		kick: make(chan struct{}, 1)}, nil
 }
+
+// Events is the node's event feed.
+func (n *Node) Events() *events.Hub { return n.evs }
 
 // Run serves until ctx ends: the front, the relay listener, the campaign
 // and the observer. When it returns, this node's supervisor (if it led)
@@ -200,14 +239,19 @@ func (n *Node) Run(ctx context.Context) error {
 		return fmt.Errorf("relay listener: %w", err)
 	}
 	defer rl.Close()
+	stopMetrics, err := n.serveMetrics()
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 
 	fs := grpc.NewServer(grpc.Creds(safesocket.PeerCredentials()), grpc.ForceServerCodec(rawCodec{}),
-		grpc.UnknownServiceHandler(relay{gate: n.checkLocal, pick: n.frontTarget, track: n.track,
+		grpc.UnknownServiceHandler(relay{gate: n.checkLocal, pick: n.frontTarget, track: n.track, count: n.metrics.RelayCall,
 			local: map[string]localHandler{getClusterMethod: n.getCluster}}.handler()),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.MaxRecvMsgSize(8<<20), grpc.MaxSendMsgSize(8<<20))
 	rs := grpc.NewServer(grpc.Creds(credentials.NewTLS(stls)), grpc.ForceServerCodec(rawCodec{}),
-		grpc.UnknownServiceHandler(relay{pick: n.relayTarget}.handler()),
+		grpc.UnknownServiceHandler(relay{pick: n.relayTarget, count: n.metrics.RelayCall}.handler()),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.MaxRecvMsgSize(8<<20), grpc.MaxSendMsgSize(8<<20))
 
@@ -218,6 +262,7 @@ func (n *Node) Run(ctx context.Context) error {
 	defer stop()
 	wg.Go(func() { n.observe(runCtx) })
 	wg.Go(func() { n.member(runCtx) })
+	wg.Go(func() { n.watchMembers(runCtx) })
 	campaignDone := make(chan struct{})
 	go func() { defer close(campaignDone); n.campaign(runCtx) }()
 	n.log.Info().Str("socket", n.cfg.Socket).Str("relay", rl.Addr().String()).Str("provider", n.cfg.Provider).
@@ -243,16 +288,16 @@ func (n *Node) Run(ctx context.Context) error {
 
 // frontTarget routes a local caller's call (checked by checkLocal): to this
 // node's supervisor while it leads, else to the leader's relay listener.
-func (n *Node) frontTarget(context.Context) (*grpc.ClientConn, metadata.MD, error) {
+func (n *Node) frontTarget(context.Context) (*grpc.ClientConn, metadata.MD, string, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch {
 	case n.leading:
-		return n.localConn, metadata.Pairs("authorization", "Bearer "+n.cfg.Secret), nil
+		return n.localConn, metadata.Pairs("authorization", "Bearer "+n.cfg.Secret), metrics.RouteLocal, nil
 	case n.remoteConn != nil:
-		return n.remoteConn, nil, nil
+		return n.remoteConn, nil, metrics.RouteLeader, nil
 	}
-	return nil, nil, status.Errorf(codes.Unavailable, "cluster %s: no leader of %s is known yet", n.cfg.Cluster, n.cfg.Provider)
+	return nil, nil, metrics.RouteLeader, status.Errorf(codes.Unavailable, "cluster %s: no leader of %s is known yet", n.cfg.Cluster, n.cfg.Provider)
 }
 
 // checkLocal is the front's gate: the caller is of our uid and presents
@@ -276,13 +321,13 @@ func (n *Node) checkLocal(ctx context.Context, method string) error {
 // relayTarget routes a call relayed by another node (its certificate was
 // verified by TLS): only to this node's own supervisor, and only while it
 // leads; never onwards (no relay loops).
-func (n *Node) relayTarget(context.Context) (*grpc.ClientConn, metadata.MD, error) {
+func (n *Node) relayTarget(context.Context) (*grpc.ClientConn, metadata.MD, string, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if !n.leading {
-		return nil, nil, status.Errorf(codes.Unavailable, "node %s does not lead %s (now: %q)", n.cfg.Node, n.cfg.Provider, n.observed.Node)
+		return nil, nil, metrics.RoutePeer, status.Errorf(codes.Unavailable, "node %s does not lead %s (now: %q)", n.cfg.Node, n.cfg.Provider, n.observed.Node)
 	}
-	return n.localConn, metadata.Pairs("authorization", "Bearer "+n.cfg.Secret), nil
+	return n.localConn, metadata.Pairs("authorization", "Bearer "+n.cfg.Secret), metrics.RoutePeer, nil
 }
 
 // campaign wins the election, leads until the term ends, and campaigns
@@ -306,6 +351,14 @@ func (n *Node) campaign(ctx context.Context) {
 	}
 }
 
+// Why a term ends (the reason of its ClusterLeadershipLost event).
+const (
+	endLeaseLost        = "lease_lost"        // its lease ended: the process was paused or cut off from etcd
+	endFenced           = "fenced"            // a write was refused by the fence
+	endSupervisorExited = "supervisor_exited" // Lead returned on its own
+	endStopped          = "stopped"           // the node stops
+)
+
 // term is one campaign: a session (lease), the wait to win, the
 // supervisor run while the lease holds and no write was fenced.
 func (n *Node) term(ctx context.Context) error {
@@ -321,31 +374,53 @@ func (n *Node) term(ctx context.Context) error {
 		return fmt.Errorf("campaign: %w", err)
 	}
 	fence := etcdstore.Fence{Key: e.Key(), Rev: e.Rev()}
-	log := n.log.With().Str("key", fence.Key).Int64("rev", fence.Rev).Logger()
-	log.Info().Msg("elected leader of " + n.cfg.Provider + "; starting the supervisor")
+	n.mu.Lock()
+	n.terms++
+	term := n.terms
+	n.fence, n.ended = fence.Rev, ""
+	n.mu.Unlock()
+	n.kickMember()
+	n.metrics.ElectionWon()
+	n.publish(events.ClusterLeaderElected, n.cfg.Node, "elected leader of "+n.cfg.Provider+"; starting the supervisor",
+		"fence_revision", strconv.FormatInt(fence.Rev, 10), "term", strconv.Itoa(term))
 
 	leadCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// end records why the term ends (the first cause wins) and ends it.
+	var endMu sync.Mutex
+	var reason string
+	end := func(why string) (first bool) {
+		endMu.Lock()
+		first = reason == ""
+		if first {
+			reason = why
+		}
+		endMu.Unlock()
+		cancel()
+		return first
+	}
 	var fencedOnce sync.Once
 	opts := n.cfg.StoreOptions
 	opts.Prefix, opts.Fence = n.cfg.prefix()+"state/", fence
 	opts.OnFenced = func() {
 		fencedOnce.Do(func() {
-			log.Error().Msg("a write was refused by the fence: this node no longer leads; stopping its supervisor and provider")
 			n.mu.Lock()
 			n.fenced++
 			n.mu.Unlock()
+			n.kickMember()
+			n.metrics.TermFenced()
+			n.publish(events.ClusterFenced, n.cfg.Node,
+				"a write was refused by the fence: this node no longer leads "+n.cfg.Provider+"; stopping its supervisor and provider",
+				"fence_revision", strconv.FormatInt(fence.Rev, 10))
 		})
-		cancel()
+		end(endFenced)
 	}
+	opts.OnCommit, opts.OnRetry = n.metrics.EtcdTxn, n.metrics.EtcdRetry
 	var st *etcdstore.Store
 	open := func(so store.Options) (store.Store, error) {
 		o := opts
 		o.Limits, o.OnDrop, o.Now = so.Limits, so.OnDrop, so.Now
 		o.SeenMaxCount, o.SeenMaxAge, o.MaxSlots, o.MaxSent = so.SeenMaxCount, so.SeenMaxAge, so.MaxSlots, so.MaxSent
-		if so.OnCommit != nil && o.OnCommit == nil {
-			o.OnCommit = func(ops int, took time.Duration, err error) { so.OnCommit(ops, took, err) }
-		}
 		s, err := etcdstore.Open(leadCtx, n.cli, o)
 		if err != nil {
 			return nil, err
@@ -361,24 +436,51 @@ func (n *Node) term(ctx context.Context) error {
 	go func() {
 		select {
 		case <-sess.Done():
-			log.Error().Msg("leader lease lost: stopping the supervisor and provider")
-			cancel()
+			if leadCtx.Err() == nil && end(endLeaseLost) {
+				n.metrics.LeaseLost(metrics.LeaseLeader)
+			}
 		case <-leadCtx.Done():
 		}
 	}()
-	n.mu.Lock()
-	n.terms++
-	n.mu.Unlock()
 	inner := n.cfg.innerSocket()
 	leadErr := n.cfg.Lead(leadCtx, open, inner, func() { n.setLocal(inner) })
+	if ctx.Err() != nil {
+		end(endStopped)
+	} else {
+		end(endSupervisorExited)
+	}
 	n.clearLocal()
-	log.Info().Err(leadErr).Msg("supervisor stopped; leadership ends")
+	endMu.Lock()
+	why := reason
+	endMu.Unlock()
+	n.mu.Lock()
+	n.ended = why
+	n.mu.Unlock()
+	n.kickMember()
+	attrs := []string{events.ReasonAttr, why, "fence_revision", strconv.FormatInt(fence.Rev, 10)}
+	if leadErr != nil {
+		attrs = append(attrs, "error", leadErr.Error())
+	}
+	n.publish(events.ClusterLeadershipLost, n.cfg.Node, lostMessage(n.cfg.Provider, why), attrs...)
 	if sess.Lease() != clientv3.NoLease {
 		rctx, rcancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_ = e.Resign(rctx) // a lease already gone has nothing to resign
 		rcancel()
 	}
 	return leadErr
+}
+
+// lostMessage says why a term of provider ended, for its event.
+func lostMessage(provider, why string) string {
+	switch why {
+	case endLeaseLost:
+		return "leader lease lost: no longer the leader of " + provider + "; its supervisor and provider stopped"
+	case endFenced:
+		return "refused by the fence: no longer the leader of " + provider + "; its supervisor and provider stopped"
+	case endSupervisorExited:
+		return "the supervisor exited: leadership of " + provider + " given up"
+	}
+	return "stopping: leadership of " + provider + " given up"
 }
 
 // setLocal routes calls to this node's supervisor at socket.
@@ -390,8 +492,10 @@ func (n *Node) setLocal(socket string) {
 		return
 	}
 	n.mu.Lock()
-	n.localConn, n.leading = conn, true
+	n.localConn, n.leading, n.following = conn, true, ""
 	n.mu.Unlock()
+	n.kickMember()
+	n.metrics.Leading(true)
 	n.log.Info().Msg("leading: local and relayed followers are served here")
 }
 
@@ -400,6 +504,7 @@ func (n *Node) clearLocal() {
 	conn := n.localConn
 	n.localConn, n.leading = nil, false
 	n.mu.Unlock()
+	n.metrics.Leading(false)
 	if conn != nil {
 		conn.Close()
 	}
@@ -439,11 +544,33 @@ func (n *Node) observe(ctx context.Context) {
 
 func (n *Node) setObserved(l Leader) {
 	n.mu.Lock()
-	defer n.mu.Unlock()
-	if l.Node != n.observed.Node || l.Addr != n.observed.Addr {
-		n.log.Info().Str("leader", l.Node).Str("addr", l.Addr).Msg("leader of " + n.cfg.Provider + " changed")
-	}
+	changed := l.Node != n.observed.Node || l.Addr != n.observed.Addr
+	prev := n.observed.Node
 	n.observed = l
+	if changed {
+		if l.Node == n.cfg.Node {
+			n.following = ""
+		} else {
+			n.following = l.Node
+		}
+	}
+	n.dialLeaderLocked(l)
+	n.mu.Unlock()
+	switch {
+	case !changed || l.Node == n.cfg.Node: // its own election is its own event
+	case l.Node == "":
+		n.log.Info().Str("previous", prev).Msg("leader of " + n.cfg.Provider + " changed: none now")
+	default:
+		n.kickMember()
+		n.publish(events.ClusterRelayFollowed, n.cfg.Node,
+			fmt.Sprintf("leader of %s changed to %s (%s): this node's relay follows it", n.cfg.Provider, l.Node, l.Addr),
+			"leader", l.Node, "address", l.Addr, "previous", prev, "fence_revision", strconv.FormatInt(l.Rev, 10))
+	}
+}
+
+// dialLeaderLocked points the relay at l, if it is another node at a new
+// address. n.mu is held.
+func (n *Node) dialLeaderLocked(l Leader) {
 	if l.Node == "" || l.Node == n.cfg.Node || l.Addr == n.remoteAddr {
 		return
 	}
@@ -459,6 +586,26 @@ func (n *Node) setObserved(l Leader) {
 		time.AfterFunc(time.Second, func() { old.Close() })
 	}
 	n.remoteConn, n.remoteAddr = conn, l.Addr
+}
+
+// serveMetrics serves the node's metrics at MetricsAddr, if it names a
+// network, until the returned stop is called.
+func (n *Node) serveMetrics() (stop func(), err error) {
+	if n.metrics == nil || n.cfg.MetricsAddr.Network == "" {
+		return func() {}, nil
+	}
+	ep, stopEP, err := n.metrics.ServeAt(n.cfg.MetricsAddr, func(err error) { n.log.Error().Err(err).Msg("metrics endpoint stopped") })
+	if err != nil {
+		return nil, err
+	}
+	n.log.Info().Str("url", ep.URL()).Msg("metrics: serving on " + ep.URL())
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopEP(ctx); err != nil {
+			n.log.Warn().Err(err).Msg("metrics endpoint close")
+		}
+	}, nil
 }
 
 // Status is what a node knows of its cluster.

@@ -43,9 +43,10 @@ func (rawCodec) Unmarshal(data []byte, v any) error {
 func (rawCodec) Name() string { return "proto" }
 
 // target picks where a relayed call goes, with the metadata to add
-// (the local supervisor's secret), or a status error when there is
-// nowhere to send it (no leader known).
-type target func(ctx context.Context) (*grpc.ClientConn, metadata.MD, error)
+// (the local supervisor's secret) and the route it takes (a metrics.Route
+// value), or a status error when there is nowhere to send it (no leader
+// known).
+type target func(ctx context.Context) (conn *grpc.ClientConn, add metadata.MD, route string, err error)
 
 // dropHeaders are the incoming headers never passed on: the transport's
 // own, and the caller's credentials (each hop has its own).
@@ -67,19 +68,21 @@ type localHandler func(ctx context.Context, in []byte) ([]byte, error)
 
 // relay is one listener's handler of every call: gate checks the caller,
 // local answers what the node answers itself, pick routes the rest,
-// track (if set) is told of each call and returns its end.
+// track (if set) is told of each call and returns its end, count (if
+// set) is told of each routed call's route and the code it ended with.
 type relay struct {
 	gate  func(ctx context.Context, method string) error
 	local map[string]localHandler
 	pick  target
 	track func(method string) (done func())
+	count func(route string, code codes.Code)
 }
 
 // handler forwards any call it gets to the connection pick names: the
 // caller's messages one way, the answers, headers and trailers the other,
 // and the final status as it came.
 func (r relay) handler() grpc.StreamHandler {
-	return func(_ any, ss grpc.ServerStream) error {
+	return func(_ any, ss grpc.ServerStream) (err error) {
 		method, ok := grpc.MethodFromServerStream(ss)
 		if !ok {
 			return status.Error(codes.Internal, "relay: no method")
@@ -103,8 +106,10 @@ func (r relay) handler() grpc.StreamHandler {
 		if r.track != nil {
 			defer r.track(method)()
 		}
-		pick := r.pick
-		conn, add, err := pick(ss.Context())
+		conn, add, route, err := r.pick(ss.Context())
+		if r.count != nil {
+			defer func() { r.count(route, status.Code(err)) }()
+		}
 		if err != nil {
 			return err
 		}

@@ -15,9 +15,11 @@ import (
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/chatbus/chatbus/internal/etcdtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, etcdtest.LeakOptions()...) }
 
 // serve runs gs on a loopback listener until the test ends.
 func serve(t *testing.T, gs *grpc.Server) string {
@@ -69,8 +71,8 @@ func TestRelayMutualTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := grpc.NewServer(grpc.Creds(credentials.NewTLS(stls)), grpc.ForceServerCodec(rawCodec{}),
-		grpc.UnknownServiceHandler(relay{pick: func(context.Context) (*grpc.ClientConn, metadata.MD, error) {
-			return bc, metadata.Pairs("authorization", "Bearer hop-secret"), nil
+		grpc.UnknownServiceHandler(relay{pick: func(context.Context) (*grpc.ClientConn, metadata.MD, string, error) {
+			return bc, metadata.Pairs("authorization", "Bearer hop-secret"), "peer", nil
 		}}.handler()))
 	addr := serve(t, rs)
 

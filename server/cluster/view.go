@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+	"github.com/chatbus/chatbus/server/metrics"
 )
 
 const (
@@ -23,7 +24,8 @@ const (
 )
 
 // memberRecord is a node's record under /chatbus/<cluster>/members/<node>,
-// on a lease of its own: it disappears when the node is gone.
+// on a lease of its own: it disappears when the node is gone. The other
+// nodes read what happened to it from its changes (events.go).
 type memberRecord struct {
 	Node      string    `json:"node"`
 	Addr      string    `json:"addr"`
@@ -32,6 +34,11 @@ type memberRecord struct {
 	Terms     int       `json:"terms"`
 	Fenced    int       `json:"fenced"`
 	Started   time.Time `json:"started"`
+	// Fence is the fence revision of its last term, Ended why that term
+	// ended ("" while it lasts), Following the leader its relay follows.
+	Fence     int64  `json:"fence,omitempty"`
+	Ended     string `json:"ended,omitempty"`
+	Following string `json:"following,omitempty"`
 }
 
 func (c *Config) memberKey(node string) string { return c.prefix() + "members/" + node }
@@ -56,11 +63,22 @@ func (n *Node) record() memberRecord {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return memberRecord{Node: n.cfg.Node, Addr: n.cfg.Advertise, Leading: n.leading, Followers: n.streams,
-		Terms: n.terms, Fenced: n.fenced, Started: n.started}
+		Terms: n.terms, Fenced: n.fenced, Started: n.started, Fence: n.fence, Ended: n.ended, Following: n.following}
+}
+
+// kickMember has the member loop write the record now: a change the other
+// nodes report (an election, a fence, a leader followed).
+func (n *Node) kickMember() {
+	select {
+	case n.kick <- struct{}{}:
+	default:
+	}
 }
 
 // member keeps this node's record in etcd while it runs: written at once,
-// then again within a second of any change, on a lease of the node's TTL.
+// then again at once when kicked, and within a second of any other change
+// (its followers), on a lease of the node's TTL. A lease that ends by
+// itself (its keepalive failed) is counted and replaced.
 func (n *Node) member(ctx context.Context) {
 	ttl := int(max(n.cfg.LeaseTTL.Round(time.Second)/time.Second, 1))
 	for ctx.Err() == nil {
@@ -87,7 +105,12 @@ func (n *Node) member(ctx context.Context) {
 			case <-ctx.Done():
 				break loop
 			case <-sess.Done():
+				if ctx.Err() == nil {
+					n.metrics.LeaseLost(metrics.LeaseMember)
+					n.log.Warn().Msg("member lease lost: writing the member record again on a new one")
+				}
 				break loop
+			case <-n.kick:
 			case <-tick.C:
 			}
 		}

@@ -35,6 +35,13 @@ const (
 	Doctor               Kind = 17
 	ConfigReloaded       Kind = 18
 	ConfigRefused        Kind = 19
+	// The cluster's (server/cluster).
+	ClusterLeaderElected  Kind = 20
+	ClusterLeadershipLost Kind = 21
+	ClusterFenced         Kind = 22
+	ClusterRelayFollowed  Kind = 23
+	ClusterMemberJoined   Kind = 24
+	ClusterMemberLeft     Kind = 25
 )
 
 var kindNames = map[Kind]string{
@@ -57,6 +64,13 @@ var kindNames = map[Kind]string{
 	Doctor:               "doctor",
 	ConfigReloaded:       "config_reloaded",
 	ConfigRefused:        "config_refused",
+
+	ClusterLeaderElected:  "cluster_leader_elected",
+	ClusterLeadershipLost: "cluster_leadership_lost",
+	ClusterFenced:         "cluster_fenced",
+	ClusterRelayFollowed:  "cluster_relay_followed",
+	ClusterMemberJoined:   "cluster_member_joined",
+	ClusterMemberLeft:     "cluster_member_left",
 }
 
 func (k Kind) String() string {
@@ -127,7 +141,8 @@ func (h *Hub) Publish(e Event) {
 
 // level is the log level of e: warn for what an operator should look at,
 // error for a provider given up, info for the rest (a planned exit is
-// info). A ProviderHealth event
+// info, and so is a cluster leadership given up as its node stops). A
+// ProviderHealth event
 // is info when the provider is SERVING again and warn otherwise.
 func level(e Event) zerolog.Level {
 	switch e.Kind {
@@ -136,7 +151,12 @@ func level(e Event) zerolog.Level {
 			return zerolog.InfoLevel
 		}
 		return zerolog.WarnLevel
-	case AuthRefused, FollowerPruned, BindingFailed, UpdatesDropped:
+	case AuthRefused, FollowerPruned, BindingFailed, UpdatesDropped, ClusterFenced, ClusterMemberLeft:
+		return zerolog.WarnLevel
+	case ClusterLeadershipLost:
+		if e.Attrs[ReasonAttr] == "stopped" {
+			return zerolog.InfoLevel
+		}
 		return zerolog.WarnLevel
 	case ProviderFatal:
 		return zerolog.ErrorLevel
@@ -152,6 +172,10 @@ func level(e Event) zerolog.Level {
 // PlannedAttr is the attribute of a ProviderExited event that is "true"
 // when the exit was asked for (a doctor restart, a stop), not a death.
 const PlannedAttr = "planned"
+
+// ReasonAttr is the attribute that says why (a ClusterLeadershipLost
+// event's: lease_lost, fenced, supervisor_exited, stopped).
+const ReasonAttr = "reason"
 
 // HealthAttr is the attribute of a ProviderHealth event that holds the
 // grpc.health.v1 status ("SERVING", "NOT_SERVING", "UNKNOWN").

@@ -67,6 +67,12 @@ func TestLogLevels(t *testing.T) {
 		{name: "provider fatal", e: Event{Kind: ProviderFatal, Message: "gave up"}, want: "error"},
 		{name: "refusal", e: Event{Kind: AuthRefused, Message: "call refused"}, want: "warn"},
 		{name: "registered", e: Event{Kind: FollowerRegistered}, want: "info"},
+		{name: "elected", e: Event{Kind: ClusterLeaderElected}, want: "info"},
+		{name: "fenced", e: Event{Kind: ClusterFenced}, want: "warn"},
+		{name: "lease lost", e: Event{Kind: ClusterLeadershipLost, Attrs: map[string]string{ReasonAttr: "lease_lost"}}, want: "warn"},
+		{name: "leadership given up as the node stops", e: Event{Kind: ClusterLeadershipLost, Attrs: map[string]string{ReasonAttr: "stopped"}}, want: "info"},
+		{name: "member left", e: Event{Kind: ClusterMemberLeft}, want: "warn"},
+		{name: "relay followed", e: Event{Kind: ClusterRelayFollowed}, want: "info"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer

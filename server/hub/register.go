@@ -152,11 +152,16 @@ func (h *Hub) resolve(ctx context.Context, info registry.Info, req Request) (sto
 	return h.fresh(ctx, info, req, b)
 }
 
-// reusable: the profile's binding has a thread on a configured provider and
-// was not forgotten by reconciliation. A PreviousTarget that names another
+// reusable: the profile's binding still has its thread, on a configured
+// provider. A binding reconciliation retired (reality-offline) is
+// reusable too, as long as no fresh binding took its thread over: its
+// thread kept receiving the person's updates into its journal, and the
+// binding must own the thread throughout the registration (a fresh one
+// would drop it while the thread is provisioned again, and what is
+// written then would go unrouted). A PreviousTarget that names another
 // thread does not stop the reuse: the profile key is authoritative.
 func (h *Hub) reusable(b store.Binding, req Request) bool {
-	if b.Target.IsZero() || b.Status == store.StatusFailed || b.LastAction == store.ActionRealityOffline {
+	if b.Target.IsZero() || b.Status == store.StatusFailed {
 		return false
 	}
 	if req.Provider != "" && req.Provider != b.Target.Provider {
@@ -165,11 +170,12 @@ func (h *Hub) reusable(b store.Binding, req Request) bool {
 	return h.cfg.Providers.Configured(b.Target.Provider)
 }
 
-// fresh provisions a thread: the thread of an offline binding (parked)
-// if there is one on the provider, reused with its slot, else a new one
-// in the next free slot. old is the profile's previous binding record, if
-// any (zero Key otherwise): its journal carries over. The profile's lock
-// is held.
+// fresh provisions a thread: the thread of another offline binding
+// (parked) if there is one on the provider, taken over with its slot,
+// else a new one in the next free slot. old is the profile's previous
+// binding record, if any (zero Key otherwise): its journal carries over;
+// it has no thread of its own it could take up again (resolve reuses
+// those). The profile's lock is held.
 func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old store.Binding) (store.Binding, Origin, error) {
 	provider := req.Provider
 	if provider == "" {
@@ -187,7 +193,7 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 	if err := h.threads.ensure(h.store); err != nil {
 		return store.Binding{}, 0, err
 	}
-	parked, release := h.claimParked(provider, old)
+	parked, release := h.claimParked(provider)
 	defer release()
 	var slot string
 	var reuse *store.Target
@@ -231,7 +237,7 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 		}
 		return store.Binding{}, 0, fmt.Errorf("%w on %s: %v", ErrProvision, provider, err)
 	}
-	if parked != nil && parked.Key != b.Key {
+	if parked != nil {
 		// The offline binding gives its slot up, and its thread if it was
 		// reused; its journal stays under its own key.
 		if err := h.supersede(*parked, b.Key, t == parked.Target); err != nil {

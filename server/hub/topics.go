@@ -62,14 +62,15 @@ const (
 	ThreadDeleted
 )
 
-// claimParked picks the parked thread a fresh binding of own's profile on
-// provider takes: own's, else the one whose binding was forgotten by
-// reconciliation or has been offline longest, skipping a slot a live
-// binding holds too (left from before threads were reused) and bindings
-// whose lock is taken (being registered or closed right now). It returns
+// claimParked picks the parked thread a fresh binding on provider takes:
+// the one whose binding reconciliation retired, else the one offline
+// longest, skipping a slot a live binding holds too (left from before
+// threads were reused) and bindings whose lock is taken (being registered
+// or closed right now; the fresh binding's own is, by its caller, but a
+// profile's own parked thread never comes here: it is reused). It returns
 // the parked binding as stored, holding its lock until release; nil if
-// there is none. own's lock is held by the caller.
-func (h *Hub) claimParked(provider string, own store.Binding) (*store.Binding, func()) {
+// there is none.
+func (h *Hub) claimParked(provider string) (*store.Binding, func()) {
 	var cands []parkedThread
 	for _, p := range h.threads.parkedOn(provider) {
 		if h.slots.free(p.hold) {
@@ -79,8 +80,6 @@ func (h *Hub) claimParked(provider string, own store.Binding) (*store.Binding, f
 	sort.Slice(cands, func(i, j int) bool {
 		a, b := cands[i], cands[j]
 		switch {
-		case (a.key == own.Key) != (b.key == own.Key):
-			return a.key == own.Key
 		case a.forgotten != b.forgotten:
 			return a.forgotten
 		case !a.since.Equal(b.since):
@@ -89,12 +88,9 @@ func (h *Hub) claimParked(provider string, own store.Binding) (*store.Binding, f
 		return a.key < b.key
 	})
 	for _, c := range cands {
-		unlock := func() {}
-		if c.key != own.Key {
-			var ok bool
-			if unlock, ok = h.locks.tryLock(c.key); !ok {
-				continue
-			}
+		unlock, ok := h.locks.tryLock(c.key)
+		if !ok {
+			continue
 		}
 		b, err := h.store.GetBinding(c.key)
 		if p, ok := parkedOf(b); err != nil || !ok || p.target != c.target || p.hold != c.hold {

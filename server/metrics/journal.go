@@ -76,12 +76,12 @@ type journalCollector struct {
 }
 
 // WatchJournals adds the collector of journal depth and age reading src at
-// each scrape. Call it once, when src is built.
+// each scrape. Call it once, when src is built (again after Unwatch).
 func (m *Metrics) WatchJournals(src JournalSource) {
 	if m == nil {
 		return
 	}
-	m.reg.MustRegister(journalCollector{src: src, top: m.cfg.TopBindings, now: m.cfg.Now})
+	m.watch(journalCollector{src: src, top: m.cfg.TopBindings, now: m.cfg.Now})
 }
 
 func (c journalCollector) Describe(ch chan<- *prometheus.Desc) {

@@ -121,6 +121,29 @@ func (m *Metrics) Listen(a Addr) (*Endpoint, error) {
 	return &Endpoint{ln: ln, addr: a, hs: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}}, nil
 }
 
+// ServeAt binds a (Listen) and serves on it (Serve) on a goroutine of its
+// own until stop is called: stop waits until ctx ends for scrapes under
+// way, and until the goroutine has returned. An error serving other than
+// the stop is handed to failed.
+func (m *Metrics) ServeAt(a Addr, failed func(error)) (ep *Endpoint, stop func(ctx context.Context) error, err error) {
+	ep, err = m.Listen(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := ep.Serve(); err != nil {
+			failed(err)
+		}
+	}()
+	return ep, func(ctx context.Context) error {
+		err := ep.Close(ctx)
+		<-done
+		return err
+	}, nil
+}
+
 // Addr is where the endpoint listens (with the port taken, for port 0).
 func (e *Endpoint) Addr() Addr { return e.addr }
 

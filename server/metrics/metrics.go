@@ -25,6 +25,7 @@ package metrics
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -57,6 +58,8 @@ type Config struct {
 	Providers []string
 	// Now is the clock for ages and latencies. If nil, time.Now.
 	Now func() time.Time
+	// Cluster, if set, adds the series of a cluster node (cluster.go).
+	Cluster *Cluster
 }
 
 // Metrics is the supervisor's metrics registry and its recorders. Safe for
@@ -95,6 +98,14 @@ type Metrics struct {
 	provs   map[string]*providerSeries // the configured providers'; read-only after New
 	callSer *methodSeries
 	rpcSer  *methodSeries
+
+	// cluster are a cluster node's series; nil elsewhere.
+	cluster *clusterSeries
+
+	// watchMu guards watched: the scrape-time collectors Watch and
+	// WatchJournals added, which Unwatch removes.
+	watchMu sync.Mutex
+	watched []prometheus.Collector
 }
 
 // New returns Metrics with a registry of its own holding the Go runtime
@@ -179,7 +190,33 @@ func New(cfg Config) *Metrics {
 	}
 	m.callSer = &methodSeries{counts: m.calls, seconds: m.callSeconds}
 	m.rpcSer = &methodSeries{counts: m.rpcs, seconds: m.rpcSeconds}
+	if cfg.Cluster != nil {
+		m.cluster = m.newClusterSeries(*cfg.Cluster)
+	}
 	return m
+}
+
+// watch registers a scrape-time collector for Unwatch to remove.
+func (m *Metrics) watch(c prometheus.Collector) {
+	m.watchMu.Lock()
+	defer m.watchMu.Unlock()
+	m.reg.MustRegister(c)
+	m.watched = append(m.watched, c)
+}
+
+// Unwatch removes the collectors Watch and WatchJournals added: their
+// sources are going away (the supervisor of a cluster node's term stops,
+// and the next term's watches its own). The recorded series stay.
+func (m *Metrics) Unwatch() {
+	if m == nil {
+		return
+	}
+	m.watchMu.Lock()
+	defer m.watchMu.Unlock()
+	for _, c := range m.watched {
+		m.reg.Unregister(c)
+	}
+	m.watched = nil
 }
 
 // dropReasons are the updates_dropped_total reasons.

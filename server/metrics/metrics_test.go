@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -23,11 +25,7 @@ func fixedClock(t time.Time) func() time.Time { return func() time.Time { return
 // gather scrapes m's registry.
 func gather(t *testing.T, m *Metrics) metricstest.Scrape {
 	t.Helper()
-	mfs, err := m.Gather()
-	if err != nil {
-		t.Fatalf("gather: %v", err)
-	}
-	return metricstest.FromFamilies(mfs)
+	return metricstest.Gather(t, m.Registry())
 }
 
 // TestNilRecordsNothing: every method of a nil *Metrics is a no-op, so a
@@ -137,8 +135,9 @@ func TestRecorders(t *testing.T) {
 // registry, nothing of the global one is, and every metric of ours passes
 // the Prometheus naming lint (units in names, _total counters).
 func TestRegistryIsItsOwn(t *testing.T) {
-	m := New(Config{})
+	m := New(Config{Cluster: &Cluster{Node: "n0", Provider: "p"}})
 	m.UpdateReceived("p", 1, true)
+	m.RelayCall(RouteLeader, codes.OK)
 	s := gather(t, m)
 	for _, name := range []string{"go_goroutines", "go_memstats_alloc_bytes", "process_cpu_seconds_total", "process_open_fds"} {
 		if !s.Has(name) {
@@ -160,5 +159,58 @@ func TestRegistryIsItsOwn(t *testing.T) {
 	}
 	if n := testutil.CollectAndCount(m.updatesReceived); n != 1 {
 		t.Errorf("received series %d, want 1", n)
+	}
+}
+
+// TestClusterSeries: a cluster node's recorders count into its series,
+// which exist (at 0) from the start; without Config.Cluster there are
+// none and the recorders do nothing, as on a nil *Metrics.
+func TestClusterSeries(t *testing.T) {
+	m := New(Config{Cluster: &Cluster{Node: "n0", Provider: "tg"}})
+	start := gather(t, m)
+	start.Check(t, []metricstest.Want{
+		metricstest.W("chatbus_cluster_leader", 0, "provider", "tg", "node", "n0"),
+		metricstest.W("chatbus_cluster_elections_won_total", 0, "provider", "tg"),
+		metricstest.W("chatbus_cluster_terms_fenced_total", 0, "provider", "tg"),
+		metricstest.W("chatbus_cluster_etcd_txns_total", 0, "result", TxnFenced),
+		metricstest.W("chatbus_cluster_lease_keepalive_failures_total", 0, "lease", LeaseMember),
+	})
+	m.Leading(true)
+	m.ElectionWon()
+	m.TermFenced()
+	m.RelayCall(RoutePeer, codes.OK)
+	m.RelayCall(RouteLeader, codes.Unavailable)
+	m.EtcdTxn(3, 2*time.Millisecond, nil)
+	m.EtcdTxn(3, time.Millisecond, fmt.Errorf("etcdstore: %w", store.ErrFenced))
+	m.EtcdTxn(3, 10*time.Second, context.DeadlineExceeded)
+	m.EtcdRetry(errors.New("etcdserver: leader changed"))
+	m.LeaseLost(LeaseLeader)
+	gather(t, m).Check(t, []metricstest.Want{
+		metricstest.W("chatbus_cluster_leader", 1, "node", "n0"),
+		metricstest.W("chatbus_cluster_elections_won_total", 1),
+		metricstest.W("chatbus_cluster_terms_fenced_total", 1),
+		metricstest.W("chatbus_cluster_relay_calls_total", 1, "route", RoutePeer, "code", "OK"),
+		metricstest.W("chatbus_cluster_relay_calls_total", 1, "route", RouteLeader, "code", "Unavailable"),
+		metricstest.W("chatbus_cluster_etcd_txns_total", 1, "result", TxnOK),
+		metricstest.W("chatbus_cluster_etcd_txns_total", 1, "result", TxnFenced),
+		metricstest.W("chatbus_cluster_etcd_txns_total", 1, "result", TxnError),
+		metricstest.W("chatbus_cluster_etcd_txn_duration_seconds", 3),
+		metricstest.W("chatbus_cluster_etcd_txn_retries_total", 1),
+		metricstest.W("chatbus_cluster_lease_keepalive_failures_total", 1, "lease", LeaseLeader),
+		metricstest.W("chatbus_cluster_lease_keepalive_failures_total", 0, "lease", LeaseMember),
+	})
+
+	single := New(Config{})
+	for _, r := range []*Metrics{single, nil} {
+		r.Leading(true)
+		r.ElectionWon()
+		r.RelayCall(RoutePeer, codes.OK)
+		r.EtcdTxn(1, time.Millisecond, nil)
+		r.LeaseLost(LeaseLeader)
+	}
+	for _, name := range gather(t, single).Names() {
+		if strings.HasPrefix(name, "chatbus_cluster_") {
+			t.Errorf("%s on a supervisor that is no cluster node", name)
+		}
 	}
 }

@@ -86,12 +86,12 @@ var Lanes = []string{"prompt", "message", "edit", "ambient"}
 type stateCollector struct{ src StateSource }
 
 // Watch adds the collector of followers and providers reading src at each
-// scrape. Call it once, when src is built.
+// scrape. Call it once, when src is built (again after Unwatch).
 func (m *Metrics) Watch(src StateSource) {
 	if m == nil {
 		return
 	}
-	m.reg.MustRegister(stateCollector{src})
+	m.watch(stateCollector{src})
 }
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {

@@ -118,6 +118,27 @@ const (
 	// A config read again was refused (a mistake in it); the running one is
 	// kept.
 	EventKind_EVENT_KIND_CONFIG_REFUSED EventKind = 19
+	// Cluster events (docs/cluster.md). Each node publishes what happens to
+	// itself, and what the member records of the others say happened to
+	// them (attribute reported_by: the node that saw it). Attributes: node,
+	// provider, and as the kind says.
+	//
+	// A node won the election of the provider: it runs the supervisor and
+	// the provider's child now (fence_revision, term: how many it won).
+	EventKind_EVENT_KIND_CLUSTER_LEADER_ELECTED EventKind = 20
+	// A node's leadership ended (reason: lease_lost, fenced,
+	// supervisor_exited, stopped; reported by another node: left, it went
+	// while it led): its supervisor and provider child stop.
+	EventKind_EVENT_KIND_CLUSTER_LEADERSHIP_LOST EventKind = 21
+	// A write of a deposed leader was refused by the fence (its election
+	// key's revision changed): nothing of it was applied.
+	EventKind_EVENT_KIND_CLUSTER_FENCED EventKind = 22
+	// A node's relay follows a new leader (leader, address).
+	EventKind_EVENT_KIND_CLUSTER_RELAY_FOLLOWED EventKind = 23
+	// A node joined the cluster (its member record appeared; address).
+	EventKind_EVENT_KIND_CLUSTER_MEMBER_JOINED EventKind = 24
+	// A node left the cluster: it stopped, or its member lease ended.
+	EventKind_EVENT_KIND_CLUSTER_MEMBER_LEFT EventKind = 25
 )
 
 // Enum value maps for EventKind.
@@ -143,28 +164,40 @@ var (
 		17: "EVENT_KIND_DOCTOR",
 		18: "EVENT_KIND_CONFIG_RELOADED",
 		19: "EVENT_KIND_CONFIG_REFUSED",
+		20: "EVENT_KIND_CLUSTER_LEADER_ELECTED",
+		21: "EVENT_KIND_CLUSTER_LEADERSHIP_LOST",
+		22: "EVENT_KIND_CLUSTER_FENCED",
+		23: "EVENT_KIND_CLUSTER_RELAY_FOLLOWED",
+		24: "EVENT_KIND_CLUSTER_MEMBER_JOINED",
+		25: "EVENT_KIND_CLUSTER_MEMBER_LEFT",
 	}
 	EventKind_value = map[string]int32{
-		"EVENT_KIND_UNSPECIFIED":           0,
-		"EVENT_KIND_FOLLOWER_REGISTERED":   1,
-		"EVENT_KIND_FOLLOWER_REPLACED":     2,
-		"EVENT_KIND_FOLLOWER_PRUNED":       3,
-		"EVENT_KIND_FOLLOWER_UNREGISTERED": 4,
-		"EVENT_KIND_AUTH_REFUSED":          5,
-		"EVENT_KIND_SUPERVISOR_STARTED":    6,
-		"EVENT_KIND_SUPERVISOR_STOPPING":   7,
-		"EVENT_KIND_EVENTS_DROPPED":        8,
-		"EVENT_KIND_BINDING_CHANGED":       9,
-		"EVENT_KIND_BINDING_FAILED":        10,
-		"EVENT_KIND_UPDATES_DROPPED":       11,
-		"EVENT_KIND_RECONCILED":            12,
-		"EVENT_KIND_PROVIDER_STARTED":      13,
-		"EVENT_KIND_PROVIDER_EXITED":       14,
-		"EVENT_KIND_PROVIDER_FATAL":        15,
-		"EVENT_KIND_PROVIDER_HEALTH":       16,
-		"EVENT_KIND_DOCTOR":                17,
-		"EVENT_KIND_CONFIG_RELOADED":       18,
-		"EVENT_KIND_CONFIG_REFUSED":        19,
+		"EVENT_KIND_UNSPECIFIED":             0,
+		"EVENT_KIND_FOLLOWER_REGISTERED":     1,
+		"EVENT_KIND_FOLLOWER_REPLACED":       2,
+		"EVENT_KIND_FOLLOWER_PRUNED":         3,
+		"EVENT_KIND_FOLLOWER_UNREGISTERED":   4,
+		"EVENT_KIND_AUTH_REFUSED":            5,
+		"EVENT_KIND_SUPERVISOR_STARTED":      6,
+		"EVENT_KIND_SUPERVISOR_STOPPING":     7,
+		"EVENT_KIND_EVENTS_DROPPED":          8,
+		"EVENT_KIND_BINDING_CHANGED":         9,
+		"EVENT_KIND_BINDING_FAILED":          10,
+		"EVENT_KIND_UPDATES_DROPPED":         11,
+		"EVENT_KIND_RECONCILED":              12,
+		"EVENT_KIND_PROVIDER_STARTED":        13,
+		"EVENT_KIND_PROVIDER_EXITED":         14,
+		"EVENT_KIND_PROVIDER_FATAL":          15,
+		"EVENT_KIND_PROVIDER_HEALTH":         16,
+		"EVENT_KIND_DOCTOR":                  17,
+		"EVENT_KIND_CONFIG_RELOADED":         18,
+		"EVENT_KIND_CONFIG_REFUSED":          19,
+		"EVENT_KIND_CLUSTER_LEADER_ELECTED":  20,
+		"EVENT_KIND_CLUSTER_LEADERSHIP_LOST": 21,
+		"EVENT_KIND_CLUSTER_FENCED":          22,
+		"EVENT_KIND_CLUSTER_RELAY_FOLLOWED":  23,
+		"EVENT_KIND_CLUSTER_MEMBER_JOINED":   24,
+		"EVENT_KIND_CLUSTER_MEMBER_LEFT":     25,
 	}
 )
 
@@ -2067,7 +2100,7 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x16PROVIDER_STATE_RUNNING\x10\x02\x12\x1a\n" +
 	"\x16PROVIDER_STATE_BACKOFF\x10\x03\x12\x18\n" +
 	"\x14PROVIDER_STATE_FATAL\x10\x04\x12\x1a\n" +
-	"\x16PROVIDER_STATE_STOPPED\x10\x05*\x86\x05\n" +
+	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xe5\x06\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eEVENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n" +
@@ -2089,7 +2122,13 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x1aEVENT_KIND_PROVIDER_HEALTH\x10\x10\x12\x15\n" +
 	"\x11EVENT_KIND_DOCTOR\x10\x11\x12\x1e\n" +
 	"\x1aEVENT_KIND_CONFIG_RELOADED\x10\x12\x12\x1d\n" +
-	"\x19EVENT_KIND_CONFIG_REFUSED\x10\x13*\x96\x02\n" +
+	"\x19EVENT_KIND_CONFIG_REFUSED\x10\x13\x12%\n" +
+	"!EVENT_KIND_CLUSTER_LEADER_ELECTED\x10\x14\x12&\n" +
+	"\"EVENT_KIND_CLUSTER_LEADERSHIP_LOST\x10\x15\x12\x1d\n" +
+	"\x19EVENT_KIND_CLUSTER_FENCED\x10\x16\x12%\n" +
+	"!EVENT_KIND_CLUSTER_RELAY_FOLLOWED\x10\x17\x12$\n" +
+	" EVENT_KIND_CLUSTER_MEMBER_JOINED\x10\x18\x12\"\n" +
+	"\x1eEVENT_KIND_CLUSTER_MEMBER_LEFT\x10\x19*\x96\x02\n" +
 	"\x12ConfigChangeAction\x12$\n" +
 	" CONFIG_CHANGE_ACTION_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cCONFIG_CHANGE_ACTION_APPLIED\x10\x01\x12+\n" +

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -36,6 +37,16 @@ func FromFamilies(mfs []*dto.MetricFamily) Scrape {
 		s[mf.GetName()] = mf
 	}
 	return s
+}
+
+// Gather gathers g (a registry, as a scrape would) and indexes it.
+func Gather(t testing.TB, g prometheus.Gatherer) Scrape {
+	t.Helper()
+	mfs, err := g.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	return FromFamilies(mfs)
 }
 
 // Names returns the metric family names, sorted.

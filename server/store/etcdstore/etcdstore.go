@@ -33,6 +33,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -41,6 +42,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/chatbus/chatbus/server/store"
 )
@@ -73,15 +76,18 @@ type Options struct {
 	// --max-txn-ops). Writes that need more are split (an Append's
 	// cursor goes with its last transaction). If zero, 128.
 	MaxTxnOps int
-	// Timeout bounds each etcd transaction of a call without a context.
-	// If zero, 10s.
+	// Timeout bounds each etcd transaction of a call without a context,
+	// its tries again included. If zero, 10s.
 	Timeout time.Duration
 	// OnDrop: see store.Options. It runs after the write committed, on the
 	// caller's goroutine, without the Store's lock.
 	OnDrop func(bindingKey string, n int, reason string)
 	// OnCommit, if set, is told of every transaction: its operations, how
-	// long it took and its error.
+	// long it took (its tries again included) and its error.
 	OnCommit func(ops int, took time.Duration, err error)
+	// OnRetry, if set, is told each time a transaction is tried again,
+	// with the error of the try before.
+	OnRetry func(err error)
 	// OnFenced, if set, is called once, the first time a write is refused
 	// by the fence.
 	OnFenced func()
@@ -538,6 +544,23 @@ func (s *Store) commit(ctx context.Context, ops []clientv3.Op) error {
 	}
 	start := time.Now()
 	resp, err := s.cli.Txn(ctx).If(s.fence).Then(ops...).Commit()
+	// etcd unavailable for a moment (no leader, an election, a request
+	// timed out): the same transaction is tried again until the deadline.
+	// A try that did land is written again unchanged (its operations are
+	// puts and deletes of whole values, under the same fence), and the
+	// fence still refuses it if the leadership went meanwhile.
+	for wait := 50 * time.Millisecond; err != nil && retryable(err) && ctx.Err() == nil; wait = min(2*wait, time.Second) {
+		if s.opts.OnRetry != nil {
+			s.opts.OnRetry(err)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+			resp, err = s.cli.Txn(ctx).If(s.fence).Then(ops...).Commit()
+		}
+		t.Stop()
+	}
 	if err == nil && !resp.Succeeded {
 		err = fmt.Errorf("etcdstore: leadership %s@%d gone: %w", s.opts.Fence.Key, s.opts.Fence.Rev, store.ErrFenced)
 		if !s.fenced {
@@ -551,6 +574,21 @@ func (s *Store) commit(ctx context.Context, ops []clientv3.Op) error {
 		s.opts.OnCommit(len(ops), time.Since(start), err)
 	}
 	return err
+}
+
+// retryable says whether a transaction that failed with err may be tried
+// again: etcd answered Unavailable (no leader, leader changed, request
+// timed out; clientv3 gives these as errors with a Code, others as gRPC
+// statuses). A context's end is not: its caller gave up.
+func retryable(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var coded interface{ Code() codes.Code }
+	if errors.As(err, &coded) {
+		return coded.Code() == codes.Unavailable
+	}
+	return status.Code(err) == codes.Unavailable
 }
 
 // commitSplit runs ops in as many fenced transactions as MaxTxnOps needs:

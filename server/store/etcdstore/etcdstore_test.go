@@ -4,27 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/goleak"
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
 
 	"github.com/chatbus/chatbus/internal/etcdtest"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/store/etcdstore"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		// etcd's embedded server and client leave these behind for a moment.
-		goleak.IgnoreAnyFunction("go.etcd.io/etcd/client/pkg/v3/logutil.(*MergeLogger).outputLoop"),
-		goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"),
-		goleak.IgnoreTopFunction("github.com/golang/glog.(*fileSink).flushDaemon"),
-		goleak.IgnoreTopFunction("google.golang.org/grpc/internal/grpcsync.(*CallbackSerializer).run"),
-	)
-}
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, etcdtest.LeakOptions()...) }
 
 // leader wins the election of name on a session of ttl seconds and returns
 // the fence and the session.
@@ -359,5 +355,65 @@ func TestAppendAcrossManyBindings(t *testing.T) {
 	}
 	if cur, _ := r.Cursor("tg"); string(cur) != "99" {
 		t.Errorf("cursor %q", cur)
+	}
+}
+
+// TestUnavailableEtcdIsTriedAgain: a transaction etcd answers unavailable
+// (here: "leader changed", as during an election of etcd's own) is tried
+// again until it goes through, and each try again is reported; a
+// transaction refused by the fence is not tried again.
+func TestUnavailableEtcdIsTriedAgain(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	// The next transactions fail as etcd fails them mid-election, as many
+	// as failing says.
+	var mu sync.Mutex
+	failing := 0
+	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 10 * time.Second, Logger: zap.NewNop(),
+		DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+			mu.Lock()
+			fail := method == "/etcdserverpb.KV/Txn" && failing > 0
+			if fail {
+				failing--
+			}
+			mu.Unlock()
+			if fail {
+				return rpctypes.ErrGRPCLeaderChanged
+			}
+			return invoker(ctx, method, req, reply, cc, opts...)
+		})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	f, sess := leader(t, cli, "tg", 5)
+	var retries []error
+	var commits []error
+	s := open(t, cli, "/p/", f, etcdstore.Options{
+		OnRetry:  func(err error) { retries = append(retries, err) },
+		OnCommit: func(_ int, _ time.Duration, err error) { commits = append(commits, err) },
+	})
+	mu.Lock()
+	failing = 3
+	mu.Unlock()
+	if err := s.PutBinding(store.Binding{Key: "k", Status: store.StatusActive}); err != nil {
+		t.Fatalf("a write while etcd elects: %v", err)
+	}
+	if len(retries) != 3 || !errors.Is(retries[0], rpctypes.ErrLeaderChanged) || len(commits) != 1 || commits[0] != nil {
+		t.Errorf("retries %v, commits %v: want 3 tries again and one transaction, committed", retries, commits)
+	}
+	if resp, err := cli.Get(context.Background(), "/p/b/", clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil || resp.Count != 1 {
+		t.Errorf("bindings in etcd: %v %v", resp, err)
+	}
+
+	// Deposed: refused at once, not tried again.
+	retries = nil
+	if _, err := cli.Revoke(context.Background(), sess.Lease()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutBinding(store.Binding{Key: "x", Status: store.StatusActive}); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("a deposed leader's write: %v", err)
+	}
+	if len(retries) != 0 {
+		t.Errorf("a fenced write was tried again: %v", retries)
 	}
 }

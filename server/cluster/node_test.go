@@ -1,0 +1,249 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	"google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/chatbus/chatbus/internal/etcdtest"
+	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/metrics"
+	"github.com/chatbus/chatbus/server/metrics/metricstest"
+	"github.com/chatbus/chatbus/server/safesocket"
+	"github.com/chatbus/chatbus/server/store"
+)
+
+// testNode is a Node of a test cluster: its supervisor is a health server
+// on the inner socket over the store of its term, which the test gets on
+// stores to write through.
+type testNode struct {
+	*Node
+	name   string
+	socket string
+	secret string
+	evs    *events.Watcher
+	seen   []events.Event // what evs delivered so far
+	m      *metrics.Metrics
+	stores chan store.Store
+	stop   func()
+}
+
+const testSecret = "s3cret"
+
+func startNode(t *testing.T, ec *etcdtest.Cluster, certs map[string]TLSFiles, name string) *testNode {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	tn := &testNode{name: name, socket: filepath.Join(t.TempDir(), "bus.sock"), secret: testSecret, stores: make(chan store.Store, 4),
+		m: metrics.New(metrics.Config{Providers: []string{"tg"}, Cluster: &metrics.Cluster{Node: name, Provider: "tg"}})}
+	hub := events.NewHub(zerolog.Nop())
+	tn.evs = hub.Watch(true)
+	t.Cleanup(tn.evs.Close)
+	n, err := New(Config{
+		Cluster: "t", Node: name, Provider: "tg",
+		Etcd:   clientv3.Config{Endpoints: ec.Endpoints},
+		Listen: addr, TLS: certs[name], LeaseTTL: 2 * time.Second,
+		Socket: tn.socket, Secret: testSecret, AllowUID: os.Getuid(),
+		Events: hub, Metrics: tn.m,
+		Lead: func(ctx context.Context, open func(store.Options) (store.Store, error), socket string, ready func()) error {
+			st, err := open(store.Options{})
+			if err != nil {
+				return err
+			}
+			ln, err := safesocket.ListenPrivate(socket)
+			if err != nil {
+				return err
+			}
+			gs := grpc.NewServer(grpc.Creds(safesocket.PeerCredentials()))
+			grpc_health_v1.RegisterHealthServer(gs, health.NewServer())
+			go gs.Serve(ln)
+			ready()
+			tn.stores <- st
+			<-ctx.Done()
+			gs.Stop()
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn.Node = n
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- n.Run(ctx) }()
+	stopped := false
+	tn.stop = func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("node %s: %v", name, err)
+			}
+		}
+	}
+	t.Cleanup(tn.stop)
+	return tn
+}
+
+// event waits until the node's feed has had an event of kind whose attrs
+// include want (pairs), and returns it. Events seen while waiting for
+// others count too: the order of one node's and another's is not fixed.
+func (tn *testNode) event(t *testing.T, kind events.Kind, want ...string) events.Event {
+	t.Helper()
+	matches := func(e events.Event) bool {
+		if e.Kind != kind {
+			return false
+		}
+		for i := 0; i+1 < len(want); i += 2 {
+			if e.Attrs[want[i]] != want[i+1] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, e := range tn.seen {
+		if matches(e) {
+			return e
+		}
+	}
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case e := <-tn.evs.C():
+			tn.seen = append(tn.seen, e)
+			if matches(e) {
+				return e
+			}
+		case <-deadline:
+			t.Fatalf("node %s: no %s event with %v; its events: %v", tn.name, kind, want, tn.seen)
+		}
+	}
+}
+
+// store returns the store of the node's current term.
+func (tn *testNode) store(t *testing.T) store.Store {
+	t.Helper()
+	select {
+	case st := <-tn.stores:
+		return st
+	case <-time.After(60 * time.Second):
+		t.Fatalf("node %s: no term began", tn.name)
+		return nil
+	}
+}
+
+// electionKey returns the key of the election's leader and its lease.
+func electionKeyOf(t *testing.T, cli *clientv3.Client) (string, clientv3.LeaseID) {
+	t.Helper()
+	resp, err := cli.Get(context.Background(), "/chatbus/t/leader/tg/", clientv3.WithFirstCreate()...)
+	if err != nil || len(resp.Kvs) == 0 {
+		t.Fatalf("election: %v %v", resp, err)
+	}
+	return string(resp.Kvs[0].Key), clientv3.LeaseID(resp.Kvs[0].Lease)
+}
+
+// TestNodeEventsAndMetrics: two nodes over a real etcd. Each publishes
+// what happens to it (elected, its relay following the leader, a write
+// refused by the fence, its term ended and why) and what the other's
+// member record says happened to it (reported_by), members joining and
+// leaving; its metrics count the same (terms won and fenced, the leader
+// gauge, relayed calls by route, etcd transactions, leases lost).
+func TestNodeEventsAndMetrics(t *testing.T) {
+	ec := etcdtest.Start(t, 1)
+	cli := ec.Client(t)
+	certs, err := MakeCerts(filepath.Join(t.TempDir(), "certs"), []string{"n0", "n1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	n0 := startNode(t, ec, certs, "n0")
+	n0.event(t, events.ClusterLeaderElected, "node", "n0", "term", "1")
+	st0 := n0.store(t)
+	n1 := startNode(t, ec, certs, "n1")
+	n1.event(t, events.ClusterRelayFollowed, "node", "n1", "leader", "n0")
+	n0.event(t, events.ClusterMemberJoined, "node", "n1", "reported_by", "n0")
+
+	// A call on n1's socket goes to n0's supervisor through the relay.
+	cc, err := grpc.NewClient("unix://"+n1.socket, grpc.WithTransportCredentials(safesocket.PeerCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+testSecret)
+	if _, err := grpc_health_v1.NewHealthClient(cc).Check(ctx, &grpc_health_v1.HealthCheckRequest{}); err != nil {
+		t.Fatalf("a call relayed to the leader: %v", err)
+	}
+
+	// n0's leadership key goes (as when its lease ends while its process
+	// is paused); n1 wins; n0, still running its term, writes: refused.
+	key, _ := electionKeyOf(t, cli)
+	if _, err := cli.Delete(context.Background(), key); err != nil {
+		t.Fatal(err)
+	}
+	n1.event(t, events.ClusterLeaderElected, "node", "n1", "term", "1")
+	st1 := n1.store(t)
+	if err := st1.PutBinding(store.Binding{Key: "k", Status: store.StatusActive}); err != nil {
+		t.Fatalf("the new leader's write: %v", err)
+	}
+	if err := st0.PutBinding(store.Binding{Key: "k", Status: store.StatusActive}); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("the deposed leader's write: %v, want ErrFenced", err)
+	}
+	n0.event(t, events.ClusterFenced, "node", "n0")
+	n0.event(t, events.ClusterLeadershipLost, "node", "n0", events.ReasonAttr, "fenced")
+	n0.event(t, events.ClusterRelayFollowed, "node", "n0", "leader", "n1")
+	n1.event(t, events.ClusterFenced, "node", "n0", "reported_by", "n1")
+	n1.event(t, events.ClusterLeadershipLost, "node", "n0", events.ReasonAttr, "fenced", "reported_by", "n1")
+
+	// n1's lease ends (revoked: what its expiry does, without the wait):
+	// its term ends, n0 (campaigning again) wins.
+	_, lease := electionKeyOf(t, cli)
+	if _, err := cli.Revoke(context.Background(), lease); err != nil {
+		t.Fatal(err)
+	}
+	n1.event(t, events.ClusterLeadershipLost, "node", "n1", events.ReasonAttr, "lease_lost")
+	n0.event(t, events.ClusterLeaderElected, "node", "n0", "term", "2")
+	n0.store(t)
+	n0.event(t, events.ClusterLeadershipLost, "node", "n1", events.ReasonAttr, "lease_lost", "reported_by", "n0")
+
+	s0 := metricstest.Gather(t, n0.m.Registry())
+	s0.Check(t, []metricstest.Want{
+		{Name: "chatbus_cluster_leader", Labels: []string{"provider", "tg", "node", "n0"}, Value: 1},
+		{Name: "chatbus_cluster_elections_won_total", Labels: []string{"provider", "tg"}, Value: 2},
+		{Name: "chatbus_cluster_terms_fenced_total", Labels: []string{"provider", "tg"}, Value: 1},
+		{Name: "chatbus_cluster_etcd_txns_total", Labels: []string{"result", "fenced"}, Value: 1},
+		{Name: "chatbus_cluster_relay_calls_total", Labels: []string{"route", "peer", "code", "OK"}, Value: 1},
+		{Name: "chatbus_cluster_lease_keepalive_failures_total", Labels: []string{"lease", "leader"}, Value: 0},
+		{Name: "chatbus_cluster_etcd_txn_retries_total", Value: 0},
+	})
+	s1 := metricstest.Gather(t, n1.m.Registry())
+	s1.Check(t, []metricstest.Want{
+		{Name: "chatbus_cluster_leader", Labels: []string{"provider", "tg", "node", "n1"}, Value: 0},
+		{Name: "chatbus_cluster_elections_won_total", Labels: []string{"provider", "tg"}, Value: 1},
+		{Name: "chatbus_cluster_terms_fenced_total", Labels: []string{"provider", "tg"}, Value: 0},
+		{Name: "chatbus_cluster_etcd_txns_total", Labels: []string{"result", "ok"}, Value: 1},
+		{Name: "chatbus_cluster_relay_calls_total", Labels: []string{"route", "leader", "code", "OK"}, Value: 1},
+		{Name: "chatbus_cluster_lease_keepalive_failures_total", Labels: []string{"lease", "leader"}, Value: 1},
+	})
+	if n := s1.Get("chatbus_cluster_etcd_txn_duration_seconds"); n != 1 {
+		t.Errorf("n1 observed %v transaction durations, want 1", n)
+	}
+
+	// n1 stops: n0 sees it leave.
+	n1.stop()
+	n0.event(t, events.ClusterMemberLeft, "node", "n1", "reported_by", "n0")
+}
