@@ -48,7 +48,7 @@ var (
 // ChangeAction is what a reload did with one change.
 type ChangeAction int
 
-// Change actions; the values mirror chatbus.v1.ConfigChangeAction.
+// Change actions (changeActions maps them to chatbus.v1.ConfigChangeAction).
 const (
 	Applied ChangeAction = iota + 1
 	RestartedProvider

@@ -48,9 +48,11 @@ var rules = []struct {
 	{"client", func(dep string) bool { return dep == "proto/chatbus/v1" }},
 	{"provider", func(dep string) bool {
 		// internal/webauth: the guard of the loopback pages (the playground's).
-		// internal/contract, internal/suggest: leaves shared with the supervisor.
+		// internal/contract, internal/suggest, internal/enumtab: leaves
+		// shared with the supervisor.
 		return strings.HasPrefix(dep, "provider") || strings.HasPrefix(dep, "proto/chatbus/provider/") ||
-			dep == "internal/proc" || dep == "internal/webauth" || dep == "internal/contract" || dep == "internal/suggest"
+			dep == "internal/proc" || dep == "internal/webauth" || dep == "internal/contract" || dep == "internal/suggest" ||
+			dep == "internal/enumtab"
 	}},
 	{"server", func(dep string) bool { return dep != "client" && !strings.HasPrefix(dep, "cmd/") }},
 	{"cmd/busctl", func(dep string) bool { return !strings.HasPrefix(dep, "server") }},
@@ -58,6 +60,7 @@ var rules = []struct {
 	{"internal/webauth", func(string) bool { return false }},
 	{"internal/contract", func(string) bool { return false }},
 	{"internal/suggest", func(string) bool { return false }},
+	{"internal/enumtab", func(string) bool { return false }},
 }
 
 func TestImportBoundaries(t *testing.T) {

@@ -112,6 +112,11 @@ const (
 	PhaseReady
 )
 
+var phaseNames = map[Phase]string{PhaseObserve: "observe", PhasePrepare: "prepare", PhaseDrain: "drain", PhaseCommit: "commit",
+	PhaseExitProof: "exit_proof", PhaseSuccessor: "successor", PhaseReady: "ready"}
+
+func (p Phase) String() string { return phaseNames[p] }
+
 // Progress is one step of a restart.
 type Progress struct {
 	Phase     Phase

@@ -402,7 +402,10 @@ func (p *provider) describe(ctx context.Context, cl providerv1.ProviderServiceCl
 	for _, m := range resp.GetMethods() {
 		hm := hub.Method{Name: m.GetName(), Idempotent: m.GetIdempotent()}
 		for _, pm := range m.GetParams() {
-			hm.Params = append(hm.Params, hub.Param{Name: pm.GetName(), Kind: store.RefKind(pm.GetKind()), Required: pm.GetRequired()})
+			// A kind this build does not know is 0, which no thread
+			// holds: a call that names one is refused as out of scope.
+			k, _ := refKinds.Domain(pm.GetKind())
+			hm.Params = append(hm.Params, hub.Param{Name: pm.GetName(), Kind: k, Required: pm.GetRequired()})
 		}
 		d.Methods = append(d.Methods, hm)
 	}

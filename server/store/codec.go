@@ -140,7 +140,7 @@ func decodeUpdate(v []byte) (Update, error) {
 	u := Update{ReceivedAt: fromUnixNano(int64(binary.BigEndian.Uint64(v[1:9])))}
 	u.Provider = string(d.bytes())
 	u.PlatformUpdateID = d.varint()
-	u.Kind = int32(d.varint())
+	u.Kind = UpdateKind(d.varint())
 	if v[0] == updateCodecV1 {
 		u.Chat, u.Thread = idText(d.varint()), idText(d.varint())
 		u.FromUserID = d.varint()
