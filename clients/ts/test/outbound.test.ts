@@ -28,6 +28,7 @@ import {
   Client,
   Code,
   ConnectError,
+  ErrorReason,
   FailedPreconditionError,
   Follower,
   NotFoundError,
@@ -142,6 +143,7 @@ describe("outbound", { skip, timeout: 90_000 }, () => {
     assert.ok(err instanceof ResourceExhaustedError && err instanceof ConnectError);
     assert.equal(err.code, Code.ResourceExhausted);
     assert.equal(err.reason, "RATE_LIMITED");
+    assert.equal(err.errorReason, ErrorReason.RATE_LIMITED);
     assert.equal(err.retryDelayMs, 2000);
     assert.match(err.rawMessage, /Too Many Requests/);
     // Not made: the same key sends it now.
@@ -159,6 +161,7 @@ describe("outbound", { skip, timeout: 90_000 }, () => {
     assert.ok(!(err instanceof SessionUnknownError));
     assert.equal(err.code, Code.NotFound);
     assert.equal(err.reason, "PLATFORM_NOT_FOUND");
+    assert.equal(err.errorReason, ErrorReason.PLATFORM_NOT_FOUND);
     // The failure is recorded: the repeat answers it without a second call.
     const again = await rejection(f.call("editMessageText", { message_id: mine, text: "edited" }, { idempotencyKey: err.idempotencyKey }));
     assert.ok(again instanceof NotFoundError);
@@ -172,6 +175,7 @@ describe("outbound", { skip, timeout: 90_000 }, () => {
     const unknown = toChatbusError(await client.bus.heartbeat({ session: forged }).then(() => undefined, (e) => e));
     assert.ok(unknown instanceof SessionUnknownError && unknown instanceof NotFoundError);
     assert.equal(unknown.reason, "SESSION_UNKNOWN");
+    assert.equal(unknown.errorReason, ErrorReason.SESSION_UNKNOWN);
   });
 
   it("capabilities, text ids and the update's sender, references, platform", async () => {
@@ -223,6 +227,7 @@ describe("outbound", { skip, timeout: 90_000 }, () => {
     assert.ok(err instanceof SuspendedError, `ended with ${err}`);
     assert.ok(err instanceof FailedPreconditionError);
     assert.equal(err.reason, "SUSPENDED");
+    assert.equal(err.errorReason, ErrorReason.SUSPENDED);
     assert.ok(f.suspended && f.alive);
     await f.heartbeat();
     const next = await streamEnd(f.updates());
@@ -240,6 +245,7 @@ describe("outbound", { skip, timeout: 90_000 }, () => {
     assert.equal(neu.target?.thread, old.target?.thread);
     const err = await ended;
     assert.ok(err instanceof TakenOverError, `ended with ${err}`);
+    assert.equal((err as TakenOverError).errorReason, ErrorReason.TAKEN_OVER);
     assert.ok(err instanceof ReplacedError);
     assert.match(err.rawMessage, /manual:ts-takeover/);
     assert.ok(err.rawMessage.includes(neu.instanceId), err.rawMessage);
