@@ -371,13 +371,21 @@ func (f *Follower) Call(ctx context.Context, method string, paramsJSON []byte, i
 // Do is Call returning the whole response: the result and the references
 // (message, file ids) it made available to the thread.
 func (f *Follower) Do(ctx context.Context, method string, paramsJSON []byte, idempotencyKey string) (*chatbusv1.CallResponse, error) {
-	if idempotencyKey == "" {
-		idempotencyKey = NewIdempotencyKey()
-	}
+	idempotencyKey = keyOr(idempotencyKey)
+	return retried(ctx, f, func(sess *chatbusv1.Session) (*chatbusv1.CallResponse, error) {
+		return f.c.Bus.Call(ctx, &chatbusv1.CallRequest{Session: sess, Method: method, ParamsJson: paramsJSON, IdempotencyKey: idempotencyKey})
+	})
+}
+
+// retried makes one logical call of the session: while the supervisor or
+// the provider is unavailable (restarting) it tries again until ctx ends,
+// and a session the supervisor no longer knows (it restarted) is renewed
+// first. Only calls that are safe to repeat go through it: they carry an
+// idempotency key, or repeating them changes nothing.
+func retried[R any](ctx context.Context, f *Follower, call func(*chatbusv1.Session) (R, error)) (R, error) {
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
 		sess := f.Session()
-		req := &chatbusv1.CallRequest{Session: sess, Method: method, ParamsJson: paramsJSON, IdempotencyKey: idempotencyKey}
-		resp, err := f.c.Bus.Call(ctx, req)
+		resp, err := call(sess)
 		if err != nil && errors.Is(Err(err), ErrSessionUnknown) && ctx.Err() == nil {
 			// The supervisor may have restarted: the session is renewed
 			// and the call goes on, with its key.
@@ -390,7 +398,7 @@ func (f *Follower) Do(ctx context.Context, method string, paramsJSON []byte, ide
 		}
 		select { // unavailable: try again, the key makes it safe
 		case <-ctx.Done():
-			return nil, Err(err)
+			return resp, Err(err)
 		case <-time.After(wait):
 		}
 	}

@@ -11,9 +11,9 @@ import (
 	"testing"
 )
 
-// TestBusctlFreshRun: the README's commands on a fresh supervisor (no
-// provider configured: the playground runs) answer what is true, with the
-// README's exit codes.
+// TestBusctlFreshRun: docs/busctl.md's commands on a fresh supervisor (no
+// provider configured: the playground runs) answer what is true, with its
+// exit codes.
 func TestBusctlFreshRun(t *testing.T) {
 	p := newProfile(t)
 	d := p.start()

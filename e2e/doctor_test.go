@@ -49,8 +49,8 @@ func TestDoctorRestartUnderLoad(t *testing.T) {
 			for j := range callsPer {
 				text := fmt.Sprintf("out-%d-%d", i, j)
 				// A short deadline, so that calls made during the restart
-				// time out; each is repeated with its key, as the README
-				// says, until it answers.
+				// time out; each is repeated with its key, as
+				// docs/guarantees.md says, until it answers.
 				deadline := time.Now().Add(40 * time.Second)
 				for attempt := 0; ; attempt++ {
 					ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)

@@ -161,7 +161,7 @@ func TestHeldCallsSentWhenAdmissionReopens(t *testing.T) {
 			id := b.prepare(t, lease)
 
 			// The first call times out while held; the follower repeats it
-			// with its key, as the README tells it to.
+			// with its key, as docs/guarantees.md tells it to.
 			ctx, cancel := callCtx(300 * time.Millisecond)
 			_, err := fl.f.Call(ctx, "sendMessage", []byte(`{"text":"held-1"}`), "held-1")
 			cancel()

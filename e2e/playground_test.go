@@ -440,7 +440,7 @@ func TestPlaygroundOff(t *testing.T) {
 	}
 }
 
-// TestPlaygroundPythonEcho is the README's quick start: supervisord with
+// TestPlaygroundPythonEcho is the README's "Try it": supervisord with
 // no config, the Python echo example in another process, a person writing
 // on the page; the echo comes back into the room once.
 func TestPlaygroundPythonEcho(t *testing.T) {

@@ -121,6 +121,9 @@ func (d Description) check() error {
 	}
 	seen := map[string]bool{}
 	for _, m := range d.Methods {
+		if isVerb(m.Name) {
+			return fmt.Errorf("method %q is named as a message verb (implement Messenger instead): %w", m.Name, ErrInvalid)
+		}
 		if m.Name == "" || seen[m.Name] {
 			return fmt.Errorf("method %q: empty or declared twice: %w", m.Name, ErrInvalid)
 		}

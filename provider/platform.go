@@ -104,6 +104,11 @@ type Description struct {
 	// serves one (the playground's web chat), with its access token. The
 	// supervisor shows it to its owner only (its log, busctl). "" if none.
 	WebURL string
+	// Verbs are the message verbs the Platform implements ([Messenger],
+	// [Reactor], [Typist], [Answerer]). If empty, the SDK declares every
+	// verb the Platform has an interface for, none idempotent. A method
+	// must not be named as a verb.
+	Verbs []Verb
 }
 
 // Result is what a call or an upload produced: the platform's JSON answer
@@ -244,6 +249,9 @@ func RefsProto(refs []Ref) *providerv1.References {
 
 func (d Description) proto() *providerv1.DescribeResponse {
 	out := &providerv1.DescribeResponse{Platform: d.Platform, MaxTextChars: uint32(max(d.MaxTextChars, 0)), WebUrl: d.WebURL}
+	for _, v := range d.Verbs {
+		out.Verbs = append(out.Verbs, &providerv1.Verb{Name: v.Name, Idempotent: v.Idempotent})
+	}
 	for _, m := range d.Methods {
 		pm := &providerv1.Method{Name: m.Name, Idempotent: m.Idempotent}
 		for _, p := range m.Params {

@@ -153,6 +153,9 @@ func New(cfg Config) (*Server, error) {
 	if err := desc.check(); err != nil {
 		return nil, fmt.Errorf("provider: Platform.Describe: %w", err)
 	}
+	if desc.Verbs, err = verbs(cfg.Platform, desc); err != nil {
+		return nil, fmt.Errorf("provider: Platform.Describe: %w", err)
+	}
 	log := cfg.Logger.With().Str("provider", cfg.Name).Logger()
 	stopCtx, stopNow := context.WithCancel(context.Background())
 	return &Server{

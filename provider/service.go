@@ -59,7 +59,15 @@ func (v *service) Call(ctx context.Context, req *providerv1.CallRequest) (*provi
 		return nil, toStatus(err)
 	}
 	defer release()
-	res, err := v.s.cfg.Platform.Call(ctx, targetFromProto(req.GetTarget()), req.GetMethod(), req.GetParamsJson(), req.GetIdempotencyKey())
+	t := targetFromProto(req.GetTarget())
+	if isVerb(req.GetMethod()) {
+		res, err := v.s.callVerb(ctx, t, req.GetMethod(), req.GetParamsJson(), req.GetIdempotencyKey())
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		return &providerv1.CallResponse{ResultJson: verbResult(res.Refs), References: RefsProto(res.Refs)}, nil
+	}
+	res, err := v.s.cfg.Platform.Call(ctx, t, req.GetMethod(), req.GetParamsJson(), req.GetIdempotencyKey())
 	if err != nil {
 		return nil, toStatus(err)
 	}

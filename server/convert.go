@@ -97,6 +97,10 @@ func refsToProto(refs []store.Ref) []*chatbusv1.Reference {
 func capabilitiesToProto(d hub.Description) *chatbusv1.Capabilities {
 	out := &chatbusv1.Capabilities{Platform: d.Platform, MaxTextChars: uint32(max(d.MaxTextChars, 0))}
 	for _, m := range d.Methods {
+		if m.Verb {
+			out.Verbs = append(out.Verbs, m.Name)
+			continue
+		}
 		pm := &chatbusv1.Method{Name: m.Name, Idempotent: m.Idempotent}
 		for _, p := range m.Params {
 			pm.Params = append(pm.Params, &chatbusv1.MethodParam{Name: p.Name, Kind: refKinds.Proto(p.Kind), Required: p.Required})

@@ -70,6 +70,7 @@ var errorCodes = []struct {
 	{hub.ErrHandoff, codes.FailedPrecondition, chatbusv1.ErrorReason_ERROR_REASON_HANDOFF_INVALID},
 	{hub.ErrHandoffProfile, codes.InvalidArgument, chatbusv1.ErrorReason_ERROR_REASON_HANDOFF_PROFILE_MISMATCH},
 	{hub.ErrMethodNotAllowed, codes.PermissionDenied, chatbusv1.ErrorReason_ERROR_REASON_METHOD_NOT_ALLOWED},
+	{hub.ErrVerbUnsupported, codes.Unimplemented, chatbusv1.ErrorReason_ERROR_REASON_VERB_UNSUPPORTED},
 	{hub.ErrOutOfScope, codes.PermissionDenied, chatbusv1.ErrorReason_ERROR_REASON_OUT_OF_SCOPE},
 	{hub.ErrBadParams, codes.InvalidArgument, chatbusv1.ErrorReason_ERROR_REASON_BAD_PARAMS},
 	{hub.ErrNotDelivered, codes.InvalidArgument, chatbusv1.ErrorReason_ERROR_REASON_NOT_DELIVERED},

@@ -1,7 +1,18 @@
-// Package server is the chatbus supervisor: it serves BusService (followers)
-// and AdminService (operators) on a private Unix socket, with grpc.health.v1
-// and server reflection beside them. Handlers are thin; the domain lives in
-// the subpackages (registry, events, auth, safesocket).
+// Package server is the chatbus supervisor: it serves BusService (followers),
+// AdminService and DoctorService (operators) on a private Unix socket, with
+// grpc.health.v1 and server reflection beside them, and owns what joins the
+// parts: the interceptor chain, the one table from domain errors to codes
+// (errors.go), applying a reloaded config, and the watchdog's liveness
+// ping (cmd/supervisord turns it into systemd's WATCHDOG=1).
+//
+// Handlers are thin; the domain lives in the subpackages: registry (live
+// followers), hub (routing, streams, call scoping, thread lifecycle), store
+// and journal (the durable state), providers and supervise (the provider
+// children), doctor (restarting a provider), events (the runtime event
+// feed), auth (the bearer secret), safesocket (the socket and its lock),
+// liveness (the watchdog's view of its own loops), metrics (Prometheus),
+// console (the operator's web page); servertest and metrics/metricstest
+// serve tests. docs/design.md has the table of every package.
 package server
 
 import (

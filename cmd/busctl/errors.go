@@ -18,7 +18,7 @@ import (
 	"github.com/chatbus/chatbus/client"
 )
 
-// Exit codes, the same for every command (the README's table).
+// Exit codes, the same for every command (docs/busctl.md's table).
 const (
 	exitOK         = 0
 	exitError      = 1 // anything not below

@@ -18,7 +18,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/chatbus/chatbus/client"
-	"github.com/chatbus/chatbus/internal/platform"
 	"github.com/chatbus/chatbus/internal/proc"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
@@ -27,13 +26,15 @@ const followLong = `follow registers a follower for a shell agent and talks JSON
 
 stdout carries one JSON object per line, told apart by "type":
 
-  {"type":"registered","origin":"FRESH","profile_key":…,"binding":{…},"platform":"telegram","max_text_chars":4096}
+  {"type":"registered","origin":"FRESH","profile_key":…,"binding":{…},"platform":"telegram",
+   "max_text_chars":4096,"verbs":["send","edit",…],"methods":["sendMessage",…]}
   {"type":"update","seq":7,"kind":"message","text":"hi","chat":"-100…","thread":"42",
    "sender":"4242","sender_name":"@me","platform":"telegram","received_at":"…",
    "references":[{"kind":"message","id":"17"}],"payload":{…the platform's update…}}
-  {"type":"result","line":3,"message_ids":["18"]}          a plain-text line was sent
-  {"type":"result","line":4,"result":{…},"references":[…]} a JSON call went through
-  {"type":"error","line":5,"error":"…","code":"PermissionDenied","reason":"OUT_OF_SCOPE"}
+  {"type":"result","line":3,"message_ids":["18"]}          a message was sent (or edited)
+  {"type":"result","line":4}                               a verb went through
+  {"type":"result","line":5,"result":{…},"references":[…]} a platform call went through
+  {"type":"error","line":6,"error":"…","code":"PermissionDenied","reason":"OUT_OF_SCOPE"}
   {"type":"handoff","token":"…","expires_at":"…"}          at the end (EOF or Ctrl-C)
 
 An update is acknowledged to the supervisor only after its line was written
@@ -44,12 +45,21 @@ stdin takes one reply per line, answered by a "result" or "error" line on
 stdout naming the input line number (stderr carries only human-readable
 notes):
 
-  plain text                   sent as a message in the thread (split into
-                               several if longer than the platform allows)
+  plain text                   sent as a message in the thread: Markdown,
+                               rendered for the platform and split into
+                               several messages if longer than one may be
+  {"verb":"send","text":"**done**","reply_to":"17","buttons":[{"label":"OK","data":"ok"}]}
+  {"verb":"edit","message_id":"18","text":"done, all tests pass"}
+  {"verb":"react","message_id":"17","emoji":"👍"}
+  {"verb":"typing"}
+  {"verb":"answer","interaction_id":"…","text":"noted"}
+                               the message verbs, the same on every platform
+                               (the registered line's "verbs" lists those
+                               the thread's platform has)
   {"method":"sendMessage","params":{"text":"hi"}}
-                               any call the thread's provider allows (busctl
-                               prints them in the registered line's
-                               "methods"); the thread is filled in
+                               any other call the thread's provider allows
+                               (the registered line's "methods"); the thread
+                               is filled in
 
 EOF on stdin, Ctrl-C or SIGTERM suspends the session: the supervisor holds the
 thread and its unacknowledged updates for a successor for 30 s, and the
@@ -100,10 +110,8 @@ type follower struct {
 	outMu sync.Mutex
 	out   *bufio.Writer
 
-	mu    sync.Mutex
-	f     *client.Follower
-	plat  platform.Adapter
-	limit int
+	mu sync.Mutex
+	f  *client.Follower
 
 	delivered uint64 // the update loop's: highest seq written
 }
@@ -203,10 +211,9 @@ func (fl *follower) register(ctx context.Context) error {
 		go f.Close(context.Background()) // the next Register replaces it
 	}
 	caps := r.GetCapabilities()
-	plat, perr := platform.For(name)
 	fl.mu.Lock()
 	old := fl.f
-	fl.f, fl.plat, fl.limit = f, plat, int(caps.GetMaxTextChars())
+	fl.f = f
 	fl.mu.Unlock()
 	if old != nil {
 		go old.Close(context.Background()) // replaced by the same instance: its token is dead
@@ -217,23 +224,29 @@ func (fl *follower) register(ctx context.Context) error {
 	}
 	line := map[string]any{
 		"type": "registered", "origin": strings.TrimPrefix(r.GetOrigin().String(), "ORIGIN_"), "profile_key": fl.reg.ProfileKey,
-		"binding": protoJSON(r.GetBinding()), "platform": name, "max_text_chars": caps.GetMaxTextChars(), "methods": methods,
+		"binding": protoJSON(r.GetBinding()), "platform": name, "max_text_chars": caps.GetMaxTextChars(),
+		"verbs": nonNil(caps.GetVerbs()), "methods": nonNil(methods),
 	}
 	if err := fl.writeLine(line); err != nil {
 		return err
 	}
 	t := r.GetBinding().GetTarget()
 	fmt.Fprintf(fl.a.stderr, "busctl follow: %s as %q in thread %s/%s (%q)\n", line["origin"], fl.reg.ProfileKey, t.GetChat(), t.GetThread(), r.GetBinding().GetThreadName())
-	if perr != nil && r.GetOrigin() != chatbusv1.Origin_ORIGIN_DETACHED {
-		fmt.Fprintf(fl.a.stderr, "busctl follow: plain-text replies need a known platform: %v; JSON calls still work\n", perr)
-	}
 	return nil
 }
 
-func (fl *follower) session() (*client.Follower, platform.Adapter, int) {
+func (fl *follower) session() *client.Follower {
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
-	return fl.f, fl.plat, fl.limit
+	return fl.f
+}
+
+// nonNil keeps an empty list a list in JSON.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // updates writes every update of the thread as a line and acks it once the
@@ -241,7 +254,7 @@ func (fl *follower) session() (*client.Follower, platform.Adapter, int) {
 func (fl *follower) updates(ctx context.Context) error {
 	backoff := 100 * time.Millisecond
 	for {
-		f, _, _ := fl.session()
+		f := fl.session()
 		err := f.Updates(ctx, fl.delivered, func(u *chatbusv1.Update) error {
 			if u == nil {
 				return nil
@@ -279,52 +292,89 @@ func (fl *follower) updates(ctx context.Context) error {
 	}
 }
 
-// answer sends one input line and writes its result or error line.
+// answer sends one input line and writes its result or error line. Its
+// idempotency key names the session and the line, so a line is sent once
+// however often the call is retried.
 func (fl *follower) answer(ctx context.Context, n int, line string) {
-	f, plat, limit := fl.session()
+	f := fl.session()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if strings.HasPrefix(strings.TrimSpace(line), "{") {
-		var req struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
+	key := fmt.Sprintf("%s-line-%d", f.Session().GetInstanceId(), n)
+	if !strings.HasPrefix(strings.TrimSpace(line), "{") {
+		ids, err := f.Send(ctx, client.Message{Text: line}, key)
+		fl.result(n, map[string]any{"message_ids": ids}, err)
+		return
+	}
+	var req struct {
+		Verb          string          `json:"verb"`
+		Method        string          `json:"method"`
+		Params        json.RawMessage `json:"params"`
+		Text          string          `json:"text"`
+		ReplyTo       string          `json:"reply_to"`
+		MessageID     string          `json:"message_id"`
+		Emoji         string          `json:"emoji"`
+		InteractionID string          `json:"interaction_id"`
+		Buttons       []client.Button `json:"buttons"`
+		Prompt        bool            `json:"prompt"`
+	}
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || (req.Verb == "") == (req.Method == "") {
+		why := "a JSON line is a verb {\"verb\":\"send\",\"text\":…} or a call {\"method\":…,\"params\":{…}}"
+		if err != nil {
+			why += ": " + err.Error()
 		}
-		if err := json.Unmarshal([]byte(line), &req); err != nil || req.Method == "" {
-			fl.writeLine(map[string]any{"type": "error", "line": n, "error": `a JSON line is {"method":…,"params":{…}}`, "code": codes.InvalidArgument.String()})
-			return
-		}
+		fl.writeLine(map[string]any{"type": "error", "line": n, "error": why, "code": codes.InvalidArgument.String()})
+		return
+	}
+	var err error
+	switch req.Verb {
+	case "":
 		if len(req.Params) == 0 {
 			req.Params = json.RawMessage("{}")
 		}
-		resp, err := fl.c.Bus.Call(ctx, &chatbusv1.CallRequest{Session: f.Session(), Method: req.Method, ParamsJson: req.Params, IdempotencyKey: fmt.Sprintf("%s-line-%d", f.Session().GetInstanceId(), n)})
-		if err != nil {
-			fl.writeError(n, client.Err(err))
+		var resp *chatbusv1.CallResponse
+		if resp, err = f.Do(ctx, req.Method, req.Params, key); err == nil {
+			fl.result(n, map[string]any{"result": rawJSON(resp.GetResultJson()), "references": refsJSON(resp.GetReferences())}, nil)
 			return
 		}
-		fl.writeLine(map[string]any{"type": "result", "line": n, "result": rawJSON(resp.GetResultJson()), "references": refsJSON(resp.GetReferences())})
-		return
-	}
-	if plat == nil {
-		fl.writeLine(map[string]any{"type": "error", "line": n, "error": "no known platform to send plain text on; send a JSON call", "code": codes.FailedPrecondition.String()})
-		return
-	}
-	var ids []string
-	for i, part := range platform.Split(line, limit) {
-		c := plat.Send(part, "", nil)
-		params, _ := json.Marshal(c.Params)
-		resp, err := fl.c.Bus.Call(ctx, &chatbusv1.CallRequest{Session: f.Session(), Method: c.Method, ParamsJson: params, IdempotencyKey: fmt.Sprintf("%s-line-%d-%d", f.Session().GetInstanceId(), n, i)})
-		if err != nil {
-			fl.writeError(n, client.Err(err))
+	case "send":
+		var ids []string
+		ids, err = f.Send(ctx, client.Message{Text: req.Text, ReplyTo: req.ReplyTo, Buttons: req.Buttons, Prompt: req.Prompt}, key)
+		if err == nil {
+			fl.result(n, map[string]any{"message_ids": ids}, nil)
 			return
 		}
-		for _, r := range resp.GetReferences() {
-			if r.GetKind() == chatbusv1.ReferenceKind_REFERENCE_KIND_MESSAGE {
-				ids = append(ids, r.GetId())
-				break
-			}
+	case "edit":
+		if err = f.Edit(ctx, req.MessageID, req.Text, req.Buttons, key); err == nil {
+			fl.result(n, map[string]any{"message_ids": []string{req.MessageID}}, nil)
+			return
 		}
+	case "react":
+		err = f.React(ctx, req.MessageID, req.Emoji, key)
+	case "typing":
+		err = f.Typing(ctx)
+	case "answer":
+		err = f.Answer(ctx, req.InteractionID, req.Text, key)
+	default:
+		fl.writeLine(map[string]any{"type": "error", "line": n, "error": fmt.Sprintf("unknown verb %q (send, edit, react, typing, answer)", req.Verb), "code": codes.InvalidArgument.String()})
+		return
 	}
-	fl.writeLine(map[string]any{"type": "result", "line": n, "message_ids": ids})
+	fl.result(n, nil, err)
+}
+
+// result writes the result line of input line n (with fields), or its
+// error line.
+func (fl *follower) result(n int, fields map[string]any, err error) {
+	if err != nil {
+		fl.writeError(n, err)
+		return
+	}
+	line := map[string]any{"type": "result", "line": n}
+	for k, v := range fields {
+		line[k] = v
+	}
+	fl.writeLine(line)
 }
 
 func (fl *follower) writeError(n int, err error) {
@@ -341,7 +391,7 @@ func (fl *follower) writeError(n int, err error) {
 
 // suspend hands the thread to a successor and prints the token.
 func (fl *follower) suspend() error {
-	f, _, _ := fl.session()
+	f := fl.session()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	h, err := f.Suspend(ctx)

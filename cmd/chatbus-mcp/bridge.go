@@ -14,7 +14,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/chatbus/chatbus/client"
-	"github.com/chatbus/chatbus/internal/platform"
 	"github.com/chatbus/chatbus/internal/version"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
@@ -55,14 +54,18 @@ type bridge struct {
 
 // session is the current registration and what its binding offers.
 type session struct {
-	f     *client.Follower
-	plat  platform.Adapter // nil while detached or the platform is unknown
-	limit int              // longest text of one message; 0 unknown
-	// why is set when plat is nil: what the tools say.
+	f *client.Follower
+	// verbs are the message verbs of the thread's platform; nil while
+	// detached or the platform is unknown.
+	verbs map[string]bool
+	// why is set when verbs is nil: what the tools say.
 	why string
 	// undescribed: the provider had not said its platform yet.
 	undescribed bool
 }
+
+// has reports whether the thread's platform has a message verb.
+func (s session) has(verb string) bool { return s.verbs[verb] }
 
 // errStdout marks a failed write to Claude Code: the session is gone.
 var errStdout = errors.New("writing to Claude Code")
@@ -185,7 +188,7 @@ func (b *bridge) register(ctx context.Context, token string) error {
 // (or it is detached, where there is none to know).
 func (b *bridge) adopt(f *client.Follower) bool {
 	r := f.Registered()
-	s := session{f: f, limit: int(r.GetCapabilities().GetMaxTextChars())}
+	s := session{f: f}
 	name := r.GetCapabilities().GetPlatform()
 	if name == "" {
 		name = r.GetBinding().GetPlatform()
@@ -197,9 +200,12 @@ func (b *bridge) adopt(f *client.Follower) bool {
 	case name == "":
 		s.why, s.undescribed, known = "the chat provider is starting (it has not described its platform yet): try again shortly", true, false
 	default:
-		var err error
-		if s.plat, err = platform.For(name); err != nil {
-			s.why = err.Error()
+		s.verbs = map[string]bool{}
+		for _, v := range r.GetCapabilities().GetVerbs() {
+			s.verbs[v] = true
+		}
+		if !s.has("send") {
+			s.verbs, s.why = nil, fmt.Sprintf("the %s provider cannot send messages (it declares no send verb)", name)
 		}
 	}
 	t := r.GetBinding().GetTarget()
@@ -227,7 +233,7 @@ func (b *bridge) current() (session, error) {
 	switch {
 	case b.ended != nil:
 		return session{}, b.ended
-	case b.sess.plat == nil:
+	case b.sess.verbs == nil:
 		if b.sess.undescribed && b.refreshing.CompareAndSwap(false, true) {
 			b.background(func(ctx context.Context) {
 				defer b.refreshing.Store(false)
@@ -360,27 +366,10 @@ func (b *bridge) handOver() {
 	b.log.Info().Time("expires", h.Expires).Str("file", b.dirs.handoffPath()).Msg("suspended for a handoff")
 }
 
-// callResult is a platform call's answer: its JSON and the message it
-// sent or edited, if any.
-type callResult struct {
-	json      []byte
-	messageID string
-}
-
-// call makes one platform call in the session's thread.
-func (b *bridge) call(ctx context.Context, f *client.Follower, c platform.Call) (callResult, error) {
-	params, err := jsonMarshal(c.Params)
-	if err != nil {
-		return callResult{}, err
-	}
-	key := fmt.Sprintf("%s-%d", f.Session().GetInstanceId(), b.keys.Add(1))
-	resp, err := b.c.Bus.Call(ctx, &chatbusv1.CallRequest{
-		Session: f.Session(), Method: c.Method, ParamsJson: params, IdempotencyKey: key,
-	})
-	if err != nil {
-		return callResult{}, client.Err(err)
-	}
-	return callResult{json: resp.GetResultJson(), messageID: firstRef(resp.GetReferences(), chatbusv1.ReferenceKind_REFERENCE_KIND_MESSAGE)}, nil
+// key returns a new idempotency key for one message verb of the session:
+// the verb is made once however often the client retries it.
+func (b *bridge) key(f *client.Follower) string {
+	return fmt.Sprintf("%s-%d", f.Session().GetInstanceId(), b.keys.Add(1))
 }
 
 // background runs fn on its own goroutine, counted for the shutdown.

@@ -175,15 +175,11 @@ func safeExt(p string) string {
 // showTyping sets the platform's typing indicator in the background.
 func (b *bridge) showTyping() {
 	s, err := b.current()
-	if err != nil {
-		return
-	}
-	c, ok := s.plat.Typing()
-	if !ok {
+	if err != nil || !s.has("typing") {
 		return
 	}
 	b.background(func(ctx context.Context) {
-		if _, err := b.call(ctx, s.f, c); err != nil {
+		if err := s.f.Typing(ctx); err != nil {
 			b.log.Debug().Err(err).Msg("typing indicator")
 		}
 	})

@@ -7,11 +7,12 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/chatbus/chatbus/internal/platform"
+	"github.com/chatbus/chatbus/client"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -97,34 +98,65 @@ func (p *permissions) onRequest(_ context.Context, n mcp.JSONRPCNotification) {
 			p.b.log.Warn().Err(err).Str("request_id", id).Msg("cannot relay a permission request")
 			return
 		}
-		res, err := p.b.call(ctx, s.f, s.plat.Send(text, "", []platform.Button{
+		ids, err := s.f.Send(ctx, client.Message{Text: text, Prompt: true, Buttons: []client.Button{
 			{Label: "✅ Allow", Data: "perm:allow:" + id},
 			{Label: "❌ Deny", Data: "perm:deny:" + id},
-		}))
+		}}, p.b.key(s.f))
 		if err != nil {
 			p.b.log.Warn().Err(err).Str("request_id", id).Msg("posting a permission request")
 			return
 		}
 		p.mu.Lock()
-		r.messageID = res.messageID
+		r.messageID = ids[len(ids)-1] // the buttons are under the last part
 		p.mu.Unlock()
 	})
 }
 
+// promptText is a permission prompt in Markdown: what Claude Code says
+// is shown as text (escaped), the tool's input as a code block.
 func promptText(tool, desc, preview, id string) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "🔐 Permission request %s: %s", id, tool)
+	fmt.Fprintf(&sb, "🔐 **Permission request** `%s`: **%s**", id, escapeMarkdown(tool))
 	if desc != "" {
-		fmt.Fprintf(&sb, "\n%s", desc)
+		fmt.Fprintf(&sb, "\n%s", escapeMarkdown(desc))
 	}
 	if preview != "" {
 		if utf8.RuneCountInString(preview) > previewChars {
 			preview = string([]rune(preview)[:previewChars]) + "…"
 		}
-		fmt.Fprintf(&sb, "\n\n%s", preview)
+		fence := codeFence(preview)
+		fmt.Fprintf(&sb, "\n\n%s\n%s\n%s", fence, preview, fence)
 	}
-	fmt.Fprintf(&sb, "\n\nPress a button, or reply \"yes %s\" or \"no %s\".", id, id)
+	fmt.Fprintf(&sb, "\n\nPress a button, or reply `yes %s` or `no %s`.", id, id)
 	return sb.String()
+}
+
+// escapeMarkdown makes s show as the text it is: every ASCII punctuation
+// character may be backslash-escaped in CommonMark, and is.
+func escapeMarkdown(s string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		if r < 0x80 && unicode.IsPunct(r) || strings.ContainsRune("$+<=>^`|~", r) {
+			sb.WriteByte('\\')
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}
+
+// codeFence is a fence longer than any run of backticks in s, so the code
+// block cannot end early.
+func codeFence(s string) string {
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
 }
 
 // press handles a button press: a permission button answers its request;
@@ -183,7 +215,7 @@ func (p *permissions) reply(ctx context.Context, u *chatbusv1.Update, id, behavi
 		if r != nil {
 			note = fmt.Sprintf("Permission request %s was already answered: %s.", id, label(r.answered))
 		}
-		if _, err := p.b.call(ctx, s.f, s.plat.Send(note, msgID, nil)); err != nil {
+		if _, err := s.f.Send(ctx, client.Message{Text: note, ReplyTo: msgID}, p.b.key(s.f)); err != nil {
 			p.b.log.Warn().Err(err).Msg("answering a stale verdict")
 		}
 		return nil
@@ -195,8 +227,8 @@ func (p *permissions) reply(ctx context.Context, u *chatbusv1.Update, id, behavi
 	if behavior == behaviorDeny {
 		emoji = "👎"
 	}
-	if msgID != "" {
-		if _, err := p.b.call(ctx, s.f, s.plat.React(msgID, emoji)); err != nil {
+	if msgID != "" && s.has("react") {
+		if err := s.f.React(ctx, msgID, emoji, p.b.key(s.f)); err != nil {
 			p.b.log.Debug().Err(err).Msg("reacting to a verdict")
 		}
 	}
@@ -226,16 +258,16 @@ func (p *permissions) showVerdict(ctx context.Context, s session, msgID string, 
 	if msgID == "" {
 		return
 	}
-	if _, err := p.b.call(ctx, s.f, s.plat.Edit(msgID, r.text+"\n\n"+label(behavior))); err != nil {
+	if err := s.f.Edit(ctx, msgID, r.text+"\n\n"+label(behavior), nil, p.b.key(s.f)); err != nil {
 		p.b.log.Warn().Err(err).Str("request_id", r.id).Msg("showing a verdict")
 	}
 }
 
 func (p *permissions) answerPress(ctx context.Context, s session, interaction, text string) {
-	if interaction == "" {
+	if interaction == "" || !s.has("answer") {
 		return
 	}
-	if _, err := p.b.call(ctx, s.f, s.plat.Answer(interaction, text)); err != nil {
+	if err := s.f.Answer(ctx, interaction, text, p.b.key(s.f)); err != nil {
 		p.b.log.Debug().Err(err).Msg("answering a button press")
 	}
 }

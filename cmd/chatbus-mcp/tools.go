@@ -8,13 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/chatbus/chatbus/client"
-	"github.com/chatbus/chatbus/internal/platform"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -25,20 +23,20 @@ const maxUploadBytes = 50 << 20
 // the chat and thread and refuses ids the thread never saw.
 func (b *bridge) addTools(s *server.MCPServer) {
 	s.AddTool(mcp.NewTool("reply",
-		mcp.WithDescription("Send a message to the person in this session's chat thread. Long text is split into several messages (at paragraphs, then lines, then words); all their ids are returned. Optionally quote an earlier message (reply_to) and attach files (absolute paths; images go as photos)."),
-		mcp.WithString("text", mcp.Required(), mcp.Description("The message text.")),
+		mcp.WithDescription("Send a message to the person in this session's chat thread. The text is Markdown (bold, italics, `code`, fenced code blocks with a language, links, lists), shown formatted on every platform. Long text is split into several messages, each formatted correctly; all their ids are returned. Optionally quote an earlier message (reply_to) and attach files (absolute paths; images go as photos)."),
+		mcp.WithString("text", mcp.Required(), mcp.Description("The message text, in Markdown.")),
 		mcp.WithString("reply_to", mcp.Description("message_id of an earlier message to quote; omit for a normal answer.")),
 		mcp.WithArray("files", mcp.WithStringItems(), mcp.Description("Absolute paths of files to attach, 50 MB each at most.")),
 	), b.reply)
 	s.AddTool(mcp.NewTool("react",
-		mcp.WithDescription("Put an emoji reaction on a message of the thread (Telegram accepts only its own set, e.g. 👍 👎 ❤ 🔥 👀 🎉 🙏 👌)."),
+		mcp.WithDescription("Put an emoji reaction on a message of the thread (some platforms accept only their own set; Telegram's includes 👍 👎 ❤ 🔥 👀 🎉 🙏 👌)."),
 		mcp.WithString("message_id", mcp.Required(), mcp.Description("The message's id (message_id of a <channel> tag, or one reply returned).")),
 		mcp.WithString("emoji", mcp.Required(), mcp.Description("One emoji.")),
 	), b.react)
 	s.AddTool(mcp.NewTool("edit_message",
 		mcp.WithDescription("Replace the text of a message this session sent (for progress updates). Edits do not notify the person: send a new reply when a long task ends."),
 		mcp.WithString("message_id", mcp.Required(), mcp.Description("An id reply returned.")),
-		mcp.WithString("text", mcp.Required(), mcp.Description("The new text (one message's worth).")),
+		mcp.WithString("text", mcp.Required(), mcp.Description("The new text, in Markdown (one message's worth).")),
 	), b.editMessage)
 	s.AddTool(mcp.NewTool("download_attachment",
 		mcp.WithDescription("Download a file the person sent in the thread (a file id from the file_ids attribute of a <channel> tag) and return its local path."),
@@ -99,17 +97,11 @@ func (b *bridge) reply(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		return r
 	}
 	if strings.TrimSpace(a.Text) != "" {
-		for i, part := range platform.Split(a.Text, s.limit) {
-			replyTo := ""
-			if i == 0 {
-				replyTo = string(a.ReplyTo)
-			}
-			res, err := b.call(ctx, s.f, s.plat.Send(part, replyTo, nil))
-			if err != nil {
-				return done(err), nil
-			}
-			ids = append(ids, res.messageID)
+		sent, err := s.f.Send(ctx, client.Message{Text: a.Text, ReplyTo: string(a.ReplyTo)}, b.key(s.f))
+		if err != nil {
+			return done(err), nil
 		}
+		ids = append(ids, sent...)
 	}
 	for _, path := range a.Files {
 		msgID, err := b.upload(ctx, s, path)
@@ -165,7 +157,7 @@ func (b *bridge) upload(ctx context.Context, s session, path string) (string, er
 	defer f.Close()
 	resp, err := s.f.UploadFile(ctx, client.Upload{
 		Filename: filepath.Base(path),
-		Kind:     s.plat.UploadKind(strings.ToLower(filepath.Ext(path))),
+		Kind:     uploadKind(strings.ToLower(filepath.Ext(path))),
 	}, f)
 	if err != nil {
 		return "", err
@@ -187,7 +179,10 @@ func (b *bridge) react(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	if err != nil {
 		return toolError("react", err), nil
 	}
-	if _, err := b.call(ctx, s.f, s.plat.React(string(a.MessageID), a.Emoji)); err != nil {
+	if !s.has("react") {
+		return mcp.NewToolResultError("react: this chat platform has no reactions"), nil
+	}
+	if err := s.f.React(ctx, string(a.MessageID), a.Emoji, b.key(s.f)); err != nil {
 		return toolError("react", err), nil
 	}
 	return mcp.NewToolResultText("reacted " + a.Emoji + " on " + string(a.MessageID)), nil
@@ -207,14 +202,20 @@ func (b *bridge) editMessage(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	if err != nil {
 		return toolError("edit_message", err), nil
 	}
-	if n := utf8.RuneCountInString(a.Text); s.limit > 0 && n > s.limit {
-		return mcp.NewToolResultError(fmt.Sprintf("edit_message: the text has %d characters, one message holds %d: shorten it or send a reply", n, s.limit)), nil
-	}
-	res, err := b.call(ctx, s.f, s.plat.Edit(string(a.MessageID), a.Text))
-	if err != nil {
+	if err := s.f.Edit(ctx, string(a.MessageID), a.Text, nil, b.key(s.f)); err != nil {
 		return toolError("edit_message", err), nil
 	}
-	return mcp.NewToolResultText("edited " + firstNonEmpty(res.messageID, string(a.MessageID))), nil
+	return mcp.NewToolResultText("edited " + string(a.MessageID)), nil
+}
+
+// uploadKind is the UploadFile kind for a file with this extension:
+// images are shown inline as photos, the rest are documents.
+func uploadKind(ext string) string {
+	switch ext {
+	case ".jpg", ".jpeg", ".png", ".gif", ".webp":
+		return "photo"
+	}
+	return "document"
 }
 
 type downloadArgs struct {

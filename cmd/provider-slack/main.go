@@ -30,7 +30,7 @@ Settings (the providers.slack section of the supervisor's config):
   dead_after        a Socket Mode connection silent this long is replaced (30s)
   auth_retry        wait after a refused token or link_disabled (1m)
 
-See "Connecting a Slack app" in the README for the app manifest.`
+See docs/slack.md for the app manifest.`
 
 func main() { provider.Exec(provider.Child{Name: "slack", Usage: help, Build: build}) }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,8 +42,16 @@ type Fake struct {
 	DownloadFunc    func(ctx context.Context, fileID string) (io.ReadCloser, int64, string, error)
 	ProvisionFunc   func(ctx context.Context, req provider.ProvisionRequest) (provider.Provisioned, error)
 	CloseTargetFunc func(ctx context.Context, t provider.Target) error
+	// The message verbs' hooks; see each default.
+	SendFunc   func(ctx context.Context, t provider.Target, m provider.Message, key string) (provider.Result, error)
+	EditFunc   func(ctx context.Context, t provider.Target, id string, m provider.Message) (provider.Result, error)
+	ReactFunc  func(ctx context.Context, t provider.Target, id, emoji string) error
+	TypingFunc func(ctx context.Context, t provider.Target) error
+	AnswerFunc func(ctx context.Context, t provider.Target, id, text string) error
 
 	mu         sync.Mutex
+	verbs      []VerbRecord
+	nextMsg    int64
 	queue      []*providerv1.Update // pushed and not yet confirmed by an ack
 	pushed     chan struct{}        // closed and replaced on every Push
 	calls      []CallRecord
@@ -71,7 +80,26 @@ type CallRecord struct {
 	IdempotencyKey string
 }
 
-var _ provider.Platform = (*Fake)(nil)
+// VerbRecord is one message verb the Fake received.
+type VerbRecord struct {
+	Target provider.Target
+	Verb   string
+	// Message is what Send posted or Edit wrote.
+	Message provider.Message
+	// ID is the message (Edit, React) or interaction (Answer) named.
+	ID string
+	// Emoji (React) and Text (Answer).
+	Emoji, Text    string
+	IdempotencyKey string
+}
+
+var (
+	_ provider.Platform  = (*Fake)(nil)
+	_ provider.Messenger = (*Fake)(nil)
+	_ provider.Reactor   = (*Fake)(nil)
+	_ provider.Typist    = (*Fake)(nil)
+	_ provider.Answerer  = (*Fake)(nil)
+)
 
 // Push queues platform updates for the default Run (ids ascending).
 func (f *Fake) Push(us ...*providerv1.Update) {
@@ -97,6 +125,73 @@ func (f *Fake) Calls() []CallRecord {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]CallRecord(nil), f.calls...)
+}
+
+// Verbs returns the message verbs received so far.
+func (f *Fake) Verbs() []VerbRecord {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]VerbRecord(nil), f.verbs...)
+}
+
+func (f *Fake) record(v VerbRecord) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.verbs = append(f.verbs, v)
+}
+
+// Send records the verb; by default it sends one message per "\f"-separated
+// part of the text, with ids "5001", "5002", … (as a platform that splits
+// long texts would).
+func (f *Fake) Send(ctx context.Context, t provider.Target, m provider.Message, key string) (provider.Result, error) {
+	f.record(VerbRecord{Target: t, Verb: provider.VerbSend, Message: m, IdempotencyKey: key})
+	if f.SendFunc != nil {
+		return f.SendFunc(ctx, t, m, key)
+	}
+	var res provider.Result
+	f.mu.Lock()
+	for range strings.Split(m.Text, "\f") {
+		f.nextMsg++
+		res.Refs = append(res.Refs, provider.Ref{Kind: provider.RefMessage, ID: strconv.FormatInt(5000+f.nextMsg, 10)})
+	}
+	f.mu.Unlock()
+	return res, nil
+}
+
+// Edit records the verb; by default it succeeds, naming the message.
+func (f *Fake) Edit(ctx context.Context, t provider.Target, id string, m provider.Message) (provider.Result, error) {
+	f.record(VerbRecord{Target: t, Verb: provider.VerbEdit, Message: m, ID: id})
+	if f.EditFunc != nil {
+		return f.EditFunc(ctx, t, id, m)
+	}
+	return provider.Result{Refs: []provider.Ref{{Kind: provider.RefMessage, ID: id}}}, nil
+}
+
+// React records the verb; by default it succeeds.
+func (f *Fake) React(ctx context.Context, t provider.Target, id, emoji string) error {
+	f.record(VerbRecord{Target: t, Verb: provider.VerbReact, ID: id, Emoji: emoji})
+	if f.ReactFunc != nil {
+		return f.ReactFunc(ctx, t, id, emoji)
+	}
+	return nil
+}
+
+// Typing records the verb; by default it succeeds.
+func (f *Fake) Typing(ctx context.Context, t provider.Target) error {
+	f.record(VerbRecord{Target: t, Verb: provider.VerbTyping})
+	if f.TypingFunc != nil {
+		return f.TypingFunc(ctx, t)
+	}
+	return nil
+}
+
+// Answer records the verb; by default it succeeds.
+func (f *Fake) Answer(ctx context.Context, t provider.Target, id, text string) error {
+	f.record(VerbRecord{Target: t, Verb: provider.VerbAnswer, ID: id, Text: text})
+	if f.AnswerFunc != nil {
+		return f.AnswerFunc(ctx, t, id, text)
+	}
+	return nil
 }
 
 // Runs returns the cursor of each Run so far.

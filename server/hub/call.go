@@ -26,11 +26,17 @@ import (
 // then the first error is returned, and the follower learns of its new
 // thread from Heartbeat and its stream.
 func (h *Hub) Call(ctx context.Context, f *registry.Follower, method string, params []byte, idempotencyKey string) (Result, error) {
+	return h.call(ctx, f, method, false, params, idempotencyKey)
+}
+
+// call is Call and Verb: verb says which the caller asked for, and method
+// must be of that sort.
+func (h *Hub) call(ctx context.Context, f *registry.Follower, method string, verb bool, params []byte, idempotencyKey string) (Result, error) {
 	b, err := h.activeBinding(f, "call "+method)
 	if err != nil {
 		return Result{}, err
 	}
-	if err := h.checkCall(b.Target, method, params); err != nil {
+	if err := h.checkCall(b.Target, method, verb, params); err != nil {
 		return Result{}, err
 	}
 	c := Call{BindingKey: b.Key, Target: b.Target, Method: method, Params: params, Key: idempotencyKey}
@@ -40,7 +46,7 @@ func (h *Hub) Call(ctx context.Context, f *registry.Follower, method string, par
 		switch {
 		case rerr != nil:
 			h.log.Warn().Err(rerr).Str("binding", b.Key).Msg("a call found its thread deleted; it could not be replaced")
-		case h.checkCall(nb.Target, method, params) == nil:
+		case h.checkCall(nb.Target, method, verb, params) == nil:
 			c.Target = nb.Target
 			res, err = h.cfg.Providers.Call(ctx, c)
 		}
@@ -52,20 +58,21 @@ func (h *Hub) Call(ctx context.Context, f *registry.Follower, method string, par
 	return res, nil
 }
 
-// checkCall refuses a method the provider of t did not declare, and
-// parameters naming ids t never saw.
-func (h *Hub) checkCall(t store.Target, method string, params []byte) error {
+// checkCall refuses a method (or verb) the provider of t did not declare,
+// and parameters naming ids t never saw.
+func (h *Hub) checkCall(t store.Target, method string, verb bool, params []byte) error {
 	d, ok := h.cfg.Providers.Description(t.Provider)
 	if !ok {
 		return fmt.Errorf("call %s: %w: %s", method, ErrNotDescribed, t.Provider)
 	}
 	m, ok := d.method(method)
-	if !ok {
-		names := make([]string, 0, len(d.Methods))
-		for _, m := range d.Methods {
-			names = append(names, m.Name)
-		}
-		return fmt.Errorf("%w: %s (%s allows %s; files go through UploadFile/DownloadFile)", ErrMethodNotAllowed, method, t.Provider, strings.Join(names, ", "))
+	switch {
+	case ok && m.Verb && !verb:
+		return fmt.Errorf("%w: %s is a message verb: use its own call (SendMessage, EditMessage, React, SendTyping, AnswerInteraction)", ErrMethodNotAllowed, method)
+	case !ok && verb:
+		return fmt.Errorf("%w: %s has no %s verb (its verbs: %s)", ErrVerbUnsupported, t.Provider, method, strings.Join(d.names(true), ", "))
+	case !ok:
+		return fmt.Errorf("%w: %s (%s allows %s; files go through UploadFile/DownloadFile)", ErrMethodNotAllowed, method, t.Provider, strings.Join(d.names(false), ", "))
 	}
 	if len(m.Params) == 0 {
 		return nil // nothing to check: the provider validates the rest

@@ -47,8 +47,11 @@ var (
 	// profile key (the binding's key).
 	ErrHandoffProfile = errors.New("handoff successor must register with the predecessor's profile key")
 	// ErrMethodNotAllowed: Call named a method the provider did not
-	// declare.
+	// declare, or a message verb (which has calls of its own).
 	ErrMethodNotAllowed = errors.New("method not allowed")
+	// ErrVerbUnsupported: the platform of the caller's thread has no such
+	// message verb (see Description's verbs).
+	ErrVerbUnsupported = errors.New("verb not supported by the platform")
 	// ErrProviderNotServing: the provider cannot do its job now (its
 	// platform is unreachable, its token revoked, its state store failing);
 	// the message names the provider and says why.
@@ -130,6 +133,8 @@ type Method struct {
 	// Idempotent: the platform de-duplicates it by idempotency key, so a
 	// call whose outcome is unknown may be sent again with its key.
 	Idempotent bool
+	// Verb: a message verb (VerbMethod), called through Verb, never Call.
+	Verb bool
 }
 
 // Param is a call parameter naming an id of the thread: a top-level key
@@ -140,6 +145,20 @@ type Param struct {
 	Kind     store.RefKind
 	Required bool
 }
+
+// names lists the declared verbs (verbs) or platform methods.
+func (d Description) names(verbs bool) []string {
+	var out []string
+	for _, m := range d.Methods {
+		if m.Verb == verbs {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+// Verbs lists the message verbs the platform has.
+func (d Description) Verbs() []string { return d.names(true) }
 
 // method returns the declared method called name.
 func (d Description) method(name string) (Method, bool) {

@@ -47,7 +47,16 @@ var fakeDescription = Description{Platform: "fake", MaxTextChars: 4096, Methods:
 	{Name: "editMessageText", Params: []Param{{Name: "message_id", Kind: store.RefMessage, Required: true}}},
 	{Name: "deleteMessage", Params: []Param{{Name: "message_id", Kind: store.RefMessage, Required: true}}},
 	{Name: "answerCallbackQuery", Params: []Param{{Name: "callback_query_id", Kind: store.RefInteraction, Required: true}}},
+	verbMethod(VerbSend), verbMethod(VerbEdit), verbMethod(VerbAnswer), // no react, no typing
 }}
+
+func verbMethod(name string) Method {
+	m, ok := VerbMethod(name, false)
+	if !ok {
+		panic(name)
+	}
+	return m
+}
 
 func (p *fakeProviders) Default() string             { return "telegram" }
 func (p *fakeProviders) Configured(name string) bool { return name == "telegram" }
@@ -504,6 +513,47 @@ func TestCallScope(t *testing.T) {
 	first := e.provs.calls[0]
 	if want := `sendMessage ` + th + ` {"text":"hi"}`; first != want {
 		t.Errorf("first call %s, want %s", first, want)
+	}
+}
+
+// TestVerbScope: a verb is checked like a call, against the supervisor's
+// own declaration of the ids each verb names; a verb the platform lacks is
+// ErrVerbUnsupported; Call refuses the verbs' names (they have calls of
+// their own) and Verb refuses a platform's methods.
+func TestVerbScope(t *testing.T) {
+	e := newEnv(t, "", store.Limits{}, nil, nil)
+	a := e.register("a", "manual:a", "")
+	b := e.register("b", "manual:b", "")
+	e.ingest(1, a.Binding.Target.Thread, "hello")
+	e.ingest(2, b.Binding.Target.Thread, "hi")
+	ctx := context.Background()
+	tests := []struct {
+		name, verb, params string
+		want               error
+	}{
+		{name: "send", verb: "send", params: `{"text":"**hi**"}`},
+		{name: "reply to the thread's message", verb: "send", params: `{"text":"re","reply_to":"1"}`},
+		{name: "reply to another thread's", verb: "send", params: `{"text":"re","reply_to":"2"}`, want: ErrOutOfScope},
+		{name: "edit what was sent", verb: "edit", params: `{"message_id":"777","text":"x"}`},
+		{name: "edit another thread's", verb: "edit", params: `{"message_id":"2","text":"x"}`, want: ErrOutOfScope},
+		{name: "edit without an id", verb: "edit", params: `{"text":"x"}`, want: ErrBadParams},
+		{name: "answer a foreign interaction", verb: "answer", params: `{"interaction_id":"q"}`, want: ErrOutOfScope},
+		{name: "a verb the platform lacks", verb: "typing", params: `{}`, want: ErrVerbUnsupported},
+		{name: "not a verb", verb: "sendMessage", params: `{"text":"x"}`, want: ErrMethodNotAllowed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := e.h.Verb(ctx, a.Follower, tt.verb, []byte(tt.params), "")
+			if !errors.Is(err, tt.want) {
+				t.Errorf("err = %v, want %v", err, tt.want)
+			}
+		})
+	}
+	if _, err := e.h.Call(ctx, a.Follower, "send", []byte(`{"text":"x"}`), ""); !errors.Is(err, ErrMethodNotAllowed) || !strings.Contains(err.Error(), "SendMessage") {
+		t.Errorf("Call of a verb's name: %v, want ErrMethodNotAllowed naming SendMessage", err)
+	}
+	if want := `send ` + a.Binding.Target.Thread + ` {"text":"**hi**"}`; e.provs.calls[0] != want {
+		t.Errorf("first call %s, want %s", e.provs.calls[0], want)
 	}
 }
 

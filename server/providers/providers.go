@@ -400,12 +400,24 @@ func (p *provider) describe(ctx context.Context, cl providerv1.ProviderServiceCl
 	}
 	d := hub.Description{Platform: resp.GetPlatform(), MaxTextChars: int(resp.GetMaxTextChars())}
 	for _, m := range resp.GetMethods() {
+		if hub.IsVerb(m.GetName()) {
+			p.log.Warn().Str("method", m.GetName()).Msg("the provider declared a method named as a message verb; ignored")
+			continue
+		}
 		hm := hub.Method{Name: m.GetName(), Idempotent: m.GetIdempotent()}
 		for _, pm := range m.GetParams() {
 			// A kind this build does not know is 0, which no thread
 			// holds: a call that names one is refused as out of scope.
 			k, _ := refKinds.Domain(pm.GetKind())
 			hm.Params = append(hm.Params, hub.Param{Name: pm.GetName(), Kind: k, Required: pm.GetRequired()})
+		}
+		d.Methods = append(d.Methods, hm)
+	}
+	for _, v := range resp.GetVerbs() {
+		hm, ok := hub.VerbMethod(v.GetName(), v.GetIdempotent())
+		if !ok {
+			p.log.Warn().Str("verb", v.GetName()).Msg("the provider declared a message verb this supervisor does not know; ignored")
+			continue
 		}
 		d.Methods = append(d.Methods, hm)
 	}

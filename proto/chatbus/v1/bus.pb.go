@@ -402,7 +402,12 @@ type Capabilities struct {
 	// thread.
 	Methods []*Method `protobuf:"bytes,2,rep,name=methods,proto3" json:"methods,omitempty"`
 	// The longest text one message may carry, in characters; 0 if unknown.
-	MaxTextChars  uint32 `protobuf:"varint,3,opt,name=max_text_chars,json=maxTextChars,proto3" json:"max_text_chars,omitempty"`
+	// The message verbs split longer texts themselves.
+	MaxTextChars uint32 `protobuf:"varint,3,opt,name=max_text_chars,json=maxTextChars,proto3" json:"max_text_chars,omitempty"`
+	// The message verbs the platform has: "send", "edit", "react", "typing",
+	// "answer" (one RPC each: SendMessage, EditMessage, React, SendTyping,
+	// AnswerInteraction). Every provider has send and edit.
+	Verbs         []string `protobuf:"bytes,4,rep,name=verbs,proto3" json:"verbs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -456,6 +461,13 @@ func (x *Capabilities) GetMaxTextChars() uint32 {
 		return x.MaxTextChars
 	}
 	return 0
+}
+
+func (x *Capabilities) GetVerbs() []string {
+	if x != nil {
+		return x.Verbs
+	}
+	return nil
 }
 
 // Method is one platform method a follower may call.
@@ -1052,6 +1064,555 @@ func (x *CallResponse) GetReferences() []*Reference {
 	return nil
 }
 
+type SendMessageRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Session *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	// Markdown (CommonMark). A text longer than one message may be is sent
+	// as several, each valid on its own (a code block cut in two is two
+	// code blocks).
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// A message of the thread to answer (quoted, where the platform quotes);
+	// empty: none.
+	ReplyTo string `protobuf:"bytes,3,opt,name=reply_to,json=replyTo,proto3" json:"reply_to,omitempty"`
+	// One row of buttons under the message (under its last part); a press
+	// arrives as an update of kind CALLBACK_QUERY whose text is the
+	// button's data.
+	Buttons []*Button `protobuf:"bytes,4,rep,name=buttons,proto3" json:"buttons,omitempty"`
+	// A question the person must answer before the session goes on (a
+	// permission prompt): sent ahead of the thread's other messages.
+	Prompt bool `protobuf:"varint,5,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	// Makes a retried send take effect once.
+	IdempotencyKey string `protobuf:"bytes,6,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *SendMessageRequest) Reset() {
+	*x = SendMessageRequest{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendMessageRequest) ProtoMessage() {}
+
+func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendMessageRequest.ProtoReflect.Descriptor instead.
+func (*SendMessageRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *SendMessageRequest) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+func (x *SendMessageRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *SendMessageRequest) GetReplyTo() string {
+	if x != nil {
+		return x.ReplyTo
+	}
+	return ""
+}
+
+func (x *SendMessageRequest) GetButtons() []*Button {
+	if x != nil {
+		return x.Buttons
+	}
+	return nil
+}
+
+func (x *SendMessageRequest) GetPrompt() bool {
+	if x != nil {
+		return x.Prompt
+	}
+	return false
+}
+
+func (x *SendMessageRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+type SendMessageResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The messages sent, in order: one, or one per part of a long text.
+	MessageIds    []string `protobuf:"bytes,1,rep,name=message_ids,json=messageIds,proto3" json:"message_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendMessageResponse) Reset() {
+	*x = SendMessageResponse{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendMessageResponse) ProtoMessage() {}
+
+func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
+func (*SendMessageResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *SendMessageResponse) GetMessageIds() []string {
+	if x != nil {
+		return x.MessageIds
+	}
+	return nil
+}
+
+type EditMessageRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Session *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	// A message the caller sent in its thread.
+	MessageId string `protobuf:"bytes,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// The new text, Markdown; it must fit in one message.
+	Text string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	// The message's buttons after the edit; none removes them.
+	Buttons        []*Button `protobuf:"bytes,4,rep,name=buttons,proto3" json:"buttons,omitempty"`
+	IdempotencyKey string    `protobuf:"bytes,5,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *EditMessageRequest) Reset() {
+	*x = EditMessageRequest{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EditMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EditMessageRequest) ProtoMessage() {}
+
+func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EditMessageRequest.ProtoReflect.Descriptor instead.
+func (*EditMessageRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *EditMessageRequest) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+func (x *EditMessageRequest) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *EditMessageRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *EditMessageRequest) GetButtons() []*Button {
+	if x != nil {
+		return x.Buttons
+	}
+	return nil
+}
+
+func (x *EditMessageRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+type EditMessageResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EditMessageResponse) Reset() {
+	*x = EditMessageResponse{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EditMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EditMessageResponse) ProtoMessage() {}
+
+func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EditMessageResponse.ProtoReflect.Descriptor instead.
+func (*EditMessageResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{17}
+}
+
+type ReactRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Session *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	// A message of the thread.
+	MessageId string `protobuf:"bytes,2,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// One emoji, e.g. "👀"; the platform may accept only some.
+	Emoji          string `protobuf:"bytes,3,opt,name=emoji,proto3" json:"emoji,omitempty"`
+	IdempotencyKey string `protobuf:"bytes,4,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ReactRequest) Reset() {
+	*x = ReactRequest{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReactRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReactRequest) ProtoMessage() {}
+
+func (x *ReactRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReactRequest.ProtoReflect.Descriptor instead.
+func (*ReactRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ReactRequest) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+func (x *ReactRequest) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *ReactRequest) GetEmoji() string {
+	if x != nil {
+		return x.Emoji
+	}
+	return ""
+}
+
+func (x *ReactRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+type ReactResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReactResponse) Reset() {
+	*x = ReactResponse{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReactResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReactResponse) ProtoMessage() {}
+
+func (x *ReactResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReactResponse.ProtoReflect.Descriptor instead.
+func (*ReactResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{19}
+}
+
+type SendTypingRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Session       *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendTypingRequest) Reset() {
+	*x = SendTypingRequest{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendTypingRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendTypingRequest) ProtoMessage() {}
+
+func (x *SendTypingRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendTypingRequest.ProtoReflect.Descriptor instead.
+func (*SendTypingRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *SendTypingRequest) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+type SendTypingResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendTypingResponse) Reset() {
+	*x = SendTypingResponse{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendTypingResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendTypingResponse) ProtoMessage() {}
+
+func (x *SendTypingResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendTypingResponse.ProtoReflect.Descriptor instead.
+func (*SendTypingResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{21}
+}
+
+type AnswerInteractionRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Session *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	// The interaction of a button press of the thread (the update's
+	// REFERENCE_KIND_INTERACTION reference).
+	InteractionId string `protobuf:"bytes,2,opt,name=interaction_id,json=interactionId,proto3" json:"interaction_id,omitempty"`
+	// A short notice for the person who pressed (Telegram shows it as a
+	// toast); empty: none.
+	Text           string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	IdempotencyKey string `protobuf:"bytes,4,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *AnswerInteractionRequest) Reset() {
+	*x = AnswerInteractionRequest{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnswerInteractionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnswerInteractionRequest) ProtoMessage() {}
+
+func (x *AnswerInteractionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnswerInteractionRequest.ProtoReflect.Descriptor instead.
+func (*AnswerInteractionRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *AnswerInteractionRequest) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+func (x *AnswerInteractionRequest) GetInteractionId() string {
+	if x != nil {
+		return x.InteractionId
+	}
+	return ""
+}
+
+func (x *AnswerInteractionRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *AnswerInteractionRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+type AnswerInteractionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnswerInteractionResponse) Reset() {
+	*x = AnswerInteractionResponse{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnswerInteractionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnswerInteractionResponse) ProtoMessage() {}
+
+func (x *AnswerInteractionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnswerInteractionResponse.ProtoReflect.Descriptor instead.
+func (*AnswerInteractionResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{23}
+}
+
 type UploadFileRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Msg:
@@ -1065,7 +1626,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1077,7 +1638,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1090,7 +1651,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -1149,7 +1710,7 @@ type UploadHeader struct {
 
 func (x *UploadHeader) Reset() {
 	*x = UploadHeader{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1161,7 +1722,7 @@ func (x *UploadHeader) String() string {
 func (*UploadHeader) ProtoMessage() {}
 
 func (x *UploadHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1174,7 +1735,7 @@ func (x *UploadHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadHeader.ProtoReflect.Descriptor instead.
 func (*UploadHeader) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *UploadHeader) GetSession() *Session {
@@ -1216,7 +1777,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1228,7 +1789,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1241,7 +1802,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -1269,7 +1830,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1281,7 +1842,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1294,7 +1855,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DownloadFileRequest) GetSession() *Session {
@@ -1323,7 +1884,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1335,7 +1896,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1348,7 +1909,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -1382,7 +1943,7 @@ type SuspendRequest struct {
 
 func (x *SuspendRequest) Reset() {
 	*x = SuspendRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1394,7 +1955,7 @@ func (x *SuspendRequest) String() string {
 func (*SuspendRequest) ProtoMessage() {}
 
 func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1407,7 +1968,7 @@ func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendRequest.ProtoReflect.Descriptor instead.
 func (*SuspendRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SuspendRequest) GetSession() *Session {
@@ -1434,7 +1995,7 @@ type SuspendResponse struct {
 
 func (x *SuspendResponse) Reset() {
 	*x = SuspendResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1446,7 +2007,7 @@ func (x *SuspendResponse) String() string {
 func (*SuspendResponse) ProtoMessage() {}
 
 func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1459,7 +2020,7 @@ func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendResponse.ProtoReflect.Descriptor instead.
 func (*SuspendResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SuspendResponse) GetHandoffToken() string {
@@ -1485,7 +2046,7 @@ type UnregisterRequest struct {
 
 func (x *UnregisterRequest) Reset() {
 	*x = UnregisterRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1497,7 +2058,7 @@ func (x *UnregisterRequest) String() string {
 func (*UnregisterRequest) ProtoMessage() {}
 
 func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1510,7 +2071,7 @@ func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterRequest.ProtoReflect.Descriptor instead.
 func (*UnregisterRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *UnregisterRequest) GetSession() *Session {
@@ -1528,7 +2089,7 @@ type UnregisterResponse struct {
 
 func (x *UnregisterResponse) Reset() {
 	*x = UnregisterResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1540,7 +2101,7 @@ func (x *UnregisterResponse) String() string {
 func (*UnregisterResponse) ProtoMessage() {}
 
 func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1553,7 +2114,7 @@ func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterResponse.ProtoReflect.Descriptor instead.
 func (*UnregisterResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{32}
 }
 
 var File_chatbus_v1_bus_proto protoreflect.FileDescriptor
@@ -1587,11 +2148,12 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\vstale_after\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\n" +
 	"staleAfter\x12<\n" +
 	"\fcapabilities\x18\x06 \x01(\v2\x18.chatbus.v1.CapabilitiesR\fcapabilities\x12]\n" +
-	"\x1dsubscribed_heartbeat_interval\x18\a \x01(\v2\x19.google.protobuf.DurationR\x1bsubscribedHeartbeatInterval\"~\n" +
+	"\x1dsubscribed_heartbeat_interval\x18\a \x01(\v2\x19.google.protobuf.DurationR\x1bsubscribedHeartbeatInterval\"\x94\x01\n" +
 	"\fCapabilities\x12\x1a\n" +
 	"\bplatform\x18\x01 \x01(\tR\bplatform\x12,\n" +
 	"\amethods\x18\x02 \x03(\v2\x12.chatbus.v1.MethodR\amethods\x12$\n" +
-	"\x0emax_text_chars\x18\x03 \x01(\rR\fmaxTextChars\"m\n" +
+	"\x0emax_text_chars\x18\x03 \x01(\rR\fmaxTextChars\x12\x14\n" +
+	"\x05verbs\x18\x04 \x03(\tR\x05verbs\"m\n" +
 	"\x06Method\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\x06params\x18\x02 \x03(\v2\x17.chatbus.v1.MethodParamR\x06params\x12\x1e\n" +
@@ -1635,7 +2197,44 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"resultJson\x125\n" +
 	"\n" +
 	"references\x18\x02 \x03(\v2\x15.chatbus.v1.ReferenceR\n" +
-	"references\"x\n" +
+	"references\"\x94\x02\n" +
+	"\x12SendMessageRequest\x125\n" +
+	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12\x1f\n" +
+	"\x04text\x18\x02 \x01(\tB\v\xbaH\br\x06\x10\x01\x18\x80\x80\x04R\x04text\x12#\n" +
+	"\breply_to\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\areplyTo\x126\n" +
+	"\abuttons\x18\x04 \x03(\v2\x12.chatbus.v1.ButtonB\b\xbaH\x05\x92\x01\x02\x10\bR\abuttons\x12\x16\n" +
+	"\x06prompt\x18\x05 \x01(\bR\x06prompt\x121\n" +
+	"\x0fidempotency_key\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"6\n" +
+	"\x13SendMessageResponse\x12\x1f\n" +
+	"\vmessage_ids\x18\x01 \x03(\tR\n" +
+	"messageIds\"\x82\x02\n" +
+	"\x12EditMessageRequest\x125\n" +
+	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12)\n" +
+	"\n" +
+	"message_id\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\tmessageId\x12\x1f\n" +
+	"\x04text\x18\x03 \x01(\tB\v\xbaH\br\x06\x10\x01\x18\x80\x80\x04R\x04text\x126\n" +
+	"\abuttons\x18\x04 \x03(\v2\x12.chatbus.v1.ButtonB\b\xbaH\x05\x92\x01\x02\x10\bR\abuttons\x121\n" +
+	"\x0fidempotency_key\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"\x15\n" +
+	"\x13EditMessageResponse\"\xc4\x01\n" +
+	"\fReactRequest\x125\n" +
+	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12)\n" +
+	"\n" +
+	"message_id\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\tmessageId\x12\x1f\n" +
+	"\x05emoji\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18 R\x05emoji\x121\n" +
+	"\x0fidempotency_key\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"\x0f\n" +
+	"\rReactResponse\"J\n" +
+	"\x11SendTypingRequest\x125\n" +
+	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\"\x14\n" +
+	"\x12SendTypingResponse\"\xd5\x01\n" +
+	"\x18AnswerInteractionRequest\x125\n" +
+	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x121\n" +
+	"\x0einteraction_id\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x02R\rinteractionId\x12\x1c\n" +
+	"\x04text\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x04text\x121\n" +
+	"\x0fidempotency_key\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"\x1b\n" +
+	"\x19AnswerInteractionResponse\"x\n" +
 	"\x11UploadFileRequest\x122\n" +
 	"\x06header\x18\x01 \x01(\v2\x18.chatbus.v1.UploadHeaderH\x00R\x06header\x12!\n" +
 	"\x05chunk\x18\x02 \x01(\fB\t\xbaH\x06z\x04\x18\x80\x80@H\x00R\x05chunkB\f\n" +
@@ -1677,14 +2276,20 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x1bNOTICE_PROVIDER_NOT_SERVING\x10\x03*W\n" +
 	"\rSuspendReason\x12\x1e\n" +
 	"\x1aSUSPEND_REASON_UNSPECIFIED\x10\x00\x12&\n" +
-	"\"SUSPEND_REASON_SESSION_REPLACEMENT\x10\x012\x91\x05\n" +
+	"\"SUSPEND_REASON_SESSION_REPLACEMENT\x10\x012\x9e\b\n" +
 	"\n" +
 	"BusService\x12E\n" +
 	"\bRegister\x12\x1b.chatbus.v1.RegisterRequest\x1a\x1c.chatbus.v1.RegisterResponse\x12H\n" +
 	"\tHeartbeat\x12\x1c.chatbus.v1.HeartbeatRequest\x1a\x1d.chatbus.v1.HeartbeatResponse\x12J\n" +
 	"\tSubscribe\x12\x1c.chatbus.v1.SubscribeRequest\x1a\x1d.chatbus.v1.SubscribeResponse0\x01\x126\n" +
 	"\x03Ack\x12\x16.chatbus.v1.AckRequest\x1a\x17.chatbus.v1.AckResponse\x129\n" +
-	"\x04Call\x12\x17.chatbus.v1.CallRequest\x1a\x18.chatbus.v1.CallResponse\x12M\n" +
+	"\x04Call\x12\x17.chatbus.v1.CallRequest\x1a\x18.chatbus.v1.CallResponse\x12N\n" +
+	"\vSendMessage\x12\x1e.chatbus.v1.SendMessageRequest\x1a\x1f.chatbus.v1.SendMessageResponse\x12N\n" +
+	"\vEditMessage\x12\x1e.chatbus.v1.EditMessageRequest\x1a\x1f.chatbus.v1.EditMessageResponse\x12<\n" +
+	"\x05React\x12\x18.chatbus.v1.ReactRequest\x1a\x19.chatbus.v1.ReactResponse\x12K\n" +
+	"\n" +
+	"SendTyping\x12\x1d.chatbus.v1.SendTypingRequest\x1a\x1e.chatbus.v1.SendTypingResponse\x12`\n" +
+	"\x11AnswerInteraction\x12$.chatbus.v1.AnswerInteractionRequest\x1a%.chatbus.v1.AnswerInteractionResponse\x12M\n" +
 	"\n" +
 	"UploadFile\x12\x1d.chatbus.v1.UploadFileRequest\x1a\x1e.chatbus.v1.UploadFileResponse(\x01\x12S\n" +
 	"\fDownloadFile\x12\x1f.chatbus.v1.DownloadFileRequest\x1a .chatbus.v1.DownloadFileResponse0\x01\x12B\n" +
@@ -1705,96 +2310,124 @@ func file_chatbus_v1_bus_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_v1_bus_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_chatbus_v1_bus_proto_goTypes = []any{
-	(Notice)(0),                   // 0: chatbus.v1.Notice
-	(SuspendReason)(0),            // 1: chatbus.v1.SuspendReason
-	(*Session)(nil),               // 2: chatbus.v1.Session
-	(*RegisterRequest)(nil),       // 3: chatbus.v1.RegisterRequest
-	(*RegisterResponse)(nil),      // 4: chatbus.v1.RegisterResponse
-	(*Capabilities)(nil),          // 5: chatbus.v1.Capabilities
-	(*Method)(nil),                // 6: chatbus.v1.Method
-	(*MethodParam)(nil),           // 7: chatbus.v1.MethodParam
-	(*HeartbeatRequest)(nil),      // 8: chatbus.v1.HeartbeatRequest
-	(*HeartbeatResponse)(nil),     // 9: chatbus.v1.HeartbeatResponse
-	(*SubscribeRequest)(nil),      // 10: chatbus.v1.SubscribeRequest
-	(*SubscribeResponse)(nil),     // 11: chatbus.v1.SubscribeResponse
-	(*AckRequest)(nil),            // 12: chatbus.v1.AckRequest
-	(*AckResponse)(nil),           // 13: chatbus.v1.AckResponse
-	(*CallRequest)(nil),           // 14: chatbus.v1.CallRequest
-	(*CallResponse)(nil),          // 15: chatbus.v1.CallResponse
-	(*UploadFileRequest)(nil),     // 16: chatbus.v1.UploadFileRequest
-	(*UploadHeader)(nil),          // 17: chatbus.v1.UploadHeader
-	(*UploadFileResponse)(nil),    // 18: chatbus.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),   // 19: chatbus.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),  // 20: chatbus.v1.DownloadFileResponse
-	(*SuspendRequest)(nil),        // 21: chatbus.v1.SuspendRequest
-	(*SuspendResponse)(nil),       // 22: chatbus.v1.SuspendResponse
-	(*UnregisterRequest)(nil),     // 23: chatbus.v1.UnregisterRequest
-	(*UnregisterResponse)(nil),    // 24: chatbus.v1.UnregisterResponse
-	(*Target)(nil),                // 25: chatbus.v1.Target
-	(*Binding)(nil),               // 26: chatbus.v1.Binding
-	(Origin)(0),                   // 27: chatbus.v1.Origin
-	(*durationpb.Duration)(nil),   // 28: google.protobuf.Duration
-	(ReferenceKind)(0),            // 29: chatbus.v1.ReferenceKind
-	(*timestamppb.Timestamp)(nil), // 30: google.protobuf.Timestamp
-	(*Update)(nil),                // 31: chatbus.v1.Update
-	(*Reference)(nil),             // 32: chatbus.v1.Reference
+	(Notice)(0),                       // 0: chatbus.v1.Notice
+	(SuspendReason)(0),                // 1: chatbus.v1.SuspendReason
+	(*Session)(nil),                   // 2: chatbus.v1.Session
+	(*RegisterRequest)(nil),           // 3: chatbus.v1.RegisterRequest
+	(*RegisterResponse)(nil),          // 4: chatbus.v1.RegisterResponse
+	(*Capabilities)(nil),              // 5: chatbus.v1.Capabilities
+	(*Method)(nil),                    // 6: chatbus.v1.Method
+	(*MethodParam)(nil),               // 7: chatbus.v1.MethodParam
+	(*HeartbeatRequest)(nil),          // 8: chatbus.v1.HeartbeatRequest
+	(*HeartbeatResponse)(nil),         // 9: chatbus.v1.HeartbeatResponse
+	(*SubscribeRequest)(nil),          // 10: chatbus.v1.SubscribeRequest
+	(*SubscribeResponse)(nil),         // 11: chatbus.v1.SubscribeResponse
+	(*AckRequest)(nil),                // 12: chatbus.v1.AckRequest
+	(*AckResponse)(nil),               // 13: chatbus.v1.AckResponse
+	(*CallRequest)(nil),               // 14: chatbus.v1.CallRequest
+	(*CallResponse)(nil),              // 15: chatbus.v1.CallResponse
+	(*SendMessageRequest)(nil),        // 16: chatbus.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),       // 17: chatbus.v1.SendMessageResponse
+	(*EditMessageRequest)(nil),        // 18: chatbus.v1.EditMessageRequest
+	(*EditMessageResponse)(nil),       // 19: chatbus.v1.EditMessageResponse
+	(*ReactRequest)(nil),              // 20: chatbus.v1.ReactRequest
+	(*ReactResponse)(nil),             // 21: chatbus.v1.ReactResponse
+	(*SendTypingRequest)(nil),         // 22: chatbus.v1.SendTypingRequest
+	(*SendTypingResponse)(nil),        // 23: chatbus.v1.SendTypingResponse
+	(*AnswerInteractionRequest)(nil),  // 24: chatbus.v1.AnswerInteractionRequest
+	(*AnswerInteractionResponse)(nil), // 25: chatbus.v1.AnswerInteractionResponse
+	(*UploadFileRequest)(nil),         // 26: chatbus.v1.UploadFileRequest
+	(*UploadHeader)(nil),              // 27: chatbus.v1.UploadHeader
+	(*UploadFileResponse)(nil),        // 28: chatbus.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),       // 29: chatbus.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),      // 30: chatbus.v1.DownloadFileResponse
+	(*SuspendRequest)(nil),            // 31: chatbus.v1.SuspendRequest
+	(*SuspendResponse)(nil),           // 32: chatbus.v1.SuspendResponse
+	(*UnregisterRequest)(nil),         // 33: chatbus.v1.UnregisterRequest
+	(*UnregisterResponse)(nil),        // 34: chatbus.v1.UnregisterResponse
+	(*Target)(nil),                    // 35: chatbus.v1.Target
+	(*Binding)(nil),                   // 36: chatbus.v1.Binding
+	(Origin)(0),                       // 37: chatbus.v1.Origin
+	(*durationpb.Duration)(nil),       // 38: google.protobuf.Duration
+	(ReferenceKind)(0),                // 39: chatbus.v1.ReferenceKind
+	(*timestamppb.Timestamp)(nil),     // 40: google.protobuf.Timestamp
+	(*Update)(nil),                    // 41: chatbus.v1.Update
+	(*Reference)(nil),                 // 42: chatbus.v1.Reference
+	(*Button)(nil),                    // 43: chatbus.v1.Button
 }
 var file_chatbus_v1_bus_proto_depIdxs = []int32{
-	25, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
+	35, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
 	2,  // 1: chatbus.v1.RegisterResponse.session:type_name -> chatbus.v1.Session
-	26, // 2: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
-	27, // 3: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
-	28, // 4: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
-	28, // 5: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
+	36, // 2: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
+	37, // 3: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
+	38, // 4: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
+	38, // 5: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
 	5,  // 6: chatbus.v1.RegisterResponse.capabilities:type_name -> chatbus.v1.Capabilities
-	28, // 7: chatbus.v1.RegisterResponse.subscribed_heartbeat_interval:type_name -> google.protobuf.Duration
+	38, // 7: chatbus.v1.RegisterResponse.subscribed_heartbeat_interval:type_name -> google.protobuf.Duration
 	6,  // 8: chatbus.v1.Capabilities.methods:type_name -> chatbus.v1.Method
 	7,  // 9: chatbus.v1.Method.params:type_name -> chatbus.v1.MethodParam
-	29, // 10: chatbus.v1.MethodParam.kind:type_name -> chatbus.v1.ReferenceKind
+	39, // 10: chatbus.v1.MethodParam.kind:type_name -> chatbus.v1.ReferenceKind
 	2,  // 11: chatbus.v1.HeartbeatRequest.session:type_name -> chatbus.v1.Session
 	0,  // 12: chatbus.v1.HeartbeatResponse.notices:type_name -> chatbus.v1.Notice
-	30, // 13: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
-	26, // 14: chatbus.v1.HeartbeatResponse.binding:type_name -> chatbus.v1.Binding
+	40, // 13: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
+	36, // 14: chatbus.v1.HeartbeatResponse.binding:type_name -> chatbus.v1.Binding
 	2,  // 15: chatbus.v1.SubscribeRequest.session:type_name -> chatbus.v1.Session
-	31, // 16: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
-	26, // 17: chatbus.v1.SubscribeResponse.binding_changed:type_name -> chatbus.v1.Binding
-	31, // 18: chatbus.v1.SubscribeResponse.updates:type_name -> chatbus.v1.Update
+	41, // 16: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
+	36, // 17: chatbus.v1.SubscribeResponse.binding_changed:type_name -> chatbus.v1.Binding
+	41, // 18: chatbus.v1.SubscribeResponse.updates:type_name -> chatbus.v1.Update
 	2,  // 19: chatbus.v1.AckRequest.session:type_name -> chatbus.v1.Session
 	2,  // 20: chatbus.v1.CallRequest.session:type_name -> chatbus.v1.Session
-	32, // 21: chatbus.v1.CallResponse.references:type_name -> chatbus.v1.Reference
-	17, // 22: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
-	2,  // 23: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
-	32, // 24: chatbus.v1.UploadFileResponse.references:type_name -> chatbus.v1.Reference
-	2,  // 25: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
-	2,  // 26: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
-	1,  // 27: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
-	30, // 28: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
-	2,  // 29: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
-	3,  // 30: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
-	8,  // 31: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
-	10, // 32: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
-	12, // 33: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
-	14, // 34: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
-	16, // 35: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
-	19, // 36: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
-	21, // 37: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
-	23, // 38: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
-	4,  // 39: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
-	9,  // 40: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
-	11, // 41: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
-	13, // 42: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
-	15, // 43: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
-	18, // 44: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
-	20, // 45: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
-	22, // 46: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
-	24, // 47: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
-	39, // [39:48] is the sub-list for method output_type
-	30, // [30:39] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	42, // 21: chatbus.v1.CallResponse.references:type_name -> chatbus.v1.Reference
+	2,  // 22: chatbus.v1.SendMessageRequest.session:type_name -> chatbus.v1.Session
+	43, // 23: chatbus.v1.SendMessageRequest.buttons:type_name -> chatbus.v1.Button
+	2,  // 24: chatbus.v1.EditMessageRequest.session:type_name -> chatbus.v1.Session
+	43, // 25: chatbus.v1.EditMessageRequest.buttons:type_name -> chatbus.v1.Button
+	2,  // 26: chatbus.v1.ReactRequest.session:type_name -> chatbus.v1.Session
+	2,  // 27: chatbus.v1.SendTypingRequest.session:type_name -> chatbus.v1.Session
+	2,  // 28: chatbus.v1.AnswerInteractionRequest.session:type_name -> chatbus.v1.Session
+	27, // 29: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
+	2,  // 30: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
+	42, // 31: chatbus.v1.UploadFileResponse.references:type_name -> chatbus.v1.Reference
+	2,  // 32: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
+	2,  // 33: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
+	1,  // 34: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
+	40, // 35: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
+	2,  // 36: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
+	3,  // 37: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
+	8,  // 38: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
+	10, // 39: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
+	12, // 40: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
+	14, // 41: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
+	16, // 42: chatbus.v1.BusService.SendMessage:input_type -> chatbus.v1.SendMessageRequest
+	18, // 43: chatbus.v1.BusService.EditMessage:input_type -> chatbus.v1.EditMessageRequest
+	20, // 44: chatbus.v1.BusService.React:input_type -> chatbus.v1.ReactRequest
+	22, // 45: chatbus.v1.BusService.SendTyping:input_type -> chatbus.v1.SendTypingRequest
+	24, // 46: chatbus.v1.BusService.AnswerInteraction:input_type -> chatbus.v1.AnswerInteractionRequest
+	26, // 47: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
+	29, // 48: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
+	31, // 49: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
+	33, // 50: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
+	4,  // 51: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
+	9,  // 52: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
+	11, // 53: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
+	13, // 54: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
+	15, // 55: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
+	17, // 56: chatbus.v1.BusService.SendMessage:output_type -> chatbus.v1.SendMessageResponse
+	19, // 57: chatbus.v1.BusService.EditMessage:output_type -> chatbus.v1.EditMessageResponse
+	21, // 58: chatbus.v1.BusService.React:output_type -> chatbus.v1.ReactResponse
+	23, // 59: chatbus.v1.BusService.SendTyping:output_type -> chatbus.v1.SendTypingResponse
+	25, // 60: chatbus.v1.BusService.AnswerInteraction:output_type -> chatbus.v1.AnswerInteractionResponse
+	28, // 61: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
+	30, // 62: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
+	32, // 63: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
+	34, // 64: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
+	51, // [51:65] is the sub-list for method output_type
+	37, // [37:51] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_bus_proto_init() }
@@ -1803,7 +2436,7 @@ func file_chatbus_v1_bus_proto_init() {
 		return
 	}
 	file_chatbus_v1_types_proto_init()
-	file_chatbus_v1_bus_proto_msgTypes[14].OneofWrappers = []any{
+	file_chatbus_v1_bus_proto_msgTypes[24].OneofWrappers = []any{
 		(*UploadFileRequest_Header)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -1813,7 +2446,7 @@ func file_chatbus_v1_bus_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_bus_proto_rawDesc), len(file_chatbus_v1_bus_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   23,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,15 +19,20 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	BusService_Register_FullMethodName     = "/chatbus.v1.BusService/Register"
-	BusService_Heartbeat_FullMethodName    = "/chatbus.v1.BusService/Heartbeat"
-	BusService_Subscribe_FullMethodName    = "/chatbus.v1.BusService/Subscribe"
-	BusService_Ack_FullMethodName          = "/chatbus.v1.BusService/Ack"
-	BusService_Call_FullMethodName         = "/chatbus.v1.BusService/Call"
-	BusService_UploadFile_FullMethodName   = "/chatbus.v1.BusService/UploadFile"
-	BusService_DownloadFile_FullMethodName = "/chatbus.v1.BusService/DownloadFile"
-	BusService_Suspend_FullMethodName      = "/chatbus.v1.BusService/Suspend"
-	BusService_Unregister_FullMethodName   = "/chatbus.v1.BusService/Unregister"
+	BusService_Register_FullMethodName          = "/chatbus.v1.BusService/Register"
+	BusService_Heartbeat_FullMethodName         = "/chatbus.v1.BusService/Heartbeat"
+	BusService_Subscribe_FullMethodName         = "/chatbus.v1.BusService/Subscribe"
+	BusService_Ack_FullMethodName               = "/chatbus.v1.BusService/Ack"
+	BusService_Call_FullMethodName              = "/chatbus.v1.BusService/Call"
+	BusService_SendMessage_FullMethodName       = "/chatbus.v1.BusService/SendMessage"
+	BusService_EditMessage_FullMethodName       = "/chatbus.v1.BusService/EditMessage"
+	BusService_React_FullMethodName             = "/chatbus.v1.BusService/React"
+	BusService_SendTyping_FullMethodName        = "/chatbus.v1.BusService/SendTyping"
+	BusService_AnswerInteraction_FullMethodName = "/chatbus.v1.BusService/AnswerInteraction"
+	BusService_UploadFile_FullMethodName        = "/chatbus.v1.BusService/UploadFile"
+	BusService_DownloadFile_FullMethodName      = "/chatbus.v1.BusService/DownloadFile"
+	BusService_Suspend_FullMethodName           = "/chatbus.v1.BusService/Suspend"
+	BusService_Unregister_FullMethodName        = "/chatbus.v1.BusService/Unregister"
 )
 
 // BusServiceClient is the client API for BusService service.
@@ -53,8 +58,22 @@ type BusServiceClient interface {
 	Subscribe(ctx context.Context, in *SubscribeRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[SubscribeResponse], error)
 	// Ack acknowledges every update up to and including seq.
 	Ack(ctx context.Context, in *AckRequest, opts ...grpc.CallOption) (*AckResponse, error)
-	// Call makes a platform API call scoped to the caller's own thread.
+	// Call makes a platform API call scoped to the caller's own thread: for
+	// what the message verbs below do not cover.
 	Call(ctx context.Context, in *CallRequest, opts ...grpc.CallOption) (*CallResponse, error)
+	// SendMessage posts a message in the caller's thread.
+	SendMessage(ctx context.Context, in *SendMessageRequest, opts ...grpc.CallOption) (*SendMessageResponse, error)
+	// EditMessage replaces the text and the buttons of a message the caller
+	// sent.
+	EditMessage(ctx context.Context, in *EditMessageRequest, opts ...grpc.CallOption) (*EditMessageResponse, error)
+	// React sets the caller's reaction on a message of its thread.
+	React(ctx context.Context, in *ReactRequest, opts ...grpc.CallOption) (*ReactResponse, error)
+	// SendTyping shows in the thread, for a few seconds, that the session is
+	// working.
+	SendTyping(ctx context.Context, in *SendTypingRequest, opts ...grpc.CallOption) (*SendTypingResponse, error)
+	// AnswerInteraction acknowledges a button press of the thread, with a
+	// short notice to the person who pressed it.
+	AnswerInteraction(ctx context.Context, in *AnswerInteractionRequest, opts ...grpc.CallOption) (*AnswerInteractionResponse, error)
 	// UploadFile sends a file into the caller's thread (Telegram:
 	// sendDocument, or sendPhoto with kind "photo"). The first message is
 	// the header, the rest are chunks.
@@ -128,6 +147,56 @@ func (c *busServiceClient) Call(ctx context.Context, in *CallRequest, opts ...gr
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CallResponse)
 	err := c.cc.Invoke(ctx, BusService_Call_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *busServiceClient) SendMessage(ctx context.Context, in *SendMessageRequest, opts ...grpc.CallOption) (*SendMessageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SendMessageResponse)
+	err := c.cc.Invoke(ctx, BusService_SendMessage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *busServiceClient) EditMessage(ctx context.Context, in *EditMessageRequest, opts ...grpc.CallOption) (*EditMessageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EditMessageResponse)
+	err := c.cc.Invoke(ctx, BusService_EditMessage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *busServiceClient) React(ctx context.Context, in *ReactRequest, opts ...grpc.CallOption) (*ReactResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReactResponse)
+	err := c.cc.Invoke(ctx, BusService_React_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *busServiceClient) SendTyping(ctx context.Context, in *SendTypingRequest, opts ...grpc.CallOption) (*SendTypingResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SendTypingResponse)
+	err := c.cc.Invoke(ctx, BusService_SendTyping_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *busServiceClient) AnswerInteraction(ctx context.Context, in *AnswerInteractionRequest, opts ...grpc.CallOption) (*AnswerInteractionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AnswerInteractionResponse)
+	err := c.cc.Invoke(ctx, BusService_AnswerInteraction_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -209,8 +278,22 @@ type BusServiceServer interface {
 	Subscribe(*SubscribeRequest, grpc.ServerStreamingServer[SubscribeResponse]) error
 	// Ack acknowledges every update up to and including seq.
 	Ack(context.Context, *AckRequest) (*AckResponse, error)
-	// Call makes a platform API call scoped to the caller's own thread.
+	// Call makes a platform API call scoped to the caller's own thread: for
+	// what the message verbs below do not cover.
 	Call(context.Context, *CallRequest) (*CallResponse, error)
+	// SendMessage posts a message in the caller's thread.
+	SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error)
+	// EditMessage replaces the text and the buttons of a message the caller
+	// sent.
+	EditMessage(context.Context, *EditMessageRequest) (*EditMessageResponse, error)
+	// React sets the caller's reaction on a message of its thread.
+	React(context.Context, *ReactRequest) (*ReactResponse, error)
+	// SendTyping shows in the thread, for a few seconds, that the session is
+	// working.
+	SendTyping(context.Context, *SendTypingRequest) (*SendTypingResponse, error)
+	// AnswerInteraction acknowledges a button press of the thread, with a
+	// short notice to the person who pressed it.
+	AnswerInteraction(context.Context, *AnswerInteractionRequest) (*AnswerInteractionResponse, error)
 	// UploadFile sends a file into the caller's thread (Telegram:
 	// sendDocument, or sendPhoto with kind "photo"). The first message is
 	// the header, the rest are chunks.
@@ -245,6 +328,21 @@ func (UnimplementedBusServiceServer) Ack(context.Context, *AckRequest) (*AckResp
 }
 func (UnimplementedBusServiceServer) Call(context.Context, *CallRequest) (*CallResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Call not implemented")
+}
+func (UnimplementedBusServiceServer) SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SendMessage not implemented")
+}
+func (UnimplementedBusServiceServer) EditMessage(context.Context, *EditMessageRequest) (*EditMessageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EditMessage not implemented")
+}
+func (UnimplementedBusServiceServer) React(context.Context, *ReactRequest) (*ReactResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method React not implemented")
+}
+func (UnimplementedBusServiceServer) SendTyping(context.Context, *SendTypingRequest) (*SendTypingResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SendTyping not implemented")
+}
+func (UnimplementedBusServiceServer) AnswerInteraction(context.Context, *AnswerInteractionRequest) (*AnswerInteractionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AnswerInteraction not implemented")
 }
 func (UnimplementedBusServiceServer) UploadFile(grpc.ClientStreamingServer[UploadFileRequest, UploadFileResponse]) error {
 	return status.Error(codes.Unimplemented, "method UploadFile not implemented")
@@ -362,6 +460,96 @@ func _BusService_Call_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BusService_SendMessage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SendMessageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BusServiceServer).SendMessage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BusService_SendMessage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BusServiceServer).SendMessage(ctx, req.(*SendMessageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BusService_EditMessage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EditMessageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BusServiceServer).EditMessage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BusService_EditMessage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BusServiceServer).EditMessage(ctx, req.(*EditMessageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BusService_React_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReactRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BusServiceServer).React(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BusService_React_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BusServiceServer).React(ctx, req.(*ReactRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BusService_SendTyping_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SendTypingRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BusServiceServer).SendTyping(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BusService_SendTyping_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BusServiceServer).SendTyping(ctx, req.(*SendTypingRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BusService_AnswerInteraction_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AnswerInteractionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BusServiceServer).AnswerInteraction(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BusService_AnswerInteraction_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BusServiceServer).AnswerInteraction(ctx, req.(*AnswerInteractionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _BusService_UploadFile_Handler(srv interface{}, stream grpc.ServerStream) error {
 	return srv.(BusServiceServer).UploadFile(&grpc.GenericServerStream[UploadFileRequest, UploadFileResponse]{ServerStream: stream})
 }
@@ -438,6 +626,26 @@ var BusService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Call",
 			Handler:    _BusService_Call_Handler,
+		},
+		{
+			MethodName: "SendMessage",
+			Handler:    _BusService_SendMessage_Handler,
+		},
+		{
+			MethodName: "EditMessage",
+			Handler:    _BusService_EditMessage_Handler,
+		},
+		{
+			MethodName: "React",
+			Handler:    _BusService_React_Handler,
+		},
+		{
+			MethodName: "SendTyping",
+			Handler:    _BusService_SendTyping_Handler,
+		},
+		{
+			MethodName: "AnswerInteraction",
+			Handler:    _BusService_AnswerInteraction_Handler,
 		},
 		{
 			MethodName: "Suspend",

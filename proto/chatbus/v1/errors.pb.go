@@ -143,6 +143,9 @@ const (
 	// UNAVAILABLE: the owner could not be reached), FAILED_PRECONDITION if it
 	// gave none; the message says why.
 	ErrorReason_ERROR_REASON_OWNER_REFUSED ErrorReason = 40
+	// UNIMPLEMENTED: the platform of the caller's thread has no such message
+	// verb (its capabilities list the verbs it has).
+	ErrorReason_ERROR_REASON_VERB_UNSUPPORTED ErrorReason = 41
 )
 
 // Enum value maps for ErrorReason.
@@ -189,6 +192,7 @@ var (
 		38: "ERROR_REASON_OWNER_ABSENT",
 		39: "ERROR_REASON_OWNER_OCCUPIED",
 		40: "ERROR_REASON_OWNER_REFUSED",
+		41: "ERROR_REASON_VERB_UNSUPPORTED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":              0,
@@ -232,6 +236,7 @@ var (
 		"ERROR_REASON_OWNER_ABSENT":             38,
 		"ERROR_REASON_OWNER_OCCUPIED":           39,
 		"ERROR_REASON_OWNER_REFUSED":            40,
+		"ERROR_REASON_VERB_UNSUPPORTED":         41,
 	}
 )
 
@@ -267,8 +272,7 @@ var File_chatbus_v1_errors_proto protoreflect.FileDescriptor
 const file_chatbus_v1_errors_proto_rawDesc = "" +
 	"\n" +
 	"\x17chatbus/v1/errors.proto\x12\n" +
-	"chatbus.v1*\xec\n" +
-	"\n" +
+	"chatbus.v1*\x8f\v\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_SESSION_UNKNOWN\x10\x01\x12 \n" +
@@ -311,7 +315,8 @@ const file_chatbus_v1_errors_proto_rawDesc = "" +
 	" ERROR_REASON_RESTART_IN_PROGRESS\x10%\x12\x1d\n" +
 	"\x19ERROR_REASON_OWNER_ABSENT\x10&\x12\x1f\n" +
 	"\x1bERROR_REASON_OWNER_OCCUPIED\x10'\x12\x1e\n" +
-	"\x1aERROR_REASON_OWNER_REFUSED\x10(B7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
+	"\x1aERROR_REASON_OWNER_REFUSED\x10(\x12!\n" +
+	"\x1dERROR_REASON_VERB_UNSUPPORTED\x10)B7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
 
 var (
 	file_chatbus_v1_errors_proto_rawDescOnce sync.Once

@@ -7,6 +7,7 @@
 package chatbusv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -766,12 +767,67 @@ func (x *Follower) GetOrigin() Origin {
 	return Origin_ORIGIN_UNSPECIFIED
 }
 
+// Button is a button under a message: its label and the data a press
+// carries back (the text of the CALLBACK_QUERY update).
+type Button struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Label string                 `protobuf:"bytes,1,opt,name=label,proto3" json:"label,omitempty"`
+	// At most 64 bytes: what Telegram carries back.
+	Data          string `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Button) Reset() {
+	*x = Button{}
+	mi := &file_chatbus_v1_types_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Button) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Button) ProtoMessage() {}
+
+func (x *Button) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_types_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Button.ProtoReflect.Descriptor instead.
+func (*Button) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Button) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *Button) GetData() string {
+	if x != nil {
+		return x.Data
+	}
+	return ""
+}
+
 var File_chatbus_v1_types_proto protoreflect.FileDescriptor
 
 const file_chatbus_v1_types_proto_rawDesc = "" +
 	"\n" +
 	"\x16chatbus/v1/types.proto\x12\n" +
-	"chatbus.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x86\x01\n" +
+	"chatbus.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x86\x01\n" +
 	"\x06Target\x12\x1a\n" +
 	"\bprovider\x18\x01 \x01(\tR\bprovider\x12\x17\n" +
 	"\achat_id\x18\x02 \x01(\x03R\x06chatId\x12\x1b\n" +
@@ -827,7 +883,10 @@ const file_chatbus_v1_types_proto_rawDesc = "" +
 	"subscribed\x12-\n" +
 	"\abinding\x18\t \x01(\v2\x13.chatbus.v1.BindingR\abinding\x12*\n" +
 	"\x06origin\x18\n" +
-	" \x01(\x0e2\x12.chatbus.v1.OriginR\x06origin*\x84\x01\n" +
+	" \x01(\x0e2\x12.chatbus.v1.OriginR\x06origin\"H\n" +
+	"\x06Button\x12\x1f\n" +
+	"\x05label\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x05label\x12\x1d\n" +
+	"\x04data\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x10\x01(@R\x04data*\x84\x01\n" +
 	"\rReferenceKind\x12\x1e\n" +
 	"\x1aREFERENCE_KIND_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16REFERENCE_KIND_MESSAGE\x10\x01\x12\x17\n" +
@@ -869,7 +928,7 @@ func file_chatbus_v1_types_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_chatbus_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_chatbus_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_chatbus_v1_types_proto_goTypes = []any{
 	(ReferenceKind)(0),            // 0: chatbus.v1.ReferenceKind
 	(Origin)(0),                   // 1: chatbus.v1.Origin
@@ -880,7 +939,8 @@ var file_chatbus_v1_types_proto_goTypes = []any{
 	(*Binding)(nil),               // 6: chatbus.v1.Binding
 	(*Update)(nil),                // 7: chatbus.v1.Update
 	(*Follower)(nil),              // 8: chatbus.v1.Follower
-	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
+	(*Button)(nil),                // 9: chatbus.v1.Button
+	(*timestamppb.Timestamp)(nil), // 10: google.protobuf.Timestamp
 }
 var file_chatbus_v1_types_proto_depIdxs = []int32{
 	0,  // 0: chatbus.v1.Reference.kind:type_name -> chatbus.v1.ReferenceKind
@@ -888,10 +948,10 @@ var file_chatbus_v1_types_proto_depIdxs = []int32{
 	2,  // 2: chatbus.v1.Binding.status:type_name -> chatbus.v1.BindingStatus
 	4,  // 3: chatbus.v1.Update.target:type_name -> chatbus.v1.Target
 	3,  // 4: chatbus.v1.Update.kind:type_name -> chatbus.v1.UpdateKind
-	9,  // 5: chatbus.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	10, // 5: chatbus.v1.Update.received_at:type_name -> google.protobuf.Timestamp
 	5,  // 6: chatbus.v1.Update.references:type_name -> chatbus.v1.Reference
-	9,  // 7: chatbus.v1.Follower.connected_at:type_name -> google.protobuf.Timestamp
-	9,  // 8: chatbus.v1.Follower.last_heartbeat:type_name -> google.protobuf.Timestamp
+	10, // 7: chatbus.v1.Follower.connected_at:type_name -> google.protobuf.Timestamp
+	10, // 8: chatbus.v1.Follower.last_heartbeat:type_name -> google.protobuf.Timestamp
 	6,  // 9: chatbus.v1.Follower.binding:type_name -> chatbus.v1.Binding
 	1,  // 10: chatbus.v1.Follower.origin:type_name -> chatbus.v1.Origin
 	11, // [11:11] is the sub-list for method output_type
@@ -912,7 +972,7 @@ func file_chatbus_v1_types_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_types_proto_rawDesc), len(file_chatbus_v1_types_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

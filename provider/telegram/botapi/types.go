@@ -159,7 +159,10 @@ type Message struct {
 	Date            int64  `json:"date"` // Unix seconds; 0 for an inaccessible message
 	EditDate        int64  `json:"edit_date,omitempty"`
 	Text            string `json:"text,omitempty"`
-	Caption         string `json:"caption,omitempty"`
+	// Entities are the text's formatting (bold, code, links…), offsets in
+	// UTF-16 code units.
+	Entities []MessageEntity `json:"entities,omitempty"`
+	Caption  string          `json:"caption,omitempty"`
 	// Document is set for a file sent as a document.
 	Document *Document `json:"document,omitempty"`
 	// Photo is set for a photo: the sizes Telegram made of it.
@@ -171,6 +174,19 @@ type Message struct {
 	// message Telegram posts in a topic someone closed or reopened.
 	ForumTopicClosed   *ForumTopicClosed   `json:"forum_topic_closed,omitempty"`
 	ForumTopicReopened *ForumTopicReopened `json:"forum_topic_reopened,omitempty"`
+}
+
+// MessageEntity is one span of special text: its type ("bold",
+// "italic", "underline", "strikethrough", "spoiler", "blockquote",
+// "expandable_blockquote", "code", "pre", "text_link", "url", "mention",
+// …), its offset and length in UTF-16 code units, a text_link's url and a
+// pre block's language.
+type MessageEntity struct {
+	Type     string `json:"type"`
+	Offset   int    `json:"offset"`
+	Length   int    `json:"length"`
+	URL      string `json:"url,omitempty"`
+	Language string `json:"language,omitempty"`
 }
 
 // ForumTopicClosed is the service message of a closed topic (it holds no

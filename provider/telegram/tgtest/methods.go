@@ -513,12 +513,12 @@ func (s *Server) sendMessage(_ *http.Request, p params) (any, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	text := p.str("text")
-	switch {
-	case strings.TrimSpace(text) == "":
+	text, entities, err := textWithEntities(p, "text", "entities", maxTextLen, errTextTooLong)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(text) == "" {
 		return nil, errTextEmpty
-	case utf8.RuneCountInString(text) > maxTextLen:
-		return nil, errTextTooLong
 	}
 	reply, err := replyTo(c, p)
 	if err != nil {
@@ -531,6 +531,7 @@ func (s *Server) sendMessage(_ *http.Request, p params) (any, *apiError) {
 		Chat:           c.info,
 		Date:           time.Now().Unix(),
 		Text:           text,
+		Entities:       entities,
 		ReplyToMessage: reply,
 		ReplyMarkup:    replyMarkup(p),
 	}
@@ -546,7 +547,10 @@ func (s *Server) editMessageText(_ *http.Request, p params) (any, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	text := p.str("text")
+	text, entities, err := textWithEntities(p, "text", "entities", maxTextLen, errTextTooLong)
+	if err != nil {
+		return nil, err
+	}
 	markup := replyMarkup(p)
 	switch {
 	case !sm.byBot:
@@ -555,12 +559,10 @@ func (s *Server) editMessageText(_ *http.Request, p params) (any, *apiError) {
 		return nil, errNoTextToEdit
 	case strings.TrimSpace(text) == "":
 		return nil, errTextEmpty
-	case utf8.RuneCountInString(text) > maxTextLen:
-		return nil, errTextTooLong
-	case text == sm.msg.Text && string(markup) == string(sm.msg.ReplyMarkup):
+	case text == sm.msg.Text && slices.Equal(entities, sm.msg.Entities) && string(markup) == string(sm.msg.ReplyMarkup):
 		return nil, errNotModified
 	}
-	sm.msg.Text = text
+	sm.msg.Text, sm.msg.Entities = text, entities
 	sm.msg.ReplyMarkup = markup // omitting reply_markup removes the keyboard, as on Telegram
 	sm.msg.EditDate = time.Now().Unix()
 	return sm.msg, nil

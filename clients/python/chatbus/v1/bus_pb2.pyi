@@ -30,6 +30,22 @@ class AckResponse(_message.Message):
     acked_through: int
     def __init__(self, acked_through: _Optional[int] = ...) -> None: ...
 
+class AnswerInteractionRequest(_message.Message):
+    __slots__ = ["idempotency_key", "interaction_id", "session", "text"]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    INTERACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    idempotency_key: str
+    interaction_id: str
+    session: Session
+    text: str
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., interaction_id: _Optional[str] = ..., text: _Optional[str] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class AnswerInteractionResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
 class CallRequest(_message.Message):
     __slots__ = ["idempotency_key", "method", "params_json", "session"]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
@@ -51,14 +67,16 @@ class CallResponse(_message.Message):
     def __init__(self, result_json: _Optional[bytes] = ..., references: _Optional[_Iterable[_Union[_types_pb2.Reference, _Mapping]]] = ...) -> None: ...
 
 class Capabilities(_message.Message):
-    __slots__ = ["max_text_chars", "methods", "platform"]
+    __slots__ = ["max_text_chars", "methods", "platform", "verbs"]
     MAX_TEXT_CHARS_FIELD_NUMBER: _ClassVar[int]
     METHODS_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_FIELD_NUMBER: _ClassVar[int]
+    VERBS_FIELD_NUMBER: _ClassVar[int]
     max_text_chars: int
     methods: _containers.RepeatedCompositeFieldContainer[Method]
     platform: str
-    def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ...) -> None: ...
+    verbs: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ..., verbs: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class DownloadFileRequest(_message.Message):
     __slots__ = ["file_id", "session"]
@@ -77,6 +95,24 @@ class DownloadFileResponse(_message.Message):
     file_path: str
     size: int
     def __init__(self, chunk: _Optional[bytes] = ..., size: _Optional[int] = ..., file_path: _Optional[str] = ...) -> None: ...
+
+class EditMessageRequest(_message.Message):
+    __slots__ = ["buttons", "idempotency_key", "message_id", "session", "text"]
+    BUTTONS_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    buttons: _containers.RepeatedCompositeFieldContainer[_types_pb2.Button]
+    idempotency_key: str
+    message_id: str
+    session: Session
+    text: str
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., message_id: _Optional[str] = ..., text: _Optional[str] = ..., buttons: _Optional[_Iterable[_Union[_types_pb2.Button, _Mapping]]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class EditMessageResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
 
 class HeartbeatRequest(_message.Message):
     __slots__ = ["session"]
@@ -116,6 +152,22 @@ class MethodParam(_message.Message):
     required: bool
     def __init__(self, name: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.ReferenceKind, str]] = ..., required: bool = ...) -> None: ...
 
+class ReactRequest(_message.Message):
+    __slots__ = ["emoji", "idempotency_key", "message_id", "session"]
+    EMOJI_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    emoji: str
+    idempotency_key: str
+    message_id: str
+    session: Session
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., message_id: _Optional[str] = ..., emoji: _Optional[str] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class ReactResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
 class RegisterRequest(_message.Message):
     __slots__ = ["cwd", "handoff_token", "instance_id", "pid", "previous_target", "profile_key", "provider", "thread_name"]
     CWD_FIELD_NUMBER: _ClassVar[int]
@@ -153,6 +205,38 @@ class RegisterResponse(_message.Message):
     stale_after: _duration_pb2.Duration
     subscribed_heartbeat_interval: _duration_pb2.Duration
     def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., binding: _Optional[_Union[_types_pb2.Binding, _Mapping]] = ..., origin: _Optional[_Union[_types_pb2.Origin, str]] = ..., heartbeat_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., stale_after: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., subscribed_heartbeat_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class SendMessageRequest(_message.Message):
+    __slots__ = ["buttons", "idempotency_key", "prompt", "reply_to", "session", "text"]
+    BUTTONS_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    REPLY_TO_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    buttons: _containers.RepeatedCompositeFieldContainer[_types_pb2.Button]
+    idempotency_key: str
+    prompt: bool
+    reply_to: str
+    session: Session
+    text: str
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., text: _Optional[str] = ..., reply_to: _Optional[str] = ..., buttons: _Optional[_Iterable[_Union[_types_pb2.Button, _Mapping]]] = ..., prompt: bool = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class SendMessageResponse(_message.Message):
+    __slots__ = ["message_ids"]
+    MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
+    message_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, message_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SendTypingRequest(_message.Message):
+    __slots__ = ["session"]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    session: Session
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ...) -> None: ...
+
+class SendTypingResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
 
 class Session(_message.Message):
     __slots__ = ["instance_id", "token"]

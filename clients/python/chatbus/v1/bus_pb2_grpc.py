@@ -43,6 +43,31 @@ class BusServiceStub(object):
                 request_serializer=chatbus_dot_v1_dot_bus__pb2.CallRequest.SerializeToString,
                 response_deserializer=chatbus_dot_v1_dot_bus__pb2.CallResponse.FromString,
                 )
+        self.SendMessage = channel.unary_unary(
+                '/chatbus.v1.BusService/SendMessage',
+                request_serializer=chatbus_dot_v1_dot_bus__pb2.SendMessageRequest.SerializeToString,
+                response_deserializer=chatbus_dot_v1_dot_bus__pb2.SendMessageResponse.FromString,
+                )
+        self.EditMessage = channel.unary_unary(
+                '/chatbus.v1.BusService/EditMessage',
+                request_serializer=chatbus_dot_v1_dot_bus__pb2.EditMessageRequest.SerializeToString,
+                response_deserializer=chatbus_dot_v1_dot_bus__pb2.EditMessageResponse.FromString,
+                )
+        self.React = channel.unary_unary(
+                '/chatbus.v1.BusService/React',
+                request_serializer=chatbus_dot_v1_dot_bus__pb2.ReactRequest.SerializeToString,
+                response_deserializer=chatbus_dot_v1_dot_bus__pb2.ReactResponse.FromString,
+                )
+        self.SendTyping = channel.unary_unary(
+                '/chatbus.v1.BusService/SendTyping',
+                request_serializer=chatbus_dot_v1_dot_bus__pb2.SendTypingRequest.SerializeToString,
+                response_deserializer=chatbus_dot_v1_dot_bus__pb2.SendTypingResponse.FromString,
+                )
+        self.AnswerInteraction = channel.unary_unary(
+                '/chatbus.v1.BusService/AnswerInteraction',
+                request_serializer=chatbus_dot_v1_dot_bus__pb2.AnswerInteractionRequest.SerializeToString,
+                response_deserializer=chatbus_dot_v1_dot_bus__pb2.AnswerInteractionResponse.FromString,
+                )
         self.UploadFile = channel.stream_unary(
                 '/chatbus.v1.BusService/UploadFile',
                 request_serializer=chatbus_dot_v1_dot_bus__pb2.UploadFileRequest.SerializeToString,
@@ -107,7 +132,52 @@ class BusServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def Call(self, request, context):
-        """Call makes a platform API call scoped to the caller's own thread.
+        """Call makes a platform API call scoped to the caller's own thread: for
+        what the message verbs below do not cover.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SendMessage(self, request, context):
+        """The message verbs: platform-neutral, implemented by every provider for
+        its platform (Capabilities.verbs says which), scoped to the caller's
+        thread like Call, and made at most once per idempotency key like it.
+        Text is Markdown (CommonMark): the provider renders it for its
+        platform and splits what is longer than one message may be.
+
+        SendMessage posts a message in the caller's thread.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EditMessage(self, request, context):
+        """EditMessage replaces the text and the buttons of a message the caller
+        sent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def React(self, request, context):
+        """React sets the caller's reaction on a message of its thread.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SendTyping(self, request, context):
+        """SendTyping shows in the thread, for a few seconds, that the session is
+        working.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AnswerInteraction(self, request, context):
+        """AnswerInteraction acknowledges a button press of the thread, with a
+        short notice to the person who pressed it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -170,6 +240,31 @@ def add_BusServiceServicer_to_server(servicer, server):
                     servicer.Call,
                     request_deserializer=chatbus_dot_v1_dot_bus__pb2.CallRequest.FromString,
                     response_serializer=chatbus_dot_v1_dot_bus__pb2.CallResponse.SerializeToString,
+            ),
+            'SendMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendMessage,
+                    request_deserializer=chatbus_dot_v1_dot_bus__pb2.SendMessageRequest.FromString,
+                    response_serializer=chatbus_dot_v1_dot_bus__pb2.SendMessageResponse.SerializeToString,
+            ),
+            'EditMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.EditMessage,
+                    request_deserializer=chatbus_dot_v1_dot_bus__pb2.EditMessageRequest.FromString,
+                    response_serializer=chatbus_dot_v1_dot_bus__pb2.EditMessageResponse.SerializeToString,
+            ),
+            'React': grpc.unary_unary_rpc_method_handler(
+                    servicer.React,
+                    request_deserializer=chatbus_dot_v1_dot_bus__pb2.ReactRequest.FromString,
+                    response_serializer=chatbus_dot_v1_dot_bus__pb2.ReactResponse.SerializeToString,
+            ),
+            'SendTyping': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendTyping,
+                    request_deserializer=chatbus_dot_v1_dot_bus__pb2.SendTypingRequest.FromString,
+                    response_serializer=chatbus_dot_v1_dot_bus__pb2.SendTypingResponse.SerializeToString,
+            ),
+            'AnswerInteraction': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnswerInteraction,
+                    request_deserializer=chatbus_dot_v1_dot_bus__pb2.AnswerInteractionRequest.FromString,
+                    response_serializer=chatbus_dot_v1_dot_bus__pb2.AnswerInteractionResponse.SerializeToString,
             ),
             'UploadFile': grpc.stream_unary_rpc_method_handler(
                     servicer.UploadFile,
@@ -287,6 +382,91 @@ class BusService(object):
         return grpc.experimental.unary_unary(request, target, '/chatbus.v1.BusService/Call',
             chatbus_dot_v1_dot_bus__pb2.CallRequest.SerializeToString,
             chatbus_dot_v1_dot_bus__pb2.CallResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SendMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/chatbus.v1.BusService/SendMessage',
+            chatbus_dot_v1_dot_bus__pb2.SendMessageRequest.SerializeToString,
+            chatbus_dot_v1_dot_bus__pb2.SendMessageResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def EditMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/chatbus.v1.BusService/EditMessage',
+            chatbus_dot_v1_dot_bus__pb2.EditMessageRequest.SerializeToString,
+            chatbus_dot_v1_dot_bus__pb2.EditMessageResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def React(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/chatbus.v1.BusService/React',
+            chatbus_dot_v1_dot_bus__pb2.ReactRequest.SerializeToString,
+            chatbus_dot_v1_dot_bus__pb2.ReactResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SendTyping(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/chatbus.v1.BusService/SendTyping',
+            chatbus_dot_v1_dot_bus__pb2.SendTypingRequest.SerializeToString,
+            chatbus_dot_v1_dot_bus__pb2.SendTypingResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def AnswerInteraction(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/chatbus.v1.BusService/AnswerInteraction',
+            chatbus_dot_v1_dot_bus__pb2.AnswerInteractionRequest.SerializeToString,
+            chatbus_dot_v1_dot_bus__pb2.AnswerInteractionResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -44,6 +44,7 @@ ERROR_REASON_TOO_MANY_HELD: ErrorReason
 ERROR_REASON_UNKNOWN_PROVIDER: ErrorReason
 ERROR_REASON_UNSPECIFIED: ErrorReason
 ERROR_REASON_UPLOAD_HEADER_MISSING: ErrorReason
+ERROR_REASON_VERB_UNSUPPORTED: ErrorReason
 
 class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

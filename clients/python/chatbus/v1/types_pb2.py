@@ -11,10 +11,11 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
+from buf.validate import validate_pb2 as buf_dot_validate_dot_validate__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x63hatbus/v1/types.proto\x12\nchatbus.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x86\x01\n\x06Target\x12\x1a\n\x08provider\x18\x01 \x01(\tR\x08provider\x12\x17\n\x07\x63hat_id\x18\x02 \x01(\x03R\x06\x63hatId\x12\x1b\n\tthread_id\x18\x03 \x01(\x03R\x08threadId\x12\x12\n\x04\x63hat\x18\x04 \x01(\tR\x04\x63hat\x12\x16\n\x06thread\x18\x05 \x01(\tR\x06thread\"J\n\tReference\x12-\n\x04kind\x18\x01 \x01(\x0e\x32\x19.chatbus.v1.ReferenceKindR\x04kind\x12\x0e\n\x02id\x18\x02 \x01(\tR\x02id\"\xfb\x01\n\x07\x42inding\x12\x1f\n\x0bprofile_key\x18\x01 \x01(\tR\nprofileKey\x12*\n\x06target\x18\x02 \x01(\x0b\x32\x12.chatbus.v1.TargetR\x06target\x12\x12\n\x04slot\x18\x03 \x01(\tR\x04slot\x12\x1f\n\x0bthread_name\x18\x04 \x01(\tR\nthreadName\x12\x31\n\x06status\x18\x05 \x01(\x0e\x32\x19.chatbus.v1.BindingStatusR\x06status\x12\x1f\n\x0binstance_id\x18\x06 \x01(\tR\ninstanceId\x12\x1a\n\x08platform\x18\x07 \x01(\tR\x08platform\"\xb9\x03\n\x06Update\x12\x10\n\x03seq\x18\x01 \x01(\x04R\x03seq\x12*\n\x06target\x18\x02 \x01(\x0b\x32\x12.chatbus.v1.TargetR\x06target\x12*\n\x04kind\x18\x03 \x01(\x0e\x32\x16.chatbus.v1.UpdateKindR\x04kind\x12,\n\x12platform_update_id\x18\x04 \x01(\x03R\x10platformUpdateId\x12 \n\x0c\x66rom_user_id\x18\x05 \x01(\x03R\nfromUserId\x12\x12\n\x04text\x18\x06 \x01(\tR\x04text\x12\x18\n\x07payload\x18\x07 \x01(\x0cR\x07payload\x12;\n\x0breceived_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\nreceivedAt\x12\x16\n\x06sender\x18\t \x01(\tR\x06sender\x12\x35\n\nreferences\x18\n \x03(\x0b\x32\x15.chatbus.v1.ReferenceR\nreferences\x12\x1a\n\x08platform\x18\x0b \x01(\tR\x08platform\x12\x1f\n\x0bsender_name\x18\x0c \x01(\tR\nsenderName\"\x8e\x03\n\x08\x46ollower\x12\x1f\n\x0binstance_id\x18\x01 \x01(\tR\ninstanceId\x12\x1f\n\x0bprofile_key\x18\x02 \x01(\tR\nprofileKey\x12\x10\n\x03pid\x18\x03 \x01(\x05R\x03pid\x12\x10\n\x03\x63wd\x18\x04 \x01(\tR\x03\x63wd\x12\x1f\n\x0bthread_name\x18\x05 \x01(\tR\nthreadName\x12=\n\x0c\x63onnected_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0b\x63onnectedAt\x12\x41\n\x0elast_heartbeat\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\rlastHeartbeat\x12\x1e\n\nsubscribed\x18\x08 \x01(\x08R\nsubscribed\x12-\n\x07\x62inding\x18\t \x01(\x0b\x32\x13.chatbus.v1.BindingR\x07\x62inding\x12*\n\x06origin\x18\n \x01(\x0e\x32\x12.chatbus.v1.OriginR\x06origin*\x84\x01\n\rReferenceKind\x12\x1e\n\x1aREFERENCE_KIND_UNSPECIFIED\x10\x00\x12\x1a\n\x16REFERENCE_KIND_MESSAGE\x10\x01\x12\x17\n\x13REFERENCE_KIND_FILE\x10\x02\x12\x1e\n\x1aREFERENCE_KIND_INTERACTION\x10\x03*m\n\x06Origin\x12\x16\n\x12ORIGIN_UNSPECIFIED\x10\x00\x12\x10\n\x0cORIGIN_FRESH\x10\x01\x12\x10\n\x0cORIGIN_REUSE\x10\x02\x12\x12\n\x0eORIGIN_HANDOFF\x10\x03\x12\x13\n\x0fORIGIN_DETACHED\x10\x04*\xf2\x01\n\rBindingStatus\x12\x1e\n\x1a\x42INDING_STATUS_UNSPECIFIED\x10\x00\x12\x19\n\x15\x42INDING_STATUS_ACTIVE\x10\x01\x12\x1b\n\x17\x42INDING_STATUS_STARTING\x10\x02\x12\x1a\n\x16\x42INDING_STATUS_PENDING\x10\x03\x12\x1c\n\x18\x42INDING_STATUS_SUSPENDED\x10\x04\x12\x1a\n\x16\x42INDING_STATUS_OFFLINE\x10\x05\x12\x18\n\x14\x42INDING_STATUS_STALE\x10\x06\x12\x19\n\x15\x42INDING_STATUS_FAILED\x10\x07*\x9c\x01\n\nUpdateKind\x12\x1b\n\x17UPDATE_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13UPDATE_KIND_MESSAGE\x10\x01\x12\x1e\n\x1aUPDATE_KIND_EDITED_MESSAGE\x10\x02\x12\x1e\n\x1aUPDATE_KIND_CALLBACK_QUERY\x10\x03\x12\x18\n\x14UPDATE_KIND_REACTION\x10\x04\x42\x37Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x63hatbus/v1/types.proto\x12\nchatbus.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x86\x01\n\x06Target\x12\x1a\n\x08provider\x18\x01 \x01(\tR\x08provider\x12\x17\n\x07\x63hat_id\x18\x02 \x01(\x03R\x06\x63hatId\x12\x1b\n\tthread_id\x18\x03 \x01(\x03R\x08threadId\x12\x12\n\x04\x63hat\x18\x04 \x01(\tR\x04\x63hat\x12\x16\n\x06thread\x18\x05 \x01(\tR\x06thread\"J\n\tReference\x12-\n\x04kind\x18\x01 \x01(\x0e\x32\x19.chatbus.v1.ReferenceKindR\x04kind\x12\x0e\n\x02id\x18\x02 \x01(\tR\x02id\"\xfb\x01\n\x07\x42inding\x12\x1f\n\x0bprofile_key\x18\x01 \x01(\tR\nprofileKey\x12*\n\x06target\x18\x02 \x01(\x0b\x32\x12.chatbus.v1.TargetR\x06target\x12\x12\n\x04slot\x18\x03 \x01(\tR\x04slot\x12\x1f\n\x0bthread_name\x18\x04 \x01(\tR\nthreadName\x12\x31\n\x06status\x18\x05 \x01(\x0e\x32\x19.chatbus.v1.BindingStatusR\x06status\x12\x1f\n\x0binstance_id\x18\x06 \x01(\tR\ninstanceId\x12\x1a\n\x08platform\x18\x07 \x01(\tR\x08platform\"\xb9\x03\n\x06Update\x12\x10\n\x03seq\x18\x01 \x01(\x04R\x03seq\x12*\n\x06target\x18\x02 \x01(\x0b\x32\x12.chatbus.v1.TargetR\x06target\x12*\n\x04kind\x18\x03 \x01(\x0e\x32\x16.chatbus.v1.UpdateKindR\x04kind\x12,\n\x12platform_update_id\x18\x04 \x01(\x03R\x10platformUpdateId\x12 \n\x0c\x66rom_user_id\x18\x05 \x01(\x03R\nfromUserId\x12\x12\n\x04text\x18\x06 \x01(\tR\x04text\x12\x18\n\x07payload\x18\x07 \x01(\x0cR\x07payload\x12;\n\x0breceived_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\nreceivedAt\x12\x16\n\x06sender\x18\t \x01(\tR\x06sender\x12\x35\n\nreferences\x18\n \x03(\x0b\x32\x15.chatbus.v1.ReferenceR\nreferences\x12\x1a\n\x08platform\x18\x0b \x01(\tR\x08platform\x12\x1f\n\x0bsender_name\x18\x0c \x01(\tR\nsenderName\"\x8e\x03\n\x08\x46ollower\x12\x1f\n\x0binstance_id\x18\x01 \x01(\tR\ninstanceId\x12\x1f\n\x0bprofile_key\x18\x02 \x01(\tR\nprofileKey\x12\x10\n\x03pid\x18\x03 \x01(\x05R\x03pid\x12\x10\n\x03\x63wd\x18\x04 \x01(\tR\x03\x63wd\x12\x1f\n\x0bthread_name\x18\x05 \x01(\tR\nthreadName\x12=\n\x0c\x63onnected_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0b\x63onnectedAt\x12\x41\n\x0elast_heartbeat\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\rlastHeartbeat\x12\x1e\n\nsubscribed\x18\x08 \x01(\x08R\nsubscribed\x12-\n\x07\x62inding\x18\t \x01(\x0b\x32\x13.chatbus.v1.BindingR\x07\x62inding\x12*\n\x06origin\x18\n \x01(\x0e\x32\x12.chatbus.v1.OriginR\x06origin\"H\n\x06\x42utton\x12\x1f\n\x05label\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x05label\x12\x1d\n\x04\x64\x61ta\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x10\x01(@R\x04\x64\x61ta*\x84\x01\n\rReferenceKind\x12\x1e\n\x1aREFERENCE_KIND_UNSPECIFIED\x10\x00\x12\x1a\n\x16REFERENCE_KIND_MESSAGE\x10\x01\x12\x17\n\x13REFERENCE_KIND_FILE\x10\x02\x12\x1e\n\x1aREFERENCE_KIND_INTERACTION\x10\x03*m\n\x06Origin\x12\x16\n\x12ORIGIN_UNSPECIFIED\x10\x00\x12\x10\n\x0cORIGIN_FRESH\x10\x01\x12\x10\n\x0cORIGIN_REUSE\x10\x02\x12\x12\n\x0eORIGIN_HANDOFF\x10\x03\x12\x13\n\x0fORIGIN_DETACHED\x10\x04*\xf2\x01\n\rBindingStatus\x12\x1e\n\x1a\x42INDING_STATUS_UNSPECIFIED\x10\x00\x12\x19\n\x15\x42INDING_STATUS_ACTIVE\x10\x01\x12\x1b\n\x17\x42INDING_STATUS_STARTING\x10\x02\x12\x1a\n\x16\x42INDING_STATUS_PENDING\x10\x03\x12\x1c\n\x18\x42INDING_STATUS_SUSPENDED\x10\x04\x12\x1a\n\x16\x42INDING_STATUS_OFFLINE\x10\x05\x12\x18\n\x14\x42INDING_STATUS_STALE\x10\x06\x12\x19\n\x15\x42INDING_STATUS_FAILED\x10\x07*\x9c\x01\n\nUpdateKind\x12\x1b\n\x17UPDATE_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13UPDATE_KIND_MESSAGE\x10\x01\x12\x1e\n\x1aUPDATE_KIND_EDITED_MESSAGE\x10\x02\x12\x1e\n\x1aUPDATE_KIND_CALLBACK_QUERY\x10\x03\x12\x18\n\x14UPDATE_KIND_REACTION\x10\x04\x42\x37Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'chatbus.v1.types_pb2', globals())
@@ -22,22 +23,28 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1'
-  _REFERENCEKIND._serialized_start=1384
-  _REFERENCEKIND._serialized_end=1516
-  _ORIGIN._serialized_start=1518
-  _ORIGIN._serialized_end=1627
-  _BINDINGSTATUS._serialized_start=1630
-  _BINDINGSTATUS._serialized_end=1872
-  _UPDATEKIND._serialized_start=1875
-  _UPDATEKIND._serialized_end=2031
-  _TARGET._serialized_start=72
-  _TARGET._serialized_end=206
-  _REFERENCE._serialized_start=208
-  _REFERENCE._serialized_end=282
-  _BINDING._serialized_start=285
-  _BINDING._serialized_end=536
-  _UPDATE._serialized_start=539
-  _UPDATE._serialized_end=980
-  _FOLLOWER._serialized_start=983
-  _FOLLOWER._serialized_end=1381
+  _BUTTON.fields_by_name['label']._options = None
+  _BUTTON.fields_by_name['label']._serialized_options = b'\272H\006r\004\020\001\030@'
+  _BUTTON.fields_by_name['data']._options = None
+  _BUTTON.fields_by_name['data']._serialized_options = b'\272H\006r\004\020\001(@'
+  _REFERENCEKIND._serialized_start=1487
+  _REFERENCEKIND._serialized_end=1619
+  _ORIGIN._serialized_start=1621
+  _ORIGIN._serialized_end=1730
+  _BINDINGSTATUS._serialized_start=1733
+  _BINDINGSTATUS._serialized_end=1975
+  _UPDATEKIND._serialized_start=1978
+  _UPDATEKIND._serialized_end=2134
+  _TARGET._serialized_start=101
+  _TARGET._serialized_end=235
+  _REFERENCE._serialized_start=237
+  _REFERENCE._serialized_end=311
+  _BINDING._serialized_start=314
+  _BINDING._serialized_end=565
+  _UPDATE._serialized_start=568
+  _UPDATE._serialized_end=1009
+  _FOLLOWER._serialized_start=1012
+  _FOLLOWER._serialized_end=1410
+  _BUTTON._serialized_start=1412
+  _BUTTON._serialized_end=1484
 # @@protoc_insertion_point(module_scope)

@@ -1,3 +1,4 @@
+from buf.validate import validate_pb2 as _validate_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -46,6 +47,14 @@ class Binding(_message.Message):
     target: Target
     thread_name: str
     def __init__(self, profile_key: _Optional[str] = ..., target: _Optional[_Union[Target, _Mapping]] = ..., slot: _Optional[str] = ..., thread_name: _Optional[str] = ..., status: _Optional[_Union[BindingStatus, str]] = ..., instance_id: _Optional[str] = ..., platform: _Optional[str] = ...) -> None: ...
+
+class Button(_message.Message):
+    __slots__ = ["data", "label"]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    data: str
+    label: str
+    def __init__(self, label: _Optional[str] = ..., data: _Optional[str] = ...) -> None: ...
 
 class Follower(_message.Message):
     __slots__ = ["binding", "connected_at", "cwd", "instance_id", "last_heartbeat", "origin", "pid", "profile_key", "subscribed", "thread_name"]

@@ -387,7 +387,10 @@ type DescribeResponse struct {
 	// A page people open to use the platform, if the provider serves one
 	// (the playground's web chat on loopback), with its access token: the
 	// supervisor shows it to its owner only (log, busctl). Empty if none.
-	WebUrl        string `protobuf:"bytes,4,opt,name=web_url,json=webUrl,proto3" json:"web_url,omitempty"`
+	WebUrl string `protobuf:"bytes,4,opt,name=web_url,json=webUrl,proto3" json:"web_url,omitempty"`
+	// The message verbs the provider implements (see Verb). Every provider
+	// implements send and edit.
+	Verbs         []*Verb `protobuf:"bytes,5,rep,name=verbs,proto3" json:"verbs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -450,6 +453,460 @@ func (x *DescribeResponse) GetWebUrl() string {
 	return ""
 }
 
+func (x *DescribeResponse) GetVerbs() []*Verb {
+	if x != nil {
+		return x.Verbs
+	}
+	return nil
+}
+
+// Verb is a platform-neutral message verb a provider implements. A verb
+// is called like a method: CallRequest.method is the verb's name and
+// params_json its params message in protobuf's JSON form with the proto
+// field names (SendParams for "send", …); the supervisor checks the ids
+// they name against the thread (reply_to, message_id: a message;
+// interaction_id: an interaction), so a provider declares none. The
+// provider renders the Markdown text for its platform and splits what is
+// longer than one message may be, every part valid on its own. The result
+// (CallResponse) lists the messages sent, in order, as references of kind
+// MESSAGE, and result_json is a VerbResult.
+type Verb struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "send" (SendParams), "edit" (EditParams), "react" (ReactParams),
+	// "typing" (TypingParams) or "answer" (AnswerParams). A provider must not
+	// declare a method of one of these names.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// As Method.idempotent.
+	Idempotent    bool `protobuf:"varint,2,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Verb) Reset() {
+	*x = Verb{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Verb) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Verb) ProtoMessage() {}
+
+func (x *Verb) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Verb.ProtoReflect.Descriptor instead.
+func (*Verb) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Verb) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Verb) GetIdempotent() bool {
+	if x != nil {
+		return x.Idempotent
+	}
+	return false
+}
+
+// SendParams posts a message in the call's thread.
+type SendParams struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Markdown (CommonMark).
+	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	// A message of the thread to answer; empty: none.
+	ReplyTo string `protobuf:"bytes,2,opt,name=reply_to,json=replyTo,proto3" json:"reply_to,omitempty"`
+	// One row of buttons, under the last part.
+	Buttons []*Button `protobuf:"bytes,3,rep,name=buttons,proto3" json:"buttons,omitempty"`
+	// A question the person must answer (a permission prompt).
+	Prompt        bool `protobuf:"varint,4,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendParams) Reset() {
+	*x = SendParams{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendParams) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendParams) ProtoMessage() {}
+
+func (x *SendParams) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendParams.ProtoReflect.Descriptor instead.
+func (*SendParams) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *SendParams) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *SendParams) GetReplyTo() string {
+	if x != nil {
+		return x.ReplyTo
+	}
+	return ""
+}
+
+func (x *SendParams) GetButtons() []*Button {
+	if x != nil {
+		return x.Buttons
+	}
+	return nil
+}
+
+func (x *SendParams) GetPrompt() bool {
+	if x != nil {
+		return x.Prompt
+	}
+	return false
+}
+
+// EditParams replaces the text and the buttons of a message the bot sent.
+// A text that does not fit one message is refused (INVALID_ARGUMENT).
+type EditParams struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	MessageId string                 `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	Text      string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// The buttons after the edit; none removes them.
+	Buttons       []*Button `protobuf:"bytes,3,rep,name=buttons,proto3" json:"buttons,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EditParams) Reset() {
+	*x = EditParams{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EditParams) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EditParams) ProtoMessage() {}
+
+func (x *EditParams) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EditParams.ProtoReflect.Descriptor instead.
+func (*EditParams) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *EditParams) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *EditParams) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *EditParams) GetButtons() []*Button {
+	if x != nil {
+		return x.Buttons
+	}
+	return nil
+}
+
+// ReactParams sets the bot's reaction on a message.
+type ReactParams struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MessageId     string                 `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	Emoji         string                 `protobuf:"bytes,2,opt,name=emoji,proto3" json:"emoji,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReactParams) Reset() {
+	*x = ReactParams{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReactParams) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReactParams) ProtoMessage() {}
+
+func (x *ReactParams) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReactParams.ProtoReflect.Descriptor instead.
+func (*ReactParams) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ReactParams) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *ReactParams) GetEmoji() string {
+	if x != nil {
+		return x.Emoji
+	}
+	return ""
+}
+
+// TypingParams shows that the bot is working, for a few seconds.
+type TypingParams struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TypingParams) Reset() {
+	*x = TypingParams{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TypingParams) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TypingParams) ProtoMessage() {}
+
+func (x *TypingParams) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TypingParams.ProtoReflect.Descriptor instead.
+func (*TypingParams) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{8}
+}
+
+// AnswerParams acknowledges a button press.
+type AnswerParams struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InteractionId string                 `protobuf:"bytes,1,opt,name=interaction_id,json=interactionId,proto3" json:"interaction_id,omitempty"`
+	// A short notice for the person who pressed; empty: none.
+	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnswerParams) Reset() {
+	*x = AnswerParams{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnswerParams) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnswerParams) ProtoMessage() {}
+
+func (x *AnswerParams) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnswerParams.ProtoReflect.Descriptor instead.
+func (*AnswerParams) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *AnswerParams) GetInteractionId() string {
+	if x != nil {
+		return x.InteractionId
+	}
+	return ""
+}
+
+func (x *AnswerParams) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// Button is a button under a message: a press is an update of kind
+// CALLBACK_QUERY whose text is data, with a reference of kind INTERACTION
+// to answer.
+type Button struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Label         string                 `protobuf:"bytes,1,opt,name=label,proto3" json:"label,omitempty"`
+	Data          string                 `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Button) Reset() {
+	*x = Button{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Button) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Button) ProtoMessage() {}
+
+func (x *Button) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Button.ProtoReflect.Descriptor instead.
+func (*Button) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Button) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *Button) GetData() string {
+	if x != nil {
+		return x.Data
+	}
+	return ""
+}
+
+// VerbResult is the result_json of a verb.
+type VerbResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The messages sent or edited, in order.
+	MessageIds    []string `protobuf:"bytes,1,rep,name=message_ids,json=messageIds,proto3" json:"message_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerbResult) Reset() {
+	*x = VerbResult{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerbResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerbResult) ProtoMessage() {}
+
+func (x *VerbResult) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerbResult.ProtoReflect.Descriptor instead.
+func (*VerbResult) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *VerbResult) GetMessageIds() []string {
+	if x != nil {
+		return x.MessageIds
+	}
+	return nil
+}
+
 // Method is one platform method followers may call.
 type Method struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -470,7 +927,7 @@ type Method struct {
 
 func (x *Method) Reset() {
 	*x = Method{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -482,7 +939,7 @@ func (x *Method) String() string {
 func (*Method) ProtoMessage() {}
 
 func (x *Method) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -495,7 +952,7 @@ func (x *Method) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Method.ProtoReflect.Descriptor instead.
 func (*Method) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{4}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Method) GetName() string {
@@ -532,7 +989,7 @@ type MethodParam struct {
 
 func (x *MethodParam) Reset() {
 	*x = MethodParam{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -544,7 +1001,7 @@ func (x *MethodParam) String() string {
 func (*MethodParam) ProtoMessage() {}
 
 func (x *MethodParam) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -557,7 +1014,7 @@ func (x *MethodParam) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MethodParam.ProtoReflect.Descriptor instead.
 func (*MethodParam) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *MethodParam) GetName() string {
@@ -592,7 +1049,7 @@ type Reference struct {
 
 func (x *Reference) Reset() {
 	*x = Reference{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -604,7 +1061,7 @@ func (x *Reference) String() string {
 func (*Reference) ProtoMessage() {}
 
 func (x *Reference) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -617,7 +1074,7 @@ func (x *Reference) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reference.ProtoReflect.Descriptor instead.
 func (*Reference) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Reference) GetKind() ReferenceKind {
@@ -650,7 +1107,7 @@ type Target struct {
 
 func (x *Target) Reset() {
 	*x = Target{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -662,7 +1119,7 @@ func (x *Target) String() string {
 func (*Target) ProtoMessage() {}
 
 func (x *Target) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -675,7 +1132,7 @@ func (x *Target) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Target.ProtoReflect.Descriptor instead.
 func (*Target) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{7}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Target) GetChat() string {
@@ -716,7 +1173,7 @@ type IdentifyResponse struct {
 
 func (x *IdentifyResponse) Reset() {
 	*x = IdentifyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -728,7 +1185,7 @@ func (x *IdentifyResponse) String() string {
 func (*IdentifyResponse) ProtoMessage() {}
 
 func (x *IdentifyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -741,7 +1198,7 @@ func (x *IdentifyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentifyResponse.ProtoReflect.Descriptor instead.
 func (*IdentifyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{8}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *IdentifyResponse) GetName() string {
@@ -792,7 +1249,7 @@ type UpdatesRequest struct {
 
 func (x *UpdatesRequest) Reset() {
 	*x = UpdatesRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -804,7 +1261,7 @@ func (x *UpdatesRequest) String() string {
 func (*UpdatesRequest) ProtoMessage() {}
 
 func (x *UpdatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -817,7 +1274,7 @@ func (x *UpdatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UpdatesRequest) GetMsg() isUpdatesRequest_Msg {
@@ -875,7 +1332,7 @@ type UpdatesResponse struct {
 
 func (x *UpdatesResponse) Reset() {
 	*x = UpdatesResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -887,7 +1344,7 @@ func (x *UpdatesResponse) String() string {
 func (*UpdatesResponse) ProtoMessage() {}
 
 func (x *UpdatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -900,7 +1357,7 @@ func (x *UpdatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesResponse.ProtoReflect.Descriptor instead.
 func (*UpdatesResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UpdatesResponse) GetUpdate() *Update {
@@ -972,7 +1429,7 @@ type Update struct {
 
 func (x *Update) Reset() {
 	*x = Update{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -984,7 +1441,7 @@ func (x *Update) String() string {
 func (*Update) ProtoMessage() {}
 
 func (x *Update) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -997,7 +1454,7 @@ func (x *Update) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Update.ProtoReflect.Descriptor instead.
 func (*Update) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Update) GetUpdateId() int64 {
@@ -1140,7 +1597,7 @@ type References struct {
 
 func (x *References) Reset() {
 	*x = References{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1152,7 +1609,7 @@ func (x *References) String() string {
 func (*References) ProtoMessage() {}
 
 func (x *References) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1165,7 +1622,7 @@ func (x *References) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use References.ProtoReflect.Descriptor instead.
 func (*References) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *References) GetMessageIds() []int64 {
@@ -1214,7 +1671,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1226,7 +1683,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1239,7 +1696,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CallRequest) GetMethod() string {
@@ -1282,7 +1739,7 @@ type CallResponse struct {
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1294,7 +1751,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1307,7 +1764,7 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
@@ -1337,7 +1794,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1349,7 +1806,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1362,7 +1819,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -1417,7 +1874,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1429,7 +1886,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1442,7 +1899,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -1468,7 +1925,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1480,7 +1937,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1493,7 +1950,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DownloadFileRequest) GetFileId() string {
@@ -1515,7 +1972,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1527,7 +1984,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1540,7 +1997,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -1582,7 +2039,7 @@ type ProvisionTargetRequest struct {
 
 func (x *ProvisionTargetRequest) Reset() {
 	*x = ProvisionTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1594,7 +2051,7 @@ func (x *ProvisionTargetRequest) String() string {
 func (*ProvisionTargetRequest) ProtoMessage() {}
 
 func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1607,7 +2064,7 @@ func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ProvisionTargetRequest) GetName() string {
@@ -1653,7 +2110,7 @@ type ProvisionTargetResponse struct {
 
 func (x *ProvisionTargetResponse) Reset() {
 	*x = ProvisionTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1665,7 +2122,7 @@ func (x *ProvisionTargetResponse) String() string {
 func (*ProvisionTargetResponse) ProtoMessage() {}
 
 func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1678,7 +2135,7 @@ func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetResponse.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ProvisionTargetResponse) GetChatId() int64 {
@@ -1728,7 +2185,7 @@ type CloseTargetRequest struct {
 
 func (x *CloseTargetRequest) Reset() {
 	*x = CloseTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1740,7 +2197,7 @@ func (x *CloseTargetRequest) String() string {
 func (*CloseTargetRequest) ProtoMessage() {}
 
 func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1753,7 +2210,7 @@ func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetRequest.ProtoReflect.Descriptor instead.
 func (*CloseTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *CloseTargetRequest) GetChatId() int64 {
@@ -1785,7 +2242,7 @@ type CloseTargetResponse struct {
 
 func (x *CloseTargetResponse) Reset() {
 	*x = CloseTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1797,7 +2254,7 @@ func (x *CloseTargetResponse) String() string {
 func (*CloseTargetResponse) ProtoMessage() {}
 
 func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1810,7 +2267,7 @@ func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetResponse.ProtoReflect.Descriptor instead.
 func (*CloseTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
 }
 
 type AttachRequest struct {
@@ -1826,7 +2283,7 @@ type AttachRequest struct {
 
 func (x *AttachRequest) Reset() {
 	*x = AttachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1838,7 +2295,7 @@ func (x *AttachRequest) String() string {
 func (*AttachRequest) ProtoMessage() {}
 
 func (x *AttachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1851,7 +2308,7 @@ func (x *AttachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
 func (*AttachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *AttachRequest) GetInstanceId() string {
@@ -1890,7 +2347,7 @@ type AttachResponse struct {
 
 func (x *AttachResponse) Reset() {
 	*x = AttachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1902,7 +2359,7 @@ func (x *AttachResponse) String() string {
 func (*AttachResponse) ProtoMessage() {}
 
 func (x *AttachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1915,7 +2372,7 @@ func (x *AttachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachResponse.ProtoReflect.Descriptor instead.
 func (*AttachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
 }
 
 type DetachRequest struct {
@@ -1927,7 +2384,7 @@ type DetachRequest struct {
 
 func (x *DetachRequest) Reset() {
 	*x = DetachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1939,7 +2396,7 @@ func (x *DetachRequest) String() string {
 func (*DetachRequest) ProtoMessage() {}
 
 func (x *DetachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1952,7 +2409,7 @@ func (x *DetachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachRequest.ProtoReflect.Descriptor instead.
 func (*DetachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *DetachRequest) GetInstanceId() string {
@@ -1970,7 +2427,7 @@ type DetachResponse struct {
 
 func (x *DetachResponse) Reset() {
 	*x = DetachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1982,7 +2439,7 @@ func (x *DetachResponse) String() string {
 func (*DetachResponse) ProtoMessage() {}
 
 func (x *DetachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1995,7 +2452,7 @@ func (x *DetachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachResponse.ProtoReflect.Descriptor instead.
 func (*DetachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
 }
 
 type WatchOccupancyRequest struct {
@@ -2006,7 +2463,7 @@ type WatchOccupancyRequest struct {
 
 func (x *WatchOccupancyRequest) Reset() {
 	*x = WatchOccupancyRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2018,7 +2475,7 @@ func (x *WatchOccupancyRequest) String() string {
 func (*WatchOccupancyRequest) ProtoMessage() {}
 
 func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2031,7 +2488,7 @@ func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyRequest.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
 }
 
 type WatchOccupancyResponse struct {
@@ -2048,7 +2505,7 @@ type WatchOccupancyResponse struct {
 
 func (x *WatchOccupancyResponse) Reset() {
 	*x = WatchOccupancyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2060,7 +2517,7 @@ func (x *WatchOccupancyResponse) String() string {
 func (*WatchOccupancyResponse) ProtoMessage() {}
 
 func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2073,7 +2530,7 @@ func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyResponse.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *WatchOccupancyResponse) GetOccupancy() *Occupancy {
@@ -2117,7 +2574,7 @@ type Occupancy struct {
 
 func (x *Occupancy) Reset() {
 	*x = Occupancy{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2129,7 +2586,7 @@ func (x *Occupancy) String() string {
 func (*Occupancy) ProtoMessage() {}
 
 func (x *Occupancy) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2142,7 +2599,7 @@ func (x *Occupancy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Occupancy.ProtoReflect.Descriptor instead.
 func (*Occupancy) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Occupancy) GetAttached() uint32 {
@@ -2194,7 +2651,7 @@ type Fence struct {
 
 func (x *Fence) Reset() {
 	*x = Fence{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2206,7 +2663,7 @@ func (x *Fence) String() string {
 func (*Fence) ProtoMessage() {}
 
 func (x *Fence) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2219,7 +2676,7 @@ func (x *Fence) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fence.ProtoReflect.Descriptor instead.
 func (*Fence) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Fence) GetRequestId() string {
@@ -2261,7 +2718,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2273,7 +2730,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2286,7 +2743,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *PrepareRequest) GetFence() *Fence {
@@ -2313,7 +2770,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2325,7 +2782,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2338,7 +2795,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *PrepareResponse) GetOccupancy() *Occupancy {
@@ -2364,7 +2821,7 @@ type CommitRequest struct {
 
 func (x *CommitRequest) Reset() {
 	*x = CommitRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2376,7 +2833,7 @@ func (x *CommitRequest) String() string {
 func (*CommitRequest) ProtoMessage() {}
 
 func (x *CommitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2389,7 +2846,7 @@ func (x *CommitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitRequest.ProtoReflect.Descriptor instead.
 func (*CommitRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *CommitRequest) GetFence() *Fence {
@@ -2408,7 +2865,7 @@ type CommitResponse struct {
 
 func (x *CommitResponse) Reset() {
 	*x = CommitResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2420,7 +2877,7 @@ func (x *CommitResponse) String() string {
 func (*CommitResponse) ProtoMessage() {}
 
 func (x *CommitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2433,7 +2890,7 @@ func (x *CommitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitResponse.ProtoReflect.Descriptor instead.
 func (*CommitResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *CommitResponse) GetOccupancy() *Occupancy {
@@ -2452,7 +2909,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2464,7 +2921,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2477,7 +2934,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *CancelRequest) GetFence() *Fence {
@@ -2495,7 +2952,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2507,7 +2964,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2520,7 +2977,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
 }
 
 type StatusRequest struct {
@@ -2531,7 +2988,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2543,7 +3000,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2556,7 +3013,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
 }
 
 type StatusResponse struct {
@@ -2575,7 +3032,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2587,7 +3044,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2600,7 +3057,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *StatusResponse) GetPhase() Phase {
@@ -2666,7 +3123,7 @@ type UpdatesRequest_Start struct {
 
 func (x *UpdatesRequest_Start) Reset() {
 	*x = UpdatesRequest_Start{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2678,7 +3135,7 @@ func (x *UpdatesRequest_Start) String() string {
 func (*UpdatesRequest_Start) ProtoMessage() {}
 
 func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2691,7 +3148,7 @@ func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest_Start.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest_Start) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17, 0}
 }
 
 func (x *UpdatesRequest_Start) GetCursor() int64 {
@@ -2726,7 +3183,7 @@ type UpdatesRequest_Ack struct {
 
 func (x *UpdatesRequest_Ack) Reset() {
 	*x = UpdatesRequest_Ack{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2738,7 +3195,7 @@ func (x *UpdatesRequest_Ack) String() string {
 func (*UpdatesRequest_Ack) ProtoMessage() {}
 
 func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2751,7 +3208,7 @@ func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest_Ack.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest_Ack) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9, 1}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17, 1}
 }
 
 func (x *UpdatesRequest_Ack) GetUpdateId() int64 {
@@ -2778,7 +3235,7 @@ type UploadFileRequest_Header struct {
 
 func (x *UploadFileRequest_Header) Reset() {
 	*x = UploadFileRequest_Header{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2790,7 +3247,7 @@ func (x *UploadFileRequest_Header) String() string {
 func (*UploadFileRequest_Header) ProtoMessage() {}
 
 func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2803,7 +3260,7 @@ func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest_Header.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest_Header) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23, 0}
 }
 
 func (x *UploadFileRequest_Header) GetChatId() int64 {
@@ -2858,12 +3315,45 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"start_time\x18\x02 \x01(\x04R\tstartTime\"\x11\n" +
 	"\x0fIdentifyRequest\"\x11\n" +
-	"\x0fDescribeRequest\"\xa4\x01\n" +
+	"\x0fDescribeRequest\"\xd5\x01\n" +
 	"\x10DescribeResponse\x12\x1a\n" +
 	"\bplatform\x18\x01 \x01(\tR\bplatform\x125\n" +
 	"\amethods\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.MethodR\amethods\x12$\n" +
 	"\x0emax_text_chars\x18\x03 \x01(\rR\fmaxTextChars\x12\x17\n" +
-	"\aweb_url\x18\x04 \x01(\tR\x06webUrl\"v\n" +
+	"\aweb_url\x18\x04 \x01(\tR\x06webUrl\x12/\n" +
+	"\x05verbs\x18\x05 \x03(\v2\x19.chatbus.provider.v1.VerbR\x05verbs\":\n" +
+	"\x04Verb\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
+	"\n" +
+	"idempotent\x18\x02 \x01(\bR\n" +
+	"idempotent\"\x8a\x01\n" +
+	"\n" +
+	"SendParams\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x19\n" +
+	"\breply_to\x18\x02 \x01(\tR\areplyTo\x125\n" +
+	"\abuttons\x18\x03 \x03(\v2\x1b.chatbus.provider.v1.ButtonR\abuttons\x12\x16\n" +
+	"\x06prompt\x18\x04 \x01(\bR\x06prompt\"v\n" +
+	"\n" +
+	"EditParams\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x125\n" +
+	"\abuttons\x18\x03 \x03(\v2\x1b.chatbus.provider.v1.ButtonR\abuttons\"B\n" +
+	"\vReactParams\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x14\n" +
+	"\x05emoji\x18\x02 \x01(\tR\x05emoji\"\x0e\n" +
+	"\fTypingParams\"I\n" +
+	"\fAnswerParams\x12%\n" +
+	"\x0einteraction_id\x18\x01 \x01(\tR\rinteractionId\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"2\n" +
+	"\x06Button\x12\x14\n" +
+	"\x05label\x18\x01 \x01(\tR\x05label\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\tR\x04data\"-\n" +
+	"\n" +
+	"VerbResult\x12\x1f\n" +
+	"\vmessage_ids\x18\x01 \x03(\tR\n" +
+	"messageIds\"v\n" +
 	"\x06Method\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x128\n" +
 	"\x06params\x18\x02 \x03(\v2 .chatbus.provider.v1.MethodParamR\x06params\x12\x1e\n" +
@@ -3093,7 +3583,7 @@ func file_chatbus_provider_v1_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(ReferenceKind)(0),               // 0: chatbus.provider.v1.ReferenceKind
 	(UpdateKind)(0),                  // 1: chatbus.provider.v1.UpdateKind
@@ -3103,119 +3593,130 @@ var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(*IdentifyRequest)(nil),          // 5: chatbus.provider.v1.IdentifyRequest
 	(*DescribeRequest)(nil),          // 6: chatbus.provider.v1.DescribeRequest
 	(*DescribeResponse)(nil),         // 7: chatbus.provider.v1.DescribeResponse
-	(*Method)(nil),                   // 8: chatbus.provider.v1.Method
-	(*MethodParam)(nil),              // 9: chatbus.provider.v1.MethodParam
-	(*Reference)(nil),                // 10: chatbus.provider.v1.Reference
-	(*Target)(nil),                   // 11: chatbus.provider.v1.Target
-	(*IdentifyResponse)(nil),         // 12: chatbus.provider.v1.IdentifyResponse
-	(*UpdatesRequest)(nil),           // 13: chatbus.provider.v1.UpdatesRequest
-	(*UpdatesResponse)(nil),          // 14: chatbus.provider.v1.UpdatesResponse
-	(*Update)(nil),                   // 15: chatbus.provider.v1.Update
-	(*References)(nil),               // 16: chatbus.provider.v1.References
-	(*CallRequest)(nil),              // 17: chatbus.provider.v1.CallRequest
-	(*CallResponse)(nil),             // 18: chatbus.provider.v1.CallResponse
-	(*UploadFileRequest)(nil),        // 19: chatbus.provider.v1.UploadFileRequest
-	(*UploadFileResponse)(nil),       // 20: chatbus.provider.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),      // 21: chatbus.provider.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),     // 22: chatbus.provider.v1.DownloadFileResponse
-	(*ProvisionTargetRequest)(nil),   // 23: chatbus.provider.v1.ProvisionTargetRequest
-	(*ProvisionTargetResponse)(nil),  // 24: chatbus.provider.v1.ProvisionTargetResponse
-	(*CloseTargetRequest)(nil),       // 25: chatbus.provider.v1.CloseTargetRequest
-	(*CloseTargetResponse)(nil),      // 26: chatbus.provider.v1.CloseTargetResponse
-	(*AttachRequest)(nil),            // 27: chatbus.provider.v1.AttachRequest
-	(*AttachResponse)(nil),           // 28: chatbus.provider.v1.AttachResponse
-	(*DetachRequest)(nil),            // 29: chatbus.provider.v1.DetachRequest
-	(*DetachResponse)(nil),           // 30: chatbus.provider.v1.DetachResponse
-	(*WatchOccupancyRequest)(nil),    // 31: chatbus.provider.v1.WatchOccupancyRequest
-	(*WatchOccupancyResponse)(nil),   // 32: chatbus.provider.v1.WatchOccupancyResponse
-	(*Occupancy)(nil),                // 33: chatbus.provider.v1.Occupancy
-	(*Fence)(nil),                    // 34: chatbus.provider.v1.Fence
-	(*PrepareRequest)(nil),           // 35: chatbus.provider.v1.PrepareRequest
-	(*PrepareResponse)(nil),          // 36: chatbus.provider.v1.PrepareResponse
-	(*CommitRequest)(nil),            // 37: chatbus.provider.v1.CommitRequest
-	(*CommitResponse)(nil),           // 38: chatbus.provider.v1.CommitResponse
-	(*CancelRequest)(nil),            // 39: chatbus.provider.v1.CancelRequest
-	(*CancelResponse)(nil),           // 40: chatbus.provider.v1.CancelResponse
-	(*StatusRequest)(nil),            // 41: chatbus.provider.v1.StatusRequest
-	(*StatusResponse)(nil),           // 42: chatbus.provider.v1.StatusResponse
-	(*UpdatesRequest_Start)(nil),     // 43: chatbus.provider.v1.UpdatesRequest.Start
-	(*UpdatesRequest_Ack)(nil),       // 44: chatbus.provider.v1.UpdatesRequest.Ack
-	(*UploadFileRequest_Header)(nil), // 45: chatbus.provider.v1.UploadFileRequest.Header
-	(*timestamppb.Timestamp)(nil),    // 46: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),      // 47: google.protobuf.Duration
+	(*Verb)(nil),                     // 8: chatbus.provider.v1.Verb
+	(*SendParams)(nil),               // 9: chatbus.provider.v1.SendParams
+	(*EditParams)(nil),               // 10: chatbus.provider.v1.EditParams
+	(*ReactParams)(nil),              // 11: chatbus.provider.v1.ReactParams
+	(*TypingParams)(nil),             // 12: chatbus.provider.v1.TypingParams
+	(*AnswerParams)(nil),             // 13: chatbus.provider.v1.AnswerParams
+	(*Button)(nil),                   // 14: chatbus.provider.v1.Button
+	(*VerbResult)(nil),               // 15: chatbus.provider.v1.VerbResult
+	(*Method)(nil),                   // 16: chatbus.provider.v1.Method
+	(*MethodParam)(nil),              // 17: chatbus.provider.v1.MethodParam
+	(*Reference)(nil),                // 18: chatbus.provider.v1.Reference
+	(*Target)(nil),                   // 19: chatbus.provider.v1.Target
+	(*IdentifyResponse)(nil),         // 20: chatbus.provider.v1.IdentifyResponse
+	(*UpdatesRequest)(nil),           // 21: chatbus.provider.v1.UpdatesRequest
+	(*UpdatesResponse)(nil),          // 22: chatbus.provider.v1.UpdatesResponse
+	(*Update)(nil),                   // 23: chatbus.provider.v1.Update
+	(*References)(nil),               // 24: chatbus.provider.v1.References
+	(*CallRequest)(nil),              // 25: chatbus.provider.v1.CallRequest
+	(*CallResponse)(nil),             // 26: chatbus.provider.v1.CallResponse
+	(*UploadFileRequest)(nil),        // 27: chatbus.provider.v1.UploadFileRequest
+	(*UploadFileResponse)(nil),       // 28: chatbus.provider.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),      // 29: chatbus.provider.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),     // 30: chatbus.provider.v1.DownloadFileResponse
+	(*ProvisionTargetRequest)(nil),   // 31: chatbus.provider.v1.ProvisionTargetRequest
+	(*ProvisionTargetResponse)(nil),  // 32: chatbus.provider.v1.ProvisionTargetResponse
+	(*CloseTargetRequest)(nil),       // 33: chatbus.provider.v1.CloseTargetRequest
+	(*CloseTargetResponse)(nil),      // 34: chatbus.provider.v1.CloseTargetResponse
+	(*AttachRequest)(nil),            // 35: chatbus.provider.v1.AttachRequest
+	(*AttachResponse)(nil),           // 36: chatbus.provider.v1.AttachResponse
+	(*DetachRequest)(nil),            // 37: chatbus.provider.v1.DetachRequest
+	(*DetachResponse)(nil),           // 38: chatbus.provider.v1.DetachResponse
+	(*WatchOccupancyRequest)(nil),    // 39: chatbus.provider.v1.WatchOccupancyRequest
+	(*WatchOccupancyResponse)(nil),   // 40: chatbus.provider.v1.WatchOccupancyResponse
+	(*Occupancy)(nil),                // 41: chatbus.provider.v1.Occupancy
+	(*Fence)(nil),                    // 42: chatbus.provider.v1.Fence
+	(*PrepareRequest)(nil),           // 43: chatbus.provider.v1.PrepareRequest
+	(*PrepareResponse)(nil),          // 44: chatbus.provider.v1.PrepareResponse
+	(*CommitRequest)(nil),            // 45: chatbus.provider.v1.CommitRequest
+	(*CommitResponse)(nil),           // 46: chatbus.provider.v1.CommitResponse
+	(*CancelRequest)(nil),            // 47: chatbus.provider.v1.CancelRequest
+	(*CancelResponse)(nil),           // 48: chatbus.provider.v1.CancelResponse
+	(*StatusRequest)(nil),            // 49: chatbus.provider.v1.StatusRequest
+	(*StatusResponse)(nil),           // 50: chatbus.provider.v1.StatusResponse
+	(*UpdatesRequest_Start)(nil),     // 51: chatbus.provider.v1.UpdatesRequest.Start
+	(*UpdatesRequest_Ack)(nil),       // 52: chatbus.provider.v1.UpdatesRequest.Ack
+	(*UploadFileRequest_Header)(nil), // 53: chatbus.provider.v1.UploadFileRequest.Header
+	(*timestamppb.Timestamp)(nil),    // 54: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),      // 55: google.protobuf.Duration
 }
 var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
-	8,  // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
-	9,  // 1: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
-	0,  // 2: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	0,  // 3: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	4,  // 4: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	43, // 5: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	44, // 6: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
-	15, // 7: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
-	15, // 8: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
-	1,  // 9: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	46, // 10: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	16, // 11: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
-	2,  // 12: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	10, // 13: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	11, // 14: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	16, // 15: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	45, // 16: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	16, // 17: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	11, // 18: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	11, // 19: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	11, // 20: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	11, // 21: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	33, // 22: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	3,  // 23: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	4,  // 24: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	34, // 25: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	47, // 26: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	33, // 27: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	46, // 28: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	34, // 29: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	33, // 30: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	34, // 31: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	3,  // 32: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	33, // 33: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	46, // 34: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	11, // 35: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	5,  // 36: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	6,  // 37: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	13, // 38: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	17, // 39: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	19, // 40: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	21, // 41: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	23, // 42: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	25, // 43: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	27, // 44: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	29, // 45: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	31, // 46: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	35, // 47: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	37, // 48: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	39, // 49: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	41, // 50: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	12, // 51: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	7,  // 52: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	14, // 53: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	18, // 54: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	20, // 55: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	22, // 56: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	24, // 57: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	26, // 58: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	28, // 59: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	30, // 60: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	32, // 61: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	36, // 62: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	38, // 63: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	40, // 64: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	42, // 65: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	51, // [51:66] is the sub-list for method output_type
-	36, // [36:51] is the sub-list for method input_type
-	36, // [36:36] is the sub-list for extension type_name
-	36, // [36:36] is the sub-list for extension extendee
-	0,  // [0:36] is the sub-list for field type_name
+	16, // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
+	8,  // 1: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
+	14, // 2: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
+	14, // 3: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
+	17, // 4: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
+	0,  // 5: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	0,  // 6: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	4,  // 7: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	51, // 8: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	52, // 9: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	23, // 10: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
+	23, // 11: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
+	1,  // 12: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
+	54, // 13: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	24, // 14: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	2,  // 15: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
+	18, // 16: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	19, // 17: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	24, // 18: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	53, // 19: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	24, // 20: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	19, // 21: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	19, // 22: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	19, // 23: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	19, // 24: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	41, // 25: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	3,  // 26: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
+	4,  // 27: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	42, // 28: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	55, // 29: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	41, // 30: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	54, // 31: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	42, // 32: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	41, // 33: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	42, // 34: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	3,  // 35: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	41, // 36: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	54, // 37: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	19, // 38: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	5,  // 39: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	6,  // 40: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	21, // 41: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	25, // 42: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	27, // 43: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	29, // 44: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	31, // 45: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	33, // 46: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	35, // 47: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	37, // 48: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	39, // 49: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	43, // 50: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	45, // 51: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	47, // 52: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	49, // 53: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	20, // 54: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	7,  // 55: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	22, // 56: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	26, // 57: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	28, // 58: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	30, // 59: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	32, // 60: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	34, // 61: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	36, // 62: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	38, // 63: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	40, // 64: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	44, // 65: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	46, // 66: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	48, // 67: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	50, // 68: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	54, // [54:69] is the sub-list for method output_type
+	39, // [39:54] is the sub-list for method input_type
+	39, // [39:39] is the sub-list for extension type_name
+	39, // [39:39] is the sub-list for extension extendee
+	0,  // [0:39] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }
@@ -3223,11 +3724,11 @@ func file_chatbus_provider_v1_provider_proto_init() {
 	if File_chatbus_provider_v1_provider_proto != nil {
 		return
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[9].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[17].OneofWrappers = []any{
 		(*UpdatesRequest_Start_)(nil),
 		(*UpdatesRequest_Ack_)(nil),
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[15].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[23].OneofWrappers = []any{
 		(*UploadFileRequest_Header_)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -3237,7 +3738,7 @@ func file_chatbus_provider_v1_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_provider_v1_provider_proto_rawDesc), len(file_chatbus_provider_v1_provider_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   42,
+			NumMessages:   50,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -26,6 +26,14 @@ UPDATE_KIND_MESSAGE: UpdateKind
 UPDATE_KIND_REACTION: UpdateKind
 UPDATE_KIND_UNSPECIFIED: UpdateKind
 
+class AnswerParams(_message.Message):
+    __slots__ = ["interaction_id", "text"]
+    INTERACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    interaction_id: str
+    text: str
+    def __init__(self, interaction_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
 class AttachRequest(_message.Message):
     __slots__ = ["chat_id", "instance_id", "target", "thread_id"]
     CHAT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -41,6 +49,14 @@ class AttachRequest(_message.Message):
 class AttachResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
+
+class Button(_message.Message):
+    __slots__ = ["data", "label"]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    data: str
+    label: str
+    def __init__(self, label: _Optional[str] = ..., data: _Optional[str] = ...) -> None: ...
 
 class CallRequest(_message.Message):
     __slots__ = ["idempotency_key", "method", "params_json", "target"]
@@ -103,16 +119,18 @@ class DescribeRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class DescribeResponse(_message.Message):
-    __slots__ = ["max_text_chars", "methods", "platform", "web_url"]
+    __slots__ = ["max_text_chars", "methods", "platform", "verbs", "web_url"]
     MAX_TEXT_CHARS_FIELD_NUMBER: _ClassVar[int]
     METHODS_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_FIELD_NUMBER: _ClassVar[int]
+    VERBS_FIELD_NUMBER: _ClassVar[int]
     WEB_URL_FIELD_NUMBER: _ClassVar[int]
     max_text_chars: int
     methods: _containers.RepeatedCompositeFieldContainer[Method]
     platform: str
+    verbs: _containers.RepeatedCompositeFieldContainer[Verb]
     web_url: str
-    def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ..., web_url: _Optional[str] = ...) -> None: ...
+    def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ..., web_url: _Optional[str] = ..., verbs: _Optional[_Iterable[_Union[Verb, _Mapping]]] = ...) -> None: ...
 
 class DetachRequest(_message.Message):
     __slots__ = ["instance_id"]
@@ -139,6 +157,16 @@ class DownloadFileResponse(_message.Message):
     file_path: str
     size: int
     def __init__(self, chunk: _Optional[bytes] = ..., size: _Optional[int] = ..., file_path: _Optional[str] = ...) -> None: ...
+
+class EditParams(_message.Message):
+    __slots__ = ["buttons", "message_id", "text"]
+    BUTTONS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    buttons: _containers.RepeatedCompositeFieldContainer[Button]
+    message_id: str
+    text: str
+    def __init__(self, message_id: _Optional[str] = ..., text: _Optional[str] = ..., buttons: _Optional[_Iterable[_Union[Button, _Mapping]]] = ...) -> None: ...
 
 class Fence(_message.Message):
     __slots__ = ["generation", "incarnation", "owner_id", "request_id"]
@@ -254,6 +282,14 @@ class ProvisionTargetResponse(_message.Message):
     thread_id: int
     def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., name: _Optional[str] = ..., target: _Optional[_Union[Target, _Mapping]] = ..., reused: bool = ...) -> None: ...
 
+class ReactParams(_message.Message):
+    __slots__ = ["emoji", "message_id"]
+    EMOJI_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    emoji: str
+    message_id: str
+    def __init__(self, message_id: _Optional[str] = ..., emoji: _Optional[str] = ...) -> None: ...
+
 class Reference(_message.Message):
     __slots__ = ["id", "kind"]
     ID_FIELD_NUMBER: _ClassVar[int]
@@ -273,6 +309,18 @@ class References(_message.Message):
     items: _containers.RepeatedCompositeFieldContainer[Reference]
     message_ids: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, message_ids: _Optional[_Iterable[int]] = ..., callback_query_ids: _Optional[_Iterable[str]] = ..., file_ids: _Optional[_Iterable[str]] = ..., items: _Optional[_Iterable[_Union[Reference, _Mapping]]] = ...) -> None: ...
+
+class SendParams(_message.Message):
+    __slots__ = ["buttons", "prompt", "reply_to", "text"]
+    BUTTONS_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    REPLY_TO_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    buttons: _containers.RepeatedCompositeFieldContainer[Button]
+    prompt: bool
+    reply_to: str
+    text: str
+    def __init__(self, text: _Optional[str] = ..., reply_to: _Optional[str] = ..., buttons: _Optional[_Iterable[_Union[Button, _Mapping]]] = ..., prompt: bool = ...) -> None: ...
 
 class StatusRequest(_message.Message):
     __slots__ = []
@@ -303,6 +351,10 @@ class Target(_message.Message):
     name: str
     thread: str
     def __init__(self, chat: _Optional[str] = ..., thread: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class TypingParams(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
 
 class Update(_message.Message):
     __slots__ = ["allowed", "chat", "chat_id", "cursor", "dedup_id", "from_user_id", "kind", "payload", "received_at", "references", "sender", "sender_name", "text", "thread", "thread_id", "thread_state", "update_id"]
@@ -402,6 +454,20 @@ class UploadFileResponse(_message.Message):
     references: References
     result_json: bytes
     def __init__(self, result_json: _Optional[bytes] = ..., references: _Optional[_Union[References, _Mapping]] = ...) -> None: ...
+
+class Verb(_message.Message):
+    __slots__ = ["idempotent", "name"]
+    IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    idempotent: bool
+    name: str
+    def __init__(self, name: _Optional[str] = ..., idempotent: bool = ...) -> None: ...
+
+class VerbResult(_message.Message):
+    __slots__ = ["message_ids"]
+    MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
+    message_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, message_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class WatchOccupancyRequest(_message.Message):
     __slots__ = []

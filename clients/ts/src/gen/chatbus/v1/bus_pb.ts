@@ -5,7 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
-import type { Binding, Origin, Reference, ReferenceKind, Target, Update } from "./types_pb.js";
+import type { Binding, Button, Origin, Reference, ReferenceKind, Target, Update } from "./types_pb.js";
 import { file_chatbus_v1_types } from "./types_pb.js";
 import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/v1/bus.proto.
  */
 export const file_chatbus_v1_bus: GenFile = /*@__PURE__*/
-  fileDesc("ChRjaGF0YnVzL3YxL2J1cy5wcm90bxIKY2hhdGJ1cy52MSJbCgdTZXNzaW9uEjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBIZCgV0b2tlbhgCIAEoCUIKukgHcgUQEBiAASLWAgoPUmVnaXN0ZXJSZXF1ZXN0EjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBI0Cgtwcm9maWxlX2tleRgCIAEoCUIfukgcchoQARiAAjITXlteXHgwMC1ceDFmXHg3Zl0rJBIyCgt0aHJlYWRfbmFtZRgDIAEoCUIdukgachgYgAEyE15bXlx4MDAtXHgxZlx4N2ZdKiQSFQoDY3dkGAQgASgJQgi6SAVyAxiAIBIUCgNwaWQYBSABKAVCB7pIBBoCIAASKwoPcHJldmlvdXNfdGFyZ2V0GAYgASgLMhIuY2hhdGJ1cy52MS5UYXJnZXQSHwoNaGFuZG9mZl90b2tlbhgHIAEoCUIIukgFcgMYgAESJwoIcHJvdmlkZXIYCCABKAlCFbpIEnIQGEAyDF5bYS16MC05LV0qJCLbAgoQUmVnaXN0ZXJSZXNwb25zZRIkCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uEiQKB2JpbmRpbmcYAiABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSIgoGb3JpZ2luGAMgASgOMhIuY2hhdGJ1cy52MS5PcmlnaW4SNQoSaGVhcnRiZWF0X2ludGVydmFsGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC3N0YWxlX2FmdGVyGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KDGNhcGFiaWxpdGllcxgGIAEoCzIYLmNoYXRidXMudjEuQ2FwYWJpbGl0aWVzEkAKHXN1YnNjcmliZWRfaGVhcnRiZWF0X2ludGVydmFsGAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIl0KDENhcGFiaWxpdGllcxIQCghwbGF0Zm9ybRgBIAEoCRIjCgdtZXRob2RzGAIgAygLMhIuY2hhdGJ1cy52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0iUwoGTWV0aG9kEgwKBG5hbWUYASABKAkSJwoGcGFyYW1zGAIgAygLMhcuY2hhdGJ1cy52MS5NZXRob2RQYXJhbRISCgppZGVtcG90ZW50GAMgASgIIlYKC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSJwoEa2luZBgCIAEoDjIZLmNoYXRidXMudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCJAChBIZWFydGJlYXRSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBASKoAQoRSGVhcnRiZWF0UmVzcG9uc2USIwoHbm90aWNlcxgBIAMoDjISLmNoYXRidXMudjEuTm90aWNlEi8KC3NlcnZlcl90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIkCgdiaW5kaW5nGAMgASgLMhMuY2hhdGJ1cy52MS5CaW5kaW5nEhcKD3Byb3ZpZGVyX2RldGFpbBgEIAEoCSJwChBTdWJzY3JpYmVSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIRCglhZnRlcl9zZXEYAiABKAQSGwoJbWF4X2JhdGNoGAMgASgNQgi6SAUqAxiAICKKAQoRU3Vic2NyaWJlUmVzcG9uc2USIgoGdXBkYXRlGAEgASgLMhIuY2hhdGJ1cy52MS5VcGRhdGUSLAoPYmluZGluZ19jaGFuZ2VkGAIgASgLMhMuY2hhdGJ1cy52MS5CaW5kaW5nEiMKB3VwZGF0ZXMYAyADKAsyEi5jaGF0YnVzLnYxLlVwZGF0ZSJQCgpBY2tSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIUCgNzZXEYAiABKARCB7pIBDICIAAiJAoLQWNrUmVzcG9uc2USFQoNYWNrZWRfdGhyb3VnaBgBIAEoBCKzAQoLQ2FsbFJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBEjMKBm1ldGhvZBgCIAEoCUIjukggch4QARhAMhheW0EtWmEtel1bQS1aYS16MC05Ll9dKiQSHgoLcGFyYW1zX2pzb24YAyABKAxCCbpIBnoEGICABBIhCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlCCLpIBXIDGIABIk4KDENhbGxSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIpCgpyZWZlcmVuY2VzGAIgAygLMhUuY2hhdGJ1cy52MS5SZWZlcmVuY2UiaQoRVXBsb2FkRmlsZVJlcXVlc3QSKgoGaGVhZGVyGAEgASgLMhguY2hhdGJ1cy52MS5VcGxvYWRIZWFkZXJIABIaCgVjaHVuaxgCIAEoDEIJukgGegQYgIBASABCDAoDbXNnEgW6SAIIASKqAQoMVXBsb2FkSGVhZGVyEiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIpCghmaWxlbmFtZRgCIAEoCUIXukgUchIQARj/ATILXlteL1x4MDBdKyQSGQoHY2FwdGlvbhgDIAEoCUIIukgFcgMYgAgSJgoEa2luZBgEIAEoCUIYukgVchNSAFIIZG9jdW1lbnRSBXBob3RvIlQKElVwbG9hZEZpbGVSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIpCgpyZWZlcmVuY2VzGAIgAygLMhUuY2hhdGJ1cy52MS5SZWZlcmVuY2UiYAoTRG93bmxvYWRGaWxlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESGwoHZmlsZV9pZBgCIAEoCUIKukgHcgUQARiAAiJGChREb3dubG9hZEZpbGVSZXNwb25zZRINCgVjaHVuaxgBIAEoDBIMCgRzaXplGAIgASgDEhEKCWZpbGVfcGF0aBgDIAEoCSJ1Cg5TdXNwZW5kUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESNQoGcmVhc29uGAIgASgOMhkuY2hhdGJ1cy52MS5TdXNwZW5kUmVhc29uQgq6SAeCAQQQASAAIlgKD1N1c3BlbmRSZXNwb25zZRIVCg1oYW5kb2ZmX3Rva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkEKEVVucmVnaXN0ZXJSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBASIUChJVbnJlZ2lzdGVyUmVzcG9uc2UqfQoGTm90aWNlEhYKEk5PVElDRV9VTlNQRUNJRklFRBAAEh4KGk5PVElDRV9TVVBFUlZJU09SX0RSQUlOSU5HEAESGgoWTk9USUNFX1RIUkVBRF9SRVBMQUNFRBACEh8KG05PVElDRV9QUk9WSURFUl9OT1RfU0VSVklORxADKlcKDVN1c3BlbmRSZWFzb24SHgoaU1VTUEVORF9SRUFTT05fVU5TUEVDSUZJRUQQABImCiJTVVNQRU5EX1JFQVNPTl9TRVNTSU9OX1JFUExBQ0VNRU5UEAEykQUKCkJ1c1NlcnZpY2USRQoIUmVnaXN0ZXISGy5jaGF0YnVzLnYxLlJlZ2lzdGVyUmVxdWVzdBocLmNoYXRidXMudjEuUmVnaXN0ZXJSZXNwb25zZRJICglIZWFydGJlYXQSHC5jaGF0YnVzLnYxLkhlYXJ0YmVhdFJlcXVlc3QaHS5jaGF0YnVzLnYxLkhlYXJ0YmVhdFJlc3BvbnNlEkoKCVN1YnNjcmliZRIcLmNoYXRidXMudjEuU3Vic2NyaWJlUmVxdWVzdBodLmNoYXRidXMudjEuU3Vic2NyaWJlUmVzcG9uc2UwARI2CgNBY2sSFi5jaGF0YnVzLnYxLkFja1JlcXVlc3QaFy5jaGF0YnVzLnYxLkFja1Jlc3BvbnNlEjkKBENhbGwSFy5jaGF0YnVzLnYxLkNhbGxSZXF1ZXN0GhguY2hhdGJ1cy52MS5DYWxsUmVzcG9uc2USTQoKVXBsb2FkRmlsZRIdLmNoYXRidXMudjEuVXBsb2FkRmlsZVJlcXVlc3QaHi5jaGF0YnVzLnYxLlVwbG9hZEZpbGVSZXNwb25zZSgBElMKDERvd25sb2FkRmlsZRIfLmNoYXRidXMudjEuRG93bmxvYWRGaWxlUmVxdWVzdBogLmNoYXRidXMudjEuRG93bmxvYWRGaWxlUmVzcG9uc2UwARJCCgdTdXNwZW5kEhouY2hhdGJ1cy52MS5TdXNwZW5kUmVxdWVzdBobLmNoYXRidXMudjEuU3VzcGVuZFJlc3BvbnNlEksKClVucmVnaXN0ZXISHS5jaGF0YnVzLnYxLlVucmVnaXN0ZXJSZXF1ZXN0Gh4uY2hhdGJ1cy52MS5VbnJlZ2lzdGVyUmVzcG9uc2VCN1o1Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy92MTtjaGF0YnVzdjFiBnByb3RvMw", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChRjaGF0YnVzL3YxL2J1cy5wcm90bxIKY2hhdGJ1cy52MSJbCgdTZXNzaW9uEjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBIZCgV0b2tlbhgCIAEoCUIKukgHcgUQEBiAASLWAgoPUmVnaXN0ZXJSZXF1ZXN0EjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBI0Cgtwcm9maWxlX2tleRgCIAEoCUIfukgcchoQARiAAjITXlteXHgwMC1ceDFmXHg3Zl0rJBIyCgt0aHJlYWRfbmFtZRgDIAEoCUIdukgachgYgAEyE15bXlx4MDAtXHgxZlx4N2ZdKiQSFQoDY3dkGAQgASgJQgi6SAVyAxiAIBIUCgNwaWQYBSABKAVCB7pIBBoCIAASKwoPcHJldmlvdXNfdGFyZ2V0GAYgASgLMhIuY2hhdGJ1cy52MS5UYXJnZXQSHwoNaGFuZG9mZl90b2tlbhgHIAEoCUIIukgFcgMYgAESJwoIcHJvdmlkZXIYCCABKAlCFbpIEnIQGEAyDF5bYS16MC05LV0qJCLbAgoQUmVnaXN0ZXJSZXNwb25zZRIkCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uEiQKB2JpbmRpbmcYAiABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSIgoGb3JpZ2luGAMgASgOMhIuY2hhdGJ1cy52MS5PcmlnaW4SNQoSaGVhcnRiZWF0X2ludGVydmFsGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC3N0YWxlX2FmdGVyGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KDGNhcGFiaWxpdGllcxgGIAEoCzIYLmNoYXRidXMudjEuQ2FwYWJpbGl0aWVzEkAKHXN1YnNjcmliZWRfaGVhcnRiZWF0X2ludGVydmFsGAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImwKDENhcGFiaWxpdGllcxIQCghwbGF0Zm9ybRgBIAEoCRIjCgdtZXRob2RzGAIgAygLMhIuY2hhdGJ1cy52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0SDQoFdmVyYnMYBCADKAkiUwoGTWV0aG9kEgwKBG5hbWUYASABKAkSJwoGcGFyYW1zGAIgAygLMhcuY2hhdGJ1cy52MS5NZXRob2RQYXJhbRISCgppZGVtcG90ZW50GAMgASgIIlYKC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSJwoEa2luZBgCIAEoDjIZLmNoYXRidXMudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCJAChBIZWFydGJlYXRSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBASKoAQoRSGVhcnRiZWF0UmVzcG9uc2USIwoHbm90aWNlcxgBIAMoDjISLmNoYXRidXMudjEuTm90aWNlEi8KC3NlcnZlcl90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIkCgdiaW5kaW5nGAMgASgLMhMuY2hhdGJ1cy52MS5CaW5kaW5nEhcKD3Byb3ZpZGVyX2RldGFpbBgEIAEoCSJwChBTdWJzY3JpYmVSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIRCglhZnRlcl9zZXEYAiABKAQSGwoJbWF4X2JhdGNoGAMgASgNQgi6SAUqAxiAICKKAQoRU3Vic2NyaWJlUmVzcG9uc2USIgoGdXBkYXRlGAEgASgLMhIuY2hhdGJ1cy52MS5VcGRhdGUSLAoPYmluZGluZ19jaGFuZ2VkGAIgASgLMhMuY2hhdGJ1cy52MS5CaW5kaW5nEiMKB3VwZGF0ZXMYAyADKAsyEi5jaGF0YnVzLnYxLlVwZGF0ZSJQCgpBY2tSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIUCgNzZXEYAiABKARCB7pIBDICIAAiJAoLQWNrUmVzcG9uc2USFQoNYWNrZWRfdGhyb3VnaBgBIAEoBCKzAQoLQ2FsbFJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBEjMKBm1ldGhvZBgCIAEoCUIjukggch4QARhAMhheW0EtWmEtel1bQS1aYS16MC05Ll9dKiQSHgoLcGFyYW1zX2pzb24YAyABKAxCCbpIBnoEGICABBIhCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlCCLpIBXIDGIABIk4KDENhbGxSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIpCgpyZWZlcmVuY2VzGAIgAygLMhUuY2hhdGJ1cy52MS5SZWZlcmVuY2Ui2wEKElNlbmRNZXNzYWdlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESGQoEdGV4dBgCIAEoCUILukgIcgYQARiAgAQSGgoIcmVwbHlfdG8YAyABKAlCCLpIBXIDGIABEi0KB2J1dHRvbnMYBCADKAsyEi5jaGF0YnVzLnYxLkJ1dHRvbkIIukgFkgECEAgSDgoGcHJvbXB0GAUgASgIEiEKD2lkZW1wb3RlbmN5X2tleRgGIAEoCUIIukgFcgMYgAEiKgoTU2VuZE1lc3NhZ2VSZXNwb25zZRITCgttZXNzYWdlX2lkcxgBIAMoCSLPAQoSRWRpdE1lc3NhZ2VSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIeCgptZXNzYWdlX2lkGAIgASgJQgq6SAdyBRABGIABEhkKBHRleHQYAyABKAlCC7pICHIGEAEYgIAEEi0KB2J1dHRvbnMYBCADKAsyEi5jaGF0YnVzLnYxLkJ1dHRvbkIIukgFkgECEAgSIQoPaWRlbXBvdGVuY3lfa2V5GAUgASgJQgi6SAVyAxiAASIVChNFZGl0TWVzc2FnZVJlc3BvbnNlIpkBCgxSZWFjdFJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBEh4KCm1lc3NhZ2VfaWQYAiABKAlCCrpIB3IFEAEYgAESGAoFZW1vamkYAyABKAlCCbpIBnIEEAEYIBIhCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlCCLpIBXIDGIABIg8KDVJlYWN0UmVzcG9uc2UiQQoRU2VuZFR5cGluZ1JlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBIhQKElNlbmRUeXBpbmdSZXNwb25zZSKnAQoYQW5zd2VySW50ZXJhY3Rpb25SZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIiCg5pbnRlcmFjdGlvbl9pZBgCIAEoCUIKukgHcgUQARiAAhIWCgR0ZXh0GAMgASgJQgi6SAVyAxjIARIhCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlCCLpIBXIDGIABIhsKGUFuc3dlckludGVyYWN0aW9uUmVzcG9uc2UiaQoRVXBsb2FkRmlsZVJlcXVlc3QSKgoGaGVhZGVyGAEgASgLMhguY2hhdGJ1cy52MS5VcGxvYWRIZWFkZXJIABIaCgVjaHVuaxgCIAEoDEIJukgGegQYgIBASABCDAoDbXNnEgW6SAIIASKqAQoMVXBsb2FkSGVhZGVyEiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIpCghmaWxlbmFtZRgCIAEoCUIXukgUchIQARj/ATILXlteL1x4MDBdKyQSGQoHY2FwdGlvbhgDIAEoCUIIukgFcgMYgAgSJgoEa2luZBgEIAEoCUIYukgVchNSAFIIZG9jdW1lbnRSBXBob3RvIlQKElVwbG9hZEZpbGVSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIpCgpyZWZlcmVuY2VzGAIgAygLMhUuY2hhdGJ1cy52MS5SZWZlcmVuY2UiYAoTRG93bmxvYWRGaWxlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESGwoHZmlsZV9pZBgCIAEoCUIKukgHcgUQARiAAiJGChREb3dubG9hZEZpbGVSZXNwb25zZRINCgVjaHVuaxgBIAEoDBIMCgRzaXplGAIgASgDEhEKCWZpbGVfcGF0aBgDIAEoCSJ1Cg5TdXNwZW5kUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESNQoGcmVhc29uGAIgASgOMhkuY2hhdGJ1cy52MS5TdXNwZW5kUmVhc29uQgq6SAeCAQQQASAAIlgKD1N1c3BlbmRSZXNwb25zZRIVCg1oYW5kb2ZmX3Rva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkEKEVVucmVnaXN0ZXJSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBASIUChJVbnJlZ2lzdGVyUmVzcG9uc2UqfQoGTm90aWNlEhYKEk5PVElDRV9VTlNQRUNJRklFRBAAEh4KGk5PVElDRV9TVVBFUlZJU09SX0RSQUlOSU5HEAESGgoWTk9USUNFX1RIUkVBRF9SRVBMQUNFRBACEh8KG05PVElDRV9QUk9WSURFUl9OT1RfU0VSVklORxADKlcKDVN1c3BlbmRSZWFzb24SHgoaU1VTUEVORF9SRUFTT05fVU5TUEVDSUZJRUQQABImCiJTVVNQRU5EX1JFQVNPTl9TRVNTSU9OX1JFUExBQ0VNRU5UEAEynggKCkJ1c1NlcnZpY2USRQoIUmVnaXN0ZXISGy5jaGF0YnVzLnYxLlJlZ2lzdGVyUmVxdWVzdBocLmNoYXRidXMudjEuUmVnaXN0ZXJSZXNwb25zZRJICglIZWFydGJlYXQSHC5jaGF0YnVzLnYxLkhlYXJ0YmVhdFJlcXVlc3QaHS5jaGF0YnVzLnYxLkhlYXJ0YmVhdFJlc3BvbnNlEkoKCVN1YnNjcmliZRIcLmNoYXRidXMudjEuU3Vic2NyaWJlUmVxdWVzdBodLmNoYXRidXMudjEuU3Vic2NyaWJlUmVzcG9uc2UwARI2CgNBY2sSFi5jaGF0YnVzLnYxLkFja1JlcXVlc3QaFy5jaGF0YnVzLnYxLkFja1Jlc3BvbnNlEjkKBENhbGwSFy5jaGF0YnVzLnYxLkNhbGxSZXF1ZXN0GhguY2hhdGJ1cy52MS5DYWxsUmVzcG9uc2USTgoLU2VuZE1lc3NhZ2USHi5jaGF0YnVzLnYxLlNlbmRNZXNzYWdlUmVxdWVzdBofLmNoYXRidXMudjEuU2VuZE1lc3NhZ2VSZXNwb25zZRJOCgtFZGl0TWVzc2FnZRIeLmNoYXRidXMudjEuRWRpdE1lc3NhZ2VSZXF1ZXN0Gh8uY2hhdGJ1cy52MS5FZGl0TWVzc2FnZVJlc3BvbnNlEjwKBVJlYWN0EhguY2hhdGJ1cy52MS5SZWFjdFJlcXVlc3QaGS5jaGF0YnVzLnYxLlJlYWN0UmVzcG9uc2USSwoKU2VuZFR5cGluZxIdLmNoYXRidXMudjEuU2VuZFR5cGluZ1JlcXVlc3QaHi5jaGF0YnVzLnYxLlNlbmRUeXBpbmdSZXNwb25zZRJgChFBbnN3ZXJJbnRlcmFjdGlvbhIkLmNoYXRidXMudjEuQW5zd2VySW50ZXJhY3Rpb25SZXF1ZXN0GiUuY2hhdGJ1cy52MS5BbnN3ZXJJbnRlcmFjdGlvblJlc3BvbnNlEk0KClVwbG9hZEZpbGUSHS5jaGF0YnVzLnYxLlVwbG9hZEZpbGVSZXF1ZXN0Gh4uY2hhdGJ1cy52MS5VcGxvYWRGaWxlUmVzcG9uc2UoARJTCgxEb3dubG9hZEZpbGUSHy5jaGF0YnVzLnYxLkRvd25sb2FkRmlsZVJlcXVlc3QaIC5jaGF0YnVzLnYxLkRvd25sb2FkRmlsZVJlc3BvbnNlMAESQgoHU3VzcGVuZBIaLmNoYXRidXMudjEuU3VzcGVuZFJlcXVlc3QaGy5jaGF0YnVzLnYxLlN1c3BlbmRSZXNwb25zZRJLCgpVbnJlZ2lzdGVyEh0uY2hhdGJ1cy52MS5VbnJlZ2lzdGVyUmVxdWVzdBoeLmNoYXRidXMudjEuVW5yZWdpc3RlclJlc3BvbnNlQjdaNWdpdGh1Yi5jb20vY2hhdGJ1cy9jaGF0YnVzL3Byb3RvL2NoYXRidXMvdjE7Y2hhdGJ1c3YxYgZwcm90bzM", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Session identifies the caller on every call after Register.
@@ -196,10 +196,20 @@ export type Capabilities = Message<"chatbus.v1.Capabilities"> & {
 
   /**
    * The longest text one message may carry, in characters; 0 if unknown.
+   * The message verbs split longer texts themselves.
    *
    * @generated from field: uint32 max_text_chars = 3;
    */
   maxTextChars: number;
+
+  /**
+   * The message verbs the platform has: "send", "edit", "react", "typing",
+   * "answer" (one RPC each: SendMessage, EditMessage, React, SendTyping,
+   * AnswerInteraction). Every provider has send and edit.
+   *
+   * @generated from field: repeated string verbs = 4;
+   */
+  verbs: string[];
 };
 
 /**
@@ -506,6 +516,269 @@ export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
   messageDesc(file_chatbus_v1_bus, 13);
 
 /**
+ * @generated from message chatbus.v1.SendMessageRequest
+ */
+export type SendMessageRequest = Message<"chatbus.v1.SendMessageRequest"> & {
+  /**
+   * @generated from field: chatbus.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+
+  /**
+   * Markdown (CommonMark). A text longer than one message may be is sent
+   * as several, each valid on its own (a code block cut in two is two
+   * code blocks).
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * A message of the thread to answer (quoted, where the platform quotes);
+   * empty: none.
+   *
+   * @generated from field: string reply_to = 3;
+   */
+  replyTo: string;
+
+  /**
+   * One row of buttons under the message (under its last part); a press
+   * arrives as an update of kind CALLBACK_QUERY whose text is the
+   * button's data.
+   *
+   * @generated from field: repeated chatbus.v1.Button buttons = 4;
+   */
+  buttons: Button[];
+
+  /**
+   * A question the person must answer before the session goes on (a
+   * permission prompt): sent ahead of the thread's other messages.
+   *
+   * @generated from field: bool prompt = 5;
+   */
+  prompt: boolean;
+
+  /**
+   * Makes a retried send take effect once.
+   *
+   * @generated from field: string idempotency_key = 6;
+   */
+  idempotencyKey: string;
+};
+
+/**
+ * Describes the message chatbus.v1.SendMessageRequest.
+ * Use `create(SendMessageRequestSchema)` to create a new message.
+ */
+export const SendMessageRequestSchema: GenMessage<SendMessageRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 14);
+
+/**
+ * @generated from message chatbus.v1.SendMessageResponse
+ */
+export type SendMessageResponse = Message<"chatbus.v1.SendMessageResponse"> & {
+  /**
+   * The messages sent, in order: one, or one per part of a long text.
+   *
+   * @generated from field: repeated string message_ids = 1;
+   */
+  messageIds: string[];
+};
+
+/**
+ * Describes the message chatbus.v1.SendMessageResponse.
+ * Use `create(SendMessageResponseSchema)` to create a new message.
+ */
+export const SendMessageResponseSchema: GenMessage<SendMessageResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 15);
+
+/**
+ * @generated from message chatbus.v1.EditMessageRequest
+ */
+export type EditMessageRequest = Message<"chatbus.v1.EditMessageRequest"> & {
+  /**
+   * @generated from field: chatbus.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+
+  /**
+   * A message the caller sent in its thread.
+   *
+   * @generated from field: string message_id = 2;
+   */
+  messageId: string;
+
+  /**
+   * The new text, Markdown; it must fit in one message.
+   *
+   * @generated from field: string text = 3;
+   */
+  text: string;
+
+  /**
+   * The message's buttons after the edit; none removes them.
+   *
+   * @generated from field: repeated chatbus.v1.Button buttons = 4;
+   */
+  buttons: Button[];
+
+  /**
+   * @generated from field: string idempotency_key = 5;
+   */
+  idempotencyKey: string;
+};
+
+/**
+ * Describes the message chatbus.v1.EditMessageRequest.
+ * Use `create(EditMessageRequestSchema)` to create a new message.
+ */
+export const EditMessageRequestSchema: GenMessage<EditMessageRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 16);
+
+/**
+ * @generated from message chatbus.v1.EditMessageResponse
+ */
+export type EditMessageResponse = Message<"chatbus.v1.EditMessageResponse"> & {
+};
+
+/**
+ * Describes the message chatbus.v1.EditMessageResponse.
+ * Use `create(EditMessageResponseSchema)` to create a new message.
+ */
+export const EditMessageResponseSchema: GenMessage<EditMessageResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 17);
+
+/**
+ * @generated from message chatbus.v1.ReactRequest
+ */
+export type ReactRequest = Message<"chatbus.v1.ReactRequest"> & {
+  /**
+   * @generated from field: chatbus.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+
+  /**
+   * A message of the thread.
+   *
+   * @generated from field: string message_id = 2;
+   */
+  messageId: string;
+
+  /**
+   * One emoji, e.g. "👀"; the platform may accept only some.
+   *
+   * @generated from field: string emoji = 3;
+   */
+  emoji: string;
+
+  /**
+   * @generated from field: string idempotency_key = 4;
+   */
+  idempotencyKey: string;
+};
+
+/**
+ * Describes the message chatbus.v1.ReactRequest.
+ * Use `create(ReactRequestSchema)` to create a new message.
+ */
+export const ReactRequestSchema: GenMessage<ReactRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 18);
+
+/**
+ * @generated from message chatbus.v1.ReactResponse
+ */
+export type ReactResponse = Message<"chatbus.v1.ReactResponse"> & {
+};
+
+/**
+ * Describes the message chatbus.v1.ReactResponse.
+ * Use `create(ReactResponseSchema)` to create a new message.
+ */
+export const ReactResponseSchema: GenMessage<ReactResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 19);
+
+/**
+ * @generated from message chatbus.v1.SendTypingRequest
+ */
+export type SendTypingRequest = Message<"chatbus.v1.SendTypingRequest"> & {
+  /**
+   * @generated from field: chatbus.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+};
+
+/**
+ * Describes the message chatbus.v1.SendTypingRequest.
+ * Use `create(SendTypingRequestSchema)` to create a new message.
+ */
+export const SendTypingRequestSchema: GenMessage<SendTypingRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 20);
+
+/**
+ * @generated from message chatbus.v1.SendTypingResponse
+ */
+export type SendTypingResponse = Message<"chatbus.v1.SendTypingResponse"> & {
+};
+
+/**
+ * Describes the message chatbus.v1.SendTypingResponse.
+ * Use `create(SendTypingResponseSchema)` to create a new message.
+ */
+export const SendTypingResponseSchema: GenMessage<SendTypingResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 21);
+
+/**
+ * @generated from message chatbus.v1.AnswerInteractionRequest
+ */
+export type AnswerInteractionRequest = Message<"chatbus.v1.AnswerInteractionRequest"> & {
+  /**
+   * @generated from field: chatbus.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+
+  /**
+   * The interaction of a button press of the thread (the update's
+   * REFERENCE_KIND_INTERACTION reference).
+   *
+   * @generated from field: string interaction_id = 2;
+   */
+  interactionId: string;
+
+  /**
+   * A short notice for the person who pressed (Telegram shows it as a
+   * toast); empty: none.
+   *
+   * @generated from field: string text = 3;
+   */
+  text: string;
+
+  /**
+   * @generated from field: string idempotency_key = 4;
+   */
+  idempotencyKey: string;
+};
+
+/**
+ * Describes the message chatbus.v1.AnswerInteractionRequest.
+ * Use `create(AnswerInteractionRequestSchema)` to create a new message.
+ */
+export const AnswerInteractionRequestSchema: GenMessage<AnswerInteractionRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 22);
+
+/**
+ * @generated from message chatbus.v1.AnswerInteractionResponse
+ */
+export type AnswerInteractionResponse = Message<"chatbus.v1.AnswerInteractionResponse"> & {
+};
+
+/**
+ * Describes the message chatbus.v1.AnswerInteractionResponse.
+ * Use `create(AnswerInteractionResponseSchema)` to create a new message.
+ */
+export const AnswerInteractionResponseSchema: GenMessage<AnswerInteractionResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 23);
+
+/**
  * @generated from message chatbus.v1.UploadFileRequest
  */
 export type UploadFileRequest = Message<"chatbus.v1.UploadFileRequest"> & {
@@ -534,7 +807,7 @@ export type UploadFileRequest = Message<"chatbus.v1.UploadFileRequest"> & {
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 14);
+  messageDesc(file_chatbus_v1_bus, 24);
 
 /**
  * UploadHeader opens an upload.
@@ -570,7 +843,7 @@ export type UploadHeader = Message<"chatbus.v1.UploadHeader"> & {
  * Use `create(UploadHeaderSchema)` to create a new message.
  */
 export const UploadHeaderSchema: GenMessage<UploadHeader> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 15);
+  messageDesc(file_chatbus_v1_bus, 25);
 
 /**
  * @generated from message chatbus.v1.UploadFileResponse
@@ -594,7 +867,7 @@ export type UploadFileResponse = Message<"chatbus.v1.UploadFileResponse"> & {
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 16);
+  messageDesc(file_chatbus_v1_bus, 26);
 
 /**
  * @generated from message chatbus.v1.DownloadFileRequest
@@ -618,7 +891,7 @@ export type DownloadFileRequest = Message<"chatbus.v1.DownloadFileRequest"> & {
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 17);
+  messageDesc(file_chatbus_v1_bus, 27);
 
 /**
  * @generated from message chatbus.v1.DownloadFileResponse
@@ -647,7 +920,7 @@ export type DownloadFileResponse = Message<"chatbus.v1.DownloadFileResponse"> & 
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 18);
+  messageDesc(file_chatbus_v1_bus, 28);
 
 /**
  * @generated from message chatbus.v1.SuspendRequest
@@ -669,7 +942,7 @@ export type SuspendRequest = Message<"chatbus.v1.SuspendRequest"> & {
  * Use `create(SuspendRequestSchema)` to create a new message.
  */
 export const SuspendRequestSchema: GenMessage<SuspendRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 19);
+  messageDesc(file_chatbus_v1_bus, 29);
 
 /**
  * @generated from message chatbus.v1.SuspendResponse
@@ -691,7 +964,7 @@ export type SuspendResponse = Message<"chatbus.v1.SuspendResponse"> & {
  * Use `create(SuspendResponseSchema)` to create a new message.
  */
 export const SuspendResponseSchema: GenMessage<SuspendResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 20);
+  messageDesc(file_chatbus_v1_bus, 30);
 
 /**
  * @generated from message chatbus.v1.UnregisterRequest
@@ -708,7 +981,7 @@ export type UnregisterRequest = Message<"chatbus.v1.UnregisterRequest"> & {
  * Use `create(UnregisterRequestSchema)` to create a new message.
  */
 export const UnregisterRequestSchema: GenMessage<UnregisterRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 21);
+  messageDesc(file_chatbus_v1_bus, 31);
 
 /**
  * @generated from message chatbus.v1.UnregisterResponse
@@ -721,7 +994,7 @@ export type UnregisterResponse = Message<"chatbus.v1.UnregisterResponse"> & {
  * Use `create(UnregisterResponseSchema)` to create a new message.
  */
 export const UnregisterResponseSchema: GenMessage<UnregisterResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 22);
+  messageDesc(file_chatbus_v1_bus, 32);
 
 /**
  * Notice is something a follower must know, returned by Heartbeat.
@@ -845,7 +1118,8 @@ export const BusService: GenService<{
     output: typeof AckResponseSchema;
   },
   /**
-   * Call makes a platform API call scoped to the caller's own thread.
+   * Call makes a platform API call scoped to the caller's own thread: for
+   * what the message verbs below do not cover.
    *
    * @generated from rpc chatbus.v1.BusService.Call
    */
@@ -853,6 +1127,59 @@ export const BusService: GenService<{
     methodKind: "unary";
     input: typeof CallRequestSchema;
     output: typeof CallResponseSchema;
+  },
+  /**
+   * SendMessage posts a message in the caller's thread.
+   *
+   * @generated from rpc chatbus.v1.BusService.SendMessage
+   */
+  sendMessage: {
+    methodKind: "unary";
+    input: typeof SendMessageRequestSchema;
+    output: typeof SendMessageResponseSchema;
+  },
+  /**
+   * EditMessage replaces the text and the buttons of a message the caller
+   * sent.
+   *
+   * @generated from rpc chatbus.v1.BusService.EditMessage
+   */
+  editMessage: {
+    methodKind: "unary";
+    input: typeof EditMessageRequestSchema;
+    output: typeof EditMessageResponseSchema;
+  },
+  /**
+   * React sets the caller's reaction on a message of its thread.
+   *
+   * @generated from rpc chatbus.v1.BusService.React
+   */
+  react: {
+    methodKind: "unary";
+    input: typeof ReactRequestSchema;
+    output: typeof ReactResponseSchema;
+  },
+  /**
+   * SendTyping shows in the thread, for a few seconds, that the session is
+   * working.
+   *
+   * @generated from rpc chatbus.v1.BusService.SendTyping
+   */
+  sendTyping: {
+    methodKind: "unary";
+    input: typeof SendTypingRequestSchema;
+    output: typeof SendTypingResponseSchema;
+  },
+  /**
+   * AnswerInteraction acknowledges a button press of the thread, with a
+   * short notice to the person who pressed it.
+   *
+   * @generated from rpc chatbus.v1.BusService.AnswerInteraction
+   */
+  answerInteraction: {
+    methodKind: "unary";
+    input: typeof AnswerInteractionRequestSchema;
+    output: typeof AnswerInteractionResponseSchema;
   },
   /**
    * UploadFile sends a file into the caller's thread (Telegram:

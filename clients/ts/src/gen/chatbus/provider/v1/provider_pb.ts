@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/provider/v1/provider.proto.
  */
 export const file_chatbus_provider_v1_provider: GenFile = /*@__PURE__*/
-  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3QiewoQRGVzY3JpYmVSZXNwb25zZRIQCghwbGF0Zm9ybRgBIAEoCRIsCgdtZXRob2RzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0SDwoHd2ViX3VybBgEIAEoCSJcCgZNZXRob2QSDAoEbmFtZRgBIAEoCRIwCgZwYXJhbXMYAiADKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLk1ldGhvZFBhcmFtEhIKCmlkZW1wb3RlbnQYAyABKAgiXwoLTWV0aG9kUGFyYW0SDAoEbmFtZRgBIAEoCRIwCgRraW5kGAIgASgOMiIuY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VLaW5kEhAKCHJlcXVpcmVkGAMgASgIIkkKCVJlZmVyZW5jZRIwCgRraW5kGAEgASgOMiIuY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VLaW5kEgoKAmlkGAIgASgJIjQKBlRhcmdldBIMCgRjaGF0GAEgASgJEg4KBnRocmVhZBgCIAEoCRIMCgRuYW1lGAMgASgJIo4BChBJZGVudGlmeVJlc3BvbnNlEgwKBG5hbWUYASABKAkSEAoIb3duZXJfaWQYAiABKAkSEgoKZ2VuZXJhdGlvbhgDIAEoDRI1CgtpbmNhcm5hdGlvbhgEIAEoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuSW5jYXJuYXRpb24SDwoHYWNjb3VudBgFIAEoCSLmAQoOVXBkYXRlc1JlcXVlc3QSOgoFc3RhcnQYASABKAsyKS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0LlN0YXJ0SAASNgoDYWNrGAIgASgLMicuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5BY2tIABo/CgVTdGFydBIOCgZjdXJzb3IYASABKAMSDQoFc3RhdGUYAiABKAwSFwoPYWNjZXB0c19iYXRjaGVzGAMgASgIGhgKA0FjaxIRCgl1cGRhdGVfaWQYASABKANCBQoDbXNnImwKD1VwZGF0ZXNSZXNwb25zZRIrCgZ1cGRhdGUYASABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZRIsCgd1cGRhdGVzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUitwMKBlVwZGF0ZRIRCgl1cGRhdGVfaWQYASABKAMSDwoHY2hhdF9pZBgCIAEoAxIRCgl0aHJlYWRfaWQYAyABKAMSFAoMZnJvbV91c2VyX2lkGAQgASgDEi0KBGtpbmQYBSABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZUtpbmQSDAoEdGV4dBgGIAEoCRIPCgdwYXlsb2FkGAcgASgMEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhbGxvd2VkGAkgASgIEjMKCnJlZmVyZW5jZXMYCiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSDAoEY2hhdBgLIAEoCRIOCgZ0aHJlYWQYDCABKAkSDgoGc2VuZGVyGA0gASgJEhAKCGRlZHVwX2lkGA4gASgJEg4KBmN1cnNvchgPIAEoDBITCgtzZW5kZXJfbmFtZRgQIAEoCRI2Cgx0aHJlYWRfc3RhdGUYESABKA4yIC5jaGF0YnVzLnByb3ZpZGVyLnYxLlRocmVhZFN0YXRlIn4KClJlZmVyZW5jZXMSEwoLbWVzc2FnZV9pZHMYASADKAMSGgoSY2FsbGJhY2tfcXVlcnlfaWRzGAIgAygJEhAKCGZpbGVfaWRzGAMgAygJEi0KBWl0ZW1zGAQgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2UigwEKC0NhbGxSZXF1ZXN0EhkKBm1ldGhvZBgBIAEoCUIJukgGcgQQARhAEhMKC3BhcmFtc19qc29uGAIgASgMEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCJYCgxDYWxsUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwSMwoKcmVmZXJlbmNlcxgCIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcyL5AQoRVXBsb2FkRmlsZVJlcXVlc3QSPwoGaGVhZGVyGAEgASgLMi0uY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdC5IZWFkZXJIABIPCgVjaHVuaxgCIAEoDEgAGooBCgZIZWFkZXISDwoHY2hhdF9pZBgBIAEoAxIRCgl0aHJlYWRfaWQYAiABKAMSEAoIZmlsZW5hbWUYAyABKAkSDwoHY2FwdGlvbhgEIAEoCRIMCgRraW5kGAUgASgJEisKBnRhcmdldBgGIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0QgUKA21zZyJeChJVcGxvYWRGaWxlUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwSMwoKcmVmZXJlbmNlcxgCIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcyIvChNEb3dubG9hZEZpbGVSZXF1ZXN0EhgKB2ZpbGVfaWQYASABKAlCB7pIBHICEAEiRgoURG93bmxvYWRGaWxlUmVzcG9uc2USDQoFY2h1bmsYASABKAwSDAoEc2l6ZRgCIAEoAxIRCglmaWxlX3BhdGgYAyABKAkifQoWUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBIYCgRuYW1lGAEgASgJQgq6SAdyBRABGIABEg8KB2NoYXRfaWQYAiABKAMSDAoEY2hhdBgDIAEoCRIqCgVyZXVzZRgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0IogBChdQcm92aXNpb25UYXJnZXRSZXNwb25zZRIPCgdjaGF0X2lkGAEgASgDEhEKCXRocmVhZF9pZBgCIAEoAxIMCgRuYW1lGAMgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0Eg4KBnJldXNlZBgFIAEoCCJlChJDbG9zZVRhcmdldFJlcXVlc3QSDwoHY2hhdF9pZBgBIAEoAxIRCgl0aHJlYWRfaWQYAiABKAMSKwoGdGFyZ2V0GAMgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQiFQoTQ2xvc2VUYXJnZXRSZXNwb25zZSJ1Cg1BdHRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJEg8KB2NoYXRfaWQYAiABKAMSEQoJdGhyZWFkX2lkGAMgASgDEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0IhAKDkF0dGFjaFJlc3BvbnNlIiQKDURldGFjaFJlcXVlc3QSEwoLaW5zdGFuY2VfaWQYASABKAkiEAoORGV0YWNoUmVzcG9uc2UiFwoVV2F0Y2hPY2N1cGFuY3lSZXF1ZXN0IokBChZXYXRjaE9jY3VwYW5jeVJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EhEKCWFkbWl0dGluZxgCIAEoCBIpCgVwaGFzZRgDIAEoDjIaLmNoYXRidXMucHJvdmlkZXIudjEuUGhhc2UiYwoJT2NjdXBhbmN5EhAKCGF0dGFjaGVkGAEgASgNEhAKCGluZmxpZ2h0GAIgASgNEg8KB2luYm91bmQYAyABKA0SEAoIb3V0Ym91bmQYBCABKA0SDwoHY2xlYW51cBgFIAEoDSKEAQoFRmVuY2USHgoKcmVxdWVzdF9pZBgBIAEoCUIKukgHcgUQARiAARIQCghvd25lcl9pZBgCIAEoCRISCgpnZW5lcmF0aW9uGAMgASgNEjUKC2luY2FybmF0aW9uGAQgASgLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5JbmNhcm5hdGlvbiJtCg5QcmVwYXJlUmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBARIoCgVsZWFzZRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJ6Cg9QcmVwYXJlUmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSNAoQbGVhc2VfZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiQgoNQ29tbWl0UmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBASJDCg5Db21taXRSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeSJCCg1DYW5jZWxSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIhAKDkNhbmNlbFJlc3BvbnNlIg8KDVN0YXR1c1JlcXVlc3Qi4gEKDlN0YXR1c1Jlc3BvbnNlEikKBXBoYXNlGAEgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZRIRCglhZG1pdHRpbmcYAiABKAgSMQoJb2NjdXBhbmN5GAMgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSNAoQbGVhc2VfZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKcmVxdWVzdF9pZBgFIAEoCRIVCg1oZWFsdGhfZGV0YWlsGAYgASgJKoQBCg1SZWZlcmVuY2VLaW5kEh4KGlJFRkVSRU5DRV9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWUkVGRVJFTkNFX0tJTkRfTUVTU0FHRRABEhcKE1JFRkVSRU5DRV9LSU5EX0ZJTEUQAhIeChpSRUZFUkVOQ0VfS0lORF9JTlRFUkFDVElPThADKpwBCgpVcGRhdGVLaW5kEhsKF1VQREFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTVVBEQVRFX0tJTkRfTUVTU0FHRRABEh4KGlVQREFURV9LSU5EX0VESVRFRF9NRVNTQUdFEAISHgoaVVBEQVRFX0tJTkRfQ0FMTEJBQ0tfUVVFUlkQAxIYChRVUERBVEVfS0lORF9SRUFDVElPThAEKnkKC1RocmVhZFN0YXRlEhwKGFRIUkVBRF9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVRIUkVBRF9TVEFURV9SRU9QRU5FRBABEhcKE1RIUkVBRF9TVEFURV9DTE9TRUQQAhIYChRUSFJFQURfU1RBVEVfREVMRVRFRBADKlcKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfSURMRRABEhIKDlBIQVNFX1BSRVBBUkVEEAISEwoPUEhBU0VfQ09NTUlUVEVEEAMy5AoKD1Byb3ZpZGVyU2VydmljZRJXCghJZGVudGlmeRIkLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlc3BvbnNlElcKCERlc2NyaWJlEiQuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVzcG9uc2USWAoHVXBkYXRlcxIjLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXNwb25zZSgBMAESSwoEQ2FsbBIgLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlcXVlc3QaIS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXNwb25zZRJfCgpVcGxvYWRGaWxlEiYuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdBonLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESZQoMRG93bmxvYWRGaWxlEiguY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GikuY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEmwKD1Byb3Zpc2lvblRhcmdldBIrLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBosLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USYAoLQ2xvc2VUYXJnZXQSJy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVxdWVzdBooLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXNwb25zZRJRCgZBdHRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlc3BvbnNlElEKBkRldGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVzcG9uc2USawoOV2F0Y2hPY2N1cGFuY3kSKi5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVxdWVzdBorLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXNwb25zZTABElQKB1ByZXBhcmUSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVzcG9uc2USUQoGQ29tbWl0EiIuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXNwb25zZRJRCgZDYW5jZWwSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlc3BvbnNlElEKBlN0YXR1cxIiLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVzcG9uc2VCQVo/Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy9wcm92aWRlci92MTtwcm92aWRlcnYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3QipQEKEERlc2NyaWJlUmVzcG9uc2USEAoIcGxhdGZvcm0YASABKAkSLAoHbWV0aG9kcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kEhYKDm1heF90ZXh0X2NoYXJzGAMgASgNEg8KB3dlYl91cmwYBCABKAkSKAoFdmVyYnMYBSADKAsyGS5jaGF0YnVzLnByb3ZpZGVyLnYxLlZlcmIiKAoEVmVyYhIMCgRuYW1lGAEgASgJEhIKCmlkZW1wb3RlbnQYAiABKAgiagoKU2VuZFBhcmFtcxIMCgR0ZXh0GAEgASgJEhAKCHJlcGx5X3RvGAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbhIOCgZwcm9tcHQYBCABKAgiXAoKRWRpdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkSLAoHYnV0dG9ucxgDIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuQnV0dG9uIjAKC1JlYWN0UGFyYW1zEhIKCm1lc3NhZ2VfaWQYASABKAkSDQoFZW1vamkYAiABKAkiDgoMVHlwaW5nUGFyYW1zIjQKDEFuc3dlclBhcmFtcxIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIiUKBkJ1dHRvbhINCgVsYWJlbBgBIAEoCRIMCgRkYXRhGAIgASgJIiEKClZlcmJSZXN1bHQSEwoLbWVzc2FnZV9pZHMYASADKAkiXAoGTWV0aG9kEgwKBG5hbWUYASABKAkSMAoGcGFyYW1zGAIgAygLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5NZXRob2RQYXJhbRISCgppZGVtcG90ZW50GAMgASgIIl8KC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSMAoEa2luZBgCIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCJJCglSZWZlcmVuY2USMAoEa2luZBgBIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIKCgJpZBgCIAEoCSI0CgZUYXJnZXQSDAoEY2hhdBgBIAEoCRIOCgZ0aHJlYWQYAiABKAkSDAoEbmFtZRgDIAEoCSKOAQoQSWRlbnRpZnlSZXNwb25zZRIMCgRuYW1lGAEgASgJEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uEg8KB2FjY291bnQYBSABKAki5gEKDlVwZGF0ZXNSZXF1ZXN0EjoKBXN0YXJ0GAEgASgLMikuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5TdGFydEgAEjYKA2FjaxgCIAEoCzInLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuQWNrSAAaPwoFU3RhcnQSDgoGY3Vyc29yGAEgASgDEg0KBXN0YXRlGAIgASgMEhcKD2FjY2VwdHNfYmF0Y2hlcxgDIAEoCBoYCgNBY2sSEQoJdXBkYXRlX2lkGAEgASgDQgUKA21zZyJsCg9VcGRhdGVzUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUSLAoHdXBkYXRlcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlIrcDCgZVcGRhdGUSEQoJdXBkYXRlX2lkGAEgASgDEg8KB2NoYXRfaWQYAiABKAMSEQoJdGhyZWFkX2lkGAMgASgDEhQKDGZyb21fdXNlcl9pZBgEIAEoAxItCgRraW5kGAUgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVLaW5kEgwKBHRleHQYBiABKAkSDwoHcGF5bG9hZBgHIAEoDBIvCgtyZWNlaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYWxsb3dlZBgJIAEoCBIzCgpyZWZlcmVuY2VzGAogASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzEgwKBGNoYXQYCyABKAkSDgoGdGhyZWFkGAwgASgJEg4KBnNlbmRlchgNIAEoCRIQCghkZWR1cF9pZBgOIAEoCRIOCgZjdXJzb3IYDyABKAwSEwoLc2VuZGVyX25hbWUYECABKAkSNgoMdGhyZWFkX3N0YXRlGBEgASgOMiAuY2hhdGJ1cy5wcm92aWRlci52MS5UaHJlYWRTdGF0ZSJ+CgpSZWZlcmVuY2VzEhMKC21lc3NhZ2VfaWRzGAEgAygDEhoKEmNhbGxiYWNrX3F1ZXJ5X2lkcxgCIAMoCRIQCghmaWxlX2lkcxgDIAMoCRItCgVpdGVtcxgEIAMoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlIoMBCgtDYWxsUmVxdWVzdBIZCgZtZXRob2QYASABKAlCCbpIBnIEEAEYQBITCgtwYXJhbXNfanNvbhgCIAEoDBIXCg9pZGVtcG90ZW5jeV9rZXkYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQiWAoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMi+QEKEVVwbG9hZEZpbGVSZXF1ZXN0Ej8KBmhlYWRlchgBIAEoCzItLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QuSGVhZGVySAASDwoFY2h1bmsYAiABKAxIABqKAQoGSGVhZGVyEg8KB2NoYXRfaWQYASABKAMSEQoJdGhyZWFkX2lkGAIgASgDEhAKCGZpbGVuYW1lGAMgASgJEg8KB2NhcHRpb24YBCABKAkSDAoEa2luZBgFIAEoCRIrCgZ0YXJnZXQYBiABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJIn0KFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIPCgdjaGF0X2lkGAIgASgDEgwKBGNoYXQYAyABKAkSKgoFcmV1c2UYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKIAQoXUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USDwoHY2hhdF9pZBgBIAEoAxIRCgl0aHJlYWRfaWQYAiABKAMSDAoEbmFtZRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldBIOCgZyZXVzZWQYBSABKAgiZQoSQ2xvc2VUYXJnZXRSZXF1ZXN0Eg8KB2NoYXRfaWQYASABKAMSEQoJdGhyZWFkX2lkGAIgASgDEisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0IhUKE0Nsb3NlVGFyZ2V0UmVzcG9uc2UidQoNQXR0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCRIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCIQCg5BdHRhY2hSZXNwb25zZSIkCg1EZXRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJIhAKDkRldGFjaFJlc3BvbnNlIhcKFVdhdGNoT2NjdXBhbmN5UmVxdWVzdCKJAQoWV2F0Y2hPY2N1cGFuY3lSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRIRCglhZG1pdHRpbmcYAiABKAgSKQoFcGhhc2UYAyABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlImMKCU9jY3VwYW5jeRIQCghhdHRhY2hlZBgBIAEoDRIQCghpbmZsaWdodBgCIAEoDRIPCgdpbmJvdW5kGAMgASgNEhAKCG91dGJvdW5kGAQgASgNEg8KB2NsZWFudXAYBSABKA0ihAEKBUZlbmNlEh4KCnJlcXVlc3RfaWQYASABKAlCCrpIB3IFEAEYgAESEAoIb3duZXJfaWQYAiABKAkSEgoKZ2VuZXJhdGlvbhgDIAEoDRI1CgtpbmNhcm5hdGlvbhgEIAEoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuSW5jYXJuYXRpb24ibQoOUHJlcGFyZVJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQESKAoFbGVhc2UYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iegoPUHJlcGFyZVJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkIKDUNvbW1pdFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiQwoOQ29tbWl0UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kiQgoNQ2FuY2VsUmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBASIQCg5DYW5jZWxSZXNwb25zZSIPCg1TdGF0dXNSZXF1ZXN0IuIBCg5TdGF0dXNSZXNwb25zZRIpCgVwaGFzZRgBIAEoDjIaLmNoYXRidXMucHJvdmlkZXIudjEuUGhhc2USEQoJYWRtaXR0aW5nGAIgASgIEjEKCW9jY3VwYW5jeRgDIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJlcXVlc3RfaWQYBSABKAkSFQoNaGVhbHRoX2RldGFpbBgGIAEoCSqEAQoNUmVmZXJlbmNlS2luZBIeChpSRUZFUkVOQ0VfS0lORF9VTlNQRUNJRklFRBAAEhoKFlJFRkVSRU5DRV9LSU5EX01FU1NBR0UQARIXChNSRUZFUkVOQ0VfS0lORF9GSUxFEAISHgoaUkVGRVJFTkNFX0tJTkRfSU5URVJBQ1RJT04QAyqcAQoKVXBkYXRlS2luZBIbChdVUERBVEVfS0lORF9VTlNQRUNJRklFRBAAEhcKE1VQREFURV9LSU5EX01FU1NBR0UQARIeChpVUERBVEVfS0lORF9FRElURURfTUVTU0FHRRACEh4KGlVQREFURV9LSU5EX0NBTExCQUNLX1FVRVJZEAMSGAoUVVBEQVRFX0tJTkRfUkVBQ1RJT04QBCp5CgtUaHJlYWRTdGF0ZRIcChhUSFJFQURfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVUSFJFQURfU1RBVEVfUkVPUEVORUQQARIXChNUSFJFQURfU1RBVEVfQ0xPU0VEEAISGAoUVEhSRUFEX1NUQVRFX0RFTEVURUQQAypXCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg4KClBIQVNFX0lETEUQARISCg5QSEFTRV9QUkVQQVJFRBACEhMKD1BIQVNFX0NPTU1JVFRFRBADMuQKCg9Qcm92aWRlclNlcnZpY2USVwoISWRlbnRpZnkSJC5jaGF0YnVzLnByb3ZpZGVyLnYxLklkZW50aWZ5UmVxdWVzdBolLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXNwb25zZRJXCghEZXNjcmliZRIkLmNoYXRidXMucHJvdmlkZXIudjEuRGVzY3JpYmVSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlc3BvbnNlElgKB1VwZGF0ZXMSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVzcG9uc2UoATABEksKBENhbGwSIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXF1ZXN0GiEuY2hhdGJ1cy5wcm92aWRlci52MS5DYWxsUmVzcG9uc2USXwoKVXBsb2FkRmlsZRImLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QaJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXNwb25zZSgBEmUKDERvd25sb2FkRmlsZRIoLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVxdWVzdBopLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVzcG9uc2UwARJsCg9Qcm92aXNpb25UYXJnZXQSKy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlcXVlc3QaLC5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlc3BvbnNlEmAKC0Nsb3NlVGFyZ2V0EicuY2hhdGJ1cy5wcm92aWRlci52MS5DbG9zZVRhcmdldFJlcXVlc3QaKC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVzcG9uc2USUQoGQXR0YWNoEiIuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXNwb25zZRJRCgZEZXRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlc3BvbnNlEmsKDldhdGNoT2NjdXBhbmN5EiouY2hhdGJ1cy5wcm92aWRlci52MS5XYXRjaE9jY3VwYW5jeVJlcXVlc3QaKy5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVzcG9uc2UwARJUCgdQcmVwYXJlEiMuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVxdWVzdBokLmNoYXRidXMucHJvdmlkZXIudjEuUHJlcGFyZVJlc3BvbnNlElEKBkNvbW1pdBIiLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVzcG9uc2USUQoGQ2FuY2VsEiIuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXNwb25zZRJRCgZTdGF0dXMSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1JlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1Jlc3BvbnNlQkFaP2dpdGh1Yi5jb20vY2hhdGJ1cy9jaGF0YnVzL3Byb3RvL2NoYXRidXMvcHJvdmlkZXIvdjE7cHJvdmlkZXJ2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Incarnation identifies one process: pid plus its start time (Linux:
@@ -100,6 +100,14 @@ export type DescribeResponse = Message<"chatbus.provider.v1.DescribeResponse"> &
    * @generated from field: string web_url = 4;
    */
   webUrl: string;
+
+  /**
+   * The message verbs the provider implements (see Verb). Every provider
+   * implements send and edit.
+   *
+   * @generated from field: repeated chatbus.provider.v1.Verb verbs = 5;
+   */
+  verbs: Verb[];
 };
 
 /**
@@ -108,6 +116,231 @@ export type DescribeResponse = Message<"chatbus.provider.v1.DescribeResponse"> &
  */
 export const DescribeResponseSchema: GenMessage<DescribeResponse> = /*@__PURE__*/
   messageDesc(file_chatbus_provider_v1_provider, 3);
+
+/**
+ * Verb is a platform-neutral message verb a provider implements. A verb
+ * is called like a method: CallRequest.method is the verb's name and
+ * params_json its params message in protobuf's JSON form with the proto
+ * field names (SendParams for "send", …); the supervisor checks the ids
+ * they name against the thread (reply_to, message_id: a message;
+ * interaction_id: an interaction), so a provider declares none. The
+ * provider renders the Markdown text for its platform and splits what is
+ * longer than one message may be, every part valid on its own. The result
+ * (CallResponse) lists the messages sent, in order, as references of kind
+ * MESSAGE, and result_json is a VerbResult.
+ *
+ * @generated from message chatbus.provider.v1.Verb
+ */
+export type Verb = Message<"chatbus.provider.v1.Verb"> & {
+  /**
+   * "send" (SendParams), "edit" (EditParams), "react" (ReactParams),
+   * "typing" (TypingParams) or "answer" (AnswerParams). A provider must not
+   * declare a method of one of these names.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * As Method.idempotent.
+   *
+   * @generated from field: bool idempotent = 2;
+   */
+  idempotent: boolean;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.Verb.
+ * Use `create(VerbSchema)` to create a new message.
+ */
+export const VerbSchema: GenMessage<Verb> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 4);
+
+/**
+ * SendParams posts a message in the call's thread.
+ *
+ * @generated from message chatbus.provider.v1.SendParams
+ */
+export type SendParams = Message<"chatbus.provider.v1.SendParams"> & {
+  /**
+   * Markdown (CommonMark).
+   *
+   * @generated from field: string text = 1;
+   */
+  text: string;
+
+  /**
+   * A message of the thread to answer; empty: none.
+   *
+   * @generated from field: string reply_to = 2;
+   */
+  replyTo: string;
+
+  /**
+   * One row of buttons, under the last part.
+   *
+   * @generated from field: repeated chatbus.provider.v1.Button buttons = 3;
+   */
+  buttons: Button[];
+
+  /**
+   * A question the person must answer (a permission prompt).
+   *
+   * @generated from field: bool prompt = 4;
+   */
+  prompt: boolean;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.SendParams.
+ * Use `create(SendParamsSchema)` to create a new message.
+ */
+export const SendParamsSchema: GenMessage<SendParams> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 5);
+
+/**
+ * EditParams replaces the text and the buttons of a message the bot sent.
+ * A text that does not fit one message is refused (INVALID_ARGUMENT).
+ *
+ * @generated from message chatbus.provider.v1.EditParams
+ */
+export type EditParams = Message<"chatbus.provider.v1.EditParams"> & {
+  /**
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * The buttons after the edit; none removes them.
+   *
+   * @generated from field: repeated chatbus.provider.v1.Button buttons = 3;
+   */
+  buttons: Button[];
+};
+
+/**
+ * Describes the message chatbus.provider.v1.EditParams.
+ * Use `create(EditParamsSchema)` to create a new message.
+ */
+export const EditParamsSchema: GenMessage<EditParams> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 6);
+
+/**
+ * ReactParams sets the bot's reaction on a message.
+ *
+ * @generated from message chatbus.provider.v1.ReactParams
+ */
+export type ReactParams = Message<"chatbus.provider.v1.ReactParams"> & {
+  /**
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * @generated from field: string emoji = 2;
+   */
+  emoji: string;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.ReactParams.
+ * Use `create(ReactParamsSchema)` to create a new message.
+ */
+export const ReactParamsSchema: GenMessage<ReactParams> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 7);
+
+/**
+ * TypingParams shows that the bot is working, for a few seconds.
+ *
+ * @generated from message chatbus.provider.v1.TypingParams
+ */
+export type TypingParams = Message<"chatbus.provider.v1.TypingParams"> & {
+};
+
+/**
+ * Describes the message chatbus.provider.v1.TypingParams.
+ * Use `create(TypingParamsSchema)` to create a new message.
+ */
+export const TypingParamsSchema: GenMessage<TypingParams> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 8);
+
+/**
+ * AnswerParams acknowledges a button press.
+ *
+ * @generated from message chatbus.provider.v1.AnswerParams
+ */
+export type AnswerParams = Message<"chatbus.provider.v1.AnswerParams"> & {
+  /**
+   * @generated from field: string interaction_id = 1;
+   */
+  interactionId: string;
+
+  /**
+   * A short notice for the person who pressed; empty: none.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.AnswerParams.
+ * Use `create(AnswerParamsSchema)` to create a new message.
+ */
+export const AnswerParamsSchema: GenMessage<AnswerParams> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 9);
+
+/**
+ * Button is a button under a message: a press is an update of kind
+ * CALLBACK_QUERY whose text is data, with a reference of kind INTERACTION
+ * to answer.
+ *
+ * @generated from message chatbus.provider.v1.Button
+ */
+export type Button = Message<"chatbus.provider.v1.Button"> & {
+  /**
+   * @generated from field: string label = 1;
+   */
+  label: string;
+
+  /**
+   * @generated from field: string data = 2;
+   */
+  data: string;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.Button.
+ * Use `create(ButtonSchema)` to create a new message.
+ */
+export const ButtonSchema: GenMessage<Button> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 10);
+
+/**
+ * VerbResult is the result_json of a verb.
+ *
+ * @generated from message chatbus.provider.v1.VerbResult
+ */
+export type VerbResult = Message<"chatbus.provider.v1.VerbResult"> & {
+  /**
+   * The messages sent or edited, in order.
+   *
+   * @generated from field: repeated string message_ids = 1;
+   */
+  messageIds: string[];
+};
+
+/**
+ * Describes the message chatbus.provider.v1.VerbResult.
+ * Use `create(VerbResultSchema)` to create a new message.
+ */
+export const VerbResultSchema: GenMessage<VerbResult> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 11);
 
 /**
  * Method is one platform method followers may call.
@@ -146,7 +379,7 @@ export type Method = Message<"chatbus.provider.v1.Method"> & {
  * Use `create(MethodSchema)` to create a new message.
  */
 export const MethodSchema: GenMessage<Method> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 4);
+  messageDesc(file_chatbus_provider_v1_provider, 12);
 
 /**
  * MethodParam is a Call parameter that names an id of the thread.
@@ -177,7 +410,7 @@ export type MethodParam = Message<"chatbus.provider.v1.MethodParam"> & {
  * Use `create(MethodParamSchema)` to create a new message.
  */
 export const MethodParamSchema: GenMessage<MethodParam> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 5);
+  messageDesc(file_chatbus_provider_v1_provider, 13);
 
 /**
  * Reference is one platform id, with its kind, as text.
@@ -201,7 +434,7 @@ export type Reference = Message<"chatbus.provider.v1.Reference"> & {
  * Use `create(ReferenceSchema)` to create a new message.
  */
 export const ReferenceSchema: GenMessage<Reference> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 6);
+  messageDesc(file_chatbus_provider_v1_provider, 14);
 
 /**
  * Target names a thread by the platform's own ids, as text (Telegram
@@ -235,7 +468,7 @@ export type Target = Message<"chatbus.provider.v1.Target"> & {
  * Use `create(TargetSchema)` to create a new message.
  */
 export const TargetSchema: GenMessage<Target> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 7);
+  messageDesc(file_chatbus_provider_v1_provider, 15);
 
 /**
  * @generated from message chatbus.provider.v1.IdentifyResponse
@@ -280,7 +513,7 @@ export type IdentifyResponse = Message<"chatbus.provider.v1.IdentifyResponse"> &
  * Use `create(IdentifyResponseSchema)` to create a new message.
  */
 export const IdentifyResponseSchema: GenMessage<IdentifyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 8);
+  messageDesc(file_chatbus_provider_v1_provider, 16);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesRequest
@@ -309,7 +542,7 @@ export type UpdatesRequest = Message<"chatbus.provider.v1.UpdatesRequest"> & {
  * Use `create(UpdatesRequestSchema)` to create a new message.
  */
 export const UpdatesRequestSchema: GenMessage<UpdatesRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 9);
+  messageDesc(file_chatbus_provider_v1_provider, 17);
 
 /**
  * Start begins delivery at the stored cursor.
@@ -350,7 +583,7 @@ export type UpdatesRequest_Start = Message<"chatbus.provider.v1.UpdatesRequest.S
  * Use `create(UpdatesRequest_StartSchema)` to create a new message.
  */
 export const UpdatesRequest_StartSchema: GenMessage<UpdatesRequest_Start> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 9, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 17, 0);
 
 /**
  * Ack says every update up to and including update_id is durable (or was
@@ -370,7 +603,7 @@ export type UpdatesRequest_Ack = Message<"chatbus.provider.v1.UpdatesRequest.Ack
  * Use `create(UpdatesRequest_AckSchema)` to create a new message.
  */
 export const UpdatesRequest_AckSchema: GenMessage<UpdatesRequest_Ack> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 9, 1);
+  messageDesc(file_chatbus_provider_v1_provider, 17, 1);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesResponse
@@ -398,7 +631,7 @@ export type UpdatesResponse = Message<"chatbus.provider.v1.UpdatesResponse"> & {
  * Use `create(UpdatesResponseSchema)` to create a new message.
  */
 export const UpdatesResponseSchema: GenMessage<UpdatesResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 10);
+  messageDesc(file_chatbus_provider_v1_provider, 18);
 
 /**
  * Update is one platform update.
@@ -537,7 +770,7 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
  * Use `create(UpdateSchema)` to create a new message.
  */
 export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 11);
+  messageDesc(file_chatbus_provider_v1_provider, 19);
 
 /**
  * References are the platform ids an update makes available to its
@@ -583,7 +816,7 @@ export type References = Message<"chatbus.provider.v1.References"> & {
  * Use `create(ReferencesSchema)` to create a new message.
  */
 export const ReferencesSchema: GenMessage<References> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 12);
+  messageDesc(file_chatbus_provider_v1_provider, 20);
 
 /**
  * @generated from message chatbus.provider.v1.CallRequest
@@ -623,7 +856,7 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 13);
+  messageDesc(file_chatbus_provider_v1_provider, 21);
 
 /**
  * @generated from message chatbus.provider.v1.CallResponse
@@ -648,7 +881,7 @@ export type CallResponse = Message<"chatbus.provider.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 14);
+  messageDesc(file_chatbus_provider_v1_provider, 22);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest
@@ -677,7 +910,7 @@ export type UploadFileRequest = Message<"chatbus.provider.v1.UploadFileRequest">
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 15);
+  messageDesc(file_chatbus_provider_v1_provider, 23);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest.Header
@@ -724,7 +957,7 @@ export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRe
  * Use `create(UploadFileRequest_HeaderSchema)` to create a new message.
  */
 export const UploadFileRequest_HeaderSchema: GenMessage<UploadFileRequest_Header> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 15, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 23, 0);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileResponse
@@ -748,7 +981,7 @@ export type UploadFileResponse = Message<"chatbus.provider.v1.UploadFileResponse
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 16);
+  messageDesc(file_chatbus_provider_v1_provider, 24);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileRequest
@@ -765,7 +998,7 @@ export type DownloadFileRequest = Message<"chatbus.provider.v1.DownloadFileReque
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 17);
+  messageDesc(file_chatbus_provider_v1_provider, 25);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileResponse
@@ -794,7 +1027,7 @@ export type DownloadFileResponse = Message<"chatbus.provider.v1.DownloadFileResp
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18);
+  messageDesc(file_chatbus_provider_v1_provider, 26);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetRequest
@@ -836,7 +1069,7 @@ export type ProvisionTargetRequest = Message<"chatbus.provider.v1.ProvisionTarge
  * Use `create(ProvisionTargetRequestSchema)` to create a new message.
  */
 export const ProvisionTargetRequestSchema: GenMessage<ProvisionTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 19);
+  messageDesc(file_chatbus_provider_v1_provider, 27);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetResponse
@@ -877,7 +1110,7 @@ export type ProvisionTargetResponse = Message<"chatbus.provider.v1.ProvisionTarg
  * Use `create(ProvisionTargetResponseSchema)` to create a new message.
  */
 export const ProvisionTargetResponseSchema: GenMessage<ProvisionTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 20);
+  messageDesc(file_chatbus_provider_v1_provider, 28);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetRequest
@@ -906,7 +1139,7 @@ export type CloseTargetRequest = Message<"chatbus.provider.v1.CloseTargetRequest
  * Use `create(CloseTargetRequestSchema)` to create a new message.
  */
 export const CloseTargetRequestSchema: GenMessage<CloseTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 21);
+  messageDesc(file_chatbus_provider_v1_provider, 29);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetResponse
@@ -919,7 +1152,7 @@ export type CloseTargetResponse = Message<"chatbus.provider.v1.CloseTargetRespon
  * Use `create(CloseTargetResponseSchema)` to create a new message.
  */
 export const CloseTargetResponseSchema: GenMessage<CloseTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 22);
+  messageDesc(file_chatbus_provider_v1_provider, 30);
 
 /**
  * @generated from message chatbus.provider.v1.AttachRequest
@@ -953,7 +1186,7 @@ export type AttachRequest = Message<"chatbus.provider.v1.AttachRequest"> & {
  * Use `create(AttachRequestSchema)` to create a new message.
  */
 export const AttachRequestSchema: GenMessage<AttachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 23);
+  messageDesc(file_chatbus_provider_v1_provider, 31);
 
 /**
  * @generated from message chatbus.provider.v1.AttachResponse
@@ -966,7 +1199,7 @@ export type AttachResponse = Message<"chatbus.provider.v1.AttachResponse"> & {
  * Use `create(AttachResponseSchema)` to create a new message.
  */
 export const AttachResponseSchema: GenMessage<AttachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 24);
+  messageDesc(file_chatbus_provider_v1_provider, 32);
 
 /**
  * @generated from message chatbus.provider.v1.DetachRequest
@@ -983,7 +1216,7 @@ export type DetachRequest = Message<"chatbus.provider.v1.DetachRequest"> & {
  * Use `create(DetachRequestSchema)` to create a new message.
  */
 export const DetachRequestSchema: GenMessage<DetachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25);
+  messageDesc(file_chatbus_provider_v1_provider, 33);
 
 /**
  * @generated from message chatbus.provider.v1.DetachResponse
@@ -996,7 +1229,7 @@ export type DetachResponse = Message<"chatbus.provider.v1.DetachResponse"> & {
  * Use `create(DetachResponseSchema)` to create a new message.
  */
 export const DetachResponseSchema: GenMessage<DetachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 26);
+  messageDesc(file_chatbus_provider_v1_provider, 34);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyRequest
@@ -1009,7 +1242,7 @@ export type WatchOccupancyRequest = Message<"chatbus.provider.v1.WatchOccupancyR
  * Use `create(WatchOccupancyRequestSchema)` to create a new message.
  */
 export const WatchOccupancyRequestSchema: GenMessage<WatchOccupancyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 27);
+  messageDesc(file_chatbus_provider_v1_provider, 35);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyResponse
@@ -1040,7 +1273,7 @@ export type WatchOccupancyResponse = Message<"chatbus.provider.v1.WatchOccupancy
  * Use `create(WatchOccupancyResponseSchema)` to create a new message.
  */
 export const WatchOccupancyResponseSchema: GenMessage<WatchOccupancyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 28);
+  messageDesc(file_chatbus_provider_v1_provider, 36);
 
 /**
  * Occupancy counts the work an owner holds; a doctor commit waits until all
@@ -1090,7 +1323,7 @@ export type Occupancy = Message<"chatbus.provider.v1.Occupancy"> & {
  * Use `create(OccupancySchema)` to create a new message.
  */
 export const OccupancySchema: GenMessage<Occupancy> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 29);
+  messageDesc(file_chatbus_provider_v1_provider, 37);
 
 /**
  * Fence identifies the owner a doctor request is addressed to; a request
@@ -1125,7 +1358,7 @@ export type Fence = Message<"chatbus.provider.v1.Fence"> & {
  * Use `create(FenceSchema)` to create a new message.
  */
 export const FenceSchema: GenMessage<Fence> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 30);
+  messageDesc(file_chatbus_provider_v1_provider, 38);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareRequest
@@ -1149,7 +1382,7 @@ export type PrepareRequest = Message<"chatbus.provider.v1.PrepareRequest"> & {
  * Use `create(PrepareRequestSchema)` to create a new message.
  */
 export const PrepareRequestSchema: GenMessage<PrepareRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 31);
+  messageDesc(file_chatbus_provider_v1_provider, 39);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareResponse
@@ -1171,7 +1404,7 @@ export type PrepareResponse = Message<"chatbus.provider.v1.PrepareResponse"> & {
  * Use `create(PrepareResponseSchema)` to create a new message.
  */
 export const PrepareResponseSchema: GenMessage<PrepareResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 32);
+  messageDesc(file_chatbus_provider_v1_provider, 40);
 
 /**
  * @generated from message chatbus.provider.v1.CommitRequest
@@ -1188,7 +1421,7 @@ export type CommitRequest = Message<"chatbus.provider.v1.CommitRequest"> & {
  * Use `create(CommitRequestSchema)` to create a new message.
  */
 export const CommitRequestSchema: GenMessage<CommitRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 33);
+  messageDesc(file_chatbus_provider_v1_provider, 41);
 
 /**
  * @generated from message chatbus.provider.v1.CommitResponse
@@ -1205,7 +1438,7 @@ export type CommitResponse = Message<"chatbus.provider.v1.CommitResponse"> & {
  * Use `create(CommitResponseSchema)` to create a new message.
  */
 export const CommitResponseSchema: GenMessage<CommitResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 34);
+  messageDesc(file_chatbus_provider_v1_provider, 42);
 
 /**
  * @generated from message chatbus.provider.v1.CancelRequest
@@ -1222,7 +1455,7 @@ export type CancelRequest = Message<"chatbus.provider.v1.CancelRequest"> & {
  * Use `create(CancelRequestSchema)` to create a new message.
  */
 export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 35);
+  messageDesc(file_chatbus_provider_v1_provider, 43);
 
 /**
  * @generated from message chatbus.provider.v1.CancelResponse
@@ -1235,7 +1468,7 @@ export type CancelResponse = Message<"chatbus.provider.v1.CancelResponse"> & {
  * Use `create(CancelResponseSchema)` to create a new message.
  */
 export const CancelResponseSchema: GenMessage<CancelResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 36);
+  messageDesc(file_chatbus_provider_v1_provider, 44);
 
 /**
  * @generated from message chatbus.provider.v1.StatusRequest
@@ -1248,7 +1481,7 @@ export type StatusRequest = Message<"chatbus.provider.v1.StatusRequest"> & {
  * Use `create(StatusRequestSchema)` to create a new message.
  */
 export const StatusRequestSchema: GenMessage<StatusRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 37);
+  messageDesc(file_chatbus_provider_v1_provider, 45);
 
 /**
  * @generated from message chatbus.provider.v1.StatusResponse
@@ -1293,7 +1526,7 @@ export type StatusResponse = Message<"chatbus.provider.v1.StatusResponse"> & {
  * Use `create(StatusResponseSchema)` to create a new message.
  */
 export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 38);
+  messageDesc(file_chatbus_provider_v1_provider, 46);
 
 /**
  * ReferenceKind says what a platform id names.
