@@ -33,6 +33,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/chatbus/chatbus/paths"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	serverauth "github.com/chatbus/chatbus/server/auth"
 	"github.com/chatbus/chatbus/server/console"
@@ -237,7 +238,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	if err := safesocket.PrivateDir(cfg.StateDir); err != nil {
+	if err := paths.PrivateDir(cfg.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	names := make([]string, 0, len(cfg.Providers))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/paths"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -138,7 +139,7 @@ func (b *bridge) download(ctx context.Context, seq uint64, n int, fileID string)
 
 func (b *bridge) downloadTo(ctx context.Context, f *client.Follower, base, fileID string) (string, error) {
 	dir := b.dirs.inbox()
-	if err := privateDir(dir); err != nil {
+	if err := paths.PrivateDir(dir); err != nil {
 		return "", err
 	}
 	tmp, err := os.CreateTemp(dir, ".download-*")

@@ -11,13 +11,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
 	"golang.org/x/sys/unix"
 
 	"github.com/chatbus/chatbus/internal/proc"
+	"github.com/chatbus/chatbus/paths"
 )
 
 // ErrAlreadyRunning reports that another process serves the socket.
@@ -79,7 +79,7 @@ func Listen(ctx context.Context, cfg Config) (*Listener, error) {
 		return nil, fmt.Errorf("lock timeout %s exceeds the maximum %s", cfg.LockTimeout, MaxLockTimeout)
 	}
 	dir := filepath.Dir(cfg.Socket)
-	if err := PrivateDir(dir); err != nil {
+	if err := paths.PrivateDir(dir); err != nil {
 		return nil, err
 	}
 
@@ -179,27 +179,3 @@ func Probe(socket string) (pid int, live bool) {
 // PeerCred returns the credentials of the process at the other end of a Unix
 // socket connection (see proc.PeerCred).
 func PeerCred(conn net.Conn) (*unix.Ucred, error) { return proc.PeerCred(conn) }
-
-// PrivateDir creates dir (and parents) and makes sure it is a directory
-// owned by this user with mode 0700.
-func PrivateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%s is owned by uid %d, not %d", dir, st.Uid, os.Getuid())
-	}
-	if fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("chmod %s: %w", dir, err)
-		}
-	}
-	return nil
-}
