@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/chatbus/chatbus/internal/testkit"
 )
 
 // TestBusctlFreshRun: docs/busctl.md's commands on a fresh supervisor (no
@@ -88,7 +90,7 @@ func TestBusctlAnotherUsersSupervisor(t *testing.T) {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = p.env()
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		var out, errOut syncBuffer
+		var out, errOut testkit.SyncBuffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err := cmd.Run()
 		ee, ok := err.(*exec.ExitError)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -454,7 +455,7 @@ func TestPlaygroundPythonEcho(t *testing.T) {
 		t.Skip(msg)
 	}
 	b := startPlaygroundBus(t, "")
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	cmd := exec.Command(python, "../clients/python/examples/echo_follower.py", "--profile-key", "manual:py", "--thread-name", "pyecho")
 	cmd.Env = append(b.env(), "CHATBUS_SOCKET="+b.socket, "CHATBUS_SECRET_FILE="+filepath.Join(b.state, "secret"))
 	cmd.Stdout, cmd.Stderr = &logs, &logs
