@@ -62,6 +62,7 @@ lint: $(STAMPS) breaking ## buf lint (STANDARD), buf format diff, buf breaking, 
 	buf lint
 	buf format -d --exit-code
 	go vet ./...
+	cd $(ENGINES_BENCH) && go vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 .PHONY: build
@@ -226,6 +227,20 @@ BENCH_BINS  := ./cmd/supervisord ./cmd/provider-bench ./cmd/busbench
 bench: ## Full benchmark (~4 min): table on stdout, JSON in bench-results/latest.json
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ $(BENCH_BINS)
 	$(BIN)/busbench $(BENCH_FLAGS)
+
+# The comparison that chose the journal's engine (docs/performance.md,
+# "Choosing the journal's engine"): raw writes, bbolt, pebble, raft-wal and
+# server/journal appending durably on the same disk, then the journal's
+# inbound pipeline. The engines live in a module of their own
+# (bench/engines/go.mod), so the product's go.mod needs none of them.
+# ENGINES_FLAGS overrides the go test flags, e.g. ENGINES_FLAGS='-benchtime 100ms -count 1'.
+ENGINES_BENCH := bench/engines
+ENGINES_FLAGS ?= -benchtime 500ms -count 3
+
+.PHONY: bench-engines
+bench-engines: ## The journal engine comparison (several minutes): BenchmarkEngines (bench/engines) and BenchmarkPipeline
+	cd $(ENGINES_BENCH) && go test -run '^$$' -bench BenchmarkEngines $(ENGINES_FLAGS) -timeout 30m .
+	go test -run '^$$' -bench BenchmarkPipeline $(ENGINES_FLAGS) -timeout 30m ./server/journal/
 
 .PHONY: bench-quick
 bench-quick: ## Quick benchmark (under a minute, no thresholds): proves the harness works
