@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -48,11 +49,16 @@ func (e *AlreadyRunningError) Error() string {
 func (e *AlreadyRunningError) Unwrap() error { return ErrAlreadyRunning }
 
 // Listener is a bound socket plus the startup lock that guards it. Close
-// removes the socket file and then releases the lock, exactly once.
+// removes the socket file and then releases the lock, exactly once: a
+// later Close (gRPC's Stop closes the listener it serves, and so does its
+// owner) does nothing, so it cannot remove a successor's socket.
 type Listener struct {
 	net.Listener
 	path string
 	lock *flock.Flock
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Config says where to listen.
@@ -150,15 +156,19 @@ func listenLocked(socket string) (net.Listener, error) {
 }
 
 // Close stops listening, removes the socket file and releases the lock.
+// Only the first call does; later ones return its result.
 func (l *Listener) Close() error {
-	err := l.Listener.Close()
-	if rmErr := os.Remove(l.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
-		err = rmErr
-	}
-	if unErr := l.lock.Unlock(); unErr != nil && err == nil {
-		err = unErr
-	}
-	return err
+	l.closeOnce.Do(func() {
+		err := l.Listener.Close()
+		if rmErr := os.Remove(l.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
+			err = rmErr
+		}
+		if unErr := l.lock.Unlock(); unErr != nil && err == nil {
+			err = unErr
+		}
+		l.closeErr = err
+	})
+	return l.closeErr
 }
 
 // Probe dials socket and reports whether something answers, with the pid of
