@@ -39,6 +39,8 @@ var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
 // pressData is a permission button's data: "perm:allow:<id>".
 var pressData = regexp.MustCompile(`^perm:(allow|deny):([A-Za-z0-9_-]{1,40})$`)
 
+// permRequest is one request; permissions.mu guards messageID and
+// answered.
 type permRequest struct {
 	id, tool, text string
 	messageID      string // the prompt in the thread, once posted
@@ -191,7 +193,7 @@ func (p *permissions) press(ctx context.Context, u *chatbusv1.Update) error {
 	if err := p.b.out.verdict(r.id, behavior); err != nil {
 		return fmt.Errorf("%w: %v", errStdout, err)
 	}
-	msgID := r.messageID
+	msgID := p.prompt(r)
 	if msgID == "" {
 		msgID = firstRef(u.GetReferences(), chatbusv1.ReferenceKind_REFERENCE_KIND_MESSAGE)
 	}
@@ -232,8 +234,15 @@ func (p *permissions) reply(ctx context.Context, u *chatbusv1.Update, id, behavi
 			p.b.log.Debug().Err(err).Msg("reacting to a verdict")
 		}
 	}
-	p.showVerdict(ctx, s, r.messageID, r, behavior)
+	p.showVerdict(ctx, s, p.prompt(r), r, behavior)
 	return nil
+}
+
+// prompt is the message of r's prompt in the thread, "" until posted.
+func (p *permissions) prompt(r *permRequest) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return r.messageID
 }
 
 // claim marks request id answered with behavior. It returns the request

@@ -69,7 +69,7 @@ func checkMrkdwnEscapes(s string) error {
 			}
 		case '<':
 			rest := s[i+1:]
-			if !strings.HasPrefix(rest, "http://") && !strings.HasPrefix(rest, "https://") && !strings.HasPrefix(rest, "mailto:") {
+			if !linkScheme(rest, "http", "https", "mailto") {
 				return fmt.Errorf("a < at %d that opens no link", i)
 			}
 			end := strings.IndexByte(rest, '>')

@@ -61,17 +61,9 @@ func renderHTMLBlock(w util.BufWriter, src []byte, n ast.Node, entering bool) (a
 	if !entering {
 		return ast.WalkContinue, nil
 	}
-	b := n.(*ast.HTMLBlock)
-	var raw []byte
-	for i := 0; i < b.Lines().Len(); i++ {
-		seg := b.Lines().At(i)
-		raw = append(raw, seg.Value(src)...)
-	}
-	if b.HasClosure() {
-		raw = append(raw, b.ClosureLine.Value(src)...)
-	}
+	raw := trimTrailingNewlines(htmlBlockText(n.(*ast.HTMLBlock), src))
 	_, _ = w.WriteString("<p>")
-	for i, line := range bytes.Split(trimTrailingNewlines(raw), []byte("\n")) {
+	for i, line := range bytes.Split(raw, []byte("\n")) {
 		if i > 0 {
 			_, _ = w.WriteString("<br>\n")
 		}

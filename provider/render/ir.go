@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -256,15 +257,7 @@ func (b *builder) block(n ast.Node) {
 		b.tight = b.tight[:len(b.tight)-1]
 	case *ast.HTMLBlock:
 		b.sep()
-		var raw []byte
-		for i := 0; i < n.Lines().Len(); i++ {
-			seg := n.Lines().At(i)
-			raw = append(raw, seg.Value(b.src)...)
-		}
-		if n.HasClosure() {
-			raw = append(raw, n.ClosureLine.Value(b.src)...)
-		}
-		b.writeLines(trimTrailingNewlines(raw))
+		b.writeLines(trimTrailingNewlines(htmlBlockText(n, b.src)))
 	case *east.Table:
 		b.sep()
 		b.table(n)
@@ -278,13 +271,27 @@ func (b *builder) block(n ast.Node) {
 			return
 		}
 		b.sep()
-		var raw []byte
-		for i := 0; i < n.Lines().Len(); i++ {
-			seg := n.Lines().At(i)
-			raw = append(raw, seg.Value(b.src)...)
-		}
-		b.writeLines(trimTrailingNewlines(raw))
+		b.writeLines(trimTrailingNewlines(linesText(n.Lines(), b.src)))
 	}
+}
+
+// linesText is the text of a block's lines (with their line breaks).
+func linesText(lines *text.Segments, src []byte) []byte {
+	var out []byte
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		out = append(out, seg.Value(src)...)
+	}
+	return out
+}
+
+// htmlBlockText is the text of an HTML block, closing line included.
+func htmlBlockText(n *ast.HTMLBlock, src []byte) []byte {
+	raw := linesText(n.Lines(), src)
+	if n.HasClosure() {
+		raw = append(raw, n.ClosureLine.Value(src)...)
+	}
+	return raw
 }
 
 func trimTrailingNewlines(s []byte) []byte {
@@ -292,6 +299,29 @@ func trimTrailingNewlines(s []byte) []byte {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// trimBlankLines drops the lines of only white space that start or end a
+// code block (the first line with text keeps its indentation).
+func trimBlankLines(code []byte) []byte {
+	for {
+		i := indexByte(code, '\n')
+		if i < 0 || len(bytes.TrimSpace(code[:i])) > 0 {
+			break
+		}
+		code = code[i+1:]
+	}
+	for {
+		i := bytes.LastIndexByte(code, '\n')
+		if len(bytes.TrimSpace(code[i+1:])) > 0 {
+			break
+		}
+		if i < 0 {
+			return nil
+		}
+		code = code[:i]
+	}
+	return code
 }
 
 // preLine puts a code block on a line of its own, also when it is the
@@ -304,12 +334,7 @@ func (b *builder) preLine() {
 
 // pre writes a code block: a pre span over its lines, not indented.
 func (b *builder) pre(lines *text.Segments, lang string) {
-	var code []byte
-	for i := 0; i < lines.Len(); i++ {
-		seg := lines.At(i)
-		code = append(code, seg.Value(b.src)...)
-	}
-	code = trimTrailingNewlines(code)
+	code := trimBlankLines(linesText(lines, b.src))
 	if len(code) == 0 {
 		return
 	}

@@ -1,9 +1,11 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -91,22 +93,21 @@ func checkTelegram(whole, parts []TelegramPart, limit int) error {
 	wStyles := styles(len(wu), w.Entities)
 	cur := 0
 	for i, p := range parts {
-		if err := CheckTelegram(p, limit); err != nil {
+		if err := checkTelegramPart(p, limit); err != nil {
 			return fmt.Errorf("part %d: %w", i, err)
 		}
 		pu := utf16.Encode([]rune(p.Text))
 		g := cur
 		for g < len(wu) && !slices.Equal(wu[g:min(g+len(pu), len(wu))], pu) {
-			if !isBreakSpace(rune(wu[g])) {
+			// White space a cut took, or a part of white space only, which
+			// Telegram() drops (Telegram refuses it).
+			if !unicode.IsSpace(rune(wu[g])) {
 				return fmt.Errorf("part %d (%q…) is not where part %d ended (unit %d): lost or repeated text", i, head(p.Text), i-1, cur)
 			}
 			g++
 		}
 		if g == len(wu) {
 			return fmt.Errorf("part %d (%q…) is not in the whole text", i, head(p.Text))
-		}
-		if i == 0 && g != 0 {
-			return fmt.Errorf("the first part starts at unit %d", g)
 		}
 		ps := styles(len(pu), p.Entities)
 		for j := range pu {
@@ -116,8 +117,12 @@ func checkTelegram(whole, parts []TelegramPart, limit int) error {
 		}
 		cur = g + len(pu)
 	}
-	if cur != len(wu) {
-		return fmt.Errorf("the parts end at unit %d of %d", cur, len(wu))
+	// What follows the last part may only be white space (a part of only
+	// white space is dropped).
+	for _, c := range wu[cur:] {
+		if !unicode.IsSpace(rune(c)) {
+			return fmt.Errorf("the parts end at unit %d of %d", cur, len(wu))
+		}
 	}
 	return nil
 }
@@ -142,4 +147,86 @@ func styles(n int, es []Entity) [][]string {
 		slices.Sort(out[j])
 	}
 	return out
+}
+
+// checkTelegramPart reports what the Bot API would refuse in p, or nil:
+// text empty or longer than limit UTF-16 units (limit <= 0: TelegramLimit),
+// an entity of an unknown type, empty, out of the text or splitting a
+// surrogate pair, a text_link without URL, and entities that cross or nest
+// where Telegram forbids it (styles hold anything but code and pre; a link
+// holds only styles; code and pre hold nothing; no entity in one of its own
+// type). The same rules as tgtest's, which refuses as the Bot API does.
+func checkTelegramPart(p TelegramPart, limit int) error {
+	if limit <= 0 {
+		limit = TelegramLimit
+	}
+	u := utf16.Encode([]rune(p.Text))
+	if strings.TrimSpace(p.Text) == "" {
+		return errors.New("message text is empty")
+	}
+	if len(u) > limit {
+		return fmt.Errorf("text of %d UTF-16 units, more than %d", len(u), limit)
+	}
+	es := slices.Clone(p.Entities)
+	slices.SortStableFunc(es, func(a, b Entity) int {
+		if a.Offset != b.Offset {
+			return a.Offset - b.Offset
+		}
+		return b.Length - a.Length
+	})
+	inPair := func(i int) bool { return i > 0 && i < len(u) && utf16.IsSurrogate(rune(u[i])) && u[i] >= 0xDC00 }
+	var stack []Entity
+	for _, e := range es {
+		end := e.Offset + e.Length
+		switch {
+		case !slices.Contains(telegramTypes[1:], e.Type):
+			return fmt.Errorf("entity type %q unknown", e.Type)
+		case e.Length <= 0 || e.Offset < 0 || end > len(u):
+			return fmt.Errorf("%s entity [%d,+%d) out of the text's %d units", e.Type, e.Offset, e.Length, len(u))
+		case inPair(e.Offset) || inPair(end):
+			return fmt.Errorf("%s entity [%d,+%d) splits a surrogate pair", e.Type, e.Offset, e.Length)
+		case e.Type == "text_link" && e.URL == "":
+			return errors.New("text_link entity without url")
+		}
+		for len(stack) > 0 && stack[len(stack)-1].Offset+stack[len(stack)-1].Length <= e.Offset {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 {
+			top := stack[len(stack)-1]
+			if end > top.Offset+top.Length {
+				return fmt.Errorf("%s entity [%d,+%d) crosses %s entity [%d,+%d)", e.Type, e.Offset, e.Length, top.Type, top.Offset, top.Length)
+			}
+			for _, outer := range stack {
+				if !mayHold(outer.Type, e.Type) {
+					return fmt.Errorf("%s entity [%d,+%d) inside %s entity [%d,+%d)", e.Type, e.Offset, e.Length, outer.Type, outer.Offset, outer.Length)
+				}
+			}
+		}
+		stack = append(stack, e)
+	}
+	return nil
+}
+
+func isStyle(t string) bool {
+	return t == "bold" || t == "italic" || t == "strikethrough" || t == "underline" || t == "spoiler"
+}
+
+// mayHold says whether Telegram lets an entity of type outer hold one of
+// type inner.
+func mayHold(outer, inner string) bool {
+	switch {
+	case outer == inner:
+		return false
+	case outer == "code" || outer == "pre":
+		return false
+	case inner == "code" || inner == "pre":
+		return outer == "blockquote"
+	case outer == "blockquote":
+		return inner != "blockquote"
+	case isStyle(outer):
+		return true
+	case isStyle(inner):
+		return true
+	}
+	return false
 }

@@ -78,9 +78,10 @@ type layout struct {
 	frames []frame // sorted by lo, an outer frame before the frames it holds
 	zones  []zone  // extra places not to cut (an escape such as &amp;)
 
-	// Computed by prepare.
-	noCut    []zone // merged, sorted
-	verbatim []zone // content ranges [lo, hi) of verbatim frames, merged
+	// Computed by prepare, merged and sorted.
+	noCut    []zone // where no cut may fall: markup, escapes, whole frames
+	broken   []zone // where a cut would break markup or an escape
+	verbatim []zone // content ranges [lo, hi) of verbatim frames
 }
 
 // A piece is one part of a layout: prefix + text[start:end] + suffix. The
@@ -92,32 +93,34 @@ type piece struct {
 }
 
 func (l *layout) prepare() {
-	nc := slices.Clone(l.zones)
-	var vb []zone
+	hard := l.zones[:len(l.zones):len(l.zones)] // appends copy
+	var whole, vb []zone
 	for _, f := range l.frames {
 		if f.lo < f.cs {
-			nc = append(nc, zone{f.lo + 1, f.cs})
+			hard = append(hard, zone{f.lo + 1, f.cs})
 		}
 		if f.ce < f.hi {
-			nc = append(nc, zone{f.ce, f.hi - 1})
+			hard = append(hard, zone{f.ce, f.hi - 1})
 		}
 		if f.whole && f.hi-f.lo > 1 {
-			nc = append(nc, zone{f.lo + 1, f.hi - 1})
+			whole = append(whole, zone{f.lo + 1, f.hi - 1})
 		}
 		if f.verbatim && f.cs < f.ce {
 			vb = append(vb, zone{f.cs, f.ce})
 		}
 	}
-	l.noCut = mergeZones(nc, 0)
+	l.broken = mergeZones(hard, 0)
+	l.noCut = mergeZones(append(hard, whole...), 0)
 	l.verbatim = mergeZones(vb, 1)
 }
 
-// mergeZones sorts zs and merges those that overlap (or touch, when the
-// ranges are closed: adjacent = 1).
+// mergeZones returns zs sorted, those that overlap merged (or touch, for
+// closed ranges: open = 0). zs is not changed.
 func mergeZones(zs []zone, open int) []zone {
 	if len(zs) == 0 {
 		return nil
 	}
+	zs = slices.Clone(zs)
 	slices.SortFunc(zs, func(a, b zone) int { return a.lo - b.lo })
 	out := zs[:1]
 	for _, z := range zs[1:] {
@@ -131,10 +134,15 @@ func mergeZones(zs []zone, open int) []zone {
 	return out
 }
 
-// refused reports whether a cut at p is refused by a zone.
-func (l *layout) refused(p int) bool {
-	i := sort.Search(len(l.noCut), func(i int) bool { return l.noCut[i].hi >= p })
-	return i < len(l.noCut) && l.noCut[i].lo <= p
+// refused reports whether a cut at p is refused.
+func (l *layout) refused(p int) bool { return inZones(l.noCut, p) }
+
+// breaks reports whether a cut at p breaks markup or an escape.
+func (l *layout) breaks(p int) bool { return inZones(l.broken, p) }
+
+func inZones(zs []zone, p int) bool {
+	i := sort.Search(len(zs), func(i int) bool { return zs[i].hi >= p })
+	return i < len(zs) && zs[i].lo <= p
 }
 
 // inVerbatim reports whether byte p is in the content of a verbatim frame.
@@ -195,16 +203,27 @@ func (l *layout) split(limit int) []piece {
 		prefix := l.opens(open) // at most half the limit: see fits
 		pu := l.unit.of(prefix)
 		budget := limit - pu
+		if stop-pos <= budget { // a unit takes at least a byte: the rest fits
+			out = append(out, piece{start: pos, end: stop, prefix: prefix})
+			break
+		}
 
 		// Scan forward as far as the budget goes, noting where a cut could
 		// fall.
 		cands = cands[:0]
 		u, i := 0, pos
+		vz := sort.Search(len(l.verbatim), func(k int) bool { return l.verbatim[k].hi > pos })
+		inVerbatim := func(p int) bool { // for p not before i: l.inVerbatim, cheaper
+			for vz < len(l.verbatim) && l.verbatim[vz].hi <= p {
+				vz++
+			}
+			return vz < len(l.verbatim) && l.verbatim[vz].lo <= p
+		}
 	scan:
 		for i < stop {
 			r, w := utf8.DecodeRuneInString(l.text[i:])
 			switch {
-			case l.inVerbatim(i):
+			case inVerbatim(i):
 				if r == '\n' {
 					a := i
 					for a > pos && (l.text[a-1] == ' ' || l.text[a-1] == '\t') && l.inVerbatim(a-1) {
@@ -214,7 +233,7 @@ func (l *layout) split(limit int) []piece {
 				}
 			case isBreakSpace(r):
 				j, nl := i, 0
-				for j < stop && !l.inVerbatim(j) {
+				for j < stop && !inVerbatim(j) {
 					r2, w2 := utf8.DecodeRuneInString(l.text[j:])
 					if !isBreakSpace(r2) {
 						break
@@ -389,30 +408,31 @@ func (l *layout) graphemeCut(pos, h, pu, limit int, open []int) (cand, []int, bo
 	return cand{}, nil, false
 }
 
-// forcedCut is the last resort, when every place to cut is refused: the
-// rightmost code point boundary that fits, preferring one outside the
-// zones, with the markup that closes and reopens the frames it crosses if
-// that fits, and without it (the frames are then broken) otherwise.
+// forcedCut is the last resort, when every place to cut is refused (a
+// link or inline code longer than a part): the rightmost code point
+// boundary that fits and breaks no markup or escape, with the markup that
+// closes and reopens the frames it crosses; failing that, the rightmost
+// that breaks none, without that markup (the frames are then broken);
+// failing that, the most that fits.
 func (l *layout) forcedCut(pos, h, pu, limit int, open []int) (cand, []int) {
-	var fallback *cand
+	var bare *cand
 	u := l.unit.of(l.text[pos:h])
 	for p := h; p > pos; {
 		c := cand{a: p, b: p, units: u}
-		if !l.refused(p) {
-			if cross, ok := l.fits(c, pos, pu, limit, open); ok {
+		if !l.breaks(p) {
+			if cross := l.crossing(p, p, pos, open); pu+u+l.unit.of(l.closes(cross)) <= limit && 2*l.unit.of(l.opens(cross)) <= limit {
 				return c, cross
 			}
-		}
-		if fallback == nil {
-			fallback = &c
+			if bare == nil {
+				bare = &c
+			}
 		}
 		r, w := utf8.DecodeLastRuneInString(l.text[pos:p])
 		p -= w
 		u -= l.unit.ofRune(r)
 	}
-	if fallback == nil { // cannot happen: the budget holds at least one code point
-		_, w := utf8.DecodeRuneInString(l.text[pos:])
-		return cand{a: pos + w, b: pos + w}, nil
+	if bare != nil {
+		return *bare, nil
 	}
-	return *fallback, nil
+	return cand{a: h, b: h}, nil
 }

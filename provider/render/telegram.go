@@ -1,12 +1,9 @@
 package render
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -149,85 +146,4 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// CheckTelegram reports what the Bot API would refuse in p, or nil: text
-// empty or longer than limit UTF-16 units (limit <= 0: TelegramLimit), an
-// entity of an unknown type, empty, out of the text or splitting a
-// surrogate pair, a text_link without URL, and entities that cross or
-// nest where Telegram forbids it (styles hold anything but code and pre; a
-// link holds only styles; code and pre hold nothing; no blockquote in a
-// blockquote). A stand-in for the Bot API can use it to refuse as
-// Telegram does.
-func CheckTelegram(p TelegramPart, limit int) error {
-	if limit <= 0 {
-		limit = TelegramLimit
-	}
-	u := utf16.Encode([]rune(p.Text))
-	if strings.TrimSpace(p.Text) == "" {
-		return errors.New("message text is empty")
-	}
-	if len(u) > limit {
-		return fmt.Errorf("text of %d UTF-16 units, more than %d", len(u), limit)
-	}
-	es := slices.Clone(p.Entities)
-	slices.SortStableFunc(es, func(a, b Entity) int {
-		if a.Offset != b.Offset {
-			return a.Offset - b.Offset
-		}
-		return b.Length - a.Length
-	})
-	inPair := func(i int) bool { return i > 0 && i < len(u) && utf16.IsSurrogate(rune(u[i])) && u[i] >= 0xDC00 }
-	var stack []Entity
-	for _, e := range es {
-		end := e.Offset + e.Length
-		switch {
-		case !slices.Contains(telegramTypes[1:], e.Type):
-			return fmt.Errorf("entity type %q unknown", e.Type)
-		case e.Length <= 0 || e.Offset < 0 || end > len(u):
-			return fmt.Errorf("%s entity [%d,+%d) out of the text's %d units", e.Type, e.Offset, e.Length, len(u))
-		case inPair(e.Offset) || inPair(end):
-			return fmt.Errorf("%s entity [%d,+%d) splits a surrogate pair", e.Type, e.Offset, e.Length)
-		case e.Type == "text_link" && e.URL == "":
-			return errors.New("text_link entity without url")
-		}
-		for len(stack) > 0 && stack[len(stack)-1].Offset+stack[len(stack)-1].Length <= e.Offset {
-			stack = stack[:len(stack)-1]
-		}
-		if len(stack) > 0 {
-			top := stack[len(stack)-1]
-			if end > top.Offset+top.Length {
-				return fmt.Errorf("%s entity [%d,+%d) crosses %s entity [%d,+%d)", e.Type, e.Offset, e.Length, top.Type, top.Offset, top.Length)
-			}
-			for _, outer := range stack {
-				if !mayHold(outer.Type, e.Type) {
-					return fmt.Errorf("%s entity [%d,+%d) inside %s entity [%d,+%d)", e.Type, e.Offset, e.Length, outer.Type, outer.Offset, outer.Length)
-				}
-			}
-		}
-		stack = append(stack, e)
-	}
-	return nil
-}
-
-func isStyle(t string) bool {
-	return t == "bold" || t == "italic" || t == "strikethrough" || t == "underline" || t == "spoiler"
-}
-
-// mayHold says whether Telegram lets an entity of type outer hold one of
-// type inner.
-func mayHold(outer, inner string) bool {
-	switch {
-	case outer == "code" || outer == "pre":
-		return false
-	case inner == "code" || inner == "pre":
-		return outer == "blockquote"
-	case outer == "blockquote":
-		return inner != "blockquote"
-	case isStyle(outer):
-		return true
-	case isStyle(inner):
-		return true
-	}
-	return false
 }

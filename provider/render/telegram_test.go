@@ -126,7 +126,7 @@ func TestTelegram(t *testing.T) {
 				t.Errorf("Telegram(%q)\n got %s\nwant %s", tt.md, js(got), js(tt.want))
 			}
 			for i, p := range got {
-				if err := CheckTelegram(p, 0); err != nil {
+				if err := checkTelegramPart(p, 0); err != nil {
 					t.Errorf("part %d: %v", i, err)
 				}
 			}
@@ -282,12 +282,13 @@ func TestTelegramSplitsLongReply(t *testing.T) {
 	}
 }
 
-func TestCheckTelegram(t *testing.T) {
+func TestCheckTelegramPart(t *testing.T) {
 	tests := []struct {
 		name string
 		part TelegramPart
 		ok   bool
 	}{
+		{"bold in bold", TelegramPart{Text: "abc", Entities: []Entity{bold(0, 3), bold(1, 1)}}, false},
 		{"nested styles", TelegramPart{Text: "abc", Entities: []Entity{bold(0, 3), italic(1, 1)}}, true},
 		{"crossing", TelegramPart{Text: "abc", Entities: []Entity{bold(0, 2), italic(1, 2)}}, false},
 		{"code in bold", TelegramPart{Text: "abc", Entities: []Entity{bold(0, 3), code(1, 1)}}, false},
@@ -305,8 +306,8 @@ func TestCheckTelegram(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := CheckTelegram(tt.part, 0); (err == nil) != tt.ok {
-				t.Errorf("CheckTelegram = %v, want ok %v", err, tt.ok)
+			if err := checkTelegramPart(tt.part, 0); (err == nil) != tt.ok {
+				t.Errorf("checkTelegramPart = %v, want ok %v", err, tt.ok)
 			}
 		})
 	}
