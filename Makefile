@@ -125,6 +125,28 @@ test: ## Run every test with the race detector (browser tests need chromium), th
 	@$(MAKE) --no-print-directory test-clients
 
 # ---------------------------------------------------------------------------
+# Fuzzing. Every `func Fuzz…` of the module's tests (the journal's records,
+# the renderers, Telegram updates and Bot API answers, Slack's Socket Mode
+# frames, Discord's gateway payloads and cursor, the config loader, the
+# loopback pages' guard) is fuzzed for FUZZTIME each. Their seed corpora
+# (testdata/fuzz/<target>) also run as plain tests in `make test`; an input
+# that fails is written there: commit it with the fix.
+FUZZTIME ?= 10s
+
+.PHONY: fuzz
+fuzz: ## Fuzz every target for FUZZTIME each (default 10s)
+	@set -e; n=0; \
+	for f in $$(grep -l '^func Fuzz' $$(git ls-files --cached --others --exclude-standard '*_test.go' | grep -v '^bench/engines/')); do \
+		dir="./$$(dirname "$$f")"; \
+		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$f"); do \
+			echo "== $$t ($$dir, $(FUZZTIME))"; \
+			go test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZTIME) "$$dir"; \
+			n=$$((n+1)); \
+		done; \
+	done; \
+	echo "fuzzed $$n targets for $(FUZZTIME) each"
+
+# ---------------------------------------------------------------------------
 # buf breaking. The protos in the working tree are checked against HEAD (what
 # is not committed yet) and against HEAD's first parent (what the latest
 # commit changed: on CI's fresh clone HEAD is the submitted main, so this is
