@@ -378,10 +378,9 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 		grpc.MaxRecvMsgSize(MaxMessageBytes),
 		grpc.MaxSendMsgSize(MaxMessageBytes),
 		grpc.MaxConcurrentStreams(1<<16),
-		// Followers are many, long-lived and mostly idle: release a
-		// connection's write buffer between writes and keep its read
-		// buffer small (messages of any size still pass).
-		grpc.SharedWriteBuffer(true),
+		// Followers are many, long-lived and mostly idle: keep a
+		// connection's read buffer small (messages of any size still
+		// pass). Its write buffer is released between writes by default.
 		grpc.ReadBufferSize(16<<10),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		// An idle connection is pinged: a peer that stopped answering (a

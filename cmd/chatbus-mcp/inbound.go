@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -194,5 +193,3 @@ func firstNonEmpty(vs ...string) string {
 	}
 	return ""
 }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -48,7 +48,9 @@ func TestEventually(t *testing.T) {
 	}()
 	Eventually(t, "three", func() bool { return n.Load() == 3 })
 
-	msg := failed(func(tb testing.TB) { eventually(tb, "the impossible", func() bool { return false }, 20*time.Millisecond) })
+	msg := failed(func(tb testing.TB) {
+		eventually(tb, "the impossible", func() bool { return false }, 20*time.Millisecond)
+	})
 	if !strings.Contains(msg, "waiting for the impossible") {
 		t.Errorf("a condition that never holds: %q", msg)
 	}

@@ -92,14 +92,6 @@ type tgUpdate struct {
 	MessageReaction *tgMessageReaction `json:"message_reaction,omitempty"`
 }
 
-// tgFile is getFile's answer.
-type tgFile struct {
-	FileID       string `json:"file_id"`
-	FileUniqueID string `json:"file_unique_id"`
-	FileSize     int64  `json:"file_size,omitempty"`
-	FilePath     string `json:"file_path,omitempty"`
-}
-
 func mustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -151,7 +151,7 @@ func TestSendPartsFailing(t *testing.T) {
 	tt := topic(t, p)
 	long := strings.Repeat("word ", 1000) // two parts
 
-	tg.Fail("sendMessage", tgtest.Fault{Delay: 1})       // part 1 goes through
+	tg.Fail("sendMessage", tgtest.Fault{Delay: 1})      // part 1 goes through
 	tg.Fail("sendMessage", tgtest.Fault{RetryAfter: 1}) // part 2: 429, then it goes through
 	res, err := p.Send(ctxT(t), tt, provider.Message{Text: long}, "")
 	if err != nil || len(res.Refs) != 2 {

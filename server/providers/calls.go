@@ -343,7 +343,7 @@ func (cs *calls) run(ctx context.Context) {
 		open, changed := cs.p.adm.state()
 		if open {
 			cs.sendHeld(ctx)
-			open, changed = cs.p.adm.state()
+			_, changed = cs.p.adm.state()
 		}
 		select {
 		case <-ctx.Done():

@@ -50,11 +50,6 @@ func chatKey(provider, chat string) []byte {
 	return append(append([]byte(provider), 0), chat...)
 }
 
-// v1 keys (schema 1), read only by the migration.
-func targetKeyV1(provider string, chat, thread int64) []byte {
-	return putI64(putI64(append([]byte(provider), 0), chat), thread)
-}
-
 func checkKey(what, key string) error {
 	if key == "" || len(key) > maxKeyLen {
 		return fmt.Errorf("%s %q: must be 1 to %d bytes: %w", what, key, maxKeyLen, ErrInvalid)
@@ -120,14 +115,6 @@ func encodeUpdate(u *Update) []byte {
 func appendBytes(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
-}
-
-// entryReceivedAt reads only the receive time of an encoded entry.
-func entryReceivedAt(v []byte) (time.Time, bool) {
-	if len(v) < 9 || (v[0] != updateCodecV1 && v[0] != updateCodecV2) {
-		return time.Time{}, false
-	}
-	return fromUnixNano(int64(binary.BigEndian.Uint64(v[1:9]))), true
 }
 
 // decodeUpdate decodes an entry; it copies, so the result outlives the
@@ -236,14 +223,6 @@ type queueState struct {
 	count        uint64
 	bytes        uint64
 	dropped      uint64
-}
-
-func (st queueState) encode() []byte {
-	b := make([]byte, 0, 40)
-	for _, v := range []uint64{st.lastSeq, st.ackedThrough, st.count, st.bytes, st.dropped} {
-		b = putU64(b, v)
-	}
-	return b
 }
 
 func decodeQueueState(v []byte) (queueState, error) {
