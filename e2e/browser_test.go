@@ -113,7 +113,8 @@ func screenshot(t *testing.T, tab context.Context, dir, name string) {
 }
 
 // buttonFollower echoes messages, answers "/buttons" with two buttons,
-// and answers each pressed button, recording what it got.
+// and answers each pressed button, recording what it got: through the
+// message verbs, with typing before each answer.
 type buttonFollower struct {
 	f     *client.Follower
 	room  string
@@ -133,18 +134,21 @@ func (b *pgBus) buttonFollower(t *testing.T) *buttonFollower {
 	bf := &buttonFollower{f: f, room: f.Registered().GetBinding().GetTarget().GetThread(), texts: map[string]int{}}
 	sctx, scancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	call := func(method string, params any, key string) {
-		raw, _ := json.Marshal(params)
+	// verb makes one verb, again while the playground restarts.
+	verb := func(what string, do func(ctx context.Context) error) {
 		for range 100 {
 			cctx, ccancel := context.WithTimeout(sctx, 30*time.Second)
-			_, err := f.Call(cctx, method, raw, key)
+			err := do(cctx)
 			ccancel()
 			if err == nil || sctx.Err() != nil {
 				return
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		t.Errorf("%s %s: gave up", method, raw)
+		t.Errorf("%s: gave up", what)
+	}
+	send := func(key string, m client.Message) {
+		verb("send "+m.Text, func(ctx context.Context) error { _, err := f.Send(ctx, m, key); return err })
 	}
 	go func() {
 		done <- f.Updates(sctx, 0, func(u *chatbusv1.Update) error {
@@ -154,13 +158,11 @@ func (b *pgBus) buttonFollower(t *testing.T) *buttonFollower {
 				bf.mu.Lock()
 				bf.texts[u.GetText()]++
 				bf.mu.Unlock()
-				call("sendChatAction", map[string]string{"action": "typing"}, "")
+				verb("typing", f.Typing)
 				if u.GetText() == "/buttons" {
-					call("sendMessage", map[string]any{"text": "Which colour?", "reply_markup": map[string]any{
-						"inline_keyboard": [][]map[string]string{{{"text": "Red", "callback_data": "red"}, {"text": "Blue", "callback_data": "blue"}}},
-					}}, key)
+					send(key, client.Message{Text: "Which **colour**?", Buttons: []client.Button{{Label: "Red", Data: "red"}, {Label: "Blue", Data: "blue"}}})
 				} else {
-					call("sendMessage", map[string]string{"text": "echo: " + u.GetText()}, key)
+					send(key, client.Message{Text: "echo: " + u.GetText()})
 				}
 			case chatbusv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY:
 				bf.mu.Lock()
@@ -168,7 +170,7 @@ func (b *pgBus) buttonFollower(t *testing.T) *buttonFollower {
 				bf.mu.Unlock()
 				for _, r := range u.GetReferences() {
 					if r.GetKind() == chatbusv1.ReferenceKind_REFERENCE_KIND_INTERACTION {
-						call("answerCallbackQuery", map[string]string{"callback_query_id": r.GetId(), "text": "you chose " + u.GetText()}, key)
+						verb("answer", func(ctx context.Context) error { return f.Answer(ctx, r.GetId(), "you chose "+u.GetText(), key) })
 					}
 				}
 			}
@@ -308,4 +310,111 @@ func TestBrowserChatAndConsole(t *testing.T) {
 	within(t, tab, 10*time.Second, "reload the chat", chromedp.Reload())
 	until(t, tab, "the history after a reload", `[...document.querySelectorAll(".msg.bot .text")].filter(e => e.textContent === "echo: typed during the restart").length === 1 &&
 		[...document.querySelectorAll(".msg.you .text")].filter(e => e.textContent === "typed during the restart").length === 1`)
+}
+
+// verbLine is a busctl follow input line for a verb.
+func verbLine(t *testing.T, v map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestBrowserFollowMarkdown: busctl follow speaks the verbs to the
+// playground and a person sees it in Chromium: Markdown rendered (bold,
+// code, a code block styled, a long message that stays within the page),
+// typing, a reaction, buttons whose press comes out of follow and is
+// answered; and an agent's <script>, javascript: link and onerror
+// attribute do nothing.
+func TestBrowserFollowMarkdown(t *testing.T) {
+	tab := browserCtx(t)
+	b := startPlaygroundBus(t, "")
+	chatURL := b.loggedURL(t, "playground chat page: open ")
+	within(t, tab, 20*time.Second, "open the chat page", chromedp.Navigate(chatURL))
+	until(t, tab, "the page to be live", `document.querySelector("#conn").textContent === "live"`)
+	fl := b.startFollow(t, sessionDir(t, "shelly"), "--profile-key", "shell:web")
+	reg := fl.next("registered")
+	room := reg["binding"].(map[string]any)["target"].(map[string]any)["thread"].(string)
+	sel := fmt.Sprintf(`#room-list li[data-room="%s"]`, room)
+	until(t, tab, "the follower's room", fmt.Sprintf(`!!document.querySelector(%q)`, sel))
+	within(t, tab, 10*time.Second, "pick the room", chromedp.Click(chromedp.CSS(sel)), chromedp.WaitEnabled(chromedp.CSS("#text")))
+	n := 0
+	say := func(line string) map[string]any {
+		t.Helper()
+		n++
+		fl.send(line)
+		res := fl.next("result")
+		if res["line"] != float64(n) {
+			t.Fatalf("line %d: %v", n, res)
+		}
+		return res
+	}
+
+	// A plain line is Markdown.
+	say("**bold** and `code`")
+	until(t, tab, "bold rendered", `[...document.querySelectorAll(".msg.bot .md strong")].some(e => e.textContent === "bold") &&
+		[...document.querySelectorAll(".msg.bot .md code")].some(e => e.textContent === "code")`)
+
+	// A code block, styled: monospace, dark, scrolling sideways; a long
+	// message stays within the page.
+	long := strings.Repeat("All tests pass; the next step is the release notes. ", 160) +
+		"\n\n```go\n" + strings.Repeat("x := 1 // a line far wider than the page ", 40) + "\n```\n"
+	say(verbLine(t, map[string]any{"verb": "send", "text": long}))
+	until(t, tab, "the long message", `!!document.querySelector(".msg.bot .md pre code.language-go")`)
+	styled, err := chromedp.Run(tab, chromedp.Evaluate[bool](`(() => {
+		const pre = document.querySelector(".msg.bot .md pre"), s = getComputedStyle(pre), box = document.querySelector("#messages");
+		const msg = pre.closest(".msg");
+		return s.whiteSpace === "pre" && s.overflowX === "auto" && s.fontFamily.includes("monospace") && s.backgroundColor !== "rgba(0, 0, 0, 0)" &&
+			pre.scrollWidth > pre.clientWidth && box.scrollWidth <= box.clientWidth && msg.getBoundingClientRect().right <= box.getBoundingClientRect().right;
+	})()`))
+	if err != nil || !styled {
+		t.Errorf("the code block is not styled, or the long message leaves the page (%v)", err)
+	}
+
+	// What would run script in a page does nothing here.
+	hostile := "<script>window.pwned = 1</script>\n\n[click me](javascript:window.pwned=2)\n\n" +
+		"<img src=x onerror=\"window.pwned=3\">\n\n[docs](https://example.com/docs)"
+	say(verbLine(t, map[string]any{"verb": "send", "text": hostile}))
+	until(t, tab, "the hostile message shown as text", `[...document.querySelectorAll(".msg.bot .md")].some(e => e.textContent.includes("<script>window.pwned = 1</script>"))`)
+	within(t, tab, 10*time.Second, "click the javascript: link", chromedp.Click(chromedp.CSS(`.msg.bot .md a:not([href])`)))
+	check, err := chromedp.Run(tab, chromedp.Evaluate[string](`(() => {
+		const links = [...document.querySelectorAll(".msg.bot .md a")];
+		const js = links.find(a => a.textContent === "click me"), docs = links.find(a => a.textContent === "docs");
+		return [typeof window.pwned, document.querySelectorAll("#messages script, #messages img").length,
+			js.hasAttribute("href"), docs.href, docs.target, docs.rel, location.pathname].join(" ");
+	})()`))
+	if want := "undefined 0 false https://example.com/docs _blank noopener noreferrer /"; err != nil || check != want {
+		t.Errorf("after the hostile message: %q (%v), want %q", check, err, want)
+	}
+
+	// Typing; a reaction on what the person wrote.
+	say(`{"verb":"typing"}`)
+	until(t, tab, "typing shown", `!document.querySelector("#typing").hidden && document.querySelector("#typing").textContent === "follower is typing…"`)
+	within(t, tab, 10*time.Second, "type a message", chromedp.SendKeys(chromedp.CSS("#text"), "look at this\r"))
+	u := fl.next("update")
+	mine := refOf(u, "message")
+	if u["kind"] != "message" || u["text"] != "look at this" || mine == "" {
+		t.Fatalf("update %v", u)
+	}
+	say(verbLine(t, map[string]any{"verb": "react", "message_id": mine, "emoji": "👀"}))
+	until(t, tab, "the reaction", fmt.Sprintf(`[...document.querySelectorAll('.msg[data-id="%s"] .reactions span.theirs')].some(e => e.textContent === "👀")`, mine))
+
+	// Buttons: pressed on the page, the press comes out of follow, its
+	// answer shows.
+	res := say(verbLine(t, map[string]any{"verb": "send", "text": "Ship it?", "reply_to": mine, "prompt": true,
+		"buttons": []map[string]string{{"label": "Yes", "data": "yes"}, {"label": "Not yet", "data": "no"}}}))
+	q := messageIDs(res["message_ids"])[0]
+	btn := fmt.Sprintf(`.msg.prompt[data-id="%s"] .kb button[data-data="no"]`, q)
+	until(t, tab, "the buttons", fmt.Sprintf(`!!document.querySelector('%s')`, btn))
+	within(t, tab, 10*time.Second, "press Not yet", chromedp.Click(chromedp.CSS(btn)))
+	u = fl.next("update")
+	interaction := refOf(u, "interaction")
+	if u["kind"] != "callback_query" || u["text"] != "no" || interaction == "" {
+		t.Fatalf("press update %v", u)
+	}
+	say(verbLine(t, map[string]any{"verb": "answer", "interaction_id": interaction, "text": "holding the release"}))
+	until(t, tab, "the answer", fmt.Sprintf(`document.querySelector('.msg[data-id="%s"] .answer')?.textContent === "↳ holding the release"`, q))
+	screenshot(t, tab, t.TempDir(), "playground-markdown.png")
 }

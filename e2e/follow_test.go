@@ -76,6 +76,19 @@ func (s *shellFollow) next(typ string) map[string]any {
 	return nil
 }
 
+// refOf is the id of the reference of kind ("message", "interaction",
+// "file") in an update line, "" if it has none.
+func refOf(u map[string]any, kind string) string {
+	refs, _ := u["references"].([]any)
+	for _, r := range refs {
+		if r, _ := r.(map[string]any); r["kind"] == kind {
+			id, _ := r["id"].(string)
+			return id
+		}
+	}
+	return ""
+}
+
 func (s *shellFollow) send(line string) {
 	s.t.Helper()
 	if _, err := io.WriteString(s.stdin, line+"\n"); err != nil {

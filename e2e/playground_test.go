@@ -228,13 +228,12 @@ func (b *pgBus) echo(t *testing.T, key, cwd string) *echoer {
 			e.seen[u.GetText()]++
 			e.got = append(e.got, u.GetText())
 			e.mu.Unlock()
-			params, _ := json.Marshal(map[string]string{"text": "echo: " + u.GetText()})
 			// Seqs are per binding: two followers use the same keys, which
 			// must not mix (idempotency is per thread).
 			k := fmt.Sprintf("echo:%d", u.GetSeq())
 			for attempt := 0; ; attempt++ {
 				cctx, ccancel := context.WithTimeout(sctx, 30*time.Second)
-				_, err := f.Call(cctx, "sendMessage", params, k)
+				_, err := f.Send(cctx, client.Message{Text: "echo: " + u.GetText()}, k)
 				ccancel()
 				if err == nil || sctx.Err() != nil {
 					break
@@ -504,4 +503,117 @@ func TestPlaygroundPythonEcho(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// pageView is a message as the page's history shows it.
+type pageView struct {
+	ID        int64               `json:"id"`
+	From      string              `json:"from"`
+	Text      string              `json:"text"`
+	HTML      string              `json:"html"`
+	Buttons   []pageButton        `json:"buttons"`
+	Answer    string              `json:"answer"`
+	Reactions map[string][]string `json:"reactions"`
+	Edited    bool                `json:"edited"`
+}
+
+type pageButton struct {
+	Label string `json:"label"`
+	Data  string `json:"data"`
+}
+
+// viewOf waits until room's history holds message id and ok(it) holds.
+func (p *person) viewOf(room int64, id string, what string, ok func(pageView) bool) pageView {
+	p.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var h struct{ Messages []pageView }
+		p.get(fmt.Sprintf("/api/rooms/%d/messages", room), &h)
+		for _, m := range h.Messages {
+			if fmt.Sprint(m.ID) == id && ok(m) {
+				return m
+			}
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("message %s of room %d: never %s; history %+v", id, room, what, h.Messages)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestPlaygroundFollow: busctl follow on the default playground speaks the
+// message verbs: a plain line is a message the page shows rendered from
+// Markdown, a send with buttons shows them, a press on the page comes out
+// of follow as a callback update, and answer, typing, react and edit reach
+// the page.
+func TestPlaygroundFollow(t *testing.T) {
+	b := startPlaygroundBus(t, "")
+	p := openPage(t, b.loggedURL(t, "playground chat page: open "))
+	fl := b.startFollow(t, sessionDir(t, "shelly"), "--profile-key", "shell:pg")
+	reg := fl.next("registered")
+	if reg["platform"] != "playground" || fmt.Sprint(reg["verbs"]) != "[send edit react typing answer]" {
+		t.Fatalf("registered %v", reg)
+	}
+	var room int64
+	fmt.Sscan(reg["binding"].(map[string]any)["target"].(map[string]any)["thread"].(string), &room)
+
+	// A plain line: Markdown, shown rendered.
+	fl.send("**bold** and `code`")
+	res := fl.next("result")
+	ids := messageIDs(res["message_ids"])
+	if res["line"] != float64(1) || len(ids) != 1 {
+		t.Fatalf("result of a plain line: %v", res)
+	}
+	p.viewOf(room, ids[0], "rendered", func(m pageView) bool {
+		return m.From == "bot" && strings.Contains(m.HTML, "<strong>bold</strong>") && strings.Contains(m.HTML, "<code>code</code>")
+	})
+
+	// A person writes: an update line.
+	p.say(room, "c1", "hello follow")
+	u := fl.next("update")
+	if u["kind"] != "message" || u["text"] != "hello follow" || u["platform"] != "playground" {
+		t.Fatalf("update %v", u)
+	}
+	mine := refOf(u, "message")
+
+	// Buttons; a press on the page is a callback update; answer it.
+	fl.send(`{"verb":"send","text":"Which colour?","reply_to":"` + mine + `","buttons":[{"label":"Red","data":"red"},{"label":"Blue","data":"blue"}]}`)
+	res = fl.next("result")
+	ids = messageIDs(res["message_ids"])
+	if len(ids) != 1 {
+		t.Fatalf("result of a send with buttons: %v", res)
+	}
+	q := p.viewOf(room, ids[0], "with its buttons", func(m pageView) bool { return len(m.Buttons) == 2 })
+	if q.Buttons[0] != (pageButton{"Red", "red"}) || q.Buttons[1] != (pageButton{"Blue", "blue"}) {
+		t.Fatalf("buttons %+v", q.Buttons)
+	}
+	p.post(fmt.Sprintf("/api/rooms/%d/press", room), map[string]any{"client_id": "press-1", "message_id": q.ID, "data": "blue"})
+	u = fl.next("update")
+	interaction, pressed := refOf(u, "interaction"), refOf(u, "message")
+	if u["kind"] != "callback_query" || u["text"] != "blue" || interaction == "" || pressed != ids[0] {
+		t.Fatalf("callback update %v", u)
+	}
+	fl.send(`{"verb":"answer","interaction_id":"` + interaction + `","text":"you chose blue"}`)
+	if res := fl.next("result"); res["line"] != float64(3) {
+		t.Fatalf("answer: %v", res)
+	}
+	p.viewOf(room, ids[0], "answered", func(m pageView) bool { return m.Answer == "you chose blue" })
+
+	// Typing, a reaction and an edit.
+	fl.send(`{"verb":"typing"}`)
+	if res := fl.next("result"); res["line"] != float64(4) {
+		t.Fatalf("typing: %v", res)
+	}
+	fl.send(`{"verb":"react","message_id":"` + mine + `","emoji":"👀"}`)
+	if res := fl.next("result"); res["line"] != float64(5) {
+		t.Fatalf("react: %v", res)
+	}
+	p.viewOf(room, mine, "reacted to", func(m pageView) bool { return len(m.Reactions["bot"]) == 1 && m.Reactions["bot"][0] == "👀" })
+	fl.send(`{"verb":"edit","message_id":"` + ids[0] + `","text":"picked _blue_"}`)
+	if res := fl.next("result"); res["line"] != float64(6) {
+		t.Fatalf("edit: %v", res)
+	}
+	p.viewOf(room, ids[0], "edited", func(m pageView) bool {
+		return m.Edited && strings.Contains(m.HTML, "<em>blue</em>") && len(m.Buttons) == 0
+	})
 }

@@ -37,6 +37,7 @@ type slackBus struct {
 type slackBusConfig struct {
 	telegram bool // configure provider-telegram too
 	opts     []slacktest.Option
+	outside  bool // the bot is not in its channel: the provider runs, not serving
 }
 
 // startSlackBus starts the stand-in and a supervisord configured with
@@ -50,7 +51,7 @@ func startSlackBus(t *testing.T, cfg slackBusConfig) *slackBus {
 	opts := append([]slacktest.Option{slacktest.WithPingInterval(500 * time.Millisecond),
 		slacktest.WithRetrySchedule(2*time.Second, 2*time.Second, 2*time.Second, 2*time.Second, 2*time.Second, 2*time.Second)}, cfg.opts...)
 	st := slacktest.New(t, opts...)
-	st.AddChannel(slackChannel, "chatbus", true)
+	st.AddChannel(slackChannel, "chatbus", !cfg.outside)
 	st.AddChannel("C0OTHER", "other", true)
 	tokens := ""
 	if cfg.telegram {
@@ -90,7 +91,7 @@ providers:
 	b := &slackBus{tgBus: startBus(t, newProfile(t), conf), st: st}
 	b.tg = tg
 	b.waitNamed(t, "slack", func(pi *chatbusv1.ProviderInfo) bool {
-		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING && pi.GetServing()
+		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING && (pi.GetServing() || cfg.outside)
 	}, "RUNNING and serving")
 	testkit.Eventually(t, "a Socket Mode connection", func() bool { return st.Stats().Live > 0 })
 	return b

@@ -119,6 +119,9 @@ func (d Description) check() error {
 	if d.Platform == "" {
 		return fmt.Errorf("no platform name: %w", ErrInvalid)
 	}
+	if err := checkLimits(d.Limits); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, m := range d.Methods {
 		if isVerb(m.Name) {

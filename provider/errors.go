@@ -110,8 +110,9 @@ type Error struct {
 	// sent as a google.rpc.RetryInfo detail. Zero: none.
 	RetryAfter time.Duration
 	// Reason, if set, is sent as a google.rpc.ErrorInfo detail (domain
-	// ErrorDomain), e.g. ReasonTargetGone.
-	Reason string
+	// ErrorDomain), e.g. ReasonTargetGone, with Metadata.
+	Reason   string
+	Metadata map[string]string
 	// Err is the cause, if any.
 	Err error
 }
@@ -262,11 +263,11 @@ func toStatus(err error) error {
 		if reason == "" {
 			reason = reasonOf(err)
 		}
-		return withDetails(status.New(pe.Code, err.Error()), pe.RetryAfter, reason)
+		return withDetails(status.New(pe.Code, err.Error()), pe.RetryAfter, reason, pe.Metadata)
 	}
 	for _, e := range errorCodes {
 		if errors.Is(err, e.err) {
-			return withDetails(status.New(e.code, err.Error()), 0, reasonOf(err))
+			return withDetails(status.New(e.code, err.Error()), 0, reasonOf(err), nil)
 		}
 	}
 	if st, ok := status.FromError(err); ok {
@@ -286,14 +287,15 @@ func reasonOf(err error) string {
 	return ""
 }
 
-// withDetails adds a RetryInfo (after > 0) and an ErrorInfo (reason set).
-func withDetails(st *status.Status, after time.Duration, reason string) error {
+// withDetails adds a RetryInfo (after > 0) and an ErrorInfo (reason set,
+// with metadata).
+func withDetails(st *status.Status, after time.Duration, reason string, metadata map[string]string) error {
 	var details []protoadapt.MessageV1
 	if after > 0 {
 		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(after)})
 	}
 	if reason != "" {
-		details = append(details, &errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain})
+		details = append(details, &errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain, Metadata: metadata})
 	}
 	if len(details) == 0 {
 		return st.Err()

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 
+	"google.golang.org/protobuf/types/known/durationpb"
+
 	"github.com/chatbus/chatbus/internal/enumtab"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 )
@@ -88,6 +90,8 @@ type Method struct {
 	// idempotency key, so the supervisor may send a call whose outcome is
 	// unknown again, with its key.
 	Idempotent bool
+	// Lane says which calls go first when calls wait for the limits.
+	Lane Lane
 }
 
 // Description is what a platform declares about itself. The supervisor
@@ -109,6 +113,10 @@ type Description struct {
 	// verb the Platform has an interface for, none idempotent. A method
 	// must not be named as a verb.
 	Verbs []Verb
+	// Limits are the platform's rate limits, as the operator's settings
+	// ([LimitSettings]) left them: the supervisor paces calls to stay
+	// within them. Empty: nothing is paced.
+	Limits []RateLimit
 }
 
 // Result is what a call or an upload produced: the platform's JSON answer
@@ -117,6 +125,9 @@ type Description struct {
 type Result struct {
 	JSON json.RawMessage
 	Refs []Ref
+	// Pause, if set, says the platform has no room left in a scope for a
+	// while (see [Pause]).
+	Pause *Pause
 }
 
 // UploadHeader describes a file being uploaded into a target.
@@ -250,10 +261,17 @@ func RefsProto(refs []Ref) *providerv1.References {
 func (d Description) proto() *providerv1.DescribeResponse {
 	out := &providerv1.DescribeResponse{Platform: d.Platform, MaxTextChars: uint32(max(d.MaxTextChars, 0)), WebUrl: d.WebURL}
 	for _, v := range d.Verbs {
-		out.Verbs = append(out.Verbs, &providerv1.Verb{Name: v.Name, Idempotent: v.Idempotent})
+		pv := &providerv1.Verb{Name: v.Name, Idempotent: v.Idempotent}
+		if v.Lasts > 0 {
+			pv.Lasts = durationpb.New(v.Lasts)
+		}
+		out.Verbs = append(out.Verbs, pv)
+	}
+	for _, l := range d.Limits {
+		out.Limits = append(out.Limits, l.proto())
 	}
 	for _, m := range d.Methods {
-		pm := &providerv1.Method{Name: m.Name, Idempotent: m.Idempotent}
+		pm := &providerv1.Method{Name: m.Name, Idempotent: m.Idempotent, Lane: m.Lane.proto()}
 		for _, p := range m.Params {
 			pm.Params = append(pm.Params, &providerv1.MethodParam{Name: p.Name, Kind: refKinds.Proto(p.Kind), Required: p.Required})
 		}

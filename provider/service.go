@@ -65,13 +65,13 @@ func (v *service) Call(ctx context.Context, req *providerv1.CallRequest) (*provi
 		if err != nil {
 			return nil, toStatus(err)
 		}
-		return &providerv1.CallResponse{ResultJson: verbResult(res.Refs), References: RefsProto(res.Refs)}, nil
+		return &providerv1.CallResponse{ResultJson: verbResult(res.Refs), References: RefsProto(res.Refs), Pause: res.Pause.proto()}, nil
 	}
 	res, err := v.s.cfg.Platform.Call(ctx, t, req.GetMethod(), req.GetParamsJson(), req.GetIdempotencyKey())
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &providerv1.CallResponse{ResultJson: res.JSON, References: RefsProto(res.Refs)}, nil
+	return &providerv1.CallResponse{ResultJson: res.JSON, References: RefsProto(res.Refs), Pause: res.Pause.proto()}, nil
 }
 
 // legacyTarget is the thread a request names: its Target, else its

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -88,6 +89,9 @@ type Verb struct {
 	// Idempotent: the platform makes it at most once per idempotency key
 	// (as Method.Idempotent).
 	Idempotent bool
+	// Lasts (typing): how long the indicator shows after one call; the
+	// supervisor answers repeats within it without a call.
+	Lasts time.Duration
 }
 
 // verbs are the verbs p implements: those d declares, or, if it declares

@@ -2,12 +2,15 @@ package server
 
 import (
 	"strconv"
+	"time"
 
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/outbound"
 	"github.com/chatbus/chatbus/server/providers"
 	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/store"
@@ -172,6 +175,25 @@ func providerToProto(s providers.Status) *chatbusv1.ProviderInfo {
 	}
 	if !s.HealthSince.IsZero() {
 		out.HealthSince = timestamppb.New(s.HealthSince)
+	}
+	out.Outbound = outboundToProto(s.Outbound, s.Limits, time.Now())
+	return out
+}
+
+func outboundToProto(st outbound.Stats, limits []outbound.Limit, now time.Time) *chatbusv1.OutboundQueue {
+	out := &chatbusv1.OutboundQueue{
+		Queued:   uint32(st.Queued),
+		Prompts:  uint32(st.ByLane[outbound.LanePrompt]),
+		Messages: uint32(st.ByLane[outbound.LaneMessage]),
+		Edits:    uint32(st.ByLane[outbound.LaneEdit]),
+		Ambient:  uint32(st.ByLane[outbound.LaneAmbient]),
+		Sent:     st.Dispatched, Coalesced: st.Coalesced, Skipped: st.Skipped, RateLimited: st.RateLimited, Refused: st.Refused,
+	}
+	if !st.Oldest.IsZero() {
+		out.OldestWait = durationpb.New(now.Sub(st.Oldest))
+	}
+	for _, l := range limits {
+		out.Limits = append(out.Limits, &chatbusv1.RateLimitInfo{Name: l.Name, Scope: l.Scope.String(), Count: uint32(l.Count), Per: durationpb.New(l.Per), Methods: l.Methods})
 	}
 	return out
 }

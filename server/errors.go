@@ -84,6 +84,7 @@ var errorCodes = []struct {
 	{providers.ErrPlatformInvalid, codes.InvalidArgument, chatbusv1.ErrorReason_ERROR_REASON_PLATFORM_INVALID},
 	{providers.ErrPlatformDenied, codes.PermissionDenied, chatbusv1.ErrorReason_ERROR_REASON_PLATFORM_DENIED},
 	{providers.ErrRateLimited, codes.ResourceExhausted, chatbusv1.ErrorReason_ERROR_REASON_RATE_LIMITED},
+	{providers.ErrQueueFull, codes.ResourceExhausted, chatbusv1.ErrorReason_ERROR_REASON_QUEUE_FULL},
 	{providers.ErrUnavailable, codes.Unavailable, chatbusv1.ErrorReason_ERROR_REASON_PROVIDER_UNAVAILABLE},
 	{providers.ErrRefused, codes.FailedPrecondition, chatbusv1.ErrorReason_ERROR_REASON_PROVIDER_REFUSED},
 	{providers.ErrAmbiguous, codes.Unknown, chatbusv1.ErrorReason_ERROR_REASON_OUTCOME_UNKNOWN},

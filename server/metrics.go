@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/chatbus/chatbus/server/metrics"
+	"github.com/chatbus/chatbus/server/outbound"
 	"github.com/chatbus/chatbus/server/registry"
 )
 
@@ -112,7 +113,8 @@ func (m metricsSource) Providers() []metrics.ProviderState {
 	out := make([]metrics.ProviderState, 0, len(sts))
 	for _, st := range sts {
 		out = append(out, metrics.ProviderState{Name: st.Name, State: st.State.String(), Serving: st.Serving,
-			Restarts: uint64(st.Restarts), HealthFlips: st.HealthFlips, CallsHeld: st.CallsHeld, CallsOpen: st.CallsOpen})
+			Restarts: uint64(st.Restarts), HealthFlips: st.HealthFlips, CallsHeld: st.CallsHeld, CallsOpen: st.CallsOpen,
+			Outbound: outboundMetrics(st.Outbound)})
 	}
 	return out
 }
@@ -148,4 +150,16 @@ func (m metricsSource) Journals() ([]metrics.BindingJournal, metrics.JournalDept
 		return nil, metrics.JournalDepth{}, err
 	}
 	return out, metrics.JournalDepth{Pending: un.Pending, Bytes: un.Bytes, OldestAt: un.OldestAt}, nil
+}
+
+// outboundMetrics is a provider's outbound queue as the metrics read it.
+func outboundMetrics(st outbound.Stats) metrics.Outbound {
+	out := metrics.Outbound{Queued: map[string]int{}, Coalesced: st.Coalesced, Skipped: st.Skipped}
+	for _, l := range outbound.Lanes() {
+		out.Queued[l.String()] = st.ByLane[l]
+	}
+	if !st.Oldest.IsZero() {
+		out.OldestWait = time.Since(st.Oldest)
+	}
+	return out
 }

@@ -154,6 +154,11 @@ func (b *bencher) phases(ctx context.Context) error {
 			return err
 		}
 	}
+	if o.has("outbound") {
+		if err := b.outboundPhase(ctx); err != nil {
+			return fmt.Errorf("outbound: %w", err)
+		}
+	}
 	if o.has("scaling") {
 		if err := b.scalingPhase(ctx); err != nil {
 			return fmt.Errorf("scaling: %w", err)

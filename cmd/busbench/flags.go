@@ -14,7 +14,7 @@ import (
 )
 
 // phases in the order they run.
-var allPhases = []string{"doctor", "register", "heartbeat", "latency", "throughput", "openloop", "scaling", "memory", "scale", "diskuse", "disk"}
+var allPhases = []string{"doctor", "register", "heartbeat", "latency", "throughput", "openloop", "outbound", "scaling", "memory", "scale", "diskuse", "disk"}
 
 // options are busbench's flags.
 type options struct {
@@ -57,6 +57,10 @@ type options struct {
 	ScaleInterval  time.Duration `json:"scale_heartbeat_interval_ns"`
 
 	Restarts int `json:"restarts"`
+
+	OutFollowers int           `json:"outbound_followers"`
+	OutRounds    int           `json:"outbound_rounds"`
+	OutDuration  time.Duration `json:"outbound_duration_ns"`
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -105,6 +109,9 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 	fs.DurationVar(&o.ScaleWindow, "scale-window", 0, "CPU measurement window (default 30s; quick 4s)")
 	fs.DurationVar(&o.ScaleInterval, "scale-interval", 0, "heartbeat interval of the scale phase's followers, which keep their streams open (default 60s: the subscribed_heartbeat_interval the supervisor tells them)")
 	fs.IntVar(&o.Restarts, "restarts", 0, "doctor restarts and bare starts measured (default 7; quick 2)")
+	fs.IntVar(&o.OutFollowers, "out-followers", 8, "followers per provider making calls in the outbound phase")
+	fs.IntVar(&o.OutRounds, "out-rounds", 0, "outbound rounds, each one of every kind of call (default 3; quick 1)")
+	fs.DurationVar(&o.OutDuration, "out-duration", 0, "length of one outbound round (default 4s; quick 1s)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, nil
@@ -149,6 +156,8 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 	defDur(&o.ScaleSettle, 10*time.Second, 2*time.Second)
 	defDur(&o.ScaleWindow, 30*time.Second, 4*time.Second)
 	def(&o.Restarts, 7, 2)
+	def(&o.OutRounds, 3, 1)
+	defDur(&o.OutDuration, 4*time.Second, time.Second)
 	if o.JSONPath == "" {
 		o.JSONPath = filepath.Join("bench-results", pick(o.Quick, "quick.json", "latest.json"))
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
@@ -19,7 +20,10 @@ func sampleProviders() *chatbusv1.ListProvidersResponse {
 		{Name: "playground", Platform: "playground", State: chatbusv1.ProviderState_PROVIDER_STATE_RUNNING, Serving: true, Default: true, Pid: 42},
 		{Name: "telegram", Platform: "telegram", State: chatbusv1.ProviderState_PROVIDER_STATE_FATAL, Ingested: 1 << 40,
 			HealthDetail: "Bot API unreachable", HealthSince: timestamppb.Now(),
-			StderrTail: []string{`{"level":"error","message":"provider cannot run"}`, "yes: true"}},
+			StderrTail: []string{`{"level":"error","message":"provider cannot run"}`, "yes: true"},
+			Outbound: &chatbusv1.OutboundQueue{Queued: 12, Prompts: 1, Messages: 9, Edits: 2, OldestWait: durationpb.New(3200 * time.Millisecond),
+				Limits: []*chatbusv1.RateLimitInfo{{Name: "chat", Scope: "chat", Count: 3, Per: durationpb.New(3 * time.Second)},
+					{Name: "group", Scope: "chat", Count: 20, Per: durationpb.New(time.Minute)}}}},
 	}}
 }
 
@@ -128,6 +132,7 @@ func TestProvidersViewSaysWhy(t *testing.T) {
 		"playground*", "FATAL", "not-serving",
 		"\n    not serving: Bot API unreachable (since " + clock(time.Now()) + ")\n",
 		"\n    last lines on stderr:\n      {\"level\":\"error\",\"message\":\"provider cannot run\"}\n      yes: true\n",
+		"\n    waiting for the platform's limits: 12 (prompts 1, messages 9, edits 2, typing and reactions 0), the oldest for 3.2s; paced to chat 3/3s, group 20/1m\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("providers table lacks %q:\n%s", want, out)

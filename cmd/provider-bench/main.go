@@ -14,6 +14,7 @@
 //	             start time in microseconds, so successive children never
 //	             hand out the same id)
 //	pprof_dir    where POST /pprof/start?name=N writes provider-N.cpu.pprof
+//	paced        declare rate limits far above any load (default: none)
 //
 // The control API is HTTP on that socket: PUT /inject with a
 // bench.Injection switches what is injected at run time; GET /stats
@@ -60,6 +61,10 @@ type settings struct {
 	Inject      bench.Injection `json:"inject"`
 	ThreadBase  int64           `json:"thread_base"`
 	PprofDir    string          `json:"pprof_dir"`
+	// Paced declares rate limits far above any load (so the supervisor's
+	// outbound scheduler counts every call against them and never holds
+	// one back); false declares none.
+	Paced bool `json:"paced"`
 }
 
 // readSettings reads and checks the settings on stdin.
@@ -92,7 +97,7 @@ func run(ctx context.Context) error {
 
 Started by supervisord for a providers entry with binary: .../provider-bench.
 Contract: env CHATBUS_PROVIDER_SOCKET and CHATBUS_PROVIDER_NAME, settings as
-JSON on stdin (forum_chat_id, control, inject, thread_base, pprof_dir), one
+JSON on stdin (forum_chat_id, control, inject, thread_base, pprof_dir, paced), one
 handshake line "1|unix|<socket>|grpc" on stdout.`)
 		return nil
 	}
@@ -121,6 +126,7 @@ handshake line "1|unix|<socket>|grpc" on stdout.`)
 	}
 	log := zerolog.New(os.Stderr).With().Timestamp().Logger()
 	p := newPlatform(s.ForumChatID, s.ThreadBase, s.Inject)
+	p.paced = s.Paced
 	if s.Control != "" {
 		ctl := &control{p: p, path: s.Control, pprofDir: s.PprofDir, log: log.With().Str("component", "control").Logger()}
 		stop := ctl.start(ctx)

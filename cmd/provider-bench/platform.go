@@ -37,6 +37,7 @@ type platform struct {
 	acked      atomic.Uint64
 	lastID     atomic.Int64
 	calls      atomic.Int64
+	paced      bool // set before serving
 }
 
 var _ provider.Platform = (*platform)(nil)
@@ -267,13 +268,37 @@ func (pc *pacer) due(ctx context.Context, rate float64, batch int, version uint6
 	return first, n
 }
 
+// farLimits are limits no benchmark load reaches: the supervisor counts
+// every call against them and never holds one back.
+var farLimits = []provider.RateLimit{
+	{Name: "bot", Scope: provider.ScopeBot, Count: 10000, Per: 10 * time.Millisecond},
+	{Name: "chat", Scope: provider.ScopeChat, Count: 10000, Per: 10 * time.Millisecond, Methods: []string{provider.VerbSend, "sendMessage"}},
+}
+
 // Describe implements provider.Platform: Telegram's sendMessage and
-// editMessageText, enough for the benchmark's followers.
+// editMessageText, enough for the benchmark's followers, and the send and
+// edit verbs; limits far above any load if paced.
 func (p *platform) Describe() provider.Description {
-	return provider.Description{Platform: "bench", MaxTextChars: 4096, Methods: []provider.Method{
+	d := provider.Description{Platform: "bench", MaxTextChars: 4096, Methods: []provider.Method{
 		{Name: "sendMessage"},
-		{Name: "editMessageText", Params: []provider.Param{{Name: "message_id", Kind: provider.RefMessage, Required: true}}},
+		{Name: "editMessageText", Params: []provider.Param{{Name: "message_id", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneEdit},
 	}}
+	if p.paced {
+		d.Limits = farLimits
+	}
+	return d
+}
+
+// Send implements provider.Messenger: as Call's sendMessage, the text
+// taken as it is (the benchmark measures the supervisor, not rendering).
+func (p *platform) Send(_ context.Context, _ provider.Target, m provider.Message, _ string) (provider.Result, error) {
+	id := p.calls.Add(1)
+	return provider.Result{Refs: []provider.Ref{{Kind: provider.RefMessage, ID: strconv.FormatInt(id, 10)}}}, nil
+}
+
+// Edit implements provider.Messenger.
+func (p *platform) Edit(_ context.Context, _ provider.Target, id string, _ provider.Message) (provider.Result, error) {
+	return provider.Result{Refs: []provider.Ref{{Kind: provider.RefMessage, ID: id}}}, nil
 }
 
 // Call implements provider.Platform: it echoes the call, with a fresh

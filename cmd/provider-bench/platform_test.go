@@ -129,6 +129,6 @@ func TestProvisionAndCall(t *testing.T) {
 	}
 	res, err := p.Call(context.Background(), provider.Target{Chat: "-100", Thread: "1001"}, "sendMessage", []byte(`{"text":"hi"}`), "")
 	if err != nil || string(res.JSON) != `{"message_id":1,"method":"sendMessage","echo":{"text":"hi"}}` {
-		t.Errorf("Call = %s, %v", res, err)
+		t.Errorf("Call = %s, %v", res.JSON, err)
 	}
 }

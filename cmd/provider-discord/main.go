@@ -23,7 +23,7 @@ Settings (providers.discord in the supervisor's config):
   guild_id          the server's id (required)
   channel_id        the text channel the followers' threads go in (required)
   allowed_user_ids  the people whose messages reach followers
-  base_url          REST API root (default https://discord.com/api)
+  base_url          REST API root without the version (default https://discord.com/api)
   gateway_url       gateway to identify at (default: what GET /gateway/bot names)`
 
 func main() { provider.Exec(provider.Child{Name: "discord", Usage: usage, Build: build}) }

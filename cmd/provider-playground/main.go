@@ -16,7 +16,8 @@ import (
 const usage = `provider-playground: the playground provider child of supervisord.
 
 A chat of its own on a web page at 127.0.0.1 (a room per follower thread),
-speaking the Telegram Bot API's methods. supervisord starts it when no
+where followers speak the message verbs and their Markdown is shown
+rendered. supervisord starts it when no
 provider is configured (or for a "playground" entry in its config's
 providers section) and logs the page's URL; it is not meant to be run by
 hand. Contract: env CHATBUS_PROVIDER_SOCKET (where to listen) and

@@ -28,7 +28,8 @@ Settings (the providers.slack section of the supervisor's config):
   bot_token         bot token, xoxb-… (or $CHATBUS_SLACK_BOT_TOKEN)
   base_url          the Web API (default https://slack.com/api/)
   dead_after        a Socket Mode connection silent this long is replaced (30s)
-  auth_retry        wait after a refused token or link_disabled (1m)
+  auth_retry        wait after a refused token or link_disabled, and between
+                    looks while the bot is not in its channel (1m)
 
 See docs/slack.md for the app manifest.`
 

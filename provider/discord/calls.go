@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/disgoorg/disgo/discord"
 	"github.com/disgoorg/disgo/rest"
@@ -62,16 +60,13 @@ func (p *Platform) Call(ctx context.Context, t provider.Target, method string, r
 		case MethodEditMessage:
 			ep = rest.UpdateMessage.Compile(nil, thread, id)
 		case MethodDeleteMessage:
-			ep, res = rest.DeleteMessage.Compile(nil, thread, id), nil
+			ep, res, m = rest.DeleteMessage.Compile(nil, thread, id), nil, nil
 		default:
 			emoji, _ := m["emoji"].(string)
-			if emoji == "" || utf8.RuneCountInString(emoji) > 64 {
-				return provider.Result{}, fmt.Errorf("%w: addReaction needs emoji: a unicode emoji or name:id", provider.ErrInvalid)
+			if err := p.react(ctx, thread, id, emoji); err != nil {
+				return provider.Result{}, err
 			}
-			ep, res = rest.AddReaction.Compile(nil, thread, id, url.PathEscape(emoji)), nil
-		}
-		if method != MethodEditMessage {
-			m = nil
+			return provider.Result{JSON: json.RawMessage(`{}`)}, nil
 		}
 	case MethodTriggerTyping:
 		ep, res, m = rest.SendTyping.Compile(nil, thread), nil, nil

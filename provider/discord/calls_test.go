@@ -327,6 +327,7 @@ func TestSettings(t *testing.T) {
 		{"no channel", `{"guild_id":"1"}`, "channel_id is required"},
 		{"not a snowflake", `{"guild_id":"abc","channel_id":"2"}`, "not a Discord id"},
 		{"bad gateway", `{"guild_id":"1","channel_id":"2","gateway_url":"https://x"}`, "ws(s)"},
+		{"base_url with the version", `{"guild_id":"1","channel_id":"2","base_url":"https://discord.com/api/v10/"}`, "root without it (https://discord.com/api)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

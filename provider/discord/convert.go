@@ -77,19 +77,19 @@ func messageRefs(channel string, m message) []provider.Ref {
 // threads moves its thread's mark; people's messages of routed types
 // become updates (the bot's own, webhooks' and system messages do not).
 // dedup_id is the message id, so a message that arrives by gateway and by
-// REST is journalled once.
-func (r *runner) message(ctx context.Context, raw json.RawMessage, fromREST bool) {
+// REST is journalled once. It fails only when ctx ends during a catch-up.
+func (r *runner) message(ctx context.Context, raw json.RawMessage, fromREST bool) error {
 	var m message
 	if err := json.Unmarshal(raw, &m); err != nil || !isSnowflake(m.ID) {
 		r.p.log.Warn().Err(err).Msg("malformed message; ignored")
-		return
+		return nil
 	}
 	if m.GuildID != "" && m.GuildID != r.p.guild {
-		return
+		return nil
 	}
-	t, ok := r.target(ctx, m.ChannelID)
-	if !ok {
-		return
+	t, ok, err := r.eventTarget(ctx, m.ChannelID, fromREST)
+	if err != nil || !ok {
+		return err
 	}
 	if t.Thread != "" {
 		r.cur.mark(t.Thread, m.ID, r.p.isBound)
@@ -98,22 +98,37 @@ func (r *runner) message(ctx context.Context, raw json.RawMessage, fromREST bool
 		r.caught[m.ID] = true
 	} else if r.caught[m.ID] {
 		delete(r.caught, m.ID) // the catch-up had it
-		return
+		return nil
 	}
 	r.p.mu.Lock()
 	app := r.p.appID
 	r.p.mu.Unlock()
 	if m.Author.ID == r.bot || (m.WebhookID != "" && m.WebhookID == app) || !routedType(m.Type) {
-		return
+		return nil
 	}
 	u := r.update(t, m.Author, m.Member, providerv1.UpdateKind_UPDATE_KIND_MESSAGE, m.Content, raw, m.ID)
 	u.References = provider.RefsProto(messageRefs(t.Thread, m))
 	r.add(u)
+	return nil
+}
+
+// eventTarget is target for an event: one the gateway dispatched (not
+// fromREST) in a thread the session owes a catch-up is preceded by that
+// catch-up, so that the thread's messages stay in order. It fails only
+// when ctx ends during the catch-up.
+func (r *runner) eventTarget(ctx context.Context, channel string, fromREST bool) (provider.Target, bool, error) {
+	t, ok := r.target(ctx, channel)
+	if ok && !fromREST && t.Thread != "" && r.owes(t.Thread) {
+		if err := r.settle(ctx, t.Thread); err != nil {
+			return t, false, err
+		}
+	}
+	return t, ok, nil
 }
 
 // reaction makes the update of a MESSAGE_REACTION_ADD; its dedup_id names
 // the dispatch (session and sequence number), as reactions have no id.
-func (r *runner) reaction(ctx context.Context, ev event) {
+func (r *runner) reaction(ctx context.Context, ev event) error {
 	var rx struct {
 		UserID    string  `json:"user_id"`
 		ChannelID string  `json:"channel_id"`
@@ -126,11 +141,11 @@ func (r *runner) reaction(ctx context.Context, ev event) {
 		} `json:"emoji"`
 	}
 	if json.Unmarshal(ev.D, &rx) != nil || !isSnowflake(rx.MessageID) || rx.UserID == r.bot || rx.GuildID != r.p.guild {
-		return
+		return nil
 	}
-	t, ok := r.target(ctx, rx.ChannelID)
-	if !ok {
-		return
+	t, ok, err := r.eventTarget(ctx, rx.ChannelID, false)
+	if err != nil || !ok {
+		return err
 	}
 	from := user{ID: rx.UserID}
 	if rx.Member != nil && rx.Member.User != nil {
@@ -144,6 +159,7 @@ func (r *runner) reaction(ctx context.Context, ev event) {
 		"reaction:"+ev.Session+":"+strconv.Itoa(ev.S))
 	u.References = provider.RefsProto([]provider.Ref{{Kind: provider.RefMessage, ID: rx.MessageID}})
 	r.add(u)
+	return nil
 }
 
 // interaction is an INTERACTION_CREATE the provider routes: a pressed
@@ -181,14 +197,14 @@ func (in *interaction) sender() user {
 // interaction makes the update of a pressed button. Its references are
 // the interaction's id and its token (a follow-up names the token) and
 // the message the button is on; dedup_id is the interaction id.
-func (r *runner) interaction(ctx context.Context, ev event) {
+func (r *runner) interaction(ctx context.Context, ev event) error {
 	var in interaction
 	if json.Unmarshal(ev.D, &in) != nil || in.Type != interactionComponent || in.GuildID != r.p.guild || !isSnowflake(in.ID) {
-		return
+		return nil
 	}
-	t, ok := r.target(ctx, in.ChannelID)
-	if !ok {
-		return
+	t, ok, err := r.eventTarget(ctx, in.ChannelID, false)
+	if err != nil || !ok {
+		return err
 	}
 	u := r.update(t, in.sender(), in.Member, providerv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY, in.Data.CustomID, ev.D, in.ID)
 	refs := []provider.Ref{{Kind: provider.RefInteraction, ID: in.ID}}
@@ -200,6 +216,7 @@ func (r *runner) interaction(ctx context.Context, ev event) {
 	}
 	u.References = provider.RefsProto(refs)
 	r.add(u)
+	return nil
 }
 
 // update fills what every update carries.
@@ -239,22 +256,19 @@ func (r *runner) target(ctx context.Context, channel string) (provider.Target, b
 		return provider.Target{}, false
 	}
 	if _, ok := r.cur.Threads[channel]; ok {
-		r.p.learnThread(channel, true)
+		r.p.learnThread(channel, true, "")
 		return provider.Target{Chat: r.p.channel, Thread: channel}, true
 	}
 	for attempt := 0; attempt < 5; attempt++ {
-		var c struct {
-			Type     int     `json:"type"`
-			ParentID *string `json:"parent_id"`
-		}
+		var c threadChannel
 		err := r.p.get(ctx, rest.GetChannel.Compile(nil, channel), &c)
 		switch {
 		case err == nil:
 			ours := isThreadType(c.Type) && c.ParentID != nil && *c.ParentID == r.p.channel
-			r.p.learnThread(channel, ours)
+			r.p.learnThread(channel, ours, c.OwnerID)
 			return provider.Target{Chat: r.p.channel, Thread: channel}, ours
 		case isCode(err, codeUnknownChannel), isCode(err, codeMissingAccess):
-			r.p.learnThread(channel, false)
+			r.p.learnThread(channel, false, "")
 			return provider.Target{}, false
 		}
 		select {

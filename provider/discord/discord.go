@@ -8,9 +8,11 @@
 // successor RESUMEs and Discord replays what was not durable; and, per
 // thread, the last message seen, so that when a session cannot be resumed
 // the successor identifies afresh and catches up by REST (GET
-// /channels/{thread}/messages?after=…). An update's dedup_id is the
-// message (or interaction) id, so what arrives twice — by gateway and by
-// REST — is journalled once.
+// /channels/{thread}/messages?after=…) on every thread that may hold a
+// follower's messages, from its mark or, without one, from the thread's
+// own id (see runner.owes). An update's dedup_id is the message (or
+// interaction) id, so what arrives twice — by gateway and by REST — is
+// journalled once.
 //
 // Goroutines: Run starts the gateway client (one connection at a time,
 // with its heartbeater) and runs the runner loop itself; interaction
@@ -76,6 +78,9 @@ type Platform struct {
 	// acks are interaction callbacks in flight.
 	acks sync.WaitGroup
 
+	// wake tells the runner that notes were added (cap 1).
+	wake chan struct{}
+
 	mu sync.Mutex // guards below
 	// botID and appID are the bot's user and application ids, once known.
 	botID, appID string
@@ -83,11 +88,20 @@ type Platform struct {
 	// foreign the channels known not to be one (bounded).
 	threads map[string]bool
 	foreign map[string]bool
+	// owned are the threads of the channel the bot made (owner_id is the
+	// bot's): the followers' threads, bound now or not.
+	owned map[string]bool
 	// attached are the followers' threads by instance id; provisioned the
 	// threads this incarnation made or reused, with the message id to
 	// catch up after when the cursor has none.
 	attached    map[string]string
 	provisioned map[string]string
+	// notes are the threads attached or provisioned since the runner last
+	// looked.
+	notes map[string]note
+	// presses are the button presses this process acknowledges, by
+	// interaction id, for Answer.
+	presses map[string]*press
 }
 
 var (
@@ -125,10 +139,14 @@ func New(s Settings, o Options) (*Platform, error) {
 		allowed:     map[string]bool{},
 		channel:     string(s.ChannelID),
 		guild:       string(s.GuildID),
+		wake:        make(chan struct{}, 1),
 		threads:     map[string]bool{},
 		foreign:     map[string]bool{},
+		owned:       map[string]bool{},
 		attached:    map[string]string{},
 		provisioned: map[string]string{},
+		notes:       map[string]note{},
+		presses:     map[string]*press{},
 	}
 	for _, id := range s.AllowedUserIDs {
 		p.allowed[string(id)] = true
@@ -216,15 +234,60 @@ func (p *Platform) application(ctx context.Context) (string, error) {
 }
 
 // Attached implements provider.AttachWatcher: the follower's thread is
-// bound (a fresh session catches up on it).
+// bound. If the gateway session is a fresh one that has not caught up on
+// the thread yet (the follower came back after READY), the runner does
+// so now.
 func (p *Platform) Attached(instanceID string, t provider.Target) {
 	if t.Chat != p.channel || !isSnowflake(t.Thread) {
 		return
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.attached[instanceID] = t.Thread
 	p.threads[t.Thread] = true
+	p.noteLocked(t.Thread, note{})
+	p.mu.Unlock()
+	p.kick()
+}
+
+// note is what the runner is told of a thread attached or provisioned.
+type note struct {
+	// made: the thread was made or reused by Provision just now; what is
+	// written in it from now on is the binding's, and comes by the
+	// gateway.
+	made bool
+	// mark: a reused thread's last message before it was reused ("" none).
+	mark string
+}
+
+// noteLocked records n for thread; p.mu is held. Call kick after
+// unlocking.
+func (p *Platform) noteLocked(thread string, n note) {
+	cur := p.notes[thread]
+	cur.made = cur.made || n.made
+	if later(n.mark, cur.mark) {
+		cur.mark = n.mark
+	}
+	p.notes[thread] = cur
+}
+
+// kick wakes the runner to read the notes.
+func (p *Platform) kick() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// takeNotes returns the notes and forgets them.
+func (p *Platform) takeNotes() map[string]note {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.notes) == 0 {
+		return nil
+	}
+	out := p.notes
+	p.notes = map[string]note{}
+	return out
 }
 
 // Detached implements provider.AttachWatcher.
@@ -234,20 +297,34 @@ func (p *Platform) Detached(instanceID string) {
 	delete(p.attached, instanceID)
 }
 
-// bound returns the threads bound now — attached or provisioned by this
-// incarnation — with the message to catch up after when the cursor has
-// no mark ("" for the thread's own id: from its start).
-func (p *Platform) bound() map[string]string {
+// bound returns the threads bound now: attached, or provisioned by this
+// incarnation.
+func (p *Platform) bound() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]string, len(p.attached)+len(p.provisioned))
+	out := make([]string, 0, len(p.attached)+len(p.provisioned))
 	for _, t := range p.attached {
-		out[t] = ""
+		out = append(out, t)
 	}
-	for t, m := range p.provisioned {
-		out[t] = m
+	for t := range p.provisioned {
+		out = append(out, t)
 	}
 	return out
+}
+
+// provisionedMark is the message a thread this incarnation reused starts
+// after ("" none).
+func (p *Platform) provisionedMark(thread string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.provisioned[thread]
+}
+
+// isOwned reports whether thread is known to be one the bot made.
+func (p *Platform) isOwned(thread string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.owned[thread]
 }
 
 // isBound reports whether thread is bound now.
@@ -270,16 +347,20 @@ func (p *Platform) isBound(thread string) bool {
 const maxForeign = 4096
 
 // learnThread records whether channel id is a thread of the configured
-// channel.
-func (p *Platform) learnThread(id string, ours bool) {
+// channel, and who made it (owner "" if not said).
+func (p *Platform) learnThread(id string, ours bool, owner string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if ours {
 		p.threads[id] = true
 		delete(p.foreign, id)
+		if owner != "" && p.botID != "" {
+			p.owned[id] = owner == p.botID
+		}
 		return
 	}
 	delete(p.threads, id)
+	delete(p.owned, id)
 	if len(p.foreign) >= maxForeign {
 		clear(p.foreign)
 	}
@@ -291,6 +372,7 @@ func (p *Platform) forgetThread(id string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.threads, id)
+	delete(p.owned, id)
 	delete(p.provisioned, id)
 	p.foreign[id] = true
 }

@@ -75,8 +75,9 @@ func (q *eventQueue) push(e event) bool {
 	return true
 }
 
-// take waits for at least one event and returns every queued one.
-func (q *eventQueue) take(ctx context.Context) ([]event, error) {
+// take waits for at least one event and returns every queued one; a
+// receive on wake ends the wait with none.
+func (q *eventQueue) take(ctx context.Context, wake <-chan struct{}) ([]event, error) {
 	for {
 		q.mu.Lock()
 		if len(q.items) > 0 {
@@ -90,6 +91,8 @@ func (q *eventQueue) take(ctx context.Context) ([]event, error) {
 		q.mu.Unlock()
 		select {
 		case <-q.signal:
+		case <-wake:
+			return nil, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}

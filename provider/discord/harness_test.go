@@ -112,6 +112,17 @@ func (s *sink) state() []byte {
 	return append([]byte(nil), s.cursor...)
 }
 
+// texts are the journalled updates' texts, in order.
+func (s *sink) texts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.journal))
+	for _, u := range s.journal {
+		out = append(out, u.GetText())
+	}
+	return out
+}
+
 func (s *sink) delivered() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -63,13 +63,23 @@ func (l roundedLimiter) UnlockBucket(e *rest.CompiledEndpoint, rs *http.Response
 
 // do makes one REST request: body is sent as JSON (or as given, for a
 // discord.MultipartBuffer), the answer decoded into out unless out is nil
-// (204 answers).
+// (204 answers). ctx bounds the wait for the rate limit and the request
+// itself.
 func (p *Platform) do(ctx context.Context, ep *rest.CompiledEndpoint, body, out any) error {
 	var rs any
 	if out != nil {
 		rs = out
 	}
-	return p.rest.Do(ep, body, rs, rest.WithCtx(ctx))
+	return p.rest.Do(ep, body, rs, rest.WithCtx(ctx), requestCtx(ctx))
+}
+
+// requestCtx puts ctx on the HTTP request itself: disgo v0.18.15's
+// rest.WithCtx bounds only the wait for the rate limit, and sends the
+// request without it (fixed upstream by disgoorg/disgo#445), so a request
+// Discord never answered would hold its caller for the HTTP client's
+// whole timeout, past an interaction's 3s or a call's deadline.
+func requestCtx(ctx context.Context) rest.RequestOpt {
+	return func(c *rest.RequestConfig) { c.Request = c.Request.WithContext(ctx) }
 }
 
 func (p *Platform) get(ctx context.Context, ep *rest.CompiledEndpoint, out any) error {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -25,8 +27,8 @@ const pageSize = 100
 // Run implements provider.Platform. It resumes the gateway session the
 // cursor names (Discord replays what came after the cursor's sequence
 // number) or, when there is none or it cannot be resumed, identifies
-// afresh and catches up by REST on every thread it knows of: those with a
-// mark in the cursor, those attached, those it provisioned.
+// afresh and catches up by REST on every thread that may hold a
+// follower's messages (see runner.owes).
 func (p *Platform) Run(ctx context.Context, state []byte, sink provider.Sink) error {
 	cur, err := decodeCursor(state, p.channel)
 	if err != nil {
@@ -56,7 +58,7 @@ func (p *Platform) Run(ctx context.Context, state []byte, sink provider.Sink) er
 		g.run(gctx, session{ID: cur.Session, Seq: cur.Seq, ResumeURL: cur.ResumeURL})
 	}()
 	p.log.Info().Str("session", cur.Session).Int("seq", cur.Seq).Int("threads", len(cur.Threads)).Msg("gateway starting")
-	r := &runner{p: p, sink: sink, cur: cur, bot: bot, q: q, caught: map[string]bool{}}
+	r := &runner{p: p, sink: sink, cur: cur, bot: bot, q: q, caught: map[string]bool{}, settled: map[string]bool{}}
 	err = r.loop(gctx)
 	stop()
 	<-gwDone
@@ -124,6 +126,11 @@ type runner struct {
 	// caught are the message ids a catch-up delivered since the last
 	// READY: their MESSAGE_CREATE, queued behind the READY, is skipped.
 	caught map[string]bool
+	// fresh: this process identified the session (READY) rather than
+	// resumed it, so what was written before READY is to be had by REST
+	// only; settled are the threads caught up since that READY.
+	fresh   bool
+	settled map[string]bool
 }
 
 // loop processes and delivers until ctx ends or the stream does.
@@ -135,7 +142,13 @@ func (r *runner) loop(ctx context.Context) error {
 			}
 			continue
 		}
-		evs, err := r.q.take(ctx)
+		if err := r.takeNotes(ctx); err != nil {
+			return nil // ctx ended during a catch-up
+		}
+		if len(r.pending) > 0 {
+			continue
+		}
+		evs, err := r.q.take(ctx, r.p.wake)
 		if err != nil {
 			return nil
 		}
@@ -193,18 +206,24 @@ func (r *runner) process(ctx context.Context, ev event) error {
 	r.cur.Session, r.cur.Seq = ev.Session, ev.S
 	switch ev.T {
 	case "GUILD_CREATE":
-		r.guildCreate(ev.D)
+		return r.guildCreate(ctx, ev.D)
 	case "THREAD_CREATE", "THREAD_UPDATE":
-		r.threadInfo(ev.D)
+		var c struct {
+			NewlyCreated bool `json:"newly_created"`
+		}
+		if id, ours := r.threadInfo(ev.D); ours && ev.T == "THREAD_CREATE" && json.Unmarshal(ev.D, &c) == nil && c.NewlyCreated {
+			// Made during the session: all of it comes by the gateway.
+			// (THREAD_CREATE also tells of an old thread the bot was
+			// added to: not newly created.)
+			r.settled[id] = true
+		}
 	case "THREAD_LIST_SYNC":
 		var s struct {
 			GuildID string            `json:"guild_id"`
 			Threads []json.RawMessage `json:"threads"`
 		}
 		if json.Unmarshal(ev.D, &s) == nil && s.GuildID == r.p.guild {
-			for _, t := range s.Threads {
-				r.threadInfo(t)
-			}
+			return r.activeThreads(ctx, s.Threads)
 		}
 	case "THREAD_DELETE":
 		var t struct {
@@ -216,11 +235,11 @@ func (r *runner) process(ctx context.Context, ev event) error {
 			delete(r.cur.Threads, t.ID)
 		}
 	case "MESSAGE_CREATE":
-		r.message(ctx, ev.D, false)
+		return r.message(ctx, ev.D, false)
 	case "MESSAGE_REACTION_ADD":
-		r.reaction(ctx, ev)
+		return r.reaction(ctx, ev)
 	case "INTERACTION_CREATE":
-		r.interaction(ctx, ev)
+		return r.interaction(ctx, ev)
 	}
 	return nil
 }
@@ -248,12 +267,15 @@ func (r *runner) ready(ctx context.Context, ev event) error {
 	}
 	r.p.mu.Unlock()
 	clear(r.caught)
+	clear(r.settled)
+	r.fresh = true
 	return r.catchUp(ctx)
 }
 
-// guildCreate learns the guild's active threads, and its other channels
-// as not the provider's (their messages need no lookup).
-func (r *runner) guildCreate(d json.RawMessage) {
+// guildCreate learns the guild's other channels as not the provider's
+// (their messages need no lookup) and its active threads, and catches up
+// on the bot's among them.
+func (r *runner) guildCreate(ctx context.Context, d json.RawMessage) error {
 	var g struct {
 		ID       string            `json:"id"`
 		Threads  []json.RawMessage `json:"threads"`
@@ -262,68 +284,151 @@ func (r *runner) guildCreate(d json.RawMessage) {
 		} `json:"channels"`
 	}
 	if json.Unmarshal(d, &g) != nil || g.ID != r.p.guild {
-		return
-	}
-	for _, t := range g.Threads {
-		r.threadInfo(t)
+		return nil
 	}
 	for _, c := range g.Channels {
 		if c.ID != r.p.channel && isSnowflake(c.ID) {
-			r.p.learnThread(c.ID, false)
+			r.p.learnThread(c.ID, false, "")
 		}
 	}
+	return r.activeThreads(ctx, g.Threads)
+}
+
+// activeThreads learns the guild's active threads (GUILD_CREATE,
+// THREAD_LIST_SYNC) and, in a fresh session, catches up on those of the
+// channel that the bot made: a follower's thread whose follower has not
+// come back yet is one, and a message written in it during the outage is
+// what made it active if it had been archived.
+func (r *runner) activeThreads(ctx context.Context, threads []json.RawMessage) error {
+	var ids []string
+	for _, t := range threads {
+		if id, ours := r.threadInfo(t); ours && r.owes(id) {
+			ids = append(ids, id)
+		}
+	}
+	return r.settleAll(ctx, ids)
 }
 
 // threadInfo learns from a channel object whether it is a thread of the
-// configured channel.
-func (r *runner) threadInfo(d json.RawMessage) {
+// configured channel and whether the bot made it; ours: it is one of the
+// channel's threads.
+func (r *runner) threadInfo(d json.RawMessage) (id string, ours bool) {
 	var c struct {
 		ID       string  `json:"id"`
 		Type     int     `json:"type"`
 		GuildID  string  `json:"guild_id"`
 		ParentID *string `json:"parent_id"`
+		OwnerID  string  `json:"owner_id"`
 	}
 	if json.Unmarshal(d, &c) != nil || !isSnowflake(c.ID) || (c.GuildID != "" && c.GuildID != r.p.guild) || !isThreadType(c.Type) {
-		return
+		return "", false
 	}
-	r.p.learnThread(c.ID, c.ParentID != nil && *c.ParentID == r.p.channel)
+	ours = c.ParentID != nil && *c.ParentID == r.p.channel
+	r.p.learnThread(c.ID, ours, c.OwnerID)
+	return c.ID, ours
 }
 
 // Thread channel types: announcement, public and private threads.
 func isThreadType(t int) bool { return t == 10 || t == 11 || t == 12 }
 
-// catchUp fetches, for every known thread, the messages after its mark
-// (its own id when it has none: from its start; a reused thread's last
-// message then) and makes their updates, before any dispatch queued
-// behind the READY. A thread deleted meanwhile is forgotten.
+// catchUp catches up, at READY, on every thread with a mark in the
+// cursor and every thread bound now, before any dispatch queued behind
+// the READY.
 func (r *runner) catchUp(ctx context.Context) error {
-	bound := r.p.bound()
-	todo := map[string]string{}
-	for t, m := range r.cur.Threads {
-		todo[t] = m
+	todo := map[string]bool{}
+	for t := range r.cur.Threads {
+		todo[t] = true
 	}
-	for t, m := range bound {
-		if todo[t] == "" {
-			todo[t] = m
+	for _, t := range r.p.bound() {
+		todo[t] = true
+	}
+	before := len(r.pending)
+	if err := r.settleAll(ctx, slices.Collect(maps.Keys(todo))); err != nil {
+		return err
+	}
+	if len(todo) > 0 {
+		r.p.log.Info().Int("threads", len(todo)).Int("messages", len(r.pending)-before).Msg("caught up by REST after a fresh gateway session")
+	}
+	return nil
+}
+
+// A fresh session owes a thread the messages written in it before READY
+// that no update carried yet; the runner settles that debt once per
+// session and thread, before anything else of the thread is processed:
+//
+//   - at READY, for every thread with a mark in the cursor and every
+//     thread bound (attached or provisioned by this process);
+//   - at GUILD_CREATE (and THREAD_LIST_SYNC), for every active thread of
+//     the channel the bot made (a follower's thread whose follower is not
+//     back yet);
+//   - when a thread is attached after READY (a follower that came back
+//     later);
+//   - before a dispatch of a bound thread or one the bot made, if none of
+//     the above came first (a thread archived before READY and written
+//     in again).
+//
+// Where a catch-up starts: after the thread's mark in the cursor (every
+// message up to it was journalled); after the last message of a thread
+// this process reused, if later; else after the thread's own id. A
+// thread's id is a snowflake, the time it was made, so every message in
+// it comes after: a new thread's start point is durable from the moment
+// it exists, with nothing to store, while a mark in the cursor would be
+// durable only once something is journalled (the thread's first message
+// may be the very one written while no provider ran). A thread whose mark
+// was lost (the cursor dropped, or the mark pushed out of it) is read from
+// its start again; the supervisor's de-duplication window drops what it
+// journalled before.
+
+// owes reports whether the session owes thread a catch-up.
+func (r *runner) owes(thread string) bool {
+	return r.fresh && !r.settled[thread] && (r.p.isBound(thread) || r.p.isOwned(thread))
+}
+
+// settle catches up on thread once per fresh session (nothing, in a
+// resumed one: Discord replays). It fails only when ctx ends.
+func (r *runner) settle(ctx context.Context, thread string) error {
+	if !r.fresh || r.settled[thread] {
+		return nil
+	}
+	r.settled[thread] = true
+	after := r.cur.Threads[thread]
+	if m := r.p.provisionedMark(thread); later(m, after) {
+		after = m
+	}
+	if !later(after, thread) {
+		after = thread
+	}
+	return r.catchUpThread(ctx, thread, after)
+}
+
+// takeNotes reads what was attached or provisioned since it last looked:
+// a reused thread's mark goes into the cursor; a thread made or reused
+// now owes nothing (what is written in it from now on comes by the
+// gateway; what came before was not its binding's); a fresh session
+// catches up on an attached thread it has not caught up on yet.
+func (r *runner) takeNotes(ctx context.Context) error {
+	notes := r.p.takeNotes()
+	ids := make([]string, 0, len(notes))
+	for t, n := range notes {
+		if n.mark != "" {
+			r.cur.mark(t, n.mark, r.p.isBound)
 		}
-	}
-	ids := make([]string, 0, len(todo))
-	for t := range todo {
+		if n.made {
+			r.settled[t] = true
+			continue
+		}
 		ids = append(ids, t)
 	}
-	sort.Strings(ids)
-	before := len(r.pending)
-	for _, t := range ids {
-		after := todo[t]
-		if after == "" {
-			after = t
-		}
-		if err := r.catchUpThread(ctx, t, after); err != nil {
+	return r.settleAll(ctx, ids)
+}
+
+// settleAll settles threads in the order of their ids (oldest first).
+func (r *runner) settleAll(ctx context.Context, threads []string) error {
+	sort.Slice(threads, func(i, j int) bool { return later(threads[j], threads[i]) })
+	for _, t := range threads {
+		if err := r.settle(ctx, t); err != nil {
 			return err
 		}
-	}
-	if len(ids) > 0 {
-		r.p.log.Info().Int("threads", len(ids)).Int("messages", len(r.pending)-before).Msg("caught up by REST after a fresh gateway session")
 	}
 	return nil
 }
@@ -332,7 +437,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 // Transient failures are retried until ctx ends: a thread given up on
 // would lose what was written in it.
 func (r *runner) catchUpThread(ctx context.Context, thread, after string) error {
-	r.p.learnThread(thread, true)
+	r.p.learnThread(thread, true, "")
 	for failures := 0; ; {
 		var page []json.RawMessage
 		ep := rest.GetMessages.Compile(discord.QueryValues{"after": after, "limit": pageSize}, thread)
@@ -378,7 +483,9 @@ func (r *runner) catchUpThread(ctx context.Context, thread, after string) error 
 		// Discord answers newest first, also for after=.
 		sort.Slice(msgs, func(i, j int) bool { return later(msgs[j].id, msgs[i].id) })
 		for _, m := range msgs {
-			r.message(ctx, m.raw, true)
+			if err := r.message(ctx, m.raw, true); err != nil {
+				return err
+			}
 			after = m.id
 		}
 		if len(page) < pageSize {

@@ -51,7 +51,7 @@ var methods = []provider.Method{
 
 // Describe implements provider.Platform.
 func (p *Platform) Describe() provider.Description {
-	return provider.Description{Platform: "discord", Methods: methods, MaxTextChars: MaxContent}
+	return provider.Description{Platform: "discord", Methods: methods, MaxTextChars: MaxContent, Verbs: verbs}
 }
 
 // params is a call's JSON object.
@@ -118,8 +118,8 @@ func (p *Platform) scope(t provider.Target, m params) error {
 	return nil
 }
 
-// checkContent refuses content over Discord's limit; splitting a long
-// text is the follower's choice.
+// checkContent refuses a raw call's content over Discord's limit (the
+// send verb splits a long text; a raw call is sent as it is).
 func checkContent(m params) error {
 	v, ok := m["content"]
 	if !ok || v == nil {

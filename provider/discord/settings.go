@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -55,6 +56,9 @@ func (s *Snowflake) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// versioned is an API version at the end of a base_url.
+var versioned = regexp.MustCompile(`/v\d+$`)
+
 // DefaultBaseURL is the REST API root.
 const DefaultBaseURL = "https://discord.com/api"
 
@@ -79,6 +83,9 @@ func ParseSettings(b []byte) (Settings, error) {
 	s.BaseURL = strings.TrimRight(s.BaseURL, "/")
 	if u, err := url.Parse(s.BaseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return s, fmt.Errorf("discord settings: base_url %q is not an http(s) URL", s.BaseURL)
+	}
+	if m := versioned.FindString(s.BaseURL); m != "" {
+		return s, fmt.Errorf("discord settings: base_url %q ends in the API version; give the root without it (%s): the provider adds /v10 itself", s.BaseURL, strings.TrimSuffix(s.BaseURL, m))
 	}
 	if s.GatewayURL != "" {
 		if u, err := url.Parse(s.GatewayURL); err != nil || (u.Scheme != "wss" && u.Scheme != "ws") || u.Host == "" {

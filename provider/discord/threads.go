@@ -29,6 +29,7 @@ type threadChannel struct {
 	Type          int     `json:"type"`
 	Name          string  `json:"name"`
 	ParentID      *string `json:"parent_id"`
+	OwnerID       string  `json:"owner_id"`
 	LastMessageID *string `json:"last_message_id"`
 }
 
@@ -37,8 +38,11 @@ type threadChannel struct {
 // characters). With req.Reuse naming a thread of the channel that still
 // exists, that thread is renamed and unarchived instead; its earlier
 // messages are not the new binding's, so a catch-up for it starts after
-// its last message. Creating is not idempotent on Discord: a failure
-// after the request may have reached it is ambiguous.
+// its last message. A new thread's messages all come after its id (a
+// snowflake: its creation time), so its id is where a catch-up starts:
+// durable from the moment it exists, with nothing to store. Creating is
+// not idempotent on Discord: a failure after the request may have reached
+// it is ambiguous.
 func (p *Platform) Provision(ctx context.Context, req provider.ProvisionRequest) (provider.Provisioned, error) {
 	if req.Chat != "" && req.Chat != p.channel {
 		return provider.Provisioned{}, fmt.Errorf("%w: chat %s: this provider makes threads in channel %s only", provider.ErrInvalid, req.Chat, p.channel)
@@ -67,8 +71,11 @@ func (p *Platform) Provision(ctx context.Context, req provider.ProvisionRequest)
 	}
 	p.mu.Lock()
 	p.threads[th.ID] = true
+	p.owned[th.ID] = true
 	p.provisioned[th.ID] = "" // new: from its start
+	p.noteLocked(th.ID, note{made: true})
 	p.mu.Unlock()
+	p.kick()
 	return provider.Provisioned{Target: provider.Target{Chat: p.channel, Thread: th.ID, Name: th.Name}}, nil
 }
 
@@ -87,11 +94,16 @@ func (p *Platform) reuse(ctx context.Context, thread, name string) (provider.Pro
 		mark = *th.LastMessageID
 	}
 	// Recorded before the rename: the rename's own system message comes
-	// after the mark and is skipped like every system message.
+	// after the mark and is skipped like every system message. The note
+	// puts the mark in the cursor, so that it is durable with the next
+	// update journalled.
 	p.mu.Lock()
 	p.threads[thread] = true
+	p.owned[thread] = th.OwnerID != "" && th.OwnerID == p.botID
 	p.provisioned[thread] = mark
+	p.noteLocked(thread, note{made: true, mark: mark})
 	p.mu.Unlock()
+	p.kick()
 	var out threadChannel
 	err := p.do(ctx, rest.UpdateChannel.Compile(nil, thread), map[string]any{"name": name, "archived": false, "locked": false}, &out)
 	if err != nil {

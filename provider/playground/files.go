@@ -21,7 +21,8 @@ import (
 	"github.com/chatbus/chatbus/provider"
 )
 
-var errFileTooBig = badRequest("file is too big")
+// errFileTooBig: a file over MaxFileBytes.
+var errFileTooBig = fmt.Errorf("%w: the file is larger than max_file_bytes", provider.ErrInvalid)
 
 // saveFile writes r (at most MaxFileBytes) into the files directory under
 // a fresh file id and returns its record; the caller stores the record
@@ -56,16 +57,7 @@ func (p *Platform) saveFile(thread int64, name, mimeType string, r io.Reader) (f
 	if mimeType == "" {
 		mimeType = "application/octet-stream"
 	}
-	kind := "documents"
-	if strings.HasPrefix(mimeType, "image/") {
-		kind = "photos"
-	}
-	f := fileRec{
-		ID:     fmt.Sprintf("pg-%s-%d", p.st.install, seq),
-		Unique: fmt.Sprintf("u%s%d", p.st.install[:4], seq),
-		Thread: thread, Name: name, Mime: mimeType, Size: n,
-		Path: fmt.Sprintf("%s/file_%d%s", kind, seq, path.Ext(name)),
-	}
+	f := fileRec{ID: fmt.Sprintf("pg-%s-%d", p.st.install, seq), Thread: thread, Name: name, Mime: mimeType, Size: n}
 	if err := os.Rename(tmp.Name(), p.blob(f.ID)); err != nil {
 		return fileRec{}, err
 	}
@@ -86,33 +78,30 @@ func cleanName(name string) string {
 
 func (p *Platform) blob(fileID string) string { return filepath.Join(p.files, fileID) }
 
-// attach puts f on msg, as a photo (one size) or a document.
-func (p *Platform) attach(msg *tgMessage, f fileRec, asPhoto bool) {
+// attachment is f as a message carries it: a photo (shown inline) if
+// asked and it is an image, else a document.
+func (p *Platform) attachment(f fileRec, asPhoto bool) *attachment {
+	a := &attachment{ID: f.ID, Name: f.Name, Mime: f.Mime, Size: f.Size}
 	if asPhoto {
-		w, h := 0, 0
 		if fh, err := os.Open(p.blob(f.ID)); err == nil {
-			if cfg, _, err := image.DecodeConfig(fh); err == nil {
-				w, h = cfg.Width, cfg.Height
-			}
+			_, _, err := image.DecodeConfig(fh)
 			fh.Close()
-		}
-		if w > 0 {
-			msg.Photo = []tgPhotoSize{{FileID: f.ID, FileUniqueID: f.Unique, Width: w, Height: h, FileSize: f.Size}}
-			return
+			a.Photo = err == nil
 		}
 	}
-	msg.Document = &tgDocument{FileID: f.ID, FileUniqueID: f.Unique, FileName: f.Name, MimeType: f.Mime, FileSize: f.Size}
+	return a
 }
 
-// Upload implements provider.Platform: sendDocument (sendPhoto for
-// photos) into the thread.
+// Upload implements provider.Platform: a message of the follower's with
+// the file (a photo if h.Kind is "photo" and it is an image) and its
+// caption (plain text). The result is the message, as the page shows it.
 func (p *Platform) Upload(_ context.Context, h provider.UploadHeader, r io.Reader) (provider.Result, error) {
 	thread, err := threadOf(h.Target)
 	if err != nil {
 		return provider.Result{}, err
 	}
-	if utf8.RuneCountInString(h.Caption) > maxCaptionChars {
-		return provider.Result{}, errCaptionTooLong
+	if utf8.RuneCountInString(h.Caption) > maxTextChars {
+		return provider.Result{}, invalid("the caption is longer than %d characters", maxTextChars)
 	}
 	f, err := p.saveFile(thread, h.Filename, "", r)
 	if err != nil {
@@ -121,23 +110,22 @@ func (p *Platform) Upload(_ context.Context, h provider.UploadHeader, r io.Reade
 		}
 		return provider.Result{}, fmt.Errorf("%w: store the file: %v", provider.ErrUnavailable, err)
 	}
-	var msg tgMessage
+	var msg message
 	var events []liveEvent
 	err = p.st.db.Update(func(tx *bolt.Tx) error {
 		if err := p.st.mustRoom(tx, thread, provider.ErrTargetGone); err != nil {
 			return err
 		}
-		c := &call{p: p, tx: tx, thread: thread}
+		c := &roomTx{p: p, tx: tx, room: thread}
 		var err error
-		if msg, err = c.newMessage(); err != nil {
+		if msg, err = c.newMessage(true); err != nil {
 			return err
 		}
-		msg.Caption = h.Caption
-		p.attach(&msg, f, h.Kind == "photo")
+		msg.Text, msg.File = h.Caption, p.attachment(f, h.Kind == "photo")
 		if err := putJSON(tx.Bucket(bFiles), []byte(f.ID), f); err != nil {
 			return err
 		}
-		err = c.store(message{Msg: msg, ByBot: true})
+		err = c.store(&msg)
 		events = c.events
 		return err
 	})
@@ -148,8 +136,7 @@ func (p *Platform) Upload(_ context.Context, h provider.UploadHeader, r io.Reade
 	for _, e := range events {
 		p.live.publish(e)
 	}
-	res := mustJSON(msg)
-	return provider.Result{JSON: res, Refs: messageRefs(&msg)}, nil
+	return provider.Result{JSON: mustJSON(bareView(msg)), Refs: messageRefs(msg)}, nil
 }
 
 // file returns a file's record.
@@ -163,73 +150,18 @@ func (p *Platform) file(fileID string) (fileRec, bool, error) {
 	return f, ok, err
 }
 
-// Download implements provider.Platform.
+// Download implements provider.Platform; the path is the file's name.
 func (p *Platform) Download(_ context.Context, fileID string) (io.ReadCloser, int64, string, error) {
 	f, ok, err := p.file(fileID)
 	if err != nil {
 		return nil, 0, "", fmt.Errorf("%w: %v", provider.ErrUnavailable, err)
 	}
 	if !ok {
-		return nil, 0, "", badRequest("invalid file_id")
+		return nil, 0, "", notFound("no file %q", fileID)
 	}
 	rc, err := os.Open(p.blob(f.ID))
 	if err != nil {
-		return nil, 0, "", fmt.Errorf("%w: Bad Request: file %s is gone: %v", provider.ErrNotFound, fileID, err)
+		return nil, 0, "", notFound("file %s is gone: %v", fileID, err)
 	}
-	return rc, f.Size, f.Path, nil
-}
-
-// messageView is a message as the page shows it.
-type messageView struct {
-	ID        int64               `json:"id"`
-	Room      int64               `json:"room"`
-	From      string              `json:"from"` // "bot" or "you"
-	Text      string              `json:"text,omitempty"`
-	Caption   string              `json:"caption,omitempty"`
-	Date      int64               `json:"date"`
-	Edited    bool                `json:"edited,omitempty"`
-	Deleted   bool                `json:"deleted,omitempty"`
-	ReplyTo   int64               `json:"reply_to,omitempty"`
-	ReplyText string              `json:"reply_text,omitempty"`
-	Keyboard  [][]button          `json:"keyboard,omitempty"`
-	File      *fileView           `json:"file,omitempty"`
-	Reactions map[string][]string `json:"reactions,omitempty"`
-	Answer    string              `json:"answer,omitempty"`
-}
-
-type fileView struct {
-	ID    string `json:"id"`
-	Name  string `json:"name"`
-	Size  int64  `json:"size"`
-	Mime  string `json:"mime"`
-	Photo bool   `json:"photo,omitempty"`
-}
-
-func (p *Platform) view(m message) *messageView {
-	v := &messageView{ID: m.Msg.MessageID, Room: m.Msg.MessageThreadID, From: "you", Date: m.Msg.Date, Deleted: m.Deleted}
-	if m.ByBot {
-		v.From = "bot"
-	}
-	if m.Deleted {
-		return v // what was deleted is not shown again
-	}
-	v.Text, v.Caption, v.Edited, v.Reactions, v.Answer = m.Msg.Text, m.Msg.Caption, m.Msg.EditDate != 0, m.Reaction, m.Answer
-	if r := m.Msg.ReplyToMessage; r != nil {
-		v.ReplyTo, v.ReplyText = r.MessageID, r.Text
-		if v.ReplyText == "" {
-			v.ReplyText = r.Caption
-		}
-	}
-	if kb := m.Msg.ReplyMarkup; kb != nil {
-		v.Keyboard = kb.InlineKeyboard
-	}
-	switch {
-	case m.Msg.Document != nil:
-		d := m.Msg.Document
-		v.File = &fileView{ID: d.FileID, Name: d.FileName, Size: d.FileSize, Mime: d.MimeType}
-	case len(m.Msg.Photo) > 0:
-		ph := m.Msg.Photo[len(m.Msg.Photo)-1]
-		v.File = &fileView{ID: ph.FileID, Name: "photo", Size: ph.FileSize, Mime: "image/*", Photo: true}
-	}
-	return v
+	return rc, f.Size, f.Name, nil
 }

@@ -18,6 +18,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
@@ -191,21 +193,38 @@ func target(room int64) *providerv1.Target {
 	return &providerv1.Target{Chat: chatText, Thread: fmt.Sprint(room)}
 }
 
-// call makes a follower call in room.
-func (r *rig) call(t *testing.T, room int64, method, params, key string) (*providerv1.CallResponse, error) {
+// verb makes a message verb in room as the supervisor does: a call named
+// for the verb, its params message as JSON with the proto field names.
+func (r *rig) verb(t *testing.T, room int64, name string, params proto.Message, key string) (*providerv1.CallResponse, error) {
 	t.Helper()
-	return r.h.Client.Call(testCtx(t), &providerv1.CallRequest{Method: method, ParamsJson: []byte(params), IdempotencyKey: key, Target: target(room)})
+	raw, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.h.Client.Call(testCtx(t), &providerv1.CallRequest{Method: name, ParamsJson: raw, IdempotencyKey: key, Target: target(room)})
 }
 
-func (r *rig) mustCall(t *testing.T, room int64, method, params string) tgMessage {
+// mustVerb makes a verb that must succeed and returns the message ids it
+// names.
+func (r *rig) mustVerb(t *testing.T, room int64, name string, params proto.Message) []string {
 	t.Helper()
-	resp, err := r.call(t, room, method, params, "")
+	resp, err := r.verb(t, room, name, params, "")
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, params, err)
+		t.Fatalf("%s %v: %v", name, params, err)
 	}
-	var m tgMessage
-	json.Unmarshal(resp.GetResultJson(), &m)
-	return m
+	return refKindsOf(resp.GetReferences())[providerv1.ReferenceKind_REFERENCE_KIND_MESSAGE]
+}
+
+// send sends text (with buttons) in room and returns the message's id.
+func (r *rig) send(t *testing.T, room int64, text string, buttons ...*providerv1.Button) int64 {
+	t.Helper()
+	ids := r.mustVerb(t, room, provider.VerbSend, &providerv1.SendParams{Text: text, Buttons: buttons})
+	if len(ids) != 1 {
+		t.Fatalf("send %q made messages %v, want one", text, ids)
+	}
+	var id int64
+	fmt.Sscan(ids[0], &id)
+	return id
 }
 
 // stream is an Updates stream, the supervisor's side of it.
@@ -254,11 +273,27 @@ func wantCode(t *testing.T, err error, code codes.Code, contains string) {
 
 // refKinds returns an update's references by kind.
 func refKinds(u *providerv1.Update) map[providerv1.ReferenceKind][]string {
+	return refKindsOf(u.GetReferences())
+}
+
+func refKindsOf(refs *providerv1.References) map[providerv1.ReferenceKind][]string {
 	out := map[providerv1.ReferenceKind][]string{}
-	for _, r := range u.GetReferences().GetItems() {
+	for _, r := range refs.GetItems() {
 		out[r.GetKind()] = append(out[r.GetKind()], r.GetId())
 	}
 	return out
+}
+
+// payloadOf decodes an update's payload.
+func payloadOf(t *testing.T, u *providerv1.Update) payload {
+	t.Helper()
+	var p payload
+	dec := json.NewDecoder(bytes.NewReader(u.GetPayload()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		t.Fatalf("payload %s: %v", u.GetPayload(), err)
+	}
+	return p
 }
 
 // httpClient has no cookies: a visitor without a session.

@@ -6,21 +6,18 @@ import (
 )
 
 // liveEvent is what the page is told as it happens. Type is one of
-// "message" (a message was sent, edited, deleted or reacted to: Message is
-// its new state), "room" (RoomInfo changed), "rooms" (the whole list),
-// "typing" (the follower is typing in Room until Until, unix ms) and
-// "answer" (a callback query of Room was answered with Text; Alert: as a
-// dialog).
+// "message" (a message was sent, edited or reacted to: Message is its new
+// state), "rooms" (the whole list of rooms), "typing" (the follower is
+// typing in Room until Until, unix ms) and "answer" (press ID of Room was
+// answered with Text).
 type liveEvent struct {
-	Type     string       `json:"type"`
-	Room     int64        `json:"room,omitempty"`
-	Message  *messageView `json:"message,omitempty"`
-	RoomInfo *room        `json:"room_info,omitempty"`
-	Rooms    []room       `json:"rooms,omitempty"`
-	Until    int64        `json:"until,omitempty"`
-	Text     string       `json:"text,omitempty"`
-	Alert    bool         `json:"alert,omitempty"`
-	ID       string       `json:"id,omitempty"`
+	Type    string       `json:"type"`
+	Room    int64        `json:"room,omitempty"`
+	Message *messageView `json:"message,omitempty"`
+	Rooms   []room       `json:"rooms,omitempty"`
+	Until   int64        `json:"until,omitempty"`
+	Text    string       `json:"text,omitempty"`
+	ID      string       `json:"id,omitempty"`
 }
 
 // subBuffer is how many events a page may fall behind before its stream is

@@ -1,20 +1,18 @@
 // Package playground is the playground provider: a chat platform of its
 // own, served as a small web page on loopback, so that chatbus runs end to
-// end on a machine with no chat account. It owns the playground's chat (one
-// forum, a room per thread), its durable store (rooms, history, files, and
-// the inbox of what people did that the supervisor has not acknowledged
-// yet), and the web page through which a person picks a room, writes,
-// sends files, presses buttons and watches the follower's replies, edits,
-// deletions, reactions and typing live.
+// end on a machine with no chat account. It owns the playground's chat (a
+// room per thread), its durable store (rooms, history, files, and the
+// inbox of what people did that the supervisor has not acknowledged yet),
+// and the web page through which a person picks a room, writes, sends
+// files, presses buttons and watches the follower's replies, edits,
+// reactions and typing live.
 //
-// It speaks Telegram's dialect: the calls followers make are the Bot API's
-// methods with their parameters (sendMessage with
-// reply_markup.inline_keyboard, editMessageText, deleteMessage,
-// setMessageReaction, sendChatAction, answerCallbackQuery, forum topic
-// edits; files through Upload and Download), the results and the update
-// payloads are Bot API objects, and errors carry Telegram's descriptions
-// and classes. A follower written against the playground works unchanged on
-// Telegram for the same methods.
+// Followers speak the message verbs (verbs.go): send and edit take
+// Markdown, which the page shows rendered (render.HTML, sanitized), with
+// the message's buttons under it; a press is a CALLBACK_QUERY update that
+// answer answers; react and typing show on the page. The playground has
+// no platform methods of its own. Its update payloads are its own small
+// JSON (view.go); files go both ways through Upload and Download.
 //
 // The platform cursor works like Telegram's getUpdates offset: updates wait
 // in a durable inbox, are delivered from the cursor the supervisor stored,
@@ -53,19 +51,18 @@ import (
 )
 
 // The playground's chat and its two users: the person at the page and the
-// bot the followers speak as.
+// bot the followers speak as. The ids are the playground's own (they look
+// like a Telegram forum's, as they did when the playground imitated
+// Telegram: bindings stored then name them).
 const (
-	// ChatID is the playground forum's chat id (a Telegram supergroup id).
+	// ChatID is the playground's one chat: its rooms are its threads.
 	ChatID = int64(-1001000000001)
 	// PersonID is the person at the page.
 	PersonID = int64(1001)
-	// BotID is the bot the followers speak as.
-	BotID = int64(1000)
-	// BotUsername is the bot's @username.
+	// BotUsername is the name of the bot the followers speak as.
 	BotUsername = "chatbus_playground_bot"
 
-	// DefaultMaxFileBytes bounds an uploaded file (Telegram bots may
-	// download files up to 20 MB).
+	// DefaultMaxFileBytes bounds an uploaded file.
 	DefaultMaxFileBytes = 20 << 20
 	// PortBase and PortSpan: the default port is derived from the state
 	// directory into [PortBase, PortBase+PortSpan), so two profiles do not
@@ -74,11 +71,7 @@ const (
 	PortSpan = 400
 )
 
-var (
-	chatText = strconv.FormatInt(ChatID, 10)
-	person   = tgUser{ID: PersonID, FirstName: "You", Username: "you"}
-	bot      = tgUser{ID: BotID, IsBot: true, FirstName: "chatbus", Username: BotUsername}
-)
+var chatText = strconv.FormatInt(ChatID, 10)
 
 // Settings are the provider's own settings (the providers.playground
 // section of the supervisor's config), from the child's stdin.
@@ -129,7 +122,6 @@ type Platform struct {
 	log   zerolog.Logger
 	st    *store
 	files string // directory of the files' bytes
-	chat  tgChat
 	live  *live
 
 	ln    net.Listener
@@ -171,7 +163,6 @@ func New(cfg Config) (*Platform, error) {
 		log:    cfg.Logger,
 		st:     st,
 		files:  files,
-		chat:   tgChat{ID: ChatID, Type: "supergroup", Title: cfg.Settings.Title, IsForum: true},
 		live:   newLive(),
 		done:   make(chan struct{}),
 		kick:   make(chan struct{}, 1),
@@ -258,17 +249,9 @@ func (p *Platform) Identify(context.Context) (provider.Identity, error) {
 	return provider.Identity{OwnerID: "playground:" + p.st.install, Account: "@" + BotUsername}, nil
 }
 
-// Describe implements provider.Platform.
+// Describe implements provider.Platform: the message verbs, no methods.
 func (p *Platform) Describe() provider.Description {
-	d := provider.Description{Platform: "playground", MaxTextChars: maxTextChars, WebURL: p.url}
-	for _, m := range methods {
-		// Every call is recorded with its idempotency key in the same
-		// transaction as its effect (calls.go): a repeat is answered, not
-		// made again.
-		m.Method.Idempotent = true
-		d.Methods = append(d.Methods, m.Method)
-	}
-	return d
+	return provider.Description{Platform: "playground", MaxTextChars: maxTextChars, WebURL: p.url, Verbs: verbs}
 }
 
 // cursorPrefix starts a cursor: the store it belongs to and the next
@@ -362,17 +345,7 @@ func (p *Platform) wake() {
 	}
 }
 
-var updateKinds = map[string]providerv1.UpdateKind{
-	"message":          providerv1.UpdateKind_UPDATE_KIND_MESSAGE,
-	"callback_query":   providerv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY,
-	"message_reaction": providerv1.UpdateKind_UPDATE_KIND_REACTION,
-}
-
 func (p *Platform) convert(h held) *providerv1.Update {
-	refs := make([]provider.Ref, 0, len(h.Refs))
-	for _, r := range h.Refs {
-		refs = append(refs, provider.Ref{Kind: provider.RefKind(r.Kind), ID: r.ID})
-	}
 	return &providerv1.Update{
 		UpdateId:   h.ID,
 		ChatId:     ChatID,
@@ -380,14 +353,14 @@ func (p *Platform) convert(h held) *providerv1.Update {
 		FromUserId: PersonID,
 		Kind:       updateKinds[h.Kind],
 		Text:       h.Text,
-		Payload:    h.Raw,
+		Payload:    h.Payload,
 		ReceivedAt: timestamppb.New(time.UnixMilli(h.At)),
 		Allowed:    true, // only the owner reaches the page (webauth)
-		References: provider.RefsProto(refs),
+		References: provider.RefsProto(refsFrom(h.Refs)),
 		Chat:       chatText,
 		Thread:     strconv.FormatInt(h.Thread, 10),
 		Sender:     strconv.FormatInt(PersonID, 10),
-		SenderName: "@" + person.Username,
+		SenderName: "@you",
 		DedupId:    p.st.install + ":" + strconv.FormatInt(h.ID, 10),
 		Cursor:     p.cursor(h.ID + 1),
 	}
@@ -396,11 +369,11 @@ func (p *Platform) convert(h held) *providerv1.Update {
 // threadOf parses t as a room of the playground's chat.
 func threadOf(t provider.Target) (int64, error) {
 	if t.Chat != chatText {
-		return 0, fmt.Errorf("%w: Bad Request: chat not found (the playground's chat is %s)", provider.ErrInvalid, chatText)
+		return 0, invalid("chat %q is not the playground's (%s)", t.Chat, chatText)
 	}
 	id, err := strconv.ParseInt(t.Thread, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("%w: Bad Request: message thread not found: %q", provider.ErrInvalid, t.Thread)
+		return 0, invalid("thread %q is not a playground room", t.Thread)
 	}
 	return id, nil
 }
@@ -409,7 +382,7 @@ func threadOf(t provider.Target) (int64, error) {
 // for, renamed and reopened.
 func (p *Platform) Provision(_ context.Context, req provider.ProvisionRequest) (provider.Provisioned, error) {
 	if req.Chat != "" && req.Chat != chatText {
-		return provider.Provisioned{}, fmt.Errorf("%w: Bad Request: chat not found (the playground's chat is %s)", provider.ErrInvalid, chatText)
+		return provider.Provisioned{}, invalid("chat %q is not the playground's (%s)", req.Chat, chatText)
 	}
 	var out provider.Provisioned
 	err := p.st.db.Update(func(tx *bolt.Tx) error {

@@ -10,16 +10,17 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
-	"github.com/chatbus/chatbus/provider/telegram/botapi"
+	"github.com/chatbus/chatbus/provider"
 )
 
 // TestConversation: a room is provisioned, a person writes, the follower
-// gets a Telegram-shaped update, answers with a keyboard, the person
-// presses a button and the follower answers the callback; the page's live
-// stream sees each step.
+// gets the playground's update, answers in Markdown with buttons, the
+// person presses one and the follower answers the press; typing, an edit
+// and a reaction follow. The page's live stream sees each step.
 func TestConversation(t *testing.T) {
 	r := newRig(t, t.TempDir())
 	ctx := testCtx(t)
@@ -33,94 +34,142 @@ func TestConversation(t *testing.T) {
 	}
 
 	st := r.updates(t, nil)
-	sent := r.web.say(room, "c1", "hello there")
-	if e := next(); e.Type != "message" || e.Message.Text != "hello there" || e.Message.From != "you" {
+	sent := r.web.say(room, "c1", "hello **there**")
+	if e := next(); e.Type != "message" || e.Message.Text != "hello **there**" || e.Message.HTML != "" || e.Message.From != "you" {
 		t.Fatalf("own message event %+v", e)
 	}
 	u := st.recv()
-	if u.GetKind() != providerv1.UpdateKind_UPDATE_KIND_MESSAGE || u.GetText() != "hello there" || u.GetChat() != chatText ||
+	if u.GetKind() != providerv1.UpdateKind_UPDATE_KIND_MESSAGE || u.GetText() != "hello **there**" || u.GetChat() != chatText ||
 		u.GetThread() != fmt.Sprint(room) || u.GetSender() != fmt.Sprint(PersonID) || !u.GetAllowed() || u.GetDedupId() == "" {
 		t.Fatalf("update %v", u)
 	}
 	if got := refKinds(u)[providerv1.ReferenceKind_REFERENCE_KIND_MESSAGE]; len(got) != 1 || got[0] != fmt.Sprint(sent.ID) {
 		t.Fatalf("refs %v", u.GetReferences())
 	}
-	// The payload is a Bot API Update: what the Telegram provider parses.
-	var tu botapi.Update
-	if err := json.Unmarshal(u.GetPayload(), &tu); err != nil || tu.Kind() != botapi.KindMessage || tu.ChatID() != ChatID ||
-		int64(tu.ThreadID()) != room || tu.FromID() != PersonID || tu.Message.Text != "hello there" {
-		t.Fatalf("payload %s: %+v %v", u.GetPayload(), tu, err)
+	// The payload is the playground's own: the message as the page shows
+	// it (a person's text is shown as typed).
+	if pl := payloadOf(t, u); pl.Kind != "message" || pl.Room != room || pl.Message.ID != sent.ID || pl.Message.From != "you" ||
+		pl.Message.Text != "hello **there**" || pl.Message.HTML != "" {
+		t.Fatalf("payload %s", u.GetPayload())
 	}
 	st.ack(u.GetUpdateId())
 
-	// The follower answers, with buttons, replying to the person.
-	reply := r.mustCall(t, room, "sendMessage", fmt.Sprintf(`{"text":"pick one","reply_parameters":{"message_id":%d},
-		"reply_markup":{"inline_keyboard":[[{"text":"Yes","callback_data":"yes"},{"text":"No","callback_data":"no"}]]}}`, sent.ID))
-	if reply.MessageID == 0 || reply.MessageThreadID != room || reply.From.ID != BotID || reply.ReplyToMessage.MessageID != sent.ID {
-		t.Fatalf("sendMessage result %+v", reply)
-	}
+	// The follower answers in Markdown, with buttons, replying to the
+	// person: the page gets it rendered.
+	ids := r.mustVerb(t, room, provider.VerbSend, &providerv1.SendParams{
+		Text: "**pick** one:\n\n```go\nx := 1 < 2\n```\n<script>alert(1)</script>", ReplyTo: fmt.Sprint(sent.ID), Prompt: true,
+		Buttons: []*providerv1.Button{{Label: "Yes", Data: "yes"}, {Label: "No", Data: "no"}},
+	})
 	e := next()
-	if e.Type != "message" || e.Message.From != "bot" || len(e.Message.Keyboard) != 1 || e.Message.Keyboard[0][1].CallbackData != "no" || e.Message.ReplyTo != sent.ID {
-		t.Fatalf("bot message event %+v", e.Message)
+	var reply int64
+	fmt.Sscan(ids[0], &reply)
+	if len(ids) != 1 || e.Type != "message" || e.Message.ID != reply || e.Message.From != "bot" || e.Message.ReplyTo != sent.ID ||
+		e.Message.ReplyText != "hello **there**" || !e.Message.Prompt || len(e.Message.Buttons) != 2 || e.Message.Buttons[1] != (button{Label: "No", Data: "no"}) {
+		t.Fatalf("bot message event %+v (ids %v)", e.Message, ids)
+	}
+	for _, want := range []string{"<strong>pick</strong>", `<pre><code class="language-go">x := 1 &lt; 2`, "&lt;script&gt;alert(1)&lt;/script&gt;"} {
+		if !strings.Contains(e.Message.HTML, want) {
+			t.Errorf("rendered %q lacks %q", e.Message.HTML, want)
+		}
+	}
+	if strings.Contains(e.Message.HTML, "<script") {
+		t.Errorf("rendered %q holds a script element", e.Message.HTML)
 	}
 
 	// The person presses "No": a callback query reaches the follower.
-	var pressed struct {
-		CallbackQueryID string `json:"callback_query_id"`
-	}
-	json.Unmarshal(r.web.post(fmt.Sprintf("/api/rooms/%d/press", room), pressRequest{ClientID: "c2", MessageID: reply.MessageID, Data: "no"}), &pressed)
+	var pressed struct{ Interaction string }
+	json.Unmarshal(r.web.post(fmt.Sprintf("/api/rooms/%d/press", room), pressRequest{ClientID: "c2", MessageID: reply, Data: "no"}), &pressed)
 	u = st.recv()
 	refs := refKinds(u)
 	if u.GetKind() != providerv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY || u.GetText() != "no" ||
-		len(refs[providerv1.ReferenceKind_REFERENCE_KIND_INTERACTION]) != 1 || refs[providerv1.ReferenceKind_REFERENCE_KIND_INTERACTION][0] != pressed.CallbackQueryID {
+		len(refs[providerv1.ReferenceKind_REFERENCE_KIND_INTERACTION]) != 1 || refs[providerv1.ReferenceKind_REFERENCE_KIND_INTERACTION][0] != pressed.Interaction ||
+		len(refs[providerv1.ReferenceKind_REFERENCE_KIND_MESSAGE]) != 1 || refs[providerv1.ReferenceKind_REFERENCE_KIND_MESSAGE][0] != ids[0] {
 		t.Fatalf("callback update %v", u)
 	}
-	if err := json.Unmarshal(u.GetPayload(), &tu); err != nil || tu.CallbackQuery == nil || tu.CallbackQuery.Data != "no" || tu.CallbackQuery.Message.MessageID != int(reply.MessageID) {
+	if pl := payloadOf(t, u); pl.Kind != "press" || pl.Data != "no" || pl.Interaction != pressed.Interaction || pl.Message.ID != reply || pl.Message.HTML != "" {
 		t.Fatalf("callback payload %s", u.GetPayload())
 	}
 	st.ack(u.GetUpdateId())
-	if _, err := r.call(t, room, "answerCallbackQuery", fmt.Sprintf(`{"callback_query_id":%q,"text":"noted"}`, pressed.CallbackQueryID), ""); err != nil {
-		t.Fatal(err)
-	}
+	r.mustVerb(t, room, provider.VerbAnswer, &providerv1.AnswerParams{InteractionId: pressed.Interaction, Text: "noted"})
 	for e = next(); e.Type != "answer"; e = next() {
+		if e.Type == "message" && e.Message.Answer != "noted" {
+			t.Fatalf("message event before the answer %+v", e.Message)
+		}
 	}
-	if e.Text != "noted" || e.ID != pressed.CallbackQueryID {
+	if e.Text != "noted" || e.ID != pressed.Interaction {
 		t.Fatalf("answer event %+v", e)
 	}
-	// A query is answered once, like Telegram's.
-	_, err := r.call(t, room, "answerCallbackQuery", fmt.Sprintf(`{"callback_query_id":%q}`, pressed.CallbackQueryID), "")
-	wantCode(t, err, codes.InvalidArgument, "query is too old")
+	// The same answer again changes nothing; another is refused.
+	r.mustVerb(t, room, provider.VerbAnswer, &providerv1.AnswerParams{InteractionId: pressed.Interaction, Text: "noted"})
+	_, err := r.verb(t, room, provider.VerbAnswer, &providerv1.AnswerParams{InteractionId: pressed.Interaction, Text: "changed my mind"}, "")
+	wantCode(t, err, codes.InvalidArgument, "answered already")
 	// A button that is not on the message cannot be pressed.
 	if code, _ := r.web.do("POST", fmt.Sprintf("/api/rooms/%d/press", room), "application/json",
-		bytes.NewReader(mustJSON(pressRequest{ClientID: "c3", MessageID: reply.MessageID, Data: "maybe"}))); code != 400 {
+		bytes.NewReader(mustJSON(pressRequest{ClientID: "c3", MessageID: reply, Data: "maybe"}))); code != 400 {
 		t.Fatalf("pressing a button that is not there: %d", code)
 	}
 
-	// Typing, edit, reaction and deletion reach the page live.
-	r.mustCall(t, room, "sendChatAction", `{"action":"typing"}`)
+	// Typing, an edit and a reaction reach the page live.
+	r.mustVerb(t, room, provider.VerbTyping, &providerv1.TypingParams{})
 	if e := next(); e.Type != "typing" || e.Room != room || e.Until <= time.Now().UnixMilli() {
 		t.Fatalf("typing %+v", e)
 	}
-	edited := r.mustCall(t, room, "editMessageText", fmt.Sprintf(`{"message_id":%d,"text":"picked: no"}`, reply.MessageID))
-	if edited.Text != "picked: no" || edited.EditDate == 0 || edited.ReplyMarkup != nil {
-		t.Fatalf("edit result %+v", edited)
+	if got := r.mustVerb(t, room, provider.VerbEdit, &providerv1.EditParams{MessageId: ids[0], Text: "picked: _no_"}); len(got) != 1 || got[0] != ids[0] {
+		t.Fatalf("edit names %v", got)
 	}
-	if e := next(); e.Message.Text != "picked: no" || !e.Message.Edited || e.Message.Keyboard != nil {
+	// Each write of a message is a newer revision (sent, answered, edited).
+	if e := next(); e.Message.HTML != "<p>picked: <em>no</em></p>" || !e.Message.Edited || e.Message.Buttons != nil || e.Message.Answer != "noted" || e.Message.Rev != 3 {
 		t.Fatalf("edit event %+v", e.Message)
 	}
-	r.mustCall(t, room, "setMessageReaction", fmt.Sprintf(`{"message_id":%d,"reaction":[{"type":"emoji","emoji":"👍"}]}`, sent.ID))
+	r.mustVerb(t, room, provider.VerbReact, &providerv1.ReactParams{MessageId: fmt.Sprint(sent.ID), Emoji: "👍"})
 	if e := next(); e.Message.ID != sent.ID || len(e.Message.Reactions["bot"]) != 1 || e.Message.Reactions["bot"][0] != "👍" {
 		t.Fatalf("reaction event %+v", e.Message)
 	}
-	r.mustCall(t, room, "deleteMessage", fmt.Sprintf(`{"message_id":%d}`, reply.MessageID))
-	if e := next(); e.Message.ID != reply.MessageID || !e.Message.Deleted || e.Message.Text != "" {
-		t.Fatalf("delete event %+v", e.Message)
+	// The person reacts: a reaction update, and again: taken back.
+	for i, removed := range []bool{false, true} {
+		r.web.post(fmt.Sprintf("/api/rooms/%d/react", room), reactRequest{ClientID: fmt.Sprint("r", i), MessageID: reply, Emoji: "🔥"})
+		u = st.recv()
+		if pl := payloadOf(t, u); u.GetKind() != providerv1.UpdateKind_UPDATE_KIND_REACTION || u.GetText() != "🔥" ||
+			pl.Kind != "reaction" || pl.Emoji != "🔥" || pl.Removed != removed || pl.Message.ID != reply {
+			t.Fatalf("reaction update %v", u)
+		}
+		st.ack(u.GetUpdateId())
 	}
 
 	// The history says the same after a reload.
 	h := r.web.history(room)
-	if len(h) != 2 || h[0].Text != "hello there" || h[0].Reactions["bot"][0] != "👍" || !h[1].Deleted {
+	if len(h) != 2 || h[0].Text != "hello **there**" || h[0].Reactions["bot"][0] != "👍" ||
+		h[1].HTML != "<p>picked: <em>no</em></p>" || h[1].Text != "picked: _no_" || h[1].Answer != "noted" || len(h[1].Reactions["you"]) != 0 {
 		t.Fatalf("history %+v", h)
+	}
+}
+
+// TestDescribe: the playground declares the message verbs and no methods.
+func TestDescribe(t *testing.T) {
+	r := newRig(t, t.TempDir())
+	d, err := r.h.Client.Describe(testCtx(t), &providerv1.DescribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range d.GetVerbs() {
+		got = append(got, fmt.Sprintf("%s/%v/%v", v.GetName(), v.GetIdempotent(), v.GetLasts().AsDuration()))
+	}
+	if strings.Join(got, " ") != "send/true/0s edit/true/0s react/true/0s typing/false/5s answer/true/0s" || len(d.GetMethods()) != 0 || len(d.GetLimits()) != 0 ||
+		d.GetPlatform() != "playground" || d.GetMaxTextChars() != maxTextChars || d.GetWebUrl() != r.p.URL() {
+		t.Fatalf("describe %v", d)
+	}
+}
+
+// TestLongMessage: a text as long as the bus takes is one message.
+func TestLongMessage(t *testing.T) {
+	r := newRig(t, t.TempDir())
+	room := r.provision(t, "A · alpha")
+	long := strings.Repeat("word ", maxTextChars/5-1) + "end"
+	id := r.send(t, room, long)
+	h := r.web.history(room)
+	if len(h) != 1 || h[0].ID != id || h[0].Text != long || !strings.HasSuffix(h[0].HTML, "end</p>") {
+		t.Fatalf("history: %d messages", len(h))
 	}
 }
 
@@ -188,18 +237,20 @@ func TestDoctorFenceHoldsUpdates(t *testing.T) {
 }
 
 // TestRetriedRequestsOnce: a browser's retried send, and a follower's
-// repeated idempotency key, each make one message.
+// repeated idempotency key, each make one message; the key is the room's.
 func TestRetriedRequestsOnce(t *testing.T) {
 	r := newRig(t, t.TempDir())
-	room := r.provision(t, "A · alpha")
+	room, other := r.provision(t, "A · alpha"), r.provision(t, "B · beta")
 	a, b := r.web.say(room, "same", "once"), r.web.say(room, "same", "once")
 	if a.ID != b.ID {
 		t.Fatalf("retried send made %d and %d", a.ID, b.ID)
 	}
-	r1, err1 := r.call(t, room, "sendMessage", `{"text":"out"}`, "k1")
-	r2, err2 := r.call(t, room, "sendMessage", `{"text":"out"}`, "k1")
-	if err1 != nil || err2 != nil || !bytes.Equal(r1.GetResultJson(), r2.GetResultJson()) {
-		t.Fatalf("repeated key: %s %v / %s %v", r1.GetResultJson(), err1, r2.GetResultJson(), err2)
+	send := &providerv1.SendParams{Text: "out"}
+	r1, err1 := r.verb(t, room, provider.VerbSend, send, "k1")
+	r2, err2 := r.verb(t, room, provider.VerbSend, send, "k1")
+	r3, err3 := r.verb(t, other, provider.VerbSend, send, "k1")
+	if err1 != nil || err2 != nil || err3 != nil || !proto.Equal(r1, r2) || len(r1.GetReferences().GetItems()) != 1 || proto.Equal(r1, r3) {
+		t.Fatalf("repeated key: %v %v / %v %v / %v %v", r1, err1, r2, err2, r3, err3)
 	}
 	if h := r.web.history(room); len(h) != 2 {
 		t.Fatalf("history %d messages, want 2", len(h))
@@ -209,54 +260,76 @@ func TestRetriedRequestsOnce(t *testing.T) {
 	}
 }
 
-// TestCallRefusals: calls leaving the thread are out of scope; malformed
-// ones are refused with Telegram's descriptions.
-func TestCallRefusals(t *testing.T) {
+// TestVerbRefusals: what leaves the room is out of scope; what is
+// malformed is refused; the playground has no methods of its own.
+func TestVerbRefusals(t *testing.T) {
 	r := newRig(t, t.TempDir())
 	alpha, beta := r.provision(t, "A · alpha"), r.provision(t, "B · beta")
-	inBeta := r.mustCall(t, beta, "sendMessage", `{"text":"beta's"}`)
-	mine := r.mustCall(t, alpha, "sendMessage", `{"text":"alpha's"}`)
-	person := r.web.say(alpha, "p", "from the person")
-	r.mustCall(t, alpha, "deleteMessage", fmt.Sprintf(`{"message_id":%d}`, mine.MessageID))
+	inBeta := fmt.Sprint(r.send(t, beta, "beta's", &providerv1.Button{Label: "B", Data: "b"}))
+	mine := fmt.Sprint(r.send(t, alpha, "alpha's"))
+	person := fmt.Sprint(r.web.say(alpha, "p", "from the person").ID)
+	st := r.updates(t, nil)
+	st.ack(st.recv().GetUpdateId())
+	var pressed struct{ Interaction string }
+	var betaID int64
+	fmt.Sscan(inBeta, &betaID)
+	json.Unmarshal(r.web.post(fmt.Sprintf("/api/rooms/%d/press", beta), pressRequest{ClientID: "x", MessageID: betaID, Data: "b"}), &pressed)
+	nine := make([]*providerv1.Button, 9)
+	for i := range nine {
+		nine[i] = &providerv1.Button{Label: "b", Data: fmt.Sprint(i)}
+	}
 	for _, tc := range []struct {
-		name, method, params string
-		code                 codes.Code
-		contains             string
+		name     string
+		verb     string
+		params   proto.Message
+		code     codes.Code
+		contains string
 	}{
-		{"another chat", "sendMessage", `{"chat_id":-1002,"text":"x"}`, codes.PermissionDenied, "not your chat"},
-		{"another thread", "sendMessage", fmt.Sprintf(`{"message_thread_id":%d,"text":"x"}`, beta), codes.PermissionDenied, "not your thread"},
-		{"inline message", "editMessageText", `{"inline_message_id":"x","text":"x"}`, codes.PermissionDenied, "inline"},
-		{"another thread's message", "deleteMessage", fmt.Sprintf(`{"message_id":%d}`, inBeta.MessageID), codes.PermissionDenied, "another thread"},
-		{"reply into another thread", "sendMessage", fmt.Sprintf(`{"text":"x","reply_parameters":{"message_id":%d}}`, inBeta.MessageID), codes.PermissionDenied, "another thread"},
-		{"empty text", "sendMessage", `{"text":"  "}`, codes.InvalidArgument, "message text is empty"},
-		{"too long", "sendMessage", fmt.Sprintf(`{"text":%q}`, strings.Repeat("x", maxTextChars+1)), codes.InvalidArgument, "message is too long"},
-		{"bad keyboard", "sendMessage", `{"text":"x","reply_markup":{"inline_keyboard":[[{"text":"b"}]]}}`, codes.InvalidArgument, "can't parse reply keyboard"},
-		{"long button data", "sendMessage", fmt.Sprintf(`{"text":"x","reply_markup":{"inline_keyboard":[[{"text":"b","callback_data":%q}]]}}`, strings.Repeat("d", 65)), codes.InvalidArgument, "BUTTON_DATA_INVALID"},
-		{"edit a deleted message", "editMessageText", fmt.Sprintf(`{"message_id":%d,"text":"y"}`, mine.MessageID), codes.InvalidArgument, "message to edit not found"},
-		{"edit the person's message", "editMessageText", fmt.Sprintf(`{"message_id":%d,"text":"y"}`, person.ID), codes.InvalidArgument, "message can't be edited"},
-		{"delete twice", "deleteMessage", fmt.Sprintf(`{"message_id":%d}`, mine.MessageID), codes.InvalidArgument, "message to delete not found"},
-		{"two reactions", "setMessageReaction", fmt.Sprintf(`{"message_id":%d,"reaction":[{"type":"emoji","emoji":"👍"},{"type":"emoji","emoji":"🔥"}]}`, person.ID), codes.InvalidArgument, "REACTIONS_TOO_MANY"},
-		{"wrong action", "sendChatAction", `{"action":"dancing"}`, codes.InvalidArgument, "wrong parameter action"},
-		{"unknown query", "answerCallbackQuery", `{"callback_query_id":"123"}`, codes.InvalidArgument, "query ID is invalid"},
-		{"unchanged topic", "editForumTopic", `{"name":"A · alpha"}`, codes.InvalidArgument, "TOPIC_NOT_MODIFIED"},
-		{"not a method", "getUpdates", `{}`, codes.NotFound, "not a playground method"},
-		{"not an object", "sendMessage", `[1]`, codes.InvalidArgument, "JSON object"},
+		{"edit another room's message", provider.VerbEdit, &providerv1.EditParams{MessageId: inBeta, Text: "x"}, codes.PermissionDenied, "another room"},
+		{"react in another room", provider.VerbReact, &providerv1.ReactParams{MessageId: inBeta, Emoji: "👍"}, codes.PermissionDenied, "another room"},
+		{"reply into another room", provider.VerbSend, &providerv1.SendParams{Text: "x", ReplyTo: inBeta}, codes.PermissionDenied, "another room"},
+		{"answer another room's press", provider.VerbAnswer, &providerv1.AnswerParams{InteractionId: pressed.Interaction}, codes.PermissionDenied, "another room"},
+		{"empty text", provider.VerbSend, &providerv1.SendParams{Text: " \n "}, codes.InvalidArgument, "the text is empty"},
+		{"too long", provider.VerbSend, &providerv1.SendParams{Text: strings.Repeat("x", maxTextChars+1)}, codes.InvalidArgument, "longer than"},
+		{"nine buttons", provider.VerbSend, &providerv1.SendParams{Text: "x", Buttons: nine}, codes.InvalidArgument, "at most 8"},
+		{"long button data", provider.VerbSend, &providerv1.SendParams{Text: "x", Buttons: []*providerv1.Button{{Label: "b", Data: strings.Repeat("d", 65)}}}, codes.InvalidArgument, "button's data"},
+		{"no label", provider.VerbSend, &providerv1.SendParams{Text: "x", Buttons: []*providerv1.Button{{Data: "d"}}}, codes.InvalidArgument, "label"},
+		{"not a message id", provider.VerbEdit, &providerv1.EditParams{MessageId: "x1", Text: "x"}, codes.InvalidArgument, "not a playground message id"},
+		{"edit a message the room does not hold", provider.VerbEdit, &providerv1.EditParams{MessageId: "99999", Text: "y"}, codes.NotFound, "holds no message"},
+		{"edit the person's message", provider.VerbEdit, &providerv1.EditParams{MessageId: person, Text: "y"}, codes.InvalidArgument, "the person's"},
+		{"edit with blank text", provider.VerbEdit, &providerv1.EditParams{MessageId: mine, Text: ""}, codes.InvalidArgument, "the text is empty"},
+		{"two emoji", provider.VerbReact, &providerv1.ReactParams{MessageId: person, Emoji: strings.Repeat("👍", 9)}, codes.InvalidArgument, "one emoji"},
+		{"unknown press", provider.VerbAnswer, &providerv1.AnswerParams{InteractionId: "123"}, codes.NotFound, "no press"},
+		{"long answer", provider.VerbAnswer, &providerv1.AnswerParams{InteractionId: "123", Text: strings.Repeat("a", maxAnswerChars+1)}, codes.InvalidArgument, "at most"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := r.call(t, alpha, tc.method, tc.params, "")
+			_, err := r.verb(t, alpha, tc.verb, tc.params, "")
 			wantCode(t, err, tc.code, tc.contains)
 		})
 	}
-	// A thread that does not exist (any more) is gone, not just missing.
-	_, err := r.call(t, 999, "sendMessage", `{"text":"x"}`, "")
-	wantCode(t, err, codes.NotFound, "message thread not found")
+	// The Bot API's methods are gone.
+	_, err := r.h.Client.Call(testCtx(t), &providerv1.CallRequest{Method: "sendMessage", ParamsJson: []byte(`{"text":"x"}`), Target: target(alpha)})
+	wantCode(t, err, codes.NotFound, "no method")
+	// Params of another contract are refused (by the SDK).
+	_, err = r.h.Client.Call(testCtx(t), &providerv1.CallRequest{Method: "send", ParamsJson: []byte(`{"text":"x","parse_mode":"HTML"}`), Target: target(alpha)})
+	wantCode(t, err, codes.InvalidArgument, "send params")
+	// A room that does not exist (any more) is gone, not just missing.
+	for _, verb := range []string{provider.VerbSend, provider.VerbTyping} {
+		_, err = r.verb(t, 999, verb, &providerv1.SendParams{Text: "x"}, "")
+		if verb == provider.VerbTyping {
+			_, err = r.verb(t, 999, verb, &providerv1.TypingParams{}, "")
+		}
+		wantCode(t, err, codes.NotFound, "no room 999")
+	}
+	_, err = r.verb(t, 0, provider.VerbSend, &providerv1.SendParams{Text: "x"}, "")
+	wantCode(t, err, codes.InvalidArgument, "not a playground room")
 	if h := r.web.history(beta); len(h) != 1 {
-		t.Fatalf("beta's thread got %d messages", len(h))
+		t.Fatalf("beta's room got %d messages", len(h))
 	}
 }
 
 // TestTopics: ProvisionTarget reuses a room it is asked to (renamed,
-// reopened), else makes one; close and reopen are Telegram's.
+// reopened), else makes one; a closed room takes no person's message.
 func TestTopics(t *testing.T) {
 	r := newRig(t, t.TempDir())
 	ctx := testCtx(t)
@@ -283,13 +356,8 @@ func TestTopics(t *testing.T) {
 	if err != nil || resp.GetReused() || resp.GetTarget().GetThread() == "4242" {
 		t.Fatalf("reusing a room that is gone: %v %v", resp, err)
 	}
-	r.mustCall(t, room, "editForumTopic", `{"name":"renamed"}`)
-	r.mustCall(t, room, "closeForumTopic", `{}`)
-	_, err = r.call(t, room, "closeForumTopic", `{}`, "")
-	wantCode(t, err, codes.InvalidArgument, "TOPIC_NOT_MODIFIED")
-	r.mustCall(t, room, "reopenForumTopic", `{}`)
 	_, err = r.h.Client.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{Name: "x", Chat: "-100999"})
-	wantCode(t, err, codes.InvalidArgument, "chat not found")
+	wantCode(t, err, codes.InvalidArgument, "not the playground's")
 }
 
 // TestFiles: a person's file reaches the follower as a document it may
@@ -305,12 +373,11 @@ func TestFiles(t *testing.T) {
 		t.Fatalf("upload: %d %s", code, out)
 	}
 	u := st.recv()
-	var tu botapi.Update
-	json.Unmarshal(u.GetPayload(), &tu)
-	if tu.Message == nil || tu.Message.Document == nil || tu.Message.Document.FileName != "notes.txt" || tu.Message.Caption != "see attached" || u.GetText() != "see attached" {
+	pl := payloadOf(t, u)
+	if f := pl.Message.File; f == nil || f.Name != "notes.txt" || f.Size != int64(len(data)) || f.Photo || pl.Message.Text != "see attached" || u.GetText() != "see attached" {
 		t.Fatalf("file update %s", u.GetPayload())
 	}
-	fileID := tu.Message.Document.FileID
+	fileID := pl.Message.File.ID
 	if files := refKinds(u)[providerv1.ReferenceKind_REFERENCE_KIND_FILE]; len(files) != 1 || files[0] != fileID {
 		t.Fatalf("file refs %v", u.GetReferences())
 	}
@@ -347,9 +414,9 @@ func TestFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m tgMessage
+	var m messageView
 	json.Unmarshal(res.GetResultJson(), &m)
-	if m.Document == nil || m.Document.FileName != "report.csv" || m.Document.FileSize != 8 || len(res.GetReferences().GetItems()) != 2 {
+	if m.File == nil || m.File.Name != "report.csv" || m.File.Size != 8 || m.Text != "done" || m.From != "bot" || len(res.GetReferences().GetItems()) != 2 {
 		t.Fatalf("upload result %s %v", res.GetResultJson(), res.GetReferences())
 	}
 	h := r.web.history(room)
@@ -368,7 +435,7 @@ func TestFiles(t *testing.T) {
 			return s.Recv()
 		}()
 	}
-	wantCode(t, err, codes.InvalidArgument, "invalid file_id")
+	wantCode(t, err, codes.NotFound, "no file")
 }
 
 // TestPageRoutesGuarded: every route of the page needs a session, and the

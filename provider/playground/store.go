@@ -15,21 +15,26 @@ import (
 
 // The store is one bbolt file in the state dir (playground.db). Buckets:
 //
-//	meta       install id, counters, the port last served on
+//	meta       install id, schema, counters, the port last served on
 //	rooms      thread id → room
 //	msgs       thread id ‖ message id → message (the room's history)
 //	msgroom    message id → thread id
 //	inbox      update id → pending update (what a person did that the
 //	           supervisor has not acknowledged yet: the platform side of
-//	           the cursor, like Telegram's getUpdates queue)
+//	           the cursor)
 //	clientids  browser request id → message id (a retried send is stored once)
-//	callbacks  callback query id → callback
-//	idem       idempotency key → call result (a repeated call is made once)
+//	callbacks  interaction id → callback (a button press to answer)
+//	idem       thread/verb/idempotency key → the verb's references (a
+//	           repeated verb is made once)
 //	files      file id → file record (the bytes are in files/<file id>)
 //	sessions   sha256(session id) → expiry (unix ms)
 //
 // Every write is one transaction, synced before it returns: what a person
 // sent is durable before the page is told it was sent.
+//
+// The records are JSON. meta's schema says their form: 1 is this file's;
+// a store without one was written before the message verbs (its records
+// are Telegram-shaped) and is migrated when opened (migrate.go).
 var (
 	bMeta      = []byte("meta")
 	bRooms     = []byte("rooms")
@@ -43,11 +48,15 @@ var (
 	bSessions  = []byte("sessions")
 
 	kInstall    = []byte("install")
+	kSchema     = []byte("schema")
 	kNextMsg    = []byte("next_message")
 	kNextUpdate = []byte("next_update")
 	kNextFile   = []byte("next_file")
 	kPort       = []byte("port")
 )
+
+// schema is the form of the records this code writes.
+const schema = 1
 
 // Bounds on what the store keeps.
 const (
@@ -57,16 +66,17 @@ const (
 	// acknowledge them; beyond it, new ones are refused (nothing is
 	// dropped).
 	maxInbox = 100000
-	// maxIdempotency bounds the remembered call results.
+	// maxIdempotency bounds the remembered verb results.
 	maxIdempotency = 20000
-	// firstMessageID: 1 is the General topic's id in a Telegram forum.
+	// firstMessageID is the first id of a room or message (rooms and
+	// messages share one counter, so a room's id is never a message's).
 	firstMessageID = 2
 )
 
 // errInboxFull: the supervisor has not taken what is held.
 var errInboxFull = errors.New("the playground holds too many updates the supervisor has not taken yet; try again later")
 
-// room is one thread: a forum topic in Telegram's terms.
+// room is one thread.
 type room struct {
 	ID      int64  `json:"id"`
 	Name    string `json:"name"`
@@ -77,21 +87,62 @@ type room struct {
 
 // message is one message of a room and what happened to it.
 type message struct {
-	Msg      tgMessage           `json:"msg"`
-	ByBot    bool                `json:"by_bot,omitempty"`
+	ID   int64 `json:"id"`
+	Room int64 `json:"room"`
+	// Rev counts the message's writes: of two states of a message, the
+	// one with the higher Rev is the newer (the page's live events and
+	// its requests' answers may arrive out of order).
+	Rev   int64 `json:"rev,omitempty"`
+	ByBot bool  `json:"by_bot,omitempty"` // the follower's, else the person's
+	Date  int64 `json:"date"`             // unix seconds
+	// Edited is when the follower last edited it (unix seconds), 0 never.
+	Edited int64 `json:"edited,omitempty"`
+	// Text is what the person typed (a file's caption), or the
+	// follower's text: Markdown if Markdown (sent through the verbs),
+	// shown rendered; otherwise shown as it is.
+	Text     string `json:"text,omitempty"`
+	Markdown bool   `json:"markdown,omitempty"`
+	// Prompt: the follower asks something the person must answer.
+	Prompt bool `json:"prompt,omitempty"`
+	// ReplyTo is the message it answers, ReplyText that message's text
+	// when it was answered ("" if it was no longer held).
+	ReplyTo   int64       `json:"reply_to,omitempty"`
+	ReplyText string      `json:"reply_text,omitempty"`
+	Buttons   []button    `json:"buttons,omitempty"`
+	File      *attachment `json:"file,omitempty"`
+	// Deleted: deleted by the follower. Only history written before the
+	// verbs has deleted messages (there is no verb to delete).
 	Deleted  bool                `json:"deleted,omitempty"`
 	Reaction map[string][]string `json:"reaction,omitempty"` // "bot", "you" → emoji
-	Answer   string              `json:"answer,omitempty"`   // the last callback answer shown for it
+	Answer   string              `json:"answer,omitempty"`   // the last answer to a press of its buttons
+}
+
+// button is a button under a message: a press carries Data back. URL
+// (a link instead of a press) is only in history written before the verbs.
+type button struct {
+	Label string `json:"label"`
+	Data  string `json:"data,omitempty"`
+	URL   string `json:"url,omitempty"`
+}
+
+// attachment is a message's file, as the store, the page and the update
+// payloads name it.
+type attachment struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Mime  string `json:"mime"`
+	Size  int64  `json:"size"`
+	Photo bool   `json:"photo,omitempty"` // an image, shown inline
 }
 
 // pending is an update held in the inbox.
 type pending struct {
-	Thread int64           `json:"thread"`
-	Kind   string          `json:"kind"` // message, callback_query, message_reaction
-	Text   string          `json:"text,omitempty"`
-	Raw    json.RawMessage `json:"raw"` // the Telegram-shaped Update
-	Refs   []ref           `json:"refs,omitempty"`
-	At     int64           `json:"at"` // unix ms
+	Thread  int64           `json:"thread"`
+	Kind    string          `json:"kind"` // see updateKinds
+	Text    string          `json:"text,omitempty"`
+	Payload json.RawMessage `json:"payload"` // the update's payload (payload.go)
+	Refs    []ref           `json:"refs,omitempty"`
+	At      int64           `json:"at"` // unix ms
 }
 
 type ref struct {
@@ -99,21 +150,22 @@ type ref struct {
 	ID   string `json:"id"`
 }
 
+// callback is a person's press of a button, to be answered once.
 type callback struct {
 	Thread   int64  `json:"thread"`
 	Message  int64  `json:"message"`
 	Data     string `json:"data"`
 	Answered bool   `json:"answered,omitempty"`
+	Answer   string `json:"answer,omitempty"` // the answer's text
 }
 
+// fileRec is a file either side sent.
 type fileRec struct {
 	ID     string `json:"id"`
-	Unique string `json:"unique"`
 	Thread int64  `json:"thread"`
 	Name   string `json:"name"`
 	Mime   string `json:"mime"`
 	Size   int64  `json:"size"`
-	Path   string `json:"path"` // Telegram-style file_path: documents/file_3.txt
 }
 
 // store is the playground's durable state.
@@ -138,12 +190,25 @@ func openStore(dir string) (*store, error) {
 		meta := tx.Bucket(bMeta)
 		if v := meta.Get(kInstall); v != nil {
 			s.install = string(v)
-			return nil
+			switch got := readU64(meta.Get(kSchema)); {
+			case got == 0:
+				if err := migrate0(tx); err != nil {
+					return fmt.Errorf("migrating from the records before the message verbs: %w", err)
+				}
+			case got > schema:
+				return fmt.Errorf("written by a newer playground (schema %d; this one reads %d)", got, schema)
+			default:
+				return nil
+			}
+		} else {
+			b := make([]byte, 6)
+			rand.Read(b)
+			s.install = hex.EncodeToString(b)
+			if err := meta.Put(kInstall, []byte(s.install)); err != nil {
+				return err
+			}
 		}
-		b := make([]byte, 6)
-		rand.Read(b)
-		s.install = hex.EncodeToString(b)
-		return meta.Put(kInstall, []byte(s.install))
+		return meta.Put(kSchema, u64(schema))
 	})
 	if err != nil {
 		db.Close()
@@ -198,15 +263,14 @@ func (s *store) room(tx *bolt.Tx, id int64) (room, bool, error) {
 	return r, ok, err
 }
 
-// mustRoom returns nil if room id exists, else an error wrapping missing
-// (Telegram's "message thread not found").
+// mustRoom returns nil if room id exists, else an error wrapping missing.
 func (s *store) mustRoom(tx *bolt.Tx, id int64, missing error) error {
 	_, ok, err := s.room(tx, id)
 	switch {
 	case err != nil:
 		return err
 	case !ok:
-		return fmt.Errorf("%w: Bad Request: message thread not found", missing)
+		return fmt.Errorf("%w: the playground has no room %d", missing, id)
 	}
 	return nil
 }
@@ -242,7 +306,7 @@ func (s *store) message(tx *bolt.Tx, thread, id int64) (m message, ok bool, othe
 // putMessage stores m in its room's history, dropping the oldest beyond
 // maxRoomHistory, and marks the room active.
 func (s *store) putMessage(tx *bolt.Tx, m message) error {
-	thread, id := m.Msg.MessageThreadID, m.Msg.MessageID
+	thread, id := m.Room, m.ID
 	msgs := tx.Bucket(bMsgs)
 	fresh := msgs.Get(msgKey(thread, id)) == nil
 	if err := putJSON(msgs, msgKey(thread, id), m); err != nil {
@@ -308,18 +372,14 @@ func (s *store) history(thread int64, limit int) ([]message, error) {
 	return out, err
 }
 
-// enqueue adds an update to the inbox and returns its update id; the raw
-// Update is made by build once the id is known.
-func (s *store) enqueue(tx *bolt.Tx, p pending, build func(updateID int64) (json.RawMessage, error)) (int64, error) {
+// enqueue adds an update to the inbox and returns its update id.
+func (s *store) enqueue(tx *bolt.Tx, p pending) (int64, error) {
 	inbox := tx.Bucket(bInbox)
 	if inbox.Stats().KeyN >= maxInbox {
 		return 0, errInboxFull
 	}
 	id, err := next(tx, kNextUpdate, 1)
 	if err != nil {
-		return 0, err
-	}
-	if p.Raw, err = build(id); err != nil {
 		return 0, err
 	}
 	p.At = time.Now().UnixMilli()
@@ -390,19 +450,19 @@ func (s *store) rememberClient(tx *bolt.Tx, clientID string, msgID int64) error 
 	return tx.Bucket(bClientIDs).Put([]byte(clientID), u64(msgID))
 }
 
-// idempotent returns the stored result of key's call.
-func (s *store) idempotent(tx *bolt.Tx, key string) (json.RawMessage, bool) {
+// idempotent returns the references key's verb made, if it was made.
+func (s *store) idempotent(tx *bolt.Tx, key string) ([]ref, bool, error) {
+	var refs []ref
 	if key == "" {
-		return nil, false
+		return nil, false, nil
 	}
-	v := tx.Bucket(bIdem).Get([]byte(key))
-	if v == nil {
-		return nil, false
-	}
-	return append(json.RawMessage(nil), v...), true
+	ok, err := getJSON(tx.Bucket(bIdem), []byte(key), &refs)
+	return refs, ok, err
 }
 
-func (s *store) rememberResult(tx *bolt.Tx, key string, res json.RawMessage) error {
+// rememberResult records that key's verb was made, with the references
+// it made.
+func (s *store) rememberResult(tx *bolt.Tx, key string, refs []ref) error {
 	if key == "" {
 		return nil
 	}
@@ -415,7 +475,10 @@ func (s *store) rememberResult(tx *bolt.Tx, key string, res json.RawMessage) err
 			b.Delete(k)
 		}
 	}
-	return b.Put([]byte(key), res)
+	if refs == nil {
+		refs = []ref{}
+	}
+	return putJSON(b, []byte(key), refs)
 }
 
 // port returns the port last served on.

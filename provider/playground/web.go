@@ -20,7 +20,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/chatbus/chatbus/internal/webauth"
-	"github.com/chatbus/chatbus/provider"
 )
 
 //go:embed assets
@@ -135,7 +134,7 @@ func (p *Platform) handleHistory(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]*messageView, 0, len(ms))
 	for _, m := range ms {
-		out = append(out, p.view(m))
+		out = append(out, view(m))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"room": id, "messages": out})
 }
@@ -233,7 +232,7 @@ func (p *Platform) handleSend(w http.ResponseWriter, r *http.Request) {
 // room: the room must exist and be open; a clientID seen before returns
 // the message it made (dup) without running fn. The events fn queues are
 // published, and Run woken, once it is durable.
-func (p *Platform) personTx(room int64, clientID string, fn func(c *call) (int64, error)) (msgID int64, dup bool, err error) {
+func (p *Platform) personTx(room int64, clientID string, fn func(c *roomTx) (int64, error)) (msgID int64, dup bool, err error) {
 	if len(clientID) > 128 {
 		return 0, false, fmt.Errorf("%w: client_id too long", errBadRequest)
 	}
@@ -252,7 +251,7 @@ func (p *Platform) personTx(room int64, clientID string, fn func(c *call) (int64
 		case r.Closed:
 			return errClosed
 		}
-		c := &call{p: p, tx: tx, thread: room}
+		c := &roomTx{p: p, tx: tx, room: room}
 		if msgID, err = fn(c); err != nil {
 			return err
 		}
@@ -271,15 +270,13 @@ func (p *Platform) personTx(room int64, clientID string, fn func(c *call) (int64
 	return msgID, dup, nil
 }
 
-// enqueueMessage journals m (a person's message) in the inbox.
-func (c *call) enqueueMessage(m tgMessage) error {
-	text := m.Text
-	if text == "" {
-		text = m.Caption
+// ownMessage is message id of c's room, for a person's request.
+func (c *roomTx) ownMessage(id int64) (message, error) {
+	m, err := c.own(id)
+	if err != nil {
+		return m, fmt.Errorf("%w: %v", errNoMessage, err)
 	}
-	_, err := c.p.st.enqueue(c.tx, pending{Thread: c.thread, Kind: "message", Text: text, Refs: refsOf(messageRefs(&m))},
-		func(id int64) (json.RawMessage, error) { return mustJSON(tgUpdate{UpdateID: id, Message: &m}), nil })
-	return err
+	return m, nil
 }
 
 func (p *Platform) personSend(room int64, req sendRequest) (*messageView, error) {
@@ -289,15 +286,14 @@ func (p *Platform) personSend(room int64, req sendRequest) (*messageView, error)
 	if utf8.RuneCountInString(req.Text) > maxTextChars {
 		return nil, fmt.Errorf("%w: the message is longer than %d characters", errBadRequest, maxTextChars)
 	}
-	return p.personPost(room, req.ClientID, func(c *call, m *tgMessage) error {
+	return p.personPost(room, req.ClientID, func(c *roomTx, m *message) error {
 		m.Text = req.Text
 		if req.ReplyTo != 0 {
-			r, err := c.own(req.ReplyTo, errNoMessage)
+			r, err := c.ownMessage(req.ReplyTo)
 			if err != nil {
-				return fmt.Errorf("%w: %v", errNoMessage, err)
+				return err
 			}
-			r.Msg.ReplyToMessage = nil
-			m.ReplyToMessage = &r.Msg
+			m.ReplyTo, m.ReplyText = r.ID, r.Text
 		}
 		return nil
 	})
@@ -306,41 +302,41 @@ func (p *Platform) personSend(room int64, req sendRequest) (*messageView, error)
 // personPost makes a message from the person in room (fill completes
 // it), stores it in the room's history and the inbox in one transaction,
 // and returns its view; a clientID seen before returns the message it made.
-func (p *Platform) personPost(room int64, clientID string, fill func(c *call, m *tgMessage) error) (*messageView, error) {
-	var view *messageView
-	id, dup, err := p.personTx(room, clientID, func(c *call) (int64, error) {
-		m, err := c.newMessage()
+func (p *Platform) personPost(room int64, clientID string, fill func(c *roomTx, m *message) error) (*messageView, error) {
+	var v *messageView
+	id, dup, err := p.personTx(room, clientID, func(c *roomTx) (int64, error) {
+		m, err := c.newMessage(false)
 		if err != nil {
 			return 0, err
 		}
-		m.From = &person
 		if err := fill(c, &m); err != nil {
 			return 0, err
 		}
-		if err := c.store(message{Msg: m}); err != nil {
+		if err := c.store(&m); err != nil {
 			return 0, err
 		}
-		view = c.events[len(c.events)-1].Message
-		return m.MessageID, c.enqueueMessage(m)
+		v = view(m)
+		_, err = c.p.st.enqueue(c.tx, messagePending(m))
+		return m.ID, err
 	})
 	if err != nil {
 		return nil, err
 	}
 	if dup {
-		return p.viewOf(room, id)
+		return p.loadView(room, id)
 	}
-	return view, nil
+	return v, nil
 }
 
-// viewOf reads a message's view.
-func (p *Platform) viewOf(room, id int64) (*messageView, error) {
+// loadView reads a message's view.
+func (p *Platform) loadView(room, id int64) (*messageView, error) {
 	var v *messageView
 	err := p.st.db.View(func(tx *bolt.Tx) error {
 		m, ok, _, err := p.st.message(tx, room, id)
 		if err != nil || !ok {
 			return errors.Join(err, errNoMessage)
 		}
-		v = p.view(m)
+		v = view(m)
 		return nil
 	})
 	return v, err
@@ -352,59 +348,47 @@ type pressRequest struct {
 	Data      string `json:"data"`
 }
 
-// handlePress is a person pressing an inline keyboard button: a
-// callback_query update.
+// handlePress is a person pressing a button under a follower's message:
+// a press update, with an interaction to answer.
 func (p *Platform) handlePress(w http.ResponseWriter, r *http.Request) {
 	var req pressRequest
 	room, err := roomRequest(w, r, &req)
 	var qid string
 	if err == nil {
-		_, _, err = p.personTx(room, req.ClientID, func(c *call) (int64, error) {
-			m, err := c.own(req.MessageID, errNoMessage)
+		_, _, err = p.personTx(room, req.ClientID, func(c *roomTx) (int64, error) {
+			m, err := c.ownMessage(req.MessageID)
 			if err != nil {
 				return 0, err
 			}
-			if !m.ByBot || !hasButton(m.Msg.ReplyMarkup, req.Data) {
+			if !m.ByBot || !hasButton(m.Buttons, req.Data) {
 				return 0, fmt.Errorf("%w: message %d has no button with that data", errBadRequest, req.MessageID)
 			}
-			qid = newQueryID()
-			if err := putJSON(c.tx.Bucket(bCallbacks), []byte(qid), callback{Thread: room, Message: m.Msg.MessageID, Data: req.Data}); err != nil {
+			qid = newInteractionID()
+			if err := putJSON(c.tx.Bucket(bCallbacks), []byte(qid), callback{Thread: room, Message: m.ID, Data: req.Data}); err != nil {
 				return 0, err
 			}
-			msg := m.Msg
-			q := tgCallbackQuery{ID: qid, From: person, Message: &msg, ChatInstance: c.p.st.install, Data: req.Data}
-			refs := append(refsOf(messageRefs(&msg)), ref{Kind: int(provider.RefInteraction), ID: qid})
-			_, err = c.p.st.enqueue(c.tx, pending{Thread: room, Kind: "callback_query", Text: req.Data, Refs: refs},
-				func(id int64) (json.RawMessage, error) {
-					return mustJSON(tgUpdate{UpdateID: id, CallbackQuery: &q}), nil
-				})
-			return m.Msg.MessageID, err
+			_, err = c.p.st.enqueue(c.tx, pressPending(m, qid, req.Data))
+			return m.ID, err
 		})
 	}
 	if err != nil {
 		writeErr(w, errCode(err), err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"callback_query_id": qid})
+	writeJSON(w, http.StatusOK, map[string]string{"interaction": qid})
 }
 
-func hasButton(kb *inlineKeyboard, data string) bool {
-	if kb == nil || data == "" {
-		return false
-	}
-	for _, row := range kb.InlineKeyboard {
-		for _, b := range row {
-			if b.CallbackData == data {
-				return true
-			}
+func hasButton(bs []button, data string) bool {
+	for _, b := range bs {
+		if data != "" && b.Data == data {
+			return true
 		}
 	}
 	return false
 }
 
-// newQueryID is a callback query id: a random number as text, like
-// Telegram's.
-func newQueryID() string {
+// newInteractionID is the id of a press: a random number as text.
+func newInteractionID() string {
 	b := make([]byte, 8)
 	rand.Read(b)
 	return strconv.FormatUint(binary.BigEndian.Uint64(b)>>1, 10)
@@ -416,8 +400,8 @@ type reactRequest struct {
 	Emoji     string `json:"emoji"`
 }
 
-// handleReact toggles the person's reaction on a message: a
-// message_reaction update.
+// handleReact toggles the person's reaction on a message: a reaction
+// update.
 func (p *Platform) handleReact(w http.ResponseWriter, r *http.Request) {
 	var req reactRequest
 	room, err := roomRequest(w, r, &req)
@@ -425,29 +409,25 @@ func (p *Platform) handleReact(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("%w: one emoji", errBadRequest)
 	}
 	if err == nil {
-		_, _, err = p.personTx(room, req.ClientID, func(c *call) (int64, error) {
-			m, err := c.own(req.MessageID, errNoMessage)
+		_, _, err = p.personTx(room, req.ClientID, func(c *roomTx) (int64, error) {
+			m, err := c.ownMessage(req.MessageID)
 			if err != nil {
 				return 0, err
 			}
-			old := reactions(m.Reaction["you"])
-			now := []string{req.Emoji}
-			if len(m.Reaction["you"]) == 1 && m.Reaction["you"][0] == req.Emoji {
-				now = nil // pressed again: taken back
-			}
+			mine := m.Reaction["you"]
+			removed := len(mine) == 1 && mine[0] == req.Emoji // pressed again: taken back
 			if m.Reaction == nil {
 				m.Reaction = map[string][]string{}
 			}
-			m.Reaction["you"] = now
-			if err := c.store(m); err != nil {
+			m.Reaction["you"] = []string{req.Emoji}
+			if removed {
+				m.Reaction["you"] = nil
+			}
+			if err := c.store(&m); err != nil {
 				return 0, err
 			}
-			upd := tgMessageReaction{Chat: c.p.chat, MessageID: m.Msg.MessageID, User: &person, Date: time.Now().Unix(), OldReaction: old, NewReaction: reactions(now)}
-			_, err = c.p.st.enqueue(c.tx, pending{Thread: room, Kind: "message_reaction", Text: req.Emoji, Refs: []ref{{Kind: int(provider.RefMessage), ID: strconv.FormatInt(m.Msg.MessageID, 10)}}},
-				func(id int64) (json.RawMessage, error) {
-					return mustJSON(tgUpdate{UpdateID: id, MessageReaction: &upd}), nil
-				})
-			return m.Msg.MessageID, err
+			_, err = c.p.st.enqueue(c.tx, reactionPending(m, req.Emoji, removed))
+			return m.ID, err
 		})
 	}
 	if err != nil {
@@ -455,14 +435,6 @@ func (p *Platform) handleReact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
-}
-
-func reactions(emoji []string) []tgReaction {
-	out := []tgReaction{}
-	for _, e := range emoji {
-		out = append(out, tgReaction{Type: "emoji", Emoji: e})
-	}
-	return out
 }
 
 // handleUpload is a person sending a file (multipart: client_id, caption,
@@ -526,15 +498,15 @@ func (p *Platform) handleUpload(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, errors.New("no file"))
 		return
 	}
-	if utf8.RuneCountInString(caption) > maxCaptionChars {
+	if utf8.RuneCountInString(caption) > maxTextChars {
 		os.Remove(p.blob(f.ID))
-		writeErr(w, http.StatusBadRequest, fmt.Errorf("the caption is longer than %d characters", maxCaptionChars))
+		writeErr(w, http.StatusBadRequest, fmt.Errorf("the caption is longer than %d characters", maxTextChars))
 		return
 	}
 	var stored bool
-	view, err := p.personPost(room, clientID, func(c *call, m *tgMessage) error {
-		m.Caption = caption
-		c.p.attach(m, *f, strings.HasPrefix(f.Mime, "image/"))
+	v, err := p.personPost(room, clientID, func(c *roomTx, m *message) error {
+		m.Text = caption
+		m.File = p.attachment(*f, strings.HasPrefix(f.Mime, "image/"))
 		stored = true
 		return putJSON(c.tx.Bucket(bFiles), []byte(f.ID), f)
 	})
@@ -545,13 +517,5 @@ func (p *Platform) handleUpload(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, errCode(err), err)
 		return
 	}
-	writeJSON(w, http.StatusOK, view)
-}
-
-func refsOf(rs []provider.Ref) []ref {
-	out := make([]ref, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, ref{Kind: int(r.Kind), ID: r.ID})
-	}
-	return out
+	writeJSON(w, http.StatusOK, v)
 }

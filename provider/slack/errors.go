@@ -22,8 +22,10 @@ var errorClasses = map[string]error{
 	"file_deleted":      provider.ErrNotFound,
 	"user_not_found":    provider.ErrNotFound,
 	"no_reaction":       provider.ErrNotFound,
-	// thread_ts names a root that was deleted: the only thread_ts the
-	// provider sends is the caller's own, so the caller's thread is gone.
+	// A thread that is not there (conversations.replies' answer; the
+	// posting methods answer ok and post at the top level instead: see
+	// checkThreaded): the only thread_ts the provider sends is the
+	// caller's own, so the caller's thread is gone.
 	"thread_not_found": provider.ErrTargetGone,
 
 	// Slack refused on permission grounds.

@@ -181,6 +181,9 @@ func (p *Platform) convertEvent(ctx context.Context, id identity, ev *event) *pr
 		}
 		u.References = provider.RefsProto(refs)
 		return u
+	case "member_joined_channel", "member_left_channel":
+		p.memberEvent(id, ev)
+		return nil
 	case "reaction_added":
 		if id.own(ev.User, "") || ev.Item.Type != "message" {
 			return nil
@@ -229,7 +232,7 @@ func (p *Platform) convertAction(id identity, in *interaction) *providerv1.Updat
 			u.Text = a.ActionID
 		}
 	}
-	refs := []provider.Ref{{Kind: provider.RefInteraction, ID: in.TriggerID}}
+	refs := []provider.Ref{{Kind: provider.RefInteraction, ID: interactionID(in.User.ID, in.TriggerID)}}
 	if msgTS != "" {
 		refs = append(refs, provider.Ref{Kind: provider.RefMessage, ID: msgTS})
 	}

@@ -69,8 +69,8 @@ func (p *Platform) Upload(ctx context.Context, h provider.UploadHeader, r io.Rea
 		ThreadTimestamp: t.Thread,
 		InitialComment:  h.Caption,
 	})
+	p.noteResult(t.Chat, err)
 	if err != nil {
-		p.noteBotErr(err)
 		return provider.Result{}, mapErr(err)
 	}
 	res, err := json.Marshal(struct {

@@ -11,8 +11,9 @@ import (
 )
 
 // The parts of the connection whose failure makes the provider
-// NOT_SERVING: the bot token (Web API) and Socket Mode (the app token, or
-// Socket Mode turned off).
+// NOT_SERVING: the bot token (Web API), Socket Mode (the app token, or
+// Socket Mode turned off), and the bot's membership of its channel
+// (componentChannel, channel.go).
 const (
 	componentBot    = "bot"
 	componentSocket = "socket"
@@ -55,6 +56,14 @@ func (s *healthState) broken(component string) bool {
 	defer s.mu.Unlock()
 	_, bad := s.bad[component]
 	return bad
+}
+
+// reason returns why component is broken, and whether it is.
+func (s *healthState) reason(component string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	why, bad := s.bad[component]
+	return why, bad
 }
 
 // backoff is an exponential delay with ±20% jitter. Not safe for

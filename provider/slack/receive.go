@@ -61,6 +61,7 @@ func (p *Platform) Run(ctx context.Context, _ []byte, sink provider.Sink) error 
 	var wg sync.WaitGroup
 	wg.Go(func() { r.connect(ctx) })
 	wg.Go(func() { p.watchBot(ctx) })
+	wg.Go(func() { p.watchChannel(ctx) })
 	err = r.deliverLoop(ctx)
 	cancel()
 	wg.Wait()

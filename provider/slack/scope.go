@@ -43,7 +43,7 @@ var takesThread = func() map[string]bool {
 
 // Describe implements provider.Platform.
 func (p *Platform) Describe() provider.Description {
-	d := provider.Description{Platform: "slack", MaxTextChars: MaxTextChars}
+	d := provider.Description{Platform: "slack", MaxTextChars: MaxTextChars, Verbs: verbs}
 	for _, m := range methods {
 		d.Methods = append(d.Methods, m.Method)
 	}
@@ -52,18 +52,25 @@ func (p *Platform) Describe() provider.Description {
 
 // Call implements provider.Platform: the call is scoped to t (see scope)
 // and sent as JSON; the message it sent or edited becomes a reference of
-// t. Slack has no idempotency keys, so the key is not used.
+// t. A chat.postMessage that Slack posted outside the thread (its root
+// was deleted) is taken back and reported as the thread gone (see
+// checkThreaded). Slack has no idempotency keys, so the key is not used.
 func (p *Platform) Call(ctx context.Context, t provider.Target, method string, params json.RawMessage, _ string) (provider.Result, error) {
 	body, err := p.scope(t, method, params)
 	if err != nil {
 		return provider.Result{}, err
 	}
 	raw, err := p.web.post(ctx, method, body)
+	p.noteResult(t.Chat, err)
 	if err != nil {
-		p.noteBotErr(err)
 		return provider.Result{}, mapErr(err)
 	}
-	p.health.set(componentBot, true, "")
+	if method == "chat.postMessage" {
+		if err := p.checkThreaded(ctx, t, raw); err != nil {
+			return provider.Result{}, err
+		}
+		p.inChannel(t.Chat)
+	}
 	refs := resultRefs(method, raw)
 	for _, r := range refs {
 		if r.Kind == provider.RefMessage {

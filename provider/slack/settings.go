@@ -40,7 +40,8 @@ type Settings struct {
 	DeadAfter string `json:"dead_after"`
 	// AuthRetry is how long the provider waits before trying again after
 	// Slack refused a token (invalid_auth, token_revoked…) or turned
-	// Socket Mode off (link_disabled). If empty, 1m.
+	// Socket Mode off (link_disabled), and between looks at whether the
+	// bot is in its channel while it is not. If empty, 1m.
 	AuthRetry string `json:"auth_retry"`
 }
 

@@ -8,11 +8,16 @@
 // the envelope to Slack only once the supervisor has journalled it
 // (receive.go): Slack redelivers what was not acknowledged, and the
 // supervisor journals a redelivered event once, by its event id. Outbound,
-// it scopes each follower call to the caller's thread (scope.go) and
-// forwards it; files go through Slack's external upload flow (files.go).
+// it makes the message verbs (verbs.go: Markdown as mrkdwn, buttons as
+// Block Kit, reactions by Slack's emoji names from emoji.go), scopes each
+// raw follower call to the caller's thread (scope.go) and forwards it;
+// files go through Slack's external upload flow (files.go). A reply Slack
+// posted outside its thread, because the root was deleted, is taken back
+// and reported as the thread gone (checkThreaded).
 //
 // The provider owns the in-memory map from message ts to thread
-// (threads.go) that routes reactions, and the health of its two tokens.
+// (threads.go) that routes reactions, and the health of its two tokens and
+// of the bot's membership of its channel (channel.go).
 package slack
 
 import (

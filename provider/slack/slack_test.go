@@ -96,7 +96,7 @@ func TestInbound(t *testing.T) {
 		{"channel message", top.EventID, providerv1.UpdateKind_UPDATE_KIND_MESSAGE, "", person, true, "in the channel", []string{"message:" + top.TS}},
 		{"stranger", other.EventID, providerv1.UpdateKind_UPDATE_KIND_MESSAGE, th.GetThread(), stranger, false, "from a stranger", []string{"message:" + other.TS}},
 		{"reaction", react, providerv1.UpdateKind_UPDATE_KIND_REACTION, th.GetThread(), person, true, "thumbsup", []string{"message:" + sent.TS}},
-		{"button", "trigger:" + press, providerv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY, th.GetThread(), person, true, "yes", []string{"interaction:" + press, "message:" + sent.TS}},
+		{"button", "trigger:" + press, providerv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY, th.GetThread(), person, true, "yes", []string{"interaction:" + person + "/" + press, "message:" + sent.TS}},
 		{"file", file.EventID, providerv1.UpdateKind_UPDATE_KIND_MESSAGE, th.GetThread(), person, true, "see this", []string{"message:" + file.TS, "file:" + fileID}},
 	}
 	for _, tc := range tests {
@@ -367,10 +367,16 @@ func TestCalls(t *testing.T) {
 	if n := len(r.st.Sent(chanID, other.GetThread())); n != 0 {
 		t.Errorf("%d messages reached the other thread", n)
 	}
-	// The thread deleted under the follower: its calls say so.
-	r.st.DeleteMessage(chanID, th.GetThread())
-	_, err = r.call(th, "chat.postMessage", `{"text":"x"}`)
+	// A root deleted before anyone replied: Slack posts at the top level
+	// and answers ok; the provider takes the message back and says the
+	// thread is gone. (th has replies: its root would stay a thread.)
+	fresh := r.provision("C · gamma")
+	r.st.DeleteMessage(chanID, fresh.GetThread())
+	_, err = r.call(fresh, "chat.postMessage", `{"text":"into the void"}`)
 	wantCode(t, err, codes.NotFound, provider.ReasonTargetGone)
+	if top := r.st.Sent(chanID, ""); len(top) != 2 || top[0].TS != th.GetThread() || top[1].TS != other.GetThread() {
+		t.Errorf("top level %+v: the stray message was not taken back", top)
+	}
 }
 
 // TestProvision: a thread is a root message named by the supervisor;

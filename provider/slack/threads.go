@@ -41,10 +41,11 @@ func (p *Platform) Provision(ctx context.Context, req provider.ProvisionRequest)
 		}
 	}
 	_, ts, err := p.api.PostMessageContext(ctx, channel, slack.MsgOptionText(req.Name, true))
+	p.noteResult(channel, err)
 	if err != nil {
-		p.noteBotErr(err)
 		return provider.Provisioned{}, fmt.Errorf("post the thread's root: %w", mapErr(err))
 	}
+	p.inChannel(channel)
 	p.threads.note(channel, ts, ts)
 	return provider.Provisioned{Target: provider.Target{Chat: channel, Thread: ts, Name: req.Name}}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/chatbus/chatbus/provider"
 )
@@ -24,14 +25,14 @@ var methods = []struct {
 		{Name: "reply_to_message_id", Kind: provider.RefMessage},
 		{Name: "reply_parameters.message_id", Kind: provider.RefMessage},
 	}}, thread: true},
-	{Method: provider.Method{Name: "editMessageText", Params: messageParam}},
-	{Method: provider.Method{Name: "editMessageReplyMarkup", Params: messageParam}},
-	{Method: provider.Method{Name: "deleteMessage", Params: messageParam}},
-	{Method: provider.Method{Name: "setMessageReaction", Params: messageParam}},
-	{Method: provider.Method{Name: "sendChatAction"}, thread: true},
+	{Method: provider.Method{Name: "editMessageText", Params: messageParam, Lane: provider.LaneEdit}},
+	{Method: provider.Method{Name: "editMessageReplyMarkup", Params: messageParam, Lane: provider.LaneEdit}},
+	{Method: provider.Method{Name: "deleteMessage", Params: messageParam, Lane: provider.LaneEdit}},
+	{Method: provider.Method{Name: "setMessageReaction", Params: messageParam, Lane: provider.LaneAmbient}},
+	{Method: provider.Method{Name: "sendChatAction", Lane: provider.LaneAmbient}, thread: true},
 	{Method: provider.Method{Name: "answerCallbackQuery", Params: []provider.Param{
 		{Name: "callback_query_id", Kind: provider.RefInteraction, Required: true},
-	}}},
+	}, Lane: provider.LanePrompt}},
 	{Method: provider.Method{Name: "editForumTopic"}, thread: true},
 	{Method: provider.Method{Name: "closeForumTopic"}, thread: true},
 	{Method: provider.Method{Name: "reopenForumTopic"}, thread: true},
@@ -48,9 +49,32 @@ var takesThread = func() map[string]bool {
 	return m
 }()
 
+// DefaultLimits are the Bot API's rate limits as Telegram documents them
+// (core.telegram.org/bots/faq, "My bot is hitting limits"): about 30
+// messages a second in all, no more than one a second in one chat (short
+// bursts go through), no more than 20 a minute in one group. Every chat
+// of the provider is its forum supergroup, a group: a forum topic is a
+// thread of it, so all of a bot's topics share the chat's and the group's
+// limits. Edits count against the chat's limit (Telegram answers 429 to a
+// bot editing faster), not the group's; typing and reactions against the
+// bot's only. The operator changes them with the "limits" setting.
+var DefaultLimits = []provider.RateLimit{
+	{Name: "bot", Scope: provider.ScopeBot, Count: 30, Per: time.Second},
+	{Name: "chat", Scope: provider.ScopeChat, Count: 3, Per: 3 * time.Second,
+		Methods: []string{provider.VerbSend, provider.VerbEdit, "upload", "sendMessage", "editMessageText", "editMessageReplyMarkup"}},
+	{Name: "group", Scope: provider.ScopeChat, Count: 20, Per: time.Minute,
+		Methods: []string{provider.VerbSend, "upload", "sendMessage"}},
+}
+
+// typingLasts is how long a chat action shows: five seconds, or until the
+// bot's next message (Bot API, sendChatAction).
+const typingLasts = 5 * time.Second
+
 // Describe implements provider.Platform.
 func (p *Platform) Describe() provider.Description {
-	d := provider.Description{Platform: "telegram", MaxTextChars: MaxTextChars}
+	d := provider.Description{Platform: "telegram", MaxTextChars: MaxTextChars, Limits: p.limits,
+		Verbs: []provider.Verb{{Name: provider.VerbSend}, {Name: provider.VerbEdit}, {Name: provider.VerbReact},
+			{Name: provider.VerbTyping, Lasts: typingLasts}, {Name: provider.VerbAnswer}}}
 	for _, m := range methods {
 		d.Methods = append(d.Methods, m.Method)
 	}

@@ -35,6 +35,9 @@ type Settings struct {
 	// the bot no admin that may manage topics) is looked at again. If
 	// empty, 10s. A usable chat is looked at again every 5 minutes.
 	ChatRecheck string `json:"chat_recheck"`
+	// Limits changes the rate limits calls are paced to (DefaultLimits):
+	// "bot", "chat", "group", each "<count>/<window>" or "off".
+	Limits provider.LimitSettings `json:"limits"`
 }
 
 // tokenPattern is a bot token as BotFather gives it: the bot's id, a
@@ -75,6 +78,9 @@ func ParseSettings(b json.RawMessage, getenv func(string) string) (Settings, err
 		if id <= 0 {
 			return s, provider.Settingf("allowed_user_ids", "entry %d (%d) is not a user id: user ids are positive", i+1, id)
 		}
+	}
+	if _, err := s.Limits.Apply(DefaultLimits); err != nil {
+		return s, err
 	}
 	for _, d := range []struct {
 		key, val string

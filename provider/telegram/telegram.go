@@ -34,6 +34,7 @@ type Platform struct {
 	timeout time.Duration
 	recheck time.Duration // how soon an unusable chat is looked at again
 	botID   atomic.Int64  // the bot's user id, once getMe answered
+	limits  []provider.RateLimit
 }
 
 // New returns the Telegram platform for checked settings (ParseSettings).
@@ -55,6 +56,9 @@ func New(s Settings, log zerolog.Logger, health *provider.Health) (*Platform, er
 		live:    provider.NewLiveness(health, provider.LivenessConfig{}),
 		timeout: duration(s.PollTimeout, 30*time.Second),
 		recheck: duration(s.ChatRecheck, 10*time.Second),
+	}
+	if p.limits, err = s.Limits.Apply(DefaultLimits); err != nil {
+		return nil, err
 	}
 	for _, id := range s.AllowedUserIDs {
 		p.allowed[id] = true

@@ -52,6 +52,15 @@ func (m *Metrics) RateLimited(provider string, retryAfter time.Duration) {
 	}
 }
 
+// CallWaited observes how long a call waited in its provider's outbound
+// queue before it was sent.
+func (m *Metrics) CallWaited(provider, lane string, waited time.Duration) {
+	if m == nil {
+		return
+	}
+	m.callWait.WithLabelValues(provider, lane).Observe(waited.Seconds())
+}
+
 // DoctorOutcome counts a finished doctor restart by its outcome and
 // reason ("" is counted as none).
 func (m *Metrics) DoctorOutcome(provider, outcome, reason string) {

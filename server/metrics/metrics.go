@@ -79,6 +79,7 @@ type Metrics struct {
 	rateLimited *prometheus.CounterVec   // provider
 	retryAfter  *prometheus.HistogramVec // provider
 	doctor      *prometheus.CounterVec   // provider, outcome, reason
+	callWait    *prometheus.HistogramVec // provider, lane
 	rpcs        *prometheus.CounterVec   // method, code
 	rpcSeconds  *prometheus.HistogramVec // method
 
@@ -147,6 +148,9 @@ func New(cfg Config) *Metrics {
 	m.retryAfter = histogram("platform_retry_after_seconds",
 		"The delay the platform asked for with each rate limit, by provider.",
 		[]float64{1, 2, 5, 10, 30, 60, 300, 900, 3600}, "provider")
+	m.callWait = histogram("outbound_wait_seconds",
+		"How long calls waited in the provider's outbound queue before they were sent (the platform's rate limits, a provider that does not admit), by provider and lane (prompt, message, edit, ambient).",
+		[]float64{.001, .01, .1, .5, 1, 2.5, 5, 10, 30, 60, 120, 300}, "provider", "lane")
 	m.doctor = counter("doctor_restarts_total",
 		"Doctor restarts by provider and outcome (restarted, owner_unavailable, prepare_refused, commit_refused, old_owner_exit_timeout, successor_refused) and its reason (none if it has none).", "provider", "outcome", "reason")
 	m.rpcs = counter("grpc_handled_total",

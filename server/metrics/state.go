@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -32,6 +34,20 @@ type ProviderState struct {
 	CallsHeld int
 	// CallsOpen is every call record being made or held now.
 	CallsOpen int
+	// Outbound is the outbound queue.
+	Outbound Outbound
+}
+
+// Outbound is a provider's outbound queue now and its counters.
+type Outbound struct {
+	// Queued calls by lane (prompt, message, edit, ambient).
+	Queued map[string]int
+	// OldestWait is how long the longest-waiting queued call has waited.
+	OldestWait time.Duration
+	// Coalesced counts calls replaced by a newer one while they waited
+	// (edits of one message); Skipped those answered without a call (a
+	// typing indicator still showing).
+	Coalesced, Skipped uint64
 }
 
 // ProviderStates are the supervision states a provider_state series
@@ -53,7 +69,18 @@ var (
 		"Calls held durably for the provider, to be sent once it admits again (the outbox depth).", []string{"provider"}, nil)
 	callsOpenDesc = prometheus.NewDesc(namespace+"_call_records_open",
 		"Call records being made or held for the provider now.", []string{"provider"}, nil)
+	queuedDesc = prometheus.NewDesc(namespace+"_outbound_queued_calls",
+		"Calls waiting in the provider's outbound queue now (its platform's rate limits, a restart), by lane.", []string{"provider", "lane"}, nil)
+	outboundOldestDesc = prometheus.NewDesc(namespace+"_outbound_oldest_wait_seconds",
+		"How long the longest-waiting call of the provider's outbound queue has waited; 0 when none waits.", []string{"provider"}, nil)
+	coalescedDesc = prometheus.NewDesc(namespace+"_outbound_coalesced_total",
+		"Calls a newer call replaced while they waited (edits of one message), by provider: answered without a platform call.", []string{"provider"}, nil)
+	skippedDesc = prometheus.NewDesc(namespace+"_outbound_skipped_total",
+		"Calls answered without a platform call because their effect still showed (a typing indicator), by provider.", []string{"provider"}, nil)
 )
+
+// Lanes are the outbound lanes, highest first.
+var Lanes = []string{"prompt", "message", "edit", "ambient"}
 
 // stateCollector reads StateSource at scrape time.
 type stateCollector struct{ src StateSource }
@@ -69,7 +96,7 @@ func (m *Metrics) Watch(src StateSource) {
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{followersDesc, providerStateDesc, providerServingDesc, providerRestartsDesc,
-		providerFlipsDesc, outboxDesc, callsOpenDesc} {
+		providerFlipsDesc, outboxDesc, callsOpenDesc, queuedDesc, outboundOldestDesc, coalescedDesc, skippedDesc} {
 		ch <- d
 	}
 }
@@ -85,6 +112,12 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(providerFlipsDesc, prometheus.CounterValue, float64(p.HealthFlips), p.Name)
 		ch <- prometheus.MustNewConstMetric(outboxDesc, prometheus.GaugeValue, float64(p.CallsHeld), p.Name)
 		ch <- prometheus.MustNewConstMetric(callsOpenDesc, prometheus.GaugeValue, float64(p.CallsOpen), p.Name)
+		for _, l := range Lanes {
+			ch <- prometheus.MustNewConstMetric(queuedDesc, prometheus.GaugeValue, float64(p.Outbound.Queued[l]), p.Name, l)
+		}
+		ch <- prometheus.MustNewConstMetric(outboundOldestDesc, prometheus.GaugeValue, p.Outbound.OldestWait.Seconds(), p.Name)
+		ch <- prometheus.MustNewConstMetric(coalescedDesc, prometheus.CounterValue, float64(p.Outbound.Coalesced), p.Name)
+		ch <- prometheus.MustNewConstMetric(skippedDesc, prometheus.CounterValue, float64(p.Outbound.Skipped), p.Name)
 	}
 }
 

@@ -13,17 +13,20 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/metrics"
+	"github.com/chatbus/chatbus/server/outbound"
 	"github.com/chatbus/chatbus/server/store"
 )
 
-// ErrHeld: a call's deadline passed while it was still held (its provider
-// does not admit, or an earlier call of its thread is held) or still being
-// sent. It is not lost: it is sent once, and repeating it with the same
-// idempotency key returns its outcome.
+// ErrHeld: a call's deadline passed while it was still waiting its turn
+// (the platform's limits, a provider that does not admit) or being sent.
+// A call with an idempotency key is not lost: it is sent once, and
+// repeating it with the same key returns its outcome; one without was
+// taken back and not sent.
 var ErrHeld = errors.New("call not finished")
 
 // ErrTooManyHeld: the provider holds too many calls already.
@@ -43,72 +46,126 @@ const (
 	maxOpenCalls = 10000
 )
 
-// Call implements hub.Providers. A call without an idempotency key goes
-// straight to the running child, as it always did, unless it must wait
-// (the provider does not admit, or a call of its thread is held); then,
-// like a keyed call, it takes the at-most-once path (calls).
+// Call implements hub.Providers. Every call waits its turn in the
+// provider's outbound scheduler (pacing.go): within the platform's limits,
+// prompts first, threads in turn. A call with an idempotency key takes the
+// at-most-once path (calls); one without is made once its turn comes, or
+// not at all if its caller stops waiting first.
 func (m *Manager) Call(ctx context.Context, c hub.Call) (hub.Result, error) {
 	p, err := m.get(c.Target.Provider)
 	if err != nil {
 		return hub.Result{}, err
 	}
 	if c.Key == "" {
-		if p.adm.open() && !p.calls.holds(c.Target) {
-			res, err := p.callOnce(ctx, c)
-			if !notAdmitting(err) {
-				return res, err
-			}
-			p.adm.refused()
-		}
-		// Held: it gets a record like any call, so it is sent once.
-		c.Key = "auto:" + randomKey()
+		return p.callUnkeyed(ctx, c)
 	}
 	return p.calls.do(ctx, c)
 }
 
+// callUnkeyed makes a call without a record: it waits its turn, then goes
+// to the child with the caller's ctx. A caller that stops waiting before
+// its turn takes it back (nothing was sent).
+func (p *provider) callUnkeyed(ctx context.Context, c hub.Call) (hub.Result, error) {
+	var (
+		res  hub.Result
+		err  error
+		done = make(chan struct{})
+	)
+	j := p.job(ctx, c)
+	j.Run = func() outbound.Outcome {
+		r, pause, cerr := p.callOnceDetail(ctx, c)
+		if notAdmitting(cerr) {
+			p.adm.refused()
+			p.sched.SetOpen(false)
+			return outbound.Outcome{Again: true}
+		}
+		if o, limited := rateLimitedOutcome(cerr); limited && ctx.Err() == nil {
+			return o
+		}
+		res, err = r, cerr
+		close(done)
+		if cerr != nil {
+			return outbound.Outcome{}
+		}
+		return outcomeOf(r, pause)
+	}
+	j.Superseded = func() {
+		res = supersededResult(c)
+		close(done)
+	}
+	st, serr := p.sched.Submit(j)
+	switch {
+	case serr != nil:
+		return hub.Result{}, refusal(serr)
+	case st == outbound.Skipped:
+		return hub.Result{JSON: json.RawMessage("{}")}, nil
+	}
+	select {
+	case <-done:
+		return res, err
+	case <-ctx.Done():
+	}
+	if p.sched.Withdraw(j) {
+		return hub.Result{}, fmt.Errorf("%w: the call waited for its turn (the platform's limits, or a restart) and was not sent: %w", ErrHeld, ctx.Err())
+	}
+	<-done // under way: its outcome is the caller's
+	return res, err
+}
+
+// supersededResult is the answer to an edit a newer edit of the same
+// message replaced while it waited: it succeeded (the newer text is what
+// the message shows), naming the message.
+func supersededResult(c hub.Call) hub.Result {
+	id := editedMessage(c)
+	js, _ := protojson.MarshalOptions{UseProtoNames: true}.Marshal(&providerv1.VerbResult{MessageIds: []string{id}})
+	return hub.Result{JSON: js, Refs: []store.Ref{{Kind: store.RefMessage, ID: id}}}
+}
+
 // callOnce makes the call on the running child.
 func (p *provider) callOnce(ctx context.Context, c hub.Call) (hub.Result, error) {
+	res, _, err := p.callOnceDetail(ctx, c)
+	return res, err
+}
+
+// callOnceDetail is callOnce with the pause the platform asked for.
+func (p *provider) callOnceDetail(ctx context.Context, c hub.Call) (hub.Result, *providerv1.Pause, error) {
 	cl, _, err := p.client(ctx)
 	if err != nil {
-		return hub.Result{}, err
+		return hub.Result{}, nil, err
 	}
 	resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: c.Method, ParamsJson: c.Params, IdempotencyKey: c.Key, Target: targetProto(c.Target)})
 	if err != nil {
 		if notAdmitting(err) {
-			return hub.Result{}, err // the caller holds it
+			return hub.Result{}, nil, err // the caller holds it
 		}
-		return hub.Result{}, p.classify(err)
+		return hub.Result{}, nil, p.classify(err)
 	}
-	return hub.Result{JSON: resp.GetResultJson(), Refs: refsFrom(resp.GetReferences())}, nil
+	return hub.Result{JSON: resp.GetResultJson(), Refs: refsFrom(resp.GetReferences())}, resp.GetPause(), nil
 }
 
 // calls is a provider's at-most-once call path. Every call with an
-// idempotency key (and every call that must wait) has a durable record,
-// written before the platform is called (store.CallRecord): a repeat of a
-// settled key gets the recorded outcome without calling the platform, a
-// repeat while the first is in flight waits for it, and a call whose
-// outcome is unknown (the child died mid-call) is reported as such on every
-// repeat, never sent again.
+// idempotency key has a durable record, written before it waits its turn
+// (store.CallRecord): a repeat of a settled key gets the recorded outcome
+// without calling the platform, a repeat while the first waits or is under
+// way waits for it, and a call whose outcome is unknown (the child died
+// mid-call) is reported as such on every repeat, never sent again.
 //
-// Calls are sent by their own goroutine, detached from the caller (so a
-// caller that stops waiting does not cut a call off): at once when the
-// provider admits and nothing of the thread is held, else from the held
-// queue of the thread, in the order they were made, once admission
-// reopens. The sender goroutine (run) wakes on admission changes.
+// A recorded call is sent from the provider's scheduler, detached from its
+// caller (so a caller that stops waiting does not cut a call off, nor take
+// it back: it is made once): when its turn comes, which is never while the
+// provider does not admit (a doctor restart).
 type calls struct {
 	p     *provider
 	store store.Store
 
-	mu       sync.Mutex          // guards below
-	inflight map[callKey]*flight // every call being made or held now
-	held     map[threadKey][]*flight
-	kick     chan struct{} // cap 1: held calls to send
+	mu       sync.Mutex          // guards inflight
+	inflight map[callKey]*flight // every recorded call waiting or under way
 }
 
 type callKey struct{ binding, key string }
-type threadKey struct{ chat, thread string }
 
-// flight is one call being made or held; done is closed with its outcome.
+// flight is one recorded call waiting or under way; done is closed with
+// its outcome.
 type flight struct {
 	rec  store.CallRecord
 	done chan struct{}
@@ -121,27 +178,16 @@ type flight struct {
 }
 
 func newCalls(p *provider, st store.Store) *calls {
-	return &calls{p: p, store: st, inflight: map[callKey]*flight{}, held: map[threadKey][]*flight{}, kick: make(chan struct{}, 1)}
+	return &calls{p: p, store: st, inflight: map[callKey]*flight{}}
 }
 
-func threadOf(t store.Target) threadKey { return threadKey{t.Chat, t.Thread} }
-
-// counts returns how many calls are held, and how many are being made or
-// held.
+// counts returns how many recorded calls wait their turn, and how many
+// wait or are under way.
 func (cs *calls) counts() (held, open int) {
 	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	for _, q := range cs.held {
-		held += len(q)
-	}
-	return held, len(cs.inflight)
-}
-
-// holds reports whether calls of thread t are held.
-func (cs *calls) holds(t store.Target) bool {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	return len(cs.held[threadOf(t)]) > 0
+	open = len(cs.inflight)
+	cs.mu.Unlock()
+	return cs.p.sched.Stats().Queued, open
 }
 
 // do makes a keyed call at most once and waits for its outcome or ctx.
@@ -159,16 +205,11 @@ func (cs *calls) do(ctx context.Context, c hub.Call) (hub.Result, error) {
 	}
 	f := &flight{done: make(chan struct{})}
 	cs.inflight[k] = f
-	now := cs.p.adm.open() && len(cs.held[threadOf(c.Target)]) == 0
 	cs.mu.Unlock()
 
-	state := store.CallQueued
-	if now {
-		state = store.CallSending
-	}
 	rec, created, err := cs.store.BeginCall(store.CallRecord{
 		BindingKey: c.BindingKey, Key: c.Key, Provider: c.Target.Provider, Chat: c.Target.Chat, Thread: c.Target.Thread,
-		Method: c.Method, Params: c.Params, State: state,
+		Method: c.Method, Params: c.Params, State: store.CallQueued,
 	})
 	f.rec = rec
 	switch {
@@ -179,12 +220,38 @@ func (cs *calls) do(ctx context.Context, c hub.Call) (hub.Result, error) {
 		cs.p.metrics.CallRepeat(cs.p.spec.Name, metrics.RepeatRecorded)
 		res, err := recorded(rec)
 		cs.settle(f, res, err)
-	case now:
-		go cs.send(f)
 	default:
-		cs.hold(f)
+		if err := cs.submit(ctx, f); err != nil {
+			// Refused by the scheduler: never made, so the key is free.
+			if derr := cs.store.DeleteCall(rec.BindingKey, rec.Key); derr != nil {
+				cs.p.log.Error().Err(derr).Str("key", rec.Key).Msg("forgetting a call the queue refused")
+			}
+			cs.settle(f, hub.Result{}, err)
+		}
 	}
 	return f.wait(ctx, cs.p.spec.Name)
+}
+
+// submit queues f in the scheduler; ctx's deadline is its caller's.
+func (cs *calls) submit(ctx context.Context, f *flight) error {
+	c := f.call()
+	j := cs.p.job(ctx, c)
+	j.Run = func() outbound.Outcome { return cs.send(f) }
+	j.Superseded = func() { cs.finish(f, supersededResult(c), nil) }
+	st, err := cs.p.sched.Submit(j)
+	switch {
+	case err != nil:
+		return refusal(err)
+	case st == outbound.Skipped:
+		cs.finish(f, hub.Result{JSON: json.RawMessage("{}")}, nil)
+	}
+	return nil
+}
+
+// call is the call f records.
+func (f *flight) call() hub.Call {
+	return hub.Call{BindingKey: f.rec.BindingKey, Key: f.rec.Key, Method: f.rec.Method, Params: f.rec.Params,
+		Target: store.Target{Provider: f.rec.Provider, Chat: f.rec.Chat, Thread: f.rec.Thread}}
 }
 
 // wait returns f's outcome, or, when ctx ends first, ErrHeld: the call
@@ -215,90 +282,83 @@ func (cs *calls) settle(f *flight, res hub.Result, err error) {
 	close(f.done)
 }
 
-// hold puts f in its thread's held queue, in the order calls were made.
-func (cs *calls) hold(f *flight) {
-	tk := threadOf(store.Target{Chat: f.rec.Chat, Thread: f.rec.Thread})
-	cs.mu.Lock()
-	q := append(cs.held[tk], f)
-	sort.SliceStable(q, func(i, j int) bool { return q[i].rec.Order < q[j].rec.Order })
-	cs.held[tk] = q
-	cs.mu.Unlock()
-	cs.kickRun()
-}
-
-func (cs *calls) kickRun() {
-	select {
-	case cs.kick <- struct{}{}:
-	default:
-	}
-}
-
-// send makes f's call, records its outcome durably, and settles it. A
-// call the child refused as not admitting was not made: it is held again.
-// It reports whether it was settled.
-func (cs *calls) send(f *flight) bool {
+// send makes f's call when its turn came, records its outcome durably and
+// settles it, and tells the scheduler what happened. A call that was not
+// made (the child does not admit, the platform asked to slow down, the
+// store could not mark it sent) goes back to the queue, recorded as such.
+func (cs *calls) send(f *flight) outbound.Outcome {
 	if f.cutOff && !cs.p.idempotent(f.rec.Method) {
 		cs.p.log.Warn().Str("key", f.rec.Key).Str("binding", f.rec.BindingKey).Str("method", f.rec.Method).
 			Msg("a call was cut off by the supervisor's stop: its outcome is unknown and it is not sent again")
 		cs.finish(f, hub.Result{}, ambiguous("the supervisor stopped while the call was being sent; it may or may not have reached the platform"))
-		return true
+		return outbound.Outcome{}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	c := hub.Call{BindingKey: f.rec.BindingKey, Key: f.rec.Key, Method: f.rec.Method, Params: f.rec.Params,
-		Target: store.Target{Provider: f.rec.Provider, Chat: f.rec.Chat, Thread: f.rec.Thread}}
 	if f.rec.State == store.CallQueued {
 		f.rec.State = store.CallSending
 		if err := cs.store.SetCall(f.rec); err != nil {
 			// Not sent, and not recorded as sending: it stays queued.
-			cs.p.log.Error().Err(err).Str("key", f.rec.Key).Msg("recording a held call as being sent; it stays held")
+			cs.p.log.Error().Err(err).Str("key", f.rec.Key).Msg("recording a call as being sent; it waits and is tried again")
 			f.rec.State = store.CallQueued
-			cs.hold(f)
-			return false
+			return outbound.Outcome{Again: true, Pause: time.Second, Scope: outbound.ScopeBot}
 		}
 	}
-	res, err := cs.p.callOnce(ctx, c)
+	res, pause, err := cs.p.callOnceDetail(ctx, f.call())
 	if notAdmitting(err) {
 		cs.p.adm.refused()
-		f.rec.State = store.CallQueued
-		if serr := cs.store.SetCall(f.rec); serr != nil {
-			cs.p.log.Error().Err(serr).Str("key", f.rec.Key).Msg("recording a refused call as held")
-		}
-		cs.hold(f)
-		return false
+		cs.p.sched.SetOpen(false)
+		cs.requeue(f, "refused by a provider that does not admit")
+		return outbound.Outcome{Again: true}
 	}
-	cs.finish(f, res, err)
-	return true
+	if o, limited := rateLimitedOutcome(err); limited {
+		cs.requeue(f, "rate limited by the platform")
+		return o
+	}
+	if again := cs.finish(f, res, err); again {
+		// Sent again after a pause: a child that keeps dying mid-call
+		// is not called in a tight loop.
+		return outbound.Outcome{Again: true, Pause: time.Second, Scope: outbound.ScopeThread}
+	}
+	if err != nil {
+		return outbound.Outcome{}
+	}
+	return outcomeOf(res, pause)
+}
+
+// requeue records f as waiting again (it was not made).
+func (cs *calls) requeue(f *flight, why string) {
+	f.rec.State = store.CallQueued
+	if err := cs.store.SetCall(f.rec); err != nil {
+		cs.p.log.Error().Err(err).Str("key", f.rec.Key).Msg("recording a call as waiting again (" + why + ")")
+	}
 }
 
 // finish records the outcome of a call that was made (or certainly was
-// not, and may be tried again) and settles it.
-func (cs *calls) finish(f *flight, res hub.Result, err error) {
+// not, and may be tried again) and settles it; again says it was not
+// settled but goes back to the queue (the platform de-duplicates it).
+func (cs *calls) finish(f *flight, res hub.Result, err error) (again bool) {
 	rec := f.rec
 	switch {
 	case err == nil:
 		rec.State, rec.Result, rec.Refs = store.CallDone, res.JSON, res.Refs
 	case retryable(err), errors.Is(err, ErrTargetGone):
-		// Certainly not made, and it may pass later (rate limited, the
-		// platform unreachable) or elsewhere (the thread was deleted: the
-		// hub makes it again in the binding's new thread): forget the
-		// record so the key can be tried again.
+		// Certainly not made, and it may pass later (the platform
+		// unreachable) or elsewhere (the thread was deleted: the hub makes
+		// it again in the binding's new thread): forget the record so the
+		// key can be tried again.
 		if derr := cs.store.DeleteCall(rec.BindingKey, rec.Key); derr != nil {
 			cs.p.log.Error().Err(derr).Str("key", rec.Key).Msg("forgetting a call that was not made")
 		}
 		cs.settle(f, res, err)
-		return
+		return false
 	case errors.Is(err, ErrAmbiguous) && cs.p.idempotent(rec.Method):
-		// The platform de-duplicates it by key: send it again (held, in
-		// its thread's order) rather than leave its outcome unknown.
+		// The platform de-duplicates it by key: send it again (at the head
+		// of its thread) rather than leave its outcome unknown.
 		cs.p.log.Info().Str("key", rec.Key).Str("method", rec.Method).Err(err).
 			Msg("a call's outcome is unknown; the platform de-duplicates it by key: sending it again")
-		f.rec.State = store.CallQueued
-		if serr := cs.store.SetCall(f.rec); serr != nil {
-			cs.p.log.Error().Err(serr).Str("key", rec.Key).Msg("recording a call to send again")
-		}
-		cs.hold(f)
-		return
+		cs.requeue(f, "sent again")
+		return true
 	case errors.Is(err, ErrAmbiguous):
 		rec.State, rec.Failure = store.CallUnknown, encodeFailure(err)
 	default:
@@ -309,6 +369,7 @@ func (cs *calls) finish(f *flight, res hub.Result, err error) {
 	}
 	cs.p.log.Debug().Str("key", rec.Key).Str("method", rec.Method).Str("state", string(rec.State)).Err(err).Msg("call settled")
 	cs.settle(f, res, err)
+	return false
 }
 
 // idempotent reports whether the provider declared method as made at most
@@ -327,86 +388,35 @@ func (p *provider) idempotent(method string) bool {
 }
 
 // retryable: the call certainly did not reach the platform, and trying
-// again later may succeed.
+// again later may succeed (the follower tries again with its key). A rate
+// limit never gets here: the call waits its turn again instead.
 func retryable(err error) bool {
 	var ce *CallError
 	if errors.As(err, &ce) {
-		return ce.Class == ErrRateLimited || ce.Class == ErrUnavailable
+		return ce.Class == ErrUnavailable
 	}
 	return errors.Is(err, ErrUnavailable) // the child never came up within the attempt
 }
 
-// run sends the held calls whenever admission is open, thread by thread,
-// each thread's in order, until ctx ends.
-func (cs *calls) run(ctx context.Context) {
-	for {
-		open, changed := cs.p.adm.state()
-		if open {
-			cs.sendHeld(ctx)
-			_, changed = cs.p.adm.state()
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-changed:
-		case <-cs.kick:
-		}
-	}
-}
-
-// sendHeld sends what is held while admission stays open.
-func (cs *calls) sendHeld(ctx context.Context) {
-	for ctx.Err() == nil && cs.p.adm.open() {
-		f := cs.nextHeld()
-		if f == nil {
-			return
-		}
-		if !cs.send(f) {
-			return // refused again: wait for admission to change
-		}
-	}
-}
-
-// nextHeld takes the oldest held call of some thread off its queue.
-func (cs *calls) nextHeld() *flight {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	var best threadKey
-	var first *flight
-	for tk, q := range cs.held {
-		if len(q) > 0 && (first == nil || q[0].rec.Order < first.rec.Order) {
-			best, first = tk, q[0]
-		}
-	}
-	if first == nil {
-		return nil
-	}
-	if q := cs.held[best][1:]; len(q) > 0 {
-		cs.held[best] = q
-	} else {
-		delete(cs.held, best)
-	}
-	return first
-}
-
 // load takes up the provider's open records after a supervisor start:
-// queued ones are held again, to be sent; sending ones were cut off by the
-// stop and may or may not have reached the platform: they are sent again
-// if their method is idempotent on the platform, else they become unknown
-// (see send).
+// queued ones wait their turn again, to be sent; sending ones were cut off
+// by the stop and may or may not have reached the platform: they are sent
+// again if their method is idempotent on the platform, else they become
+// unknown (see send). They keep the order they were made in.
 func (cs *calls) load() error {
 	open, err := cs.store.OpenCalls(cs.p.spec.Name)
 	if err != nil {
 		return err
 	}
+	sort.SliceStable(open, func(i, j int) bool { return open[i].Order < open[j].Order })
 	for _, rec := range open {
-		// A call cut off mid-send waits in its thread's order too: once the
-		// child runs, its method says whether it may be sent again.
 		f := &flight{rec: rec, done: make(chan struct{}), cutOff: rec.State == store.CallSending}
 		cs.mu.Lock()
 		cs.inflight[callKey{rec.BindingKey, rec.Key}] = f
 		cs.mu.Unlock()
-		cs.hold(f)
+		if err := cs.submit(context.Background(), f); err != nil {
+			cs.p.log.Error().Err(err).Str("key", rec.Key).Msg("a call left open by the previous run could not be queued")
+		}
 	}
 	if n := len(open); n > 0 {
 		cs.p.log.Info().Int("open", n).Msg("calls left open by the previous run taken up")

@@ -70,6 +70,9 @@ type CallError struct {
 	RetryAfter time.Duration
 	// Reason is the provider's ErrorInfo reason (provider.Reason…), if any.
 	Reason string
+	// Scope is what a rate limit applies to, as the provider named it in
+	// the ErrorInfo's metadata ("bot", "chat", "thread"); "" if it did not.
+	Scope string
 }
 
 func (e *CallError) Error() string {
@@ -114,7 +117,7 @@ func classify(err error) error {
 			e.RetryAfter = d.GetRetryDelay().AsDuration()
 		case *errdetails.ErrorInfo:
 			if d.GetDomain() == errorDomain {
-				e.Reason = d.GetReason()
+				e.Reason, e.Scope = d.GetReason(), d.GetMetadata()["scope"]
 			}
 		}
 	}
@@ -149,6 +152,7 @@ func neverConnected(st *status.Status) bool {
 var classNames = map[error]string{
 	ErrAmbiguous: "ambiguous", ErrRefused: "refused", ErrPlatformInvalid: "invalid", ErrPlatformNotFound: "not_found",
 	ErrTargetGone: "target_gone", ErrPlatformDenied: "denied", ErrRateLimited: "rate_limited", ErrUnavailable: "unavailable",
+	ErrQueueFull: "queue_full",
 }
 
 // recordedError is a *CallError as the outbox records it.

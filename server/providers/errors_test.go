@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	sdk "github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/server/outbound"
 )
 
 // TestContractConstants: the reasons the supervisor reads are the ones
@@ -37,6 +38,25 @@ func withInfo(code codes.Code, reason string, after time.Duration) error {
 	return st.Err()
 }
 
+// TestRateLimitedOutcome: a rate-limited call waits again, its scope
+// (as the provider named it, else its chat) paused for the delay asked.
+func TestRateLimitedOutcome(t *testing.T) {
+	st := status.New(codes.ResourceExhausted, "slow down")
+	st, _ = st.WithDetails(&errdetails.ErrorInfo{Reason: "RATE_LIMITED", Domain: errorDomain, Metadata: map[string]string{"scope": "bot"}},
+		&errdetails.RetryInfo{RetryDelay: durationpb.New(3 * time.Second)})
+	o, ok := rateLimitedOutcome(classify(st.Err()))
+	if !ok || o.RetryAfter != 3*time.Second || o.Scope != outbound.ScopeBot {
+		t.Fatalf("outcome %+v, %v", o, ok)
+	}
+	o, ok = rateLimitedOutcome(classify(status.Error(codes.ResourceExhausted, "no delay named")))
+	if !ok || o.RetryAfter != time.Second || o.Scope != outbound.ScopeChat {
+		t.Fatalf("outcome without details %+v, %v", o, ok)
+	}
+	if _, ok := rateLimitedOutcome(classify(status.Error(codes.InvalidArgument, "x"))); ok {
+		t.Fatal("a bad request waits again")
+	}
+}
+
 // TestClassify: a provider's answer keeps its class; an UNAVAILABLE the
 // provider did not send itself (the child died mid-call) is outcome
 // unknown, never "not sent".
@@ -47,7 +67,9 @@ func TestClassify(t *testing.T) {
 		class     error
 		retryable bool
 	}{
-		{"rate limited", withInfo(codes.ResourceExhausted, "RATE_LIMITED", 2*time.Second), ErrRateLimited, true},
+		// A rate limit is not retried by the follower: the call waits its
+		// turn in the queue again (rateLimitedOutcome).
+		{"rate limited", withInfo(codes.ResourceExhausted, "RATE_LIMITED", 2*time.Second), ErrRateLimited, false},
 		{"unreachable, said by the provider", withInfo(codes.Unavailable, reasonUnreachable, 0), ErrUnavailable, true},
 		{"provider stopping", withInfo(codes.Unavailable, reasonStopping, 0), ErrUnavailable, true},
 		{"connection broke mid-call", status.Error(codes.Unavailable, "error reading from server: EOF"), ErrAmbiguous, false},

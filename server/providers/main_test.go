@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -41,10 +42,11 @@ type childSettings struct {
 }
 
 // callParams script one call: Fail names the provider error it answers
-// with ("not_found", "invalid", "denied", "rate_limited", "unavailable",
-// "ambiguous", "out_of_scope", "target_gone"); Exit makes the child die
-// in the middle of it. Otherwise the call answers {"n": how many calls
-// this child answered so far, "pid": its pid}.
+// with ("not_found", "invalid", "denied", "unavailable", "ambiguous",
+// "out_of_scope", "target_gone"; "rate_limited" the first time its key is
+// made, a rate limit of 200ms); Exit makes the child die in the middle of
+// it. Otherwise the call answers {"n": how many calls this child answered
+// so far, "pid": its pid}.
 type callParams struct {
 	Fail string `json:"fail"`
 	Exit bool   `json:"exit"`
@@ -54,7 +56,6 @@ var childFailures = map[string]error{
 	"not_found":    sdk.ErrNotFound,
 	"invalid":      sdk.ErrInvalid,
 	"denied":       sdk.ErrPermissionDenied,
-	"rate_limited": sdk.RateLimited(3*time.Second, nil),
 	"unavailable":  sdk.ErrUnavailable,
 	"ambiguous":    sdk.ErrAmbiguous,
 	"out_of_scope": sdk.ErrOutOfScope,
@@ -77,6 +78,8 @@ func child() int {
 		return 2
 	}
 	var answered atomic.Int64
+	var mu sync.Mutex
+	attempts := map[string]int{} // by idempotency key
 	f := &providertest.Fake{Files: map[string][]byte{}}
 	for id, content := range cs.Files {
 		f.Files[id] = []byte(content)
@@ -86,11 +89,21 @@ func child() int {
 		d.Platform = cs.Platform
 		f.Description = d
 	}
-	f.CallFunc = func(_ context.Context, _ sdk.Target, _ string, params json.RawMessage, _ string) (sdk.Result, error) {
+	f.CallFunc = func(_ context.Context, _ sdk.Target, _ string, params json.RawMessage, key string) (sdk.Result, error) {
 		var p callParams
 		_ = json.Unmarshal(params, &p)
+		mu.Lock()
+		attempts[key]++
+		first := attempts[key] == 1
+		mu.Unlock()
 		if p.Exit {
 			os.Exit(3)
+		}
+		if p.Fail == "rate_limited" && first {
+			return sdk.Result{}, sdk.RateLimited(200*time.Millisecond, nil)
+		}
+		if p.Fail == "rate_limited" {
+			p.Fail = ""
 		}
 		if p.Fail != "" {
 			err, ok := childFailures[p.Fail]

@@ -24,6 +24,7 @@ import (
 	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/liveness"
 	"github.com/chatbus/chatbus/server/metrics"
+	"github.com/chatbus/chatbus/server/outbound"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/supervise"
 )
@@ -136,8 +137,12 @@ type provider struct {
 	// adm says whether calls may go to the child now (a child runs, its
 	// fence admits, no doctor restart holds it).
 	adm *admission
-	// calls is the at-most-once call path and the calls held meanwhile.
+	// calls is the at-most-once call path of recorded calls.
 	calls *calls
+	// sched paces every call to the platform's limits (pacing.go); pacing
+	// is what the last child declared of its lanes, nil until one did.
+	sched  *outbound.Scheduler
+	pacing atomic.Pointer[pacing]
 
 	// stop ends this provider's goroutines (supervision, pump, calls,
 	// detacher) and done is closed once they have returned; both set when
@@ -194,6 +199,12 @@ func (m *Manager) newProvider(spec Spec) (*provider, error) {
 	p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger(), metrics: m.cfg.Metrics,
 		adm: newAdmission(), health: newHealth(), detachPending: map[string]int{}, detachKick: make(chan struct{}, 1), detachSent: make(chan struct{})}
 	p.calls = newCalls(p, m.cfg.Store)
+	p.sched, err = outbound.New(outbound.Config{OnStart: func(j *outbound.Job, waited time.Duration) {
+		p.metrics.CallWaited(spec.Name, j.Lane.String(), waited)
+	}})
+	if err != nil {
+		return nil, err
+	}
 	p.sup = supervise.New(supervise.Spec{
 		Name:         spec.Name,
 		Path:         l.Path,
@@ -295,7 +306,8 @@ func (m *Manager) startLocked(p *provider) {
 		}
 	})
 	pwg.Go(func() { m.pump(ctx, p, sink) })
-	pwg.Go(func() { p.calls.run(ctx) })
+	pwg.Go(func() { p.sched.Run(ctx) })
+	pwg.Go(func() { p.syncAdmission(ctx) })
 	pwg.Go(func() { p.detacher(ctx) })
 	m.rt.wg.Go(func() {
 		pwg.Wait()
@@ -413,6 +425,16 @@ func (p *provider) describe(ctx context.Context, cl providerv1.ProviderServiceCl
 		}
 		d.Methods = append(d.Methods, hm)
 	}
+	pc, limits, err := pacingFrom(resp)
+	if err == nil {
+		err = p.sched.SetLimits(limits)
+	}
+	if err != nil {
+		// Calls go unpaced rather than not at all; the operator is told.
+		p.log.Error().Err(err).Msg("the provider declared rate limits the supervisor cannot keep; its calls are not paced")
+		p.sched.SetLimits(nil)
+	}
+	p.pacing.Store(pc)
 	p.desc.Store(&d)
 	url := resp.GetWebUrl()
 	if old := p.webURL.Swap(&url); url != "" && (old == nil || *old != url) {
@@ -607,10 +629,14 @@ type Status struct {
 	// HealthFlips counts the changes of Serving since the supervisor
 	// started.
 	HealthFlips uint64
-	// CallsHeld is how many calls are held until the provider admits (or
-	// an earlier call of their thread is sent); CallsOpen how many call
-	// records are being made or held.
+	// CallsHeld is how many recorded calls wait their turn (the
+	// platform's limits, a provider that does not admit); CallsOpen how
+	// many call records wait or are being made.
 	CallsHeld, CallsOpen int
+	// Outbound is the outbound queue and its counters, with the limits in
+	// force.
+	Outbound outbound.Stats
+	Limits   []outbound.Limit
 }
 
 // Statuses returns every provider's status, by name.
@@ -637,6 +663,7 @@ func (m *Manager) Statuses() []Status {
 		st.Serving, st.HealthDetail, st.HealthSince = p.health.state()
 		st.HealthFlips = p.health.flipCount()
 		st.CallsHeld, st.CallsOpen = p.calls.counts()
+		st.Outbound, st.Limits = p.sched.Stats(), p.sched.Limits()
 		if st.State != supervise.StateRunning {
 			st.Serving = false
 		}

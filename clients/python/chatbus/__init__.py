@@ -17,6 +17,7 @@ except ImportError:  # a source tree on sys.path: no build, no version
 
 from chatbus.client import (
     DEFAULT_TIMEOUT,
+    Button,
     CallResult,
     Client,
     Follower,
@@ -48,6 +49,7 @@ from chatbus.paths import Paths, resolve as default_paths
 __all__ = [
     "__version__",
     "DEFAULT_TIMEOUT",
+    "Button",
     "CallResult",
     "ChatbusError",
     "Client",

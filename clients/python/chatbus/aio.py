@@ -7,14 +7,15 @@ The same names and behaviour as :mod:`chatbus.client`, with coroutines::
     async with chatbus.aio.connect() as client:             # default profile's paths
         async with await client.register("manual:1234") as follower:
             async for update in follower.updates():         # ends at close()
-                await follower.call("sendMessage", {"text": update.text})
+                await follower.send(f"**echo:** {update.text}")
                 await follower.ack(update.seq)
 
 The heartbeat is a task on the running event loop: create and use a Client
 on one loop. ``close()`` ends a pending iteration cleanly, and a lost
 session (pruned, replaced, supervisor gone) makes it raise, as in the
-synchronous client. Calls carry an idempotency key and are tried again
-with it while the supervisor is unavailable, as there.
+synchronous client. Calls and the message verbs (send, edit, react,
+typing, answer) carry an idempotency key and are tried again with it
+while the supervisor is unavailable, as there.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from chatbus.client import (
     UPDATES_BATCH,
     _RETRY_FIRST,
     _RETRY_MAX,
+    _buttons,
     _call_result,
     _channel_options,
     _default,
@@ -52,6 +54,8 @@ from chatbus.client import (
     _supervisor_identity,
     DEFAULT_TIMEOUT,
     FILE_TIMEOUT,
+    Button,
+    ButtonLike,
     CallResult,
     _probe,
     _read_secret,
@@ -70,7 +74,7 @@ from chatbus.errors import (
 )
 from chatbus.v1 import admin_pb2, admin_pb2_grpc, bus_pb2, bus_pb2_grpc, doctor_pb2, doctor_pb2_grpc, types_pb2
 
-__all__ = ["CallResult", "Client", "Follower", "UpdateStream", "connect", "default_instance_id",
+__all__ = ["Button", "CallResult", "Client", "Follower", "UpdateStream", "connect", "default_instance_id",
            "new_idempotency_key", "DEFAULT_TIMEOUT"]
 
 log = logging.getLogger("chatbus")
@@ -400,15 +404,74 @@ class Follower:
         references, idempotency key); see :meth:`chatbus.Follower.do`."""
         key = idempotency_key or new_idempotency_key()
         raw = _params_json(params)
+        resp = await self._retried(key, timeout, self._client.bus.Call, lambda session: bus_pb2.CallRequest(
+            session=session, method=method, params_json=raw, idempotency_key=key))
+        return _call_result(resp, key)
+
+    async def send(
+        self,
+        text: str,
+        *,
+        reply_to: str = "",
+        buttons: Optional[Sequence[ButtonLike]] = None,
+        prompt: bool = False,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> List[str]:
+        """Posts ``text`` (Markdown) in the follower's thread and returns the
+        ids of the messages sent; see :meth:`chatbus.Follower.send`."""
+        key = idempotency_key or new_idempotency_key()
+        bs = _buttons(buttons)
+        resp = await self._retried(key, timeout, self._client.bus.SendMessage, lambda session: bus_pb2.SendMessageRequest(
+            session=session, text=text, reply_to=reply_to, buttons=bs, prompt=prompt, idempotency_key=key))
+        return list(resp.message_ids)
+
+    async def edit(
+        self,
+        message_id: str,
+        text: str,
+        *,
+        buttons: Optional[Sequence[ButtonLike]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> None:
+        """Replaces the text and buttons of a message the follower sent; see
+        :meth:`chatbus.Follower.edit`."""
+        key = idempotency_key or new_idempotency_key()
+        bs = _buttons(buttons)
+        await self._retried(key, timeout, self._client.bus.EditMessage, lambda session: bus_pb2.EditMessageRequest(
+            session=session, message_id=message_id, text=text, buttons=bs, idempotency_key=key))
+
+    async def react(self, message_id: str, emoji: str, *, idempotency_key: Optional[str] = None,
+                    timeout: Optional[float] = None) -> None:
+        """Sets the follower's reaction on a message of its thread."""
+        key = idempotency_key or new_idempotency_key()
+        await self._retried(key, timeout, self._client.bus.React, lambda session: bus_pb2.ReactRequest(
+            session=session, message_id=message_id, emoji=emoji, idempotency_key=key))
+
+    async def typing(self, *, timeout: Optional[float] = None) -> None:
+        """Shows in the thread, for a few seconds, that the session works."""
+        await self._retried("", timeout, self._client.bus.SendTyping,
+                            lambda session: bus_pb2.SendTypingRequest(session=session))
+
+    async def answer(self, interaction_id: str, text: str = "", *, idempotency_key: Optional[str] = None,
+                     timeout: Optional[float] = None) -> None:
+        """Acknowledges a button press; see :meth:`chatbus.Follower.answer`."""
+        key = idempotency_key or new_idempotency_key()
+        await self._retried(key, timeout, self._client.bus.AnswerInteraction, lambda session: bus_pb2.AnswerInteractionRequest(
+            session=session, interaction_id=interaction_id, text=text, idempotency_key=key))
+
+    async def _retried(self, key: str, timeout: Optional[float], rpc: Callable[..., Any],
+                       request: Callable[[bus_pb2.Session], Any]) -> Any:
+        """Makes ``rpc(request(session))``, tried again as
+        :meth:`chatbus.Follower.call` is; its error names the key."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + (self._client.timeout if timeout is None else timeout)
         wait = _RETRY_FIRST
         while True:
             session = self.session
-            req = bus_pb2.CallRequest(session=session, method=method, params_json=raw, idempotency_key=key)
             try:
-                resp = await self._client.bus.Call(req, timeout=max(deadline - loop.time(), 0.001))
-                return _call_result(resp, key)
+                return await rpc(request(session), timeout=max(deadline - loop.time(), 0.001))
             except grpc.RpcError as e:
                 err = from_rpc_error(e)
                 if isinstance(err, SessionUnknown):

@@ -10,11 +10,17 @@ its own thread, and unregisters::
     with chatbus.connect() as client:                 # default profile's paths
         with client.register(profile_key="manual:1234") as follower:
             for update in follower.updates():         # blocks; ends at close()
-                follower.call("sendMessage", {"text": update.text})
+                follower.send(f"**echo:** {update.text}")  # Markdown, on any platform
                 follower.ack(update.seq)
 
 Everything here is safe to use from several threads; ``close()`` may be
 called from any thread (or a signal handler) to end a blocked iteration.
+
+What a follower says in its thread goes through the message verbs, the
+same on every platform: :meth:`Follower.send` (Markdown, a reply, buttons),
+:meth:`Follower.edit`, :meth:`Follower.react`, :meth:`Follower.typing` and
+:meth:`Follower.answer` (a button press). ``call()`` reaches any other
+method the thread's platform declares.
 
 Calls are made at most once. Every ``call()`` carries an idempotency key (a
 fresh one from :func:`new_idempotency_key` unless the caller passes its own):
@@ -24,7 +30,8 @@ platform again. While the supervisor is unavailable (restarting,
 unreachable), ``call()`` tries again with the same key until its deadline;
 when the supervisor it registered with was replaced by a new one (a restart),
 the follower registers again (same instance id and profile key: the same
-thread) and the call goes on with the same key. An error of ``call()`` names
+thread) and the call goes on with the same key. The verbs are made the same
+way. An error of ``call()`` (and of a verb) names
 the key it used (``err.idempotency_key``): pass it back to repeat the call,
 e.g. after :class:`DeadlineExceeded`, which does not mean the call is lost.
 """
@@ -40,7 +47,7 @@ import secrets
 import socket as _socket
 import threading
 import time
-from typing import Any, BinaryIO, Callable, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple, Union
+from typing import Any, BinaryIO, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 import grpc
 
@@ -119,6 +126,32 @@ class CallResult(NamedTuple):
     idempotency_key: str
     #: The supervisor's CallResponse as it came.
     response: bus_pb2.CallResponse
+
+
+class Button(NamedTuple):
+    """A button under a message: its label and the data a press carries back
+    (at most 64 bytes). A press arrives as an update of kind
+    ``UPDATE_KIND_CALLBACK_QUERY`` whose ``text`` is the data, with an
+    interaction reference to :meth:`Follower.answer`."""
+
+    label: str
+    data: str
+
+
+#: What the verbs take as a button: a :class:`Button`, a ``(label, data)``
+#: pair, or the generated ``types_pb2.Button``.
+ButtonLike = Union[Button, Tuple[str, str], types_pb2.Button]
+
+
+def _buttons(buttons: Optional[Sequence[ButtonLike]]) -> List[types_pb2.Button]:
+    out = []
+    for b in buttons or ():
+        if isinstance(b, types_pb2.Button):
+            out.append(b)
+        else:
+            label, data = b
+            out.append(types_pb2.Button(label=label, data=data))
+    return out
 
 
 def _call_result(resp: bus_pb2.CallResponse, key: str) -> CallResult:
@@ -603,13 +636,82 @@ class Follower:
         idempotency key."""
         key = idempotency_key or new_idempotency_key()
         raw = _params_json(params)
+        resp = self._retried(key, timeout, self._client.bus.Call, lambda session: bus_pb2.CallRequest(
+            session=session, method=method, params_json=raw, idempotency_key=key))
+        return _call_result(resp, key)
+
+    def send(
+        self,
+        text: str,
+        *,
+        reply_to: str = "",
+        buttons: Optional[Sequence[ButtonLike]] = None,
+        prompt: bool = False,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> List[str]:
+        """Posts ``text`` (Markdown) in the follower's thread and returns the
+        ids of the messages sent, in order: the provider renders it for its
+        platform and splits what is longer than one message may be.
+        ``reply_to`` is a message of the thread to answer; ``buttons`` (at
+        most 8) go under the message; ``prompt`` marks a question the
+        person must answer (sent ahead of other messages). Made at most
+        once per idempotency key, like :meth:`call`."""
+        key = idempotency_key or new_idempotency_key()
+        bs = _buttons(buttons)
+        resp = self._retried(key, timeout, self._client.bus.SendMessage, lambda session: bus_pb2.SendMessageRequest(
+            session=session, text=text, reply_to=reply_to, buttons=bs, prompt=prompt, idempotency_key=key))
+        return list(resp.message_ids)
+
+    def edit(
+        self,
+        message_id: str,
+        text: str,
+        *,
+        buttons: Optional[Sequence[ButtonLike]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> None:
+        """Replaces the text (Markdown; it must fit in one message) of a
+        message the follower sent, and its buttons (none removes them)."""
+        key = idempotency_key or new_idempotency_key()
+        bs = _buttons(buttons)
+        self._retried(key, timeout, self._client.bus.EditMessage, lambda session: bus_pb2.EditMessageRequest(
+            session=session, message_id=message_id, text=text, buttons=bs, idempotency_key=key))
+
+    def react(self, message_id: str, emoji: str, *, idempotency_key: Optional[str] = None,
+              timeout: Optional[float] = None) -> None:
+        """Sets the follower's reaction (one emoji) on a message of its thread."""
+        key = idempotency_key or new_idempotency_key()
+        self._retried(key, timeout, self._client.bus.React, lambda session: bus_pb2.ReactRequest(
+            session=session, message_id=message_id, emoji=emoji, idempotency_key=key))
+
+    def typing(self, *, timeout: Optional[float] = None) -> None:
+        """Shows in the thread, for a few seconds, that the session works
+        (where the platform has a typing indicator)."""
+        self._retried("", timeout, self._client.bus.SendTyping,
+                      lambda session: bus_pb2.SendTypingRequest(session=session))
+
+    def answer(self, interaction_id: str, text: str = "", *, idempotency_key: Optional[str] = None,
+               timeout: Optional[float] = None) -> None:
+        """Acknowledges a button press (the update's interaction reference),
+        with a short notice for the person who pressed (``""``: none)."""
+        key = idempotency_key or new_idempotency_key()
+        self._retried(key, timeout, self._client.bus.AnswerInteraction, lambda session: bus_pb2.AnswerInteractionRequest(
+            session=session, interaction_id=interaction_id, text=text, idempotency_key=key))
+
+    def _retried(self, key: str, timeout: Optional[float], rpc: Callable[..., Any],
+                 request: Callable[[bus_pb2.Session], Any]) -> Any:
+        """Makes ``rpc(request(session))``: tried again with the same key
+        while the supervisor is unavailable until ``timeout`` (default the
+        client's), and after registering again when the supervisor was
+        replaced. Its error names the key."""
         deadline = time.monotonic() + (self._client.timeout if timeout is None else timeout)
         wait = _RETRY_FIRST
         while True:
             session = self._current_session()
-            req = bus_pb2.CallRequest(session=session, method=method, params_json=raw, idempotency_key=key)
             try:
-                return _call_result(self._client.bus.Call(req, timeout=max(deadline - time.monotonic(), 0.001)), key)
+                return rpc(request(session), timeout=max(deadline - time.monotonic(), 0.001))
             except grpc.RpcError as e:
                 err = from_rpc_error(e)
                 if isinstance(err, SessionUnknown):

@@ -48,8 +48,8 @@ def main(argv: List[str]) -> int:
                     if update.kind == types_pb2.UPDATE_KIND_MESSAGE and update.text:
                         # The key makes a replayed update (after a restart)
                         # echo once.
-                        key = f"echo:{update.target.chat_id}:{update.target.thread_id}:{update.seq}"
-                        follower.call("sendMessage", {"text": update.text}, idempotency_key=key)
+                        key = f"echo:{update.target.chat}:{update.target.thread}:{update.seq}"
+                        follower.send(update.text, idempotency_key=key)  # Markdown, on any platform
                     follower.ack(update.seq)
     except KeyboardInterrupt:
         print("echo-follower: stopped", file=sys.stderr)

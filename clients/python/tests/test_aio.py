@@ -236,6 +236,29 @@ class AioRoutedTest(unittest.IsolatedAsyncioTestCase):
         (call,) = self.sent(target.thread_id, "echo: hello aio")
         self.assertEqual((call["params"]["chat_id"], call["idempotency_key"]), (harness.FAKE_CHAT_ID, "aio-k1"))
 
+        # The message verbs.
+        ids = await f.send("**echo:** hello aio", buttons=[("OK", "ok")], idempotency_key="aio-v1")
+        self.assertEqual(await f.send("**echo:** hello aio", buttons=[("OK", "ok")], idempotency_key="aio-v1"), ids)
+        self.platform.push_message(target.thread_id, "ok", message_id=int(ids[0]), interaction="aio-press")
+        async with f.updates() as stream:
+            press = await asyncio.wait_for(stream.__anext__(), 10)
+        self.assertEqual((press.kind, press.text), (types_pb2.UPDATE_KIND_CALLBACK_QUERY, "ok"))
+        await f.ack(press.seq)
+        await f.answer("aio-press", "noted")
+        await f.edit(ids[0], "done")
+        await f.react(ids[0], "👀")
+        await f.typing()
+        verbs = [(c["method"], c["params"]) for c in self.platform.calls() if c.get("thread") == str(target.thread_id)]
+        self.assertEqual(verbs, [
+            ("send", {"text": "**echo:** hello aio", "buttons": [{"label": "OK", "data": "ok"}]}),
+            ("answer", {"interaction_id": "aio-press", "text": "noted"}),
+            ("edit", {"message_id": ids[0], "text": "done"}),
+            ("react", {"message_id": ids[0], "emoji": "👀"}),
+            ("typing", {}),
+        ])
+        with self.assertRaises(chatbus.PermissionDenied):
+            await f.answer("never-pressed")
+
         # Files: up from bytes and from a file object, down whole and into a file.
         data = os.urandom(600 * 1024)
         sent = await f.upload_file(data, "notes.bin", caption="aio notes")

@@ -338,11 +338,58 @@ class RoutedTest(unittest.TestCase):
         return f
 
     def sent(self, thread_id: int, text: str):
+        """The call that sent text into the thread: a sendMessage, or the
+        send verb."""
         for c in self.platform.calls():
             p = c["params"]
-            if c["method"] == "sendMessage" and p.get("message_thread_id") == thread_id and p.get("text") == text:
+            if p.get("text") == text and (
+                    (c["method"] == "sendMessage" and p.get("message_thread_id") == thread_id)
+                    or (c["method"] == "send" and c["thread"] == str(thread_id))):
                 return c
         return None
+
+    def test_message_verbs(self):
+        f = self.register("manual:verbs", cwd="/home/u/verbs")
+        thread = f.binding.target.thread_id
+        self.assertEqual(list(f.capabilities.verbs), ["send", "edit", "react", "typing", "answer"])
+
+        # send: Markdown, buttons, a prompt; once per key.
+        buttons = [chatbus.Button("Red", "red"), ("Blue", "blue")]
+        ids = f.send("**Which colour?**", buttons=buttons, prompt=True, idempotency_key="py-v1")
+        self.assertEqual(len(ids), 1, ids)
+        self.assertEqual(f.send("**Which colour?**", buttons=buttons, prompt=True, idempotency_key="py-v1"), ids)
+        (call,) = [c for c in self.platform.calls() if c["method"] == "send" and c["idempotency_key"] == "py-v1"]
+        self.assertEqual(call["thread"], str(thread))
+        self.assertEqual(call["params"], {"text": "**Which colour?**", "prompt": True,
+                                          "buttons": [{"label": "Red", "data": "red"}, {"label": "Blue", "data": "blue"}]})
+        reply = f.send("a reply", reply_to=ids[0])
+        self.assertEqual(self.sent(thread, "a reply")["params"]["reply_to"], ids[0])
+
+        # A press arrives as a callback query naming the interaction.
+        self.platform.push_message(thread, "blue", message_id=int(ids[0]), interaction="press-1")
+        with f.updates() as stream:
+            update = next(iter(stream))
+        self.assertEqual((update.kind, update.text), (types_pb2.UPDATE_KIND_CALLBACK_QUERY, "blue"))
+        self.assertIn(types_pb2.Reference(kind=types_pb2.REFERENCE_KIND_INTERACTION, id="press-1"), update.references)
+        f.ack(update.seq)
+
+        f.answer("press-1", "you chose blue", idempotency_key="py-answer")
+        f.edit(ids[0], "picked _blue_")
+        f.react(reply[0], "👍")
+        f.typing()
+        made = {c["method"]: c for c in self.platform.calls() if c.get("thread") == str(thread)}
+        self.assertEqual(made["answer"]["params"], {"interaction_id": "press-1", "text": "you chose blue"})
+        self.assertEqual(made["answer"]["idempotency_key"], "py-answer")
+        self.assertEqual(made["edit"]["params"], {"message_id": ids[0], "text": "picked _blue_"})
+        self.assertEqual(made["react"]["params"], {"message_id": reply[0], "emoji": "👍"})
+        self.assertEqual(made["typing"]["params"], {})
+
+        # The supervisor checks the ids against the thread.
+        with self.assertRaises(chatbus.PermissionDenied) as cm:
+            f.answer("press-never-seen")
+        self.assertTrue(cm.exception.idempotency_key.startswith("py:"))
+        with self.assertRaises(chatbus.PermissionDenied):
+            f.edit("999999", "not mine")
 
     def test_fresh_thread_routed_update_ack_and_send(self):
         f = self.register("manual:routed", cwd="/home/u/alpha")

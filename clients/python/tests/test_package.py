@@ -143,8 +143,8 @@ class PackageTest(unittest.TestCase):
                 thread = row.binding.target.thread_id
                 platform.push_message(thread, "ping from the installed package")
                 harness.eventually(
-                    lambda: any(c["params"].get("text") == "ping from the installed package"
-                                and c["params"].get("message_thread_id") == thread for c in platform.calls()),
+                    lambda: any(c["method"] == "send" and c["params"].get("text") == "ping from the installed package"
+                                and c["thread"] == str(thread) for c in platform.calls()),
                     timeout=10, what="the installed example to echo")
                 proc.send_signal(signal.SIGTERM)
                 _, err = proc.communicate(timeout=10)

@@ -40,7 +40,7 @@ async function main(): Promise<number> {
         if (update.kind === types.UpdateKind.MESSAGE && update.text) {
           // The key makes a replayed update (after a restart) echo once.
           const key = `echo:${update.target?.chat}:${update.target?.thread}:${update.seq}`;
-          await follower.call("sendMessage", { text: update.text }, { idempotencyKey: key });
+          await follower.send(update.text, { idempotencyKey: key }); // Markdown, on any platform
         }
         await follower.ack(update.seq);
       }

@@ -4,11 +4,16 @@
 //   const client = await connect();                      // default profile's paths
 //   const follower = await client.register({ profileKey: "manual:1234" });
 //   for await (const update of follower.updates()) {     // ends at close()
-//     await follower.call("sendMessage", { text: update.text });
+//     await follower.send(`**echo:** ${update.text}`);     // Markdown, on any platform
 //     await follower.ack(update.seq);
 //   }
 //   await follower.close();
 //   client.close();
+//
+// What a follower says in its thread goes through the message verbs, the
+// same on every platform: send() (Markdown, a reply, buttons), edit(),
+// react(), typing() and answer() (a button press). call() reaches any other
+// method the thread's platform declares.
 //
 // Calls are made at most once. Every call() carries an idempotency key (a
 // fresh one from newIdempotencyKey() unless the caller passes its own): the
@@ -18,8 +23,8 @@
 // unreachable), call() tries again with the same key until its deadline;
 // when the supervisor it registered with was replaced by a new one (a
 // restart), the follower registers again (same instance id and profile key:
-// the same thread) and the call goes on with the same key. An error of
-// call() names the key it used (err.idempotencyKey): pass it back to repeat
+// the same thread) and the call goes on with the same key. The verbs are
+// made the same way. An error of call() (and of a verb) names the key it used (err.idempotencyKey): pass it back to repeat
 // the call, e.g. after a DeadlineExceededError, which does not mean the call
 // is lost.
 
@@ -110,6 +115,32 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Aborting it ends the call (the supervisor still makes it once). */
   signal?: AbortSignal;
+}
+
+/** A button under a message: its label and the data a press carries back (at most 64 bytes). */
+export interface Button {
+  label: string;
+  data: string;
+}
+
+/** What send() takes beside the text. */
+export interface SendOptions extends CallOptions {
+  /** A message of the thread to answer; default none. */
+  replyTo?: string;
+  /**
+   * Buttons under the message (at most 8). A press arrives as an update of
+   * kind CALLBACK_QUERY whose text is the button's data, with an
+   * INTERACTION reference to answer().
+   */
+  buttons?: Button[];
+  /** A question the person must answer (a permission prompt): sent ahead of other messages. */
+  prompt?: boolean;
+}
+
+/** What edit() takes beside the text. */
+export interface EditOptions extends CallOptions {
+  /** The message's buttons after the edit; none removes them. */
+  buttons?: Button[];
 }
 
 /** What Follower.do resolves to. */
@@ -541,15 +572,73 @@ export class Follower {
       params instanceof Uint8Array
         ? params
         : new TextEncoder().encode(typeof params === "string" ? params : JSON.stringify(params));
+    const resp = await this.retried(key, opts, (session, callOpts) =>
+      this.client.bus.call({ session, method, paramsJson, idempotencyKey: key }, callOpts),
+    );
+    return { result: decodeJson(resp.resultJson), references: resp.references, idempotencyKey: key, response: resp };
+  }
+
+  /**
+   * Posts `text` (Markdown) in the follower's thread and resolves to the ids
+   * of the messages sent, in order: the provider renders it for its
+   * platform and splits what is longer than one message may be. Made at
+   * most once per idempotency key, like call().
+   */
+  async send(text: string, opts: SendOptions = {}): Promise<string[]> {
+    const key = opts.idempotencyKey || newIdempotencyKey();
+    const resp = await this.retried(key, opts, (session, callOpts) =>
+      this.client.bus.sendMessage(
+        { session, text, replyTo: opts.replyTo ?? "", buttons: opts.buttons ?? [], prompt: opts.prompt ?? false, idempotencyKey: key },
+        callOpts,
+      ),
+    );
+    return resp.messageIds;
+  }
+
+  /** Replaces the text (Markdown; it must fit in one message) of a message the follower sent, and its buttons (none removes them). */
+  async edit(messageId: string, text: string, opts: EditOptions = {}): Promise<void> {
+    const key = opts.idempotencyKey || newIdempotencyKey();
+    await this.retried(key, opts, (session, callOpts) =>
+      this.client.bus.editMessage({ session, messageId, text, buttons: opts.buttons ?? [], idempotencyKey: key }, callOpts),
+    );
+  }
+
+  /** Sets the follower's reaction (one emoji) on a message of its thread. */
+  async react(messageId: string, emoji: string, opts: CallOptions = {}): Promise<void> {
+    const key = opts.idempotencyKey || newIdempotencyKey();
+    await this.retried(key, opts, (session, callOpts) =>
+      this.client.bus.react({ session, messageId, emoji, idempotencyKey: key }, callOpts),
+    );
+  }
+
+  /** Shows in the thread, for a few seconds, that the session works (where the platform has a typing indicator). */
+  async typing(opts: Omit<CallOptions, "idempotencyKey"> = {}): Promise<void> {
+    await this.retried("", opts, (session, callOpts) => this.client.bus.sendTyping({ session }, callOpts));
+  }
+
+  /** Acknowledges a button press (the update's INTERACTION reference), with a short notice for the person who pressed ("": none). */
+  async answer(interactionId: string, text = "", opts: CallOptions = {}): Promise<void> {
+    const key = opts.idempotencyKey || newIdempotencyKey();
+    await this.retried(key, opts, (session, callOpts) =>
+      this.client.bus.answerInteraction({ session, interactionId, text, idempotencyKey: key }, callOpts),
+    );
+  }
+
+  /**
+   * Makes fn(session): tried again with the same key while the supervisor
+   * is unavailable until the deadline, and after registering again when
+   * the supervisor was replaced. Its error names the key.
+   */
+  private async retried<T>(
+    key: string,
+    opts: Omit<CallOptions, "idempotencyKey">,
+    fn: (session: Session, callOpts: { timeoutMs: number; signal?: AbortSignal }) => Promise<T>,
+  ): Promise<T> {
     const deadline = Date.now() + (opts.timeoutMs ?? this.client.timeoutMs);
     for (let wait = RETRY_FIRST_MS; ; wait = Math.min(2 * wait, RETRY_MAX_MS)) {
       const session = this.session;
       try {
-        const resp = await this.client.bus.call(
-          { session, method, paramsJson, idempotencyKey: key },
-          { timeoutMs: Math.max(deadline - Date.now(), 1), signal: opts.signal },
-        );
-        return { result: decodeJson(resp.resultJson), references: resp.references, idempotencyKey: key, response: resp };
+        return await fn(session, { timeoutMs: Math.max(deadline - Date.now(), 1), signal: opts.signal });
       } catch (e) {
         let err = toChatbusError(e);
         if (err instanceof SessionUnknownError) {

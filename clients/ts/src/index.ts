@@ -15,10 +15,13 @@ export {
   connect,
   defaultInstanceId,
   newIdempotencyKey,
+  type Button,
   type CallOptions,
   type CallResult,
   type ConnectOptions,
+  type EditOptions,
   type RegisterOptions,
+  type SendOptions,
   type UpdatesOptions,
 } from "./client.js";
 export {

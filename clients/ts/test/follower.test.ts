@@ -24,6 +24,7 @@ import {
   ConnectError,
   Follower,
   NotRunningError,
+  PermissionDeniedError,
   ReplacedError,
   SessionUnknownError,
   checkSocketPath,
@@ -434,10 +435,63 @@ describe("routed through a provider (provider-fake)", { skip: bin.skip ?? fakePr
     return f;
   }
 
+  // The call that sent text into the thread: a sendMessage, or the send verb.
   const sent = (thread: bigint, text: string) =>
     platform
       .calls()
-      .find((c) => c.method === "sendMessage" && c.params.message_thread_id === Number(thread) && c.params.text === text);
+      .find(
+        (c) =>
+          c.params.text === text &&
+          ((c.method === "sendMessage" && c.params.message_thread_id === Number(thread)) ||
+            (c.method === "send" && c.thread === String(thread))),
+      );
+
+  it("the message verbs: send with buttons, a press answered, edit, react, typing", async () => {
+    const f = await register("manual:verbs-ts", "/home/u/verbs");
+    const thread = f.binding!.target!.threadId;
+    assert.deepEqual(f.capabilities?.verbs, ["send", "edit", "react", "typing", "answer"]);
+
+    const buttons = [
+      { label: "Red", data: "red" },
+      { label: "Blue", data: "blue" },
+    ];
+    const ids = await f.send("**Which colour?**", { buttons, prompt: true, idempotencyKey: "ts-v1" });
+    assert.equal(ids.length, 1);
+    assert.deepEqual(await f.send("**Which colour?**", { buttons, prompt: true, idempotencyKey: "ts-v1" }), ids);
+    const sends = platform.calls().filter((c) => c.method === "send" && c.idempotency_key === "ts-v1");
+    assert.equal(sends.length, 1, JSON.stringify(platform.calls()));
+    assert.equal(sends[0].thread, String(thread));
+    assert.deepEqual(sends[0].params, { text: "**Which colour?**", buttons, prompt: true });
+    const reply = await f.send("a reply", { replyTo: ids[0] });
+    assert.equal(sent(thread, "a reply")?.params.reply_to, ids[0]);
+
+    // A press arrives as a callback query naming the interaction.
+    platform.pushMessage(thread, "blue", 4242, { message_id: Number(ids[0]), interaction: "press-ts" });
+    const press = await within(firstUpdate(f), 10_000, "the press");
+    assert.equal(press.kind, types.UpdateKind.CALLBACK_QUERY);
+    assert.equal(press.text, "blue");
+    assert.ok(press.references.some((r) => r.kind === types.ReferenceKind.INTERACTION && r.id === "press-ts"));
+    await f.ack(press.seq);
+
+    await f.answer("press-ts", "you chose blue", { idempotencyKey: "ts-answer" });
+    await f.edit(ids[0], "picked _blue_");
+    await f.react(reply[0], "👍");
+    await f.typing();
+    const made = new Map(platform.calls().filter((c) => c.thread === String(thread)).map((c) => [c.method, c]));
+    assert.deepEqual(made.get("answer")?.params, { interaction_id: "press-ts", text: "you chose blue" });
+    assert.equal(made.get("answer")?.idempotency_key, "ts-answer");
+    assert.deepEqual(made.get("edit")?.params, { message_id: ids[0], text: "picked _blue_" });
+    assert.deepEqual(made.get("react")?.params, { message_id: reply[0], emoji: "👍" });
+    assert.deepEqual(made.get("typing")?.params, {});
+
+    // The supervisor checks the ids against the thread.
+    await assert.rejects(f.answer("press-never-seen"), (e) => {
+      assert.ok(e instanceof PermissionDeniedError, String(e));
+      assert.ok(e.idempotencyKey?.startsWith("ts:"));
+      return true;
+    });
+    await assert.rejects(f.edit("999999", "not mine"), PermissionDeniedError);
+  });
 
   it("a fresh thread: routed update, ack, sendMessage into the thread", async () => {
     const f = await register("manual:routed-ts", "/home/u/gamma");

@@ -218,6 +218,8 @@ export interface FakeCall {
   method: string;
   params: Record<string, unknown>;
   idempotency_key: string;
+  /** A verb's target thread (as text); absent for a method. */
+  thread?: string;
   /** The code a fault answered it with (failNextCall); absent when the call went through. */
   fault?: string;
 }

@@ -125,7 +125,7 @@ describe("npm pack → npm install in a fresh project → import from @chatbus/c
         () =>
           platform
             .calls()
-            .find((call) => call.params.text === "ping from npm" && BigInt(call.params.message_thread_id as number) === thread),
+            .find((call) => call.method === "send" && call.params.text === "ping from npm" && call.thread === String(thread)),
         "the installed example to echo",
         10_000,
       );

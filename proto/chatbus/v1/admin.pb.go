@@ -10,6 +10,7 @@ import (
 	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -877,7 +878,10 @@ type ProviderInfo struct {
 	Account string `protobuf:"bytes,18,opt,name=account,proto3" json:"account,omitempty"`
 	// The page the provider serves for people (the playground's chat), with
 	// its access token, as its current child declared it; empty if none.
-	WebUrl        string `protobuf:"bytes,19,opt,name=web_url,json=webUrl,proto3" json:"web_url,omitempty"`
+	WebUrl string `protobuf:"bytes,19,opt,name=web_url,json=webUrl,proto3" json:"web_url,omitempty"`
+	// The outbound queue: calls waiting for the platform's rate limits (or
+	// for a provider that does not admit, during a restart).
+	Outbound      *OutboundQueue `protobuf:"bytes,20,opt,name=outbound,proto3" json:"outbound,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1045,6 +1049,233 @@ func (x *ProviderInfo) GetWebUrl() string {
 	return ""
 }
 
+func (x *ProviderInfo) GetOutbound() *OutboundQueue {
+	if x != nil {
+		return x.Outbound
+	}
+	return nil
+}
+
+// OutboundQueue is a provider's outbound queue now, its counters since the
+// supervisor started, and the limits it paces calls to.
+type OutboundQueue struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Calls waiting now, in all and by lane.
+	Queued   uint32 `protobuf:"varint,1,opt,name=queued,proto3" json:"queued,omitempty"`
+	Prompts  uint32 `protobuf:"varint,2,opt,name=prompts,proto3" json:"prompts,omitempty"`
+	Messages uint32 `protobuf:"varint,3,opt,name=messages,proto3" json:"messages,omitempty"`
+	Edits    uint32 `protobuf:"varint,4,opt,name=edits,proto3" json:"edits,omitempty"`
+	Ambient  uint32 `protobuf:"varint,5,opt,name=ambient,proto3" json:"ambient,omitempty"`
+	// How long the longest-waiting call has waited; unset when none waits.
+	OldestWait *durationpb.Duration `protobuf:"bytes,6,opt,name=oldest_wait,json=oldestWait,proto3" json:"oldest_wait,omitempty"`
+	// Calls sent, calls a newer one replaced while they waited (edits of one
+	// message), calls answered without a platform call (a typing indicator
+	// still showing), calls the platform refused as rate limited (each sent
+	// again later), and calls the queue refused (full, or the caller's
+	// deadline could not be met).
+	Sent        uint64 `protobuf:"varint,7,opt,name=sent,proto3" json:"sent,omitempty"`
+	Coalesced   uint64 `protobuf:"varint,8,opt,name=coalesced,proto3" json:"coalesced,omitempty"`
+	Skipped     uint64 `protobuf:"varint,9,opt,name=skipped,proto3" json:"skipped,omitempty"`
+	RateLimited uint64 `protobuf:"varint,10,opt,name=rate_limited,json=rateLimited,proto3" json:"rate_limited,omitempty"`
+	Refused     uint64 `protobuf:"varint,11,opt,name=refused,proto3" json:"refused,omitempty"`
+	// The limits in force, as the provider declared them after its settings.
+	Limits        []*RateLimitInfo `protobuf:"bytes,12,rep,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OutboundQueue) Reset() {
+	*x = OutboundQueue{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OutboundQueue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OutboundQueue) ProtoMessage() {}
+
+func (x *OutboundQueue) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OutboundQueue.ProtoReflect.Descriptor instead.
+func (*OutboundQueue) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *OutboundQueue) GetQueued() uint32 {
+	if x != nil {
+		return x.Queued
+	}
+	return 0
+}
+
+func (x *OutboundQueue) GetPrompts() uint32 {
+	if x != nil {
+		return x.Prompts
+	}
+	return 0
+}
+
+func (x *OutboundQueue) GetMessages() uint32 {
+	if x != nil {
+		return x.Messages
+	}
+	return 0
+}
+
+func (x *OutboundQueue) GetEdits() uint32 {
+	if x != nil {
+		return x.Edits
+	}
+	return 0
+}
+
+func (x *OutboundQueue) GetAmbient() uint32 {
+	if x != nil {
+		return x.Ambient
+	}
+	return 0
+}
+
+func (x *OutboundQueue) GetOldestWait() *durationpb.Duration {
+	if x != nil {
+		return x.OldestWait
+	}
+	return nil
+}
+
+func (x *OutboundQueue) GetSent() uint64 {
+	if x != nil {
+		return x.Sent
+	}
+	return 0
+}
+
+func (x *OutboundQueue) GetCoalesced() uint64 {
+	if x != nil {
+		return x.Coalesced
+	}
+	return 0
+}
+
+func (x *OutboundQueue) GetSkipped() uint64 {
+	if x != nil {
+		return x.Skipped
+	}
+	return 0
+}
+
+func (x *OutboundQueue) GetRateLimited() uint64 {
+	if x != nil {
+		return x.RateLimited
+	}
+	return 0
+}
+
+func (x *OutboundQueue) GetRefused() uint64 {
+	if x != nil {
+		return x.Refused
+	}
+	return 0
+}
+
+func (x *OutboundQueue) GetLimits() []*RateLimitInfo {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+// RateLimitInfo is one rate limit: at most count calls in any window of
+// per, per scope ("bot", "chat", "thread"), of methods (all if empty).
+type RateLimitInfo struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Scope         string                 `protobuf:"bytes,2,opt,name=scope,proto3" json:"scope,omitempty"`
+	Count         uint32                 `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	Per           *durationpb.Duration   `protobuf:"bytes,4,opt,name=per,proto3" json:"per,omitempty"`
+	Methods       []string               `protobuf:"bytes,5,rep,name=methods,proto3" json:"methods,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RateLimitInfo) Reset() {
+	*x = RateLimitInfo{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RateLimitInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RateLimitInfo) ProtoMessage() {}
+
+func (x *RateLimitInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RateLimitInfo.ProtoReflect.Descriptor instead.
+func (*RateLimitInfo) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RateLimitInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RateLimitInfo) GetScope() string {
+	if x != nil {
+		return x.Scope
+	}
+	return ""
+}
+
+func (x *RateLimitInfo) GetCount() uint32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *RateLimitInfo) GetPer() *durationpb.Duration {
+	if x != nil {
+		return x.Per
+	}
+	return nil
+}
+
+func (x *RateLimitInfo) GetMethods() []string {
+	if x != nil {
+		return x.Methods
+	}
+	return nil
+}
+
 type ListUpdatesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The binding (profile key) whose held updates to list; empty with
@@ -1059,7 +1290,7 @@ type ListUpdatesRequest struct {
 
 func (x *ListUpdatesRequest) Reset() {
 	*x = ListUpdatesRequest{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[11]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1071,7 +1302,7 @@ func (x *ListUpdatesRequest) String() string {
 func (*ListUpdatesRequest) ProtoMessage() {}
 
 func (x *ListUpdatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[11]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1084,7 +1315,7 @@ func (x *ListUpdatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUpdatesRequest.ProtoReflect.Descriptor instead.
 func (*ListUpdatesRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{11}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListUpdatesRequest) GetBinding() string {
@@ -1118,7 +1349,7 @@ type ListUpdatesResponse struct {
 
 func (x *ListUpdatesResponse) Reset() {
 	*x = ListUpdatesResponse{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[12]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1130,7 +1361,7 @@ func (x *ListUpdatesResponse) String() string {
 func (*ListUpdatesResponse) ProtoMessage() {}
 
 func (x *ListUpdatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[12]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1143,7 +1374,7 @@ func (x *ListUpdatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUpdatesResponse.ProtoReflect.Descriptor instead.
 func (*ListUpdatesResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{12}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListUpdatesResponse) GetUpdates() []*Update {
@@ -1168,7 +1399,7 @@ type ListEventsRequest struct {
 
 func (x *ListEventsRequest) Reset() {
 	*x = ListEventsRequest{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[13]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1180,7 +1411,7 @@ func (x *ListEventsRequest) String() string {
 func (*ListEventsRequest) ProtoMessage() {}
 
 func (x *ListEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[13]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1193,7 +1424,7 @@ func (x *ListEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListEventsRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{13}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{15}
 }
 
 type ListEventsResponse struct {
@@ -1206,7 +1437,7 @@ type ListEventsResponse struct {
 
 func (x *ListEventsResponse) Reset() {
 	*x = ListEventsResponse{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[14]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1218,7 +1449,7 @@ func (x *ListEventsResponse) String() string {
 func (*ListEventsResponse) ProtoMessage() {}
 
 func (x *ListEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[14]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1231,7 +1462,7 @@ func (x *ListEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListEventsResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListEventsResponse) GetEvents() []*Event {
@@ -1253,7 +1484,7 @@ type WatchEventsRequest struct {
 
 func (x *WatchEventsRequest) Reset() {
 	*x = WatchEventsRequest{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[15]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1265,7 +1496,7 @@ func (x *WatchEventsRequest) String() string {
 func (*WatchEventsRequest) ProtoMessage() {}
 
 func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[15]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1278,7 +1509,7 @@ func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *WatchEventsRequest) GetReplayRecent() bool {
@@ -1304,7 +1535,7 @@ type WatchEventsResponse struct {
 
 func (x *WatchEventsResponse) Reset() {
 	*x = WatchEventsResponse{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[16]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1316,7 +1547,7 @@ func (x *WatchEventsResponse) String() string {
 func (*WatchEventsResponse) ProtoMessage() {}
 
 func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[16]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1329,7 +1560,7 @@ func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *WatchEventsResponse) GetEvent() *Event {
@@ -1358,7 +1589,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[17]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1370,7 +1601,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[17]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1383,7 +1614,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Event) GetId() uint64 {
@@ -1436,7 +1667,7 @@ type ReloadRequest struct {
 
 func (x *ReloadRequest) Reset() {
 	*x = ReloadRequest{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[18]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1448,7 +1679,7 @@ func (x *ReloadRequest) String() string {
 func (*ReloadRequest) ProtoMessage() {}
 
 func (x *ReloadRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[18]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1461,7 +1692,7 @@ func (x *ReloadRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReloadRequest.ProtoReflect.Descriptor instead.
 func (*ReloadRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{20}
 }
 
 type ReloadResponse struct {
@@ -1480,7 +1711,7 @@ type ReloadResponse struct {
 
 func (x *ReloadResponse) Reset() {
 	*x = ReloadResponse{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[19]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1492,7 +1723,7 @@ func (x *ReloadResponse) String() string {
 func (*ReloadResponse) ProtoMessage() {}
 
 func (x *ReloadResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[19]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1505,7 +1736,7 @@ func (x *ReloadResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReloadResponse.ProtoReflect.Descriptor instead.
 func (*ReloadResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ReloadResponse) GetConfigPath() string {
@@ -1548,7 +1779,7 @@ type ConfigChange struct {
 
 func (x *ConfigChange) Reset() {
 	*x = ConfigChange{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[20]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1560,7 +1791,7 @@ func (x *ConfigChange) String() string {
 func (*ConfigChange) ProtoMessage() {}
 
 func (x *ConfigChange) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[20]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1573,7 +1804,7 @@ func (x *ConfigChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigChange.ProtoReflect.Descriptor instead.
 func (*ConfigChange) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ConfigChange) GetKey() string {
@@ -1619,7 +1850,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[21]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1631,7 +1862,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[21]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1644,7 +1875,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{23}
 }
 
 type ShutdownResponse struct {
@@ -1657,7 +1888,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[22]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1669,7 +1900,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[22]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1682,7 +1913,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ShutdownResponse) GetPid() int32 {
@@ -1697,7 +1928,7 @@ var File_chatbus_v1_admin_proto protoreflect.FileDescriptor
 const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\n" +
 	"\x16chatbus/v1/admin.proto\x12\n" +
-	"chatbus.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16chatbus/v1/types.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x10\n" +
+	"chatbus.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16chatbus/v1/types.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x10\n" +
 	"\x0eGetInfoRequest\"\xb9\x02\n" +
 	"\x0fGetInfoResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x10\n" +
@@ -1742,7 +1973,7 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\toldest_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\boldestAt\"\x16\n" +
 	"\x14ListProvidersRequest\"O\n" +
 	"\x15ListProvidersResponse\x126\n" +
-	"\tproviders\x18\x01 \x03(\v2\x18.chatbus.v1.ProviderInfoR\tproviders\"\x83\x05\n" +
+	"\tproviders\x18\x01 \x03(\v2\x18.chatbus.v1.ProviderInfoR\tproviders\"\xba\x05\n" +
 	"\fProviderInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12/\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x19.chatbus.v1.ProviderStateR\x05state\x12\x10\n" +
@@ -1765,7 +1996,29 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\vstderr_tail\x18\x11 \x03(\tR\n" +
 	"stderrTail\x12\x18\n" +
 	"\aaccount\x18\x12 \x01(\tR\aaccount\x12\x17\n" +
-	"\aweb_url\x18\x13 \x01(\tR\x06webUrl\"t\n" +
+	"\aweb_url\x18\x13 \x01(\tR\x06webUrl\x125\n" +
+	"\boutbound\x18\x14 \x01(\v2\x19.chatbus.v1.OutboundQueueR\boutbound\"\x85\x03\n" +
+	"\rOutboundQueue\x12\x16\n" +
+	"\x06queued\x18\x01 \x01(\rR\x06queued\x12\x18\n" +
+	"\aprompts\x18\x02 \x01(\rR\aprompts\x12\x1a\n" +
+	"\bmessages\x18\x03 \x01(\rR\bmessages\x12\x14\n" +
+	"\x05edits\x18\x04 \x01(\rR\x05edits\x12\x18\n" +
+	"\aambient\x18\x05 \x01(\rR\aambient\x12:\n" +
+	"\voldest_wait\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\n" +
+	"oldestWait\x12\x12\n" +
+	"\x04sent\x18\a \x01(\x04R\x04sent\x12\x1c\n" +
+	"\tcoalesced\x18\b \x01(\x04R\tcoalesced\x12\x18\n" +
+	"\askipped\x18\t \x01(\x04R\askipped\x12!\n" +
+	"\frate_limited\x18\n" +
+	" \x01(\x04R\vrateLimited\x12\x18\n" +
+	"\arefused\x18\v \x01(\x04R\arefused\x121\n" +
+	"\x06limits\x18\f \x03(\v2\x19.chatbus.v1.RateLimitInfoR\x06limits\"\x96\x01\n" +
+	"\rRateLimitInfo\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05scope\x18\x02 \x01(\tR\x05scope\x12\x14\n" +
+	"\x05count\x18\x03 \x01(\rR\x05count\x12+\n" +
+	"\x03per\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\x03per\x12\x18\n" +
+	"\amethods\x18\x05 \x03(\tR\amethods\"t\n" +
 	"\x12ListUpdatesRequest\x12\"\n" +
 	"\abinding\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\abinding\x12\x1a\n" +
 	"\bunrouted\x18\x02 \x01(\bR\bunrouted\x12\x1e\n" +
@@ -1870,7 +2123,7 @@ func file_chatbus_v1_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_chatbus_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_chatbus_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_chatbus_v1_admin_proto_goTypes = []any{
 	(ProviderState)(0),            // 0: chatbus.v1.ProviderState
 	(EventKind)(0),                // 1: chatbus.v1.EventKind
@@ -1886,70 +2139,77 @@ var file_chatbus_v1_admin_proto_goTypes = []any{
 	(*ListProvidersRequest)(nil),  // 11: chatbus.v1.ListProvidersRequest
 	(*ListProvidersResponse)(nil), // 12: chatbus.v1.ListProvidersResponse
 	(*ProviderInfo)(nil),          // 13: chatbus.v1.ProviderInfo
-	(*ListUpdatesRequest)(nil),    // 14: chatbus.v1.ListUpdatesRequest
-	(*ListUpdatesResponse)(nil),   // 15: chatbus.v1.ListUpdatesResponse
-	(*ListEventsRequest)(nil),     // 16: chatbus.v1.ListEventsRequest
-	(*ListEventsResponse)(nil),    // 17: chatbus.v1.ListEventsResponse
-	(*WatchEventsRequest)(nil),    // 18: chatbus.v1.WatchEventsRequest
-	(*WatchEventsResponse)(nil),   // 19: chatbus.v1.WatchEventsResponse
-	(*Event)(nil),                 // 20: chatbus.v1.Event
-	(*ReloadRequest)(nil),         // 21: chatbus.v1.ReloadRequest
-	(*ReloadResponse)(nil),        // 22: chatbus.v1.ReloadResponse
-	(*ConfigChange)(nil),          // 23: chatbus.v1.ConfigChange
-	(*ShutdownRequest)(nil),       // 24: chatbus.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),      // 25: chatbus.v1.ShutdownResponse
-	nil,                           // 26: chatbus.v1.Event.AttrsEntry
-	(*timestamppb.Timestamp)(nil), // 27: google.protobuf.Timestamp
-	(*Follower)(nil),              // 28: chatbus.v1.Follower
-	(*Binding)(nil),               // 29: chatbus.v1.Binding
-	(*Update)(nil),                // 30: chatbus.v1.Update
+	(*OutboundQueue)(nil),         // 14: chatbus.v1.OutboundQueue
+	(*RateLimitInfo)(nil),         // 15: chatbus.v1.RateLimitInfo
+	(*ListUpdatesRequest)(nil),    // 16: chatbus.v1.ListUpdatesRequest
+	(*ListUpdatesResponse)(nil),   // 17: chatbus.v1.ListUpdatesResponse
+	(*ListEventsRequest)(nil),     // 18: chatbus.v1.ListEventsRequest
+	(*ListEventsResponse)(nil),    // 19: chatbus.v1.ListEventsResponse
+	(*WatchEventsRequest)(nil),    // 20: chatbus.v1.WatchEventsRequest
+	(*WatchEventsResponse)(nil),   // 21: chatbus.v1.WatchEventsResponse
+	(*Event)(nil),                 // 22: chatbus.v1.Event
+	(*ReloadRequest)(nil),         // 23: chatbus.v1.ReloadRequest
+	(*ReloadResponse)(nil),        // 24: chatbus.v1.ReloadResponse
+	(*ConfigChange)(nil),          // 25: chatbus.v1.ConfigChange
+	(*ShutdownRequest)(nil),       // 26: chatbus.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),      // 27: chatbus.v1.ShutdownResponse
+	nil,                           // 28: chatbus.v1.Event.AttrsEntry
+	(*timestamppb.Timestamp)(nil), // 29: google.protobuf.Timestamp
+	(*Follower)(nil),              // 30: chatbus.v1.Follower
+	(*Binding)(nil),               // 31: chatbus.v1.Binding
+	(*durationpb.Duration)(nil),   // 32: google.protobuf.Duration
+	(*Update)(nil),                // 33: chatbus.v1.Update
 }
 var file_chatbus_v1_admin_proto_depIdxs = []int32{
-	27, // 0: chatbus.v1.GetInfoResponse.started_at:type_name -> google.protobuf.Timestamp
-	28, // 1: chatbus.v1.ListFollowersResponse.followers:type_name -> chatbus.v1.Follower
+	29, // 0: chatbus.v1.GetInfoResponse.started_at:type_name -> google.protobuf.Timestamp
+	30, // 1: chatbus.v1.ListFollowersResponse.followers:type_name -> chatbus.v1.Follower
 	9,  // 2: chatbus.v1.ListBindingsResponse.bindings:type_name -> chatbus.v1.BindingInfo
-	29, // 3: chatbus.v1.BindingInfo.binding:type_name -> chatbus.v1.Binding
-	27, // 4: chatbus.v1.BindingInfo.created_at:type_name -> google.protobuf.Timestamp
-	27, // 5: chatbus.v1.BindingInfo.updated_at:type_name -> google.protobuf.Timestamp
+	31, // 3: chatbus.v1.BindingInfo.binding:type_name -> chatbus.v1.Binding
+	29, // 4: chatbus.v1.BindingInfo.created_at:type_name -> google.protobuf.Timestamp
+	29, // 5: chatbus.v1.BindingInfo.updated_at:type_name -> google.protobuf.Timestamp
 	10, // 6: chatbus.v1.BindingInfo.journal:type_name -> chatbus.v1.JournalStats
-	27, // 7: chatbus.v1.JournalStats.oldest_at:type_name -> google.protobuf.Timestamp
+	29, // 7: chatbus.v1.JournalStats.oldest_at:type_name -> google.protobuf.Timestamp
 	13, // 8: chatbus.v1.ListProvidersResponse.providers:type_name -> chatbus.v1.ProviderInfo
 	0,  // 9: chatbus.v1.ProviderInfo.state:type_name -> chatbus.v1.ProviderState
-	27, // 10: chatbus.v1.ProviderInfo.since:type_name -> google.protobuf.Timestamp
-	27, // 11: chatbus.v1.ProviderInfo.health_since:type_name -> google.protobuf.Timestamp
-	30, // 12: chatbus.v1.ListUpdatesResponse.updates:type_name -> chatbus.v1.Update
-	10, // 13: chatbus.v1.ListUpdatesResponse.stats:type_name -> chatbus.v1.JournalStats
-	20, // 14: chatbus.v1.ListEventsResponse.events:type_name -> chatbus.v1.Event
-	1,  // 15: chatbus.v1.WatchEventsRequest.kinds:type_name -> chatbus.v1.EventKind
-	20, // 16: chatbus.v1.WatchEventsResponse.event:type_name -> chatbus.v1.Event
-	27, // 17: chatbus.v1.Event.time:type_name -> google.protobuf.Timestamp
-	1,  // 18: chatbus.v1.Event.kind:type_name -> chatbus.v1.EventKind
-	26, // 19: chatbus.v1.Event.attrs:type_name -> chatbus.v1.Event.AttrsEntry
-	23, // 20: chatbus.v1.ReloadResponse.changes:type_name -> chatbus.v1.ConfigChange
-	2,  // 21: chatbus.v1.ConfigChange.action:type_name -> chatbus.v1.ConfigChangeAction
-	3,  // 22: chatbus.v1.AdminService.GetInfo:input_type -> chatbus.v1.GetInfoRequest
-	5,  // 23: chatbus.v1.AdminService.ListFollowers:input_type -> chatbus.v1.ListFollowersRequest
-	7,  // 24: chatbus.v1.AdminService.ListBindings:input_type -> chatbus.v1.ListBindingsRequest
-	11, // 25: chatbus.v1.AdminService.ListProviders:input_type -> chatbus.v1.ListProvidersRequest
-	14, // 26: chatbus.v1.AdminService.ListUpdates:input_type -> chatbus.v1.ListUpdatesRequest
-	16, // 27: chatbus.v1.AdminService.ListEvents:input_type -> chatbus.v1.ListEventsRequest
-	18, // 28: chatbus.v1.AdminService.WatchEvents:input_type -> chatbus.v1.WatchEventsRequest
-	21, // 29: chatbus.v1.AdminService.Reload:input_type -> chatbus.v1.ReloadRequest
-	24, // 30: chatbus.v1.AdminService.Shutdown:input_type -> chatbus.v1.ShutdownRequest
-	4,  // 31: chatbus.v1.AdminService.GetInfo:output_type -> chatbus.v1.GetInfoResponse
-	6,  // 32: chatbus.v1.AdminService.ListFollowers:output_type -> chatbus.v1.ListFollowersResponse
-	8,  // 33: chatbus.v1.AdminService.ListBindings:output_type -> chatbus.v1.ListBindingsResponse
-	12, // 34: chatbus.v1.AdminService.ListProviders:output_type -> chatbus.v1.ListProvidersResponse
-	15, // 35: chatbus.v1.AdminService.ListUpdates:output_type -> chatbus.v1.ListUpdatesResponse
-	17, // 36: chatbus.v1.AdminService.ListEvents:output_type -> chatbus.v1.ListEventsResponse
-	19, // 37: chatbus.v1.AdminService.WatchEvents:output_type -> chatbus.v1.WatchEventsResponse
-	22, // 38: chatbus.v1.AdminService.Reload:output_type -> chatbus.v1.ReloadResponse
-	25, // 39: chatbus.v1.AdminService.Shutdown:output_type -> chatbus.v1.ShutdownResponse
-	31, // [31:40] is the sub-list for method output_type
-	22, // [22:31] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	29, // 10: chatbus.v1.ProviderInfo.since:type_name -> google.protobuf.Timestamp
+	29, // 11: chatbus.v1.ProviderInfo.health_since:type_name -> google.protobuf.Timestamp
+	14, // 12: chatbus.v1.ProviderInfo.outbound:type_name -> chatbus.v1.OutboundQueue
+	32, // 13: chatbus.v1.OutboundQueue.oldest_wait:type_name -> google.protobuf.Duration
+	15, // 14: chatbus.v1.OutboundQueue.limits:type_name -> chatbus.v1.RateLimitInfo
+	32, // 15: chatbus.v1.RateLimitInfo.per:type_name -> google.protobuf.Duration
+	33, // 16: chatbus.v1.ListUpdatesResponse.updates:type_name -> chatbus.v1.Update
+	10, // 17: chatbus.v1.ListUpdatesResponse.stats:type_name -> chatbus.v1.JournalStats
+	22, // 18: chatbus.v1.ListEventsResponse.events:type_name -> chatbus.v1.Event
+	1,  // 19: chatbus.v1.WatchEventsRequest.kinds:type_name -> chatbus.v1.EventKind
+	22, // 20: chatbus.v1.WatchEventsResponse.event:type_name -> chatbus.v1.Event
+	29, // 21: chatbus.v1.Event.time:type_name -> google.protobuf.Timestamp
+	1,  // 22: chatbus.v1.Event.kind:type_name -> chatbus.v1.EventKind
+	28, // 23: chatbus.v1.Event.attrs:type_name -> chatbus.v1.Event.AttrsEntry
+	25, // 24: chatbus.v1.ReloadResponse.changes:type_name -> chatbus.v1.ConfigChange
+	2,  // 25: chatbus.v1.ConfigChange.action:type_name -> chatbus.v1.ConfigChangeAction
+	3,  // 26: chatbus.v1.AdminService.GetInfo:input_type -> chatbus.v1.GetInfoRequest
+	5,  // 27: chatbus.v1.AdminService.ListFollowers:input_type -> chatbus.v1.ListFollowersRequest
+	7,  // 28: chatbus.v1.AdminService.ListBindings:input_type -> chatbus.v1.ListBindingsRequest
+	11, // 29: chatbus.v1.AdminService.ListProviders:input_type -> chatbus.v1.ListProvidersRequest
+	16, // 30: chatbus.v1.AdminService.ListUpdates:input_type -> chatbus.v1.ListUpdatesRequest
+	18, // 31: chatbus.v1.AdminService.ListEvents:input_type -> chatbus.v1.ListEventsRequest
+	20, // 32: chatbus.v1.AdminService.WatchEvents:input_type -> chatbus.v1.WatchEventsRequest
+	23, // 33: chatbus.v1.AdminService.Reload:input_type -> chatbus.v1.ReloadRequest
+	26, // 34: chatbus.v1.AdminService.Shutdown:input_type -> chatbus.v1.ShutdownRequest
+	4,  // 35: chatbus.v1.AdminService.GetInfo:output_type -> chatbus.v1.GetInfoResponse
+	6,  // 36: chatbus.v1.AdminService.ListFollowers:output_type -> chatbus.v1.ListFollowersResponse
+	8,  // 37: chatbus.v1.AdminService.ListBindings:output_type -> chatbus.v1.ListBindingsResponse
+	12, // 38: chatbus.v1.AdminService.ListProviders:output_type -> chatbus.v1.ListProvidersResponse
+	17, // 39: chatbus.v1.AdminService.ListUpdates:output_type -> chatbus.v1.ListUpdatesResponse
+	19, // 40: chatbus.v1.AdminService.ListEvents:output_type -> chatbus.v1.ListEventsResponse
+	21, // 41: chatbus.v1.AdminService.WatchEvents:output_type -> chatbus.v1.WatchEventsResponse
+	24, // 42: chatbus.v1.AdminService.Reload:output_type -> chatbus.v1.ReloadResponse
+	27, // 43: chatbus.v1.AdminService.Shutdown:output_type -> chatbus.v1.ShutdownResponse
+	35, // [35:44] is the sub-list for method output_type
+	26, // [26:35] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_admin_proto_init() }
@@ -1964,7 +2224,7 @@ func file_chatbus_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_admin_proto_rawDesc), len(file_chatbus_v1_admin_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   24,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

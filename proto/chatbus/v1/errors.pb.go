@@ -146,6 +146,11 @@ const (
 	// UNIMPLEMENTED: the platform of the caller's thread has no such message
 	// verb (its capabilities list the verbs it has).
 	ErrorReason_ERROR_REASON_VERB_UNSUPPORTED ErrorReason = 41
+	// RESOURCE_EXHAUSTED: the provider's outbound queue refused the call:
+	// full, or the platform's limits would not let it start before the
+	// caller's deadline. Nothing was sent; a google.rpc.RetryInfo says how
+	// long to wait.
+	ErrorReason_ERROR_REASON_QUEUE_FULL ErrorReason = 42
 )
 
 // Enum value maps for ErrorReason.
@@ -193,6 +198,7 @@ var (
 		39: "ERROR_REASON_OWNER_OCCUPIED",
 		40: "ERROR_REASON_OWNER_REFUSED",
 		41: "ERROR_REASON_VERB_UNSUPPORTED",
+		42: "ERROR_REASON_QUEUE_FULL",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":              0,
@@ -237,6 +243,7 @@ var (
 		"ERROR_REASON_OWNER_OCCUPIED":           39,
 		"ERROR_REASON_OWNER_REFUSED":            40,
 		"ERROR_REASON_VERB_UNSUPPORTED":         41,
+		"ERROR_REASON_QUEUE_FULL":               42,
 	}
 )
 
@@ -272,7 +279,7 @@ var File_chatbus_v1_errors_proto protoreflect.FileDescriptor
 const file_chatbus_v1_errors_proto_rawDesc = "" +
 	"\n" +
 	"\x17chatbus/v1/errors.proto\x12\n" +
-	"chatbus.v1*\x8f\v\n" +
+	"chatbus.v1*\xac\v\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_SESSION_UNKNOWN\x10\x01\x12 \n" +
@@ -316,7 +323,8 @@ const file_chatbus_v1_errors_proto_rawDesc = "" +
 	"\x19ERROR_REASON_OWNER_ABSENT\x10&\x12\x1f\n" +
 	"\x1bERROR_REASON_OWNER_OCCUPIED\x10'\x12\x1e\n" +
 	"\x1aERROR_REASON_OWNER_REFUSED\x10(\x12!\n" +
-	"\x1dERROR_REASON_VERB_UNSUPPORTED\x10)B7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
+	"\x1dERROR_REASON_VERB_UNSUPPORTED\x10)\x12\x1b\n" +
+	"\x17ERROR_REASON_QUEUE_FULL\x10*B7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
 
 var (
 	file_chatbus_v1_errors_proto_rawDescOnce sync.Once

@@ -55,7 +55,9 @@ func (s *Server) React(channel, message string, user User, emoji string) {
 	if m == nil {
 		s.tb.Fatalf("discordtest: react to unknown message %s in %s", message, channel)
 	}
-	s.dispatchLocked("MESSAGE_REACTION_ADD", IntentGuildMessageReactions, s.reactionLocked(channel, m, user.ID, map[string]any{"id": nil, "name": emoji}))
+	if s.addReactionLocked(m, user.ID, Emoji{Name: emoji}) {
+		s.dispatchLocked("MESSAGE_REACTION_ADD", IntentGuildMessageReactions, s.reactionLocked(channel, m, user.ID, Emoji{Name: emoji}))
+	}
 }
 
 // Press presses the button customID on a message as user: an

@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -196,10 +197,17 @@ func errBody(code int, msg string) map[string]any {
 }
 
 func formError(field, code, msg string) map[string]any {
-	return map[string]any{
-		"message": "Invalid Form Body", "code": 50035,
-		"errors": map[string]any{field: map[string]any{"_errors": []any{map[string]string{"code": code, "message": msg}}}},
+	return formErrorAt([]string{field}, code, msg)
+}
+
+// formErrorAt is Discord's Invalid Form Body with the error nested at
+// path, e.g. components.0.components.1.custom_id.
+func formErrorAt(path []string, code, msg string) map[string]any {
+	var errs any = map[string]any{"_errors": []any{map[string]string{"code": code, "message": msg}}}
+	for i := len(path) - 1; i >= 0; i-- {
+		errs = map[string]any{path[i]: errs}
 	}
+	return map[string]any{"message": "Invalid Form Body", "code": 50035, "errors": errs}
 }
 
 var (
@@ -409,11 +417,35 @@ type messageBody struct {
 	Content          *string           `json:"content"`
 	Components       []json.RawMessage `json:"components"`
 	Embeds           []json.RawMessage `json:"embeds"`
-	MessageReference *MessageReference `json:"message_reference"`
+	MessageReference *messageRefBody   `json:"message_reference"`
+	AllowedMentions  *allowedMentions  `json:"allowed_mentions"`
 	Nonce            json.RawMessage   `json:"nonce"`
 	EnforceNonce     bool              `json:"enforce_nonce"`
 	TTS              bool              `json:"tts"`
 	Flags            int               `json:"flags"`
+}
+
+// messageRefBody is a message_reference as sent.
+type messageRefBody struct {
+	MessageReference
+	// FailIfNotExists: refuse a reply to a message that does not exist
+	// (the default) rather than send it as a plain message.
+	FailIfNotExists *bool `json:"fail_if_not_exists"`
+}
+
+// allowedMentions says which mentions in the content notify.
+type allowedMentions struct {
+	Parse       []string `json:"parse"`
+	RepliedUser bool     `json:"replied_user"`
+}
+
+// mentionsEveryone reports whether content notifies everyone: it says
+// @everyone or @here and allowed_mentions (if given) parses "everyone".
+func mentionsEveryone(content string, am *allowedMentions) bool {
+	if !strings.Contains(content, "@everyone") && !strings.Contains(content, "@here") {
+		return false
+	}
+	return am == nil || slices.Contains(am.Parse, "everyone")
 }
 
 // createMessage posts a message (JSON, or multipart with payload_json and
@@ -432,13 +464,18 @@ func (s *Server) createMessage(r *request) (int, any) {
 	if md := c.ThreadMetadata; md != nil && md.Locked {
 		return http.StatusForbidden, errBody(50013, "Missing Permissions")
 	}
-	if ref := body.MessageReference; ref != nil {
+	var ref *MessageReference
+	if r := body.MessageReference; r != nil {
+		ref = &r.MessageReference
 		if ref.ChannelID != "" && ref.ChannelID != c.ID {
 			// Approximate: Discord allows cross-channel forwards (type 1).
 			return http.StatusBadRequest, formError("message_reference", "MESSAGE_REFERENCE_UNKNOWN_MESSAGE", "Unknown message")
 		}
 		if s.findLocked(c.ID, ref.MessageID) == nil {
-			return http.StatusBadRequest, formError("message_reference", "MESSAGE_REFERENCE_UNKNOWN_MESSAGE", "Unknown message")
+			if r.FailIfNotExists == nil || *r.FailIfNotExists {
+				return http.StatusBadRequest, formError("message_reference", "MESSAGE_REFERENCE_UNKNOWN_MESSAGE", "Unknown message")
+			}
+			ref = nil // sent as a plain message
 		}
 	}
 	nonce := strings.Trim(string(body.Nonce), `"`)
@@ -446,15 +483,17 @@ func (s *Server) createMessage(r *request) (int, any) {
 		return http.StatusBadRequest, formError("nonce", "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
 	}
 	if body.EnforceNonce && nonce != "" {
-		if m, ok := s.nonces[s.bot.ID+"|"+nonce]; ok {
+		// Discord looks back "the past few minutes".
+		if sent, ok := s.nonces[s.bot.ID+"|"+nonce]; ok && time.Since(sent.at) <= s.nonceWindow {
 			s.counts["nonce_dedup"]++
-			return http.StatusOK, m
+			return http.StatusOK, sent.m
 		}
 	}
-	m := &Message{Author: s.bot, Components: body.Components, Embeds: body.Embeds, MessageReference: body.MessageReference, Nonce: nonce, TTS: body.TTS}
+	m := &Message{Author: s.bot, Components: body.Components, Embeds: body.Embeds, MessageReference: ref, Nonce: nonce, TTS: body.TTS}
 	if body.Content != nil {
 		m.Content = *body.Content
 	}
+	m.MentionEveryone = mentionsEveryone(m.Content, body.AllowedMentions)
 	if m.MessageReference != nil {
 		m.Type = 19
 		m.MessageReference.ChannelID, m.MessageReference.GuildID = c.ID, s.guildID
@@ -467,7 +506,7 @@ func (s *Server) createMessage(r *request) (int, any) {
 	}
 	s.addMessageLocked(c, m)
 	if nonce != "" {
-		s.nonces[s.bot.ID+"|"+nonce] = m
+		s.nonces[s.bot.ID+"|"+nonce] = sentNonce{m: m, at: time.Now()}
 	}
 	return http.StatusOK, m
 }
@@ -483,13 +522,65 @@ func checkBody(body messageBody, hasFiles bool) (int, any) {
 	if content == "" && len(body.Components) == 0 && len(body.Embeds) == 0 && !hasFiles {
 		return http.StatusBadRequest, errBody(50006, "Cannot send an empty message")
 	}
-	for _, raw := range body.Components {
+	return checkComponents(body.Components)
+}
+
+// checkComponents checks message components as Discord does for the
+// ones modelled: at most 5 action rows (type 1) of 1 to 5 buttons (type
+// 2); a button has a style 1–5, a label of at most 80 characters, and
+// (styles 1–4) a custom_id of 1 to 100 characters unique in the message,
+// or (style 5, a link) a url and no custom_id.
+func checkComponents(rows []json.RawMessage) (int, any) {
+	bad := func(path []string, code, msg string) (int, any) {
+		return http.StatusBadRequest, formErrorAt(append([]string{"components"}, path...), code, msg)
+	}
+	if len(rows) > 5 {
+		return bad(nil, "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length.")
+	}
+	ids := map[string]bool{}
+	for i, raw := range rows {
 		var row struct {
 			Type       int               `json:"type"`
 			Components []json.RawMessage `json:"components"`
 		}
-		if json.Unmarshal(raw, &row) != nil || row.Type != 1 || len(row.Components) == 0 || len(row.Components) > 5 {
-			return http.StatusBadRequest, formError("components", "COMPONENT_LAYOUT_WIDTH_EXCEEDED", "Components must be action rows of 1 to 5 components.")
+		ri := strconv.Itoa(i)
+		if json.Unmarshal(raw, &row) != nil || row.Type != 1 {
+			return bad([]string{ri, "type"}, "UNION_TYPE_CHOICES", "Value of field \"type\" must be one of (1,).")
+		}
+		if len(row.Components) == 0 || len(row.Components) > 5 {
+			return bad([]string{ri, "components"}, "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 5 in length.")
+		}
+		for j, braw := range row.Components {
+			var b struct {
+				Type     int     `json:"type"`
+				Style    int     `json:"style"`
+				Label    *string `json:"label"`
+				CustomID *string `json:"custom_id"`
+				URL      *string `json:"url"`
+				Emoji    any     `json:"emoji"`
+			}
+			at := func(field string) []string { return []string{ri, "components", strconv.Itoa(j), field} }
+			switch {
+			case json.Unmarshal(braw, &b) != nil || b.Type != 2:
+				return bad(at("type"), "UNION_TYPE_CHOICES", "Value of field \"type\" must be one of (2, 3, 4, 5, 6, 7, 8).")
+			case b.Style < 1 || b.Style > 5:
+				return bad(at("style"), "BASE_TYPE_CHOICES", "Value must be one of (1, 2, 3, 4, 5, 6).")
+			case b.Label != nil && utf8.RuneCountInString(*b.Label) > 80:
+				return bad(at("label"), "BASE_TYPE_MAX_LENGTH", "Must be 80 or fewer in length.")
+			case (b.Label == nil || *b.Label == "") && b.Emoji == nil:
+				return bad(at("label"), "BUTTON_COMPONENT_INVALID_LABEL", "Button requires a label or an emoji.")
+			case b.Style == 5 && (b.URL == nil || b.CustomID != nil):
+				return bad(at("url"), "BUTTON_COMPONENT_URL_REQUIRED", "A link button needs a url and no custom_id.")
+			case b.Style == 5:
+			case b.CustomID == nil || *b.CustomID == "":
+				return bad(at("custom_id"), "BASE_TYPE_REQUIRED", "This field is required")
+			case utf8.RuneCountInString(*b.CustomID) > 100:
+				return bad(at("custom_id"), "BASE_TYPE_MAX_LENGTH", "Must be 100 or fewer in length.")
+			case ids[*b.CustomID]:
+				return bad(at("custom_id"), "COMPONENT_CUSTOM_ID_DUPLICATED", "Component custom id cannot be duplicated")
+			default:
+				ids[*b.CustomID] = true
+			}
 		}
 	}
 	return 0, nil
@@ -645,8 +736,12 @@ func (s *Server) editMessage(r *request) (int, any) {
 	if body.Content != nil && utf8.RuneCountInString(*body.Content) > MaxContent {
 		return http.StatusBadRequest, formError("content", "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length.")
 	}
+	if status, e := checkComponents(body.Components); e != nil {
+		return status, e
+	}
 	if body.Content != nil {
 		m.Content = *body.Content
+		m.MentionEveryone = mentionsEveryone(m.Content, body.AllowedMentions)
 	}
 	if body.Components != nil {
 		m.Components = body.Components
@@ -697,11 +792,42 @@ func (s *Server) addReaction(r *request) (int, any) {
 	if emoji == nil {
 		return http.StatusBadRequest, errBody(10014, "Unknown Emoji")
 	}
-	s.dispatchLocked("MESSAGE_REACTION_ADD", IntentGuildMessageReactions, s.reactionLocked(c.ID, m, s.bot.ID, emoji))
+	if s.addReactionLocked(m, s.bot.ID, *emoji) {
+		s.dispatchLocked("MESSAGE_REACTION_ADD", IntentGuildMessageReactions, s.reactionLocked(c.ID, m, s.bot.ID, *emoji))
+	}
 	return http.StatusNoContent, noBody{}
 }
 
-func parseEmoji(e string) map[string]any {
+// addReactionLocked adds user's reaction to m; false if it was there
+// already (Discord answers 204 and dispatches nothing).
+func (s *Server) addReactionLocked(m *Message, user string, e Emoji) bool {
+	for i := range m.Reactions {
+		r := &m.Reactions[i]
+		if emojiKey(r.Emoji) != emojiKey(e) {
+			continue
+		}
+		if r.users[user] {
+			return false
+		}
+		r.users[user] = true
+		r.Count++
+		r.Me = r.Me || user == s.bot.ID
+		return true
+	}
+	m.Reactions = append(m.Reactions, Reaction{Count: 1, Me: user == s.bot.ID, Emoji: e, users: map[string]bool{user: true}})
+	return true
+}
+
+// emojiKey names an emoji as a reaction's path does: the unicode emoji,
+// or name:id.
+func emojiKey(e Emoji) string {
+	if e.ID != nil {
+		return e.Name + ":" + *e.ID
+	}
+	return e.Name
+}
+
+func parseEmoji(e string) *Emoji {
 	if e == "" || strings.ContainsAny(e, " /") {
 		return nil
 	}
@@ -709,24 +835,28 @@ func parseEmoji(e string) map[string]any {
 		if _, err := strconv.ParseUint(id, 10, 64); err != nil || name == "" {
 			return nil
 		}
-		return map[string]any{"id": id, "name": name}
+		return &Emoji{ID: &id, Name: name}
 	}
 	if utf8.RuneCountInString(e) > 8 || e[0] < 0x80 {
 		return nil // not a unicode emoji (approximate: any short non-ASCII string passes)
 	}
-	return map[string]any{"id": nil, "name": e}
+	return &Emoji{Name: e}
 }
 
-func (s *Server) reactionLocked(channel string, m *Message, user string, emoji map[string]any) map[string]any {
+func (s *Server) reactionLocked(channel string, m *Message, user string, emoji Emoji) map[string]any {
 	return map[string]any{"user_id": user, "channel_id": channel, "message_id": m.ID, "guild_id": s.guildID,
 		"message_author_id": m.Author.ID, "emoji": emoji, "burst": false, "type": 0,
 		"member": map[string]any{"user": s.users[user], "roles": []string{}, "joined_at": stamp(time.Now())}}
 }
 
+// typing shows the bot typing in a channel for 10 seconds (or until it
+// sends). Sessions with the GUILD_MESSAGE_TYPING intent would get
+// TYPING_START; the provider does not ask for it, so none is modelled.
 func (s *Server) typing(r *request) (int, any) {
 	if _, ok := s.channels[r.params["id"]]; !ok {
 		return http.StatusNotFound, unknownChannel
 	}
+	s.typings[r.params["id"]]++
 	return http.StatusNoContent, noBody{}
 }
 
@@ -762,10 +892,12 @@ func (s *Server) interactionCallback(r *request) (int, any) {
 		if status, e := checkBody(p.Data, false); e != nil {
 			return status, e
 		}
-		if c != nil {
-			s.addMessageLocked(c, &Message{Author: s.bot, Content: deref(p.Data.Content), Components: p.Data.Components,
-				WebhookID: s.appID, ApplicationID: s.appID, Type: 20})
+		m := &Message{ID: s.newIDLocked(), ChannelID: in.channel, Author: s.bot, Content: deref(p.Data.Content), Components: p.Data.Components,
+			WebhookID: s.appID, ApplicationID: s.appID, Type: 20, Flags: p.Data.Flags & flagEphemeral, Timestamp: stamp(time.Now())}
+		if c != nil && m.Flags&flagEphemeral == 0 {
+			s.addMessageLocked(c, m)
 		}
+		in.answers = append(in.answers, *m)
 	case 7:
 		if m := s.findLocked(in.channel, in.message); m != nil {
 			if p.Data.Content != nil {
@@ -806,9 +938,17 @@ func (s *Server) followup(r *request) (int, any) {
 	if e != nil {
 		return status, e
 	}
-	m := &Message{ID: s.newIDLocked(), Author: s.bot, Content: deref(body.Content), Components: body.Components,
-		WebhookID: s.appID, ApplicationID: s.appID, Flags: body.Flags}
+	m := &Message{ID: s.newIDLocked(), ChannelID: c.ID, Author: s.bot, Content: deref(body.Content), Components: body.Components,
+		WebhookID: s.appID, ApplicationID: s.appID, Flags: body.Flags & flagEphemeral, Timestamp: stamp(time.Now()),
+		Attachments: []Attachment{}, Embeds: []json.RawMessage{}}
 	s.attachLocked(m, c.ID, files)
-	s.addMessageLocked(c, m)
+	if m.Flags&flagEphemeral == 0 {
+		s.addMessageLocked(c, m)
+	}
+	in.answers = append(in.answers, *m)
 	return http.StatusOK, m
 }
+
+// flagEphemeral marks a message only the person who pressed sees: it is
+// in no channel's history and dispatches nothing.
+const flagEphemeral = 1 << 6

@@ -17,10 +17,14 @@
 //     intents), 4009 (session timed out), 4005, 4002;
 //   - REST under /api/v10 with "Authorization: Bot <token>": users/@me,
 //     oauth2/applications/@me, gateway/bot, channels and threads, messages
-//     (JSON and multipart, after/before paging, enforce_nonce), reactions,
-//     typing, interaction callbacks and follow-up webhooks, with Discord's
-//     error bodies ({"message","code"}), rate-limit headers per bucket and
-//     429s with retry_after and global;
+//     (JSON and multipart, after/before paging, message components checked
+//     as Discord checks buttons, replies with fail_if_not_exists,
+//     allowed_mentions, nonces with enforce_nonce over a window),
+//     reactions kept on the message, typing, interaction callbacks and
+//     follow-up webhooks (ephemeral ones in no channel's history), with
+//     Discord's error bodies ({"message","code"}, Invalid Form Body's
+//     nested errors), rate-limit headers per bucket and 429s with
+//     retry_after and global;
 //   - attachments at /attachments/..., like the CDN (no authorization).
 //
 // Where the model is approximate, the code says so in a comment.
@@ -85,6 +89,12 @@ func WithRateLimit(limit int, window time.Duration) Option {
 // RESUME from further back is refused with INVALID_SESSION. The default
 // is 100000.
 func WithReplayBuffer(n int) Option { return func(s *Server) { s.replayMax = n } }
+
+// WithNonceWindow sets how long a message nonce is remembered for
+// enforce_nonce: a create with the nonce of a message made longer ago
+// makes a new message. Discord checks "the past few minutes" without
+// saying how many; the default is 5 minutes.
+func WithNonceWindow(d time.Duration) Option { return func(s *Server) { s.nonceWindow = d } }
 
 // WithoutHeartbeatTimeout stops the server from closing connections that
 // do not heartbeat (Discord closes them; the default closes after three
@@ -154,12 +164,29 @@ type Message struct {
 	Embeds           []json.RawMessage `json:"embeds"`
 	Components       []json.RawMessage `json:"components"`
 	MessageReference *MessageReference `json:"message_reference,omitempty"`
+	Reactions        []Reaction        `json:"reactions,omitempty"`
+	MentionEveryone  bool              `json:"mention_everyone"`
 	Nonce            string            `json:"nonce,omitempty"`
 	WebhookID        string            `json:"webhook_id,omitempty"`
 	ApplicationID    string            `json:"application_id,omitempty"`
 	Flags            int               `json:"flags"`
 	Pinned           bool              `json:"pinned"`
 	TTS              bool              `json:"tts"`
+}
+
+// Reaction is one emoji's reactions on a message.
+type Reaction struct {
+	Count int `json:"count"`
+	// Me: the bot is one of them.
+	Me    bool  `json:"me"`
+	Emoji Emoji `json:"emoji"`
+	users map[string]bool
+}
+
+// Emoji is a unicode emoji (ID nil) or a custom one.
+type Emoji struct {
+	ID   *string `json:"id"`
+	Name string  `json:"name"`
 }
 
 // file is an attachment's bytes.
@@ -174,6 +201,15 @@ type interaction struct {
 	created                           time.Time
 	callback                          int // the callback type answered, 0 if none
 	callbacks                         int // callback requests, answered or not
+	// answers are the messages the interaction was answered with (a
+	// type 4 callback's, follow-ups), ephemeral ones too, oldest first.
+	answers []Message
+}
+
+// sentNonce is a message made with a nonce, and when.
+type sentNonce struct {
+	m  *Message
+	at time.Time
 }
 
 // Fault is an injected REST failure; a faulted request has no other
@@ -208,6 +244,7 @@ type Server struct {
 	bucketLimit        int
 	bucketWindow       time.Duration
 	replayMax          int
+	nonceWindow        time.Duration
 	noHeartbeatTimeout bool
 	done               chan struct{}
 	closeOnce          sync.Once
@@ -230,7 +267,8 @@ type Server struct {
 	files        map[string]*file      // by attachment path
 	interactions map[string]*interaction
 	tokens       map[string]*interaction // by interaction token
-	nonces       map[string]*Message     // by author+nonce
+	nonces       map[string]sentNonce    // by author+nonce
+	typings      map[string]int          // typing indicators triggered, by channel
 	users        map[string]User
 	// Gateway.
 	sessions map[string]*session
@@ -265,7 +303,9 @@ func New(tb testing.TB, opts ...Option) *Server {
 		files:         map[string]*file{},
 		interactions:  map[string]*interaction{},
 		tokens:        map[string]*interaction{},
-		nonces:        map[string]*Message{},
+		nonces:        map[string]sentNonce{},
+		typings:       map[string]int{},
+		nonceWindow:   5 * time.Minute,
 		users:         map[string]User{},
 		sessions:      map[string]*session{},
 		conns:         map[*gwConn]struct{}{},
@@ -423,12 +463,12 @@ func (s *Server) addChannelLocked(c *Channel) *Channel {
 	return c
 }
 
-// CreateThread makes a thread in parent as a person would (no
-// follower's), dispatching THREAD_CREATE, and returns its id.
-func (s *Server) CreateThread(parent, name string) string {
+// CreateThread makes a thread in parent as owner (a person: no
+// follower's) would, dispatching THREAD_CREATE, and returns its id.
+func (s *Server) CreateThread(parent string, owner User, name string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	th := s.newThreadLocked(parent, name, s.bot.ID)
+	th := s.newThreadLocked(parent, name, owner.ID)
 	return th.ID
 }
 
@@ -609,6 +649,45 @@ func (s *Server) Interaction(id string) (callbackType, requests int) {
 		return 0, 0
 	}
 	return in.callback, in.callbacks
+}
+
+// Answers are the messages interaction id was answered with (its type 4
+// callback's message and its follow-ups), oldest first, ephemeral ones
+// included: what the person who pressed saw. An ephemeral message (flags
+// 64) is in no channel's history and dispatches nothing.
+func (s *Server) Answers(id string) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in, ok := s.interactions[id]
+	if !ok {
+		return nil
+	}
+	return append([]Message(nil), in.answers...)
+}
+
+// Typing is how many typing indicators the bot triggered in channel.
+func (s *Server) Typing(channel string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.typings[channel]
+}
+
+// BotReactions are the emoji the bot reacted to a message with, in the
+// order first added (a custom emoji as name:id).
+func (s *Server) BotReactions(channel, message string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.findLocked(channel, message)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range m.Reactions {
+		if r.Me {
+			out = append(out, emojiKey(r.Emoji))
+		}
+	}
+	return out
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000+00:00") }

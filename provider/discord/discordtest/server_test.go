@@ -272,7 +272,7 @@ func api(t *testing.T, s *discordtest.Server, method, path, body string) (*http.
 func TestREST(t *testing.T) {
 	s := discordtest.New(t, discordtest.WithRateLimit(3, time.Minute))
 	bob := s.AddUser("bob")
-	th := s.CreateThread(s.Channel(), "t")
+	th := s.CreateThread(s.Channel(), bob, "t")
 	var ids []string
 	for i := range 5 {
 		ids = append(ids, s.PostMessage(th, bob, fmt.Sprintf("m%d", i)).ID)
@@ -320,15 +320,24 @@ func TestREST(t *testing.T) {
 	}
 }
 
+// pressed makes a thread of bob's with a message of the bot's carrying
+// the button "a", and bob presses it: the interaction's id and token.
+func pressed(t *testing.T, s *discordtest.Server) (id, token string) {
+	t.Helper()
+	bob := s.AddUser("bob")
+	th := s.CreateThread(s.Channel(), bob, "t")
+	_, b := api(t, s, "POST", "/channels/"+th+"/messages", `{"content":"pick","components":[{"type":1,"components":[{"type":2,"style":1,"label":"A","custom_id":"a"}]}]}`)
+	var m struct{ ID string }
+	if err := json.Unmarshal(b, &m); err != nil || m.ID == "" {
+		t.Fatalf("the message with the button: %s", b)
+	}
+	return s.Press(th, m.ID, bob, "a")
+}
+
 // TestInteractionDeadline: a callback is accepted once, within 3s.
 func TestInteractionDeadline(t *testing.T) {
 	s := discordtest.New(t)
-	bob := s.AddUser("bob")
-	th := s.CreateThread(s.Channel(), "t")
-	_, b := api(t, s, "POST", "/channels/"+th+"/messages", `{"content":"pick","components":[{"type":1,"components":[{"type":2,"style":1,"label":"A","custom_id":"a"}]}]}`)
-	var m struct{ ID string }
-	json.Unmarshal(b, &m)
-	id, token := s.Press(th, m.ID, bob, "a")
+	id, token := pressed(t, s)
 	path := "/interactions/" + id + "/" + token + "/callback"
 	if resp, b := api(t, s, "POST", path, `{"type":6}`); resp.StatusCode != 204 {
 		t.Fatalf("callback: %d %s", resp.StatusCode, b)
@@ -338,5 +347,96 @@ func TestInteractionDeadline(t *testing.T) {
 	}
 	if typ, n := s.Interaction(id); typ != 6 || n != 2 {
 		t.Errorf("interaction: type %d, %d requests", typ, n)
+	}
+}
+
+// TestMessageModel: what the verbs rely on, as Discord answers it:
+// components are checked (rows, buttons, unique custom ids), a nonce with
+// enforce_nonce makes one message within the window, a reply to a gone
+// message is refused unless fail_if_not_exists is false, @everyone pings
+// only when allowed_mentions lets it, reactions are kept on the message,
+// and typing is counted.
+func TestMessageModel(t *testing.T) {
+	s := discordtest.New(t, discordtest.WithNonceWindow(time.Hour))
+	bob := s.AddUser("bob")
+	th := s.CreateThread(s.Channel(), bob, "t")
+	create := "/channels/" + th + "/messages"
+	button := func(label, id string) string {
+		return fmt.Sprintf(`{"type":2,"style":1,"label":%q,"custom_id":%q}`, label, id)
+	}
+	row := func(bs ...string) string { return `{"type":1,"components":[` + strings.Join(bs, ",") + `]}` }
+	refusals := []struct {
+		name, body, says string
+	}{
+		{"duplicate custom_id", `{"content":"x","components":[` + row(button("A", "same"), button("B", "same")) + `]}`, "COMPONENT_CUSTOM_ID_DUPLICATED"},
+		{"six buttons in a row", `{"content":"x","components":[` + row(button("1", "1"), button("2", "2"), button("3", "3"), button("4", "4"), button("5", "5"), button("6", "6")) + `]}`, "BASE_TYPE_BAD_LENGTH"},
+		{"label over 80", `{"content":"x","components":[` + row(button(strings.Repeat("l", 81), "a")) + `]}`, "BASE_TYPE_MAX_LENGTH"},
+		{"custom_id over 100", `{"content":"x","components":[` + row(button("A", strings.Repeat("c", 101))) + `]}`, "BASE_TYPE_MAX_LENGTH"},
+		{"no custom_id", `{"content":"x","components":[{"type":1,"components":[{"type":2,"style":1,"label":"A"}]}]}`, "BASE_TYPE_REQUIRED"},
+		{"a button outside a row", `{"content":"x","components":[` + button("A", "a") + `]}`, "UNION_TYPE_CHOICES"},
+		{"a reply to a gone message", `{"content":"x","message_reference":{"message_id":"1234567890123"}}`, "MESSAGE_REFERENCE_UNKNOWN_MESSAGE"},
+	}
+	for _, r := range refusals {
+		t.Run(r.name, func(t *testing.T) {
+			resp, b := api(t, s, "POST", create, r.body)
+			if resp.StatusCode != 400 || !bytes.Contains(b, []byte(`"code":50035`)) || !bytes.Contains(b, []byte(r.says)) {
+				t.Errorf("%d %s", resp.StatusCode, b)
+			}
+		})
+	}
+	if n := len(s.Messages(th)); n != 0 {
+		t.Fatalf("%d messages made by refused requests", n)
+	}
+
+	var first, again struct {
+		ID              string
+		MentionEveryone bool `json:"mention_everyone"`
+		Type            int
+	}
+	_, b := api(t, s, "POST", create, `{"content":"hi @everyone","nonce":"n1","enforce_nonce":true,"allowed_mentions":{"parse":["users"]},"message_reference":{"message_id":"1234567890123","fail_if_not_exists":false}}`)
+	json.Unmarshal(b, &first)
+	_, b = api(t, s, "POST", create, `{"content":"hi @everyone","nonce":"n1","enforce_nonce":true}`)
+	json.Unmarshal(b, &again)
+	if first.ID == "" || again.ID != first.ID || first.MentionEveryone || first.Type != 0 || len(s.Messages(th)) != 1 {
+		t.Errorf("nonce: %+v then %+v, %d messages", first, again, len(s.Messages(th)))
+	}
+	_, b = api(t, s, "POST", create, `{"content":"hi @everyone"}`)
+	if !bytes.Contains(b, []byte(`"mention_everyone":true`)) {
+		t.Errorf("@everyone without allowed_mentions: %s", b)
+	}
+
+	for _, e := range []string{"%F0%9F%91%80", "%F0%9F%91%80", "%E2%9C%85"} {
+		if resp, b := api(t, s, "PUT", create+"/"+first.ID+"/reactions/"+e+"/@me", ""); resp.StatusCode != 204 {
+			t.Fatalf("reaction: %d %s", resp.StatusCode, b)
+		}
+	}
+	if got := s.BotReactions(th, first.ID); strings.Join(got, " ") != "👀 ✅" {
+		t.Errorf("reactions %q", got)
+	}
+	api(t, s, "POST", "/channels/"+th+"/typing", "")
+	if n := s.Typing(th); n != 1 {
+		t.Errorf("typing %d", n)
+	}
+}
+
+// TestEphemeralAnswers: an ephemeral follow-up (flags 64) is seen by the
+// person who pressed only: it is in no channel's history.
+func TestEphemeralAnswers(t *testing.T) {
+	s := discordtest.New(t)
+	id, token := pressed(t, s)
+	followup := "/webhooks/" + s.Bot().ID + "/" + token
+	if resp, b := api(t, s, "POST", followup, `{"content":"too early","flags":64}`); resp.StatusCode != 404 || !bytes.Contains(b, []byte(`"code":10015`)) {
+		t.Errorf("follow-up before the callback: %d %s", resp.StatusCode, b)
+	}
+	api(t, s, "POST", "/interactions/"+id+"/"+token+"/callback", `{"type":6}`)
+	if resp, b := api(t, s, "POST", followup, `{"content":"only you","flags":64}`); resp.StatusCode != 200 {
+		t.Fatalf("follow-up: %d %s", resp.StatusCode, b)
+	}
+	ans := s.Answers(id)
+	if len(ans) != 1 || ans[0].Content != "only you" || ans[0].Flags != 64 {
+		t.Errorf("answers %+v", ans)
+	}
+	if th := s.Threads(s.Channel())[0].ID; len(s.Messages(th)) != 1 {
+		t.Errorf("%d messages in the thread: the ephemeral one is in its history", len(s.Messages(th)))
 	}
 }

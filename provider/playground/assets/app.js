@@ -96,9 +96,19 @@ async function loadHistory() {
   if (!id) return;
   const h = await getJSON("/api/rooms/" + id + "/messages");
   if (state.room !== id) return;
-  const pend = [...state.messages.values()].filter((m) => m.pending);
-  state.messages = new Map(h.messages.map((m) => [m.id, m]));
-  for (const p of pend) state.messages.set(p.id, p);
+  // The history is a snapshot: what the live stream showed meanwhile (a
+  // newer state of a message, a message after the snapshot, one being
+  // sent) stays.
+  const shown = [...state.messages.values()].filter((m) => m.room === id);
+  const byID = new Map(shown.map((m) => [m.id, m]));
+  const last = h.messages.length ? h.messages[h.messages.length - 1].id : 0;
+  state.messages = new Map(h.messages.map((m) => {
+    const s = byID.get(m.id);
+    return [m.id, s && s.rev > m.rev ? s : m];
+  }));
+  for (const m of shown) {
+    if (m.pending || (!state.messages.has(m.id) && m.id > last)) state.messages.set(m.id, m);
+  }
   renderMessages(true);
 }
 
@@ -112,7 +122,7 @@ function renderMessages(scroll) {
 
 function renderMessage(m) {
   const div = document.createElement("div");
-  div.className = "msg " + m.from + (m.pending ? " pending" : "") + (m.deleted ? " deleted" : "");
+  div.className = "msg " + m.from + (m.pending ? " pending" : "") + (m.deleted ? " deleted" : "") + (m.prompt ? " prompt" : "");
   div.dataset.id = m.id;
   if (m.deleted) {
     div.textContent = "message deleted";
@@ -131,14 +141,19 @@ function renderMessage(m) {
     div.append(q);
   }
   if (m.file) div.append(renderFile(m.file));
-  const body = m.text || m.caption;
-  if (body) {
+  if (m.html) {
+    const t = document.createElement("div");
+    t.className = "text md";
+    m.safe = m.safe || safeFragment(m.html); // kept with this state of the message: the list is drawn again on each change
+    t.append(m.safe.cloneNode(true));
+    div.append(t);
+  } else if (m.text) {
     const t = document.createElement("div");
     t.className = "text";
-    t.textContent = body;
+    t.textContent = m.text;
     div.append(t);
   }
-  if (m.keyboard) div.append(renderKeyboard(m));
+  if (m.buttons && m.buttons.length) div.append(renderButtons(m));
   const rs = m.reactions || {};
   if ((rs.bot && rs.bot.length) || (rs.you && rs.you.length)) {
     const box = document.createElement("div");
@@ -175,6 +190,49 @@ function renderMessage(m) {
   return div;
 }
 
+// A follower's message arrives as HTML the playground rendered from its
+// Markdown and sanitized (raw HTML in the Markdown is text there, links to
+// script have no destination). The page inserts it only through
+// safeFragment all the same: parsed in an inert <template> (nothing in it
+// runs or loads), it keeps only the elements and attributes that
+// rendering writes, and links only to http, https and mailto, opened
+// elsewhere. The page's Content-Security-Policy (no inline script, no
+// inline style) is the last wall.
+const allowedTags = new Set(["P", "BR", "STRONG", "EM", "DEL", "CODE", "PRE", "A", "UL", "OL", "LI", "BLOCKQUOTE",
+  "H1", "H2", "H3", "H4", "H5", "H6", "HR", "TABLE", "THEAD", "TBODY", "TR", "TH", "TD", "INPUT"]);
+const allowedAttrs = { A: ["href", "title"], CODE: ["class"], OL: ["start"], INPUT: ["type", "checked", "disabled"] };
+
+function safeFragment(html) {
+  const tpl = document.createElement("template");
+  tpl.innerHTML = html;
+  for (const el of [...tpl.content.querySelectorAll("*")]) {
+    if (!allowedTags.has(el.tagName) || (el.tagName === "INPUT" && el.getAttribute("type") !== "checkbox")) {
+      el.replaceWith(document.createTextNode(el.textContent));
+      continue;
+    }
+    // A table cell's alignment (a style attribute, which the policy
+    // forbids, or align) becomes a class.
+    const align = (el.tagName === "TH" || el.tagName === "TD") &&
+      /^(?:text-align:\s*)?(left|center|right);?$/.exec(el.getAttribute("style") || el.getAttribute("align") || "");
+    const keep = allowedAttrs[el.tagName] || [];
+    for (const a of [...el.attributes]) {
+      if (!keep.includes(a.name)) el.removeAttribute(a.name);
+    }
+    if (align) el.className = "align-" + align[1];
+    if (el.tagName === "CODE" && !/^language-[\w+#.-]+$/.test(el.getAttribute("class") || "")) el.removeAttribute("class");
+    if (el.tagName === "INPUT") el.disabled = true;
+    if (el.tagName === "A") {
+      if (/^(https?:|mailto:)/i.test(el.getAttribute("href") || "")) {
+        el.target = "_blank";
+        el.rel = "noopener noreferrer";
+      } else {
+        el.removeAttribute("href");
+      }
+    }
+  }
+  return tpl.content;
+}
+
 function renderFile(f) {
   const box = document.createElement("div");
   box.className = "file";
@@ -200,41 +258,38 @@ function size(n) {
   return (n / (1 << 20)).toFixed(1) + " MiB";
 }
 
-function renderKeyboard(m) {
-  const kb = document.createElement("div");
-  kb.className = "kb";
-  for (const row of m.keyboard) {
-    const r = document.createElement("div");
-    r.className = "row";
-    for (const b of row) {
-      if (b.url) {
-        const a = document.createElement("a");
-        a.href = b.url;
-        a.target = "_blank";
-        a.rel = "noopener noreferrer";
-        a.textContent = b.text + " ↗";
-        r.append(a);
-        continue;
-      }
-      const btn = document.createElement("button");
-      btn.type = "button";
-      btn.textContent = b.text;
-      btn.dataset.data = b.callback_data;
-      btn.onclick = async () => {
-        btn.classList.add("busy");
-        try {
-          await post("/api/rooms/" + m.room + "/press", { client_id: clientID(), message_id: m.id, data: b.callback_data });
-        } catch (e) {
-          toast(e);
-        } finally {
-          btn.classList.remove("busy");
-        }
-      };
-      r.append(btn);
+// renderButtons is the row of buttons under a follower's message: a
+// press is sent to the playground, which tells the follower.
+function renderButtons(m) {
+  const row = document.createElement("div");
+  row.className = "kb";
+  for (const b of m.buttons) {
+    if (b.url) { // only in history from before the message verbs
+      const a = document.createElement("a");
+      a.href = /^https?:/i.test(b.url) ? b.url : "#";
+      a.target = "_blank";
+      a.rel = "noopener noreferrer";
+      a.textContent = b.label + " ↗";
+      row.append(a);
+      continue;
     }
-    kb.append(r);
+    const btn = document.createElement("button");
+    btn.type = "button";
+    btn.textContent = b.label;
+    btn.dataset.data = b.data;
+    btn.onclick = async () => {
+      btn.classList.add("busy");
+      try {
+        await post("/api/rooms/" + m.room + "/press", { client_id: clientID(), message_id: m.id, data: b.data });
+      } catch (e) {
+        toast(e);
+      } finally {
+        btn.classList.remove("busy");
+      }
+    };
+    row.append(btn);
   }
-  return kb;
+  return row;
 }
 
 let toastTimer = 0;
@@ -246,14 +301,13 @@ function toast(e) {
   toastTimer = setTimeout(() => { t.hidden = true; }, 3000);
 }
 
-function dialog(text) {
-  $("dialog-text").textContent = text;
-  $("dialog").hidden = false;
-}
-$("dialog-ok").onclick = () => { $("dialog").hidden = true; };
-
+// upsert shows m unless a newer state of it is shown already: the live
+// stream and the answers to the page's own requests may arrive out of
+// order.
 function upsert(m) {
   if (m.room !== state.room) return;
+  const shown = state.messages.get(m.id);
+  if (shown && shown.rev > m.rev) return;
   state.messages.set(m.id, m);
   renderMessages(false);
 }
@@ -275,10 +329,6 @@ function onEvent(e) {
         if (state.rooms.has(wanted)) pick(wanted);
       }
       break;
-    case "room":
-      state.rooms.set(e.room_info.id, e.room_info);
-      renderRooms();
-      break;
     case "message":
       if (e.message.from === "bot" && e.room === state.room) $("typing").hidden = true;
       upsert(e.message);
@@ -287,7 +337,7 @@ function onEvent(e) {
       if (e.room === state.room) showTyping(e.until);
       break;
     case "answer":
-      if (e.room === state.room && e.text) (e.alert ? dialog : toast)(e.text);
+      if (e.room === state.room && e.text) toast(e.text);
       break;
   }
 }
@@ -309,7 +359,7 @@ function connect() {
 }
 
 async function send() {
-  const text = $("text").value.trim(); // like Telegram's clients
+  const text = $("text").value.trim();
   if (!text || !state.room) return;
   $("text").value = "";
   const room = state.room;

@@ -39,9 +39,9 @@ func (s *Server) post(channelID string, m *Message) Posted {
 		return Posted{}
 	}
 	if m.ThreadTS != "" {
-		t, code := threadLocked(c, m.ThreadTS)
-		if code != "" {
-			s.tb.Errorf("slacktest: post into thread %s of %s: %s", m.ThreadTS, channelID, code)
+		t := threadLocked(c, m.ThreadTS)
+		if t == "" { // Slack's apps offer no way to reply to what is not there
+			s.tb.Errorf("slacktest: post into thread %s of %s: no such thread", m.ThreadTS, channelID)
 			return Posted{}
 		}
 		m.ThreadTS = t
@@ -89,8 +89,10 @@ func (s *Server) React(channelID, ts, user, name string) string {
 }
 
 // DeleteMessage deletes a message as a person or an admin would
-// (message_deleted). Deleting a thread's root ends the thread: replies to
-// it answer thread_not_found.
+// (message_deleted). Deleting a thread's root before anyone replied ends
+// the thread: a chat.postMessage with its thread_ts is posted at the
+// channel's top level (see threadLocked); a root with replies stays a
+// thread.
 func (s *Server) DeleteMessage(channelID, ts string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -99,14 +101,27 @@ func (s *Server) DeleteMessage(channelID, ts string) {
 	}
 }
 
-// PressButton presses a button with actionID and value on message ts, as
-// user: an interactive envelope (block_actions). It returns the
-// interaction's trigger id.
+// PressButton presses a button of message ts, as user: an interactive
+// envelope (block_actions). The button is the one with actionID and
+// value among the message's blocks (actionID "": the one with value); a
+// message without such a button cannot be pressed and fails the test.
+// It returns the interaction's trigger id.
 func (s *Server) PressButton(channelID, ts, user, actionID, value string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, m := s.findLocked(channelID, ts)
 	if m == nil {
+		return ""
+	}
+	var pressed *Button
+	for _, b := range copyMessage(m).Buttons() {
+		if b.Value == value && (actionID == "" || b.ActionID == actionID) {
+			pressed = &b
+			break
+		}
+	}
+	if pressed == nil {
+		s.tb.Errorf("slacktest: message %s has no button %q with value %q: %+v", ts, actionID, value, copyMessage(m).Buttons())
 		return ""
 	}
 	now := time.Now()
@@ -127,8 +142,8 @@ func (s *Server) PressButton(channelID, ts, user, actionID, value string) string
 		"message":      s.messageJSON(m),
 		"state":        obj{"values": obj{}},
 		"response_url": s.hs.URL + "/actions/" + trigger,
-		"actions": []obj{{"action_id": actionID, "block_id": "chatbus", "value": value, "type": "button",
-			"text": obj{"type": "plain_text", "text": value}, "action_ts": fmt.Sprintf("%d.%06d", now.Unix(), now.Nanosecond()/1000)}},
+		"actions": []obj{{"action_id": pressed.ActionID, "block_id": "chatbus", "value": value, "type": "button",
+			"text": obj{"type": "plain_text", "text": pressed.Label}, "action_ts": fmt.Sprintf("%d.%06d", now.Unix(), now.Nanosecond()/1000)}},
 	}
 	b, _ := json.Marshal(payload)
 	s.enqueueLocked("interactive", trigger, b)

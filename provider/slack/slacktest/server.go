@@ -12,10 +12,15 @@
 // apps.connections.open returning a ws:// URL; a WebSocket (gorilla/
 // websocket, the library slack-go uses) speaking Socket Mode frames:
 // hello, events_api and interactive envelopes, disconnect, pings; and the
-// external upload flow and private file URLs. Tests act as people
-// (PostMessage, Edit, React, PressButton, PostFile), break the connection
-// (DropLinks, StallLinks, Disconnect, DisableSocketMode, Revoke) and count
-// what it received (Stats, Event, Calls, Sent). Where the model is an
+// external upload flow and private file URLs. Block Kit is checked as
+// Slack checks it (invalid_blocks), reactions take Slack's emoji names
+// (invalid_name), and a reply into a thread whose root was deleted before
+// anyone replied is posted at the top level and answered ok, as Slack
+// does. Tests act as people (PostMessage, Edit, React, PressButton,
+// PostFile, DeleteMessage, SetMember to invite or remove the bot), break
+// the connection (DropLinks, StallLinks, Disconnect, DisableSocketMode,
+// Revoke) and count what it received (Stats, Event, Calls, Sent, Message,
+// Ephemeral). Where the model is an
 // approximation of Slack (an undocumented behaviour, or a simplification),
 // the code says so in a comment.
 package slacktest
@@ -220,6 +225,39 @@ func (s *Server) AddChannel(id, name string, member bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.channels[id] = &channel{id: id, name: name, member: member, members: map[string]bool{}, byTS: map[string]*Message{}}
+}
+
+// SetMember adds the bot to a channel (as /invite @bot does) or removes
+// it, and sends the app member_joined_channel or member_left_channel for
+// its bot user.
+func (s *Server) SetMember(id string, member bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.channels[id]
+	if c == nil || c.member == member {
+		return
+	}
+	c.member = member
+	ev := obj{"type": "member_left_channel", "user": BotUserID, "channel": c.id, "channel_type": "C", "team": TeamID,
+		"event_ts": s.newTSLocked()}
+	if member {
+		ev["type"], ev["inviter"] = "member_joined_channel", "U0INVITER"
+	}
+	s.callbackLocked(ev)
+}
+
+// Ephemeral returns the ephemeral messages posted in channel, oldest
+// first (User is the person who sees it).
+func (s *Server) Ephemeral(channelID string) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Message
+	if c := s.channels[channelID]; c != nil {
+		for _, m := range c.ephemeral {
+			out = append(out, copyMessage(&m))
+		}
+	}
+	return out
 }
 
 // Revoke revokes both tokens, as uninstalling the app does: every call

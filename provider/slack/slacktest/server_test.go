@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,11 +89,18 @@ func TestWithSlackGoSocketMode(t *testing.T) {
 	sm.Ack(*ev.Request)
 	testkit.Eventually(t, "the ack", func() bool { return s.Event(posted.EventID).Acked })
 
-	trigger := s.PressButton(chanID, posted.TS, person, "approve", "yes")
+	// A button of the bot's message, in Block Kit as slack-go writes it.
+	_, withButton, err := client(t, s, slacktest.BotToken).PostMessageContext(ctx, chanID, slack.MsgOptionText("approve?", false),
+		slack.MsgOptionBlocks(slack.NewActionBlock("choice", slack.NewButtonBlockElement("approve", "yes",
+			slack.NewTextBlockObject(slack.PlainTextType, "Approve", false, false)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trigger := s.PressButton(chanID, withButton, person, "approve", "yes")
 	ev = next(socketmode.EventTypeInteractive)
 	cb, ok := ev.Data.(slack.InteractionCallback)
 	if !ok || cb.Type != slack.InteractionTypeBlockActions || cb.TriggerID != trigger || len(cb.ActionCallback.BlockActions) != 1 ||
-		cb.ActionCallback.BlockActions[0].Value != "yes" || cb.Container.MessageTs != posted.TS {
+		cb.ActionCallback.BlockActions[0].Value != "yes" || cb.Container.MessageTs != withButton {
 		t.Fatalf("interaction %#v", ev.Data)
 	}
 	sm.Ack(*ev.Request)
@@ -280,10 +288,10 @@ func TestWebAPI(t *testing.T) {
 			_, _, err := bot.PostMessageContext(ctx, chanID, slack.MsgOptionText("x", false), slack.MsgOptionTS(mine))
 			return err
 		}, ""},
-		{"reply to nothing", func() error {
+		{"reply to nothing (posted at the top level)", func() error {
 			_, _, err := bot.PostMessageContext(ctx, chanID, slack.MsgOptionText("x", false), slack.MsgOptionTS("1.000001"))
 			return err
-		}, "thread_not_found"},
+		}, ""},
 		{"update someone else's", func() error {
 			_, _, _, err := bot.UpdateMessageContext(ctx, chanID, root.TS, slack.MsgOptionText("x", false))
 			return err
@@ -392,5 +400,144 @@ func TestFiles(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || bytes.Contains(page, data) {
 		t.Errorf("without the token: %d %s %q", resp.StatusCode, resp.Header.Get("Content-Type"), page)
+	}
+}
+
+// post calls a Web API method with a JSON body and the bot token and
+// returns the answer.
+func post(t *testing.T, s *slacktest.Server, method, body string) map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, s.URL()+method, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	req.Header.Set("Authorization", "Bearer "+slacktest.BotToken)
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ans map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
+		t.Fatal(err)
+	}
+	return ans
+}
+
+func answerError(ans map[string]any) string {
+	if ans["ok"] == true {
+		return ""
+	}
+	e, _ := ans["error"].(string)
+	return e
+}
+
+// TestDeletedRoot: a reply into a thread whose root was deleted before
+// anyone replied is posted at the channel's top level and answered ok,
+// the answer's message without thread_ts (what Slack does); a root
+// deleted after a reply stays a thread.
+func TestDeletedRoot(t *testing.T) {
+	s := newServer(t)
+	root := s.PostMessage(chanID, person, "a root", "")
+	s.DeleteMessage(chanID, root.TS)
+	ans := post(t, s, "chat.postMessage", `{"channel":"`+chanID+`","thread_ts":"`+root.TS+`","text":"reply"}`)
+	msg, _ := ans["message"].(map[string]any)
+	if answerError(ans) != "" || msg == nil || msg["thread_ts"] != nil || ans["ts"] == "" {
+		t.Fatalf("answer %v, want ok with a message without thread_ts", ans)
+	}
+	if top := s.Sent(chanID, ""); len(top) != 1 || top[0].Text != "reply" || top[0].TS != ans["ts"] {
+		t.Errorf("top level %+v", top)
+	}
+
+	answered := s.PostMessage(chanID, person, "another root", "")
+	s.PostMessage(chanID, person, "a reply", answered.TS)
+	s.DeleteMessage(chanID, answered.TS)
+	ans = post(t, s, "chat.postMessage", `{"channel":"`+chanID+`","thread_ts":"`+answered.TS+`","text":"still threaded"}`)
+	msg, _ = ans["message"].(map[string]any)
+	if answerError(ans) != "" || msg["thread_ts"] != answered.TS {
+		t.Fatalf("answer %v, want the reply in the tombstone's thread", ans)
+	}
+}
+
+// TestBlocksAndReactions: Block Kit is checked as Slack checks it;
+// chat.update keeps blocks it does not name and removes them on [];
+// reactions take names, not emoji; conversations.info and the bot's
+// membership.
+func TestBlocksAndReactions(t *testing.T) {
+	s := newServer(t)
+	button := func(action, value, label string) string {
+		return `{"type":"button","action_id":"` + action + `","value":"` + value + `","text":{"type":"plain_text","text":"` + label + `"}}`
+	}
+	blocks := func(section, buttons string) string {
+		return `[{"type":"section","text":{"type":"mrkdwn","text":"` + section + `"}},{"type":"actions","block_id":"b","elements":[` + buttons + `]}]`
+	}
+	tests := []struct {
+		name, blocks, want string
+	}{
+		{"buttons", blocks("*hi*", button("a0", "yes", "Yes")+","+button("a1", "no", "No")), ""},
+		{"not a list", `{"type":"section"}`, "invalid_blocks"},
+		{"unknown type", `[{"type":"carousel"}]`, "invalid_blocks"},
+		{"section text too long", blocks(strings.Repeat("x", 3001), button("a0", "v", "l")), "invalid_blocks"},
+		{"empty section", `[{"type":"section","text":{"type":"mrkdwn","text":""}}]`, "invalid_blocks"},
+		{"label too long", blocks("x", button("a0", "v", strings.Repeat("l", 76))), "invalid_blocks"},
+		{"label in mrkdwn", blocks("x", `{"type":"button","action_id":"a","value":"v","text":{"type":"mrkdwn","text":"l"}}`), "invalid_blocks"},
+		{"action ids twice", blocks("x", button("a0", "v", "l")+","+button("a0", "w", "m")), "invalid_blocks"},
+		{"no buttons", blocks("x", ""), "invalid_blocks"},
+	}
+	var ts string
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ans := post(t, s, "chat.postMessage", `{"channel":"`+chanID+`","text":"fallback","blocks":`+tc.blocks+`}`)
+			if got := answerError(ans); got != tc.want {
+				t.Fatalf("got %q, want %q (%v)", got, tc.want, ans)
+			}
+			if tc.want == "" {
+				ts, _ = ans["ts"].(string)
+			}
+		})
+	}
+	m, _ := s.Message(chanID, ts)
+	if bs := m.Buttons(); len(bs) != 2 || bs[1] != (slacktest.Button{ActionID: "a1", Value: "no", Label: "No"}) || m.Text != "fallback" ||
+		!slices.Equal(m.SectionTexts(), []string{"*hi*"}) {
+		t.Fatalf("message %+v, buttons %+v", m, bs)
+	}
+	post(t, s, "chat.update", `{"channel":"`+chanID+`","ts":"`+ts+`","text":"edited"}`)
+	if m, _ := s.Message(chanID, ts); len(m.Buttons()) != 2 || m.Text != "edited" {
+		t.Errorf("after an update naming no blocks: %+v", m)
+	}
+	post(t, s, "chat.update", `{"channel":"`+chanID+`","ts":"`+ts+`","text":"no buttons","blocks":[]}`)
+	if m, _ := s.Message(chanID, ts); len(m.Buttons()) != 0 || m.Blocks != nil || m.Text != "no buttons" {
+		t.Errorf("after an update with blocks []: %+v", m)
+	}
+
+	for name, want := range map[string]string{"eyes": "", ":white_check_mark:": "", "+1::skin-tone-3": "", "👀": "invalid_name", "": "invalid_name", "Eyes": "invalid_name"} {
+		ans := post(t, s, "reactions.add", `{"channel":"`+chanID+`","timestamp":"`+ts+`","name":"`+name+`"}`)
+		if got := answerError(ans); got != want {
+			t.Errorf("reactions.add %q: %q, want %q", name, got, want)
+		}
+	}
+
+	info := func(id string) (bool, string) {
+		ans := post(t, s, "conversations.info", `{"channel":"`+id+`"}`)
+		c, _ := ans["channel"].(map[string]any)
+		member, _ := c["is_member"].(bool)
+		return member, answerError(ans)
+	}
+	if m, code := info(chanID); !m || code != "" {
+		t.Errorf("conversations.info of a member's channel: %v %q", m, code)
+	}
+	if _, code := info("C0NONE"); code != "channel_not_found" {
+		t.Errorf("conversations.info of no channel: %q", code)
+	}
+	s.SetMember(chanID, false)
+	if m, _ := info(chanID); m {
+		t.Error("still a member after removal")
+	}
+	if code := answerError(post(t, s, "chat.postMessage", `{"channel":"`+chanID+`","text":"x"}`)); code != "not_in_channel" {
+		t.Errorf("posting after removal: %q", code)
+	}
+	s.SetMember(chanID, true)
+	if m, _ := info(chanID); !m {
+		t.Error("not a member after the invitation")
 	}
 }

@@ -32,6 +32,7 @@ type apiMethod struct {
 var apiMethods = map[string]apiMethod{
 	"auth.test":                    {fn: (*Server).authTest},
 	"apps.connections.open":        {app: true, fn: (*Server).connectionsOpen},
+	"conversations.info":           {fn: (*Server).conversationsInfo},
 	"chat.postMessage":             {fn: (*Server).postMessage},
 	"chat.update":                  {fn: (*Server).update},
 	"chat.delete":                  {fn: (*Server).delete},
@@ -244,6 +245,17 @@ func (s *Server) connectionsOpen(params) (obj, string) {
 	return obj{"url": "ws://" + s.hs.Listener.Addr().String() + "/link/?ticket=" + ticket + "&app_id=" + AppID}, ""
 }
 
+// conversationsInfo answers what the bot may see of a channel: a public
+// one whether it is a member or not (is_member), with channels:read.
+func (s *Server) conversationsInfo(p params) (obj, string) {
+	c := s.channels[p.str("channel")]
+	if c == nil {
+		return nil, "channel_not_found"
+	}
+	return obj{"channel": obj{"id": c.id, "name": c.name, "is_channel": true, "is_private": false,
+		"is_archived": false, "is_member": c.member, "created": 1700000000}}, ""
+}
+
 // postableLocked returns the channel a message may be posted into.
 func (s *Server) postableLocked(id string) (*channel, string) {
 	c := s.channels[id]
@@ -256,26 +268,34 @@ func (s *Server) postableLocked(id string) (*channel, string) {
 	return c, ""
 }
 
-// threadLocked resolves a thread_ts argument: "" stays ""; a reply's ts
+// threadLocked resolves a thread_ts argument to the thread a message
+// posted with it lands in: "" is the channel's top level; a reply's ts
 // names its thread (Slack asks for the root's ts; the stand-in accepts a
-// reply's as the thread it is in); a missing or deleted root is
-// thread_not_found. (A deleted root with replies stays in Slack as a
-// tombstone that can still be replied to; here deleting ends the thread.)
-func threadLocked(c *channel, ts string) (string, string) {
+// reply's as the thread it is in); a root deleted after someone replied
+// stays a thread (Slack keeps a "This message was deleted." tombstone that
+// can still be replied to). A thread_ts naming no message, or a root
+// deleted before anyone replied, is no thread at all: Slack still answers
+// ok and posts the message at the channel's top level, and the only sign
+// is that the message in the answer has no thread_ts (slack-go issue
+// #1571). chat.postMessage has no error for it: thread_not_found is an
+// error of conversations.replies only.
+func threadLocked(c *channel, ts string) string {
 	if ts == "" {
-		return "", ""
+		return ""
 	}
 	root := c.byTS[ts]
-	if root == nil || root.Deleted {
-		return "", "thread_not_found"
+	if root == nil {
+		return ""
 	}
 	if t := threadOf(root); t != "" {
-		root = c.byTS[t]
-		if root == nil || root.Deleted {
-			return "", "thread_not_found"
+		if root = c.byTS[t]; root == nil {
+			return ""
 		}
 	}
-	return root.TS, ""
+	if root.Deleted && root.Replies == 0 {
+		return ""
+	}
+	return root.TS
 }
 
 // messageContent reads text and blocks and checks them as
@@ -307,10 +327,10 @@ func (s *Server) postMessage(p params) (obj, string) {
 	if code != "" {
 		return nil, code
 	}
-	thread, code := threadLocked(c, p.str("thread_ts"))
-	if code != "" {
+	if code := checkBlocks(blocks); code != "" {
 		return nil, code
 	}
+	thread := threadLocked(c, p.str("thread_ts"))
 	m := &Message{User: BotUserID, BotID: BotID, Text: text, Blocks: blocks, ThreadTS: thread}
 	if thread != "" && p.bool("reply_broadcast") {
 		m.Subtype = "thread_broadcast"
@@ -345,7 +365,18 @@ func (s *Server) update(p params) (obj, string) {
 	if code != "" {
 		return nil, code
 	}
+	if code := checkBlocks(blocks); code != "" {
+		return nil, code
+	}
 	prev := *m
+	// Slack keeps a message's blocks when chat.update names none, and
+	// removes them when it names an empty list.
+	switch {
+	case blocks == nil:
+		blocks = m.Blocks
+	case isEmptyArray(blocks):
+		blocks = nil
+	}
 	m.Text, m.Blocks, m.EditedTS = text, blocks, s.newTSLocked()
 	s.changedEventLocked(c, m, &prev)
 	return obj{"channel": c.id, "ts": m.TS, "text": m.Text, "message": s.messageJSON(m)}, ""
@@ -368,16 +399,19 @@ func (s *Server) postEphemeral(p params) (obj, string) {
 	if !c.members[p.str("user")] {
 		return nil, "user_not_in_channel"
 	}
-	if _, _, code := messageContent(p); code != "" {
+	text, blocks, code := messageContent(p)
+	if code != "" {
 		return nil, code
 	}
-	if _, code := threadLocked(c, p.str("thread_ts")); code != "" {
+	if code := checkBlocks(blocks); code != "" {
 		return nil, code
 	}
 	// Ephemeral messages are shown to one person and are not in the
 	// channel's history.
-	c.ephemeral = append(c.ephemeral, Message{Channel: c.id, User: p.str("user"), Text: p.str("text"), ThreadTS: p.str("thread_ts")})
-	return obj{"message_ts": s.newTSLocked()}, ""
+	ts := s.newTSLocked()
+	c.ephemeral = append(c.ephemeral, Message{Channel: c.id, TS: ts, User: p.str("user"), Text: text, Blocks: blocks,
+		ThreadTS: threadLocked(c, p.str("thread_ts"))})
+	return obj{"message_ts": ts}, ""
 }
 
 // reactedLocked finds the message a reactions.* call names.
@@ -399,7 +433,7 @@ func (s *Server) reactionsAdd(p params) (obj, string) {
 		return nil, code
 	}
 	name := strings.Trim(p.str("name"), ":")
-	if name == "" {
+	if !emojiName.MatchString(name) {
 		return nil, "invalid_name"
 	}
 	if !s.reactLocked(c, m, BotUserID, name) {
@@ -470,9 +504,7 @@ func (s *Server) completeUpload(p params) (obj, string) {
 		if c, code = s.postableLocked(ch); code != "" {
 			return nil, code
 		}
-		if thread, code = threadLocked(c, p.str("thread_ts")); code != "" {
-			return nil, code
-		}
+		thread = threadLocked(c, p.str("thread_ts"))
 	}
 	out := make([]obj, 0, len(list))
 	ids := make([]string, 0, len(list))

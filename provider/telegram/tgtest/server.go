@@ -139,6 +139,8 @@ type Server struct {
 	calls  map[string]int
 	faults map[string][]Fault
 	always map[string]Fault
+	// limits, if set, enforces Telegram's rate limits (limits.go).
+	limits *limiter
 }
 
 // New starts a Server on 127.0.0.1 and closes it when the test ends.
@@ -404,6 +406,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if perr != nil {
 		writeError(w, perr)
 		return
+	}
+	if s.limits != nil {
+		if lerr := s.limits.admit(m, p.str("chat_id"), time.Now()); lerr != nil {
+			writeError(w, lerr)
+			return
+		}
 	}
 	res, aerr := h(s, r, p)
 	if aerr == errAbort {

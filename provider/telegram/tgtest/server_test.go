@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/chatbus/chatbus/internal/testkit"
+	"github.com/chatbus/chatbus/provider/telegram/botapi"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -540,5 +541,39 @@ func TestDownloadEndpoint(t *testing.T) {
 				t.Errorf("got %d %q (%v), want %d containing %q", status, body, err, tt.wantStatus, tt.wantBody)
 			}
 		})
+	}
+}
+
+// TestRateLimits: with Telegram's limits on, a fourth message into a chat
+// within three seconds is answered 429 with the seconds to wait, and not
+// counted; other chats and methods that are not messages are not held back.
+func TestRateLimits(t *testing.T) {
+	s := New(t, WithRateLimits(TelegramLimits))
+	s.AddForum(-100)
+	s.AddForum(-200)
+	c := s.Client()
+	ctx := context.Background()
+	send := func(chat int64) error {
+		_, err := c.Do(ctx, "sendMessage", map[string]any{"chat_id": chat, "text": "x"})
+		return err
+	}
+	for i := range 3 {
+		if err := send(-100); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	err := send(-100)
+	d, ok := botapi.IsRateLimited(err)
+	if !ok || d < time.Second || d > 3*time.Second {
+		t.Fatalf("a fourth message in 3s: %v (retry after %v)", err, d)
+	}
+	if err := send(-200); err != nil {
+		t.Fatalf("another chat: %v", err)
+	}
+	if _, err := c.Do(ctx, "getChat", map[string]any{"chat_id": -100}); err != nil {
+		t.Fatalf("getChat: %v", err)
+	}
+	if s.RateLimited() != 1 {
+		t.Fatalf("refused %d, want 1", s.RateLimited())
 	}
 }

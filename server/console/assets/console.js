@@ -61,7 +61,7 @@ function render(s) {
   $("info").textContent = `profile ${i.profile} · pid ${i.pid} · ${i.version} · up ${since(i.started_at)} · ${i.follower_count || 0} follower(s)`;
   const j = s.journal || {};
   $("journal").textContent = `journal: ${j.total || 0} update(s) held (${j.unacked || 0} for bindings, ${j.unrouted || 0} unrouted)`;
-  fill("providers", s.providers, 11, (tr, row) => {
+  fill("providers", s.providers, 12, (tr, row) => {
     const p = row.info, o = row.owner || {};
     tr.dataset.provider = p.name;
     cell(tr, p.name + (p.default ? " (default)" : ""));
@@ -77,6 +77,13 @@ function render(s) {
     cell(tr, `${num(occ.attached)} / ${num(occ.inflight)} / ${num(occ.inbound)} / ${num(occ.outbound)} / ${num(occ.cleanup)}`, "mono").dataset.field = "occupancy";
     cell(tr, enumName(o.phase, "FENCE_PHASE_") + (o.admitting === false ? " (closed)" : ""));
     cell(tr, String(num(p.ingested)));
+    const q = p.outbound || {};
+    const waiting = num(q.queued);
+    const qc = cell(tr, waiting ? `${waiting} waiting · oldest ${q.oldest_wait || "0s"}` : "empty", waiting ? "warn" : "");
+    qc.dataset.field = "queue";
+    qc.title = `prompts ${num(q.prompts)}, messages ${num(q.messages)}, edits ${num(q.edits)}, typing and reactions ${num(q.ambient)}; ` +
+      `sent ${num(q.sent)}, coalesced ${num(q.coalesced)}, rate limited ${num(q.rate_limited)}, refused ${num(q.refused)}; ` +
+      `limits: ${(q.limits || []).map((l) => `${l.name} ${l.count}/${l.per}`).join(", ") || "none"}`;
     const td = cell(tr, "");
     if (p.web_url) {
       const a = document.createElement("a");

@@ -13,10 +13,11 @@ _sym_db = _symbol_database.Default()
 
 from buf.validate import validate_pb2 as buf_dot_validate_dot_validate__pb2
 from chatbus.v1 import types_pb2 as chatbus_dot_v1_dot_types__pb2
+from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x63hatbus/v1/admin.proto\x12\nchatbus.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x16\x63hatbus/v1/types.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x10\n\x0eGetInfoRequest\"\xb9\x02\n\x0fGetInfoResponse\x12\x18\n\x07version\x18\x01 \x01(\tR\x07version\x12\x10\n\x03pid\x18\x02 \x01(\x05R\x03pid\x12\x18\n\x07profile\x18\x03 \x01(\tR\x07profile\x12\x1f\n\x0bsocket_path\x18\x04 \x01(\tR\nsocketPath\x12\x1b\n\tstate_dir\x18\x05 \x01(\tR\x08stateDir\x12\x39\n\nstarted_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tstartedAt\x12%\n\x0e\x66ollower_count\x18\x07 \x01(\x05R\rfollowerCount\x12\x1f\n\x0b\x63onfig_path\x18\x08 \x01(\tR\nconfigPath\x12\x1f\n\x0b\x63onsole_url\x18\t \x01(\tR\nconsoleUrl\"\x16\n\x14ListFollowersRequest\"K\n\x15ListFollowersResponse\x12\x32\n\tfollowers\x18\x01 \x03(\x0b\x32\x14.chatbus.v1.FollowerR\tfollowers\"\x15\n\x13ListBindingsRequest\"K\n\x14ListBindingsResponse\x12\x33\n\x08\x62indings\x18\x01 \x03(\x0b\x32\x17.chatbus.v1.BindingInfoR\x08\x62indings\"\xd9\x02\n\x0b\x42indingInfo\x12-\n\x07\x62inding\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.BindingR\x07\x62inding\x12\x1d\n\nowner_kind\x18\x02 \x01(\tR\townerKind\x12\x1f\n\x0blast_action\x18\x03 \x01(\tR\nlastAction\x12\x1d\n\nlast_error\x18\x04 \x01(\tR\tlastError\x12\x39\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x39\n\nupdated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x12\n\x04live\x18\x07 \x01(\x08R\x04live\x12\x32\n\x07journal\x18\x08 \x01(\x0b\x32\x18.chatbus.v1.JournalStatsR\x07journal\"\xd1\x01\n\x0cJournalStats\x12\x18\n\x07unacked\x18\x01 \x01(\rR\x07unacked\x12\x14\n\x05\x62ytes\x18\x02 \x01(\x03R\x05\x62ytes\x12#\n\racked_through\x18\x03 \x01(\x04R\x0c\x61\x63kedThrough\x12\x19\n\x08last_seq\x18\x04 \x01(\x04R\x07lastSeq\x12\x18\n\x07\x64ropped\x18\x05 \x01(\x04R\x07\x64ropped\x12\x37\n\toldest_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08oldestAt\"\x16\n\x14ListProvidersRequest\"O\n\x15ListProvidersResponse\x12\x36\n\tproviders\x18\x01 \x03(\x0b\x32\x18.chatbus.v1.ProviderInfoR\tproviders\"\x83\x05\n\x0cProviderInfo\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12/\n\x05state\x18\x02 \x01(\x0e\x32\x19.chatbus.v1.ProviderStateR\x05state\x12\x10\n\x03pid\x18\x03 \x01(\x05R\x03pid\x12\x30\n\x05since\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x05since\x12\x1a\n\x08restarts\x18\x05 \x01(\rR\x08restarts\x12\x1b\n\tlast_exit\x18\x06 \x01(\tR\x08lastExit\x12\x1d\n\nlast_error\x18\x07 \x01(\tR\tlastError\x12\x18\n\x07serving\x18\x08 \x01(\x08R\x07serving\x12\x18\n\x07\x64\x65\x66\x61ult\x18\t \x01(\x08R\x07\x64\x65\x66\x61ult\x12\"\n\rforum_chat_id\x18\n \x01(\x03R\x0b\x66orumChatId\x12\x1a\n\x08\x61ttached\x18\x0b \x01(\rR\x08\x61ttached\x12\x1a\n\x08ingested\x18\x0c \x01(\x04R\x08ingested\x12.\n\x13\x64ropped_not_allowed\x18\r \x01(\x04R\x11\x64roppedNotAllowed\x12\x1a\n\x08platform\x18\x0e \x01(\tR\x08platform\x12#\n\rhealth_detail\x18\x0f \x01(\tR\x0chealthDetail\x12=\n\x0chealth_since\x18\x10 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0bhealthSince\x12\x1f\n\x0bstderr_tail\x18\x11 \x03(\tR\nstderrTail\x12\x18\n\x07\x61\x63\x63ount\x18\x12 \x01(\tR\x07\x61\x63\x63ount\x12\x17\n\x07web_url\x18\x13 \x01(\tR\x06webUrl\"t\n\x12ListUpdatesRequest\x12\"\n\x07\x62inding\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02R\x07\x62inding\x12\x1a\n\x08unrouted\x18\x02 \x01(\x08R\x08unrouted\x12\x1e\n\x05limit\x18\x03 \x01(\rB\x08\xbaH\x05*\x03\x18\xe8\x07R\x05limit\"s\n\x13ListUpdatesResponse\x12,\n\x07updates\x18\x01 \x03(\x0b\x32\x12.chatbus.v1.UpdateR\x07updates\x12.\n\x05stats\x18\x02 \x01(\x0b\x32\x18.chatbus.v1.JournalStatsR\x05stats\"\x13\n\x11ListEventsRequest\"?\n\x12ListEventsResponse\x12)\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x11.chatbus.v1.EventR\x06\x65vents\"w\n\x12WatchEventsRequest\x12#\n\rreplay_recent\x18\x01 \x01(\x08R\x0creplayRecent\x12<\n\x05kinds\x18\x02 \x03(\x0e\x32\x15.chatbus.v1.EventKindB\x0f\xbaH\x0c\x92\x01\t\x10 \"\x05\x82\x01\x02\x10\x01R\x05kinds\">\n\x13WatchEventsResponse\x12\'\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x11.chatbus.v1.EventR\x05\x65vent\"\x9b\x02\n\x05\x45vent\x12\x0e\n\x02id\x18\x01 \x01(\x04R\x02id\x12.\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x04time\x12)\n\x04kind\x18\x03 \x01(\x0e\x32\x15.chatbus.v1.EventKindR\x04kind\x12\x18\n\x07message\x18\x04 \x01(\tR\x07message\x12\x1f\n\x0binstance_id\x18\x05 \x01(\tR\ninstanceId\x12\x32\n\x05\x61ttrs\x18\x06 \x03(\x0b\x32\x1c.chatbus.v1.Event.AttrsEntryR\x05\x61ttrs\x1a\x38\n\nAttrsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\tR\x05value:\x02\x38\x01\"\x0f\n\rReloadRequest\"\x7f\n\x0eReloadResponse\x12\x1f\n\x0b\x63onfig_path\x18\x01 \x01(\tR\nconfigPath\x12\x18\n\x07refused\x18\x02 \x03(\tR\x07refused\x12\x32\n\x07\x63hanges\x18\x03 \x03(\x0b\x32\x18.chatbus.v1.ConfigChangeR\x07\x63hanges\"\xaa\x01\n\x0c\x43onfigChange\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x36\n\x06\x61\x63tion\x18\x02 \x01(\x0e\x32\x1e.chatbus.v1.ConfigChangeActionR\x06\x61\x63tion\x12\x1b\n\told_value\x18\x03 \x01(\tR\x08oldValue\x12\x1b\n\tnew_value\x18\x04 \x01(\tR\x08newValue\x12\x16\n\x06\x64\x65tail\x18\x05 \x01(\tR\x06\x64\x65tail\"\x11\n\x0fShutdownRequest\"$\n\x10ShutdownResponse\x12\x10\n\x03pid\x18\x01 \x01(\x05R\x03pid*\xba\x01\n\rProviderState\x12\x1e\n\x1aPROVIDER_STATE_UNSPECIFIED\x10\x00\x12\x1b\n\x17PROVIDER_STATE_STARTING\x10\x01\x12\x1a\n\x16PROVIDER_STATE_RUNNING\x10\x02\x12\x1a\n\x16PROVIDER_STATE_BACKOFF\x10\x03\x12\x18\n\x14PROVIDER_STATE_FATAL\x10\x04\x12\x1a\n\x16PROVIDER_STATE_STOPPED\x10\x05*\x86\x05\n\tEventKind\x12\x1a\n\x16\x45VENT_KIND_UNSPECIFIED\x10\x00\x12\"\n\x1e\x45VENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n\x1c\x45VENT_KIND_FOLLOWER_REPLACED\x10\x02\x12\x1e\n\x1a\x45VENT_KIND_FOLLOWER_PRUNED\x10\x03\x12$\n EVENT_KIND_FOLLOWER_UNREGISTERED\x10\x04\x12\x1b\n\x17\x45VENT_KIND_AUTH_REFUSED\x10\x05\x12!\n\x1d\x45VENT_KIND_SUPERVISOR_STARTED\x10\x06\x12\"\n\x1e\x45VENT_KIND_SUPERVISOR_STOPPING\x10\x07\x12\x1d\n\x19\x45VENT_KIND_EVENTS_DROPPED\x10\x08\x12\x1e\n\x1a\x45VENT_KIND_BINDING_CHANGED\x10\t\x12\x1d\n\x19\x45VENT_KIND_BINDING_FAILED\x10\n\x12\x1e\n\x1a\x45VENT_KIND_UPDATES_DROPPED\x10\x0b\x12\x19\n\x15\x45VENT_KIND_RECONCILED\x10\x0c\x12\x1f\n\x1b\x45VENT_KIND_PROVIDER_STARTED\x10\r\x12\x1e\n\x1a\x45VENT_KIND_PROVIDER_EXITED\x10\x0e\x12\x1d\n\x19\x45VENT_KIND_PROVIDER_FATAL\x10\x0f\x12\x1e\n\x1a\x45VENT_KIND_PROVIDER_HEALTH\x10\x10\x12\x15\n\x11\x45VENT_KIND_DOCTOR\x10\x11\x12\x1e\n\x1a\x45VENT_KIND_CONFIG_RELOADED\x10\x12\x12\x1d\n\x19\x45VENT_KIND_CONFIG_REFUSED\x10\x13*\x96\x02\n\x12\x43onfigChangeAction\x12$\n CONFIG_CHANGE_ACTION_UNSPECIFIED\x10\x00\x12 \n\x1c\x43ONFIG_CHANGE_ACTION_APPLIED\x10\x01\x12+\n\'CONFIG_CHANGE_ACTION_RESTARTED_PROVIDER\x10\x02\x12 \n\x1c\x43ONFIG_CHANGE_ACTION_STARTED\x10\x03\x12 \n\x1c\x43ONFIG_CHANGE_ACTION_STOPPED\x10\x04\x12&\n\"CONFIG_CHANGE_ACTION_NEEDS_RESTART\x10\x05\x12\x1f\n\x1b\x43ONFIG_CHANGE_ACTION_FAILED\x10\x06\x32\xc8\x05\n\x0c\x41\x64minService\x12\x42\n\x07GetInfo\x12\x1a.chatbus.v1.GetInfoRequest\x1a\x1b.chatbus.v1.GetInfoResponse\x12T\n\rListFollowers\x12 .chatbus.v1.ListFollowersRequest\x1a!.chatbus.v1.ListFollowersResponse\x12Q\n\x0cListBindings\x12\x1f.chatbus.v1.ListBindingsRequest\x1a .chatbus.v1.ListBindingsResponse\x12T\n\rListProviders\x12 .chatbus.v1.ListProvidersRequest\x1a!.chatbus.v1.ListProvidersResponse\x12N\n\x0bListUpdates\x12\x1e.chatbus.v1.ListUpdatesRequest\x1a\x1f.chatbus.v1.ListUpdatesResponse\x12K\n\nListEvents\x12\x1d.chatbus.v1.ListEventsRequest\x1a\x1e.chatbus.v1.ListEventsResponse\x12P\n\x0bWatchEvents\x12\x1e.chatbus.v1.WatchEventsRequest\x1a\x1f.chatbus.v1.WatchEventsResponse0\x01\x12?\n\x06Reload\x12\x19.chatbus.v1.ReloadRequest\x1a\x1a.chatbus.v1.ReloadResponse\x12\x45\n\x08Shutdown\x12\x1b.chatbus.v1.ShutdownRequest\x1a\x1c.chatbus.v1.ShutdownResponseB7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x63hatbus/v1/admin.proto\x12\nchatbus.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x16\x63hatbus/v1/types.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x10\n\x0eGetInfoRequest\"\xb9\x02\n\x0fGetInfoResponse\x12\x18\n\x07version\x18\x01 \x01(\tR\x07version\x12\x10\n\x03pid\x18\x02 \x01(\x05R\x03pid\x12\x18\n\x07profile\x18\x03 \x01(\tR\x07profile\x12\x1f\n\x0bsocket_path\x18\x04 \x01(\tR\nsocketPath\x12\x1b\n\tstate_dir\x18\x05 \x01(\tR\x08stateDir\x12\x39\n\nstarted_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tstartedAt\x12%\n\x0e\x66ollower_count\x18\x07 \x01(\x05R\rfollowerCount\x12\x1f\n\x0b\x63onfig_path\x18\x08 \x01(\tR\nconfigPath\x12\x1f\n\x0b\x63onsole_url\x18\t \x01(\tR\nconsoleUrl\"\x16\n\x14ListFollowersRequest\"K\n\x15ListFollowersResponse\x12\x32\n\tfollowers\x18\x01 \x03(\x0b\x32\x14.chatbus.v1.FollowerR\tfollowers\"\x15\n\x13ListBindingsRequest\"K\n\x14ListBindingsResponse\x12\x33\n\x08\x62indings\x18\x01 \x03(\x0b\x32\x17.chatbus.v1.BindingInfoR\x08\x62indings\"\xd9\x02\n\x0b\x42indingInfo\x12-\n\x07\x62inding\x18\x01 \x01(\x0b\x32\x13.chatbus.v1.BindingR\x07\x62inding\x12\x1d\n\nowner_kind\x18\x02 \x01(\tR\townerKind\x12\x1f\n\x0blast_action\x18\x03 \x01(\tR\nlastAction\x12\x1d\n\nlast_error\x18\x04 \x01(\tR\tlastError\x12\x39\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x39\n\nupdated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x12\n\x04live\x18\x07 \x01(\x08R\x04live\x12\x32\n\x07journal\x18\x08 \x01(\x0b\x32\x18.chatbus.v1.JournalStatsR\x07journal\"\xd1\x01\n\x0cJournalStats\x12\x18\n\x07unacked\x18\x01 \x01(\rR\x07unacked\x12\x14\n\x05\x62ytes\x18\x02 \x01(\x03R\x05\x62ytes\x12#\n\racked_through\x18\x03 \x01(\x04R\x0c\x61\x63kedThrough\x12\x19\n\x08last_seq\x18\x04 \x01(\x04R\x07lastSeq\x12\x18\n\x07\x64ropped\x18\x05 \x01(\x04R\x07\x64ropped\x12\x37\n\toldest_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08oldestAt\"\x16\n\x14ListProvidersRequest\"O\n\x15ListProvidersResponse\x12\x36\n\tproviders\x18\x01 \x03(\x0b\x32\x18.chatbus.v1.ProviderInfoR\tproviders\"\xba\x05\n\x0cProviderInfo\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12/\n\x05state\x18\x02 \x01(\x0e\x32\x19.chatbus.v1.ProviderStateR\x05state\x12\x10\n\x03pid\x18\x03 \x01(\x05R\x03pid\x12\x30\n\x05since\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x05since\x12\x1a\n\x08restarts\x18\x05 \x01(\rR\x08restarts\x12\x1b\n\tlast_exit\x18\x06 \x01(\tR\x08lastExit\x12\x1d\n\nlast_error\x18\x07 \x01(\tR\tlastError\x12\x18\n\x07serving\x18\x08 \x01(\x08R\x07serving\x12\x18\n\x07\x64\x65\x66\x61ult\x18\t \x01(\x08R\x07\x64\x65\x66\x61ult\x12\"\n\rforum_chat_id\x18\n \x01(\x03R\x0b\x66orumChatId\x12\x1a\n\x08\x61ttached\x18\x0b \x01(\rR\x08\x61ttached\x12\x1a\n\x08ingested\x18\x0c \x01(\x04R\x08ingested\x12.\n\x13\x64ropped_not_allowed\x18\r \x01(\x04R\x11\x64roppedNotAllowed\x12\x1a\n\x08platform\x18\x0e \x01(\tR\x08platform\x12#\n\rhealth_detail\x18\x0f \x01(\tR\x0chealthDetail\x12=\n\x0chealth_since\x18\x10 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0bhealthSince\x12\x1f\n\x0bstderr_tail\x18\x11 \x03(\tR\nstderrTail\x12\x18\n\x07\x61\x63\x63ount\x18\x12 \x01(\tR\x07\x61\x63\x63ount\x12\x17\n\x07web_url\x18\x13 \x01(\tR\x06webUrl\x12\x35\n\x08outbound\x18\x14 \x01(\x0b\x32\x19.chatbus.v1.OutboundQueueR\x08outbound\"\x85\x03\n\rOutboundQueue\x12\x16\n\x06queued\x18\x01 \x01(\rR\x06queued\x12\x18\n\x07prompts\x18\x02 \x01(\rR\x07prompts\x12\x1a\n\x08messages\x18\x03 \x01(\rR\x08messages\x12\x14\n\x05\x65\x64its\x18\x04 \x01(\rR\x05\x65\x64its\x12\x18\n\x07\x61mbient\x18\x05 \x01(\rR\x07\x61mbient\x12:\n\x0boldest_wait\x18\x06 \x01(\x0b\x32\x19.google.protobuf.DurationR\noldestWait\x12\x12\n\x04sent\x18\x07 \x01(\x04R\x04sent\x12\x1c\n\tcoalesced\x18\x08 \x01(\x04R\tcoalesced\x12\x18\n\x07skipped\x18\t \x01(\x04R\x07skipped\x12!\n\x0crate_limited\x18\n \x01(\x04R\x0brateLimited\x12\x18\n\x07refused\x18\x0b \x01(\x04R\x07refused\x12\x31\n\x06limits\x18\x0c \x03(\x0b\x32\x19.chatbus.v1.RateLimitInfoR\x06limits\"\x96\x01\n\rRateLimitInfo\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n\x05scope\x18\x02 \x01(\tR\x05scope\x12\x14\n\x05\x63ount\x18\x03 \x01(\rR\x05\x63ount\x12+\n\x03per\x18\x04 \x01(\x0b\x32\x19.google.protobuf.DurationR\x03per\x12\x18\n\x07methods\x18\x05 \x03(\tR\x07methods\"t\n\x12ListUpdatesRequest\x12\"\n\x07\x62inding\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02R\x07\x62inding\x12\x1a\n\x08unrouted\x18\x02 \x01(\x08R\x08unrouted\x12\x1e\n\x05limit\x18\x03 \x01(\rB\x08\xbaH\x05*\x03\x18\xe8\x07R\x05limit\"s\n\x13ListUpdatesResponse\x12,\n\x07updates\x18\x01 \x03(\x0b\x32\x12.chatbus.v1.UpdateR\x07updates\x12.\n\x05stats\x18\x02 \x01(\x0b\x32\x18.chatbus.v1.JournalStatsR\x05stats\"\x13\n\x11ListEventsRequest\"?\n\x12ListEventsResponse\x12)\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x11.chatbus.v1.EventR\x06\x65vents\"w\n\x12WatchEventsRequest\x12#\n\rreplay_recent\x18\x01 \x01(\x08R\x0creplayRecent\x12<\n\x05kinds\x18\x02 \x03(\x0e\x32\x15.chatbus.v1.EventKindB\x0f\xbaH\x0c\x92\x01\t\x10 \"\x05\x82\x01\x02\x10\x01R\x05kinds\">\n\x13WatchEventsResponse\x12\'\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x11.chatbus.v1.EventR\x05\x65vent\"\x9b\x02\n\x05\x45vent\x12\x0e\n\x02id\x18\x01 \x01(\x04R\x02id\x12.\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x04time\x12)\n\x04kind\x18\x03 \x01(\x0e\x32\x15.chatbus.v1.EventKindR\x04kind\x12\x18\n\x07message\x18\x04 \x01(\tR\x07message\x12\x1f\n\x0binstance_id\x18\x05 \x01(\tR\ninstanceId\x12\x32\n\x05\x61ttrs\x18\x06 \x03(\x0b\x32\x1c.chatbus.v1.Event.AttrsEntryR\x05\x61ttrs\x1a\x38\n\nAttrsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\tR\x05value:\x02\x38\x01\"\x0f\n\rReloadRequest\"\x7f\n\x0eReloadResponse\x12\x1f\n\x0b\x63onfig_path\x18\x01 \x01(\tR\nconfigPath\x12\x18\n\x07refused\x18\x02 \x03(\tR\x07refused\x12\x32\n\x07\x63hanges\x18\x03 \x03(\x0b\x32\x18.chatbus.v1.ConfigChangeR\x07\x63hanges\"\xaa\x01\n\x0c\x43onfigChange\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x36\n\x06\x61\x63tion\x18\x02 \x01(\x0e\x32\x1e.chatbus.v1.ConfigChangeActionR\x06\x61\x63tion\x12\x1b\n\told_value\x18\x03 \x01(\tR\x08oldValue\x12\x1b\n\tnew_value\x18\x04 \x01(\tR\x08newValue\x12\x16\n\x06\x64\x65tail\x18\x05 \x01(\tR\x06\x64\x65tail\"\x11\n\x0fShutdownRequest\"$\n\x10ShutdownResponse\x12\x10\n\x03pid\x18\x01 \x01(\x05R\x03pid*\xba\x01\n\rProviderState\x12\x1e\n\x1aPROVIDER_STATE_UNSPECIFIED\x10\x00\x12\x1b\n\x17PROVIDER_STATE_STARTING\x10\x01\x12\x1a\n\x16PROVIDER_STATE_RUNNING\x10\x02\x12\x1a\n\x16PROVIDER_STATE_BACKOFF\x10\x03\x12\x18\n\x14PROVIDER_STATE_FATAL\x10\x04\x12\x1a\n\x16PROVIDER_STATE_STOPPED\x10\x05*\x86\x05\n\tEventKind\x12\x1a\n\x16\x45VENT_KIND_UNSPECIFIED\x10\x00\x12\"\n\x1e\x45VENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n\x1c\x45VENT_KIND_FOLLOWER_REPLACED\x10\x02\x12\x1e\n\x1a\x45VENT_KIND_FOLLOWER_PRUNED\x10\x03\x12$\n EVENT_KIND_FOLLOWER_UNREGISTERED\x10\x04\x12\x1b\n\x17\x45VENT_KIND_AUTH_REFUSED\x10\x05\x12!\n\x1d\x45VENT_KIND_SUPERVISOR_STARTED\x10\x06\x12\"\n\x1e\x45VENT_KIND_SUPERVISOR_STOPPING\x10\x07\x12\x1d\n\x19\x45VENT_KIND_EVENTS_DROPPED\x10\x08\x12\x1e\n\x1a\x45VENT_KIND_BINDING_CHANGED\x10\t\x12\x1d\n\x19\x45VENT_KIND_BINDING_FAILED\x10\n\x12\x1e\n\x1a\x45VENT_KIND_UPDATES_DROPPED\x10\x0b\x12\x19\n\x15\x45VENT_KIND_RECONCILED\x10\x0c\x12\x1f\n\x1b\x45VENT_KIND_PROVIDER_STARTED\x10\r\x12\x1e\n\x1a\x45VENT_KIND_PROVIDER_EXITED\x10\x0e\x12\x1d\n\x19\x45VENT_KIND_PROVIDER_FATAL\x10\x0f\x12\x1e\n\x1a\x45VENT_KIND_PROVIDER_HEALTH\x10\x10\x12\x15\n\x11\x45VENT_KIND_DOCTOR\x10\x11\x12\x1e\n\x1a\x45VENT_KIND_CONFIG_RELOADED\x10\x12\x12\x1d\n\x19\x45VENT_KIND_CONFIG_REFUSED\x10\x13*\x96\x02\n\x12\x43onfigChangeAction\x12$\n CONFIG_CHANGE_ACTION_UNSPECIFIED\x10\x00\x12 \n\x1c\x43ONFIG_CHANGE_ACTION_APPLIED\x10\x01\x12+\n\'CONFIG_CHANGE_ACTION_RESTARTED_PROVIDER\x10\x02\x12 \n\x1c\x43ONFIG_CHANGE_ACTION_STARTED\x10\x03\x12 \n\x1c\x43ONFIG_CHANGE_ACTION_STOPPED\x10\x04\x12&\n\"CONFIG_CHANGE_ACTION_NEEDS_RESTART\x10\x05\x12\x1f\n\x1b\x43ONFIG_CHANGE_ACTION_FAILED\x10\x06\x32\xc8\x05\n\x0c\x41\x64minService\x12\x42\n\x07GetInfo\x12\x1a.chatbus.v1.GetInfoRequest\x1a\x1b.chatbus.v1.GetInfoResponse\x12T\n\rListFollowers\x12 .chatbus.v1.ListFollowersRequest\x1a!.chatbus.v1.ListFollowersResponse\x12Q\n\x0cListBindings\x12\x1f.chatbus.v1.ListBindingsRequest\x1a .chatbus.v1.ListBindingsResponse\x12T\n\rListProviders\x12 .chatbus.v1.ListProvidersRequest\x1a!.chatbus.v1.ListProvidersResponse\x12N\n\x0bListUpdates\x12\x1e.chatbus.v1.ListUpdatesRequest\x1a\x1f.chatbus.v1.ListUpdatesResponse\x12K\n\nListEvents\x12\x1d.chatbus.v1.ListEventsRequest\x1a\x1e.chatbus.v1.ListEventsResponse\x12P\n\x0bWatchEvents\x12\x1e.chatbus.v1.WatchEventsRequest\x1a\x1f.chatbus.v1.WatchEventsResponse0\x01\x12?\n\x06Reload\x12\x19.chatbus.v1.ReloadRequest\x1a\x1a.chatbus.v1.ReloadResponse\x12\x45\n\x08Shutdown\x12\x1b.chatbus.v1.ShutdownRequest\x1a\x1c.chatbus.v1.ShutdownResponseB7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'chatbus.v1.admin_pb2', globals())
@@ -32,60 +33,64 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _WATCHEVENTSREQUEST.fields_by_name['kinds']._serialized_options = b'\272H\014\222\001\t\020 \"\005\202\001\002\020\001'
   _EVENT_ATTRSENTRY._options = None
   _EVENT_ATTRSENTRY._serialized_options = b'8\001'
-  _PROVIDERSTATE._serialized_start=3139
-  _PROVIDERSTATE._serialized_end=3325
-  _EVENTKIND._serialized_start=3328
-  _EVENTKIND._serialized_end=3974
-  _CONFIGCHANGEACTION._serialized_start=3977
-  _CONFIGCHANGEACTION._serialized_end=4255
-  _GETINFOREQUEST._serialized_start=124
-  _GETINFOREQUEST._serialized_end=140
-  _GETINFORESPONSE._serialized_start=143
-  _GETINFORESPONSE._serialized_end=456
-  _LISTFOLLOWERSREQUEST._serialized_start=458
-  _LISTFOLLOWERSREQUEST._serialized_end=480
-  _LISTFOLLOWERSRESPONSE._serialized_start=482
-  _LISTFOLLOWERSRESPONSE._serialized_end=557
-  _LISTBINDINGSREQUEST._serialized_start=559
-  _LISTBINDINGSREQUEST._serialized_end=580
-  _LISTBINDINGSRESPONSE._serialized_start=582
-  _LISTBINDINGSRESPONSE._serialized_end=657
-  _BINDINGINFO._serialized_start=660
-  _BINDINGINFO._serialized_end=1005
-  _JOURNALSTATS._serialized_start=1008
-  _JOURNALSTATS._serialized_end=1217
-  _LISTPROVIDERSREQUEST._serialized_start=1219
-  _LISTPROVIDERSREQUEST._serialized_end=1241
-  _LISTPROVIDERSRESPONSE._serialized_start=1243
-  _LISTPROVIDERSRESPONSE._serialized_end=1322
-  _PROVIDERINFO._serialized_start=1325
-  _PROVIDERINFO._serialized_end=1968
-  _LISTUPDATESREQUEST._serialized_start=1970
-  _LISTUPDATESREQUEST._serialized_end=2086
-  _LISTUPDATESRESPONSE._serialized_start=2088
-  _LISTUPDATESRESPONSE._serialized_end=2203
-  _LISTEVENTSREQUEST._serialized_start=2205
-  _LISTEVENTSREQUEST._serialized_end=2224
-  _LISTEVENTSRESPONSE._serialized_start=2226
-  _LISTEVENTSRESPONSE._serialized_end=2289
-  _WATCHEVENTSREQUEST._serialized_start=2291
-  _WATCHEVENTSREQUEST._serialized_end=2410
-  _WATCHEVENTSRESPONSE._serialized_start=2412
-  _WATCHEVENTSRESPONSE._serialized_end=2474
-  _EVENT._serialized_start=2477
-  _EVENT._serialized_end=2760
-  _EVENT_ATTRSENTRY._serialized_start=2704
-  _EVENT_ATTRSENTRY._serialized_end=2760
-  _RELOADREQUEST._serialized_start=2762
-  _RELOADREQUEST._serialized_end=2777
-  _RELOADRESPONSE._serialized_start=2779
-  _RELOADRESPONSE._serialized_end=2906
-  _CONFIGCHANGE._serialized_start=2909
-  _CONFIGCHANGE._serialized_end=3079
-  _SHUTDOWNREQUEST._serialized_start=3081
-  _SHUTDOWNREQUEST._serialized_end=3098
-  _SHUTDOWNRESPONSE._serialized_start=3100
-  _SHUTDOWNRESPONSE._serialized_end=3136
-  _ADMINSERVICE._serialized_start=4258
-  _ADMINSERVICE._serialized_end=4970
+  _PROVIDERSTATE._serialized_start=3771
+  _PROVIDERSTATE._serialized_end=3957
+  _EVENTKIND._serialized_start=3960
+  _EVENTKIND._serialized_end=4606
+  _CONFIGCHANGEACTION._serialized_start=4609
+  _CONFIGCHANGEACTION._serialized_end=4887
+  _GETINFOREQUEST._serialized_start=156
+  _GETINFOREQUEST._serialized_end=172
+  _GETINFORESPONSE._serialized_start=175
+  _GETINFORESPONSE._serialized_end=488
+  _LISTFOLLOWERSREQUEST._serialized_start=490
+  _LISTFOLLOWERSREQUEST._serialized_end=512
+  _LISTFOLLOWERSRESPONSE._serialized_start=514
+  _LISTFOLLOWERSRESPONSE._serialized_end=589
+  _LISTBINDINGSREQUEST._serialized_start=591
+  _LISTBINDINGSREQUEST._serialized_end=612
+  _LISTBINDINGSRESPONSE._serialized_start=614
+  _LISTBINDINGSRESPONSE._serialized_end=689
+  _BINDINGINFO._serialized_start=692
+  _BINDINGINFO._serialized_end=1037
+  _JOURNALSTATS._serialized_start=1040
+  _JOURNALSTATS._serialized_end=1249
+  _LISTPROVIDERSREQUEST._serialized_start=1251
+  _LISTPROVIDERSREQUEST._serialized_end=1273
+  _LISTPROVIDERSRESPONSE._serialized_start=1275
+  _LISTPROVIDERSRESPONSE._serialized_end=1354
+  _PROVIDERINFO._serialized_start=1357
+  _PROVIDERINFO._serialized_end=2055
+  _OUTBOUNDQUEUE._serialized_start=2058
+  _OUTBOUNDQUEUE._serialized_end=2447
+  _RATELIMITINFO._serialized_start=2450
+  _RATELIMITINFO._serialized_end=2600
+  _LISTUPDATESREQUEST._serialized_start=2602
+  _LISTUPDATESREQUEST._serialized_end=2718
+  _LISTUPDATESRESPONSE._serialized_start=2720
+  _LISTUPDATESRESPONSE._serialized_end=2835
+  _LISTEVENTSREQUEST._serialized_start=2837
+  _LISTEVENTSREQUEST._serialized_end=2856
+  _LISTEVENTSRESPONSE._serialized_start=2858
+  _LISTEVENTSRESPONSE._serialized_end=2921
+  _WATCHEVENTSREQUEST._serialized_start=2923
+  _WATCHEVENTSREQUEST._serialized_end=3042
+  _WATCHEVENTSRESPONSE._serialized_start=3044
+  _WATCHEVENTSRESPONSE._serialized_end=3106
+  _EVENT._serialized_start=3109
+  _EVENT._serialized_end=3392
+  _EVENT_ATTRSENTRY._serialized_start=3336
+  _EVENT_ATTRSENTRY._serialized_end=3392
+  _RELOADREQUEST._serialized_start=3394
+  _RELOADREQUEST._serialized_end=3409
+  _RELOADRESPONSE._serialized_start=3411
+  _RELOADRESPONSE._serialized_end=3538
+  _CONFIGCHANGE._serialized_start=3541
+  _CONFIGCHANGE._serialized_end=3711
+  _SHUTDOWNREQUEST._serialized_start=3713
+  _SHUTDOWNREQUEST._serialized_end=3730
+  _SHUTDOWNRESPONSE._serialized_start=3732
+  _SHUTDOWNRESPONSE._serialized_end=3768
+  _ADMINSERVICE._serialized_start=4890
+  _ADMINSERVICE._serialized_end=5602
 # @@protoc_insertion_point(module_scope)

@@ -1,5 +1,6 @@
 from buf.validate import validate_pb2 as _validate_pb2
 from chatbus.v1 import types_pb2 as _types_pb2
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -199,8 +200,36 @@ class ListUpdatesResponse(_message.Message):
     updates: _containers.RepeatedCompositeFieldContainer[_types_pb2.Update]
     def __init__(self, updates: _Optional[_Iterable[_Union[_types_pb2.Update, _Mapping]]] = ..., stats: _Optional[_Union[JournalStats, _Mapping]] = ...) -> None: ...
 
+class OutboundQueue(_message.Message):
+    __slots__ = ["ambient", "coalesced", "edits", "limits", "messages", "oldest_wait", "prompts", "queued", "rate_limited", "refused", "sent", "skipped"]
+    AMBIENT_FIELD_NUMBER: _ClassVar[int]
+    COALESCED_FIELD_NUMBER: _ClassVar[int]
+    EDITS_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    OLDEST_WAIT_FIELD_NUMBER: _ClassVar[int]
+    PROMPTS_FIELD_NUMBER: _ClassVar[int]
+    QUEUED_FIELD_NUMBER: _ClassVar[int]
+    RATE_LIMITED_FIELD_NUMBER: _ClassVar[int]
+    REFUSED_FIELD_NUMBER: _ClassVar[int]
+    SENT_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    ambient: int
+    coalesced: int
+    edits: int
+    limits: _containers.RepeatedCompositeFieldContainer[RateLimitInfo]
+    messages: int
+    oldest_wait: _duration_pb2.Duration
+    prompts: int
+    queued: int
+    rate_limited: int
+    refused: int
+    sent: int
+    skipped: int
+    def __init__(self, queued: _Optional[int] = ..., prompts: _Optional[int] = ..., messages: _Optional[int] = ..., edits: _Optional[int] = ..., ambient: _Optional[int] = ..., oldest_wait: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., sent: _Optional[int] = ..., coalesced: _Optional[int] = ..., skipped: _Optional[int] = ..., rate_limited: _Optional[int] = ..., refused: _Optional[int] = ..., limits: _Optional[_Iterable[_Union[RateLimitInfo, _Mapping]]] = ...) -> None: ...
+
 class ProviderInfo(_message.Message):
-    __slots__ = ["account", "attached", "default", "dropped_not_allowed", "forum_chat_id", "health_detail", "health_since", "ingested", "last_error", "last_exit", "name", "pid", "platform", "restarts", "serving", "since", "state", "stderr_tail", "web_url"]
+    __slots__ = ["account", "attached", "default", "dropped_not_allowed", "forum_chat_id", "health_detail", "health_since", "ingested", "last_error", "last_exit", "name", "outbound", "pid", "platform", "restarts", "serving", "since", "state", "stderr_tail", "web_url"]
     ACCOUNT_FIELD_NUMBER: _ClassVar[int]
     ATTACHED_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_FIELD_NUMBER: _ClassVar[int]
@@ -212,6 +241,7 @@ class ProviderInfo(_message.Message):
     LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
     LAST_EXIT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    OUTBOUND_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_FIELD_NUMBER: _ClassVar[int]
     RESTARTS_FIELD_NUMBER: _ClassVar[int]
@@ -231,6 +261,7 @@ class ProviderInfo(_message.Message):
     last_error: str
     last_exit: str
     name: str
+    outbound: OutboundQueue
     pid: int
     platform: str
     restarts: int
@@ -239,7 +270,21 @@ class ProviderInfo(_message.Message):
     state: ProviderState
     stderr_tail: _containers.RepeatedScalarFieldContainer[str]
     web_url: str
-    def __init__(self, name: _Optional[str] = ..., state: _Optional[_Union[ProviderState, str]] = ..., pid: _Optional[int] = ..., since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., restarts: _Optional[int] = ..., last_exit: _Optional[str] = ..., last_error: _Optional[str] = ..., serving: bool = ..., default: bool = ..., forum_chat_id: _Optional[int] = ..., attached: _Optional[int] = ..., ingested: _Optional[int] = ..., dropped_not_allowed: _Optional[int] = ..., platform: _Optional[str] = ..., health_detail: _Optional[str] = ..., health_since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., stderr_tail: _Optional[_Iterable[str]] = ..., account: _Optional[str] = ..., web_url: _Optional[str] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., state: _Optional[_Union[ProviderState, str]] = ..., pid: _Optional[int] = ..., since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., restarts: _Optional[int] = ..., last_exit: _Optional[str] = ..., last_error: _Optional[str] = ..., serving: bool = ..., default: bool = ..., forum_chat_id: _Optional[int] = ..., attached: _Optional[int] = ..., ingested: _Optional[int] = ..., dropped_not_allowed: _Optional[int] = ..., platform: _Optional[str] = ..., health_detail: _Optional[str] = ..., health_since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., stderr_tail: _Optional[_Iterable[str]] = ..., account: _Optional[str] = ..., web_url: _Optional[str] = ..., outbound: _Optional[_Union[OutboundQueue, _Mapping]] = ...) -> None: ...
+
+class RateLimitInfo(_message.Message):
+    __slots__ = ["count", "methods", "name", "per", "scope"]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    METHODS_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PER_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    methods: _containers.RepeatedScalarFieldContainer[str]
+    name: str
+    per: _duration_pb2.Duration
+    scope: str
+    def __init__(self, name: _Optional[str] = ..., scope: _Optional[str] = ..., count: _Optional[int] = ..., per: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., methods: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ReloadRequest(_message.Message):
     __slots__ = []

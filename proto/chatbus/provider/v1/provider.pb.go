@@ -24,6 +24,125 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// LimitScope says what a limit counts calls per.
+type LimitScope int32
+
+const (
+	LimitScope_LIMIT_SCOPE_UNSPECIFIED LimitScope = 0
+	// Every call of the provider connection (the bot).
+	LimitScope_LIMIT_SCOPE_BOT LimitScope = 1
+	// The calls into one chat (a Telegram supergroup, a Slack channel),
+	// whatever their thread.
+	LimitScope_LIMIT_SCOPE_CHAT LimitScope = 2
+	// The calls into one thread (a Discord thread is a channel of its own).
+	LimitScope_LIMIT_SCOPE_THREAD LimitScope = 3
+)
+
+// Enum value maps for LimitScope.
+var (
+	LimitScope_name = map[int32]string{
+		0: "LIMIT_SCOPE_UNSPECIFIED",
+		1: "LIMIT_SCOPE_BOT",
+		2: "LIMIT_SCOPE_CHAT",
+		3: "LIMIT_SCOPE_THREAD",
+	}
+	LimitScope_value = map[string]int32{
+		"LIMIT_SCOPE_UNSPECIFIED": 0,
+		"LIMIT_SCOPE_BOT":         1,
+		"LIMIT_SCOPE_CHAT":        2,
+		"LIMIT_SCOPE_THREAD":      3,
+	}
+)
+
+func (x LimitScope) Enum() *LimitScope {
+	p := new(LimitScope)
+	*p = x
+	return p
+}
+
+func (x LimitScope) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LimitScope) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_provider_v1_provider_proto_enumTypes[0].Descriptor()
+}
+
+func (LimitScope) Type() protoreflect.EnumType {
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[0]
+}
+
+func (x LimitScope) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LimitScope.Descriptor instead.
+func (LimitScope) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{0}
+}
+
+// Lane says which calls go first when calls wait for the platform's
+// limits: prompts, then messages, then edits, then ambient ones.
+type Lane int32
+
+const (
+	// As LANE_MESSAGE.
+	Lane_LANE_UNSPECIFIED Lane = 0
+	// Questions the person must answer, answers to button presses.
+	Lane_LANE_PROMPT Lane = 1
+	// New messages.
+	Lane_LANE_MESSAGE Lane = 2
+	// Edits of messages.
+	Lane_LANE_EDIT Lane = 3
+	// Typing indicators, reactions.
+	Lane_LANE_AMBIENT Lane = 4
+)
+
+// Enum value maps for Lane.
+var (
+	Lane_name = map[int32]string{
+		0: "LANE_UNSPECIFIED",
+		1: "LANE_PROMPT",
+		2: "LANE_MESSAGE",
+		3: "LANE_EDIT",
+		4: "LANE_AMBIENT",
+	}
+	Lane_value = map[string]int32{
+		"LANE_UNSPECIFIED": 0,
+		"LANE_PROMPT":      1,
+		"LANE_MESSAGE":     2,
+		"LANE_EDIT":        3,
+		"LANE_AMBIENT":     4,
+	}
+)
+
+func (x Lane) Enum() *Lane {
+	p := new(Lane)
+	*p = x
+	return p
+}
+
+func (x Lane) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Lane) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_provider_v1_provider_proto_enumTypes[1].Descriptor()
+}
+
+func (Lane) Type() protoreflect.EnumType {
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[1]
+}
+
+func (x Lane) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Lane.Descriptor instead.
+func (Lane) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{1}
+}
+
 // ReferenceKind says what a platform id names.
 type ReferenceKind int32
 
@@ -65,11 +184,11 @@ func (x ReferenceKind) String() string {
 }
 
 func (ReferenceKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_provider_v1_provider_proto_enumTypes[0].Descriptor()
+	return file_chatbus_provider_v1_provider_proto_enumTypes[2].Descriptor()
 }
 
 func (ReferenceKind) Type() protoreflect.EnumType {
-	return &file_chatbus_provider_v1_provider_proto_enumTypes[0]
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[2]
 }
 
 func (x ReferenceKind) Number() protoreflect.EnumNumber {
@@ -78,7 +197,7 @@ func (x ReferenceKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ReferenceKind.Descriptor instead.
 func (ReferenceKind) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{2}
 }
 
 // UpdateKind mirrors chatbus.v1.UpdateKind.
@@ -121,11 +240,11 @@ func (x UpdateKind) String() string {
 }
 
 func (UpdateKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_provider_v1_provider_proto_enumTypes[1].Descriptor()
+	return file_chatbus_provider_v1_provider_proto_enumTypes[3].Descriptor()
 }
 
 func (UpdateKind) Type() protoreflect.EnumType {
-	return &file_chatbus_provider_v1_provider_proto_enumTypes[1]
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[3]
 }
 
 func (x UpdateKind) Number() protoreflect.EnumNumber {
@@ -134,7 +253,7 @@ func (x UpdateKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use UpdateKind.Descriptor instead.
 func (UpdateKind) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{1}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{3}
 }
 
 // ThreadState is what an update says happened to its thread itself, as
@@ -180,11 +299,11 @@ func (x ThreadState) String() string {
 }
 
 func (ThreadState) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_provider_v1_provider_proto_enumTypes[2].Descriptor()
+	return file_chatbus_provider_v1_provider_proto_enumTypes[4].Descriptor()
 }
 
 func (ThreadState) Type() protoreflect.EnumType {
-	return &file_chatbus_provider_v1_provider_proto_enumTypes[2]
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[4]
 }
 
 func (x ThreadState) Number() protoreflect.EnumNumber {
@@ -193,7 +312,7 @@ func (x ThreadState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ThreadState.Descriptor instead.
 func (ThreadState) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{2}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{4}
 }
 
 // Phase of the owner's doctor fence.
@@ -233,11 +352,11 @@ func (x Phase) String() string {
 }
 
 func (Phase) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_provider_v1_provider_proto_enumTypes[3].Descriptor()
+	return file_chatbus_provider_v1_provider_proto_enumTypes[5].Descriptor()
 }
 
 func (Phase) Type() protoreflect.EnumType {
-	return &file_chatbus_provider_v1_provider_proto_enumTypes[3]
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[5]
 }
 
 func (x Phase) Number() protoreflect.EnumNumber {
@@ -246,7 +365,7 @@ func (x Phase) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Phase.Descriptor instead.
 func (Phase) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{3}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
 }
 
 // Incarnation identifies one process: pid plus its start time (Linux:
@@ -390,7 +509,11 @@ type DescribeResponse struct {
 	WebUrl string `protobuf:"bytes,4,opt,name=web_url,json=webUrl,proto3" json:"web_url,omitempty"`
 	// The message verbs the provider implements (see Verb). Every provider
 	// implements send and edit.
-	Verbs         []*Verb `protobuf:"bytes,5,rep,name=verbs,proto3" json:"verbs,omitempty"`
+	Verbs []*Verb `protobuf:"bytes,5,rep,name=verbs,proto3" json:"verbs,omitempty"`
+	// The platform's rate limits on calls, as the operator's settings left
+	// them: the supervisor paces calls to stay within them (a call that
+	// would exceed one waits its turn). Empty: nothing is paced.
+	Limits        []*RateLimit `protobuf:"bytes,6,rep,name=limits,proto3" json:"limits,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -460,6 +583,95 @@ func (x *DescribeResponse) GetVerbs() []*Verb {
 	return nil
 }
 
+func (x *DescribeResponse) GetLimits() []*RateLimit {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+// RateLimit is one limit a platform puts on calls: at most count calls in
+// any window of per, counted per scope, of the methods listed.
+type RateLimit struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The limit's name ("bot", "chat", "group"): the key of the provider's
+	// setting that changes it, and what logs and busctl say.
+	Name  string               `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Scope LimitScope           `protobuf:"varint,2,opt,name=scope,proto3,enum=chatbus.provider.v1.LimitScope" json:"scope,omitempty"`
+	Count uint32               `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	Per   *durationpb.Duration `protobuf:"bytes,4,opt,name=per,proto3" json:"per,omitempty"`
+	// The methods and verbs it counts ("send", "sendMessage"; "upload" for
+	// UploadFile). Empty: every call.
+	Methods       []string `protobuf:"bytes,5,rep,name=methods,proto3" json:"methods,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RateLimit) Reset() {
+	*x = RateLimit{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RateLimit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RateLimit) ProtoMessage() {}
+
+func (x *RateLimit) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RateLimit.ProtoReflect.Descriptor instead.
+func (*RateLimit) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *RateLimit) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RateLimit) GetScope() LimitScope {
+	if x != nil {
+		return x.Scope
+	}
+	return LimitScope_LIMIT_SCOPE_UNSPECIFIED
+}
+
+func (x *RateLimit) GetCount() uint32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *RateLimit) GetPer() *durationpb.Duration {
+	if x != nil {
+		return x.Per
+	}
+	return nil
+}
+
+func (x *RateLimit) GetMethods() []string {
+	if x != nil {
+		return x.Methods
+	}
+	return nil
+}
+
 // Verb is a platform-neutral message verb a provider implements. A verb
 // is called like a method: CallRequest.method is the verb's name and
 // params_json its params message in protobuf's JSON form with the proto
@@ -477,14 +689,17 @@ type Verb struct {
 	// declare a method of one of these names.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// As Method.idempotent.
-	Idempotent    bool `protobuf:"varint,2,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
+	Idempotent bool `protobuf:"varint,2,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
+	// typing: how long the indicator shows after one call. A repeat within
+	// it is answered without a call (until a message of the thread goes).
+	Lasts         *durationpb.Duration `protobuf:"bytes,3,opt,name=lasts,proto3" json:"lasts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Verb) Reset() {
 	*x = Verb{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -496,7 +711,7 @@ func (x *Verb) String() string {
 func (*Verb) ProtoMessage() {}
 
 func (x *Verb) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -509,7 +724,7 @@ func (x *Verb) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Verb.ProtoReflect.Descriptor instead.
 func (*Verb) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{4}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Verb) GetName() string {
@@ -524,6 +739,13 @@ func (x *Verb) GetIdempotent() bool {
 		return x.Idempotent
 	}
 	return false
+}
+
+func (x *Verb) GetLasts() *durationpb.Duration {
+	if x != nil {
+		return x.Lasts
+	}
+	return nil
 }
 
 // SendParams posts a message in the call's thread.
@@ -543,7 +765,7 @@ type SendParams struct {
 
 func (x *SendParams) Reset() {
 	*x = SendParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -555,7 +777,7 @@ func (x *SendParams) String() string {
 func (*SendParams) ProtoMessage() {}
 
 func (x *SendParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -568,7 +790,7 @@ func (x *SendParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendParams.ProtoReflect.Descriptor instead.
 func (*SendParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SendParams) GetText() string {
@@ -613,7 +835,7 @@ type EditParams struct {
 
 func (x *EditParams) Reset() {
 	*x = EditParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -625,7 +847,7 @@ func (x *EditParams) String() string {
 func (*EditParams) ProtoMessage() {}
 
 func (x *EditParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -638,7 +860,7 @@ func (x *EditParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditParams.ProtoReflect.Descriptor instead.
 func (*EditParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *EditParams) GetMessageId() string {
@@ -673,7 +895,7 @@ type ReactParams struct {
 
 func (x *ReactParams) Reset() {
 	*x = ReactParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -685,7 +907,7 @@ func (x *ReactParams) String() string {
 func (*ReactParams) ProtoMessage() {}
 
 func (x *ReactParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -698,7 +920,7 @@ func (x *ReactParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReactParams.ProtoReflect.Descriptor instead.
 func (*ReactParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{7}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ReactParams) GetMessageId() string {
@@ -724,7 +946,7 @@ type TypingParams struct {
 
 func (x *TypingParams) Reset() {
 	*x = TypingParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -736,7 +958,7 @@ func (x *TypingParams) String() string {
 func (*TypingParams) ProtoMessage() {}
 
 func (x *TypingParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -749,7 +971,7 @@ func (x *TypingParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TypingParams.ProtoReflect.Descriptor instead.
 func (*TypingParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{8}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9}
 }
 
 // AnswerParams acknowledges a button press.
@@ -764,7 +986,7 @@ type AnswerParams struct {
 
 func (x *AnswerParams) Reset() {
 	*x = AnswerParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -776,7 +998,7 @@ func (x *AnswerParams) String() string {
 func (*AnswerParams) ProtoMessage() {}
 
 func (x *AnswerParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -789,7 +1011,7 @@ func (x *AnswerParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerParams.ProtoReflect.Descriptor instead.
 func (*AnswerParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AnswerParams) GetInteractionId() string {
@@ -819,7 +1041,7 @@ type Button struct {
 
 func (x *Button) Reset() {
 	*x = Button{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -831,7 +1053,7 @@ func (x *Button) String() string {
 func (*Button) ProtoMessage() {}
 
 func (x *Button) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -844,7 +1066,7 @@ func (x *Button) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Button.ProtoReflect.Descriptor instead.
 func (*Button) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Button) GetLabel() string {
@@ -872,7 +1094,7 @@ type VerbResult struct {
 
 func (x *VerbResult) Reset() {
 	*x = VerbResult{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -884,7 +1106,7 @@ func (x *VerbResult) String() string {
 func (*VerbResult) ProtoMessage() {}
 
 func (x *VerbResult) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -897,7 +1119,7 @@ func (x *VerbResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerbResult.ProtoReflect.Descriptor instead.
 func (*VerbResult) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *VerbResult) GetMessageIds() []string {
@@ -920,14 +1142,16 @@ type Method struct {
 	// key (Discord: a message nonce). A call whose outcome is unknown (the
 	// child died mid-call) is then sent again with its key instead of being
 	// reported as unknown.
-	Idempotent    bool `protobuf:"varint,3,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
+	Idempotent bool `protobuf:"varint,3,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
+	// Which calls go first when calls wait for the platform's limits.
+	Lane          Lane `protobuf:"varint,4,opt,name=lane,proto3,enum=chatbus.provider.v1.Lane" json:"lane,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Method) Reset() {
 	*x = Method{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -939,7 +1163,7 @@ func (x *Method) String() string {
 func (*Method) ProtoMessage() {}
 
 func (x *Method) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -952,7 +1176,7 @@ func (x *Method) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Method.ProtoReflect.Descriptor instead.
 func (*Method) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Method) GetName() string {
@@ -976,6 +1200,13 @@ func (x *Method) GetIdempotent() bool {
 	return false
 }
 
+func (x *Method) GetLane() Lane {
+	if x != nil {
+		return x.Lane
+	}
+	return Lane_LANE_UNSPECIFIED
+}
+
 // MethodParam is a Call parameter that names an id of the thread.
 type MethodParam struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -989,7 +1220,7 @@ type MethodParam struct {
 
 func (x *MethodParam) Reset() {
 	*x = MethodParam{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1001,7 +1232,7 @@ func (x *MethodParam) String() string {
 func (*MethodParam) ProtoMessage() {}
 
 func (x *MethodParam) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1014,7 +1245,7 @@ func (x *MethodParam) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MethodParam.ProtoReflect.Descriptor instead.
 func (*MethodParam) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *MethodParam) GetName() string {
@@ -1049,7 +1280,7 @@ type Reference struct {
 
 func (x *Reference) Reset() {
 	*x = Reference{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1061,7 +1292,7 @@ func (x *Reference) String() string {
 func (*Reference) ProtoMessage() {}
 
 func (x *Reference) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1074,7 +1305,7 @@ func (x *Reference) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reference.ProtoReflect.Descriptor instead.
 func (*Reference) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Reference) GetKind() ReferenceKind {
@@ -1107,7 +1338,7 @@ type Target struct {
 
 func (x *Target) Reset() {
 	*x = Target{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1119,7 +1350,7 @@ func (x *Target) String() string {
 func (*Target) ProtoMessage() {}
 
 func (x *Target) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1132,7 +1363,7 @@ func (x *Target) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Target.ProtoReflect.Descriptor instead.
 func (*Target) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Target) GetChat() string {
@@ -1173,7 +1404,7 @@ type IdentifyResponse struct {
 
 func (x *IdentifyResponse) Reset() {
 	*x = IdentifyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1185,7 +1416,7 @@ func (x *IdentifyResponse) String() string {
 func (*IdentifyResponse) ProtoMessage() {}
 
 func (x *IdentifyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1198,7 +1429,7 @@ func (x *IdentifyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentifyResponse.ProtoReflect.Descriptor instead.
 func (*IdentifyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *IdentifyResponse) GetName() string {
@@ -1249,7 +1480,7 @@ type UpdatesRequest struct {
 
 func (x *UpdatesRequest) Reset() {
 	*x = UpdatesRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1261,7 +1492,7 @@ func (x *UpdatesRequest) String() string {
 func (*UpdatesRequest) ProtoMessage() {}
 
 func (x *UpdatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1274,7 +1505,7 @@ func (x *UpdatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UpdatesRequest) GetMsg() isUpdatesRequest_Msg {
@@ -1332,7 +1563,7 @@ type UpdatesResponse struct {
 
 func (x *UpdatesResponse) Reset() {
 	*x = UpdatesResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1344,7 +1575,7 @@ func (x *UpdatesResponse) String() string {
 func (*UpdatesResponse) ProtoMessage() {}
 
 func (x *UpdatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1357,7 +1588,7 @@ func (x *UpdatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesResponse.ProtoReflect.Descriptor instead.
 func (*UpdatesResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *UpdatesResponse) GetUpdate() *Update {
@@ -1429,7 +1660,7 @@ type Update struct {
 
 func (x *Update) Reset() {
 	*x = Update{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1441,7 +1672,7 @@ func (x *Update) String() string {
 func (*Update) ProtoMessage() {}
 
 func (x *Update) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1454,7 +1685,7 @@ func (x *Update) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Update.ProtoReflect.Descriptor instead.
 func (*Update) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Update) GetUpdateId() int64 {
@@ -1597,7 +1828,7 @@ type References struct {
 
 func (x *References) Reset() {
 	*x = References{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1609,7 +1840,7 @@ func (x *References) String() string {
 func (*References) ProtoMessage() {}
 
 func (x *References) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1622,7 +1853,7 @@ func (x *References) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use References.ProtoReflect.Descriptor instead.
 func (*References) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *References) GetMessageIds() []int64 {
@@ -1671,7 +1902,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1683,7 +1914,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1696,7 +1927,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CallRequest) GetMethod() string {
@@ -1732,14 +1963,21 @@ type CallResponse struct {
 	ResultJson []byte                 `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
 	// The ids the result made available to the thread (the message sent,
 	// its files).
-	References    *References `protobuf:"bytes,2,opt,name=references,proto3" json:"references,omitempty"`
+	References *References `protobuf:"bytes,2,opt,name=references,proto3" json:"references,omitempty"`
+	// The platform said the call's scope has no room left for a while
+	// (Discord's X-RateLimit-Remaining: 0): the supervisor holds calls of
+	// that scope back until then. (A call the platform refused as rate
+	// limited says so in its error: RESOURCE_EXHAUSTED with a RetryInfo,
+	// and an ErrorInfo whose metadata "scope" is "bot", "chat" or "thread";
+	// "chat" if it does not say.)
+	Pause         *Pause `protobuf:"bytes,3,opt,name=pause,proto3" json:"pause,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1751,7 +1989,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1764,7 +2002,7 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
@@ -1781,6 +2019,75 @@ func (x *CallResponse) GetReferences() *References {
 	return nil
 }
 
+func (x *CallResponse) GetPause() *Pause {
+	if x != nil {
+		return x.Pause
+	}
+	return nil
+}
+
+// Pause is a scope the platform has no room in for a while.
+type Pause struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Scope LimitScope             `protobuf:"varint,1,opt,name=scope,proto3,enum=chatbus.provider.v1.LimitScope" json:"scope,omitempty"`
+	After *durationpb.Duration   `protobuf:"bytes,2,opt,name=after,proto3" json:"after,omitempty"`
+	// Only calls of the same method wait (a per-route bucket).
+	MethodOnly    bool `protobuf:"varint,3,opt,name=method_only,json=methodOnly,proto3" json:"method_only,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Pause) Reset() {
+	*x = Pause{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Pause) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Pause) ProtoMessage() {}
+
+func (x *Pause) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Pause.ProtoReflect.Descriptor instead.
+func (*Pause) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *Pause) GetScope() LimitScope {
+	if x != nil {
+		return x.Scope
+	}
+	return LimitScope_LIMIT_SCOPE_UNSPECIFIED
+}
+
+func (x *Pause) GetAfter() *durationpb.Duration {
+	if x != nil {
+		return x.After
+	}
+	return nil
+}
+
+func (x *Pause) GetMethodOnly() bool {
+	if x != nil {
+		return x.MethodOnly
+	}
+	return false
+}
+
 type UploadFileRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Msg:
@@ -1794,7 +2101,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1806,7 +2113,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1819,7 +2126,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -1874,7 +2181,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1886,7 +2193,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1899,7 +2206,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -1925,7 +2232,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1937,7 +2244,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1950,7 +2257,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DownloadFileRequest) GetFileId() string {
@@ -1972,7 +2279,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1984,7 +2291,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1997,7 +2304,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -2039,7 +2346,7 @@ type ProvisionTargetRequest struct {
 
 func (x *ProvisionTargetRequest) Reset() {
 	*x = ProvisionTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2051,7 +2358,7 @@ func (x *ProvisionTargetRequest) String() string {
 func (*ProvisionTargetRequest) ProtoMessage() {}
 
 func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2064,7 +2371,7 @@ func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ProvisionTargetRequest) GetName() string {
@@ -2110,7 +2417,7 @@ type ProvisionTargetResponse struct {
 
 func (x *ProvisionTargetResponse) Reset() {
 	*x = ProvisionTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2122,7 +2429,7 @@ func (x *ProvisionTargetResponse) String() string {
 func (*ProvisionTargetResponse) ProtoMessage() {}
 
 func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2135,7 +2442,7 @@ func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetResponse.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ProvisionTargetResponse) GetChatId() int64 {
@@ -2185,7 +2492,7 @@ type CloseTargetRequest struct {
 
 func (x *CloseTargetRequest) Reset() {
 	*x = CloseTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2197,7 +2504,7 @@ func (x *CloseTargetRequest) String() string {
 func (*CloseTargetRequest) ProtoMessage() {}
 
 func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2210,7 +2517,7 @@ func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetRequest.ProtoReflect.Descriptor instead.
 func (*CloseTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CloseTargetRequest) GetChatId() int64 {
@@ -2242,7 +2549,7 @@ type CloseTargetResponse struct {
 
 func (x *CloseTargetResponse) Reset() {
 	*x = CloseTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2254,7 +2561,7 @@ func (x *CloseTargetResponse) String() string {
 func (*CloseTargetResponse) ProtoMessage() {}
 
 func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2267,7 +2574,7 @@ func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetResponse.ProtoReflect.Descriptor instead.
 func (*CloseTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
 }
 
 type AttachRequest struct {
@@ -2283,7 +2590,7 @@ type AttachRequest struct {
 
 func (x *AttachRequest) Reset() {
 	*x = AttachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2295,7 +2602,7 @@ func (x *AttachRequest) String() string {
 func (*AttachRequest) ProtoMessage() {}
 
 func (x *AttachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2308,7 +2615,7 @@ func (x *AttachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
 func (*AttachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *AttachRequest) GetInstanceId() string {
@@ -2347,7 +2654,7 @@ type AttachResponse struct {
 
 func (x *AttachResponse) Reset() {
 	*x = AttachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2359,7 +2666,7 @@ func (x *AttachResponse) String() string {
 func (*AttachResponse) ProtoMessage() {}
 
 func (x *AttachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2372,7 +2679,7 @@ func (x *AttachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachResponse.ProtoReflect.Descriptor instead.
 func (*AttachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
 }
 
 type DetachRequest struct {
@@ -2384,7 +2691,7 @@ type DetachRequest struct {
 
 func (x *DetachRequest) Reset() {
 	*x = DetachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2396,7 +2703,7 @@ func (x *DetachRequest) String() string {
 func (*DetachRequest) ProtoMessage() {}
 
 func (x *DetachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2409,7 +2716,7 @@ func (x *DetachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachRequest.ProtoReflect.Descriptor instead.
 func (*DetachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *DetachRequest) GetInstanceId() string {
@@ -2427,7 +2734,7 @@ type DetachResponse struct {
 
 func (x *DetachResponse) Reset() {
 	*x = DetachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2439,7 +2746,7 @@ func (x *DetachResponse) String() string {
 func (*DetachResponse) ProtoMessage() {}
 
 func (x *DetachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2452,7 +2759,7 @@ func (x *DetachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachResponse.ProtoReflect.Descriptor instead.
 func (*DetachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
 }
 
 type WatchOccupancyRequest struct {
@@ -2463,7 +2770,7 @@ type WatchOccupancyRequest struct {
 
 func (x *WatchOccupancyRequest) Reset() {
 	*x = WatchOccupancyRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2475,7 +2782,7 @@ func (x *WatchOccupancyRequest) String() string {
 func (*WatchOccupancyRequest) ProtoMessage() {}
 
 func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2488,7 +2795,7 @@ func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyRequest.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
 }
 
 type WatchOccupancyResponse struct {
@@ -2505,7 +2812,7 @@ type WatchOccupancyResponse struct {
 
 func (x *WatchOccupancyResponse) Reset() {
 	*x = WatchOccupancyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2517,7 +2824,7 @@ func (x *WatchOccupancyResponse) String() string {
 func (*WatchOccupancyResponse) ProtoMessage() {}
 
 func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2530,7 +2837,7 @@ func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyResponse.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *WatchOccupancyResponse) GetOccupancy() *Occupancy {
@@ -2574,7 +2881,7 @@ type Occupancy struct {
 
 func (x *Occupancy) Reset() {
 	*x = Occupancy{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2586,7 +2893,7 @@ func (x *Occupancy) String() string {
 func (*Occupancy) ProtoMessage() {}
 
 func (x *Occupancy) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2599,7 +2906,7 @@ func (x *Occupancy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Occupancy.ProtoReflect.Descriptor instead.
 func (*Occupancy) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Occupancy) GetAttached() uint32 {
@@ -2651,7 +2958,7 @@ type Fence struct {
 
 func (x *Fence) Reset() {
 	*x = Fence{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2663,7 +2970,7 @@ func (x *Fence) String() string {
 func (*Fence) ProtoMessage() {}
 
 func (x *Fence) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2676,7 +2983,7 @@ func (x *Fence) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fence.ProtoReflect.Descriptor instead.
 func (*Fence) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Fence) GetRequestId() string {
@@ -2718,7 +3025,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2730,7 +3037,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2743,7 +3050,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *PrepareRequest) GetFence() *Fence {
@@ -2770,7 +3077,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2782,7 +3089,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2795,7 +3102,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *PrepareResponse) GetOccupancy() *Occupancy {
@@ -2821,7 +3128,7 @@ type CommitRequest struct {
 
 func (x *CommitRequest) Reset() {
 	*x = CommitRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2833,7 +3140,7 @@ func (x *CommitRequest) String() string {
 func (*CommitRequest) ProtoMessage() {}
 
 func (x *CommitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2846,7 +3153,7 @@ func (x *CommitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitRequest.ProtoReflect.Descriptor instead.
 func (*CommitRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *CommitRequest) GetFence() *Fence {
@@ -2865,7 +3172,7 @@ type CommitResponse struct {
 
 func (x *CommitResponse) Reset() {
 	*x = CommitResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2877,7 +3184,7 @@ func (x *CommitResponse) String() string {
 func (*CommitResponse) ProtoMessage() {}
 
 func (x *CommitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2890,7 +3197,7 @@ func (x *CommitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitResponse.ProtoReflect.Descriptor instead.
 func (*CommitResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CommitResponse) GetOccupancy() *Occupancy {
@@ -2909,7 +3216,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2921,7 +3228,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2934,7 +3241,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CancelRequest) GetFence() *Fence {
@@ -2952,7 +3259,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2964,7 +3271,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2977,7 +3284,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
 }
 
 type StatusRequest struct {
@@ -2988,7 +3295,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3000,7 +3307,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3013,7 +3320,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{47}
 }
 
 type StatusResponse struct {
@@ -3032,7 +3339,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3044,7 +3351,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3057,7 +3364,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *StatusResponse) GetPhase() Phase {
@@ -3123,7 +3430,7 @@ type UpdatesRequest_Start struct {
 
 func (x *UpdatesRequest_Start) Reset() {
 	*x = UpdatesRequest_Start{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3135,7 +3442,7 @@ func (x *UpdatesRequest_Start) String() string {
 func (*UpdatesRequest_Start) ProtoMessage() {}
 
 func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3148,7 +3455,7 @@ func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest_Start.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest_Start) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18, 0}
 }
 
 func (x *UpdatesRequest_Start) GetCursor() int64 {
@@ -3183,7 +3490,7 @@ type UpdatesRequest_Ack struct {
 
 func (x *UpdatesRequest_Ack) Reset() {
 	*x = UpdatesRequest_Ack{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3195,7 +3502,7 @@ func (x *UpdatesRequest_Ack) String() string {
 func (*UpdatesRequest_Ack) ProtoMessage() {}
 
 func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3208,7 +3515,7 @@ func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest_Ack.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest_Ack) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17, 1}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18, 1}
 }
 
 func (x *UpdatesRequest_Ack) GetUpdateId() int64 {
@@ -3235,7 +3542,7 @@ type UploadFileRequest_Header struct {
 
 func (x *UploadFileRequest_Header) Reset() {
 	*x = UploadFileRequest_Header{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3247,7 +3554,7 @@ func (x *UploadFileRequest_Header) String() string {
 func (*UploadFileRequest_Header) ProtoMessage() {}
 
 func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3260,7 +3567,7 @@ func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest_Header.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest_Header) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25, 0}
 }
 
 func (x *UploadFileRequest_Header) GetChatId() int64 {
@@ -3315,18 +3622,26 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"start_time\x18\x02 \x01(\x04R\tstartTime\"\x11\n" +
 	"\x0fIdentifyRequest\"\x11\n" +
-	"\x0fDescribeRequest\"\xd5\x01\n" +
+	"\x0fDescribeRequest\"\x8d\x02\n" +
 	"\x10DescribeResponse\x12\x1a\n" +
 	"\bplatform\x18\x01 \x01(\tR\bplatform\x125\n" +
 	"\amethods\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.MethodR\amethods\x12$\n" +
 	"\x0emax_text_chars\x18\x03 \x01(\rR\fmaxTextChars\x12\x17\n" +
 	"\aweb_url\x18\x04 \x01(\tR\x06webUrl\x12/\n" +
-	"\x05verbs\x18\x05 \x03(\v2\x19.chatbus.provider.v1.VerbR\x05verbs\":\n" +
+	"\x05verbs\x18\x05 \x03(\v2\x19.chatbus.provider.v1.VerbR\x05verbs\x126\n" +
+	"\x06limits\x18\x06 \x03(\v2\x1e.chatbus.provider.v1.RateLimitR\x06limits\"\xb3\x01\n" +
+	"\tRateLimit\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x125\n" +
+	"\x05scope\x18\x02 \x01(\x0e2\x1f.chatbus.provider.v1.LimitScopeR\x05scope\x12\x14\n" +
+	"\x05count\x18\x03 \x01(\rR\x05count\x12+\n" +
+	"\x03per\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\x03per\x12\x18\n" +
+	"\amethods\x18\x05 \x03(\tR\amethods\"k\n" +
 	"\x04Verb\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
 	"\n" +
 	"idempotent\x18\x02 \x01(\bR\n" +
-	"idempotent\"\x8a\x01\n" +
+	"idempotent\x12/\n" +
+	"\x05lasts\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x05lasts\"\x8a\x01\n" +
 	"\n" +
 	"SendParams\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x19\n" +
@@ -3353,13 +3668,14 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"VerbResult\x12\x1f\n" +
 	"\vmessage_ids\x18\x01 \x03(\tR\n" +
-	"messageIds\"v\n" +
+	"messageIds\"\xa5\x01\n" +
 	"\x06Method\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x128\n" +
 	"\x06params\x18\x02 \x03(\v2 .chatbus.provider.v1.MethodParamR\x06params\x12\x1e\n" +
 	"\n" +
 	"idempotent\x18\x03 \x01(\bR\n" +
-	"idempotent\"u\n" +
+	"idempotent\x12-\n" +
+	"\x04lane\x18\x04 \x01(\x0e2\x19.chatbus.provider.v1.LaneR\x04lane\"u\n" +
 	"\vMethodParam\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x126\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\".chatbus.provider.v1.ReferenceKindR\x04kind\x12\x1a\n" +
@@ -3428,13 +3744,19 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\vparams_json\x18\x02 \x01(\fR\n" +
 	"paramsJson\x12'\n" +
 	"\x0fidempotency_key\x18\x03 \x01(\tR\x0eidempotencyKey\x123\n" +
-	"\x06target\x18\x04 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06target\"p\n" +
+	"\x06target\x18\x04 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06target\"\xa2\x01\n" +
 	"\fCallResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
 	"resultJson\x12?\n" +
 	"\n" +
 	"references\x18\x02 \x01(\v2\x1f.chatbus.provider.v1.ReferencesR\n" +
-	"references\"\xbb\x02\n" +
+	"references\x120\n" +
+	"\x05pause\x18\x03 \x01(\v2\x1a.chatbus.provider.v1.PauseR\x05pause\"\x90\x01\n" +
+	"\x05Pause\x125\n" +
+	"\x05scope\x18\x01 \x01(\x0e2\x1f.chatbus.provider.v1.LimitScopeR\x05scope\x12/\n" +
+	"\x05after\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x05after\x12\x1f\n" +
+	"\vmethod_only\x18\x03 \x01(\bR\n" +
+	"methodOnly\"\xbb\x02\n" +
 	"\x11UploadFileRequest\x12G\n" +
 	"\x06header\x18\x01 \x01(\v2-.chatbus.provider.v1.UploadFileRequest.HeaderH\x00R\x06header\x12\x16\n" +
 	"\x05chunk\x18\x02 \x01(\fH\x00R\x05chunk\x1a\xbd\x01\n" +
@@ -3527,7 +3849,19 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x10lease_expires_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x0eleaseExpiresAt\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x05 \x01(\tR\trequestId\x12#\n" +
-	"\rhealth_detail\x18\x06 \x01(\tR\fhealthDetail*\x84\x01\n" +
+	"\rhealth_detail\x18\x06 \x01(\tR\fhealthDetail*l\n" +
+	"\n" +
+	"LimitScope\x12\x1b\n" +
+	"\x17LIMIT_SCOPE_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fLIMIT_SCOPE_BOT\x10\x01\x12\x14\n" +
+	"\x10LIMIT_SCOPE_CHAT\x10\x02\x12\x16\n" +
+	"\x12LIMIT_SCOPE_THREAD\x10\x03*`\n" +
+	"\x04Lane\x12\x14\n" +
+	"\x10LANE_UNSPECIFIED\x10\x00\x12\x0f\n" +
+	"\vLANE_PROMPT\x10\x01\x12\x10\n" +
+	"\fLANE_MESSAGE\x10\x02\x12\r\n" +
+	"\tLANE_EDIT\x10\x03\x12\x10\n" +
+	"\fLANE_AMBIENT\x10\x04*\x84\x01\n" +
 	"\rReferenceKind\x12\x1e\n" +
 	"\x1aREFERENCE_KIND_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16REFERENCE_KIND_MESSAGE\x10\x01\x12\x17\n" +
@@ -3582,141 +3916,153 @@ func file_chatbus_provider_v1_provider_proto_rawDescGZIP() []byte {
 	return file_chatbus_provider_v1_provider_proto_rawDescData
 }
 
-var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
+var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
 var file_chatbus_provider_v1_provider_proto_goTypes = []any{
-	(ReferenceKind)(0),               // 0: chatbus.provider.v1.ReferenceKind
-	(UpdateKind)(0),                  // 1: chatbus.provider.v1.UpdateKind
-	(ThreadState)(0),                 // 2: chatbus.provider.v1.ThreadState
-	(Phase)(0),                       // 3: chatbus.provider.v1.Phase
-	(*Incarnation)(nil),              // 4: chatbus.provider.v1.Incarnation
-	(*IdentifyRequest)(nil),          // 5: chatbus.provider.v1.IdentifyRequest
-	(*DescribeRequest)(nil),          // 6: chatbus.provider.v1.DescribeRequest
-	(*DescribeResponse)(nil),         // 7: chatbus.provider.v1.DescribeResponse
-	(*Verb)(nil),                     // 8: chatbus.provider.v1.Verb
-	(*SendParams)(nil),               // 9: chatbus.provider.v1.SendParams
-	(*EditParams)(nil),               // 10: chatbus.provider.v1.EditParams
-	(*ReactParams)(nil),              // 11: chatbus.provider.v1.ReactParams
-	(*TypingParams)(nil),             // 12: chatbus.provider.v1.TypingParams
-	(*AnswerParams)(nil),             // 13: chatbus.provider.v1.AnswerParams
-	(*Button)(nil),                   // 14: chatbus.provider.v1.Button
-	(*VerbResult)(nil),               // 15: chatbus.provider.v1.VerbResult
-	(*Method)(nil),                   // 16: chatbus.provider.v1.Method
-	(*MethodParam)(nil),              // 17: chatbus.provider.v1.MethodParam
-	(*Reference)(nil),                // 18: chatbus.provider.v1.Reference
-	(*Target)(nil),                   // 19: chatbus.provider.v1.Target
-	(*IdentifyResponse)(nil),         // 20: chatbus.provider.v1.IdentifyResponse
-	(*UpdatesRequest)(nil),           // 21: chatbus.provider.v1.UpdatesRequest
-	(*UpdatesResponse)(nil),          // 22: chatbus.provider.v1.UpdatesResponse
-	(*Update)(nil),                   // 23: chatbus.provider.v1.Update
-	(*References)(nil),               // 24: chatbus.provider.v1.References
-	(*CallRequest)(nil),              // 25: chatbus.provider.v1.CallRequest
-	(*CallResponse)(nil),             // 26: chatbus.provider.v1.CallResponse
-	(*UploadFileRequest)(nil),        // 27: chatbus.provider.v1.UploadFileRequest
-	(*UploadFileResponse)(nil),       // 28: chatbus.provider.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),      // 29: chatbus.provider.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),     // 30: chatbus.provider.v1.DownloadFileResponse
-	(*ProvisionTargetRequest)(nil),   // 31: chatbus.provider.v1.ProvisionTargetRequest
-	(*ProvisionTargetResponse)(nil),  // 32: chatbus.provider.v1.ProvisionTargetResponse
-	(*CloseTargetRequest)(nil),       // 33: chatbus.provider.v1.CloseTargetRequest
-	(*CloseTargetResponse)(nil),      // 34: chatbus.provider.v1.CloseTargetResponse
-	(*AttachRequest)(nil),            // 35: chatbus.provider.v1.AttachRequest
-	(*AttachResponse)(nil),           // 36: chatbus.provider.v1.AttachResponse
-	(*DetachRequest)(nil),            // 37: chatbus.provider.v1.DetachRequest
-	(*DetachResponse)(nil),           // 38: chatbus.provider.v1.DetachResponse
-	(*WatchOccupancyRequest)(nil),    // 39: chatbus.provider.v1.WatchOccupancyRequest
-	(*WatchOccupancyResponse)(nil),   // 40: chatbus.provider.v1.WatchOccupancyResponse
-	(*Occupancy)(nil),                // 41: chatbus.provider.v1.Occupancy
-	(*Fence)(nil),                    // 42: chatbus.provider.v1.Fence
-	(*PrepareRequest)(nil),           // 43: chatbus.provider.v1.PrepareRequest
-	(*PrepareResponse)(nil),          // 44: chatbus.provider.v1.PrepareResponse
-	(*CommitRequest)(nil),            // 45: chatbus.provider.v1.CommitRequest
-	(*CommitResponse)(nil),           // 46: chatbus.provider.v1.CommitResponse
-	(*CancelRequest)(nil),            // 47: chatbus.provider.v1.CancelRequest
-	(*CancelResponse)(nil),           // 48: chatbus.provider.v1.CancelResponse
-	(*StatusRequest)(nil),            // 49: chatbus.provider.v1.StatusRequest
-	(*StatusResponse)(nil),           // 50: chatbus.provider.v1.StatusResponse
-	(*UpdatesRequest_Start)(nil),     // 51: chatbus.provider.v1.UpdatesRequest.Start
-	(*UpdatesRequest_Ack)(nil),       // 52: chatbus.provider.v1.UpdatesRequest.Ack
-	(*UploadFileRequest_Header)(nil), // 53: chatbus.provider.v1.UploadFileRequest.Header
-	(*timestamppb.Timestamp)(nil),    // 54: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),      // 55: google.protobuf.Duration
+	(LimitScope)(0),                  // 0: chatbus.provider.v1.LimitScope
+	(Lane)(0),                        // 1: chatbus.provider.v1.Lane
+	(ReferenceKind)(0),               // 2: chatbus.provider.v1.ReferenceKind
+	(UpdateKind)(0),                  // 3: chatbus.provider.v1.UpdateKind
+	(ThreadState)(0),                 // 4: chatbus.provider.v1.ThreadState
+	(Phase)(0),                       // 5: chatbus.provider.v1.Phase
+	(*Incarnation)(nil),              // 6: chatbus.provider.v1.Incarnation
+	(*IdentifyRequest)(nil),          // 7: chatbus.provider.v1.IdentifyRequest
+	(*DescribeRequest)(nil),          // 8: chatbus.provider.v1.DescribeRequest
+	(*DescribeResponse)(nil),         // 9: chatbus.provider.v1.DescribeResponse
+	(*RateLimit)(nil),                // 10: chatbus.provider.v1.RateLimit
+	(*Verb)(nil),                     // 11: chatbus.provider.v1.Verb
+	(*SendParams)(nil),               // 12: chatbus.provider.v1.SendParams
+	(*EditParams)(nil),               // 13: chatbus.provider.v1.EditParams
+	(*ReactParams)(nil),              // 14: chatbus.provider.v1.ReactParams
+	(*TypingParams)(nil),             // 15: chatbus.provider.v1.TypingParams
+	(*AnswerParams)(nil),             // 16: chatbus.provider.v1.AnswerParams
+	(*Button)(nil),                   // 17: chatbus.provider.v1.Button
+	(*VerbResult)(nil),               // 18: chatbus.provider.v1.VerbResult
+	(*Method)(nil),                   // 19: chatbus.provider.v1.Method
+	(*MethodParam)(nil),              // 20: chatbus.provider.v1.MethodParam
+	(*Reference)(nil),                // 21: chatbus.provider.v1.Reference
+	(*Target)(nil),                   // 22: chatbus.provider.v1.Target
+	(*IdentifyResponse)(nil),         // 23: chatbus.provider.v1.IdentifyResponse
+	(*UpdatesRequest)(nil),           // 24: chatbus.provider.v1.UpdatesRequest
+	(*UpdatesResponse)(nil),          // 25: chatbus.provider.v1.UpdatesResponse
+	(*Update)(nil),                   // 26: chatbus.provider.v1.Update
+	(*References)(nil),               // 27: chatbus.provider.v1.References
+	(*CallRequest)(nil),              // 28: chatbus.provider.v1.CallRequest
+	(*CallResponse)(nil),             // 29: chatbus.provider.v1.CallResponse
+	(*Pause)(nil),                    // 30: chatbus.provider.v1.Pause
+	(*UploadFileRequest)(nil),        // 31: chatbus.provider.v1.UploadFileRequest
+	(*UploadFileResponse)(nil),       // 32: chatbus.provider.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),      // 33: chatbus.provider.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),     // 34: chatbus.provider.v1.DownloadFileResponse
+	(*ProvisionTargetRequest)(nil),   // 35: chatbus.provider.v1.ProvisionTargetRequest
+	(*ProvisionTargetResponse)(nil),  // 36: chatbus.provider.v1.ProvisionTargetResponse
+	(*CloseTargetRequest)(nil),       // 37: chatbus.provider.v1.CloseTargetRequest
+	(*CloseTargetResponse)(nil),      // 38: chatbus.provider.v1.CloseTargetResponse
+	(*AttachRequest)(nil),            // 39: chatbus.provider.v1.AttachRequest
+	(*AttachResponse)(nil),           // 40: chatbus.provider.v1.AttachResponse
+	(*DetachRequest)(nil),            // 41: chatbus.provider.v1.DetachRequest
+	(*DetachResponse)(nil),           // 42: chatbus.provider.v1.DetachResponse
+	(*WatchOccupancyRequest)(nil),    // 43: chatbus.provider.v1.WatchOccupancyRequest
+	(*WatchOccupancyResponse)(nil),   // 44: chatbus.provider.v1.WatchOccupancyResponse
+	(*Occupancy)(nil),                // 45: chatbus.provider.v1.Occupancy
+	(*Fence)(nil),                    // 46: chatbus.provider.v1.Fence
+	(*PrepareRequest)(nil),           // 47: chatbus.provider.v1.PrepareRequest
+	(*PrepareResponse)(nil),          // 48: chatbus.provider.v1.PrepareResponse
+	(*CommitRequest)(nil),            // 49: chatbus.provider.v1.CommitRequest
+	(*CommitResponse)(nil),           // 50: chatbus.provider.v1.CommitResponse
+	(*CancelRequest)(nil),            // 51: chatbus.provider.v1.CancelRequest
+	(*CancelResponse)(nil),           // 52: chatbus.provider.v1.CancelResponse
+	(*StatusRequest)(nil),            // 53: chatbus.provider.v1.StatusRequest
+	(*StatusResponse)(nil),           // 54: chatbus.provider.v1.StatusResponse
+	(*UpdatesRequest_Start)(nil),     // 55: chatbus.provider.v1.UpdatesRequest.Start
+	(*UpdatesRequest_Ack)(nil),       // 56: chatbus.provider.v1.UpdatesRequest.Ack
+	(*UploadFileRequest_Header)(nil), // 57: chatbus.provider.v1.UploadFileRequest.Header
+	(*durationpb.Duration)(nil),      // 58: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),    // 59: google.protobuf.Timestamp
 }
 var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
-	16, // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
-	8,  // 1: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
-	14, // 2: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
-	14, // 3: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
-	17, // 4: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
-	0,  // 5: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	0,  // 6: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	4,  // 7: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	51, // 8: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	52, // 9: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
-	23, // 10: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
-	23, // 11: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
-	1,  // 12: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	54, // 13: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	24, // 14: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
-	2,  // 15: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	18, // 16: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	19, // 17: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	24, // 18: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	53, // 19: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	24, // 20: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	19, // 21: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	19, // 22: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	19, // 23: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	19, // 24: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	41, // 25: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	3,  // 26: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	4,  // 27: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	42, // 28: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	55, // 29: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	41, // 30: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	54, // 31: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	42, // 32: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	41, // 33: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	42, // 34: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	3,  // 35: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	41, // 36: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	54, // 37: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	19, // 38: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	5,  // 39: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	6,  // 40: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	21, // 41: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	25, // 42: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	27, // 43: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	29, // 44: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	31, // 45: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	33, // 46: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	35, // 47: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	37, // 48: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	39, // 49: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	43, // 50: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	45, // 51: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	47, // 52: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	49, // 53: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	20, // 54: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	7,  // 55: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	22, // 56: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	26, // 57: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	28, // 58: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	30, // 59: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	32, // 60: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	34, // 61: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	36, // 62: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	38, // 63: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	40, // 64: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	44, // 65: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	46, // 66: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	48, // 67: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	50, // 68: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	54, // [54:69] is the sub-list for method output_type
-	39, // [39:54] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	19, // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
+	11, // 1: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
+	10, // 2: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
+	0,  // 3: chatbus.provider.v1.RateLimit.scope:type_name -> chatbus.provider.v1.LimitScope
+	58, // 4: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
+	58, // 5: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
+	17, // 6: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
+	17, // 7: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
+	20, // 8: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
+	1,  // 9: chatbus.provider.v1.Method.lane:type_name -> chatbus.provider.v1.Lane
+	2,  // 10: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	2,  // 11: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	6,  // 12: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	55, // 13: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	56, // 14: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	26, // 15: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
+	26, // 16: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
+	3,  // 17: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
+	59, // 18: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	27, // 19: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	4,  // 20: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
+	21, // 21: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	22, // 22: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	27, // 23: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	30, // 24: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
+	0,  // 25: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
+	58, // 26: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
+	57, // 27: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	27, // 28: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	22, // 29: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	22, // 30: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	22, // 31: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	22, // 32: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	45, // 33: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	5,  // 34: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
+	6,  // 35: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	46, // 36: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	58, // 37: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	45, // 38: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	59, // 39: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	46, // 40: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	45, // 41: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	46, // 42: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	5,  // 43: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	45, // 44: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	59, // 45: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	22, // 46: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	7,  // 47: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	8,  // 48: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	24, // 49: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	28, // 50: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	31, // 51: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	33, // 52: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	35, // 53: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	37, // 54: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	39, // 55: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	41, // 56: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	43, // 57: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	47, // 58: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	49, // 59: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	51, // 60: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	53, // 61: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	23, // 62: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	9,  // 63: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	25, // 64: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	29, // 65: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	32, // 66: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	34, // 67: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	36, // 68: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	38, // 69: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	40, // 70: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	42, // 71: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	44, // 72: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	48, // 73: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	50, // 74: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	52, // 75: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	54, // 76: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	62, // [62:77] is the sub-list for method output_type
+	47, // [47:62] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }
@@ -3724,11 +4070,11 @@ func file_chatbus_provider_v1_provider_proto_init() {
 	if File_chatbus_provider_v1_provider_proto != nil {
 		return
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[17].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[18].OneofWrappers = []any{
 		(*UpdatesRequest_Start_)(nil),
 		(*UpdatesRequest_Ack_)(nil),
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[23].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[25].OneofWrappers = []any{
 		(*UploadFileRequest_Header_)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -3737,8 +4083,8 @@ func file_chatbus_provider_v1_provider_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_provider_v1_provider_proto_rawDesc), len(file_chatbus_provider_v1_provider_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   50,
+			NumEnums:      6,
+			NumMessages:   52,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -8,6 +8,15 @@ from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+LANE_AMBIENT: Lane
+LANE_EDIT: Lane
+LANE_MESSAGE: Lane
+LANE_PROMPT: Lane
+LANE_UNSPECIFIED: Lane
+LIMIT_SCOPE_BOT: LimitScope
+LIMIT_SCOPE_CHAT: LimitScope
+LIMIT_SCOPE_THREAD: LimitScope
+LIMIT_SCOPE_UNSPECIFIED: LimitScope
 PHASE_COMMITTED: Phase
 PHASE_IDLE: Phase
 PHASE_PREPARED: Phase
@@ -71,12 +80,14 @@ class CallRequest(_message.Message):
     def __init__(self, method: _Optional[str] = ..., params_json: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ..., target: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
 
 class CallResponse(_message.Message):
-    __slots__ = ["references", "result_json"]
+    __slots__ = ["pause", "references", "result_json"]
+    PAUSE_FIELD_NUMBER: _ClassVar[int]
     REFERENCES_FIELD_NUMBER: _ClassVar[int]
     RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    pause: Pause
     references: References
     result_json: bytes
-    def __init__(self, result_json: _Optional[bytes] = ..., references: _Optional[_Union[References, _Mapping]] = ...) -> None: ...
+    def __init__(self, result_json: _Optional[bytes] = ..., references: _Optional[_Union[References, _Mapping]] = ..., pause: _Optional[_Union[Pause, _Mapping]] = ...) -> None: ...
 
 class CancelRequest(_message.Message):
     __slots__ = ["fence"]
@@ -119,18 +130,20 @@ class DescribeRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class DescribeResponse(_message.Message):
-    __slots__ = ["max_text_chars", "methods", "platform", "verbs", "web_url"]
+    __slots__ = ["limits", "max_text_chars", "methods", "platform", "verbs", "web_url"]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
     MAX_TEXT_CHARS_FIELD_NUMBER: _ClassVar[int]
     METHODS_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_FIELD_NUMBER: _ClassVar[int]
     VERBS_FIELD_NUMBER: _ClassVar[int]
     WEB_URL_FIELD_NUMBER: _ClassVar[int]
+    limits: _containers.RepeatedCompositeFieldContainer[RateLimit]
     max_text_chars: int
     methods: _containers.RepeatedCompositeFieldContainer[Method]
     platform: str
     verbs: _containers.RepeatedCompositeFieldContainer[Verb]
     web_url: str
-    def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ..., web_url: _Optional[str] = ..., verbs: _Optional[_Iterable[_Union[Verb, _Mapping]]] = ...) -> None: ...
+    def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ..., web_url: _Optional[str] = ..., verbs: _Optional[_Iterable[_Union[Verb, _Mapping]]] = ..., limits: _Optional[_Iterable[_Union[RateLimit, _Mapping]]] = ...) -> None: ...
 
 class DetachRequest(_message.Message):
     __slots__ = ["instance_id"]
@@ -207,14 +220,16 @@ class Incarnation(_message.Message):
     def __init__(self, pid: _Optional[int] = ..., start_time: _Optional[int] = ...) -> None: ...
 
 class Method(_message.Message):
-    __slots__ = ["idempotent", "name", "params"]
+    __slots__ = ["idempotent", "lane", "name", "params"]
     IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
+    LANE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PARAMS_FIELD_NUMBER: _ClassVar[int]
     idempotent: bool
+    lane: Lane
     name: str
     params: _containers.RepeatedCompositeFieldContainer[MethodParam]
-    def __init__(self, name: _Optional[str] = ..., params: _Optional[_Iterable[_Union[MethodParam, _Mapping]]] = ..., idempotent: bool = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., params: _Optional[_Iterable[_Union[MethodParam, _Mapping]]] = ..., idempotent: bool = ..., lane: _Optional[_Union[Lane, str]] = ...) -> None: ...
 
 class MethodParam(_message.Message):
     __slots__ = ["kind", "name", "required"]
@@ -239,6 +254,16 @@ class Occupancy(_message.Message):
     inflight: int
     outbound: int
     def __init__(self, attached: _Optional[int] = ..., inflight: _Optional[int] = ..., inbound: _Optional[int] = ..., outbound: _Optional[int] = ..., cleanup: _Optional[int] = ...) -> None: ...
+
+class Pause(_message.Message):
+    __slots__ = ["after", "method_only", "scope"]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    METHOD_ONLY_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    after: _duration_pb2.Duration
+    method_only: bool
+    scope: LimitScope
+    def __init__(self, scope: _Optional[_Union[LimitScope, str]] = ..., after: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., method_only: bool = ...) -> None: ...
 
 class PrepareRequest(_message.Message):
     __slots__ = ["fence", "lease"]
@@ -281,6 +306,20 @@ class ProvisionTargetResponse(_message.Message):
     target: Target
     thread_id: int
     def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., name: _Optional[str] = ..., target: _Optional[_Union[Target, _Mapping]] = ..., reused: bool = ...) -> None: ...
+
+class RateLimit(_message.Message):
+    __slots__ = ["count", "methods", "name", "per", "scope"]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    METHODS_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PER_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    methods: _containers.RepeatedScalarFieldContainer[str]
+    name: str
+    per: _duration_pb2.Duration
+    scope: LimitScope
+    def __init__(self, name: _Optional[str] = ..., scope: _Optional[_Union[LimitScope, str]] = ..., count: _Optional[int] = ..., per: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., methods: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ReactParams(_message.Message):
     __slots__ = ["emoji", "message_id"]
@@ -456,12 +495,14 @@ class UploadFileResponse(_message.Message):
     def __init__(self, result_json: _Optional[bytes] = ..., references: _Optional[_Union[References, _Mapping]] = ...) -> None: ...
 
 class Verb(_message.Message):
-    __slots__ = ["idempotent", "name"]
+    __slots__ = ["idempotent", "lasts", "name"]
     IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
+    LASTS_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     idempotent: bool
+    lasts: _duration_pb2.Duration
     name: str
-    def __init__(self, name: _Optional[str] = ..., idempotent: bool = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., idempotent: bool = ..., lasts: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class VerbResult(_message.Message):
     __slots__ = ["message_ids"]
@@ -482,6 +523,12 @@ class WatchOccupancyResponse(_message.Message):
     occupancy: Occupancy
     phase: Phase
     def __init__(self, occupancy: _Optional[_Union[Occupancy, _Mapping]] = ..., admitting: bool = ..., phase: _Optional[_Union[Phase, str]] = ...) -> None: ...
+
+class LimitScope(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class Lane(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
 
 class ReferenceKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -7,15 +7,15 @@ import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import type { Binding, Follower, Update } from "./types_pb.js";
 import { file_chatbus_v1_types } from "./types_pb.js";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file chatbus/v1/admin.proto.
  */
 export const file_chatbus_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChZjaGF0YnVzL3YxL2FkbWluLnByb3RvEgpjaGF0YnVzLnYxIhAKDkdldEluZm9SZXF1ZXN0ItoBCg9HZXRJbmZvUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRILCgNwaWQYAiABKAUSDwoHcHJvZmlsZRgDIAEoCRITCgtzb2NrZXRfcGF0aBgEIAEoCRIRCglzdGF0ZV9kaXIYBSABKAkSLgoKc3RhcnRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOZm9sbG93ZXJfY291bnQYByABKAUSEwoLY29uZmlnX3BhdGgYCCABKAkSEwoLY29uc29sZV91cmwYCSABKAkiFgoUTGlzdEZvbGxvd2Vyc1JlcXVlc3QiQAoVTGlzdEZvbGxvd2Vyc1Jlc3BvbnNlEicKCWZvbGxvd2VycxgBIAMoCzIULmNoYXRidXMudjEuRm9sbG93ZXIiFQoTTGlzdEJpbmRpbmdzUmVxdWVzdCJBChRMaXN0QmluZGluZ3NSZXNwb25zZRIpCghiaW5kaW5ncxgBIAMoCzIXLmNoYXRidXMudjEuQmluZGluZ0luZm8iiQIKC0JpbmRpbmdJbmZvEiQKB2JpbmRpbmcYASABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSEgoKb3duZXJfa2luZBgCIAEoCRITCgtsYXN0X2FjdGlvbhgDIAEoCRISCgpsYXN0X2Vycm9yGAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGxpdmUYByABKAgSKQoHam91cm5hbBgIIAEoCzIYLmNoYXRidXMudjEuSm91cm5hbFN0YXRzIpcBCgxKb3VybmFsU3RhdHMSDwoHdW5hY2tlZBgBIAEoDRINCgVieXRlcxgCIAEoAxIVCg1hY2tlZF90aHJvdWdoGAMgASgEEhAKCGxhc3Rfc2VxGAQgASgEEg8KB2Ryb3BwZWQYBSABKAQSLQoJb2xkZXN0X2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIWChRMaXN0UHJvdmlkZXJzUmVxdWVzdCJEChVMaXN0UHJvdmlkZXJzUmVzcG9uc2USKwoJcHJvdmlkZXJzGAEgAygLMhguY2hhdGJ1cy52MS5Qcm92aWRlckluZm8iwwMKDFByb3ZpZGVySW5mbxIMCgRuYW1lGAEgASgJEigKBXN0YXRlGAIgASgOMhkuY2hhdGJ1cy52MS5Qcm92aWRlclN0YXRlEgsKA3BpZBgDIAEoBRIpCgVzaW5jZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIcmVzdGFydHMYBSABKA0SEQoJbGFzdF9leGl0GAYgASgJEhIKCmxhc3RfZXJyb3IYByABKAkSDwoHc2VydmluZxgIIAEoCBIPCgdkZWZhdWx0GAkgASgIEhUKDWZvcnVtX2NoYXRfaWQYCiABKAMSEAoIYXR0YWNoZWQYCyABKA0SEAoIaW5nZXN0ZWQYDCABKAQSGwoTZHJvcHBlZF9ub3RfYWxsb3dlZBgNIAEoBBIQCghwbGF0Zm9ybRgOIAEoCRIVCg1oZWFsdGhfZGV0YWlsGA8gASgJEjAKDGhlYWx0aF9zaW5jZRgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLc3RkZXJyX3RhaWwYESADKAkSDwoHYWNjb3VudBgSIAEoCRIPCgd3ZWJfdXJsGBMgASgJIloKEkxpc3RVcGRhdGVzUmVxdWVzdBIZCgdiaW5kaW5nGAEgASgJQgi6SAVyAxiAAhIQCgh1bnJvdXRlZBgCIAEoCBIXCgVsaW1pdBgDIAEoDUIIukgFKgMY6AciYwoTTGlzdFVwZGF0ZXNSZXNwb25zZRIjCgd1cGRhdGVzGAEgAygLMhIuY2hhdGJ1cy52MS5VcGRhdGUSJwoFc3RhdHMYAiABKAsyGC5jaGF0YnVzLnYxLkpvdXJuYWxTdGF0cyITChFMaXN0RXZlbnRzUmVxdWVzdCI3ChJMaXN0RXZlbnRzUmVzcG9uc2USIQoGZXZlbnRzGAEgAygLMhEuY2hhdGJ1cy52MS5FdmVudCJiChJXYXRjaEV2ZW50c1JlcXVlc3QSFQoNcmVwbGF5X3JlY2VudBgBIAEoCBI1CgVraW5kcxgCIAMoDjIVLmNoYXRidXMudjEuRXZlbnRLaW5kQg+6SAySAQkQICIFggECEAEiNwoTV2F0Y2hFdmVudHNSZXNwb25zZRIgCgVldmVudBgBIAEoCzIRLmNoYXRidXMudjEuRXZlbnQi4wEKBUV2ZW50EgoKAmlkGAEgASgEEigKBHRpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiMKBGtpbmQYAyABKA4yFS5jaGF0YnVzLnYxLkV2ZW50S2luZBIPCgdtZXNzYWdlGAQgASgJEhMKC2luc3RhbmNlX2lkGAUgASgJEisKBWF0dHJzGAYgAygLMhwuY2hhdGJ1cy52MS5FdmVudC5BdHRyc0VudHJ5GiwKCkF0dHJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIPCg1SZWxvYWRSZXF1ZXN0ImEKDlJlbG9hZFJlc3BvbnNlEhMKC2NvbmZpZ19wYXRoGAEgASgJEg8KB3JlZnVzZWQYAiADKAkSKQoHY2hhbmdlcxgDIAMoCzIYLmNoYXRidXMudjEuQ29uZmlnQ2hhbmdlIoEBCgxDb25maWdDaGFuZ2USCwoDa2V5GAEgASgJEi4KBmFjdGlvbhgCIAEoDjIeLmNoYXRidXMudjEuQ29uZmlnQ2hhbmdlQWN0aW9uEhEKCW9sZF92YWx1ZRgDIAEoCRIRCgluZXdfdmFsdWUYBCABKAkSDgoGZGV0YWlsGAUgASgJIhEKD1NodXRkb3duUmVxdWVzdCIfChBTaHV0ZG93blJlc3BvbnNlEgsKA3BpZBgBIAEoBSq6AQoNUHJvdmlkZXJTdGF0ZRIeChpQUk9WSURFUl9TVEFURV9VTlNQRUNJRklFRBAAEhsKF1BST1ZJREVSX1NUQVRFX1NUQVJUSU5HEAESGgoWUFJPVklERVJfU1RBVEVfUlVOTklORxACEhoKFlBST1ZJREVSX1NUQVRFX0JBQ0tPRkYQAxIYChRQUk9WSURFUl9TVEFURV9GQVRBTBAEEhoKFlBST1ZJREVSX1NUQVRFX1NUT1BQRUQQBSqGBQoJRXZlbnRLaW5kEhoKFkVWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIiCh5FVkVOVF9LSU5EX0ZPTExPV0VSX1JFR0lTVEVSRUQQARIgChxFVkVOVF9LSU5EX0ZPTExPV0VSX1JFUExBQ0VEEAISHgoaRVZFTlRfS0lORF9GT0xMT1dFUl9QUlVORUQQAxIkCiBFVkVOVF9LSU5EX0ZPTExPV0VSX1VOUkVHSVNURVJFRBAEEhsKF0VWRU5UX0tJTkRfQVVUSF9SRUZVU0VEEAUSIQodRVZFTlRfS0lORF9TVVBFUlZJU09SX1NUQVJURUQQBhIiCh5FVkVOVF9LSU5EX1NVUEVSVklTT1JfU1RPUFBJTkcQBxIdChlFVkVOVF9LSU5EX0VWRU5UU19EUk9QUEVEEAgSHgoaRVZFTlRfS0lORF9CSU5ESU5HX0NIQU5HRUQQCRIdChlFVkVOVF9LSU5EX0JJTkRJTkdfRkFJTEVEEAoSHgoaRVZFTlRfS0lORF9VUERBVEVTX0RST1BQRUQQCxIZChVFVkVOVF9LSU5EX1JFQ09OQ0lMRUQQDBIfChtFVkVOVF9LSU5EX1BST1ZJREVSX1NUQVJURUQQDRIeChpFVkVOVF9LSU5EX1BST1ZJREVSX0VYSVRFRBAOEh0KGUVWRU5UX0tJTkRfUFJPVklERVJfRkFUQUwQDxIeChpFVkVOVF9LSU5EX1BST1ZJREVSX0hFQUxUSBAQEhUKEUVWRU5UX0tJTkRfRE9DVE9SEBESHgoaRVZFTlRfS0lORF9DT05GSUdfUkVMT0FERUQQEhIdChlFVkVOVF9LSU5EX0NPTkZJR19SRUZVU0VEEBMqlgIKEkNvbmZpZ0NoYW5nZUFjdGlvbhIkCiBDT05GSUdfQ0hBTkdFX0FDVElPTl9VTlNQRUNJRklFRBAAEiAKHENPTkZJR19DSEFOR0VfQUNUSU9OX0FQUExJRUQQARIrCidDT05GSUdfQ0hBTkdFX0FDVElPTl9SRVNUQVJURURfUFJPVklERVIQAhIgChxDT05GSUdfQ0hBTkdFX0FDVElPTl9TVEFSVEVEEAMSIAocQ09ORklHX0NIQU5HRV9BQ1RJT05fU1RPUFBFRBAEEiYKIkNPTkZJR19DSEFOR0VfQUNUSU9OX05FRURTX1JFU1RBUlQQBRIfChtDT05GSUdfQ0hBTkdFX0FDVElPTl9GQUlMRUQQBjLIBQoMQWRtaW5TZXJ2aWNlEkIKB0dldEluZm8SGi5jaGF0YnVzLnYxLkdldEluZm9SZXF1ZXN0GhsuY2hhdGJ1cy52MS5HZXRJbmZvUmVzcG9uc2USVAoNTGlzdEZvbGxvd2VycxIgLmNoYXRidXMudjEuTGlzdEZvbGxvd2Vyc1JlcXVlc3QaIS5jaGF0YnVzLnYxLkxpc3RGb2xsb3dlcnNSZXNwb25zZRJRCgxMaXN0QmluZGluZ3MSHy5jaGF0YnVzLnYxLkxpc3RCaW5kaW5nc1JlcXVlc3QaIC5jaGF0YnVzLnYxLkxpc3RCaW5kaW5nc1Jlc3BvbnNlElQKDUxpc3RQcm92aWRlcnMSIC5jaGF0YnVzLnYxLkxpc3RQcm92aWRlcnNSZXF1ZXN0GiEuY2hhdGJ1cy52MS5MaXN0UHJvdmlkZXJzUmVzcG9uc2USTgoLTGlzdFVwZGF0ZXMSHi5jaGF0YnVzLnYxLkxpc3RVcGRhdGVzUmVxdWVzdBofLmNoYXRidXMudjEuTGlzdFVwZGF0ZXNSZXNwb25zZRJLCgpMaXN0RXZlbnRzEh0uY2hhdGJ1cy52MS5MaXN0RXZlbnRzUmVxdWVzdBoeLmNoYXRidXMudjEuTGlzdEV2ZW50c1Jlc3BvbnNlElAKC1dhdGNoRXZlbnRzEh4uY2hhdGJ1cy52MS5XYXRjaEV2ZW50c1JlcXVlc3QaHy5jaGF0YnVzLnYxLldhdGNoRXZlbnRzUmVzcG9uc2UwARI/CgZSZWxvYWQSGS5jaGF0YnVzLnYxLlJlbG9hZFJlcXVlc3QaGi5jaGF0YnVzLnYxLlJlbG9hZFJlc3BvbnNlEkUKCFNodXRkb3duEhsuY2hhdGJ1cy52MS5TaHV0ZG93blJlcXVlc3QaHC5jaGF0YnVzLnYxLlNodXRkb3duUmVzcG9uc2VCN1o1Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy92MTtjaGF0YnVzdjFiBnByb3RvMw", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_timestamp]);
+  fileDesc("ChZjaGF0YnVzL3YxL2FkbWluLnByb3RvEgpjaGF0YnVzLnYxIhAKDkdldEluZm9SZXF1ZXN0ItoBCg9HZXRJbmZvUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRILCgNwaWQYAiABKAUSDwoHcHJvZmlsZRgDIAEoCRITCgtzb2NrZXRfcGF0aBgEIAEoCRIRCglzdGF0ZV9kaXIYBSABKAkSLgoKc3RhcnRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOZm9sbG93ZXJfY291bnQYByABKAUSEwoLY29uZmlnX3BhdGgYCCABKAkSEwoLY29uc29sZV91cmwYCSABKAkiFgoUTGlzdEZvbGxvd2Vyc1JlcXVlc3QiQAoVTGlzdEZvbGxvd2Vyc1Jlc3BvbnNlEicKCWZvbGxvd2VycxgBIAMoCzIULmNoYXRidXMudjEuRm9sbG93ZXIiFQoTTGlzdEJpbmRpbmdzUmVxdWVzdCJBChRMaXN0QmluZGluZ3NSZXNwb25zZRIpCghiaW5kaW5ncxgBIAMoCzIXLmNoYXRidXMudjEuQmluZGluZ0luZm8iiQIKC0JpbmRpbmdJbmZvEiQKB2JpbmRpbmcYASABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSEgoKb3duZXJfa2luZBgCIAEoCRITCgtsYXN0X2FjdGlvbhgDIAEoCRISCgpsYXN0X2Vycm9yGAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGxpdmUYByABKAgSKQoHam91cm5hbBgIIAEoCzIYLmNoYXRidXMudjEuSm91cm5hbFN0YXRzIpcBCgxKb3VybmFsU3RhdHMSDwoHdW5hY2tlZBgBIAEoDRINCgVieXRlcxgCIAEoAxIVCg1hY2tlZF90aHJvdWdoGAMgASgEEhAKCGxhc3Rfc2VxGAQgASgEEg8KB2Ryb3BwZWQYBSABKAQSLQoJb2xkZXN0X2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIWChRMaXN0UHJvdmlkZXJzUmVxdWVzdCJEChVMaXN0UHJvdmlkZXJzUmVzcG9uc2USKwoJcHJvdmlkZXJzGAEgAygLMhguY2hhdGJ1cy52MS5Qcm92aWRlckluZm8i8AMKDFByb3ZpZGVySW5mbxIMCgRuYW1lGAEgASgJEigKBXN0YXRlGAIgASgOMhkuY2hhdGJ1cy52MS5Qcm92aWRlclN0YXRlEgsKA3BpZBgDIAEoBRIpCgVzaW5jZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIcmVzdGFydHMYBSABKA0SEQoJbGFzdF9leGl0GAYgASgJEhIKCmxhc3RfZXJyb3IYByABKAkSDwoHc2VydmluZxgIIAEoCBIPCgdkZWZhdWx0GAkgASgIEhUKDWZvcnVtX2NoYXRfaWQYCiABKAMSEAoIYXR0YWNoZWQYCyABKA0SEAoIaW5nZXN0ZWQYDCABKAQSGwoTZHJvcHBlZF9ub3RfYWxsb3dlZBgNIAEoBBIQCghwbGF0Zm9ybRgOIAEoCRIVCg1oZWFsdGhfZGV0YWlsGA8gASgJEjAKDGhlYWx0aF9zaW5jZRgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLc3RkZXJyX3RhaWwYESADKAkSDwoHYWNjb3VudBgSIAEoCRIPCgd3ZWJfdXJsGBMgASgJEisKCG91dGJvdW5kGBQgASgLMhkuY2hhdGJ1cy52MS5PdXRib3VuZFF1ZXVlIpYCCg1PdXRib3VuZFF1ZXVlEg4KBnF1ZXVlZBgBIAEoDRIPCgdwcm9tcHRzGAIgASgNEhAKCG1lc3NhZ2VzGAMgASgNEg0KBWVkaXRzGAQgASgNEg8KB2FtYmllbnQYBSABKA0SLgoLb2xkZXN0X3dhaXQYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SDAoEc2VudBgHIAEoBBIRCgljb2FsZXNjZWQYCCABKAQSDwoHc2tpcHBlZBgJIAEoBBIUCgxyYXRlX2xpbWl0ZWQYCiABKAQSDwoHcmVmdXNlZBgLIAEoBBIpCgZsaW1pdHMYDCADKAsyGS5jaGF0YnVzLnYxLlJhdGVMaW1pdEluZm8idAoNUmF0ZUxpbWl0SW5mbxIMCgRuYW1lGAEgASgJEg0KBXNjb3BlGAIgASgJEg0KBWNvdW50GAMgASgNEiYKA3BlchgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdtZXRob2RzGAUgAygJIloKEkxpc3RVcGRhdGVzUmVxdWVzdBIZCgdiaW5kaW5nGAEgASgJQgi6SAVyAxiAAhIQCgh1bnJvdXRlZBgCIAEoCBIXCgVsaW1pdBgDIAEoDUIIukgFKgMY6AciYwoTTGlzdFVwZGF0ZXNSZXNwb25zZRIjCgd1cGRhdGVzGAEgAygLMhIuY2hhdGJ1cy52MS5VcGRhdGUSJwoFc3RhdHMYAiABKAsyGC5jaGF0YnVzLnYxLkpvdXJuYWxTdGF0cyITChFMaXN0RXZlbnRzUmVxdWVzdCI3ChJMaXN0RXZlbnRzUmVzcG9uc2USIQoGZXZlbnRzGAEgAygLMhEuY2hhdGJ1cy52MS5FdmVudCJiChJXYXRjaEV2ZW50c1JlcXVlc3QSFQoNcmVwbGF5X3JlY2VudBgBIAEoCBI1CgVraW5kcxgCIAMoDjIVLmNoYXRidXMudjEuRXZlbnRLaW5kQg+6SAySAQkQICIFggECEAEiNwoTV2F0Y2hFdmVudHNSZXNwb25zZRIgCgVldmVudBgBIAEoCzIRLmNoYXRidXMudjEuRXZlbnQi4wEKBUV2ZW50EgoKAmlkGAEgASgEEigKBHRpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiMKBGtpbmQYAyABKA4yFS5jaGF0YnVzLnYxLkV2ZW50S2luZBIPCgdtZXNzYWdlGAQgASgJEhMKC2luc3RhbmNlX2lkGAUgASgJEisKBWF0dHJzGAYgAygLMhwuY2hhdGJ1cy52MS5FdmVudC5BdHRyc0VudHJ5GiwKCkF0dHJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIPCg1SZWxvYWRSZXF1ZXN0ImEKDlJlbG9hZFJlc3BvbnNlEhMKC2NvbmZpZ19wYXRoGAEgASgJEg8KB3JlZnVzZWQYAiADKAkSKQoHY2hhbmdlcxgDIAMoCzIYLmNoYXRidXMudjEuQ29uZmlnQ2hhbmdlIoEBCgxDb25maWdDaGFuZ2USCwoDa2V5GAEgASgJEi4KBmFjdGlvbhgCIAEoDjIeLmNoYXRidXMudjEuQ29uZmlnQ2hhbmdlQWN0aW9uEhEKCW9sZF92YWx1ZRgDIAEoCRIRCgluZXdfdmFsdWUYBCABKAkSDgoGZGV0YWlsGAUgASgJIhEKD1NodXRkb3duUmVxdWVzdCIfChBTaHV0ZG93blJlc3BvbnNlEgsKA3BpZBgBIAEoBSq6AQoNUHJvdmlkZXJTdGF0ZRIeChpQUk9WSURFUl9TVEFURV9VTlNQRUNJRklFRBAAEhsKF1BST1ZJREVSX1NUQVRFX1NUQVJUSU5HEAESGgoWUFJPVklERVJfU1RBVEVfUlVOTklORxACEhoKFlBST1ZJREVSX1NUQVRFX0JBQ0tPRkYQAxIYChRQUk9WSURFUl9TVEFURV9GQVRBTBAEEhoKFlBST1ZJREVSX1NUQVRFX1NUT1BQRUQQBSqGBQoJRXZlbnRLaW5kEhoKFkVWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIiCh5FVkVOVF9LSU5EX0ZPTExPV0VSX1JFR0lTVEVSRUQQARIgChxFVkVOVF9LSU5EX0ZPTExPV0VSX1JFUExBQ0VEEAISHgoaRVZFTlRfS0lORF9GT0xMT1dFUl9QUlVORUQQAxIkCiBFVkVOVF9LSU5EX0ZPTExPV0VSX1VOUkVHSVNURVJFRBAEEhsKF0VWRU5UX0tJTkRfQVVUSF9SRUZVU0VEEAUSIQodRVZFTlRfS0lORF9TVVBFUlZJU09SX1NUQVJURUQQBhIiCh5FVkVOVF9LSU5EX1NVUEVSVklTT1JfU1RPUFBJTkcQBxIdChlFVkVOVF9LSU5EX0VWRU5UU19EUk9QUEVEEAgSHgoaRVZFTlRfS0lORF9CSU5ESU5HX0NIQU5HRUQQCRIdChlFVkVOVF9LSU5EX0JJTkRJTkdfRkFJTEVEEAoSHgoaRVZFTlRfS0lORF9VUERBVEVTX0RST1BQRUQQCxIZChVFVkVOVF9LSU5EX1JFQ09OQ0lMRUQQDBIfChtFVkVOVF9LSU5EX1BST1ZJREVSX1NUQVJURUQQDRIeChpFVkVOVF9LSU5EX1BST1ZJREVSX0VYSVRFRBAOEh0KGUVWRU5UX0tJTkRfUFJPVklERVJfRkFUQUwQDxIeChpFVkVOVF9LSU5EX1BST1ZJREVSX0hFQUxUSBAQEhUKEUVWRU5UX0tJTkRfRE9DVE9SEBESHgoaRVZFTlRfS0lORF9DT05GSUdfUkVMT0FERUQQEhIdChlFVkVOVF9LSU5EX0NPTkZJR19SRUZVU0VEEBMqlgIKEkNvbmZpZ0NoYW5nZUFjdGlvbhIkCiBDT05GSUdfQ0hBTkdFX0FDVElPTl9VTlNQRUNJRklFRBAAEiAKHENPTkZJR19DSEFOR0VfQUNUSU9OX0FQUExJRUQQARIrCidDT05GSUdfQ0hBTkdFX0FDVElPTl9SRVNUQVJURURfUFJPVklERVIQAhIgChxDT05GSUdfQ0hBTkdFX0FDVElPTl9TVEFSVEVEEAMSIAocQ09ORklHX0NIQU5HRV9BQ1RJT05fU1RPUFBFRBAEEiYKIkNPTkZJR19DSEFOR0VfQUNUSU9OX05FRURTX1JFU1RBUlQQBRIfChtDT05GSUdfQ0hBTkdFX0FDVElPTl9GQUlMRUQQBjLIBQoMQWRtaW5TZXJ2aWNlEkIKB0dldEluZm8SGi5jaGF0YnVzLnYxLkdldEluZm9SZXF1ZXN0GhsuY2hhdGJ1cy52MS5HZXRJbmZvUmVzcG9uc2USVAoNTGlzdEZvbGxvd2VycxIgLmNoYXRidXMudjEuTGlzdEZvbGxvd2Vyc1JlcXVlc3QaIS5jaGF0YnVzLnYxLkxpc3RGb2xsb3dlcnNSZXNwb25zZRJRCgxMaXN0QmluZGluZ3MSHy5jaGF0YnVzLnYxLkxpc3RCaW5kaW5nc1JlcXVlc3QaIC5jaGF0YnVzLnYxLkxpc3RCaW5kaW5nc1Jlc3BvbnNlElQKDUxpc3RQcm92aWRlcnMSIC5jaGF0YnVzLnYxLkxpc3RQcm92aWRlcnNSZXF1ZXN0GiEuY2hhdGJ1cy52MS5MaXN0UHJvdmlkZXJzUmVzcG9uc2USTgoLTGlzdFVwZGF0ZXMSHi5jaGF0YnVzLnYxLkxpc3RVcGRhdGVzUmVxdWVzdBofLmNoYXRidXMudjEuTGlzdFVwZGF0ZXNSZXNwb25zZRJLCgpMaXN0RXZlbnRzEh0uY2hhdGJ1cy52MS5MaXN0RXZlbnRzUmVxdWVzdBoeLmNoYXRidXMudjEuTGlzdEV2ZW50c1Jlc3BvbnNlElAKC1dhdGNoRXZlbnRzEh4uY2hhdGJ1cy52MS5XYXRjaEV2ZW50c1JlcXVlc3QaHy5jaGF0YnVzLnYxLldhdGNoRXZlbnRzUmVzcG9uc2UwARI/CgZSZWxvYWQSGS5jaGF0YnVzLnYxLlJlbG9hZFJlcXVlc3QaGi5jaGF0YnVzLnYxLlJlbG9hZFJlc3BvbnNlEkUKCFNodXRkb3duEhsuY2hhdGJ1cy52MS5TaHV0ZG93blJlcXVlc3QaHC5jaGF0YnVzLnYxLlNodXRkb3duUmVzcG9uc2VCN1o1Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy92MTtjaGF0YnVzdjFiBnByb3RvMw", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message chatbus.v1.GetInfoRequest
@@ -416,6 +416,14 @@ export type ProviderInfo = Message<"chatbus.v1.ProviderInfo"> & {
    * @generated from field: string web_url = 19;
    */
   webUrl: string;
+
+  /**
+   * The outbound queue: calls waiting for the platform's rate limits (or
+   * for a provider that does not admit, during a restart).
+   *
+   * @generated from field: chatbus.v1.OutboundQueue outbound = 20;
+   */
+  outbound?: OutboundQueue | undefined;
 };
 
 /**
@@ -424,6 +432,133 @@ export type ProviderInfo = Message<"chatbus.v1.ProviderInfo"> & {
  */
 export const ProviderInfoSchema: GenMessage<ProviderInfo> = /*@__PURE__*/
   messageDesc(file_chatbus_v1_admin, 10);
+
+/**
+ * OutboundQueue is a provider's outbound queue now, its counters since the
+ * supervisor started, and the limits it paces calls to.
+ *
+ * @generated from message chatbus.v1.OutboundQueue
+ */
+export type OutboundQueue = Message<"chatbus.v1.OutboundQueue"> & {
+  /**
+   * Calls waiting now, in all and by lane.
+   *
+   * @generated from field: uint32 queued = 1;
+   */
+  queued: number;
+
+  /**
+   * @generated from field: uint32 prompts = 2;
+   */
+  prompts: number;
+
+  /**
+   * @generated from field: uint32 messages = 3;
+   */
+  messages: number;
+
+  /**
+   * @generated from field: uint32 edits = 4;
+   */
+  edits: number;
+
+  /**
+   * @generated from field: uint32 ambient = 5;
+   */
+  ambient: number;
+
+  /**
+   * How long the longest-waiting call has waited; unset when none waits.
+   *
+   * @generated from field: google.protobuf.Duration oldest_wait = 6;
+   */
+  oldestWait?: Duration | undefined;
+
+  /**
+   * Calls sent, calls a newer one replaced while they waited (edits of one
+   * message), calls answered without a platform call (a typing indicator
+   * still showing), calls the platform refused as rate limited (each sent
+   * again later), and calls the queue refused (full, or the caller's
+   * deadline could not be met).
+   *
+   * @generated from field: uint64 sent = 7;
+   */
+  sent: bigint;
+
+  /**
+   * @generated from field: uint64 coalesced = 8;
+   */
+  coalesced: bigint;
+
+  /**
+   * @generated from field: uint64 skipped = 9;
+   */
+  skipped: bigint;
+
+  /**
+   * @generated from field: uint64 rate_limited = 10;
+   */
+  rateLimited: bigint;
+
+  /**
+   * @generated from field: uint64 refused = 11;
+   */
+  refused: bigint;
+
+  /**
+   * The limits in force, as the provider declared them after its settings.
+   *
+   * @generated from field: repeated chatbus.v1.RateLimitInfo limits = 12;
+   */
+  limits: RateLimitInfo[];
+};
+
+/**
+ * Describes the message chatbus.v1.OutboundQueue.
+ * Use `create(OutboundQueueSchema)` to create a new message.
+ */
+export const OutboundQueueSchema: GenMessage<OutboundQueue> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 11);
+
+/**
+ * RateLimitInfo is one rate limit: at most count calls in any window of
+ * per, per scope ("bot", "chat", "thread"), of methods (all if empty).
+ *
+ * @generated from message chatbus.v1.RateLimitInfo
+ */
+export type RateLimitInfo = Message<"chatbus.v1.RateLimitInfo"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string scope = 2;
+   */
+  scope: string;
+
+  /**
+   * @generated from field: uint32 count = 3;
+   */
+  count: number;
+
+  /**
+   * @generated from field: google.protobuf.Duration per = 4;
+   */
+  per?: Duration | undefined;
+
+  /**
+   * @generated from field: repeated string methods = 5;
+   */
+  methods: string[];
+};
+
+/**
+ * Describes the message chatbus.v1.RateLimitInfo.
+ * Use `create(RateLimitInfoSchema)` to create a new message.
+ */
+export const RateLimitInfoSchema: GenMessage<RateLimitInfo> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 12);
 
 /**
  * @generated from message chatbus.v1.ListUpdatesRequest
@@ -455,7 +590,7 @@ export type ListUpdatesRequest = Message<"chatbus.v1.ListUpdatesRequest"> & {
  * Use `create(ListUpdatesRequestSchema)` to create a new message.
  */
 export const ListUpdatesRequestSchema: GenMessage<ListUpdatesRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 11);
+  messageDesc(file_chatbus_v1_admin, 13);
 
 /**
  * @generated from message chatbus.v1.ListUpdatesResponse
@@ -477,7 +612,7 @@ export type ListUpdatesResponse = Message<"chatbus.v1.ListUpdatesResponse"> & {
  * Use `create(ListUpdatesResponseSchema)` to create a new message.
  */
 export const ListUpdatesResponseSchema: GenMessage<ListUpdatesResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 12);
+  messageDesc(file_chatbus_v1_admin, 14);
 
 /**
  * @generated from message chatbus.v1.ListEventsRequest
@@ -490,7 +625,7 @@ export type ListEventsRequest = Message<"chatbus.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 13);
+  messageDesc(file_chatbus_v1_admin, 15);
 
 /**
  * @generated from message chatbus.v1.ListEventsResponse
@@ -509,7 +644,7 @@ export type ListEventsResponse = Message<"chatbus.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 14);
+  messageDesc(file_chatbus_v1_admin, 16);
 
 /**
  * @generated from message chatbus.v1.WatchEventsRequest
@@ -535,7 +670,7 @@ export type WatchEventsRequest = Message<"chatbus.v1.WatchEventsRequest"> & {
  * Use `create(WatchEventsRequestSchema)` to create a new message.
  */
 export const WatchEventsRequestSchema: GenMessage<WatchEventsRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 15);
+  messageDesc(file_chatbus_v1_admin, 17);
 
 /**
  * @generated from message chatbus.v1.WatchEventsResponse
@@ -552,7 +687,7 @@ export type WatchEventsResponse = Message<"chatbus.v1.WatchEventsResponse"> & {
  * Use `create(WatchEventsResponseSchema)` to create a new message.
  */
 export const WatchEventsResponseSchema: GenMessage<WatchEventsResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 16);
+  messageDesc(file_chatbus_v1_admin, 18);
 
 /**
  * Event is one runtime event. It is also written to the supervisor's log.
@@ -604,7 +739,7 @@ export type Event = Message<"chatbus.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 17);
+  messageDesc(file_chatbus_v1_admin, 19);
 
 /**
  * @generated from message chatbus.v1.ReloadRequest
@@ -617,7 +752,7 @@ export type ReloadRequest = Message<"chatbus.v1.ReloadRequest"> & {
  * Use `create(ReloadRequestSchema)` to create a new message.
  */
 export const ReloadRequestSchema: GenMessage<ReloadRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 18);
+  messageDesc(file_chatbus_v1_admin, 20);
 
 /**
  * @generated from message chatbus.v1.ReloadResponse
@@ -652,7 +787,7 @@ export type ReloadResponse = Message<"chatbus.v1.ReloadResponse"> & {
  * Use `create(ReloadResponseSchema)` to create a new message.
  */
 export const ReloadResponseSchema: GenMessage<ReloadResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 19);
+  messageDesc(file_chatbus_v1_admin, 21);
 
 /**
  * ConfigChange is one setting or provider that differed on a reload.
@@ -699,7 +834,7 @@ export type ConfigChange = Message<"chatbus.v1.ConfigChange"> & {
  * Use `create(ConfigChangeSchema)` to create a new message.
  */
 export const ConfigChangeSchema: GenMessage<ConfigChange> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 20);
+  messageDesc(file_chatbus_v1_admin, 22);
 
 /**
  * @generated from message chatbus.v1.ShutdownRequest
@@ -712,7 +847,7 @@ export type ShutdownRequest = Message<"chatbus.v1.ShutdownRequest"> & {
  * Use `create(ShutdownRequestSchema)` to create a new message.
  */
 export const ShutdownRequestSchema: GenMessage<ShutdownRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 21);
+  messageDesc(file_chatbus_v1_admin, 23);
 
 /**
  * @generated from message chatbus.v1.ShutdownResponse
@@ -731,7 +866,7 @@ export type ShutdownResponse = Message<"chatbus.v1.ShutdownResponse"> & {
  * Use `create(ShutdownResponseSchema)` to create a new message.
  */
 export const ShutdownResponseSchema: GenMessage<ShutdownResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 22);
+  messageDesc(file_chatbus_v1_admin, 24);
 
 /**
  * ProviderState is a provider child's supervision state.

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/provider/v1/provider.proto.
  */
 export const file_chatbus_provider_v1_provider: GenFile = /*@__PURE__*/
-  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3QipQEKEERlc2NyaWJlUmVzcG9uc2USEAoIcGxhdGZvcm0YASABKAkSLAoHbWV0aG9kcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kEhYKDm1heF90ZXh0X2NoYXJzGAMgASgNEg8KB3dlYl91cmwYBCABKAkSKAoFdmVyYnMYBSADKAsyGS5jaGF0YnVzLnByb3ZpZGVyLnYxLlZlcmIiKAoEVmVyYhIMCgRuYW1lGAEgASgJEhIKCmlkZW1wb3RlbnQYAiABKAgiagoKU2VuZFBhcmFtcxIMCgR0ZXh0GAEgASgJEhAKCHJlcGx5X3RvGAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbhIOCgZwcm9tcHQYBCABKAgiXAoKRWRpdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkSLAoHYnV0dG9ucxgDIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuQnV0dG9uIjAKC1JlYWN0UGFyYW1zEhIKCm1lc3NhZ2VfaWQYASABKAkSDQoFZW1vamkYAiABKAkiDgoMVHlwaW5nUGFyYW1zIjQKDEFuc3dlclBhcmFtcxIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIiUKBkJ1dHRvbhINCgVsYWJlbBgBIAEoCRIMCgRkYXRhGAIgASgJIiEKClZlcmJSZXN1bHQSEwoLbWVzc2FnZV9pZHMYASADKAkiXAoGTWV0aG9kEgwKBG5hbWUYASABKAkSMAoGcGFyYW1zGAIgAygLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5NZXRob2RQYXJhbRISCgppZGVtcG90ZW50GAMgASgIIl8KC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSMAoEa2luZBgCIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCJJCglSZWZlcmVuY2USMAoEa2luZBgBIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIKCgJpZBgCIAEoCSI0CgZUYXJnZXQSDAoEY2hhdBgBIAEoCRIOCgZ0aHJlYWQYAiABKAkSDAoEbmFtZRgDIAEoCSKOAQoQSWRlbnRpZnlSZXNwb25zZRIMCgRuYW1lGAEgASgJEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uEg8KB2FjY291bnQYBSABKAki5gEKDlVwZGF0ZXNSZXF1ZXN0EjoKBXN0YXJ0GAEgASgLMikuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5TdGFydEgAEjYKA2FjaxgCIAEoCzInLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuQWNrSAAaPwoFU3RhcnQSDgoGY3Vyc29yGAEgASgDEg0KBXN0YXRlGAIgASgMEhcKD2FjY2VwdHNfYmF0Y2hlcxgDIAEoCBoYCgNBY2sSEQoJdXBkYXRlX2lkGAEgASgDQgUKA21zZyJsCg9VcGRhdGVzUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUSLAoHdXBkYXRlcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlIrcDCgZVcGRhdGUSEQoJdXBkYXRlX2lkGAEgASgDEg8KB2NoYXRfaWQYAiABKAMSEQoJdGhyZWFkX2lkGAMgASgDEhQKDGZyb21fdXNlcl9pZBgEIAEoAxItCgRraW5kGAUgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVLaW5kEgwKBHRleHQYBiABKAkSDwoHcGF5bG9hZBgHIAEoDBIvCgtyZWNlaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYWxsb3dlZBgJIAEoCBIzCgpyZWZlcmVuY2VzGAogASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzEgwKBGNoYXQYCyABKAkSDgoGdGhyZWFkGAwgASgJEg4KBnNlbmRlchgNIAEoCRIQCghkZWR1cF9pZBgOIAEoCRIOCgZjdXJzb3IYDyABKAwSEwoLc2VuZGVyX25hbWUYECABKAkSNgoMdGhyZWFkX3N0YXRlGBEgASgOMiAuY2hhdGJ1cy5wcm92aWRlci52MS5UaHJlYWRTdGF0ZSJ+CgpSZWZlcmVuY2VzEhMKC21lc3NhZ2VfaWRzGAEgAygDEhoKEmNhbGxiYWNrX3F1ZXJ5X2lkcxgCIAMoCRIQCghmaWxlX2lkcxgDIAMoCRItCgVpdGVtcxgEIAMoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlIoMBCgtDYWxsUmVxdWVzdBIZCgZtZXRob2QYASABKAlCCbpIBnIEEAEYQBITCgtwYXJhbXNfanNvbhgCIAEoDBIXCg9pZGVtcG90ZW5jeV9rZXkYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQiWAoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMi+QEKEVVwbG9hZEZpbGVSZXF1ZXN0Ej8KBmhlYWRlchgBIAEoCzItLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QuSGVhZGVySAASDwoFY2h1bmsYAiABKAxIABqKAQoGSGVhZGVyEg8KB2NoYXRfaWQYASABKAMSEQoJdGhyZWFkX2lkGAIgASgDEhAKCGZpbGVuYW1lGAMgASgJEg8KB2NhcHRpb24YBCABKAkSDAoEa2luZBgFIAEoCRIrCgZ0YXJnZXQYBiABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJIn0KFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIPCgdjaGF0X2lkGAIgASgDEgwKBGNoYXQYAyABKAkSKgoFcmV1c2UYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKIAQoXUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USDwoHY2hhdF9pZBgBIAEoAxIRCgl0aHJlYWRfaWQYAiABKAMSDAoEbmFtZRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldBIOCgZyZXVzZWQYBSABKAgiZQoSQ2xvc2VUYXJnZXRSZXF1ZXN0Eg8KB2NoYXRfaWQYASABKAMSEQoJdGhyZWFkX2lkGAIgASgDEisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0IhUKE0Nsb3NlVGFyZ2V0UmVzcG9uc2UidQoNQXR0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCRIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCIQCg5BdHRhY2hSZXNwb25zZSIkCg1EZXRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJIhAKDkRldGFjaFJlc3BvbnNlIhcKFVdhdGNoT2NjdXBhbmN5UmVxdWVzdCKJAQoWV2F0Y2hPY2N1cGFuY3lSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRIRCglhZG1pdHRpbmcYAiABKAgSKQoFcGhhc2UYAyABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlImMKCU9jY3VwYW5jeRIQCghhdHRhY2hlZBgBIAEoDRIQCghpbmZsaWdodBgCIAEoDRIPCgdpbmJvdW5kGAMgASgNEhAKCG91dGJvdW5kGAQgASgNEg8KB2NsZWFudXAYBSABKA0ihAEKBUZlbmNlEh4KCnJlcXVlc3RfaWQYASABKAlCCrpIB3IFEAEYgAESEAoIb3duZXJfaWQYAiABKAkSEgoKZ2VuZXJhdGlvbhgDIAEoDRI1CgtpbmNhcm5hdGlvbhgEIAEoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuSW5jYXJuYXRpb24ibQoOUHJlcGFyZVJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQESKAoFbGVhc2UYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iegoPUHJlcGFyZVJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkIKDUNvbW1pdFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiQwoOQ29tbWl0UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kiQgoNQ2FuY2VsUmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBASIQCg5DYW5jZWxSZXNwb25zZSIPCg1TdGF0dXNSZXF1ZXN0IuIBCg5TdGF0dXNSZXNwb25zZRIpCgVwaGFzZRgBIAEoDjIaLmNoYXRidXMucHJvdmlkZXIudjEuUGhhc2USEQoJYWRtaXR0aW5nGAIgASgIEjEKCW9jY3VwYW5jeRgDIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJlcXVlc3RfaWQYBSABKAkSFQoNaGVhbHRoX2RldGFpbBgGIAEoCSqEAQoNUmVmZXJlbmNlS2luZBIeChpSRUZFUkVOQ0VfS0lORF9VTlNQRUNJRklFRBAAEhoKFlJFRkVSRU5DRV9LSU5EX01FU1NBR0UQARIXChNSRUZFUkVOQ0VfS0lORF9GSUxFEAISHgoaUkVGRVJFTkNFX0tJTkRfSU5URVJBQ1RJT04QAyqcAQoKVXBkYXRlS2luZBIbChdVUERBVEVfS0lORF9VTlNQRUNJRklFRBAAEhcKE1VQREFURV9LSU5EX01FU1NBR0UQARIeChpVUERBVEVfS0lORF9FRElURURfTUVTU0FHRRACEh4KGlVQREFURV9LSU5EX0NBTExCQUNLX1FVRVJZEAMSGAoUVVBEQVRFX0tJTkRfUkVBQ1RJT04QBCp5CgtUaHJlYWRTdGF0ZRIcChhUSFJFQURfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVUSFJFQURfU1RBVEVfUkVPUEVORUQQARIXChNUSFJFQURfU1RBVEVfQ0xPU0VEEAISGAoUVEhSRUFEX1NUQVRFX0RFTEVURUQQAypXCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg4KClBIQVNFX0lETEUQARISCg5QSEFTRV9QUkVQQVJFRBACEhMKD1BIQVNFX0NPTU1JVFRFRBADMuQKCg9Qcm92aWRlclNlcnZpY2USVwoISWRlbnRpZnkSJC5jaGF0YnVzLnByb3ZpZGVyLnYxLklkZW50aWZ5UmVxdWVzdBolLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXNwb25zZRJXCghEZXNjcmliZRIkLmNoYXRidXMucHJvdmlkZXIudjEuRGVzY3JpYmVSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlc3BvbnNlElgKB1VwZGF0ZXMSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVzcG9uc2UoATABEksKBENhbGwSIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXF1ZXN0GiEuY2hhdGJ1cy5wcm92aWRlci52MS5DYWxsUmVzcG9uc2USXwoKVXBsb2FkRmlsZRImLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QaJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXNwb25zZSgBEmUKDERvd25sb2FkRmlsZRIoLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVxdWVzdBopLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVzcG9uc2UwARJsCg9Qcm92aXNpb25UYXJnZXQSKy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlcXVlc3QaLC5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlc3BvbnNlEmAKC0Nsb3NlVGFyZ2V0EicuY2hhdGJ1cy5wcm92aWRlci52MS5DbG9zZVRhcmdldFJlcXVlc3QaKC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVzcG9uc2USUQoGQXR0YWNoEiIuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXNwb25zZRJRCgZEZXRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlc3BvbnNlEmsKDldhdGNoT2NjdXBhbmN5EiouY2hhdGJ1cy5wcm92aWRlci52MS5XYXRjaE9jY3VwYW5jeVJlcXVlc3QaKy5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVzcG9uc2UwARJUCgdQcmVwYXJlEiMuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVxdWVzdBokLmNoYXRidXMucHJvdmlkZXIudjEuUHJlcGFyZVJlc3BvbnNlElEKBkNvbW1pdBIiLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVzcG9uc2USUQoGQ2FuY2VsEiIuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXNwb25zZRJRCgZTdGF0dXMSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1JlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1Jlc3BvbnNlQkFaP2dpdGh1Yi5jb20vY2hhdGJ1cy9jaGF0YnVzL3Byb3RvL2NoYXRidXMvcHJvdmlkZXIvdjE7cHJvdmlkZXJ2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3Qi1QEKEERlc2NyaWJlUmVzcG9uc2USEAoIcGxhdGZvcm0YASABKAkSLAoHbWV0aG9kcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kEhYKDm1heF90ZXh0X2NoYXJzGAMgASgNEg8KB3dlYl91cmwYBCABKAkSKAoFdmVyYnMYBSADKAsyGS5jaGF0YnVzLnByb3ZpZGVyLnYxLlZlcmISLgoGbGltaXRzGAYgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SYXRlTGltaXQikQEKCVJhdGVMaW1pdBIMCgRuYW1lGAEgASgJEi4KBXNjb3BlGAIgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEg0KBWNvdW50GAMgASgNEiYKA3BlchgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdtZXRob2RzGAUgAygJIlIKBFZlcmISDAoEbmFtZRgBIAEoCRISCgppZGVtcG90ZW50GAIgASgIEigKBWxhc3RzGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImoKClNlbmRQYXJhbXMSDAoEdGV4dBgBIAEoCRIQCghyZXBseV90bxgCIAEoCRIsCgdidXR0b25zGAMgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5CdXR0b24SDgoGcHJvbXB0GAQgASgIIlwKCkVkaXRQYXJhbXMSEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbiIwCgtSZWFjdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEg0KBWVtb2ppGAIgASgJIg4KDFR5cGluZ1BhcmFtcyI0CgxBbnN3ZXJQYXJhbXMSFgoOaW50ZXJhY3Rpb25faWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCgZCdXR0b24SDQoFbGFiZWwYASABKAkSDAoEZGF0YRgCIAEoCSIhCgpWZXJiUmVzdWx0EhMKC21lc3NhZ2VfaWRzGAEgAygJIoUBCgZNZXRob2QSDAoEbmFtZRgBIAEoCRIwCgZwYXJhbXMYAiADKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLk1ldGhvZFBhcmFtEhIKCmlkZW1wb3RlbnQYAyABKAgSJwoEbGFuZRgEIAEoDjIZLmNoYXRidXMucHJvdmlkZXIudjEuTGFuZSJfCgtNZXRob2RQYXJhbRIMCgRuYW1lGAEgASgJEjAKBGtpbmQYAiABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSEAoIcmVxdWlyZWQYAyABKAgiSQoJUmVmZXJlbmNlEjAKBGtpbmQYASABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSCgoCaWQYAiABKAkiNAoGVGFyZ2V0EgwKBGNoYXQYASABKAkSDgoGdGhyZWFkGAIgASgJEgwKBG5hbWUYAyABKAkijgEKEElkZW50aWZ5UmVzcG9uc2USDAoEbmFtZRgBIAEoCRIQCghvd25lcl9pZBgCIAEoCRISCgpnZW5lcmF0aW9uGAMgASgNEjUKC2luY2FybmF0aW9uGAQgASgLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5JbmNhcm5hdGlvbhIPCgdhY2NvdW50GAUgASgJIuYBCg5VcGRhdGVzUmVxdWVzdBI6CgVzdGFydBgBIAEoCzIpLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuU3RhcnRIABI2CgNhY2sYAiABKAsyJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0LkFja0gAGj8KBVN0YXJ0Eg4KBmN1cnNvchgBIAEoAxINCgVzdGF0ZRgCIAEoDBIXCg9hY2NlcHRzX2JhdGNoZXMYAyABKAgaGAoDQWNrEhEKCXVwZGF0ZV9pZBgBIAEoA0IFCgNtc2cibAoPVXBkYXRlc1Jlc3BvbnNlEisKBnVwZGF0ZRgBIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlEiwKB3VwZGF0ZXMYAiADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZSK3AwoGVXBkYXRlEhEKCXVwZGF0ZV9pZBgBIAEoAxIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIUCgxmcm9tX3VzZXJfaWQYBCABKAMSLQoEa2luZBgFIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIMCgR0ZXh0GAYgASgJEg8KB3BheWxvYWQYByABKAwSLwoLcmVjZWl2ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FsbG93ZWQYCSABKAgSMwoKcmVmZXJlbmNlcxgKIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcxIMCgRjaGF0GAsgASgJEg4KBnRocmVhZBgMIAEoCRIOCgZzZW5kZXIYDSABKAkSEAoIZGVkdXBfaWQYDiABKAkSDgoGY3Vyc29yGA8gASgMEhMKC3NlbmRlcl9uYW1lGBAgASgJEjYKDHRocmVhZF9zdGF0ZRgRIAEoDjIgLmNoYXRidXMucHJvdmlkZXIudjEuVGhyZWFkU3RhdGUifgoKUmVmZXJlbmNlcxITCgttZXNzYWdlX2lkcxgBIAMoAxIaChJjYWxsYmFja19xdWVyeV9pZHMYAiADKAkSEAoIZmlsZV9pZHMYAyADKAkSLQoFaXRlbXMYBCADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZSKDAQoLQ2FsbFJlcXVlc3QSGQoGbWV0aG9kGAEgASgJQgm6SAZyBBABGEASEwoLcGFyYW1zX2pzb24YAiABKAwSFwoPaWRlbXBvdGVuY3lfa2V5GAMgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0IoMBCgxDYWxsUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwSMwoKcmVmZXJlbmNlcxgCIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcxIpCgVwYXVzZRgDIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuUGF1c2UidgoFUGF1c2USLgoFc2NvcGUYASABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLkxpbWl0U2NvcGUSKAoFYWZ0ZXIYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoLbWV0aG9kX29ubHkYAyABKAgi+QEKEVVwbG9hZEZpbGVSZXF1ZXN0Ej8KBmhlYWRlchgBIAEoCzItLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QuSGVhZGVySAASDwoFY2h1bmsYAiABKAxIABqKAQoGSGVhZGVyEg8KB2NoYXRfaWQYASABKAMSEQoJdGhyZWFkX2lkGAIgASgDEhAKCGZpbGVuYW1lGAMgASgJEg8KB2NhcHRpb24YBCABKAkSDAoEa2luZBgFIAEoCRIrCgZ0YXJnZXQYBiABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJIn0KFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIPCgdjaGF0X2lkGAIgASgDEgwKBGNoYXQYAyABKAkSKgoFcmV1c2UYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKIAQoXUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USDwoHY2hhdF9pZBgBIAEoAxIRCgl0aHJlYWRfaWQYAiABKAMSDAoEbmFtZRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldBIOCgZyZXVzZWQYBSABKAgiZQoSQ2xvc2VUYXJnZXRSZXF1ZXN0Eg8KB2NoYXRfaWQYASABKAMSEQoJdGhyZWFkX2lkGAIgASgDEisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0IhUKE0Nsb3NlVGFyZ2V0UmVzcG9uc2UidQoNQXR0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCRIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCIQCg5BdHRhY2hSZXNwb25zZSIkCg1EZXRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJIhAKDkRldGFjaFJlc3BvbnNlIhcKFVdhdGNoT2NjdXBhbmN5UmVxdWVzdCKJAQoWV2F0Y2hPY2N1cGFuY3lSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRIRCglhZG1pdHRpbmcYAiABKAgSKQoFcGhhc2UYAyABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlImMKCU9jY3VwYW5jeRIQCghhdHRhY2hlZBgBIAEoDRIQCghpbmZsaWdodBgCIAEoDRIPCgdpbmJvdW5kGAMgASgNEhAKCG91dGJvdW5kGAQgASgNEg8KB2NsZWFudXAYBSABKA0ihAEKBUZlbmNlEh4KCnJlcXVlc3RfaWQYASABKAlCCrpIB3IFEAEYgAESEAoIb3duZXJfaWQYAiABKAkSEgoKZ2VuZXJhdGlvbhgDIAEoDRI1CgtpbmNhcm5hdGlvbhgEIAEoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuSW5jYXJuYXRpb24ibQoOUHJlcGFyZVJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQESKAoFbGVhc2UYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iegoPUHJlcGFyZVJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkIKDUNvbW1pdFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiQwoOQ29tbWl0UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kiQgoNQ2FuY2VsUmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBASIQCg5DYW5jZWxSZXNwb25zZSIPCg1TdGF0dXNSZXF1ZXN0IuIBCg5TdGF0dXNSZXNwb25zZRIpCgVwaGFzZRgBIAEoDjIaLmNoYXRidXMucHJvdmlkZXIudjEuUGhhc2USEQoJYWRtaXR0aW5nGAIgASgIEjEKCW9jY3VwYW5jeRgDIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJlcXVlc3RfaWQYBSABKAkSFQoNaGVhbHRoX2RldGFpbBgGIAEoCSpsCgpMaW1pdFNjb3BlEhsKF0xJTUlUX1NDT1BFX1VOU1BFQ0lGSUVEEAASEwoPTElNSVRfU0NPUEVfQk9UEAESFAoQTElNSVRfU0NPUEVfQ0hBVBACEhYKEkxJTUlUX1NDT1BFX1RIUkVBRBADKmAKBExhbmUSFAoQTEFORV9VTlNQRUNJRklFRBAAEg8KC0xBTkVfUFJPTVBUEAESEAoMTEFORV9NRVNTQUdFEAISDQoJTEFORV9FRElUEAMSEAoMTEFORV9BTUJJRU5UEAQqhAEKDVJlZmVyZW5jZUtpbmQSHgoaUkVGRVJFTkNFX0tJTkRfVU5TUEVDSUZJRUQQABIaChZSRUZFUkVOQ0VfS0lORF9NRVNTQUdFEAESFwoTUkVGRVJFTkNFX0tJTkRfRklMRRACEh4KGlJFRkVSRU5DRV9LSU5EX0lOVEVSQUNUSU9OEAMqnAEKClVwZGF0ZUtpbmQSGwoXVVBEQVRFX0tJTkRfVU5TUEVDSUZJRUQQABIXChNVUERBVEVfS0lORF9NRVNTQUdFEAESHgoaVVBEQVRFX0tJTkRfRURJVEVEX01FU1NBR0UQAhIeChpVUERBVEVfS0lORF9DQUxMQkFDS19RVUVSWRADEhgKFFVQREFURV9LSU5EX1JFQUNUSU9OEAQqeQoLVGhyZWFkU3RhdGUSHAoYVEhSRUFEX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVVEhSRUFEX1NUQVRFX1JFT1BFTkVEEAESFwoTVEhSRUFEX1NUQVRFX0NMT1NFRBACEhgKFFRIUkVBRF9TVEFURV9ERUxFVEVEEAMqVwoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIOCgpQSEFTRV9JRExFEAESEgoOUEhBU0VfUFJFUEFSRUQQAhITCg9QSEFTRV9DT01NSVRURUQQAzLkCgoPUHJvdmlkZXJTZXJ2aWNlElcKCElkZW50aWZ5EiQuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLklkZW50aWZ5UmVzcG9uc2USVwoIRGVzY3JpYmUSJC5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVxdWVzdBolLmNoYXRidXMucHJvdmlkZXIudjEuRGVzY3JpYmVSZXNwb25zZRJYCgdVcGRhdGVzEiMuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdBokLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1Jlc3BvbnNlKAEwARJLCgRDYWxsEiAuY2hhdGJ1cy5wcm92aWRlci52MS5DYWxsUmVxdWVzdBohLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlc3BvbnNlEl8KClVwbG9hZEZpbGUSJi5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0GicuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVzcG9uc2UoARJlCgxEb3dubG9hZEZpbGUSKC5jaGF0YnVzLnByb3ZpZGVyLnYxLkRvd25sb2FkRmlsZVJlcXVlc3QaKS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRvd25sb2FkRmlsZVJlc3BvbnNlMAESbAoPUHJvdmlzaW9uVGFyZ2V0EisuY2hhdGJ1cy5wcm92aWRlci52MS5Qcm92aXNpb25UYXJnZXRSZXF1ZXN0GiwuY2hhdGJ1cy5wcm92aWRlci52MS5Qcm92aXNpb25UYXJnZXRSZXNwb25zZRJgCgtDbG9zZVRhcmdldBInLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXF1ZXN0GiguY2hhdGJ1cy5wcm92aWRlci52MS5DbG9zZVRhcmdldFJlc3BvbnNlElEKBkF0dGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuQXR0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQXR0YWNoUmVzcG9uc2USUQoGRGV0YWNoEiIuY2hhdGJ1cy5wcm92aWRlci52MS5EZXRhY2hSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5EZXRhY2hSZXNwb25zZRJrCg5XYXRjaE9jY3VwYW5jeRIqLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXF1ZXN0GisuY2hhdGJ1cy5wcm92aWRlci52MS5XYXRjaE9jY3VwYW5jeVJlc3BvbnNlMAESVAoHUHJlcGFyZRIjLmNoYXRidXMucHJvdmlkZXIudjEuUHJlcGFyZVJlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXNwb25zZRJRCgZDb21taXQSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbW1pdFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbW1pdFJlc3BvbnNlElEKBkNhbmNlbBIiLmNoYXRidXMucHJvdmlkZXIudjEuQ2FuY2VsUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQ2FuY2VsUmVzcG9uc2USUQoGU3RhdHVzEiIuY2hhdGJ1cy5wcm92aWRlci52MS5TdGF0dXNSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5TdGF0dXNSZXNwb25zZUJBWj9naXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3Byb3ZpZGVyL3YxO3Byb3ZpZGVydjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Incarnation identifies one process: pid plus its start time (Linux:
@@ -108,6 +108,15 @@ export type DescribeResponse = Message<"chatbus.provider.v1.DescribeResponse"> &
    * @generated from field: repeated chatbus.provider.v1.Verb verbs = 5;
    */
   verbs: Verb[];
+
+  /**
+   * The platform's rate limits on calls, as the operator's settings left
+   * them: the supervisor paces calls to stay within them (a call that
+   * would exceed one waits its turn). Empty: nothing is paced.
+   *
+   * @generated from field: repeated chatbus.provider.v1.RateLimit limits = 6;
+   */
+  limits: RateLimit[];
 };
 
 /**
@@ -116,6 +125,52 @@ export type DescribeResponse = Message<"chatbus.provider.v1.DescribeResponse"> &
  */
 export const DescribeResponseSchema: GenMessage<DescribeResponse> = /*@__PURE__*/
   messageDesc(file_chatbus_provider_v1_provider, 3);
+
+/**
+ * RateLimit is one limit a platform puts on calls: at most count calls in
+ * any window of per, counted per scope, of the methods listed.
+ *
+ * @generated from message chatbus.provider.v1.RateLimit
+ */
+export type RateLimit = Message<"chatbus.provider.v1.RateLimit"> & {
+  /**
+   * The limit's name ("bot", "chat", "group"): the key of the provider's
+   * setting that changes it, and what logs and busctl say.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: chatbus.provider.v1.LimitScope scope = 2;
+   */
+  scope: LimitScope;
+
+  /**
+   * @generated from field: uint32 count = 3;
+   */
+  count: number;
+
+  /**
+   * @generated from field: google.protobuf.Duration per = 4;
+   */
+  per?: Duration | undefined;
+
+  /**
+   * The methods and verbs it counts ("send", "sendMessage"; "upload" for
+   * UploadFile). Empty: every call.
+   *
+   * @generated from field: repeated string methods = 5;
+   */
+  methods: string[];
+};
+
+/**
+ * Describes the message chatbus.provider.v1.RateLimit.
+ * Use `create(RateLimitSchema)` to create a new message.
+ */
+export const RateLimitSchema: GenMessage<RateLimit> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 4);
 
 /**
  * Verb is a platform-neutral message verb a provider implements. A verb
@@ -147,6 +202,14 @@ export type Verb = Message<"chatbus.provider.v1.Verb"> & {
    * @generated from field: bool idempotent = 2;
    */
   idempotent: boolean;
+
+  /**
+   * typing: how long the indicator shows after one call. A repeat within
+   * it is answered without a call (until a message of the thread goes).
+   *
+   * @generated from field: google.protobuf.Duration lasts = 3;
+   */
+  lasts?: Duration | undefined;
 };
 
 /**
@@ -154,7 +217,7 @@ export type Verb = Message<"chatbus.provider.v1.Verb"> & {
  * Use `create(VerbSchema)` to create a new message.
  */
 export const VerbSchema: GenMessage<Verb> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 4);
+  messageDesc(file_chatbus_provider_v1_provider, 5);
 
 /**
  * SendParams posts a message in the call's thread.
@@ -196,7 +259,7 @@ export type SendParams = Message<"chatbus.provider.v1.SendParams"> & {
  * Use `create(SendParamsSchema)` to create a new message.
  */
 export const SendParamsSchema: GenMessage<SendParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 5);
+  messageDesc(file_chatbus_provider_v1_provider, 6);
 
 /**
  * EditParams replaces the text and the buttons of a message the bot sent.
@@ -228,7 +291,7 @@ export type EditParams = Message<"chatbus.provider.v1.EditParams"> & {
  * Use `create(EditParamsSchema)` to create a new message.
  */
 export const EditParamsSchema: GenMessage<EditParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 6);
+  messageDesc(file_chatbus_provider_v1_provider, 7);
 
 /**
  * ReactParams sets the bot's reaction on a message.
@@ -252,7 +315,7 @@ export type ReactParams = Message<"chatbus.provider.v1.ReactParams"> & {
  * Use `create(ReactParamsSchema)` to create a new message.
  */
 export const ReactParamsSchema: GenMessage<ReactParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 7);
+  messageDesc(file_chatbus_provider_v1_provider, 8);
 
 /**
  * TypingParams shows that the bot is working, for a few seconds.
@@ -267,7 +330,7 @@ export type TypingParams = Message<"chatbus.provider.v1.TypingParams"> & {
  * Use `create(TypingParamsSchema)` to create a new message.
  */
 export const TypingParamsSchema: GenMessage<TypingParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 8);
+  messageDesc(file_chatbus_provider_v1_provider, 9);
 
 /**
  * AnswerParams acknowledges a button press.
@@ -293,7 +356,7 @@ export type AnswerParams = Message<"chatbus.provider.v1.AnswerParams"> & {
  * Use `create(AnswerParamsSchema)` to create a new message.
  */
 export const AnswerParamsSchema: GenMessage<AnswerParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 9);
+  messageDesc(file_chatbus_provider_v1_provider, 10);
 
 /**
  * Button is a button under a message: a press is an update of kind
@@ -319,7 +382,7 @@ export type Button = Message<"chatbus.provider.v1.Button"> & {
  * Use `create(ButtonSchema)` to create a new message.
  */
 export const ButtonSchema: GenMessage<Button> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 10);
+  messageDesc(file_chatbus_provider_v1_provider, 11);
 
 /**
  * VerbResult is the result_json of a verb.
@@ -340,7 +403,7 @@ export type VerbResult = Message<"chatbus.provider.v1.VerbResult"> & {
  * Use `create(VerbResultSchema)` to create a new message.
  */
 export const VerbResultSchema: GenMessage<VerbResult> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 11);
+  messageDesc(file_chatbus_provider_v1_provider, 12);
 
 /**
  * Method is one platform method followers may call.
@@ -372,6 +435,13 @@ export type Method = Message<"chatbus.provider.v1.Method"> & {
    * @generated from field: bool idempotent = 3;
    */
   idempotent: boolean;
+
+  /**
+   * Which calls go first when calls wait for the platform's limits.
+   *
+   * @generated from field: chatbus.provider.v1.Lane lane = 4;
+   */
+  lane: Lane;
 };
 
 /**
@@ -379,7 +449,7 @@ export type Method = Message<"chatbus.provider.v1.Method"> & {
  * Use `create(MethodSchema)` to create a new message.
  */
 export const MethodSchema: GenMessage<Method> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 12);
+  messageDesc(file_chatbus_provider_v1_provider, 13);
 
 /**
  * MethodParam is a Call parameter that names an id of the thread.
@@ -410,7 +480,7 @@ export type MethodParam = Message<"chatbus.provider.v1.MethodParam"> & {
  * Use `create(MethodParamSchema)` to create a new message.
  */
 export const MethodParamSchema: GenMessage<MethodParam> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 13);
+  messageDesc(file_chatbus_provider_v1_provider, 14);
 
 /**
  * Reference is one platform id, with its kind, as text.
@@ -434,7 +504,7 @@ export type Reference = Message<"chatbus.provider.v1.Reference"> & {
  * Use `create(ReferenceSchema)` to create a new message.
  */
 export const ReferenceSchema: GenMessage<Reference> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 14);
+  messageDesc(file_chatbus_provider_v1_provider, 15);
 
 /**
  * Target names a thread by the platform's own ids, as text (Telegram
@@ -468,7 +538,7 @@ export type Target = Message<"chatbus.provider.v1.Target"> & {
  * Use `create(TargetSchema)` to create a new message.
  */
 export const TargetSchema: GenMessage<Target> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 15);
+  messageDesc(file_chatbus_provider_v1_provider, 16);
 
 /**
  * @generated from message chatbus.provider.v1.IdentifyResponse
@@ -513,7 +583,7 @@ export type IdentifyResponse = Message<"chatbus.provider.v1.IdentifyResponse"> &
  * Use `create(IdentifyResponseSchema)` to create a new message.
  */
 export const IdentifyResponseSchema: GenMessage<IdentifyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 16);
+  messageDesc(file_chatbus_provider_v1_provider, 17);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesRequest
@@ -542,7 +612,7 @@ export type UpdatesRequest = Message<"chatbus.provider.v1.UpdatesRequest"> & {
  * Use `create(UpdatesRequestSchema)` to create a new message.
  */
 export const UpdatesRequestSchema: GenMessage<UpdatesRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 17);
+  messageDesc(file_chatbus_provider_v1_provider, 18);
 
 /**
  * Start begins delivery at the stored cursor.
@@ -583,7 +653,7 @@ export type UpdatesRequest_Start = Message<"chatbus.provider.v1.UpdatesRequest.S
  * Use `create(UpdatesRequest_StartSchema)` to create a new message.
  */
 export const UpdatesRequest_StartSchema: GenMessage<UpdatesRequest_Start> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 17, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 18, 0);
 
 /**
  * Ack says every update up to and including update_id is durable (or was
@@ -603,7 +673,7 @@ export type UpdatesRequest_Ack = Message<"chatbus.provider.v1.UpdatesRequest.Ack
  * Use `create(UpdatesRequest_AckSchema)` to create a new message.
  */
 export const UpdatesRequest_AckSchema: GenMessage<UpdatesRequest_Ack> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 17, 1);
+  messageDesc(file_chatbus_provider_v1_provider, 18, 1);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesResponse
@@ -631,7 +701,7 @@ export type UpdatesResponse = Message<"chatbus.provider.v1.UpdatesResponse"> & {
  * Use `create(UpdatesResponseSchema)` to create a new message.
  */
 export const UpdatesResponseSchema: GenMessage<UpdatesResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18);
+  messageDesc(file_chatbus_provider_v1_provider, 19);
 
 /**
  * Update is one platform update.
@@ -770,7 +840,7 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
  * Use `create(UpdateSchema)` to create a new message.
  */
 export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 19);
+  messageDesc(file_chatbus_provider_v1_provider, 20);
 
 /**
  * References are the platform ids an update makes available to its
@@ -816,7 +886,7 @@ export type References = Message<"chatbus.provider.v1.References"> & {
  * Use `create(ReferencesSchema)` to create a new message.
  */
 export const ReferencesSchema: GenMessage<References> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 20);
+  messageDesc(file_chatbus_provider_v1_provider, 21);
 
 /**
  * @generated from message chatbus.provider.v1.CallRequest
@@ -856,7 +926,7 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 21);
+  messageDesc(file_chatbus_provider_v1_provider, 22);
 
 /**
  * @generated from message chatbus.provider.v1.CallResponse
@@ -874,6 +944,18 @@ export type CallResponse = Message<"chatbus.provider.v1.CallResponse"> & {
    * @generated from field: chatbus.provider.v1.References references = 2;
    */
   references?: References | undefined;
+
+  /**
+   * The platform said the call's scope has no room left for a while
+   * (Discord's X-RateLimit-Remaining: 0): the supervisor holds calls of
+   * that scope back until then. (A call the platform refused as rate
+   * limited says so in its error: RESOURCE_EXHAUSTED with a RetryInfo,
+   * and an ErrorInfo whose metadata "scope" is "bot", "chat" or "thread";
+   * "chat" if it does not say.)
+   *
+   * @generated from field: chatbus.provider.v1.Pause pause = 3;
+   */
+  pause?: Pause | undefined;
 };
 
 /**
@@ -881,7 +963,38 @@ export type CallResponse = Message<"chatbus.provider.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 22);
+  messageDesc(file_chatbus_provider_v1_provider, 23);
+
+/**
+ * Pause is a scope the platform has no room in for a while.
+ *
+ * @generated from message chatbus.provider.v1.Pause
+ */
+export type Pause = Message<"chatbus.provider.v1.Pause"> & {
+  /**
+   * @generated from field: chatbus.provider.v1.LimitScope scope = 1;
+   */
+  scope: LimitScope;
+
+  /**
+   * @generated from field: google.protobuf.Duration after = 2;
+   */
+  after?: Duration | undefined;
+
+  /**
+   * Only calls of the same method wait (a per-route bucket).
+   *
+   * @generated from field: bool method_only = 3;
+   */
+  methodOnly: boolean;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.Pause.
+ * Use `create(PauseSchema)` to create a new message.
+ */
+export const PauseSchema: GenMessage<Pause> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 24);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest
@@ -910,7 +1023,7 @@ export type UploadFileRequest = Message<"chatbus.provider.v1.UploadFileRequest">
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 23);
+  messageDesc(file_chatbus_provider_v1_provider, 25);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest.Header
@@ -957,7 +1070,7 @@ export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRe
  * Use `create(UploadFileRequest_HeaderSchema)` to create a new message.
  */
 export const UploadFileRequest_HeaderSchema: GenMessage<UploadFileRequest_Header> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 23, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 25, 0);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileResponse
@@ -981,7 +1094,7 @@ export type UploadFileResponse = Message<"chatbus.provider.v1.UploadFileResponse
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 24);
+  messageDesc(file_chatbus_provider_v1_provider, 26);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileRequest
@@ -998,7 +1111,7 @@ export type DownloadFileRequest = Message<"chatbus.provider.v1.DownloadFileReque
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25);
+  messageDesc(file_chatbus_provider_v1_provider, 27);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileResponse
@@ -1027,7 +1140,7 @@ export type DownloadFileResponse = Message<"chatbus.provider.v1.DownloadFileResp
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 26);
+  messageDesc(file_chatbus_provider_v1_provider, 28);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetRequest
@@ -1069,7 +1182,7 @@ export type ProvisionTargetRequest = Message<"chatbus.provider.v1.ProvisionTarge
  * Use `create(ProvisionTargetRequestSchema)` to create a new message.
  */
 export const ProvisionTargetRequestSchema: GenMessage<ProvisionTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 27);
+  messageDesc(file_chatbus_provider_v1_provider, 29);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetResponse
@@ -1110,7 +1223,7 @@ export type ProvisionTargetResponse = Message<"chatbus.provider.v1.ProvisionTarg
  * Use `create(ProvisionTargetResponseSchema)` to create a new message.
  */
 export const ProvisionTargetResponseSchema: GenMessage<ProvisionTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 28);
+  messageDesc(file_chatbus_provider_v1_provider, 30);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetRequest
@@ -1139,7 +1252,7 @@ export type CloseTargetRequest = Message<"chatbus.provider.v1.CloseTargetRequest
  * Use `create(CloseTargetRequestSchema)` to create a new message.
  */
 export const CloseTargetRequestSchema: GenMessage<CloseTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 29);
+  messageDesc(file_chatbus_provider_v1_provider, 31);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetResponse
@@ -1152,7 +1265,7 @@ export type CloseTargetResponse = Message<"chatbus.provider.v1.CloseTargetRespon
  * Use `create(CloseTargetResponseSchema)` to create a new message.
  */
 export const CloseTargetResponseSchema: GenMessage<CloseTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 30);
+  messageDesc(file_chatbus_provider_v1_provider, 32);
 
 /**
  * @generated from message chatbus.provider.v1.AttachRequest
@@ -1186,7 +1299,7 @@ export type AttachRequest = Message<"chatbus.provider.v1.AttachRequest"> & {
  * Use `create(AttachRequestSchema)` to create a new message.
  */
 export const AttachRequestSchema: GenMessage<AttachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 31);
+  messageDesc(file_chatbus_provider_v1_provider, 33);
 
 /**
  * @generated from message chatbus.provider.v1.AttachResponse
@@ -1199,7 +1312,7 @@ export type AttachResponse = Message<"chatbus.provider.v1.AttachResponse"> & {
  * Use `create(AttachResponseSchema)` to create a new message.
  */
 export const AttachResponseSchema: GenMessage<AttachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 32);
+  messageDesc(file_chatbus_provider_v1_provider, 34);
 
 /**
  * @generated from message chatbus.provider.v1.DetachRequest
@@ -1216,7 +1329,7 @@ export type DetachRequest = Message<"chatbus.provider.v1.DetachRequest"> & {
  * Use `create(DetachRequestSchema)` to create a new message.
  */
 export const DetachRequestSchema: GenMessage<DetachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 33);
+  messageDesc(file_chatbus_provider_v1_provider, 35);
 
 /**
  * @generated from message chatbus.provider.v1.DetachResponse
@@ -1229,7 +1342,7 @@ export type DetachResponse = Message<"chatbus.provider.v1.DetachResponse"> & {
  * Use `create(DetachResponseSchema)` to create a new message.
  */
 export const DetachResponseSchema: GenMessage<DetachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 34);
+  messageDesc(file_chatbus_provider_v1_provider, 36);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyRequest
@@ -1242,7 +1355,7 @@ export type WatchOccupancyRequest = Message<"chatbus.provider.v1.WatchOccupancyR
  * Use `create(WatchOccupancyRequestSchema)` to create a new message.
  */
 export const WatchOccupancyRequestSchema: GenMessage<WatchOccupancyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 35);
+  messageDesc(file_chatbus_provider_v1_provider, 37);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyResponse
@@ -1273,7 +1386,7 @@ export type WatchOccupancyResponse = Message<"chatbus.provider.v1.WatchOccupancy
  * Use `create(WatchOccupancyResponseSchema)` to create a new message.
  */
 export const WatchOccupancyResponseSchema: GenMessage<WatchOccupancyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 36);
+  messageDesc(file_chatbus_provider_v1_provider, 38);
 
 /**
  * Occupancy counts the work an owner holds; a doctor commit waits until all
@@ -1323,7 +1436,7 @@ export type Occupancy = Message<"chatbus.provider.v1.Occupancy"> & {
  * Use `create(OccupancySchema)` to create a new message.
  */
 export const OccupancySchema: GenMessage<Occupancy> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 37);
+  messageDesc(file_chatbus_provider_v1_provider, 39);
 
 /**
  * Fence identifies the owner a doctor request is addressed to; a request
@@ -1358,7 +1471,7 @@ export type Fence = Message<"chatbus.provider.v1.Fence"> & {
  * Use `create(FenceSchema)` to create a new message.
  */
 export const FenceSchema: GenMessage<Fence> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 38);
+  messageDesc(file_chatbus_provider_v1_provider, 40);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareRequest
@@ -1382,7 +1495,7 @@ export type PrepareRequest = Message<"chatbus.provider.v1.PrepareRequest"> & {
  * Use `create(PrepareRequestSchema)` to create a new message.
  */
 export const PrepareRequestSchema: GenMessage<PrepareRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 39);
+  messageDesc(file_chatbus_provider_v1_provider, 41);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareResponse
@@ -1404,7 +1517,7 @@ export type PrepareResponse = Message<"chatbus.provider.v1.PrepareResponse"> & {
  * Use `create(PrepareResponseSchema)` to create a new message.
  */
 export const PrepareResponseSchema: GenMessage<PrepareResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 40);
+  messageDesc(file_chatbus_provider_v1_provider, 42);
 
 /**
  * @generated from message chatbus.provider.v1.CommitRequest
@@ -1421,7 +1534,7 @@ export type CommitRequest = Message<"chatbus.provider.v1.CommitRequest"> & {
  * Use `create(CommitRequestSchema)` to create a new message.
  */
 export const CommitRequestSchema: GenMessage<CommitRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 41);
+  messageDesc(file_chatbus_provider_v1_provider, 43);
 
 /**
  * @generated from message chatbus.provider.v1.CommitResponse
@@ -1438,7 +1551,7 @@ export type CommitResponse = Message<"chatbus.provider.v1.CommitResponse"> & {
  * Use `create(CommitResponseSchema)` to create a new message.
  */
 export const CommitResponseSchema: GenMessage<CommitResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 42);
+  messageDesc(file_chatbus_provider_v1_provider, 44);
 
 /**
  * @generated from message chatbus.provider.v1.CancelRequest
@@ -1455,7 +1568,7 @@ export type CancelRequest = Message<"chatbus.provider.v1.CancelRequest"> & {
  * Use `create(CancelRequestSchema)` to create a new message.
  */
 export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 43);
+  messageDesc(file_chatbus_provider_v1_provider, 45);
 
 /**
  * @generated from message chatbus.provider.v1.CancelResponse
@@ -1468,7 +1581,7 @@ export type CancelResponse = Message<"chatbus.provider.v1.CancelResponse"> & {
  * Use `create(CancelResponseSchema)` to create a new message.
  */
 export const CancelResponseSchema: GenMessage<CancelResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 44);
+  messageDesc(file_chatbus_provider_v1_provider, 46);
 
 /**
  * @generated from message chatbus.provider.v1.StatusRequest
@@ -1481,7 +1594,7 @@ export type StatusRequest = Message<"chatbus.provider.v1.StatusRequest"> & {
  * Use `create(StatusRequestSchema)` to create a new message.
  */
 export const StatusRequestSchema: GenMessage<StatusRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 45);
+  messageDesc(file_chatbus_provider_v1_provider, 47);
 
 /**
  * @generated from message chatbus.provider.v1.StatusResponse
@@ -1526,7 +1639,96 @@ export type StatusResponse = Message<"chatbus.provider.v1.StatusResponse"> & {
  * Use `create(StatusResponseSchema)` to create a new message.
  */
 export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 46);
+  messageDesc(file_chatbus_provider_v1_provider, 48);
+
+/**
+ * LimitScope says what a limit counts calls per.
+ *
+ * @generated from enum chatbus.provider.v1.LimitScope
+ */
+export enum LimitScope {
+  /**
+   * @generated from enum value: LIMIT_SCOPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every call of the provider connection (the bot).
+   *
+   * @generated from enum value: LIMIT_SCOPE_BOT = 1;
+   */
+  BOT = 1,
+
+  /**
+   * The calls into one chat (a Telegram supergroup, a Slack channel),
+   * whatever their thread.
+   *
+   * @generated from enum value: LIMIT_SCOPE_CHAT = 2;
+   */
+  CHAT = 2,
+
+  /**
+   * The calls into one thread (a Discord thread is a channel of its own).
+   *
+   * @generated from enum value: LIMIT_SCOPE_THREAD = 3;
+   */
+  THREAD = 3,
+}
+
+/**
+ * Describes the enum chatbus.provider.v1.LimitScope.
+ */
+export const LimitScopeSchema: GenEnum<LimitScope> = /*@__PURE__*/
+  enumDesc(file_chatbus_provider_v1_provider, 0);
+
+/**
+ * Lane says which calls go first when calls wait for the platform's
+ * limits: prompts, then messages, then edits, then ambient ones.
+ *
+ * @generated from enum chatbus.provider.v1.Lane
+ */
+export enum Lane {
+  /**
+   * As LANE_MESSAGE.
+   *
+   * @generated from enum value: LANE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Questions the person must answer, answers to button presses.
+   *
+   * @generated from enum value: LANE_PROMPT = 1;
+   */
+  PROMPT = 1,
+
+  /**
+   * New messages.
+   *
+   * @generated from enum value: LANE_MESSAGE = 2;
+   */
+  MESSAGE = 2,
+
+  /**
+   * Edits of messages.
+   *
+   * @generated from enum value: LANE_EDIT = 3;
+   */
+  EDIT = 3,
+
+  /**
+   * Typing indicators, reactions.
+   *
+   * @generated from enum value: LANE_AMBIENT = 4;
+   */
+  AMBIENT = 4,
+}
+
+/**
+ * Describes the enum chatbus.provider.v1.Lane.
+ */
+export const LaneSchema: GenEnum<Lane> = /*@__PURE__*/
+  enumDesc(file_chatbus_provider_v1_provider, 1);
 
 /**
  * ReferenceKind says what a platform id names.
@@ -1566,7 +1768,7 @@ export enum ReferenceKind {
  * Describes the enum chatbus.provider.v1.ReferenceKind.
  */
 export const ReferenceKindSchema: GenEnum<ReferenceKind> = /*@__PURE__*/
-  enumDesc(file_chatbus_provider_v1_provider, 0);
+  enumDesc(file_chatbus_provider_v1_provider, 2);
 
 /**
  * UpdateKind mirrors chatbus.v1.UpdateKind.
@@ -1604,7 +1806,7 @@ export enum UpdateKind {
  * Describes the enum chatbus.provider.v1.UpdateKind.
  */
 export const UpdateKindSchema: GenEnum<UpdateKind> = /*@__PURE__*/
-  enumDesc(file_chatbus_provider_v1_provider, 1);
+  enumDesc(file_chatbus_provider_v1_provider, 3);
 
 /**
  * ThreadState is what an update says happened to its thread itself, as
@@ -1647,7 +1849,7 @@ export enum ThreadState {
  * Describes the enum chatbus.provider.v1.ThreadState.
  */
 export const ThreadStateSchema: GenEnum<ThreadState> = /*@__PURE__*/
-  enumDesc(file_chatbus_provider_v1_provider, 2);
+  enumDesc(file_chatbus_provider_v1_provider, 4);
 
 /**
  * Phase of the owner's doctor fence.
@@ -1680,7 +1882,7 @@ export enum Phase {
  * Describes the enum chatbus.provider.v1.Phase.
  */
 export const PhaseSchema: GenEnum<Phase> = /*@__PURE__*/
-  enumDesc(file_chatbus_provider_v1_provider, 3);
+  enumDesc(file_chatbus_provider_v1_provider, 5);
 
 /**
  * ProviderService is served by each provider child process on its own Unix

@@ -1,0 +1,116 @@
+package outbound
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// runScheduler runs s until the test ends.
+func runScheduler(t *testing.T, s *Scheduler) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// TestSchedulerRuns: jobs run only while open, in their thread's order,
+// superseded ones are told, withdrawn ones never run, and a rate-limited
+// one runs again.
+func TestSchedulerRuns(t *testing.T) {
+	s, err := New(Config{Limits: []Limit{{Name: "chat", Scope: ScopeChat, Count: 1, Per: 20 * time.Millisecond}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runScheduler(t, s)
+	var mu sync.Mutex
+	var ran []string
+	var wg sync.WaitGroup
+	job := func(label, coalesce string, o Outcome) *Job {
+		wg.Add(1)
+		first := true
+		return &Job{Thread: Thread{"c", "t"}, Method: "send", Lane: LaneMessage, Coalesce: coalesce,
+			Run: func() Outcome {
+				mu.Lock()
+				defer mu.Unlock()
+				ran = append(ran, label)
+				if first && o.RetryAfter > 0 {
+					first = false
+					return o
+				}
+				wg.Done()
+				return Outcome{}
+			},
+			Superseded: func() {
+				mu.Lock()
+				defer mu.Unlock()
+				ran = append(ran, label+" superseded")
+				wg.Done()
+			},
+		}
+	}
+	submit := func(j *Job) Status {
+		st, err := s.Submit(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	submit(job("1", "", Outcome{RetryAfter: 30 * time.Millisecond}))
+	submit(job("2", "e", Outcome{}))
+	if st := submit(job("3", "e", Outcome{})); st != Coalesced {
+		t.Fatalf("status %v, want Coalesced", st)
+	}
+	w := job("4", "", Outcome{})
+	submit(w)
+	if !s.Withdraw(w) {
+		t.Fatal("a queued job was not withdrawn")
+	}
+	wg.Done()
+	mu.Lock()
+	if len(ran) != 1 || ran[0] != "2 superseded" {
+		t.Fatalf("ran before open: %v", ran)
+	}
+	mu.Unlock()
+	s.SetOpen(true)
+	wg.Wait()
+	want := []string{"2 superseded", "1", "1", "3"}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ran) != len(want) {
+		t.Fatalf("ran %v, want %v", ran, want)
+	}
+	for i := range want {
+		if ran[i] != want[i] {
+			t.Fatalf("ran %v, want %v", ran, want)
+		}
+	}
+	st := s.Stats()
+	if st.Queued != 0 || st.RateLimited != 1 || st.Coalesced != 1 || st.Dispatched != 3 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// TestSchedulerBadLimits: limits the scheduler cannot keep are refused.
+func TestSchedulerBadLimits(t *testing.T) {
+	for _, l := range []Limit{
+		{Name: "zero", Scope: ScopeChat, Count: 0, Per: time.Second},
+		{Name: "no window", Scope: ScopeChat, Count: 1},
+		{Name: "no scope", Count: 1, Per: time.Second},
+		{Name: "huge", Scope: ScopeBot, Count: maxWindow + 1, Per: time.Second},
+	} {
+		if _, err := New(Config{Limits: []Limit{l}}); err == nil {
+			t.Errorf("%s accepted", l.Name)
+		}
+	}
+	var we *WaitError
+	if !errors.As(error(&WaitError{Err: ErrFull}), &we) {
+		t.Fatal("WaitError")
+	}
+}
