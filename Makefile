@@ -257,6 +257,11 @@ bench: ## Full benchmark (~4 min): table on stdout, JSON in bench-results/latest
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ $(BENCH_BINS)
 	$(BIN)/busbench $(BENCH_FLAGS)
 
+.PHONY: bench-cluster
+bench-cluster: ## Cluster benchmark (~1 min): 3-member etcd, 2 nodes, relay latency and rate beside a raw etcd txn, failover time
+	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ $(BENCH_BINS)
+	$(BIN)/busbench -phases cluster -json bench-results/cluster.json $(BENCH_FLAGS)
+
 # The comparison that chose the journal's engine (docs/performance.md,
 # "Choosing the journal's engine"): raw writes, bbolt, pebble, raft-wal and
 # server/journal appending durably on the same disk, then the journal's

@@ -29,6 +29,9 @@ type Client struct {
 	socket string
 	Bus    chatbusv1.BusServiceClient
 	Admin  chatbusv1.AdminServiceClient
+	// Cluster describes the cluster the supervisor is a node of
+	// (UNIMPLEMENTED outside a cluster).
+	Cluster chatbusv1.ClusterServiceClient
 	// How its followers coalesce acks (see WithAckCoalescing).
 	ackDelay time.Duration
 	ackEvery int
@@ -95,6 +98,7 @@ func Dial(socket string, opts ...Option) (*Client, error) {
 		socket:   abs,
 		Bus:      chatbusv1.NewBusServiceClient(cc),
 		Admin:    chatbusv1.NewAdminServiceClient(cc),
+		Cluster:  chatbusv1.NewClusterServiceClient(cc),
 		ackDelay: o.ackDelay,
 		ackEvery: o.ackEvery,
 	}, nil

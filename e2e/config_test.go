@@ -143,6 +143,16 @@ func TestCheckConfig(t *testing.T) {
 			want: []string{"line 5: providers.fake.control_dr: unknown setting (known: control_dir, forum_chat_id)"}},
 		{name: "python provider missing key", body: fakeSection(""), wantCode: 1,
 			want: []string{"line 2: providers.fake.control_dir: required"}},
+		{name: "cluster ok", body: telegramSection("") + "cluster:\n  name: home\n  node: laptop\n  etcd:\n    endpoints: [http://127.0.0.1:2379]\n  listen: 127.0.0.1:7440\n  tls: {ca: /c/ca.pem, cert: /c/laptop.pem, key: /c/laptop-key.pem}\n",
+			env: []string{"CHATBUS_TELEGRAM_TOKEN=123456:ABC-def"}, wantCode: 0, want: []string{": ok (providers checked: telegram)"}},
+		{name: "cluster incomplete", body: telegramSection("") + "cluster:\n  name: home\n  node: my laptop\n  lease_ttl: 1500ms\n",
+			env: []string{"CHATBUS_TELEGRAM_TOKEN=123456:ABC-def"}, wantCode: 1, want: []string{
+				"cluster.listen: required in a cluster", "cluster.tls.ca: required in a cluster", "cluster.tls.cert: required in a cluster",
+				"cluster.tls.key: required in a cluster", "cluster.etcd.endpoints: required in a cluster",
+				`cluster.node: "my laptop": no / or spaces`, "cluster.lease_ttl: 1.5s: whole seconds, at least 2s"}},
+		{name: "cluster of two providers", body: fakeSection("    control_dir: /tmp/x\n") + "  other:\n    binary: " + fake + "\n    forum_chat_id: -101\n    control_dir: /tmp/y\n" +
+			"cluster:\n  name: home\n  node: laptop\n  etcd:\n    endpoints: [http://127.0.0.1:2379]\n  listen: 127.0.0.1:7440\n  tls: {ca: /c/ca.pem, cert: /c/laptop.pem, key: /c/laptop-key.pem}\n",
+			wantCode: 1, want: []string{"cluster: a cluster elects one leader per provider (bot) and runs one provider per profile; this config has 2"}},
 		{name: "provider without a check mode", body: "providers:\n  x:\n    binary: /bin/false\n", wantCode: 1,
 			want: []string{"providers.x: /bin/false --check refused the settings (exit status 1) without saying why (does it implement --check?"}},
 	}

@@ -191,7 +191,8 @@ func (fl *follower) waitTextsWithin(t *testing.T, within time.Duration, want ...
 }
 
 // TestJournalReopensAfterFailedSync: the journal's fdatasync fails (the
-// test hook makes every batch's fail with EIO while a file exists) while
+// test build's --test-journal-sync-fault puts a file system under the
+// journal that fails every batch's with EIO while a file exists) while
 // 200 updates flow to a follower. The supervisor does not trust what it
 // wrote: the provider goes NOT_SERVING with the store's reason, the
 // journal reopens itself from disk, and once syncs succeed again every
@@ -199,7 +200,7 @@ func (fl *follower) waitTextsWithin(t *testing.T, within time.Duration, want ...
 // events say what happened, and it is the same supervisord process.
 func TestJournalReopensAfterFailedSync(t *testing.T) {
 	fault := filepath.Join(t.TempDir(), "fail-syncs")
-	p, tg, d, cfg := startHookedTelegram(t, []string{"CHATBUS_TEST_JOURNAL_SYNC_FAULT=" + fault})
+	p, tg, d, cfg := startHookedTelegram(t, nil, "--test-journal-sync-fault", fault)
 	p.waitServing(d)
 	c, err := client.Dial(p.socket, client.WithSecretFile(filepath.Join(p.state, "secret")))
 	if err != nil {

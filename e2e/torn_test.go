@@ -114,7 +114,11 @@ func TestTornJournalWrite(t *testing.T) {
 				contains(t, "stderr", d.stderr.String(), filepath.Base(seg))
 				return
 			}
-			b2 := startBus(t, p2, telegramConfig(tg2, ""))
+			// Reconciliation waits for the follower however long the
+			// start takes on a loaded machine: a binding forgotten before
+			// it registers would get a fresh thread, and the update
+			// fetched again would go to the old one.
+			b2 := startBus(t, p2, strings.Replace(telegramConfig(tg2, ""), "reconcile_grace: 1s", "reconcile_grace: 10m", 1))
 			fl := follow(t, b2.c, "manual:torn", "/w/torn")
 			fl.waitTextsWithin(t, 60*time.Second, texts...)
 			if got := fl.f.Registered().GetBinding().GetTarget().GetThreadId(); int(got) != thread {

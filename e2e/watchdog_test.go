@@ -88,7 +88,8 @@ func count(states []string, s string) int {
 }
 
 // hookedSupervisord builds supervisord with its test hooks (SIGUSR1 stalls
-// the store's committer goroutine, SIGUSR2 releases it).
+// the store's committer goroutine, SIGUSR2 releases it;
+// --test-journal-sync-fault fails the journal's fdatasyncs).
 func hookedSupervisord(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()

@@ -7,6 +7,7 @@ import (
 	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/reload"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/supervise"
 )
@@ -76,13 +77,13 @@ var eventKinds = enumtab.New(map[events.Kind]chatbusv1.EventKind{
 	events.ConfigRefused:        chatbusv1.EventKind_EVENT_KIND_CONFIG_REFUSED,
 })
 
-var changeActions = enumtab.New(map[ChangeAction]chatbusv1.ConfigChangeAction{
-	Applied:           chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_APPLIED,
-	RestartedProvider: chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_RESTARTED_PROVIDER,
-	Started:           chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_STARTED,
-	Stopped:           chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_STOPPED,
-	NeedsRestart:      chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_NEEDS_RESTART,
-	Failed:            chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_FAILED,
+var changeActions = enumtab.New(map[reload.Action]chatbusv1.ConfigChangeAction{
+	reload.Applied:           chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_APPLIED,
+	reload.RestartedProvider: chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_RESTARTED_PROVIDER,
+	reload.Started:           chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_STARTED,
+	reload.Stopped:           chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_STOPPED,
+	reload.NeedsRestart:      chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_NEEDS_RESTART,
+	reload.Failed:            chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_FAILED,
 })
 
 var restartPhases = enumtab.New(map[doctor.Phase]chatbusv1.RestartPhase{

@@ -11,6 +11,7 @@ import (
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/reload"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/supervise"
 )
@@ -49,7 +50,7 @@ func TestEnumTables(t *testing.T) {
 	check("eventKinds", enumtab.Check(eventKinds, chatbusv1.EventKind(0).Descriptor(),
 		named(func(k events.Kind) bool { return k.String() != "unknown" })))
 	check("changeActions", enumtab.Check(changeActions, chatbusv1.ConfigChangeAction(0).Descriptor(),
-		named(func(a ChangeAction) bool { return a.String() != "" })))
+		named(func(a reload.Action) bool { return a.String() != "" })))
 	check("restartPhases", enumtab.Check(restartPhases, chatbusv1.RestartPhase(0).Descriptor(),
 		named(func(p doctor.Phase) bool { return p.String() != "" })))
 	check("outcomeKinds", enumtab.Check(outcomeKinds, chatbusv1.OutcomeKind(0).Descriptor(),
@@ -87,7 +88,7 @@ func TestEnumTablesKeepNames(t *testing.T) {
 	for _, k := range named(func(k events.Kind) bool { return k.String() != "unknown" }) {
 		add(k.String(), eventKinds.Proto(k))
 	}
-	for _, a := range named(func(a ChangeAction) bool { return a.String() != "" }) {
+	for _, a := range named(func(a reload.Action) bool { return a.String() != "" }) {
 		add(a.String(), changeActions.Proto(a))
 	}
 	for _, p := range named(func(p doctor.Phase) bool { return p.String() != "" }) {

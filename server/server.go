@@ -2,13 +2,15 @@
 // AdminService and DoctorService (operators) on a private Unix socket, with
 // grpc.health.v1 and server reflection beside them, and owns what joins the
 // parts: the interceptor chain, the one table from domain errors to codes
-// (errors.go), applying a reloaded config, and the watchdog's liveness
-// ping (cmd/supervisord turns it into systemd's WATCHDOG=1).
+// (errors.go), when a config reload may run (one at a time, while
+// serving), and the watchdog's liveness ping (cmd/supervisord turns it
+// into systemd's WATCHDOG=1).
 //
 // Handlers are thin; the domain lives in the subpackages: registry (live
 // followers), hub (routing, streams, call scoping, thread lifecycle), store
 // and journal (the durable state), providers and supervise (the provider
-// children), doctor (restarting a provider), events (the runtime event
+// children), doctor (restarting a provider), reload (a config read again,
+// brought to the running supervisor), events (the runtime event
 // feed), auth (the bearer secret), safesocket (the socket and its lock),
 // liveness (the watchdog's view of its own loops), metrics (Prometheus),
 // console (the operator's web page); servertest and metrics/metricstest
@@ -40,10 +42,12 @@ import (
 	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/journal/vfs"
 	"github.com/chatbus/chatbus/server/liveness"
 	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/providers"
 	"github.com/chatbus/chatbus/server/registry"
+	"github.com/chatbus/chatbus/server/reload"
 	"github.com/chatbus/chatbus/server/safesocket"
 	"github.com/chatbus/chatbus/server/store"
 )
@@ -92,8 +96,16 @@ type Config struct {
 
 	// Store is the state file. If empty, <StateDir>/state.db.
 	Store string
+	// OpenStore, if set, opens the state instead of the file at Store
+	// (a cluster node's etcd store, server/cluster); the options are
+	// those the file would get. Nil: the embedded store.
+	OpenStore func(store.Options) (store.Store, error)
 	// Journal bounds each binding's held updates (zero fields: defaults).
 	Journal store.Limits
+	// JournalFS is the file system under the store's journal. If nil, the
+	// operating system's. (supervisord built with -tags chatbus_testhooks
+	// puts faults under it.)
+	JournalFS vfs.FS
 	// Providers are the chat providers to run as children.
 	Providers []providers.Spec
 	// HandoffTTL holds a suspended binding for its successor. If zero, 30s.
@@ -206,10 +218,10 @@ type Server struct {
 	console *console.Console
 
 	// reloadMu (a one-slot semaphore, so that a waiter can give up) lets
-	// one reload run at a time; running is the config as last applied,
-	// guarded by it.
+	// one reload run at a time through reloader (set by Run, with the
+	// other parts), which holds the settings as last applied.
 	reloadMu chan struct{}
-	running  Config
+	reloader *reload.Reloader
 	// shutdownTimeout is cfg.ShutdownTimeout as last reloaded.
 	shutdownTimeout atomic.Int64
 	// alive holds the liveness probes of the supervisor's own loops.
@@ -261,7 +273,6 @@ func New(cfg Config) (*Server, error) {
 		secret: secret,
 
 		reloadMu:    make(chan struct{}, 1),
-		running:     cfg,
 		alive:       liveness.New(),
 		drainingC:   make(chan struct{}),
 		servingC:    make(chan struct{}),
@@ -308,13 +319,19 @@ func (s *Server) Run(ctx context.Context) error {
 // registry, the provider manager, the routing core over both, the doctor.
 // The providers' updates reach the core when Run hands it to them.
 func (s *Server) open() error {
-	opts := store.Options{Limits: s.cfg.Journal, OnDrop: hub.DropReporter(s.hub), Logger: s.log}
+	opts := store.Options{Limits: s.cfg.Journal, OnDrop: hub.DropReporter(s.hub), Logger: s.log, JournalFS: s.cfg.JournalFS}
 	if m := s.metrics; m != nil {
 		report := opts.OnDrop
 		opts.OnDrop = func(key string, n int, reason string) { report(key, n, reason); m.Dropped(reason, n) }
 		opts.OnCommit = m.Commit
 	}
-	st, err := store.Open(s.cfg.Store, opts)
+	var st store.Store
+	var err error
+	if s.cfg.OpenStore != nil {
+		st, err = s.cfg.OpenStore(opts)
+	} else {
+		st, err = store.Open(s.cfg.Store, opts)
+	}
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -362,6 +379,7 @@ func (s *Server) open() error {
 	}
 	s.store, s.core, s.provs = st, core, provs
 	s.doctor = doctor.New(doctor.Config{Providers: provs, Events: s.hub, Logger: s.log, Metrics: s.metrics})
+	s.reloader = s.newReloader()
 	s.metrics.Watch(metricsSource{s})
 	s.metrics.WatchJournals(metricsSource{s})
 	return nil

@@ -184,6 +184,11 @@ func (b *bencher) phases(ctx context.Context) error {
 			return fmt.Errorf("disk: %w", err)
 		}
 	}
+	if o.has("cluster") {
+		if err := b.clusterPhase(ctx); err != nil {
+			return fmt.Errorf("cluster: %w", err)
+		}
+	}
 	return nil
 }
 

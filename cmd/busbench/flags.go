@@ -16,6 +16,9 @@ import (
 // phases in the order they run.
 var allPhases = []string{"doctor", "register", "heartbeat", "latency", "throughput", "openloop", "outbound", "scaling", "memory", "scale", "diskuse", "disk"}
 
+// extraPhases run only when -phases names them (make bench-cluster).
+var extraPhases = []string{"cluster"}
+
 // options are busbench's flags.
 type options struct {
 	Quick    bool     `json:"quick"`
@@ -61,6 +64,9 @@ type options struct {
 	OutFollowers int           `json:"outbound_followers"`
 	OutRounds    int           `json:"outbound_rounds"`
 	OutDuration  time.Duration `json:"outbound_duration_ns"`
+
+	ClusterDuration time.Duration `json:"cluster_duration_ns"`
+	ClusterTxns     int           `json:"cluster_raw_txns"`
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -83,7 +89,7 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 	var phases, satFollowers, scalingFollowers, diskCounts string
 	fs.BoolVar(&o.Quick, "quick", false, "small counts, under a minute, no thresholds (what CI runs)")
 	fs.StringVar(&o.JSONPath, "json", "", "write the results here (default bench-results/latest.json; bench-results/quick.json with -quick)")
-	fs.StringVar(&phases, "phases", strings.Join(allPhases, ","), "phases to run, comma-separated: "+strings.Join(allPhases, ","))
+	fs.StringVar(&phases, "phases", strings.Join(allPhases, ","), "phases to run, comma-separated: "+strings.Join(allPhases, ",")+" (and "+strings.Join(extraPhases, ",")+", only when named)")
 	fs.StringVar(&o.Supervisord, "supervisord", "", "supervisord binary (default: beside busbench)")
 	fs.StringVar(&o.Provider, "provider", "", "provider-bench binary (default: beside busbench)")
 	fs.StringVar(&o.StateRoot, "state-root", os.TempDir(), "where the supervisors' state dirs (the bbolt journal) are made; /dev/shm takes the disk out")
@@ -108,6 +114,8 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 	fs.DurationVar(&o.ScaleSettle, "scale-settle", 0, "wait after the last follower connected (default 10s; quick 2s)")
 	fs.DurationVar(&o.ScaleWindow, "scale-window", 0, "CPU measurement window (default 30s; quick 4s)")
 	fs.DurationVar(&o.ScaleInterval, "scale-interval", 0, "heartbeat interval of the scale phase's followers, which keep their streams open (default 60s: the subscribed_heartbeat_interval the supervisor tells them)")
+	fs.DurationVar(&o.ClusterDuration, "cluster-duration", 0, "cluster phase: latency and throughput measurement each (default 10s; quick 3s)")
+	fs.IntVar(&o.ClusterTxns, "cluster-txns", 0, "cluster phase: raw fenced etcd transactions measured (default 2000; quick 300)")
 	fs.IntVar(&o.Restarts, "restarts", 0, "doctor restarts and bare starts measured (default 7; quick 2)")
 	fs.IntVar(&o.OutFollowers, "out-followers", 8, "followers per provider making calls in the outbound phase")
 	fs.IntVar(&o.OutRounds, "out-rounds", 0, "outbound rounds, each one of every kind of call (default 3; quick 1)")
@@ -158,6 +166,8 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 	def(&o.Restarts, 7, 2)
 	def(&o.OutRounds, 3, 1)
 	defDur(&o.OutDuration, 4*time.Second, time.Second)
+	defDur(&o.ClusterDuration, 10*time.Second, 3*time.Second)
+	def(&o.ClusterTxns, 2000, 300)
 	if o.JSONPath == "" {
 		o.JSONPath = filepath.Join("bench-results", pick(o.Quick, "quick.json", "latest.json"))
 	}
@@ -166,8 +176,8 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 		if p == "" {
 			continue
 		}
-		if !slices.Contains(allPhases, p) {
-			return nil, fmt.Errorf("-phases: unknown phase %q (have %s)", p, strings.Join(allPhases, ","))
+		if !slices.Contains(allPhases, p) && !slices.Contains(extraPhases, p) {
+			return nil, fmt.Errorf("-phases: unknown phase %q (have %s)", p, strings.Join(append(allPhases, extraPhases...), ","))
 		}
 		o.Phases = append(o.Phases, p)
 	}

@@ -52,6 +52,9 @@ type supSpec struct {
 	// says little about a few KiB per follower).
 	MemProfileRate int    `json:"mem_profile_rate,omitempty"`
 	LogPath        string `json:"-"`
+	// Cluster, if set, is the config's cluster: section (the cluster
+	// phase's nodes).
+	Cluster map[string]any `json:"-"`
 }
 
 // provSpec is one provider-bench child of a supervisor.
@@ -92,6 +95,9 @@ func (s supSpec) configYAML() ([]byte, error) {
 	}
 	if len(provs) > 0 {
 		doc["providers"] = provs
+	}
+	if s.Cluster != nil {
+		doc["cluster"] = s.Cluster
 	}
 	return yaml.Marshal(doc)
 }

@@ -32,6 +32,7 @@ var verbs = []func(*app) *cobra.Command{
 	(*app).pathsCmd,
 	(*app).followCmd,
 	(*app).reloadCmd,
+	(*app).clusterCmd,
 }
 
 // app holds the global flags and output streams of one invocation.

@@ -77,12 +77,20 @@ func (a *app) status(ctx context.Context, c *client.Client, defaultConfig string
 		st = styleWarn
 	}
 	t.add(txt("providers"), paint(h.String(), st))
+	cl, err := c.Cluster.GetCluster(ctx, &chatbusv1.GetClusterRequest{})
+	inCluster := err == nil
+	if inCluster {
+		t.add(txt("cluster"), txt(clusterLine(cl)))
+	}
 
 	data := map[string]any{
 		"running": true, "pid": info.GetPid(), "version": info.GetVersion(), "profile": info.GetProfile(),
 		"socket": info.GetSocketPath(), "state_dir": info.GetStateDir(), "config": cfg, "config_exists": cfgExists,
 		"started_at": info.GetStartedAt().AsTime(), "followers": info.GetFollowerCount(),
 		"providers": map[string]any{"total": h.total, "serving": h.serving, "not_serving": h.notServing},
+	}
+	if inCluster {
+		data["cluster"] = clusterData(cl)
 	}
 	return &view{data: jsonData(data), table: t}, nil
 }

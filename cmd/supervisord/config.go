@@ -69,6 +69,8 @@ type fileConfig struct {
 	} `yaml:"console"`
 	// Metrics is the opt-in Prometheus endpoint (metrics.go).
 	Metrics metricsConfig `yaml:"metrics"`
+	// Cluster is the opt-in cluster of several hosts (cluster.go).
+	Cluster clusterConfig `yaml:"cluster"`
 
 	// SubscribedHeartbeatInterval: the heartbeat interval of followers
 	// with an open update stream.

@@ -141,6 +141,8 @@ with WatchdogSec=, WATCHDOG=1 while its own loops answer.`,
 	fl.IntVar(&f.logMaxSizeMB, "log-max-size", 0, "with --log-file: rotate it at this many MiB (default 10)")
 	fl.IntVar(&f.logMaxBackups, "log-max-backups", -1, "with --log-file: keep this many rotated files (default 3)")
 	fl.BoolVar(&f.checkConfig, "check-config", false, "check the config file (and each provider's settings, with provider-<name> --check), print what is wrong, and exit 0 or 1 without starting anything")
+	cmd.AddCommand(newClusterCertsCommand())
+	addTestFlags(cmd)
 	return cmd
 }
 
@@ -220,6 +222,15 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 	cfg.OnReloading = n.reloading
 	cfg.OnStopping = n.stopping
 	cfg.Watchdog = n.watchdog()
+	applyTestFlags(&cfg)
+	if fc.clusterOn() {
+		err = runCluster(cmd.Context(), cfg, fc, log)
+		if n.served() {
+			n.stopping()
+			log.Info().Msg("stopped")
+		}
+		return err
+	}
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
@@ -347,6 +358,7 @@ func checkAll(ctx context.Context, path string, required bool) (*config, []provi
 	}
 	specs := c.providerSpecs()
 	probs := checkProviderSettings(ctx, c, specs, os.Environ())
+	probs = append(probs, c.checkCluster(len(specs))...)
 	if ce == nil && len(probs) == 0 {
 		return c, specs, nil
 	}

@@ -6,10 +6,16 @@ import (
 	"context"
 
 	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
 
 	"github.com/chatbus/chatbus/server"
 )
 
-// installTestHooks does nothing: the hooks exist only in binaries built
-// with -tags chatbus_testhooks (testhooks.go).
+// The test hooks exist only in binaries built with -tags chatbus_testhooks
+// (testhooks.go): here they do nothing.
+
+func addTestFlags(*cobra.Command) {}
+
+func applyTestFlags(*server.Config) {}
+
 func installTestHooks(context.Context, *server.Server, zerolog.Logger) {}

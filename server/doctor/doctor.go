@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -147,9 +146,15 @@ type Providers interface {
 	Names() []string
 	// Attached lists the followers bound through the provider.
 	Attached(name string) []string
-	// BeginRestart holds the provider's admission for a restart (calls are
-	// held durably until EndRestart); one restart at a time.
-	BeginRestart(name, requestID string) error
+	// BeginRestart claims the provider for the restart (or retirement)
+	// requestID, unless one is under way: then it returns that one's
+	// request id (busy). The provider's admission is the one owner of "a
+	// restart is under way" and its one guard; the doctor keeps no record
+	// of its own. EndRestart ends the claim.
+	BeginRestart(name, requestID string) (busy string, err error)
+	// HoldCalls holds the provider's calls for the restart requestID
+	// under way (durably, until EndRestart).
+	HoldCalls(name, requestID string) error
 	EndRestart(name, requestID string)
 	// DetachAll queues a Detach of every attached follower for the
 	// running child.
@@ -165,18 +170,18 @@ type Config struct {
 	Metrics *metrics.Metrics
 }
 
-// Doctor runs doctor requests against the supervisor's providers.
+// Doctor runs doctor requests against the supervisor's providers. It
+// holds no state of its own: which restart is under way is the
+// provider's admission's to know (Providers.BeginRestart), the fence the
+// child's, a committed child's planned exit its Supervisor's.
 type Doctor struct {
 	cfg Config
 	log zerolog.Logger
-
-	mu      sync.Mutex        // guards running
-	running map[string]string // provider → request id of its restart
 }
 
 // New returns a Doctor.
 func New(cfg Config) *Doctor {
-	return &Doctor{cfg: cfg, log: cfg.Logger.With().Str("component", "doctor").Logger(), running: map[string]string{}}
+	return &Doctor{cfg: cfg, log: cfg.Logger.With().Str("component", "doctor").Logger()}
 }
 
 // owner is a live child with its client.

@@ -54,24 +54,22 @@ func (d *Doctor) runOne(ctx context.Context, verb, name string, opts RestartOpti
 	return out, nil
 }
 
-// begin registers a restart (or retirement) of name, one at a time per
-// provider; release ends it.
+// begin claims name for a restart (or retirement), one at a time per
+// provider (Providers.BeginRestart); release ends the claim, and with it
+// the hold of the calls if the restart took one.
 func (d *Doctor) begin(name string) (requestID string, release func(), err error) {
 	if _, err := d.cfg.Providers.Supervisor(name); err != nil {
 		return "", nil, err
 	}
 	requestID = newRequestID()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if other, busy := d.running[name]; busy {
-		return "", nil, fmt.Errorf("%w (request %s)", ErrBusy, other)
+	busy, err := d.cfg.Providers.BeginRestart(name, requestID)
+	switch {
+	case err != nil:
+		return "", nil, err
+	case busy != "":
+		return "", nil, fmt.Errorf("%w (request %s)", ErrBusy, busy)
 	}
-	d.running[name] = requestID
-	return requestID, func() {
-		d.mu.Lock()
-		delete(d.running, name)
-		d.mu.Unlock()
-	}, nil
+	return requestID, func() { d.cfg.Providers.EndRestart(name, requestID) }, nil
 }
 
 type run struct {
@@ -92,7 +90,8 @@ func (r *run) do(ctx context.Context, opts RestartOptions) Outcome {
 	if fail != nil {
 		return *fail
 	}
-	defer r.d.cfg.Providers.EndRestart(r.name, r.id)
+	// The calls stay held until the successor is ready, or refused (the
+	// restart's end, runOne's release, lets them go).
 	r.step(PhaseSuccessor, "exit proven ("+proof.Kind+"); waiting for the successor", nil, nil)
 	succ, adopted, reason, err := r.successor(ctx, old)
 	if err != nil {
@@ -105,10 +104,10 @@ func (r *run) do(ctx context.Context, opts RestartOptions) Outcome {
 }
 
 // stopOwner takes the owner through observe, prepare, drain and commit to
-// its proven exit, with its calls held (BeginRestart). final retires it:
-// no successor is started (Supervisor.Retire). On success the hold is
-// still in place (the caller ends it); on failure fail is the outcome and
-// the hold is ended.
+// its proven exit, with its calls held (HoldCalls) from prepare on. final
+// retires it: no successor is started (Supervisor.Retire). The hold ends
+// with the restart (runOne's release): on failure as soon as fail, the
+// outcome, is returned.
 func (r *run) stopOwner(ctx context.Context, opts RestartOptions, final bool) (old owner, proof supervise.ExitProof, prepared time.Time, fail *Outcome) {
 	d := r.d
 	failed := func(o Outcome) (owner, supervise.ExitProof, time.Time, *Outcome) {
@@ -120,15 +119,10 @@ func (r *run) stopOwner(ctx context.Context, opts RestartOptions, final bool) (o
 		return failed(Outcome{Kind: OwnerUnavailable, Reason: reason, Message: err.Error(), Old: old.Owner})
 	}
 
-	// Calls are held (durably) from here until the successor is ready.
-	if err := d.cfg.Providers.BeginRestart(r.name, r.id); err != nil {
+	// Calls are held (durably) from here until the restart ends.
+	if err := d.cfg.Providers.HoldCalls(r.name, r.id); err != nil {
 		return failed(Outcome{Kind: PrepareRefused, Reason: NotAcknowledged, Message: err.Error(), Old: old.Owner})
 	}
-	defer func() {
-		if fail != nil {
-			d.cfg.Providers.EndRestart(r.name, r.id)
-		}
-	}()
 
 	r.step(PhasePrepare, "closing admission (prepare "+r.id+")", old.Occupancy, nil)
 	prepared = time.Now()

@@ -19,7 +19,6 @@ func (d *Doctor) Retire(ctx context.Context, name string, opts RestartOptions, p
 		if fail != nil {
 			return *fail
 		}
-		d.cfg.Providers.EndRestart(name, r.id)
 		return Outcome{Kind: Retired, Old: old.Owner, ExitProof: proof.Kind,
 			Message: fmt.Sprintf("%s exited (%s); no successor", old.Incarnation, proof.Kind)}
 	})

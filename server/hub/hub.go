@@ -10,6 +10,39 @@
 //
 // It knows nothing of gRPC: the server package maps its errors to codes, and
 // providers are reached through the Providers interface.
+//
+// # Parts and locks
+//
+// The store's bindings are the truth; the Hub is the façade over parts
+// that each own one thing, each with its own lock:
+//
+//   - the binding locks (keyLocks, keylock.go): one per binding key,
+//     serializing the changes of one binding that span a store or provider
+//     call (a registration resolving it, a fresh registration taking its
+//     thread over, the lifecycle closing, reopening or replacing it);
+//   - the route cache (routeCache, routes.go): which binding owns a thread;
+//   - the slot allocator's table (slotTable, slots.go): which slots are
+//     held or kept by a parked thread;
+//   - the thread lifecycle's book (threadBook, threads.go): which threads
+//     are parked and which are closed; the lifecycle goroutine (topics.go)
+//     is fed what updates say about threads through threadEvents;
+//   - the thread scopes (scopeSet, scope.go): the references each thread
+//     has seen;
+//   - the move notices (moveNotices, notices.go): what live followers are
+//     still to be told of their thread's replacement.
+//
+// Handoffs and the journal keep no state here (the store holds them).
+//
+// Lock order: a binding's lock first (a caller holding one only try-locks
+// another's), then at most one of the others at a time. Those are leaves:
+// held for their own maps only (the slot table and the thread book also
+// across the store read that loads them), never across a provider call.
+// Every binding write goes through putBinding, which updates the route
+// cache, the slot table and the thread book in turn.
+//
+// Goroutines: the transport handlers' (Register, Heartbeat, Call, Stream
+// …), the providers' update pumps (Ingest, observeThreads), and Run's two
+// (timers; the lifecycle).
 package hub
 
 import (
@@ -229,44 +262,19 @@ type Hub struct {
 	store store.Store
 	reg   *registry.Registry
 
-	mu     sync.Mutex              // guards the maps below
-	scopes map[store.Target]*scope // by thread
-	// replaced: the live followers whose thread was replaced and who were
-	// not told yet (Heartbeat tells them); rewire: closed at the next
-	// replacement of a binding's thread (open streams tell theirs).
-	replaced map[*registry.Follower]store.Binding
-	rewire   map[string]chan struct{} // by binding key
-
-	// locks serializes the changes of one binding that span a provider
-	// call (topics.go). Lock order: a binding's lock before h.mu,
-	// routesMu and slotsMu, which are never held across a provider call;
-	// a caller holding one binding's lock only try-locks another's.
+	// locks serializes the changes of one binding that span a store or
+	// provider call; taken before any of the parts' locks (package doc).
 	locks keyLocks
+
+	routes  routeCache  // which binding owns a thread
+	slots   slotTable   // which slots are taken
+	threads threadBook  // parked and closed threads
+	scopes  scopeSet    // what each thread has seen
+	moves   moveNotices // thread replacements not yet told
 
 	// threadEvents carries what updates said about their threads to the
 	// lifecycle goroutine (topics.go); it never blocks a sender.
 	threadEvents chan threadEvent
-
-	// routes caches which binding owns a thread ("" = none), so routing an
-	// update costs a map lookup, not a store read. Every binding write goes
-	// through putBinding, which clears it; the hub is the only writer.
-	routesMu  sync.RWMutex
-	routes    map[store.Target]string
-	routesGen uint64 // bumped by every binding write; guarded by routesMu
-
-	// slots caches the slot each binding holds, and held how many hold
-	// each, so a fresh registration does not list and decode every
-	// binding; parked the offline bindings that still have a thread (a
-	// fresh binding reuses one), closed the threads marked closed. nil
-	// until first used (then loaded from the store) and after a failed
-	// write (reloaded).
-	slotsMu  sync.Mutex
-	slots    map[string]slotHold // by binding key
-	held     map[slotHold]int
-	parked   map[string]parkedThread // by binding key
-	parkedAt map[slotHold]int        // how many are parked on each slot
-	closed   map[string]store.Target // the closed threads, by binding key
-	nClosed  atomic.Int64            // len(closed), read without slotsMu
 
 	droppedNotAllowed atomic.Uint64
 	// alive is Run's liveness probe; nil without Config.Liveness.
@@ -298,10 +306,6 @@ func New(cfg Config) *Hub {
 		log:          cfg.Logger.With().Str("component", "hub").Logger(),
 		store:        cfg.Store,
 		reg:          cfg.Registry,
-		scopes:       make(map[store.Target]*scope),
-		replaced:     make(map[*registry.Follower]store.Binding),
-		rewire:       make(map[string]chan struct{}),
-		routes:       make(map[store.Target]string),
 		threadEvents: make(chan threadEvent, 256),
 	}
 	if cfg.Liveness != nil {
@@ -366,46 +370,21 @@ func (h *Hub) publish(kind events.Kind, instance, msg string, attrs map[string]s
 	h.cfg.Events.Publish(events.Event{Kind: kind, InstanceID: instance, Message: msg, Attrs: attrs})
 }
 
-// putBinding writes b (Updated: now), forgets the cached routes and
-// updates the slot cache. The hub is the only writer of bindings.
+// putBinding writes b (Updated: now) and brings the parts that cache
+// bindings up to it: the route cache forgets its routes, the slot table
+// and the thread book record b (or, if the write failed, and so may or
+// may not have landed, are emptied, to be loaded again). The hub is the
+// only writer of bindings.
 func (h *Hub) putBinding(b store.Binding) error {
 	b.Updated = h.cfg.Now()
 	err := h.store.PutBinding(b)
-	h.routesMu.Lock()
-	clear(h.routes)
-	h.routesGen++
-	h.routesMu.Unlock()
-	h.slotsMu.Lock()
-	switch {
-	case err != nil:
-		h.dropSlotsLocked() // the write may or may not have landed: reload
-	case h.slots != nil:
-		h.setSlotLocked(b)
+	h.routes.invalidate()
+	if err != nil {
+		h.slots.drop()
+		h.threads.drop()
+		return err
 	}
-	h.slotsMu.Unlock()
-	return err
-}
-
-// route returns the binding key that owns t, "" if none.
-func (h *Hub) route(t store.Target) (string, error) {
-	h.routesMu.RLock()
-	key, ok := h.routes[t]
-	gen := h.routesGen
-	h.routesMu.RUnlock()
-	if ok {
-		return key, nil
-	}
-	b, err := h.store.BindingByTarget(t)
-	switch {
-	case err == nil:
-		key = b.Key
-	case !errors.Is(err, store.ErrNotFound):
-		return "", err
-	}
-	h.routesMu.Lock()
-	if h.routesGen == gen { // no binding was written meanwhile
-		h.routes[t] = key
-	}
-	h.routesMu.Unlock()
-	return key, nil
+	h.slots.set(b)
+	h.threads.set(b)
+	return nil
 }

@@ -181,7 +181,10 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 	if !h.cfg.Providers.Configured(provider) {
 		return store.Binding{}, 0, fmt.Errorf("%w: %q", ErrUnknownProvider, provider)
 	}
-	if err := h.loadSlots(); err != nil {
+	if err := h.slots.ensure(h.store); err != nil {
+		return store.Binding{}, 0, err
+	}
+	if err := h.threads.ensure(h.store); err != nil {
 		return store.Binding{}, 0, err
 	}
 	parked, release := h.claimParked(provider, old)
@@ -254,98 +257,8 @@ func (h *Hub) fresh(ctx context.Context, info registry.Info, req Request, old st
 	return b, OriginFresh, nil
 }
 
-// slotHold is the slot a binding holds: none (zero) when it has no slot
-// or is offline or failed. A binding whose thread is still being
-// provisioned has no target yet: it holds its slot on every provider
-// (zero provider).
-type slotHold struct {
-	provider string
-	slot     string
-}
-
-func holdOf(b store.Binding) slotHold {
-	if b.Slot == "" || b.Status == store.StatusOffline || b.Status == store.StatusFailed {
-		return slotHold{}
-	}
-	if b.Target.IsZero() {
-		return slotHold{slot: b.Slot}
-	}
-	return slotHold{provider: b.Target.Provider, slot: b.Slot}
-}
-
-// loadSlots fills the slot cache from the store if it is empty.
-func (h *Hub) loadSlots() error {
-	h.slotsMu.Lock()
-	defer h.slotsMu.Unlock()
-	if h.slots != nil {
-		return nil
-	}
-	bs, err := h.store.ListBindings()
-	if err != nil {
-		return err
-	}
-	h.slots = make(map[string]slotHold, len(bs))
-	h.held = make(map[slotHold]int, len(bs))
-	h.parked = make(map[string]parkedThread)
-	h.parkedAt = make(map[slotHold]int)
-	h.closed = make(map[string]store.Target)
-	for _, b := range bs {
-		h.setSlotLocked(b)
-	}
-	return nil
-}
-
-// dropSlotsLocked empties the slot cache (reloaded when next used).
-// h.slotsMu is held.
-func (h *Hub) dropSlotsLocked() {
-	h.slots, h.held, h.parked, h.parkedAt, h.closed = nil, nil, nil, nil, nil
-	h.nClosed.Store(0)
-}
-
-// setSlotLocked records the slot b holds now, whether it is parked (an
-// offline binding with a thread) and whether its thread is closed.
-// h.slotsMu is held.
-func (h *Hub) setSlotLocked(b store.Binding) {
-	if old := h.slots[b.Key]; old.slot != "" {
-		if h.held[old]--; h.held[old] <= 0 {
-			delete(h.held, old)
-		}
-	}
-	hold := holdOf(b)
-	h.slots[b.Key] = hold
-	if hold.slot != "" {
-		h.held[hold]++
-	}
-	if p, ok := h.parked[b.Key]; ok {
-		if h.parkedAt[p.hold]--; h.parkedAt[p.hold] <= 0 {
-			delete(h.parkedAt, p.hold)
-		}
-		delete(h.parked, b.Key)
-	}
-	if p, ok := parkedOf(b); ok {
-		h.parked[b.Key] = p
-		h.parkedAt[p.hold]++
-	}
-	delete(h.closed, b.Key)
-	if !b.Target.IsZero() && !b.ThreadClosed.IsZero() {
-		h.closed[b.Key] = b.Target
-	}
-	h.nClosed.Store(int64(len(h.closed)))
-}
-
-// slotInUse says whether a binding holds slot on the provider, or an
-// offline binding's thread is parked there (it is handed on with its
-// thread: see claimParked). Without a loaded cache (a binding write failed
-// since loadSlots) it says yes: a slot is never handed out twice.
-func (h *Hub) slotInUse(provider, slot string) bool {
-	h.slotsMu.Lock()
-	defer h.slotsMu.Unlock()
-	if h.slots == nil {
-		return true
-	}
-	at := slotHold{provider: provider, slot: slot}
-	return h.held[at] > 0 || h.held[slotHold{slot: slot}] > 0 || h.parkedAt[at] > 0
-}
+// slotInUse says whether slot is taken on provider (slotTable.inUse).
+func (h *Hub) slotInUse(provider, slot string) bool { return h.slots.inUse(provider, slot) }
 
 // threadTitle names a thread "<slot> · <name>", within the provider
 // contract's 128

@@ -21,14 +21,43 @@ type scope struct {
 
 const scopeCap = 4096
 
-func (h *Hub) scopeOf(t store.Target) *scope {
-	h.mu.Lock()
-	sc, ok := h.scopes[t]
+// scopeSet holds the scope of each thread: the references part of the
+// hub. Its lock guards the map only (each scope has its own, taken after
+// it is released): a leaf, never held with another of the hub's locks.
+// The update pumps (Ingest: learn), calls and downloads (checkCall,
+// learnSent) use it; a thread whose owner changes is forgotten (forget).
+type scopeSet struct {
+	mu sync.Mutex
+	m  map[store.Target]*scope // guarded by mu
+}
+
+// get returns t's scope, made empty (not loaded) if it had none.
+func (ss *scopeSet) get(t store.Target) *scope {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	sc, ok := ss.m[t]
 	if !ok {
+		if ss.m == nil {
+			ss.m = make(map[store.Target]*scope)
+		}
 		sc = &scope{}
-		h.scopes[t] = sc
+		ss.m[t] = sc
 	}
-	h.mu.Unlock()
+	return sc
+}
+
+// forget drops what thread t's scope remembers in memory (its owner
+// changed; the store forgot its sent ids when the binding moved).
+func (ss *scopeSet) forget(t store.Target) {
+	ss.mu.Lock()
+	delete(ss.m, t)
+	ss.mu.Unlock()
+}
+
+// scopeOf returns thread t's scope, with what its followers sent read
+// from the store the first time.
+func (h *Hub) scopeOf(t store.Target) *scope {
+	sc := h.scopes.get(t)
 	sc.load.Do(func() {
 		refs, err := h.store.Sent(t)
 		if err != nil {

@@ -59,9 +59,7 @@ func (h *Hub) ended(f *registry.Follower, reason registry.EndReason) {
 	if key == "" {
 		return
 	}
-	h.mu.Lock()
-	delete(h.replaced, f) // an untold thread change dies with the session
-	h.mu.Unlock()
+	h.moves.forget(f) // an untold thread change dies with the session
 	h.cfg.Providers.Detach(provider, f.InstanceID)
 	if reason == registry.TakenOver || reason == registry.Shutdown || h.reg.Holder(key) != nil {
 		return

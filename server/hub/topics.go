@@ -62,29 +62,6 @@ const (
 	ThreadDeleted
 )
 
-// parkedThread is an offline binding's thread, which a fresh binding on
-// its provider may take over.
-type parkedThread struct {
-	key       string
-	hold      slotHold // the slot it keeps
-	target    store.Target
-	since     time.Time // offline since (its last write)
-	forgotten bool      // reconciliation forgot its identity
-	closed    bool
-}
-
-// parkedOf says whether b's thread is parked: b is offline with a thread
-// and a slot.
-func parkedOf(b store.Binding) (parkedThread, bool) {
-	if b.Status != store.StatusOffline || b.Target.IsZero() || b.Slot == "" {
-		return parkedThread{}, false
-	}
-	return parkedThread{
-		key: b.Key, hold: slotHold{provider: b.Target.Provider, slot: b.Slot}, target: b.Target, since: b.Updated,
-		forgotten: b.LastAction == store.ActionRealityOffline, closed: !b.ThreadClosed.IsZero(),
-	}, true
-}
-
 // claimParked picks the parked thread a fresh binding of own's profile on
 // provider takes: own's, else the one whose binding was forgotten by
 // reconciliation or has been offline longest, skipping a slot a live
@@ -93,14 +70,12 @@ func parkedOf(b store.Binding) (parkedThread, bool) {
 // the parked binding as stored, holding its lock until release; nil if
 // there is none. own's lock is held by the caller.
 func (h *Hub) claimParked(provider string, own store.Binding) (*store.Binding, func()) {
-	h.slotsMu.Lock()
 	var cands []parkedThread
-	for _, p := range h.parked {
-		if p.hold.provider == provider && h.held[p.hold] == 0 && h.held[slotHold{slot: p.hold.slot}] == 0 {
+	for _, p := range h.threads.parkedOn(provider) {
+		if h.slots.free(p.hold) {
 			cands = append(cands, p)
 		}
 	}
-	h.slotsMu.Unlock()
 	sort.Slice(cands, func(i, j int) bool {
 		a, b := cands[i], cands[j]
 		switch {
@@ -154,11 +129,7 @@ func (h *Hub) supersede(p store.Binding, by string, reused bool) error {
 
 // forgetScope drops what thread t's scope remembers in memory (its owner
 // changed; the store forgot its sent ids when the binding moved).
-func (h *Hub) forgetScope(t store.Target) {
-	h.mu.Lock()
-	delete(h.scopes, t)
-	h.mu.Unlock()
-}
+func (h *Hub) forgetScope(t store.Target) { h.scopes.forget(t) }
 
 // reopenReused reopens the closed thread of a binding its profile takes up
 // again (REUSE, HANDOFF), or gives it a new one if the old one is gone. A
@@ -257,28 +228,11 @@ func (h *Hub) publishMoved(b store.Binding, old store.Target) {
 // tellMoved tells the live follower holding b that its thread is now
 // b.Target: its next Heartbeat carries the notice, its open stream is
 // woken (ThreadChanged).
-func (h *Hub) tellMoved(b store.Binding) {
-	f := h.reg.Holder(b.Key)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if f != nil {
-		h.replaced[f] = b
-	}
-	if ch, ok := h.rewire[b.Key]; ok {
-		close(ch)
-		delete(h.rewire, b.Key)
-	}
-}
+func (h *Hub) tellMoved(b store.Binding) { h.moves.tell(h.reg.Holder(b.Key), b) }
 
 // ThreadNotice returns, once, the binding of f if its thread was replaced
 // since f registered or was last told.
-func (h *Hub) ThreadNotice(f *registry.Follower) (store.Binding, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	b, ok := h.replaced[f]
-	delete(h.replaced, f)
-	return b, ok
-}
+func (h *Hub) ThreadNotice(f *registry.Follower) (store.Binding, bool) { return h.moves.take(f) }
 
 // ThreadChanged returns a channel closed the next time the thread of f's
 // binding is replaced; nil (never closed) while f is detached.
@@ -287,14 +241,7 @@ func (h *Hub) ThreadChanged(f *registry.Follower) <-chan struct{} {
 	if key == "" {
 		return nil
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ch, ok := h.rewire[key]
-	if !ok {
-		ch = make(chan struct{})
-		h.rewire[key] = ch
-	}
-	return ch
+	return h.moves.changed(key)
 }
 
 // BindingOf returns the binding f holds as stored now.
@@ -340,7 +287,7 @@ func (in Intake) Ingest(ctx context.Context, provider string, batch []Inbound, c
 func (h *Hub) observeThreads(provider string, batch []Inbound) {
 	for _, in := range batch {
 		u := &in.Update
-		if u.Thread == "" || (in.ThreadState == ThreadUnchanged && (!in.Allowed || h.nClosed.Load() == 0)) {
+		if u.Thread == "" || (in.ThreadState == ThreadUnchanged && (!in.Allowed || !h.threads.anyClosed())) {
 			continue
 		}
 		t := store.Target{Provider: provider, Chat: u.Chat, Thread: u.Thread}
@@ -349,26 +296,13 @@ func (h *Hub) observeThreads(provider string, batch []Inbound) {
 			continue
 		}
 		if in.ThreadState == ThreadUnchanged {
-			h.slotsMu.Lock()
-			ct, closed := h.closed[key]
-			h.slotsMu.Unlock()
-			if !closed || ct != t {
+			if !h.threads.isClosed(key, t) {
 				continue
 			}
-		} else if h.loadSlots() == nil {
-			// Marked in the cache at once, before the lifecycle writes it:
+		} else if h.threads.ensure(h.store) == nil {
+			// Marked in the book at once, before the lifecycle writes it:
 			// a message right after (in this batch or the next) sees it.
-			h.slotsMu.Lock()
-			if h.closed != nil {
-				switch in.ThreadState {
-				case ThreadClosedByPerson:
-					h.closed[key] = t
-				default:
-					delete(h.closed, key)
-				}
-				h.nClosed.Store(int64(len(h.closed)))
-			}
-			h.slotsMu.Unlock()
+			h.threads.mark(key, t, in.ThreadState)
 		}
 		at := u.ReceivedAt
 		if at.IsZero() {
@@ -474,19 +408,11 @@ func (h *Hub) closeOffline(ctx context.Context) (int, error) {
 	if h.cfg.CloseOfflineAfter <= 0 {
 		return 0, nil
 	}
-	if err := h.loadSlots(); err != nil {
+	if err := h.threads.ensure(h.store); err != nil {
 		return 0, err
 	}
 	now := h.cfg.Now()
-	h.slotsMu.Lock()
-	var due []string
-	for key, p := range h.parked {
-		if !p.closed && now.Sub(p.since) >= h.cfg.CloseOfflineAfter {
-			due = append(due, key)
-		}
-	}
-	h.slotsMu.Unlock()
-	sort.Strings(due)
+	due := h.threads.due(now, h.cfg.CloseOfflineAfter)
 	n := 0
 	for _, key := range due {
 		if ctx.Err() != nil {

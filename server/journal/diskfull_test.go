@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/chatbus/chatbus/server/journal/vfs/faultfs"
 )
 
 // noTmpfsEnv, set to 1, lets the disk-full tests be skipped where mounting
@@ -122,8 +124,23 @@ func TestDiskFullPreallocation(t *testing.T) {
 // nothing else.
 func TestDiskFullWrite(t *testing.T) {
 	dir := smallDisk(t, 2<<20)
-	opts := Options{SegmentSize: 256 << 10, Limits: Limits{MaxCount: -1, MaxBytes: -1}, noPrealloc: true,
-		reopenFirst: time.Hour}
+	// The journal's reopens fail (cutting the failed batch away, their
+	// first step, fails) once a write met the full disk: it stays failed.
+	var full atomic.Bool
+	opts := Options{SegmentSize: 256 << 10, Limits: Limits{MaxCount: -1, MaxBytes: -1},
+		FS: growingFS(func(op faultfs.Op, run func() error) error {
+			switch {
+			case op.Kind == faultfs.WritevAt:
+				err := run()
+				if errors.Is(err, syscall.ENOSPC) {
+					full.Store(true)
+				}
+				return err
+			case op.Kind == faultfs.Truncate && full.Load():
+				return fmt.Errorf("the test holds the reopen off: %w", syscall.EIO)
+			}
+			return run()
+		})}
 	j := openAt(t, dir, opts)
 	ok, err := fillAppends(t, j, 4)
 	if !errors.Is(err, ErrFailed) || !errors.Is(err, syscall.ENOSPC) {
@@ -141,6 +158,7 @@ func TestDiskFullWrite(t *testing.T) {
 		t.Errorf("Close of a failed journal = %v, want ErrFailed", err)
 	}
 
+	opts.FS = growingFS(nil)
 	j = openAt(t, dir, opts) // truncates what the failed batch left
 	if got := storedIDs(t, j); !slices.Equal(got, ok) {
 		t.Fatalf("after reopen: %d records, %d appends succeeded", len(got), len(ok))

@@ -43,11 +43,16 @@
 //
 // Every method is safe for concurrent use. Journal.mu guards the published
 // state (what Read, Stats and Ack see: only durable records); the writer
-// goroutine (writer.go) is the only one that assigns seqs, decides drops
-// and writes, and holds mu while it prepares a batch and while it
-// publishes one. A second goroutine (segment.go) prepares the next segment
-// file. Lock order: Journal.mu, then nothing; segment files are reference
-// counted so that reads from disk run without mu.
+// goroutine is the only one that assigns seqs, decides drops and writes,
+// and holds mu while it prepares a batch and while it publishes one. Its
+// parts, one file each, with their state in writerState: group commit
+// (commit.go), retention (retention.go: which records a batch drops),
+// space maintenance (compaction.go: deleting and compacting segments) and
+// the reopen after a failed write (reopen.go). A second goroutine
+// (segment.go) prepares the next segment file. Lock order: Journal.mu,
+// then nothing; segment files are reference counted so that reads from
+// disk run without mu. Every file operation goes through Options.FS
+// (package vfs).
 //
 // # Keeping other state consistent with it
 //
@@ -72,14 +77,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/rs/zerolog"
+
+	"github.com/chatbus/chatbus/server/journal/vfs"
 )
 
 // Sentinel errors. Every error the journal returns for one of these
@@ -268,24 +275,11 @@ type Options struct {
 	// Logger receives recovery and maintenance events (a torn tail
 	// truncated, segments compacted). The zero value logs nothing.
 	Logger zerolog.Logger
-
-	// noPrealloc (tests only) makes segments grow as they are written
-	// instead of being preallocated, so that a full disk fails a write
-	// rather than the preallocation.
-	noPrealloc bool
-	// testHookBeforeWrite, if set, runs on the writer goroutine before each
-	// batch is written, with the number of requests it carries.
-	testHookBeforeWrite func(requests int)
-	// testHookSync, if set, runs on the writer goroutine after a batch was
-	// written and before its fdatasync; an error it returns is taken as
-	// the fdatasync's (the batch is in the page cache, not known durable).
-	testHookSync func() error
-	// testHookReopen, if set, runs on the writer goroutine as each reopen
-	// attempt begins.
-	testHookReopen func()
-	// reopenFirst and reopenMax (tests only) replace the pauses before a
-	// reopen after a failed write (reopen.go). If zero, the defaults.
-	reopenFirst, reopenMax time.Duration
+	// FS is the file system the journal's files are on: every file
+	// operation of the journal goes through it. If nil, vfs.Default (the
+	// operating system's). Tests put faults under the journal with
+	// faultfs.
+	FS vfs.FS
 }
 
 func (o Options) withDefaults() Options {
@@ -318,11 +312,8 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.reopenFirst == 0 {
-		o.reopenFirst = reopenFirst
-	}
-	if o.reopenMax == 0 {
-		o.reopenMax = reopenMax
+	if o.FS == nil {
+		o.FS = vfs.Default
 	}
 	return o
 }
@@ -367,7 +358,8 @@ type Journal struct {
 	dir  string
 	opts Options // with defaults; read-only after Open
 	log  zerolog.Logger
-	lock *flock.Flock
+	fs   vfs.FS    // opts.FS
+	lock io.Closer // the directory's lock (LOCK), released by Close
 
 	mu sync.RWMutex
 	// Guarded by mu (the published state):
@@ -403,8 +395,12 @@ type Journal struct {
 	writerDone chan struct{} // closed when the writer has exited
 	closeErr   error         // set by the writer before writerDone
 
-	commits atomic.Uint64 // batches written (for tests)
-	batched atomic.Uint64 // requests those batches carried (for tests)
+	// Group commit's figures: the batches written and the requests they
+	// carried, and the requests of the batch being written now (0 between
+	// writes).
+	commits atomic.Uint64
+	batched atomic.Uint64
+	writing atomic.Int64
 }
 
 // request is one write waiting for the writer.
@@ -762,7 +758,7 @@ func (j *Journal) Close() error {
 	for _, s := range segs {
 		s.release()
 	}
-	if uerr := j.lock.Unlock(); uerr != nil && err == nil {
+	if uerr := j.lock.Close(); uerr != nil && err == nil {
 		err = fmt.Errorf("journal %s: unlock: %w", j.dir, uerr)
 	}
 	return err

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/chatbus/chatbus/internal/testkit"
 )
 
 func TestAppend(t *testing.T) {
@@ -239,7 +241,7 @@ func TestAckFlushInterval(t *testing.T) {
 	if _, err := j.Ack("a", 1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the ack's commit", func() bool { return j.commits.Load() > before })
+	testkit.Eventually(t, "the ack's commit", func() bool { return j.commits.Load() > before })
 	snap := openAt(t, snapshotDir(t, j.Dir()), Options{})
 	if st := mustStats(t, snap, "a"); st.AckedThrough != 1 {
 		t.Errorf("on disk: acked through %d, want 1", st.AckedThrough)
@@ -645,16 +647,17 @@ func TestGroupCommit(t *testing.T) {
 			var jp *Journal
 			if tc.holdFirst {
 				hold = make(chan struct{})
-				opts.testHookBeforeWrite = func(n int) {
+				opts.FS = beforeWrite(func() {
 					select {
 					case <-hold:
 					default:
 						// Each goroutine has one append outstanding: wait
 						// until all are in this batch or queued behind it.
+						n := int(jp.writing.Load())
 						waitUntil(func() bool { return n+len(jp.reqs) >= tc.goroutines })
 						close(hold)
 					}
-				}
+				})
 			}
 			j, _ := newJournal(t, opts)
 			jp = j
@@ -705,14 +708,14 @@ func TestGroupCommit(t *testing.T) {
 func TestAppendContext(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	var armed = make(chan struct{}, 1)
-	j, _ := newJournal(t, Options{testHookBeforeWrite: func(int) {
+	j, _ := newJournal(t, Options{FS: beforeWrite(func() {
 		select {
 		case <-armed:
 			entered <- struct{}{}
 			<-release
 		default:
 		}
-	}})
+	})})
 	async := func(ctx context.Context, id string) <-chan error {
 		ch := make(chan error, 1)
 		go func() {
@@ -730,7 +733,7 @@ func TestAppendContext(t *testing.T) {
 	<-entered // A is being written
 	ctxB, cancelB := context.WithCancel(context.Background())
 	errB := async(ctxB, "B")
-	waitFor(t, "B queued", func() bool { return len(j.reqs) == 1 })
+	testkit.Eventually(t, "B queued", func() bool { return len(j.reqs) == 1 })
 	cancelB()
 	if err := <-errB; !errors.Is(err, context.Canceled) {
 		t.Errorf("B (cancelled while queued) = %v", err)
@@ -765,15 +768,17 @@ func TestClose(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	armed := make(chan struct{}, 1)
 	var held atomic.Int64 // appends in the held batch
-	j, _ := newJournal(t, Options{testHookBeforeWrite: func(n int) {
+	var jp *Journal
+	j, _ := newJournal(t, Options{FS: beforeWrite(func() {
 		select {
 		case <-armed:
-			held.Store(int64(n))
+			held.Store(jp.writing.Load())
 			close(entered)
 			<-release
 		default:
 		}
-	}})
+	})})
+	jp = j
 	armed <- struct{}{}
 	const n = 5
 	errs := make(chan error, n)
@@ -784,7 +789,7 @@ func TestClose(t *testing.T) {
 		}()
 	}
 	<-entered
-	waitFor(t, "every append accepted", func() bool { return int(held.Load())+len(j.reqs) == n })
+	testkit.Eventually(t, "every append accepted", func() bool { return int(held.Load())+len(j.reqs) == n })
 	closed := make(chan error, 1)
 	go func() { closed <- j.Close() }()
 	release <- struct{}{}
@@ -835,23 +840,11 @@ func TestLocked(t *testing.T) {
 	openAt(t, dir, Options{})
 }
 
-// waitFor waits until cond holds (checked every millisecond, for at most
-// 10 s).
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
-// waitUntil is waitFor for goroutines other than the test's: it gives up
-// after 10 s without failing (the test's own checks then fail).
+// waitUntil is testkit.Eventually for goroutines other than the test's:
+// it gives up after testkit.Wait without failing (the test's own checks
+// then fail).
 func waitUntil(cond func() bool) {
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testkit.Wait)
 	for !cond() && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}

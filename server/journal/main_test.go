@@ -2,8 +2,8 @@ package journal
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/chatbus/chatbus/internal/testkit"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +11,10 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/chatbus/chatbus/internal/testkit"
+	"github.com/chatbus/chatbus/server/journal/vfs"
+	"github.com/chatbus/chatbus/server/journal/vfs/faultfs"
 )
 
 func TestMain(m *testing.M) {
@@ -28,6 +32,37 @@ type (
 )
 
 func newClock() *clock { return testkit.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) }
+
+// faultFS is the operating system's file system with every operation
+// handed to hook (faultfs).
+func faultFS(hook faultfs.Hook) vfs.FS { return faultfs.New(vfs.Default, hook) }
+
+// growingFS is the operating system's file system on which files grow as
+// they are written (nothing is preallocated: Allocate is unsupported), so
+// that a full disk fails a batch's write rather than the preallocation of
+// a segment; hook, if not nil, decides the other operations.
+func growingFS(hook faultfs.Hook) vfs.FS {
+	return faultFS(func(op faultfs.Op, run func() error) error {
+		switch {
+		case op.Kind == faultfs.Allocate:
+			return errors.ErrUnsupported
+		case hook != nil:
+			return hook(op, run)
+		}
+		return run()
+	})
+}
+
+// beforeWrite is the operating system's file system on which hook runs
+// before each batch is written (the writer's one WritevAt per batch).
+func beforeWrite(hook func()) vfs.FS {
+	return faultFS(func(op faultfs.Op, run func() error) error {
+		if op.Kind == faultfs.WritevAt {
+			hook()
+		}
+		return run()
+	})
+}
 
 // openAt opens the journal in dir and closes it when the test ends.
 func openAt(t testing.TB, dir string, opts Options) *Journal {

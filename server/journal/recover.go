@@ -26,14 +26,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/rs/zerolog"
+
+	"github.com/chatbus/chatbus/server/journal/vfs"
 )
 
 // Open opens the journal in dir, creating the directory (0700) and a first
@@ -48,18 +47,17 @@ import (
 // bounds by twice the live records.
 func Open(dir string, opts Options) (*Journal, error) {
 	opts = opts.withDefaults()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	fs := opts.FS
+	if err := fs.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("journal %s: %w", dir, err)
 	}
-	lock := flock.New(filepath.Join(dir, "LOCK"), flock.SetPermissions(0o600))
 	ctx, cancel := context.WithTimeout(context.Background(), opts.LockTimeout)
-	locked, err := lock.TryLockContext(ctx, min(10*time.Millisecond, opts.LockTimeout))
+	lock, err := fs.Lock(ctx, filepath.Join(dir, "LOCK"))
 	cancel()
 	switch {
-	case locked:
-	case err == nil, errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("journal %s is %w (waited %s)", dir, ErrLocked, opts.LockTimeout)
-	default:
+	case err != nil:
 		return nil, fmt.Errorf("journal %s: lock: %w", dir, err)
 	}
 	j := newState(dir, opts, opts.Logger.With().Str("component", "journal").Logger())
@@ -73,11 +71,11 @@ func Open(dir string, opts Options) (*Journal, error) {
 		for _, s := range j.segs {
 			s.release()
 		}
-		_ = lock.Unlock()
+		_ = lock.Close()
 		return nil, err
 	}
 	j.w.active = j.segs[len(j.segs)-1]
-	j.prep = startPreparer(dir, !opts.noPrealloc)
+	j.prep = startPreparer(fs, dir)
 	go j.run()
 	return j, nil
 }
@@ -88,6 +86,7 @@ func newState(dir string, opts Options, log zerolog.Logger) *Journal {
 	return &Journal{
 		dir:         dir,
 		opts:        opts,
+		fs:          opts.FS,
 		log:         log,
 		keys:        make(map[string]*keyState),
 		cursors:     make(map[string][]byte),
@@ -108,12 +107,11 @@ func (c *corruptAt) Error() string { return fmt.Sprintf("offset %d: %s", c.off, 
 // recover builds the state from the segments. It fills j.segs (opened
 // files), even when it fails, so that Open can close them.
 func (j *Journal) recover() error {
-	entries, err := os.ReadDir(j.dir)
+	names, err := j.fs.List(j.dir)
 	if err != nil {
 		return fmt.Errorf("journal %s: %w", j.dir, err)
 	}
-	for _, de := range entries {
-		name := de.Name()
+	for _, name := range names {
 		base, ok := parseSegmentName(name)
 		if !ok {
 			if strings.HasSuffix(name, segSuffix) {
@@ -122,7 +120,7 @@ func (j *Journal) recover() error {
 			continue // LOCK, or something of the caller's
 		}
 		path := filepath.Join(j.dir, name)
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		f, err := j.fs.OpenReadWrite(path)
 		if err != nil {
 			return fmt.Errorf("journal %s: %w", j.dir, err)
 		}
@@ -143,7 +141,7 @@ func (j *Journal) recover() error {
 			break
 		}
 		j.log.Info().Str("segment", s.path).Msg("removing a prepared segment nothing was committed to")
-		_ = os.Remove(s.path)
+		_ = j.fs.Remove(s.path)
 		s.release()
 		j.segs = j.segs[:len(j.segs)-1]
 	}
@@ -194,7 +192,7 @@ func (j *Journal) recover() error {
 	if len(j.segs) == 0 {
 		// The first segment is zeroed now: Open is the one moment that
 		// can wait for it.
-		s, err := createSegment(j.dir, 0, j.opts.SegmentSize, !j.opts.noPrealloc, true)
+		s, err := createSegment(j.fs, j.dir, 0, j.opts.SegmentSize, true)
 		if err != nil {
 			return fmt.Errorf("journal %s: %w", j.dir, err)
 		}
@@ -210,7 +208,7 @@ func (j *Journal) recover() error {
 	kept := j.segs[:0]
 	for i, s := range j.segs {
 		if i < last && s.live == 0 {
-			_ = os.Remove(s.path)
+			_ = j.fs.Remove(s.path)
 			s.release()
 			continue
 		}
@@ -223,17 +221,27 @@ func (j *Journal) recover() error {
 
 // truncateTail removes what follows the last committed batch of the tail
 // segment (a torn batch), makes the segment's capacity at least
-// SegmentSize, preallocated, and syncs it, so that the next batch goes to
-// zeros that are on disk.
+// SegmentSize, preallocated (unless the file system reserves nothing ahead
+// of writes), and syncs it, so that the next batch goes to zeros that are
+// on disk.
 func (j *Journal) truncateTail(s *segment, data []byte) error {
 	dirty := len(data)
 	for dirty > int(s.used) && data[dirty-1] == 0 {
 		dirty--
 	}
-	prealloc := !j.opts.noPrealloc
 	s.capacity = max(int64(len(data)), j.opts.SegmentSize)
-	if dirty == int(s.used) && (!prealloc || s.size >= s.capacity) {
-		return nil // nothing torn, already preallocated
+	prealloc, reserved := true, false // reserved: by this call, to be synced
+	if s.size < s.capacity {
+		var err error
+		if prealloc, err = reserve(s.f, s.size, s.capacity); err != nil {
+			return fmt.Errorf("journal: segment %s: preallocate to %d: %w", s.path, s.capacity, err)
+		}
+		if prealloc {
+			s.size, reserved = s.capacity, true
+		}
+	}
+	if dirty == int(s.used) && !reserved {
+		return nil // nothing torn, nothing reserved
 	}
 	if dirty > int(s.used) {
 		j.log.Warn().Str("segment", s.path).Int64("offset", s.used).Int("bytes", dirty-int(s.used)).
@@ -242,10 +250,6 @@ func (j *Journal) truncateTail(s *segment, data []byte) error {
 	var err error
 	if prealloc {
 		err = zeroFill(s.f, s.used, int64(dirty))
-		if err == nil {
-			err = allocate(s.f, s.size, s.capacity)
-		}
-		s.size = max(s.size, s.capacity)
 	} else {
 		err = s.f.Truncate(s.used)
 		s.size = s.used
@@ -579,12 +583,12 @@ func (j *Journal) dedupCutoff(now int64) int64 {
 }
 
 // readAll reads the whole file into buf (reused if large enough).
-func readAll(f *os.File, buf []byte) ([]byte, error) {
-	fi, err := f.Stat()
+func readAll(f vfs.File, buf []byte) ([]byte, error) {
+	size, err := f.Size()
 	if err != nil {
 		return nil, err
 	}
-	n := int(fi.Size())
+	n := int(size)
 	if cap(buf) < n {
 		buf = make([]byte, n)
 	}

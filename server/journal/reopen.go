@@ -38,19 +38,57 @@ package journal
 import (
 	"fmt"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
-
-// syncFault, if set (test builds only: testhooks.go), runs before each
-// batch's fdatasync, as Options.testHookSync does.
-var syncFault func() error
 
 // Pauses before a reopen after a failed write (see the file comment).
 const (
 	reopenFirst = 100 * time.Millisecond
 	reopenMax   = 10 * time.Second
 )
+
+// recovery is the reopen's state, owned by the writer goroutine: after a
+// failed write, the segment and offset where the failed batch began, the
+// failures (of writes and of reopens) since the last batch written, and
+// the timer of the next reopen attempt.
+type recovery struct {
+	failSeg     *segment
+	failOff     int64
+	failures    int
+	reopenTimer *time.Timer
+	reopenArmed bool
+}
+
+// armReopen starts the pause before the next reopen attempt if the
+// journal has failed and none is pending. Writer goroutine.
+func (j *Journal) armReopen() {
+	w := &j.w
+	if w.reopenArmed || j.failure() == nil {
+		return
+	}
+	w.reopenTimer.Reset(j.reopenDelay())
+	w.reopenArmed = true
+}
+
+// failure returns the write failure the journal is recovering from, nil if
+// none.
+func (j *Journal) failure() error {
+	j.mu.RLock()
+	defer j.mu.RUnlock()
+	return j.failed
+}
+
+// failBatch marks the journal failed by err, the failed write or
+// fdatasync of batch b, and returns the error its requests are answered
+// with (wrapping ErrFailed and err). Writer goroutine.
+func (j *Journal) failBatch(b *batch, err error) error {
+	j.mu.Lock()
+	err = fmt.Errorf("journal %s: segment %s at offset %d: %w: %w", j.dir, b.seg.path, b.seg.used, ErrFailed, err)
+	j.failLocked(b.seg, b.seg.used, err)
+	j.mu.Unlock()
+	j.log.Error().Err(err).Dur("reopen_in", j.reopenDelay()).
+		Msg("a journal write failed: no writes until the journal is reopened from disk")
+	return err
+}
 
 // Health describes the journal's writes.
 type Health struct {
@@ -85,27 +123,24 @@ func (j *Journal) failLocked(seg *segment, off int64, err error) {
 
 // reopenDelay is the pause before the next reopen attempt.
 func (j *Journal) reopenDelay() time.Duration {
-	d := j.opts.reopenFirst
-	for i := 1; i < j.w.failures && d < j.opts.reopenMax; i++ {
+	d := reopenFirst
+	for i := 1; i < j.w.failures && d < reopenMax; i++ {
 		d *= 2
 	}
-	return min(d, j.opts.reopenMax)
+	return min(d, reopenMax)
 }
 
 // reopen reopens the failed journal from disk (see the file comment). On
 // an error the journal stays failed and the writer tries again later.
 // Writer goroutine.
 func (j *Journal) reopen() error {
-	if h := j.opts.testHookReopen; h != nil {
-		h()
-	}
 	start := time.Now()
 	w := &j.w
 	// The preparer may be writing zeros over the next segment, or hold
 	// one ready: stop it (removing that one; it holds nothing) and start
 	// a fresh one for the new state.
 	j.prep.stop()
-	j.prep = startPreparer(j.dir, !j.opts.noPrealloc)
+	j.prep = startPreparer(j.fs, j.dir)
 
 	if s := w.failSeg; s != nil {
 		if err := cutSegment(s, w.failOff); err != nil {
@@ -178,11 +213,11 @@ func cutSegment(s *segment, off int64) error {
 	if err := s.f.Truncate(off); err != nil {
 		return fmt.Errorf("journal: segment %s: cut the failed batch at %d: %w", s.path, off, err)
 	}
-	if err := fdatasync(s.f); err != nil {
+	if err := s.f.SyncData(); err != nil {
 		return fmt.Errorf("journal: segment %s: sync the cut at %d: %w", s.path, off, err)
 	}
 	// Clean pages only; after the sync above there are no dirty ones. A
 	// filesystem without page cache advice keeps them, which is no worse.
-	_ = unix.Fadvise(int(s.f.Fd()), 0, 0, unix.FADV_DONTNEED)
+	_ = s.f.DropCache()
 	return nil
 }

@@ -11,7 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/chatbus/chatbus/server/journal/vfs/faultfs"
 )
 
 // reader reads a key's records the way the supervisor's streams do: after
@@ -23,13 +24,14 @@ type reader struct {
 	stop chan struct{}
 	done chan struct{}
 
-	mu   sync.Mutex
-	got  []Record
-	errs []error
+	mu      sync.Mutex
+	got     []Record
+	errs    []error
+	arrived chan struct{} // closed and replaced when records arrive
 }
 
 func startReader(j *Journal, key string) *reader {
-	f := &reader{j: j, key: key, stop: make(chan struct{}), done: make(chan struct{})}
+	f := &reader{j: j, key: key, stop: make(chan struct{}), done: make(chan struct{}), arrived: make(chan struct{})}
 	go func() {
 		defer close(f.done)
 		var pos uint64
@@ -40,6 +42,10 @@ func startReader(j *Journal, key string) *reader {
 				f.errs = append(f.errs, err)
 			}
 			f.got = append(f.got, recs...)
+			if len(recs) > 0 {
+				close(f.arrived)
+				f.arrived = make(chan struct{})
+			}
 			f.mu.Unlock()
 			if n := len(recs); n > 0 {
 				pos = recs[n-1].Seq
@@ -64,6 +70,20 @@ func (f *reader) ids() []string {
 	return out
 }
 
+// waitRecords waits until the reader has read at least n records: on its
+// reads, not on a clock (the test's own timeout bounds it).
+func (f *reader) waitRecords(n int) {
+	for {
+		f.mu.Lock()
+		got, arrived := len(f.got), f.arrived
+		f.mu.Unlock()
+		if got >= n {
+			return
+		}
+		<-arrived
+	}
+}
+
 func (f *reader) end(t *testing.T) []Record {
 	t.Helper()
 	close(f.stop)
@@ -84,10 +104,12 @@ func (f *reader) end(t *testing.T) []Record {
 // platform still has them) are taken when sent again, not skipped as
 // duplicates; every Append that returned success is there once; a reader
 // waiting on Changed across the reopen gets every record once, in order;
-// acks hold.
+// acks hold. Every wait is on an event (a record read, a change of
+// Health), so that the reopen's backoff and a loaded machine only make it
+// slower.
 func TestReopenAfterFailedWrite(t *testing.T) {
 	dir := smallDisk(t, 2<<20)
-	opts := Options{SegmentSize: 256 << 10, Limits: Limits{MaxCount: -1, MaxBytes: -1}, noPrealloc: true}
+	opts := Options{SegmentSize: 256 << 10, Limits: Limits{MaxCount: -1, MaxBytes: -1}, FS: growingFS(nil)}
 	j := openAt(t, dir, opts)
 
 	send := func(id string) error {
@@ -124,11 +146,17 @@ func TestReopenAfterFailedWrite(t *testing.T) {
 		break
 	}
 	t.Logf("%d appends durable, then the disk was full", len(durable))
+	// The follower reads what is durable while the journal is failed: all
+	// of it before the ack below (which would take records it has not
+	// read yet away from it), and no more.
+	f.waitRecords(len(durable) - 5)
+	if n := len(f.ids()); n != len(durable)-5 {
+		t.Fatalf("the follower read %d records, want the %d durable ones not acked", n, len(durable)-5)
+	}
 	// An ack while the journal is failed (or reopened already) holds.
 	if _, err := j.Ack("a", 10); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the follower has every durable record", func() bool { return len(f.ids()) == len(durable)-5 })
 
 	// Space again: the journal reopens by itself; the platform sends what
 	// was not acknowledged again, and more.
@@ -141,22 +169,25 @@ func TestReopenAfterFailedWrite(t *testing.T) {
 		again = append(again, fmt.Sprintf("post-%03d", i))
 	}
 	for _, id := range again {
-		deadline := time.Now().Add(10 * time.Second)
 		for {
+			// Refused while the journal is failed: sent again once it has
+			// reopened (Health.Changed: the failure it was refused for, or
+			// this send's own, is over).
+			h := j.Health()
 			err := send(id)
 			if err == nil {
 				break
 			}
-			if !errors.Is(err, ErrFailed) || time.Now().After(deadline) {
+			if !errors.Is(err, ErrFailed) {
 				t.Fatalf("append %s after space was freed: %v", id, err)
 			}
-			time.Sleep(10 * time.Millisecond)
+			<-h.Changed
 		}
 		durable = append(durable, id)
 	}
 
 	want := durable[5:]
-	waitFor(t, "the follower has every record", func() bool { return len(f.ids()) >= len(want) })
+	f.waitRecords(len(want))
 	got := f.end(t)
 	if ids := idsOf(got); !slices.Equal(ids, want) {
 		t.Fatalf("the follower read %d records, want %d, once each, in order:\n got %v\nwant %v", len(ids), len(want), ids, want)
@@ -212,20 +243,16 @@ func fill(t *testing.T, file, dir string, leave int64) {
 func TestReopenAfterFailedSync(t *testing.T) {
 	var failSync, holdReopen atomic.Bool
 	release := make(chan struct{})
-	opts := Options{
-		testHookSync: func() error {
-			if failSync.CompareAndSwap(true, false) {
-				return syscall.EIO
-			}
-			return nil
-		},
-		testHookReopen: func() {
-			if holdReopen.Load() {
-				<-release
-			}
-		},
-		reopenFirst: time.Millisecond,
-	}
+	opts := Options{FS: faultFS(func(op faultfs.Op, run func() error) error {
+		switch {
+		case op.Kind == faultfs.SyncData && op.Unsynced.Has(faultfs.WritevAt) && failSync.CompareAndSwap(true, false):
+			// A batch's fdatasync: it fails after the batch was written.
+			return syscall.EIO
+		case op.Kind == faultfs.Truncate && holdReopen.Load():
+			<-release // the reopen's first step: cutting the failed batch away
+		}
+		return run()
+	})}
 	j, dir := newJournal(t, opts)
 	send := func(id string) ([]Appended, error) {
 		return j.Append(context.Background(), "telegram", []Entry{{Key: "a", DedupID: id, Data: []byte("data of " + id)}}, []byte(id))
@@ -265,17 +292,10 @@ func TestReopenAfterFailedSync(t *testing.T) {
 	}
 	changed := j.Changed("a", 3)
 
+	holdReopen.Store(false)
 	close(release)
-	select {
-	case <-h1.Changed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the journal did not reopen")
-	}
-	select {
-	case <-changed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("a Changed channel of the failed state was not closed by the reopen")
-	}
+	<-h1.Changed // the journal reopened
+	<-changed    // and woke the waiters on the failed state
 	if h := j.Health(); h.Failed != nil || h.Reopens != 1 {
 		t.Fatalf("health after the reopen: %+v", h)
 	}

@@ -24,14 +24,13 @@ package journal
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/chatbus/chatbus/server/journal/vfs"
 )
 
 const segSuffix = ".seg"
@@ -48,7 +47,7 @@ type segment struct {
 	base     uint64 // LSN of its first byte
 	capacity int64  // LSN span: the next segment's base is base+capacity
 	path     string
-	f        *os.File
+	f        vfs.File
 	// refs counts the journal's own reference (dropped when the segment is
 	// deleted or the journal closed) and each read from disk in progress;
 	// the file is closed when it reaches zero.
@@ -78,7 +77,7 @@ func parseSegmentName(name string) (uint64, bool) {
 	return v, err == nil
 }
 
-func newSegment(dir string, base uint64, capacity int64, f *os.File) *segment {
+func newSegment(dir string, base uint64, capacity int64, f vfs.File) *segment {
 	s := &segment{base: base, capacity: capacity, path: filepath.Join(dir, segmentName(base)), f: f}
 	s.refs.Store(1)
 	return s
@@ -99,20 +98,21 @@ func (s *segment) fileSize() int64 { return max(s.size, s.used) }
 func (s *segment) end() uint64 { return s.base + uint64(s.capacity) }
 
 // createSegment creates the segment file for base and allocates capacity
-// bytes for it (unless prealloc is false), writing zeros over all of it if
-// zero is set; it syncs the file and the directory, so that the name and
-// the size are durable before anything is written to it.
-func createSegment(dir string, base uint64, capacity int64, prealloc, zero bool) (*segment, error) {
+// bytes for it (unless fs reserves nothing ahead of writes: then it grows
+// as it is written, and size stays 0), writing zeros over all of it if zero
+// is set; it syncs the file and the directory, so that the name and the
+// size are durable before anything is written to it.
+func createSegment(fs vfs.FS, dir string, base uint64, capacity int64, zero bool) (*segment, error) {
 	path := filepath.Join(dir, segmentName(base))
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := fs.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("create segment: %w", err)
 	}
 	s := newSegment(dir, base, capacity, f)
-	if prealloc {
-		err = allocate(f, 0, capacity)
+	reserved, err := reserve(f, 0, capacity)
+	if reserved {
 		s.size = capacity
-		if err == nil && zero {
+		if zero {
 			err = zeroFill(f, 0, capacity)
 		}
 	}
@@ -120,41 +120,42 @@ func createSegment(dir string, base uint64, capacity int64, prealloc, zero bool)
 		err = f.Sync()
 	}
 	if err == nil {
-		err = syncDir(dir)
+		err = fs.SyncDir(dir)
 	}
 	if err != nil {
 		_ = f.Close()
-		_ = os.Remove(path)
+		_ = fs.Remove(path)
 		return nil, fmt.Errorf("create segment %s: %w", path, err)
 	}
 	return s, nil
 }
 
-// allocate reserves [from, to) of f (fallocate(2), mode 0: the file's size
-// grows to to). Where the filesystem cannot, zeros are written instead.
-func allocate(f *os.File, from, to int64) error {
+// reserve allocates [from, to) of f (File.Allocate). reserved is false,
+// with no error, where the file system reserves nothing ahead of writes
+// (its files grow as they are written; nothing was changed).
+func reserve(f vfs.File, from, to int64) (reserved bool, err error) {
 	if to <= from {
-		return nil
+		return true, nil
 	}
-	err := unix.Fallocate(int(f.Fd()), 0, from, to-from)
-	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS) {
-		return zeroFill(f, from, to)
+	err = f.Allocate(from, to-from)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
 
 // zeroFill writes zeros over [from, to) of f, 1 MiB at a time, syncing
 // every 8 MiB (so that preparing a segment does not queue 64 MiB of
 // writeback at once in front of the writer's fdatasync) and at the end. It
 // stops early, without error, once one of stop is closed.
-func zeroFill(f *os.File, from, to int64, stop ...<-chan struct{}) error {
+func zeroFill(f vfs.File, from, to int64, stop ...<-chan struct{}) error {
 	const chunk = 1 << 20
 	zeros := make([]byte, chunk)
 	for off := from; off < to; {
 		for _, c := range stop {
 			select {
 			case <-c:
-				return fdatasync(f)
+				return f.SyncData()
 			default:
 			}
 		}
@@ -164,17 +165,17 @@ func zeroFill(f *os.File, from, to int64, stop ...<-chan struct{}) error {
 		}
 		off += n
 		if (off-from)%(8<<20) == 0 {
-			if err := fdatasync(f); err != nil {
+			if err := f.SyncData(); err != nil {
 				return err
 			}
 		}
 	}
-	return fdatasync(f)
+	return f.SyncData()
 }
 
 // zeroFillPaced is zeroFill over [0, to) at most rate bytes per second, in
 // steps of zeroStep each synced; it stops early once stop or quit is closed.
-func zeroFillPaced(f *os.File, to, rate int64, stop, quit <-chan struct{}) error {
+func zeroFillPaced(f vfs.File, to, rate int64, stop, quit <-chan struct{}) error {
 	const step = zeroStep
 	start := time.Now()
 	for off := int64(0); off < to; off += step {
@@ -204,32 +205,17 @@ func isDone(c <-chan struct{}) bool {
 	}
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
-}
-
 // preparer is the goroutine that creates the next segment ahead of time
 // (see the file comment). The writer asks for one (start) at each roll,
 // and after Open once the active segment is half full, and takes it (take)
 // at the next roll; at most one is outstanding.
 type preparer struct {
-	dir      string
-	prealloc bool
-	reqs     chan prepReq    // buffered(1)
-	results  chan prepResult // buffered(1)
-	quit     chan struct{}
-	done     chan struct{}
+	fs      vfs.FS
+	dir     string
+	reqs    chan prepReq    // buffered(1)
+	results chan prepResult // buffered(1)
+	quit    chan struct{}
+	done    chan struct{}
 
 	// Owned by the writer goroutine:
 	outstanding bool
@@ -250,14 +236,14 @@ type prepResult struct {
 	zeroed chan struct{}
 }
 
-func startPreparer(dir string, prealloc bool) *preparer {
+func startPreparer(fs vfs.FS, dir string) *preparer {
 	p := &preparer{
-		dir:      dir,
-		prealloc: prealloc,
-		reqs:     make(chan prepReq, 1),
-		results:  make(chan prepResult, 1),
-		quit:     make(chan struct{}),
-		done:     make(chan struct{}),
+		fs:      fs,
+		dir:     dir,
+		reqs:    make(chan prepReq, 1),
+		results: make(chan prepResult, 1),
+		quit:    make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 	go p.run()
 	return p
@@ -269,9 +255,9 @@ func (p *preparer) run() {
 		select {
 		case r := <-p.reqs:
 			res := prepResult{stop: make(chan struct{}), zeroed: make(chan struct{})}
-			res.seg, res.err = createSegment(p.dir, r.base, r.capacity, p.prealloc, false)
-			p.results <- res // buffered: one outstanding
-			if res.err == nil && p.prealloc {
+			res.seg, res.err = createSegment(p.fs, p.dir, r.base, r.capacity, false)
+			p.results <- res                        // buffered: one outstanding
+			if res.err == nil && res.seg.size > 0 { // preallocated
 				// A failure here only leaves the rest of the segment
 				// fallocated, which is still valid.
 				_ = zeroFillPaced(res.seg.f, r.capacity, zeroRate, res.stop, p.quit)
@@ -317,18 +303,19 @@ func (p *preparer) take(base uint64, capacity int64) (*segment, error) {
 			return r.seg, nil
 		}
 	}
-	return createSegment(p.dir, base, capacity, p.prealloc, false)
+	return createSegment(p.fs, p.dir, base, capacity, false)
 }
 
 // extend grows the span of s, which holds nothing yet, to capacity.
 func (p *preparer) extend(s *segment, capacity int64) error {
-	if p.prealloc {
-		if err := allocate(s.f, s.capacity, capacity); err != nil {
-			return fmt.Errorf("extend segment %s: %w", s.path, err)
-		}
-		if err := s.f.Sync(); err != nil {
-			return fmt.Errorf("extend segment %s: %w", s.path, err)
-		}
+	reserved, err := reserve(s.f, s.capacity, capacity)
+	if err == nil && reserved {
+		err = s.f.Sync()
+	}
+	if err != nil {
+		return fmt.Errorf("extend segment %s: %w", s.path, err)
+	}
+	if reserved {
 		s.size = capacity
 	}
 	s.capacity = capacity
@@ -337,7 +324,7 @@ func (p *preparer) extend(s *segment, capacity int64) error {
 
 // discard removes a prepared segment that is not used.
 func (p *preparer) discard(s *segment) {
-	_ = os.Remove(s.path)
+	_ = p.fs.Remove(s.path)
 	s.release()
 }
 
@@ -355,7 +342,3 @@ func (p *preparer) stop() {
 	default:
 	}
 }
-
-// errShortWrite is returned for a write the kernel took only part of
-// without an error.
-var errShortWrite = errors.New("short write")

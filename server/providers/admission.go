@@ -10,25 +10,31 @@ import (
 // calls, attachments and the doctor consult it, and it wakes its waiters
 // when the answer changes (nobody polls). It is open when a child runs,
 // that child's doctor fence admits (as the child reports it, live, on its
-// occupancy watch), and no doctor restart is under way.
+// occupancy watch), and no doctor restart holds the calls.
+//
+// It is also the one owner of "a doctor restart of this provider is under
+// way", and its one guard (one restart at a time): the doctor claims the
+// provider here for a restart (beginRestart) and keeps no record of its
+// own. What the others hold is not that fact: the child's fence is the
+// child's own admission, which the doctor prepares and commits and which
+// this admission follows (setChild); a child whose exit the doctor
+// committed is the Supervisor's to know (supervise.ExpectExit), for as
+// long as that child lives, which may outlast the restart.
 type admission struct {
-	mu         sync.Mutex    // guards everything below
-	child      bool          // a child runs and its fence is being watched
-	childOpen  bool          // the running child's fence admits
-	restarting string        // request id of the doctor restart under way, "" if none
-	changed    chan struct{} // closed and replaced at every change
+	mu        sync.Mutex // guards everything below
+	child     bool       // a child runs and its fence is being watched
+	childOpen bool       // the running child's fence admits
+	// restart is the request id of the doctor restart under way, "" if
+	// none; holding is set once it holds the calls (from prepare until
+	// the restart ends).
+	restart string
+	holding bool
+	changed chan struct{} // closed and replaced at every change
 }
 
 func newAdmission() *admission { return &admission{changed: make(chan struct{})} }
 
-// open reports whether calls may go to the child now.
-func (a *admission) open() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.openLocked()
-}
-
-func (a *admission) openLocked() bool { return a.child && a.childOpen && a.restarting == "" }
+func (a *admission) openLocked() bool { return a.child && a.childOpen && !a.holding }
 
 // state returns whether admission is open and a channel closed at its next
 // change.
@@ -38,11 +44,12 @@ func (a *admission) state() (open bool, changed <-chan struct{}) {
 	return a.openLocked(), a.changed
 }
 
-// restartUnderWay reports whether a doctor restart holds the provider.
-func (a *admission) restartUnderWay() bool {
+// holdingCalls reports whether a doctor restart holds the provider's
+// calls.
+func (a *admission) holdingCalls() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.restarting != ""
+	return a.holding
 }
 
 // setChild records that a child runs (or none does) and whether its fence
@@ -71,28 +78,46 @@ func (a *admission) setChildAdmittingIfRunning(admitting bool) {
 	a.notifyLocked()
 }
 
-// beginRestart holds the provider for the doctor restart requestID. Only
-// one restart at a time.
-func (a *admission) beginRestart(requestID string) error {
+// beginRestart claims the provider for the doctor restart requestID,
+// unless one is under way: then it returns that one's request id (busy).
+func (a *admission) beginRestart(requestID string) (busy string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.restarting != "" {
-		return fmt.Errorf("a restart is already under way (request %s)", a.restarting)
+	if a.restart != "" {
+		return a.restart
 	}
-	a.restarting = requestID
-	a.notifyLocked()
+	a.restart = requestID
+	return ""
+}
+
+// holdCalls holds the calls for the restart requestID under way (it
+// fails if that is not the one).
+func (a *admission) holdCalls(requestID string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.restart != requestID {
+		return fmt.Errorf("restart %s is not the one under way (%q)", requestID, a.restart)
+	}
+	if !a.holding {
+		a.holding = true
+		a.notifyLocked()
+	}
 	return nil
 }
 
-// endRestart ends the hold of the restart requestID.
+// endRestart ends the restart requestID: its hold of the calls, if any,
+// and its claim.
 func (a *admission) endRestart(requestID string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.restarting != requestID {
+	if a.restart != requestID {
 		return
 	}
-	a.restarting = ""
-	a.notifyLocked()
+	a.restart = ""
+	if a.holding {
+		a.holding = false
+		a.notifyLocked()
+	}
 }
 
 func (a *admission) notifyLocked() {

@@ -308,11 +308,14 @@ func TestCallFailuresClassified(t *testing.T) {
 func TestCallsHeldAcrossRestart(t *testing.T) {
 	e := newEnv(t, spec("fake", childSettings{}))
 	ctx := ctxT(t)
-	if err := e.m.BeginRestart("fake", "r1"); err != nil {
-		t.Fatal(err)
+	if busy, err := e.m.BeginRestart("fake", "r1"); busy != "" || err != nil {
+		t.Fatalf("BeginRestart: %q, %v", busy, err)
 	}
-	if err := e.m.BeginRestart("fake", "r2"); err == nil {
-		t.Error("a second restart began while one is under way")
+	if busy, _ := e.m.BeginRestart("fake", "r2"); busy != "r1" {
+		t.Errorf("a second restart began while r1 is under way (busy %q)", busy)
+	}
+	if err := e.m.HoldCalls("fake", "r1"); err != nil {
+		t.Fatal(err)
 	}
 	for _, key := range []string{"h1", "h2"} {
 		short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)

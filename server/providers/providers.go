@@ -498,7 +498,7 @@ func (m *Manager) Attach(ctx context.Context, name, instanceID string, t store.T
 	p.mu.Lock()
 	p.attached[instanceID] = attach{target: t}
 	p.mu.Unlock()
-	if p.adm.restartUnderWay() {
+	if p.adm.holdingCalls() {
 		return nil // the successor is given it when it starts
 	}
 	if _, running := p.sup.Current(); !running {

@@ -5,18 +5,31 @@ import (
 	"time"
 )
 
-// BeginRestart holds the provider's admission for the doctor restart
-// requestID: new calls are held (durably) until EndRestart, attachments
-// are kept for the successor. It fails if a restart is already under way.
-func (m *Manager) BeginRestart(name, requestID string) error {
+// BeginRestart claims the provider for the doctor restart requestID:
+// the one guard of "a restart is under way" (its admission owns it). If
+// another restart is under way it claims nothing and returns that one's
+// request id. EndRestart ends the claim.
+func (m *Manager) BeginRestart(name, requestID string) (busy string, err error) {
+	p, err := m.get(name)
+	if err != nil {
+		return "", err
+	}
+	return p.adm.beginRestart(requestID), nil
+}
+
+// HoldCalls holds the provider's calls for the restart requestID under
+// way: new calls are held (durably) until EndRestart, attachments are kept
+// for the successor.
+func (m *Manager) HoldCalls(name, requestID string) error {
 	p, err := m.get(name)
 	if err != nil {
 		return err
 	}
-	return p.adm.beginRestart(requestID)
+	return p.adm.holdCalls(requestID)
 }
 
-// EndRestart lets calls through again; what was held is sent, in order.
+// EndRestart ends the restart requestID: calls go through again (what was
+// held is sent, in order) and another restart may begin.
 func (m *Manager) EndRestart(name, requestID string) {
 	p, err := m.get(name)
 	if err != nil {

@@ -50,6 +50,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/chatbus/chatbus/server/journal"
+	"github.com/chatbus/chatbus/server/journal/vfs"
 )
 
 // schemaVersion is the layout above. Open refuses files with a higher one,
@@ -116,6 +117,10 @@ type Options struct {
 	// Logger receives the journal's recovery and maintenance events. The
 	// zero value logs nothing.
 	Logger zerolog.Logger
+	// JournalFS is the file system under the journal's files (every file
+	// operation of the journal goes through it). If nil, the operating
+	// system's. Tests put faults under it (faultfs).
+	JournalFS vfs.FS
 	// MaxSent is how many sent ids RememberSent keeps per thread. If zero,
 	// 4096.
 	MaxSent int

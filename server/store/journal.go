@@ -81,6 +81,7 @@ func (o Options) journalOptions(dir string, onDrop func(key string, n int, reaso
 		OnDrop:        onDrop,
 		Now:           o.Now,
 		Logger:        o.Logger,
+		FS:            o.JournalFS,
 	}
 }
 

@@ -856,7 +856,11 @@ func (s *Supervisor) Restart() error {
 
 // ExpectExit declares that the next exit of inc, the current child, is
 // planned (a doctor commit): it is not counted as a death and the successor
-// is started at once, without backoff. Once the child then reports anything
+// is started at once, without backoff. It is a fact about this child, kept
+// for as long as the child lives, which may outlast the doctor's restart
+// (a committed owner that exits once settled, after the restart gave up
+// waiting, still exits as planned); whether a restart is under way is not
+// the Supervisor's to know (the provider's admission owns that). Once the child then reports anything
 // but SERVING, the Supervisor ends its health Watch stream, so that the
 // child's graceful stop does not wait for it. It signals nothing. It fails with
 // ErrNotCurrent if inc is not the current child (for instance because it

@@ -3,8 +3,9 @@ supervisord running provider-fake (sync and asyncio APIs).
 
 OutboundTest / AioOutboundTest: a call repeated with one key is sent once
 and answers the same result (counted at the fake); a call without a key
-gets a fresh one, sent with it; the platform's rate limit is RateLimited
-with its 2 s delay; the platform's NOT_FOUND is NotFound, not
+gets a fresh one, sent with it; a call the platform refuses as rate
+limited waits its turn again and goes through once; the platform's
+NOT_FOUND is NotFound, not
 SessionUnknown; suspend() ends the stream with Suspended; a takeover by
 profile key ends the old session with TakenOver; updates carry sender,
 sender_name, references and platform, and the registration its
@@ -107,22 +108,16 @@ class OutboundTest(_Fake, unittest.TestCase):
         self.assertNotEqual(other.idempotency_key, first.idempotency_key)
         self.assertNotEqual(other.result, first.result)
 
-    def test_rate_limit_exposes_the_platform_delay(self):
+    def test_rate_limit_waits_its_turn(self):
+        """A call the platform refuses as rate limited is not the caller's
+        to retry: it waits its turn again (the chat held back for the delay
+        the platform asked for) and goes through, made once."""
         f = self.register("manual:slow")
-        self.platform.fail_next_call("RESOURCE_EXHAUSTED", "Too Many Requests: retry after 2",
-                                     retry_after=2, reason="RATE_LIMITED")
-        with self.assertRaises(chatbus.RateLimited) as cm:
-            f.call("sendMessage", {"text": "too fast"})
-        err = cm.exception
-        self.assertIsInstance(err, chatbus.ResourceExhausted)
-        self.assertEqual((err.code, err.reason, err.retry_delay),
-                         (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED", 2.0))
-        self.assertEqual(err.error_reason, errors_pb2.ERROR_REASON_RATE_LIMITED)
-        self.assertIn("Too Many Requests", err.details)
-        # Not made: the same key sends it now.
-        self.assertEqual(len(self.calls_with(err.idempotency_key, faulted=True)), 1)
-        f.call("sendMessage", {"text": "too fast"}, idempotency_key=err.idempotency_key)
-        self.assertEqual(len(self.calls_with(err.idempotency_key)), 1, self.platform.calls())
+        self.platform.fail_next_call("RESOURCE_EXHAUSTED", "Too Many Requests: retry after 1",
+                                     retry_after=1, reason="RATE_LIMITED")
+        res = f.do("sendMessage", {"text": "too fast"})
+        self.assertEqual(len(self.calls_with(res.idempotency_key, faulted=True)), 1, self.platform.calls())
+        self.assertEqual(len(self.calls_with(res.idempotency_key)), 1, self.platform.calls())
 
     def test_platform_not_found_is_not_session_unknown(self):
         f = self.register("manual:gone-message")
@@ -253,10 +248,10 @@ class AioOutboundTest(_Fake, unittest.IsolatedAsyncioTestCase):
         self.assertTrue(own.idempotency_key.startswith("py:"))
         self.assertEqual(len(self.calls_with(own.idempotency_key)), 1)
 
-        self.platform.fail_next_call("RESOURCE_EXHAUSTED", "Too Many Requests", retry_after=2, reason="RATE_LIMITED")
-        with self.assertRaises(chatbus.RateLimited) as cm:
-            await f.call("sendMessage", {"text": "aio too fast"})
-        self.assertEqual(cm.exception.retry_delay, 2.0)
+        self.platform.fail_next_call("RESOURCE_EXHAUSTED", "Too Many Requests", retry_after=1, reason="RATE_LIMITED")
+        slow = await f.do("sendMessage", {"text": "aio too fast"})  # waits its turn again, made once
+        self.assertEqual(len(self.calls_with(slow.idempotency_key, faulted=True)), 1)
+        self.assertEqual(len(self.calls_with(slow.idempotency_key)), 1)
 
         self.platform.fail_next_call("NOT_FOUND", "Bad Request: message to edit not found")
         with self.assertRaises(chatbus.NotFound) as cm:

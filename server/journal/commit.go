@@ -1,87 +1,63 @@
 package journal
 
-// The writer goroutine: group commit, segment rolls, publication, and space
-// maintenance (deleting and compacting segments).
+// Group commit: the writer goroutine, the one place that assigns seqs,
+// decides drops and writes. It takes everything concurrent callers queued
+// and writes it as one batch, with one pwritev and one fdatasync, and
+// publishes it; retention (retention.go) and compaction (compaction.go)
+// ride on its batches, and a failed write hands over to the reopen
+// (reopen.go).
 //
 // One commit:
 //
 //  1. take every request queued, without waiting (up to MaxBatchBytes);
 //  2. outside mu, read the next chunk of live records of a segment being
-//     compacted;
+//     compacted (prepareCopies);
 //  3. under mu, estimate the batch's size (an upper bound) and roll to a new
-//     segment if it does not fit (the roll itself happens outside mu);
+//     segment if it does not fit (makeRoom; the roll itself happens
+//     outside mu);
 //  4. under mu, build the batch: the checkpoint if the segment is new, the
 //     acks waiting, the compaction copies still live, each request in order
 //     (entries sealed with their seq and LSN, cursor, drops), the drops for
 //     TotalBytes, the commit frame. Drops take effect in memory here: a
 //     dropped record is never read again, whether or not the commit
 //     succeeds (if it does not, the journal has failed);
-//  5. outside mu, one pwritev of the whole batch and one fdatasync;
+//  5. outside mu, one pwritev of the whole batch and one fdatasync
+//     (writeBatch);
 //  6. under mu, publish: the new records become readable, Changed channels
 //     are closed, cursors move, copied records point to their new place;
 //  7. outside mu, OnDrop reports, the callers are answered, and segments
 //     with nothing live (as of step 4, so only acks already on disk count)
-//     are deleted.
+//     are deleted (settle).
+//
+// Its figures: Journal.commits and Journal.batched count the batches
+// written and the requests they carried; Journal.writing is the requests
+// of the batch being written now.
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"hash/crc32"
-	"os"
-	"slices"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
-// copyChunk bounds the compaction copies one batch carries.
-const copyChunk = 1 << 20
-
-// writerState is owned by the writer goroutine.
+// writerState is owned by the writer goroutine: the active segment and
+// each part's own state.
 type writerState struct {
 	active *segment
-	wbuf   []byte   // frames the writer encodes (checkpoint, acks, cursors, drops, commit)
-	iov    [][]byte // reused for pwritev
-	gen    uint64   // marks keys already seen in a request (keyState.mark)
+	batching
+	compaction // compaction.go
+	recovery   // reopen.go
+}
+
+// batching is group commit's own state.
+type batching struct {
+	wbuf []byte   // frames the writer encodes (checkpoint, acks, cursors, drops, commit)
+	iov  [][]byte // reused for pwritev
+	gen  uint64   // marks keys already seen in a request (keyState.mark)
 
 	ackTimer *time.Timer
 	ackArmed bool
-	// retryAt holds maintenance back after a batch found no room (a full
-	// disk), so that the writer does not spin; requests still run.
-	retryAt time.Time
 
 	flushes []*request // Flush calls waiting for maintenance to catch up
-
-	// After a failed write (reopen.go): the segment and offset where the
-	// failed batch began, the failures (of writes and of reopens) since
-	// the last batch written, and the timer of the next reopen attempt.
-	failSeg     *segment
-	failOff     int64
-	failures    int
-	reopenTimer *time.Timer
-	reopenArmed bool
-
-	// Compaction in progress: the segment whose live records are being
-	// copied to the head, how far it has been read, and the copies read
-	// for the next batch.
-	victim     *segment
-	victimOff  int64
-	victimDone bool
-	copies     []prepCopy
-	copyBuf    []byte
-	readBuf    []byte
-}
-
-// prepCopy is a copy frame in writerState.copyBuf, ready but for its CRC.
-type prepCopy struct {
-	ks      *keyState
-	seq     uint64
-	srcLSN  uint64 // the frame it copies
-	off     int    // in copyBuf
-	size    int
-	partial uint32 // CRC of the frame without the LSN
 }
 
 // batch is one group commit being built.
@@ -120,20 +96,6 @@ type freshRef struct {
 type cursorSet struct {
 	provider string
 	cursor   []byte
-}
-
-type copyDone struct {
-	ks     *keyState
-	seq    uint64
-	srcLSN uint64
-	lsn    uint64
-	size   int
-}
-
-type dropReport struct {
-	key    string
-	n      int
-	reason string
 }
 
 func (b *batch) lsn() uint64 { return b.start + uint64(b.size) }
@@ -253,28 +215,8 @@ func (j *Journal) run() {
 	}
 }
 
-// armReopen starts the pause before the next reopen attempt if the
-// journal has failed and none is pending. Writer goroutine.
-func (j *Journal) armReopen() {
-	w := &j.w
-	if w.reopenArmed || j.failure() == nil {
-		return
-	}
-	w.reopenTimer.Reset(j.reopenDelay())
-	w.reopenArmed = true
-}
-
-// failure returns the write failure the journal is recovering from, nil if
-// none.
-func (j *Journal) failure() error {
-	j.mu.RLock()
-	defer j.mu.RUnlock()
-	return j.failed
-}
-
 // commit writes one batch carrying reqs (possibly none: acks, compaction).
 func (j *Journal) commit(reqs []*request) {
-	w := &j.w
 	live := reqs[:0]
 	for _, r := range reqs {
 		if err := r.ctx.Err(); err != nil {
@@ -284,19 +226,51 @@ func (j *Journal) commit(reqs []*request) {
 		live = append(live, r)
 	}
 	if err := j.failure(); err != nil {
-		for _, r := range live {
-			r.done <- err
-		}
-		j.answerFlushes(err)
+		j.answer(live, err)
 		return
 	}
 	j.prepareCopies()
+	ckpt, err := j.makeRoom(live)
+	if err != nil {
+		j.answer(live, err)
+		return
+	}
+	b := j.build(live, ckpt)
+	j.mu.Unlock()
 
+	if b.content > 0 {
+		j.writing.Store(int64(len(live)))
+		err = j.writeBatch(b)
+		j.writing.Store(0)
+		j.commits.Add(1)
+		j.batched.Add(uint64(len(live)))
+	}
+	if err != nil {
+		j.answer(live, j.failBatch(b, err))
+		return
+	}
+	j.settle(b, live)
+}
+
+// answer answers reqs and the Flush calls waiting with err.
+func (j *Journal) answer(reqs []*request, err error) {
+	for _, r := range reqs {
+		r.done <- err
+	}
+	j.answerFlushes(err)
+}
+
+// makeRoom makes room in the active segment for the batch of reqs:
+// extending it if it holds nothing yet, else rolling to a new one. It
+// returns the checkpoint frame the batch starts with (nil if the segment
+// has one) and holds mu; on failure (no room: a full disk) it holds
+// maintenance back a moment and does not hold mu.
+func (j *Journal) makeRoom(reqs []*request) ([]byte, error) {
+	w := &j.w
 	j.mu.Lock()
-	var ckpt []byte
 	for {
-		est := j.estimate(live)
-		ckpt = nil
+		est := j.estimate(reqs)
+		var ckpt []byte
 		a := w.active
 		fits := a.used+est <= a.capacity
 		if a.used == 0 || !fits {
@@ -306,7 +280,7 @@ func (j *Journal) commit(reqs []*request) {
 			}
 		}
 		if fits {
-			break
+			return ckpt, nil
 		}
 		need := est + int64(len(ckpt))
 		j.mu.Unlock()
@@ -320,40 +294,19 @@ func (j *Journal) commit(reqs []*request) {
 			err = fmt.Errorf("journal %s: %w", j.dir, err)
 			j.log.Error().Err(err).Msg("no room for the next batch")
 			w.retryAt = time.Now().Add(time.Second)
-			for _, r := range live {
-				r.done <- err
-			}
-			j.answerFlushes(err)
-			return
+			return nil, err
 		}
 		j.mu.Lock()
 	}
-	b := j.build(live, ckpt)
-	j.mu.Unlock()
+}
 
-	var err error
-	if b.content > 0 {
-		if h := j.opts.testHookBeforeWrite; h != nil {
-			h(len(live))
-		}
-		err = j.writeBatch(b)
-		j.commits.Add(1)
-		j.batched.Add(uint64(len(live)))
-	}
-
+// settle finishes a batch that was written (or had nothing to write):
+// publishes it, deletes the segments it left with nothing live, reports
+// its drops and answers its requests (Flush calls once maintenance has
+// caught up).
+func (j *Journal) settle(b *batch, live []*request) {
+	w := &j.w
 	j.mu.Lock()
-	if err != nil {
-		err = fmt.Errorf("journal %s: segment %s at offset %d: %w: %w", j.dir, b.seg.path, b.seg.used, ErrFailed, err)
-		j.failLocked(b.seg, b.seg.used, err)
-		j.mu.Unlock()
-		j.log.Error().Err(err).Dur("reopen_in", j.reopenDelay()).
-			Msg("a journal write failed: no writes until the journal is reopened from disk")
-		for _, r := range live {
-			r.done <- err
-		}
-		j.answerFlushes(err)
-		return
-	}
 	if b.content > 0 {
 		j.publish(b)
 		w.failures = 0
@@ -361,16 +314,7 @@ func (j *Journal) commit(reqs []*request) {
 	for _, s := range b.deletable {
 		j.unlinkSegment(s)
 	}
-	if v := w.victim; v != nil && (w.victimDone || slices.Contains(b.deletable, v)) {
-		// Done, or emptied by acks before the copies still prepared
-		// (which build skipped as no longer live) were written.
-		if !slices.Contains(b.deletable, v) {
-			j.log.Warn().Str("segment", v.path).Msg("compaction left records behind; it starts over")
-		}
-		w.victim, w.victimDone = nil, false
-		clear(w.copies)
-		w.copies = w.copies[:0]
-	}
+	j.compactionSettledLocked(b)
 	j.mu.Unlock()
 
 	if j.opts.OnDrop != nil {
@@ -385,12 +329,7 @@ func (j *Journal) commit(reqs []*request) {
 		}
 		r.done <- r.err
 	}
-	for _, s := range b.deletable {
-		if err := os.Remove(s.path); err != nil {
-			j.log.Warn().Err(err).Str("segment", s.path).Msg("deleting a segment with nothing live")
-		}
-		s.release()
-	}
+	j.removeSegments(b.deletable)
 	// After a roll the next segment is asked for at once (roll); after Open
 	// only once the active one is half full, so that the preparer's zeros
 	// stay away from the appends right after Open.
@@ -408,11 +347,6 @@ func (j *Journal) answerFlushes(err error) {
 	}
 	clear(j.w.flushes)
 	j.w.flushes = j.w.flushes[:0]
-}
-
-// Upper bounds of the frames the writer encodes.
-func dropFrameMax(key string) int64 {
-	return headerSize + binary.MaxVarintLen64 + int64(len(key)) + 8 + binary.MaxVarintLen64 + 1
 }
 
 func ackFrameMax(key string) int64 { return headerSize + binary.MaxVarintLen64 + int64(len(key)) + 8 }
@@ -657,95 +591,6 @@ func (j *Journal) buildAppend(b *batch, r *request, touched map[*window]struct{}
 	}
 }
 
-// dropFront drops the oldest pending record of ks (published or fresh).
-// Caller holds mu and builds b.
-func (j *Journal) dropFront(b *batch, ks *keyState) {
-	if ks.ring.len() > 0 {
-		seq := ks.frontSeq()
-		ks.dropThrough = max(ks.dropThrough, seq)
-		j.removeThrough(ks, seq)
-		return
-	}
-	f := &ks.fresh[ks.freshDropped]
-	ks.freshDropped++
-	ks.freshBytes -= int64(f.size)
-	b.freshLive -= int64(f.size)
-	ks.dropThrough = max(ks.dropThrough, f.seq)
-}
-
-// addDrop records that n records of ks were dropped for dropReasons[reason].
-func (j *Journal) addDrop(b *batch, ks *keyState, n int, reason int) {
-	ks.dropped += uint64(n)
-	through := ks.dropThrough
-	j.addOwn(b, func(buf []byte) []byte { return appendDropFrame(buf, ks.key, through, uint64(n), byte(reason)) })
-	b.drops = append(b.drops, dropReport{key: ks.key, n: n, reason: dropReasons[reason]})
-}
-
-// enforceLimits drops the oldest records of ks beyond its Limits: count
-// first, then bytes, then age, as the store does.
-func (j *Journal) enforceLimits(b *batch, ks *keyState) {
-	l := j.opts.Limits
-	cutoff := b.now - int64(l.MaxAge)
-	var n [reasonAge + 1]int
-	for ks.pendingCount() > 0 {
-		reason := -1
-		switch {
-		case l.MaxCount > 0 && ks.pendingCount() > l.MaxCount:
-			reason = reasonCount
-		case l.MaxBytes > 0 && ks.pendingBytes() > l.MaxBytes:
-			reason = reasonBytes
-		case l.MaxAge > 0:
-			if at, _ := ks.oldestAt(); at < cutoff {
-				reason = reasonAge
-			}
-		}
-		if reason < 0 {
-			break
-		}
-		j.dropFront(b, ks)
-		n[reason]++
-	}
-	for reason, c := range n {
-		if c > 0 {
-			j.addDrop(b, ks, c, reason)
-		}
-	}
-}
-
-// enforceTotal drops the oldest records of all keys beyond TotalBytes: the
-// published ones by age (j.fronts), then the batch's own in order.
-func (j *Journal) enforceTotal(b *batch) {
-	t := j.opts.TotalBytes
-	if t <= 0 || j.liveBytes+b.freshLive <= t {
-		return
-	}
-	var order []*keyState
-	n := map[*keyState]int{}
-	g := 0
-	for j.liveBytes+b.freshLive > t {
-		var ks *keyState
-		if len(j.fronts) > 0 {
-			ks = j.fronts[0]
-		} else {
-			for g < len(b.freshOrder) && b.freshOrder[g].idx < b.freshOrder[g].ks.freshDropped {
-				g++
-			}
-			if g == len(b.freshOrder) {
-				break
-			}
-			ks = b.freshOrder[g].ks
-		}
-		j.dropFront(b, ks)
-		if n[ks] == 0 {
-			order = append(order, ks)
-		}
-		n[ks]++
-	}
-	for _, ks := range order {
-		j.addDrop(b, ks, n[ks], reasonTotalBytes)
-	}
-}
-
 // writeBatch writes b with one pwritev (more only past IOV_MAX parts or
 // after a short write) and one fdatasync.
 func (j *Journal) writeBatch(b *batch) error {
@@ -758,62 +603,16 @@ func (j *Journal) writeBatch(b *batch) error {
 			iov = append(iov, p.buf[p.from:p.to])
 		}
 	}
-	err := pwritevAll(b.seg.f, iov, b.seg.used)
+	err := b.seg.f.WritevAt(iov, b.seg.used)
 	clear(iov)
 	w.iov = iov[:0]
 	if err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
-	for _, h := range [...]func() error{j.opts.testHookSync, syncFault} {
-		if h == nil {
-			continue
-		}
-		if err := h(); err != nil {
-			return fmt.Errorf("fdatasync: %w", err)
-		}
-	}
-	if err := fdatasync(b.seg.f); err != nil {
+	if err := b.seg.f.SyncData(); err != nil {
 		return fmt.Errorf("fdatasync: %w", err)
 	}
 	return nil
-}
-
-// pwritevAll writes every byte of iov at off.
-func pwritevAll(f *os.File, iov [][]byte, off int64) error {
-	const iovMax = 1024
-	fd := int(f.Fd())
-	for len(iov) > 0 {
-		n, err := unix.Pwritev(fd, iov[:min(len(iov), iovMax)], off)
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return errShortWrite
-		}
-		off += int64(n)
-		for n > 0 {
-			if n >= len(iov[0]) {
-				n -= len(iov[0])
-				iov = iov[1:]
-				continue
-			}
-			iov[0] = iov[0][n:]
-			n = 0
-		}
-	}
-	return nil
-}
-
-func fdatasync(f *os.File) error {
-	for {
-		err := unix.Fdatasync(int(f.Fd()))
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
 }
 
 // publish makes a written batch visible. Caller holds mu.
@@ -857,165 +656,4 @@ func (j *Journal) publish(b *batch) {
 	for _, ks := range b.wake {
 		ks.wake()
 	}
-}
-
-// unlinkSegment takes s out of the journal's list. Caller holds mu; the
-// caller removes the file and drops the reference afterwards.
-func (j *Journal) unlinkSegment(s *segment) {
-	if i := slices.Index(j.segs, s); i >= 0 {
-		j.segs = slices.Delete(j.segs, i, i+1)
-	}
-}
-
-// maintenanceDue reports whether the writer has space work to do without
-// waiting for a request: a compaction in progress or needed, or segments
-// with nothing live left to delete.
-func (j *Journal) maintenanceDue() bool {
-	j.mu.RLock()
-	defer j.mu.RUnlock()
-	if j.failed != nil || time.Now().Before(j.w.retryAt) {
-		return false
-	}
-	if j.w.victim != nil || j.needCompaction() {
-		return true
-	}
-	if j.w.active.used == 0 {
-		return false // nothing can be deleted before the active segment's checkpoint
-	}
-	for _, s := range j.segs[:len(j.segs)-1] {
-		if s.live == 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// needCompaction reports whether the sealed segments that hold live
-// records hold more than twice the live records. Caller holds mu.
-func (j *Journal) needCompaction() bool {
-	var used int64
-	for _, s := range j.segs[:len(j.segs)-1] {
-		if s.live > 0 && !s.noCompact {
-			used += s.used
-		}
-	}
-	return used > 2*j.liveBytes
-}
-
-// prepareCopies reads, outside mu, the next chunk of live records of the
-// segment being compacted, choosing one if compaction is needed, and
-// leaves their copy frames in w.copies. Writer goroutine.
-func (j *Journal) prepareCopies() {
-	w := &j.w
-	if len(w.copies) > 0 {
-		return // the last batch could not take them (a failed roll)
-	}
-	j.mu.RLock()
-	if w.victim == nil && j.needCompaction() {
-		var best *segment
-		for _, s := range j.segs[:len(j.segs)-1] {
-			if s.live > 0 && !s.noCompact && (best == nil || s.liveBytes*best.used < best.liveBytes*s.used) {
-				best = s
-			}
-		}
-		if best != nil {
-			w.victim, w.victimOff, w.victimDone = best, 0, false
-			j.log.Debug().Str("segment", best.path).Int64("live_bytes", best.liveBytes).
-				Int64("used_bytes", best.used).Msg("compacting")
-		}
-	}
-	victim := w.victim
-	j.mu.RUnlock()
-	if victim == nil || w.victimDone {
-		return
-	}
-	w.copyBuf = w.copyBuf[:0]
-	for w.victimOff < victim.used && len(w.copyBuf) < copyChunk {
-		if err := j.copyFrom(victim); err != nil {
-			// Its records stay where they are (a Read of a damaged one
-			// fails with ErrCorrupt); the space bound may not hold.
-			j.log.Error().Err(err).Str("segment", victim.path).Msg("cannot compact this segment; leaving it")
-			victim.noCompact = true
-			w.victim = nil
-			clear(w.copies)
-			w.copies = w.copies[:0]
-			return
-		}
-	}
-	if w.victimOff >= victim.used {
-		w.victimDone = true
-	}
-}
-
-// copyFrom reads the frames of victim from w.victimOff (about 4 MiB, or
-// one frame if larger) and turns those still live into copy frames.
-func (j *Journal) copyFrom(victim *segment) error {
-	w := &j.w
-	const window = 4 << 20
-	n := min(int64(window), victim.used-w.victimOff)
-	var hdr [headerSize]byte
-	if _, err := victim.f.ReadAt(hdr[:], w.victimOff); err != nil {
-		return err
-	}
-	if fs := int64(headerSize) + int64(binary.LittleEndian.Uint32(hdr[:])); fs > n {
-		n = min(fs, victim.used-w.victimOff)
-	}
-	if int64(cap(w.readBuf)) < n {
-		w.readBuf = make([]byte, n)
-	}
-	buf := w.readBuf[:n]
-	if _, err := victim.f.ReadAt(buf, w.victimOff); err != nil {
-		return err
-	}
-	type cand struct {
-		rec  entryRec
-		body []byte
-		lsn  uint64
-		typ  byte
-	}
-	var cands []cand
-	off := 0
-	for off < len(buf) {
-		lsn := victim.base + uint64(w.victimOff) + uint64(off)
-		typ, body, size, ok := checkFrame(buf[off:], lsn)
-		if !ok {
-			if off == 0 {
-				return fmt.Errorf("%w: segment %s offset %d does not verify", ErrCorrupt, victim.path, w.victimOff)
-			}
-			break // the frame continues past the window
-		}
-		if typ == recEntry || typ == recCopy {
-			rec, err := decodeEntry(body, typ)
-			if err != nil {
-				return fmt.Errorf("%w: segment %s offset %d: %v", ErrCorrupt, victim.path, w.victimOff+int64(off), err)
-			}
-			cands = append(cands, cand{rec: rec, body: body, lsn: lsn, typ: typ})
-		}
-		off += size
-	}
-	w.victimOff += int64(off)
-	j.mu.RLock()
-	defer j.mu.RUnlock()
-	for _, c := range cands {
-		ks := j.keys[string(c.rec.key)]
-		if ks == nil {
-			continue
-		}
-		e := ks.entryAt(c.rec.seq)
-		if e == nil || e.lsn != c.lsn || e.seg != victim {
-			continue
-		}
-		body := c.body
-		if c.typ == recCopy {
-			body = body[:len(body)-8] // its order is replaced by the same one below
-		}
-		from := len(w.copyBuf)
-		w.copyBuf = beginFrame(w.copyBuf, recCopy, len(body)+8)
-		w.copyBuf = append(w.copyBuf, body...)
-		w.copyBuf = appendU64(w.copyBuf, e.order)
-		frame := w.copyBuf[from:]
-		partial := crc32.Update(crc32.Update(0, castagnoli, frame[:5]), castagnoli, frame[headerSize:])
-		w.copies = append(w.copies, prepCopy{ks: ks, seq: c.rec.seq, srcLSN: c.lsn, off: from, size: len(frame), partial: partial})
-	}
-	return nil
 }

@@ -1,0 +1,363 @@
+package etcdstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
+	"go.uber.org/goleak"
+
+	"github.com/chatbus/chatbus/internal/etcdtest"
+	"github.com/chatbus/chatbus/server/store"
+	"github.com/chatbus/chatbus/server/store/etcdstore"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		// etcd's embedded server and client leave these behind for a moment.
+		goleak.IgnoreAnyFunction("go.etcd.io/etcd/client/pkg/v3/logutil.(*MergeLogger).outputLoop"),
+		goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"),
+		goleak.IgnoreTopFunction("github.com/golang/glog.(*fileSink).flushDaemon"),
+		goleak.IgnoreTopFunction("google.golang.org/grpc/internal/grpcsync.(*CallbackSerializer).run"),
+	)
+}
+
+// leader wins the election of name on a session of ttl seconds and returns
+// the fence and the session.
+func leader(t *testing.T, cli *clientv3.Client, name string, ttl int) (etcdstore.Fence, *concurrency.Session) {
+	t.Helper()
+	sess, err := concurrency.NewSession(cli, concurrency.WithTTL(ttl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	e := concurrency.NewElection(sess, "/chatbus/test/leader/"+name)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := e.Campaign(ctx, "node"); err != nil {
+		t.Fatal(err)
+	}
+	return etcdstore.Fence{Key: e.Key(), Rev: e.Rev()}, sess
+}
+
+func open(t *testing.T, cli *clientv3.Client, prefix string, f etcdstore.Fence, opts etcdstore.Options) *etcdstore.Store {
+	t.Helper()
+	opts.Prefix, opts.Fence = prefix, f
+	s, err := etcdstore.Open(context.Background(), cli, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func msgs(key string, n, from int) []store.Update {
+	var us []store.Update
+	for i := range n {
+		us = append(us, store.Update{BindingKey: key, PlatformUpdateID: int64(from + i), Chat: "-1", Thread: "7", Text: fmt.Sprint("m", from+i)})
+	}
+	return us
+}
+
+// TestStateSurvivesReopen: what one leader wrote, the next one reads at
+// Open: bindings, slots, journals with their seqs and acks, the cursor,
+// de-duplication, handoffs, call records, sent ids.
+func TestStateSurvivesReopen(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cli := c.Client(t)
+	f, _ := leader(t, cli, "tg", 5)
+	s := open(t, cli, "/chatbus/test/state/", f, etcdstore.Options{})
+	ctx := context.Background()
+
+	tg := store.Target{Provider: "tg", Chat: "-1", Thread: "7"}
+	if err := s.PutBinding(store.Binding{Key: "manual:1", Target: tg, Slot: "A", Status: store.StatusActive}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutBinding(store.Binding{Key: "manual:2", Target: tg, Status: store.StatusActive}); !errors.Is(err, store.ErrTargetInUse) {
+		t.Fatalf("second binding of one thread: %v", err)
+	}
+	slot, err := s.AllocateSlot("tg", "-1", func(s string) bool { return s == "A" })
+	if err != nil || slot != "B" {
+		t.Fatalf("slot %q, %v", slot, err)
+	}
+	got, err := s.Append(ctx, "tg", msgs("manual:1", 5, 100), []byte("105"))
+	if err != nil || len(got) != 5 || got[0].Seq != 1 || got[4].Seq != 5 {
+		t.Fatalf("append: %v %+v", err, got)
+	}
+	// A repeat of ids already journalled is skipped; new ones continue the seq.
+	got, err = s.Append(ctx, "tg", msgs("manual:1", 4, 103), []byte("107"))
+	if err != nil || len(got) != 2 || got[0].Seq != 6 || got[1].Seq != 7 {
+		t.Fatalf("append with repeats: %v %+v", err, got)
+	}
+	if _, err := s.Append(ctx, "tg", []store.Update{{BindingKey: "nobody", PlatformUpdateID: 900, Chat: "-1"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := s.Ack("manual:1", 3); err != nil || a != 3 {
+		t.Fatalf("ack: %d %v", a, err)
+	}
+	if _, err := s.Ack("manual:1", 8); !errors.Is(err, store.ErrAckBeyondLast) {
+		t.Fatalf("ack beyond: %v", err)
+	}
+	if err := s.PutHandoff("tok", "manual:1", time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	rec, created, err := s.BeginCall(store.CallRecord{BindingKey: "manual:1", Key: "k1", Provider: "tg", Method: "sendMessage", State: store.CallSending})
+	if err != nil || !created || rec.Order != 1 {
+		t.Fatalf("begin call: %v %v %+v", err, created, rec)
+	}
+	rec.State, rec.Result = store.CallDone, []byte(`{"ok":true}`)
+	if err := s.SetCall(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-s.RememberSent(tg, []store.Ref{{Kind: store.RefMessage, ID: "55"}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	// The next leader (same election here) opens what was written.
+	r := open(t, cli, "/chatbus/test/state/", f, etcdstore.Options{})
+	b, err := r.BindingByTarget(tg)
+	if err != nil || b.Key != "manual:1" || b.Slot != "A" {
+		t.Fatalf("binding: %+v %v", b, err)
+	}
+	if cur, _ := r.SlotCursor("tg", "-1"); cur != "B" {
+		t.Errorf("slot cursor %q", cur)
+	}
+	us, err := r.Read("manual:1", 0, 0)
+	if err != nil || len(us) != 4 || us[0].Seq != 4 || us[0].Text != "m103" || us[3].Seq != 7 || us[3].Text != "m106" {
+		t.Fatalf("read after reopen: %v %+v", err, us)
+	}
+	st, _ := r.Stats("manual:1")
+	if st.AckedThrough != 3 || st.LastSeq != 7 || st.Pending != 4 {
+		t.Errorf("stats %+v", st)
+	}
+	if un, _ := r.ListUnrouted(0); len(un) != 1 || un[0].PlatformUpdateID != 900 {
+		t.Errorf("unrouted %+v", un)
+	}
+	if cur, _ := r.Cursor("tg"); string(cur) != "107" {
+		t.Errorf("cursor %q", cur)
+	}
+	if got, _ := r.Append(ctx, "tg", msgs("manual:1", 3, 105), nil); len(got) != 1 || got[0].Seq != 8 || got[0].Text != "m107" {
+		t.Errorf("dedup after reopen: %+v", got)
+	}
+	if k, err := r.TakeHandoff("tok", time.Now()); err != nil || k != "manual:1" {
+		t.Errorf("handoff: %q %v", k, err)
+	}
+	if c, err := r.GetCall("manual:1", "k1"); err != nil || c.State != store.CallDone || string(c.Result) != `{"ok":true}` {
+		t.Errorf("call: %+v %v", c, err)
+	}
+	if _, created, _ := r.BeginCall(store.CallRecord{BindingKey: "manual:1", Key: "k1", Provider: "tg", State: store.CallSending}); created {
+		t.Error("a repeated key made a second call record")
+	}
+	if refs, _ := r.Sent(tg); len(refs) != 1 || refs[0].ID != "55" {
+		t.Errorf("sent %+v", refs)
+	}
+	if err := r.DeleteBinding("manual:1"); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	r2 := open(t, cli, "/chatbus/test/state/", f, etcdstore.Options{})
+	if us, _ := r2.Read("manual:1", 0, 0); len(us) != 0 {
+		t.Errorf("journal of a deleted binding: %+v", us)
+	}
+}
+
+// TestChangedWakes: a waiter on a binding's journal is woken by an Append.
+func TestChangedWakes(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cli := c.Client(t)
+	f, _ := leader(t, cli, "tg", 5)
+	s := open(t, cli, "/p/", f, etcdstore.Options{})
+	if err := s.PutBinding(store.Binding{Key: "k", Status: store.StatusActive}); err != nil {
+		t.Fatal(err)
+	}
+	ch := s.Changed("k", 0)
+	select {
+	case <-ch:
+		t.Fatal("woken before anything was appended")
+	default:
+	}
+	if _, err := s.Append(context.Background(), "tg", msgs("k", 1, 1), nil); err != nil {
+		t.Fatal(err)
+	}
+	<-ch
+}
+
+// TestRetention: the count bound drops the oldest and the floor survives
+// a reopen.
+func TestRetention(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cli := c.Client(t)
+	f, _ := leader(t, cli, "tg", 5)
+	var drops []string
+	s := open(t, cli, "/p/", f, etcdstore.Options{Limits: store.Limits{MaxCount: 3},
+		OnDrop: func(k string, n int, reason string) { drops = append(drops, fmt.Sprint(k, n, reason)) }})
+	if err := s.PutBinding(store.Binding{Key: "k", Status: store.StatusActive}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := s.Append(context.Background(), "tg", msgs("k", 2, 10*i+1), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(drops) != 2 || drops[0] != "k1count" {
+		t.Errorf("drops %v", drops)
+	}
+	s.Close()
+	r := open(t, cli, "/p/", f, etcdstore.Options{Limits: store.Limits{MaxCount: 3}})
+	us, _ := r.Read("k", 0, 0)
+	if len(us) != 3 || us[0].Seq != 4 {
+		t.Errorf("after reopen: %+v", us)
+	}
+	if st, _ := r.Stats("k"); st.Dropped != 3 {
+		t.Errorf("dropped %d", st.Dropped)
+	}
+}
+
+// TestDeposedLeaderIsFenced: a leader whose lease ran out (its process was
+// paused, say) while another won cannot write: the transaction is refused,
+// nothing of it reaches etcd, OnFenced is called, and the store refuses
+// everything after.
+func TestDeposedLeaderIsFenced(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cli := c.Client(t)
+	fa, sa := leader(t, cli, "tg", 5)
+	fenced := make(chan struct{})
+	a := open(t, cli, "/p/", fa, etcdstore.Options{OnFenced: func() { close(fenced) }})
+	if err := a.PutBinding(store.Binding{Key: "k", Status: store.StatusActive}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Append(context.Background(), "tg", msgs("k", 1, 1), []byte("2")); err != nil {
+		t.Fatal(err)
+	}
+	// A's lease ends as if it had expired (revoked: the same deletion of
+	// its key, without the wait), and B wins.
+	if _, err := cli.Revoke(context.Background(), sa.Lease()); err != nil {
+		t.Fatal(err)
+	}
+	fb, _ := leader(t, cli, "tg", 5)
+	if fb.Rev == fa.Rev {
+		t.Fatal("the new leadership has the old revision")
+	}
+	b := open(t, cli, "/p/", fb, etcdstore.Options{})
+
+	// A wakes and writes: refused, nothing applied.
+	_, err := a.Append(context.Background(), "tg", msgs("k", 1, 2), []byte("3"))
+	if !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("deposed leader's append: %v", err)
+	}
+	<-fenced
+	if err := a.PutBinding(store.Binding{Key: "x", Status: store.StatusActive}); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("deposed leader's next write: %v", err)
+	}
+	resp, err := cli.Get(context.Background(), "/p/c/tg")
+	if err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "2" {
+		t.Fatalf("cursor in etcd after the refused write: %+v %v", resp, err)
+	}
+	if st, _ := a.Stats("k"); st.LastSeq != 1 {
+		t.Errorf("deposed leader's memory changed by the refused write: %+v", st)
+	}
+	// The new leader goes on from the fenced state.
+	got, err := b.Append(context.Background(), "tg", msgs("k", 1, 2), []byte("3"))
+	if err != nil || len(got) != 1 || got[0].Seq != 2 {
+		t.Fatalf("new leader's append: %v %+v", err, got)
+	}
+}
+
+// TestAckOfManyBatches: an ack that passes more stored batches than one
+// transaction may carry succeeds, and their keys are gone from etcd.
+// (busbench's cluster phase found it refused: one transaction held every
+// deletion.)
+func TestAckOfManyBatches(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cli := c.Client(t)
+	f, _ := leader(t, cli, "tg", 5)
+	s := open(t, cli, "/p/", f, etcdstore.Options{MaxTxnOps: 4})
+	if err := s.PutBinding(store.Binding{Key: "k", Status: store.StatusActive}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if _, err := s.Append(context.Background(), "tg", msgs("k", 1, i+1), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a, err := s.Ack("k", 10); err != nil || a != 10 {
+		t.Fatalf("ack of 10 batches: %d %v", a, err)
+	}
+	resp, err := cli.Get(context.Background(), "/p/j/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil || resp.Count != 0 {
+		t.Fatalf("journal keys left after the ack: %v %v", resp.Count, err)
+	}
+}
+
+// TestOrphanJournalDeletedAtOpen: a journal whose binding is gone (its
+// deletion was cut short between the two) is deleted when the next leader
+// opens the store, as the embedded store does.
+func TestOrphanJournalDeletedAtOpen(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cli := c.Client(t)
+	f, _ := leader(t, cli, "tg", 5)
+	s := open(t, cli, "/p/", f, etcdstore.Options{})
+	if err := s.PutBinding(store.Binding{Key: "k", Status: store.StatusActive}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(context.Background(), "tg", msgs("k", 2, 1), nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// The binding alone goes, as a cut-short deletion leaves it.
+	if _, err := cli.Delete(context.Background(), "/p/b/", clientv3.WithPrefix()); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, cli, "/p/", f, etcdstore.Options{})
+	if st, _ := r.Stats("k"); st.Pending != 0 {
+		t.Errorf("orphan journal kept: %+v", st)
+	}
+	for _, pfx := range []string{"/p/j/", "/p/q/"} {
+		resp, err := cli.Get(context.Background(), pfx, clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err != nil || resp.Count != 0 {
+			t.Errorf("%s keys left in etcd: %d %v", pfx, resp.Count, err)
+		}
+	}
+}
+
+// TestAppendAcrossManyBindings: a batch touching more bindings than one
+// transaction may carry is journalled in several, the cursor with the
+// last; every update gets its seq, and a repeat of the batch is
+// de-duplicated.
+func TestAppendAcrossManyBindings(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cli := c.Client(t)
+	f, _ := leader(t, cli, "tg", 5)
+	s := open(t, cli, "/p/", f, etcdstore.Options{MaxTxnOps: 5})
+	var batch []store.Update
+	for i := range 6 {
+		key := fmt.Sprint("k", i)
+		if err := s.PutBinding(store.Binding{Key: key, Status: store.StatusActive}); err != nil {
+			t.Fatal(err)
+		}
+		batch = append(batch, msgs(key, 2, 10*i+1)...)
+	}
+	got, err := s.Append(context.Background(), "tg", batch, []byte("99"))
+	if err != nil || len(got) != 12 {
+		t.Fatalf("append over 6 bindings: %d, %v", len(got), err)
+	}
+	if again, err := s.Append(context.Background(), "tg", batch, []byte("99")); err != nil || len(again) != 0 {
+		t.Fatalf("the batch again: %d, %v", len(again), err)
+	}
+	s.Close()
+	r := open(t, cli, "/p/", f, etcdstore.Options{MaxTxnOps: 5})
+	for i := range 6 {
+		us, _ := r.Read(fmt.Sprint("k", i), 0, 0)
+		if len(us) != 2 || us[0].Seq != 1 || us[1].Seq != 2 || us[0].PlatformUpdateID != int64(10*i+1) {
+			t.Errorf("k%d after reopen: %+v", i, us)
+		}
+	}
+	if cur, _ := r.Cursor("tg"); string(cur) != "99" {
+		t.Errorf("cursor %q", cur)
+	}
+}

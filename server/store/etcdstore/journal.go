@@ -1,0 +1,465 @@
+package etcdstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/chatbus/chatbus/server/store"
+)
+
+// Append implements store.Store: the batch's updates (one chunk per
+// binding), the queue states they change, their de-duplication ids, what
+// retention removed and the cursor, in one fenced transaction (several,
+// the cursor in the last, for a batch that touches more bindings than one
+// may carry).
+func (s *Store) Append(ctx context.Context, provider string, updates []store.Update, cursor []byte) ([]store.Update, error) {
+	if err := store.CheckProvider(provider); err != nil {
+		return nil, err
+	}
+	now := s.opts.Now()
+	var out []store.Update
+	err := s.write(ctx, func() ([]clientv3.Op, func(), error) {
+		out = nil
+		ss := s.seenOf(provider)
+		batchIDs := map[string]struct{}{}
+		type part struct {
+			q       *queue
+			entries []entry
+			data    [][]byte
+			ids     []string
+		}
+		parts := map[string]*part{}
+		var order []string
+		// next seq per touched queue, before anything is applied
+		next := map[string]uint64{}
+		for i, u := range updates {
+			switch {
+			case u.Provider == "":
+				u.Provider = provider
+			case u.Provider != provider:
+				return nil, nil, fmt.Errorf("append for provider %q: update %d is from %q: %w", provider, i, u.Provider, store.ErrInvalid)
+			}
+			if u.ReceivedAt.IsZero() {
+				u.ReceivedAt = now
+			}
+			if _, ok := s.bindings[u.BindingKey]; u.BindingKey != "" && !ok {
+				u.BindingKey = ""
+			}
+			id := u.DedupKey()
+			if id != "" {
+				if _, dup := ss.ids[id]; dup {
+					continue
+				}
+				if _, dup := batchIDs[id]; dup {
+					continue
+				}
+				batchIDs[id] = struct{}{}
+			}
+			p := parts[u.BindingKey]
+			if p == nil {
+				q := s.queues[u.BindingKey]
+				if q == nil {
+					q = &queue{}
+				}
+				p = &part{q: q}
+				parts[u.BindingKey] = p
+				order = append(order, u.BindingKey)
+				next[u.BindingKey] = q.Last + 1
+			}
+			u.Seq = next[u.BindingKey]
+			next[u.BindingKey]++
+			v := store.EncodeUpdate(&u)
+			p.entries = append(p.entries, entry{u: u, size: int64(len(v))})
+			p.data = append(p.data, v)
+			if id != "" {
+				p.ids = append(p.ids, id)
+			}
+			out = append(out, u)
+		}
+		// One group per transaction: the bindings' chunks and queue
+		// states, their de-duplication ids, and in the last group the
+		// cursor. A batch fits one transaction unless it touches more
+		// bindings than MaxTxnOps allows; then each group is journalled
+		// with its ids before the next, and the cursor moves only with
+		// the last, so a failure between them leaves updates journalled
+		// and de-duplicated that the platform will send again.
+		type group struct {
+			ops     []clientv3.Op
+			applies []func()
+			ids     []string
+		}
+		var groups []*group
+		g := &group{}
+		for _, key := range order {
+			p := parts[key]
+			first := p.entries[0].u.Seq
+			ck := s.k(pJournal, hexKey(key), "/", fmt.Sprintf("%020d", first))
+			// The queue as it will be: a copy, so that a refused write
+			// leaves memory as it was.
+			nq := *p.q
+			nq.pending = append(append([]entry(nil), p.q.pending...), p.entries...)
+			nq.chunks = append(append([]chunk(nil), p.q.chunks...), chunk{key: ck, first: first, last: p.entries[len(p.entries)-1].u.Seq})
+			for _, e := range p.entries {
+				nq.bytes += e.size
+			}
+			nq.Last = p.entries[len(p.entries)-1].u.Seq
+			drops := s.retain(key, &nq, now)
+			ops := append([]clientv3.Op{clientv3.OpPut(ck, string(encodeChunk(p.data)))}, s.queueOps(key, &nq)...)
+			if len(g.ops) > 0 && len(g.ops)+len(ops)+2 > s.opts.MaxTxnOps {
+				groups = append(groups, g)
+				g = &group{}
+			}
+			g.ops = append(g.ops, ops...)
+			g.ids = append(g.ids, p.ids...)
+			g.applies = append(g.applies, func() {
+				s.queues[key] = &nq
+				s.dropped = append(s.dropped, drops...)
+				s.wake(key, false)
+			})
+		}
+		groups = append(groups, g)
+		for i, g := range groups {
+			if len(g.ids) > 0 {
+				ids, n := g.ids, ss.next
+				dk := s.k(pDedup, hexKey(provider), "/", fmt.Sprintf("%020d", n))
+				op, err := jsonOp(dk, seenRecord{At: now, IDs: ids})
+				if err != nil {
+					return nil, nil, err
+				}
+				g.ops = append(g.ops, op)
+				g.applies = append(g.applies, func() {
+					ss.chunks = append(ss.chunks, seenChunk{key: dk, at: now, ids: ids})
+					for _, id := range ids {
+						ss.ids[id] = struct{}{}
+					}
+					ss.count += len(ids)
+					ss.next = max(ss.next, n+1)
+				})
+				ss.next++ // reserved; a failed write leaves a gap, never a reuse
+			}
+			if i == len(groups)-1 && cursor != nil {
+				c := append([]byte(nil), cursor...)
+				g.ops = append(g.ops, clientv3.OpPut(s.k(pCursor, provider), string(c)))
+				g.applies = append(g.applies, func() { s.cursors[provider] = c })
+			}
+		}
+		for _, g := range groups {
+			if err := s.commit(ctx, g.ops); err != nil {
+				return nil, nil, err
+			}
+			for _, a := range g.applies {
+				a()
+			}
+		}
+		// The oldest windows beyond the bounds are forgotten, and deleted
+		// once the write is done.
+		for len(ss.chunks) > 0 && (ss.count > s.opts.SeenMaxCount || now.Sub(ss.chunks[0].at) > s.opts.SeenMaxAge) {
+			c := ss.chunks[0]
+			for _, id := range c.ids {
+				delete(ss.ids, id)
+			}
+			ss.count -= len(c.ids)
+			ss.chunks = ss.chunks[1:]
+			s.afterCommit = append(s.afterCommit, clientv3.OpDelete(c.key))
+		}
+		return nil, func() { s.retainTotal(now) }, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// queueOps writes q's state; the chunks wholly at or below its floor are
+// deleted after the write committed, in as many transactions as they need
+// (a chunk partly above stays; what is below the floor in it is skipped at
+// load, and a chunk left by a failed delete goes with the next change of
+// its queue after a reload). Caller holds mu.
+func (s *Store) queueOps(key string, q *queue) []clientv3.Op {
+	keep := q.chunks[:0:0]
+	for _, c := range q.chunks {
+		if c.last <= q.Floor {
+			s.afterCommit = append(s.afterCommit, clientv3.OpDelete(c.key))
+			continue
+		}
+		keep = append(keep, c)
+	}
+	q.chunks = keep
+	op, _ := jsonOp(s.k(pQueue, hexKey(key)), q) // a struct of numbers: never fails
+	return []clientv3.Op{op}
+}
+
+// retain drops q's oldest pending updates beyond the Limits and returns
+// the drops to report.
+func (s *Store) retain(key string, q *queue, now time.Time) []drop {
+	l := s.opts.Limits
+	counts := map[string]int{}
+	for len(q.pending) > 0 {
+		reason := ""
+		switch {
+		case l.MaxCount > 0 && len(q.pending) > l.MaxCount:
+			reason = store.DropCount
+		case l.MaxBytes > 0 && q.bytes > l.MaxBytes:
+			reason = store.DropBytes
+		case l.MaxAge > 0 && now.Sub(q.pending[0].u.ReceivedAt) > l.MaxAge:
+			reason = store.DropAge
+		}
+		if reason == "" {
+			break
+		}
+		s.dropFirst(q)
+		counts[reason]++
+	}
+	var out []drop
+	for _, r := range []string{store.DropCount, store.DropBytes, store.DropAge} {
+		if counts[r] > 0 {
+			out = append(out, drop{key, counts[r], r})
+		}
+	}
+	return out
+}
+
+func (s *Store) dropFirst(q *queue) {
+	e := q.pending[0]
+	q.pending = q.pending[1:]
+	q.bytes -= e.size
+	q.Floor = max(q.Floor, e.u.Seq)
+	q.Dropped++
+}
+
+// retainTotal enforces Limits.TotalBytes across journals after an Append
+// committed: the oldest updates of all journals go first. Its removals are
+// written at once (best effort: a failure leaves them for the next write,
+// and they are dropped from memory either way). Caller holds mu.
+func (s *Store) retainTotal(now time.Time) {
+	limit := s.opts.Limits.TotalBytes
+	if limit <= 0 {
+		return
+	}
+	var total int64
+	for _, q := range s.queues {
+		total += q.bytes
+	}
+	touched := map[string]int{}
+	for total > limit {
+		var oldest string
+		var at time.Time
+		found := false
+		for k, q := range s.queues {
+			if len(q.pending) > 0 && (!found || q.pending[0].u.ReceivedAt.Before(at)) {
+				oldest, at, found = k, q.pending[0].u.ReceivedAt, true
+			}
+		}
+		if !found {
+			break
+		}
+		q := s.queues[oldest]
+		total -= q.pending[0].size
+		s.dropFirst(q)
+		touched[oldest]++
+	}
+	var ops []clientv3.Op
+	for k, n := range touched {
+		ops = append(ops, s.queueOps(k, s.queues[k])...)
+		s.dropped = append(s.dropped, drop{k, n, store.DropTotalBytes})
+	}
+	_ = s.commitSplit(context.Background(), ops)
+}
+
+// wake closes the Changed channels of key whose seq was passed (all of
+// them when all is set). Caller holds mu.
+func (s *Store) wake(key string, all bool) {
+	ws := s.waiters[key]
+	if len(ws) == 0 {
+		return
+	}
+	var last uint64
+	if q := s.queues[key]; q != nil {
+		last = q.Last
+	}
+	keep := ws[:0]
+	for _, w := range ws {
+		if all || last > w.after {
+			close(w.c)
+			continue
+		}
+		keep = append(keep, w)
+	}
+	if len(keep) == 0 {
+		delete(s.waiters, key)
+		return
+	}
+	s.waiters[key] = keep
+}
+
+// Cursor implements store.Store.
+func (s *Store) Cursor(provider string) ([]byte, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.usableRead(); err != nil {
+		return nil, err
+	}
+	c := s.cursors[provider]
+	if c == nil {
+		return nil, nil
+	}
+	return append([]byte(nil), c...), nil
+}
+
+// Read implements store.Store.
+func (s *Store) Read(bindingKey string, afterSeq uint64, limit int) ([]store.Update, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.usableRead(); err != nil {
+		return nil, err
+	}
+	q := s.queues[bindingKey]
+	if q == nil || afterSeq == math.MaxUint64 {
+		return nil, nil
+	}
+	var out []store.Update
+	for _, e := range q.pending {
+		if e.u.Seq <= afterSeq {
+			continue
+		}
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+		u := e.u
+		u.Refs = append([]store.Ref(nil), u.Refs...)
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// Ack implements store.Store: written at once, in one fenced transaction.
+func (s *Store) Ack(bindingKey string, seq uint64) (uint64, error) {
+	var acked uint64
+	err := s.write(context.Background(), func() ([]clientv3.Op, func(), error) {
+		q := s.queues[bindingKey]
+		var last uint64
+		if q != nil {
+			last = q.Last
+		}
+		if seq > last {
+			return nil, nil, fmt.Errorf("journal %q: ack %d, last %d: %w", bindingKey, seq, last, store.ErrAckBeyondLast)
+		}
+		if q == nil || seq <= q.Acked {
+			if q != nil {
+				acked = q.Acked
+			}
+			return nil, nil, nil
+		}
+		nq := *q
+		nq.chunks = append([]chunk(nil), q.chunks...)
+		nq.Acked = seq
+		nq.Floor = max(nq.Floor, seq)
+		i := 0
+		for i < len(nq.pending) && nq.pending[i].u.Seq <= seq {
+			nq.bytes -= nq.pending[i].size
+			i++
+		}
+		nq.pending = nq.pending[i:]
+		ops := s.queueOps(bindingKey, &nq)
+		acked = seq
+		return ops, func() { s.queues[bindingKey] = &nq }, nil
+	})
+	return acked, err
+}
+
+// Changed implements store.Store.
+func (s *Store) Changed(bindingKey string, afterSeq uint64) <-chan struct{} {
+	c := make(chan struct{})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		close(c)
+		return c
+	}
+	if q := s.queues[bindingKey]; q != nil && q.Last > afterSeq {
+		close(c)
+		return c
+	}
+	s.waiters[bindingKey] = append(s.waiters[bindingKey], waiter{after: afterSeq, c: c})
+	return c
+}
+
+// LastSeq implements store.Store.
+func (s *Store) LastSeq(bindingKey string) (uint64, error) {
+	st, err := s.Stats(bindingKey)
+	return st.LastSeq, err
+}
+
+// Stats implements store.Store.
+func (s *Store) Stats(bindingKey string) (store.Stats, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.usableRead(); err != nil {
+		return store.Stats{}, err
+	}
+	q := s.queues[bindingKey]
+	if q == nil {
+		return store.Stats{}, nil
+	}
+	st := store.Stats{Pending: len(q.pending), Bytes: q.bytes, AckedThrough: q.Acked, LastSeq: q.Last, Dropped: q.Dropped}
+	if len(q.pending) > 0 {
+		st.OldestAt = q.pending[0].u.ReceivedAt
+	}
+	return st, nil
+}
+
+// JournalSpace implements store.Store: there are no segment files; the
+// pending updates are counted.
+func (s *Store) JournalSpace() store.JournalSpace {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var js store.JournalSpace
+	for _, q := range s.queues {
+		js.Pending += len(q.pending)
+		js.LiveBytes += q.bytes
+	}
+	js.UsedBytes = js.LiveBytes
+	return js
+}
+
+// ListUnrouted implements store.Store.
+func (s *Store) ListUnrouted(limit int) ([]store.Update, error) { return s.Read("", 0, limit) }
+
+// UnroutedStats implements store.Store.
+func (s *Store) UnroutedStats() (store.Stats, error) { return s.Stats("") }
+
+// ApplyRetention implements store.Store.
+func (s *Store) ApplyRetention() error {
+	now := s.opts.Now()
+	return s.write(context.Background(), func() ([]clientv3.Op, func(), error) {
+		var ops []clientv3.Op
+		var applies []func()
+		for key, q := range s.queues {
+			nq := *q
+			nq.pending = append([]entry(nil), q.pending...)
+			nq.chunks = append([]chunk(nil), q.chunks...)
+			drops := s.retain(key, &nq, now)
+			if len(drops) == 0 {
+				continue
+			}
+			ops = append(ops, s.queueOps(key, &nq)...)
+			applies = append(applies, func() { s.queues[key] = &nq; s.dropped = append(s.dropped, drops...) })
+		}
+		if len(ops) > s.opts.MaxTxnOps {
+			// Each journal's retention stands on its own.
+			if err := s.commitSplit(context.Background(), ops); err != nil {
+				return nil, nil, err
+			}
+			ops = nil
+		}
+		return ops, func() {
+			for _, a := range applies {
+				a()
+			}
+		}, nil
+	})
+}
