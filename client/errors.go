@@ -67,6 +67,9 @@ var codeErrors = map[codes.Code]error{
 var reasonErrors = map[chatbusv1.ErrorReason]error{
 	chatbusv1.ErrorReason_ERROR_REASON_SESSION_UNKNOWN: ErrSessionUnknown,
 	chatbusv1.ErrorReason_ERROR_REASON_RATE_LIMITED:    ErrRateLimited,
+	// The platform's limits would hold the call past its deadline, or the
+	// queue is full: slow down by RetryDelay too.
+	chatbusv1.ErrorReason_ERROR_REASON_QUEUE_FULL: ErrRateLimited,
 }
 
 // Err maps a gRPC error to one wrapping the matching sentinel. Other errors
