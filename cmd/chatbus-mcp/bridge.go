@@ -40,7 +40,7 @@ type bridge struct {
 	ended error
 
 	perms      *permissions
-	presence   *presence // the typing indicator while the session works
+	presence   *presence   // the typing indicator while the session works
 	gate       *clientGate // when Claude Code can take channel notifications
 	bg         sync.WaitGroup
 	keys       atomic.Uint64 // idempotency key counter
