@@ -1,12 +1,14 @@
 // Package testkit holds the small helpers several packages' tests share: a
 // clock the test sets, a recorder of a store's drop reports, a log sink
-// for several goroutines, and the two waits on an event (Eventually for a
-// condition, Recv for a channel). Tests only; nothing of the product
-// imports it.
+// for several goroutines, the two waits on an event (Eventually for a
+// condition, Recv for a channel), and a file copy. Tests only; nothing of
+// the product imports it.
 package testkit
 
 import (
 	"bytes"
+	"io"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -93,6 +95,29 @@ func (s *SyncBuffer) Bytes() []byte {
 
 // Contains reports whether what was written so far contains sub.
 func (s *SyncBuffer) Contains(sub string) bool { return strings.Contains(s.String(), sub) }
+
+// CopyFile copies the file from to the file to (created or truncated,
+// with mode), failing the test on any error: a binary copied where
+// another user may run it, a fixture into a test's directory.
+func CopyFile(t testing.TB, from, to string, mode os.FileMode) {
+	t.Helper()
+	src, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // Clock is a clock a test moves by hand; its Now is a func() time.Time for
 // the options that take one.

@@ -2,6 +2,8 @@ package testkit
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +21,11 @@ type fatalTB struct {
 type fatal struct{}
 
 func (f *fatalTB) Helper() {}
+func (f *fatalTB) Fatal(args ...any) {
+	f.msg = fmt.Sprint(args...)
+	panic(fatal{})
+}
+
 func (f *fatalTB) Fatalf(format string, args ...any) {
 	f.msg = fmt.Sprintf(format, args...)
 	panic(fatal{})
@@ -88,5 +95,23 @@ func TestSyncBuffer(t *testing.T) {
 	c[0] = 'X'
 	if b.String()[0] == 'X' {
 		t.Error("Bytes shares the buffer")
+	}
+}
+
+func TestCopyFile(t *testing.T) {
+	dir := t.TempDir()
+	from, to := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if err := os.WriteFile(from, []byte("content"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, []byte("longer old content"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	CopyFile(t, from, to, 0o600)
+	if b, err := os.ReadFile(to); err != nil || string(b) != "content" {
+		t.Errorf("copy: %q, %v", b, err)
+	}
+	if msg := failed(func(tb testing.TB) { CopyFile(tb, filepath.Join(dir, "missing"), to, 0o600) }); msg == "" {
+		t.Error("copying a missing file did not fail")
 	}
 }

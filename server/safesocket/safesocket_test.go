@@ -19,6 +19,8 @@ import (
 
 	"github.com/gofrs/flock"
 	"go.uber.org/goleak"
+
+	"github.com/chatbus/chatbus/internal/testkit"
 )
 
 // The tests use real sockets and, where another process matters, real
@@ -429,7 +431,7 @@ func TestPeerCredentialsOfAnotherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "child")
-	copyFile(t, os.Args[0], bin, 0o755)
+	testkit.CopyFile(t, os.Args[0], bin, 0o755)
 	sock := filepath.Join(dir, "s.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
@@ -471,24 +473,5 @@ func TestPeerCredentialsOfAnotherUser(t *testing.T) {
 				t.Errorf("peer uid %d pid %d, want uid %d pid %d", info.Cred.Uid, info.Cred.Pid, tc.uid, peer.cmd.Process.Pid)
 			}
 		})
-	}
-}
-
-func copyFile(t *testing.T, from, to string, mode os.FileMode) {
-	t.Helper()
-	src, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
