@@ -13,6 +13,7 @@ PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 GRPCURL_VERSION            := v1.9.4
 GRPC_HEALTH_PROBE_VERSION  := v0.4.62
+STATICCHECK_VERSION        := v0.8.2
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/chatbus/chatbus/internal/version.Version=$(VERSION)
@@ -37,13 +38,16 @@ $(BIN)/.grpcurl-$(GRPCURL_VERSION):
 $(BIN)/.grpc-health-probe-$(GRPC_HEALTH_PROBE_VERSION):
 	GOBIN=$(BIN) go install github.com/grpc-ecosystem/grpc-health-probe@$(GRPC_HEALTH_PROBE_VERSION)
 	@touch $@
+$(BIN)/.staticcheck-$(STATICCHECK_VERSION):
+	GOBIN=$(BIN) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@touch $@
 
 .PHONY: help
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: tools
-tools: $(STAMPS) $(BIN)/.grpcurl-$(GRPCURL_VERSION) $(BIN)/.grpc-health-probe-$(GRPC_HEALTH_PROBE_VERSION) ## Install pinned buf, protoc plugins, grpcurl, grpc-health-probe into ./bin
+tools: $(STAMPS) $(BIN)/.grpcurl-$(GRPCURL_VERSION) $(BIN)/.grpc-health-probe-$(GRPC_HEALTH_PROBE_VERSION) $(BIN)/.staticcheck-$(STATICCHECK_VERSION) ## Install pinned buf, protoc plugins, grpcurl, grpc-health-probe, staticcheck into ./bin
 
 .PHONY: generate
 generate: $(STAMPS) clients-deps ## Generate code from the protos (local plugins only): Go, Python, TypeScript
@@ -57,11 +61,17 @@ check-generate: generate ## Regenerate and fail if the committed generated code 
 		git status --porcelain -- proto clients; git diff --stat -- proto clients; exit 1; \
 	fi
 
+# staticcheck's default checks; a finding that is wrong is silenced where
+# it is, with //lint:ignore <check> <why>.
 .PHONY: lint
-lint: $(STAMPS) breaking ## buf lint (STANDARD), buf format diff, buf breaking, go vet, gofmt
+lint: $(STAMPS) $(BIN)/.staticcheck-$(STATICCHECK_VERSION) breaking ## buf lint (STANDARD), buf format diff, buf breaking, go vet, staticcheck, gofmt
 	buf lint
 	buf format -d --exit-code
 	go vet ./...
+	staticcheck ./...
+	@cd $(ENGINES_BENCH) && go mod tidy -diff >/dev/null || { \
+		echo "$(ENGINES_BENCH)/go.mod is out of date (the main module's requirements changed): cd $(ENGINES_BENCH) && go mod tidy" >&2; exit 1; }
+	cd $(ENGINES_BENCH) && go vet ./... && $(BIN)/staticcheck ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 .PHONY: build
@@ -136,6 +146,28 @@ claudecode-deps: $(CLAUDECODE)/node_modules/.package-lock.json ## npm ci the pin
 test: ## Run every test with the race detector (browser tests need chromium), then the client tests
 	go test $(GO_TEST_FLAGS) ./...
 	@$(MAKE) --no-print-directory test-clients
+
+# ---------------------------------------------------------------------------
+# Fuzzing. Every `func Fuzz…` of the module's tests (the journal's records,
+# the renderers, Telegram updates and Bot API answers, Slack's Socket Mode
+# frames, Discord's gateway payloads and cursor, the config loader, the
+# loopback pages' guard) is fuzzed for FUZZTIME each. Their seed corpora
+# (testdata/fuzz/<target>) also run as plain tests in `make test`; an input
+# that fails is written there: commit it with the fix.
+FUZZTIME ?= 10s
+
+.PHONY: fuzz
+fuzz: ## Fuzz every target for FUZZTIME each (default 10s)
+	@set -e; n=0; \
+	for f in $$(grep -l '^func Fuzz' $$(git ls-files --cached --others --exclude-standard '*_test.go' | grep -v '^bench/engines/')); do \
+		dir="./$$(dirname "$$f")"; \
+		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$f"); do \
+			echo "== $$t ($$dir, $(FUZZTIME))"; \
+			go test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZTIME) "$$dir"; \
+			n=$$((n+1)); \
+		done; \
+	done; \
+	echo "fuzzed $$n targets for $(FUZZTIME) each"
 
 # ---------------------------------------------------------------------------
 # buf breaking. The protos in the working tree are checked against HEAD (what
@@ -245,6 +277,20 @@ bench: ## Full benchmark (~4 min): table on stdout, JSON in bench-results/latest
 bench-cluster: ## Cluster benchmark (~1 min): 3-member etcd, 2 nodes, relay latency and rate beside a raw etcd txn, failover time
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ $(BENCH_BINS)
 	$(BIN)/busbench -phases cluster -json bench-results/cluster.json $(BENCH_FLAGS)
+
+# The comparison that chose the journal's engine (docs/performance.md,
+# "Choosing the journal's engine"): raw writes, bbolt, pebble, raft-wal and
+# server/journal appending durably on the same disk, then the journal's
+# inbound pipeline. The engines live in a module of their own
+# (bench/engines/go.mod), so the product's go.mod needs none of them.
+# ENGINES_FLAGS overrides the go test flags, e.g. ENGINES_FLAGS='-benchtime 100ms -count 1'.
+ENGINES_BENCH := bench/engines
+ENGINES_FLAGS ?= -benchtime 500ms -count 3
+
+.PHONY: bench-engines
+bench-engines: ## The journal engine comparison (several minutes): BenchmarkEngines (bench/engines) and BenchmarkPipeline
+	cd $(ENGINES_BENCH) && go test -run '^$$' -bench BenchmarkEngines $(ENGINES_FLAGS) -timeout 30m .
+	go test -run '^$$' -bench BenchmarkPipeline $(ENGINES_FLAGS) -timeout 30m ./server/journal/
 
 .PHONY: bench-quick
 bench-quick: ## Quick benchmark (under a minute, no thresholds): proves the harness works

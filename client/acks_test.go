@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -121,17 +122,6 @@ func startAckBus(t *testing.T, b *ackBus, opts ...client.Option) *client.Followe
 	return f
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 func TestAcksCoalesced(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ctx := context.Background()
@@ -167,7 +157,7 @@ func TestAcksCoalesced(t *testing.T) {
 		if err := f.Ack(ctx, 5); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "ack 5", func() bool { return slices.Contains(b.acks(), 5) })
+		testkit.Eventually(t, "ack 5", func() bool { return slices.Contains(b.acks(), 5) })
 	})
 
 	t.Run("Updates flushes before it returns", func(t *testing.T) {
@@ -218,8 +208,8 @@ func TestAcksCoalesced(t *testing.T) {
 		f := startAckBus(t, b, client.WithAckCoalescing(time.Hour, 1))
 		defer f.Close(ctx)
 		f.Ack(ctx, 1) // sent at once (every 1), and refused
-		waitFor(t, "the refused ack", func() bool { return len(b.acks()) > 0 })
-		waitFor(t, "the refusal reported", func() bool { return f.Ack(ctx, 2) != nil })
+		testkit.Eventually(t, "the refused ack", func() bool { return len(b.acks()) > 0 })
+		testkit.Eventually(t, "the refusal reported", func() bool { return f.Ack(ctx, 2) != nil })
 		if err := f.FlushAcks(ctx); err == nil {
 			t.Error("FlushAcks of a refused ack: nil error")
 		}

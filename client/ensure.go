@@ -19,15 +19,12 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/chatbus/chatbus/paths"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
 // DefaultEnsureTimeout bounds Ensure when EnsureOptions.Timeout is zero.
 const DefaultEnsureTimeout = 10 * time.Second
-
-// maxSocketPath is the longest Unix socket path Linux accepts
-// (sizeof(sun_path) - 1); paths.MaxSocketPath, which client may not import.
-const maxSocketPath = 107
 
 // ensurePoll is how often Ensure looks again at the socket, the lock and the
 // process it started.
@@ -122,7 +119,7 @@ func Ensure(ctx context.Context, opts EnsureOptions) (Started, error) {
 	if err != nil {
 		return res, err
 	}
-	if err := privateDir(filepath.Dir(e.socket)); err != nil {
+	if err := paths.PrivateDir(filepath.Dir(e.socket)); err != nil {
 		return res, err
 	}
 	lock := flock.New(e.socket+".ensure.lock", flock.SetPermissions(0o600))
@@ -185,8 +182,8 @@ func newEnsurer(opts EnsureOptions) (*ensurer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(socket) > maxSocketPath {
-		return nil, fmt.Errorf("socket path %q is %d bytes; Unix sockets allow at most %d", socket, len(socket), maxSocketPath)
+	if err := paths.CheckSocket(socket); err != nil {
+		return nil, err
 	}
 	stateDir, err := filepath.Abs(opts.StateDir)
 	if err != nil {
@@ -236,7 +233,7 @@ func (e *ensurer) binary() (string, error) {
 // start starts the supervisor and waits until it serves, exits, or ctx
 // ends. The caller holds the ensure lock.
 func (e *ensurer) start(ctx context.Context, bin string, res Started) (Started, error) {
-	if err := privateDir(e.stateDir); err != nil {
+	if err := paths.PrivateDir(e.stateDir); err != nil {
 		return res, err
 	}
 	var logStart int64
@@ -412,29 +409,4 @@ func tailFrom(path string, offset int64, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return "  " + strings.Join(lines, "\n  ")
-}
-
-// privateDir creates dir (and parents) and makes sure it is a directory
-// owned by this user with mode 0700 (as server/safesocket does; client may
-// not import it).
-func privateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%s is owned by uid %d, not %d", dir, st.Uid, os.Getuid())
-	}
-	if fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("chmod %s: %w", dir, err)
-		}
-	}
-	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
 // Sentinel errors. Err maps gRPC status codes (and the supervisor's
@@ -36,6 +38,19 @@ var (
 // ErrorDomain is the ErrorInfo domain of the supervisor's reasons.
 const ErrorDomain = "chatbus"
 
+// reasonPrefix is what a chatbus.v1.ErrorReason value's name has and the
+// ErrorInfo.reason string has not.
+const reasonPrefix = "ERROR_REASON_"
+
+// parseReason reads an ErrorInfo.reason string as the enum; a reason this
+// build does not know is ERROR_REASON_UNSPECIFIED.
+func parseReason(s string) chatbusv1.ErrorReason {
+	if s == "" {
+		return chatbusv1.ErrorReason_ERROR_REASON_UNSPECIFIED
+	}
+	return chatbusv1.ErrorReason(chatbusv1.ErrorReason_value[reasonPrefix+s])
+}
+
 var codeErrors = map[codes.Code]error{
 	codes.Unauthenticated:    ErrUnauthenticated,
 	codes.PermissionDenied:   ErrPermissionDenied,
@@ -49,12 +64,12 @@ var codeErrors = map[codes.Code]error{
 }
 
 // reasonErrors refine a code by the supervisor's reason.
-var reasonErrors = map[string]error{
-	"SESSION_UNKNOWN": ErrSessionUnknown,
-	"RATE_LIMITED":    ErrRateLimited,
+var reasonErrors = map[chatbusv1.ErrorReason]error{
+	chatbusv1.ErrorReason_ERROR_REASON_SESSION_UNKNOWN: ErrSessionUnknown,
+	chatbusv1.ErrorReason_ERROR_REASON_RATE_LIMITED:    ErrRateLimited,
 	// The platform's limits would hold the call past its deadline, or the
 	// queue is full: slow down by RetryDelay too.
-	"QUEUE_FULL": ErrRateLimited,
+	chatbusv1.ErrorReason_ERROR_REASON_QUEUE_FULL: ErrRateLimited,
 }
 
 // Err maps a gRPC error to one wrapping the matching sentinel. Other errors
@@ -78,7 +93,7 @@ func Err(err error) error {
 			e.RetryDelay = d.GetRetryDelay().AsDuration()
 		}
 	}
-	e.sentinel = reasonErrors[e.Reason]
+	e.sentinel = reasonErrors[e.ErrorReason()]
 	if e.sentinel == nil {
 		e.sentinel = codeErrors[st.Code()]
 	}
@@ -95,7 +110,8 @@ type Error struct {
 	Code     codes.Code
 	Msg      string
 	// Reason is the supervisor's ErrorInfo reason ("SESSION_UNKNOWN",
-	// "RATE_LIMITED", "THREAD_GONE", …), "" if none.
+	// "RATE_LIMITED", "THREAD_GONE", …), "" if none: the name of a
+	// chatbus.v1.ErrorReason less its prefix (ErrorReason reads it so).
 	Reason string
 	// RetryDelay is how long the platform asked to wait before trying
 	// again (rate limits); zero if it did not say.
@@ -103,6 +119,22 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.sentinel, e.Msg) }
+
+// ErrorReason is Reason as the enum: ERROR_REASON_UNSPECIFIED if the
+// supervisor sent none, or one this build does not know.
+func (e *Error) ErrorReason() chatbusv1.ErrorReason { return parseReason(e.Reason) }
+
+// Reason returns the supervisor's reason of err (an error of this
+// package's calls), ERROR_REASON_UNSPECIFIED if it carries none:
+//
+//	if client.Reason(err) == chatbusv1.ErrorReason_ERROR_REASON_THREAD_GONE { … }
+func Reason(err error) chatbusv1.ErrorReason {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.ErrorReason()
+	}
+	return chatbusv1.ErrorReason_ERROR_REASON_UNSPECIFIED
+}
 
 // Is matches the sentinel (ErrRateLimited also ErrResourceExhausted,
 // ErrSessionUnknown also ErrNotFound).

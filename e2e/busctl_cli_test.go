@@ -21,13 +21,14 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
 // bgBusctl is a busctl that keeps running (a watch, events --follow).
 type bgBusctl struct {
 	cmd            *exec.Cmd
-	stdout, stderr *syncBuffer
+	stdout, stderr *testkit.SyncBuffer
 	exited         chan struct{}
 	code           int
 }
@@ -36,7 +37,7 @@ func (p *profile) busctlBG(args ...string) *bgBusctl {
 	p.t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "busctl"), args...)
 	cmd.Env = p.env()
-	b := &bgBusctl{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	b := &bgBusctl{cmd: cmd, stdout: &testkit.SyncBuffer{}, stderr: &testkit.SyncBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = b.stdout, b.stderr
 	if err := cmd.Start(); err != nil {
 		p.t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/chatbus/chatbus/internal/testkit"
 )
 
 // onTTY runs busctl with its stdout (and stdin, stderr) on a new
@@ -107,7 +109,7 @@ func TestBusctlWatchRedrawsInPlaceOnATerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tty.Close()
-	out := &syncBuffer{}
+	out := &testkit.SyncBuffer{}
 	copied := make(chan struct{})
 	go func() { io.Copy(out, tty); close(copied) }()
 	deadline := time.Now().Add(20 * time.Second)

@@ -2,13 +2,14 @@ package e2e
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/chatbus/chatbus/internal/testkit"
 )
 
 // TestBusctlFreshRun: docs/busctl.md's commands on a fresh supervisor (no
@@ -82,13 +83,13 @@ func TestBusctlAnotherUsersSupervisor(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	os.Chmod(dir, 0o755)
 	bin := filepath.Join(dir, "busctl")
-	copyFile(t, filepath.Join(binDir, "busctl"), bin, 0o755)
+	testkit.CopyFile(t, filepath.Join(binDir, "busctl"), bin, 0o755)
 
 	for _, args := range [][]string{{"status"}, {"followers"}, {"status", "--json"}} {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = p.env()
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		var out, errOut syncBuffer
+		var out, errOut testkit.SyncBuffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err := cmd.Run()
 		ee, ok := err.(*exec.ExitError)
@@ -99,24 +100,5 @@ func TestBusctlAnotherUsersSupervisor(t *testing.T) {
 		if strings.Contains(errOut.String(), "not running") {
 			t.Errorf("busctl %v says not running:\n%s", args, errOut.String())
 		}
-	}
-}
-
-func copyFile(t *testing.T, from, to string, mode os.FileMode) {
-	t.Helper()
-	src, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 )
 
 // writeConfig writes a config file and returns its path.
@@ -101,7 +102,7 @@ func supervisordRun(t *testing.T, p *profile, env []string, args ...string) (str
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "supervisord"), args...)
 	cmd.Env = append(p.env(), env...)
-	var out, errOut syncBuffer
+	var out, errOut testkit.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
 	var ee *exec.ExitError
@@ -200,7 +201,7 @@ func TestProviderTelegramBinaryContract(t *testing.T) {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), append(env, "CHATBUS_TELEGRAM_TOKEN=", "GORACE=atexit_sleep_ms=0")...)
 		cmd.Stdin = strings.NewReader(stdin)
-		var out, errOut syncBuffer
+		var out, errOut testkit.SyncBuffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err := cmd.Run()
 		var ee *exec.ExitError

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -52,7 +53,7 @@ func TestDiscordSupervisorKill9CatchesUpQuietThread(t *testing.T) {
 			}
 			// The kernel tells the provider child to stop; it leaves the
 			// gateway.
-			waitFor(t, "the provider left the gateway", func() bool { return b.dc.Connected() == 0 })
+			testkit.Eventually(t, "the provider left the gateway", func() bool { return b.dc.Connected() == 0 })
 			if tt.journalled {
 				b.dc.ExpireSessions()
 			}
@@ -68,7 +69,7 @@ func TestDiscordSupervisorKill9CatchesUpQuietThread(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { c2.Close() })
-			waitFor(t, "a fresh session", func() bool { return b.dc.Count("ready") == 2 && b.dc.Connected() == 1 })
+			testkit.Eventually(t, "a fresh session", func() bool { return b.dc.Count("ready") == 2 && b.dc.Connected() == 1 })
 			// A message in the channel itself, once journalled, says the
 			// new session's READY (dispatched before it) was processed:
 			// the follower comes back after it.

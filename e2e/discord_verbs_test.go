@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/chatbus/chatbus/internal/testkit"
 	"github.com/chatbus/chatbus/provider/discord/discordtest"
 )
 
@@ -14,7 +15,7 @@ import (
 func (b *dcBus) threadNamed(t *testing.T, name string) string {
 	t.Helper()
 	var id string
-	waitFor(t, "a thread for "+name, func() bool {
+	testkit.Eventually(t, "a thread for "+name, func() bool {
 		for _, th := range b.dc.Threads(b.dc.Channel()) {
 			if strings.HasSuffix(th.Name, " · "+name) {
 				id = th.ID
@@ -30,7 +31,7 @@ func (b *dcBus) threadNamed(t *testing.T, name string) string {
 func (b *dcBus) waitBot(t *testing.T, thread string, n int) []discordtest.Message {
 	t.Helper()
 	var msgs []discordtest.Message
-	waitFor(t, "the bot's messages", func() bool { msgs = b.dc.BotMessages(thread); return len(msgs) >= n })
+	testkit.Eventually(t, "the bot's messages", func() bool { msgs = b.dc.BotMessages(thread); return len(msgs) >= n })
 	return msgs
 }
 
@@ -128,7 +129,7 @@ func TestDiscordMCP(t *testing.T) {
 		t.Errorf("reply ids %v", res.StructuredContent)
 	}
 	// The inbound message showed the typing indicator.
-	waitFor(t, "typing in the thread", func() bool { return b.dc.Typing(thread) > 0 })
+	testkit.Eventually(t, "typing in the thread", func() bool { return b.dc.Typing(thread) > 0 })
 	long := "```\n" + strings.Repeat("a line of output\n", 200) + "```" // 3,400 characters in one fence
 	res = s.callTool("reply", map[string]any{"text": long})
 	if ids := messageIDs(res.StructuredContent["message_ids"]); res.IsError || len(ids) != 2 {
@@ -159,7 +160,7 @@ func TestDiscordMCP(t *testing.T) {
 		"request_id": "abcde", "tool_name": "Bash", "description": "Run the tests", "input_preview": `{"command":"go test ./..."}`,
 	})
 	var prompt discordtest.Message
-	waitFor(t, "the permission prompt", func() bool {
+	testkit.Eventually(t, "the permission prompt", func() bool {
 		for _, m := range b.dc.BotMessages(thread) {
 			if strings.Contains(m.Content, "abcde") {
 				prompt = m
@@ -180,12 +181,12 @@ func TestDiscordMCP(t *testing.T) {
 	if v.Params["request_id"] != "abcde" || v.Params["behavior"] != "allow" {
 		t.Errorf("verdict %+v", v.Params)
 	}
-	waitFor(t, "the press acknowledged and answered", func() bool {
+	testkit.Eventually(t, "the press acknowledged and answered", func() bool {
 		typ, _ := b.dc.Interaction(iid)
 		a := b.dc.Answers(iid)
 		return typ == 6 && len(a) == 1 && strings.Contains(a[0].Content, "Allowed") && a[0].Flags == 64
 	})
-	waitFor(t, "the prompt edited, its buttons gone", func() bool {
+	testkit.Eventually(t, "the prompt edited, its buttons gone", func() bool {
 		m, _ := b.dc.Message(thread, prompt.ID)
 		return strings.Contains(m.Content, "Allowed") && len(m.Components) == 0
 	})

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chatbus/chatbus/internal/testkit"
 )
 
 // shellFollow is a running `busctl follow` on real pipes.
@@ -19,7 +21,7 @@ type shellFollow struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *syncBuffer
+	stderr *testkit.SyncBuffer
 	lines  chan map[string]any
 	exited chan error
 }
@@ -29,7 +31,7 @@ func (p *profile) startFollow(t *testing.T, dir string, args ...string) *shellFo
 	cmd := exec.Command(filepath.Join(binDir, "busctl"), append([]string{"follow"}, args...)...)
 	cmd.Env = p.env()
 	cmd.Dir = dir
-	s := &shellFollow{t: t, cmd: cmd, stderr: &syncBuffer{}, lines: make(chan map[string]any, 1024), exited: make(chan error, 1)}
+	s := &shellFollow{t: t, cmd: cmd, stderr: &testkit.SyncBuffer{}, lines: make(chan map[string]any, 1024), exited: make(chan error, 1)}
 	var stdout io.Reader
 	s.stdin, stdout = startPiped(t, cmd, s.stderr)
 	go func() {
@@ -141,7 +143,7 @@ func TestBusctlFollow(t *testing.T) {
 	if res := fl.next("result"); res["line"] != float64(2) || res["result"] != true {
 		t.Errorf("sendChatAction %v", res)
 	}
-	waitFor(t, "typing", func() bool { return slices.Contains(b.tg.ChatActions(forumChat, thread), "typing") })
+	testkit.Eventually(t, "typing", func() bool { return slices.Contains(b.tg.ChatActions(forumChat, thread), "typing") })
 	fl.send(`{"method":"sendMessage","params":{"text":"x","message_thread_id":99999}}`)
 	if e := fl.next("error"); e["line"] != float64(3) || e["code"] != "PermissionDenied" {
 		t.Errorf("out of scope: %v", e)

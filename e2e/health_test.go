@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/provider/telegram/tgtest"
 )
@@ -228,7 +229,7 @@ func TestJournalReopensAfterFailedSync(t *testing.T) {
 	if !strings.Contains(pi.GetHealthDetail(), "input/output error") {
 		t.Errorf("health detail %q, want the system's reason", pi.GetHealthDetail())
 	}
-	waitFor(t, "the journal reopened from disk at least once", func() bool {
+	testkit.Eventually(t, "the journal reopened from disk at least once", func() bool {
 		return strings.Contains(d.stderr.String(), "journal reopened from disk after a failed write")
 	})
 	if got := len(fl.texts()); got >= len(want) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -89,7 +90,7 @@ func (p *profile) env() []string {
 // daemon is a running supervisord.
 type daemon struct {
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *testkit.SyncBuffer
 	exited chan struct{}
 	err    error
 }
@@ -105,7 +106,7 @@ func (p *profile) startBinary(bin string, env []string, args ...string) *daemon 
 	p.t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(p.env(), env...)
-	d := &daemon{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	d := &daemon{cmd: cmd, stderr: &testkit.SyncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = d.stderr
 	if err := cmd.Start(); err != nil {
 		p.t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/provider/telegram/botapi"
 	"github.com/chatbus/chatbus/provider/telegram/tgtest"
@@ -57,18 +58,6 @@ func (b *tgBus) waitSent(t *testing.T, thread, n int) []botapi.Message {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%d messages in topic %d, want %d: %+v", len(msgs), thread, n, msgs)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// waitFor polls cond with a deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -164,7 +153,7 @@ func TestMCPChannel(t *testing.T) {
 		t.Fatalf("no message_id: %+v", inA.Params)
 	}
 	// Inbound text shows the typing indicator in its topic.
-	waitFor(t, "typing in topic A", func() bool { return slices.Contains(b.tg.ChatActions(forumChat, threadA), "typing") })
+	testkit.Eventually(t, "typing in topic A", func() bool { return slices.Contains(b.tg.ChatActions(forumChat, threadA), "typing") })
 
 	// reply lands in topic A, quoting the message.
 	res := alpha.callTool("reply", map[string]any{"text": "hi from alpha", "reply_to": inboundID})
@@ -270,7 +259,7 @@ func TestMCPChannel(t *testing.T) {
 		"request_id": "abcde", "tool_name": "Bash", "description": "Run the tests", "input_preview": `{"command":"go test ./..."}`,
 	})
 	var prompt botapi.Message
-	waitFor(t, "the permission prompt", func() bool {
+	testkit.Eventually(t, "the permission prompt", func() bool {
 		for _, m := range b.tg.Sent(forumChat, threadA) {
 			if strings.Contains(m.Text, "abcde") {
 				prompt = m
@@ -289,8 +278,8 @@ func TestMCPChannel(t *testing.T) {
 	if v.Params["request_id"] != "abcde" || v.Params["behavior"] != "allow" {
 		t.Errorf("verdict %+v", v.Params)
 	}
-	waitFor(t, "the press answered", func() bool { text, ok := b.tg.CallbackAnswer(query); return ok && strings.Contains(text, "Allowed") })
-	waitFor(t, "the prompt edited, buttons gone", func() bool {
+	testkit.Eventually(t, "the press answered", func() bool { text, ok := b.tg.CallbackAnswer(query); return ok && strings.Contains(text, "Allowed") })
+	testkit.Eventually(t, "the prompt edited, buttons gone", func() bool {
 		for _, m := range b.tg.Sent(forumChat, threadA) {
 			if m.MessageID == prompt.MessageID {
 				return m.ReplyMarkup == nil && strings.Contains(m.Text, "Allowed")
@@ -300,13 +289,13 @@ func TestMCPChannel(t *testing.T) {
 	})
 	// A second press answers nothing.
 	_, again := b.tg.PushCallbackQuery(forumChat, prompt.MessageID, allowedUser, "perm:deny:abcde")
-	waitFor(t, "the second press answered", func() bool { text, ok := b.tg.CallbackAnswer(again); return ok && strings.Contains(text, "Already") })
+	testkit.Eventually(t, "the second press answered", func() bool { text, ok := b.tg.CallbackAnswer(again); return ok && strings.Contains(text, "Already") })
 
 	// By text: "no fghij".
 	alpha.notify("notifications/claude/channel/permission_request", map[string]any{
 		"request_id": "fghij", "tool_name": "Write", "description": "Write main.go", "input_preview": "{}",
 	})
-	waitFor(t, "the second prompt", func() bool {
+	testkit.Eventually(t, "the second prompt", func() bool {
 		for _, m := range b.tg.Sent(forumChat, threadA) {
 			if strings.Contains(m.Text, "fghij") {
 				return true
@@ -465,7 +454,7 @@ func TestMCPReloadHandsOver(t *testing.T) {
 
 	mcpDir := filepath.Join(b.state, "mcp")
 	var handoff string
-	waitFor(t, "the handoff file", func() bool {
+	testkit.Eventually(t, "the handoff file", func() bool {
 		m, _ := filepath.Glob(filepath.Join(mcpDir, "handoff-*.json"))
 		if len(m) == 1 {
 			handoff = m[0]
@@ -518,7 +507,7 @@ func TestMCPSupervisorRestart(t *testing.T) {
 	b.waitServing(d2)
 
 	s.waitNote(0, "two", func(n mcpNote) bool { return n.content() == "two" })
-	waitFor(t, "a reply after the restart", func() bool {
+	testkit.Eventually(t, "a reply after the restart", func() bool {
 		return !s.callTool("reply", map[string]any{"text": "back"}).IsError
 	})
 	if msgs := b.tg.Sent(forumChat, thread); len(msgs) == 0 || msgs[len(msgs)-1].Text != "back" {
@@ -545,13 +534,13 @@ func TestMCPPresence(t *testing.T) {
 	b.tg.PushMessage(forumChat, thread, allowedUser, "are you there?")
 	note := s.waitNote(0, "the message", func(n mcpNote) bool { return n.content() == "are you there?" })
 	mid, _ := strconv.Atoi(note.meta("message_id"))
-	waitFor(t, "the 👀 on the message", func() bool {
+	testkit.Eventually(t, "the 👀 on the message", func() bool {
 		rs := b.tg.BotReactions(forumChat, mid)
 		return len(rs) == 1 && rs[0].Emoji == "👀"
 	})
 	// Telegram's indicator shows 5 s: a second typing call means it was
 	// renewed, the renewals in between answered by the supervisor.
-	waitFor(t, "the typing indicator renewed", func() bool { return len(b.tg.ChatActions(forumChat, thread)) >= 2 })
+	testkit.Eventually(t, "the typing indicator renewed", func() bool { return len(b.tg.ChatActions(forumChat, thread)) >= 2 })
 	if q := b.provider(t).GetOutbound(); q.GetSkipped() == 0 {
 		t.Errorf("no typing renewal was answered without a platform call: %+v", q)
 	}

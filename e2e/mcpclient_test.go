@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chatbus/chatbus/internal/testkit"
 )
 
 // The MCP client of these tests is the official TypeScript SDK
@@ -66,7 +68,7 @@ type mcpSession struct {
 	name   string
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *syncBuffer
+	stderr *testkit.SyncBuffer
 	ready  mcpReady
 
 	mu      sync.Mutex
@@ -115,7 +117,7 @@ func (p *profile) startMCP(t *testing.T, name, cwd, profileKey string, extraArgs
 	cmd := exec.Command("node", filepath.Join(dir, "driver.mjs"))
 	cmd.Env = append(p.env(), "MCP_COMMAND="+filepath.Join(binDir, "chatbus-mcp"), "MCP_ARGS="+string(args),
 		"MCP_CWD="+cwd, "CHATBUS_PROFILE_KEY="+profileKey)
-	s := &mcpSession{t: t, name: name, cmd: cmd, stderr: &syncBuffer{}, results: map[int]chan mcpResponse{},
+	s := &mcpSession{t: t, name: name, cmd: cmd, stderr: &testkit.SyncBuffer{}, results: map[int]chan mcpResponse{},
 		arrived: make(chan struct{}, 4096), closed: make(chan struct{}), exited: make(chan struct{})}
 	var stdout io.Reader
 	s.stdin, stdout = startPiped(t, cmd, s.stderr)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -232,7 +233,7 @@ func pacePrompt(t *testing.T, b pacedBus, underway int) {
 			q.send(ctx, s, fmt.Sprintf("%s-%02d", s.name, i))
 		}
 	}
-	waitFor(t, "the backlog to be under way", func() bool { return len(b.arrivals(ss...)) >= underway })
+	testkit.Eventually(t, "the backlog to be under way", func() bool { return len(b.arrivals(ss...)) >= underway })
 	before := int(b.outbound(t).GetSent())
 	ids, err := ss[3].f.Send(ctx, client.Message{Text: "🔐 may I run `make test`?", Prompt: true,
 		Buttons: []client.Button{{Label: "Allow", Data: "perm:allow:abcde"}, {Label: "Deny", Data: "perm:deny:abcde"}}}, "")
@@ -310,7 +311,7 @@ func paceBacklog(t *testing.T, b pacedBus, underway int) {
 	for i := range 40 {
 		q.send(ctx, a, fmt.Sprintf("a-%02d", i))
 	}
-	waitFor(t, "the backlog to be under way", func() bool { return len(b.arrivals(a, other)) >= underway })
+	testkit.Eventually(t, "the backlog to be under way", func() bool { return len(b.arrivals(a, other)) >= underway })
 	before := int(b.outbound(t).GetSent())
 	ids, err := other.f.Send(ctx, client.Message{Text: "b-00"}, "")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/provider/discord/discordtest"
 	"github.com/chatbus/chatbus/provider/slack/slacktest"
@@ -57,7 +58,7 @@ providers:
 	p := newProfile(t)
 	_, c, _ := p.serveConfig(cfg)
 	for _, name := range []string{"telegram", "slack", "discord"} {
-		eventually(t, name+" RUNNING, serving, platform "+name, func() bool {
+		testkit.Eventually(t, name+" RUNNING, serving, platform "+name, func() bool {
 			pi := namedProvider(t, c, name)
 			return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING && pi.GetServing() && pi.GetPlatform() == name
 		})

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -448,7 +449,7 @@ func TestPlaygroundPythonEcho(t *testing.T) {
 		unavailable(t, "CHATBUS_REQUIRE_CLIENT_TESTS", fmt.Sprintf("the Python echo example cannot run: %s cannot import grpc and google.protobuf: %s", python, out))
 	}
 	b := startPlaygroundBus(t, "")
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	cmd := exec.Command(python, "../clients/python/examples/echo_follower.py", "--profile-key", "manual:py", "--thread-name", "pyecho")
 	cmd.Env = append(b.env(), "CHATBUS_SOCKET="+b.socket, "CHATBUS_SECRET_FILE="+filepath.Join(b.state, "secret"))
 	cmd.Stdout, cmd.Stderr = &logs, &logs
@@ -622,7 +623,7 @@ func TestPlaygroundMCP(t *testing.T) {
 	p := openPage(t, b.loggedURL(t, "playground chat page: open "))
 	s := b.startMCP(t, "alpha", sessionDir(t, "alpha"), "test:pg-alpha")
 	var room int64
-	waitFor(t, "the session's room", func() bool {
+	testkit.Eventually(t, "the session's room", func() bool {
 		for _, r := range p.rooms() {
 			if strings.HasSuffix(r.Name, " · alpha") {
 				room = r.ID
@@ -662,7 +663,7 @@ func TestPlaygroundMCP(t *testing.T) {
 		"request_id": "abcde", "tool_name": "Bash", "description": "Run the tests", "input_preview": `{"command":"go test ./..."}`,
 	})
 	var prompt pageView
-	waitFor(t, "the permission prompt", func() bool {
+	testkit.Eventually(t, "the permission prompt", func() bool {
 		for _, m := range p.history(room) {
 			if m.From == "bot" && strings.Contains(m.Text, "abcde") {
 				prompt = p.viewOf(room, fmt.Sprint(m.ID), "the prompt's buttons", func(v pageView) bool { return len(v.Buttons) == 2 })

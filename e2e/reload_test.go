@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/provider/telegram/tgtest"
 )
@@ -133,7 +134,7 @@ func TestReloadSIGHUP(t *testing.T) {
 	for i := range 5 {
 		b.tg.PushMessage(forumChat, 0, allowedUser, fmt.Sprintf("general-%d", i))
 	}
-	waitFor(t, "5 unrouted updates", func() bool { return b.unrouted(t).GetUnacked() == 5 })
+	testkit.Eventually(t, "5 unrouted updates", func() bool { return b.unrouted(t).GetUnacked() == 5 })
 	if n := strings.Count(b.d.stderr.String(), `"level":"debug"`); n != 0 {
 		t.Fatalf("%d debug lines at log_level info", n)
 	}
@@ -152,7 +153,7 @@ func TestReloadSIGHUP(t *testing.T) {
 	if st := b.unrouted(t); st.GetUnacked() != 2 || st.GetDropped() != 3 {
 		t.Errorf("unrouted after max_count 2: pending %d dropped %d, want 2 and 3", st.GetUnacked(), st.GetDropped())
 	}
-	waitFor(t, "a debug line", func() bool { return strings.Contains(b.d.stderr.String(), `"level":"debug","changes":4`) })
+	testkit.Eventually(t, "a debug line", func() bool { return strings.Contains(b.d.stderr.String(), `"level":"debug","changes":4`) })
 	logs := b.d.stderr.String()
 	contains(t, "log", logs, `"key":"log_level","action":"applied","old":"info","new":"debug"`)
 	contains(t, "log", logs, `"key":"heartbeat_interval","action":"needs restart","old":"200ms","new":"300ms"`)
@@ -171,7 +172,7 @@ func TestReloadSIGHUP(t *testing.T) {
 	b.tg.PushMessage(forumChat, 0, allowedUser, "general-5")
 	// The bound makes room before the new update is written: wait for both
 	// figures, not the first to move.
-	waitFor(t, "the 6th unrouted update held, the 4th dropped (the running bound of 2)", func() bool {
+	testkit.Eventually(t, "the 6th unrouted update held, the 4th dropped (the running bound of 2)", func() bool {
 		st := b.unrouted(t)
 		return st.GetDropped() == 4 && st.GetUnacked() == 2
 	})
@@ -200,7 +201,7 @@ func TestReloadProviders(t *testing.T) {
 
 	// A stranger is not on the allow list: dropped.
 	id := b.tg.PushMessage(forumChat, thread, strangerID, "stranger-before")
-	waitFor(t, "the stranger's update taken", func() bool { return b.tg.Confirmed() >= id })
+	testkit.Eventually(t, "the stranger's update taken", func() bool { return b.tg.Confirmed() >= id })
 
 	old := b.providers(t)["telegram"]
 	var want []string

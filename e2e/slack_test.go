@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/provider/slack/slacktest"
 	"github.com/chatbus/chatbus/provider/telegram/tgtest"
@@ -95,7 +96,7 @@ providers:
 	b.waitNamed(t, "slack", func(pi *chatbusv1.ProviderInfo) bool {
 		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING && (pi.GetServing() || cfg.outside)
 	}, "RUNNING and serving")
-	eventually(t, "a Socket Mode connection", func() bool { return st.Stats().Live > 0 })
+	testkit.Eventually(t, "a Socket Mode connection", func() bool { return st.Stats().Live > 0 })
 	return b
 }
 
@@ -117,17 +118,6 @@ func (b *slackBus) waitNamed(t *testing.T, name string, ok func(*chatbusv1.Provi
 			t.Fatalf("provider %s never %s: %v\n%s", name, what, pi, b.d.stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -295,7 +285,7 @@ func TestSlackRateLimitAndRevokedToken(t *testing.T) {
 
 	b.st.Revoke()
 	b.waitNamed(t, "slack", func(pi *chatbusv1.ProviderInfo) bool { return !pi.GetServing() }, "NOT_SERVING")
-	eventually(t, "the reason in busctl providers", func() bool {
+	testkit.Eventually(t, "the reason in busctl providers", func() bool {
 		out, _, _ := b.busctl("providers")
 		return strings.Contains(out, "not-serving") && strings.Contains(out, "token_revoked")
 	})
@@ -328,14 +318,14 @@ func TestSlackDroppedConnectionAndDuplicates(t *testing.T) {
 		st := b.st.Stats()
 		b.st.LoseAcks(true)
 		post(5)
-		eventually(t, "the lost acknowledgements", func() bool { return b.st.Stats().LostAcks >= st.LostAcks+5 })
+		testkit.Eventually(t, "the lost acknowledgements", func() bool { return b.st.Stats().LostAcks >= st.LostAcks+5 })
 		b.st.LoseAcks(false)
 		post(5)
 		b.st.DropLinks()
-		eventually(t, "a new connection", func() bool { return b.st.Stats().Connections > st.Connections })
+		testkit.Eventually(t, "a new connection", func() bool { return b.st.Stats().Connections > st.Connections })
 	}
 	fl.waitSet(t, want)
-	eventually(t, "every envelope acknowledged", func() bool { return b.st.Stats().Pending == 0 })
+	testkit.Eventually(t, "every envelope acknowledged", func() bool { return b.st.Stats().Pending == 0 })
 	if st := b.st.Stats(); st.Connections != 4 || st.Redeliveries < 15 || st.BadAcks != 0 {
 		t.Errorf("stand-in stats %+v", st)
 	}
@@ -347,7 +337,7 @@ func TestSlackDroppedConnectionAndDuplicates(t *testing.T) {
 	p := b.st.PostMessage(slackChannel, slackPerson, "lost ack", slackThread(fl))
 	want = append(want, "lost ack")
 	fl.waitSet(t, want)
-	eventually(t, "the lost acknowledgement", func() bool { return b.st.Stats().LostAcks > 0 })
+	testkit.Eventually(t, "the lost acknowledgement", func() bool { return b.st.Stats().LostAcks > 0 })
 	old := b.named(t, "slack")
 	if err := syscall.Kill(int(old.GetPid()), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -355,9 +345,9 @@ func TestSlackDroppedConnectionAndDuplicates(t *testing.T) {
 	b.waitNamed(t, "slack", func(pi *chatbusv1.ProviderInfo) bool {
 		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING && pi.GetPid() != old.GetPid()
 	}, "restarted")
-	eventually(t, "a redelivery to the successor", func() bool { return b.st.Event(p.EventID).Deliveries >= 2 })
+	testkit.Eventually(t, "a redelivery to the successor", func() bool { return b.st.Event(p.EventID).Deliveries >= 2 })
 	b.st.LoseAcks(false)
-	eventually(t, "acknowledged", func() bool { return b.st.Event(p.EventID).Acked })
+	testkit.Eventually(t, "acknowledged", func() bool { return b.st.Event(p.EventID).Acked })
 	b.st.PostMessage(slackChannel, slackPerson, "after", slackThread(fl))
 	want = append(want, "after")
 	fl.waitSet(t, want) // "lost ack" once, though Slack sent it twice
@@ -445,7 +435,7 @@ func (l *slackLoad) check(t *testing.T, mayFail bool) {
 			}
 		}
 	}
-	eventually(t, "every envelope acknowledged", func() bool { return l.b.st.Stats().Pending == 0 })
+	testkit.Eventually(t, "every envelope acknowledged", func() bool { return l.b.st.Stats().Pending == 0 })
 	st := l.b.st.Stats()
 	if st.BadAcks != 0 || st.Expired != 0 {
 		t.Errorf("stand-in stats %+v", st)

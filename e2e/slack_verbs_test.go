@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/provider/slack/slacktest"
 )
@@ -140,7 +141,7 @@ func refID(u map[string]any, kind string) string {
 func (b *slackBus) rootOf(t *testing.T, name string) string {
 	t.Helper()
 	var ts string
-	waitFor(t, "the root of "+name, func() bool {
+	testkit.Eventually(t, "the root of "+name, func() bool {
 		for _, m := range b.liveRoots() {
 			if strings.HasSuffix(m.Text, " · "+name) {
 				ts = m.TS
@@ -270,7 +271,7 @@ func TestSlackMCP(t *testing.T) {
 		"request_id": "abcde", "tool_name": "Bash", "description": "Run the tests", "input_preview": `{"command":"go test ./..."}`,
 	})
 	var prompt slacktest.Message
-	waitFor(t, "the permission prompt", func() bool {
+	testkit.Eventually(t, "the permission prompt", func() bool {
 		var ok bool
 		prompt, ok = b.lastIn(thread, "abcde")
 		return ok && len(prompt.Buttons()) == 2
@@ -285,11 +286,11 @@ func TestSlackMCP(t *testing.T) {
 	if v.Params["request_id"] != "abcde" || v.Params["behavior"] != "allow" {
 		t.Errorf("verdict %+v", v.Params)
 	}
-	waitFor(t, "the press answered to the presser", func() bool {
+	testkit.Eventually(t, "the press answered to the presser", func() bool {
 		eph := b.st.Ephemeral(slackChannel)
 		return len(eph) == 1 && strings.Contains(eph[0].Text, "Allowed") && eph[0].User == slackPerson
 	})
-	waitFor(t, "the prompt edited, buttons gone", func() bool {
+	testkit.Eventually(t, "the prompt edited, buttons gone", func() bool {
 		m, _ := b.st.Message(slackChannel, prompt.TS)
 		return len(m.Buttons()) == 0 && strings.Contains(m.Text, "Allowed")
 	})
@@ -308,7 +309,7 @@ func TestSlackMCP(t *testing.T) {
 func TestSlackNotInChannel(t *testing.T) {
 	b := startSlackBus(t, slackBusConfig{outside: true})
 	b.waitNamed(t, "slack", func(pi *chatbusv1.ProviderInfo) bool { return !pi.GetServing() }, "NOT_SERVING")
-	waitFor(t, "the reason in busctl providers", func() bool {
+	testkit.Eventually(t, "the reason in busctl providers", func() bool {
 		out, _, _ := b.busctl("providers")
 		return strings.Contains(out, "not-serving") && strings.Contains(out, "/invite @chatbus")
 	})

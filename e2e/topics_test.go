@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/provider/telegram/tgtest"
 )
@@ -92,7 +93,7 @@ func TestTopicsReusedByFreshFollowers(t *testing.T) {
 	th := int(gone.thread())
 	gone.stop(t)
 	b.tg.PushMessage(forumChat, th, allowedUser, "are you there?")
-	waitFor(t, "the message held for the gone session", func() bool {
+	testkit.Eventually(t, "the message held for the gone session", func() bool {
 		return strings.Join(b.heldTexts(t, "manual:10"), "|") == "are you there?"
 	})
 	taker := b.follow(t, "manual:taker", "/home/u/taker")
@@ -127,7 +128,7 @@ func TestTopicsClosedAfterOffline(t *testing.T) {
 	ta, tb := int(alpha.thread()), int(beta.thread())
 	alpha.stop(t)
 	beta.stop(t)
-	waitFor(t, "both topics closed", func() bool { return b.topic(t, ta).Closed && b.topic(t, tb).Closed })
+	testkit.Eventually(t, "both topics closed", func() bool { return b.topic(t, ta).Closed && b.topic(t, tb).Closed })
 	if n := b.tg.Calls("closeForumTopic"); n != 2 {
 		t.Errorf("closeForumTopic called %d times, want 2", n)
 	}
@@ -142,12 +143,12 @@ func TestTopicsClosedAfterOffline(t *testing.T) {
 	// A person writes in beta's closed topic: it is reopened, and the
 	// message waits for beta.
 	b.tg.PushMessage(forumChat, tb, allowedUser, "wake up")
-	waitFor(t, "beta's topic reopened", func() bool { return !b.topic(t, tb).Closed })
+	testkit.Eventually(t, "beta's topic reopened", func() bool { return !b.topic(t, tb).Closed })
 	if got := b.heldTexts(t, "manual:2"); strings.Join(got, "|") != "wake up" {
 		t.Errorf("held for beta %q", got)
 	}
 	// ... and closed again once beta has been gone long enough.
-	waitFor(t, "beta's topic closed again", func() bool { return b.topic(t, tb).Closed })
+	testkit.Eventually(t, "beta's topic closed again", func() bool { return b.topic(t, tb).Closed })
 	if b.topic(t, ta).Closed {
 		t.Error("alpha's topic was closed while alpha is back")
 	}
@@ -236,7 +237,7 @@ func TestTopicClosedByAPerson(t *testing.T) {
 	alpha.waitTexts(t, "") // the service message is an update of the thread
 	b.tg.PushMessage(forumChat, th, allowedUser, "one more thing")
 	alpha.waitTexts(t, "", "one more thing")
-	waitFor(t, "the topic reopened", func() bool { return !b.topic(t, th).Closed })
+	testkit.Eventually(t, "the topic reopened", func() bool { return !b.topic(t, th).Closed })
 	if n := b.tg.Calls("reopenForumTopic"); n != 1 {
 		t.Errorf("reopenForumTopic called %d times, want 1", n)
 	}

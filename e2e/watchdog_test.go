@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/provider/telegram/tgtest"
 )
@@ -140,11 +141,11 @@ func TestWatchdog(t *testing.T) {
 	}, "RUNNING")
 
 	start := time.Time{}
-	waitFor(t, "READY=1 then 2 pings", func() bool { return count(ns.states(start), "WATCHDOG=1") >= 2 })
+	testkit.Eventually(t, "READY=1 then 2 pings", func() bool { return count(ns.states(start), "WATCHDOG=1") >= 2 })
 	if st := ns.states(start); st[0] != "READY=1" {
 		t.Fatalf("first notification %q, want READY=1 (all: %q)", st[0], st)
 	}
-	waitFor(t, "the watchdog watching the hub, the pump and the store", func() bool {
+	testkit.Eventually(t, "the watchdog watching the hub, the pump and the store", func() bool {
 		return strings.Contains(d.stderr.String(), `"loops":["hub","pump/telegram","store"]`)
 	})
 
@@ -153,14 +154,14 @@ func TestWatchdog(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopped := time.Now()
-	waitFor(t, "pings while the provider is stopped", func() bool { return count(ns.states(stopped), "WATCHDOG=1") >= 3 })
+	testkit.Eventually(t, "pings while the provider is stopped", func() bool { return count(ns.states(stopped), "WATCHDOG=1") >= 3 })
 	syscall.Kill(int(pi.GetPid()), syscall.SIGCONT)
 
 	// The store committer stalled: pings stop.
 	if err := d.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "pings withheld", func() bool { return strings.Contains(d.stderr.String(), "watchdog pings withheld") })
+	testkit.Eventually(t, "pings withheld", func() bool { return strings.Contains(d.stderr.String(), "watchdog pings withheld") })
 	contains(t, "log", d.stderr.String(), `store: did not answer within 500ms`)
 	withheld := time.Now()
 	time.Sleep(3 * time.Second) // three ping intervals: watching for pings that must not come
@@ -173,7 +174,7 @@ func TestWatchdog(t *testing.T) {
 		t.Fatal(err)
 	}
 	released := time.Now()
-	waitFor(t, "pings again", func() bool { return count(ns.states(released), "WATCHDOG=1") >= 2 })
+	testkit.Eventually(t, "pings again", func() bool { return count(ns.states(released), "WATCHDOG=1") >= 2 })
 	contains(t, "log", d.stderr.String(), "pings resume")
 
 	// A reload is RELOADING=1 (with MONOTONIC_USEC), then READY=1.
@@ -181,7 +182,7 @@ func TestWatchdog(t *testing.T) {
 	if err := d.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "READY=1 after RELOADING=1", func() bool {
+	testkit.Eventually(t, "READY=1 after RELOADING=1", func() bool {
 		st := strings.Join(ns.states(hup), "|")
 		return strings.Contains(st, "RELOADING=1|MONOTONIC_USEC=") && strings.Contains(st, "|READY=1")
 	})

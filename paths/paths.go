@@ -1,7 +1,11 @@
 // Package paths owns where chatbus keeps its files: the supervisor socket and
-// its lock, the state directory (secret, store, logs) and the config file.
-// It is shared by supervisord and its clients so that both sides agree
-// without talking, and it reads no environment itself: callers pass Getenv.
+// its lock, the state directory (secret, store, logs) and the config file;
+// and the two rules every such file follows: a Unix socket path fits in
+// sun_path (CheckSocket), a directory of ours is private (PrivateDir).
+// It is shared by supervisord, its clients (the client library may import
+// it) and the provider children so that all sides agree without talking.
+// It imports nothing of this module and reads no environment itself:
+// callers pass Getenv.
 package paths
 
 import (
@@ -11,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"syscall"
 )
 
 // DefaultProfile is the profile used when none is named.
@@ -104,13 +109,39 @@ func (p *Paths) SetStateDir(dir string) {
 }
 
 // CheckSocket reports whether socket can be bound: absolute-or-relative is
-// fine, but it must fit in sun_path.
+// fine, but it must not be empty and must fit in sun_path (MaxSocketPath
+// bytes). The error says how long the path is and what fits.
 func CheckSocket(socket string) error {
 	if socket == "" {
 		return errors.New("socket path is empty")
 	}
 	if len(socket) > MaxSocketPath {
-		return fmt.Errorf("socket path %q is %d bytes; Unix sockets allow at most %d: choose a shorter --socket or XDG_RUNTIME_DIR", socket, len(socket), MaxSocketPath)
+		return fmt.Errorf("socket path %q is %d bytes; Unix sockets allow at most %d", socket, len(socket), MaxSocketPath)
+	}
+	return nil
+}
+
+// PrivateDir creates dir (and its parents, mode 0700) and makes sure dir is
+// a directory owned by this user with mode 0700: a directory of another
+// user is refused, a wider mode is narrowed.
+func PrivateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%s is owned by uid %d, not %d", dir, st.Uid, os.Getuid())
+	}
+	if fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("chmod %s: %w", dir, err)
+		}
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package paths
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -69,4 +71,62 @@ func TestCheckSocket(t *testing.T) {
 	if err := CheckSocket("/tmp/" + strings.Repeat("s", 103)); err == nil {
 		t.Error("108 bytes accepted")
 	}
+}
+
+func TestPrivateDir(t *testing.T) {
+	root := t.TempDir()
+	t.Run("creates it and its parents 0700", func(t *testing.T) {
+		dir := filepath.Join(root, "a", "b")
+		if err := PrivateDir(dir); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(dir)
+		if err != nil || fi.Mode().Perm() != 0o700 {
+			t.Fatalf("%s: %v, %v", dir, fi.Mode(), err)
+		}
+	})
+	t.Run("narrows a wider mode", func(t *testing.T) {
+		dir := filepath.Join(root, "wide")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := PrivateDir(dir); err != nil {
+			t.Fatal(err)
+		}
+		if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o700 {
+			t.Errorf("mode %v, want 0700", fi.Mode())
+		}
+	})
+	t.Run("refuses a file", func(t *testing.T) {
+		f := filepath.Join(root, "file")
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := PrivateDir(f); err == nil {
+			t.Error("a file was taken for a directory")
+		}
+	})
+	t.Run("refuses another user's directory", func(t *testing.T) {
+		// As root, a directory given to nobody; as anyone else, "/".
+		dir := "/"
+		if os.Getuid() == 0 {
+			dir = filepath.Join(root, "nobody")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(dir, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := PrivateDir(dir)
+		if err == nil || !strings.Contains(err.Error(), "owned by uid") {
+			t.Errorf("PrivateDir(%s) = %v, want refused as another user's", dir, err)
+		}
+		if fi, _ := os.Stat(dir); os.Getuid() == 0 && fi.Mode().Perm() != 0o700 {
+			t.Errorf("another user's directory was changed: %v", fi.Mode())
+		}
+	})
 }

@@ -8,7 +8,8 @@ import (
 
 // TestDeps keeps the SDK's import rule true: it depends on no package of
 // this module but the provider proto and the leaf packages the supervisor
-// shares with it (internal/proc, internal/contract, internal/suggest), so
+// shares with it (internal/proc, internal/contract, internal/suggest,
+// internal/enumtab, paths), so
 // that a provider never builds the supervisor in.
 func TestDeps(t *testing.T) {
 	goTool, err := exec.LookPath("go")
@@ -21,6 +22,8 @@ func TestDeps(t *testing.T) {
 		mod + "internal/proc":             true,
 		mod + "internal/contract":         true,
 		mod + "internal/suggest":          true,
+		mod + "internal/enumtab":          true,
+		mod + "paths":                     true,
 		mod + "provider":                  true,
 		mod + "provider/providertest":     true,
 	}

@@ -354,14 +354,6 @@ func (g *gate) occupancy() Occupancy {
 	return g.occ
 }
 
-// watch returns the occupancy now and a channel closed at the next change
-// of the gate's state (not necessarily of the occupancy).
-func (g *gate) watch() (Occupancy, <-chan struct{}) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.occ, g.changed
-}
-
 // watchStatus returns the fence and occupancy now and a channel closed at
 // the next change of the gate's state. An expired lease is expired first.
 func (g *gate) watchStatus() (FenceStatus, <-chan struct{}) {

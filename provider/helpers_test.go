@@ -1,10 +1,8 @@
 package provider_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"github.com/chatbus/chatbus/internal/testkit"
 	"io"
 	"strconv"
 	"strings"
@@ -20,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/chatbus/chatbus/internal/proc"
+	"github.com/chatbus/chatbus/internal/testkit"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/providertest"
@@ -148,18 +147,6 @@ func (w *occWatch) waitFor(t *testing.T, want provider.Occupancy) {
 	}
 }
 
-// eventually polls cond until it holds.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // runProbe is a Platform.Run that hands its cursor, sink and ctx to the
 // test and records when its ctx ended.
 type runProbe struct {
@@ -261,36 +248,6 @@ func notYet[T any](t *testing.T, ch <-chan T, what string) {
 		t.Fatalf("%s returned early: %v", what, v)
 	case <-time.After(50 * time.Millisecond):
 	}
-}
-
-func recvResult[T any](t *testing.T, ch <-chan T) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(wait):
-		t.Fatal("timed out")
-		var zero T
-		return zero
-	}
-}
-
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 var errBoom = errors.New("boom")

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbus/chatbus/internal/testkit"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/providertest"
@@ -61,7 +62,7 @@ func TestBatches(t *testing.T) {
 		}
 		notYet(t, res, "Deliver before the ack")
 		ack(t, s, 3)
-		if r := recvResult(t, res); r.acked != 3 || r.err != nil {
+		if r := testkit.Recv(t, res, "res"); r.acked != 3 || r.err != nil {
 			t.Fatalf("Deliver = %d, %v; want 3, nil", r.acked, r.err)
 		}
 	})
@@ -87,7 +88,7 @@ func TestBatches(t *testing.T) {
 			t.Fatalf("received %v in %d messages, want [1 2 3 4] in at least 2", got, msgs)
 		}
 		ack(t, s, 4)
-		if r := recvResult(t, res); r.acked != 4 || r.err != nil {
+		if r := testkit.Recv(t, res, "res"); r.acked != 4 || r.err != nil {
 			t.Fatalf("Deliver = %d, %v", r.acked, r.err)
 		}
 	})
@@ -127,7 +128,7 @@ func TestPipeline(t *testing.T) {
 		ack(t, s, 1) // half of the first batch: still two batches open
 		notYet(t, third, "a third Send after a partial ack of the first batch")
 		ack(t, s, 2)
-		if r := recvResult(t, third); r.acked != 2 || r.err != nil {
+		if r := testkit.Recv(t, third, "third"); r.acked != 2 || r.err != nil {
 			t.Fatalf("third Send = %d, %v; want 2, nil", r.acked, r.err)
 		}
 		if got := recvIDs(t, s); !slices.Equal(got, []int64{4}) {
@@ -141,7 +142,7 @@ func TestPipeline(t *testing.T) {
 		ack(t, s, 3)
 		notYet(t, flushed, "Flush before the last ack")
 		ack(t, s, 4)
-		if r := recvResult(t, flushed); r.acked != 4 || r.err != nil {
+		if r := testkit.Recv(t, flushed, "flushed"); r.acked != 4 || r.err != nil {
 			t.Fatalf("Flush = %d, %v; want 4, nil", r.acked, r.err)
 		}
 		if got := h.Server.Occupancy().Inbound; got != 0 {
@@ -168,7 +169,7 @@ func TestPipeline(t *testing.T) {
 			recvIDs(t, s)
 		}
 		ack(t, s, 2)
-		eventually(t, "inbound 2", func() bool { return h.Server.Occupancy().Inbound == 2 })
+		testkit.Eventually(t, "inbound 2", func() bool { return h.Server.Occupancy().Inbound == 2 })
 		cancelStream()
 		if a, err := pl.Flush(ctx); a != 2 || !errors.Is(err, provider.ErrStreamEnded) {
 			t.Fatalf("Flush = %d, %v; want 2, ErrStreamEnded", a, err)
@@ -176,7 +177,7 @@ func TestPipeline(t *testing.T) {
 		if a, err := pl.Send(ctx, updates(5)); a != 2 || !errors.Is(err, provider.ErrStreamEnded) {
 			t.Fatalf("Send on an ended stream = %d, %v; want 2, ErrStreamEnded", a, err)
 		}
-		eventually(t, "inbound 0", func() bool { return h.Server.Occupancy().Inbound == 0 })
+		testkit.Eventually(t, "inbound 0", func() bool { return h.Server.Occupancy().Inbound == 0 })
 	})
 
 	t.Run("a closed admission refuses Send", func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/chatbus/chatbus/internal/enumtab"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 )
 
@@ -30,19 +31,29 @@ type Target struct {
 	Name string
 }
 
-// RefKind says what a platform id names.
+// RefKind says what a platform id names. A provider may store the
+// numbers (the playground's inbox does): never renumber one. It crosses to
+// the wire through a table (refKinds), not by number.
 type RefKind int
 
 const (
 	// RefMessage: a message (Telegram message_id, Slack ts, Discord
 	// message id).
-	RefMessage RefKind = iota + 1
+	RefMessage RefKind = 1
 	// RefFile: a file (Telegram file_id, Slack file id, Discord attachment).
-	RefFile
+	RefFile RefKind = 2
 	// RefInteraction: an interaction to answer (Telegram callback query,
 	// Slack block action, Discord interaction).
-	RefInteraction
+	RefInteraction RefKind = 3
 )
+
+// refKinds maps RefKind onto the contract's ReferenceKind; a kind outside
+// it goes out as REFERENCE_KIND_UNSPECIFIED, which the supervisor drops.
+var refKinds = enumtab.New(map[RefKind]providerv1.ReferenceKind{
+	RefMessage:     providerv1.ReferenceKind_REFERENCE_KIND_MESSAGE,
+	RefFile:        providerv1.ReferenceKind_REFERENCE_KIND_FILE,
+	RefInteraction: providerv1.ReferenceKind_REFERENCE_KIND_INTERACTION,
+})
 
 func (k RefKind) String() string {
 	switch k {
@@ -242,7 +253,7 @@ type Sink interface {
 func RefsProto(refs []Ref) *providerv1.References {
 	out := &providerv1.References{Items: make([]*providerv1.Reference, 0, len(refs))}
 	for _, r := range refs {
-		out.Items = append(out.Items, &providerv1.Reference{Kind: providerv1.ReferenceKind(r.Kind), Id: r.ID})
+		out.Items = append(out.Items, &providerv1.Reference{Kind: refKinds.Proto(r.Kind), Id: r.ID})
 	}
 	return out
 }
@@ -262,7 +273,7 @@ func (d Description) proto() *providerv1.DescribeResponse {
 	for _, m := range d.Methods {
 		pm := &providerv1.Method{Name: m.Name, Idempotent: m.Idempotent, Lane: m.Lane.proto()}
 		for _, p := range m.Params {
-			pm.Params = append(pm.Params, &providerv1.MethodParam{Name: p.Name, Kind: providerv1.ReferenceKind(p.Kind), Required: p.Required})
+			pm.Params = append(pm.Params, &providerv1.MethodParam{Name: p.Name, Kind: refKinds.Proto(p.Kind), Required: p.Required})
 		}
 		out.Methods = append(out.Methods, pm)
 	}

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/chatbus/chatbus/internal/proc"
+	"github.com/chatbus/chatbus/internal/testkit"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/providertest"
@@ -126,10 +127,10 @@ func TestUpdates(t *testing.T) {
 			t.Fatalf("inbound %d, want 3", got)
 		}
 		ack(t, s, 6)
-		eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
+		testkit.Eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
 		notYet(t, res, "Deliver after a partial ack")
 		ack(t, s, 7)
-		if r := recvResult(t, res); r.acked != 7 || r.err != nil {
+		if r := testkit.Recv(t, res, "res"); r.acked != 7 || r.err != nil {
 			t.Fatalf("Deliver = %d, %v; want 7, nil", r.acked, r.err)
 		}
 		if got := h.Server.Occupancy().Inbound; got != 0 {
@@ -143,7 +144,7 @@ func TestUpdates(t *testing.T) {
 			t.Fatal(err)
 		}
 		ack(t, s, 8)
-		if r := recvResult(t, res); r.acked != 8 || r.err != nil {
+		if r := testkit.Recv(t, res, "res"); r.acked != 8 || r.err != nil {
 			t.Fatalf("Deliver = %d, %v; want 8, nil", r.acked, r.err)
 		}
 		// Ids must keep increasing.
@@ -167,9 +168,9 @@ func TestUpdates(t *testing.T) {
 			}
 		}
 		ack(t, s, 11)
-		eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
+		testkit.Eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
 		cancelStream()
-		r := recvResult(t, res)
+		r := testkit.Recv(t, res, "res")
 		if r.acked != 11 || !errors.Is(r.err, provider.ErrStreamEnded) {
 			t.Fatalf("Deliver = %d, %v; want 11, ErrStreamEnded", r.acked, r.err)
 		}
@@ -178,7 +179,7 @@ func TestUpdates(t *testing.T) {
 		case <-time.After(wait):
 			t.Fatal("Run's ctx not cancelled when the stream ended")
 		}
-		eventually(t, "inbound 0", func() bool { return h.Server.Occupancy().Inbound == 0 })
+		testkit.Eventually(t, "inbound 0", func() bool { return h.Server.Occupancy().Inbound == 0 })
 		if a, err := run.sink.Deliver(ctx, updates(13)); a != 11 || !errors.Is(err, provider.ErrStreamEnded) {
 			t.Fatalf("Deliver on an ended stream = %d, %v", a, err)
 		}
@@ -198,9 +199,9 @@ func TestUpdates(t *testing.T) {
 			}
 		}
 		ack(t, s, 1)
-		eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
+		testkit.Eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
 		cancelDeliver()
-		if r := recvResult(t, res); r.acked != 1 || !errors.Is(r.err, context.Canceled) {
+		if r := testkit.Recv(t, res, "res"); r.acked != 1 || !errors.Is(r.err, context.Canceled) {
 			t.Fatalf("Deliver = %d, %v; want 1, context.Canceled", r.acked, r.err)
 		}
 		// Still delivered and unacknowledged until the supervisor acks.
@@ -208,7 +209,7 @@ func TestUpdates(t *testing.T) {
 			t.Fatalf("inbound %d, want 1", got)
 		}
 		ack(t, s, 2)
-		eventually(t, "inbound 0", func() bool { return h.Server.Occupancy().Inbound == 0 })
+		testkit.Eventually(t, "inbound 0", func() bool { return h.Server.Occupancy().Inbound == 0 })
 	})
 
 	t.Run("supervisor closing its side ends the stream cleanly", func(t *testing.T) {
@@ -250,7 +251,7 @@ func TestUpdates(t *testing.T) {
 			t.Fatalf("new stream Recv = %v, %v", m, err)
 		}
 		ack(t, s2, 20)
-		if r := recvResult(t, res); r.acked != 20 || r.err != nil {
+		if r := testkit.Recv(t, res, "res"); r.acked != 20 || r.err != nil {
 			t.Fatalf("Deliver = %+v", r)
 		}
 	})
@@ -289,9 +290,9 @@ func TestUpdates(t *testing.T) {
 			}
 		}
 		ack(t, s, 2)
-		eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
+		testkit.Eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
 		cancelStream() // Deliver returns the partial ack point 2
-		eventually(t, "platform forgets 1 and 2", func() bool { return len(f.Pending()) == 1 })
+		testkit.Eventually(t, "platform forgets 1 and 2", func() bool { return len(f.Pending()) == 1 })
 		// The successor stream starts at the stored cursor and gets 3 again.
 		s = openUpdates(t, ctx, h, 3)
 		m, err := s.Recv()
@@ -299,7 +300,7 @@ func TestUpdates(t *testing.T) {
 			t.Fatalf("redelivery = %v, %v", m, err)
 		}
 		ack(t, s, 3)
-		eventually(t, "platform forgets 3", func() bool { return len(f.Pending()) == 0 })
+		testkit.Eventually(t, "platform forgets 3", func() bool { return len(f.Pending()) == 0 })
 		if got := fmt.Sprint(f.Runs()); got != "[0 3]" {
 			t.Fatalf("Run cursors %s", got)
 		}
@@ -387,7 +388,7 @@ func TestOccupancy(t *testing.T) {
 			c.b.waitEntered(t)
 			w.waitFor(t, c.want)
 			c.b.release <- struct{}{}
-			if err := recvResult(t, errc); err != nil {
+			if err := testkit.Recv(t, errc, "errc"); err != nil {
 				t.Fatal(err)
 			}
 			w.waitFor(t, provider.Occupancy{})
@@ -408,7 +409,7 @@ func TestOccupancy(t *testing.T) {
 		w.waitFor(t, provider.Occupancy{Inbound: 1})
 		ack(t, s, 2)
 		w.waitFor(t, provider.Occupancy{})
-		if r := recvResult(t, res); r.acked != 2 || r.err != nil {
+		if r := testkit.Recv(t, res, "res"); r.acked != 2 || r.err != nil {
 			t.Fatalf("Deliver = %+v", r)
 		}
 	})
@@ -436,7 +437,7 @@ func TestOccupancy(t *testing.T) {
 		call.release <- struct{}{}
 		closeT.release <- struct{}{}
 		for range 2 {
-			if err := recvResult(t, errc); err != nil {
+			if err := testkit.Recv(t, errc, "errc"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -459,7 +460,7 @@ func TestFence(t *testing.T) {
 			t.Fatal(err)
 		}
 		ack(t, s, 5)
-		recvResult(t, res)
+		testkit.Recv(t, res, "res")
 		if err := attach(ctx, h, "a"); err != nil {
 			t.Fatal(err)
 		}
@@ -538,7 +539,7 @@ func TestFence(t *testing.T) {
 			t.Fatal(err)
 		}
 		ack(t, s, 6)
-		if r := recvResult(t, res); r.acked != 6 || r.err != nil {
+		if r := testkit.Recv(t, res, "res"); r.acked != 6 || r.err != nil {
 			t.Fatalf("Deliver after Cancel = %+v", r)
 		}
 	})
@@ -583,14 +584,14 @@ func TestFence(t *testing.T) {
 
 	t.Run("an expired lease reopens admission by itself", func(t *testing.T) {
 		ctx := testCtx(t)
-		var logs syncBuffer
+		var logs testkit.SyncBuffer
 		h := start(t, &providertest.Fake{}, func(c *provider.Config) { c.Logger = zerologTo(&logs) })
 		if _, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "dead-doctor"), Lease: durationOf(200 * time.Millisecond)}); err != nil {
 			t.Fatal(err)
 		}
 		wantCode(t, attach(ctx, h, "a"), codes.FailedPrecondition, "admission closed")
 		// Nobody calls in: the timer alone must reopen it.
-		eventually(t, "the lease-expiry event", func() bool {
+		testkit.Eventually(t, "the lease-expiry event", func() bool {
 			return strings.Contains(logs.String(), "lease expired; admission reopened")
 		})
 		st := status1(t, ctx, h)
@@ -665,7 +666,7 @@ func TestFence(t *testing.T) {
 		wantCode(t, err, codes.Aborted, "")
 
 		call.release <- struct{}{}
-		if err := recvResult(t, callRes); err != nil {
+		if err := testkit.Recv(t, callRes, "callRes"); err != nil {
 			t.Fatalf("the in-flight call failed: %v", err)
 		}
 		select {
@@ -903,7 +904,7 @@ func TestListen(t *testing.T) {
 
 // runServe runs Serve expecting it to fail at once.
 func runServe(cfg provider.Config) (handshake string, err error) {
-	var out syncBuffer
+	var out testkit.SyncBuffer
 	cfg.Handshake = &out
 	if cfg.Secret == "" {
 		cfg.Secret = testSecret

@@ -26,6 +26,7 @@ import (
 
 	"github.com/chatbus/chatbus/internal/contract"
 	"github.com/chatbus/chatbus/internal/proc"
+	"github.com/chatbus/chatbus/paths"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 )
 
@@ -44,8 +45,6 @@ const (
 	Generation = 1
 	// MaxMessageBytes bounds one gRPC message either way.
 	MaxMessageBytes = 4 << 20
-	// maxSocketPath is the longest Unix socket path Linux accepts.
-	maxSocketPath = 107
 )
 
 // Config configures a provider child. Name, Socket and Platform are
@@ -94,8 +93,8 @@ func (c *Config) setDefaults() error {
 		return fmt.Errorf("provider: Config.Name %q: required, without '|' or newlines", c.Name)
 	case c.Socket == "":
 		return errors.New("provider: Config.Socket is required")
-	case len(c.Socket) > maxSocketPath:
-		return fmt.Errorf("provider: socket path %q is %d bytes; Unix sockets allow %d", c.Socket, len(c.Socket), maxSocketPath)
+	case paths.CheckSocket(c.Socket) != nil:
+		return fmt.Errorf("provider: %w", paths.CheckSocket(c.Socket))
 	case strings.ContainsAny(c.Socket, "|\n"):
 		return fmt.Errorf("provider: socket path %q contains '|' or a newline", c.Socket)
 	case c.Platform == nil:

@@ -140,7 +140,7 @@ func (a *adminService) WatchEvents(req *chatbusv1.WatchEventsRequest, stream cha
 		case <-stream.Context().Done():
 			return nil
 		case e := <-w.C():
-			if len(kinds) > 0 && e.Kind != events.Dropped && !slices.Contains(kinds, chatbusv1.EventKind(e.Kind)) {
+			if len(kinds) > 0 && e.Kind != events.Dropped && !slices.Contains(kinds, eventKinds.Proto(e.Kind)) {
 				continue
 			}
 			if err := stream.Send(&chatbusv1.WatchEventsResponse{Event: eventToProto(e)}); err != nil {
@@ -160,7 +160,7 @@ func (a *adminService) Reload(ctx context.Context, _ *chatbusv1.ReloadRequest) (
 	}
 	resp := &chatbusv1.ReloadResponse{ConfigPath: res.ConfigPath, Refused: res.Refused}
 	for _, c := range res.Changes {
-		resp.Changes = append(resp.Changes, &chatbusv1.ConfigChange{Key: c.Key, Action: chatbusv1.ConfigChangeAction(c.Action),
+		resp.Changes = append(resp.Changes, &chatbusv1.ConfigChange{Key: c.Key, Action: changeActions.Proto(c.Action),
 			OldValue: c.Old, NewValue: c.New, Detail: c.Detail})
 	}
 	return resp, nil

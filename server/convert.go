@@ -43,25 +43,10 @@ var actionOrigin = map[string]chatbusv1.Origin{
 }
 
 func originToProto(o hub.Origin) chatbusv1.Origin {
-	switch o {
-	case hub.OriginFresh:
-		return chatbusv1.Origin_ORIGIN_FRESH
-	case hub.OriginReuse:
-		return chatbusv1.Origin_ORIGIN_REUSE
-	case hub.OriginHandoff:
-		return chatbusv1.Origin_ORIGIN_HANDOFF
+	if p := origins.Proto(o); p != chatbusv1.Origin_ORIGIN_UNSPECIFIED {
+		return p
 	}
 	return chatbusv1.Origin_ORIGIN_DETACHED
-}
-
-var statusToProto = map[store.Status]chatbusv1.BindingStatus{
-	store.StatusActive:    chatbusv1.BindingStatus_BINDING_STATUS_ACTIVE,
-	store.StatusStarting:  chatbusv1.BindingStatus_BINDING_STATUS_STARTING,
-	store.StatusPending:   chatbusv1.BindingStatus_BINDING_STATUS_PENDING,
-	store.StatusSuspended: chatbusv1.BindingStatus_BINDING_STATUS_SUSPENDED,
-	store.StatusOffline:   chatbusv1.BindingStatus_BINDING_STATUS_OFFLINE,
-	store.StatusStale:     chatbusv1.BindingStatus_BINDING_STATUS_STALE,
-	store.StatusFailed:    chatbusv1.BindingStatus_BINDING_STATUS_FAILED,
 }
 
 // targetToProto writes a thread for followers: its text ids, and the same
@@ -95,7 +80,7 @@ func bindingToProto(b store.Binding, platform string) *chatbusv1.Binding {
 		Target:     targetToProto(b.Target),
 		Slot:       b.Slot,
 		ThreadName: b.ThreadName,
-		Status:     statusToProto[b.Status],
+		Status:     bindingStatuses.Proto(b.Status),
 		InstanceId: b.InstanceID,
 		Platform:   platform,
 	}
@@ -107,7 +92,7 @@ func refsToProto(refs []store.Ref) []*chatbusv1.Reference {
 	}
 	out := make([]*chatbusv1.Reference, len(refs))
 	for i, r := range refs {
-		out[i] = &chatbusv1.Reference{Kind: chatbusv1.ReferenceKind(r.Kind), Id: r.ID}
+		out[i] = &chatbusv1.Reference{Kind: refKinds.Proto(r.Kind), Id: r.ID}
 	}
 	return out
 }
@@ -121,7 +106,7 @@ func capabilitiesToProto(d hub.Description) *chatbusv1.Capabilities {
 		}
 		pm := &chatbusv1.Method{Name: m.Name, Idempotent: m.Idempotent}
 		for _, p := range m.Params {
-			pm.Params = append(pm.Params, &chatbusv1.MethodParam{Name: p.Name, Kind: chatbusv1.ReferenceKind(p.Kind), Required: p.Required})
+			pm.Params = append(pm.Params, &chatbusv1.MethodParam{Name: p.Name, Kind: refKinds.Proto(p.Kind), Required: p.Required})
 		}
 		out.Methods = append(out.Methods, pm)
 	}
@@ -146,7 +131,7 @@ func updateToProto(u store.Update, platform string) *chatbusv1.Update {
 	return &chatbusv1.Update{
 		Seq:              u.Seq,
 		Target:           targetToProto(store.Target{Provider: u.Provider, Chat: u.Chat, Thread: u.Thread}),
-		Kind:             chatbusv1.UpdateKind(u.Kind),
+		Kind:             updateKinds.Proto(u.Kind),
 		PlatformUpdateId: u.PlatformUpdateID,
 		FromUserId:       u.FromUserID,
 		Text:             u.Text,
@@ -159,18 +144,10 @@ func updateToProto(u store.Update, platform string) *chatbusv1.Update {
 	}
 }
 
-var providerStates = map[supervise.State]chatbusv1.ProviderState{
-	supervise.StateStarting: chatbusv1.ProviderState_PROVIDER_STATE_STARTING,
-	supervise.StateRunning:  chatbusv1.ProviderState_PROVIDER_STATE_RUNNING,
-	supervise.StateBackoff:  chatbusv1.ProviderState_PROVIDER_STATE_BACKOFF,
-	supervise.StateFatal:    chatbusv1.ProviderState_PROVIDER_STATE_FATAL,
-	supervise.StateStopped:  chatbusv1.ProviderState_PROVIDER_STATE_STOPPED,
-}
-
 func providerToProto(s providers.Status) *chatbusv1.ProviderInfo {
 	out := &chatbusv1.ProviderInfo{
 		Name:              s.Name,
-		State:             providerStates[s.State],
+		State:             providerStates.Proto(s.State),
 		Pid:               int32(s.PID),
 		Restarts:          uint32(s.Restarts),
 		LastExit:          s.LastExit,
@@ -225,7 +202,7 @@ func eventToProto(e events.Event) *chatbusv1.Event {
 	return &chatbusv1.Event{
 		Id:         e.ID,
 		Time:       timestamppb.New(e.Time),
-		Kind:       chatbusv1.EventKind(e.Kind),
+		Kind:       eventKinds.Proto(e.Kind),
 		Message:    e.Message,
 		InstanceId: e.InstanceID,
 		Attrs:      e.Attrs,

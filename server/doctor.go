@@ -70,7 +70,7 @@ func (d *doctorService) Restart(req *chatbusv1.RestartRequest, stream chatbusv1.
 	out, err := d.s.doctor.Restart(stream.Context(), req.GetProvider(), opts, func(p doctor.Progress) {
 		// A caller that stops reading does not stop the restart.
 		_ = stream.Send(&chatbusv1.RestartResponse{Msg: &chatbusv1.RestartResponse_Progress{Progress: &chatbusv1.RestartProgress{
-			Phase: chatbusv1.RestartPhase(p.Phase), Message: p.Message, Occupancy: occupancyToProto(p.Occupancy),
+			Phase: restartPhases.Proto(p.Phase), Message: p.Message, Occupancy: occupancyToProto(p.Occupancy),
 			Blockers: p.Blockers, Elapsed: durationpb.New(p.Elapsed),
 		}}})
 	})
@@ -78,7 +78,7 @@ func (d *doctorService) Restart(req *chatbusv1.RestartRequest, stream chatbusv1.
 		return toStatus(err)
 	}
 	return stream.Send(&chatbusv1.RestartResponse{Msg: &chatbusv1.RestartResponse_Outcome{Outcome: &chatbusv1.RestartOutcome{
-		Kind: chatbusv1.OutcomeKind(out.Kind), Reason: chatbusv1.OutcomeReason(out.Reason), Message: out.Message,
+		Kind: outcomeKinds.Proto(out.Kind), Reason: outcomeReasons.Proto(out.Reason), Message: out.Message,
 		Old: ownerToProto(out.Old), Successor: ownerToProto(out.Successor), Adopted: out.Adopted, ExitProof: out.ExitProof,
 		Elapsed: durationpb.New(out.Elapsed), PrepareToReady: durationpb.New(out.PrepareToReady),
 	}}})
@@ -95,7 +95,7 @@ func occupancyToProto(o *providerv1.Occupancy) *chatbusv1.Occupancy {
 func ownerToProto(o doctor.Owner) *chatbusv1.Owner {
 	out := &chatbusv1.Owner{
 		Provider: o.Provider, Present: o.Present, OwnerId: o.OwnerID, Generation: o.Generation,
-		Pid: int32(o.Incarnation.PID), StartTime: o.Incarnation.StartTime, Phase: chatbusv1.FencePhase(o.Phase),
+		Pid: int32(o.Incarnation.PID), StartTime: o.Incarnation.StartTime, Phase: fencePhases.Proto(o.Phase),
 		Admitting: o.Admitting, Occupancy: occupancyToProto(o.Occupancy), RequestId: o.RequestID,
 	}
 	if !o.LeaseExpires.IsZero() {

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/server"
 	"github.com/chatbus/chatbus/server/servertest"
@@ -28,17 +29,6 @@ func countHeartbeats(n *atomic.Int64) client.Option {
 			}
 			return invoker(ctx, method, req, reply, cc, opts...)
 		}))
-}
-
-func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", within, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // TestSubscribedFollowerHeartbeatsRarely: Register tells the follower the
@@ -60,12 +50,12 @@ func TestSubscribedFollowerHeartbeatsRarely(t *testing.T) {
 	if got := f.Registered().GetSubscribedHeartbeatInterval().AsDuration(); got != time.Minute {
 		t.Fatalf("subscribed_heartbeat_interval %s, want 1m", got)
 	}
-	waitFor(t, 10*time.Second, "short-interval heartbeats", func() bool { return beats.Load() >= 3 })
+	testkit.Eventually(t, "short-interval heartbeats", func() bool { return beats.Load() >= 3 })
 
 	sctx, stop := context.WithCancel(ctx)
 	ended := make(chan error, 1)
 	go func() { ended <- f.Updates(sctx, 0, func(*chatbusv1.Update) error { return nil }) }()
-	waitFor(t, 10*time.Second, "the stream to be open", func() bool {
+	testkit.Eventually(t, "the stream to be open", func() bool {
 		fs, err := c.Followers(ctx)
 		return err == nil && len(fs) == 1 && fs[0].GetSubscribed()
 	})
@@ -82,7 +72,7 @@ func TestSubscribedFollowerHeartbeatsRarely(t *testing.T) {
 	stop()
 	<-ended
 	after := beats.Load()
-	waitFor(t, 10*time.Second, "heartbeats to resume once the stream ended", func() bool { return beats.Load() >= after+3 })
+	testkit.Eventually(t, "heartbeats to resume once the stream ended", func() bool { return beats.Load() >= after+3 })
 	if fs, err := c.Followers(ctx); err != nil || len(fs) != 1 {
 		t.Errorf("after the stream ended: followers %v, %v", fs, err)
 	}
@@ -162,7 +152,7 @@ func TestDeadFollowerPruned(t *testing.T) {
 			killed := time.Now()
 			// The subscribed bound is 2m1s: only the stream's end can
 			// prune it within the wait.
-			waitFor(t, 30*time.Second, "the dead follower to be pruned", func() bool {
+			testkit.Eventually(t, "the dead follower to be pruned", func() bool {
 				fs, err := c.Followers(ctx)
 				return err == nil && len(fs) == 0
 			})

@@ -1,13 +1,11 @@
 package server_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,38 +14,19 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/server"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/servertest"
 )
 
-// logBuffer collects a logger's JSON lines; the supervisor logs from many
-// goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// calls returns the "finished call" records of method, in order.
-func (b *logBuffer) calls(t *testing.T, method string) []map[string]any {
+// finishedCalls returns the "finished call" records of method in the JSON
+// log lines written to logs, in order.
+func finishedCalls(t *testing.T, logs *testkit.SyncBuffer, method string) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
 		var rec map[string]any
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatalf("log line is not JSON: %q", line)
@@ -65,7 +44,7 @@ func (b *logBuffer) calls(t *testing.T, method string) []map[string]any {
 func TestCallLogging(t *testing.T) {
 	for _, lvl := range []zerolog.Level{zerolog.InfoLevel, zerolog.DebugLevel} {
 		t.Run(lvl.String(), func(t *testing.T) {
-			logs := &logBuffer{}
+			logs := &testkit.SyncBuffer{}
 			sup := servertest.Start(t, server.Config{Logger: zerolog.New(logs).Level(lvl)})
 			c := sup.Dial(t)
 			r := register(t, c, "a")
@@ -78,7 +57,7 @@ func TestCallLogging(t *testing.T) {
 			}
 			sup.Stop(t)
 
-			got := logs.calls(t, "Heartbeat")
+			got := finishedCalls(t, logs, "Heartbeat")
 			want := 1
 			if lvl == zerolog.DebugLevel {
 				want = 2
@@ -115,16 +94,14 @@ func TestCallLogging(t *testing.T) {
 // held back; each refused call is logged once, never also as a finished
 // call.
 func TestRefusalsDoNotFloodTheLog(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &testkit.SyncBuffer{}
 	sup := servertest.Start(t, server.Config{Logger: zerolog.New(logs).Level(zerolog.InfoLevel)})
 	c, err := client.Dial(sup.Config.Socket, client.WithSecret("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	logs.mu.Lock()
-	before := strings.Count(logs.buf.String(), "\n")
-	logs.mu.Unlock()
+	before := strings.Count(logs.String(), "\n")
 
 	refuse := func() {
 		if _, err := c.Info(ctxT(t)); !errors.Is(err, client.ErrUnauthenticated) {
@@ -147,9 +124,7 @@ func TestRefusalsDoNotFloodTheLog(t *testing.T) {
 	elapsed := time.Since(start)
 	sup.Stop(t)
 
-	logs.mu.Lock()
-	all := strings.Split(strings.TrimSpace(logs.buf.String()), "\n")[before:]
-	logs.mu.Unlock()
+	all := strings.Split(strings.TrimSpace(logs.String()), "\n")[before:]
 	var refused, finished, suppressed int
 	for _, line := range all {
 		var rec map[string]any

@@ -23,6 +23,9 @@ var platformWords = regexp.MustCompile(`(?i:\b(telegram|slack|discord|forum|bota
 var allowed = map[string]string{
 	// The JSON field a schema 1 state file wrote; read to migrate it.
 	"store/bindings.go: ChatID     int64     `json:\"chat_id,omitempty\"`   // schema 1; read only": "schema 1 field",
+	// An update kind's name: chatbus.v1's UPDATE_KIND_CALLBACK_QUERY and the
+	// metrics' kind label, both public since the first release.
+	`store/store.go: UpdateCallbackQuery: "callback_query", // the name of chatbus.v1 and of the metrics' label`: "public kind name",
 	// The message verbs' own params (chatbus.provider.v1.EditParams, …).
 	`hub/verbs.go: VerbEdit:   {{Name: "message_id", Kind: store.RefMessage, Required: true}},`: "a verb's param",
 	`hub/verbs.go: VerbReact:  {{Name: "message_id", Kind: store.RefMessage, Required: true}},`: "a verb's param",

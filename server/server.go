@@ -35,6 +35,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/chatbus/chatbus/paths"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	serverauth "github.com/chatbus/chatbus/server/auth"
 	"github.com/chatbus/chatbus/server/console"
@@ -254,7 +255,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	if err := safesocket.PrivateDir(cfg.StateDir); err != nil {
+	if err := paths.PrivateDir(cfg.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	names := make([]string, 0, len(cfg.Providers))
@@ -405,10 +406,9 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 		grpc.MaxRecvMsgSize(MaxMessageBytes),
 		grpc.MaxSendMsgSize(MaxMessageBytes),
 		grpc.MaxConcurrentStreams(1<<16),
-		// Followers are many, long-lived and mostly idle: release a
-		// connection's write buffer between writes and keep its read
-		// buffer small (messages of any size still pass).
-		grpc.SharedWriteBuffer(true),
+		// Followers are many, long-lived and mostly idle: keep a
+		// connection's read buffer small (messages of any size still
+		// pass). Its write buffer is released between writes by default.
 		grpc.ReadBufferSize(16<<10),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		// An idle connection is pinged: a peer that stopped answering (a

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/paths"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -138,7 +138,7 @@ func (b *bridge) download(ctx context.Context, seq uint64, n int, fileID string)
 
 func (b *bridge) downloadTo(ctx context.Context, f *client.Follower, base, fileID string) (string, error) {
 	dir := b.dirs.inbox()
-	if err := privateDir(dir); err != nil {
+	if err := paths.PrivateDir(dir); err != nil {
 		return "", err
 	}
 	tmp, err := os.CreateTemp(dir, ".download-*")
@@ -214,5 +214,3 @@ func firstNonEmpty(vs ...string) string {
 	}
 	return ""
 }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chatbus/chatbus/paths"
 )
 
 func TestHandoffFile(t *testing.T) {
@@ -133,7 +135,7 @@ func TestSendable(t *testing.T) {
 	b := &bridge{cfg: config{}, dirs: newStateDirs(state, "k")}
 	b.cfg.paths.StateDir = state
 	os.WriteFile(filepath.Join(state, "secret"), []byte("s"), 0o600)
-	privateDir(b.dirs.inbox())
+	paths.PrivateDir(b.dirs.inbox())
 	os.WriteFile(filepath.Join(b.dirs.inbox(), "1-0.jpg"), []byte("j"), 0o600)
 	work := t.TempDir()
 	os.WriteFile(filepath.Join(work, "report.txt"), []byte("r"), 0o600)

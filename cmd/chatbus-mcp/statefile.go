@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/chatbus/chatbus/paths"
 )
 
 // stateDirs are chatbus-mcp's own files under the supervisor's state dir:
@@ -39,19 +41,10 @@ type handoffFile struct {
 	Binding string `json:"binding,omitempty"`
 }
 
-// privateDir makes dir (and its parents) and insists that dir itself is
-// mode 0700.
-func privateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	return os.Chmod(dir, 0o700)
-}
-
 // writeHandoff writes the file atomically (a 0600 temporary file renamed
 // over it).
 func (d stateDirs) writeHandoff(h handoffFile) error {
-	if err := privateDir(d.root); err != nil {
+	if err := paths.PrivateDir(d.root); err != nil {
 		return fmt.Errorf("handoff file: %w", err)
 	}
 	b, err := json.MarshalIndent(h, "", "  ")

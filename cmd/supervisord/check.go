@@ -83,7 +83,7 @@ func providerBinary(spec providers.Spec) (string, error) {
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {
-		return "", fmt.Errorf("no %s beside supervisord or on PATH: install it, or name it with binary:", name)
+		return "", fmt.Errorf("no %s beside supervisord or on PATH: install it, or name its path with the provider's binary setting", name)
 	}
 	return p, nil
 }

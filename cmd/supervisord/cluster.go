@@ -13,12 +13,12 @@ import (
 	"github.com/spf13/cobra"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/chatbus/chatbus/paths"
 	"github.com/chatbus/chatbus/server"
 	"github.com/chatbus/chatbus/server/auth"
 	"github.com/chatbus/chatbus/server/cluster"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/metrics"
-	"github.com/chatbus/chatbus/server/safesocket"
 	"github.com/chatbus/chatbus/server/store"
 )
 
@@ -107,7 +107,7 @@ func runCluster(ctx context.Context, cfg server.Config, fc *config, log zerolog.
 	if len(cfg.Providers) != 1 {
 		return fmt.Errorf("cluster: exactly one provider, got %d", len(cfg.Providers))
 	}
-	if err := safesocket.PrivateDir(cfg.StateDir); err != nil {
+	if err := paths.PrivateDir(cfg.StateDir); err != nil {
 		return fmt.Errorf("state dir: %w", err)
 	}
 	secret, err := auth.LoadOrCreateSecret(cfg.StateDir + "/secret")

@@ -239,12 +239,19 @@ func loadConfig(path string, required bool) (*config, error) {
 		return c, fmt.Errorf("config: %w", err)
 	}
 	c.found = true
+	return c, c.parse(b)
+}
+
+// parse reads the file's bytes b into c: anything wrong in them is a
+// *ConfigError.
+func (c *config) parse(b []byte) error {
+	path := c.path
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return c, &ConfigError{Path: path, Problems: []problem{{why: yamlWhy(err)}}}
+		return &ConfigError{Path: path, Problems: []problem{{why: yamlWhy(err)}}}
 	}
 	if len(doc.Content) == 0 { // empty file
-		return c, nil
+		return nil
 	}
 	root := doc.Content[0]
 	var probs []problem
@@ -271,9 +278,9 @@ func loadConfig(path string, required bool) (*config, error) {
 		c.Providers = decodeProviders(root)
 	}
 	if len(probs) > 0 {
-		return c, &ConfigError{Path: path, Problems: probs}
+		return &ConfigError{Path: path, Problems: probs}
 	}
-	return c, nil
+	return nil
 }
 
 // decodeProviders decodes the providers section of root, nil if none.

@@ -167,7 +167,7 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 	}
 	p := resolvePaths(base, f, fc)
 	if err := paths.CheckSocket(p.Socket); err != nil {
-		return err
+		return fmt.Errorf("%w: choose a shorter --socket or XDG_RUNTIME_DIR", err)
 	}
 
 	logOut := stderr

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/provider/telegram/tgtest"
 )
@@ -242,7 +243,7 @@ func TestUnitSandboxRunsSupervisord(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	d := s.emulate(ctx, []string{"NOTIFY_SOCKET=" + notifyPath})
 	d.Stdout, d.Stderr = &logs, &logs
 	if err := d.Start(); err != nil {
@@ -291,7 +292,7 @@ func TestUnitSandboxRunsSupervisord(t *testing.T) {
 		"CHATBUS_SOCKET=" + filepath.Join(s.run, "chatbus", "default", "supervisor.sock"),
 		"CHATBUS_SECRET_FILE=" + filepath.Join(state, "secret")},
 		s.helper, "-test.run=^TestSandboxHelper$")
-	var flErr syncBuffer
+	var flErr testkit.SyncBuffer
 	fl.Stderr = &flErr
 	stdout, err := fl.StdoutPipe()
 	if err != nil {

@@ -45,12 +45,16 @@ var rules = []struct {
 	allowed func(dep string) bool
 }{
 	{"proto/", func(dep string) bool { return strings.HasPrefix(dep, "proto/") }},
-	{"client", func(dep string) bool { return dep == "proto/chatbus/v1" }},
+	// paths: a leaf holding the socket-path limit and the private-dir rule
+	// that the client, the supervisor and the providers share.
+	{"client", func(dep string) bool { return dep == "proto/chatbus/v1" || dep == "paths" }},
 	{"provider", func(dep string) bool {
 		// internal/webauth: the guard of the loopback pages (the playground's).
-		// internal/contract, internal/suggest: leaves shared with the supervisor.
+		// internal/contract, internal/suggest, internal/enumtab, paths:
+		// leaves shared with the supervisor.
 		return strings.HasPrefix(dep, "provider") || strings.HasPrefix(dep, "proto/chatbus/provider/") ||
-			dep == "internal/proc" || dep == "internal/webauth" || dep == "internal/contract" || dep == "internal/suggest"
+			dep == "internal/proc" || dep == "internal/webauth" || dep == "internal/contract" || dep == "internal/suggest" ||
+			dep == "internal/enumtab" || dep == "paths"
 	}},
 	{"server", func(dep string) bool { return dep != "client" && !strings.HasPrefix(dep, "cmd/") }},
 	{"cmd/busctl", func(dep string) bool { return !strings.HasPrefix(dep, "server") }},
@@ -58,6 +62,7 @@ var rules = []struct {
 	{"internal/webauth", func(string) bool { return false }},
 	{"internal/contract", func(string) bool { return false }},
 	{"internal/suggest", func(string) bool { return false }},
+	{"internal/enumtab", func(string) bool { return false }},
 }
 
 func TestImportBoundaries(t *testing.T) {

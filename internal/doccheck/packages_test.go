@@ -60,7 +60,7 @@ func TestDesignNamesEveryPackage(t *testing.T) {
 	}
 }
 
-var firstCell = regexp.MustCompile("^\\|([^|]*)\\|")
+var firstCell = regexp.MustCompile(`^\|([^|]*)\|`)
 var backticked = regexp.MustCompile("`([^`]+)`")
 
 // tableNames are the backticked names in the first cell of the rows of

@@ -1,12 +1,123 @@
-// Package testkit holds the small fakes several packages' tests share: a
-// clock the test sets, and a recorder of a store's drop reports. Tests
-// only; nothing of the product imports it.
+// Package testkit holds the small helpers several packages' tests share: a
+// clock the test sets, a recorder of a store's drop reports, a log sink
+// for several goroutines, the two waits on an event (Eventually for a
+// condition, Recv for a channel), and a file copy. Tests only; nothing of
+// the product imports it.
 package testkit
 
 import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
 	"sync"
+	"testing"
 	"time"
 )
+
+// Wait bounds a wait on an event: far beyond what any event takes on a
+// loaded machine, so that reaching it means the event is not coming. A
+// test waits on the event; Wait only keeps a broken test from hanging.
+const Wait = 30 * time.Second
+
+// pollEvery is how often Eventually looks again.
+const pollEvery = 5 * time.Millisecond
+
+// Eventually waits until cond holds, looking again every few
+// milliseconds; if it does not within Wait the test fails, saying it was
+// waiting for what. For a condition no event signals (a counter, a file,
+// a log line); where a channel signals it, use Recv.
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	eventually(t, what, cond, Wait)
+}
+
+func eventually(t testing.TB, what string, cond func() bool, bound time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", bound, what)
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// Recv receives from ch; if nothing comes within Wait the test fails,
+// saying it was waiting for what. A closed channel yields its zero value,
+// as a receive does.
+func Recv[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	return recv(t, ch, what, Wait)
+}
+
+func recv[T any](t testing.TB, ch <-chan T, what string, bound time.Duration) T {
+	t.Helper()
+	timer := time.NewTimer(bound)
+	defer timer.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-timer.C:
+		t.Fatalf("timed out after %s waiting for %s", bound, what)
+		panic("unreachable")
+	}
+}
+
+// SyncBuffer is a bytes.Buffer that writer goroutines and a reader may
+// use at once (a logger's sink, a child's output). The zero value is
+// empty and ready.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Bytes returns a copy of what was written so far.
+func (s *SyncBuffer) Bytes() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return bytes.Clone(s.b.Bytes())
+}
+
+// Contains reports whether what was written so far contains sub.
+func (s *SyncBuffer) Contains(sub string) bool { return strings.Contains(s.String(), sub) }
+
+// CopyFile copies the file from to the file to (created or truncated,
+// with mode), failing the test on any error: a binary copied where
+// another user may run it, a fixture into a test's directory.
+func CopyFile(t testing.TB, from, to string, mode os.FileMode) {
+	t.Helper()
+	src, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // Clock is a clock a test moves by hand; its Now is a func() time.Time for
 // the options that take one.

@@ -274,7 +274,9 @@ func (g *Guard) exchange(w http.ResponseWriter, r *http.Request) {
 	})
 	q := r.URL.Query()
 	q.Del("token")
-	target := r.URL.Path
+	// A path of this page: "//host" or "/\host" would send the browser,
+	// session in hand, to another site.
+	target := "/" + strings.TrimLeft(r.URL.Path, "/\\")
 	if enc := q.Encode(); enc != "" {
 		target += "?" + enc
 	}

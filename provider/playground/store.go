@@ -350,7 +350,8 @@ func (s *store) history(thread int64, limit int) ([]message, error) {
 		c := tx.Bucket(bMsgs).Cursor()
 		prefix := u64(thread)
 		// Seek past the room's last key, then walk back.
-		k, v := c.Seek(u64(thread + 1))
+		k, _ := c.Seek(u64(thread + 1))
+		var v []byte
 		if k == nil {
 			k, v = c.Last()
 		} else {

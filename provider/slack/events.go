@@ -65,11 +65,6 @@ type message struct {
 	} `json:"user_profile"`
 }
 
-type edited struct {
-	User string `json:"user"`
-	TS   string `json:"ts"`
-}
-
 type fileInfo struct {
 	ID string `json:"id"`
 }

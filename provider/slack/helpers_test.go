@@ -1,12 +1,9 @@
 package slack_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/chatbus/chatbus/internal/proc"
+	"github.com/chatbus/chatbus/internal/testkit"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/providertest"
@@ -44,7 +42,7 @@ type rig struct {
 	plat   *slack.Platform
 	h      *providertest.Harness
 	health *provider.Health
-	log    *syncBuffer
+	log    *testkit.SyncBuffer
 }
 
 type rigConfig struct {
@@ -62,7 +60,7 @@ func newRig(t *testing.T, cfg rigConfig) *rig {
 	if cfg.settings != nil {
 		cfg.settings(&s)
 	}
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	log := zerolog.New(logs).With().Timestamp().Logger()
 	health := provider.NewHealth()
 	plat, err := slack.New(slack.Config{Settings: s, Logger: log, Health: health,
@@ -276,18 +274,6 @@ func (j *journal) count() int {
 	return len(j.all)
 }
 
-// eventually polls cond until it holds.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func wantCode(t *testing.T, err error, code codes.Code, reason string) {
 	t.Helper()
 	if status.Code(err) != code {
@@ -309,24 +295,3 @@ func limitScope(err error) string {
 	}
 	return ""
 }
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
-
-func (s *syncBuffer) contains(sub string) bool { return strings.Contains(s.String(), sub) }
-
-var _ io.Writer = (*syncBuffer)(nil)

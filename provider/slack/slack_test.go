@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/chatbus/chatbus/internal/testkit"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/slack"
@@ -112,7 +113,7 @@ func TestInbound(t *testing.T) {
 	}
 	// Everything was acknowledged, the echoes and the unfurl without
 	// being routed; nothing acknowledged twice, nothing else.
-	eventually(t, "every envelope acknowledged", func() bool { return r.st.Stats().Pending == 0 })
+	testkit.Eventually(t, "every envelope acknowledged", func() bool { return r.st.Stats().Pending == 0 })
 	if st := r.st.Stats(); st.BadAcks != 0 || st.Acks != 0 || st.Redeliveries != 0 {
 		t.Errorf("stats %+v", st)
 	}
@@ -135,14 +136,14 @@ func TestAckAfterDurable(t *testing.T) {
 	m := r.st.PostMessage(chanID, person, "hold me", th.GetThread())
 	j.update(m.EventID)
 	// Not durable yet: not acknowledged, so Slack redelivers.
-	eventually(t, "a redelivery", func() bool { return r.st.Event(m.EventID).Deliveries >= 2 })
+	testkit.Eventually(t, "a redelivery", func() bool { return r.st.Event(m.EventID).Deliveries >= 2 })
 	if r.st.Event(m.EventID).Acked {
 		t.Fatal("acknowledged before the supervisor made it durable")
 	}
 	j.setHold(false)
-	eventually(t, "acknowledged", func() bool { return r.st.Event(m.EventID).Acked })
+	testkit.Eventually(t, "acknowledged", func() bool { return r.st.Event(m.EventID).Acked })
 	ev := r.st.Event(m.EventID)
-	eventually(t, "every attempt acknowledged", func() bool { return r.st.Event(m.EventID).Acks == r.st.Event(m.EventID).Deliveries })
+	testkit.Eventually(t, "every attempt acknowledged", func() bool { return r.st.Event(m.EventID).Acks == r.st.Event(m.EventID).Deliveries })
 	if n := j.count(); n != 1 {
 		t.Errorf("sent %d times, want once (event %+v)", n, ev)
 	}
@@ -164,7 +165,7 @@ func TestRedeliveredAfterStreamEnds(t *testing.T) {
 	if again.GetUpdateId() == first.GetUpdateId() || again.GetText() != "in flight" {
 		t.Errorf("first %v, again %v", first, again)
 	}
-	eventually(t, "acknowledged", func() bool { return r.st.Event(m.EventID).Acked })
+	testkit.Eventually(t, "acknowledged", func() bool { return r.st.Event(m.EventID).Acked })
 	if e := r.st.Event(m.EventID); e.Deliveries != 2 {
 		t.Errorf("event %+v: want one redelivery (the first connection closed with the stream)", e)
 	}
@@ -183,7 +184,7 @@ func TestNotAdmitting(t *testing.T) {
 	}
 	m := r.st.PostMessage(chanID, person, "during prepare", th.GetThread())
 	// Two deliveries prove the first was not acknowledged in time.
-	eventually(t, "redelivered", func() bool { return r.st.Event(m.EventID).Deliveries >= 2 })
+	testkit.Eventually(t, "redelivered", func() bool { return r.st.Event(m.EventID).Deliveries >= 2 })
 	if e := r.st.Event(m.EventID); e.Acked || j.count() != 0 {
 		t.Fatalf("while prepared: event %+v, %d updates", e, j.count())
 	}
@@ -191,7 +192,7 @@ func TestNotAdmitting(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.update(m.EventID)
-	eventually(t, "acknowledged", func() bool { return r.st.Event(m.EventID).Acked })
+	testkit.Eventually(t, "acknowledged", func() bool { return r.st.Event(m.EventID).Acked })
 	if n := j.count(); n != 1 {
 		t.Errorf("delivered %d times", n)
 	}
@@ -225,13 +226,13 @@ func TestConnectionFailures(t *testing.T) {
 		{"silent", r.st.StallLinks},
 	}
 	for i, b := range breaks {
-		eventually(t, "a connection", func() bool { return r.st.Stats().Live > 0 })
+		testkit.Eventually(t, "a connection", func() bool { return r.st.Stats().Live > 0 })
 		post(5)
 		conns := r.st.Stats().Connections
 		b.break_()
 		post(5)
-		eventually(t, b.name+": a new connection", func() bool { return r.st.Stats().Connections > conns })
-		if i == 2 && !r.log.contains("the connection is dead") {
+		testkit.Eventually(t, b.name+": a new connection", func() bool { return r.st.Stats().Connections > conns })
+		if i == 2 && !r.log.Contains("the connection is dead") {
 			t.Errorf("the silent connection was not noticed as dead:\n%s", r.log.String())
 		}
 	}
@@ -243,7 +244,7 @@ func TestConnectionFailures(t *testing.T) {
 	if !slices.Equal(got, sorted) {
 		t.Errorf("journalled %v, want %v", got, sorted)
 	}
-	eventually(t, "all acknowledged", func() bool { return r.st.Stats().Pending == 0 })
+	testkit.Eventually(t, "all acknowledged", func() bool { return r.st.Stats().Pending == 0 })
 	if st := r.st.Stats(); st.BadAcks != 0 || st.Expired != 0 {
 		t.Errorf("stats %+v", st)
 	}
@@ -259,16 +260,16 @@ func TestRefreshKeepsReading(t *testing.T) {
 	r := newRig(t, rigConfig{})
 	j := r.journal()
 	th := r.provision("A · alpha")
-	eventually(t, "a connection", func() bool { return r.st.Stats().Live == 1 })
+	testkit.Eventually(t, "a connection", func() bool { return r.st.Stats().Live == 1 })
 	r.st.Fail("apps.connections.open", slacktest.Fault{Delay: 700 * time.Millisecond}) // the next connection is slow to open
 	r.st.Disconnect("warning")
 	m := r.st.PostMessage(chanID, person, "between connections", th.GetThread())
 	j.update(m.EventID)
-	eventually(t, "acknowledged", func() bool { return r.st.Event(m.EventID).Acked })
+	testkit.Eventually(t, "acknowledged", func() bool { return r.st.Event(m.EventID).Acked })
 	if e, st := r.st.Event(m.EventID), r.st.Stats(); e.Deliveries != 1 || st.Connections != 1 {
 		t.Errorf("event %+v, stats %+v: want it acknowledged on the old connection", e, st)
 	}
-	eventually(t, "the next connection", func() bool { return r.st.Stats().Connections == 2 })
+	testkit.Eventually(t, "the next connection", func() bool { return r.st.Stats().Connections == 2 })
 }
 
 // TestHealth: a revoked token, and Socket Mode turned off, make the
@@ -290,9 +291,9 @@ func TestHealth(t *testing.T) {
 			r := newRig(t, rigConfig{})
 			r.journal()
 			th := r.provision("A · alpha")
-			eventually(t, "connected", func() bool { return r.st.Stats().Live == 1 })
+			testkit.Eventually(t, "connected", func() bool { return r.st.Stats().Live == 1 })
 			tc.break_(r.st)
-			eventually(t, "NOT_SERVING", func() bool {
+			testkit.Eventually(t, "NOT_SERVING", func() bool {
 				st, why := r.healthOf()
 				return st == grpc_health_v1.HealthCheckResponse_NOT_SERVING && strings.Contains(why, tc.reason)
 			})
@@ -301,7 +302,7 @@ func TestHealth(t *testing.T) {
 				wantCode(t, err, codes.PermissionDenied, "")
 			}
 			tc.fix(r.st)
-			eventually(t, "SERVING again", func() bool {
+			testkit.Eventually(t, "SERVING again", func() bool {
 				st, _ := r.healthOf()
 				return st == grpc_health_v1.HealthCheckResponse_SERVING
 			})

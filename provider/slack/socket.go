@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
 	"sync"
@@ -297,26 +298,20 @@ func (r *receiver) read(ctx context.Context, l *link, events chan<- linkEvent) {
 			tell(linkEvent{kind: evEnded, err: err, dead: errors.As(err, &ne) && ne.Timeout()})
 			return
 		}
-		var req socketmode.Request
-		if err := json.Unmarshal(data, &req); err != nil {
-			log.Warn().Err(err).Msg("a Socket Mode frame that is not JSON: ignored")
-			continue
-		}
-		switch req.Type {
-		case socketmode.RequestTypeHello:
+		req, kind, err := parseFrame(data)
+		switch kind {
+		case frameIgnored:
+			log.Warn().Err(err).Str("type", req.Type).Msg("a Socket Mode frame ignored")
+		case frameHello:
 			log.Info().Int("num_connections", req.NumConnections).Str("host", req.DebugInfo.Host).Msg("Socket Mode connected")
 			if !tell(linkEvent{kind: evHello}) {
 				return
 			}
-		case socketmode.RequestTypeDisconnect:
+		case frameDisconnect:
 			if !tell(linkEvent{kind: evDisconnect, reason: req.Reason}) {
 				return
 			}
-		default:
-			if req.EnvelopeID == "" {
-				log.Warn().Str("type", req.Type).Msg("a Socket Mode request without an envelope id: ignored")
-				continue
-			}
+		case frameEnvelope:
 			env := &envelope{ID: req.EnvelopeID, Type: req.Type, Payload: req.Payload, Retry: req.RetryAttempt,
 				RetryReason: req.RetryReason, link: l, received: time.Now()}
 			select {
@@ -326,4 +321,38 @@ func (r *receiver) read(ctx context.Context, l *link, events chan<- linkEvent) {
 			}
 		}
 	}
+}
+
+// frameKind is what a Socket Mode frame is to the receiver.
+type frameKind int
+
+const (
+	// frameIgnored: not JSON, or a request without an envelope id.
+	frameIgnored frameKind = iota
+	// frameHello: the connection is up (no envelope id, never acked).
+	frameHello
+	// frameDisconnect: Slack asks to reconnect (no envelope id, never
+	// acked).
+	frameDisconnect
+	// frameEnvelope: a request to deliver and acknowledge by its
+	// envelope id (events_api, interactive, slash_commands…).
+	frameEnvelope
+)
+
+// parseFrame reads one Socket Mode frame; err says why one is ignored.
+func parseFrame(data []byte) (socketmode.Request, frameKind, error) {
+	var req socketmode.Request
+	if err := json.Unmarshal(data, &req); err != nil {
+		return req, frameIgnored, fmt.Errorf("not JSON: %w", err)
+	}
+	switch req.Type {
+	case socketmode.RequestTypeHello:
+		return req, frameHello, nil
+	case socketmode.RequestTypeDisconnect:
+		return req, frameDisconnect, nil
+	}
+	if req.EnvelopeID == "" {
+		return req, frameIgnored, errors.New("a request without an envelope id")
+	}
+	return req, frameEnvelope, nil
 }

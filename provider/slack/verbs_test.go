@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/chatbus/chatbus/internal/testkit"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/render"
@@ -239,7 +240,7 @@ func TestButtonPress(t *testing.T) {
 		!slices.Equal(refs(u), []string{"interaction:" + interaction, "message:" + ids[0]}) {
 		t.Fatalf("press %v (refs %v)", u, refs(u))
 	}
-	eventually(t, "the press acknowledged", func() bool { return r.st.Event(press).Acked })
+	testkit.Eventually(t, "the press acknowledged", func() bool { return r.st.Event(press).Acked })
 
 	if _, err := r.verb(th, provider.VerbAnswer, &providerv1.AnswerParams{InteractionId: interaction, Text: "❌ Denied"}); err != nil {
 		t.Fatal(err)
@@ -305,21 +306,21 @@ func TestNotInChannel(t *testing.T) {
 		r := newRig(t, rigConfig{})
 		r.st.SetMember(chanID, false)
 		r.journal()
-		eventually(t, "NOT_SERVING", notServing(r, "/invite @chatbus"))
+		testkit.Eventually(t, "NOT_SERVING", notServing(r, "/invite @chatbus"))
 		_, why := r.healthOf()
 		if !strings.Contains(why, chanID) || !strings.Contains(why, "not_in_channel") {
 			t.Errorf("reason %q", why)
 		}
 		r.st.SetMember(chanID, true)
-		eventually(t, "SERVING once invited", serving(r))
+		testkit.Eventually(t, "SERVING once invited", serving(r))
 		th := r.provision("A · alpha")
 		if _, err := r.verb(th, provider.VerbSend, &providerv1.SendParams{Text: "here"}); err != nil {
 			t.Fatal(err)
 		}
 		r.st.SetMember(chanID, false)
-		eventually(t, "NOT_SERVING once removed", notServing(r, "/invite @chatbus"))
+		testkit.Eventually(t, "NOT_SERVING once removed", notServing(r, "/invite @chatbus"))
 		r.st.SetMember(chanID, true)
-		eventually(t, "SERVING again", serving(r))
+		testkit.Eventually(t, "SERVING again", serving(r))
 	})
 	t.Run("without the event", func(t *testing.T) {
 		// Slack sends member_joined_channel only to an app subscribed to
@@ -330,14 +331,14 @@ func TestNotInChannel(t *testing.T) {
 		// The look at start goes first (one asked after the refusal would
 		// rightly find the bot in the channel; one asked before it and
 		// answered after does not count).
-		eventually(t, "the look at start", func() bool { return r.st.Calls("conversations.info") >= 1 })
+		testkit.Eventually(t, "the look at start", func() bool { return r.st.Calls("conversations.info") >= 1 })
 		looks := r.st.Calls("conversations.info")
 		r.st.Fail("chat.postMessage", slacktest.Fault{Error: "not_in_channel"})
 		_, err := r.verb(th, provider.VerbSend, &providerv1.SendParams{Text: "x"})
 		wantCode(t, err, codes.PermissionDenied, "")
 		// The stand-in still has the bot in the channel: the next look
 		// finds it there.
-		eventually(t, "SERVING after conversations.info", serving(r))
+		testkit.Eventually(t, "SERVING after conversations.info", serving(r))
 		if n := r.st.Calls("conversations.info"); n <= looks {
 			t.Errorf("conversations.info called %d times, none after the refusal", n)
 		}
@@ -350,8 +351,8 @@ func TestNotInChannel(t *testing.T) {
 		r.st.Fail("chat.postMessage", slacktest.Fault{Error: "not_in_channel"})
 		_, err := r.verb(th, provider.VerbSend, &providerv1.SendParams{Text: "x"})
 		wantCode(t, err, codes.PermissionDenied, "")
-		eventually(t, "NOT_SERVING, naming the scope", notServing(r, "channels:read"))
+		testkit.Eventually(t, "NOT_SERVING, naming the scope", notServing(r, "channels:read"))
 		r.st.ClearFaults()
-		eventually(t, "SERVING once the scope is there", serving(r))
+		testkit.Eventually(t, "SERVING once the scope is there", serving(r))
 	})
 }

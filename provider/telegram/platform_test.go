@@ -163,14 +163,6 @@ func TestHealthRevokedTokenRetriesSlowly(t *testing.T) {
 	}
 }
 
-func topicIDs(tg *tgtest.Server) []int {
-	var out []int
-	for _, tp := range tg.Topics(forum) {
-		out = append(out, tp.MessageThreadID)
-	}
-	return out
-}
-
 // TestProvisionReuse: the slot's old topic is reused (renamed, reopened)
 // while it exists; a deleted one is replaced by a new topic, Reused=false.
 func TestProvisionReuse(t *testing.T) {

@@ -111,6 +111,11 @@ const (
 	PhaseReady
 )
 
+var phaseNames = map[Phase]string{PhaseObserve: "observe", PhasePrepare: "prepare", PhaseDrain: "drain", PhaseCommit: "commit",
+	PhaseExitProof: "exit_proof", PhaseSuccessor: "successor", PhaseReady: "ready"}
+
+func (p Phase) String() string { return phaseNames[p] }
+
 // Progress is one step of a restart.
 type Progress struct {
 	Phase     Phase
@@ -310,9 +315,25 @@ func (d *Doctor) Cancel(ctx context.Context, name, requestID string) (Owner, err
 	return o.Owner, err
 }
 
+// RefusedError is an owner's refusal of a fence request; it matches
+// ErrRefused. Code is the gRPC code the owner answered with
+// (FailedPrecondition: another request id, not prepared, committed;
+// Aborted: another doctor's fence; Unavailable: the owner could not be
+// reached), which the server keeps on the way to the caller.
+type RefusedError struct {
+	Code codes.Code
+	Msg  string
+}
+
+func (e *RefusedError) Error() string { return ErrRefused.Error() + ": " + e.Msg }
+
+// Is matches ErrRefused.
+func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
+
+// refusal is the owner's error answer to a fence request, with its code.
 func refusal(err error) error {
 	st, _ := status.FromError(err)
-	return fmt.Errorf("%w: %s", ErrRefused, st.Message())
+	return &RefusedError{Code: st.Code(), Msg: st.Message()}
 }
 
 func (d *Doctor) publish(name, msg, requestID string) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
+	"google.golang.org/grpc/codes"
 
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/providertest"
@@ -238,8 +239,14 @@ func TestPrepareCommitCancel(t *testing.T) {
 	if _, err := e.d.Commit(ctx(t), "fake", "r1"); !errors.Is(err, doctor.ErrOccupied) || !strings.Contains(err.Error(), "f-1") {
 		t.Errorf("commit while attached: %v, want ErrOccupied naming f-1", err)
 	}
-	if _, err := e.d.Cancel(ctx(t), "fake", "r2"); !errors.Is(err, doctor.ErrRefused) {
-		t.Errorf("cancel with another request id: %v, want ErrRefused", err)
+	// A refusal keeps the owner's code: another request id is a failed
+	// precondition, a second doctor's prepare meets a held fence.
+	var re *doctor.RefusedError
+	if _, err := e.d.Cancel(ctx(t), "fake", "r2"); !errors.Is(err, doctor.ErrRefused) || !errors.As(err, &re) || re.Code != codes.FailedPrecondition {
+		t.Errorf("cancel with another request id: %v, want ErrRefused with FailedPrecondition", err)
+	}
+	if _, err := e.d.Prepare(ctx(t), "fake", "r2", time.Minute); !errors.Is(err, doctor.ErrRefused) || !errors.As(err, &re) || re.Code != codes.Aborted {
+		t.Errorf("prepare by a second doctor: %v, want ErrRefused with Aborted", err)
 	}
 	o, err = e.d.Cancel(ctx(t), "fake", "r1")
 	if err != nil || !o.Admitting {

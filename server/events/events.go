@@ -12,7 +12,8 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// Kind classifies events; the values mirror chatbus.v1.EventKind.
+// Kind classifies events. The server maps each to chatbus.v1.EventKind
+// through a table (server/enums.go), tested against the proto.
 type Kind int
 
 const (

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/chatbus/chatbus/internal/testkit"
 )
 
 func TestAppend(t *testing.T) {
@@ -239,7 +241,7 @@ func TestAckFlushInterval(t *testing.T) {
 	if _, err := j.Ack("a", 1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the ack's commit", func() bool { return j.commits.Load() > before })
+	testkit.Eventually(t, "the ack's commit", func() bool { return j.commits.Load() > before })
 	snap := openAt(t, snapshotDir(t, j.Dir()), Options{})
 	if st := mustStats(t, snap, "a"); st.AckedThrough != 1 {
 		t.Errorf("on disk: acked through %d, want 1", st.AckedThrough)
@@ -731,7 +733,7 @@ func TestAppendContext(t *testing.T) {
 	<-entered // A is being written
 	ctxB, cancelB := context.WithCancel(context.Background())
 	errB := async(ctxB, "B")
-	waitFor(t, "B queued", func() bool { return len(j.reqs) == 1 })
+	testkit.Eventually(t, "B queued", func() bool { return len(j.reqs) == 1 })
 	cancelB()
 	if err := <-errB; !errors.Is(err, context.Canceled) {
 		t.Errorf("B (cancelled while queued) = %v", err)
@@ -787,7 +789,7 @@ func TestClose(t *testing.T) {
 		}()
 	}
 	<-entered
-	waitFor(t, "every append accepted", func() bool { return int(held.Load())+len(j.reqs) == n })
+	testkit.Eventually(t, "every append accepted", func() bool { return int(held.Load())+len(j.reqs) == n })
 	closed := make(chan error, 1)
 	go func() { closed <- j.Close() }()
 	release <- struct{}{}
@@ -838,23 +840,11 @@ func TestLocked(t *testing.T) {
 	openAt(t, dir, Options{})
 }
 
-// waitFor waits until cond holds (checked every millisecond, for at most
-// 10 s).
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
-// waitUntil is waitFor for goroutines other than the test's: it gives up
-// after 10 s without failing (the test's own checks then fail).
+// waitUntil is testkit.Eventually for goroutines other than the test's:
+// it gives up after testkit.Wait without failing (the test's own checks
+// then fail).
 func waitUntil(cond func() bool) {
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testkit.Wait)
 	for !cond() && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}

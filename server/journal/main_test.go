@@ -135,14 +135,6 @@ func dataOf(recs []Record) []string {
 	return out
 }
 
-func appendedSeqs(out []Appended) []uint64 {
-	s := make([]uint64, len(out))
-	for i, a := range out {
-		s[i] = a.Seq
-	}
-	return s
-}
-
 func seqRange(from, to uint64) []uint64 {
 	var s []uint64
 	for v := from; v <= to; v++ {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc/codes"
+
+	"github.com/chatbus/chatbus/server/store"
 )
 
 // The recorders on the hot paths look their series up here rather than
@@ -13,9 +15,10 @@ import (
 // once at New (read-only after; another provider's events take the
 // vector's lookup), per (method, code) in a sync.Map filled on first use.
 
-// kinds is how many update kinds have a series of their own; the last
-// index is "other".
-const kinds = 5
+// kinds bounds the update kinds that have a series of their own (those of
+// store.UpdateKind with a name); the last index is "other", as is any kind
+// this build does not know.
+const kinds = 8
 
 // providerSeries are one configured provider's inbound counters.
 type providerSeries struct {
@@ -30,19 +33,21 @@ func (m *Metrics) newProviderSeries(p string) *providerSeries {
 		unrouted:  m.updatesUnrouted.WithLabelValues(p),
 		duplicate: m.updatesDup.WithLabelValues(p),
 	}
-	for k := range kinds {
-		s.received[k] = m.updatesReceived.WithLabelValues(p, kindLabel(int32(k)))
-	}
 	s.received[kinds] = m.updatesReceived.WithLabelValues(p, "other")
+	for k := range kinds {
+		if name := store.UpdateKind(k).String(); name != "" {
+			s.received[k] = m.updatesReceived.WithLabelValues(p, name)
+		} else {
+			s.received[k] = s.received[kinds]
+		}
+	}
 	return s
 }
 
 // receivedCounter is the counter of an update kind.
-func (s *providerSeries) receivedCounter(kind int32) prometheus.Counter {
+func (s *providerSeries) receivedCounter(kind store.UpdateKind) prometheus.Counter {
 	if kind >= 0 && kind < kinds {
-		if _, known := kindNames[kind]; known {
-			return s.received[kind]
-		}
+		return s.received[kind]
 	}
 	return s.received[kinds]
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chatbus/chatbus/paths"
 	"github.com/chatbus/chatbus/server/safesocket"
 )
 
@@ -26,10 +27,6 @@ var (
 
 // unixScheme prefixes a metrics.listen value naming a Unix socket.
 const unixScheme = "unix://"
-
-// maxSocketPath is the longest Unix socket path Linux takes (sun_path
-// less its NUL).
-const maxSocketPath = 107
 
 // Addr is where the metrics are served: Network "unix" with a socket
 // path, or "tcp" with host:port.
@@ -55,8 +52,8 @@ func ParseListen(s string, allowNonLoopback bool) (Addr, error) {
 		switch {
 		case !filepath.IsAbs(rest):
 			return Addr{}, fmt.Errorf("%q: %w (the socket path must be absolute: unix:///run/…)", s, ErrListen)
-		case len(rest) > maxSocketPath:
-			return Addr{}, fmt.Errorf("%q: %w (the socket path is %d bytes; at most %d)", s, ErrListen, len(rest), maxSocketPath)
+		case len(rest) > paths.MaxSocketPath:
+			return Addr{}, fmt.Errorf("%q: %w (the socket path is %d bytes; at most %d)", s, ErrListen, len(rest), paths.MaxSocketPath)
 		}
 		return Addr{Network: "unix", Address: filepath.Clean(rest)}, nil
 	}

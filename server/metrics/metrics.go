@@ -24,7 +24,6 @@ package metrics
 
 import (
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -34,7 +33,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/grpc/codes"
 
-	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/server/store"
 )
 
@@ -254,19 +252,10 @@ func (m *Metrics) Handler() http.Handler {
 	}))
 }
 
-// kindNames are the update kinds as label values, by their enum value.
-var kindNames = func() map[int32]string {
-	out := map[int32]string{}
-	for v, name := range chatbusv1.UpdateKind_name {
-		out[v] = strings.ToLower(strings.TrimPrefix(name, "UPDATE_KIND_"))
-	}
-	return out
-}()
-
-// kindLabel names an update kind; a value this build does not know is
-// "other", so a provider cannot grow the label set.
-func kindLabel(k int32) string {
-	if name, ok := kindNames[k]; ok {
+// kindLabel names an update kind; a kind this build does not know (0: a
+// newer provider's) is "other", so a provider cannot grow the label set.
+func kindLabel(k store.UpdateKind) string {
+	if name := k.String(); name != "" {
 		return name
 	}
 	return "other"

@@ -11,9 +11,9 @@ import (
 // Stream); the store's drop reports come through Dropped.
 
 // UpdateReceived counts one update a provider delivered, of kind (the
-// journal's Kind, the proto enum value); allowed false (the sender is not
+// journal's Kind); allowed false (the sender is not
 // on the allow-list) also counts it dropped as not_allowed.
-func (m *Metrics) UpdateReceived(provider string, kind int32, allowed bool) {
+func (m *Metrics) UpdateReceived(provider string, kind store.UpdateKind, allowed bool) {
 	if m == nil {
 		return
 	}

@@ -34,13 +34,6 @@ type admission struct {
 
 func newAdmission() *admission { return &admission{changed: make(chan struct{})} }
 
-// open reports whether calls may go to the child now.
-func (a *admission) open() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.openLocked()
-}
-
 func (a *admission) openLocked() bool { return a.child && a.childOpen && !a.holding }
 
 // state returns whether admission is open and a channel closed at its next

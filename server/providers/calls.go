@@ -2,8 +2,6 @@ package providers
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,13 +119,8 @@ func supersededResult(c hub.Call) hub.Result {
 	return hub.Result{JSON: js, Refs: []store.Ref{{Kind: store.RefMessage, ID: id}}}
 }
 
-// callOnce makes the call on the running child.
-func (p *provider) callOnce(ctx context.Context, c hub.Call) (hub.Result, error) {
-	res, _, err := p.callOnceDetail(ctx, c)
-	return res, err
-}
-
-// callOnceDetail is callOnce with the pause the platform asked for.
+// callOnceDetail makes the call on the running child; the pause is the
+// one the platform asked for.
 func (p *provider) callOnceDetail(ctx context.Context, c hub.Call) (hub.Result, *providerv1.Pause, error) {
 	cl, _, err := p.client(ctx)
 	if err != nil {
@@ -455,9 +448,3 @@ func decodeFailure(b []byte, st store.CallState) error {
 
 // notAdmitting: the owner closed admission for a doctor restart.
 func notAdmitting(err error) bool { return status.Code(err) == codes.FailedPrecondition }
-
-func randomKey() string {
-	b := make([]byte, 12)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}

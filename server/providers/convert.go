@@ -47,7 +47,7 @@ func refsFrom(r *providerv1.References) []store.Ref {
 	}
 	out := make([]store.Ref, 0, len(r.GetItems())+len(r.GetMessageIds())+len(r.GetCallbackQueryIds())+len(r.GetFileIds()))
 	for _, it := range r.GetItems() {
-		if k := store.RefKind(it.GetKind()); k >= store.RefMessage && k <= store.RefInteraction && it.GetId() != "" {
+		if k, ok := refKinds.Domain(it.GetKind()); ok && it.GetId() != "" {
 			out = append(out, store.Ref{Kind: k, ID: it.GetId()})
 		}
 	}
@@ -67,7 +67,7 @@ func refsFrom(r *providerv1.References) []store.Ref {
 // the text ids where the provider reports them, else its numbers.
 func inbound(u *providerv1.Update) hub.Inbound {
 	rec := store.Update{
-		PlatformUpdateID: u.GetUpdateId(), DedupID: u.GetDedupId(), Kind: int32(u.GetKind()),
+		PlatformUpdateID: u.GetUpdateId(), DedupID: u.GetDedupId(), Kind: updateKind(u.GetKind()),
 		Chat: u.GetChat(), Thread: u.GetThread(), FromUserID: u.GetFromUserId(), Sender: u.GetSender(),
 		SenderName: u.GetSenderName(), Refs: refsFrom(u.GetReferences()), Text: u.GetText(), Payload: u.GetPayload(),
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/chatbus/chatbus/paths"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
@@ -229,7 +230,7 @@ func (m *Manager) launch(spec Spec) (supervise.Launch, error) {
 	settings["name"] = spec.Name
 	if m.cfg.StateDir != "" {
 		dir := filepath.Join(m.cfg.StateDir, spec.Name)
-		if err := privateDir(dir); err != nil {
+		if err := paths.PrivateDir(dir); err != nil {
 			return supervise.Launch{}, fmt.Errorf("provider %q state dir: %w", spec.Name, err)
 		}
 		settings["state_dir"] = dir
@@ -240,15 +241,6 @@ func (m *Manager) launch(spec Spec) (supervise.Launch, error) {
 	}
 	return supervise.Launch{Path: binaryPath(spec), Config: conf, StartLimit: spec.StartLimit,
 		StartTimeout: spec.StartTimeout, BackoffMax: spec.BackoffMax}, nil
-}
-
-// privateDir creates dir (and its parents) 0700 if missing, and makes an
-// existing one 0700.
-func privateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	return os.Chmod(dir, 0o700)
 }
 
 func binaryPath(spec Spec) string {
@@ -418,7 +410,10 @@ func (p *provider) describe(ctx context.Context, cl providerv1.ProviderServiceCl
 		}
 		hm := hub.Method{Name: m.GetName(), Idempotent: m.GetIdempotent()}
 		for _, pm := range m.GetParams() {
-			hm.Params = append(hm.Params, hub.Param{Name: pm.GetName(), Kind: store.RefKind(pm.GetKind()), Required: pm.GetRequired()})
+			// A kind this build does not know is 0, which no thread
+			// holds: a call that names one is refused as out of scope.
+			k, _ := refKinds.Domain(pm.GetKind())
+			hm.Params = append(hm.Params, hub.Param{Name: pm.GetName(), Kind: k, Required: pm.GetRequired()})
 		}
 		d.Methods = append(d.Methods, hm)
 	}

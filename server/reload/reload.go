@@ -42,7 +42,8 @@ import (
 // Action is what a reload did with one change.
 type Action int
 
-// Actions; the values mirror chatbus.v1.ConfigChangeAction.
+// Actions (the server maps each to chatbus.v1.ConfigChangeAction through
+// a table, tested against the proto).
 const (
 	Applied Action = iota + 1
 	RestartedProvider

@@ -11,13 +11,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"syscall"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
 	"golang.org/x/sys/unix"
 
 	"github.com/chatbus/chatbus/internal/proc"
+	"github.com/chatbus/chatbus/paths"
 )
 
 // ErrAlreadyRunning reports that another process serves the socket.
@@ -48,11 +49,16 @@ func (e *AlreadyRunningError) Error() string {
 func (e *AlreadyRunningError) Unwrap() error { return ErrAlreadyRunning }
 
 // Listener is a bound socket plus the startup lock that guards it. Close
-// removes the socket file and then releases the lock, exactly once.
+// removes the socket file and then releases the lock, exactly once: a
+// later Close (gRPC's Stop closes the listener it serves, and so does its
+// owner) does nothing, so it cannot remove a successor's socket.
 type Listener struct {
 	net.Listener
 	path string
 	lock *flock.Flock
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Config says where to listen.
@@ -79,7 +85,7 @@ func Listen(ctx context.Context, cfg Config) (*Listener, error) {
 		return nil, fmt.Errorf("lock timeout %s exceeds the maximum %s", cfg.LockTimeout, MaxLockTimeout)
 	}
 	dir := filepath.Dir(cfg.Socket)
-	if err := PrivateDir(dir); err != nil {
+	if err := paths.PrivateDir(dir); err != nil {
 		return nil, err
 	}
 
@@ -150,15 +156,19 @@ func listenLocked(socket string) (net.Listener, error) {
 }
 
 // Close stops listening, removes the socket file and releases the lock.
+// Only the first call does; later ones return its result.
 func (l *Listener) Close() error {
-	err := l.Listener.Close()
-	if rmErr := os.Remove(l.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
-		err = rmErr
-	}
-	if unErr := l.lock.Unlock(); unErr != nil && err == nil {
-		err = unErr
-	}
-	return err
+	l.closeOnce.Do(func() {
+		err := l.Listener.Close()
+		if rmErr := os.Remove(l.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
+			err = rmErr
+		}
+		if unErr := l.lock.Unlock(); unErr != nil && err == nil {
+			err = unErr
+		}
+		l.closeErr = err
+	})
+	return l.closeErr
 }
 
 // Probe dials socket and reports whether something answers, with the pid of
@@ -179,27 +189,3 @@ func Probe(socket string) (pid int, live bool) {
 // PeerCred returns the credentials of the process at the other end of a Unix
 // socket connection (see proc.PeerCred).
 func PeerCred(conn net.Conn) (*unix.Ucred, error) { return proc.PeerCred(conn) }
-
-// PrivateDir creates dir (and parents) and makes sure it is a directory
-// owned by this user with mode 0700.
-func PrivateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%s is owned by uid %d, not %d", dir, st.Uid, os.Getuid())
-	}
-	if fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("chmod %s: %w", dir, err)
-		}
-	}
-	return nil
-}

@@ -84,7 +84,6 @@ var (
 	kSchema   = []byte("schema")
 	kState    = []byte("state")
 	bQueue    = []byte("q")
-	kSeenN    = []byte("n")
 	bSeenIDs  = []byte("ids")
 	bSeenOrd  = []byte("order")
 	bEntries  = []byte("entries")

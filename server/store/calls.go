@@ -45,11 +45,7 @@ type callRecord struct {
 }
 
 func (r callRecord) call() CallRecord {
-	return CallRecord{
-		BindingKey: r.BindingKey, Key: r.Key, Provider: r.Provider, Chat: r.Chat, Thread: r.Thread,
-		Method: r.Method, Params: r.Params, State: r.State, Result: r.Result, Refs: r.Refs, Failure: r.Failure,
-		Order: r.Order, Created: r.Created, Updated: r.Updated,
-	}
+	return CallRecord(r)
 }
 
 func callEntryKey(bindingKey, key string) []byte {

@@ -50,11 +50,6 @@ func chatKey(provider, chat string) []byte {
 	return append(append([]byte(provider), 0), chat...)
 }
 
-// v1 keys (schema 1), read only by the migration.
-func targetKeyV1(provider string, chat, thread int64) []byte {
-	return putI64(putI64(append([]byte(provider), 0), chat), thread)
-}
-
 func checkKey(what, key string) error {
 	if key == "" || len(key) > maxKeyLen {
 		return fmt.Errorf("%s %q: must be 1 to %d bytes: %w", what, key, maxKeyLen, ErrInvalid)
@@ -122,14 +117,6 @@ func appendBytes(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// entryReceivedAt reads only the receive time of an encoded entry.
-func entryReceivedAt(v []byte) (time.Time, bool) {
-	if len(v) < 9 || (v[0] != updateCodecV1 && v[0] != updateCodecV2) {
-		return time.Time{}, false
-	}
-	return fromUnixNano(int64(binary.BigEndian.Uint64(v[1:9]))), true
-}
-
 // decodeUpdate decodes an entry; it copies, so the result outlives the
 // transaction.
 func decodeUpdate(v []byte) (Update, error) {
@@ -140,7 +127,7 @@ func decodeUpdate(v []byte) (Update, error) {
 	u := Update{ReceivedAt: fromUnixNano(int64(binary.BigEndian.Uint64(v[1:9])))}
 	u.Provider = string(d.bytes())
 	u.PlatformUpdateID = d.varint()
-	u.Kind = int32(d.varint())
+	u.Kind = UpdateKind(d.varint())
 	if v[0] == updateCodecV1 {
 		u.Chat, u.Thread = idText(d.varint()), idText(d.varint())
 		u.FromUserID = d.varint()
@@ -236,14 +223,6 @@ type queueState struct {
 	count        uint64
 	bytes        uint64
 	dropped      uint64
-}
-
-func (st queueState) encode() []byte {
-	b := make([]byte, 0, 40)
-	for _, v := range []uint64{st.lastSeq, st.ackedThrough, st.count, st.bytes, st.dropped} {
-		b = putU64(b, v)
-	}
-	return b
 }
 
 func decodeQueueState(v []byte) (queueState, error) {

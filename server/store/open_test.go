@@ -502,14 +502,6 @@ func TestDamagedPageAfterOpen(t *testing.T) {
 	}
 }
 
-func seqRange(from, to int64) []int64 {
-	var out []int64
-	for i := from; i <= to; i++ {
-		out = append(out, i)
-	}
-	return out
-}
-
 // TestOpenAfterLockReleased: the lock is the other holder's only while it
 // has the store open.
 func TestOpenAfterLockReleased(t *testing.T) {

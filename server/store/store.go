@@ -77,7 +77,10 @@ type Target struct {
 	Thread   string
 }
 
-// RefKind says what a platform id names (the values are the wire enum's).
+// RefKind says what a platform id names. The numbers are stored (in the
+// journal's records and the sent-reference index): never renumber one.
+// They are the store's own; the conversion to and from each proto enum is
+// a table beside its converter.
 type RefKind uint8
 
 const (
@@ -85,6 +88,34 @@ const (
 	RefFile        RefKind = 2 // a file
 	RefInteraction RefKind = 3 // an interaction to answer (a pressed button)
 )
+
+var refKindNames = map[RefKind]string{RefMessage: "message", RefFile: "file", RefInteraction: "interaction"}
+
+// String names k ("message", …), "" for a kind this build does not know.
+func (k RefKind) String() string { return refKindNames[k] }
+
+// UpdateKind says what an inbound update is. The numbers are stored in the
+// journal's records: never renumber one. 0 is a kind this build does not
+// know (a newer provider's).
+type UpdateKind int32
+
+const (
+	UpdateMessage       UpdateKind = 1 // a new message
+	UpdateEditedMessage UpdateKind = 2 // an edit of an earlier message
+	UpdateCallbackQuery UpdateKind = 3 // a pressed button
+	UpdateReaction      UpdateKind = 4 // a reaction to a message
+)
+
+var updateKindNames = map[UpdateKind]string{
+	UpdateMessage:       "message",
+	UpdateEditedMessage: "edited_message",
+	UpdateCallbackQuery: "callback_query", // the name of chatbus.v1 and of the metrics' label
+	UpdateReaction:      "reaction",
+}
+
+// String names k ("message", "edited_message", …), "" for a kind this
+// build does not know.
+func (k UpdateKind) String() string { return updateKindNames[k] }
 
 // Ref is one platform id a thread has seen: an update or a call result
 // made it available, and a later call of the thread may name it.
@@ -180,7 +211,7 @@ type Update struct {
 	// key together with Provider. "" falls back to PlatformUpdateID in decimal;
 	// with both unset the update is never de-duplicated.
 	DedupID    string
-	Kind       int32 // message, edited message, callback query, … (proto enum value)
+	Kind       UpdateKind
 	Chat       string
 	Thread     string
 	FromUserID int64  // the sender as a number, where the platform's ids are numbers

@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/chatbus/chatbus/internal/proc"
+	"github.com/chatbus/chatbus/paths"
 )
 
 // child is one started process. Fields without a note are set before the
@@ -95,8 +96,8 @@ func (s *Supervisor) nextSocket() (string, error) {
 	for range 1000 {
 		s.seq++
 		p := s.socketPath(s.seq)
-		if len(p) > maxSocketPath {
-			return "", fmt.Errorf("socket path %s is longer than %d bytes", p, maxSocketPath)
+		if err := paths.CheckSocket(p); err != nil {
+			return "", err
 		}
 		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			return p, nil

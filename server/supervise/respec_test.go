@@ -46,7 +46,7 @@ func TestRespecThenRetire(t *testing.T) {
 	}
 	h.rec.wait(h.ctx, t, "the successor SERVING", countIs(EventHealth, 3))
 	var configs []string
-	for _, e := range h.log.entries(t) {
+	for _, e := range logEntries(t, h.log) {
 		if msg, _ := e["message"].(string); strings.HasPrefix(msg, "config: ") {
 			configs = append(configs, msg)
 		}

@@ -70,6 +70,7 @@ import (
 
 	"github.com/chatbus/chatbus/internal/contract"
 	"github.com/chatbus/chatbus/internal/proc"
+	"github.com/chatbus/chatbus/paths"
 )
 
 // Environment variables the child is started with.
@@ -94,9 +95,6 @@ const (
 	DefaultQuickDeath     = 10 * time.Second
 	DefaultStopGrace      = 5 * time.Second
 )
-
-// maxSocketPath is the longest path a Linux sockaddr_un can hold.
-const maxSocketPath = 107
 
 // drainGrace is how long child output is still read after the child was
 // reaped: output it wrote before exiting is already in the pipe and is
@@ -393,8 +391,8 @@ func (s *Supervisor) validate() error {
 	if _, err := withSecret(s.spec.Config, "x"); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadSpec, err)
 	}
-	if p := s.socketPath(999999); len(p) > maxSocketPath {
-		return fmt.Errorf("%w: socket path %s is longer than %d bytes", ErrBadSpec, p, maxSocketPath)
+	if err := paths.CheckSocket(s.socketPath(999999)); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadSpec, err)
 	}
 	return nil
 }

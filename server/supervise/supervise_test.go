@@ -21,6 +21,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/chatbus/chatbus/internal/proc"
+	"github.com/chatbus/chatbus/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -33,25 +34,11 @@ func TestMain(m *testing.M) {
 
 const testName = "fake"
 
-// syncBuffer is a log sink for several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-// entries parses the JSON log lines.
-func (b *syncBuffer) entries(t *testing.T) []map[string]any {
+// logEntries parses the JSON log lines written to b.
+func logEntries(t *testing.T, b *testkit.SyncBuffer) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(b.b.Bytes()))
+	sc := bufio.NewScanner(bytes.NewReader(b.Bytes()))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var m map[string]any
@@ -126,7 +113,7 @@ func kinds(ev []Event) string {
 type harness struct {
 	s      *Supervisor
 	rec    *recorder
-	log    *syncBuffer
+	log    *testkit.SyncBuffer
 	starts string // file the helper appends one line to per start
 	ctx    context.Context
 	stop   func() error // cancels Run and returns its error
@@ -141,7 +128,7 @@ func start(t *testing.T, mode string, edit func(*Spec)) *harness {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	h := &harness{rec: newRecorder(), log: &syncBuffer{}, starts: filepath.Join(dir, "starts")}
+	h := &harness{rec: newRecorder(), log: &testkit.SyncBuffer{}, starts: filepath.Join(dir, "starts")}
 	sockDir := filepath.Join(dir, "s")
 	spec := Spec{
 		Name:           testName,
@@ -270,7 +257,7 @@ func TestRunningHandshakeConfigAndLogs(t *testing.T) {
 	}
 
 	found := map[string]bool{}
-	for _, e := range h.log.entries(t) {
+	for _, e := range logEntries(t, h.log) {
 		msg, _ := e["message"].(string)
 		if e["provider"] != testName {
 			t.Errorf("log entry without provider tag: %v", e)

@@ -64,7 +64,7 @@ from chatbus.errors import (
     Unavailable,
     from_rpc_error,
 )
-from chatbus.v1 import admin_pb2, admin_pb2_grpc, bus_pb2, bus_pb2_grpc, doctor_pb2, doctor_pb2_grpc, types_pb2
+from chatbus.v1 import admin_pb2, admin_pb2_grpc, bus_pb2, bus_pb2_grpc, doctor_pb2, doctor_pb2_grpc, errors_pb2, types_pb2
 
 log = logging.getLogger("chatbus")
 
@@ -187,7 +187,8 @@ def _renew_request(req: bus_pb2.RegisterRequest, resp: bus_pb2.RegisterResponse)
 def _ends_session(err: ChatbusError) -> bool:
     """A stream ended with err because the session itself ended: another
     instance took the binding over, or the instance id registered again."""
-    return isinstance(err, TakenOver) or (isinstance(err, Replaced) and err.reason == "REPLACED")
+    return isinstance(err, TakenOver) or (
+        isinstance(err, Replaced) and err.error_reason == errors_pb2.ERROR_REASON_REPLACED)
 
 
 class _CallDetails(

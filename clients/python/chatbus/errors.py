@@ -5,7 +5,10 @@ its gRPC status code and, where one code covers several things, by the
 supervisor's reason (a ``google.rpc.ErrorInfo`` of domain ``"chatbus"``):
 callers write ``except chatbus.SessionUnknown`` or ``except
 chatbus.RateLimited`` and still see the supervisor's message. The original
-``grpc.RpcError`` is the exception's ``__cause__``.
+``grpc.RpcError`` is the exception's ``__cause__``. The reasons are the
+values of the generated enum ``chatbus.v1.errors_pb2.ErrorReason`` (an
+error's ``error_reason``); the reason string is the value's name less its
+``ERROR_REASON_`` prefix.
 
 =====================  =========================================  ==========================
 class                  status                                     base
@@ -34,9 +37,26 @@ from typing import Any, Dict, Optional, Type
 import grpc
 
 from chatbus import _status
+from chatbus.v1 import errors_pb2
 
 #: The google.rpc.ErrorInfo domain of the supervisor's reasons.
 ERROR_DOMAIN = "chatbus"
+
+#: What an ``ErrorReason`` value's name has and its ErrorInfo reason
+#: string has not.
+_REASON_PREFIX = "ERROR_REASON_"
+
+
+def parse_reason(reason: str) -> "errors_pb2.ErrorReason":
+    """The ``ErrorReason`` of an ErrorInfo reason string;
+    ``ERROR_REASON_UNSPECIFIED`` for ``""`` and for a reason this client
+    does not know (a newer supervisor's)."""
+    if not reason:
+        return errors_pb2.ERROR_REASON_UNSPECIFIED
+    try:
+        return errors_pb2.ErrorReason.Value(_REASON_PREFIX + reason)
+    except ValueError:
+        return errors_pb2.ERROR_REASON_UNSPECIFIED
 
 
 class ChatbusError(Exception):
@@ -45,7 +65,10 @@ class ChatbusError(Exception):
     ``code`` is the ``grpc.StatusCode`` (None when no RPC was involved),
     ``details`` the supervisor's message, ``reason`` its ErrorInfo reason
     (``"SESSION_UNKNOWN"``, ``"THREAD_GONE"``, ``"PLATFORM_NOT_FOUND"``,
-    ``"OUT_OF_SCOPE"``, …; ``""`` if it sent none), and ``retry_delay`` the
+    ``"OUT_OF_SCOPE"``, …; ``""`` if it sent none), ``error_reason`` the
+    same as a ``chatbus.v1.errors_pb2.ErrorReason`` (compare with
+    ``errors_pb2.ERROR_REASON_THREAD_GONE``; ``ERROR_REASON_UNSPECIFIED``
+    if none or unknown), and ``retry_delay`` the
     seconds the platform asked to wait before trying again (rate limits;
     None if it did not say). ``idempotency_key`` is set on the errors of
     :meth:`chatbus.Follower.call`: the key the call was made with, to
@@ -58,6 +81,7 @@ class ChatbusError(Exception):
         self.code = code
         self.details = details
         self.reason = reason
+        self.error_reason = parse_reason(reason)
         self.retry_delay = retry_delay
         self.idempotency_key: Optional[str] = None
 
@@ -161,12 +185,12 @@ _BY_CODE: Dict[grpc.StatusCode, Type[ChatbusError]] = {
 
 # Reasons refine a code; a reason under another code than its own keeps
 # the code's class.
-_BY_REASON: Dict[str, Type[ChatbusError]] = {
-    "SESSION_UNKNOWN": SessionUnknown,
-    "SUSPENDED": Suspended,
-    "TAKEN_OVER": TakenOver,
-    "RATE_LIMITED": RateLimited,
-    "OUTCOME_UNKNOWN": OutcomeUnknown,
+_BY_REASON: Dict[int, Type[ChatbusError]] = {
+    errors_pb2.ERROR_REASON_SESSION_UNKNOWN: SessionUnknown,
+    errors_pb2.ERROR_REASON_SUSPENDED: Suspended,
+    errors_pb2.ERROR_REASON_TAKEN_OVER: TakenOver,
+    errors_pb2.ERROR_REASON_RATE_LIMITED: RateLimited,
+    errors_pb2.ERROR_REASON_OUTCOME_UNKNOWN: OutcomeUnknown,
 }
 
 
@@ -184,7 +208,7 @@ def from_rpc_error(err: grpc.RpcError) -> ChatbusError:
             trailers = None
     info = _status.parse(trailers, ERROR_DOMAIN)
     cls = _BY_CODE.get(code, ChatbusError)
-    refined = _BY_REASON.get(info.reason)
+    refined = _BY_REASON.get(parse_reason(info.reason))
     if refined is not None and issubclass(refined, cls):
         cls = refined
     return cls(details, code, reason=info.reason, retry_delay=info.retry_delay)

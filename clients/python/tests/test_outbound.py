@@ -37,7 +37,7 @@ try:
     import chatbus
     import chatbus.aio
     from chatbus.errors import from_rpc_error
-    from chatbus.v1 import bus_pb2, types_pb2
+    from chatbus.v1 import bus_pb2, errors_pb2, types_pb2
 except ImportError as e:  # pragma: no cover - depends on the machine
     harness.unavailable(f"{sys.executable} cannot import grpc/protobuf ({e}); "
                         "install python3-grpcio python3-protobuf (Debian)")
@@ -128,6 +128,7 @@ class OutboundTest(_Fake, unittest.TestCase):
         err = cm.exception
         self.assertNotIsInstance(err, chatbus.SessionUnknown)
         self.assertEqual((err.code, err.reason), (grpc.StatusCode.NOT_FOUND, "PLATFORM_NOT_FOUND"))
+        self.assertEqual(err.error_reason, errors_pb2.ERROR_REASON_PLATFORM_NOT_FOUND)
         self.assertIn("message to edit not found", err.details)
         # A failure is recorded: the repeat answers it without a second call.
         with self.assertRaises(chatbus.NotFound):
@@ -148,6 +149,7 @@ class OutboundTest(_Fake, unittest.TestCase):
         self.assertIsInstance(unknown, chatbus.SessionUnknown)
         self.assertIsInstance(unknown, chatbus.NotFound)
         self.assertEqual(unknown.reason, "SESSION_UNKNOWN")
+        self.assertEqual(unknown.error_reason, errors_pb2.ERROR_REASON_SESSION_UNKNOWN)
 
     def test_new_fields(self):
         f = self.register("manual:fields", cwd="/home/u/fields")
@@ -188,6 +190,7 @@ class OutboundTest(_Fake, unittest.TestCase):
         self.assertIsInstance(err, chatbus.Suspended)
         self.assertIsInstance(err, chatbus.FailedPrecondition)
         self.assertEqual(err.reason, "SUSPENDED")
+        self.assertEqual(err.error_reason, errors_pb2.ERROR_REASON_SUSPENDED)
         self.assertTrue(f.suspended)
         self.assertTrue(f.alive)  # the heartbeat goes on until close()
         f.heartbeat()
@@ -206,6 +209,7 @@ class OutboundTest(_Fake, unittest.TestCase):
         err = reader.error
         self.assertIsInstance(err, chatbus.TakenOver)
         self.assertIsInstance(err, chatbus.Replaced)
+        self.assertEqual(err.error_reason, errors_pb2.ERROR_REASON_TAKEN_OVER)
         self.assertIn("manual:takeover", err.details)
         self.assertIn(new.instance_id, err.details)
         self.assertTrue(old.wait(5), "the old follower is still alive")

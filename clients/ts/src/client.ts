@@ -49,6 +49,7 @@ import {
   toChatbusError,
 } from "./errors.js";
 import { DoctorService, type Owner, type RestartOutcome, type RestartProgress } from "./gen/chatbus/v1/doctor_pb.js";
+import { ErrorReason } from "./gen/chatbus/v1/errors_pb.js";
 import { AdminService, type GetInfoResponse } from "./gen/chatbus/v1/admin_pb.js";
 import {
   BusService,
@@ -191,7 +192,7 @@ async function rpc<T>(p: Promise<T>): Promise<T> {
 // A stream ended with err because the session itself ended: another
 // instance took the binding over, or the instance id registered again.
 function endsSession(err: ChatbusError): boolean {
-  return err instanceof TakenOverError || (err instanceof ReplacedError && err.reason === "REPLACED");
+  return err instanceof TakenOverError || (err instanceof ReplacedError && err.errorReason === ErrorReason.REPLACED);
 }
 
 export interface ConnectOptions {

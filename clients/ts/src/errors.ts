@@ -18,6 +18,11 @@
 //   OutcomeUnknownError      UNKNOWN (reason OUTCOME_UNKNOWN)        ChatbusError
 //   DeadlineExceededError    DEADLINE_EXCEEDED (CALL_NOT_FINISHED)   ChatbusError
 //
+// The reasons are the values of the generated enum ErrorReason
+// (chatbus.v1.ErrorReason; a ChatbusError's `errorReason`): the ErrorInfo
+// reason string is the value's name less its ERROR_REASON_ prefix, which is
+// the TypeScript enum member's name.
+//
 // The status details are read with Connect's findDetails(); the two
 // google.rpc messages it needs are declared here as descriptors (no npm
 // package of ours ships them): field numbers as in googleapis'
@@ -32,6 +37,7 @@ import {
   file_google_protobuf_duration,
 } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { ErrorReason } from "./gen/chatbus/v1/errors_pb.js";
 
 /** The google.rpc.ErrorInfo domain of the supervisor's reasons. */
 export const ERROR_DOMAIN = "chatbus";
@@ -90,6 +96,15 @@ function reasonOf(err: ConnectError): string {
 }
 
 /**
+ * The ErrorReason of an ErrorInfo reason string: UNSPECIFIED for "" and for
+ * a reason this client does not know (a newer supervisor's).
+ */
+export function parseReason(reason: string): ErrorReason {
+  const v: unknown = (ErrorReason as unknown as Record<string, unknown>)[reason];
+  return typeof v === "number" ? (v as ErrorReason) : ErrorReason.UNSPECIFIED;
+}
+
+/**
  * A supervisor refused or failed a call. It is a ConnectError (`code`,
  * `rawMessage`, `metadata`, `details`, `findDetails`); its `name` stays
  * "ConnectError" so that `instanceof ConnectError` and ConnectError.from
@@ -98,6 +113,8 @@ function reasonOf(err: ConnectError): string {
 export class ChatbusError extends ConnectError {
   /** The supervisor's ErrorInfo reason ("SESSION_UNKNOWN", "THREAD_GONE", "PLATFORM_NOT_FOUND", "OUT_OF_SCOPE", …), "" if none. */
   readonly reason: string;
+  /** The reason as the enum (compare with ErrorReason.THREAD_GONE); UNSPECIFIED if none or unknown. */
+  readonly errorReason: ErrorReason;
   /** How long the platform asked to wait before trying again (rate limits), in ms; undefined if it did not say. */
   readonly retryDelayMs: number | undefined;
   /** On errors of Follower.call/do: the idempotency key the call was made with, to repeat it with. */
@@ -107,6 +124,7 @@ export class ChatbusError extends ConnectError {
     super(from.rawMessage, code, from.metadata, undefined, from.cause ?? from);
     this.details = from.details;
     this.reason = reasonOf(from);
+    this.errorReason = parseReason(this.reason);
     const delay = details<RetryInfo>(from, RetryInfoDesc)[0]?.retryDelay;
     this.retryDelayMs = delay ? Number(delay.seconds) * 1000 + Math.round(delay.nanos / 1e6) : undefined;
   }
@@ -163,12 +181,12 @@ const byCode = new Map<Code, ErrorClass>([
 ]);
 
 // Reasons refine a code; a reason under another code keeps the code's class.
-const byReason = new Map<string, ErrorClass>([
-  ["SESSION_UNKNOWN", SessionUnknownError],
-  ["SUSPENDED", SuspendedError],
-  ["TAKEN_OVER", TakenOverError],
-  ["RATE_LIMITED", RateLimitedError],
-  ["OUTCOME_UNKNOWN", OutcomeUnknownError],
+const byReason = new Map<ErrorReason, ErrorClass>([
+  [ErrorReason.SESSION_UNKNOWN, SessionUnknownError],
+  [ErrorReason.SUSPENDED, SuspendedError],
+  [ErrorReason.TAKEN_OVER, TakenOverError],
+  [ErrorReason.RATE_LIMITED, RateLimitedError],
+  [ErrorReason.OUTCOME_UNKNOWN, OutcomeUnknownError],
 ]);
 
 // Node's errors of a connection that could not be made or broke: the
@@ -209,7 +227,7 @@ export function toChatbusError(e: unknown): ChatbusError {
     return new UnavailableError(ce, Code.Unavailable);
   }
   let cls = byCode.get(ce.code) ?? ChatbusError;
-  const refined = byReason.get(reasonOf(ce));
+  const refined = byReason.get(parseReason(reasonOf(ce)));
   if (refined && refined.prototype instanceof cls) cls = refined;
   return new cls(ce);
 }

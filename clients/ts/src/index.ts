@@ -2,7 +2,8 @@
 //
 // The generated code (protoc-gen-es) is under src/gen and re-exported here as
 // namespaces: bus (BusService), admin (AdminService), doctor (DoctorService),
-// types, and provider (the provider-child contract). It is produced by
+// types, errors (ErrorReason, also exported by name), and provider (the
+// provider-child contract). It is produced by
 // `make generate`; do not edit it. Errors of the library's calls are the
 // ChatbusError classes of errors.ts (each a ConnectError).
 
@@ -40,6 +41,7 @@ export {
   TakenOverError,
   UnauthenticatedError,
   UnavailableError,
+  parseReason,
   toChatbusError,
 } from "./errors.js";
 export { DEFAULT_PROFILE, MAX_SOCKET_PATH, checkSocketPath, defaultPaths, type Paths } from "./paths.js";
@@ -48,5 +50,7 @@ export { Code, ConnectError } from "@connectrpc/connect";
 export * as admin from "./gen/chatbus/v1/admin_pb.js";
 export * as bus from "./gen/chatbus/v1/bus_pb.js";
 export * as doctor from "./gen/chatbus/v1/doctor_pb.js";
+export * as errors from "./gen/chatbus/v1/errors_pb.js";
+export { ErrorReason } from "./gen/chatbus/v1/errors_pb.js";
 export * as types from "./gen/chatbus/v1/types_pb.js";
 export * as provider from "./gen/chatbus/provider/v1/provider_pb.js";

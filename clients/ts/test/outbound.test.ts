@@ -27,6 +27,7 @@ import {
   ChatbusError,
   Client,
   Code,
+  ErrorReason,
   FailedPreconditionError,
   Follower,
   NotFoundError,
@@ -148,6 +149,7 @@ describe("outbound", { skip, timeout: 90_000 }, () => {
     assert.ok(!(err instanceof SessionUnknownError));
     assert.equal(err.code, Code.NotFound);
     assert.equal(err.reason, "PLATFORM_NOT_FOUND");
+    assert.equal(err.errorReason, ErrorReason.PLATFORM_NOT_FOUND);
     // The failure is recorded: the repeat answers it without a second call.
     const again = await rejection(f.call("editMessageText", { message_id: mine, text: "edited" }, { idempotencyKey: err.idempotencyKey }));
     assert.ok(again instanceof NotFoundError);
@@ -161,6 +163,7 @@ describe("outbound", { skip, timeout: 90_000 }, () => {
     const unknown = toChatbusError(await client.bus.heartbeat({ session: forged }).then(() => undefined, (e) => e));
     assert.ok(unknown instanceof SessionUnknownError && unknown instanceof NotFoundError);
     assert.equal(unknown.reason, "SESSION_UNKNOWN");
+    assert.equal(unknown.errorReason, ErrorReason.SESSION_UNKNOWN);
   });
 
   it("capabilities, text ids and the update's sender, references, platform", async () => {
@@ -212,6 +215,7 @@ describe("outbound", { skip, timeout: 90_000 }, () => {
     assert.ok(err instanceof SuspendedError, `ended with ${err}`);
     assert.ok(err instanceof FailedPreconditionError);
     assert.equal(err.reason, "SUSPENDED");
+    assert.equal(err.errorReason, ErrorReason.SUSPENDED);
     assert.ok(f.suspended && f.alive);
     await f.heartbeat();
     const next = await streamEnd(f.updates());
@@ -229,6 +233,7 @@ describe("outbound", { skip, timeout: 90_000 }, () => {
     assert.equal(neu.target?.thread, old.target?.thread);
     const err = await ended;
     assert.ok(err instanceof TakenOverError, `ended with ${err}`);
+    assert.equal((err as TakenOverError).errorReason, ErrorReason.TAKEN_OVER);
     assert.ok(err instanceof ReplacedError);
     assert.match(err.rawMessage, /manual:ts-takeover/);
     assert.ok(err.rawMessage.includes(neu.instanceId), err.rawMessage);

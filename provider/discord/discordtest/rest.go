@@ -618,6 +618,7 @@ func (s *Server) parseMessageBody(r *request) (messageBody, []upload, error) {
 	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt != "multipart/form-data" {
 		if err := json.Unmarshal(r.body, &body); err != nil {
+			//lint:ignore ST1005 Discord's own message (code 50109), answered as the API words it
 			return body, nil, fmt.Errorf("The request body contains invalid JSON.")
 		}
 		return body, nil, nil
@@ -639,6 +640,7 @@ func (s *Server) parseMessageBody(r *request) (messageBody, []upload, error) {
 		switch name := p.FormName(); {
 		case name == "payload_json":
 			if err := json.Unmarshal(data, &body); err != nil {
+				//lint:ignore ST1005 Discord's own message (code 50109), answered as the API words it
 				return body, nil, fmt.Errorf("The request body contains invalid JSON.")
 			}
 		case strings.HasPrefix(name, "files["):

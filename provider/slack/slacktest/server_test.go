@@ -18,6 +18,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 	"go.uber.org/goleak"
 
+	"github.com/chatbus/chatbus/internal/testkit"
 	"github.com/chatbus/chatbus/provider/slack/slacktest"
 )
 
@@ -42,17 +43,6 @@ func client(t *testing.T, s *slacktest.Server, token string) *slack.Client {
 	t.Cleanup(tr.CloseIdleConnections)
 	return slack.New(token, slack.OptionAppLevelToken(slacktest.AppToken), slack.OptionAPIURL(s.URL()),
 		slack.OptionHTTPClient(&http.Client{Transport: tr}))
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // TestWithSlackGoSocketMode: slack-go's own Socket Mode client (an
@@ -97,7 +87,7 @@ func TestWithSlackGoSocketMode(t *testing.T) {
 		t.Fatalf("callback %#v, want event id %s", api.Data, posted.EventID)
 	}
 	sm.Ack(*ev.Request)
-	eventually(t, "the ack", func() bool { return s.Event(posted.EventID).Acked })
+	testkit.Eventually(t, "the ack", func() bool { return s.Event(posted.EventID).Acked })
 
 	// A button of the bot's message, in Block Kit as slack-go writes it.
 	_, withButton, err := client(t, s, slacktest.BotToken).PostMessageContext(ctx, chanID, slack.MsgOptionText("approve?", false),
@@ -114,7 +104,7 @@ func TestWithSlackGoSocketMode(t *testing.T) {
 		t.Fatalf("interaction %#v", ev.Data)
 	}
 	sm.Ack(*ev.Request)
-	eventually(t, "the ack", func() bool { return s.Event(trigger).Acked })
+	testkit.Eventually(t, "the ack", func() bool { return s.Event(trigger).Acked })
 
 	s.Disconnect("refresh_requested")
 	next(socketmode.EventTypeHello)
@@ -186,7 +176,7 @@ func TestRedelivery(t *testing.T) {
 			t.Error("the retry carries another payload")
 		}
 		l.ack(first.EnvelopeID) // late, for the first attempt
-		eventually(t, "acked", func() bool { return s.Event(p.EventID).Acked })
+		testkit.Eventually(t, "acked", func() bool { return s.Event(p.EventID).Acked })
 		if e := s.Event(p.EventID); e.Deliveries != 2 || e.Acks != 1 {
 			t.Errorf("event %+v", e)
 		}
@@ -197,7 +187,7 @@ func TestRedelivery(t *testing.T) {
 		p := s.PostMessage(chanID, person, "one", "")
 		l.read()
 		l.read()
-		eventually(t, "expired", func() bool { return s.Event(p.EventID).Expired })
+		testkit.Eventually(t, "expired", func() bool { return s.Event(p.EventID).Expired })
 		if st := s.Stats(); st.Expired != 1 || st.Pending != 0 || st.Envelopes != 2 || st.Redeliveries != 1 {
 			t.Errorf("stats %+v", st)
 		}
@@ -214,14 +204,14 @@ func TestRedelivery(t *testing.T) {
 			t.Fatalf("redelivery %+v", again)
 		}
 		l2.ack(again.EnvelopeID)
-		eventually(t, "acked", func() bool { return s.Event(p.EventID).Acked })
+		testkit.Eventually(t, "acked", func() bool { return s.Event(p.EventID).Acked })
 	})
 	t.Run("bad acks", func(t *testing.T) {
 		s := newServer(t)
 		l := dial(t, s)
 		l.ack("") // what acknowledging hello would send
 		l.ack("no-such-envelope")
-		eventually(t, "counted", func() bool { return s.Stats().BadAcks == 2 })
+		testkit.Eventually(t, "counted", func() bool { return s.Stats().BadAcks == 2 })
 	})
 }
 

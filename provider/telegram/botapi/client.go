@@ -246,14 +246,15 @@ func (c *Client) decodeEnvelope(method string, resp *http.Response) (json.RawMes
 }
 
 // snippet returns at most 512 bytes of a response body, token redacted,
-// for error messages.
+// for error messages. The body is redacted before it is cut, so that a cut
+// through the token leaves none of it.
 func (c *Client) snippet(b []byte) string {
 	const max = 512
-	s := string(b)
+	s := c.redactString(string(b))
 	if len(s) > max {
 		s = s[:max] + "…"
 	}
-	return c.redactString(s)
+	return s
 }
 
 func (c *Client) redactString(s string) string { return c.redactor.Replace(s) }

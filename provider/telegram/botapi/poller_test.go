@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbus/chatbus/internal/testkit"
 	"github.com/chatbus/chatbus/provider/telegram/botapi"
 	"github.com/chatbus/chatbus/provider/telegram/tgtest"
 )
@@ -66,18 +67,6 @@ func run(t *testing.T, ctx context.Context, cancel context.CancelFunc, p *botapi
 			t.Fatal("Poller.Run did not return")
 			return nil
 		}
-	}
-}
-
-// waitFor receives from ch, failing the test after a generous bound.
-func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(15 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
-		panic("unreachable")
 	}
 }
 
@@ -460,7 +449,7 @@ func TestPollerCancelReturnsPromptly(t *testing.T) {
 		Handle:  func(context.Context, []botapi.Update) (int64, error) { return 0, nil },
 	}
 	wait := run(t, ctx, cancel, p)
-	waitFor(t, polls, "the first poll")
+	testkit.Recv(t, polls, "the first poll")
 	start := time.Now()
 	cancel()
 	if err := wait(); !errors.Is(err, context.Canceled) {
@@ -509,14 +498,14 @@ func TestTwoPollersConflict(t *testing.T) {
 	}
 	a, b := newPoller(), newPoller()
 	waitA := run(t, ctx, cancel, a)
-	waitFor(t, handled, "a to take the first update") // a polls again
+	testkit.Recv(t, handled, "a to take the first update") // a polls again
 	// b starts from the durable cursor a just advanced, as a second
 	// provider process sharing the store would.
 	b.Offset = first + 1
 	waitB := run(t, ctx, cancel, b)
-	waitFor(t, conflicted, "a conflict") // one of them was terminated by the other
+	testkit.Recv(t, conflicted, "a conflict") // one of them was terminated by the other
 	second := s.PushMessage(chat, 0, user, "second")
-	waitFor(t, handled, "the second update") // the other one serves on
+	testkit.Recv(t, handled, "the second update") // the other one serves on
 	cancel()
 	waitA()
 	waitB()

@@ -38,20 +38,39 @@ func (u *Update) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &p); err != nil {
 		return err
 	}
-	// The kind is the one top-level member besides update_id.
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(data, &members); err != nil {
+	// The kind is the one top-level member besides update_id (the first
+	// in the document, should there be more).
+	kind, err := firstMember(data, "update_id")
+	if err != nil {
 		return err
 	}
-	for k := range members {
-		if k != "update_id" {
-			p.kind = k
-			break
-		}
-	}
+	p.kind = kind
 	p.Raw = bytes.Clone(data)
 	*u = Update(p)
 	return nil
+}
+
+// firstMember returns the name of the first member of the JSON object
+// data other than skip, "" if it has none.
+func firstMember(data []byte, skip string) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		return "", err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		if name, _ := tok.(string); name != skip {
+			return name, nil
+		}
+		var skipped json.RawMessage
+		if err := dec.Decode(&skipped); err != nil {
+			return "", err
+		}
+	}
+	return "", nil
 }
 
 // Kind returns the update's kind: "message", "edited_message",

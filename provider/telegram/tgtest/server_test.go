@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/chatbus/chatbus/internal/testkit"
 	"github.com/chatbus/chatbus/provider/telegram/botapi"
 )
 
@@ -345,25 +346,14 @@ func waitSignal(kind string) (Option, <-chan struct{}) {
 	}), ch
 }
 
-func recv[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(10 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
-		panic("unreachable")
-	}
-}
-
 func TestLongPollWakesOnPush(t *testing.T) {
 	opt, waiting := waitSignal("getUpdates")
 	s := New(t, opt)
 	c := newRawClient(t, s)
 	res := startPoll(c, map[string]any{"timeout": 30})
-	recv(t, waiting, "the poll to wait")
+	testkit.Recv(t, waiting, "the poll to wait")
 	id := s.PushMessage(7, 0, 7, "wake up")
-	env := recv(t, res, "the poll's answer")
+	env := testkit.Recv(t, res, "the poll's answer")
 	if !env.OK || !strings.Contains(string(env.Result), `"update_id":`+itoa(id)) {
 		t.Fatalf("envelope %+v, want update %d", env, id)
 	}
@@ -395,17 +385,17 @@ func TestConcurrentPollsConflict(t *testing.T) {
 			s := New(t, opt, WithConflictPolicy(tt.policy))
 			c := newRawClient(t, s)
 			polls := [2]<-chan envelope{startPoll(c, map[string]any{"timeout": 30})}
-			recv(t, waiting, "the first poll to wait")
+			testkit.Recv(t, waiting, "the first poll to wait")
 			polls[1] = startPoll(c, map[string]any{"timeout": 30})
-			lost := recv(t, polls[tt.loser], "the losing poll")
+			lost := testkit.Recv(t, polls[tt.loser], "the losing poll")
 			if lost.OK || lost.ErrorCode != 409 || lost.Description != descConflict {
 				t.Fatalf("losing poll got %+v, want 409 %q", lost, descConflict)
 			}
 			if tt.policy == TerminateOlder {
-				recv(t, waiting, "the second poll to wait")
+				testkit.Recv(t, waiting, "the second poll to wait")
 			}
 			s.PushMessage(7, 0, 7, "x")
-			if won := recv(t, polls[1-tt.loser], "the winning poll"); !won.OK {
+			if won := testkit.Recv(t, polls[1-tt.loser], "the winning poll"); !won.OK {
 				t.Fatalf("winning poll got %+v", won)
 			}
 		})
@@ -489,9 +479,9 @@ func TestHangEndsWhenClientGivesUp(t *testing.T) {
 		_, _, err := c.do(ctx, "POST", "/bot"+s.Token()+"/getMe", "", nil)
 		errc <- err
 	}()
-	recv(t, hanging, "the hang")
+	testkit.Recv(t, hanging, "the hang")
 	cancel()
-	if err := recv(t, errc, "the hung call"); err == nil {
+	if err := testkit.Recv(t, errc, "the hung call"); err == nil {
 		t.Fatal("hung call succeeded")
 	}
 	// The handler has ended; the server still serves.
@@ -511,13 +501,13 @@ func TestCloseEndsWaitingHandlers(t *testing.T) {
 		errc <- err
 	}()
 	poll := startPoll(c, map[string]any{"timeout": 3600})
-	recv(t, waits, "first wait")
-	recv(t, waits, "second wait")
+	testkit.Recv(t, waits, "first wait")
+	testkit.Recv(t, waits, "second wait")
 	s.Close() // must not block on the hung handler or the long poll
-	if err := recv(t, errc, "the hung call"); err == nil {
+	if err := testkit.Recv(t, errc, "the hung call"); err == nil {
 		t.Error("hung call succeeded")
 	}
-	if env := recv(t, poll, "the long poll"); env.OK {
+	if env := testkit.Recv(t, poll, "the long poll"); env.OK {
 		t.Errorf("long poll succeeded: %+v", env)
 	}
 }

@@ -1,4 +1,4 @@
-package journal_test
+package engines
 
 // The engine comparison: appending 4 KiB records durably, in batches of 1,
 // 100 and 2048, from 1 and 16 concurrent appenders, with each candidate for
@@ -9,8 +9,8 @@ package journal_test
 // appender takes the next batch of records from a shared budget of b.N and
 // appends it; the append returns once the batch is durable.
 //
-// The dependencies of the other engines are imported here only, in a test
-// file: the supervisor binary does not link them.
+// The dependencies of the other engines are this module's only: the
+// product's module and its binaries need none of them.
 
 import (
 	"context"

@@ -1,0 +1,4 @@
+package provider
+
+// RefKindsTable is refKinds, for the descriptor test.
+var RefKindsTable = refKinds

@@ -1,0 +1,454 @@
+package providers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/chatbus/chatbus/internal/testkit"
+	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/store"
+	"github.com/chatbus/chatbus/server/supervise"
+)
+
+// env is a Manager over a real store, running real children (see
+// main_test.go), journalling into a recordingIngester.
+type env struct {
+	m    *Manager
+	st   *store.Bolt
+	dir  string
+	sock string
+	ing  *recordingIngester
+	stop func()
+}
+
+// spec is a provider of this test's children, scripted by settings.
+func spec(name string, settings childSettings) Spec {
+	raw, _ := json.Marshal(settings)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return Spec{Name: name, Binary: os.Args[0], Settings: m, StartLimit: 5, BackoffMax: 100 * time.Millisecond,
+		StartTimeout: 20 * time.Second}
+}
+
+func newEnv(t *testing.T, specs ...Spec) *env {
+	t.Helper()
+	e := &env{dir: t.TempDir(), ing: &recordingIngester{}}
+	st, err := store.Open(filepath.Join(e.dir, "state.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.st = st
+	e.sock, err = os.MkdirTemp("", "pm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.start(t, specs...)
+	t.Cleanup(func() {
+		e.stop()
+		st.Close()
+		os.RemoveAll(e.sock)
+	})
+	return e
+}
+
+// start runs a Manager of specs (another after stop: the same store).
+func (e *env) start(t *testing.T, specs ...Spec) {
+	t.Helper()
+	m, err := New(Config{Specs: specs, SocketDir: e.sock, StateDir: filepath.Join(e.dir, "state"), Store: e.st,
+		Events: events.NewHub(zerolog.Nop()), Logger: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.LoadCalls(); err != nil {
+		t.Fatal(err)
+	}
+	e.m = m
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.Run(ctx, e.ing); close(done) }()
+	stopped := false
+	e.stop = func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			<-done
+		}
+	}
+	for _, s := range specs {
+		e.waitRunning(t, s.Name)
+	}
+}
+
+// waitRunning waits until the provider's child runs and has described
+// its platform.
+func (e *env) waitRunning(t *testing.T, name string) supervise.Child {
+	t.Helper()
+	sup, err := e.m.Supervisor(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Wait)
+	defer cancel()
+	c, err := sup.WaitRunning(ctx)
+	if err != nil {
+		t.Fatalf("%s never RUNNING: %v", name, err)
+	}
+	testkit.Eventually(t, name+" described", func() bool { _, ok := e.m.Description(name); return ok })
+	return c
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Wait)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+var thread = store.Target{Provider: "fake", Chat: "-100", Thread: "7"}
+
+// call makes a sendMessage call scripted by p.
+func (e *env) call(ctx context.Context, key string, p callParams) (hub.Result, error) {
+	params, _ := json.Marshal(p)
+	return e.m.Call(ctx, hub.Call{BindingKey: "b", Target: thread, Method: "sendMessage", Params: params, Key: key})
+}
+
+// answered is the child's count of answered calls in a result.
+func answered(t *testing.T, res hub.Result) int {
+	t.Helper()
+	var v struct{ N int }
+	if err := json.Unmarshal(res.JSON, &v); err != nil || v.N == 0 {
+		t.Fatalf("result %s: %v", res.JSON, err)
+	}
+	return v.N
+}
+
+// TestManagerRunsAChild: a configured provider's child runs, describes its
+// platform and is reported; threads are provisioned and closed through it;
+// attachments are kept and dropped.
+func TestManagerRunsAChild(t *testing.T) {
+	e := newEnv(t, spec("fake", childSettings{Platform: "fakeplatform"}))
+	m := e.m
+	if got := m.Names(); len(got) != 1 || got[0] != "fake" {
+		t.Errorf("Names = %v", got)
+	}
+	if m.Default() != "fake" || !m.Configured("fake") || m.Configured("nope") {
+		t.Errorf("Default %q, Configured(fake) %v, Configured(nope) %v", m.Default(), m.Configured("fake"), m.Configured("nope"))
+	}
+	d, _ := m.Description("fake")
+	if d.Platform != "fakeplatform" || len(d.Methods) == 0 {
+		t.Errorf("Description = %+v", d)
+	}
+	sts := m.Statuses()
+	if len(sts) != 1 || sts[0].Name != "fake" || sts[0].State != supervise.StateRunning || !sts[0].Serving ||
+		sts[0].Platform != "fakeplatform" || !sts[0].Default || sts[0].PID == 0 {
+		t.Errorf("Statuses = %+v", sts)
+	}
+	if ok, why := m.Serving("fake"); !ok {
+		t.Errorf("Serving: false (%s)", why)
+	}
+	if _, err := m.Supervisor("nope"); !errors.Is(err, ErrUnknown) {
+		t.Errorf("Supervisor(nope): %v", err)
+	}
+
+	ctx := ctxT(t)
+	got, err := m.Provision(ctx, "fake", "a session", nil)
+	if err != nil || got.Provider != "fake" || got.Chat != "-100" || got.Thread == "" {
+		t.Fatalf("Provision = %+v, %v", got, err)
+	}
+	again, err := m.Provision(ctx, "fake", "a session", &got)
+	if err != nil || again != got {
+		t.Errorf("Provision reusing %+v = %+v, %v", got, again, err)
+	}
+	if _, err := m.Provision(ctx, "nope", "x", nil); !errors.Is(err, ErrUnknown) {
+		t.Errorf("Provision on an unknown provider: %v", err)
+	}
+	if err := m.Attach(ctx, "fake", "i-1", got); err != nil {
+		t.Fatal(err)
+	}
+	if a := m.Attached("fake"); len(a) != 1 || a[0] != "i-1" || m.Statuses()[0].Attached != 1 {
+		t.Errorf("Attached = %v", a)
+	}
+	m.Detach("fake", "i-1")
+	testkit.Eventually(t, "the detach", func() bool { return len(m.Attached("fake")) == 0 })
+	if err := m.CloseTarget(ctx, got); err != nil {
+		t.Errorf("CloseTarget: %v", err)
+	}
+}
+
+// TestInboundPumped: the child's updates are journalled once each, in
+// order, with the cursor past each batch, and counted.
+func TestInboundPumped(t *testing.T) {
+	e := newEnv(t, spec("fake", childSettings{Push: 25}))
+	testkit.Eventually(t, "25 updates journalled", func() bool { return e.m.Statuses()[0].Ingested == 25 })
+	e.ing.mu.Lock()
+	defer e.ing.mu.Unlock()
+	var all []int64
+	for _, b := range e.ing.batches {
+		all = append(all, b...)
+	}
+	if len(all) != 25 {
+		t.Fatalf("journalled %v", all)
+	}
+	for i, id := range all {
+		if id != int64(i+1) {
+			t.Fatalf("journalled %v, want 1..25 once each", all)
+		}
+	}
+}
+
+// TestCallsAtMostOnce: a keyed call is made once: its repeat answers the
+// recorded result; a call without a key goes straight to the child; a
+// repeat still answers after the Manager restarted (the record is
+// durable) without calling the child again.
+func TestCallsAtMostOnce(t *testing.T) {
+	e := newEnv(t, spec("fake", childSettings{}))
+	ctx := ctxT(t)
+	first, err := e.call(ctx, "k1", callParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Refs) != 1 || first.Refs[0].Kind != store.RefMessage {
+		t.Errorf("refs %+v", first.Refs)
+	}
+	again, err := e.call(ctx, "k1", callParams{})
+	if err != nil || !bytes.Equal(again.JSON, first.JSON) {
+		t.Fatalf("repeat = %s, %v; want %s", again.JSON, err, first.JSON)
+	}
+	bare, err := e.call(ctx, "", callParams{})
+	if err != nil || answered(t, bare) != answered(t, first)+1 {
+		t.Fatalf("a call without a key: %s, %v", bare, err)
+	}
+
+	e.stop()
+	e.start(t, spec("fake", childSettings{}))
+	after, err := e.call(ctx, "k1", callParams{})
+	if err != nil || !bytes.Equal(after.JSON, first.JSON) {
+		t.Fatalf("repeat after a restart = %s, %v; want %s", after.JSON, err, first.JSON)
+	}
+	next, err := e.call(ctx, "k2", callParams{})
+	if err != nil || answered(t, next) != 1 {
+		t.Fatalf("a new call to the new child: %s, %v; want its first", next.JSON, err)
+	}
+}
+
+// TestCallFailuresClassified: each platform failure keeps its class. A
+// failure of a call that was made is recorded: its repeat answers the same
+// without calling the child. One that certainly was not made (a deleted
+// thread, an unreachable platform) is forgotten: its repeat is made. A
+// rate limit is waited out: the call is made again once the platform's
+// delay passed, within the caller's deadline.
+func TestCallFailuresClassified(t *testing.T) {
+	e := newEnv(t, spec("fake", childSettings{}))
+	ctx := ctxT(t)
+	tests := []struct {
+		fail     string
+		want     error // nil: it succeeds in the end
+		recorded bool
+	}{
+		{"not_found", ErrPlatformNotFound, true},
+		{"invalid", ErrPlatformInvalid, true},
+		{"denied", ErrPlatformDenied, true},
+		{"out_of_scope", ErrPlatformDenied, true},
+		{"ambiguous", ErrAmbiguous, true},
+		{"target_gone", ErrTargetGone, false},
+		{"unavailable", ErrUnavailable, false},
+		{"rate_limited", nil, false},
+	}
+	made := 0 // calls the child answered
+	for _, tc := range tests {
+		t.Run(tc.fail, func(t *testing.T) {
+			res, err := e.call(ctx, "fail-"+tc.fail, callParams{Fail: tc.fail})
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("%s: %v, want it made once the delay passed", tc.fail, err)
+				}
+				made++
+				if n := answered(t, res); n != made {
+					t.Errorf("the child answered its call %d, want %d", n, made)
+				}
+				return
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("%s: %v, want %v", tc.fail, err, tc.want)
+			}
+			res, again := e.call(ctx, "fail-"+tc.fail, callParams{})
+			switch {
+			case tc.recorded && !errors.Is(again, tc.want):
+				t.Errorf("repeat: %v, want the recorded %v", again, tc.want)
+			case !tc.recorded && again != nil:
+				t.Errorf("repeat of a call not made: %v, want it made", again)
+			case !tc.recorded:
+				made++
+				if n := answered(t, res); n != made {
+					t.Errorf("the child answered its call %d, want %d", n, made)
+				}
+			}
+		})
+	}
+	// No recorded repeat reached the child.
+	res, err := e.call(ctx, "ok", callParams{})
+	if err != nil || answered(t, res) != made+1 {
+		t.Fatalf("the next call: %s, %v; want the child's call %d", res.JSON, err, made+1)
+	}
+}
+
+// TestCallsHeldAcrossRestart: while a doctor restart holds the provider,
+// calls are held (the caller's deadline ends its wait, not the call);
+// once it ends they are sent, once, in order.
+func TestCallsHeldAcrossRestart(t *testing.T) {
+	e := newEnv(t, spec("fake", childSettings{}))
+	ctx := ctxT(t)
+	if busy, err := e.m.BeginRestart("fake", "r1"); busy != "" || err != nil {
+		t.Fatalf("BeginRestart: %q, %v", busy, err)
+	}
+	if busy, _ := e.m.BeginRestart("fake", "r2"); busy != "r1" {
+		t.Errorf("a second restart began while r1 is under way (busy %q)", busy)
+	}
+	if err := e.m.HoldCalls("fake", "r1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"h1", "h2"} {
+		short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		_, err := e.call(short, key, callParams{})
+		cancel()
+		if !errors.Is(err, ErrHeld) {
+			t.Fatalf("a call during the restart: %v, want ErrHeld", err)
+		}
+	}
+	if st := e.m.Statuses()[0]; st.CallsHeld != 2 || st.CallsOpen != 2 {
+		t.Errorf("held %d, open %d; want 2, 2", st.CallsHeld, st.CallsOpen)
+	}
+	e.m.EndRestart("fake", "r1")
+	h1, err := e.call(ctx, "h1", callParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, err := e.call(ctx, "h2", callParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answered(t, h1) != 1 || answered(t, h2) != 2 {
+		t.Errorf("held calls answered as %d and %d; want 1 and 2 (sent once, in order)", answered(t, h1), answered(t, h2))
+	}
+	testkit.Eventually(t, "nothing held", func() bool { st := e.m.Statuses()[0]; return st.CallsHeld == 0 && st.CallsOpen == 0 })
+}
+
+// TestChildDiesMidCall: a call whose child died under it has an unknown
+// outcome, on every repeat, and is never sent again; the child is
+// restarted and takes new calls.
+func TestChildDiesMidCall(t *testing.T) {
+	e := newEnv(t, spec("fake", childSettings{}))
+	ctx := ctxT(t)
+	old := e.waitRunning(t, "fake")
+	if _, err := e.call(ctx, "doomed", callParams{Exit: true}); !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("a call whose child died: %v, want ErrAmbiguous", err)
+	}
+	testkit.Eventually(t, "a new child", func() bool {
+		st := e.m.Statuses()[0]
+		return st.State == supervise.StateRunning && st.PID != old.Incarnation.PID
+	})
+	e.waitRunning(t, "fake")
+	if _, err := e.call(ctx, "doomed", callParams{}); !errors.Is(err, ErrAmbiguous) {
+		t.Errorf("repeat: %v, want the recorded ErrAmbiguous", err)
+	}
+	res, err := e.call(ctx, "after", callParams{})
+	if err != nil || answered(t, res) != 1 {
+		t.Fatalf("a call to the new child: %s, %v", res.JSON, err)
+	}
+	if st := e.m.Statuses()[0]; st.Restarts < 1 {
+		t.Errorf("restarts %d", st.Restarts)
+	}
+}
+
+// TestFiles: an upload streams to the child; a download streams its file
+// back; a missing file is the platform's not-found.
+func TestFiles(t *testing.T) {
+	content := strings.Repeat("0123456789", 60_000) // more than one chunk
+	e := newEnv(t, spec("fake", childSettings{Files: map[string]string{"f1": content}}))
+	ctx := ctxT(t)
+	res, err := e.m.Upload(ctx, thread, hub.Upload{Filename: "a.txt", Caption: "c"}, strings.NewReader(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var up struct {
+		Filename string
+		Size     int
+	}
+	if err := json.Unmarshal(res.JSON, &up); err != nil || up.Filename != "a.txt" || up.Size != len(content) {
+		t.Errorf("upload result %s (%v)", res.JSON, err)
+	}
+	var got bytes.Buffer
+	var size int64
+	err = e.m.Download(ctx, "fake", "f1", func(chunk []byte, sz int64, _ string) error {
+		got.Write(chunk)
+		if sz > 0 {
+			size = sz
+		}
+		return nil
+	})
+	if err != nil || got.String() != content || size != int64(len(content)) {
+		t.Errorf("download: %d bytes (size %d), %v", got.Len(), size, err)
+	}
+	if err := e.m.Download(ctx, "fake", "missing", func([]byte, int64, string) error { return nil }); !errors.Is(err, ErrPlatformNotFound) {
+		t.Errorf("download of a missing file: %v", err)
+	}
+	if err := e.m.Download(ctx, "nope", "f1", func([]byte, int64, string) error { return nil }); !errors.Is(err, ErrUnknown) {
+		t.Errorf("download from an unknown provider: %v", err)
+	}
+}
+
+// TestReload: a provider added while running starts; the default moves;
+// a respec'd provider's next child starts from the new spec; a removed
+// provider's child is stopped and its name unknown.
+func TestReload(t *testing.T) {
+	e := newEnv(t, spec("fake", childSettings{}))
+	m := e.m
+	if err := m.Add(spec("second", childSettings{Platform: "second-v1"})); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Add(spec("second", childSettings{})); err == nil {
+		t.Error("a provider was added twice")
+	}
+	first := e.waitRunning(t, "second")
+	if d, _ := m.Description("second"); d.Platform != "second-v1" {
+		t.Errorf("second describes %q", d.Platform)
+	}
+	if err := m.SetDefault("second"); err != nil || m.Default() != "second" {
+		t.Errorf("SetDefault: %v (default %q)", err, m.Default())
+	}
+	if err := m.SetDefault("nope"); !errors.Is(err, ErrUnknown) {
+		t.Errorf("SetDefault(nope): %v", err)
+	}
+
+	if err := m.Respec(spec("second", childSettings{Platform: "second-v2"})); err != nil {
+		t.Fatal(err)
+	}
+	// The running child keeps its spec until it is restarted.
+	if err := syscall.Kill(first.Incarnation.PID, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, "the respec'd child", func() bool { d, _ := m.Description("second"); return d.Platform == "second-v2" })
+
+	if err := m.Remove("second"); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Names(); len(got) != 1 || got[0] != "fake" {
+		t.Errorf("Names after Remove = %v", got)
+	}
+	if err := m.Remove("second"); !errors.Is(err, ErrUnknown) {
+		t.Errorf("Remove twice: %v", err)
+	}
+	if m.Configured("second") {
+		t.Error("a removed provider is still configured")
+	}
+}
