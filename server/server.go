@@ -149,6 +149,10 @@ type Config struct {
 	// Metrics is the opt-in Prometheus endpoint (off when its Listen is
 	// empty).
 	Metrics MetricsConfig
+	// Trace, if set, is told when each inbound update passes one of the
+	// supervisor's stages (hub.Trace; busbench's profiled supervisor sets
+	// it for its per-stage latency breakdown). If nil, nothing is traced.
+	Trace hub.Trace
 }
 
 // ConsoleConfig configures the operator console.
@@ -368,6 +372,7 @@ func (s *Server) open() error {
 		CloseOfflineAfter: s.cfg.CloseOfflineAfter,
 		Liveness:          s.alive,
 		Metrics:           s.metrics,
+		Trace:             s.cfg.Trace,
 	})
 	if err := provs.LoadCalls(); err != nil {
 		st.Close()

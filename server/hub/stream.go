@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/store"
@@ -23,6 +24,9 @@ type Inbound struct {
 	// ThreadState is what the update says happened to its thread itself
 	// (a person closed, reopened or deleted it); see Intake.
 	ThreadState ThreadState
+	// Arrived is when the pump read it from its provider (zero: not
+	// known); only Config.Trace uses it.
+	Arrived time.Time
 }
 
 // Ingest journals a provider's batch of updates, routed to their threads'
@@ -36,6 +40,11 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 		return 0, nil
 	}
 	ups := make([]store.Update, 0, len(batch))
+	if tr := h.cfg.Trace; tr != nil {
+		for i := range batch {
+			tr.Update(StagePumped, 0, batch[i].Update.Text, batch[i].Arrived)
+		}
+	}
 	for _, in := range batch {
 		h.cfg.Metrics.UpdateReceived(provider, in.Update.Kind, in.Allowed)
 		if !in.Allowed {
@@ -64,6 +73,12 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 		return 0, err
 	}
 	h.cfg.Metrics.Journalled(provider, len(ups), stored)
+	if tr := h.cfg.Trace; tr != nil {
+		now := time.Now()
+		for i := range stored {
+			tr.Update(StageDurable, stored[i].Seq, stored[i].Text, now)
+		}
+	}
 	return last, nil
 }
 
@@ -125,6 +140,12 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 			d.Sent(last)
 			for _, u := range ups[:n] {
 				h.cfg.Metrics.Delivered(u.ReceivedAt, u.Seq > st.LastSeq)
+			}
+			if tr := h.cfg.Trace; tr != nil {
+				now := time.Now()
+				for _, u := range ups[:n] {
+					tr.Update(StageSent, u.Seq, u.Text, now)
+				}
 			}
 			pos = last
 			ups = ups[n:]
