@@ -69,7 +69,8 @@ func checkProvider(p string) error {
 	return nil
 }
 
-// Journal entry encoding, version 2:
+// Journal entry encoding, version 2 (still decoded; version 3, which
+// encodeUpdate writes, is in wire.go):
 //
 //	[0]     version (2)
 //	[1:9]   received at, unix ns, i64 big-endian (0 = zero time); fixed so
@@ -87,34 +88,13 @@ func checkProvider(p string) error {
 const (
 	updateCodecV1 = 1
 	updateCodecV2 = 2
+	// updateCodecV3 (wire.go) is what encodeUpdate writes.
 )
 
+// encodeUpdate encodes u in the current version (3, wire.go).
 func encodeUpdate(u *Update) []byte {
-	n := 9 + len(u.Provider) + len(u.Chat) + len(u.Thread) + len(u.Sender) + len(u.SenderName) + len(u.DedupID) +
-		len(u.Text) + len(u.Payload) + 12*binary.MaxVarintLen64
-	for _, r := range u.Refs {
-		n += 1 + binary.MaxVarintLen64 + len(r.ID)
-	}
-	b := make([]byte, 0, n)
-	b = append(b, updateCodecV2)
-	b = binary.BigEndian.AppendUint64(b, uint64(unixNano(u.ReceivedAt)))
-	b = appendBytes(b, u.Provider)
-	b = binary.AppendVarint(b, u.PlatformUpdateID)
-	b = binary.AppendVarint(b, int64(u.Kind))
-	b = appendBytes(b, u.Chat)
-	b = appendBytes(b, u.Thread)
-	b = binary.AppendVarint(b, u.FromUserID)
-	b = appendBytes(b, u.Sender)
-	b = appendBytes(b, u.SenderName)
-	b = appendBytes(b, u.DedupID)
-	b = binary.AppendUvarint(b, uint64(len(u.Refs)))
-	for _, r := range u.Refs {
-		b = append(b, byte(r.Kind))
-		b = appendBytes(b, r.ID)
-	}
-	b = appendBytes(b, u.Text)
-	b = binary.AppendUvarint(b, uint64(len(u.Payload)))
-	return append(b, u.Payload...)
+	v, _ := encodeUpdateAt(u)
+	return v
 }
 
 func appendBytes(b []byte, s string) []byte {
@@ -124,7 +104,7 @@ func appendBytes(b []byte, s string) []byte {
 
 // entryReceivedAt reads only the receive time of an encoded entry.
 func entryReceivedAt(v []byte) (time.Time, bool) {
-	if len(v) < 9 || (v[0] != updateCodecV1 && v[0] != updateCodecV2) {
+	if len(v) < 9 || (v[0] != updateCodecV1 && v[0] != updateCodecV2 && v[0] != updateCodecV3) {
 		return time.Time{}, false
 	}
 	return fromUnixNano(int64(binary.BigEndian.Uint64(v[1:9]))), true
@@ -133,6 +113,9 @@ func entryReceivedAt(v []byte) (time.Time, bool) {
 // decodeUpdate decodes an entry; it copies, so the result outlives the
 // transaction.
 func decodeUpdate(v []byte) (Update, error) {
+	if len(v) >= 9 && v[0] == updateCodecV3 {
+		return decodeUpdateV3(v)
+	}
 	if len(v) < 9 || (v[0] != updateCodecV1 && v[0] != updateCodecV2) {
 		return Update{}, fmt.Errorf("%w: journal entry of %d bytes with version %d", ErrCorrupt, len(v), firstByte(v))
 	}
