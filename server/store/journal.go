@@ -200,6 +200,11 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 	now := s.opts.Now()
 	in := make([]Update, len(updates))
 	ents := make([]journal.Entry, len(updates))
+	size := 0
+	for i := range updates {
+		size += encodedSizeMax(&updates[i])
+	}
+	buf := make([]byte, 0, size) // every entry's encoding, one after the other
 	s.boundMu.RLock()
 	defer s.boundMu.RUnlock()
 	for i, u := range updates {
@@ -219,8 +224,11 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 			u.BindingKey = "" // no such binding: hold it as unrouted
 		}
 		u.Seq = 0
-		v, at := encodeUpdateAt(&u)
-		u.Payload = v[at : at+len(u.Payload) : at+len(u.Payload)]
+		from := len(buf)
+		var at int
+		buf, at = appendEntry(buf, &u)
+		v := buf[from:len(buf):len(buf)]
+		u.Payload = buf[at : at+len(u.Payload) : at+len(u.Payload)]
 		in[i] = u
 		ents[i] = journal.Entry{Key: u.BindingKey, DedupID: u.dedupKey(), ReceivedAt: u.ReceivedAt, Data: v}
 	}

@@ -152,24 +152,34 @@ func WireUpdateSize(num protowire.Number, e *Encoded, platform string) int {
 	return protowire.SizeTag(num) + protowire.SizeBytes(n)
 }
 
-// encodeUpdate encodes u as a version 3 entry; payloadAt is where u's
+// encodeUpdateAt encodes u as a version 3 entry; payloadAt is where u's
 // payload starts in it.
 func encodeUpdateAt(u *Update) (v []byte, payloadAt int) {
-	b := make([]byte, 0, encodedSizeMax(u))
+	return appendEntry(make([]byte, 0, encodedSizeMax(u)), u)
+}
+
+// appendEntry appends u's version 3 entry to b; payloadAt is where u's
+// payload starts in b. It appends at most encodedSizeMax(u) bytes.
+func appendEntry(b []byte, u *Update) (_ []byte, payloadAt int) {
 	b = append(b, updateCodecV3)
 	b = binary.BigEndian.AppendUint64(b, uint64(unixNano(u.ReceivedAt)))
 	b = protowire.AppendString(b, u.DedupID)
 	return appendWire(b, u)
 }
 
-// encodedSizeMax bounds the length of u's version 3 entry.
+// encodedSizeMax bounds the length of u's version 3 entry: every tag,
+// length and number at its longest (a tag here is one byte, a varint at
+// most 10).
 func encodedSizeMax(u *Update) int {
-	n := 9 + 10 + len(u.DedupID) + // prefix
-		2*11 + 3*11 + len(u.Provider) + len(u.Chat) + len(u.Thread) + // target
-		4*11 + 5*11 + // kind, ids, received_at
-		3*11 + len(u.Text) + len(u.Payload) + len(u.Sender) + len(u.SenderName)
+	const field = 11                  // a tag and a varint
+	n := 9 + field + len(u.DedupID) + // prefix
+		field + 5*field + len(u.Provider) + len(u.Chat) + len(u.Thread) + // target
+		3*field + // kind, ids
+		2*field + len(u.Text) + len(u.Payload) + // text, payload
+		field + 2*field + // received_at
+		2*field + len(u.Sender) + len(u.SenderName)
 	for _, r := range u.Refs {
-		n += 4*11 + len(r.ID)
+		n += 3*field + len(r.ID)
 	}
 	return n
 }
