@@ -73,8 +73,8 @@ func (t *stageTrace) stop(path string) {
 			out[hub.Stage(i).String()] = bench.Summarize(s)
 		}
 	}
-	if js, err := json.MarshalIndent(out, "", "  "); err == nil {
-		os.WriteFile(path, js, 0o644)
+	if js, err := json.MarshalIndent(out, "", "  "); err == nil && os.WriteFile(path+".tmp", js, 0o644) == nil {
+		os.Rename(path+".tmp", path) // whole, for the reader that waits for it
 	}
 }
 
@@ -85,7 +85,12 @@ func (b *bencher) stageBreakdown(sup *supervisor, phase string, rec *recorder, d
 	if sup.spec.ProfileDir == "" {
 		return
 	}
-	raw, err := os.ReadFile(filepath.Join(sup.spec.ProfileDir, sup.spec.Name+"-"+phase+".stages.json"))
+	path := filepath.Join(sup.spec.ProfileDir, sup.spec.Name+"-"+phase+".stages.json")
+	raw, err := os.ReadFile(path)
+	for deadline := time.Now().Add(30 * time.Second); err != nil && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond) // the supervisor writes it as the profile stops
+		raw, err = os.ReadFile(path)
+	}
 	if err != nil {
 		b.logf("   stages: %v", err)
 		return
