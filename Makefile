@@ -118,6 +118,20 @@ run: build ## Build and run supervisord in the foreground (default profile and p
 # (set by .ci/run) makes that a failure.
 export CHATBUS_REQUIRE_BROWSER_TESTS
 
+# The Claude Code test (e2e/claudecode_test.go) runs the real Claude Code,
+# pinned in e2e/claudecode/package.json, interactively in tmux; without it
+# (make claudecode-deps) or tmux it skips loudly, unless
+# CHATBUS_REQUIRE_CLAUDE_CODE_TESTS=1 (set by .ci/run) makes that a failure.
+CLAUDECODE := e2e/claudecode
+export CHATBUS_REQUIRE_CLAUDE_CODE_TESTS
+
+$(CLAUDECODE)/node_modules/.package-lock.json: $(CLAUDECODE)/package.json $(CLAUDECODE)/package-lock.json
+	cd $(CLAUDECODE) && npm ci --no-audit --no-fund
+	@touch $@
+
+.PHONY: claudecode-deps
+claudecode-deps: $(CLAUDECODE)/node_modules/.package-lock.json ## npm ci the pinned Claude Code CLI for its e2e test (needs tmux too)
+
 .PHONY: test
 test: ## Run every test with the race detector (browser tests need chromium), then the client tests
 	go test $(GO_TEST_FLAGS) ./...

@@ -52,6 +52,9 @@ var codeErrors = map[codes.Code]error{
 var reasonErrors = map[string]error{
 	"SESSION_UNKNOWN": ErrSessionUnknown,
 	"RATE_LIMITED":    ErrRateLimited,
+	// The platform's limits would hold the call past its deadline, or the
+	// queue is full: slow down by RetryDelay too.
+	"QUEUE_FULL": ErrRateLimited,
 }
 
 // Err maps a gRPC error to one wrapping the matching sentinel. Other errors

@@ -36,13 +36,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	msg := "browser tests cannot run: no chromium on PATH (apt-get install -y chromium, or set CHATBUS_CHROMIUM)"
-	if os.Getenv("CHATBUS_REQUIRE_BROWSER_TESTS") == "1" {
-		t.Fatalf("%s (CHATBUS_REQUIRE_BROWSER_TESTS=1)", msg)
-	}
-	bar := strings.Repeat("!", 72)
-	fmt.Fprintf(os.Stderr, "%s\nSKIPPED: %s\n%s\n", bar, msg, bar)
-	t.Skip(msg)
+	unavailable(t, "CHATBUS_REQUIRE_BROWSER_TESTS", "browser tests cannot run: no chromium on PATH (apt-get install -y chromium, or set CHATBUS_CHROMIUM)")
 	return ""
 }
 

@@ -230,3 +230,16 @@ func contains(t *testing.T, what, s, sub string) {
 		t.Errorf("%s does not contain %q:\n%s", what, sub, s)
 	}
 }
+
+// unavailable skips a test whose tool is missing, loudly (a banner on
+// stderr), or fails it when the environment variable require is "1" (set
+// by .ci/run, where a skip would hide a missing install step).
+func unavailable(t *testing.T, require, msg string) {
+	t.Helper()
+	if os.Getenv(require) == "1" {
+		t.Fatalf("%s (%s=1)", msg, require)
+	}
+	bar := strings.Repeat("!", 72)
+	fmt.Fprintf(os.Stderr, "%s\nSKIPPED: %s\n%s\n", bar, msg, bar)
+	t.Skip(msg)
+}

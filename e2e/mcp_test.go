@@ -210,11 +210,16 @@ func TestMCPChannel(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.text(), "refused") {
 		t.Errorf("react on topic B's message from A: %+v", res)
 	}
-	// A rate limit says how long to wait.
-	b.tg.Fail("sendMessage", tgtest.Fault{RetryAfter: 7})
+	// A 429 is the supervisor's to wait out, not the model's: the reply
+	// waits its turn again and lands once.
+	limited := len(b.tg.Sent(forumChat, threadA))
+	b.tg.Fail("sendMessage", tgtest.Fault{RetryAfter: 1})
 	res = alpha.callTool("reply", map[string]any{"text": "too fast"})
-	if !res.IsError || !strings.Contains(res.text(), "retry after 7s") || !strings.Contains(res.text(), "RATE_LIMITED") {
+	if res.IsError {
 		t.Errorf("reply under a 429: %+v", res)
+	}
+	if sent := b.tg.Sent(forumChat, threadA); len(sent) != limited+1 || sent[len(sent)-1].Text != "too fast" {
+		t.Errorf("after a 429, the topic holds %d messages (was %d): %+v", len(sent), limited, sent[len(sent)-1])
 	}
 	// The platform's refusal too.
 	if res := alpha.callTool("react", map[string]any{"message_id": inboundID, "emoji": "🦖"}); !res.IsError {
@@ -527,5 +532,35 @@ func TestMCPSupervisorRestart(t *testing.T) {
 	}
 	if !slices.Equal(texts, []string{"one", "two"}) || len(b.tg.Topics(forumChat)) != 1 {
 		t.Errorf("notifications %q, topics %+v", texts, b.tg.Topics(forumChat))
+	}
+}
+
+// TestMCPPresence: what the person sees between their message and the
+// answer. With --ack-reaction the message is marked 👀 once Claude Code has
+// it; the typing indicator shows from then on and is renewed while the
+// session works, the supervisor answering renewals within the indicator's
+// lifetime without a platform call; the reply ends it.
+func TestMCPPresence(t *testing.T) {
+	b := startTelegramBus(t, "")
+	s := b.startMCP(t, "delta", sessionDir(t, "delta"), "test:delta", "--ack-reaction", "👀")
+	thread := b.topicOf(t, "delta")
+	b.tg.PushMessage(forumChat, thread, allowedUser, "are you there?")
+	note := s.waitNote(0, "the message", func(n mcpNote) bool { return n.content() == "are you there?" })
+	mid, _ := strconv.Atoi(note.meta("message_id"))
+	waitFor(t, "the 👀 on the message", func() bool {
+		rs := b.tg.BotReactions(forumChat, mid)
+		return len(rs) == 1 && rs[0].Emoji == "👀"
+	})
+	// Telegram's indicator shows 5 s: a second typing call means it was
+	// renewed, the renewals in between answered by the supervisor.
+	waitFor(t, "the typing indicator renewed", func() bool { return len(b.tg.ChatActions(forumChat, thread)) >= 2 })
+	if q := b.provider(t).GetOutbound(); q.GetSkipped() == 0 {
+		t.Errorf("no typing renewal was answered without a platform call: %+v", q)
+	}
+	if res := s.callTool("reply", map[string]any{"text": "here"}); res.IsError {
+		t.Fatalf("reply: %s", res.text())
+	}
+	if sent := b.waitSent(t, thread, 1); sent[0].Text != "here" {
+		t.Errorf("reply: %+v", sent[0])
 	}
 }

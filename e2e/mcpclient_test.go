@@ -71,6 +71,7 @@ type mcpSession struct {
 
 	mu      sync.Mutex
 	notes   []mcpNote
+	dropped []mcpNote // came before the client's handler was registered
 	results map[int]chan mcpResponse
 	nextID  int
 	arrived chan struct{}
@@ -132,6 +133,14 @@ func (p *profile) startMCP(t *testing.T, name, cwd, profileKey string, extraArgs
 		if strings.Contains(s.stderr.String(), "WARNING: DATA RACE") {
 			t.Errorf("session %s: the race detector reported a race", name)
 		}
+		s.mu.Lock()
+		dropped := s.dropped
+		s.mu.Unlock()
+		for _, n := range dropped {
+			// Claude Code drops these: chatbus-mcp wrote them before the
+			// client could take them.
+			t.Errorf("session %s: %s written before the client registered its handler, dropped: %v", name, n.Method, n.Params)
+		}
 		if t.Failed() {
 			t.Logf("session %s (driver and chatbus-mcp stderr):\n%s", name, s.stderr.String())
 		}
@@ -169,6 +178,15 @@ func (s *mcpSession) read(r io.Reader, readyc chan<- mcpReady) {
 			s.notes = append(s.notes, line.mcpNote)
 			s.mu.Unlock()
 			s.arrived <- struct{}{}
+		case "dropped":
+			// chatbus-mcp's list_changed probes may come before the
+			// handler (that is what they probe); channel notifications
+			// must not.
+			if strings.HasPrefix(line.Method, "notifications/claude/") {
+				s.mu.Lock()
+				s.dropped = append(s.dropped, line.mcpNote)
+				s.mu.Unlock()
+			}
 		case "closed":
 			close(s.closed)
 		case "":

@@ -282,8 +282,9 @@ func TestSuspendEndsPredecessor(t *testing.T) {
 	}
 }
 
-// TestErrorsKeepTheirClass: a platform's rate limit reaches the follower as
-// RESOURCE_EXHAUSTED with the platform's delay, a bad request as
+// TestErrorsKeepTheirClass: a platform's rate limit is waited out, and a
+// call that cannot wait so long reaches the follower as RESOURCE_EXHAUSTED
+// with the wait; a bad request as
 // INVALID_ARGUMENT, a missing message as NOT_FOUND (not "session unknown").
 func TestErrorsKeepTheirClass(t *testing.T) {
 	b := startTelegramBus(t, "")
@@ -296,13 +297,31 @@ func TestErrorsKeepTheirClass(t *testing.T) {
 	}
 	mine := messageID(t, res)
 
-	b.tg.Fail("sendMessage", tgtest.Fault{Status: 429, RetryAfter: 2})
-	_, err = fl.f.Call(ctx, "sendMessage", []byte(`{"text":"y"}`), "")
-	if d, ok := client.RetryDelay(err); !errors.Is(err, client.ErrRateLimited) || !ok || d != 2*time.Second {
-		t.Errorf("429: %v (retry delay %v), want ErrRateLimited with 2s", err, d)
+	// A 429 is waited out: the call goes through after the delay, made
+	// once. Meanwhile the chat is held back, and a call that cannot wait
+	// so long is refused RESOURCE_EXHAUSTED with the wait: nothing sent.
+	b.tg.Fail("sendMessage", tgtest.Fault{Status: 429, RetryAfter: 3})
+	slow := make(chan error, 1)
+	go func() { _, err := fl.f.Call(ctx, "sendMessage", []byte(`{"text":"y"}`), "slow-y"); slow <- err }()
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool { return pi.GetOutbound().GetRateLimited() == 1 }, "the 429 counted")
+	sctx, scancel := context.WithTimeout(ctx, time.Second)
+	_, err = fl.f.Call(sctx, "sendMessage", []byte(`{"text":"z"}`), "")
+	scancel()
+	if d, ok := client.RetryDelay(err); !errors.Is(err, client.ErrRateLimited) || !ok || d < time.Second {
+		t.Errorf("a call the paused chat would hold past its deadline: %v (retry delay %v), want ErrRateLimited with the wait", err, d)
 	}
 	if status.Code(err) != codes.ResourceExhausted {
-		t.Errorf("429: code %v, want ResourceExhausted", status.Code(err))
+		t.Errorf("refused call: code %v, want ResourceExhausted", status.Code(err))
+	}
+	if err := <-slow; err != nil {
+		t.Errorf("the call under a 429: %v", err)
+	}
+	var texts []string
+	for _, m := range b.tg.Sent(forumChat, int(fl.thread())) {
+		texts = append(texts, m.Text)
+	}
+	if strings.Join(texts, ",") != "x,y" {
+		t.Errorf("the topic holds %q, want x and y once each", texts)
 	}
 
 	b.tg.Fail("editMessageText", tgtest.Fault{Status: 400, Description: "Bad Request: message text is empty"})

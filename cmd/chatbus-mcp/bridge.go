@@ -39,12 +39,12 @@ type bridge struct {
 	// the thread); tools then fail with it.
 	ended error
 
-	perms       *permissions
-	initialized chan struct{} // closed at notifications/initialized
-	initOnce    sync.Once
-	bg          sync.WaitGroup
-	keys        atomic.Uint64 // idempotency key counter
-	refreshing  atomic.Bool   // a background register is learning the platform
+	perms      *permissions
+	presence   *presence // the typing indicator while the session works
+	gate       *clientGate // when Claude Code can take channel notifications
+	bg         sync.WaitGroup
+	keys       atomic.Uint64 // idempotency key counter
+	refreshing atomic.Bool   // a background register is learning the platform
 
 	// delivered is the highest seq whose notification was written, by
 	// this process or (deliveredFile) an earlier one of the profile key:
@@ -73,72 +73,66 @@ func (s session) has(verb string) bool { return s.verbs[verb] }
 // errStdout marks a failed write to Claude Code: the session is gone.
 var errStdout = errors.New("writing to Claude Code")
 
-// serve runs chatbus-mcp until stdin closes or ctx ends.
-func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
+// newBridge makes the bridge of one session; nothing is started.
+func newBridge(cfg config, log zerolog.Logger) *bridge {
 	b := &bridge{
-		cfg:         cfg,
-		log:         log,
-		dirs:        newStateDirs(cfg.paths.StateDir, cfg.profileKey),
-		out:         &notifier{w: cfg.stdout},
-		initialized: make(chan struct{}),
+		cfg:  cfg,
+		log:  log,
+		dirs: newStateDirs(cfg.paths.StateDir, cfg.profileKey),
+		out:  &notifier{w: cfg.stdout},
+		gate: newClientGate(),
 	}
 	b.perms = newPermissions(b)
-	if cfg.ensure {
-		st, err := client.Ensure(ctx, client.EnsureOptions{
-			Socket: cfg.paths.Socket, StateDir: cfg.paths.StateDir, Profile: cfg.paths.Profile,
-			SecretFile: cfg.paths.Secret, Binary: cfg.binary,
-		})
-		if err != nil {
-			return fmt.Errorf("start supervisord (profile %q): %w", cfg.paths.Profile, err)
+	b.presence = newPresence(b.typingOnce)
+	return b
+}
+
+// serve runs chatbus-mcp until stdin closes or ctx ends. The MCP
+// handshake is answered at once while the supervisor is reached (and
+// started) alongside: Claude Code bounds its first request at 3 s, and a
+// supervisor that starts, or a provider that has not described itself
+// yet, can take longer. Tools called before the session is registered
+// say so.
+func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
+	b := newBridge(cfg, log)
+	defer func() {
+		if b.c != nil {
+			b.c.Close()
 		}
-		log.Info().Int("pid", st.PID).Bool("started", st.Started).Msg("supervisor serving")
+		if b.deliveredFile != nil {
+			b.deliveredFile.close()
+		}
+	}()
+	listenCtx, stopListen := context.WithCancel(ctx)
+	defer stopListen()
+	listened := make(chan error, 1)
+	go func() { listened <- b.stdioServer().Listen(listenCtx, cfg.stdin, b.out) }()
+	connectCtx, stopConnect := context.WithCancel(ctx)
+	connected := make(chan error, 1)
+	go func() { connected <- b.connect(connectCtx) }()
+	select {
+	case err := <-connected:
+		stopConnect()
+		if err != nil {
+			stopListen()
+			<-listened
+			return err
+		}
+	case err := <-listened:
+		// Claude Code went away before the session was registered.
+		stopConnect()
+		if cerr := <-connected; cerr == nil {
+			b.handOver()
+		}
+		if err != nil && ctx.Err() == nil {
+			log.Warn().Err(err).Msg("stdio ended")
+		}
+		return nil
 	}
-	// Acks are coalesced: what was written and not yet acked when this
-	// process dies is not delivered again, because the delivered file
-	// says it was written.
-	c, err := client.Dial(cfg.paths.Socket, client.WithSecretFile(cfg.paths.Secret), client.WithAckCoalescing(client.DefaultAckDelay, client.DefaultAckEvery))
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	b.c = c
-	if df, seq, err := b.dirs.openDelivered(); err != nil {
-		log.Warn().Err(err).Msg("no delivered file: after a kill, what was written and not yet acked comes again")
-	} else {
-		defer df.close()
-		b.delivered, b.deliveredFile = seq, df
-	}
-
-	h, ok, err := b.dirs.takeHandoff(cfg.profileKey, time.Now())
-	if err != nil {
-		log.Warn().Err(err).Msg("ignoring the handoff file")
-	}
-	token := ""
-	if ok {
-		token = h.Token
-	}
-	if err := b.register(ctx, token); err != nil {
-		return err
-	}
-
-	s := server.NewMCPServer(serverName, version.Version,
-		server.WithToolCapabilities(false),
-		server.WithExperimental(map[string]any{capChannel: map[string]any{}, capPermission: map[string]any{}}),
-		server.WithInstructions(instructions),
-	)
-	s.AddNotificationHandler(methodInitialized, func(context.Context, mcp.JSONRPCNotification) {
-		b.initOnce.Do(func() { close(b.initialized) })
-	})
-	s.AddNotificationHandler(methodPermissionReq, b.perms.onRequest)
-	b.addTools(s)
-	stdio := server.NewStdioServer(s)
-	stdio.SetErrorLogger(stdlog.New(zerologWriter{log}, "", 0))
 
 	followCtx, stopFollow := context.WithCancel(ctx)
 	followed := make(chan error, 1)
 	go func() { followed <- b.follow(followCtx) }()
-	listened := make(chan error, 1)
-	go func() { listened <- stdio.Listen(ctx, cfg.stdin, b.out) }()
 
 	var runErr error
 	select {
@@ -154,12 +148,87 @@ func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
 		// Only a failed write to stdout ends the loop by itself: Claude
 		// Code is gone. Hand over what is left.
 		runErr = err
+		stopListen()
+		<-listened
 	}
 	stopFollow()
+	b.presence.close()
 	b.bg.Wait()
 	b.handOver()
 	return runErr
 }
+
+// connect starts the supervisor if it must, dials it and registers the
+// session (taking the predecessor's handoff token, if any).
+func (b *bridge) connect(ctx context.Context) error {
+	cfg := b.cfg
+	if cfg.ensure {
+		st, err := client.Ensure(ctx, client.EnsureOptions{
+			Socket: cfg.paths.Socket, StateDir: cfg.paths.StateDir, Profile: cfg.paths.Profile,
+			SecretFile: cfg.paths.Secret, Binary: cfg.binary,
+		})
+		if err != nil {
+			return fmt.Errorf("start supervisord (profile %q): %w", cfg.paths.Profile, err)
+		}
+		b.log.Info().Int("pid", st.PID).Bool("started", st.Started).Msg("supervisor serving")
+	}
+	// Acks are coalesced: what was written and not yet acked when this
+	// process dies is not delivered again, because the delivered file
+	// says it was written.
+	c, err := client.Dial(cfg.paths.Socket, client.WithSecretFile(cfg.paths.Secret), client.WithAckCoalescing(client.DefaultAckDelay, client.DefaultAckEvery))
+	if err != nil {
+		return err
+	}
+	b.c = c
+	if df, seq, err := b.dirs.openDelivered(); err != nil {
+		b.log.Warn().Err(err).Msg("no delivered file: after a kill, what was written and not yet acked comes again")
+	} else {
+		b.delivered, b.deliveredFile = seq, df
+	}
+	h, ok, err := b.dirs.takeHandoff(cfg.profileKey, time.Now())
+	if err != nil {
+		b.log.Warn().Err(err).Msg("ignoring the handoff file")
+	}
+	token := ""
+	if ok {
+		token = h.Token
+	}
+	return b.register(ctx, token)
+}
+
+// stdioServer builds the MCP server Claude Code talks to over stdio.
+// tools.listChanged is declared for the gate: a list_changed
+// notification is how chatbus-mcp learns that Claude Code's channel
+// handler is in place (see clientGate).
+func (b *bridge) stdioServer() *server.StdioServer {
+	hooks := &server.Hooks{}
+	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { b.gate.toolsListed() })
+	s := server.NewMCPServer(serverName, version.Version,
+		server.WithToolCapabilities(true),
+		server.WithExperimental(map[string]any{capChannel: map[string]any{}, capPermission: map[string]any{}}),
+		server.WithInstructions(instructions),
+		server.WithHooks(hooks),
+	)
+	s.AddNotificationHandler(methodPermissionReq, b.perms.onRequest)
+	b.addTools(s)
+	stdio := server.NewStdioServer(s)
+	stdio.SetErrorLogger(stdlog.New(zerologWriter{b.log}, "", 0))
+	// The one place the protocol revision is chosen. Claude Code (2.1.328)
+	// probes with server/discover and takes the 2026-07-28 era if the
+	// answer offers it; on such a stdio connection it skips channel
+	// notifications ("connection negotiated a modern protocol revision
+	// with no unsolicited notification path"), and that era has no
+	// initialize either. Offering only the revisions of the initialize
+	// handshake sends it to initialize, where channels work. Lift this
+	// when Claude Code takes channel notifications in the modern era.
+	stdio.SetContextFunc(func(ctx context.Context) context.Context {
+		return server.WithSupportedProtocolVersions(ctx, mcp.LegacyProtocolVersions())
+	})
+	return stdio
+}
+
+// clientReady is closed once Claude Code can take channel notifications.
+func (b *bridge) clientReady() <-chan struct{} { return b.gate.ready }
 
 // describeWait bounds how long register waits for a provider that has
 // not described its platform yet (it is starting: a supervisor restart).
@@ -245,6 +314,8 @@ func (b *bridge) current() (session, error) {
 	switch {
 	case b.ended != nil:
 		return session{}, b.ended
+	case b.sess.f == nil:
+		return session{}, errors.New("chatbus-mcp is still connecting to the supervisor: try again shortly")
 	case b.sess.verbs == nil:
 		if b.sess.undescribed && b.refreshing.CompareAndSwap(false, true) {
 			b.background(func(ctx context.Context) {
@@ -267,16 +338,18 @@ func (b *bridge) replacedHere(f *client.Follower) bool {
 	return b.sess.f != f
 }
 
-// follow is the update loop: it waits until Claude Code has initialized,
-// then delivers the thread's updates in order, acking each only once its
-// notification was written. A broken stream (supervisor restart, prune) is
-// resumed after the last ack, re-registering as needed; it returns nil
-// when ctx ends and errStdout when Claude Code cannot be written to.
+// follow is the update loop: it waits until Claude Code can take channel
+// notifications (clientGate), then delivers the thread's updates in
+// order, acking each only once its notification was written. A broken
+// stream (supervisor restart, prune) is resumed after the last ack,
+// re-registering as needed; it returns nil when ctx ends and errStdout
+// when Claude Code cannot be written to.
 func (b *bridge) follow(ctx context.Context) error {
-	select {
-	case <-b.initialized:
-	case <-ctx.Done():
-		return nil
+	if err := b.gate.await(ctx, b.out, b.log); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("%w: %v", errStdout, err)
 	}
 	backoff := 100 * time.Millisecond
 	for {
@@ -339,8 +412,10 @@ func (b *bridge) handle(ctx context.Context, f *client.Follower, u *chatbusv1.Up
 	if u == nil {
 		return nil // a binding change on the stream: nothing to deliver
 	}
+	notified := false
 	if u.GetSeq() > b.delivered {
-		if err := b.deliver(ctx, u); err != nil {
+		var err error
+		if notified, err = b.deliver(ctx, u); err != nil {
 			return err
 		}
 		b.delivered = u.GetSeq()
@@ -352,7 +427,13 @@ func (b *bridge) handle(ctx context.Context, f *client.Follower, u *chatbusv1.Up
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	return f.Ack(actx, u.GetSeq())
+	if err := f.Ack(actx, u.GetSeq()); err != nil {
+		return err
+	}
+	if notified {
+		b.acknowledge(u)
+	}
+	return nil
 }
 
 // handOver suspends the session for the next chatbus-mcp of the profile

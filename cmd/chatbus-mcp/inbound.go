@@ -19,33 +19,33 @@ const maxFilesPerUpdate = 10
 
 // deliver turns one update of the thread into what Claude Code sees: a
 // button press or a "yes <id>" reply answers a permission prompt; anything
-// else becomes a channel notification (files downloaded first). It
-// returns errStdout if the notification could not be written; everything
-// else (a failed download, a failed typing call) is logged and delivered
-// around.
-func (b *bridge) deliver(ctx context.Context, u *chatbusv1.Update) error {
+// else becomes a channel notification (files downloaded first), and
+// notified says so. It returns errStdout if the notification could not be
+// written; everything else (a failed download, a failed typing call) is
+// logged and delivered around.
+func (b *bridge) deliver(ctx context.Context, u *chatbusv1.Update) (notified bool, err error) {
 	switch {
 	case u.GetKind() == chatbusv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY:
-		return b.perms.press(ctx, u)
+		return false, b.perms.press(ctx, u)
 	case u.GetKind() == chatbusv1.UpdateKind_UPDATE_KIND_MESSAGE:
 		if m := verdictReply.FindStringSubmatch(u.GetText()); m != nil {
-			return b.perms.reply(ctx, u, strings.ToLower(m[2]), verdictOf(m[1]))
+			return false, b.perms.reply(ctx, u, strings.ToLower(m[2]), verdictOf(m[1]))
 		}
 	}
 	content, meta := b.describe(ctx, u)
 	if err := ctx.Err(); err != nil {
 		// Shutting down mid-download: leave it unacked for the successor
 		// rather than deliver it without its files.
-		return err
+		return false, err
 	}
 	if err := b.out.channelMessage(content, meta); err != nil {
-		return fmt.Errorf("%w: %v", errStdout, err)
+		return false, fmt.Errorf("%w: %v", errStdout, err)
 	}
 	b.log.Debug().Uint64("seq", u.GetSeq()).Str("message_id", meta["message_id"]).Msg("delivered")
 	if u.GetKind() == chatbusv1.UpdateKind_UPDATE_KIND_MESSAGE {
 		b.showTyping()
 	}
-	return nil
+	return true, nil
 }
 
 // verdictReply is a person's answer to a permission prompt in text:
@@ -172,15 +172,36 @@ func safeExt(p string) string {
 	return ""
 }
 
-// showTyping sets the platform's typing indicator in the background.
-func (b *bridge) showTyping() {
+// showTyping starts the typing indicator: it shows until the session
+// replies (presence.go).
+func (b *bridge) showTyping() { b.presence.working() }
+
+// typingOnce is one typing call, where the platform has an indicator.
+func (b *bridge) typingOnce(ctx context.Context) {
 	s, err := b.current()
 	if err != nil || !s.has("typing") {
 		return
 	}
+	if err := s.f.Typing(ctx); err != nil {
+		b.log.Debug().Err(err).Msg("typing indicator")
+	}
+}
+
+// acknowledge marks a delivered message with --ack-reaction, in the
+// background: the person sees it arrived.
+func (b *bridge) acknowledge(u *chatbusv1.Update) {
+	emoji := b.cfg.ackReaction
+	id := firstRef(u.GetReferences(), chatbusv1.ReferenceKind_REFERENCE_KIND_MESSAGE)
+	if emoji == "" || id == "" || u.GetKind() != chatbusv1.UpdateKind_UPDATE_KIND_MESSAGE {
+		return
+	}
+	s, err := b.current()
+	if err != nil || !s.has("react") {
+		return
+	}
 	b.background(func(ctx context.Context) {
-		if err := s.f.Typing(ctx); err != nil {
-			b.log.Debug().Err(err).Msg("typing indicator")
+		if err := s.f.React(ctx, id, emoji, fmt.Sprintf("ack-%s-%d", id, u.GetSeq())); err != nil {
+			b.log.Warn().Err(err).Str("message_id", id).Str("emoji", emoji).Msg("marking a delivered message (--ack-reaction)")
 		}
 	})
 }

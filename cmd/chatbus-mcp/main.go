@@ -60,9 +60,11 @@ type config struct {
 	ensure     bool
 	binary     string
 	logLevel   zerolog.Level
-	stdin      io.Reader
-	stdout     io.Writer
-	stderr     io.Writer
+	// ackReaction, if set, marks each message delivered to Claude Code.
+	ackReaction string
+	stdin       io.Reader
+	stdout      io.Writer
+	stderr      io.Writer
 }
 
 func main() {
@@ -105,6 +107,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	noStart := fs.Bool("no-start", false, "do not start supervisord when none runs")
 	binary := fs.String("supervisord", "", "supervisord to start (default: the one beside chatbus-mcp, else from PATH)")
 	logLevel := fs.String("log-level", "info", "log level on stderr: debug, info, warn, error")
+	ackReaction := fs.String("ack-reaction", getenv("CHATBUS_ACK_REACTION"), "react with this emoji (e.g. 👀) on each message once Claude Code has it, so the person sees it arrived ($CHATBUS_ACK_REACTION; default: none)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -119,6 +122,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	lvl, err := zerolog.ParseLevel(*logLevel)
 	if err != nil {
 		return config{}, fmt.Errorf("--log-level: %w", err)
+	}
+	if *ackReaction != "" && !validReaction(*ackReaction) {
+		return config{}, fmt.Errorf("--ack-reaction %q: want one emoji, e.g. 👀", *ackReaction)
 	}
 	p, err := paths.Resolve(*profile, getenv, os.Getuid())
 	if err != nil {
@@ -149,7 +155,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	return config{
 		paths: p, profileKey: key, threadName: name, provider: *provider, cwd: cwd,
-		ensure: !*noStart, binary: *binary, logLevel: lvl,
+		ensure: !*noStart, binary: *binary, logLevel: lvl, ackReaction: *ackReaction,
 	}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -103,7 +104,7 @@ func TestDeliveredFile(t *testing.T) {
 func TestNotifierLines(t *testing.T) {
 	var buf bytes.Buffer
 	n := &notifier{w: &buf}
-	if err := n.channelMessage("hi\nthere", map[string]string{"chat_id": "-100", "bad-key": "x", "empty": "", "ts": "2026-01-01T00:00:00Z"}); err != nil {
+	if err := n.channelMessage("hi\nthere", map[string]string{"chat_id": "-100", "bad-key": "x", "1st": "x", "empty": "", "ts": "2026-01-01T00:00:00Z"}); err != nil {
 		t.Fatal(err)
 	}
 	n.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"))
@@ -126,8 +127,21 @@ func TestNotifierLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	if msg.JSONRPC != "2.0" || msg.Method != methodChannel || msg.Params.Content != "hi\nthere" ||
-		len(msg.Params.Meta) != 2 || msg.Params.Meta["chat_id"] != "-100" {
+		len(msg.Params.Meta) != 3 || msg.Params.Meta["chat_id"] != "-100" {
 		t.Errorf("channel notification %s", lines[0])
+	}
+	// Every <channel> tag says how to answer: a session whose first turn
+	// starts from a channel message has neither the instructions nor the
+	// (deferred) tools in its first request.
+	if got := msg.Params.Meta["reply_with"]; !strings.Contains(got, "reply tool") {
+		t.Errorf("reply_with = %q in %s", got, lines[0])
+	}
+	// The keys Claude Code keeps (others it drops with a warning).
+	claudeKey := regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+	for k := range msg.Params.Meta {
+		if !claudeKey.MatchString(k) {
+			t.Errorf("meta key %q would be dropped by Claude Code", k)
+		}
 	}
 	if want := `{"jsonrpc":"2.0","method":"notifications/claude/channel/permission","params":{"behavior":"allow","request_id":"abcde"}}`; lines[2] != want {
 		t.Errorf("verdict\n got %s\nwant %s", lines[2], want)

@@ -96,6 +96,9 @@ func (b *bridge) reply(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		}
 		return r
 	}
+	// The session answers: the typing indicator stops (the platform ends
+	// it as the message arrives, and it is not renewed).
+	b.presence.replied()
 	if strings.TrimSpace(a.Text) != "" {
 		sent, err := s.f.Send(ctx, client.Message{Text: a.Text, ReplyTo: string(a.ReplyTo)}, b.key(s.f))
 		if err != nil {

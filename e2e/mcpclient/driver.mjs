@@ -11,12 +11,22 @@
 //   stdout {"event":"ready","pid":N,"capabilities":{...},"instructions":"..."}
 //          {"id":1,"result":{...}} or {"id":1,"error":"..."}
 //          {"event":"notification","method":"...","params":{...}}
+//          {"event":"dropped","method":"...","params":{...}}
 //          {"event":"closed"}
+//
+// It registers its handlers in Claude Code's order (2.1.328): the tool list
+// first, then, a moment later (CHANNEL_REGISTER_DELAY_MS, default 150),
+// the channel handlers and the tools/list_changed handler in one step; a
+// list_changed makes it ask for the tool list again. A notification that
+// comes before its handler is dropped, as Claude Code drops it, and
+// reported as "dropped".
 //
 // The server's stderr goes to this process's stderr.
 import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 const emit = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
@@ -31,14 +41,18 @@ const transport = new StdioClientTransport({
 transport.onclose = () => emit({ event: "closed" });
 
 const client = new Client({ name: "chatbus-e2e", version: "0.0.0" }, { capabilities: {} });
+client.fallbackNotificationHandler = async (n) => emit({ event: "dropped", method: n.method, params: n.params });
+
+await client.connect(transport);
+await client.listTools();
+await sleep(Number(process.env.CHANNEL_REGISTER_DELAY_MS || 150));
 for (const method of ["notifications/claude/channel", "notifications/claude/channel/permission"]) {
   client.setNotificationHandler(
     z.object({ method: z.literal(method), params: z.object({}).passthrough() }),
     (n) => emit({ event: "notification", method: n.method, params: n.params }),
   );
 }
-
-await client.connect(transport);
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => client.listTools().then(() => {}));
 emit({
   event: "ready",
   pid: transport.pid,
