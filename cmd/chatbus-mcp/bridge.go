@@ -40,7 +40,7 @@ type bridge struct {
 	ended error
 
 	perms      *permissions
-	presence   *presence // the typing indicator while the session works
+	presence   *presence   // the typing indicator while the session works
 	gate       *clientGate // when Claude Code can take channel notifications
 	bg         sync.WaitGroup
 	keys       atomic.Uint64 // idempotency key counter
@@ -50,7 +50,7 @@ type bridge struct {
 	// this process or (deliveredFile) an earlier one of the profile key:
 	// a stream starts after it and skips what was written already (its
 	// ack, coalesced, may not have got through). Only follow touches it
-	// after serve set it.
+	// after connect set it.
 	delivered     uint64
 	deliveredFile *deliveredFile // nil if it could not be opened
 }
