@@ -21,8 +21,10 @@ import (
 // the follower must de-duplicate by seq; and an Ack's error (a seq beyond
 // what was delivered, a session that ended) is reported by a later Ack or
 // FlushAcks. So it is not the default: a follower that cannot take an
-// update twice (chatbus-mcp, which hands each to its client once) acks
-// each one and waits.
+// update twice either acks each one and waits, or records the last seq it
+// handled where its successor finds it and resumes after it (Updates'
+// afterSeq), as chatbus-mcp does with its delivered file, and then
+// coalesces.
 const (
 	// DefaultAckDelay is a good delay for WithAckCoalescing: how long a
 	// noted ack may wait for more. Longer costs throughput: what a

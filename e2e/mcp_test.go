@@ -361,9 +361,11 @@ func (b *tgBus) binding(t *testing.T, key string) *chatbusv1.BindingInfo {
 // TestMCPKillNineLosesNothing: a session stops reading (its client is
 // stopped), so its chatbus-mcp holds updates it could not write and did
 // not ack when it is killed with SIGKILL; the successor of the same
-// profile key gets every one of them, once. Across the two sessions the
-// only update that may be seen twice is the one the first had written but
-// not yet acknowledged when it died: write and ack cannot be one step.
+// profile key gets every one of them, once. chatbus-mcp coalesces its
+// acks, so some it wrote were not acked either: the successor skips those
+// (its delivered file). Across the two sessions the only update that may
+// be seen twice is the one the first had written but not yet recorded
+// when it died: write and record cannot be one step.
 func TestMCPKillNineLosesNothing(t *testing.T) {
 	b := startTelegramBus(t, "")
 	dir := sessionDir(t, "gamma")
@@ -427,7 +429,7 @@ func TestMCPKillNineLosesNothing(t *testing.T) {
 	if len(got2) == 0 || !slices.Equal(got2, want[n-len(got2):]) {
 		t.Fatalf("the successor got %d messages, not the last ones in order", len(got2))
 	}
-	if int(held.GetUnacked()) != len(got2) {
+	if int(held.GetUnacked()) < len(got2) {
 		t.Errorf("%d were unacked at the kill, the successor delivered %d", held.GetUnacked(), len(got2))
 	}
 	switch overlap := len(got1) + len(got2) - n; {

@@ -105,15 +105,8 @@ func (b *busService) Subscribe(req *chatbusv1.SubscribeRequest, stream chatbusv1
 	// update, as before. A change of the binding's thread is sent as
 	// binding_changed, between updates.
 	batched := req.GetMaxBatch() > 1
-	err = b.s.core.Stream(stream.Context(), f, req.GetAfterSeq(), int(req.GetMaxBatch()), func(ups []store.Update) error {
-		if !batched {
-			return stream.Send(&chatbusv1.SubscribeResponse{Update: updateToProto(ups[0], platform)})
-		}
-		msg := &chatbusv1.SubscribeResponse{Updates: make([]*chatbusv1.Update, len(ups))}
-		for i, u := range ups {
-			msg.Updates[i] = updateToProto(u, platform)
-		}
-		return stream.Send(msg)
+	err = b.s.core.Stream(stream.Context(), f, req.GetAfterSeq(), int(req.GetMaxBatch()), func(ups []store.Encoded) error {
+		return stream.SendMsg(subscribeResponse(ups, platform, batched))
 	}, func() error {
 		bnd, err := b.s.core.BindingOf(f)
 		if err != nil {

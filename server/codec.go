@@ -12,6 +12,9 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+	"github.com/chatbus/chatbus/server/store"
 )
 
 // grpc-go answers a request that does not decode (not protobuf, a string
@@ -47,6 +50,50 @@ func (c lenientCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	marker = protowire.AppendString(marker, badRequestPrefix+err.Error())
 	m.ProtoReflect().SetUnknown(marker)
 	return nil
+}
+
+// Marshal is the proto codec's, except for a message already in its wire
+// form (wireMessage), whose buffer goes to the transport as it is.
+func (c lenientCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if w, ok := v.(*wireMessage); ok {
+		return w.buf, nil
+	}
+	return c.CodecV2.Marshal(v)
+}
+
+// wireMessage is a message already encoded: a Subscribe response built
+// from the journal's bytes (encode once, send many). Sending it hands buf
+// to the transport, which frees it once written.
+type wireMessage struct{ buf mem.BufferSlice }
+
+// The fields of chatbus.v1.SubscribeResponse that carry updates.
+var (
+	subscribeFields = (&chatbusv1.SubscribeResponse{}).ProtoReflect().Descriptor().Fields()
+	fieldUpdate     = subscribeFields.ByName("update").Number()
+	fieldUpdates    = subscribeFields.ByName("updates").Number()
+)
+
+// subscribeResponse is a SubscribeResponse carrying ups (in updates if
+// batched, else the one in update), each as the journal holds it with its
+// seq and platform added: one copy of the stored bytes into a pooled
+// buffer, nothing decoded or allocated per update.
+func subscribeResponse(ups []store.Encoded, platform string, batched bool) *wireMessage {
+	num := fieldUpdates
+	if !batched {
+		num, ups = fieldUpdate, ups[:1]
+	}
+	n := 0
+	for i := range ups {
+		n += store.WireUpdateSize(num, &ups[i], platform)
+	}
+	pool := mem.DefaultBufferPool()
+	buf := pool.Get(n)
+	b := (*buf)[:0]
+	for i := range ups {
+		b = store.AppendWireUpdate(b, num, &ups[i], platform)
+	}
+	*buf = b
+	return &wireMessage{buf: mem.BufferSlice{mem.NewBuffer(buf, pool)}}
 }
 
 // undecodable returns the decoder's error a marked message carries.

@@ -155,6 +155,10 @@ type Config struct {
 	// cluster node's, which outlives the supervisor of each of its terms
 	// and carries the node's own events beside the supervisor's.
 	Events *events.Hub
+	// Trace, if set, is told when each inbound update passes one of the
+	// supervisor's stages (hub.Trace; busbench's profiled supervisor sets
+	// it for its per-stage latency breakdown). If nil, nothing is traced.
+	Trace hub.Trace
 }
 
 // ConsoleConfig configures the operator console.
@@ -379,6 +383,7 @@ func (s *Server) open() error {
 		CloseOfflineAfter: s.cfg.CloseOfflineAfter,
 		Liveness:          s.alive,
 		Metrics:           s.metrics,
+		Trace:             s.cfg.Trace,
 	})
 	if err := provs.LoadCalls(); err != nil {
 		st.Close()

@@ -79,7 +79,7 @@ func newFollower(ctx context.Context, socket, secret string, o followerOpts) (*f
 			if o.Latency != nil {
 				if r := o.Latency.Load(); r != nil {
 					if sent, ok := bench.SentAt(u.GetText()); ok {
-						r.observe(sent, now)
+						r.observe(sent, now, u.GetReceivedAt().AsTime())
 					}
 				}
 			}
@@ -134,6 +134,10 @@ type recorder struct {
 	// and received after to is late: recorded, and counted in late.
 	from, to time.Time
 	late     int
+	// sent is, per sample, the provider's send time after the stamp
+	// (provider-bench's received_at: in the open loop, what the update
+	// waited in the provider): the first stage of the breakdown.
+	sent []time.Duration
 }
 
 func (r *recorder) add(d time.Duration) {
@@ -142,14 +146,16 @@ func (r *recorder) add(d time.Duration) {
 	r.mu.Unlock()
 }
 
-// observe records an update stamped sent and received at now.
-func (r *recorder) observe(sent, now time.Time) {
+// observe records an update stamped stamp, sent by its provider at sent
+// and received at now.
+func (r *recorder) observe(stamp, now, sent time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.from.IsZero() && (sent.Before(r.from) || !sent.Before(r.to)) {
+	if !r.from.IsZero() && (stamp.Before(r.from) || !stamp.Before(r.to)) {
 		return
 	}
-	r.d = append(r.d, now.Sub(sent))
+	r.d = append(r.d, now.Sub(stamp))
+	r.sent = append(r.sent, sent.Sub(stamp))
 	if !r.to.IsZero() && now.After(r.to) {
 		r.late++
 	}
@@ -159,6 +165,13 @@ func (r *recorder) samples() []time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]time.Duration(nil), r.d...)
+}
+
+// sentSamples is the provider's stage of each sample.
+func (r *recorder) sentSamples() []time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]time.Duration(nil), r.sent...)
 }
 
 func (r *recorder) lateCount() int {

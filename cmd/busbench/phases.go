@@ -436,7 +436,9 @@ func (b *bencher) latencyPhase(ctx context.Context, sup *supervisor, ctl *contro
 		return fmt.Errorf("raw hop: %w", err)
 	}
 	rs := bench.Summarize(raw)
-	b.results.Details["latency"] = map[string]any{"chatbus": lat, "baseline": rs, "rate": o.LatencyRate}
+	details := map[string]any{"chatbus": lat, "baseline": rs, "rate": o.LatencyRate}
+	b.stageBreakdown(sup, "latency", rec, details)
+	b.results.Details["latency"] = details
 	note := fmt.Sprintf("%.0f updates/s, one per Deliver; provider send → follower receive (same clock), journalled and fsynced before forwarding; baseline: bare server, one server-stream hop on a Unix socket", o.LatencyRate)
 	b.addFigure(figure{ID: "forward_latency_p50", Name: "forwarded update latency provider→follower, durable, p50", Unit: unitDuration,
 		Chatbus: fp(float64(lat.P50)), Baseline: fp(float64(rs.P50)), BaselineName: "raw stream hop",
@@ -504,6 +506,11 @@ func (b *bencher) throughputPhase(ctx context.Context, sup *supervisor, ctl *con
 	}
 	sleep(ctx, o.SatWarmup)
 	name := fmt.Sprintf("throughput-%d", k)
+	var rec *recorder // the follower's stage of the breakdown (profiled runs)
+	if sup.spec.ProfileDir != "" {
+		rec = &recorder{}
+		b.lat.Store(rec)
+	}
 	sup.profile(name)
 	ctl.profile(ctx, name)
 	s0, err := ctl.stats(ctx)
@@ -521,8 +528,13 @@ func (b *bencher) throughputPhase(ctx context.Context, sup *supervisor, ctl *con
 	}
 	ctl.profile(ctx, "")
 	sup.profile("")
+	b.lat.Store(nil)
 	if err := b.drain(ctx, ctl, fls, base, st0.Acked); err != nil {
 		return err
+	}
+	details := map[string]any{}
+	if rec != nil {
+		b.stageBreakdown(sup, name, rec, details)
 	}
 	forwarded := float64(r1-r0) / t1.Sub(t0).Seconds()
 	ingested := float64(s1.Acked-s0.Acked) / t1.Sub(t0).Seconds()
@@ -552,8 +564,11 @@ func (b *bencher) throughputPhase(ctx context.Context, sup *supervisor, ctl *con
 	cancel()
 	wg.Wait()
 	raw := float64(b1-b0) / bt1.Sub(bt0).Seconds()
-	b.results.Details[name] = map[string]any{"forwarded_per_s": forwarded, "ingested_per_s": ingested, "baseline_per_s": raw,
-		"forwarded": r1 - r0, "baseline": b1 - b0, "batch": o.SatBatch, "cpu_percent": cpus}
+	for key, v := range map[string]any{"forwarded_per_s": forwarded, "ingested_per_s": ingested, "baseline_per_s": raw,
+		"forwarded": r1 - r0, "baseline": b1 - b0, "batch": o.SatBatch, "cpu_percent": cpus} {
+		details[key] = v
+	}
+	b.results.Details[name] = details
 	b.logf("   CPU %% of one core while saturated: %s", cpuString(cpus))
 	b.addFigure(figure{ID: fmt.Sprintf("forward_throughput_%d", k),
 		Name: fmt.Sprintf("forwarded updates/s, durable, saturated, %d follower%s", k, pick(k == 1, "", "s")), Unit: unitRate,
@@ -619,8 +634,10 @@ func (b *bencher) openLoopPhase(ctx context.Context, sup *supervisor, ctl *contr
 	late := rec.lateCount()
 	want := int(rate * o.OpenDuration.Seconds())
 	b.check(lat.N >= want-2, "open loop: %d of the ~%d updates scheduled in the window received", lat.N, want)
-	b.results.Details["open_loop"] = map[string]any{"latency": lat, "rate": rate, "rate_from": how, "late": late,
+	details := map[string]any{"latency": lat, "rate": rate, "rate_from": how, "late": late,
 		"window": o.OpenDuration.String(), "scheduled_in_window": want}
+	b.stageBreakdown(sup, "openloop", rec, details)
+	b.results.Details["open_loop"] = details
 	note := fmt.Sprintf("%.0f updates/s, %s; stamp = scheduled send time; a backlog is sent (up to %d per Deliver), never skipped; %d of %d arrived after the window ended (late: counted in the distribution, not dropped)",
 		rate, how, o.SatBatch, late, lat.N)
 	b.addFigure(figure{ID: "open_loop_latency_p99", Name: "forwarded update latency, open loop, durable, p99", Unit: unitDuration,

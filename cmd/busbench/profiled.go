@@ -54,6 +54,7 @@ func runProfiledSupervisor(ctx context.Context, args []string, stderr io.Writer)
 		}
 		specs = append(specs, providers.Spec{Name: p.Name, Binary: p.Binary, Settings: settings})
 	}
+	trace := &stageTrace{}
 	srv, err := server.New(server.Config{
 		Profile:                     spec.Name,
 		Socket:                      spec.Socket,
@@ -66,13 +67,14 @@ func runProfiledSupervisor(ctx context.Context, args []string, stderr io.Writer)
 		Version:                     "busbench-profiled",
 		Console:                     server.ConsoleConfig{Off: true},
 		Logger:                      log,
+		Trace:                       trace,
 	})
 	if err != nil {
 		return err
 	}
 	runtime.SetMutexProfileFraction(100)
 	runtime.SetBlockProfileRate(int(100 * 1000)) // one sample per 100µs blocked
-	p := &profiler{dir: spec.ProfileDir, prefix: spec.Name, log: log}
+	p := &profiler{dir: spec.ProfileDir, prefix: spec.Name, log: log, trace: trace}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGUSR2)
 	defer signal.Stop(sigs)
@@ -95,6 +97,7 @@ type profiler struct {
 	log         zerolog.Logger
 	name        string
 	cpu         *os.File
+	trace       *stageTrace
 }
 
 var safeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -120,6 +123,7 @@ func (p *profiler) start() {
 		return
 	}
 	p.cpu = f
+	p.trace.start()
 }
 
 func (p *profiler) stop() {
@@ -135,6 +139,7 @@ func (p *profiler) stopLocked() {
 	pprof.StopCPUProfile()
 	p.cpu.Close()
 	p.cpu = nil
+	p.trace.stop(filepath.Join(p.dir, p.name+".stages.json"))
 	// The phase's figures were read before the profile stops: the GC in
 	// writeMemStats makes the heap profile show what is live, not the
 	// last cycle's.

@@ -46,10 +46,13 @@ type bridge struct {
 	keys       atomic.Uint64 // idempotency key counter
 	refreshing atomic.Bool   // a background register is learning the platform
 
-	// delivered is the highest seq whose notification was written: a
-	// stream replayed after a reconnect skips what this process already
-	// wrote (the ack may not have got through). Only follow touches it.
-	delivered uint64
+	// delivered is the highest seq whose notification was written, by
+	// this process or (deliveredFile) an earlier one of the profile key:
+	// a stream starts after it and skips what was written already (its
+	// ack, coalesced, may not have got through). Only follow touches it
+	// after connect set it.
+	delivered     uint64
+	deliveredFile *deliveredFile // nil if it could not be opened
 }
 
 // session is the current registration and what its binding offers.
@@ -95,6 +98,9 @@ func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
 	defer func() {
 		if b.c != nil {
 			b.c.Close()
+		}
+		if b.deliveredFile != nil {
+			b.deliveredFile.close()
 		}
 	}()
 	listenCtx, stopListen := context.WithCancel(ctx)
@@ -166,11 +172,19 @@ func (b *bridge) connect(ctx context.Context) error {
 		}
 		b.log.Info().Int("pid", st.PID).Bool("started", st.Started).Msg("supervisor serving")
 	}
-	c, err := client.Dial(cfg.paths.Socket, client.WithSecretFile(cfg.paths.Secret))
+	// Acks are coalesced: what was written and not yet acked when this
+	// process dies is not delivered again, because the delivered file
+	// says it was written.
+	c, err := client.Dial(cfg.paths.Socket, client.WithSecretFile(cfg.paths.Secret), client.WithAckCoalescing(client.DefaultAckDelay, client.DefaultAckEvery))
 	if err != nil {
 		return err
 	}
 	b.c = c
+	if df, seq, err := b.dirs.openDelivered(); err != nil {
+		b.log.Warn().Err(err).Msg("no delivered file: after a kill, what was written and not yet acked comes again")
+	} else {
+		b.delivered, b.deliveredFile = seq, df
+	}
 	h, ok, err := b.dirs.takeHandoff(cfg.profileKey, time.Now())
 	if err != nil {
 		b.log.Warn().Err(err).Msg("ignoring the handoff file")
@@ -405,6 +419,11 @@ func (b *bridge) handle(ctx context.Context, f *client.Follower, u *chatbusv1.Up
 			return err
 		}
 		b.delivered = u.GetSeq()
+		if df := b.deliveredFile; df != nil {
+			if err := df.store(b.delivered); err != nil {
+				b.log.Warn().Err(err).Msg("delivered file")
+			}
+		}
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()

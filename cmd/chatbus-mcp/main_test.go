@@ -57,6 +57,52 @@ func TestHandoffFile(t *testing.T) {
 // TestNotifierLines: every notification is one JSON-RPC line, meta keys
 // that Claude Code would drop are left out, and the SDK's own writes
 // interleave only between lines.
+// TestDeliveredFile: the delivered file gives a successor the last seq
+// stored, whatever was stored before it (a shorter number after a longer
+// one), per profile key, private.
+func TestDeliveredFile(t *testing.T) {
+	tests := []struct {
+		name   string
+		stores []uint64
+		want   uint64
+	}{
+		{name: "new", want: 0},
+		{name: "one", stores: []uint64{7}, want: 7},
+		{name: "grows", stores: []uint64{9, 10, 123456789012}, want: 123456789012},
+		{name: "shorter after longer", stores: []uint64{1000, 99}, want: 99},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			d := newStateDirs(root, "manual:1")
+			df, seq, err := d.openDelivered()
+			if err != nil || seq != 0 {
+				t.Fatalf("first open: %d %v", seq, err)
+			}
+			for _, s := range tt.stores {
+				if err := df.store(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			df.close() // as a kill leaves it: written, not synced
+			df2, seq, err := d.openDelivered()
+			if err != nil || seq != tt.want {
+				t.Fatalf("reopened: %d %v, want %d", seq, err, tt.want)
+			}
+			df2.close()
+			df3, other, err := newStateDirs(root, "manual:2").openDelivered()
+			if err != nil || other != 0 {
+				t.Errorf("another profile key reads %d %v", other, err)
+			} else {
+				df3.close()
+			}
+			if st, err := os.Stat(d.deliveredPath()); err != nil || st.Mode().Perm() != 0o600 {
+				t.Errorf("mode %v %v", st.Mode().Perm(), err)
+			}
+		})
+	}
+}
+
 func TestNotifierLines(t *testing.T) {
 	var buf bytes.Buffer
 	n := &notifier{w: &buf}

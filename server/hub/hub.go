@@ -251,6 +251,9 @@ type Config struct {
 	// Liveness, if set, gets the probe of Run's loop ("hub": prune,
 	// handoff expiry, retention, reconciliation) for the watchdog.
 	Liveness *liveness.Registry
+	// Trace, if set, is told when each inbound update passes a stage
+	// (see Trace). If nil, nothing is traced.
+	Trace Trace
 }
 
 // Hub routes. Safe for concurrent use. It is the one thing the transport

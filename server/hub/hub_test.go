@@ -213,6 +213,20 @@ func (e *env) ingest(first int64, thread string, texts ...string) {
 	}
 }
 
+// decoded decodes what a stream sent.
+func decoded(t *testing.T, ups []store.Encoded) []store.Update {
+	t.Helper()
+	out := make([]store.Update, len(ups))
+	for i, e := range ups {
+		u, err := e.Update()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = u
+	}
+	return out
+}
+
 // collect streams the follower's updates until n arrived.
 func collect(t *testing.T, h *Hub, f *registry.Follower, after uint64, n int) []store.Update {
 	t.Helper()
@@ -220,8 +234,8 @@ func collect(t *testing.T, h *Hub, f *registry.Follower, after uint64, n int) []
 	defer cancel()
 	var got []store.Update
 	errDone := errors.New("done")
-	err := h.Stream(ctx, f, after, 1, func(ups []store.Update) error {
-		got = append(got, ups...)
+	err := h.Stream(ctx, f, after, 1, func(ups []store.Encoded) error {
+		got = append(got, decoded(t, ups)...)
 		if len(got) >= n {
 			return errDone
 		}

@@ -67,7 +67,7 @@ func benchDeliver(b *testing.B, m *metrics.Metrics) {
 		}
 		threads = append(threads, r.Binding.Target.Thread)
 		go func() {
-			streams <- h.Stream(ctx, r.Follower, 0, 1, func(ups []store.Update) error {
+			streams <- h.Stream(ctx, r.Follower, 0, 1, func(ups []store.Encoded) error {
 				for range ups {
 					delivered <- struct{}{}
 				}

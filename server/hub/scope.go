@@ -65,14 +65,15 @@ func (h *Hub) scopeOf(t store.Target) *scope {
 				Msg("reading what the thread's followers sent: calls naming those messages are refused")
 		}
 		sc.mu.Lock()
-		sc.addLocked(refs)
+		sc.addLocked(refs, false)
 		sc.mu.Unlock()
 	})
 	return sc
 }
 
-// addLocked records refs; it returns those it did not know. s.mu is held.
-func (s *scope) addLocked(refs []store.Ref) (added []store.Ref) {
+// addLocked records refs; with keep, it returns those it did not know
+// (without, it allocates nothing). s.mu is held.
+func (s *scope) addLocked(refs []store.Ref, keep bool) (added []store.Ref) {
 	for _, r := range refs {
 		if r.Kind < store.RefMessage || r.Kind > store.RefInteraction || r.ID == "" {
 			continue
@@ -82,7 +83,7 @@ func (s *scope) addLocked(refs []store.Ref) (added []store.Ref) {
 			set = newRing[string](scopeCap)
 			s.sets[r.Kind] = set
 		}
-		if set.add(r.ID) {
+		if set.add(r.ID) && keep {
 			added = append(added, r)
 		}
 	}
@@ -106,7 +107,7 @@ func (h *Hub) learn(t store.Target, refs []store.Ref) {
 	}
 	sc := h.scopeOf(t)
 	sc.mu.Lock()
-	sc.addLocked(refs)
+	sc.addLocked(refs, false)
 	sc.mu.Unlock()
 }
 
@@ -119,7 +120,7 @@ func (h *Hub) learnSent(t store.Target, refs []store.Ref) {
 	}
 	sc := h.scopeOf(t)
 	sc.mu.Lock()
-	added := sc.addLocked(refs)
+	added := sc.addLocked(refs, true)
 	sc.mu.Unlock()
 	if len(added) == 0 {
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/store"
@@ -23,6 +24,9 @@ type Inbound struct {
 	// ThreadState is what the update says happened to its thread itself
 	// (a person closed, reopened or deleted it); see Intake.
 	ThreadState ThreadState
+	// Arrived is when the pump read it from its provider (zero: not
+	// known); only Config.Trace uses it.
+	Arrived time.Time
 }
 
 // Ingest journals a provider's batch of updates, routed to their threads'
@@ -36,6 +40,11 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 		return 0, nil
 	}
 	ups := make([]store.Update, 0, len(batch))
+	if tr := h.cfg.Trace; tr != nil {
+		for i := range batch {
+			tr.Update(StagePumped, 0, batch[i].Update.Text, batch[i].Arrived)
+		}
+	}
 	for _, in := range batch {
 		h.cfg.Metrics.UpdateReceived(provider, in.Update.Kind, in.Allowed)
 		if !in.Allowed {
@@ -64,6 +73,12 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 		return 0, err
 	}
 	h.cfg.Metrics.Journalled(provider, len(ups), stored)
+	if tr := h.cfg.Trace; tr != nil {
+		now := time.Now()
+		for i := range stored {
+			tr.Update(StageDurable, stored[i].Seq, stored[i].Text, now)
+		}
+	}
 	return last, nil
 }
 
@@ -71,8 +86,10 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 // afterSeq (or after the acknowledged point, whichever is later): first what
 // is held, then live updates as they are journalled. Each call of send
 // carries up to maxBatch updates (at least one; maxBatch <= 1: one at a
-// time). The updates come from the journal's memory while the follower
-// keeps up (Store.Read), and the stream waits on Store.Changed, so a live
+// time), each in its wire form as the journal holds it (never decoded:
+// store.ReadEncoded), valid only until send returns. The updates come from
+// the journal's memory while the follower keeps up, and the stream waits
+// on Store.Changed, so a live
 // follower costs no disk read and no wake-up per update of others. It
 // returns when the registration ends (with its reason), the stream is
 // superseded, ctx ends, or send fails.
@@ -80,7 +97,7 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 // threadChanged, if not nil, is called on the same goroutine each time the
 // binding's thread is replaced (ThreadChanged), between sends; an error it
 // returns ends the stream. One goroutine per stream waits for both.
-func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64, maxBatch int, send func([]store.Update) error, threadChanged func() error) error {
+func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64, maxBatch int, send func([]store.Encoded) error, threadChanged func() error) error {
 	superseded, detach := f.AttachStream()
 	defer detach()
 	key, _ := f.Binding()
@@ -109,7 +126,7 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 		rewired = h.ThreadChanged(f)
 	}
 	for {
-		ups, err := h.store.Read(key, pos, h.cfg.ReadBatch)
+		ups, err := store.ReadEncoded(h.store, key, pos, h.cfg.ReadBatch)
 		if err != nil {
 			return err
 		}
@@ -125,6 +142,12 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 			d.Sent(last)
 			for _, u := range ups[:n] {
 				h.cfg.Metrics.Delivered(u.ReceivedAt, u.Seq > st.LastSeq)
+			}
+			if tr := h.cfg.Trace; tr != nil {
+				now := time.Now()
+				for _, e := range ups[:n] {
+					tr.Update(StageSent, e.Seq, e.Text(), now)
+				}
 			}
 			pos = last
 			ups = ups[n:]

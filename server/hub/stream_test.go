@@ -46,12 +46,12 @@ func TestStreamBatches(t *testing.T) {
 					e.ingest(int64(1000+i), thread, fmt.Sprint("live ", i))
 				}
 			}()
-			err := e.h.Stream(ctx, r.Follower, 0, tc.maxBatch, func(ups []store.Update) error {
+			err := e.h.Stream(ctx, r.Follower, 0, tc.maxBatch, func(ups []store.Encoded) error {
 				if len(ups) == 0 || len(ups) > tc.maxBatch {
 					t.Errorf("send of %d updates, maxBatch %d", len(ups), tc.maxBatch)
 				}
 				sends++
-				got = append(got, ups...)
+				got = append(got, decoded(t, ups)...)
 				if len(got) == len(held) {
 					close(live1)
 				}
@@ -95,7 +95,7 @@ func BenchmarkStreamLive(b *testing.B) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = e.h.Stream(ctx, r.Follower, 0, 64, func(ups []store.Update) error {
+		_ = e.h.Stream(ctx, r.Follower, 0, 64, func(ups []store.Encoded) error {
 			got <- ups[len(ups)-1].Seq
 			return nil
 		}, nil)

@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -239,4 +241,17 @@ func normalize(v any) any {
 		return &c
 	}
 	return v
+}
+
+// TestCRCLSN: crcLSN adds the LSN's 8 little-endian bytes to a CRC-32C
+// as crc32.Update does (frames written before it verify).
+func TestCRCLSN(t *testing.T) {
+	for _, c := range []uint32{0, 1, 0xdeadbeef, 0xffffffff} {
+		for _, lsn := range []uint64{0, 1, 255, 256, 1 << 32, 0x0123456789abcdef, ^uint64(0)} {
+			want := crc32.Update(c, castagnoli, binary.LittleEndian.AppendUint64(nil, lsn))
+			if got := crcLSN(c, lsn); got != want {
+				t.Errorf("crcLSN(%#x, %#x) = %#x, want %#x", c, lsn, got, want)
+			}
+		}
+	}
 }

@@ -570,7 +570,14 @@ func (j *Journal) Ack(key string, seq uint64) (uint64, error) {
 // Recent records come from memory (Options.TailBytes), older ones from the
 // segment files. Only durable records are returned.
 func (j *Journal) Read(key string, afterSeq uint64, limit int) ([]Record, error) {
-	return j.read(key, afterSeq, limit)
+	return j.read(key, afterSeq, limit, true)
+}
+
+// ReadData is Read with each record's Provider and DedupID left empty:
+// nothing is allocated per record (a follower's stream needs only the
+// data).
+func (j *Journal) ReadData(key string, afterSeq uint64, limit int) ([]Record, error) {
+	return j.read(key, afterSeq, limit, false)
 }
 
 // Changed returns a channel that is closed once key has a record with a seq

@@ -13,11 +13,12 @@ type miss struct {
 	size uint32
 }
 
-// read implements Read. Under the read lock it takes the cached frames and
+// read implements Read (ids: with each record's provider and dedup id)
+// and ReadData. Under the read lock it takes the cached frames and
 // notes the others with a reference on their segment; it decodes and reads
 // from disk after releasing the lock, so a slow disk read holds up neither
 // the writer nor Ack.
-func (j *Journal) read(key string, afterSeq uint64, limit int) ([]Record, error) {
+func (j *Journal) read(key string, afterSeq uint64, limit int, ids bool) ([]Record, error) {
 	j.mu.RLock()
 	if j.keys == nil {
 		j.mu.RUnlock()
@@ -64,8 +65,10 @@ func (j *Journal) read(key string, afterSeq uint64, limit int) ([]Record, error)
 		if err != nil || string(e.key) != key || e.seq != seq {
 			return nil, fmt.Errorf("journal %s: %s seq %d: %w: its frame holds another record", j.dir, keyName(key), seq, ErrCorrupt)
 		}
-		out[i] = Record{Seq: seq, Provider: string(e.provider), DedupID: string(e.dedupID),
-			ReceivedAt: fromUnixNano(e.at), Data: e.data}
+		out[i] = Record{Seq: seq, ReceivedAt: fromUnixNano(e.at), Data: e.data}
+		if ids {
+			out[i].Provider, out[i].DedupID = string(e.provider), string(e.dedupID)
+		}
 	}
 	return out, nil
 }

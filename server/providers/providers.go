@@ -62,7 +62,11 @@ type Config struct {
 	Events   *events.Hub
 	Logger   zerolog.Logger
 	// IngestBatch bounds how many updates go into one journal write.
-	// If zero, 512.
+	// If zero, 4096: what the SDK's pipeline keeps in flight (two
+	// batches of 2048), so that a fast provider's whole window is one
+	// commit, and a follower's stream is woken once per commit with
+	// everything of its thread in it. The pump never waits for a batch to
+	// fill: it takes what has arrived.
 	IngestBatch int
 	// CallKeep is how long settled call records answer repeats of their
 	// idempotency key. If zero, DefaultCallKeep (24h).
@@ -161,7 +165,7 @@ type attach struct{ target store.Target }
 // New builds the Manager; Run starts the children.
 func New(cfg Config) (*Manager, error) {
 	if cfg.IngestBatch <= 0 {
-		cfg.IngestBatch = 512
+		cfg.IngestBatch = 4096
 	}
 	m := &Manager{cfg: cfg, log: cfg.Logger.With().Str("component", "providers").Logger(), provs: map[string]*provider{}}
 	for _, spec := range cfg.Specs {

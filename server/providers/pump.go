@@ -186,7 +186,7 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 	// reading while a batch is written: a provider with more than one
 	// batch in flight has the next one routed as soon as the journal is
 	// free.
-	in := make(chan []*providerv1.Update, m.cfg.IngestBatch)
+	in := make(chan received, m.cfg.IngestBatch)
 	recvErr := make(chan error, 1)
 	go func() {
 		defer close(in)
@@ -204,7 +204,7 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 				continue
 			}
 			select {
-			case in <- ups:
+			case in <- received{ups, time.Now()}:
 			case <-ctx.Done():
 				recvErr <- ctx.Err()
 				return
@@ -213,10 +213,20 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 	}()
 	batch := make([]hub.Inbound, 0, m.cfg.IngestBatch)
 	raw := make([]*providerv1.Update, 0, m.cfg.IngestBatch)
-	var carry []*providerv1.Update // what the last batch had no room for
+	arrived := make([]time.Time, 0, m.cfg.IngestBatch) // raw's, when read
+	var carry received                                 // what the last batch had no room for
+	take := func(r received) {
+		n := min(len(r.ups), cap(raw)-len(raw))
+		raw = append(raw, r.ups[:n]...)
+		for range n {
+			arrived = append(arrived, r.at)
+		}
+		carry = received{r.ups[n:], r.at}
+	}
 	for {
-		if len(carry) == 0 {
-			ups, ok := <-in
+		raw, arrived = raw[:0], arrived[:0]
+		if len(carry.ups) == 0 {
+			r, ok := <-in
 			if !ok {
 				err := <-recvErr
 				if errors.Is(err, io.EOF) {
@@ -224,28 +234,26 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 				}
 				return progressed, err
 			}
-			carry = ups
+			carry = r
 		}
-		n := min(len(carry), cap(raw))
-		raw = append(raw[:0], carry[:n]...)
-		carry = carry[n:]
+		take(carry)
 	drain:
-		for len(carry) == 0 && len(raw) < cap(raw) {
+		for len(carry.ups) == 0 && len(raw) < cap(raw) {
 			select {
-			case ups, ok := <-in:
+			case r, ok := <-in:
 				if !ok {
 					break drain
 				}
-				n := min(len(ups), cap(raw)-len(raw))
-				raw = append(raw, ups[:n]...)
-				carry = ups[n:]
+				take(r)
 			default:
 				break drain
 			}
 		}
 		batch = batch[:0]
-		for _, u := range raw {
-			batch = append(batch, inbound(u))
+		for i, u := range raw {
+			in := inbound(u)
+			in.Arrived = arrived[i]
+			batch = append(batch, in)
 		}
 		p.pumping.Begin("journal write")
 		through, err := sink.Ingest(ctx, p.spec.Name, batch, batchCursor(raw))
@@ -270,6 +278,12 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 			return progressed, err
 		}
 	}
+}
+
+// received is one provider message's updates and when the pump read it.
+type received struct {
+	ups []*providerv1.Update
+	at  time.Time
 }
 
 // reattach tells a new child which followers are bound through it.

@@ -64,7 +64,8 @@ func checkProvider(p string) error {
 	return nil
 }
 
-// Journal entry encoding, version 2:
+// Journal entry encoding, version 2 (still decoded; version 3, which
+// encodeUpdate writes, is in wire.go):
 //
 //	[0]     version (2)
 //	[1:9]   received at, unix ns, i64 big-endian (0 = zero time); fixed so
@@ -82,34 +83,13 @@ func checkProvider(p string) error {
 const (
 	updateCodecV1 = 1
 	updateCodecV2 = 2
+	// updateCodecV3 (wire.go) is what encodeUpdate writes.
 )
 
+// encodeUpdate encodes u in the current version (3, wire.go).
 func encodeUpdate(u *Update) []byte {
-	n := 9 + len(u.Provider) + len(u.Chat) + len(u.Thread) + len(u.Sender) + len(u.SenderName) + len(u.DedupID) +
-		len(u.Text) + len(u.Payload) + 12*binary.MaxVarintLen64
-	for _, r := range u.Refs {
-		n += 1 + binary.MaxVarintLen64 + len(r.ID)
-	}
-	b := make([]byte, 0, n)
-	b = append(b, updateCodecV2)
-	b = binary.BigEndian.AppendUint64(b, uint64(unixNano(u.ReceivedAt)))
-	b = appendBytes(b, u.Provider)
-	b = binary.AppendVarint(b, u.PlatformUpdateID)
-	b = binary.AppendVarint(b, int64(u.Kind))
-	b = appendBytes(b, u.Chat)
-	b = appendBytes(b, u.Thread)
-	b = binary.AppendVarint(b, u.FromUserID)
-	b = appendBytes(b, u.Sender)
-	b = appendBytes(b, u.SenderName)
-	b = appendBytes(b, u.DedupID)
-	b = binary.AppendUvarint(b, uint64(len(u.Refs)))
-	for _, r := range u.Refs {
-		b = append(b, byte(r.Kind))
-		b = appendBytes(b, r.ID)
-	}
-	b = appendBytes(b, u.Text)
-	b = binary.AppendUvarint(b, uint64(len(u.Payload)))
-	return append(b, u.Payload...)
+	v, _ := encodeUpdateAt(u)
+	return v
 }
 
 func appendBytes(b []byte, s string) []byte {
@@ -120,6 +100,9 @@ func appendBytes(b []byte, s string) []byte {
 // decodeUpdate decodes an entry; it copies, so the result outlives the
 // transaction.
 func decodeUpdate(v []byte) (Update, error) {
+	if len(v) >= 9 && v[0] == updateCodecV3 {
+		return decodeUpdateV3(v)
+	}
 	if len(v) < 9 || (v[0] != updateCodecV1 && v[0] != updateCodecV2) {
 		return Update{}, fmt.Errorf("%w: journal entry of %d bytes with version %d", ErrCorrupt, len(v), firstByte(v))
 	}

@@ -200,6 +200,11 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 	now := s.opts.Now()
 	in := make([]Update, len(updates))
 	ents := make([]journal.Entry, len(updates))
+	size := 0
+	for i := range updates {
+		size += encodedSizeMax(&updates[i])
+	}
+	buf := make([]byte, 0, size) // every entry's encoding, one after the other
 	s.boundMu.RLock()
 	defer s.boundMu.RUnlock()
 	for i, u := range updates {
@@ -219,8 +224,11 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 			u.BindingKey = "" // no such binding: hold it as unrouted
 		}
 		u.Seq = 0
-		v := encodeUpdate(&u)
-		u.Payload = v[len(v)-len(u.Payload) : len(v) : len(v)] // the payload ends the encoding
+		from := len(buf)
+		var at int
+		buf, at = appendEntry(buf, &u)
+		v := buf[from:len(buf):len(buf)]
+		u.Payload = buf[at : at+len(u.Payload) : at+len(u.Payload)]
 		in[i] = u
 		ents[i] = journal.Entry{Key: u.BindingKey, DedupID: u.dedupKey(), ReceivedAt: u.ReceivedAt, Data: v}
 	}
@@ -262,6 +270,33 @@ func (s *Bolt) Read(bindingKey string, afterSeq uint64, limit int) ([]Update, er
 		}
 		u.Seq, u.BindingKey = r.Seq, bindingKey
 		out[i] = u
+	}
+	return out, nil
+}
+
+// ReadEncoded implements EncodedReader: the journal's own bytes (its
+// memory while the follower keeps up), no decode; an entry of an older
+// version is decoded and encoded.
+func (s *Bolt) ReadEncoded(bindingKey string, afterSeq uint64, limit int) ([]Encoded, error) {
+	if afterSeq == math.MaxUint64 {
+		return nil, nil
+	}
+	recs, err := s.jr.ReadData(bindingKey, afterSeq, limit)
+	if err != nil {
+		return nil, s.journalErr(err)
+	}
+	out := make([]Encoded, len(recs))
+	for i, r := range recs {
+		out[i] = Encoded{Seq: r.Seq, ReceivedAt: r.ReceivedAt}
+		if w, ok := wireOf(r.Data); ok {
+			out[i].Wire = w
+			continue
+		}
+		u, err := decodeUpdate(r.Data)
+		if err != nil {
+			return nil, fmt.Errorf("%s seq %d: %w", journalName(bindingKey), r.Seq, err)
+		}
+		out[i].Wire, _ = appendWire(nil, &u)
 	}
 	return out, nil
 }

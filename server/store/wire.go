@@ -1,0 +1,376 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Journal entry encoding, version 3: the update in the wire form a
+// follower's stream sends, so that a stream sends the stored bytes as they
+// are (encode once, send many):
+//
+//	[0]     version (3)
+//	[1:9]   received at, unix ns, i64 big-endian, as in version 2
+//	then    dedup id (uvarint length + bytes)
+//	then    the wire: chatbus.v1.Update's protobuf encoding without seq (1)
+//	        and platform (11), the fields in number order: target (2:
+//	        provider 1, the numeric chat and thread ids 2 and 3 where the
+//	        ids are numbers, chat 4, thread 5), kind 3, platform_update_id 4,
+//	        from_user_id 5, text 6, payload 7, received_at 8 (a
+//	        google.protobuf.Timestamp: seconds 1, nanos 2), sender 9,
+//	        references 10 (each: kind 1, id 2), sender_name 12. Zero
+//	        values are left out, as protobuf does.
+//
+// A message that holds an update is its seq's field, the wire, and the
+// platform's field (AppendWireUpdate): protobuf takes fields in any order.
+// The field numbers are chatbus.v1's, which only ever grow (buf
+// breaking); a test in package server holds the two equal.
+const updateCodecV3 = 3
+
+// The field numbers of chatbus.v1.Update and of the messages in it.
+const (
+	fUpdateSeq        protowire.Number = 1
+	fUpdateTarget     protowire.Number = 2
+	fUpdateKind       protowire.Number = 3
+	fUpdatePlatformID protowire.Number = 4
+	fUpdateFromUser   protowire.Number = 5
+	fUpdateText       protowire.Number = 6
+	fUpdatePayload    protowire.Number = 7
+	fUpdateReceivedAt protowire.Number = 8
+	fUpdateSender     protowire.Number = 9
+	fUpdateRefs       protowire.Number = 10
+	fUpdatePlatform   protowire.Number = 11
+	fUpdateSenderName protowire.Number = 12
+
+	fTargetProvider protowire.Number = 1
+	fTargetChatID   protowire.Number = 2
+	fTargetThreadID protowire.Number = 3
+	fTargetChat     protowire.Number = 4
+	fTargetThread   protowire.Number = 5
+
+	fTimestampSeconds protowire.Number = 1
+	fTimestampNanos   protowire.Number = 2
+
+	fRefKind protowire.Number = 1
+	fRefID   protowire.Number = 2
+)
+
+// Encoded is a journalled update in the wire form a stream sends (see
+// Store.ReadEncoded).
+type Encoded struct {
+	Seq        uint64
+	ReceivedAt time.Time
+	// Wire is chatbus.v1.Update's protobuf encoding without seq and
+	// platform (AppendWireUpdate adds them). Read-only: it may be the
+	// store's own memory.
+	Wire []byte
+}
+
+// EncodedReader is a Store that reads updates in their wire form.
+type EncodedReader interface {
+	// ReadEncoded is Read, each update in its wire form.
+	ReadEncoded(bindingKey string, afterSeq uint64, limit int) ([]Encoded, error)
+}
+
+// ReadEncoded is s.Read with each update in its wire form: the stored
+// bytes where s keeps them so (EncodedReader), else encoded from Read's.
+func ReadEncoded(s Store, bindingKey string, afterSeq uint64, limit int) ([]Encoded, error) {
+	if r, ok := s.(EncodedReader); ok {
+		return r.ReadEncoded(bindingKey, afterSeq, limit)
+	}
+	ups, err := s.Read(bindingKey, afterSeq, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Encoded, len(ups))
+	for i := range ups {
+		out[i] = Encoded{Seq: ups[i].Seq, ReceivedAt: ups[i].ReceivedAt}
+		out[i].Wire, _ = appendWire(nil, &ups[i])
+	}
+	return out, nil
+}
+
+// Text is the update's text, read from the wire (for tracing; the stream
+// never decodes it).
+func (e Encoded) Text() string {
+	b := e.Wire
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return ""
+		}
+		b = b[n:]
+		if num == fUpdateText && typ == protowire.BytesType {
+			v, _ := protowire.ConsumeBytes(b)
+			return string(v)
+		}
+		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
+			return ""
+		}
+		b = b[n:]
+	}
+	return ""
+}
+
+// AppendWireUpdate appends field num (of the message that holds it) with
+// the update e: its seq, its wire, and platform ("" : none).
+func AppendWireUpdate(b []byte, num protowire.Number, e *Encoded, platform string) []byte {
+	n := len(e.Wire)
+	if e.Seq != 0 {
+		n += protowire.SizeTag(fUpdateSeq) + protowire.SizeVarint(e.Seq)
+	}
+	if platform != "" {
+		n += protowire.SizeTag(fUpdatePlatform) + protowire.SizeBytes(len(platform))
+	}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(n))
+	if e.Seq != 0 {
+		b = protowire.AppendTag(b, fUpdateSeq, protowire.VarintType)
+		b = protowire.AppendVarint(b, e.Seq)
+	}
+	b = append(b, e.Wire...)
+	if platform != "" {
+		b = protowire.AppendTag(b, fUpdatePlatform, protowire.BytesType)
+		b = protowire.AppendString(b, platform)
+	}
+	return b
+}
+
+// WireUpdateSize is how many bytes AppendWireUpdate appends.
+func WireUpdateSize(num protowire.Number, e *Encoded, platform string) int {
+	n := len(e.Wire)
+	if e.Seq != 0 {
+		n += protowire.SizeTag(fUpdateSeq) + protowire.SizeVarint(e.Seq)
+	}
+	if platform != "" {
+		n += protowire.SizeTag(fUpdatePlatform) + protowire.SizeBytes(len(platform))
+	}
+	return protowire.SizeTag(num) + protowire.SizeBytes(n)
+}
+
+// encodeUpdateAt encodes u as a version 3 entry; payloadAt is where u's
+// payload starts in it.
+func encodeUpdateAt(u *Update) (v []byte, payloadAt int) {
+	return appendEntry(make([]byte, 0, encodedSizeMax(u)), u)
+}
+
+// appendEntry appends u's version 3 entry to b; payloadAt is where u's
+// payload starts in b. It appends at most encodedSizeMax(u) bytes.
+func appendEntry(b []byte, u *Update) (_ []byte, payloadAt int) {
+	b = append(b, updateCodecV3)
+	b = binary.BigEndian.AppendUint64(b, uint64(unixNano(u.ReceivedAt)))
+	b = protowire.AppendString(b, u.DedupID)
+	return appendWire(b, u)
+}
+
+// encodedSizeMax bounds the length of u's version 3 entry: every tag,
+// length and number at its longest (a tag here is one byte, a varint at
+// most 10).
+func encodedSizeMax(u *Update) int {
+	const field = 11                  // a tag and a varint
+	n := 9 + field + len(u.DedupID) + // prefix
+		field + 5*field + len(u.Provider) + len(u.Chat) + len(u.Thread) + // target
+		3*field + // kind, ids
+		2*field + len(u.Text) + len(u.Payload) + // text, payload
+		field + 2*field + // received_at
+		2*field + len(u.Sender) + len(u.SenderName)
+	for _, r := range u.Refs {
+		n += 3*field + len(r.ID)
+	}
+	return n
+}
+
+func appendWire(b []byte, u *Update) ([]byte, int) {
+	appendStr := func(b []byte, num protowire.Number, s string) []byte {
+		if s == "" {
+			return b
+		}
+		b = protowire.AppendTag(b, num, protowire.BytesType)
+		return protowire.AppendString(b, s)
+	}
+	appendInt := func(b []byte, num protowire.Number, v int64) []byte {
+		if v == 0 {
+			return b
+		}
+		b = protowire.AppendTag(b, num, protowire.VarintType)
+		return protowire.AppendVarint(b, uint64(v))
+	}
+	if u.Provider != "" || u.Chat != "" || u.Thread != "" {
+		chatID, _ := strconv.ParseInt(u.Chat, 10, 64)
+		threadID, _ := strconv.ParseInt(u.Thread, 10, 64)
+		var t [64]byte
+		tb := appendStr(t[:0], fTargetProvider, u.Provider)
+		tb = appendInt(tb, fTargetChatID, chatID)
+		tb = appendInt(tb, fTargetThreadID, threadID)
+		tb = appendStr(tb, fTargetChat, u.Chat)
+		tb = appendStr(tb, fTargetThread, u.Thread)
+		b = protowire.AppendTag(b, fUpdateTarget, protowire.BytesType)
+		b = protowire.AppendBytes(b, tb)
+	}
+	b = appendInt(b, fUpdateKind, int64(u.Kind))
+	b = appendInt(b, fUpdatePlatformID, u.PlatformUpdateID)
+	b = appendInt(b, fUpdateFromUser, u.FromUserID)
+	b = appendStr(b, fUpdateText, u.Text)
+	payloadAt := len(b)
+	if len(u.Payload) > 0 {
+		b = protowire.AppendTag(b, fUpdatePayload, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(len(u.Payload)))
+		payloadAt = len(b)
+		b = append(b, u.Payload...)
+	}
+	// As timestamppb.New: a zero time is its (negative) seconds.
+	var t [24]byte
+	tb := appendInt(t[:0], fTimestampSeconds, u.ReceivedAt.Unix())
+	tb = appendInt(tb, fTimestampNanos, int64(int32(u.ReceivedAt.Nanosecond())))
+	b = protowire.AppendTag(b, fUpdateReceivedAt, protowire.BytesType)
+	b = protowire.AppendBytes(b, tb)
+	b = appendStr(b, fUpdateSender, u.Sender)
+	for _, r := range u.Refs {
+		n := 0
+		if r.Kind != 0 {
+			n += protowire.SizeTag(fRefKind) + protowire.SizeVarint(uint64(r.Kind))
+		}
+		if r.ID != "" {
+			n += protowire.SizeTag(fRefID) + protowire.SizeBytes(len(r.ID))
+		}
+		b = protowire.AppendTag(b, fUpdateRefs, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(n))
+		b = appendInt(b, fRefKind, int64(r.Kind))
+		b = appendStr(b, fRefID, r.ID)
+	}
+	b = appendStr(b, fUpdateSenderName, u.SenderName)
+	return b, payloadAt
+}
+
+// wireOf returns the wire of a version 3 entry.
+func wireOf(v []byte) ([]byte, bool) {
+	if len(v) < 9 || v[0] != updateCodecV3 {
+		return nil, false
+	}
+	_, n := protowire.ConsumeBytes(v[9:])
+	if n < 0 {
+		return nil, false
+	}
+	return v[9+n:], true
+}
+
+// decodeUpdateV3 decodes a version 3 entry (len(v) >= 9, v[0] == 3).
+func decodeUpdateV3(v []byte) (Update, error) {
+	bad := func() (Update, error) {
+		return Update{}, fmt.Errorf("%w: malformed journal entry of %d bytes", ErrCorrupt, len(v))
+	}
+	u := Update{ReceivedAt: fromUnixNano(int64(binary.BigEndian.Uint64(v[1:9])))}
+	dedup, n := protowire.ConsumeBytes(v[9:])
+	if n < 0 {
+		return bad()
+	}
+	u.DedupID = string(dedup)
+	if !decodeWire(&u, v[9+n:]) {
+		return bad()
+	}
+	return u, nil
+}
+
+// Update decodes e (BindingKey and DedupID are not in it).
+func (e Encoded) Update() (Update, error) {
+	u := Update{Seq: e.Seq, ReceivedAt: e.ReceivedAt}
+	if !decodeWire(&u, e.Wire) {
+		return Update{}, fmt.Errorf("%w: malformed update of %d bytes", ErrCorrupt, len(e.Wire))
+	}
+	return u, nil
+}
+
+// decodeWire sets u's fields from wire (received_at excepted: the
+// caller has it to the nanosecond); false if wire is malformed.
+func decodeWire(u *Update, wire []byte) bool {
+	return eachField(wire, func(num protowire.Number, typ protowire.Type, val []byte, x uint64) bool {
+		switch {
+		case typ == protowire.VarintType && num == fUpdateKind:
+			u.Kind = UpdateKind(int32(x))
+		case typ == protowire.VarintType && num == fUpdatePlatformID:
+			u.PlatformUpdateID = int64(x)
+		case typ == protowire.VarintType && num == fUpdateFromUser:
+			u.FromUserID = int64(x)
+		case typ != protowire.BytesType:
+			return false
+		case num == fUpdateTarget:
+			return eachField(val, func(num protowire.Number, typ protowire.Type, val []byte, _ uint64) bool {
+				switch {
+				case typ == protowire.VarintType && (num == fTargetChatID || num == fTargetThreadID):
+				case typ != protowire.BytesType:
+					return false
+				case num == fTargetProvider:
+					u.Provider = string(val)
+				case num == fTargetChat:
+					u.Chat = string(val)
+				case num == fTargetThread:
+					u.Thread = string(val)
+				default:
+					return false
+				}
+				return true
+			})
+		case num == fUpdateText:
+			u.Text = string(val)
+		case num == fUpdatePayload:
+			u.Payload = append([]byte(nil), val...)
+		case num == fUpdateReceivedAt:
+			return true // the fixed prefix has it, to the nanosecond
+		case num == fUpdateSender:
+			u.Sender = string(val)
+		case num == fUpdateRefs:
+			var r Ref
+			if !eachField(val, func(num protowire.Number, typ protowire.Type, val []byte, x uint64) bool {
+				switch {
+				case num == fRefKind && typ == protowire.VarintType:
+					r.Kind = RefKind(x)
+				case num == fRefID && typ == protowire.BytesType:
+					r.ID = string(val)
+				default:
+					return false
+				}
+				return true
+			}) {
+				return false
+			}
+			u.Refs = append(u.Refs, r)
+		case num == fUpdateSenderName:
+			u.SenderName = string(val)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+// eachField calls fn with each field of the protobuf message b (val for
+// length-delimited fields, x for varints); false if b is malformed, has a
+// field of another wire type, or fn returns false.
+func eachField(b []byte, fn func(num protowire.Number, typ protowire.Type, val []byte, x uint64) bool) bool {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		var val []byte
+		var x uint64
+		switch typ {
+		case protowire.VarintType:
+			x, n = protowire.ConsumeVarint(b)
+		case protowire.BytesType:
+			val, n = protowire.ConsumeBytes(b)
+		default:
+			return false
+		}
+		if n < 0 || !fn(num, typ, val, x) {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}

@@ -1,0 +1,160 @@
+package server
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/chatbus/chatbus/bench"
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+	"github.com/chatbus/chatbus/server/store"
+)
+
+// TestSubscribeWireIsTheProto: a Subscribe response built from the
+// journal's bytes (store.ReadEncoded, subscribeResponse) decodes to what
+// updateToProto and the proto codec would have sent, for the updates a
+// journal holds, in both forms (batched, single).
+func TestSubscribeWireIsTheProto(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 123456789, time.UTC)
+	tests := []struct {
+		name     string
+		u        store.Update
+		platform string
+	}{
+		{name: "telegram message", platform: "telegram", u: store.Update{
+			Provider: "telegram", PlatformUpdateID: 900001, DedupID: "900001", Kind: 1,
+			Chat: "-1001234567890", Thread: "42", FromUserID: 777, Sender: "777", SenderName: "Ada",
+			Refs: []store.Ref{{Kind: store.RefMessage, ID: "55"}, {Kind: store.RefFile, ID: "AgAD-x"}},
+			Text: "héllo 👋", Payload: []byte(`{"update_id":900001}`), ReceivedAt: at}},
+		{name: "slack ids are text", platform: "slack", u: store.Update{
+			Provider: "slack", DedupID: "Ev01", Kind: 2, Chat: "C024BE91L", Thread: "1700000000.000100",
+			Sender: "U0G9QF9C6", Text: "edited", ReceivedAt: at}},
+		{name: "negative and empty", u: store.Update{
+			Provider: "p", PlatformUpdateID: -5, FromUserID: -7, Chat: "-3", ReceivedAt: time.Now().Add(-time.Minute)}},
+		{name: "no time", u: store.Update{Provider: "p", Chat: "1", Thread: "2"}},
+		{name: "nothing but a provider", u: store.Update{Provider: "p", ReceivedAt: at}},
+		{name: "a ref without an id", u: store.Update{Provider: "p", ReceivedAt: at, Refs: []store.Ref{{Kind: store.RefMessage}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := store.Open(t.TempDir()+"/state.db", store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			u := tc.u
+			u.BindingKey = "" // unrouted: no binding needed
+			stored, err := st.Append(t.Context(), u.Provider, []store.Update{u, u}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(stored) == 0 {
+				t.Fatal("nothing stored")
+			}
+			enc, err := store.ReadEncoded(st, "", 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(enc) == 0 {
+				sts, _ := st.UnroutedStats()
+				t.Fatalf("stored %d, read none: %+v", len(stored), sts)
+			}
+			read, err := st.Read("", 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want chatbusv1.SubscribeResponse
+			for _, r := range read {
+				want.Updates = append(want.Updates, updateToProto(r, tc.platform))
+			}
+			for _, batched := range []bool{true, false} {
+				msg := subscribeResponse(enc, tc.platform, batched)
+				var got chatbusv1.SubscribeResponse
+				if err := proto.Unmarshal(msg.buf.Materialize(), &got); err != nil {
+					t.Fatalf("batched %v: %v", batched, err)
+				}
+				msg.buf.Free()
+				w := &want
+				if !batched {
+					w = &chatbusv1.SubscribeResponse{Update: want.Updates[0]}
+				}
+				if diff := cmp.Diff(w, &got, protocmp.Transform()); diff != "" {
+					t.Errorf("batched %v: (-updateToProto +wire)\n%s", batched, diff)
+				}
+			}
+			// The wire decodes back to the update (Encoded.Update).
+			back, err := enc[0].Update()
+			if err != nil {
+				t.Fatal(err)
+			}
+			back.BindingKey, back.DedupID = read[0].BindingKey, read[0].DedupID
+			if diff := cmp.Diff(read[0], back); diff != "" {
+				t.Errorf("Encoded.Update: (-Read +decoded)\n%s", diff)
+			}
+		})
+	}
+}
+
+// BenchmarkSubscribeEncode is the forward path of a stream message of 256
+// Telegram-shaped updates from the journal's memory to the bytes handed to
+// the transport: decoded and re-encoded (Read, updateToProto, the proto
+// codec), against the journal's bytes sent as they are (ReadEncoded,
+// subscribeResponse). Per op: one message; allocs/op over 256 is the
+// per-update allocation.
+//
+//	go test -run '^$' -bench SubscribeEncode -benchmem ./server/
+func BenchmarkSubscribeEncode(b *testing.B) {
+	st, err := store.Open(b.TempDir()+"/state.db", store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	const n = 256
+	ups := make([]store.Update, n)
+	for i := range ups {
+		id := int64(900000 + i)
+		text, payload := bench.TelegramUpdate(nil, id, -1001234567890, 42, time.Now())
+		ups[i] = store.Update{Provider: "telegram", PlatformUpdateID: id, DedupID: strconv.FormatInt(id, 10), Kind: 1,
+			Chat: "-1001234567890", Thread: "42", FromUserID: 777, Sender: "777",
+			Refs: []store.Ref{{Kind: store.RefMessage, ID: strconv.FormatInt(id, 10)}}, Text: text, Payload: payload}
+	}
+	if _, err := st.Append(b.Context(), "telegram", ups, nil); err != nil {
+		b.Fatal(err)
+	}
+	codec := newLenientCodec()
+	b.Run("decode+encode", func(b *testing.B) {
+		for b.Loop() {
+			read, err := st.Read("", 0, n)
+			if err != nil || len(read) != n {
+				b.Fatal(err, len(read))
+			}
+			msg := &chatbusv1.SubscribeResponse{Updates: make([]*chatbusv1.Update, len(read))}
+			for i, u := range read {
+				msg.Updates[i] = updateToProto(u, "telegram")
+			}
+			buf, err := codec.Marshal(msg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf.Free()
+		}
+	})
+	b.Run("stored bytes", func(b *testing.B) {
+		for b.Loop() {
+			enc, err := store.ReadEncoded(st, "", 0, n)
+			if err != nil || len(enc) != n {
+				b.Fatal(err, len(enc))
+			}
+			buf, err := codec.Marshal(subscribeResponse(enc, "telegram", true))
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf.Free()
+		}
+	})
+}
