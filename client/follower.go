@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/chatbus/chatbus/internal/backoff"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -383,7 +384,8 @@ func (f *Follower) Do(ctx context.Context, method string, paramsJSON []byte, ide
 // first. Only calls that are safe to repeat go through it: they carry an
 // idempotency key, or repeating them changes nothing.
 func retried[R any](ctx context.Context, f *Follower, call func(*chatbusv1.Session) (R, error)) (R, error) {
-	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+	retry := backoff.Policy{Initial: 50 * time.Millisecond, Max: 2 * time.Second}.New()
+	for {
 		sess := f.Session()
 		resp, err := call(sess)
 		if err != nil && errors.Is(Err(err), ErrSessionUnknown) && ctx.Err() == nil {
@@ -396,10 +398,9 @@ func retried[R any](ctx context.Context, f *Follower, call func(*chatbusv1.Sessi
 		if err == nil || status.Code(err) != codes.Unavailable || ctx.Err() != nil {
 			return resp, Err(err)
 		}
-		select { // unavailable: try again, the key makes it safe
-		case <-ctx.Done():
+		// Unavailable: try again, the key makes it safe.
+		if backoff.Sleep(ctx, retry.NextBackOff()) != nil {
 			return resp, Err(err)
-		case <-time.After(wait):
 		}
 	}
 }

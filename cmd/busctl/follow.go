@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/backoff"
 	"github.com/chatbus/chatbus/internal/proc"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
@@ -249,12 +250,19 @@ func nonNil(s []string) []string {
 	return s
 }
 
+// healthyStream is how long an update stream must have lived for its end
+// to count as a new failure rather than one more in a row.
+const healthyStream = 10 * time.Second
+
 // updates writes every update of the thread as a line and acks it once the
-// line is flushed; a broken stream is resumed after the last one written.
+// line is flushed; a broken stream is resumed after the last one written,
+// after a pause that grows while streams keep breaking (from 100ms to 5s)
+// and starts over after a stream that lived healthyStream.
 func (fl *follower) updates(ctx context.Context) error {
-	backoff := 100 * time.Millisecond
+	retry := backoff.Policy{Initial: 100 * time.Millisecond, Max: 5 * time.Second}.New()
 	for {
 		f := fl.session()
+		started := time.Now()
 		err := f.Updates(ctx, fl.delivered, func(u *chatbusv1.Update) error {
 			if u == nil {
 				return nil
@@ -278,14 +286,12 @@ func (fl *follower) updates(ctx context.Context) error {
 			return fmt.Errorf("another session took the thread: %w", err)
 		}
 		fmt.Fprintf(fl.a.stderr, "busctl follow: update stream ended (%v); resuming\n", err)
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil
-		case <-t.C:
+		if time.Since(started) > healthyStream {
+			retry.Reset()
 		}
-		backoff = min(2*backoff, 5*time.Second)
+		if backoff.Sleep(ctx, retry.NextBackOff()) != nil {
+			return nil
+		}
 		if err := fl.register(ctx); err != nil {
 			fmt.Fprintf(fl.a.stderr, "busctl follow: %v\n", err)
 		}

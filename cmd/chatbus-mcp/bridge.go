@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/backoff"
 	"github.com/chatbus/chatbus/internal/version"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
@@ -230,6 +231,10 @@ func (b *bridge) stdioServer() *server.StdioServer {
 // clientReady is closed once Claude Code can take channel notifications.
 func (b *bridge) clientReady() <-chan struct{} { return b.gate.ready }
 
+// healthyStream is how long an update stream must have lived for its end
+// to count as a new failure rather than one more in a row.
+const healthyStream = 10 * time.Second
+
 // describeWait bounds how long register waits for a provider that has
 // not described its platform yet (it is starting: a supervisor restart).
 const describeWait = 10 * time.Second
@@ -259,7 +264,7 @@ func (b *bridge) register(ctx context.Context, token string) error {
 		}
 		reg.HandoffToken = "" // used: asking again goes by the key
 		known := b.adopt(f)
-		if known || time.Now().After(deadline) || !sleep(ctx, 200*time.Millisecond) {
+		if known || time.Now().After(deadline) || backoff.Sleep(ctx, 200*time.Millisecond) != nil {
 			return nil
 		}
 	}
@@ -351,7 +356,7 @@ func (b *bridge) follow(ctx context.Context) error {
 		}
 		return fmt.Errorf("%w: %v", errStdout, err)
 	}
-	backoff := 100 * time.Millisecond
+	retry := backoff.Policy{Initial: 100 * time.Millisecond, Max: 5 * time.Second}.New()
 	for {
 		b.mu.Lock()
 		f := b.sess.f
@@ -377,14 +382,14 @@ func (b *bridge) follow(ctx context.Context) error {
 			b.mu.Unlock()
 			return nil
 		}
-		b.log.Warn().Err(err).Dur("retry_in", backoff).Msg("update stream ended; resuming")
-		if time.Since(started) > 10*time.Second {
-			backoff = 100 * time.Millisecond
+		if time.Since(started) > healthyStream {
+			retry.Reset() // a failure after a healthy stream starts over
 		}
-		if !sleep(ctx, backoff) {
+		wait := retry.NextBackOff()
+		b.log.Warn().Err(err).Dur("retry_in", wait).Msg("update stream ended; resuming")
+		if backoff.Sleep(ctx, wait) != nil {
 			return nil
 		}
-		backoff = min(2*backoff, 5*time.Second)
 		if err := b.resume(ctx); err != nil {
 			b.log.Warn().Err(err).Msg("re-registering")
 		}
@@ -488,17 +493,6 @@ func firstRef(refs []*chatbusv1.Reference, kind chatbusv1.ReferenceKind) string 
 		}
 	}
 	return ""
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // zerologWriter carries the SDK's log lines into the log.

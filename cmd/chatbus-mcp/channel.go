@@ -10,6 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
+
+	"github.com/chatbus/chatbus/internal/backoff"
 )
 
 // The channel contract of Claude Code (research preview): the server
@@ -161,14 +163,15 @@ func (g *clientGate) await(ctx context.Context, out *notifier, log zerolog.Logge
 		return ctx.Err()
 	}
 	start, warned := time.Now(), false
-	for wait, n := probeFirst, 1; ; wait, n = min(2*wait, probeMax), n+1 {
+	probes := backoff.Policy{Initial: probeFirst, Max: probeMax}.New()
+	for n := 1; ; n++ {
 		g.mu.Lock()
 		g.probed = true
 		g.mu.Unlock()
 		if err := out.notify(methodToolsListChanged, nil); err != nil {
 			return err
 		}
-		t := time.NewTimer(wait)
+		t := time.NewTimer(probes.NextBackOff())
 		select {
 		case <-g.ready:
 			t.Stop()

@@ -46,15 +46,16 @@ var rules = []struct {
 }{
 	{"proto/", func(dep string) bool { return strings.HasPrefix(dep, "proto/") }},
 	// paths: a leaf holding the socket-path limit and the private-dir rule
-	// that the client, the supervisor and the providers share.
-	{"client", func(dep string) bool { return dep == "proto/chatbus/v1" || dep == "paths" }},
+	// that the client, the supervisor and the providers share;
+	// internal/backoff: the one backoff, a leaf over its library.
+	{"client", func(dep string) bool { return dep == "proto/chatbus/v1" || dep == "paths" || dep == "internal/backoff" }},
 	{"provider", func(dep string) bool {
 		// internal/webauth: the guard of the loopback pages (the playground's).
-		// internal/contract, internal/suggest, internal/enumtab, paths:
-		// leaves shared with the supervisor.
+		// internal/contract, internal/suggest, internal/enumtab,
+		// internal/backoff, paths: leaves shared with the supervisor.
 		return strings.HasPrefix(dep, "provider") || strings.HasPrefix(dep, "proto/chatbus/provider/") ||
 			dep == "internal/proc" || dep == "internal/webauth" || dep == "internal/contract" || dep == "internal/suggest" ||
-			dep == "internal/enumtab" || dep == "paths"
+			dep == "internal/enumtab" || dep == "internal/backoff" || dep == "paths"
 	}},
 	{"server", func(dep string) bool { return dep != "client" && !strings.HasPrefix(dep, "cmd/") }},
 	{"cmd/busctl", func(dep string) bool { return !strings.HasPrefix(dep, "server") }},
@@ -63,6 +64,7 @@ var rules = []struct {
 	{"internal/contract", func(string) bool { return false }},
 	{"internal/suggest", func(string) bool { return false }},
 	{"internal/enumtab", func(string) bool { return false }},
+	{"internal/backoff", func(string) bool { return false }},
 }
 
 func TestImportBoundaries(t *testing.T) {

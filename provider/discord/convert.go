@@ -274,7 +274,7 @@ func (r *runner) target(ctx context.Context, channel string) (provider.Target, b
 		select {
 		case <-ctx.Done():
 			return provider.Target{Chat: r.p.channel, Thread: channel}, true
-		case <-time.After(expo(r.p.o.Timing.Retry, r.p.o.Timing.BackoffMax, attempt)):
+		case <-time.After(r.p.o.Timing.retryBackoff(attempt)):
 		}
 	}
 	r.p.log.Warn().Str("channel", channel).Msg("cannot tell whether this channel is one of our threads; delivering its event as if it were")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCursor(t *testing.T) {
@@ -69,6 +70,44 @@ func TestCursorMarks(t *testing.T) {
 	}
 	if c.Threads[fmt.Sprint(1000+maxMarks+9)] == "" {
 		t.Error("the newest mark was forgotten")
+	}
+}
+
+// TestTimingBackoff: each wait doubles from its first to its cap, ±20%
+// for reconnects and refusals, exact for REST retries.
+func TestTimingBackoff(t *testing.T) {
+	const ms = time.Millisecond
+	tm := Timing{}.withDefaults()
+	tests := []struct {
+		name   string
+		wait   func(int) time.Duration
+		n      int
+		step   time.Duration
+		jitter bool
+	}{
+		{name: "reconnect at once", wait: tm.backoff, n: 0, step: 0},
+		{name: "first reconnect wait", wait: tm.backoff, n: 1, step: time.Second, jitter: true},
+		{name: "third reconnect wait", wait: tm.backoff, n: 3, step: 4 * time.Second, jitter: true},
+		{name: "reconnect capped", wait: tm.backoff, n: 7, step: 30 * time.Second, jitter: true},
+		{name: "first refusal", wait: tm.fatalBackoff, n: 0, step: 10 * time.Second, jitter: true},
+		{name: "fifth refusal", wait: tm.fatalBackoff, n: 4, step: 160 * time.Second, jitter: true},
+		{name: "refusals capped", wait: tm.fatalBackoff, n: 5, step: 5 * time.Minute, jitter: true},
+		{name: "first REST retry", wait: tm.retryBackoff, n: 0, step: 250 * ms},
+		{name: "third REST retry", wait: tm.retryBackoff, n: 2, step: time.Second},
+		{name: "REST retries capped", wait: tm.retryBackoff, n: 7, step: 30 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lo, hi := tt.step, tt.step
+			if tt.jitter {
+				lo, hi = tt.step*4/5, tt.step*6/5+1
+			}
+			for range 200 {
+				if d := tt.wait(tt.n); d < lo || d > hi {
+					t.Fatalf("wait(%d) = %v, want within [%v, %v]", tt.n, d, lo, hi)
+				}
+			}
+		})
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"github.com/disgoorg/disgo/gateway"
 	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
+
+	"github.com/chatbus/chatbus/internal/backoff"
 )
 
 // intents are what the provider asks the gateway for: guilds (thread
@@ -520,34 +522,29 @@ func (t Timing) withDefaults() Timing {
 	return t
 }
 
-// backoff is the wait before reconnect attempt n (0: at once), jittered.
+// backoff is the wait before reconnect attempt n (0: at once): from
+// BackoffMin, doubling, up to BackoffMax, ±20%.
 func (t Timing) backoff(n int) time.Duration {
 	if n == 0 {
 		return 0
 	}
-	return jitter(expo(t.BackoffMin, t.BackoffMax, n-1))
+	return backoff.Policy{Initial: t.BackoffMin, Max: t.BackoffMax, Jitter: 0.2}.Delay(n)
 }
 
-func (t Timing) fatalBackoff(n int) time.Duration { return jitter(expo(t.FatalMin, t.FatalMax, n)) }
+// fatalBackoff is the wait after the n-th refusal in a row (from 0): from
+// FatalMin, doubling, up to FatalMax, ±20%.
+func (t Timing) fatalBackoff(n int) time.Duration {
+	return backoff.Policy{Initial: t.FatalMin, Max: t.FatalMax, Jitter: 0.2}.Delay(n + 1)
+}
+
+// retryBackoff is the wait before retrying a REST call after n failures
+// in a row (from 0): from Retry, doubling, up to BackoffMax.
+func (t Timing) retryBackoff(n int) time.Duration {
+	return backoff.Policy{Initial: t.Retry, Max: t.BackoffMax}.Delay(n + 1)
+}
 
 func (t Timing) identifyDelay() time.Duration {
 	return t.IdentifyMin + time.Duration(rand.Int64N(int64(t.IdentifyMax-t.IdentifyMin)+1))
-}
-
-func expo(lo, hi time.Duration, n int) time.Duration {
-	d := lo
-	for range n {
-		if d >= hi/2 {
-			return hi
-		}
-		d *= 2
-	}
-	return min(d, hi)
-}
-
-// jitter spreads d over [0.8d, 1.2d].
-func jitter(d time.Duration) time.Duration {
-	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 
 // identifyURL returns a func that names the gateway to identify at: the

@@ -460,7 +460,7 @@ func (r *runner) catchUpThread(ctx context.Context, thread, after string) error 
 			}
 			wait, ok := provider.RetryAfter(merr)
 			if !ok {
-				wait = expo(r.p.o.Timing.Retry, r.p.o.Timing.BackoffMax, failures)
+				wait = r.p.o.Timing.retryBackoff(failures)
 			}
 			failures++
 			r.p.log.Warn().Err(err).Str("thread", thread).Dur("retry_after", wait).Msg("catch-up failed; retrying")

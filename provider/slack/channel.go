@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/chatbus/chatbus/internal/backoff"
 )
 
 // The bot must be a member of its channel to post there: Slack answers
@@ -112,7 +114,7 @@ func (p *Platform) checkChannel(ctx context.Context) {
 // while the bot is not in it, until ctx ends.
 func (p *Platform) watchChannel(ctx context.Context) {
 	p.checkChannel(ctx)
-	for sleep(ctx, p.authRetry) {
+	for backoff.Sleep(ctx, p.authRetry) == nil {
 		if p.health.broken(componentChannel) {
 			p.checkChannel(ctx)
 		}

@@ -1,11 +1,9 @@
 package slack
 
 import (
-	"math/rand/v2"
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/chatbus/chatbus/provider"
 )
@@ -65,22 +63,3 @@ func (s *healthState) reason(component string) (string, bool) {
 	why, bad := s.bad[component]
 	return why, bad
 }
-
-// backoff is an exponential delay with ±20% jitter. Not safe for
-// concurrent use.
-type backoff struct {
-	min, max, cur time.Duration
-}
-
-func newBackoff(minD, maxD time.Duration) *backoff { return &backoff{min: minD, max: maxD} }
-
-func (b *backoff) next() time.Duration {
-	if b.cur == 0 {
-		b.cur = b.min
-	} else {
-		b.cur = min(2*b.cur, b.max)
-	}
-	return time.Duration(float64(b.cur) * (0.8 + 0.4*rand.Float64()))
-}
-
-func (b *backoff) reset() { b.cur = 0 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/chatbus/chatbus/internal/backoff"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
 )
@@ -141,7 +142,7 @@ func (r *receiver) prepare(ctx context.Context, batch []*envelope) ([]*providerv
 // unacknowledged, and offers them again with a backoff; it returns nil
 // once all are durable, or the error that ended the stream.
 func (r *receiver) deliver(ctx context.Context, ups []*providerv1.Update, envs [][]*envelope) error {
-	bo := newBackoff(100*time.Millisecond, 2*time.Second)
+	bo := backoff.Policy{Initial: 100 * time.Millisecond, Max: 2 * time.Second, Jitter: 0.2}.New()
 	held := false
 	for {
 		through, err := r.sink.Deliver(ctx, ups)
@@ -167,7 +168,7 @@ func (r *receiver) deliver(ctx context.Context, ups []*providerv1.Update, envs [
 			held = true
 			r.log.Info().Int("envelopes", len(ups)).Err(err).Msg("admission closed: holding envelopes unacknowledged (Slack redelivers them if this provider exits)")
 		}
-		if !sleep(ctx, bo.next()) {
+		if backoff.Sleep(ctx, bo.NextBackOff()) != nil {
 			return ctx.Err()
 		}
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
 
+	"github.com/chatbus/chatbus/internal/backoff"
 	"github.com/chatbus/chatbus/provider"
 )
 
@@ -181,7 +182,7 @@ func (p *Platform) nextUpdateID() int64 {
 // token turns the health NOT_SERVING and is asked again after authRetry;
 // other failures back off.
 func (p *Platform) waitIdentity(ctx context.Context) (identity, error) {
-	bo := newBackoff(time.Second, 30*time.Second)
+	bo := backoff.Policy{Initial: time.Second, Max: 30 * time.Second, Jitter: 0.2}.New()
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		id, err := p.identity(cctx)
@@ -192,12 +193,12 @@ func (p *Platform) waitIdentity(ctx context.Context) (identity, error) {
 		if ctx.Err() != nil {
 			return identity{}, ctx.Err()
 		}
-		wait := bo.next()
+		wait := bo.NextBackOff()
 		if errors.Is(err, provider.ErrPermissionDenied) && authProblem(err) != "" {
 			wait = p.authRetry
 		}
 		p.log.Warn().Err(err).Dur("retry_in", wait).Msg("auth.test failed")
-		if !sleep(ctx, wait) {
+		if backoff.Sleep(ctx, wait) != nil {
 			return identity{}, ctx.Err()
 		}
 	}
@@ -206,7 +207,7 @@ func (p *Platform) waitIdentity(ctx context.Context) (identity, error) {
 // watchBot asks auth.test every authRetry while a call has found the bot
 // token refused, so that the health recovers once the token works again.
 func (p *Platform) watchBot(ctx context.Context) {
-	for sleep(ctx, p.authRetry) {
+	for backoff.Sleep(ctx, p.authRetry) == nil {
 		if !p.health.broken(componentBot) {
 			continue
 		}
@@ -227,19 +228,4 @@ func (p *Platform) watchBot(ctx context.Context) {
 func fits(ctx context.Context, d time.Duration) bool {
 	dl, ok := ctx.Deadline()
 	return !ok || time.Until(dl) >= d
-}
-
-// sleep waits d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
+
+	"github.com/chatbus/chatbus/internal/backoff"
 )
 
 // Socket Mode, on gorilla/websocket (the WebSocket library slack-go
@@ -127,7 +129,7 @@ const (
 // pinger, both ended (and waited for) when connect returns.
 func (r *receiver) connect(ctx context.Context) {
 	p := r.p
-	bo := newBackoff(250*time.Millisecond, 30*time.Second)
+	bo := backoff.Policy{Initial: 250 * time.Millisecond, Max: 30 * time.Second, Jitter: 0.2}.New()
 	events := make(chan linkEvent)
 	var wg sync.WaitGroup
 	var cur *link
@@ -167,7 +169,7 @@ func (r *receiver) connect(ctx context.Context) {
 		log := r.log.With().Int("connection", ev.l.n).Logger()
 		switch {
 		case ev.kind == evHello && ev.l == cur:
-			bo.reset()
+			bo.Reset()
 			p.health.set(componentSocket, true, "")
 			for _, old := range leaving {
 				old.close()
@@ -188,7 +190,7 @@ func (r *receiver) connect(ctx context.Context) {
 			if ev.l != cur {
 				break
 			}
-			cur, wait = nil, bo.next()
+			cur, wait = nil, bo.NextBackOff()
 			if ev.dead {
 				log.Warn().Dur("dead_after", p.deadAfter).Dur("retry_in", wait).Msg("no frame from Slack for dead_after: the connection is dead; reconnecting")
 			} else {
@@ -221,7 +223,7 @@ func (r *receiver) sleepServing(ctx context.Context, d time.Duration, events <-c
 }
 
 // dial opens connection n; nil and how long to wait if it cannot.
-func (r *receiver) dial(ctx context.Context, n int, bo *backoff) (*link, time.Duration) {
+func (r *receiver) dial(ctx context.Context, n int, bo *backoff.ExponentialBackOff) (*link, time.Duration) {
 	p := r.p
 	octx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	_, wsURL, err := p.api.StartSocketModeContext(octx)
@@ -243,7 +245,7 @@ func (r *receiver) dial(ctx context.Context, n int, bo *backoff) (*link, time.Du
 			r.log.Warn().Dur("retry_in", rl.RetryAfter).Msg("apps.connections.open rate limited")
 			return nil, rl.RetryAfter
 		}
-		d := bo.next()
+		d := bo.NextBackOff()
 		r.log.Warn().Err(err).Dur("retry_in", d).Msg("apps.connections.open failed")
 		return nil, d
 	}
@@ -255,7 +257,7 @@ func (r *receiver) dial(ctx context.Context, n int, bo *backoff) (*link, time.Du
 		if ctx.Err() != nil {
 			return nil, 0
 		}
-		d := bo.next()
+		d := bo.NextBackOff()
 		r.log.Warn().Err(err).Dur("retry_in", d).Msg("Socket Mode dial failed")
 		return nil, d
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/chatbus/chatbus/internal/backoff"
 	"github.com/chatbus/chatbus/provider"
 )
 
@@ -68,7 +69,7 @@ func (p *Platform) postRoot(ctx context.Context, channel, name string) (string, 
 			return ts, err
 		}
 		p.log.Info().Dur("retry_after", rl.RetryAfter).Str("channel", channel).Msg("rate limited posting a thread's root; waiting")
-		if !sleep(ctx, rl.RetryAfter) {
+		if backoff.Sleep(ctx, rl.RetryAfter) != nil {
 			return ts, err
 		}
 	}

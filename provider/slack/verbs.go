@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chatbus/chatbus/internal/backoff"
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/render"
 )
@@ -129,7 +130,7 @@ func (p *Platform) postPart(ctx context.Context, t provider.Target, params map[s
 			return "", err
 		}
 		p.log.Info().Dur("retry_after", after).Str("thread", t.Thread).Msg("rate limited between the parts of a long message; waiting")
-		if !sleep(ctx, after) {
+		if backoff.Sleep(ctx, after) != nil {
 			return "", err
 		}
 	}

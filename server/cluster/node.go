@@ -59,6 +59,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/chatbus/chatbus/internal/backoff"
 	serverauth "github.com/chatbus/chatbus/server/auth"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/metrics"
@@ -333,7 +334,7 @@ func (n *Node) relayTarget(context.Context) (*grpc.ClientConn, metadata.MD, stri
 // campaign wins the election, leads until the term ends, and campaigns
 // again, until ctx ends.
 func (n *Node) campaign(ctx context.Context) {
-	backoff := 100 * time.Millisecond
+	retry := backoff.Policy{Initial: 100 * time.Millisecond, Max: 2 * time.Second}.New()
 	for ctx.Err() == nil {
 		err := n.term(ctx)
 		if ctx.Err() != nil {
@@ -342,12 +343,9 @@ func (n *Node) campaign(ctx context.Context) {
 		if err != nil {
 			n.log.Warn().Err(err).Msg("leadership term ended")
 		}
-		select {
-		case <-ctx.Done():
+		if backoff.Sleep(ctx, retry.NextBackOff()) != nil {
 			return
-		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 2*time.Second)
 	}
 }
 

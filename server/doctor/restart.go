@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/chatbus/chatbus/internal/backoff"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/supervise"
 )
@@ -226,7 +227,8 @@ func (r *run) successor(ctx context.Context, old owner) (owner, bool, Reason, er
 			}
 			continue
 		}
-		for again := 10 * time.Millisecond; ; again = min(2*again, 500*time.Millisecond) {
+		again := backoff.Policy{Initial: 10 * time.Millisecond, Max: 500 * time.Millisecond}.New()
+		for {
 			changed := sup.Changed()
 			o, _, err := r.d.observe(ctx, r.name)
 			if err == nil && o.Incarnation == child.Incarnation && healthy(ctx, child, r.name) {
@@ -235,7 +237,7 @@ func (r *run) successor(ctx context.Context, old owner) (owner, bool, Reason, er
 			if cur, ok := sup.Current(); !ok || cur.Incarnation != child.Incarnation {
 				break // that one died: wait for the next
 			}
-			if err := waitChange(ctx, changed, again); err != nil {
+			if err := waitChange(ctx, changed, again.NextBackOff()); err != nil {
 				return o, adopted, PublicationTimeout, fmt.Errorf("successor %s never became healthy and identified", child.Incarnation)
 			}
 		}

@@ -30,7 +30,7 @@ package journal
 //
 // A step that fails (the disk still full, so the tail cannot be
 // preallocated again) is retried after a pause that doubles from
-// reopenFirst to reopenMax; the pause grows across write failures too and
+// 100ms to 10s (reopenBackoff); the pause grows across write failures too and
 // is reset by a batch that is written. Requests that arrive meanwhile are
 // answered with the failure at once. The lock on the directory is kept
 // throughout: no other process can take the journal in between.
@@ -38,13 +38,13 @@ package journal
 import (
 	"fmt"
 	"time"
+
+	"github.com/chatbus/chatbus/internal/backoff"
 )
 
-// Pauses before a reopen after a failed write (see the file comment).
-const (
-	reopenFirst = 100 * time.Millisecond
-	reopenMax   = 10 * time.Second
-)
+// reopenBackoff is the pause before a reopen after a failed write (see
+// the file comment): the n-th failure in a row waits its n-th delay.
+var reopenBackoff = backoff.Policy{Initial: 100 * time.Millisecond, Max: 10 * time.Second}
 
 // recovery is the reopen's state, owned by the writer goroutine: after a
 // failed write, the segment and offset where the failed batch began, the
@@ -122,13 +122,7 @@ func (j *Journal) failLocked(seg *segment, off int64, err error) {
 }
 
 // reopenDelay is the pause before the next reopen attempt.
-func (j *Journal) reopenDelay() time.Duration {
-	d := reopenFirst
-	for i := 1; i < j.w.failures && d < reopenMax; i++ {
-		d *= 2
-	}
-	return min(d, reopenMax)
-}
+func (j *Journal) reopenDelay() time.Duration { return reopenBackoff.Delay(j.w.failures) }
 
 // reopen reopens the failed journal from disk (see the file comment). On
 // an error the journal stays failed and the writer tries again later.

@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/chatbus/chatbus/internal/backoff"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/store"
@@ -21,11 +22,11 @@ import (
 // the stored cursor, so nothing acknowledged is asked for again and nothing
 // unacknowledged is lost (the platform still holds it).
 func (m *Manager) pump(ctx context.Context, p *provider, sink Ingester) {
-	retry := newBackoff(100*time.Millisecond, 5*time.Second)
+	retry := backoff.Policy{Initial: 100 * time.Millisecond, Max: 5 * time.Second}.New()
 	// Journal writes that fail (a full disk) back off further: the
 	// updates stay at the platform meanwhile, and polling it faster would
 	// change nothing.
-	journalRetry := newBackoff(100*time.Millisecond, 30*time.Second)
+	journalRetry := backoff.Policy{Initial: 100 * time.Millisecond, Max: 30 * time.Second}.New()
 	for ctx.Err() == nil {
 		changed := p.sup.Changed()
 		c, err := p.sup.WaitRunning(ctx)
@@ -66,9 +67,9 @@ func (m *Manager) pump(ctx context.Context, p *provider, sink Ingester) {
 			p.log.Debug().Err(err).Msg("updates stream ended")
 		}
 		if progressed {
-			retry.reset()
+			retry.Reset()
 			if jerr == nil {
-				journalRetry.reset()
+				journalRetry.Reset()
 			}
 		}
 		// The same child again after a pause that grows while streams
@@ -85,7 +86,7 @@ func (m *Manager) pump(ctx context.Context, p *provider, sink Ingester) {
 			return
 		case <-next:
 		case <-reopened:
-		case <-time.After(wait.next()):
+		case <-time.After(wait.NextBackOff()):
 		}
 	}
 }
@@ -140,24 +141,6 @@ type journalError struct{ err error }
 
 func (e *journalError) Error() string { return "journal write: " + e.err.Error() }
 func (e *journalError) Unwrap() error { return e.err }
-
-// backoff is a retry delay that doubles up to a maximum.
-type backoff struct {
-	first, max, cur time.Duration
-}
-
-func newBackoff(first, max time.Duration) *backoff { return &backoff{first: first, max: max} }
-
-func (b *backoff) next() time.Duration {
-	if b.cur == 0 {
-		b.cur = b.first
-	} else {
-		b.cur = min(b.cur*2, b.max)
-	}
-	return b.cur
-}
-
-func (b *backoff) reset() { b.cur = 0 }
 
 // stream runs one Updates stream until it ends; progressed says whether
 // any batch was journalled on it.

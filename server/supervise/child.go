@@ -26,6 +26,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/chatbus/chatbus/internal/backoff"
 	"github.com/chatbus/chatbus/internal/proc"
 	"github.com/chatbus/chatbus/paths"
 )
@@ -357,8 +358,7 @@ func dial(socket, secret string) (*grpc.ClientConn, error) {
 func (s *Supervisor) watchHealth(ctx context.Context, c *child) {
 	defer close(c.healthDone)
 	client := healthpb.NewHealthClient(c.conn)
-	const maxWait = 2 * time.Second
-	wait := 50 * time.Millisecond
+	retry := backoff.Policy{Initial: 50 * time.Millisecond, Max: 2 * time.Second}.New()
 	for {
 		stream, err := client.Watch(ctx, &healthpb.HealthCheckRequest{Service: s.spec.Name}, grpc.WaitForReady(true))
 		for err == nil {
@@ -371,7 +371,7 @@ func (s *Supervisor) watchHealth(ctx context.Context, c *child) {
 					c.stopHealth()
 					return
 				}
-				wait = 50 * time.Millisecond
+				retry.Reset()
 			}
 		}
 		if ctx.Err() != nil {
@@ -383,14 +383,9 @@ func (s *Supervisor) watchHealth(ctx context.Context, c *child) {
 			return
 		}
 		s.log.Debug().Err(err).Int("pid", c.inc.PID).Msg("health watch broke; retrying")
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if backoff.Sleep(ctx, retry.NextBackOff()) != nil {
 			return
 		}
-		wait = min(2*wait, maxWait)
 	}
 }
 

@@ -56,7 +56,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -68,6 +67,7 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
 
+	"github.com/chatbus/chatbus/internal/backoff"
 	"github.com/chatbus/chatbus/internal/contract"
 	"github.com/chatbus/chatbus/internal/proc"
 	"github.com/chatbus/chatbus/paths"
@@ -640,14 +640,11 @@ func (s *Supervisor) settle(c *child, startErr error) (State, time.Duration) {
 	return next, delay
 }
 
-// backoff is the delay before the next start. s.mu held.
+// backoff is the delay before the next start: BackoffInitial doubled per
+// earlier quick death in a row, ±25%, never above BackoffMax. s.mu held.
 func (s *Supervisor) backoff() time.Duration {
-	d := s.spec.BackoffInitial
-	for i := 1; i < s.quick && d < s.spec.BackoffMax; i++ {
-		d *= 2
-	}
-	d = time.Duration(float64(d) * (0.75 + rand.Float64()/2))
-	return min(d, s.spec.BackoffMax)
+	p := backoff.Policy{Initial: s.spec.BackoffInitial, Max: s.spec.BackoffMax, Jitter: 0.25}
+	return min(p.Delay(s.quick), s.spec.BackoffMax)
 }
 
 // shutdown stops c (if any) at the end of Run: SIGTERM, StopGrace, SIGKILL,

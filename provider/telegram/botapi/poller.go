@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math/rand/v2"
 	"time"
+
+	"github.com/chatbus/chatbus/internal/backoff"
 )
 
 // State is the health of a [Poller], reported through Poller.OnState.
@@ -56,16 +58,19 @@ var ErrNoProgress = errors.New("botapi: handler acknowledged no update of the ba
 // Telegram does not send it by default. Treat the slice as read-only.
 var DefaultAllowedUpdates = []string{KindMessage, KindEditedMessage, KindCallbackQuery, KindMessageReaction}
 
-// Backoff bounds. Each failure class grows from its base, doubling per
-// consecutive failure, up to maxBackoff; jitter takes up to a fifth off
-// each step so that competing pollers drift apart, and never adds to it.
-const (
-	transientBackoffBase = 250 * time.Millisecond
-	conflictBackoffBase  = time.Second
-	maxBackoff           = 30 * time.Second
-	// rateLimitJitter is the most added to a 429's retry_after.
-	rateLimitJitter = 250 * time.Millisecond
+// Backoff. Each failure class grows from its own first delay, doubling
+// per consecutive failure (of any class), up to maxBackoff; jitter takes
+// up to a fifth off each step so that competing pollers drift apart, and
+// never adds to it, so that maxBackoff holds.
+const maxBackoff = 30 * time.Second
+
+var (
+	transientBackoff = backoff.Policy{Initial: 250 * time.Millisecond, Max: maxBackoff}
+	conflictBackoff  = backoff.Policy{Initial: time.Second, Max: maxBackoff}
 )
+
+// rateLimitJitter is the most added to a 429's retry_after.
+const rateLimitJitter = 250 * time.Millisecond
 
 // Poller owns the getUpdates loop of one bot token. Telegram allows one
 // poller per token, so a process should run at most one Poller per token.
@@ -129,7 +134,7 @@ func (p *Poller) Run(ctx context.Context) error {
 	}
 	sleep := p.Sleep
 	if sleep == nil {
-		sleep = timerSleep
+		sleep = backoff.Sleep
 	}
 	timeout := p.Timeout
 	if timeout == 0 {
@@ -195,7 +200,7 @@ func (p *Poller) Run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if err := fail(StateHandlerFailed, herr, backoff(transientBackoffBase, failures)); err != nil {
+			if err := fail(StateHandlerFailed, herr, retryAfter(transientBackoff, failures)); err != nil {
 				return err
 			}
 			continue
@@ -218,21 +223,17 @@ func classify(err error, failures int) (State, time.Duration) {
 	}
 	switch {
 	case IsConflict(err):
-		return StateConflict, backoff(conflictBackoffBase, failures)
+		return StateConflict, retryAfter(conflictBackoff, failures)
 	case IsUnauthorized(err), IsForbidden(err):
 		return StateUnauthorized, jitter(maxBackoff)
 	}
-	return StateRetrying, backoff(transientBackoffBase, failures)
+	return StateRetrying, retryAfter(transientBackoff, failures)
 }
 
-// backoff returns base doubled per earlier failure, capped at maxBackoff,
-// minus jitter.
-func backoff(base time.Duration, failures int) time.Duration {
-	d := base
-	for i := 0; i < failures && d < maxBackoff; i++ {
-		d *= 2
-	}
-	return jitter(min(d, maxBackoff))
+// retryAfter returns p's step after failures earlier failures, minus
+// jitter.
+func retryAfter(p backoff.Policy, failures int) time.Duration {
+	return jitter(p.Delay(failures + 1))
 }
 
 // jitter returns d less a random amount of up to a fifth of d.
@@ -241,16 +242,4 @@ func jitter(d time.Duration) time.Duration {
 		return d
 	}
 	return d - rand.N(d/5+1)
-}
-
-// timerSleep waits for d or until ctx is done.
-func timerSleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

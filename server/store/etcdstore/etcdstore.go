@@ -45,6 +45,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/chatbus/chatbus/internal/backoff"
 	"github.com/chatbus/chatbus/server/store"
 )
 
@@ -549,17 +550,14 @@ func (s *Store) commit(ctx context.Context, ops []clientv3.Op) error {
 	// A try that did land is written again unchanged (its operations are
 	// puts and deletes of whole values, under the same fence), and the
 	// fence still refuses it if the leadership went meanwhile.
-	for wait := 50 * time.Millisecond; err != nil && retryable(err) && ctx.Err() == nil; wait = min(2*wait, time.Second) {
+	retry := backoff.Policy{Initial: 50 * time.Millisecond, Max: time.Second}.New()
+	for err != nil && retryable(err) && ctx.Err() == nil {
 		if s.opts.OnRetry != nil {
 			s.opts.OnRetry(err)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-		case <-t.C:
+		if backoff.Sleep(ctx, retry.NextBackOff()) == nil {
 			resp, err = s.cli.Txn(ctx).If(s.fence).Then(ops...).Commit()
 		}
-		t.Stop()
 	}
 	if err == nil && !resp.Succeeded {
 		err = fmt.Errorf("etcdstore: leadership %s@%d gone: %w", s.opts.Fence.Key, s.opts.Fence.Rev, store.ErrFenced)
