@@ -259,22 +259,48 @@ func (c *wsConn) leave(why string) {
 }
 
 // connect runs one connection: it returns when the connection ended, with
-// st updated to what the next one resumes.
+// st updated to what the next one resumes. The steps: dial (the resume URL
+// or the one to identify at), HELLO (the heartbeat interval), heartbeats,
+// IDENTIFY or RESUME, then read until the connection ends.
 func (g *gatewayClient) connect(ctx context.Context, st *session) connEnd {
+	resuming := st.ID != ""
+	c, end := g.dial(ctx, st)
+	if c == nil {
+		return end
+	}
+	stop := context.AfterFunc(ctx, func() { c.leave("provider stopping") })
+	defer stop()
+	defer c.ws.Close()
+
+	interval, end, ok := g.hello(ctx, c)
+	if !ok {
+		return end
+	}
+	hb, stopBeats := startHeartbeats(ctx, c, interval, st.Seq)
+	defer stopBeats()
+	if err := g.identify(c, st, resuming); err != nil {
+		return g.readEnd(ctx, err, false, "send IDENTIFY/RESUME")
+	}
+	return g.read(ctx, &conn{wsConn: c, st: st, hb: hb})
+}
+
+// dial opens a connection for st: to its resume URL if it resumes and has
+// one, else to the URL to identify at. With no connection, nil and why.
+func (g *gatewayClient) dial(ctx context.Context, st *session) (*wsConn, connEnd) {
 	resuming := st.ID != ""
 	url := st.ResumeURL
 	if !resuming || url == "" {
 		var err error
 		if url, err = g.cfg.URL(ctx); err != nil {
 			if ctx.Err() != nil {
-				return connEnd{kind: endStopped}
+				return nil, connEnd{kind: endStopped}
 			}
 			if e, ok := asAPIError(err); ok && e.Status == http.StatusUnauthorized {
 				// The REST API's word for the gateway's 4004: the same
 				// refusal, retried as slowly.
-				return connEnd{kind: endFatal, why: "401 Unauthorized at GET /gateway/bot: the bot token is wrong or was reset (Developer Portal → Bot → Reset Token)"}
+				return nil, connEnd{kind: endFatal, why: "401 Unauthorized at GET /gateway/bot: the bot token is wrong or was reset (Developer Portal → Bot → Reset Token)"}
 			}
-			return connEnd{kind: endResume, why: err.Error()}
+			return nil, connEnd{kind: endResume, why: err.Error()}
 		}
 	}
 	dialCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
@@ -285,7 +311,7 @@ func (g *gatewayClient) connect(ctx context.Context, st *session) connEnd {
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return connEnd{kind: endStopped}
+			return nil, connEnd{kind: endStopped}
 		}
 		if resuming && st.ResumeURL != "" {
 			if g.resumeDials++; g.resumeDials >= maxResumeDials {
@@ -294,56 +320,73 @@ func (g *gatewayClient) connect(ctx context.Context, st *session) connEnd {
 				st.ResumeURL = ""
 			}
 		}
-		return connEnd{kind: endResume, why: fmt.Sprintf("dial gateway: %v", err)}
+		return nil, connEnd{kind: endResume, why: fmt.Sprintf("dial gateway: %v", err)}
 	}
 	g.resumeDials = 0
 	ws.SetReadLimit(64 << 20)
-	c := &wsConn{ws: ws}
-	stop := context.AfterFunc(ctx, func() { c.leave("provider stopping") })
-	defer stop()
-	defer ws.Close()
+	return &wsConn{ws: ws}, connEnd{}
+}
 
-	ws.SetReadDeadline(time.Now().Add(20 * time.Second))
+// hello reads the gateway's first payload, HELLO, and returns its
+// heartbeat interval; ok false and why the connection ends if it is not
+// one.
+func (g *gatewayClient) hello(ctx context.Context, c *wsConn) (interval time.Duration, end connEnd, ok bool) {
+	c.ws.SetReadDeadline(time.Now().Add(20 * time.Second))
 	var hello frame
-	if err := ws.ReadJSON(&hello); err != nil {
-		return g.readEnd(ctx, err, false, "waiting for HELLO")
+	if err := c.ws.ReadJSON(&hello); err != nil {
+		return 0, g.readEnd(ctx, err, false, "waiting for HELLO"), false
 	}
 	if hello.Op != gateway.OpcodeHello {
-		return connEnd{kind: endResume, why: fmt.Sprintf("the gateway's first payload was op %d, not HELLO", hello.Op)}
+		return 0, connEnd{kind: endResume, why: fmt.Sprintf("the gateway's first payload was op %d, not HELLO", hello.Op)}, false
 	}
 	var h gateway.MessageDataHello
 	if err := json.Unmarshal(hello.D, &h); err != nil || h.HeartbeatInterval <= 0 {
-		return connEnd{kind: endResume, why: "malformed HELLO"}
+		return 0, connEnd{kind: endResume, why: "malformed HELLO"}, false
 	}
-	ws.SetReadDeadline(time.Time{})
-	interval := time.Duration(h.HeartbeatInterval) * time.Millisecond
+	c.ws.SetReadDeadline(time.Time{})
+	return time.Duration(h.HeartbeatInterval) * time.Millisecond, connEnd{}, true
+}
 
-	var seq atomic.Int64
-	seq.Store(int64(st.Seq))
-	hb := &heartbeater{c: c, interval: interval, seq: &seq, now: make(chan struct{}, 1)}
-	hbCtx, hbStop := context.WithCancel(ctx)
-	hbDone := make(chan struct{})
-	go func() { defer close(hbDone); hb.run(hbCtx) }()
-	defer func() { hbStop(); <-hbDone }()
+// startHeartbeats starts c's heartbeater at sequence number seq; stop
+// ends it and waits for it.
+func startHeartbeats(ctx context.Context, c *wsConn, interval time.Duration, seq int) (hb *heartbeater, stop func()) {
+	hb = &heartbeater{c: c, interval: interval, seq: new(atomic.Int64), now: make(chan struct{}, 1)}
+	hb.seq.Store(int64(seq))
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); hb.run(ctx) }()
+	return hb, func() { cancel(); <-done }
+}
 
+// identify sends RESUME for st's session, or IDENTIFY for a new one.
+func (g *gatewayClient) identify(c *wsConn, st *session, resuming bool) error {
 	if resuming {
-		err = c.send(gateway.OpcodeResume, gateway.MessageDataResume{Token: g.cfg.Token, SessionID: st.ID, Seq: st.Seq})
-	} else {
-		err = c.send(gateway.OpcodeIdentify, gateway.MessageDataIdentify{
-			Token:      g.cfg.Token,
-			Properties: gateway.IdentifyCommandDataProperties{OS: "linux", Browser: "chatbus", Device: "chatbus"},
-			Intents:    intents,
-			Shard:      &[2]int{0, 1},
-		})
+		return c.send(gateway.OpcodeResume, gateway.MessageDataResume{Token: g.cfg.Token, SessionID: st.ID, Seq: st.Seq})
 	}
-	if err != nil {
-		return g.readEnd(ctx, err, false, "send IDENTIFY/RESUME")
-	}
+	return c.send(gateway.OpcodeIdentify, gateway.MessageDataIdentify{
+		Token:      g.cfg.Token,
+		Properties: gateway.IdentifyCommandDataProperties{OS: "linux", Browser: "chatbus", Device: "chatbus"},
+		Intents:    intents,
+		Shard:      &[2]int{0, 1},
+	})
+}
 
-	ready := false
+// conn is one identified connection as read: its session, its heartbeater
+// and whether READY or RESUMED came on it. connect's goroutine owns it.
+type conn struct {
+	*wsConn
+	st    *session
+	hb    *heartbeater
+	ready bool
+}
+
+// read reads c's payloads until the connection ends: dispatches go to the
+// queue, heartbeat requests and ACKs to the heartbeater; RECONNECT and
+// INVALID_SESSION end it.
+func (g *gatewayClient) read(ctx context.Context, c *conn) connEnd {
 	for {
 		var f frame
-		_, data, err := ws.ReadMessage()
+		_, data, err := c.ws.ReadMessage()
 		if err == nil {
 			err = json.Unmarshal(data, &f)
 			if err != nil {
@@ -352,64 +395,75 @@ func (g *gatewayClient) connect(ctx context.Context, st *session) connEnd {
 			}
 		}
 		if err != nil {
-			if hb.zombie.Load() {
-				return connEnd{kind: endResume, why: "no HEARTBEAT_ACK since the last heartbeat (zombie connection)", ready: ready}
+			if c.hb.zombie.Load() {
+				return connEnd{kind: endResume, why: "no HEARTBEAT_ACK since the last heartbeat (zombie connection)", ready: c.ready}
 			}
-			return g.readEnd(ctx, err, ready, "read")
+			return g.readEnd(ctx, err, c.ready, "read")
 		}
 		switch f.Op {
 		case gateway.OpcodeDispatch:
-			if f.S == nil || f.T == nil {
-				continue
+			if end, ok := g.dispatch(c, f); !ok {
+				return end
 			}
-			t, s := *f.T, *f.S
-			switch t {
-			case "READY":
-				var r struct {
-					SessionID string `json:"session_id"`
-					ResumeURL string `json:"resume_gateway_url"`
-				}
-				if err := json.Unmarshal(f.D, &r); err != nil || r.SessionID == "" {
-					return connEnd{kind: endFresh, why: "malformed READY"}
-				}
-				st.ID, st.ResumeURL = r.SessionID, r.ResumeURL
-				ready = true
-				g.cfg.OnState(true, "")
-				g.cfg.Log.Info().Str("session", r.SessionID).Msg("gateway session ready")
-			case "RESUMED":
-				ready = true
-				g.cfg.OnState(true, "")
-				g.cfg.Log.Info().Str("session", st.ID).Int("seq", s).Msg("gateway session resumed")
-			}
-			if g.cfg.OnDispatch != nil {
-				g.cfg.OnDispatch(t, f.D)
-			}
-			if !g.q.push(event{T: t, S: s, D: f.D, Session: st.ID}) {
-				c.leave("delivery behind")
-				return connEnd{kind: endOverflow, why: "event queue full", ready: ready}
-			}
-			st.Seq = s
-			seq.Store(int64(s))
 		case gateway.OpcodeHeartbeat:
 			select {
-			case hb.now <- struct{}{}:
+			case c.hb.now <- struct{}{}:
 			default:
 			}
 		case gateway.OpcodeHeartbeatACK:
-			hb.acked.Store(true)
+			c.hb.acked.Store(true)
 		case gateway.OpcodeReconnect:
 			c.leave("RECONNECT")
-			return connEnd{kind: endResume, why: "RECONNECT", ready: ready}
+			return connEnd{kind: endResume, why: "RECONNECT", ready: c.ready}
 		case gateway.OpcodeInvalidSession:
 			var resumable bool
 			json.Unmarshal(f.D, &resumable)
 			c.leave("INVALID_SESSION")
-			if resumable && st.ID != "" {
-				return connEnd{kind: endResume, why: "INVALID_SESSION (resumable)", ready: ready}
+			if resumable && c.st.ID != "" {
+				return connEnd{kind: endResume, why: "INVALID_SESSION (resumable)", ready: c.ready}
 			}
-			return connEnd{kind: endFresh, why: "INVALID_SESSION", ready: ready}
+			return connEnd{kind: endFresh, why: "INVALID_SESSION", ready: c.ready}
 		}
 	}
+}
+
+// dispatch takes one dispatch: READY (a new session) and RESUMED make the
+// connection ready; each goes to OnDispatch, then into the queue, and
+// moves the session's sequence number. ok false and why the connection
+// ends if READY is malformed or the queue is full.
+func (g *gatewayClient) dispatch(c *conn, f frame) (end connEnd, ok bool) {
+	if f.S == nil || f.T == nil {
+		return connEnd{}, true
+	}
+	t, s := *f.T, *f.S
+	switch t {
+	case "READY":
+		var r struct {
+			SessionID string `json:"session_id"`
+			ResumeURL string `json:"resume_gateway_url"`
+		}
+		if err := json.Unmarshal(f.D, &r); err != nil || r.SessionID == "" {
+			return connEnd{kind: endFresh, why: "malformed READY"}, false
+		}
+		c.st.ID, c.st.ResumeURL = r.SessionID, r.ResumeURL
+		c.ready = true
+		g.cfg.OnState(true, "")
+		g.cfg.Log.Info().Str("session", r.SessionID).Msg("gateway session ready")
+	case "RESUMED":
+		c.ready = true
+		g.cfg.OnState(true, "")
+		g.cfg.Log.Info().Str("session", c.st.ID).Int("seq", s).Msg("gateway session resumed")
+	}
+	if g.cfg.OnDispatch != nil {
+		g.cfg.OnDispatch(t, f.D)
+	}
+	if !g.q.push(event{T: t, S: s, D: f.D, Session: c.st.ID}) {
+		c.leave("delivery behind")
+		return connEnd{kind: endOverflow, why: "event queue full", ready: c.ready}, false
+	}
+	c.st.Seq = s
+	c.hb.seq.Store(int64(s))
+	return connEnd{}, true
 }
 
 // readEnd classifies a failed read (or write): Discord's close codes, or
