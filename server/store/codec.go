@@ -92,11 +92,6 @@ func encodeUpdate(u *Update) []byte {
 	return v
 }
 
-func appendBytes(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
 // decodeUpdate decodes an entry; it copies, so the result outlives the
 // transaction.
 func decodeUpdate(v []byte) (Update, error) {
