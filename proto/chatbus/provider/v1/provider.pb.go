@@ -1393,8 +1393,8 @@ type IdentifyResponse struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Platform identity of the connection (Telegram: the bot's user id).
 	OwnerId string `protobuf:"bytes,2,opt,name=owner_id,json=ownerId,proto3" json:"owner_id,omitempty"`
-	// Provider protocol generation this child speaks (2). The supervisor
-	// refuses a child of another generation.
+	// Provider protocol generation this child speaks (2). A doctor refuses
+	// to fence an owner of another generation (unsupported protocol).
 	Generation  uint32       `protobuf:"varint,3,opt,name=generation,proto3" json:"generation,omitempty"`
 	Incarnation *Incarnation `protobuf:"bytes,4,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
 	// Human-readable platform account (Telegram: @botname).

@@ -559,8 +559,8 @@ export type IdentifyResponse = Message<"chatbus.provider.v1.IdentifyResponse"> &
   ownerId: string;
 
   /**
-   * Provider protocol generation this child speaks (2). The supervisor
-   * refuses a child of another generation.
+   * Provider protocol generation this child speaks (2). A doctor refuses
+   * to fence an owner of another generation (unsupported protocol).
    *
    * @generated from field: uint32 generation = 3;
    */
