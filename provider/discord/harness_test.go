@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -155,6 +156,23 @@ func (s *sink) waitTexts(t *testing.T, want ...string) []*providerv1.Update {
 	j := s.waitFor(t, fmt.Sprintf("want %d updates", len(want)), func(j []*providerv1.Update) bool { return len(j) >= len(want) })
 	if got := textsOf(j); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("journal %q, want %q", got, want)
+	}
+	return j
+}
+
+// waitTextSet is waitTexts for a test of where updates go, not of their
+// order: a thread the supervisor attached while the runner had READY
+// still queued is caught up by REST then, so its messages may come before
+// a reaction or a press that came between them (the supervisor's
+// de-duplication drops the gateway's copies).
+func (s *sink) waitTextSet(t *testing.T, want ...string) []*providerv1.Update {
+	t.Helper()
+	j := s.waitFor(t, fmt.Sprintf("want %d updates", len(want)), func(j []*providerv1.Update) bool { return len(j) >= len(want) })
+	got := textsOf(j)
+	slices.Sort(got)
+	want = slices.Sorted(slices.Values(want))
+	if !slices.Equal(got, want) {
+		t.Fatalf("journal %q, want %q in any order", got, want)
 	}
 	return j
 }

@@ -45,7 +45,7 @@ func TestRouting(t *testing.T) {
 	iid, token := f.dc.Press(alpha.Thread, botMsg.ID, f.alice, "yes")
 	reply := f.dc.PostReply(alpha.Thread, f.alice, "a reply", m1.ID)
 
-	j := sk.waitTexts(t, "hello alpha", "from mallory", "in the channel itself", "see attached", "👍", "yes", "a reply")
+	j := sk.waitTextSet(t, "hello alpha", "from mallory", "in the channel itself", "see attached", "👍", "yes", "a reply")
 	byText := map[string]*providerv1.Update{}
 	for _, u := range j {
 		byText[u.GetText()] = u
