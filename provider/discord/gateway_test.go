@@ -261,7 +261,12 @@ func TestQueueBound(t *testing.T) {
 	sk.setRefuse(true)
 	want := numbered("m", 0, 40)
 	f.post(alpha.Thread, want...)
-	f.waitUntil("the provider left the gateway", func() bool { return f.dc.Count("client_close_1012") >= 1 })
+	// It leaves with 1012 (resumable); should the close frame miss its
+	// one-second deadline on a loaded machine, the connection just drops,
+	// as resumable for Discord: either way the next one resumes.
+	f.waitUntil("the provider left the gateway", func() bool {
+		return f.dc.Count("client_close_1012") >= 1 || f.dc.Count("resume") >= 1
+	})
 	sk.setRefuse(false)
 	sk.waitTexts(t, want...)
 	if n := sk.delivered(); n != len(want) {
