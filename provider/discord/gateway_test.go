@@ -261,11 +261,13 @@ func TestQueueBound(t *testing.T) {
 	sk.setRefuse(true)
 	want := numbered("m", 0, 40)
 	f.post(alpha.Thread, want...)
-	// It leaves with 1012 (resumable); should the close frame miss its
-	// one-second deadline on a loaded machine, the connection just drops,
-	// as resumable for Discord: either way the next one resumes.
+	// It leaves with 1012 (resumable). The stand-in may not read that
+	// frame: dispatches it had not read are in the provider's socket as
+	// it closes, so the close can reach the stand-in as a reset, which
+	// loses the frame. Discord takes a dropped connection as resumable
+	// too; what counts is that the provider left.
 	f.waitUntil("the provider left the gateway", func() bool {
-		return f.dc.Count("client_close_1012") >= 1 || f.dc.Count("resume") >= 1
+		return f.dc.Count("client_close_1012") >= 1 || f.dc.Connected() == 0
 	})
 	sk.setRefuse(false)
 	sk.waitTexts(t, want...)
