@@ -154,10 +154,13 @@ func (s *Scheduler) SetOpen(open bool) {
 func (s *Scheduler) Submit(j *Job) (Status, error) {
 	s.mu.Lock()
 	how, replaced, err := s.q.add(j, s.now())
+	var due []started
+	var wake time.Time
 	if err == nil && how != skippedJob {
-		s.poke()
+		due, wake = s.takeDue()
 	}
 	s.mu.Unlock()
+	s.start(due, wake)
 	if err != nil {
 		return 0, err
 	}
@@ -232,44 +235,63 @@ func (s *Scheduler) Run(ctx context.Context) {
 // dispatch starts every job that may start now, and returns when the next
 // one may (zero: when something changes).
 func (s *Scheduler) dispatch() time.Time {
-	type started struct {
-		j      *Job
-		waited time.Duration
-	}
-	var go_ []started
 	s.mu.Lock()
+	due, wake := s.takeDue()
+	s.mu.Unlock()
+	s.start(due, time.Time{})
+	return wake
+}
+
+// started is a job takeDue marked as under way, with how long it waited.
+type started struct {
+	j      *Job
+	waited time.Duration
+}
+
+// takeDue marks as under way every job that may start now and returns
+// them, with when the next one may start (zero: when something changes).
+// Submit and a finished job's goroutine call it themselves, so that a call
+// with room to go starts on its caller's hop, not after a wake of Run's
+// goroutine; Run times the jobs that wait. Caller holds mu.
+func (s *Scheduler) takeDue() (due []started, wake time.Time) {
 	now := s.now()
 	if now.Sub(s.lastSweep) > sweepEvery {
 		s.q.sweep(now)
 		s.lastSweep = now
 	}
-	var wake time.Time
 	for s.open && s.running < s.maxRunning {
 		j, w := s.q.next(now)
 		if j == nil {
-			wake = w
-			break
+			return due, w
 		}
 		s.q.start(j, now)
 		s.running++
-		go_ = append(go_, started{j, now.Sub(j.enqueued)})
+		due = append(due, started{j, now.Sub(j.enqueued)})
 	}
-	s.mu.Unlock()
-	for _, st := range go_ {
+	return due, time.Time{}
+}
+
+// start runs the jobs takeDue returned, each on a goroutine of its own,
+// without mu. A wake that is not zero is one for Run's timer: it is told.
+func (s *Scheduler) start(due []started, wake time.Time) {
+	for _, st := range due {
 		if s.onStart != nil {
 			s.onStart(st.j, st.waited)
 		}
 		go s.run(st.j)
 	}
-	return wake
+	if !wake.IsZero() {
+		s.poke()
+	}
 }
 
-// run runs j and books its outcome.
+// run runs j, books its outcome and starts what that let go.
 func (s *Scheduler) run(j *Job) {
 	o := j.Run()
 	s.mu.Lock()
 	s.q.finish(j, o, s.now())
 	s.running--
-	s.poke()
+	due, wake := s.takeDue()
 	s.mu.Unlock()
+	s.start(due, wake)
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/chatbus/chatbus/internal/testkit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -114,3 +116,39 @@ func TestSchedulerBadLimits(t *testing.T) {
 		t.Fatal("WaitError")
 	}
 }
+
+// TestSchedulerStartsOnSubmit: a job with room to go starts from Submit
+// itself, and the next of its thread from the finished one's goroutine:
+// neither waits for Run's goroutine to wake (Run only times the jobs that
+// wait). Run is not running here.
+func TestSchedulerStartsOnSubmit(t *testing.T) {
+	s, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetOpen(true)
+	ran := make(chan string, 2)
+	release := make(chan struct{})
+	job := func(label string) *Job {
+		return &Job{Thread: Thread{"c", "t"}, Method: "send", Lane: LaneMessage, Run: func() Outcome {
+			ran <- label
+			<-release
+			return Outcome{}
+		}}
+	}
+	for _, label := range []string{"first", "second"} {
+		if st, err := s.Submit(job(label)); err != nil || st != Queued {
+			t.Fatalf("submit %s: %v %v", label, st, err)
+		}
+	}
+	if got := testkit.Recv(t, ran, "the first job to start"); got != "first" {
+		t.Fatalf("%s ran first", got)
+	}
+	release <- struct{}{}
+	if got := testkit.Recv(t, ran, "the second job to start"); got != "second" {
+		t.Fatalf("%s ran second", got)
+	}
+	release <- struct{}{}
+	testkit.Eventually(t, "the scheduler idle", func() bool { st := s.Stats(); return st.Running == 0 && st.Queued == 0 })
+}
+
