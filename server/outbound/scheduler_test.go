@@ -151,4 +151,3 @@ func TestSchedulerStartsOnSubmit(t *testing.T) {
 	release <- struct{}{}
 	testkit.Eventually(t, "the scheduler idle", func() bool { st := s.Stats(); return st.Running == 0 && st.Queued == 0 })
 }
-
