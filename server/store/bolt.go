@@ -191,10 +191,10 @@ type Bolt struct {
 	// its thread, and which binding owns each thread. Append holds it
 	// (read) from routing through its journal commit; DeleteBinding
 	// (write) across both of its steps, so that nothing is appended to a
-	// deleted binding's key; PutBinding (write) when a binding is new or
-	// changes thread, across its write and the claim of the thread's
-	// unrouted updates (claim.go), so that no update of the thread is
-	// appended between the two. Lock order: boundMu, then strayMu, the
+	// deleted binding's key; PutBinding (write) when a binding is new,
+	// changes thread or has its thread's unrouted updates to claim, across
+	// its write and the claim (claim.go), so that no update of the thread
+	// is appended between the two (read, for any other write). Lock order: boundMu, then strayMu, the
 	// committer and the journal.
 	boundMu sync.RWMutex
 	bound   map[string]Target

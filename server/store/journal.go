@@ -9,8 +9,9 @@ package store
 //
 // Keeping the two consistent across a crash (the journal's package doc):
 //   - a binding is committed (bbolt) before anything is appended to its key:
-//     Append routes an update to a binding only if the binding's key is in
-//     the set of committed bindings (Bolt.bound), else it is unrouted;
+//     Append routes an update only to a committed binding (Bolt.bound,
+//     Bolt.owners: its thread's owner, else the binding the caller named),
+//     else it is unrouted;
 //   - a binding committed with a thread claims the thread's unrouted
 //     updates (claim.go) in a journal commit of its own, after the bbolt
 //     one; a crash in between leaves them unrouted, and Open claims them
