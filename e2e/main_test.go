@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/chatbus/chatbus/client"
 	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
@@ -201,7 +203,9 @@ func onlyProvider(t *testing.T, c *client.Client, name string) *chatbusv1.Provid
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	resp, err := c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
+	// WaitForReady: c's connection may still be in its redial backoff
+	// from a supervisor that stopped (a restart) when the next one serves.
+	resp, err := c.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{}, grpc.WaitForReady(true))
 	if err != nil || len(resp.GetProviders()) != 1 || (name != "" && resp.GetProviders()[0].GetName() != name) {
 		t.Fatalf("providers: %v %v", resp, err)
 	}

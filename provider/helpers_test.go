@@ -199,14 +199,23 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 type updatesClient = grpc.BidiStreamingClient[providerv1.UpdatesRequest, providerv1.UpdatesResponse]
 
-// openUpdates opens an Updates stream with Start{cursor}.
+// startState is the Start.state a supervisor sends for a cursor stored
+// in decimal; 0: none.
+func startState(cursor int64) []byte {
+	if cursor == 0 {
+		return nil
+	}
+	return strconv.AppendInt(nil, cursor, 10)
+}
+
+// openUpdates opens an Updates stream with Start{state: cursor}.
 func openUpdates(t *testing.T, ctx context.Context, h *providertest.Harness, cursor int64) updatesClient {
 	t.Helper()
 	s, err := h.Client.Updates(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Start_{Start: &providerv1.UpdatesRequest_Start{Cursor: cursor}}}); err != nil {
+	if err := s.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Start_{Start: &providerv1.UpdatesRequest_Start{State: startState(cursor)}}}); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -222,7 +231,7 @@ func ack(t *testing.T, s updatesClient, id int64) {
 func updates(ids ...int64) []*providerv1.Update {
 	out := make([]*providerv1.Update, len(ids))
 	for i, id := range ids {
-		out[i] = &providerv1.Update{UpdateId: id, ChatId: -100, Text: "u" + itoa(id), Allowed: true}
+		out[i] = &providerv1.Update{UpdateId: id, Chat: "-100", Text: "u" + itoa(id), Allowed: true}
 	}
 	return out
 }

@@ -21,7 +21,7 @@ func openBatched(t *testing.T, ctx context.Context, h *providertest.Harness, cur
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := &providerv1.UpdatesRequest_Start{Cursor: cursor, AcceptsBatches: true}
+	start := &providerv1.UpdatesRequest_Start{State: startState(cursor), AcceptsBatches: true}
 	if err := s.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Start_{Start: start}}); err != nil {
 		t.Fatal(err)
 	}

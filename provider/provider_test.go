@@ -63,7 +63,7 @@ func TestHandshakeHealthIdentify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id.GetName() != "fake" || id.GetOwnerId() != "12345" || id.GetAccount() != "@chatbus_bot" || id.GetGeneration() != 1 {
+	if id.GetName() != "fake" || id.GetOwnerId() != "12345" || id.GetAccount() != "@chatbus_bot" || id.GetGeneration() != 2 {
 		t.Fatalf("Identify = %v", id)
 	}
 	if int(id.GetIncarnation().GetPid()) != inc.PID || id.GetIncarnation().GetStartTime() != inc.StartTime {
@@ -365,8 +365,8 @@ func TestOccupancy(t *testing.T) {
 		want provider.Occupancy
 	}{
 		{"inflight: ProvisionTarget", func() error {
-			res, err := h.Client.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{Name: "A · x", ChatId: -5})
-			if err == nil && (res.GetThreadId() != 7 || res.GetChatId() != -5 || res.GetName() != "A · x") {
+			res, err := h.Client.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{Name: "A · x", Chat: "-5"})
+			if err == nil && (res.GetTarget().GetThread() != "7" || res.GetTarget().GetChat() != "-5" || res.GetName() != "A · x") {
 				err = fmt.Errorf("response %v", res)
 			}
 			return err
@@ -377,7 +377,7 @@ func TestOccupancy(t *testing.T) {
 		}, call, provider.Occupancy{Outbound: 1}},
 		{"outbound: UploadFile", func() error { return uploadFile(ctx, h, []byte("hello")) }, upload, provider.Occupancy{Outbound: 1}},
 		{"cleanup: CloseTarget", func() error {
-			_, err := h.Client.CloseTarget(ctx, &providerv1.CloseTargetRequest{ChatId: -5, ThreadId: 7})
+			_, err := h.Client.CloseTarget(ctx, &providerv1.CloseTargetRequest{Target: &providerv1.Target{Chat: "-5", Thread: "7"}})
 			return err
 		}, closeT, provider.Occupancy{Cleanup: 1}},
 	}
@@ -424,7 +424,7 @@ func TestOccupancy(t *testing.T) {
 			errc <- err
 		}()
 		go func() {
-			_, err := h.Client.CloseTarget(ctx, &providerv1.CloseTargetRequest{ChatId: 1, ThreadId: 2})
+			_, err := h.Client.CloseTarget(ctx, &providerv1.CloseTargetRequest{Target: &providerv1.Target{Chat: "1", Thread: "2"}})
 			errc <- err
 		}()
 		call.waitEntered(t)
@@ -496,7 +496,7 @@ func TestFence(t *testing.T) {
 			t.Fatalf("Deliver while prepared = %d, %v; want 5, ErrNotAdmitting", a, err)
 		}
 		// Settling work is still allowed.
-		if _, err := h.Client.CloseTarget(ctx, &providerv1.CloseTargetRequest{ChatId: 1, ThreadId: 2}); err != nil {
+		if _, err := h.Client.CloseTarget(ctx, &providerv1.CloseTargetRequest{Target: &providerv1.Target{Chat: "1", Thread: "2"}}); err != nil {
 			t.Fatal(err)
 		}
 		if err := detach(ctx, h, "a"); err != nil {
@@ -559,8 +559,9 @@ func TestFence(t *testing.T) {
 			{"other pid", &providerv1.Fence{RequestId: "r", Incarnation: &providerv1.Incarnation{Pid: inc.Pid + 1, StartTime: inc.StartTime}}, codes.FailedPrecondition},
 			{"other start time", &providerv1.Fence{RequestId: "r", Incarnation: &providerv1.Incarnation{Pid: inc.Pid, StartTime: inc.StartTime + 1}}, codes.FailedPrecondition},
 			{"other owner id", &providerv1.Fence{RequestId: "r", OwnerId: "someone", Incarnation: inc}, codes.FailedPrecondition},
-			{"other generation", &providerv1.Fence{RequestId: "r", Generation: 2, Incarnation: inc}, codes.FailedPrecondition},
-			{"everything matches", &providerv1.Fence{RequestId: "r", OwnerId: "fake-owner", Generation: 1, Incarnation: inc}, codes.OK},
+			{"the numeric ids' generation", &providerv1.Fence{RequestId: "r", Generation: 1, Incarnation: inc}, codes.FailedPrecondition},
+			{"a later generation", &providerv1.Fence{RequestId: "r", Generation: 3, Incarnation: inc}, codes.FailedPrecondition},
+			{"everything matches", &providerv1.Fence{RequestId: "r", OwnerId: "fake-owner", Generation: 2, Incarnation: inc}, codes.OK},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -785,7 +786,7 @@ func TestFiles(t *testing.T) {
 		}
 	}
 	send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Header_{Header: &providerv1.UploadFileRequest_Header{
-		ChatId: -5, ThreadId: 7, Filename: "a.bin", Caption: "cap", Kind: "document"}}})
+		Target: &providerv1.Target{Chat: "-5", Thread: "7"}, Filename: "a.bin", Caption: "cap", Kind: "document"}}})
 	for off := 0; off < len(big); off += 50000 {
 		send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Chunk{Chunk: big[off:min(off+50000, len(big))]}})
 	}
@@ -939,7 +940,7 @@ func TestParseHandshake(t *testing.T) {
 }
 
 func attach(ctx context.Context, h *providertest.Harness, id string) error {
-	_, err := h.Client.Attach(ctx, &providerv1.AttachRequest{InstanceId: id, ChatId: -5, ThreadId: 7})
+	_, err := h.Client.Attach(ctx, &providerv1.AttachRequest{InstanceId: id, Target: &providerv1.Target{Chat: "-5", Thread: "7"}})
 	return err
 }
 
@@ -953,7 +954,7 @@ func uploadFile(ctx context.Context, h *providertest.Harness, data []byte) error
 	if err != nil {
 		return err
 	}
-	if err := up.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Header_{Header: &providerv1.UploadFileRequest_Header{ChatId: 1, Filename: "f"}}}); err != nil {
+	if err := up.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Header_{Header: &providerv1.UploadFileRequest_Header{Target: &providerv1.Target{Chat: "1"}, Filename: "f"}}}); err != nil {
 		return err
 	}
 	if err := up.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Chunk{Chunk: data}}); err != nil && err != io.EOF {
@@ -1101,7 +1102,7 @@ func TestAttachWatcher(t *testing.T) {
 	if _, err := h.Client.Attach(ctx, &providerv1.AttachRequest{InstanceId: "a", Target: &providerv1.Target{Chat: "C1", Thread: "T1"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := attach(ctx, h, "b"); err != nil { // the numeric forms of the first contract
+	if err := attach(ctx, h, "b"); err != nil {
 		t.Fatal(err)
 	}
 	if err := detach(ctx, h, "nobody"); err != nil {

@@ -42,7 +42,7 @@ const (
 	// HandshakeVersion is the first field of the handshake line.
 	HandshakeVersion = contract.HandshakeVersion
 	// Generation is the provider protocol generation this SDK speaks.
-	Generation = 1
+	Generation = contract.Generation
 	// MaxMessageBytes bounds one gRPC message either way.
 	MaxMessageBytes = 4 << 20
 )
@@ -67,7 +67,7 @@ type Config struct {
 	// by the supervisor that started it.
 	Secret string
 	// Generation is the protocol generation reported by Identify and
-	// checked by the fence. If zero, 1.
+	// checked by the fence. If zero, [Generation].
 	Generation uint32
 	// Handshake receives the one handshake line. If nil, os.Stdout.
 	Handshake io.Writer

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -74,22 +73,6 @@ func (v *service) Call(ctx context.Context, req *providerv1.CallRequest) (*provi
 	return &providerv1.CallResponse{ResultJson: res.JSON, References: RefsProto(res.Refs), Pause: res.Pause.proto()}, nil
 }
 
-// legacyTarget is the thread a request names: its Target, else its
-// numeric ids (supervisors of the first contract).
-func legacyTarget(t *providerv1.Target, chatID, threadID int64) Target {
-	if t.GetChat() != "" {
-		return targetFromProto(t)
-	}
-	out := Target{Name: t.GetName()}
-	if chatID != 0 {
-		out.Chat = strconv.FormatInt(chatID, 10)
-	}
-	if threadID != 0 {
-		out.Thread = strconv.FormatInt(threadID, 10)
-	}
-	return out
-}
-
 func (v *service) UploadFile(stream grpc.ClientStreamingServer[providerv1.UploadFileRequest, providerv1.UploadFileResponse]) error {
 	first, err := stream.Recv()
 	if err != nil {
@@ -104,7 +87,7 @@ func (v *service) UploadFile(stream grpc.ClientStreamingServer[providerv1.Upload
 		return toStatus(err)
 	}
 	defer release()
-	t := legacyTarget(h.GetTarget(), h.GetChatId(), h.GetThreadId())
+	t := targetFromProto(h.GetTarget())
 	if t.Chat == "" {
 		return toStatus(fmt.Errorf("upload names no target thread: %w", ErrInvalid))
 	}
@@ -197,7 +180,7 @@ func (v *service) ProvisionTarget(ctx context.Context, req *providerv1.Provision
 		return nil, toStatus(err)
 	}
 	defer release()
-	preq := ProvisionRequest{Chat: legacyTarget(&providerv1.Target{Chat: req.GetChat()}, req.GetChatId(), 0).Chat, Name: req.GetName()}
+	preq := ProvisionRequest{Chat: req.GetChat(), Name: req.GetName()}
 	if r := req.GetReuse(); r.GetChat() != "" {
 		t := targetFromProto(r)
 		preq.Reuse = &t
@@ -206,11 +189,7 @@ func (v *service) ProvisionTarget(ctx context.Context, req *providerv1.Provision
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	resp := &providerv1.ProvisionTargetResponse{Name: t.Name, Target: targetProto(t.Target), Reused: t.Reused}
-	// The numeric forms, for supervisors of the first contract.
-	resp.ChatId, _ = strconv.ParseInt(t.Chat, 10, 64)
-	resp.ThreadId, _ = strconv.ParseInt(t.Thread, 10, 64)
-	return resp, nil
+	return &providerv1.ProvisionTargetResponse{Name: t.Name, Target: targetProto(t.Target), Reused: t.Reused}, nil
 }
 
 func (v *service) CloseTarget(ctx context.Context, req *providerv1.CloseTargetRequest) (*providerv1.CloseTargetResponse, error) {
@@ -219,14 +198,18 @@ func (v *service) CloseTarget(ctx context.Context, req *providerv1.CloseTargetRe
 		return nil, toStatus(err)
 	}
 	defer release()
-	if err := v.s.cfg.Platform.CloseTarget(ctx, legacyTarget(req.GetTarget(), req.GetChatId(), req.GetThreadId())); err != nil {
+	t := targetFromProto(req.GetTarget())
+	if t.Chat == "" {
+		return nil, toStatus(fmt.Errorf("close names no target thread: %w", ErrInvalid))
+	}
+	if err := v.s.cfg.Platform.CloseTarget(ctx, t); err != nil {
 		return nil, toStatus(err)
 	}
 	return &providerv1.CloseTargetResponse{}, nil
 }
 
 func (v *service) Attach(_ context.Context, req *providerv1.AttachRequest) (*providerv1.AttachResponse, error) {
-	t := legacyTarget(req.GetTarget(), req.GetChatId(), req.GetThreadId())
+	t := targetFromProto(req.GetTarget())
 	if err := v.s.gate.attach(req.GetInstanceId(), t); err != nil {
 		return nil, toStatus(err)
 	}

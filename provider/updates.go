@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"time"
 
@@ -346,26 +345,12 @@ func (s *Server) updates(stream grpc.BidiStreamingServer[providerv1.UpdatesReque
 	}
 
 	go st.recvLoop(stream)
-	cursor := startCursor(start)
+	cursor := start.GetState()
 	s.log.Info().Str("cursor", string(cursor)).Msg("updates stream started")
 	runErr := s.cfg.Platform.Run(ctx, cursor, st)
 	res := streamResult(ctx, runErr)
 	s.log.Info().Err(res).Msg("updates stream ended")
 	return res
-}
-
-// startCursor is the cursor a Run starts at: the opaque state the
-// supervisor stored, else (a supervisor of the first contract, or a store
-// written by one) the numeric cursor in decimal, which is what a provider
-// reporting offsets as cursors would have stored.
-func startCursor(start *providerv1.UpdatesRequest_Start) []byte {
-	if st := start.GetState(); len(st) > 0 {
-		return st
-	}
-	if c := start.GetCursor(); c != 0 {
-		return strconv.AppendInt(nil, c, 10)
-	}
-	return nil
 }
 
 // streamResult is the status an Updates stream ends with.

@@ -173,8 +173,8 @@ func (p *platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 			}
 			text, payload := bench.TelegramUpdate(nil, id, p.chat, thread, stamp)
 			ups[i] = &providerv1.Update{
-				UpdateId: id, ChatId: p.chat, ThreadId: thread, FromUserId: bench.UserID,
-				Kind: providerv1.UpdateKind_UPDATE_KIND_MESSAGE, Text: text, Payload: payload,
+				UpdateId: id,
+				Kind:     providerv1.UpdateKind_UPDATE_KIND_MESSAGE, Text: text, Payload: payload,
 				ReceivedAt: sent, Allowed: true,
 				// As provider-telegram reports them: the message's id, the
 				// ids as text, the update id as de-duplication key and the

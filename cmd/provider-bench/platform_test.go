@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -101,11 +102,11 @@ func TestRun(t *testing.T) {
 				t.Errorf("stats %+v after %d updates", st, n)
 			}
 			for i, u := range s.got {
-				if u.GetUpdateId() != int64(10+i) || u.GetChatId() != -100 || !u.GetAllowed() {
+				if u.GetUpdateId() != int64(10+i) || u.GetChat() != "-100" || !u.GetAllowed() {
 					t.Fatalf("update %d: %v", i, u)
 				}
-				if want := tt.inj.Threads[i%len(tt.inj.Threads)]; u.GetThreadId() != want {
-					t.Fatalf("update %d in thread %d, want %d", i, u.GetThreadId(), want)
+				if want := strconv.FormatInt(tt.inj.Threads[i%len(tt.inj.Threads)], 10); u.GetThread() != want {
+					t.Fatalf("update %d in thread %q, want %q", i, u.GetThread(), want)
 				}
 				if _, ok := bench.SentAt(u.GetText()); !ok {
 					t.Fatalf("update %d text %q", i, u.GetText())

@@ -12,6 +12,13 @@ const (
 	EnvName = "CHATBUS_PROVIDER_NAME"
 	// HandshakeVersion is the first field of the handshake line.
 	HandshakeVersion = 1
+	// Generation is the version of the ProviderService contract
+	// (IdentifyResponse.generation, Fence.generation). A supervisor's
+	// doctor refuses an owner of another generation (unsupported
+	// protocol), and an owner refuses a fence naming another one.
+	// Generation 2 names threads, senders and references by text only:
+	// the numeric ids of generation 1 are reserved in the proto.
+	Generation = 2
 
 	// CheckFlag is the argument that runs a provider binary in check mode:
 	// it validates the settings on stdin and exits, serving nothing.

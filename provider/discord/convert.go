@@ -221,17 +221,11 @@ func (r *runner) interaction(ctx context.Context, ev event) error {
 
 // update fills what every update carries.
 func (r *runner) update(t provider.Target, from user, m *member, kind providerv1.UpdateKind, text string, payload json.RawMessage, dedup string) *providerv1.Update {
-	chatID, _ := strconv.ParseInt(t.Chat, 10, 64)
-	threadID, _ := strconv.ParseInt(t.Thread, 10, 64)
-	fromID, _ := strconv.ParseInt(from.ID, 10, 64)
 	return &providerv1.Update{
 		Kind:       kind,
 		Chat:       t.Chat,
 		Thread:     t.Thread,
-		ChatId:     chatID,
-		ThreadId:   threadID,
 		Sender:     from.ID,
-		FromUserId: fromID,
 		SenderName: displayName(from, m),
 		Allowed:    r.p.allowed[from.ID],
 		Text:       text,

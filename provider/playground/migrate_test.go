@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,7 +102,7 @@ func TestMigrateV0(t *testing.T) {
 	} {
 		u := st.recv()
 		pl := payloadOf(t, u) // strictly this code's payload
-		if u.GetUpdateId() != w.id || u.GetKind() != w.kind || u.GetThreadId() != w.room || u.GetText() != w.text ||
+		if u.GetUpdateId() != w.id || u.GetKind() != w.kind || u.GetThread() != strconv.FormatInt(w.room, 10) || u.GetText() != w.text ||
 			pl.Room != w.room || !strings.Contains(string(u.GetPayload()), w.pay) || string(u.GetCursor()) != fmt.Sprintf("pg1:9b791bce8b2e:%d", w.id+1) {
 			t.Errorf("held update %d: %v", w.id, u)
 		}

@@ -348,9 +348,6 @@ func (p *Platform) wake() {
 func (p *Platform) convert(h held) *providerv1.Update {
 	return &providerv1.Update{
 		UpdateId:   h.ID,
-		ChatId:     ChatID,
-		ThreadId:   h.Thread,
-		FromUserId: PersonID,
 		Kind:       updateKinds[h.Kind],
 		Text:       h.Text,
 		Payload:    h.Payload,

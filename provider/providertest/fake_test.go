@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ func TestFakeDefaults(t *testing.T) {
 
 	for _, want := range []int64{1001, 1002} {
 		res, err := h.Client.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{Name: "A · x"})
-		if err != nil || res.GetChatId() != -100 || res.GetThreadId() != want || res.GetName() != "A · x" {
+		if err != nil || res.GetTarget().GetChat() != "-100" || res.GetTarget().GetThread() != strconv.FormatInt(want, 10) || res.GetName() != "A · x" {
 			t.Fatalf("ProvisionTarget = %v, %v", res, err)
 		}
 	}
@@ -46,7 +47,7 @@ func TestFakeDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = up.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Header_{Header: &providerv1.UploadFileRequest_Header{ChatId: -100, ThreadId: 1001, Filename: "a.txt"}}})
+	_ = up.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Header_{Header: &providerv1.UploadFileRequest_Header{Target: &providerv1.Target{Chat: "-100", Thread: "1001"}, Filename: "a.txt"}}})
 	_ = up.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Chunk{Chunk: []byte("hello")}})
 	ur, err := up.CloseAndRecv()
 	if err != nil || string(ur.GetResultJson()) != `{"chat":"-100","filename":"a.txt","size":5,"thread":"1001"}` {

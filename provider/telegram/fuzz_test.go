@@ -44,13 +44,13 @@ func FuzzConvert(f *testing.F) {
 		for _, c := range []struct {
 			text string
 			num  int64
-		}{{out.GetChat(), out.GetChatId()}, {out.GetThread(), out.GetThreadId()}, {out.GetSender(), out.GetFromUserId()}} {
+		}{{out.GetChat(), u.ChatID()}, {out.GetThread(), int64(u.ThreadID())}, {out.GetSender(), u.FromID()}} {
 			if (c.num == 0) != (c.text == "") || (c.num != 0 && c.text != strconv.FormatInt(c.num, 10)) {
 				t.Fatalf("text id %q for %d", c.text, c.num)
 			}
 		}
-		if out.GetAllowed() != (out.GetFromUserId() == 42) {
-			t.Fatalf("allowed %v for sender %d", out.GetAllowed(), out.GetFromUserId())
+		if out.GetAllowed() != (out.GetSender() == "42") {
+			t.Fatalf("allowed %v for sender %q", out.GetAllowed(), out.GetSender())
 		}
 		routed := map[string]providerv1.UpdateKind{
 			botapi.KindMessage: providerv1.UpdateKind_UPDATE_KIND_MESSAGE, botapi.KindEditedMessage: providerv1.UpdateKind_UPDATE_KIND_EDITED_MESSAGE,

@@ -119,9 +119,6 @@ func (p *Platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
 	out := &providerv1.Update{
 		UpdateId:   u.UpdateID,
-		ChatId:     u.ChatID(),
-		ThreadId:   int64(u.ThreadID()),
-		FromUserId: u.FromID(),
 		Payload:    u.Raw,
 		ReceivedAt: timestamppb.Now(),
 		Allowed:    p.allowed[u.FromID()],

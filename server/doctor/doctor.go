@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/chatbus/chatbus/internal/contract"
 	"github.com/chatbus/chatbus/internal/proc"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/events"
@@ -41,8 +42,9 @@ var (
 	ErrRefused = errors.New("owner refused")
 )
 
-// Generation is the provider protocol generation this doctor speaks.
-const Generation = 1
+// Generation is the provider protocol generation this doctor speaks: an
+// owner of another one is UnsupportedProtocol.
+const Generation = contract.Generation
 
 // Kind is a restart's typed outcome.
 type Kind int

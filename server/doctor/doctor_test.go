@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 	"google.golang.org/grpc/codes"
 
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/providertest"
 	"github.com/chatbus/chatbus/server/doctor"
@@ -30,7 +31,9 @@ import (
 // The tests run real provider children: this test binary, re-executed,
 // serving provider.Serve with a providertest.Fake (see TestMain). Its
 // settings carry a mode file: "good" serves, "exit" fails to start (an
-// upgrade that does not run), "mute" handshakes but never serves health.
+// upgrade that does not run), "mute" handshakes but never serves health,
+// "generation-1" serves the provider contract's first generation (the
+// numeric ids).
 const childEnv = "CHATBUS_DOCTOR_TEST_CHILD"
 
 func TestMain(m *testing.M) {
@@ -61,10 +64,14 @@ func child() int {
 		time.Sleep(time.Hour)
 		return 1
 	}
+	var generation uint32
+	if strings.TrimSpace(string(mode)) == "generation-1" {
+		generation = 1
+	}
 	health := provider.NewHealth()
 	err = provider.Serve(context.Background(), provider.Config{
 		Name: os.Getenv(provider.EnvName), Socket: os.Getenv(provider.EnvSocket), Secret: secret,
-		Platform: &providertest.Fake{}, Health: health, Logger: zerolog.New(os.Stderr),
+		Platform: &providertest.Fake{}, Health: health, Logger: zerolog.New(os.Stderr), Generation: generation,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -86,9 +93,15 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvMode(t, "good")
+}
+
+// newEnvMode is newEnv whose first child runs in mode.
+func newEnvMode(t *testing.T, mode string) *env {
+	t.Helper()
 	dir := t.TempDir()
 	e := &env{mode: filepath.Join(dir, "mode")}
-	e.setMode(t, "good")
+	e.setMode(t, mode)
 	t.Setenv("CHATBUS_DOCTOR_TEST_MODE", e.mode)
 	st, err := store.Open(filepath.Join(dir, "state.db"), store.Options{})
 	if err != nil {
@@ -281,6 +294,34 @@ func TestSuccessorRefused(t *testing.T) {
 
 // TestOwnerUnavailable: a provider with no running child cannot be
 // restarted: owner_unavailable{no_state}.
+// TestOwnerOfAnotherGeneration: an owner speaking the provider contract's
+// first generation is refused as an unsupported protocol, saying both
+// generations, and left running: nothing is fenced or killed.
+func TestOwnerOfAnotherGeneration(t *testing.T) {
+	e := newEnvMode(t, "generation-1")
+	sup, _ := e.m.Supervisor("fake")
+	before, _ := sup.Current()
+	out, err := e.d.Restart(ctx(t), "fake", doctor.RestartOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("generation 1, this supervisor %d", doctor.Generation)
+	if out.Kind != doctor.OwnerUnavailable || out.Reason != doctor.UnsupportedProtocol || !strings.Contains(out.Message, want) {
+		t.Errorf("outcome %s{%s}: %q, want unsupported protocol saying %q", out.Kind, out.Reason, out.Message, want)
+	}
+	if out.Old.Generation != 1 {
+		t.Errorf("observed generation %d, want 1", out.Old.Generation)
+	}
+	after, ok := sup.Current()
+	if !ok || after.Incarnation != before.Incarnation {
+		t.Errorf("the owner was replaced: %v, then %v", before.Incarnation, after.Incarnation)
+	}
+	st, err := providerv1.NewProviderServiceClient(after.Conn).Status(ctx(t), &providerv1.StatusRequest{})
+	if err != nil || !st.GetAdmitting() || st.GetPhase() != providerv1.Phase_PHASE_IDLE {
+		t.Errorf("owner fence after the refusal: %v, %v; want idle and admitting", st, err)
+	}
+}
+
 func TestOwnerUnavailable(t *testing.T) {
 	e := newEnv(t)
 	e.setMode(t, "exit")

@@ -2,85 +2,74 @@ package providers
 
 import (
 	"strconv"
+	"strings"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/store"
 )
 
-// The provider contract names threads by text ids (Target) and, for
-// providers of its first version, by numbers: these
-// convert at the boundary, once, both ways.
+// The provider contract names threads, senders and references by the
+// platform's own ids, as text: these convert at the boundary, once.
 
 func targetProto(t store.Target) *providerv1.Target {
 	return &providerv1.Target{Chat: t.Chat, Thread: t.Thread}
 }
 
-// targetFrom reads a thread a provider reported: its text ids, else its
-// numeric ones.
-func targetFrom(provider string, t *providerv1.Target, chatID, threadID int64) store.Target {
-	if t.GetChat() != "" {
-		return store.Target{Provider: provider, Chat: t.GetChat(), Thread: t.GetThread()}
-	}
-	return store.Target{Provider: provider, Chat: idText(chatID), Thread: idText(threadID)}
+// targetFrom reads a thread a provider reported.
+func targetFrom(provider string, t *providerv1.Target) store.Target {
+	return store.Target{Provider: provider, Chat: t.GetChat(), Thread: t.GetThread()}
 }
 
 func attachRequest(instanceID string, t store.Target) *providerv1.AttachRequest {
-	req := &providerv1.AttachRequest{InstanceId: instanceID, Target: targetProto(t)}
-	req.ChatId, _ = strconv.ParseInt(t.Chat, 10, 64)
-	req.ThreadId, _ = strconv.ParseInt(t.Thread, 10, 64)
-	return req
+	return &providerv1.AttachRequest{InstanceId: instanceID, Target: targetProto(t)}
 }
 
-func idText(id int64) string {
-	if id == 0 {
-		return ""
-	}
-	return strconv.FormatInt(id, 10)
-}
-
-// refsFrom reads the references a provider reported: the kinded items and
-// the typed lists of the first contract version.
+// refsFrom reads the references a provider reported. A kind this build
+// does not know, or an empty id, names nothing a follower could use.
 func refsFrom(r *providerv1.References) []store.Ref {
-	if r == nil {
+	items := r.GetItems()
+	if len(items) == 0 {
 		return nil
 	}
-	out := make([]store.Ref, 0, len(r.GetItems())+len(r.GetMessageIds())+len(r.GetCallbackQueryIds())+len(r.GetFileIds()))
-	for _, it := range r.GetItems() {
+	out := make([]store.Ref, 0, len(items))
+	for _, it := range items {
 		if k, ok := refKinds.Domain(it.GetKind()); ok && it.GetId() != "" {
 			out = append(out, store.Ref{Kind: k, ID: it.GetId()})
 		}
 	}
-	for _, id := range r.GetMessageIds() {
-		out = append(out, store.Ref{Kind: store.RefMessage, ID: strconv.FormatInt(id, 10)})
-	}
-	for _, id := range r.GetCallbackQueryIds() {
-		out = append(out, store.Ref{Kind: store.RefInteraction, ID: id})
-	}
-	for _, id := range r.GetFileIds() {
-		out = append(out, store.Ref{Kind: store.RefFile, ID: id})
-	}
 	return out
 }
 
-// inbound converts a provider's update into the journal's record, once:
-// the text ids where the provider reports them, else its numbers.
+// inbound converts a provider's update into the journal's record, once.
+// FromUserID repeats the sender as a number where it is one, for
+// followers that read it so.
 func inbound(u *providerv1.Update) hub.Inbound {
 	rec := store.Update{
 		PlatformUpdateID: u.GetUpdateId(), DedupID: u.GetDedupId(), Kind: updateKind(u.GetKind()),
-		Chat: u.GetChat(), Thread: u.GetThread(), FromUserID: u.GetFromUserId(), Sender: u.GetSender(),
+		Chat: u.GetChat(), Thread: u.GetThread(), Sender: u.GetSender(),
 		SenderName: u.GetSenderName(), Refs: refsFrom(u.GetReferences()), Text: u.GetText(), Payload: u.GetPayload(),
 	}
-	if rec.Chat == "" {
-		rec.Chat, rec.Thread = idText(u.GetChatId()), idText(u.GetThreadId())
-	}
-	if rec.Sender == "" {
-		rec.Sender = idText(u.GetFromUserId())
-	}
+	rec.FromUserID = idNumber(rec.Sender)
 	if ts := u.GetReceivedAt(); ts != nil {
 		rec.ReceivedAt = ts.AsTime()
 	}
 	return hub.Inbound{Update: rec, Allowed: u.GetAllowed(), ThreadState: threadStates[u.GetThreadState()]}
+}
+
+// idNumber is a platform id as a number, where it is one ("12345"), else
+// 0 ("U0123ABCD"). It parses only what is all digits, so the ingest path
+// makes no error for ids that are not.
+func idNumber(id string) int64 {
+	digits := strings.TrimPrefix(id, "-")
+	if digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return 0 // out of range
+	}
+	return n
 }
 
 // threadStates maps what a provider says happened to an update's thread.
@@ -91,8 +80,8 @@ var threadStates = map[providerv1.ThreadState]hub.ThreadState{
 }
 
 // batchCursor is the cursor to store with a journalled batch: the last
-// one a provider reported, else (providers of the first contract
-// version, whose cursor is the next update id) the last id plus one.
+// one a provider reported, else (a provider that reports none) the last
+// update id plus one, in decimal (UpdatesRequest.Start.state).
 func batchCursor(batch []*providerv1.Update) []byte {
 	for i := len(batch) - 1; i >= 0; i-- {
 		if c := batch[i].GetCursor(); len(c) > 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strconv"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/hub"
@@ -30,8 +29,6 @@ func (m *Manager) Upload(ctx context.Context, t store.Target, u hub.Upload, r io
 		return hub.Result{}, p.classify(err)
 	}
 	hdr := &providerv1.UploadFileRequest_Header{Target: targetProto(t), Filename: u.Filename, Caption: u.Caption, Kind: u.Kind}
-	hdr.ChatId, _ = strconv.ParseInt(t.Chat, 10, 64)
-	hdr.ThreadId, _ = strconv.ParseInt(t.Thread, 10, 64)
 	if err := st.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Header_{Header: hdr}}); err != nil {
 		return hub.Result{}, p.classify(err)
 	}

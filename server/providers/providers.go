@@ -482,7 +482,7 @@ func (m *Manager) Provision(ctx context.Context, name, title string, reuse *stor
 	if err != nil {
 		return store.Target{}, p.classify(err)
 	}
-	t := targetFrom(name, resp.GetTarget(), resp.GetChatId(), resp.GetThreadId())
+	t := targetFrom(name, resp.GetTarget())
 	if t.Chat == "" {
 		return store.Target{}, ambiguous("provider %s provisioned a thread without a chat id", name)
 	}

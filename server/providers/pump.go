@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strconv"
 	"time"
 
 	"google.golang.org/grpc"
@@ -173,8 +172,6 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 		return false, err
 	}
 	start := &providerv1.UpdatesRequest_Start{State: cursor, AcceptsBatches: true}
-	// Providers of the first contract version read only the number.
-	start.Cursor, _ = strconv.ParseInt(string(cursor), 10, 64)
 	if err := st.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Start_{Start: start}}); err != nil {
 		return false, err
 	}

@@ -2,7 +2,6 @@ package providers
 
 import (
 	"context"
-	"strconv"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/store"
@@ -20,10 +19,7 @@ func (m *Manager) CloseTarget(ctx context.Context, t store.Target) error {
 	if err != nil {
 		return err
 	}
-	req := &providerv1.CloseTargetRequest{Target: targetProto(t)}
-	req.ChatId, _ = strconv.ParseInt(t.Chat, 10, 64)
-	req.ThreadId, _ = strconv.ParseInt(t.Thread, 10, 64)
-	if _, err := cl.CloseTarget(ctx, req); err != nil {
+	if _, err := cl.CloseTarget(ctx, &providerv1.CloseTargetRequest{Target: targetProto(t)}); err != nil {
 		return classify(err)
 	}
 	return nil

@@ -1393,7 +1393,8 @@ type IdentifyResponse struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Platform identity of the connection (Telegram: the bot's user id).
 	OwnerId string `protobuf:"bytes,2,opt,name=owner_id,json=ownerId,proto3" json:"owner_id,omitempty"`
-	// Provider protocol generation this child speaks (1).
+	// Provider protocol generation this child speaks (2). A doctor refuses
+	// to fence an owner of another generation (unsupported protocol).
 	Generation  uint32       `protobuf:"varint,3,opt,name=generation,proto3" json:"generation,omitempty"`
 	Incarnation *Incarnation `protobuf:"bytes,4,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
 	// Human-readable platform account (Telegram: @botname).
@@ -1611,31 +1612,23 @@ type Update struct {
 	// Strictly increasing on one stream: the Ack names it. Telegram uses its
 	// update_id; a platform without such ids numbers its updates itself
 	// (then it must set dedup_id).
-	UpdateId int64 `protobuf:"varint,1,opt,name=update_id,json=updateId,proto3" json:"update_id,omitempty"`
-	ChatId   int64 `protobuf:"varint,2,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
-	// Platform thread (Telegram: message_thread_id); 0 for the General topic
-	// or a chat without threads.
-	ThreadId   int64      `protobuf:"varint,3,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
-	FromUserId int64      `protobuf:"varint,4,opt,name=from_user_id,json=fromUserId,proto3" json:"from_user_id,omitempty"`
-	Kind       UpdateKind `protobuf:"varint,5,opt,name=kind,proto3,enum=chatbus.provider.v1.UpdateKind" json:"kind,omitempty"`
-	Text       string     `protobuf:"bytes,6,opt,name=text,proto3" json:"text,omitempty"`
+	UpdateId int64      `protobuf:"varint,1,opt,name=update_id,json=updateId,proto3" json:"update_id,omitempty"`
+	Kind     UpdateKind `protobuf:"varint,5,opt,name=kind,proto3,enum=chatbus.provider.v1.UpdateKind" json:"kind,omitempty"`
+	Text     string     `protobuf:"bytes,6,opt,name=text,proto3" json:"text,omitempty"`
 	// The platform update verbatim (Telegram: the Update object as JSON).
 	Payload    []byte                 `protobuf:"bytes,7,opt,name=payload,proto3" json:"payload,omitempty"`
 	ReceivedAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=received_at,json=receivedAt,proto3" json:"received_at,omitempty"`
 	// False when the sender is not on the provider's allow-list: the
 	// supervisor acknowledges it without routing it, and counts it.
 	Allowed bool `protobuf:"varint,9,opt,name=allowed,proto3" json:"allowed,omitempty"`
-	// The ids in this update that a follower may name in a later call. A
-	// provider that sets it (even empty) spares the supervisor decoding the
-	// payload to find them; unset, the supervisor reads them from a
-	// Telegram-shaped payload itself.
+	// The ids in this update that a follower may name in a later call. The
+	// supervisor never reads payload: an id not listed here is refused.
 	References *References `protobuf:"bytes,10,opt,name=references,proto3" json:"references,omitempty"`
-	// The chat and thread as text (see Target); when chat is empty the
-	// supervisor uses chat_id and thread_id.
+	// The update's thread, as text (see Target): thread empty is the chat
+	// itself (Telegram: the General topic), which is routed to no follower.
 	Chat   string `protobuf:"bytes,11,opt,name=chat,proto3" json:"chat,omitempty"`
 	Thread string `protobuf:"bytes,12,opt,name=thread,proto3" json:"thread,omitempty"`
-	// Sender's platform id as text (Slack "U0123ABCD"); when empty, the
-	// supervisor uses from_user_id.
+	// Sender's platform id as text (Telegram "12345", Slack "U0123ABCD").
 	Sender string `protobuf:"bytes,13,opt,name=sender,proto3" json:"sender,omitempty"`
 	// The platform's own id of the event, for de-duplication across
 	// redeliveries and restarts (Slack event_id, Discord message id). Empty:
@@ -1691,27 +1684,6 @@ func (*Update) Descriptor() ([]byte, []int) {
 func (x *Update) GetUpdateId() int64 {
 	if x != nil {
 		return x.UpdateId
-	}
-	return 0
-}
-
-func (x *Update) GetChatId() int64 {
-	if x != nil {
-		return x.ChatId
-	}
-	return 0
-}
-
-func (x *Update) GetThreadId() int64 {
-	if x != nil {
-		return x.ThreadId
-	}
-	return 0
-}
-
-func (x *Update) GetFromUserId() int64 {
-	if x != nil {
-		return x.FromUserId
 	}
 	return 0
 }
@@ -1811,16 +1783,10 @@ func (x *Update) GetThreadState() ThreadState {
 // thread's follower: calls naming other ids are refused.
 type References struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Messages (Telegram: message_id of the message, edited message or the
-	// message carrying a pressed button).
-	MessageIds []int64 `protobuf:"varint,1,rep,packed,name=message_ids,json=messageIds,proto3" json:"message_ids,omitempty"`
-	// Callback queries (Telegram: callback_query.id), for answerCallbackQuery.
-	CallbackQueryIds []string `protobuf:"bytes,2,rep,name=callback_query_ids,json=callbackQueryIds,proto3" json:"callback_query_ids,omitempty"`
-	// Files (Telegram: the file_id of a document and of each photo size),
-	// for DownloadFile.
-	FileIds []string `protobuf:"bytes,3,rep,name=file_ids,json=fileIds,proto3" json:"file_ids,omitempty"`
-	// Every reference with its kind, as text. A provider sets either the
-	// lists above or this; the supervisor reads both.
+	// Every reference with its kind, as text (Telegram: the message_id of
+	// the message, edited message or message carrying a pressed button;
+	// the file_id of a document and of each photo size; the
+	// callback_query id).
 	Items         []*Reference `protobuf:"bytes,4,rep,name=items,proto3" json:"items,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1856,27 +1822,6 @@ func (*References) Descriptor() ([]byte, []int) {
 	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
 }
 
-func (x *References) GetMessageIds() []int64 {
-	if x != nil {
-		return x.MessageIds
-	}
-	return nil
-}
-
-func (x *References) GetCallbackQueryIds() []string {
-	if x != nil {
-		return x.CallbackQueryIds
-	}
-	return nil
-}
-
-func (x *References) GetFileIds() []string {
-	if x != nil {
-		return x.FileIds
-	}
-	return nil
-}
-
 func (x *References) GetItems() []*Reference {
 	if x != nil {
 		return x.Items
@@ -1893,8 +1838,8 @@ type CallRequest struct {
 	IdempotencyKey string `protobuf:"bytes,3,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
 	// The caller's thread. The provider scopes the call to it (fills in
 	// the chat and thread) and refuses parameters that name another chat
-	// or thread (PERMISSION_DENIED). Unset only from supervisors that
-	// scoped params themselves.
+	// or thread (PERMISSION_DENIED). A call without one is refused
+	// (INVALID_ARGUMENT).
 	Target        *Target `protobuf:"bytes,4,opt,name=target,proto3" json:"target,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2332,9 +2277,7 @@ type ProvisionTargetRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Thread name, e.g. "A · myproject".
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	// Chat to create it in; 0 means the provider's configured forum chat.
-	ChatId int64 `protobuf:"varint,2,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
-	// The chat as text; empty: chat_id.
+	// Chat to create it in, as text; empty: the provider's configured chat.
 	Chat string `protobuf:"bytes,3,opt,name=chat,proto3" json:"chat,omitempty"`
 	// A thread this slot had before (of a binding gone offline). The
 	// provider reuses it if it still exists: renames it to name and reopens
@@ -2381,13 +2324,6 @@ func (x *ProvisionTargetRequest) GetName() string {
 	return ""
 }
 
-func (x *ProvisionTargetRequest) GetChatId() int64 {
-	if x != nil {
-		return x.ChatId
-	}
-	return 0
-}
-
 func (x *ProvisionTargetRequest) GetChat() string {
 	if x != nil {
 		return x.Chat
@@ -2403,11 +2339,9 @@ func (x *ProvisionTargetRequest) GetReuse() *Target {
 }
 
 type ProvisionTargetResponse struct {
-	state    protoimpl.MessageState `protogen:"open.v1"`
-	ChatId   int64                  `protobuf:"varint,1,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
-	ThreadId int64                  `protobuf:"varint,2,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
-	Name     string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	// The thread as text (always set by current providers).
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// The thread created or reused.
 	Target *Target `protobuf:"bytes,4,opt,name=target,proto3" json:"target,omitempty"`
 	// The thread named in reuse was reused rather than a new one created.
 	Reused        bool `protobuf:"varint,5,opt,name=reused,proto3" json:"reused,omitempty"`
@@ -2445,20 +2379,6 @@ func (*ProvisionTargetResponse) Descriptor() ([]byte, []int) {
 	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
 }
 
-func (x *ProvisionTargetResponse) GetChatId() int64 {
-	if x != nil {
-		return x.ChatId
-	}
-	return 0
-}
-
-func (x *ProvisionTargetResponse) GetThreadId() int64 {
-	if x != nil {
-		return x.ThreadId
-	}
-	return 0
-}
-
 func (x *ProvisionTargetResponse) GetName() string {
 	if x != nil {
 		return x.Name
@@ -2481,11 +2401,8 @@ func (x *ProvisionTargetResponse) GetReused() bool {
 }
 
 type CloseTargetRequest struct {
-	state    protoimpl.MessageState `protogen:"open.v1"`
-	ChatId   int64                  `protobuf:"varint,1,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
-	ThreadId int64                  `protobuf:"varint,2,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
-	// The thread as text; unset: chat_id and thread_id.
-	Target        *Target `protobuf:"bytes,3,opt,name=target,proto3" json:"target,omitempty"`
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Target        *Target                `protobuf:"bytes,3,opt,name=target,proto3" json:"target,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2518,20 +2435,6 @@ func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use CloseTargetRequest.ProtoReflect.Descriptor instead.
 func (*CloseTargetRequest) Descriptor() ([]byte, []int) {
 	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
-}
-
-func (x *CloseTargetRequest) GetChatId() int64 {
-	if x != nil {
-		return x.ChatId
-	}
-	return 0
-}
-
-func (x *CloseTargetRequest) GetThreadId() int64 {
-	if x != nil {
-		return x.ThreadId
-	}
-	return 0
 }
 
 func (x *CloseTargetRequest) GetTarget() *Target {
@@ -2580,9 +2483,7 @@ func (*CloseTargetResponse) Descriptor() ([]byte, []int) {
 type AttachRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	InstanceId string                 `protobuf:"bytes,1,opt,name=instance_id,json=instanceId,proto3" json:"instance_id,omitempty"`
-	ChatId     int64                  `protobuf:"varint,2,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
-	ThreadId   int64                  `protobuf:"varint,3,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
-	// The thread as text; unset: chat_id and thread_id.
+	// The follower's thread.
 	Target        *Target `protobuf:"bytes,4,opt,name=target,proto3" json:"target,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2623,20 +2524,6 @@ func (x *AttachRequest) GetInstanceId() string {
 		return x.InstanceId
 	}
 	return ""
-}
-
-func (x *AttachRequest) GetChatId() int64 {
-	if x != nil {
-		return x.ChatId
-	}
-	return 0
-}
-
-func (x *AttachRequest) GetThreadId() int64 {
-	if x != nil {
-		return x.ThreadId
-	}
-	return 0
 }
 
 func (x *AttachRequest) GetTarget() *Target {
@@ -3412,13 +3299,11 @@ func (x *StatusResponse) GetHealthDetail() string {
 // Start begins delivery at the stored cursor.
 type UpdatesRequest_Start struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The platform cursor to resume from (Telegram: the next getUpdates
-	// offset). 0: wherever the platform holds. Kept for providers that
-	// report no Update.cursor; see state.
-	Cursor int64 `protobuf:"varint,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	// The opaque cursor the provider last reported (Update.cursor) with
-	// an update that is now durable, exactly as it reported it; empty if
-	// none was stored. A provider that reports cursors resumes from it.
+	// The platform cursor to resume from: the opaque cursor the provider
+	// last reported (Update.cursor) with an update that is now durable,
+	// exactly as it reported it. For a provider that reports none, the
+	// last durable update_id plus one, in decimal. Empty if none was
+	// stored: wherever the platform holds.
 	State []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
 	// The supervisor reads UpdatesResponse.updates: the provider may send
 	// a whole batch in one message. Unset (a supervisor of an earlier
@@ -3456,13 +3341,6 @@ func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
 // Deprecated: Use UpdatesRequest_Start.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest_Start) Descriptor() ([]byte, []int) {
 	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18, 0}
-}
-
-func (x *UpdatesRequest_Start) GetCursor() int64 {
-	if x != nil {
-		return x.Cursor
-	}
-	return 0
 }
 
 func (x *UpdatesRequest_Start) GetState() []byte {
@@ -3527,14 +3405,11 @@ func (x *UpdatesRequest_Ack) GetUpdateId() int64 {
 
 type UploadFileRequest_Header struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
-	ChatId   int64                  `protobuf:"varint,1,opt,name=chat_id,json=chatId,proto3" json:"chat_id,omitempty"`
-	ThreadId int64                  `protobuf:"varint,2,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
 	Filename string                 `protobuf:"bytes,3,opt,name=filename,proto3" json:"filename,omitempty"`
 	Caption  string                 `protobuf:"bytes,4,opt,name=caption,proto3" json:"caption,omitempty"`
 	// "document" or "photo".
 	Kind string `protobuf:"bytes,5,opt,name=kind,proto3" json:"kind,omitempty"`
-	// The thread, as text; when unset the provider uses chat_id and
-	// thread_id.
+	// The thread the file goes to.
 	Target        *Target `protobuf:"bytes,6,opt,name=target,proto3" json:"target,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3568,20 +3443,6 @@ func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
 // Deprecated: Use UploadFileRequest_Header.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest_Header) Descriptor() ([]byte, []int) {
 	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25, 0}
-}
-
-func (x *UploadFileRequest_Header) GetChatId() int64 {
-	if x != nil {
-		return x.ChatId
-	}
-	return 0
-}
-
-func (x *UploadFileRequest_Header) GetThreadId() int64 {
-	if x != nil {
-		return x.ThreadId
-	}
-	return 0
 }
 
 func (x *UploadFileRequest_Header) GetFilename() string {
@@ -3694,26 +3555,21 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"generation\x18\x03 \x01(\rR\n" +
 	"generation\x12B\n" +
 	"\vincarnation\x18\x04 \x01(\v2 .chatbus.provider.v1.IncarnationR\vincarnation\x12\x18\n" +
-	"\aaccount\x18\x05 \x01(\tR\aaccount\"\x9b\x02\n" +
+	"\aaccount\x18\x05 \x01(\tR\aaccount\"\x91\x02\n" +
 	"\x0eUpdatesRequest\x12A\n" +
 	"\x05start\x18\x01 \x01(\v2).chatbus.provider.v1.UpdatesRequest.StartH\x00R\x05start\x12;\n" +
-	"\x03ack\x18\x02 \x01(\v2'.chatbus.provider.v1.UpdatesRequest.AckH\x00R\x03ack\x1a^\n" +
-	"\x05Start\x12\x16\n" +
-	"\x06cursor\x18\x01 \x01(\x03R\x06cursor\x12\x14\n" +
+	"\x03ack\x18\x02 \x01(\v2'.chatbus.provider.v1.UpdatesRequest.AckH\x00R\x03ack\x1aT\n" +
+	"\x05Start\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\fR\x05state\x12'\n" +
-	"\x0faccepts_batches\x18\x03 \x01(\bR\x0eacceptsBatches\x1a\"\n" +
+	"\x0faccepts_batches\x18\x03 \x01(\bR\x0eacceptsBatchesJ\x04\b\x01\x10\x02R\x06cursor\x1a\"\n" +
 	"\x03Ack\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateIdB\x05\n" +
 	"\x03msg\"}\n" +
 	"\x0fUpdatesResponse\x123\n" +
 	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\x125\n" +
-	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\xd5\x04\n" +
+	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\xb1\x04\n" +
 	"\x06Update\x12\x1b\n" +
-	"\tupdate_id\x18\x01 \x01(\x03R\bupdateId\x12\x17\n" +
-	"\achat_id\x18\x02 \x01(\x03R\x06chatId\x12\x1b\n" +
-	"\tthread_id\x18\x03 \x01(\x03R\bthreadId\x12 \n" +
-	"\ffrom_user_id\x18\x04 \x01(\x03R\n" +
-	"fromUserId\x123\n" +
+	"\tupdate_id\x18\x01 \x01(\x03R\bupdateId\x123\n" +
 	"\x04kind\x18\x05 \x01(\x0e2\x1f.chatbus.provider.v1.UpdateKindR\x04kind\x12\x12\n" +
 	"\x04text\x18\x06 \x01(\tR\x04text\x12\x18\n" +
 	"\apayload\x18\a \x01(\fR\apayload\x12;\n" +
@@ -3731,14 +3587,10 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x06cursor\x18\x0f \x01(\fR\x06cursor\x12\x1f\n" +
 	"\vsender_name\x18\x10 \x01(\tR\n" +
 	"senderName\x12C\n" +
-	"\fthread_state\x18\x11 \x01(\x0e2 .chatbus.provider.v1.ThreadStateR\vthreadState\"\xac\x01\n" +
+	"\fthread_state\x18\x11 \x01(\x0e2 .chatbus.provider.v1.ThreadStateR\vthreadStateJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\achat_idR\tthread_idR\ffrom_user_id\"\x7f\n" +
 	"\n" +
-	"References\x12\x1f\n" +
-	"\vmessage_ids\x18\x01 \x03(\x03R\n" +
-	"messageIds\x12,\n" +
-	"\x12callback_query_ids\x18\x02 \x03(\tR\x10callbackQueryIds\x12\x19\n" +
-	"\bfile_ids\x18\x03 \x03(\tR\afileIds\x124\n" +
-	"\x05items\x18\x04 \x03(\v2\x1e.chatbus.provider.v1.ReferenceR\x05items\"\xaf\x01\n" +
+	"References\x124\n" +
+	"\x05items\x18\x04 \x03(\v2\x1e.chatbus.provider.v1.ReferenceR\x05itemsJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\x03\x10\x04R\vmessage_idsR\x12callback_query_idsR\bfile_ids\"\xaf\x01\n" +
 	"\vCallRequest\x12!\n" +
 	"\x06method\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x06method\x12\x1f\n" +
 	"\vparams_json\x18\x02 \x01(\fR\n" +
@@ -3756,17 +3608,15 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x05scope\x18\x01 \x01(\x0e2\x1f.chatbus.provider.v1.LimitScopeR\x05scope\x12/\n" +
 	"\x05after\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x05after\x12\x1f\n" +
 	"\vmethod_only\x18\x03 \x01(\bR\n" +
-	"methodOnly\"\xbb\x02\n" +
+	"methodOnly\"\xa5\x02\n" +
 	"\x11UploadFileRequest\x12G\n" +
 	"\x06header\x18\x01 \x01(\v2-.chatbus.provider.v1.UploadFileRequest.HeaderH\x00R\x06header\x12\x16\n" +
-	"\x05chunk\x18\x02 \x01(\fH\x00R\x05chunk\x1a\xbd\x01\n" +
-	"\x06Header\x12\x17\n" +
-	"\achat_id\x18\x01 \x01(\x03R\x06chatId\x12\x1b\n" +
-	"\tthread_id\x18\x02 \x01(\x03R\bthreadId\x12\x1a\n" +
+	"\x05chunk\x18\x02 \x01(\fH\x00R\x05chunk\x1a\xa7\x01\n" +
+	"\x06Header\x12\x1a\n" +
 	"\bfilename\x18\x03 \x01(\tR\bfilename\x12\x18\n" +
 	"\acaption\x18\x04 \x01(\tR\acaption\x12\x12\n" +
 	"\x04kind\x18\x05 \x01(\tR\x04kind\x123\n" +
-	"\x06target\x18\x06 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06targetB\x05\n" +
+	"\x06target\x18\x06 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06targetJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03R\achat_idR\tthread_idB\x05\n" +
 	"\x03msg\"v\n" +
 	"\x12UploadFileResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
@@ -3779,30 +3629,23 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x14DownloadFileResponse\x12\x14\n" +
 	"\x05chunk\x18\x01 \x01(\fR\x05chunk\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x1b\n" +
-	"\tfile_path\x18\x03 \x01(\tR\bfilePath\"\x98\x01\n" +
+	"\tfile_path\x18\x03 \x01(\tR\bfilePath\"\x8e\x01\n" +
 	"\x16ProvisionTargetRequest\x12\x1e\n" +
 	"\x04name\x18\x01 \x01(\tB\n" +
-	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x04name\x12\x17\n" +
-	"\achat_id\x18\x02 \x01(\x03R\x06chatId\x12\x12\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x04name\x12\x12\n" +
 	"\x04chat\x18\x03 \x01(\tR\x04chat\x121\n" +
-	"\x05reuse\x18\x04 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x05reuse\"\xb0\x01\n" +
-	"\x17ProvisionTargetResponse\x12\x17\n" +
-	"\achat_id\x18\x01 \x01(\x03R\x06chatId\x12\x1b\n" +
-	"\tthread_id\x18\x02 \x01(\x03R\bthreadId\x12\x12\n" +
+	"\x05reuse\x18\x04 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x05reuseJ\x04\b\x02\x10\x03R\achat_id\"\x9a\x01\n" +
+	"\x17ProvisionTargetResponse\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x123\n" +
 	"\x06target\x18\x04 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06target\x12\x16\n" +
-	"\x06reused\x18\x05 \x01(\bR\x06reused\"\x7f\n" +
-	"\x12CloseTargetRequest\x12\x17\n" +
-	"\achat_id\x18\x01 \x01(\x03R\x06chatId\x12\x1b\n" +
-	"\tthread_id\x18\x02 \x01(\x03R\bthreadId\x123\n" +
-	"\x06target\x18\x03 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06target\"\x15\n" +
-	"\x13CloseTargetResponse\"\x9b\x01\n" +
+	"\x06reused\x18\x05 \x01(\bR\x06reusedJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03R\achat_idR\tthread_id\"i\n" +
+	"\x12CloseTargetRequest\x123\n" +
+	"\x06target\x18\x03 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06targetJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03R\achat_idR\tthread_id\"\x15\n" +
+	"\x13CloseTargetResponse\"\x85\x01\n" +
 	"\rAttachRequest\x12\x1f\n" +
 	"\vinstance_id\x18\x01 \x01(\tR\n" +
-	"instanceId\x12\x17\n" +
-	"\achat_id\x18\x02 \x01(\x03R\x06chatId\x12\x1b\n" +
-	"\tthread_id\x18\x03 \x01(\x03R\bthreadId\x123\n" +
-	"\x06target\x18\x04 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06target\"\x10\n" +
+	"instanceId\x123\n" +
+	"\x06target\x18\x04 \x01(\v2\x1b.chatbus.provider.v1.TargetR\x06targetJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04R\achat_idR\tthread_id\"\x10\n" +
 	"\x0eAttachResponse\"0\n" +
 	"\rDetachRequest\x12\x1f\n" +
 	"\vinstance_id\x18\x01 \x01(\tR\n" +

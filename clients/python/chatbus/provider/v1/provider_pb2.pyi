@@ -44,16 +44,12 @@ class AnswerParams(_message.Message):
     def __init__(self, interaction_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class AttachRequest(_message.Message):
-    __slots__ = ["chat_id", "instance_id", "target", "thread_id"]
-    CHAT_ID_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ["instance_id", "target"]
     INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
-    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
-    chat_id: int
     instance_id: str
     target: Target
-    thread_id: int
-    def __init__(self, instance_id: _Optional[str] = ..., chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., target: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
+    def __init__(self, instance_id: _Optional[str] = ..., target: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
 
 class AttachResponse(_message.Message):
     __slots__ = []
@@ -100,14 +96,10 @@ class CancelResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class CloseTargetRequest(_message.Message):
-    __slots__ = ["chat_id", "target", "thread_id"]
-    CHAT_ID_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ["target"]
     TARGET_FIELD_NUMBER: _ClassVar[int]
-    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
-    chat_id: int
     target: Target
-    thread_id: int
-    def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., target: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
+    def __init__(self, target: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
 
 class CloseTargetResponse(_message.Message):
     __slots__ = []
@@ -282,30 +274,24 @@ class PrepareResponse(_message.Message):
     def __init__(self, occupancy: _Optional[_Union[Occupancy, _Mapping]] = ..., lease_expires_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ProvisionTargetRequest(_message.Message):
-    __slots__ = ["chat", "chat_id", "name", "reuse"]
+    __slots__ = ["chat", "name", "reuse"]
     CHAT_FIELD_NUMBER: _ClassVar[int]
-    CHAT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     REUSE_FIELD_NUMBER: _ClassVar[int]
     chat: str
-    chat_id: int
     name: str
     reuse: Target
-    def __init__(self, name: _Optional[str] = ..., chat_id: _Optional[int] = ..., chat: _Optional[str] = ..., reuse: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., chat: _Optional[str] = ..., reuse: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
 
 class ProvisionTargetResponse(_message.Message):
-    __slots__ = ["chat_id", "name", "reused", "target", "thread_id"]
-    CHAT_ID_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ["name", "reused", "target"]
     NAME_FIELD_NUMBER: _ClassVar[int]
     REUSED_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
-    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
-    chat_id: int
     name: str
     reused: bool
     target: Target
-    thread_id: int
-    def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., name: _Optional[str] = ..., target: _Optional[_Union[Target, _Mapping]] = ..., reused: bool = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., target: _Optional[_Union[Target, _Mapping]] = ..., reused: bool = ...) -> None: ...
 
 class RateLimit(_message.Message):
     __slots__ = ["count", "methods", "name", "per", "scope"]
@@ -338,16 +324,10 @@ class Reference(_message.Message):
     def __init__(self, kind: _Optional[_Union[ReferenceKind, str]] = ..., id: _Optional[str] = ...) -> None: ...
 
 class References(_message.Message):
-    __slots__ = ["callback_query_ids", "file_ids", "items", "message_ids"]
-    CALLBACK_QUERY_IDS_FIELD_NUMBER: _ClassVar[int]
-    FILE_IDS_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ["items"]
     ITEMS_FIELD_NUMBER: _ClassVar[int]
-    MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
-    callback_query_ids: _containers.RepeatedScalarFieldContainer[str]
-    file_ids: _containers.RepeatedScalarFieldContainer[str]
     items: _containers.RepeatedCompositeFieldContainer[Reference]
-    message_ids: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, message_ids: _Optional[_Iterable[int]] = ..., callback_query_ids: _Optional[_Iterable[str]] = ..., file_ids: _Optional[_Iterable[str]] = ..., items: _Optional[_Iterable[_Union[Reference, _Mapping]]] = ...) -> None: ...
+    def __init__(self, items: _Optional[_Iterable[_Union[Reference, _Mapping]]] = ...) -> None: ...
 
 class SendParams(_message.Message):
     __slots__ = ["buttons", "prompt", "reply_to", "text"]
@@ -396,13 +376,11 @@ class TypingParams(_message.Message):
     def __init__(self) -> None: ...
 
 class Update(_message.Message):
-    __slots__ = ["allowed", "chat", "chat_id", "cursor", "dedup_id", "from_user_id", "kind", "payload", "received_at", "references", "sender", "sender_name", "text", "thread", "thread_id", "thread_state", "update_id"]
+    __slots__ = ["allowed", "chat", "cursor", "dedup_id", "kind", "payload", "received_at", "references", "sender", "sender_name", "text", "thread", "thread_state", "update_id"]
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
     CHAT_FIELD_NUMBER: _ClassVar[int]
-    CHAT_ID_FIELD_NUMBER: _ClassVar[int]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
     DEDUP_ID_FIELD_NUMBER: _ClassVar[int]
-    FROM_USER_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_FIELD_NUMBER: _ClassVar[int]
     RECEIVED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -411,15 +389,12 @@ class Update(_message.Message):
     SENDER_NAME_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     THREAD_FIELD_NUMBER: _ClassVar[int]
-    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     THREAD_STATE_FIELD_NUMBER: _ClassVar[int]
     UPDATE_ID_FIELD_NUMBER: _ClassVar[int]
     allowed: bool
     chat: str
-    chat_id: int
     cursor: bytes
     dedup_id: str
-    from_user_id: int
     kind: UpdateKind
     payload: bytes
     received_at: _timestamp_pb2.Timestamp
@@ -428,10 +403,9 @@ class Update(_message.Message):
     sender_name: str
     text: str
     thread: str
-    thread_id: int
     thread_state: ThreadState
     update_id: int
-    def __init__(self, update_id: _Optional[int] = ..., chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., from_user_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ..., references: _Optional[_Union[References, _Mapping]] = ..., chat: _Optional[str] = ..., thread: _Optional[str] = ..., sender: _Optional[str] = ..., dedup_id: _Optional[str] = ..., cursor: _Optional[bytes] = ..., sender_name: _Optional[str] = ..., thread_state: _Optional[_Union[ThreadState, str]] = ...) -> None: ...
+    def __init__(self, update_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ..., references: _Optional[_Union[References, _Mapping]] = ..., chat: _Optional[str] = ..., thread: _Optional[str] = ..., sender: _Optional[str] = ..., dedup_id: _Optional[str] = ..., cursor: _Optional[bytes] = ..., sender_name: _Optional[str] = ..., thread_state: _Optional[_Union[ThreadState, str]] = ...) -> None: ...
 
 class UpdatesRequest(_message.Message):
     __slots__ = ["ack", "start"]
@@ -441,14 +415,12 @@ class UpdatesRequest(_message.Message):
         update_id: int
         def __init__(self, update_id: _Optional[int] = ...) -> None: ...
     class Start(_message.Message):
-        __slots__ = ["accepts_batches", "cursor", "state"]
+        __slots__ = ["accepts_batches", "state"]
         ACCEPTS_BATCHES_FIELD_NUMBER: _ClassVar[int]
-        CURSOR_FIELD_NUMBER: _ClassVar[int]
         STATE_FIELD_NUMBER: _ClassVar[int]
         accepts_batches: bool
-        cursor: int
         state: bytes
-        def __init__(self, cursor: _Optional[int] = ..., state: _Optional[bytes] = ..., accepts_batches: bool = ...) -> None: ...
+        def __init__(self, state: _Optional[bytes] = ..., accepts_batches: bool = ...) -> None: ...
     ACK_FIELD_NUMBER: _ClassVar[int]
     START_FIELD_NUMBER: _ClassVar[int]
     ack: UpdatesRequest.Ack
@@ -466,20 +438,16 @@ class UpdatesResponse(_message.Message):
 class UploadFileRequest(_message.Message):
     __slots__ = ["chunk", "header"]
     class Header(_message.Message):
-        __slots__ = ["caption", "chat_id", "filename", "kind", "target", "thread_id"]
+        __slots__ = ["caption", "filename", "kind", "target"]
         CAPTION_FIELD_NUMBER: _ClassVar[int]
-        CHAT_ID_FIELD_NUMBER: _ClassVar[int]
         FILENAME_FIELD_NUMBER: _ClassVar[int]
         KIND_FIELD_NUMBER: _ClassVar[int]
         TARGET_FIELD_NUMBER: _ClassVar[int]
-        THREAD_ID_FIELD_NUMBER: _ClassVar[int]
         caption: str
-        chat_id: int
         filename: str
         kind: str
         target: Target
-        thread_id: int
-        def __init__(self, chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., filename: _Optional[str] = ..., caption: _Optional[str] = ..., kind: _Optional[str] = ..., target: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
+        def __init__(self, filename: _Optional[str] = ..., caption: _Optional[str] = ..., kind: _Optional[str] = ..., target: _Optional[_Union[Target, _Mapping]] = ...) -> None: ...
     CHUNK_FIELD_NUMBER: _ClassVar[int]
     HEADER_FIELD_NUMBER: _ClassVar[int]
     chunk: bytes

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/provider/v1/provider.proto.
  */
 export const file_chatbus_provider_v1_provider: GenFile = /*@__PURE__*/
-  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3Qi1QEKEERlc2NyaWJlUmVzcG9uc2USEAoIcGxhdGZvcm0YASABKAkSLAoHbWV0aG9kcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kEhYKDm1heF90ZXh0X2NoYXJzGAMgASgNEg8KB3dlYl91cmwYBCABKAkSKAoFdmVyYnMYBSADKAsyGS5jaGF0YnVzLnByb3ZpZGVyLnYxLlZlcmISLgoGbGltaXRzGAYgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SYXRlTGltaXQikQEKCVJhdGVMaW1pdBIMCgRuYW1lGAEgASgJEi4KBXNjb3BlGAIgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEg0KBWNvdW50GAMgASgNEiYKA3BlchgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdtZXRob2RzGAUgAygJIlIKBFZlcmISDAoEbmFtZRgBIAEoCRISCgppZGVtcG90ZW50GAIgASgIEigKBWxhc3RzGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImoKClNlbmRQYXJhbXMSDAoEdGV4dBgBIAEoCRIQCghyZXBseV90bxgCIAEoCRIsCgdidXR0b25zGAMgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5CdXR0b24SDgoGcHJvbXB0GAQgASgIIlwKCkVkaXRQYXJhbXMSEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbiIwCgtSZWFjdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEg0KBWVtb2ppGAIgASgJIg4KDFR5cGluZ1BhcmFtcyI0CgxBbnN3ZXJQYXJhbXMSFgoOaW50ZXJhY3Rpb25faWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCgZCdXR0b24SDQoFbGFiZWwYASABKAkSDAoEZGF0YRgCIAEoCSIhCgpWZXJiUmVzdWx0EhMKC21lc3NhZ2VfaWRzGAEgAygJIoUBCgZNZXRob2QSDAoEbmFtZRgBIAEoCRIwCgZwYXJhbXMYAiADKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLk1ldGhvZFBhcmFtEhIKCmlkZW1wb3RlbnQYAyABKAgSJwoEbGFuZRgEIAEoDjIZLmNoYXRidXMucHJvdmlkZXIudjEuTGFuZSJfCgtNZXRob2RQYXJhbRIMCgRuYW1lGAEgASgJEjAKBGtpbmQYAiABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSEAoIcmVxdWlyZWQYAyABKAgiSQoJUmVmZXJlbmNlEjAKBGtpbmQYASABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSCgoCaWQYAiABKAkiNAoGVGFyZ2V0EgwKBGNoYXQYASABKAkSDgoGdGhyZWFkGAIgASgJEgwKBG5hbWUYAyABKAkijgEKEElkZW50aWZ5UmVzcG9uc2USDAoEbmFtZRgBIAEoCRIQCghvd25lcl9pZBgCIAEoCRISCgpnZW5lcmF0aW9uGAMgASgNEjUKC2luY2FybmF0aW9uGAQgASgLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5JbmNhcm5hdGlvbhIPCgdhY2NvdW50GAUgASgJIuYBCg5VcGRhdGVzUmVxdWVzdBI6CgVzdGFydBgBIAEoCzIpLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuU3RhcnRIABI2CgNhY2sYAiABKAsyJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0LkFja0gAGj8KBVN0YXJ0Eg4KBmN1cnNvchgBIAEoAxINCgVzdGF0ZRgCIAEoDBIXCg9hY2NlcHRzX2JhdGNoZXMYAyABKAgaGAoDQWNrEhEKCXVwZGF0ZV9pZBgBIAEoA0IFCgNtc2cibAoPVXBkYXRlc1Jlc3BvbnNlEisKBnVwZGF0ZRgBIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlEiwKB3VwZGF0ZXMYAiADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZSK3AwoGVXBkYXRlEhEKCXVwZGF0ZV9pZBgBIAEoAxIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIUCgxmcm9tX3VzZXJfaWQYBCABKAMSLQoEa2luZBgFIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIMCgR0ZXh0GAYgASgJEg8KB3BheWxvYWQYByABKAwSLwoLcmVjZWl2ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FsbG93ZWQYCSABKAgSMwoKcmVmZXJlbmNlcxgKIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcxIMCgRjaGF0GAsgASgJEg4KBnRocmVhZBgMIAEoCRIOCgZzZW5kZXIYDSABKAkSEAoIZGVkdXBfaWQYDiABKAkSDgoGY3Vyc29yGA8gASgMEhMKC3NlbmRlcl9uYW1lGBAgASgJEjYKDHRocmVhZF9zdGF0ZRgRIAEoDjIgLmNoYXRidXMucHJvdmlkZXIudjEuVGhyZWFkU3RhdGUifgoKUmVmZXJlbmNlcxITCgttZXNzYWdlX2lkcxgBIAMoAxIaChJjYWxsYmFja19xdWVyeV9pZHMYAiADKAkSEAoIZmlsZV9pZHMYAyADKAkSLQoFaXRlbXMYBCADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZSKDAQoLQ2FsbFJlcXVlc3QSGQoGbWV0aG9kGAEgASgJQgm6SAZyBBABGEASEwoLcGFyYW1zX2pzb24YAiABKAwSFwoPaWRlbXBvdGVuY3lfa2V5GAMgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0IoMBCgxDYWxsUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwSMwoKcmVmZXJlbmNlcxgCIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcxIpCgVwYXVzZRgDIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuUGF1c2UidgoFUGF1c2USLgoFc2NvcGUYASABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLkxpbWl0U2NvcGUSKAoFYWZ0ZXIYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoLbWV0aG9kX29ubHkYAyABKAgi+QEKEVVwbG9hZEZpbGVSZXF1ZXN0Ej8KBmhlYWRlchgBIAEoCzItLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QuSGVhZGVySAASDwoFY2h1bmsYAiABKAxIABqKAQoGSGVhZGVyEg8KB2NoYXRfaWQYASABKAMSEQoJdGhyZWFkX2lkGAIgASgDEhAKCGZpbGVuYW1lGAMgASgJEg8KB2NhcHRpb24YBCABKAkSDAoEa2luZBgFIAEoCRIrCgZ0YXJnZXQYBiABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJIn0KFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIPCgdjaGF0X2lkGAIgASgDEgwKBGNoYXQYAyABKAkSKgoFcmV1c2UYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKIAQoXUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USDwoHY2hhdF9pZBgBIAEoAxIRCgl0aHJlYWRfaWQYAiABKAMSDAoEbmFtZRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldBIOCgZyZXVzZWQYBSABKAgiZQoSQ2xvc2VUYXJnZXRSZXF1ZXN0Eg8KB2NoYXRfaWQYASABKAMSEQoJdGhyZWFkX2lkGAIgASgDEisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0IhUKE0Nsb3NlVGFyZ2V0UmVzcG9uc2UidQoNQXR0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCRIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCIQCg5BdHRhY2hSZXNwb25zZSIkCg1EZXRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJIhAKDkRldGFjaFJlc3BvbnNlIhcKFVdhdGNoT2NjdXBhbmN5UmVxdWVzdCKJAQoWV2F0Y2hPY2N1cGFuY3lSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRIRCglhZG1pdHRpbmcYAiABKAgSKQoFcGhhc2UYAyABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlImMKCU9jY3VwYW5jeRIQCghhdHRhY2hlZBgBIAEoDRIQCghpbmZsaWdodBgCIAEoDRIPCgdpbmJvdW5kGAMgASgNEhAKCG91dGJvdW5kGAQgASgNEg8KB2NsZWFudXAYBSABKA0ihAEKBUZlbmNlEh4KCnJlcXVlc3RfaWQYASABKAlCCrpIB3IFEAEYgAESEAoIb3duZXJfaWQYAiABKAkSEgoKZ2VuZXJhdGlvbhgDIAEoDRI1CgtpbmNhcm5hdGlvbhgEIAEoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuSW5jYXJuYXRpb24ibQoOUHJlcGFyZVJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQESKAoFbGVhc2UYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iegoPUHJlcGFyZVJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkIKDUNvbW1pdFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiQwoOQ29tbWl0UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kiQgoNQ2FuY2VsUmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBASIQCg5DYW5jZWxSZXNwb25zZSIPCg1TdGF0dXNSZXF1ZXN0IuIBCg5TdGF0dXNSZXNwb25zZRIpCgVwaGFzZRgBIAEoDjIaLmNoYXRidXMucHJvdmlkZXIudjEuUGhhc2USEQoJYWRtaXR0aW5nGAIgASgIEjEKCW9jY3VwYW5jeRgDIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJlcXVlc3RfaWQYBSABKAkSFQoNaGVhbHRoX2RldGFpbBgGIAEoCSpsCgpMaW1pdFNjb3BlEhsKF0xJTUlUX1NDT1BFX1VOU1BFQ0lGSUVEEAASEwoPTElNSVRfU0NPUEVfQk9UEAESFAoQTElNSVRfU0NPUEVfQ0hBVBACEhYKEkxJTUlUX1NDT1BFX1RIUkVBRBADKmAKBExhbmUSFAoQTEFORV9VTlNQRUNJRklFRBAAEg8KC0xBTkVfUFJPTVBUEAESEAoMTEFORV9NRVNTQUdFEAISDQoJTEFORV9FRElUEAMSEAoMTEFORV9BTUJJRU5UEAQqhAEKDVJlZmVyZW5jZUtpbmQSHgoaUkVGRVJFTkNFX0tJTkRfVU5TUEVDSUZJRUQQABIaChZSRUZFUkVOQ0VfS0lORF9NRVNTQUdFEAESFwoTUkVGRVJFTkNFX0tJTkRfRklMRRACEh4KGlJFRkVSRU5DRV9LSU5EX0lOVEVSQUNUSU9OEAMqnAEKClVwZGF0ZUtpbmQSGwoXVVBEQVRFX0tJTkRfVU5TUEVDSUZJRUQQABIXChNVUERBVEVfS0lORF9NRVNTQUdFEAESHgoaVVBEQVRFX0tJTkRfRURJVEVEX01FU1NBR0UQAhIeChpVUERBVEVfS0lORF9DQUxMQkFDS19RVUVSWRADEhgKFFVQREFURV9LSU5EX1JFQUNUSU9OEAQqeQoLVGhyZWFkU3RhdGUSHAoYVEhSRUFEX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVVEhSRUFEX1NUQVRFX1JFT1BFTkVEEAESFwoTVEhSRUFEX1NUQVRFX0NMT1NFRBACEhgKFFRIUkVBRF9TVEFURV9ERUxFVEVEEAMqVwoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIOCgpQSEFTRV9JRExFEAESEgoOUEhBU0VfUFJFUEFSRUQQAhITCg9QSEFTRV9DT01NSVRURUQQAzLkCgoPUHJvdmlkZXJTZXJ2aWNlElcKCElkZW50aWZ5EiQuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLklkZW50aWZ5UmVzcG9uc2USVwoIRGVzY3JpYmUSJC5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVxdWVzdBolLmNoYXRidXMucHJvdmlkZXIudjEuRGVzY3JpYmVSZXNwb25zZRJYCgdVcGRhdGVzEiMuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdBokLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1Jlc3BvbnNlKAEwARJLCgRDYWxsEiAuY2hhdGJ1cy5wcm92aWRlci52MS5DYWxsUmVxdWVzdBohLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlc3BvbnNlEl8KClVwbG9hZEZpbGUSJi5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0GicuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVzcG9uc2UoARJlCgxEb3dubG9hZEZpbGUSKC5jaGF0YnVzLnByb3ZpZGVyLnYxLkRvd25sb2FkRmlsZVJlcXVlc3QaKS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRvd25sb2FkRmlsZVJlc3BvbnNlMAESbAoPUHJvdmlzaW9uVGFyZ2V0EisuY2hhdGJ1cy5wcm92aWRlci52MS5Qcm92aXNpb25UYXJnZXRSZXF1ZXN0GiwuY2hhdGJ1cy5wcm92aWRlci52MS5Qcm92aXNpb25UYXJnZXRSZXNwb25zZRJgCgtDbG9zZVRhcmdldBInLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXF1ZXN0GiguY2hhdGJ1cy5wcm92aWRlci52MS5DbG9zZVRhcmdldFJlc3BvbnNlElEKBkF0dGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuQXR0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQXR0YWNoUmVzcG9uc2USUQoGRGV0YWNoEiIuY2hhdGJ1cy5wcm92aWRlci52MS5EZXRhY2hSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5EZXRhY2hSZXNwb25zZRJrCg5XYXRjaE9jY3VwYW5jeRIqLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXF1ZXN0GisuY2hhdGJ1cy5wcm92aWRlci52MS5XYXRjaE9jY3VwYW5jeVJlc3BvbnNlMAESVAoHUHJlcGFyZRIjLmNoYXRidXMucHJvdmlkZXIudjEuUHJlcGFyZVJlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXNwb25zZRJRCgZDb21taXQSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbW1pdFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbW1pdFJlc3BvbnNlElEKBkNhbmNlbBIiLmNoYXRidXMucHJvdmlkZXIudjEuQ2FuY2VsUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQ2FuY2VsUmVzcG9uc2USUQoGU3RhdHVzEiIuY2hhdGJ1cy5wcm92aWRlci52MS5TdGF0dXNSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5TdGF0dXNSZXNwb25zZUJBWj9naXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3Byb3ZpZGVyL3YxO3Byb3ZpZGVydjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3Qi1QEKEERlc2NyaWJlUmVzcG9uc2USEAoIcGxhdGZvcm0YASABKAkSLAoHbWV0aG9kcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kEhYKDm1heF90ZXh0X2NoYXJzGAMgASgNEg8KB3dlYl91cmwYBCABKAkSKAoFdmVyYnMYBSADKAsyGS5jaGF0YnVzLnByb3ZpZGVyLnYxLlZlcmISLgoGbGltaXRzGAYgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SYXRlTGltaXQikQEKCVJhdGVMaW1pdBIMCgRuYW1lGAEgASgJEi4KBXNjb3BlGAIgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEg0KBWNvdW50GAMgASgNEiYKA3BlchgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdtZXRob2RzGAUgAygJIlIKBFZlcmISDAoEbmFtZRgBIAEoCRISCgppZGVtcG90ZW50GAIgASgIEigKBWxhc3RzGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImoKClNlbmRQYXJhbXMSDAoEdGV4dBgBIAEoCRIQCghyZXBseV90bxgCIAEoCRIsCgdidXR0b25zGAMgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5CdXR0b24SDgoGcHJvbXB0GAQgASgIIlwKCkVkaXRQYXJhbXMSEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbiIwCgtSZWFjdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEg0KBWVtb2ppGAIgASgJIg4KDFR5cGluZ1BhcmFtcyI0CgxBbnN3ZXJQYXJhbXMSFgoOaW50ZXJhY3Rpb25faWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCgZCdXR0b24SDQoFbGFiZWwYASABKAkSDAoEZGF0YRgCIAEoCSIhCgpWZXJiUmVzdWx0EhMKC21lc3NhZ2VfaWRzGAEgAygJIoUBCgZNZXRob2QSDAoEbmFtZRgBIAEoCRIwCgZwYXJhbXMYAiADKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLk1ldGhvZFBhcmFtEhIKCmlkZW1wb3RlbnQYAyABKAgSJwoEbGFuZRgEIAEoDjIZLmNoYXRidXMucHJvdmlkZXIudjEuTGFuZSJfCgtNZXRob2RQYXJhbRIMCgRuYW1lGAEgASgJEjAKBGtpbmQYAiABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSEAoIcmVxdWlyZWQYAyABKAgiSQoJUmVmZXJlbmNlEjAKBGtpbmQYASABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSCgoCaWQYAiABKAkiNAoGVGFyZ2V0EgwKBGNoYXQYASABKAkSDgoGdGhyZWFkGAIgASgJEgwKBG5hbWUYAyABKAkijgEKEElkZW50aWZ5UmVzcG9uc2USDAoEbmFtZRgBIAEoCRIQCghvd25lcl9pZBgCIAEoCRISCgpnZW5lcmF0aW9uGAMgASgNEjUKC2luY2FybmF0aW9uGAQgASgLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5JbmNhcm5hdGlvbhIPCgdhY2NvdW50GAUgASgJIuQBCg5VcGRhdGVzUmVxdWVzdBI6CgVzdGFydBgBIAEoCzIpLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuU3RhcnRIABI2CgNhY2sYAiABKAsyJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0LkFja0gAGj0KBVN0YXJ0Eg0KBXN0YXRlGAIgASgMEhcKD2FjY2VwdHNfYmF0Y2hlcxgDIAEoCEoECAEQAlIGY3Vyc29yGhgKA0FjaxIRCgl1cGRhdGVfaWQYASABKANCBQoDbXNnImwKD1VwZGF0ZXNSZXNwb25zZRIrCgZ1cGRhdGUYASABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZRIsCgd1cGRhdGVzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUisQMKBlVwZGF0ZRIRCgl1cGRhdGVfaWQYASABKAMSLQoEa2luZBgFIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIMCgR0ZXh0GAYgASgJEg8KB3BheWxvYWQYByABKAwSLwoLcmVjZWl2ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FsbG93ZWQYCSABKAgSMwoKcmVmZXJlbmNlcxgKIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcxIMCgRjaGF0GAsgASgJEg4KBnRocmVhZBgMIAEoCRIOCgZzZW5kZXIYDSABKAkSEAoIZGVkdXBfaWQYDiABKAkSDgoGY3Vyc29yGA8gASgMEhMKC3NlbmRlcl9uYW1lGBAgASgJEjYKDHRocmVhZF9zdGF0ZRgRIAEoDjIgLmNoYXRidXMucHJvdmlkZXIudjEuVGhyZWFkU3RhdGVKBAgCEANKBAgDEARKBAgEEAVSB2NoYXRfaWRSCXRocmVhZF9pZFIMZnJvbV91c2VyX2lkIngKClJlZmVyZW5jZXMSLQoFaXRlbXMYBCADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUoECAEQAkoECAIQA0oECAMQBFILbWVzc2FnZV9pZHNSEmNhbGxiYWNrX3F1ZXJ5X2lkc1IIZmlsZV9pZHMigwEKC0NhbGxSZXF1ZXN0EhkKBm1ldGhvZBgBIAEoCUIJukgGcgQQARhAEhMKC3BhcmFtc19qc29uGAIgASgMEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKDAQoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSKQoFcGF1c2UYAyABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBhdXNlInYKBVBhdXNlEi4KBXNjb3BlGAEgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEigKBWFmdGVyGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhMKC21ldGhvZF9vbmx5GAMgASgIIvUBChFVcGxvYWRGaWxlUmVxdWVzdBI/CgZoZWFkZXIYASABKAsyLS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0LkhlYWRlckgAEg8KBWNodW5rGAIgASgMSAAahgEKBkhlYWRlchIQCghmaWxlbmFtZRgDIAEoCRIPCgdjYXB0aW9uGAQgASgJEgwKBGtpbmQYBSABKAkSKwoGdGFyZ2V0GAYgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJInsKFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIMCgRjaGF0GAMgASgJEioKBXJldXNlGAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgCEANSB2NoYXRfaWQihAEKF1Byb3Zpc2lvblRhcmdldFJlc3BvbnNlEgwKBG5hbWUYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQSDgoGcmV1c2VkGAUgASgISgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiYQoSQ2xvc2VUYXJnZXRSZXF1ZXN0EisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiFQoTQ2xvc2VUYXJnZXRSZXNwb25zZSJxCg1BdHRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIAhADSgQIAxAEUgdjaGF0X2lkUgl0aHJlYWRfaWQiEAoOQXR0YWNoUmVzcG9uc2UiJAoNRGV0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCSIQCg5EZXRhY2hSZXNwb25zZSIXChVXYXRjaE9jY3VwYW5jeVJlcXVlc3QiiQEKFldhdGNoT2NjdXBhbmN5UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSEQoJYWRtaXR0aW5nGAIgASgIEikKBXBoYXNlGAMgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZSJjCglPY2N1cGFuY3kSEAoIYXR0YWNoZWQYASABKA0SEAoIaW5mbGlnaHQYAiABKA0SDwoHaW5ib3VuZBgDIAEoDRIQCghvdXRib3VuZBgEIAEoDRIPCgdjbGVhbnVwGAUgASgNIoQBCgVGZW5jZRIeCgpyZXF1ZXN0X2lkGAEgASgJQgq6SAdyBRABGIABEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uIm0KDlByZXBhcmVSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBEigKBWxlYXNlGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uInoKD1ByZXBhcmVSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJCCg1Db21taXRSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIkMKDkNvbW1pdFJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5IkIKDUNhbmNlbFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiEAoOQ2FuY2VsUmVzcG9uc2UiDwoNU3RhdHVzUmVxdWVzdCLiAQoOU3RhdHVzUmVzcG9uc2USKQoFcGhhc2UYASABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlEhEKCWFkbWl0dGluZxgCIAEoCBIxCglvY2N1cGFuY3kYAyABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpyZXF1ZXN0X2lkGAUgASgJEhUKDWhlYWx0aF9kZXRhaWwYBiABKAkqbAoKTGltaXRTY29wZRIbChdMSU1JVF9TQ09QRV9VTlNQRUNJRklFRBAAEhMKD0xJTUlUX1NDT1BFX0JPVBABEhQKEExJTUlUX1NDT1BFX0NIQVQQAhIWChJMSU1JVF9TQ09QRV9USFJFQUQQAypgCgRMYW5lEhQKEExBTkVfVU5TUEVDSUZJRUQQABIPCgtMQU5FX1BST01QVBABEhAKDExBTkVfTUVTU0FHRRACEg0KCUxBTkVfRURJVBADEhAKDExBTkVfQU1CSUVOVBAEKoQBCg1SZWZlcmVuY2VLaW5kEh4KGlJFRkVSRU5DRV9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWUkVGRVJFTkNFX0tJTkRfTUVTU0FHRRABEhcKE1JFRkVSRU5DRV9LSU5EX0ZJTEUQAhIeChpSRUZFUkVOQ0VfS0lORF9JTlRFUkFDVElPThADKpwBCgpVcGRhdGVLaW5kEhsKF1VQREFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTVVBEQVRFX0tJTkRfTUVTU0FHRRABEh4KGlVQREFURV9LSU5EX0VESVRFRF9NRVNTQUdFEAISHgoaVVBEQVRFX0tJTkRfQ0FMTEJBQ0tfUVVFUlkQAxIYChRVUERBVEVfS0lORF9SRUFDVElPThAEKnkKC1RocmVhZFN0YXRlEhwKGFRIUkVBRF9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVRIUkVBRF9TVEFURV9SRU9QRU5FRBABEhcKE1RIUkVBRF9TVEFURV9DTE9TRUQQAhIYChRUSFJFQURfU1RBVEVfREVMRVRFRBADKlcKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfSURMRRABEhIKDlBIQVNFX1BSRVBBUkVEEAISEwoPUEhBU0VfQ09NTUlUVEVEEAMy5AoKD1Byb3ZpZGVyU2VydmljZRJXCghJZGVudGlmeRIkLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlc3BvbnNlElcKCERlc2NyaWJlEiQuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVzcG9uc2USWAoHVXBkYXRlcxIjLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXNwb25zZSgBMAESSwoEQ2FsbBIgLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlcXVlc3QaIS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXNwb25zZRJfCgpVcGxvYWRGaWxlEiYuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdBonLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESZQoMRG93bmxvYWRGaWxlEiguY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GikuY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEmwKD1Byb3Zpc2lvblRhcmdldBIrLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBosLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USYAoLQ2xvc2VUYXJnZXQSJy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVxdWVzdBooLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXNwb25zZRJRCgZBdHRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlc3BvbnNlElEKBkRldGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVzcG9uc2USawoOV2F0Y2hPY2N1cGFuY3kSKi5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVxdWVzdBorLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXNwb25zZTABElQKB1ByZXBhcmUSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVzcG9uc2USUQoGQ29tbWl0EiIuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXNwb25zZRJRCgZDYW5jZWwSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlc3BvbnNlElEKBlN0YXR1cxIiLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVzcG9uc2VCQVo/Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy9wcm92aWRlci92MTtwcm92aWRlcnYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Incarnation identifies one process: pid plus its start time (Linux:
@@ -559,7 +559,8 @@ export type IdentifyResponse = Message<"chatbus.provider.v1.IdentifyResponse"> &
   ownerId: string;
 
   /**
-   * Provider protocol generation this child speaks (1).
+   * Provider protocol generation this child speaks (2). A doctor refuses
+   * to fence an owner of another generation (unsupported protocol).
    *
    * @generated from field: uint32 generation = 3;
    */
@@ -621,18 +622,11 @@ export const UpdatesRequestSchema: GenMessage<UpdatesRequest> = /*@__PURE__*/
  */
 export type UpdatesRequest_Start = Message<"chatbus.provider.v1.UpdatesRequest.Start"> & {
   /**
-   * The platform cursor to resume from (Telegram: the next getUpdates
-   * offset). 0: wherever the platform holds. Kept for providers that
-   * report no Update.cursor; see state.
-   *
-   * @generated from field: int64 cursor = 1;
-   */
-  cursor: bigint;
-
-  /**
-   * The opaque cursor the provider last reported (Update.cursor) with
-   * an update that is now durable, exactly as it reported it; empty if
-   * none was stored. A provider that reports cursors resumes from it.
+   * The platform cursor to resume from: the opaque cursor the provider
+   * last reported (Update.cursor) with an update that is now durable,
+   * exactly as it reported it. For a provider that reports none, the
+   * last durable update_id plus one, in decimal. Empty if none was
+   * stored: wherever the platform holds.
    *
    * @generated from field: bytes state = 2;
    */
@@ -719,24 +713,6 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
   updateId: bigint;
 
   /**
-   * @generated from field: int64 chat_id = 2;
-   */
-  chatId: bigint;
-
-  /**
-   * Platform thread (Telegram: message_thread_id); 0 for the General topic
-   * or a chat without threads.
-   *
-   * @generated from field: int64 thread_id = 3;
-   */
-  threadId: bigint;
-
-  /**
-   * @generated from field: int64 from_user_id = 4;
-   */
-  fromUserId: bigint;
-
-  /**
    * @generated from field: chatbus.provider.v1.UpdateKind kind = 5;
    */
   kind: UpdateKind;
@@ -767,18 +743,16 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
   allowed: boolean;
 
   /**
-   * The ids in this update that a follower may name in a later call. A
-   * provider that sets it (even empty) spares the supervisor decoding the
-   * payload to find them; unset, the supervisor reads them from a
-   * Telegram-shaped payload itself.
+   * The ids in this update that a follower may name in a later call. The
+   * supervisor never reads payload: an id not listed here is refused.
    *
    * @generated from field: chatbus.provider.v1.References references = 10;
    */
   references?: References | undefined;
 
   /**
-   * The chat and thread as text (see Target); when chat is empty the
-   * supervisor uses chat_id and thread_id.
+   * The update's thread, as text (see Target): thread empty is the chat
+   * itself (Telegram: the General topic), which is routed to no follower.
    *
    * @generated from field: string chat = 11;
    */
@@ -790,8 +764,7 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
   thread: string;
 
   /**
-   * Sender's platform id as text (Slack "U0123ABCD"); when empty, the
-   * supervisor uses from_user_id.
+   * Sender's platform id as text (Telegram "12345", Slack "U0123ABCD").
    *
    * @generated from field: string sender = 13;
    */
@@ -850,31 +823,10 @@ export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
  */
 export type References = Message<"chatbus.provider.v1.References"> & {
   /**
-   * Messages (Telegram: message_id of the message, edited message or the
-   * message carrying a pressed button).
-   *
-   * @generated from field: repeated int64 message_ids = 1;
-   */
-  messageIds: bigint[];
-
-  /**
-   * Callback queries (Telegram: callback_query.id), for answerCallbackQuery.
-   *
-   * @generated from field: repeated string callback_query_ids = 2;
-   */
-  callbackQueryIds: string[];
-
-  /**
-   * Files (Telegram: the file_id of a document and of each photo size),
-   * for DownloadFile.
-   *
-   * @generated from field: repeated string file_ids = 3;
-   */
-  fileIds: string[];
-
-  /**
-   * Every reference with its kind, as text. A provider sets either the
-   * lists above or this; the supervisor reads both.
+   * Every reference with its kind, as text (Telegram: the message_id of
+   * the message, edited message or message carrying a pressed button;
+   * the file_id of a document and of each photo size; the
+   * callback_query id).
    *
    * @generated from field: repeated chatbus.provider.v1.Reference items = 4;
    */
@@ -913,8 +865,8 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
   /**
    * The caller's thread. The provider scopes the call to it (fills in
    * the chat and thread) and refuses parameters that name another chat
-   * or thread (PERMISSION_DENIED). Unset only from supervisors that
-   * scoped params themselves.
+   * or thread (PERMISSION_DENIED). A call without one is refused
+   * (INVALID_ARGUMENT).
    *
    * @generated from field: chatbus.provider.v1.Target target = 4;
    */
@@ -1030,16 +982,6 @@ export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE_
  */
 export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRequest.Header"> & {
   /**
-   * @generated from field: int64 chat_id = 1;
-   */
-  chatId: bigint;
-
-  /**
-   * @generated from field: int64 thread_id = 2;
-   */
-  threadId: bigint;
-
-  /**
    * @generated from field: string filename = 3;
    */
   filename: string;
@@ -1057,8 +999,7 @@ export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRe
   kind: string;
 
   /**
-   * The thread, as text; when unset the provider uses chat_id and
-   * thread_id.
+   * The thread the file goes to.
    *
    * @generated from field: chatbus.provider.v1.Target target = 6;
    */
@@ -1154,14 +1095,7 @@ export type ProvisionTargetRequest = Message<"chatbus.provider.v1.ProvisionTarge
   name: string;
 
   /**
-   * Chat to create it in; 0 means the provider's configured forum chat.
-   *
-   * @generated from field: int64 chat_id = 2;
-   */
-  chatId: bigint;
-
-  /**
-   * The chat as text; empty: chat_id.
+   * Chat to create it in, as text; empty: the provider's configured chat.
    *
    * @generated from field: string chat = 3;
    */
@@ -1189,22 +1123,12 @@ export const ProvisionTargetRequestSchema: GenMessage<ProvisionTargetRequest> = 
  */
 export type ProvisionTargetResponse = Message<"chatbus.provider.v1.ProvisionTargetResponse"> & {
   /**
-   * @generated from field: int64 chat_id = 1;
-   */
-  chatId: bigint;
-
-  /**
-   * @generated from field: int64 thread_id = 2;
-   */
-  threadId: bigint;
-
-  /**
    * @generated from field: string name = 3;
    */
   name: string;
 
   /**
-   * The thread as text (always set by current providers).
+   * The thread created or reused.
    *
    * @generated from field: chatbus.provider.v1.Target target = 4;
    */
@@ -1230,18 +1154,6 @@ export const ProvisionTargetResponseSchema: GenMessage<ProvisionTargetResponse> 
  */
 export type CloseTargetRequest = Message<"chatbus.provider.v1.CloseTargetRequest"> & {
   /**
-   * @generated from field: int64 chat_id = 1;
-   */
-  chatId: bigint;
-
-  /**
-   * @generated from field: int64 thread_id = 2;
-   */
-  threadId: bigint;
-
-  /**
-   * The thread as text; unset: chat_id and thread_id.
-   *
    * @generated from field: chatbus.provider.v1.Target target = 3;
    */
   target?: Target | undefined;
@@ -1277,17 +1189,7 @@ export type AttachRequest = Message<"chatbus.provider.v1.AttachRequest"> & {
   instanceId: string;
 
   /**
-   * @generated from field: int64 chat_id = 2;
-   */
-  chatId: bigint;
-
-  /**
-   * @generated from field: int64 thread_id = 3;
-   */
-  threadId: bigint;
-
-  /**
-   * The thread as text; unset: chat_id and thread_id.
+   * The follower's thread.
    *
    * @generated from field: chatbus.provider.v1.Target target = 4;
    */
