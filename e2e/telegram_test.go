@@ -131,12 +131,25 @@ func follow(t *testing.T, c *client.Client, profileKey, cwd string) *follower {
 // collects and acks its updates.
 func followProvider(t *testing.T, c *client.Client, provider, profileKey, cwd string) *follower {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	f, err := c.Register(ctx, client.Registration{ProfileKey: profileKey, Cwd: cwd, InstanceID: profileKey + "-1", Provider: provider})
+	f, err := registerOn(c, provider, profileKey, cwd)
 	if err != nil {
 		t.Fatalf("register %s: %v", profileKey, err)
 	}
+	return attach(t, f)
+}
+
+// registerOn registers a follower on provider ("": the default), instance
+// profileKey-1; any goroutine may call it.
+func registerOn(c *client.Client, provider, profileKey, cwd string) (*client.Follower, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return c.Register(ctx, client.Registration{ProfileKey: profileKey, Cwd: cwd, InstanceID: profileKey + "-1", Provider: provider})
+}
+
+// attach collects and acks registered follower f's updates until the
+// test ends.
+func attach(t *testing.T, f *client.Follower) *follower {
+	t.Helper()
 	fl := &follower{f: f, arrived: make(chan struct{}, 1024), done: make(chan error, 1)}
 	sctx, scancel := context.WithCancel(context.Background())
 	fl.cancel = scancel

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbus/chatbus/client"
 	"github.com/chatbus/chatbus/internal/testkit"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/provider/telegram/tgtest"
@@ -274,5 +275,45 @@ func TestCloseOfflineAfterConfig(t *testing.T) {
 				t.Errorf("exit %d\n%s%s\nwant ok=%v with %q", code, out, errOut, tc.ok, tc.want)
 			}
 		})
+	}
+}
+
+// TestTopicWrittenInBeforeRegisterReturns: a person writes in a new topic
+// the moment it appears, while the supervisor still waits for Telegram's
+// answer to createForumTopic (so before the follower's Register returns,
+// and before its binding is stored). The message is journalled then (the
+// stand-in sees it confirmed) and reaches the follower first, before what
+// is written after; nothing is left unrouted.
+func TestTopicWrittenInBeforeRegisterReturns(t *testing.T) {
+	b := startTelegramBus(t, "")
+	took, release := b.tg.HoldAnswer("createForumTopic")
+	defer release()
+	type registered struct {
+		f   *client.Follower
+		err error
+	}
+	regd := make(chan registered, 1)
+	go func() {
+		f, err := registerOn(b.c, "", "manual:early", "/home/u/early")
+		regd <- registered{f, err}
+	}()
+	testkit.Recv(t, took, "createForumTopic to take effect") // the topic exists; the provider has not heard back
+	topics := b.tg.Topics(forumChat)
+	if len(topics) != 1 {
+		t.Fatalf("topics %+v, want the one being made", topics)
+	}
+	id := b.tg.PushMessage(forumChat, topics[0].MessageThreadID, allowedUser, "first, in the new topic")
+	// Journalled: the provider confirms only what the supervisor has.
+	testkit.Eventually(t, fmt.Sprintf("update %d confirmed", id), func() bool { return b.tg.Confirmed() >= id })
+	release()
+	r := testkit.Recv(t, regd, "Register to return")
+	if r.err != nil {
+		t.Fatalf("register: %v", r.err)
+	}
+	fl := attach(t, r.f)
+	b.tg.PushMessage(forumChat, int(fl.thread()), allowedUser, "second")
+	fl.waitTexts(t, "first, in the new topic", "second")
+	if out, _, code := b.busctl("updates", "--unrouted"); code != 0 || strings.Contains(out, "first, in the new topic") {
+		t.Errorf("busctl updates --unrouted (exit %d):\n%s", code, out)
 	}
 }

@@ -377,9 +377,17 @@ func (h *Hub) publish(kind events.Kind, instance, msg string, attrs map[string]s
 // bindings up to it: the route cache forgets its routes, the slot table
 // and the thread book record b (or, if the write failed, and so may or
 // may not have landed, are emptied, to be loaded again). The hub is the
-// only writer of bindings.
+// only writer of bindings. A write that gives b a thread also learns the
+// ids of the updates written in that thread before b owned it, which the
+// store moved into b's journal (learnClaimed).
 func (h *Hub) putBinding(b store.Binding) error {
 	b.Updated = h.cfg.Now()
+	var had store.Target // b's thread before the write, if it is known
+	if !b.Target.IsZero() {
+		if cur, err := h.store.GetBinding(b.Key); err == nil {
+			had = cur.Target
+		}
+	}
 	err := h.store.PutBinding(b)
 	h.routes.invalidate()
 	if err != nil {
@@ -389,5 +397,8 @@ func (h *Hub) putBinding(b store.Binding) error {
 	}
 	h.slots.set(b)
 	h.threads.set(b)
+	if !b.Target.IsZero() && b.Target != had {
+		h.learnClaimed(b)
+	}
 	return nil
 }

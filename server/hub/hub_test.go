@@ -150,6 +150,12 @@ func newEnv(t testing.TB, path string, limits store.Limits, provs *fakeProviders
 // newEnvOpts is newEnv with the store's options (Now and OnDrop are set here).
 func newEnvOpts(t testing.TB, path string, opts store.Options, provs *fakeProviders, c *clock) *env {
 	t.Helper()
+	return newEnvWith(t, path, opts, provs, c, nil)
+}
+
+// newEnvWith is newEnvOpts with the hub's store wrapped by wrap, if set.
+func newEnvWith(t testing.TB, path string, opts store.Options, provs *fakeProviders, c *clock, wrap func(store.Store) store.Store) *env {
+	t.Helper()
 	if path == "" {
 		path = filepath.Join(t.TempDir(), "state.db")
 	}
@@ -170,7 +176,11 @@ func newEnvOpts(t testing.TB, path string, opts store.Options, provs *fakeProvid
 	}
 	e.st = st
 	e.reg = registry.New(registry.Config{Events: hubEvents, Now: c.Now, StaleAfter: time.Hour})
-	h := New(Config{Store: st, Registry: e.reg, Providers: provs, Events: hubEvents, Now: c.Now})
+	var hs store.Store = st
+	if wrap != nil {
+		hs = wrap(st)
+	}
+	h := New(Config{Store: hs, Registry: e.reg, Providers: provs, Events: hubEvents, Now: c.Now})
 	e.h = h
 	t.Cleanup(e.close)
 	return e

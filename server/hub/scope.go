@@ -111,6 +111,28 @@ func (h *Hub) learn(t store.Target, refs []store.Ref) {
 	sc.mu.Unlock()
 }
 
+// learnClaimed records the ids of the updates of b's thread that b's
+// journal holds, just after the write that gave b the thread: those
+// written in the thread before b owned it (while its provider was making
+// it, or before the binding was stored), which the store moved into b's
+// journal (Store.PutBinding), so that b's follower may answer them. Ingest
+// learnt nothing of them: they had no binding then. One read of b's
+// pending updates, once per thread a binding gets.
+func (h *Hub) learnClaimed(b store.Binding) {
+	ups, err := h.store.Read(b.Key, 0, 0)
+	if err != nil {
+		h.log.Warn().Err(err).Str("binding", b.Key).
+			Msg("reading the updates written in a thread before its binding: calls naming them are refused")
+		return
+	}
+	t := b.Target
+	for i := range ups {
+		if u := &ups[i]; u.Provider == t.Provider && u.Chat == t.Chat && u.Thread == t.Thread {
+			h.learn(t, u.Refs)
+		}
+	}
+}
+
 // learnSent records the ids a call's result made available in thread t:
 // in memory at once, and those not known before (an edit names a message
 // remembered already) in the store without waiting for it.

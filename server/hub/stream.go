@@ -45,6 +45,10 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 			tr.Update(StagePumped, 0, batch[i].Update.Text, batch[i].Arrived)
 		}
 	}
+	// The threads of this batch no binding owned when routed: the store may
+	// route their updates to a binding written since (Store.Append). Made
+	// only for a batch that has any.
+	var unowned map[store.Target]struct{}
 	for _, in := range batch {
 		h.cfg.Metrics.UpdateReceived(provider, in.Update.Kind, in.Allowed)
 		if !in.Allowed {
@@ -63,6 +67,11 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 				// Learned before the update is durable, which is
 				// harmless: no follower sees it before it is.
 				h.learn(t, u.Refs)
+			} else {
+				if unowned == nil {
+					unowned = make(map[store.Target]struct{})
+				}
+				unowned[t] = struct{}{}
 			}
 		}
 		ups = append(ups, u)
@@ -71,6 +80,16 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 	stored, err := h.store.Append(ctx, provider, ups, cursor)
 	if err != nil {
 		return 0, err
+	}
+	for i := 0; len(unowned) > 0 && i < len(stored); i++ {
+		// Routed by the store to a binding that got the thread since
+		// route looked: its follower may answer them too.
+		if u := &stored[i]; u.BindingKey != "" {
+			t := store.Target{Provider: provider, Chat: u.Chat, Thread: u.Thread}
+			if _, ok := unowned[t]; ok {
+				h.learn(t, u.Refs)
+			}
+		}
 	}
 	h.cfg.Metrics.Journalled(provider, len(ups), stored)
 	if tr := h.cfg.Trace; tr != nil {

@@ -377,6 +377,9 @@ func (j *Journal) estimate(reqs []*request) int64 {
 			est += dropFrameMax(r.key)
 		case reqSeed:
 			est += r.seedSize
+		case reqMove:
+			est += int64(len(r.buf)) + r.moveFrameMax()
+			appended += int64(len(r.buf))
 		case reqRetention:
 			for _, ks := range j.keys {
 				est += 4 * dropFrameMax(ks.key)
@@ -504,6 +507,8 @@ func (j *Journal) build(reqs []*request, ckpt []byte) *batch {
 			}
 		case reqSeed:
 			j.buildSeed(b, r)
+		case reqMove:
+			j.buildMove(b, r)
 		}
 	}
 	cutoff := j.dedupCutoff(b.now)
@@ -560,22 +565,7 @@ func (j *Journal) buildAppend(b *batch, r *request, touched map[*window]struct{}
 			win.remember(pe.dedupID, b.now)
 			touched[win] = struct{}{}
 		}
-		ks := j.key(pe.key)
-		seq := ks.assigned() + 1
-		lsn := b.lsn()
-		frame := r.buf[pe.off : pe.off+pe.size : pe.off+pe.size]
-		sealEntryFrame(frame, pe.partial, seq, lsn)
-		b.add(part{buf: r.buf, from: pe.off, to: pe.off + pe.size})
-		b.size += int64(pe.size)
-		b.frames++
-		b.content++
-		if len(ks.fresh) == 0 {
-			b.touched = append(b.touched, ks)
-		}
-		ks.fresh = append(ks.fresh, freshEntry{seq: seq, lsn: lsn, at: pe.at, size: uint32(pe.size), frame: frame})
-		ks.freshBytes += int64(pe.size)
-		b.freshLive += int64(pe.size)
-		b.freshOrder = append(b.freshOrder, freshRef{ks: ks, idx: len(ks.fresh) - 1})
+		ks, seq := j.addEntry(b, r, pe)
 		r.out[i].Seq = seq
 		if ks.mark != w.gen {
 			ks.mark = w.gen
@@ -589,6 +579,28 @@ func (j *Journal) buildAppend(b *batch, r *request, touched map[*window]struct{}
 	for _, ks := range keys {
 		j.enforceLimits(b, ks)
 	}
+}
+
+// addEntry adds the entry frame pe of r to the batch with the next seq of
+// its key, and returns the key and the seq.
+func (j *Journal) addEntry(b *batch, r *request, pe *pendingEntry) (*keyState, uint64) {
+	ks := j.key(pe.key)
+	seq := ks.assigned() + 1
+	lsn := b.lsn()
+	frame := r.buf[pe.off : pe.off+pe.size : pe.off+pe.size]
+	sealEntryFrame(frame, pe.partial, seq, lsn)
+	b.add(part{buf: r.buf, from: pe.off, to: pe.off + pe.size})
+	b.size += int64(pe.size)
+	b.frames++
+	b.content++
+	if len(ks.fresh) == 0 {
+		b.touched = append(b.touched, ks)
+	}
+	ks.fresh = append(ks.fresh, freshEntry{seq: seq, lsn: lsn, at: pe.at, size: uint32(pe.size), frame: frame})
+	ks.freshBytes += int64(pe.size)
+	b.freshLive += int64(pe.size)
+	b.freshOrder = append(b.freshOrder, freshRef{ks: ks, idx: len(ks.fresh) - 1})
+	return ks, seq
 }
 
 // writeBatch writes b with one pwritev (more only past IOV_MAX parts or

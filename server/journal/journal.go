@@ -65,7 +65,10 @@
 // before appending to its key (a crash in between leaves a binding with an
 // empty journal); delete a binding, then DeleteKey (a crash in between
 // leaves records under a key no binding names, which the caller finds with
-// Keys at start and deletes or treats as unrouted). Seqs are never reused,
+// Keys at start and deletes or treats as unrouted); commit a binding, then
+// Move the records it claims out of another key (a crash in between leaves
+// them where they were, for the caller to move at start: a Move is one
+// batch, whole or not at all). Seqs are never reused,
 // so a key bound again later continues where it was, and a follower never
 // mistakes new records for ones it handled.
 //
@@ -118,6 +121,10 @@ var (
 	// ErrAckBeyondLast: an Ack names a seq the journal never assigned (or
 	// not yet durably: Append had not returned). Nothing changed.
 	ErrAckBeyondLast = errors.New("ack beyond the last journalled record")
+	// ErrConflict: Move's source key no longer holds the records the
+	// caller read (an Append, an Ack or retention changed it). Nothing
+	// changed: read again and retry.
+	ErrConflict = errors.New("key changed since it was read")
 )
 
 // Entry is one record to append.
@@ -266,7 +273,7 @@ type Options struct {
 	// records of key for reason (Drop*). It runs on the writer goroutine
 	// after the commit that dropped them, before the call that caused it
 	// returns. It must not block and must not call the journal's writing
-	// methods (Append, DeleteKey, ApplyRetention, Flush, Close): the writer
+	// methods (Append, Move, DeleteKey, ApplyRetention, Flush, Close): the writer
 	// would wait for itself. Reads and Ack are fine. If nil, drops are only
 	// counted in Stats.Dropped.
 	OnDrop func(key string, n int, reason string)
@@ -413,7 +420,9 @@ type request struct {
 	buf    []byte
 	ents   []pendingEntry
 	cursor []byte // nil = leave the provider's cursor as it is
-	key    string // deleteKey
+	key    string // deleteKey; move: the key records leave
+	// move: the seqs of key's pending records as the caller read them.
+	first, last uint64
 	// retention: new bounds to apply first (SetLimits); nil = keep them.
 	limits *Limits
 	total  int64
@@ -421,9 +430,9 @@ type request struct {
 	seed     *checkpoint
 	seedSize int64
 
-	out     []Appended // set by the writer before done
+	out     []Appended // set by the writer before done (append, move)
 	dropped int        // deleteKey: records discarded
-	err     error      // set by the writer: the request's own refusal (seed)
+	err     error      // set by the writer: the request's own refusal (seed, move)
 	done    chan error // buffered(1): the writer never blocks on a gone caller
 }
 
@@ -435,6 +444,7 @@ const (
 	reqRetention
 	reqFlush
 	reqSeed
+	reqMove
 )
 
 // pendingEntry is one entry frame of an append request.
@@ -491,23 +501,30 @@ func (j *Journal) Append(ctx context.Context, provider string, entries []Entry, 
 	// Encoded and checksummed here, on the caller's goroutine; the writer
 	// only seals the seq and the LSN into each frame.
 	r.buf = make([]byte, 0, size)
-	r.ents = make([]pendingEntry, len(entries))
+	r.ents = make([]pendingEntry, 0, len(entries))
 	for i := range entries {
 		e := &entries[i]
-		at := now
-		if !e.ReceivedAt.IsZero() {
-			at = e.ReceivedAt
-		}
-		off := len(r.buf)
-		var partial uint32
-		r.buf, partial = appendEntryFrame(r.buf, provider, e.Key, e.DedupID, at.UnixNano(), e.Data)
-		r.ents[i] = pendingEntry{key: e.Key, dedupID: e.DedupID, at: at.UnixNano(), off: off,
-			size: len(r.buf) - off, partial: partial}
+		r.addFrame(provider, e.Key, e.DedupID, e.ReceivedAt, now, e.Data)
 	}
 	if err := j.submit(r); err != nil {
 		return nil, err
 	}
 	return r.out, nil
+}
+
+// addFrame encodes and checksums the entry frame of one record (received
+// at at, or now if at is zero) onto r.buf, and notes it in r.ents: on the
+// caller's goroutine, so that the writer only seals the seq and the LSN
+// into it.
+func (r *request) addFrame(provider, key, dedupID string, at, now time.Time, data []byte) {
+	if at.IsZero() {
+		at = now
+	}
+	off := len(r.buf)
+	var partial uint32
+	r.buf, partial = appendEntryFrame(r.buf, provider, key, dedupID, at.UnixNano(), data)
+	r.ents = append(r.ents, pendingEntry{key: key, dedupID: dedupID, at: at.UnixNano(), off: off,
+		size: len(r.buf) - off, partial: partial})
 }
 
 // Cursor returns the provider's platform cursor as last stored by a

@@ -103,8 +103,55 @@ func (s *Bolt) PutBinding(b Binding) error {
 	if err := checkTarget(b.Target); err != nil {
 		return fmt.Errorf("binding %q: %w", b.Key, err)
 	}
+	// A binding that is new, gets another thread, or has unrouted updates
+	// of its thread left to claim changes where Append routes: it is
+	// written under boundMu (write), and claims its thread's unrouted
+	// updates (claim.go). Any other is written under boundMu (read), so
+	// that none of those comes in between.
+	s.boundMu.RLock()
+	cur, known := s.bound[b.Key]
+	if known && cur == b.Target && (b.Target.IsZero() || !s.strayOf(b.Target)) {
+		defer s.boundMu.RUnlock()
+		return s.writeBinding(b)
+	}
+	s.boundMu.RUnlock()
+	s.boundMu.Lock()
+	defer s.boundMu.Unlock()
+	if err := s.writeBinding(b); err != nil {
+		return err
+	}
+	// Committed: appends may route to it now.
+	old, known := s.bound[b.Key]
+	if !known {
+		if st, err := s.jr.Stats(b.Key); err == nil && st.Pending > 0 {
+			// Left by a DeleteBinding of the same key whose second step
+			// failed: never the new binding's.
+			if err := s.deleteJournal(b.Key); err != nil {
+				return err
+			}
+		}
+	}
+	if !old.IsZero() && s.owners[old] == b.Key {
+		delete(s.owners, old)
+	}
+	s.bound[b.Key] = b.Target
+	if b.Target.IsZero() {
+		return nil
+	}
+	s.owners[b.Target] = b.Key
+	if !s.strayOf(b.Target) {
+		return nil
+	}
+	if err := s.claimLocked(); err != nil {
+		return fmt.Errorf("binding %q written; %w", b.Key, err)
+	}
+	return nil
+}
+
+// writeBinding is PutBinding's bbolt write.
+func (s *Bolt) writeBinding(b Binding) error {
 	now := s.opts.Now()
-	err := s.write(context.Background(), func(tx *bbolt.Tx) error {
+	return s.write(context.Background(), func(tx *bbolt.Tx) error {
 		rec := b // fn may run twice: never modify b itself
 		bindings, targets := tx.Bucket(bBindings), tx.Bucket(bTargets)
 		key := []byte(rec.Key)
@@ -148,27 +195,6 @@ func (s *Bolt) PutBinding(b Binding) error {
 		}
 		return bindings.Put(key, v)
 	}, nil)
-	if err != nil {
-		return err
-	}
-	// Committed: appends may route to it now.
-	s.boundMu.RLock()
-	known := s.isBound(b.Key)
-	s.boundMu.RUnlock()
-	if known {
-		return nil
-	}
-	s.boundMu.Lock()
-	defer s.boundMu.Unlock()
-	if st, err := s.jr.Stats(b.Key); err == nil && st.Pending > 0 {
-		// Left by a DeleteBinding of the same key whose second step
-		// failed: never the new binding's.
-		if err := s.deleteJournal(b.Key); err != nil {
-			return err
-		}
-	}
-	s.bound[b.Key] = struct{}{}
-	return nil
 }
 
 // unindexTarget removes t's index entry if it points at key.
@@ -264,6 +290,9 @@ func (s *Bolt) DeleteBinding(key string) error {
 	}, nil)
 	if err != nil {
 		return err
+	}
+	if t := s.bound[key]; !t.IsZero() && s.owners[t] == key {
+		delete(s.owners, t)
 	}
 	delete(s.bound, key)
 	return s.deleteJournal(key)

@@ -122,7 +122,8 @@ func TestBindings(t *testing.T) {
 	}
 
 	t.Run("delete drops the journal and reports it", func(t *testing.T) {
-		mustAppend(t, s, "telegram", 0, upd("manual:1", 1, "a"), upd("manual:1", 2, "b"), upd("manual:1", 3, "c"))
+		inB := func(id int64, text string) Update { u := upd("manual:1", id, text); u.Thread = tB.Thread; return u }
+		mustAppend(t, s, "telegram", 0, inB(1, "a"), inB(2, "b"), inB(3, "c"))
 		if _, err := s.Ack("manual:1", 1); err != nil {
 			t.Fatal(err)
 		}
@@ -140,8 +141,9 @@ func TestBindings(t *testing.T) {
 		if st, _ := s.Stats("manual:1"); st.Pending != 0 || st.Bytes != 0 || st.LastSeq != 3 {
 			t.Errorf("Stats after delete = %+v", st)
 		}
-		// Updates for the deleted binding are held as unrouted.
-		out := mustAppend(t, s, "telegram", 0, upd("manual:1", 4, "d"))
+		// Updates for the deleted binding (in the thread it had) are held
+		// as unrouted.
+		out := mustAppend(t, s, "telegram", 0, inB(4, "d"))
 		if out[0].BindingKey != "" {
 			t.Errorf("update for a deleted binding went to %q", out[0].BindingKey)
 		}

@@ -187,13 +187,24 @@ type Bolt struct {
 	jr   *journal.Journal
 	opts Options // with defaults; read-only after Open but for Limits (SetLimits)
 
-	// boundMu guards bound, the keys of the committed bindings. Append
-	// holds it (read) from routing through its journal commit, and
-	// DeleteBinding (write) across both of its steps, so that nothing is
-	// appended to a deleted binding's key. Lock order: boundMu, then the
+	// boundMu guards bound and owners: the committed bindings, each with
+	// its thread, and which binding owns each thread. Append holds it
+	// (read) from routing through its journal commit; DeleteBinding
+	// (write) across both of its steps, so that nothing is appended to a
+	// deleted binding's key; PutBinding (write) when a binding is new,
+	// changes thread or has its thread's unrouted updates to claim, across
+	// its write and the claim (claim.go), so that no update of the thread
+	// is appended between the two (read, for any other write). Lock order: boundMu, then strayMu, the
 	// committer and the journal.
 	boundMu sync.RWMutex
-	bound   map[string]struct{}
+	bound   map[string]Target
+	owners  map[Target]string
+
+	// strayMu guards strays: per thread, the highest seq of an unrouted
+	// update of that thread (claim.go). A leaf: Append takes it under
+	// boundMu (read) to add, claims under boundMu (write) to replace.
+	strayMu sync.Mutex
+	strays  map[Target]uint64
 
 	// No mutex: the committer goroutine owns every write transaction and
 	// the channels below carry everything else. reqs is never closed, so a

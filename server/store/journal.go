@@ -9,8 +9,13 @@ package store
 //
 // Keeping the two consistent across a crash (the journal's package doc):
 //   - a binding is committed (bbolt) before anything is appended to its key:
-//     Append routes an update to a binding only if the binding's key is in
-//     the set of committed bindings (Bolt.bound), else it is unrouted;
+//     Append routes an update only to a committed binding (Bolt.bound,
+//     Bolt.owners: its thread's owner, else the binding the caller named),
+//     else it is unrouted;
+//   - a binding committed with a thread claims the thread's unrouted
+//     updates (claim.go) in a journal commit of its own, after the bbolt
+//     one; a crash in between leaves them unrouted, and Open claims them
+//     (a journal commit moves them whole or not at all);
 //   - DeleteBinding deletes the binding (bbolt), then its key's records
 //     (journal.DeleteKey), holding boundMu so that no Append routes to the
 //     key in between; a crash in between leaves records under a key no
@@ -150,21 +155,30 @@ func (s *Bolt) onDrop(key string, n int, reason string) {
 	}
 }
 
-// loadBound fills the set of committed binding keys, and deletes the
-// records of journal keys no binding names (DeleteBinding crashed between
-// its two steps).
+// loadBound fills the committed bindings and the threads they own,
+// deletes the records of journal keys no binding names (DeleteBinding
+// crashed between its two steps), and moves the unrouted updates of
+// threads a binding owns to it (a claim cut short by a crash).
 func (s *Bolt) loadBound() error {
-	bound := make(map[string]struct{})
+	bound := make(map[string]Target)
+	owners := make(map[Target]string)
 	err := s.view(func(tx *bbolt.Tx) error {
-		return tx.Bucket(bBindings).ForEach(func(k, _ []byte) error {
-			bound[string(k)] = struct{}{}
+		return tx.Bucket(bBindings).ForEach(func(k, v []byte) error {
+			b, err := decodeBinding(v)
+			if err != nil {
+				return fmt.Errorf("binding %q: %w", k, err)
+			}
+			bound[string(k)] = b.Target
+			if !b.Target.IsZero() {
+				owners[b.Target] = string(k)
+			}
 			return nil
 		})
 	})
 	if err != nil {
 		return err
 	}
-	s.bound = bound
+	s.bound, s.owners = bound, owners
 	keys, err := s.jr.Keys()
 	if err != nil {
 		return s.journalErr(err)
@@ -180,6 +194,11 @@ func (s *Bolt) loadBound() error {
 			return fmt.Errorf("store %s: delete the journal of deleted binding %q: %w", s.path, k, s.journalErr(err))
 		}
 	}
+	s.boundMu.Lock()
+	defer s.boundMu.Unlock()
+	if err := s.claimLocked(); err != nil {
+		return fmt.Errorf("store %s: %w", s.path, err)
+	}
 	return nil
 }
 
@@ -188,6 +207,24 @@ func (s *Bolt) loadBound() error {
 func (s *Bolt) isBound(key string) bool {
 	_, ok := s.bound[key]
 	return ok
+}
+
+// routeLocked is the binding u goes to: the committed owner of u's
+// thread, if it has one; else the binding u.BindingKey names, if it is
+// committed; else "" (unrouted). The caller's routing may be a moment
+// older than the bindings (a binding given the thread, or deprived of it,
+// since the caller looked): the store's owners, read under boundMu, are
+// the truth. Caller holds boundMu (read).
+func (s *Bolt) routeLocked(u *Update) string {
+	if u.Thread != "" {
+		if key, ok := s.owners[Target{Provider: u.Provider, Chat: u.Chat, Thread: u.Thread}]; ok {
+			return key
+		}
+	}
+	if u.BindingKey != "" && s.isBound(u.BindingKey) {
+		return u.BindingKey
+	}
+	return ""
 }
 
 // Append implements Store.Append. It copies the updates before queueing
@@ -220,9 +257,7 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 		if u.ReceivedAt.IsZero() {
 			u.ReceivedAt = now
 		}
-		if u.BindingKey != "" && !s.isBound(u.BindingKey) {
-			u.BindingKey = "" // no such binding: hold it as unrouted
-		}
+		u.BindingKey = s.routeLocked(&u)
 		u.Seq = 0
 		from := len(buf)
 		var at int
@@ -234,6 +269,14 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 	}
 	res, err := s.jr.Append(ctx, provider, ents, cursor)
 	if err != nil {
+		// The write may have committed (ctx ended first): what would be
+		// unrouted may be, and a claim must look (claim.go).
+		for i := range in {
+			if in[i].BindingKey == "" && in[i].Thread != "" {
+				in[i].Seq = math.MaxUint64
+				s.noteStray(&in[i])
+			}
+		}
 		return nil, s.journalErr(err)
 	}
 	out := make([]Update, 0, len(in))
@@ -243,6 +286,9 @@ func (s *Bolt) Append(ctx context.Context, provider string, updates []Update, cu
 		}
 		in[i].Seq = r.Seq
 		out = append(out, in[i])
+		if in[i].BindingKey == "" && in[i].Thread != "" {
+			s.noteStray(&in[i])
+		}
 	}
 	return out, nil
 }

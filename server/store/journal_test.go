@@ -24,6 +24,10 @@ func TestAppendReadAck(t *testing.T) {
 		upd("nobody", 14, "for a binding that does not exist"),
 		upd("b1", 15, "four"),
 	}
+	in[1].Thread = "8" // b2's
+	in[3].Thread = "9" // no binding's
+	in[4].Thread = "9" // no binding's
+
 	in[0].Payload = []byte(`{"update_id":10}`)
 	in[2].ReceivedAt = clk.Now().Add(-time.Minute)
 	out := mustAppend(t, s, "telegram", 16, in...)
@@ -354,7 +358,8 @@ func TestRetentionOfUnroutedAndQuietBindings(t *testing.T) {
 	drops := &dropLog{}
 	s, _ := newStore(t, Options{Limits: Limits{MaxCount: 2, MaxAge: time.Hour}, Now: clk.Now, OnDrop: drops.OnDrop})
 	putBinding(t, s, "quiet", Target{"telegram", "-100", "7"})
-	mustAppend(t, s, "telegram", 0, upd("", 1, ""), upd("", 2, ""), upd("", 3, ""), upd("quiet", 4, ""))
+	un := func(id int64) Update { u := upd("", id, ""); u.Thread = "9"; return u } // no binding's thread
+	mustAppend(t, s, "telegram", 0, un(1), un(2), un(3), upd("quiet", 4, ""))
 	if got := drops.Take(); !slices.Equal(got, []dropCall{{Key: "", N: 1, Reason: DropCount}}) {
 		t.Errorf("unrouted drops = %v", got)
 	}

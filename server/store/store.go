@@ -198,9 +198,9 @@ type Update struct {
 	// Seq is assigned by the store: 1, 2, 3… per binding, and a separate
 	// sequence for the unrouted set. Ignored on Append input.
 	Seq uint64
-	// BindingKey is the binding the update is routed to; "" = unrouted. An
-	// update appended for a key that names no binding is stored as unrouted
-	// and comes back from Append with BindingKey "".
+	// BindingKey is the binding the update is routed to; "" = unrouted. On
+	// Append it is the caller's routing, which the store corrects (see
+	// Store.Append); Append's result says where the update went.
 	BindingKey string
 	// Provider is the platform connection's name; filled from Append's
 	// provider argument when empty.
@@ -374,6 +374,16 @@ type Store interface {
 	// stored one (or is set to now for a new binding); a zero Updated is set
 	// to now. A non-zero b.Target already owned by another binding fails
 	// with ErrTargetInUse; the target index follows every change.
+	//
+	// b claims its thread's unrouted updates: those journalled while no
+	// binding owned b.Target (a thread exists on its platform, and people
+	// write in it, before the binding that gets it is written) move into
+	// b's journal, after its pending updates and before any appended
+	// later, in the order they were journalled, with new seqs. A crash
+	// never loses or duplicates them: they are moved whole, with the
+	// write or after it (the store finishes a move cut short when it is
+	// opened again). An error after the write names the binding as
+	// written: its next write (or the store's next Open) claims them.
 	PutBinding(b Binding) error
 	// GetBinding returns the binding stored under key, or ErrNotFound.
 	GetBinding(key string) (Binding, error)
@@ -409,6 +419,13 @@ type Store interface {
 	// their binding (or of the unrouted set) and are returned, in input
 	// order, with Seq, BindingKey, Provider and ReceivedAt filled in.
 	// Retention bounds are enforced for the journals touched.
+	//
+	// An update goes to the binding that owns its thread (Target of the
+	// update's Provider, Chat and Thread) when it is journalled, if one
+	// does; else to the binding its BindingKey names, if that exists;
+	// else it is unrouted. A caller's routing may be a moment older than
+	// the bindings (a binding was given the thread, or deprived of it,
+	// since the caller looked): the store's bindings decide.
 	//
 	// If ctx ends before the write commits, Append returns ctx.Err() and
 	// the outcome is unknown: the write may or may not have committed.

@@ -139,6 +139,7 @@ type Server struct {
 	calls  map[string]int
 	faults map[string][]Fault
 	always map[string]Fault
+	holds  map[string][]*hold
 	// limits, if set, enforces Telegram's rate limits (limits.go).
 	limits *limiter
 }
@@ -160,6 +161,7 @@ func New(tb testing.TB, opts ...Option) *Server {
 		calls:        make(map[string]int),
 		faults:       make(map[string][]Fault),
 		always:       make(map[string]Fault),
+		holds:        make(map[string][]*hold),
 	}
 	for _, o := range opts {
 		o(s)
@@ -275,6 +277,41 @@ func (s *Server) ClearFaults() {
 	defer s.mu.Unlock()
 	clear(s.faults)
 	clear(s.always)
+}
+
+// hold is one answer HoldAnswer holds back.
+type hold struct {
+	took    chan struct{} // closed once the call took effect
+	release chan struct{} // closed by the release func
+}
+
+// HoldAnswer holds back the answer of the next call of method (a Bot API
+// method name, case-insensitive) that takes effect: the call does what it
+// does (a topic is created, a message sent), took is closed, and the
+// answer waits until release is called (or the client gives up, or the
+// server closes). It is the platform's own race: what a call made is there
+// for people to see, and to write in, before the bot hears back. A call
+// that fails (a fault, an error answer) does not use the hold.
+func (s *Server) HoldAnswer(method string) (took <-chan struct{}, release func()) {
+	h := &hold{took: make(chan struct{}), release: make(chan struct{})}
+	s.mu.Lock()
+	m := strings.ToLower(method)
+	s.holds[m] = append(s.holds[m], h)
+	s.mu.Unlock()
+	var once sync.Once
+	return h.took, func() { once.Do(func() { close(h.release) }) }
+}
+
+// takeHold returns the hold for this call of m, if any.
+func (s *Server) takeHold(m string) *hold {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.holds[m]
+	if len(q) == 0 {
+		return nil
+	}
+	s.holds[m] = q[1:]
+	return q[0]
 }
 
 // takeFault returns the fault that applies to this call of m, if any.
@@ -420,6 +457,14 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if aerr != nil {
 		writeError(w, aerr)
 		return
+	}
+	if h := s.takeHold(m); h != nil {
+		close(h.took)
+		select {
+		case <-h.release:
+		case <-r.Context().Done():
+		case <-s.done:
+		}
 	}
 	writeResult(w, res)
 }

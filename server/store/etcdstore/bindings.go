@@ -49,9 +49,24 @@ func (s *Store) PutBinding(b store.Binding) error {
 		}
 		// A journal left under a new key (never the new binding's): gone.
 		q, stale := s.queues[rec.Key]
-		if !had && stale && len(q.pending) > 0 {
+		dropStale := !had && stale && len(q.pending) > 0
+		// Given a thread: it claims the thread's unrouted updates (claim.go).
+		var claim []clientv3.Op
+		var claimed func()
+		if !rec.Target.IsZero() && (!had || old.Target != rec.Target) {
+			base := q // nil if none
+			if dropStale {
+				// Its updates go as a deletion would take them, its seqs
+				// go on.
+				base = &queue{Last: q.Last, Acked: q.Last, Floor: q.Last, Dropped: q.Dropped, chunks: q.chunks}
+			}
+			claim, claimed = s.claimOps(rec.Key, rec.Target, base, now)
+		}
+		dropStale = dropStale && claimed == nil
+		if dropStale {
 			ops = append(ops, s.deleteJournalOps(rec.Key)...)
 		}
+		ops = append(ops, claim...)
 		return ops, func() {
 			if leftBehind {
 				if s.targets[old.Target] == rec.Key {
@@ -63,8 +78,11 @@ func (s *Store) PutBinding(b store.Binding) error {
 				s.targets[rec.Target] = rec.Key
 			}
 			s.bindings[rec.Key] = rec
-			if !had && stale && len(q.pending) > 0 {
+			if dropStale {
 				delete(s.queues, rec.Key)
+			}
+			if claimed != nil {
+				claimed()
 			}
 		}, nil
 	})

@@ -35,6 +35,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -182,6 +183,11 @@ type queue struct {
 	Acked   uint64 `json:"acked"`
 	Floor   uint64 `json:"floor"` // every seq at or below is gone (acked or dropped)
 	Dropped uint64 `json:"dropped"`
+	// Moved are seqs above Floor that left this queue for a binding's
+	// (the unrouted set's updates a binding claimed: claim.go); their
+	// chunks still hold them, and loading skips them. In seq order; those
+	// at or below Floor are forgotten with the next write of the state.
+	Moved []uint64 `json:"moved,omitempty"`
 
 	pending []entry
 	bytes   int64
@@ -427,6 +433,9 @@ func (s *Store) loadChunk(k string, v []byte) error {
 	for j, data := range us {
 		seq := first + uint64(j)
 		if seq <= q.Floor {
+			continue
+		}
+		if _, moved := slices.BinarySearch(q.Moved, seq); moved {
 			continue
 		}
 		u, err := store.DecodeUpdate(data)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -46,9 +47,7 @@ func (s *Store) Append(ctx context.Context, provider string, updates []store.Upd
 			if u.ReceivedAt.IsZero() {
 				u.ReceivedAt = now
 			}
-			if _, ok := s.bindings[u.BindingKey]; u.BindingKey != "" && !ok {
-				u.BindingKey = ""
-			}
+			u.BindingKey = s.route(&u)
 			id := u.DedupKey()
 			if id != "" {
 				if _, dup := ss.ids[id]; dup {
@@ -189,7 +188,15 @@ func (s *Store) queueOps(key string, q *queue) []clientv3.Op {
 		keep = append(keep, c)
 	}
 	q.chunks = keep
-	op, _ := jsonOp(s.k(pQueue, hexKey(key)), q) // a struct of numbers: never fails
+	i := 0
+	for i < len(q.Moved) && q.Moved[i] <= q.Floor {
+		i++
+	}
+	q.Moved = slices.Clip(q.Moved[i:]) // a copy's appends never reach the original's
+	if len(q.Moved) == 0 {
+		q.Moved = nil
+	}
+	op, _ := jsonOp(s.k(pQueue, hexKey(key)), q) // numbers: never fails
 	return []clientv3.Op{op}
 }
 
