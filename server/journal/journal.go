@@ -475,6 +475,19 @@ type pendingEntry struct {
 // the same entries is safe for entries with a DedupID. After Close:
 // ErrClosed; after a failed write: ErrFailed (see there).
 //
+// checkEntry refuses an entry (the i-th of a call) the frames cannot hold.
+func checkEntry(i int, key, dedupID string, dataLen int) error {
+	switch {
+	case len(key) > maxKeyLen:
+		return fmt.Errorf("entry %d: key of %d bytes (at most %d): %w", i, len(key), maxKeyLen, ErrInvalid)
+	case len(dedupID) > maxDedupLen:
+		return fmt.Errorf("entry %d: dedup id of %d bytes (at most %d): %w", i, len(dedupID), maxDedupLen, ErrInvalid)
+	case dataLen > maxDataLen:
+		return fmt.Errorf("entry %d: %d bytes of data (at most %d): %w", i, dataLen, maxDataLen, ErrInvalid)
+	}
+	return nil
+}
+
 // Append copies entries and cursor: the caller may reuse them at once.
 func (j *Journal) Append(ctx context.Context, provider string, entries []Entry, cursor []byte) ([]Appended, error) {
 	if err := checkProvider(provider); err != nil {
@@ -484,13 +497,8 @@ func (j *Journal) Append(ctx context.Context, provider string, entries []Entry, 
 	size := 0
 	for i := range entries {
 		e := &entries[i]
-		switch {
-		case len(e.Key) > maxKeyLen:
-			return nil, fmt.Errorf("append: entry %d: key of %d bytes (at most %d): %w", i, len(e.Key), maxKeyLen, ErrInvalid)
-		case len(e.DedupID) > maxDedupLen:
-			return nil, fmt.Errorf("append: entry %d: dedup id of %d bytes (at most %d): %w", i, len(e.DedupID), maxDedupLen, ErrInvalid)
-		case len(e.Data) > maxDataLen:
-			return nil, fmt.Errorf("append: entry %d: %d bytes of data (at most %d): %w", i, len(e.Data), maxDataLen, ErrInvalid)
+		if err := checkEntry(i, e.Key, e.DedupID, len(e.Data)); err != nil {
+			return nil, fmt.Errorf("append: %w", err)
 		}
 		size += entryFrameSize(provider, e.Key, e.DedupID, len(e.Data))
 	}

@@ -54,11 +54,8 @@ func (j *Journal) Move(ctx context.Context, from string, first, last uint64, ent
 	size := 0
 	for i := range entries {
 		e := &entries[i]
-		switch {
-		case len(e.Key) > maxKeyLen:
-			return nil, fmt.Errorf("move: entry %d: key of %d bytes (at most %d): %w", i, len(e.Key), maxKeyLen, ErrInvalid)
-		case len(e.Data) > maxDataLen:
-			return nil, fmt.Errorf("move: entry %d: %d bytes of data (at most %d): %w", i, len(e.Data), maxDataLen, ErrInvalid)
+		if err := checkEntry(i, e.Key, "", len(e.Data)); err != nil {
+			return nil, fmt.Errorf("move: %w", err)
 		}
 		if err := checkProvider(e.Provider); err != nil {
 			return nil, fmt.Errorf("move: entry %d: %w", i, err)

@@ -94,14 +94,8 @@ func checkIDs(chat, thread string) error {
 
 // PutBinding implements Store.PutBinding.
 func (s *Bolt) PutBinding(b Binding) error {
-	if err := checkKey("binding key", b.Key); err != nil {
+	if err := CheckBinding(b); err != nil {
 		return err
-	}
-	if !b.Status.Valid() {
-		return fmt.Errorf("binding %q: status %q: %w", b.Key, b.Status, ErrInvalid)
-	}
-	if err := checkTarget(b.Target); err != nil {
-		return fmt.Errorf("binding %q: %w", b.Key, err)
 	}
 	// A binding that is new, gets another thread, or has unrouted updates
 	// of its thread left to claim changes where Append routes: it is
