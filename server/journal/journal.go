@@ -610,20 +610,42 @@ func (j *Journal) ReadData(key string, afterSeq uint64, limit int) ([]Record, er
 // records are deleted or the journal is closed; the caller then reads or
 // checks again. The cost of waking is per key that got records, not per
 // key or waiter in the journal.
+//
+// It takes the journal's lock shared (exclusively only the first time a
+// key is named): the streams of many followers woken by one commit ask
+// for their next channel at the same time, and neither wait for one
+// another nor hold up Read.
 func (j *Journal) Changed(key string, afterSeq uint64) <-chan struct{} {
-	j.mu.Lock()
+	j.mu.RLock()
+	ks, c := j.changedLocked(key, afterSeq)
+	j.mu.RUnlock()
+	if ks != nil {
+		return c
+	}
+	j.mu.Lock() // a key never named: make its state
 	defer j.mu.Unlock()
 	if j.keys == nil {
 		return closedChan
 	}
-	ks := j.key(key)
+	j.key(key)
+	_, c = j.changedLocked(key, afterSeq)
+	return c
+}
+
+// changedLocked is Changed for a key that has a state (nil ks if it has
+// none). Caller holds mu, shared or exclusively.
+func (j *Journal) changedLocked(key string, afterSeq uint64) (ks *keyState, c <-chan struct{}) {
+	if j.keys == nil {
+		return &keyState{}, closedChan
+	}
+	ks = j.keys[key]
+	if ks == nil {
+		return nil, nil
+	}
 	if ks.lastSeq > afterSeq {
-		return closedChan
+		return ks, closedChan
 	}
-	if ks.changed == nil {
-		ks.changed = make(chan struct{})
-	}
-	return ks.changed
+	return ks, ks.waitChan()
 }
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()

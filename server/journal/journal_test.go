@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -553,6 +554,58 @@ func TestChanged(t *testing.T) {
 	}
 	if !isClosed(j.Changed("c", 0)) {
 		t.Error("Changed after Close is not closed")
+	}
+}
+
+// TestChangedShared: Changed does not need the journal's lock
+// exclusively, so the followers woken by one commit neither wait for one
+// another's Changed nor for a Read in progress. Here a reader holds the
+// lock shared while Changed is called, for a key with records and for
+// one never named before (whose state Changed has to make, after the
+// reader is done); concurrent calls for one key get one channel, which
+// the next append to it closes.
+func TestChangedShared(t *testing.T) {
+	j, _ := newJournal(t, Options{})
+	mustAppend(t, j, "telegram", nil, ent("a", "", "x"))
+
+	j.mu.RLock() // a Read in progress
+	unlock := sync.OnceFunc(j.mu.RUnlock)
+	t.Cleanup(unlock) // before the journal's Close, if the test fails
+	const callers = 8
+	got := make(chan (<-chan struct{}), callers)
+	for range callers {
+		go func() { got <- j.Changed("a", 1) }()
+	}
+	var cs []<-chan struct{}
+	for range callers {
+		cs = append(cs, testkit.Recv(t, got, "Changed while the lock is held shared"))
+	}
+	if closed := isClosed(j.Changed("a", 0)); !closed {
+		t.Error("Changed(a, 0) with seq 1 present is not closed")
+	}
+	fresh := make(chan (<-chan struct{}), 1)
+	go func() { fresh <- j.Changed("new", 0) }()
+	unlock()
+	cn := testkit.Recv(t, fresh, "Changed of a key never named")
+
+	for i, c := range cs {
+		if c != cs[0] {
+			t.Fatalf("caller %d got another channel than caller 0", i)
+		}
+		if isClosed(c) {
+			t.Fatal("closed before anything was appended")
+		}
+	}
+	mustAppend(t, j, "telegram", nil, ent("a", "", "y"))
+	if !isClosed(cs[0]) {
+		t.Error("an append to a did not close the channel its callers got")
+	}
+	if isClosed(cn) {
+		t.Error("an append to a woke a key never appended to")
+	}
+	mustAppend(t, j, "telegram", nil, ent("new", "", "z"))
+	if !isClosed(cn) {
+		t.Error("an append to new did not wake it")
 	}
 }
 

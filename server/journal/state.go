@@ -4,7 +4,10 @@ package journal
 // open), the de-duplication windows, the heap that finds the oldest record
 // across keys, and the cache of recent records.
 
-import "container/heap"
+import (
+	"container/heap"
+	"sync"
+)
 
 // ring is a FIFO with random access, grown and shrunk by powers of two.
 type ring[T any] struct {
@@ -72,6 +75,10 @@ type keyState struct {
 	ring    ring[entry]
 	bytes   int64 // frame bytes in ring
 	heapIdx int   // position in Journal.fronts, -1 if not there
+	// changed is closed by wake (under mu held exclusively) and made by
+	// Changed under mu held shared: chMu orders the Changed calls of one
+	// key among themselves.
+	chMu    sync.Mutex
 	changed chan struct{}
 	mark    uint64 // writerState.gen of the last request that touched it
 
@@ -130,12 +137,26 @@ func (ks *keyState) entryAt(seq uint64) *entry {
 	return ks.ring.at(int(seq - ks.frontSeq()))
 }
 
-// wake closes the key's Changed channel, if anyone waits.
+// wake closes the key's Changed channel, if anyone waits. Caller holds
+// mu exclusively.
 func (ks *keyState) wake() {
+	ks.chMu.Lock()
 	if ks.changed != nil {
 		close(ks.changed)
 		ks.changed = nil
 	}
+	ks.chMu.Unlock()
+}
+
+// waitChan returns the channel wake closes next, making it if need be.
+// Caller holds mu (shared is enough).
+func (ks *keyState) waitChan() chan struct{} {
+	ks.chMu.Lock()
+	defer ks.chMu.Unlock()
+	if ks.changed == nil {
+		ks.changed = make(chan struct{})
+	}
+	return ks.changed
 }
 
 // key returns key's state, creating it. Caller holds mu.
