@@ -106,10 +106,11 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 // is held, then live updates as they are journalled. Each call of send
 // carries up to maxBatch updates (at least one; maxBatch <= 1: one at a
 // time), each in its wire form as the journal holds it (never decoded:
-// store.ReadEncoded), valid only until send returns. The updates come from
-// the journal's memory while the follower keeps up, and the stream waits
-// on Store.Changed, so a live
-// follower costs no disk read and no wake-up per update of others. It
+// store.FollowEncoded), valid only until send returns. The updates come
+// from the journal's memory while the follower keeps up, and the stream
+// waits on the channel of Store.Changed, taken with the read, so a live
+// follower costs no disk read, no wake-up per update of others, and one
+// read of the journal per wake-up. It
 // returns when the registration ends (with its reason), the stream is
 // superseded, ctx ends, or send fails.
 //
@@ -144,11 +145,15 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 	if threadChanged != nil {
 		rewired = h.ThreadChanged(f)
 	}
+	// buf is reused from one read to the next: a follower that keeps up
+	// reads a few updates per wake-up, with no allocation.
+	var buf []store.Encoded
 	for {
-		ups, err := store.ReadEncoded(h.store, key, pos, h.cfg.ReadBatch)
+		ups, changed, err := store.FollowEncoded(h.store, buf[:0], key, pos, h.cfg.ReadBatch)
 		if err != nil {
 			return err
 		}
+		buf = ups
 		for len(ups) > 0 {
 			n := min(len(ups), maxBatch)
 			last := ups[n-1].Seq
@@ -171,11 +176,20 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 			pos = last
 			ups = ups[n:]
 		}
+		// Drop the references to the journal's memory while waiting; a
+		// buffer grown by a long catch-up is not kept.
+		clear(buf)
+		if cap(buf) > maxStreamBuf {
+			buf = nil
+		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if changed == nil {
+			continue // more to read now
+		}
 		select {
-		case <-h.store.Changed(key, pos):
+		case <-changed:
 		case <-rewired:
 			rewired = h.ThreadChanged(f)
 			if err := threadChanged(); err != nil {
@@ -192,6 +206,10 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 		}
 	}
 }
+
+// maxStreamBuf is the most updates a stream's read buffer keeps between
+// reads (Stream).
+const maxStreamBuf = 64
 
 // Ack acknowledges the follower's updates through seq. A suspended
 // session's acks may name only what it was sent before it suspended.

@@ -595,14 +595,28 @@ func (j *Journal) Ack(key string, seq uint64) (uint64, error) {
 // Recent records come from memory (Options.TailBytes), older ones from the
 // segment files. Only durable records are returned.
 func (j *Journal) Read(key string, afterSeq uint64, limit int) ([]Record, error) {
-	return j.read(key, afterSeq, limit, true)
+	recs, _, err := j.read(nil, key, afterSeq, limit, true, false)
+	return recs, err
 }
 
 // ReadData is Read with each record's Provider and DedupID left empty:
 // nothing is allocated per record (a follower's stream needs only the
 // data).
 func (j *Journal) ReadData(key string, afterSeq uint64, limit int) ([]Record, error) {
-	return j.read(key, afterSeq, limit, false)
+	recs, _, err := j.read(nil, key, afterSeq, limit, false, false)
+	return recs, err
+}
+
+// Follow is ReadData for a follower that waits for more once it has what
+// there is: it appends the records to dst (which it may reuse: nothing
+// else is allocated while they come from memory) and, if they reach the
+// key's last record (none beyond limit), also returns the channel
+// Changed(key, last seq read, or afterSeq if none) would return, taken
+// under the same lock as the read. changed is nil when more records are
+// there to read now (and on error). One read and one lock per wake-up,
+// where ReadData and Changed take two.
+func (j *Journal) Follow(dst []Record, key string, afterSeq uint64, limit int) (recs []Record, changed <-chan struct{}, err error) {
+	return j.read(dst, key, afterSeq, limit, false, true)
 }
 
 // Changed returns a channel that is closed once key has a record with a seq

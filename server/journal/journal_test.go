@@ -609,6 +609,96 @@ func TestChangedShared(t *testing.T) {
 	}
 }
 
+// TestFollow: Follow appends what ReadData returns to dst, and the
+// channel Changed returns once the records reach the key's last, from
+// memory and from disk alike.
+func TestFollow(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{name: "from memory", opts: Options{}},
+		{name: "from disk", opts: Options{TailBytes: -1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, _ := newJournal(t, tc.opts)
+			mustAppend(t, j, "telegram", nil, ent("a", "1", "x"), ent("a", "2", "y"), ent("a", "3", "z"))
+			prefix := []Record{{Seq: 99}}
+			tests := []struct {
+				after    uint64
+				limit    int
+				want     []string
+				waitFrom bool // changed is Changed(a, last read)
+			}{
+				{after: 0, limit: 0, want: []string{"x", "y", "z"}, waitFrom: true},
+				{after: 0, limit: 2, want: []string{"x", "y"}},
+				{after: 1, limit: 2, want: []string{"y", "z"}, waitFrom: true},
+				{after: 3, limit: 0, want: nil, waitFrom: true},
+			}
+			for _, tt := range tests {
+				recs, changed, err := j.Follow(slices.Clone(prefix), "a", tt.after, tt.limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(recs) == 0 || recs[0].Seq != 99 {
+					t.Fatalf("after %d limit %d: dst's records not kept: %+v", tt.after, tt.limit, recs)
+				}
+				var got []string
+				for i, r := range recs[1:] {
+					got = append(got, string(r.Data))
+					if r.Seq != tt.after+uint64(i)+1 || r.Provider != "" || r.DedupID != "" {
+						t.Errorf("after %d: record %+v", tt.after, r)
+					}
+				}
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("after %d limit %d: read %q, want %q", tt.after, tt.limit, got, tt.want)
+				}
+				switch {
+				case !tt.waitFrom && changed != nil:
+					t.Errorf("after %d limit %d: a channel with more to read", tt.after, tt.limit)
+				case tt.waitFrom && (changed == nil || isClosed(changed)):
+					t.Errorf("after %d limit %d: no open channel at the last record", tt.after, tt.limit)
+				}
+			}
+			_, changed, _ := j.Follow(nil, "a", 3, 0)
+			_, fresh, _ := j.Follow(nil, "never", 0, 0)
+			if changed == nil || fresh == nil || isClosed(fresh) {
+				t.Fatal("no channel to wait on")
+			}
+			mustAppend(t, j, "telegram", nil, ent("a", "4", "w"))
+			if !isClosed(changed) {
+				t.Error("an append to a did not close Follow's channel")
+			}
+			if err := j.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if !isClosed(fresh) {
+				t.Error("Close did not close Follow's channel")
+			}
+			if _, changed, err := j.Follow(nil, "a", 0, 0); !errors.Is(err, ErrClosed) || changed != nil {
+				t.Errorf("Follow after Close: %v, %v", changed, err)
+			}
+		})
+	}
+}
+
+// TestFollowAllocs: a follower that keeps up (its records in memory, its
+// buffer reused) reads and gets its channel without allocating.
+func TestFollowAllocs(t *testing.T) {
+	j, _ := newJournal(t, Options{})
+	mustAppend(t, j, "telegram", nil, entries("a", 4, 100)...)
+	buf := make([]Record, 0, 8)
+	allocs := testing.AllocsPerRun(100, func() {
+		recs, changed, err := j.Follow(buf[:0], "a", 0, 256)
+		if err != nil || len(recs) != 4 || changed == nil {
+			t.Fatalf("Follow: %d records, %v, %v", len(recs), changed, err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Follow allocates %v times per read", allocs)
+	}
+}
+
 func isClosed(c <-chan struct{}) bool {
 	select {
 	case <-c:

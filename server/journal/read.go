@@ -2,6 +2,7 @@ package journal
 
 import (
 	"fmt"
+	"slices"
 )
 
 // miss is a record Read has to fetch from its segment file.
@@ -13,64 +14,85 @@ type miss struct {
 	size uint32
 }
 
-// read implements Read (ids: with each record's provider and dedup id)
-// and ReadData. Under the read lock it takes the cached frames and
-// notes the others with a reference on their segment; it decodes and reads
-// from disk after releasing the lock, so a slow disk read holds up neither
-// the writer nor Ack.
-func (j *Journal) read(key string, afterSeq uint64, limit int, ids bool) ([]Record, error) {
+// read implements Read (ids: with each record's provider and dedup id),
+// ReadData and Follow (wait: also the Changed channel once the records
+// read reach the key's last), appending to dst. Under the read lock it
+// decodes the cached frames into dst and notes the others with a
+// reference on their segment; it reads those from disk after releasing
+// the lock, so a slow disk read holds up neither the writer nor Ack. A
+// read of cached records allocates nothing but what dst lacks.
+func (j *Journal) read(dst []Record, key string, afterSeq uint64, limit int, ids, wait bool) ([]Record, <-chan struct{}, error) {
 	j.mu.RLock()
 	if j.keys == nil {
 		j.mu.RUnlock()
-		return nil, j.errClosed()
+		return dst, nil, j.errClosed()
 	}
 	ks := j.keys[key]
 	if ks == nil || ks.ring.len() == 0 || afterSeq >= ks.lastSeq {
+		var changed <-chan struct{}
+		if wait && ks != nil {
+			_, changed = j.changedLocked(key, afterSeq)
+		}
 		j.mu.RUnlock()
-		return nil, nil
+		if wait && ks == nil {
+			changed = j.Changed(key, afterSeq) // makes the key's state
+		}
+		return dst, changed, nil
 	}
 	first := max(afterSeq+1, ks.frontSeq())
 	n := int(ks.lastSeq - first + 1)
+	var changed <-chan struct{}
 	if limit > 0 && n > limit {
 		n = limit
+	} else if wait {
+		_, changed = j.changedLocked(key, ks.lastSeq)
 	}
-	frames := make([][]byte, n)
+	from := len(dst)
+	dst = slices.Grow(dst, n)[:from+n]
+	out := dst[from:] // each is set below (or cleared)
 	var misses []miss
 	base := int(first - ks.frontSeq())
+	var err error
 	for i := range n {
 		e := ks.ring.at(base + i)
-		if e.frame != nil {
-			frames[i] = e.frame
+		if e.frame == nil {
+			e.seg.acquire()
+			misses = append(misses, miss{i: i, seq: first + uint64(i), seg: e.seg, lsn: e.lsn, size: e.size})
 			continue
 		}
-		e.seg.acquire()
-		misses = append(misses, miss{i: i, seq: first + uint64(i), seg: e.seg, lsn: e.lsn, size: e.size})
+		if err == nil {
+			err = j.decodeRecord(&out[i], e.frame, key, first+uint64(i), ids)
+		}
 	}
 	j.mu.RUnlock()
 
-	var err error
 	for _, m := range misses {
 		if err == nil {
-			frames[m.i], err = readFrame(m.seg, m.lsn, m.size)
+			var f []byte
+			if f, err = readFrame(m.seg, m.lsn, m.size); err == nil {
+				err = j.decodeRecord(&out[m.i], f, key, m.seq, ids)
+			}
 		}
 		m.seg.release()
 	}
 	if err != nil {
-		return nil, err
+		clear(out)
+		return dst[:from], nil, err
 	}
-	out := make([]Record, n)
-	for i, f := range frames {
-		seq := first + uint64(i)
-		e, err := decodeEntry(f[headerSize:], f[4])
-		if err != nil || string(e.key) != key || e.seq != seq {
-			return nil, fmt.Errorf("journal %s: %s seq %d: %w: its frame holds another record", j.dir, keyName(key), seq, ErrCorrupt)
-		}
-		out[i] = Record{Seq: seq, ReceivedAt: fromUnixNano(e.at), Data: e.data}
-		if ids {
-			out[i].Provider, out[i].DedupID = string(e.provider), string(e.dedupID)
-		}
+	return dst, changed, nil
+}
+
+// decodeRecord decodes the entry frame f of key's record seq into r.
+func (j *Journal) decodeRecord(r *Record, f []byte, key string, seq uint64, ids bool) error {
+	e, err := decodeEntry(f[headerSize:], f[4])
+	if err != nil || string(e.key) != key || e.seq != seq {
+		return fmt.Errorf("journal %s: %s seq %d: %w: its frame holds another record", j.dir, keyName(key), seq, ErrCorrupt)
 	}
-	return out, nil
+	*r = Record{Seq: seq, ReceivedAt: fromUnixNano(e.at), Data: e.data}
+	if ids {
+		r.Provider, r.DedupID = string(e.provider), string(e.dedupID)
+	}
+	return nil
 }
 
 // readFrame reads and verifies the frame at lsn in s.

@@ -331,20 +331,46 @@ func (s *Bolt) ReadEncoded(bindingKey string, afterSeq uint64, limit int) ([]Enc
 	if err != nil {
 		return nil, s.journalErr(err)
 	}
-	out := make([]Encoded, len(recs))
-	for i, r := range recs {
-		out[i] = Encoded{Seq: r.Seq, ReceivedAt: r.ReceivedAt}
-		if w, ok := wireOf(r.Data); ok {
-			out[i].Wire = w
-			continue
-		}
-		u, err := decodeUpdate(r.Data)
-		if err != nil {
-			return nil, fmt.Errorf("%s seq %d: %w", journalName(bindingKey), r.Seq, err)
-		}
-		out[i].Wire, _ = appendWire(nil, &u)
+	return appendEncoded(make([]Encoded, 0, len(recs)), bindingKey, recs)
+}
+
+// FollowEncoded implements EncodedFollower: ReadEncoded and Changed
+// under one lock of the journal (Journal.Follow), allocating nothing
+// while the updates come from its memory and dst has room.
+func (s *Bolt) FollowEncoded(dst []Encoded, bindingKey string, afterSeq uint64, limit int) ([]Encoded, <-chan struct{}, error) {
+	if afterSeq == math.MaxUint64 {
+		return dst, s.jr.Changed(bindingKey, afterSeq), nil
 	}
-	return out, nil
+	// A follower that keeps up reads a few records per wake-up: they fit
+	// in scratch, on the stack.
+	var scratch [16]journal.Record
+	recs, changed, err := s.jr.Follow(scratch[:0], bindingKey, afterSeq, limit)
+	if err != nil {
+		return dst, nil, s.journalErr(err)
+	}
+	if dst, err = appendEncoded(dst, bindingKey, recs); err != nil {
+		return dst, nil, err
+	}
+	return dst, changed, nil
+}
+
+// appendEncoded appends recs, the journal's records of bindingKey, to dst
+// in their wire form.
+func appendEncoded(dst []Encoded, bindingKey string, recs []journal.Record) ([]Encoded, error) {
+	for _, r := range recs {
+		e := Encoded{Seq: r.Seq, ReceivedAt: r.ReceivedAt}
+		if w, ok := wireOf(r.Data); ok {
+			e.Wire = w
+		} else {
+			u, err := decodeUpdate(r.Data)
+			if err != nil {
+				return dst, fmt.Errorf("%s seq %d: %w", journalName(bindingKey), r.Seq, err)
+			}
+			e.Wire, _ = appendWire(nil, &u)
+		}
+		dst = append(dst, e)
+	}
+	return dst, nil
 }
 
 // Changed implements Store.Changed.

@@ -76,6 +76,35 @@ type EncodedReader interface {
 	ReadEncoded(bindingKey string, afterSeq uint64, limit int) ([]Encoded, error)
 }
 
+// EncodedFollower is a Store that reads a follower's updates in their
+// wire form and the channel to wait on for more in one step.
+type EncodedFollower interface {
+	// FollowEncoded appends to dst what ReadEncoded returns and, if that
+	// reaches the binding's last update, also the channel Changed(the
+	// last seq read, or afterSeq if none) returns, taken at the same
+	// moment; nil when there is more to read at once (and on error).
+	FollowEncoded(dst []Encoded, bindingKey string, afterSeq uint64, limit int) ([]Encoded, <-chan struct{}, error)
+}
+
+// FollowEncoded is EncodedFollower.FollowEncoded for any Store: where s
+// is not one, ReadEncoded, then Changed.
+func FollowEncoded(s Store, dst []Encoded, bindingKey string, afterSeq uint64, limit int) ([]Encoded, <-chan struct{}, error) {
+	if f, ok := s.(EncodedFollower); ok {
+		return f.FollowEncoded(dst, bindingKey, afterSeq, limit)
+	}
+	ups, err := ReadEncoded(s, bindingKey, afterSeq, limit)
+	if err != nil {
+		return dst, nil, err
+	}
+	if limit > 0 && len(ups) >= limit {
+		return append(dst, ups...), nil, nil
+	}
+	if len(ups) > 0 {
+		afterSeq = ups[len(ups)-1].Seq
+	}
+	return append(dst, ups...), s.Changed(bindingKey, afterSeq), nil
+}
+
 // ReadEncoded is s.Read with each update in its wire form: the stored
 // bytes where s keeps them so (EncodedReader), else encoded from Read's.
 func ReadEncoded(s Store, bindingKey string, afterSeq uint64, limit int) ([]Encoded, error) {
