@@ -46,6 +46,12 @@ type options struct {
 	ackSet     bool
 }
 
+// streamWindow is the flow-control window of a connection and of each of
+// its streams (fixed: see Dial). A follower's stream holds up to
+// UpdatesBatch updates per message; 1 MiB keeps a catch-up from waiting
+// on window updates.
+const streamWindow = 1 << 20
+
 // Option configures Dial.
 type Option func(*options)
 
@@ -88,6 +94,12 @@ func Dial(socket string, opts ...Option) (*Client, error) {
 	dialOpts := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithPerRPCCredentials(bearer(o.secret)),
+		// Fixed flow-control windows: with grpc's dynamic ones (BDP
+		// estimation) the connection answers nearly every stream message
+		// with a PING and a WINDOW_UPDATE, which the supervisor reads and
+		// answers: per follower, per journal commit.
+		grpc.WithInitialWindowSize(streamWindow),
+		grpc.WithInitialConnWindowSize(streamWindow),
 	}, o.dialOpts...)
 	cc, err := grpc.NewClient("unix://"+abs, dialOpts...)
 	if err != nil {
