@@ -82,7 +82,9 @@ type EncodedFollower interface {
 	// FollowEncoded appends to dst what ReadEncoded returns and, if that
 	// reaches the binding's last update, also the channel Changed(the
 	// last seq read, or afterSeq if none) returns, taken at the same
-	// moment; nil when there is more to read at once (and on error).
+	// moment; nil when there is more to read at once, or may be (a Store
+	// that cannot tell whether exactly limit updates were the last), and
+	// on error: the caller reads again.
 	FollowEncoded(dst []Encoded, bindingKey string, afterSeq uint64, limit int) ([]Encoded, <-chan struct{}, error)
 }
 
