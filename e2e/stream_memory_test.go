@@ -11,6 +11,7 @@ import (
 	"time"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+	"github.com/chatbus/chatbus/server/metrics/metricstest"
 )
 
 // streamStackBudget bounds the goroutine stack an open Subscribe stream
@@ -69,24 +70,40 @@ func TestStreamStackPerFollower(t *testing.T) {
 	waitSubscribed(t, b, 1)
 	base := s.scrape(t)
 	const n = 64
+	fls := make([]*follower, n)
 	for i := range n {
-		follow(t, b.c, fmt.Sprintf("manual:s%d", i), fmt.Sprintf("/home/u/s%d", i))
+		fls[i] = follow(t, b.c, fmt.Sprintf("manual:s%d", i), fmt.Sprintf("/home/u/s%d", i))
 	}
 	waitSubscribed(t, b, n+1)
 	after := s.scrape(t)
+	checkStreams(t, "open", n, base, after)
 
+	// Each stream delivers an update: what a send takes must not leave
+	// the stream's stack larger once it waits again.
+	for i, fl := range fls {
+		b.tg.PushMessage(forumChat, int(fl.thread()), allowedUser, fmt.Sprintf("to s%d", i))
+	}
+	for i, fl := range fls {
+		fl.waitTexts(t, fmt.Sprintf("to s%d", i))
+	}
+	checkStreams(t, "after an update each", n, base, s.scrape(t))
+}
+
+// checkStreams checks what n streams added between base and after.
+func checkStreams(t *testing.T, when string, n int, base, after metricstest.Scrape) {
+	t.Helper()
 	goroutines := after.Get("go_goroutines") - base.Get("go_goroutines")
 	stack := after.Get("go_memstats_stack_inuse_bytes") - base.Get("go_memstats_stack_inuse_bytes")
-	t.Logf("%d streams: %+.0f goroutines, %+.0f bytes of stack (%.1f KiB a stream)", n, goroutines, stack, stack/n/1024)
+	t.Logf("%d streams, %s: %+.0f goroutines, %+.0f bytes of stack (%.1f KiB a stream)", n, when, goroutines, stack, stack/float64(n)/1024)
 	// Heartbeats (every 200ms here) may be in flight at either scrape:
 	// each is a goroutine while it is.
 	const inFlight = 2
-	if goroutines > n+inFlight {
-		t.Errorf("%d streams on one connection started %.0f goroutines, want one each", n, goroutines)
+	if goroutines > float64(n+inFlight) {
+		t.Errorf("%d streams on one connection, %s: %.0f goroutines, want one each", n, when, goroutines)
 	}
-	if stack > n*streamStackBudget {
-		t.Errorf("%d streams hold %.0f bytes of stack (%.1f KiB each), want at most %d KiB each",
-			n, stack, stack/n/1024, streamStackBudget>>10)
+	if stack > float64(n*streamStackBudget) {
+		t.Errorf("%d streams, %s: %.0f bytes of stack (%.1f KiB each), want at most %d KiB each",
+			n, when, stack, stack/float64(n)/1024, streamStackBudget>>10)
 	}
 }
 
