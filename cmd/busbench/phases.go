@@ -612,8 +612,25 @@ func (b *bencher) openLoopPhase(ctx context.Context, sup *supervisor, ctl *contr
 		return err
 	}
 	sup.profile("openloop")
-	sleep(ctx, warm+o.OpenDuration)
+	// What one fdatasync costs on this disk while the open loop writes to
+	// it: each update waits for at least one, so the probe's tail is the
+	// floor under the open loop's.
+	sleep(ctx, warm)
+	stopProbe := make(chan struct{})
+	probed := make(chan []time.Duration, 1)
+	var probeErr error
+	go func() {
+		d, err := syncLatencies(b.stateRoot, 0, 10*time.Millisecond, stopProbe)
+		probeErr = err
+		probed <- d
+	}()
+	sleep(ctx, o.OpenDuration)
+	close(stopProbe)
+	syncs := <-probed
 	sup.profile("")
+	if probeErr != nil {
+		return fmt.Errorf("open loop: the fdatasync probe: %w", probeErr)
+	}
 	// Nothing scheduled in the window is dropped: the injection goes on
 	// until the provider has sent past the window's end.
 	deadline := time.Now().Add(2 * time.Minute)
@@ -644,6 +661,13 @@ func (b *bencher) openLoopPhase(ctx context.Context, sup *supervisor, ctl *contr
 		Chatbus: fp(float64(lat.P99)), Samples: lat.N, Note: note}, target{Max: float64(2 * time.Millisecond)})
 	b.addFigure(figure{ID: "open_loop_latency_p50", Name: "forwarded update latency, open loop, durable, p50", Unit: unitDuration,
 		Chatbus: fp(float64(lat.P50)), Samples: lat.N}, target{})
+	ps := bench.Summarize(syncs)
+	details["fdatasync_during"] = ps
+	b.addFigure(figure{ID: "open_loop_fdatasync_p50", Name: "context: 4 KiB write + fdatasync during the open loop, p50", Unit: unitDuration,
+		Chatbus: fp(float64(ps.P50)), Samples: ps.N,
+		Note: "not a chatbus figure: one fdatasync every 10 ms of a file beside the journal while the open loop ran; every update waits for at least one"}, target{})
+	b.addFigure(figure{ID: "open_loop_fdatasync_p99", Name: "context: 4 KiB write + fdatasync during the open loop, p99", Unit: unitDuration,
+		Chatbus: fp(float64(ps.P99)), Samples: ps.N}, target{})
 	return nil
 }
 
@@ -790,25 +814,9 @@ func (b *bencher) memoryPhase(ctx context.Context) error {
 func (b *bencher) diskPhase() error {
 	n := pick(b.opts.Quick, 200, 2000)
 	b.logf("disk: %d × (4 KiB pwrite + fdatasync) in %s", n, b.stateRoot)
-	f, err := os.CreateTemp(b.stateRoot, "fsync")
+	d, err := syncLatencies(b.stateRoot, n, 0, nil)
 	if err != nil {
 		return err
-	}
-	defer os.Remove(f.Name())
-	defer f.Close()
-	buf := make([]byte, 4096)
-	var d []time.Duration
-	for i := range n + 50 {
-		start := time.Now()
-		if _, err := f.WriteAt(buf, int64(i%64)*4096); err != nil {
-			return err
-		}
-		if err := syscall.Fdatasync(int(f.Fd())); err != nil {
-			return err
-		}
-		if i >= 50 {
-			d = append(d, time.Since(start))
-		}
 	}
 	s := bench.Summarize(d)
 	b.results.Details["disk"] = map[string]any{"fdatasync_4k": s, "dir": b.stateRoot}
@@ -818,6 +826,43 @@ func (b *bencher) diskPhase() error {
 	b.addFigure(figure{ID: "fdatasync_p99", Name: "context: 4 KiB write + fdatasync where the journal lives, p99", Unit: unitDuration,
 		Chatbus: fp(float64(s.P99)), Samples: s.N}, target{})
 	return nil
+}
+
+// syncLatencies times 4 KiB pwrites, each followed by an fdatasync, in a
+// file of its own in dir: n of them after 50 unmeasured (n > 0), or one
+// every interval until stop is closed (n == 0). A write overwrites one of
+// 64 blocks, so that no fdatasync carries a metadata change: the figure is
+// the device's, as the journal's writes into its zeroed segments are.
+func syncLatencies(dir string, n int, every time.Duration, stop <-chan struct{}) ([]time.Duration, error) {
+	f, err := os.CreateTemp(dir, "fsync")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	buf := make([]byte, 4096)
+	var d []time.Duration
+	const warm = 50
+	for i := 0; n == 0 || i < n+warm; i++ {
+		if n == 0 {
+			select {
+			case <-stop:
+				return d, nil
+			case <-time.After(every):
+			}
+		}
+		start := time.Now()
+		if _, err := f.WriteAt(buf, int64(i%64)*4096); err != nil {
+			return d, err
+		}
+		if err := syscall.Fdatasync(int(f.Fd())); err != nil {
+			return d, err
+		}
+		if n == 0 || i >= warm {
+			d = append(d, time.Since(start))
+		}
+	}
+	return d, nil
 }
 
 // sleep waits d or until ctx ends.

@@ -16,7 +16,7 @@
 // The store's bindings are the truth; the Hub is the façade over parts
 // that each own one thing, each with its own lock:
 //
-//   - the binding locks (keyLocks, keylock.go): one per binding key,
+//   - the binding locks (keylock.Locks): one per binding key,
 //     serializing the changes of one binding that span a store or provider
 //     call (a registration resolving it, a fresh registration taking its
 //     thread over, the lifecycle closing, reopening or replacing it);
@@ -57,6 +57,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/chatbus/chatbus/internal/keylock"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/liveness"
 	"github.com/chatbus/chatbus/server/metrics"
@@ -267,7 +268,7 @@ type Hub struct {
 
 	// locks serializes the changes of one binding that span a store or
 	// provider call; taken before any of the parts' locks (package doc).
-	locks keyLocks
+	locks keylock.Locks
 
 	routes  routeCache  // which binding owns a thread
 	slots   slotTable   // which slots are taken

@@ -28,7 +28,7 @@ func (h *Hub) Reconcile() (int, error) {
 		}
 		// Under the binding's lock, as it is now: a registration or a
 		// thread change may have come first.
-		unlock := h.locks.lock(b.Key)
+		unlock := h.locks.Lock(b.Key)
 		b, err := h.store.GetBinding(b.Key)
 		if err != nil || !h.retire(b, h.reg.Holders(), now) {
 			unlock()

@@ -39,7 +39,7 @@ func (h *Hub) Register(ctx context.Context, info registry.Info, req Request) (Re
 	// The profile's binding changes under its lock (a handoff's binding
 	// is the profile's too): no fresh registration takes its thread and
 	// no lifecycle step closes it meanwhile.
-	unlock := h.locks.lock(info.ProfileKey)
+	unlock := h.locks.Lock(info.ProfileKey)
 	defer unlock()
 	b, origin, err := h.resolve(ctx, info, req)
 	if err != nil {

@@ -88,7 +88,7 @@ func (h *Hub) claimParked(provider string) (*store.Binding, func()) {
 		return a.key < b.key
 	})
 	for _, c := range cands {
-		unlock, ok := h.locks.tryLock(c.key)
+		unlock, ok := h.locks.TryLock(c.key)
 		if !ok {
 			continue
 		}
@@ -155,7 +155,7 @@ func (h *Hub) reopenReused(ctx context.Context, b store.Binding) store.Binding {
 // which a call found deleted, unless that was done already (by a
 // concurrent call): it returns the binding with its thread now.
 func (h *Hub) replaceThread(ctx context.Context, key string, gone store.Target) (store.Binding, error) {
-	unlock := h.locks.lock(key)
+	unlock := h.locks.Lock(key)
 	defer unlock()
 	b, err := h.store.GetBinding(key)
 	switch {
@@ -338,7 +338,7 @@ func (h *Hub) lifecycle(ctx context.Context) {
 
 // applyThreadEvent applies one thing an update said about a thread.
 func (h *Hub) applyThreadEvent(ctx context.Context, ev threadEvent) {
-	unlock := h.locks.lock(ev.key)
+	unlock := h.locks.Lock(ev.key)
 	defer unlock()
 	b, err := h.store.GetBinding(ev.key)
 	if err != nil || b.Target != ev.t {
@@ -424,7 +424,7 @@ func (h *Hub) closeOffline(ctx context.Context) (int, error) {
 // closeParked closes the thread of parked binding key if it is still
 // due; it reports whether it did.
 func (h *Hub) closeParked(ctx context.Context, key string, now time.Time) bool {
-	unlock, ok := h.locks.tryLock(key)
+	unlock, ok := h.locks.TryLock(key)
 	if !ok {
 		return false
 	}

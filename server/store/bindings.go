@@ -102,10 +102,19 @@ func (s *Bolt) PutBinding(b Binding) error {
 	// written under boundMu (write), and claims its thread's unrouted
 	// updates (claim.go). Any other is written under boundMu (read), so
 	// that none of those comes in between.
+	//
+	// The key's lock orders the writes of one binding (holders.go needs
+	// no other write of it under way while it holds a change); it is
+	// taken before boundMu.
+	unlock := s.keys.Lock(b.Key)
+	defer unlock()
 	s.boundMu.RLock()
 	cur, known := s.bound[b.Key]
 	if known && cur == b.Target && (b.Target.IsZero() || !s.strayOf(b.Target)) {
 		defer s.boundMu.RUnlock()
+		if s.putHolder(b) {
+			return nil
+		}
 		return s.writeBinding(b)
 	}
 	s.boundMu.RUnlock()
@@ -142,10 +151,13 @@ func (s *Bolt) PutBinding(b Binding) error {
 	return nil
 }
 
-// writeBinding is PutBinding's bbolt write.
+// writeBinding is PutBinding's bbolt write. It supersedes a held holder
+// change of b (holders.go): b is the binding as its caller wants it.
 func (s *Bolt) writeBinding(b Binding) error {
 	now := s.opts.Now()
-	return s.write(context.Background(), func(tx *bbolt.Tx) error {
+	var heldVer uint64
+	err := s.write(context.Background(), func(tx *bbolt.Tx) error {
+		heldVer = s.supersedeHeld(tx, b.Key)
 		rec := b // fn may run twice: never modify b itself
 		bindings, targets := tx.Bucket(bBindings), tx.Bucket(bTargets)
 		key := []byte(rec.Key)
@@ -189,6 +201,8 @@ func (s *Bolt) writeBinding(b Binding) error {
 		}
 		return bindings.Put(key, v)
 	}, nil)
+	s.settleHeld(b.Key, heldVer, true, err == nil)
+	return err
 }
 
 // unindexTarget removes t's index entry if it points at key.
@@ -212,6 +226,7 @@ func (s *Bolt) GetBinding(key string) (Binding, error) {
 		if b, err = decodeBinding(v); err != nil {
 			return fmt.Errorf("binding %q: %w", key, err)
 		}
+		s.applyHeld(&b, uint64(tx.ID()))
 		return nil
 	})
 	return b, err
@@ -236,6 +251,7 @@ func (s *Bolt) BindingByTarget(t Target) (Binding, error) {
 		if b, err = decodeBinding(v); err != nil {
 			return fmt.Errorf("binding %q: %w", key, err)
 		}
+		s.applyHeld(&b, uint64(tx.ID()))
 		return nil
 	})
 	return b, err
@@ -250,6 +266,7 @@ func (s *Bolt) ListBindings() ([]Binding, error) {
 			if err != nil {
 				return fmt.Errorf("binding %q: %w", k, err)
 			}
+			s.applyHeld(&b, uint64(tx.ID()))
 			out = append(out, b)
 			return nil
 		})
@@ -260,9 +277,13 @@ func (s *Bolt) ListBindings() ([]Binding, error) {
 // DeleteBinding implements Store.DeleteBinding: the binding goes first
 // (bbolt), then its journal (see journal.go for why in this order).
 func (s *Bolt) DeleteBinding(key string) error {
+	unlock := s.keys.Lock(key)
+	defer unlock()
 	s.boundMu.Lock()
 	defer s.boundMu.Unlock()
+	var heldVer uint64
 	err := s.write(context.Background(), func(tx *bbolt.Tx) error {
+		heldVer = s.supersedeHeld(tx, key)
 		bindings := tx.Bucket(bBindings)
 		v := bindings.Get([]byte(key))
 		if v == nil {
@@ -282,6 +303,7 @@ func (s *Bolt) DeleteBinding(key string) error {
 		}
 		return bindings.Delete([]byte(key))
 	}, nil)
+	s.settleHeld(key, heldVer, true, err == nil)
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
+	"github.com/chatbus/chatbus/internal/keylock"
 	"github.com/chatbus/chatbus/server/journal"
 	"github.com/chatbus/chatbus/server/journal/vfs"
 )
@@ -151,6 +152,15 @@ type Options struct {
 	// goroutine and must not block.
 	OnCommit func(requests int, took time.Duration, err error)
 
+	// HolderDelay is how long a binding's new holder (a PutBinding that
+	// changes only its InstanceID and Updated, as a reloaded follower's
+	// registration does) may be held in memory before it is written; it
+	// is written sooner with the binding's next write, and at Close.
+	// Reads see it at once; a crash loses the holder changes of the last
+	// HolderDelay (holders.go says why that is safe). If zero, 100ms;
+	// negative: every PutBinding is written before it returns.
+	HolderDelay time.Duration
+
 	// testHookBeforeTx, if set, runs on the committer goroutine before each
 	// write transaction with the number of requests it carries.
 	testHookBeforeTx func(requests int)
@@ -175,6 +185,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.HolderDelay == 0 {
+		o.HolderDelay = defaultHolderDelay
 	}
 	return o
 }
@@ -216,6 +229,21 @@ type Bolt struct {
 	closeOnce sync.Once
 	closing   chan struct{} // closed by Close: the committer drains reqs and exits
 	loopDone  chan struct{} // closed when the committer has exited
+
+	// keys is one lock per binding key, held across PutBinding and
+	// DeleteBinding: the writes of one binding are one at a time. Taken
+	// before boundMu.
+	keys keylock.Locks
+
+	// heldMu guards held, heldVer, heldTimer and heldClosed: the holder
+	// changes of bindings not yet written (holders.go). A leaf, taken
+	// inside transactions (read and write) and never held across
+	// anything that waits.
+	heldMu     sync.Mutex
+	held       map[string]heldChange
+	heldVer    uint64
+	heldTimer  *time.Timer // writes what is held; nil while none is due
+	heldClosed bool        // Close began: nothing more is held
 
 	txs      atomic.Uint64 // write transactions run by the committer
 	requests atomic.Uint64 // write requests the committer answered after running them
@@ -270,6 +298,7 @@ func Open(path string, opts Options) (*Bolt, error) {
 		path:     path,
 		db:       db,
 		opts:     opts,
+		held:     map[string]heldChange{},
 		reqs:     make(chan *request, maxBatch),
 		closing:  make(chan struct{}),
 		loopDone: make(chan struct{}),
@@ -501,9 +530,18 @@ func (s *Bolt) CommitStats() (txs, requests uint64) {
 }
 
 // Close stops accepting calls, lets the committer and the journal finish
-// every write already queued (the journal writes the acks it holds), and
+// every write already queued (the journal writes the acks it holds, the
+// store the holders of bindings it holds: holders.go), and
 // closes the files (after any read in progress). Later calls return nil.
 func (s *Bolt) Close() error {
+	// The held holder changes first, while the committer still takes
+	// writes (a concurrent Close finds nothing held, or writes it too).
+	herr := s.closeHeld()
+	if herr != nil && !errors.Is(herr, ErrClosed) {
+		herr = fmt.Errorf("store %s: write the holders of bindings: %w", s.path, herr)
+	} else {
+		herr = nil
+	}
 	first := false
 	s.closeOnce.Do(func() { first = true; close(s.closing) })
 	if !first {
@@ -519,7 +557,7 @@ func (s *Bolt) Close() error {
 	if err := s.closeBolt(); err != nil {
 		return err
 	}
-	return jerr
+	return errors.Join(herr, jerr)
 }
 
 // closeBolt stops the committer and closes the bbolt file.

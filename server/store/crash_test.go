@@ -40,6 +40,9 @@ func TestHelperProcess(t *testing.T) {
 	if path == "" {
 		return // not the child
 	}
+	if os.Getenv(holderCrashEnv) != "" {
+		holderCrashChild(path)
+	}
 	s, err := Open(path, Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "helper:", err)
@@ -139,10 +142,10 @@ func TestCrashSafety(t *testing.T) {
 
 // runAndKill runs the helper child on path, SIGKILLs it after n lines,
 // and returns the highest seq per binding it reported committed.
-func runAndKill(t *testing.T, path string, n int) map[string]uint64 {
+func runAndKill(t *testing.T, path string, n int, env ...string) map[string]uint64 {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashHelperEnv+"="+path)
+	cmd.Env = append(append(os.Environ(), crashHelperEnv+"="+path), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -175,4 +178,96 @@ func runAndKill(t *testing.T, path string, n int) map[string]uint64 {
 		t.Fatalf("child exited normally; want it killed")
 	}
 	return acked
+}
+
+// holderCrashEnv makes TestHelperProcess the child of
+// TestHolderCrashSafety.
+const holderCrashEnv = "CHATBUS_STORE_HOLDER_CRASH"
+
+// holderCrashChild puts binding "h" in a loop until it is killed: n = 1,
+// 2, 3… each changes its holder to "i<n>" only (held, written within the
+// 1 ms HolderDelay), and every fifth also its LastError to "e<n>"
+// (written before PutBinding returns), after which it prints "h <n>".
+func holderCrashChild(path string) {
+	s, err := Open(path, Options{HolderDelay: time.Millisecond})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		os.Exit(2)
+	}
+	b, err := s.GetBinding("h")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		os.Exit(3)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for n := 1; time.Now().Before(deadline); n++ {
+		b.InstanceID, b.Updated = fmt.Sprint("i", n), time.Time{}
+		durable := n%5 == 0
+		if durable {
+			b.LastError = fmt.Sprint("e", n)
+		}
+		if err := s.PutBinding(b); err != nil {
+			fmt.Fprintf(os.Stderr, "helper: put %d: %v\n", n, err)
+			os.Exit(4)
+		}
+		if durable {
+			if _, err := fmt.Printf("h %d\n", n); err != nil {
+				os.Exit(0) // the parent is gone
+			}
+		}
+	}
+	os.Exit(0)
+}
+
+// TestHolderCrashSafety SIGKILLs a child that changes a binding's holder
+// (held in memory, written within HolderDelay) between writes that are
+// durable when they return, and checks after each kill: the file passes
+// bbolt's consistency check, the binding keeps its thread and status,
+// every write the child saw return is there, and the holder is one the
+// child put at or after it (never an older one over a newer write).
+func TestHolderCrashSafety(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := Target{"telegram", "-100", "7"}
+	if err := s.PutBinding(Binding{Key: "h", OwnerKind: OwnerManualFollower, InstanceID: "i0", LastError: "e0",
+		Target: tg, Slot: "A", Status: StatusActive, LastAction: ActionRegisterReuse}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, killAfter := range []int{5, 50 + rand.IntN(50), 200 + rand.IntN(200)} {
+		t.Run(fmt.Sprint("after ", killAfter), func(t *testing.T) {
+			acked := runAndKill(t, path, killAfter, holderCrashEnv+"=1")["h"]
+			s, err := Open(path, Options{Verify: true})
+			if err != nil {
+				t.Fatalf("reopen after SIGKILL: %v", err)
+			}
+			defer s.Close()
+			b, err := s.GetBinding("h")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var written, holder uint64
+			if _, err := fmt.Sscanf(b.LastError, "e%d", &written); err != nil {
+				t.Fatalf("last error %q: %v", b.LastError, err)
+			}
+			if _, err := fmt.Sscanf(b.InstanceID, "i%d", &holder); err != nil {
+				t.Fatalf("instance %q: %v", b.InstanceID, err)
+			}
+			if b.Target != tg || b.Status != StatusActive || b.Slot != "A" {
+				t.Errorf("binding %+v lost its thread, slot or status", b)
+			}
+			if written < acked {
+				t.Errorf("the file holds write e%d; the child saw e%d return", written, acked)
+			}
+			if holder < written {
+				t.Errorf("holder i%d is older than the write e%d it sits on", holder, written)
+			}
+			t.Logf("child saw e%d; the file holds e%d, holder i%d", acked, written, holder)
+		})
+	}
 }

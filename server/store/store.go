@@ -384,6 +384,13 @@ type Store interface {
 	// write or after it (the store finishes a move cut short when it is
 	// opened again). An error after the write names the binding as
 	// written: its next write (or the store's next Open) claims them.
+	//
+	// A write that changes nothing but the binding's holder (InstanceID
+	// and Updated: a reloaded follower taking its binding up again) may
+	// be made durable a moment later rather than before PutBinding
+	// returns (Bolt: within Options.HolderDelay, or with the binding's
+	// next write); every read sees it at once. A crash may lose it: the
+	// binding is then as last written, holder included.
 	PutBinding(b Binding) error
 	// GetBinding returns the binding stored under key, or ErrNotFound.
 	GetBinding(key string) (Binding, error)
