@@ -133,11 +133,17 @@ func (p *profile) startBinary(bin string, env []string, args ...string) *daemon 
 // waits until it serves and dials it. It returns the config file's path.
 func (p *profile) serveConfig(cfg string) (*daemon, *client.Client, string) {
 	p.t.Helper()
+	return p.serveConfigWith(filepath.Join(binDir, "supervisord"), cfg)
+}
+
+// serveConfigWith is serveConfig with the supervisord binary bin.
+func (p *profile) serveConfigWith(bin, cfg string) (*daemon, *client.Client, string) {
+	p.t.Helper()
 	path := filepath.Join(p.t.TempDir(), "config.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		p.t.Fatal(err)
 	}
-	d := p.start("--config", path)
+	d := p.startBinary(bin, nil, "--log-format", "json", "--log-level", "debug", "--config", path)
 	p.waitServing(d)
 	c, err := client.Dial(p.socket, client.WithSecretFile(filepath.Join(p.state, "secret")))
 	if err != nil {

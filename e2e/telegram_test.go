@@ -46,14 +46,19 @@ func startTelegramBus(t *testing.T, extra string) *tgBus {
 // startTelegramBusWith is startTelegramBus with setup applied to the
 // stand-in (after the forum is added) before anything starts.
 func startTelegramBusWith(t *testing.T, extra string, setup func(*tgtest.Server)) *tgBus {
+	return startTelegramBusOn(t, filepath.Join(binDir, "supervisord"), extra, setup)
+}
+
+// startTelegramBusOn is startTelegramBusWith with the supervisord binary bin.
+func startTelegramBusOn(t *testing.T, bin, extra string, setup func(*tgtest.Server)) *tgBus {
 	tg := tgtest.New(t)
 	tg.AddForum(forumChat)
 	if setup != nil {
 		setup(tg)
 	}
 	p := newProfile(t)
-	b := startBus(t, p, telegramConfig(tg, extra))
-	b.tg = tg
+	d, c, path := p.serveConfigWith(bin, telegramConfig(tg, extra))
+	b := &tgBus{profile: p, d: d, c: c, configPath: path, tg: tg}
 	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
 		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
 	}, "RUNNING")

@@ -224,17 +224,17 @@ func (b *busService) Unregister(_ context.Context, req *chatbusv1.UnregisterRequ
 }
 
 // platformOf names the platform of the follower's binding, "" if it has
-// none or its provider has not described itself yet.
+// none or its provider has not described itself yet. It reads what the
+// registry holds (the binding's provider never changes while a follower
+// holds it), not the stored binding: a store read on the Subscribe
+// handler's goroutine grew that goroutine's stack from 8 to 16 KiB, kept
+// for as long as the stream stays open (docs/performance.md).
 func (s *Server) platformOf(f *registry.Follower) string {
-	key := s.core.Binding(f)
-	if key == "" {
+	_, provider := f.Binding()
+	if provider == "" {
 		return ""
 	}
-	b, err := s.store.GetBinding(key)
-	if err != nil {
-		return ""
-	}
-	return s.platform(b.Target.Provider)
+	return s.platform(provider)
 }
 
 // platform names the platform of a provider, "" until it described itself.

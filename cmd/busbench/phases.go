@@ -663,11 +663,8 @@ func (b *bencher) openLoopPhase(ctx context.Context, sup *supervisor, ctl *contr
 		Chatbus: fp(float64(lat.P50)), Samples: lat.N}, target{})
 	ps := bench.Summarize(syncs)
 	details["fdatasync_during"] = ps
-	b.addFigure(figure{ID: "open_loop_fdatasync_p50", Name: "context: 4 KiB write + fdatasync during the open loop, p50", Unit: unitDuration,
-		Chatbus: fp(float64(ps.P50)), Samples: ps.N,
-		Note: "not a chatbus figure: one fdatasync every 10 ms of a file beside the journal while the open loop ran; every update waits for at least one"}, target{})
-	b.addFigure(figure{ID: "open_loop_fdatasync_p99", Name: "context: 4 KiB write + fdatasync during the open loop, p99", Unit: unitDuration,
-		Chatbus: fp(float64(ps.P99)), Samples: ps.N}, target{})
+	b.addSyncFigures("open_loop_fdatasync", "during the open loop", ps,
+		"not a chatbus figure: one fdatasync every 10 ms of a file beside the journal while the open loop ran; every update waits for at least one")
 	return nil
 }
 
@@ -820,12 +817,20 @@ func (b *bencher) diskPhase() error {
 	}
 	s := bench.Summarize(d)
 	b.results.Details["disk"] = map[string]any{"fdatasync_4k": s, "dir": b.stateRoot}
-	b.addFigure(figure{ID: "fdatasync_p50", Name: "context: 4 KiB write + fdatasync where the journal lives, p50", Unit: unitDuration,
-		Chatbus: fp(float64(s.P50)), Samples: s.N,
-		Note: "not a chatbus figure: the floor under every durable one (a bbolt commit is two fdatasyncs: pages, then meta)"}, target{})
-	b.addFigure(figure{ID: "fdatasync_p99", Name: "context: 4 KiB write + fdatasync where the journal lives, p99", Unit: unitDuration,
-		Chatbus: fp(float64(s.P99)), Samples: s.N}, target{})
+	b.addSyncFigures("fdatasync", "where the journal lives", s,
+		"not a chatbus figure: the floor under every durable one (a bbolt commit is two fdatasyncs: pages, then meta)")
 	return nil
+}
+
+// addSyncFigures adds the p50 and p99 of fdatasync latencies as context
+// rows (no target): IDs id_p50 and id_p99, named "… write + fdatasync
+// <where>".
+func (b *bencher) addSyncFigures(id, where string, s bench.Summary, note string) {
+	name := "context: 4 KiB write + fdatasync " + where
+	b.addFigure(figure{ID: id + "_p50", Name: name + ", p50", Unit: unitDuration,
+		Chatbus: fp(float64(s.P50)), Samples: s.N, Note: note}, target{})
+	b.addFigure(figure{ID: id + "_p99", Name: name + ", p99", Unit: unitDuration,
+		Chatbus: fp(float64(s.P99)), Samples: s.N}, target{})
 }
 
 // syncLatencies times 4 KiB pwrites, each followed by an fdatasync, in a

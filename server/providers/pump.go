@@ -191,12 +191,19 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 			}
 		}
 	}()
-	batch := make([]hub.Inbound, 0, m.cfg.IngestBatch)
-	raw := make([]*providerv1.Update, 0, m.cfg.IngestBatch)
-	arrived := make([]time.Time, 0, m.cfg.IngestBatch) // raw's, when read
-	var carry received                                 // what the last batch had no room for
+	// The batch's buffers grow with what arrives, up to limit, and keep
+	// their size: a provider that sends a few updates at a time holds a few
+	// entries, not limit (4096 Inbound records were 1 MiB per provider,
+	// live for as long as it runs, which the GC's heap goal counts twice).
+	limit := m.cfg.IngestBatch
+	first := min(limit, pumpStartCap)
+	batch := make([]hub.Inbound, 0, first)
+	raw := make([]*providerv1.Update, 0, first)
+	arrived := make([]time.Time, 0, first) // raw's, when read
+	var carry received                     // what the last batch had no room for
 	take := func(r received) {
-		n := min(len(r.ups), cap(raw)-len(raw))
+		n := min(len(r.ups), limit-len(raw))
+		raw, arrived = reserve(raw, n, limit), reserve(arrived, n, limit)
 		raw = append(raw, r.ups[:n]...)
 		for range n {
 			arrived = append(arrived, r.at)
@@ -218,7 +225,7 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 		}
 		take(carry)
 	drain:
-		for len(carry.ups) == 0 && len(raw) < cap(raw) {
+		for len(carry.ups) == 0 && len(raw) < limit {
 			select {
 			case r, ok := <-in:
 				if !ok {
@@ -229,7 +236,7 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 				break drain
 			}
 		}
-		batch = batch[:0]
+		batch = reserve(batch[:0], len(raw), limit)
 		for i, u := range raw {
 			in := inbound(u)
 			in.Arrived = arrived[i]
@@ -258,6 +265,21 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 			return progressed, err
 		}
 	}
+}
+
+// pumpStartCap is the capacity a pump's batch buffers start with.
+const pumpStartCap = 64
+
+// reserve returns s with room for n more elements: s itself if it has it,
+// else a copy with twice the capacity (at least len(s)+n), never more than
+// limit (len(s)+n must not exceed it).
+func reserve[T any](s []T, n, limit int) []T {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	out := make([]T, len(s), min(limit, max(2*cap(s), len(s)+n)))
+	copy(out, s)
+	return out
 }
 
 // received is one provider message's updates and when the pump read it.

@@ -59,11 +59,13 @@ func (s *scriptedUpdates) Updates(stream grpc.BidiStreamingServer[providerv1.Upd
 	}
 }
 
-// recordingIngester journals nothing: it records each batch's ids.
+// recordingIngester journals nothing: it records each batch's ids and
+// the largest capacity a batch's buffer had.
 type recordingIngester struct {
 	mu      sync.Mutex
 	batches [][]int64
 	cursors []string
+	maxCap  int
 }
 
 func (r *recordingIngester) Ingest(_ context.Context, _ string, batch []hub.Inbound, cursor []byte) (int64, error) {
@@ -75,6 +77,7 @@ func (r *recordingIngester) Ingest(_ context.Context, _ string, batch []hub.Inbo
 	defer r.mu.Unlock()
 	r.batches = append(r.batches, ids)
 	r.cursors = append(r.cursors, string(cursor))
+	r.maxCap = max(r.maxCap, cap(batch))
 	return ids[len(ids)-1], nil
 }
 
@@ -109,33 +112,7 @@ func TestPumpReadsBothForms(t *testing.T) {
 		{Update: upd(12)},
 	}
 	prov := &scriptedUpdates{msgs: msgs, last: 12}
-	sock := filepath.Join(t.TempDir(), "p.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	providerv1.RegisterProviderServiceServer(srv, prov)
-	go srv.Serve(ln)
-	defer srv.Stop()
-	conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-
-	m, err := New(Config{Specs: []Spec{{Name: "x", Binary: "/nonexistent/provider-x"}}, SocketDir: t.TempDir(),
-		Store: cursorStore{}, IngestBatch: 3, Events: events.NewHub(zerolog.Nop())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ing := &recordingIngester{}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	progressed, err := m.stream(ctx, m.provs["x"], providerv1.NewProviderServiceClient(conn), ing)
-	if err != nil || !progressed {
-		t.Fatalf("stream = %v, %v; want progressed, nil (the provider closed its side)", progressed, err)
-	}
+	ing := pumpScript(t, prov, 3)
 	prov.mu.Lock()
 	defer prov.mu.Unlock()
 	if !prov.start.GetAcceptsBatches() {
@@ -166,5 +143,84 @@ func TestPumpReadsBothForms(t *testing.T) {
 	}
 	if len(prov.acks) != len(ing.batches) || prov.acks[len(prov.acks)-1] != 12 {
 		t.Errorf("acks %v for batches %v: want one per batch, through 12", prov.acks, ing.batches)
+	}
+}
+
+// pumpScript runs one pump stream (IngestBatch ingestBatch) from prov
+// until prov closes it, and returns what the pump journalled.
+func pumpScript(t *testing.T, prov *scriptedUpdates, ingestBatch int) *recordingIngester {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "p.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	providerv1.RegisterProviderServiceServer(srv, prov)
+	go srv.Serve(ln)
+	defer srv.Stop()
+	conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+
+	m, err := New(Config{Specs: []Spec{{Name: "x", Binary: "/nonexistent/provider-x"}}, SocketDir: t.TempDir(),
+		Store: cursorStore{}, IngestBatch: ingestBatch, Events: events.NewHub(zerolog.Nop())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ing := &recordingIngester{}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	progressed, err := m.stream(ctx, m.provs["x"], providerv1.NewProviderServiceClient(conn), ing)
+	if err != nil || !progressed {
+		t.Fatalf("stream = %v, %v; want progressed, nil (the provider closed its side)", progressed, err)
+	}
+	return ing
+}
+
+// TestPumpBuffersGrowWithWhatArrives: the pump's batch buffers start small
+// and grow to what arrives, never past IngestBatch: a provider that sends
+// a few updates at a time does not keep IngestBatch records (1 MiB at the
+// default 4096) live for as long as it runs; a large message still makes
+// batches of IngestBatch.
+func TestPumpBuffersGrowWithWhatArrives(t *testing.T) {
+	big := make([]int64, 300)
+	for i := range big {
+		big[i] = int64(i + 4)
+	}
+	tests := []struct {
+		name        string
+		msgs        []*providerv1.UpdatesResponse
+		last        int64
+		ingestBatch int
+		maxCap      int // at most
+		largest     int // the largest batch journalled
+	}{
+		{name: "a few at a time", msgs: []*providerv1.UpdatesResponse{{Update: upd(1)}, {Updates: upds(2, 3)}},
+			last: 3, ingestBatch: 4096, maxCap: pumpStartCap, largest: 2},
+		{name: "more than the first capacity", msgs: []*providerv1.UpdatesResponse{{Updates: upds(1, 2, 3)}, {Updates: upds(big...)}},
+			last: 303, ingestBatch: 4096, maxCap: 4096, largest: 300},
+		{name: "split at IngestBatch", msgs: []*providerv1.UpdatesResponse{{Updates: upds(big...)}},
+			last: 303, ingestBatch: 100, maxCap: 100, largest: 100},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ing := pumpScript(t, &scriptedUpdates{msgs: tc.msgs, last: tc.last}, tc.ingestBatch)
+			ing.mu.Lock()
+			defer ing.mu.Unlock()
+			largest := 0
+			for _, b := range ing.batches {
+				largest = max(largest, len(b))
+			}
+			if ing.maxCap > tc.maxCap || largest > tc.ingestBatch {
+				t.Errorf("batch buffer capacity up to %d (want at most %d), largest batch %d (IngestBatch %d)",
+					ing.maxCap, tc.maxCap, largest, tc.ingestBatch)
+			}
+			if tc.largest == tc.ingestBatch && largest != tc.largest {
+				t.Errorf("largest batch %d, want %d (IngestBatch)", largest, tc.largest)
+			}
+		})
 	}
 }

@@ -102,6 +102,20 @@ func TestHolderChangeIsHeld(t *testing.T) {
 func TestHolderWritten(t *testing.T) {
 	tg := Target{"telegram", "-100", "7"}
 	base := Binding{Key: "k", OwnerKind: OwnerManualFollower, InstanceID: "1:1", Target: tg, Status: StatusActive}
+	// holdSecond writes base, then puts its holder change to instance
+	// 2:2 (held), and returns the binding as put.
+	holdSecond := func(t *testing.T, s *Bolt) Binding {
+		t.Helper()
+		if err := s.PutBinding(base); err != nil {
+			t.Fatal(err)
+		}
+		b := base
+		b.InstanceID = "2:2"
+		if err := s.PutBinding(b); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
 
 	t.Run("within HolderDelay", func(t *testing.T) {
 		commits := make(chan int, 16)
@@ -110,15 +124,8 @@ func TestHolderWritten(t *testing.T) {
 				commits <- n
 			}
 		}})
-		if err := s.PutBinding(base); err != nil {
-			t.Fatal(err)
-		}
-		<-commits
-		b := base
-		b.InstanceID = "2:2"
-		if err := s.PutBinding(b); err != nil {
-			t.Fatal(err)
-		}
+		holdSecond(t, s)
+		<-commits // base's
 		<-commits // the timer's transaction
 		if got := storedBinding(t, s, "k"); got.InstanceID != "2:2" {
 			t.Errorf("the file holds instance %q after the delay's write, want 2:2", got.InstanceID)
@@ -127,14 +134,7 @@ func TestHolderWritten(t *testing.T) {
 
 	t.Run("at Close", func(t *testing.T) {
 		s, path := newStore(t, Options{HolderDelay: time.Hour})
-		if err := s.PutBinding(base); err != nil {
-			t.Fatal(err)
-		}
-		b := base
-		b.InstanceID = "2:2"
-		if err := s.PutBinding(b); err != nil {
-			t.Fatal(err)
-		}
+		holdSecond(t, s)
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -146,14 +146,7 @@ func TestHolderWritten(t *testing.T) {
 
 	t.Run("replaced by a later write", func(t *testing.T) {
 		s, path := newStore(t, Options{HolderDelay: time.Hour})
-		if err := s.PutBinding(base); err != nil {
-			t.Fatal(err)
-		}
-		b := base
-		b.InstanceID = "2:2"
-		if err := s.PutBinding(b); err != nil {
-			t.Fatal(err)
-		}
+		b := holdSecond(t, s)
 		b.InstanceID, b.Status, b.LastAction = "", StatusOffline, ActionRealityOffline
 		if err := s.PutBinding(b); err != nil {
 			t.Fatal(err)
@@ -172,14 +165,7 @@ func TestHolderWritten(t *testing.T) {
 
 	t.Run("deleted", func(t *testing.T) {
 		s, path := newStore(t, Options{HolderDelay: time.Hour})
-		if err := s.PutBinding(base); err != nil {
-			t.Fatal(err)
-		}
-		b := base
-		b.InstanceID = "2:2"
-		if err := s.PutBinding(b); err != nil {
-			t.Fatal(err)
-		}
+		holdSecond(t, s)
 		if err := s.DeleteBinding("k"); err != nil {
 			t.Fatal(err)
 		}
