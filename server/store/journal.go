@@ -31,6 +31,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	bbolt "go.etcd.io/bbolt"
@@ -341,10 +342,19 @@ func (s *Bolt) FollowEncoded(dst []Encoded, bindingKey string, afterSeq uint64, 
 	if afterSeq == math.MaxUint64 {
 		return dst, s.jr.Changed(bindingKey, afterSeq), nil
 	}
-	// A follower that keeps up reads a few records per wake-up: they fit
-	// in scratch, on the stack.
-	var scratch [16]journal.Record
-	recs, changed, err := s.jr.Follow(scratch[:0], bindingKey, afterSeq, limit)
+	// The records go through a pooled buffer (not one on the stack: a
+	// stream's stack that grows past its 8 KiB keeps twice that while it
+	// waits).
+	scratch := recordBufs.Get().(*[]journal.Record)
+	defer func() {
+		clear(*scratch)
+		if cap(*scratch) > maxPooledRecords {
+			*scratch = nil
+		}
+		recordBufs.Put(scratch)
+	}()
+	recs, changed, err := s.jr.Follow((*scratch)[:0], bindingKey, afterSeq, limit)
+	*scratch = recs
 	if err != nil {
 		return dst, nil, s.journalErr(err)
 	}
@@ -353,6 +363,12 @@ func (s *Bolt) FollowEncoded(dst []Encoded, bindingKey string, afterSeq uint64, 
 	}
 	return dst, changed, nil
 }
+
+// recordBufs holds FollowEncoded's buffers of records, each of at most
+// maxPooledRecords.
+var recordBufs = sync.Pool{New: func() any { return new([]journal.Record) }}
+
+const maxPooledRecords = 256
 
 // appendEncoded appends recs, the journal's records of bindingKey, to dst
 // in their wire form.
