@@ -1,8 +1,8 @@
 // Package testkit holds the small helpers several packages' tests share: a
 // clock the test sets, a recorder of a store's drop reports, a log sink
 // for several goroutines, the two waits on an event (Eventually for a
-// condition, Recv for a channel), and a file copy. Tests only; nothing of
-// the product imports it.
+// condition, Recv for a channel), a look at a signal channel (Closed),
+// and a file copy. Tests only; nothing of the product imports it.
 package testkit
 
 import (
@@ -61,6 +61,17 @@ func recv[T any](t testing.TB, ch <-chan T, what string, bound time.Duration) T 
 	case <-timer.C:
 		t.Fatalf("timed out after %s waiting for %s", bound, what)
 		panic("unreachable")
+	}
+}
+
+// Closed says whether c is closed now, without waiting (a signal
+// channel that is closed, never sent on).
+func Closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 

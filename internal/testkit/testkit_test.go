@@ -75,6 +75,17 @@ func TestRecv(t *testing.T) {
 	}
 }
 
+func TestClosed(t *testing.T) {
+	c := make(chan struct{})
+	if Closed(c) {
+		t.Error("an open channel is Closed")
+	}
+	close(c)
+	if !Closed(c) {
+		t.Error("a closed channel is not Closed")
+	}
+}
+
 func TestSyncBuffer(t *testing.T) {
 	var b SyncBuffer
 	var wg sync.WaitGroup

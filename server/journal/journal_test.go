@@ -527,32 +527,32 @@ func TestDeleteKey(t *testing.T) {
 func TestChanged(t *testing.T) {
 	j, _ := newJournal(t, Options{})
 	mustAppend(t, j, "telegram", nil, ent("a", "", "x"))
-	if !isClosed(j.Changed("a", 0)) {
+	if !testkit.Closed(j.Changed("a", 0)) {
 		t.Error("Changed(a, 0) with seq 1 present is not closed")
 	}
 	ca, cb := j.Changed("a", 1), j.Changed("b", 0)
-	if isClosed(ca) || isClosed(cb) {
+	if testkit.Closed(ca) || testkit.Closed(cb) {
 		t.Fatal("closed before anything was appended")
 	}
 	mustAppend(t, j, "telegram", nil, ent("b", "", "y"))
-	if isClosed(ca) {
+	if testkit.Closed(ca) {
 		t.Error("an append to b woke a")
 	}
-	if !isClosed(cb) {
+	if !testkit.Closed(cb) {
 		t.Error("an append to b did not wake b")
 	}
 	mustAppend(t, j, "telegram", nil, ent("a", "", "z"))
-	if !isClosed(ca) {
+	if !testkit.Closed(ca) {
 		t.Error("an append to a did not wake a")
 	}
 	cc := j.Changed("c", 0)
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !isClosed(cc) {
+	if !testkit.Closed(cc) {
 		t.Error("Close did not wake a waiter")
 	}
-	if !isClosed(j.Changed("c", 0)) {
+	if !testkit.Closed(j.Changed("c", 0)) {
 		t.Error("Changed after Close is not closed")
 	}
 }
@@ -580,7 +580,7 @@ func TestChangedShared(t *testing.T) {
 	for range callers {
 		cs = append(cs, testkit.Recv(t, got, "Changed while the lock is held shared"))
 	}
-	if closed := isClosed(j.Changed("a", 0)); !closed {
+	if closed := testkit.Closed(j.Changed("a", 0)); !closed {
 		t.Error("Changed(a, 0) with seq 1 present is not closed")
 	}
 	fresh := make(chan (<-chan struct{}), 1)
@@ -592,19 +592,19 @@ func TestChangedShared(t *testing.T) {
 		if c != cs[0] {
 			t.Fatalf("caller %d got another channel than caller 0", i)
 		}
-		if isClosed(c) {
+		if testkit.Closed(c) {
 			t.Fatal("closed before anything was appended")
 		}
 	}
 	mustAppend(t, j, "telegram", nil, ent("a", "", "y"))
-	if !isClosed(cs[0]) {
+	if !testkit.Closed(cs[0]) {
 		t.Error("an append to a did not close the channel its callers got")
 	}
-	if isClosed(cn) {
+	if testkit.Closed(cn) {
 		t.Error("an append to a woke a key never appended to")
 	}
 	mustAppend(t, j, "telegram", nil, ent("new", "", "z"))
-	if !isClosed(cn) {
+	if !testkit.Closed(cn) {
 		t.Error("an append to new did not wake it")
 	}
 }
@@ -656,23 +656,23 @@ func TestFollow(t *testing.T) {
 				switch {
 				case !tt.waitFrom && changed != nil:
 					t.Errorf("after %d limit %d: a channel with more to read", tt.after, tt.limit)
-				case tt.waitFrom && (changed == nil || isClosed(changed)):
+				case tt.waitFrom && (changed == nil || testkit.Closed(changed)):
 					t.Errorf("after %d limit %d: no open channel at the last record", tt.after, tt.limit)
 				}
 			}
 			_, changed, _ := j.Follow(nil, "a", 3, 0)
 			_, fresh, _ := j.Follow(nil, "never", 0, 0)
-			if changed == nil || fresh == nil || isClosed(fresh) {
+			if changed == nil || fresh == nil || testkit.Closed(fresh) {
 				t.Fatal("no channel to wait on")
 			}
 			mustAppend(t, j, "telegram", nil, ent("a", "4", "w"))
-			if !isClosed(changed) {
+			if !testkit.Closed(changed) {
 				t.Error("an append to a did not close Follow's channel")
 			}
 			if err := j.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if !isClosed(fresh) {
+			if !testkit.Closed(fresh) {
 				t.Error("Close did not close Follow's channel")
 			}
 			if _, changed, err := j.Follow(nil, "a", 0, 0); !errors.Is(err, ErrClosed) || changed != nil {
@@ -696,15 +696,6 @@ func TestFollowAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("Follow allocates %v times per read", allocs)
-	}
-}
-
-func isClosed(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chatbus/chatbus/internal/testkit"
 )
 
 func TestAppendReadAck(t *testing.T) {
@@ -456,13 +458,13 @@ func TestFollowEncoded(t *testing.T) {
 					t.Errorf("after %d limit %d: a channel with more to read", tt.after, tt.limit)
 				case tt.waitable && changed == nil && len(tt.want) < tt.limit:
 					t.Errorf("after %d limit %d: no channel at the last update", tt.after, tt.limit)
-				case changed != nil && isClosed(changed):
+				case changed != nil && testkit.Closed(changed):
 					t.Errorf("after %d limit %d: the channel is closed", tt.after, tt.limit)
 				}
 			}
 			_, changed, _ := FollowEncoded(s, nil, "b1", 3, 0)
 			mustAppend(t, s, "telegram", 4, upd("b1", 4, "four"))
-			if !isClosed(changed) {
+			if !testkit.Closed(changed) {
 				t.Error("an append did not close the channel")
 			}
 		})
@@ -484,14 +486,5 @@ func TestFollowEncodedAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("FollowEncoded allocates %v times per read", allocs)
-	}
-}
-
-func isClosed(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
 	}
 }
