@@ -50,7 +50,7 @@
 // space maintenance (compaction.go: deleting and compacting segments) and
 // the reopen after a failed write (reopen.go). A second goroutine
 // (segment.go) prepares the next segment file. Lock order: Journal.mu,
-// then nothing; segment files are reference counted so that reads from
+// then a key's chMu (its Changed channel), then nothing; segment files are reference counted so that reads from
 // disk run without mu. Every file operation goes through Options.FS
 // (package vfs).
 //
