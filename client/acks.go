@@ -54,6 +54,8 @@ type acker struct {
 	delay time.Duration
 	every uint64
 
+	sending sync.Mutex // held across an Ack RPC: one at a time
+
 	mu      sync.Mutex // guards below
 	want    uint64     // highest seq noted
 	done    uint64     // highest seq the supervisor took
@@ -150,8 +152,20 @@ func (a *acker) loop() {
 	}
 }
 
-// send acknowledges through seq and records the outcome.
+// send acknowledges through seq, unless an ack through it was taken
+// already, and records the outcome. One Ack RPC is in flight at a time
+// (sending): acks reach the supervisor in the order of their seqs, and a
+// flush that waited behind the loop's ack sends only what that one did
+// not cover.
 func (a *acker) send(ctx context.Context, seq uint64) error {
+	a.sending.Lock()
+	defer a.sending.Unlock()
+	a.mu.Lock()
+	done := a.done
+	a.mu.Unlock()
+	if seq <= done {
+		return nil
+	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	err := a.f.ackNow(cctx, seq)
 	cancel()
