@@ -46,8 +46,11 @@ func TestResumeAfterDroppedConnection(t *testing.T) {
 
 	want := append(append([]string{"before"}, numbered("while down ", 0, 10)...), "after")
 	sk.waitTexts(t, want...)
-	if n := sk.delivered(); n != len(want) {
-		t.Errorf("%d updates delivered for %d messages", n, len(want))
+	// "before" is not counted: written while the runner may still have
+	// had READY queued, it can come by the READY's catch-up and by the
+	// gateway both (the supervisor's window drops the repeat).
+	if n := sk.deliveriesOf(want[1:]...); n != len(want)-1 {
+		t.Errorf("%d updates delivered for the %d messages written from the drop on", n, len(want)-1)
 	}
 	c := f.dc.Counts()
 	if c["identify"] != 1 || c["resume"] < 1 || c["resume_main"] != 0 || c["replayed"] < 10 {
@@ -81,8 +84,12 @@ func TestResumeAcrossRestart(t *testing.T) {
 	f.run(p2, sk.state(), sk.newStream())
 	f.post(alpha.Thread, "after")
 	sk.waitTexts(t, "one", "two", "held 1", "held 2", "while stopped", "after")
-	if n := sk.delivered(); n != 6 {
-		t.Errorf("%d updates delivered for 6 messages", n)
+	// "one" and "two" are not counted: written while the first runner may
+	// still have had READY queued, they can come by its catch-up and by
+	// the gateway both (the supervisor's window drops the repeat; a CI run
+	// once delivered 8 for 6).
+	if n := sk.deliveriesOf("held 1", "held 2", "while stopped", "after"); n != 4 {
+		t.Errorf("%d updates delivered for the 4 messages written from the refusal on", n)
 	}
 	if c := f.dc.Counts(); c["identify"] != 1 || c["resume"] != 1 {
 		t.Errorf("gateway counts %v: want the successor to RESUME, not IDENTIFY", c)

@@ -130,6 +130,20 @@ func (s *sink) delivered() int {
 	return len(s.all)
 }
 
+// deliveriesOf counts the deliveries (duplicates too) of updates whose
+// text is one of texts.
+func (s *sink) deliveriesOf(texts ...string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, u := range s.all {
+		if slices.Contains(texts, u.GetText()) {
+			n++
+		}
+	}
+	return n
+}
+
 // waitFor waits until the journal satisfies ok.
 func (s *sink) waitFor(t *testing.T, what string, ok func(journal []*providerv1.Update) bool) []*providerv1.Update {
 	t.Helper()
