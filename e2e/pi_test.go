@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/chatbus/chatbus/client"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+	"github.com/chatbus/chatbus/provider/telegram/botapi"
 )
 
 // The real pi (npm @earendil-works/pi-coding-agent, pinned in
@@ -144,8 +148,8 @@ func (pt *piTools) piPack(t *testing.T) string {
 //   - "run <path>": a bash tool call `touch <path>`, then "ran <path>";
 //   - "slow <word>": "working on <word>" held after its first piece until
 //     the test releases it (pi is busy meanwhile), then the rest;
-//   - "long <n>": a text of n characters streamed over the hold's time in
-//     100 pieces (the streaming test);
+//   - "long <n> <ms>": a text of n characters streamed in 100 pieces, ms
+//     apart;
 //   - "endless <word>": "thinking hard about <word>" and then nothing
 //     until pi aborts;
 //   - anything else: "re: <text>".
@@ -156,11 +160,10 @@ type piScript struct {
 	mu       sync.Mutex
 	releases map[string]chan struct{}
 	gone     map[string]chan struct{}
-	longGap  time.Duration
 }
 
 func newPiScript() *piScript {
-	return &piScript{releases: map[string]chan struct{}{}, gone: map[string]chan struct{}{}, longGap: 100 * time.Millisecond}
+	return &piScript{releases: map[string]chan struct{}{}, gone: map[string]chan struct{}{}}
 }
 
 // hold is the channel that releases the "slow <word>" answer.
@@ -198,9 +201,9 @@ func (s *piScript) answer(r apiRequest) []apiBlock {
 		return []apiBlock{{Text: "working on " + word + " … done", Pieces: 2, Hold: s.hold(word)}}
 	}
 	if n, ok := strings.CutPrefix(text, "long "); ok {
-		var size int
-		fmt.Sscan(n, &size)
-		return []apiBlock{{Text: longText(size), Pieces: 100, Gap: s.longGap}}
+		var size, gapMs int
+		fmt.Sscan(n, &size, &gapMs)
+		return []apiBlock{{Text: longText(size), Pieces: 100, Gap: time.Duration(gapMs) * time.Millisecond}}
 	}
 	if word, ok := strings.CutPrefix(text, "endless "); ok {
 		return []apiBlock{{Text: "thinking hard about " + word + " " + strings.Repeat(".", 40), Pieces: 2, Hold: make(chan struct{}), Gone: s.aborted(word)}}
@@ -614,4 +617,159 @@ func TestPiPlayground(t *testing.T) {
 	}
 	exactly(t, "beta's room", gotB, []string{"re: hello beta"})
 	noCrossing(t, api, "hello alpha", "hello beta")
+}
+
+// TestPiTelegram runs a real pi with the package packed by npm pack and
+// installed from the tarball (pi install npm:…) into a fresh HOME, against
+// the real provider-telegram and the Bot API stand-in: a message starts a
+// turn and its answer lands once in the session's topic; a photo reaches
+// the model as an image; a 3,000-character answer streamed over 10 s is
+// one message edited at most 10 times, ending on the final text; a longer
+// one is split into valid messages; the ⏹ button under a streaming answer
+// aborts the run. Counted at the stand-in: every message once.
+func TestPiTelegram(t *testing.T) {
+	t.Parallel()
+	pt := findPi(t)
+	b := startTelegramBus(t, "")
+	script := newPiScript()
+	api := startAnthropicAPI(t, script.answer)
+	s := pt.piHome(t, api.url, b.profile, "npm:@chatbus/pi@file:"+pt.piPack(t))
+	term := s.terminals(t)
+	dir := filepath.Join(t.TempDir(), "gamma")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("screen:\n%s", term.screen("gamma"))
+			t.Logf("the package's log:\n%s", piLog(b.state))
+		}
+	})
+	term.start("gamma", dir)
+	// pi takes its time to start on a loaded machine: wait as long as for a turn.
+	waitLong(t, "pi registered", func() bool { return strings.Contains(piLog(b.state), "registered (startup)") }, func() string { return piLog(b.state) })
+	thread := b.topicOf(t, "gamma")
+
+	b.tg.PushMessage(forumChat, thread, allowedUser, "hello gamma")
+	b.waitText(t, thread, "re: hello gamma")
+	if len(b.tg.ChatActions(forumChat, thread)) == 0 {
+		t.Errorf("no typing shown while pi worked")
+	}
+
+	// A photo: an image for the model, its path in the text.
+	img := image.NewRGBA(image.Rect(0, 0, 8, 8))
+	for i := range img.Pix {
+		img.Pix[i] = byte(i * 7)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	dot := buf.Bytes()
+	b.tg.PushPhoto(forumChat, thread, allowedUser, "dot.png", dot, "what is this")
+	var photoReq apiRequest
+	waitLong(t, "the photo's request", func() bool {
+		for _, r := range api.requests() {
+			if last, _ := r.lastUserText(); strings.HasPrefix(last, "what is this") {
+				photoReq = r
+				return true
+			}
+		}
+		return false
+	}, func() string { return "" })
+	if !photoReq.hasImage() {
+		t.Errorf("the photo did not reach the model as an image: %s", photoReq.summary())
+	}
+	photoText, _ := photoReq.lastUserText()
+	b.waitText(t, thread, "re: "+photoText)
+
+	// 3,000 characters over 10 s: one message, at most 10 edits, the final text last.
+	editsBefore := b.tg.Calls("editMessageText")
+	long := longText(3000)
+	b.tg.PushMessage(forumChat, thread, allowedUser, "long 3000 100")
+	b.waitText(t, thread, long)
+	// The edit that removes the stop button may come with the final text or
+	// after it: wait until the message has no keyboard.
+	waitLong(t, "the long answer settled", func() bool {
+		for _, m := range b.tg.Sent(forumChat, thread) {
+			if m.Text == long {
+				return len(m.ReplyMarkup) == 0
+			}
+		}
+		return false
+	}, func() string { return "" })
+	edits := b.tg.Calls("editMessageText") - editsBefore
+	t.Logf("a 3000-character answer streamed over 10 s: 1 message, %d edits", edits)
+	if edits > 10 {
+		t.Errorf("%d edits of the streamed answer, want at most 10", edits)
+	}
+
+	// 6,000 characters: two messages, each valid, together the whole text.
+	longer := longText(6000)
+	b.tg.PushMessage(forumChat, thread, allowedUser, "long 6000 20")
+	var parts []string
+	waitLong(t, "the longer answer in parts", func() bool {
+		parts = nil
+		settled := true
+		for _, m := range b.tg.Sent(forumChat, thread) {
+			if strings.HasPrefix(m.Text, "word") && m.Text != long {
+				parts = append(parts, m.Text)
+				settled = len(m.ReplyMarkup) == 0
+			}
+		}
+		// Cut at a paragraph's end: the parts are the text again.
+		return settled && strings.Join(parts, "\n\n") == longer
+	}, func() string { return fmt.Sprintf("parts %q", parts) })
+	for _, p := range parts {
+		if len(p) > 4096 {
+			t.Errorf("a part of %d characters, more than a Telegram message takes", len(p))
+		}
+	}
+
+	// The stop button under a streaming answer.
+	b.tg.PushMessage(forumChat, thread, allowedUser, "endless z")
+	var streaming botapi.Message
+	waitLong(t, "the endless answer with its stop button", func() bool {
+		for _, m := range b.tg.Sent(forumChat, thread) {
+			if strings.HasPrefix(m.Text, "thinking hard about z") && strings.Contains(string(m.ReplyMarkup), "pi:stop") {
+				streaming = m
+				return true
+			}
+		}
+		return false
+	}, func() string { return fmt.Sprintf("%+v", b.tg.Sent(forumChat, thread)) })
+	b.tg.PushCallbackQuery(forumChat, streaming.MessageID, allowedUser, "pi:stop")
+	waitLong(t, "pi aborting the run", func() bool {
+		select {
+		case <-script.aborted("z"):
+			return true
+		default:
+			return false
+		}
+	}, func() string { return "" })
+	waitLong(t, "the stopped answer", func() bool {
+		for _, m := range b.tg.Sent(forumChat, thread) {
+			if m.MessageID == streaming.MessageID {
+				return strings.Contains(m.Text, "stopped") && len(m.ReplyMarkup) == 0
+			}
+		}
+		return false
+	}, func() string { return fmt.Sprintf("%+v", b.tg.Sent(forumChat, thread)) })
+
+	// Every message once, in order.
+	var got []string
+	for _, m := range b.tg.Sent(forumChat, thread) {
+		switch {
+		case strings.HasPrefix(m.Text, "word"):
+			got = append(got, fmt.Sprintf("word… (%d)", len(m.Text)))
+		case strings.HasPrefix(m.Text, "thinking hard about z"):
+			got = append(got, "thinking hard about z (stopped)")
+		default:
+			got = append(got, m.Text)
+		}
+	}
+	if len(got) < 5 {
+		t.Fatalf("sent in the topic: %q", got)
+	}
+	exactly(t, "the topic", append(got[:3:3], got[len(got)-1]), []string{"re: hello gamma", "re: " + photoText, "word… (3000)", "thinking hard about z (stopped)"})
+	if parts := len(got) - 4; parts != 2 {
+		t.Errorf("the 6000-character answer came in %d messages, want 2: %q", parts, got)
+	}
 }
