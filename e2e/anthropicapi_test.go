@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // anthropicAPI is a scripted Anthropic Messages API on loopback for the
@@ -50,6 +51,15 @@ type apiBlock struct {
 	Text  string
 	Tool  string
 	Input map[string]any
+	// A streamed text goes out in Pieces deltas (default two), Gap apart:
+	// a model that takes its time.
+	Pieces int
+	Gap    time.Duration
+	// Hold, if set, stops the answer after the text's first delta until it
+	// is closed or the client goes away (pi's abort closes the request);
+	// the request's Gone is then closed.
+	Hold <-chan struct{}
+	Gone chan<- struct{}
 }
 
 func startAnthropicAPI(t *testing.T, script func(apiRequest) []apiBlock) *anthropicAPI {
@@ -127,8 +137,30 @@ func (a *anthropicAPI) serve(w http.ResponseWriter, r *http.Request) {
 		if c["type"] == "text" {
 			event("content_block_start", map[string]any{"index": i, "content_block": map[string]any{"type": "text", "text": ""}})
 			// Deltas as the API sends them: the text in pieces.
-			for _, part := range splitHalf(c["text"].(string)) {
+			bl := blocks[i]
+			parts := splitHalf(c["text"].(string))
+			if bl.Pieces > 0 {
+				parts = splitN(c["text"].(string), bl.Pieces)
+			}
+			for j, part := range parts {
+				if j > 0 && bl.Gap > 0 {
+					select {
+					case <-time.After(bl.Gap):
+					case <-r.Context().Done():
+						return
+					}
+				}
 				event("content_block_delta", map[string]any{"index": i, "delta": map[string]any{"type": "text_delta", "text": part}})
+				if j == 0 && bl.Hold != nil {
+					select {
+					case <-bl.Hold:
+					case <-r.Context().Done():
+						if bl.Gone != nil {
+							close(bl.Gone)
+						}
+						return
+					}
+				}
 			}
 		} else {
 			event("content_block_start", map[string]any{"index": i, "content_block": map[string]any{"type": "tool_use", "id": c["id"], "name": c["name"], "input": map[string]any{}}})
@@ -150,6 +182,19 @@ func splitHalf(s string) []string {
 		return []string{s}
 	}
 	return []string{string(r[:len(r)/2]), string(r[len(r)/2:])}
+}
+
+// splitN cuts s into n pieces of (nearly) equal length, at rune boundaries.
+func splitN(s string, n int) []string {
+	r := []rune(s)
+	if n > len(r) {
+		n = max(len(r), 1)
+	}
+	out := make([]string, 0, n)
+	for i := range n {
+		out = append(out, string(r[i*len(r)/n:(i+1)*len(r)/n]))
+	}
+	return out
 }
 
 // requests returns what was asked so far.
