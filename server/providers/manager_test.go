@@ -302,6 +302,32 @@ func TestCallFailuresClassified(t *testing.T) {
 	}
 }
 
+// TestRateLimitOutlastsDeadline: a call the platform refuses as rate
+// limited for 30 s, with 3 s left to its caller, is answered at once as
+// refused by the queue with the wait (RESOURCE_EXHAUSTED with a
+// RetryInfo), not held until its deadline; with a key, the key is free
+// again (nothing was sent).
+func TestRateLimitOutlastsDeadline(t *testing.T) {
+	for _, key := range []string{"", "k-long"} {
+		t.Run("key="+key, func(t *testing.T) {
+			e := newEnv(t, spec("fake", childSettings{}))
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			_, err := e.call(ctx, key, callParams{Fail: "rate_limited_long"})
+			var ce *CallError
+			if !errors.Is(err, ErrQueueFull) || !errors.As(err, &ce) || ce.RetryAfter < 25*time.Second {
+				t.Fatalf("a call paused past its deadline: %v, want refused with the wait", err)
+			}
+			if key == "" {
+				return
+			}
+			if rec, err := e.st.GetCall("b", key); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("the refused call's record: %+v, %v; want it forgotten", rec, err)
+			}
+		})
+	}
+}
+
 // TestCallsHeldAcrossRestart: while a doctor restart holds the provider,
 // calls are held (the caller's deadline ends its wait, not the call);
 // once it ends they are sent, once, in order.
