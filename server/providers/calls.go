@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
@@ -125,12 +123,13 @@ func (p *provider) callOnceDetail(ctx context.Context, c hub.Call) (hub.Result, 
 	if err != nil {
 		return hub.Result{}, nil, err
 	}
-	resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: c.Method, ParamsJson: c.Params, IdempotencyKey: c.Key, Target: targetProto(c.Target)})
+	var at attempt
+	resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: c.Method, ParamsJson: c.Params, IdempotencyKey: c.Key, Target: targetProto(c.Target)}, at.opt())
 	if err != nil {
 		if notAdmitting(err) {
 			return hub.Result{}, nil, err // the caller holds it
 		}
-		return hub.Result{}, nil, p.classify(err)
+		return hub.Result{}, nil, p.classify(err, &at)
 	}
 	return hub.Result{JSON: resp.GetResultJson(), Refs: refsFrom(resp.GetReferences())}, resp.GetPause(), nil
 }
@@ -470,6 +469,3 @@ func decodeFailure(b []byte, st store.CallState) error {
 	}
 	return r.err()
 }
-
-// notAdmitting: the owner closed admission for a doctor restart.
-func notAdmitting(err error) bool { return status.Code(err) == codes.FailedPrecondition }

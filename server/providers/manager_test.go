@@ -302,6 +302,32 @@ func TestCallFailuresClassified(t *testing.T) {
 	}
 }
 
+// TestPlatformPreconditionIsARefusal: a FAILED_PRECONDITION of the
+// platform's own (not the doctor fence's, which says so by its reason) is
+// the call's failure, recorded: it neither closes the provider's
+// admission nor sends the call again, and the next call goes.
+func TestPlatformPreconditionIsARefusal(t *testing.T) {
+	e := newEnv(t, spec("fake", childSettings{}))
+	ctx := ctxT(t)
+	if _, err := e.call(ctx, "pre", callParams{Fail: "precondition"}); !errors.Is(err, ErrRefused) {
+		t.Fatalf("a platform's precondition: %v, want ErrRefused", err)
+	}
+	if _, err := e.call(ctx, "", callParams{Fail: "precondition"}); !errors.Is(err, ErrRefused) {
+		t.Fatalf("a platform's precondition without a key: %v, want ErrRefused", err)
+	}
+	p, _ := e.m.get("fake")
+	if open, _ := p.adm.state(); !open {
+		t.Fatal("a platform's precondition closed the provider's admission")
+	}
+	if _, err := e.call(ctx, "pre", callParams{}); !errors.Is(err, ErrRefused) {
+		t.Fatalf("repeat: %v, want the recorded ErrRefused", err)
+	}
+	res, err := e.call(ctx, "next", callParams{})
+	if err != nil || answered(t, res) != 1 {
+		t.Fatalf("the next call: %s, %v; want the child's first answer", res.JSON, err)
+	}
+}
+
 // TestRateLimitOutlastsDeadline: a call the platform refuses as rate
 // limited for 30 s, with 3 s left to its caller, is answered at once as
 // refused by the queue with the wait (RESOURCE_EXHAUSTED with a

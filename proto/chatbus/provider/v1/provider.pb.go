@@ -368,6 +368,142 @@ func (Phase) EnumDescriptor() ([]byte, []int) {
 	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
 }
 
+// ErrorReason says why a provider refused or failed an RPC. The provider
+// sends it as the reason of a google.rpc.ErrorInfo detail of domain
+// "provider.chatbus": the value's name without its ERROR_REASON_ prefix
+// ("TARGET_GONE"). The supervisor decides on the reason, never on the bare
+// code or the message; a status without one is the transport's (the child
+// died, a deadline passed), whose outcome the supervisor cannot know.
+type ErrorReason int32
+
+const (
+	ErrorReason_ERROR_REASON_UNSPECIFIED ErrorReason = 0
+	// NOT_FOUND: the call's thread was deleted on the platform; nothing was
+	// sent. The supervisor gives the binding a new thread.
+	ErrorReason_ERROR_REASON_TARGET_GONE ErrorReason = 1
+	// PERMISSION_DENIED: the call named another chat or thread than the
+	// caller's; nothing was sent.
+	ErrorReason_ERROR_REASON_OUT_OF_SCOPE ErrorReason = 2
+	// RESOURCE_EXHAUSTED: the platform asked to slow down (a RetryInfo says
+	// for how long; the ErrorInfo's metadata "scope" names what: "bot",
+	// "chat" or "thread"). Nothing was sent; the call waits its turn again.
+	ErrorReason_ERROR_REASON_RATE_LIMITED ErrorReason = 3
+	// NOT_FOUND: what the call named does not exist on the platform.
+	ErrorReason_ERROR_REASON_NOT_FOUND ErrorReason = 4
+	// UNAVAILABLE: the platform could not be reached; nothing was sent,
+	// trying again may work.
+	ErrorReason_ERROR_REASON_PLATFORM_UNREACHABLE ErrorReason = 5
+	// INVALID_ARGUMENT: the platform rejected the request as malformed.
+	ErrorReason_ERROR_REASON_INVALID ErrorReason = 6
+	// PERMISSION_DENIED: the platform refused (the bot lacks a right, was
+	// removed from the chat).
+	ErrorReason_ERROR_REASON_PERMISSION_DENIED ErrorReason = 7
+	// UNKNOWN: the platform may or may not have done it (the answer was
+	// lost). Never retried blindly.
+	ErrorReason_ERROR_REASON_AMBIGUOUS ErrorReason = 8
+	// FAILED_PRECONDITION (or another code the platform's own answer
+	// carried): the platform refused for a reason of its own; the message
+	// says why. A failure of the call, not of the provider: the provider
+	// still admits calls.
+	ErrorReason_ERROR_REASON_PLATFORM_REFUSED ErrorReason = 9
+	// UNAVAILABLE: the provider is shutting down and took nothing new.
+	ErrorReason_ERROR_REASON_PROVIDER_STOPPING ErrorReason = 10
+	// FAILED_PRECONDITION: the provider's doctor fence closed admission (a
+	// doctor prepared or committed a restart); nothing was done. The
+	// supervisor holds the call for the successor.
+	ErrorReason_ERROR_REASON_NOT_ADMITTING ErrorReason = 11
+	// FAILED_PRECONDITION: a doctor request named another owner id,
+	// generation or incarnation.
+	ErrorReason_ERROR_REASON_FENCE_MISMATCH ErrorReason = 12
+	// ABORTED: another doctor request holds the fence.
+	ErrorReason_ERROR_REASON_FENCE_HELD ErrorReason = 13
+	// FAILED_PRECONDITION: Commit or Cancel of a request that has not
+	// prepared this owner.
+	ErrorReason_ERROR_REASON_NOT_PREPARED ErrorReason = 14
+	// FAILED_PRECONDITION: the fence is committed and can no longer be
+	// cancelled.
+	ErrorReason_ERROR_REASON_COMMITTED ErrorReason = 15
+	// INVALID_ARGUMENT: the supervisor broke the Updates protocol.
+	ErrorReason_ERROR_REASON_PROTOCOL ErrorReason = 16
+	// ABORTED: a newer Updates stream replaced this one.
+	ErrorReason_ERROR_REASON_SUPERSEDED ErrorReason = 17
+	// UNAVAILABLE: the Updates stream a delivery belonged to has ended.
+	ErrorReason_ERROR_REASON_STREAM_ENDED ErrorReason = 18
+)
+
+// Enum value maps for ErrorReason.
+var (
+	ErrorReason_name = map[int32]string{
+		0:  "ERROR_REASON_UNSPECIFIED",
+		1:  "ERROR_REASON_TARGET_GONE",
+		2:  "ERROR_REASON_OUT_OF_SCOPE",
+		3:  "ERROR_REASON_RATE_LIMITED",
+		4:  "ERROR_REASON_NOT_FOUND",
+		5:  "ERROR_REASON_PLATFORM_UNREACHABLE",
+		6:  "ERROR_REASON_INVALID",
+		7:  "ERROR_REASON_PERMISSION_DENIED",
+		8:  "ERROR_REASON_AMBIGUOUS",
+		9:  "ERROR_REASON_PLATFORM_REFUSED",
+		10: "ERROR_REASON_PROVIDER_STOPPING",
+		11: "ERROR_REASON_NOT_ADMITTING",
+		12: "ERROR_REASON_FENCE_MISMATCH",
+		13: "ERROR_REASON_FENCE_HELD",
+		14: "ERROR_REASON_NOT_PREPARED",
+		15: "ERROR_REASON_COMMITTED",
+		16: "ERROR_REASON_PROTOCOL",
+		17: "ERROR_REASON_SUPERSEDED",
+		18: "ERROR_REASON_STREAM_ENDED",
+	}
+	ErrorReason_value = map[string]int32{
+		"ERROR_REASON_UNSPECIFIED":          0,
+		"ERROR_REASON_TARGET_GONE":          1,
+		"ERROR_REASON_OUT_OF_SCOPE":         2,
+		"ERROR_REASON_RATE_LIMITED":         3,
+		"ERROR_REASON_NOT_FOUND":            4,
+		"ERROR_REASON_PLATFORM_UNREACHABLE": 5,
+		"ERROR_REASON_INVALID":              6,
+		"ERROR_REASON_PERMISSION_DENIED":    7,
+		"ERROR_REASON_AMBIGUOUS":            8,
+		"ERROR_REASON_PLATFORM_REFUSED":     9,
+		"ERROR_REASON_PROVIDER_STOPPING":    10,
+		"ERROR_REASON_NOT_ADMITTING":        11,
+		"ERROR_REASON_FENCE_MISMATCH":       12,
+		"ERROR_REASON_FENCE_HELD":           13,
+		"ERROR_REASON_NOT_PREPARED":         14,
+		"ERROR_REASON_COMMITTED":            15,
+		"ERROR_REASON_PROTOCOL":             16,
+		"ERROR_REASON_SUPERSEDED":           17,
+		"ERROR_REASON_STREAM_ENDED":         18,
+	}
+)
+
+func (x ErrorReason) Enum() *ErrorReason {
+	p := new(ErrorReason)
+	*p = x
+	return p
+}
+
+func (x ErrorReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ErrorReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_provider_v1_provider_proto_enumTypes[6].Descriptor()
+}
+
+func (ErrorReason) Type() protoreflect.EnumType {
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[6]
+}
+
+func (x ErrorReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ErrorReason.Descriptor instead.
+func (ErrorReason) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
+}
+
 // Incarnation identifies one process: pid plus its start time (Linux:
 // /proc/<pid>/stat field 22, in clock ticks since boot).
 type Incarnation struct {
@@ -3837,7 +3973,28 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"PHASE_IDLE\x10\x01\x12\x12\n" +
 	"\x0ePHASE_PREPARED\x10\x02\x12\x13\n" +
-	"\x0fPHASE_COMMITTED\x10\x032\xe4\n" +
+	"\x0fPHASE_COMMITTED\x10\x03*\xdb\x04\n" +
+	"\vErrorReason\x12\x1c\n" +
+	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18ERROR_REASON_TARGET_GONE\x10\x01\x12\x1d\n" +
+	"\x19ERROR_REASON_OUT_OF_SCOPE\x10\x02\x12\x1d\n" +
+	"\x19ERROR_REASON_RATE_LIMITED\x10\x03\x12\x1a\n" +
+	"\x16ERROR_REASON_NOT_FOUND\x10\x04\x12%\n" +
+	"!ERROR_REASON_PLATFORM_UNREACHABLE\x10\x05\x12\x18\n" +
+	"\x14ERROR_REASON_INVALID\x10\x06\x12\"\n" +
+	"\x1eERROR_REASON_PERMISSION_DENIED\x10\a\x12\x1a\n" +
+	"\x16ERROR_REASON_AMBIGUOUS\x10\b\x12!\n" +
+	"\x1dERROR_REASON_PLATFORM_REFUSED\x10\t\x12\"\n" +
+	"\x1eERROR_REASON_PROVIDER_STOPPING\x10\n" +
+	"\x12\x1e\n" +
+	"\x1aERROR_REASON_NOT_ADMITTING\x10\v\x12\x1f\n" +
+	"\x1bERROR_REASON_FENCE_MISMATCH\x10\f\x12\x1b\n" +
+	"\x17ERROR_REASON_FENCE_HELD\x10\r\x12\x1d\n" +
+	"\x19ERROR_REASON_NOT_PREPARED\x10\x0e\x12\x1a\n" +
+	"\x16ERROR_REASON_COMMITTED\x10\x0f\x12\x19\n" +
+	"\x15ERROR_REASON_PROTOCOL\x10\x10\x12\x1b\n" +
+	"\x17ERROR_REASON_SUPERSEDED\x10\x11\x12\x1d\n" +
+	"\x19ERROR_REASON_STREAM_ENDED\x10\x122\xe4\n" +
 	"\n" +
 	"\x0fProviderService\x12W\n" +
 	"\bIdentify\x12$.chatbus.provider.v1.IdentifyRequest\x1a%.chatbus.provider.v1.IdentifyResponse\x12W\n" +
@@ -3869,7 +4026,7 @@ func file_chatbus_provider_v1_provider_proto_rawDescGZIP() []byte {
 	return file_chatbus_provider_v1_provider_proto_rawDescData
 }
 
-var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
 var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(LimitScope)(0),                  // 0: chatbus.provider.v1.LimitScope
@@ -3878,141 +4035,142 @@ var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(UpdateKind)(0),                  // 3: chatbus.provider.v1.UpdateKind
 	(ThreadState)(0),                 // 4: chatbus.provider.v1.ThreadState
 	(Phase)(0),                       // 5: chatbus.provider.v1.Phase
-	(*Incarnation)(nil),              // 6: chatbus.provider.v1.Incarnation
-	(*IdentifyRequest)(nil),          // 7: chatbus.provider.v1.IdentifyRequest
-	(*DescribeRequest)(nil),          // 8: chatbus.provider.v1.DescribeRequest
-	(*DescribeResponse)(nil),         // 9: chatbus.provider.v1.DescribeResponse
-	(*RateLimit)(nil),                // 10: chatbus.provider.v1.RateLimit
-	(*Verb)(nil),                     // 11: chatbus.provider.v1.Verb
-	(*SendParams)(nil),               // 12: chatbus.provider.v1.SendParams
-	(*EditParams)(nil),               // 13: chatbus.provider.v1.EditParams
-	(*ReactParams)(nil),              // 14: chatbus.provider.v1.ReactParams
-	(*TypingParams)(nil),             // 15: chatbus.provider.v1.TypingParams
-	(*AnswerParams)(nil),             // 16: chatbus.provider.v1.AnswerParams
-	(*Button)(nil),                   // 17: chatbus.provider.v1.Button
-	(*VerbResult)(nil),               // 18: chatbus.provider.v1.VerbResult
-	(*Method)(nil),                   // 19: chatbus.provider.v1.Method
-	(*MethodParam)(nil),              // 20: chatbus.provider.v1.MethodParam
-	(*Reference)(nil),                // 21: chatbus.provider.v1.Reference
-	(*Target)(nil),                   // 22: chatbus.provider.v1.Target
-	(*IdentifyResponse)(nil),         // 23: chatbus.provider.v1.IdentifyResponse
-	(*UpdatesRequest)(nil),           // 24: chatbus.provider.v1.UpdatesRequest
-	(*UpdatesResponse)(nil),          // 25: chatbus.provider.v1.UpdatesResponse
-	(*Update)(nil),                   // 26: chatbus.provider.v1.Update
-	(*Audio)(nil),                    // 27: chatbus.provider.v1.Audio
-	(*References)(nil),               // 28: chatbus.provider.v1.References
-	(*CallRequest)(nil),              // 29: chatbus.provider.v1.CallRequest
-	(*CallResponse)(nil),             // 30: chatbus.provider.v1.CallResponse
-	(*Pause)(nil),                    // 31: chatbus.provider.v1.Pause
-	(*UploadFileRequest)(nil),        // 32: chatbus.provider.v1.UploadFileRequest
-	(*UploadFileResponse)(nil),       // 33: chatbus.provider.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),      // 34: chatbus.provider.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),     // 35: chatbus.provider.v1.DownloadFileResponse
-	(*ProvisionTargetRequest)(nil),   // 36: chatbus.provider.v1.ProvisionTargetRequest
-	(*ProvisionTargetResponse)(nil),  // 37: chatbus.provider.v1.ProvisionTargetResponse
-	(*CloseTargetRequest)(nil),       // 38: chatbus.provider.v1.CloseTargetRequest
-	(*CloseTargetResponse)(nil),      // 39: chatbus.provider.v1.CloseTargetResponse
-	(*AttachRequest)(nil),            // 40: chatbus.provider.v1.AttachRequest
-	(*AttachResponse)(nil),           // 41: chatbus.provider.v1.AttachResponse
-	(*DetachRequest)(nil),            // 42: chatbus.provider.v1.DetachRequest
-	(*DetachResponse)(nil),           // 43: chatbus.provider.v1.DetachResponse
-	(*WatchOccupancyRequest)(nil),    // 44: chatbus.provider.v1.WatchOccupancyRequest
-	(*WatchOccupancyResponse)(nil),   // 45: chatbus.provider.v1.WatchOccupancyResponse
-	(*Occupancy)(nil),                // 46: chatbus.provider.v1.Occupancy
-	(*Fence)(nil),                    // 47: chatbus.provider.v1.Fence
-	(*PrepareRequest)(nil),           // 48: chatbus.provider.v1.PrepareRequest
-	(*PrepareResponse)(nil),          // 49: chatbus.provider.v1.PrepareResponse
-	(*CommitRequest)(nil),            // 50: chatbus.provider.v1.CommitRequest
-	(*CommitResponse)(nil),           // 51: chatbus.provider.v1.CommitResponse
-	(*CancelRequest)(nil),            // 52: chatbus.provider.v1.CancelRequest
-	(*CancelResponse)(nil),           // 53: chatbus.provider.v1.CancelResponse
-	(*StatusRequest)(nil),            // 54: chatbus.provider.v1.StatusRequest
-	(*StatusResponse)(nil),           // 55: chatbus.provider.v1.StatusResponse
-	(*UpdatesRequest_Start)(nil),     // 56: chatbus.provider.v1.UpdatesRequest.Start
-	(*UpdatesRequest_Ack)(nil),       // 57: chatbus.provider.v1.UpdatesRequest.Ack
-	(*UploadFileRequest_Header)(nil), // 58: chatbus.provider.v1.UploadFileRequest.Header
-	(*durationpb.Duration)(nil),      // 59: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil),    // 60: google.protobuf.Timestamp
+	(ErrorReason)(0),                 // 6: chatbus.provider.v1.ErrorReason
+	(*Incarnation)(nil),              // 7: chatbus.provider.v1.Incarnation
+	(*IdentifyRequest)(nil),          // 8: chatbus.provider.v1.IdentifyRequest
+	(*DescribeRequest)(nil),          // 9: chatbus.provider.v1.DescribeRequest
+	(*DescribeResponse)(nil),         // 10: chatbus.provider.v1.DescribeResponse
+	(*RateLimit)(nil),                // 11: chatbus.provider.v1.RateLimit
+	(*Verb)(nil),                     // 12: chatbus.provider.v1.Verb
+	(*SendParams)(nil),               // 13: chatbus.provider.v1.SendParams
+	(*EditParams)(nil),               // 14: chatbus.provider.v1.EditParams
+	(*ReactParams)(nil),              // 15: chatbus.provider.v1.ReactParams
+	(*TypingParams)(nil),             // 16: chatbus.provider.v1.TypingParams
+	(*AnswerParams)(nil),             // 17: chatbus.provider.v1.AnswerParams
+	(*Button)(nil),                   // 18: chatbus.provider.v1.Button
+	(*VerbResult)(nil),               // 19: chatbus.provider.v1.VerbResult
+	(*Method)(nil),                   // 20: chatbus.provider.v1.Method
+	(*MethodParam)(nil),              // 21: chatbus.provider.v1.MethodParam
+	(*Reference)(nil),                // 22: chatbus.provider.v1.Reference
+	(*Target)(nil),                   // 23: chatbus.provider.v1.Target
+	(*IdentifyResponse)(nil),         // 24: chatbus.provider.v1.IdentifyResponse
+	(*UpdatesRequest)(nil),           // 25: chatbus.provider.v1.UpdatesRequest
+	(*UpdatesResponse)(nil),          // 26: chatbus.provider.v1.UpdatesResponse
+	(*Update)(nil),                   // 27: chatbus.provider.v1.Update
+	(*Audio)(nil),                    // 28: chatbus.provider.v1.Audio
+	(*References)(nil),               // 29: chatbus.provider.v1.References
+	(*CallRequest)(nil),              // 30: chatbus.provider.v1.CallRequest
+	(*CallResponse)(nil),             // 31: chatbus.provider.v1.CallResponse
+	(*Pause)(nil),                    // 32: chatbus.provider.v1.Pause
+	(*UploadFileRequest)(nil),        // 33: chatbus.provider.v1.UploadFileRequest
+	(*UploadFileResponse)(nil),       // 34: chatbus.provider.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),      // 35: chatbus.provider.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),     // 36: chatbus.provider.v1.DownloadFileResponse
+	(*ProvisionTargetRequest)(nil),   // 37: chatbus.provider.v1.ProvisionTargetRequest
+	(*ProvisionTargetResponse)(nil),  // 38: chatbus.provider.v1.ProvisionTargetResponse
+	(*CloseTargetRequest)(nil),       // 39: chatbus.provider.v1.CloseTargetRequest
+	(*CloseTargetResponse)(nil),      // 40: chatbus.provider.v1.CloseTargetResponse
+	(*AttachRequest)(nil),            // 41: chatbus.provider.v1.AttachRequest
+	(*AttachResponse)(nil),           // 42: chatbus.provider.v1.AttachResponse
+	(*DetachRequest)(nil),            // 43: chatbus.provider.v1.DetachRequest
+	(*DetachResponse)(nil),           // 44: chatbus.provider.v1.DetachResponse
+	(*WatchOccupancyRequest)(nil),    // 45: chatbus.provider.v1.WatchOccupancyRequest
+	(*WatchOccupancyResponse)(nil),   // 46: chatbus.provider.v1.WatchOccupancyResponse
+	(*Occupancy)(nil),                // 47: chatbus.provider.v1.Occupancy
+	(*Fence)(nil),                    // 48: chatbus.provider.v1.Fence
+	(*PrepareRequest)(nil),           // 49: chatbus.provider.v1.PrepareRequest
+	(*PrepareResponse)(nil),          // 50: chatbus.provider.v1.PrepareResponse
+	(*CommitRequest)(nil),            // 51: chatbus.provider.v1.CommitRequest
+	(*CommitResponse)(nil),           // 52: chatbus.provider.v1.CommitResponse
+	(*CancelRequest)(nil),            // 53: chatbus.provider.v1.CancelRequest
+	(*CancelResponse)(nil),           // 54: chatbus.provider.v1.CancelResponse
+	(*StatusRequest)(nil),            // 55: chatbus.provider.v1.StatusRequest
+	(*StatusResponse)(nil),           // 56: chatbus.provider.v1.StatusResponse
+	(*UpdatesRequest_Start)(nil),     // 57: chatbus.provider.v1.UpdatesRequest.Start
+	(*UpdatesRequest_Ack)(nil),       // 58: chatbus.provider.v1.UpdatesRequest.Ack
+	(*UploadFileRequest_Header)(nil), // 59: chatbus.provider.v1.UploadFileRequest.Header
+	(*durationpb.Duration)(nil),      // 60: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),    // 61: google.protobuf.Timestamp
 }
 var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
-	19, // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
-	11, // 1: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
-	10, // 2: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
+	20, // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
+	12, // 1: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
+	11, // 2: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
 	0,  // 3: chatbus.provider.v1.RateLimit.scope:type_name -> chatbus.provider.v1.LimitScope
-	59, // 4: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
-	59, // 5: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
-	17, // 6: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
-	17, // 7: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
-	20, // 8: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
+	60, // 4: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
+	60, // 5: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
+	18, // 6: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
+	18, // 7: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
+	21, // 8: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
 	1,  // 9: chatbus.provider.v1.Method.lane:type_name -> chatbus.provider.v1.Lane
 	2,  // 10: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
 	2,  // 11: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	6,  // 12: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	56, // 13: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	57, // 14: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
-	26, // 15: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
-	26, // 16: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
+	7,  // 12: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	57, // 13: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	58, // 14: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	27, // 15: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
+	27, // 16: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
 	3,  // 17: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	60, // 18: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	28, // 19: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	61, // 18: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	29, // 19: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
 	4,  // 20: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	27, // 21: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
-	21, // 22: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	22, // 23: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	28, // 24: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	31, // 25: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
+	28, // 21: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
+	22, // 22: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	23, // 23: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	29, // 24: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	32, // 25: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
 	0,  // 26: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
-	59, // 27: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
-	58, // 28: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	28, // 29: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	22, // 30: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	22, // 31: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	22, // 32: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	22, // 33: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	46, // 34: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	60, // 27: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
+	59, // 28: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	29, // 29: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	23, // 30: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	23, // 31: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	23, // 32: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	23, // 33: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	47, // 34: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
 	5,  // 35: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	6,  // 36: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	47, // 37: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	59, // 38: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	46, // 39: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	60, // 40: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	47, // 41: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	46, // 42: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	47, // 43: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	7,  // 36: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	48, // 37: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	60, // 38: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	47, // 39: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	61, // 40: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	48, // 41: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	47, // 42: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	48, // 43: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
 	5,  // 44: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	46, // 45: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	60, // 46: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	22, // 47: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	7,  // 48: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	8,  // 49: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	24, // 50: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	29, // 51: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	32, // 52: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	34, // 53: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	36, // 54: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	38, // 55: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	40, // 56: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	42, // 57: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	44, // 58: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	48, // 59: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	50, // 60: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	52, // 61: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	54, // 62: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	23, // 63: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	9,  // 64: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	25, // 65: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	30, // 66: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	33, // 67: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	35, // 68: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	37, // 69: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	39, // 70: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	41, // 71: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	43, // 72: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	45, // 73: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	49, // 74: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	51, // 75: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	53, // 76: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	55, // 77: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	47, // 45: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	61, // 46: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	23, // 47: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	8,  // 48: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	9,  // 49: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	25, // 50: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	30, // 51: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	33, // 52: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	35, // 53: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	37, // 54: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	39, // 55: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	41, // 56: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	43, // 57: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	45, // 58: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	49, // 59: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	51, // 60: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	53, // 61: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	55, // 62: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	24, // 63: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	10, // 64: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	26, // 65: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	31, // 66: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	34, // 67: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	36, // 68: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	38, // 69: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	40, // 70: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	42, // 71: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	44, // 72: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	46, // 73: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	50, // 74: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	52, // 75: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	54, // 76: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	56, // 77: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
 	63, // [63:78] is the sub-list for method output_type
 	48, // [48:63] is the sub-list for method input_type
 	48, // [48:48] is the sub-list for extension type_name
@@ -4038,7 +4196,7 @@ func file_chatbus_provider_v1_provider_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_provider_v1_provider_proto_rawDesc), len(file_chatbus_provider_v1_provider_proto_rawDesc)),
-			NumEnums:      6,
+			NumEnums:      7,
 			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   1,
