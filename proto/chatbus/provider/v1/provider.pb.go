@@ -368,6 +368,142 @@ func (Phase) EnumDescriptor() ([]byte, []int) {
 	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
 }
 
+// ErrorReason says why a provider refused or failed an RPC. The provider
+// sends it as the reason of a google.rpc.ErrorInfo detail of domain
+// "provider.chatbus": the value's name without its ERROR_REASON_ prefix
+// ("TARGET_GONE"). The supervisor decides on the reason, never on the bare
+// code or the message; a status without one is the transport's (the child
+// died, a deadline passed), whose outcome the supervisor cannot know.
+type ErrorReason int32
+
+const (
+	ErrorReason_ERROR_REASON_UNSPECIFIED ErrorReason = 0
+	// NOT_FOUND: the call's thread was deleted on the platform; nothing was
+	// sent. The supervisor gives the binding a new thread.
+	ErrorReason_ERROR_REASON_TARGET_GONE ErrorReason = 1
+	// PERMISSION_DENIED: the call named another chat or thread than the
+	// caller's; nothing was sent.
+	ErrorReason_ERROR_REASON_OUT_OF_SCOPE ErrorReason = 2
+	// RESOURCE_EXHAUSTED: the platform asked to slow down (a RetryInfo says
+	// for how long; the ErrorInfo's metadata "scope" names what: "bot",
+	// "chat" or "thread"). Nothing was sent; the call waits its turn again.
+	ErrorReason_ERROR_REASON_RATE_LIMITED ErrorReason = 3
+	// NOT_FOUND: what the call named does not exist on the platform.
+	ErrorReason_ERROR_REASON_NOT_FOUND ErrorReason = 4
+	// UNAVAILABLE: the platform could not be reached; nothing was sent,
+	// trying again may work.
+	ErrorReason_ERROR_REASON_PLATFORM_UNREACHABLE ErrorReason = 5
+	// INVALID_ARGUMENT: the platform rejected the request as malformed.
+	ErrorReason_ERROR_REASON_INVALID ErrorReason = 6
+	// PERMISSION_DENIED: the platform refused (the bot lacks a right, was
+	// removed from the chat).
+	ErrorReason_ERROR_REASON_PERMISSION_DENIED ErrorReason = 7
+	// UNKNOWN: the platform may or may not have done it (the answer was
+	// lost). Never retried blindly.
+	ErrorReason_ERROR_REASON_AMBIGUOUS ErrorReason = 8
+	// FAILED_PRECONDITION (or another code the platform's own answer
+	// carried): the platform refused for a reason of its own; the message
+	// says why. A failure of the call, not of the provider: the provider
+	// still admits calls.
+	ErrorReason_ERROR_REASON_PLATFORM_REFUSED ErrorReason = 9
+	// UNAVAILABLE: the provider is shutting down and took nothing new.
+	ErrorReason_ERROR_REASON_PROVIDER_STOPPING ErrorReason = 10
+	// FAILED_PRECONDITION: the provider's doctor fence closed admission (a
+	// doctor prepared or committed a restart); nothing was done. The
+	// supervisor holds the call for the successor.
+	ErrorReason_ERROR_REASON_NOT_ADMITTING ErrorReason = 11
+	// FAILED_PRECONDITION: a doctor request named another owner id,
+	// generation or incarnation.
+	ErrorReason_ERROR_REASON_FENCE_MISMATCH ErrorReason = 12
+	// ABORTED: another doctor request holds the fence.
+	ErrorReason_ERROR_REASON_FENCE_HELD ErrorReason = 13
+	// FAILED_PRECONDITION: Commit or Cancel of a request that has not
+	// prepared this owner.
+	ErrorReason_ERROR_REASON_NOT_PREPARED ErrorReason = 14
+	// FAILED_PRECONDITION: the fence is committed and can no longer be
+	// cancelled.
+	ErrorReason_ERROR_REASON_COMMITTED ErrorReason = 15
+	// INVALID_ARGUMENT: the supervisor broke the Updates protocol.
+	ErrorReason_ERROR_REASON_PROTOCOL ErrorReason = 16
+	// ABORTED: a newer Updates stream replaced this one.
+	ErrorReason_ERROR_REASON_SUPERSEDED ErrorReason = 17
+	// UNAVAILABLE: the Updates stream a delivery belonged to has ended.
+	ErrorReason_ERROR_REASON_STREAM_ENDED ErrorReason = 18
+)
+
+// Enum value maps for ErrorReason.
+var (
+	ErrorReason_name = map[int32]string{
+		0:  "ERROR_REASON_UNSPECIFIED",
+		1:  "ERROR_REASON_TARGET_GONE",
+		2:  "ERROR_REASON_OUT_OF_SCOPE",
+		3:  "ERROR_REASON_RATE_LIMITED",
+		4:  "ERROR_REASON_NOT_FOUND",
+		5:  "ERROR_REASON_PLATFORM_UNREACHABLE",
+		6:  "ERROR_REASON_INVALID",
+		7:  "ERROR_REASON_PERMISSION_DENIED",
+		8:  "ERROR_REASON_AMBIGUOUS",
+		9:  "ERROR_REASON_PLATFORM_REFUSED",
+		10: "ERROR_REASON_PROVIDER_STOPPING",
+		11: "ERROR_REASON_NOT_ADMITTING",
+		12: "ERROR_REASON_FENCE_MISMATCH",
+		13: "ERROR_REASON_FENCE_HELD",
+		14: "ERROR_REASON_NOT_PREPARED",
+		15: "ERROR_REASON_COMMITTED",
+		16: "ERROR_REASON_PROTOCOL",
+		17: "ERROR_REASON_SUPERSEDED",
+		18: "ERROR_REASON_STREAM_ENDED",
+	}
+	ErrorReason_value = map[string]int32{
+		"ERROR_REASON_UNSPECIFIED":          0,
+		"ERROR_REASON_TARGET_GONE":          1,
+		"ERROR_REASON_OUT_OF_SCOPE":         2,
+		"ERROR_REASON_RATE_LIMITED":         3,
+		"ERROR_REASON_NOT_FOUND":            4,
+		"ERROR_REASON_PLATFORM_UNREACHABLE": 5,
+		"ERROR_REASON_INVALID":              6,
+		"ERROR_REASON_PERMISSION_DENIED":    7,
+		"ERROR_REASON_AMBIGUOUS":            8,
+		"ERROR_REASON_PLATFORM_REFUSED":     9,
+		"ERROR_REASON_PROVIDER_STOPPING":    10,
+		"ERROR_REASON_NOT_ADMITTING":        11,
+		"ERROR_REASON_FENCE_MISMATCH":       12,
+		"ERROR_REASON_FENCE_HELD":           13,
+		"ERROR_REASON_NOT_PREPARED":         14,
+		"ERROR_REASON_COMMITTED":            15,
+		"ERROR_REASON_PROTOCOL":             16,
+		"ERROR_REASON_SUPERSEDED":           17,
+		"ERROR_REASON_STREAM_ENDED":         18,
+	}
+)
+
+func (x ErrorReason) Enum() *ErrorReason {
+	p := new(ErrorReason)
+	*p = x
+	return p
+}
+
+func (x ErrorReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ErrorReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_provider_v1_provider_proto_enumTypes[6].Descriptor()
+}
+
+func (ErrorReason) Type() protoreflect.EnumType {
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[6]
+}
+
+func (x ErrorReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ErrorReason.Descriptor instead.
+func (ErrorReason) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
+}
+
 type ConvertUpdateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The dead letter's payload, kind and dedup_id as the provider sent
@@ -3857,7 +3993,28 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"PHASE_IDLE\x10\x01\x12\x12\n" +
 	"\x0ePHASE_PREPARED\x10\x02\x12\x13\n" +
-	"\x0fPHASE_COMMITTED\x10\x032\xcc\v\n" +
+	"\x0fPHASE_COMMITTED\x10\x03*\xdb\x04\n" +
+	"\vErrorReason\x12\x1c\n" +
+	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18ERROR_REASON_TARGET_GONE\x10\x01\x12\x1d\n" +
+	"\x19ERROR_REASON_OUT_OF_SCOPE\x10\x02\x12\x1d\n" +
+	"\x19ERROR_REASON_RATE_LIMITED\x10\x03\x12\x1a\n" +
+	"\x16ERROR_REASON_NOT_FOUND\x10\x04\x12%\n" +
+	"!ERROR_REASON_PLATFORM_UNREACHABLE\x10\x05\x12\x18\n" +
+	"\x14ERROR_REASON_INVALID\x10\x06\x12\"\n" +
+	"\x1eERROR_REASON_PERMISSION_DENIED\x10\a\x12\x1a\n" +
+	"\x16ERROR_REASON_AMBIGUOUS\x10\b\x12!\n" +
+	"\x1dERROR_REASON_PLATFORM_REFUSED\x10\t\x12\"\n" +
+	"\x1eERROR_REASON_PROVIDER_STOPPING\x10\n" +
+	"\x12\x1e\n" +
+	"\x1aERROR_REASON_NOT_ADMITTING\x10\v\x12\x1f\n" +
+	"\x1bERROR_REASON_FENCE_MISMATCH\x10\f\x12\x1b\n" +
+	"\x17ERROR_REASON_FENCE_HELD\x10\r\x12\x1d\n" +
+	"\x19ERROR_REASON_NOT_PREPARED\x10\x0e\x12\x1a\n" +
+	"\x16ERROR_REASON_COMMITTED\x10\x0f\x12\x19\n" +
+	"\x15ERROR_REASON_PROTOCOL\x10\x10\x12\x1b\n" +
+	"\x17ERROR_REASON_SUPERSEDED\x10\x11\x12\x1d\n" +
+	"\x19ERROR_REASON_STREAM_ENDED\x10\x122\xcc\v\n" +
 	"\x0fProviderService\x12W\n" +
 	"\bIdentify\x12$.chatbus.provider.v1.IdentifyRequest\x1a%.chatbus.provider.v1.IdentifyResponse\x12W\n" +
 	"\bDescribe\x12$.chatbus.provider.v1.DescribeRequest\x1a%.chatbus.provider.v1.DescribeResponse\x12X\n" +
@@ -3889,7 +4046,7 @@ func file_chatbus_provider_v1_provider_proto_rawDescGZIP() []byte {
 	return file_chatbus_provider_v1_provider_proto_rawDescData
 }
 
-var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
 var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(LimitScope)(0),                  // 0: chatbus.provider.v1.LimitScope
@@ -3898,145 +4055,146 @@ var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(UpdateKind)(0),                  // 3: chatbus.provider.v1.UpdateKind
 	(ThreadState)(0),                 // 4: chatbus.provider.v1.ThreadState
 	(Phase)(0),                       // 5: chatbus.provider.v1.Phase
-	(*ConvertUpdateRequest)(nil),     // 6: chatbus.provider.v1.ConvertUpdateRequest
-	(*ConvertUpdateResponse)(nil),    // 7: chatbus.provider.v1.ConvertUpdateResponse
-	(*Incarnation)(nil),              // 8: chatbus.provider.v1.Incarnation
-	(*IdentifyRequest)(nil),          // 9: chatbus.provider.v1.IdentifyRequest
-	(*DescribeRequest)(nil),          // 10: chatbus.provider.v1.DescribeRequest
-	(*DescribeResponse)(nil),         // 11: chatbus.provider.v1.DescribeResponse
-	(*RateLimit)(nil),                // 12: chatbus.provider.v1.RateLimit
-	(*Verb)(nil),                     // 13: chatbus.provider.v1.Verb
-	(*SendParams)(nil),               // 14: chatbus.provider.v1.SendParams
-	(*EditParams)(nil),               // 15: chatbus.provider.v1.EditParams
-	(*ReactParams)(nil),              // 16: chatbus.provider.v1.ReactParams
-	(*TypingParams)(nil),             // 17: chatbus.provider.v1.TypingParams
-	(*AnswerParams)(nil),             // 18: chatbus.provider.v1.AnswerParams
-	(*Button)(nil),                   // 19: chatbus.provider.v1.Button
-	(*VerbResult)(nil),               // 20: chatbus.provider.v1.VerbResult
-	(*Method)(nil),                   // 21: chatbus.provider.v1.Method
-	(*MethodParam)(nil),              // 22: chatbus.provider.v1.MethodParam
-	(*Reference)(nil),                // 23: chatbus.provider.v1.Reference
-	(*Target)(nil),                   // 24: chatbus.provider.v1.Target
-	(*IdentifyResponse)(nil),         // 25: chatbus.provider.v1.IdentifyResponse
-	(*UpdatesRequest)(nil),           // 26: chatbus.provider.v1.UpdatesRequest
-	(*UpdatesResponse)(nil),          // 27: chatbus.provider.v1.UpdatesResponse
-	(*Update)(nil),                   // 28: chatbus.provider.v1.Update
-	(*References)(nil),               // 29: chatbus.provider.v1.References
-	(*CallRequest)(nil),              // 30: chatbus.provider.v1.CallRequest
-	(*CallResponse)(nil),             // 31: chatbus.provider.v1.CallResponse
-	(*Pause)(nil),                    // 32: chatbus.provider.v1.Pause
-	(*UploadFileRequest)(nil),        // 33: chatbus.provider.v1.UploadFileRequest
-	(*UploadFileResponse)(nil),       // 34: chatbus.provider.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),      // 35: chatbus.provider.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),     // 36: chatbus.provider.v1.DownloadFileResponse
-	(*ProvisionTargetRequest)(nil),   // 37: chatbus.provider.v1.ProvisionTargetRequest
-	(*ProvisionTargetResponse)(nil),  // 38: chatbus.provider.v1.ProvisionTargetResponse
-	(*CloseTargetRequest)(nil),       // 39: chatbus.provider.v1.CloseTargetRequest
-	(*CloseTargetResponse)(nil),      // 40: chatbus.provider.v1.CloseTargetResponse
-	(*AttachRequest)(nil),            // 41: chatbus.provider.v1.AttachRequest
-	(*AttachResponse)(nil),           // 42: chatbus.provider.v1.AttachResponse
-	(*DetachRequest)(nil),            // 43: chatbus.provider.v1.DetachRequest
-	(*DetachResponse)(nil),           // 44: chatbus.provider.v1.DetachResponse
-	(*WatchOccupancyRequest)(nil),    // 45: chatbus.provider.v1.WatchOccupancyRequest
-	(*WatchOccupancyResponse)(nil),   // 46: chatbus.provider.v1.WatchOccupancyResponse
-	(*Occupancy)(nil),                // 47: chatbus.provider.v1.Occupancy
-	(*Fence)(nil),                    // 48: chatbus.provider.v1.Fence
-	(*PrepareRequest)(nil),           // 49: chatbus.provider.v1.PrepareRequest
-	(*PrepareResponse)(nil),          // 50: chatbus.provider.v1.PrepareResponse
-	(*CommitRequest)(nil),            // 51: chatbus.provider.v1.CommitRequest
-	(*CommitResponse)(nil),           // 52: chatbus.provider.v1.CommitResponse
-	(*CancelRequest)(nil),            // 53: chatbus.provider.v1.CancelRequest
-	(*CancelResponse)(nil),           // 54: chatbus.provider.v1.CancelResponse
-	(*StatusRequest)(nil),            // 55: chatbus.provider.v1.StatusRequest
-	(*StatusResponse)(nil),           // 56: chatbus.provider.v1.StatusResponse
-	(*UpdatesRequest_Start)(nil),     // 57: chatbus.provider.v1.UpdatesRequest.Start
-	(*UpdatesRequest_Ack)(nil),       // 58: chatbus.provider.v1.UpdatesRequest.Ack
-	(*UploadFileRequest_Header)(nil), // 59: chatbus.provider.v1.UploadFileRequest.Header
-	(*durationpb.Duration)(nil),      // 60: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil),    // 61: google.protobuf.Timestamp
+	(ErrorReason)(0),                 // 6: chatbus.provider.v1.ErrorReason
+	(*ConvertUpdateRequest)(nil),     // 7: chatbus.provider.v1.ConvertUpdateRequest
+	(*ConvertUpdateResponse)(nil),    // 8: chatbus.provider.v1.ConvertUpdateResponse
+	(*Incarnation)(nil),              // 9: chatbus.provider.v1.Incarnation
+	(*IdentifyRequest)(nil),          // 10: chatbus.provider.v1.IdentifyRequest
+	(*DescribeRequest)(nil),          // 11: chatbus.provider.v1.DescribeRequest
+	(*DescribeResponse)(nil),         // 12: chatbus.provider.v1.DescribeResponse
+	(*RateLimit)(nil),                // 13: chatbus.provider.v1.RateLimit
+	(*Verb)(nil),                     // 14: chatbus.provider.v1.Verb
+	(*SendParams)(nil),               // 15: chatbus.provider.v1.SendParams
+	(*EditParams)(nil),               // 16: chatbus.provider.v1.EditParams
+	(*ReactParams)(nil),              // 17: chatbus.provider.v1.ReactParams
+	(*TypingParams)(nil),             // 18: chatbus.provider.v1.TypingParams
+	(*AnswerParams)(nil),             // 19: chatbus.provider.v1.AnswerParams
+	(*Button)(nil),                   // 20: chatbus.provider.v1.Button
+	(*VerbResult)(nil),               // 21: chatbus.provider.v1.VerbResult
+	(*Method)(nil),                   // 22: chatbus.provider.v1.Method
+	(*MethodParam)(nil),              // 23: chatbus.provider.v1.MethodParam
+	(*Reference)(nil),                // 24: chatbus.provider.v1.Reference
+	(*Target)(nil),                   // 25: chatbus.provider.v1.Target
+	(*IdentifyResponse)(nil),         // 26: chatbus.provider.v1.IdentifyResponse
+	(*UpdatesRequest)(nil),           // 27: chatbus.provider.v1.UpdatesRequest
+	(*UpdatesResponse)(nil),          // 28: chatbus.provider.v1.UpdatesResponse
+	(*Update)(nil),                   // 29: chatbus.provider.v1.Update
+	(*References)(nil),               // 30: chatbus.provider.v1.References
+	(*CallRequest)(nil),              // 31: chatbus.provider.v1.CallRequest
+	(*CallResponse)(nil),             // 32: chatbus.provider.v1.CallResponse
+	(*Pause)(nil),                    // 33: chatbus.provider.v1.Pause
+	(*UploadFileRequest)(nil),        // 34: chatbus.provider.v1.UploadFileRequest
+	(*UploadFileResponse)(nil),       // 35: chatbus.provider.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),      // 36: chatbus.provider.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),     // 37: chatbus.provider.v1.DownloadFileResponse
+	(*ProvisionTargetRequest)(nil),   // 38: chatbus.provider.v1.ProvisionTargetRequest
+	(*ProvisionTargetResponse)(nil),  // 39: chatbus.provider.v1.ProvisionTargetResponse
+	(*CloseTargetRequest)(nil),       // 40: chatbus.provider.v1.CloseTargetRequest
+	(*CloseTargetResponse)(nil),      // 41: chatbus.provider.v1.CloseTargetResponse
+	(*AttachRequest)(nil),            // 42: chatbus.provider.v1.AttachRequest
+	(*AttachResponse)(nil),           // 43: chatbus.provider.v1.AttachResponse
+	(*DetachRequest)(nil),            // 44: chatbus.provider.v1.DetachRequest
+	(*DetachResponse)(nil),           // 45: chatbus.provider.v1.DetachResponse
+	(*WatchOccupancyRequest)(nil),    // 46: chatbus.provider.v1.WatchOccupancyRequest
+	(*WatchOccupancyResponse)(nil),   // 47: chatbus.provider.v1.WatchOccupancyResponse
+	(*Occupancy)(nil),                // 48: chatbus.provider.v1.Occupancy
+	(*Fence)(nil),                    // 49: chatbus.provider.v1.Fence
+	(*PrepareRequest)(nil),           // 50: chatbus.provider.v1.PrepareRequest
+	(*PrepareResponse)(nil),          // 51: chatbus.provider.v1.PrepareResponse
+	(*CommitRequest)(nil),            // 52: chatbus.provider.v1.CommitRequest
+	(*CommitResponse)(nil),           // 53: chatbus.provider.v1.CommitResponse
+	(*CancelRequest)(nil),            // 54: chatbus.provider.v1.CancelRequest
+	(*CancelResponse)(nil),           // 55: chatbus.provider.v1.CancelResponse
+	(*StatusRequest)(nil),            // 56: chatbus.provider.v1.StatusRequest
+	(*StatusResponse)(nil),           // 57: chatbus.provider.v1.StatusResponse
+	(*UpdatesRequest_Start)(nil),     // 58: chatbus.provider.v1.UpdatesRequest.Start
+	(*UpdatesRequest_Ack)(nil),       // 59: chatbus.provider.v1.UpdatesRequest.Ack
+	(*UploadFileRequest_Header)(nil), // 60: chatbus.provider.v1.UploadFileRequest.Header
+	(*durationpb.Duration)(nil),      // 61: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),    // 62: google.protobuf.Timestamp
 }
 var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
 	3,  // 0: chatbus.provider.v1.ConvertUpdateRequest.kind:type_name -> chatbus.provider.v1.UpdateKind
-	28, // 1: chatbus.provider.v1.ConvertUpdateResponse.update:type_name -> chatbus.provider.v1.Update
-	21, // 2: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
-	13, // 3: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
-	12, // 4: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
+	29, // 1: chatbus.provider.v1.ConvertUpdateResponse.update:type_name -> chatbus.provider.v1.Update
+	22, // 2: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
+	14, // 3: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
+	13, // 4: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
 	0,  // 5: chatbus.provider.v1.RateLimit.scope:type_name -> chatbus.provider.v1.LimitScope
-	60, // 6: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
-	60, // 7: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
-	19, // 8: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
-	19, // 9: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
-	22, // 10: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
+	61, // 6: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
+	61, // 7: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
+	20, // 8: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
+	20, // 9: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
+	23, // 10: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
 	1,  // 11: chatbus.provider.v1.Method.lane:type_name -> chatbus.provider.v1.Lane
 	2,  // 12: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
 	2,  // 13: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	8,  // 14: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	57, // 15: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	58, // 16: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
-	28, // 17: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
-	28, // 18: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
+	9,  // 14: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	58, // 15: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	59, // 16: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	29, // 17: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
+	29, // 18: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
 	3,  // 19: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	61, // 20: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	29, // 21: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	62, // 20: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	30, // 21: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
 	4,  // 22: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	23, // 23: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	24, // 24: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	29, // 25: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	32, // 26: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
+	24, // 23: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	25, // 24: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	30, // 25: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	33, // 26: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
 	0,  // 27: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
-	60, // 28: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
-	59, // 29: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	29, // 30: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	24, // 31: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	24, // 32: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	24, // 33: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	24, // 34: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	47, // 35: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	61, // 28: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
+	60, // 29: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	30, // 30: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	25, // 31: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	25, // 32: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	25, // 33: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	25, // 34: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	48, // 35: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
 	5,  // 36: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	8,  // 37: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	48, // 38: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	60, // 39: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	47, // 40: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	61, // 41: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	48, // 42: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	47, // 43: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	48, // 44: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	9,  // 37: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	49, // 38: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	61, // 39: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	48, // 40: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	62, // 41: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	49, // 42: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	48, // 43: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	49, // 44: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
 	5,  // 45: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	47, // 46: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	61, // 47: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	24, // 48: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	9,  // 49: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	10, // 50: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	26, // 51: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	30, // 52: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	33, // 53: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	35, // 54: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	37, // 55: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	39, // 56: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	41, // 57: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	43, // 58: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	45, // 59: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	49, // 60: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	51, // 61: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	53, // 62: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	55, // 63: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	6,  // 64: chatbus.provider.v1.ProviderService.ConvertUpdate:input_type -> chatbus.provider.v1.ConvertUpdateRequest
-	25, // 65: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	11, // 66: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	27, // 67: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	31, // 68: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	34, // 69: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	36, // 70: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	38, // 71: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	40, // 72: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	42, // 73: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	44, // 74: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	46, // 75: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	50, // 76: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	52, // 77: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	54, // 78: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	56, // 79: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	7,  // 80: chatbus.provider.v1.ProviderService.ConvertUpdate:output_type -> chatbus.provider.v1.ConvertUpdateResponse
+	48, // 46: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	62, // 47: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	25, // 48: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	10, // 49: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	11, // 50: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	27, // 51: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	31, // 52: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	34, // 53: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	36, // 54: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	38, // 55: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	40, // 56: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	42, // 57: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	44, // 58: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	46, // 59: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	50, // 60: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	52, // 61: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	54, // 62: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	56, // 63: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	7,  // 64: chatbus.provider.v1.ProviderService.ConvertUpdate:input_type -> chatbus.provider.v1.ConvertUpdateRequest
+	26, // 65: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	12, // 66: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	28, // 67: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	32, // 68: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	35, // 69: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	37, // 70: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	39, // 71: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	41, // 72: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	43, // 73: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	45, // 74: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	47, // 75: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	51, // 76: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	53, // 77: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	55, // 78: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	57, // 79: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	8,  // 80: chatbus.provider.v1.ProviderService.ConvertUpdate:output_type -> chatbus.provider.v1.ConvertUpdateResponse
 	65, // [65:81] is the sub-list for method output_type
 	49, // [49:65] is the sub-list for method input_type
 	49, // [49:49] is the sub-list for extension type_name
@@ -4062,7 +4220,7 @@ func file_chatbus_provider_v1_provider_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_provider_v1_provider_proto_rawDesc), len(file_chatbus_provider_v1_provider_proto_rawDesc)),
-			NumEnums:      6,
+			NumEnums:      7,
 			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   1,

@@ -8,6 +8,25 @@ from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+ERROR_REASON_AMBIGUOUS: ErrorReason
+ERROR_REASON_COMMITTED: ErrorReason
+ERROR_REASON_FENCE_HELD: ErrorReason
+ERROR_REASON_FENCE_MISMATCH: ErrorReason
+ERROR_REASON_INVALID: ErrorReason
+ERROR_REASON_NOT_ADMITTING: ErrorReason
+ERROR_REASON_NOT_FOUND: ErrorReason
+ERROR_REASON_NOT_PREPARED: ErrorReason
+ERROR_REASON_OUT_OF_SCOPE: ErrorReason
+ERROR_REASON_PERMISSION_DENIED: ErrorReason
+ERROR_REASON_PLATFORM_REFUSED: ErrorReason
+ERROR_REASON_PLATFORM_UNREACHABLE: ErrorReason
+ERROR_REASON_PROTOCOL: ErrorReason
+ERROR_REASON_PROVIDER_STOPPING: ErrorReason
+ERROR_REASON_RATE_LIMITED: ErrorReason
+ERROR_REASON_STREAM_ENDED: ErrorReason
+ERROR_REASON_SUPERSEDED: ErrorReason
+ERROR_REASON_TARGET_GONE: ErrorReason
+ERROR_REASON_UNSPECIFIED: ErrorReason
 LANE_AMBIENT: Lane
 LANE_EDIT: Lane
 LANE_MESSAGE: Lane
@@ -526,4 +545,7 @@ class ThreadState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
