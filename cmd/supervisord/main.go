@@ -307,6 +307,7 @@ func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc
 		CloseOfflineAfter: time.Duration(fc.CloseOfflineAfter),
 		Console:           server.ConsoleConfig{Off: !consoleOn, Port: max(f.consolePort, fc.Console.Port)},
 		Metrics:           fc.Metrics.server(),
+		Transcriber:       fc.Transcriber.server(),
 		Journal: store.Limits{
 			MaxCount: fc.Journal.MaxCount,
 			MaxBytes: fc.Journal.MaxBytes,
@@ -320,6 +321,7 @@ func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc
 			"log_format":      pick(f.logFormat, fc.LogFormat),
 			"log_max_size_mb": strconv.Itoa(pickInt(f.logMaxSizeMB, fc.LogMaxSizeMB, defaultLogMaxSizeMB)),
 			"log_max_backups": strconv.Itoa(pickBackups(f.logMaxBackups, fc)),
+			"transcriber":     fmt.Sprintf("%+v", fc.Transcriber),
 		},
 		Version: version.Get().Version,
 	}

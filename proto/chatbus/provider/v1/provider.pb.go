@@ -1899,8 +1899,14 @@ type Update struct {
 	// operator may ask for it to be converted again (ConvertUpdate) or
 	// drop it.
 	ConversionError string `protobuf:"bytes,18,opt,name=conversion_error,json=conversionError,proto3" json:"conversion_error,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The voice note or audio file the update carries (Telegram voice or
+	// audio, a Slack audio clip, a Discord voice message, a playground
+	// recording): the supervisor fetches it with DownloadFile and
+	// transcribes it (docs/voice.md). Its file_id must also be among
+	// references (kind FILE).
+	Audio         *Audio `protobuf:"bytes,22,opt,name=audio,proto3" json:"audio,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Update) Reset() {
@@ -2038,6 +2044,102 @@ func (x *Update) GetConversionError() string {
 	return ""
 }
 
+func (x *Update) GetAudio() *Audio {
+	if x != nil {
+		return x.Audio
+	}
+	return nil
+}
+
+// Audio describes a voice note or an audio file, as the platform says.
+type Audio struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	FileId string                 `protobuf:"bytes,1,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	// "audio/ogg", "audio/mpeg", …; empty if the platform does not say.
+	MimeType string `protobuf:"bytes,2,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	// Length in seconds; 0 if the platform does not say.
+	DurationSeconds uint32 `protobuf:"varint,3,opt,name=duration_seconds,json=durationSeconds,proto3" json:"duration_seconds,omitempty"`
+	// Size in bytes; 0 if the platform does not say.
+	Size     int64  `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
+	FileName string `protobuf:"bytes,5,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	// Recorded as a voice note rather than uploaded as an audio file.
+	Voice         bool `protobuf:"varint,6,opt,name=voice,proto3" json:"voice,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Audio) Reset() {
+	*x = Audio{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Audio) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Audio) ProtoMessage() {}
+
+func (x *Audio) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Audio.ProtoReflect.Descriptor instead.
+func (*Audio) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *Audio) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+func (x *Audio) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+func (x *Audio) GetDurationSeconds() uint32 {
+	if x != nil {
+		return x.DurationSeconds
+	}
+	return 0
+}
+
+func (x *Audio) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *Audio) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
+func (x *Audio) GetVoice() bool {
+	if x != nil {
+		return x.Voice
+	}
+	return false
+}
+
 // References are the platform ids an update makes available to its
 // thread's follower: calls naming other ids are refused.
 type References struct {
@@ -2053,7 +2155,7 @@ type References struct {
 
 func (x *References) Reset() {
 	*x = References{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2065,7 +2167,7 @@ func (x *References) String() string {
 func (*References) ProtoMessage() {}
 
 func (x *References) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2078,7 +2180,7 @@ func (x *References) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use References.ProtoReflect.Descriptor instead.
 func (*References) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *References) GetItems() []*Reference {
@@ -2106,7 +2208,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2118,7 +2220,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2131,7 +2233,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CallRequest) GetMethod() string {
@@ -2181,7 +2283,7 @@ type CallResponse struct {
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2193,7 +2295,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2206,7 +2308,7 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
@@ -2243,7 +2345,7 @@ type Pause struct {
 
 func (x *Pause) Reset() {
 	*x = Pause{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2255,7 +2357,7 @@ func (x *Pause) String() string {
 func (*Pause) ProtoMessage() {}
 
 func (x *Pause) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2268,7 +2370,7 @@ func (x *Pause) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pause.ProtoReflect.Descriptor instead.
 func (*Pause) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Pause) GetScope() LimitScope {
@@ -2305,7 +2407,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2317,7 +2419,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2330,7 +2432,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -2385,7 +2487,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2397,7 +2499,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2410,7 +2512,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -2436,7 +2538,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2448,7 +2550,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2461,7 +2563,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DownloadFileRequest) GetFileId() string {
@@ -2483,7 +2585,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2495,7 +2597,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2508,7 +2610,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -2548,7 +2650,7 @@ type ProvisionTargetRequest struct {
 
 func (x *ProvisionTargetRequest) Reset() {
 	*x = ProvisionTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2560,7 +2662,7 @@ func (x *ProvisionTargetRequest) String() string {
 func (*ProvisionTargetRequest) ProtoMessage() {}
 
 func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2573,7 +2675,7 @@ func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ProvisionTargetRequest) GetName() string {
@@ -2610,7 +2712,7 @@ type ProvisionTargetResponse struct {
 
 func (x *ProvisionTargetResponse) Reset() {
 	*x = ProvisionTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2622,7 +2724,7 @@ func (x *ProvisionTargetResponse) String() string {
 func (*ProvisionTargetResponse) ProtoMessage() {}
 
 func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2635,7 +2737,7 @@ func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetResponse.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ProvisionTargetResponse) GetName() string {
@@ -2668,7 +2770,7 @@ type CloseTargetRequest struct {
 
 func (x *CloseTargetRequest) Reset() {
 	*x = CloseTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2680,7 +2782,7 @@ func (x *CloseTargetRequest) String() string {
 func (*CloseTargetRequest) ProtoMessage() {}
 
 func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2693,7 +2795,7 @@ func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetRequest.ProtoReflect.Descriptor instead.
 func (*CloseTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *CloseTargetRequest) GetTarget() *Target {
@@ -2711,7 +2813,7 @@ type CloseTargetResponse struct {
 
 func (x *CloseTargetResponse) Reset() {
 	*x = CloseTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2723,7 +2825,7 @@ func (x *CloseTargetResponse) String() string {
 func (*CloseTargetResponse) ProtoMessage() {}
 
 func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2736,7 +2838,7 @@ func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetResponse.ProtoReflect.Descriptor instead.
 func (*CloseTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
 }
 
 type AttachRequest struct {
@@ -2750,7 +2852,7 @@ type AttachRequest struct {
 
 func (x *AttachRequest) Reset() {
 	*x = AttachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2762,7 +2864,7 @@ func (x *AttachRequest) String() string {
 func (*AttachRequest) ProtoMessage() {}
 
 func (x *AttachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2775,7 +2877,7 @@ func (x *AttachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
 func (*AttachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AttachRequest) GetInstanceId() string {
@@ -2800,7 +2902,7 @@ type AttachResponse struct {
 
 func (x *AttachResponse) Reset() {
 	*x = AttachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2812,7 +2914,7 @@ func (x *AttachResponse) String() string {
 func (*AttachResponse) ProtoMessage() {}
 
 func (x *AttachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2825,7 +2927,7 @@ func (x *AttachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachResponse.ProtoReflect.Descriptor instead.
 func (*AttachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
 }
 
 type DetachRequest struct {
@@ -2837,7 +2939,7 @@ type DetachRequest struct {
 
 func (x *DetachRequest) Reset() {
 	*x = DetachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2849,7 +2951,7 @@ func (x *DetachRequest) String() string {
 func (*DetachRequest) ProtoMessage() {}
 
 func (x *DetachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2862,7 +2964,7 @@ func (x *DetachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachRequest.ProtoReflect.Descriptor instead.
 func (*DetachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *DetachRequest) GetInstanceId() string {
@@ -2880,7 +2982,7 @@ type DetachResponse struct {
 
 func (x *DetachResponse) Reset() {
 	*x = DetachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2892,7 +2994,7 @@ func (x *DetachResponse) String() string {
 func (*DetachResponse) ProtoMessage() {}
 
 func (x *DetachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2905,7 +3007,7 @@ func (x *DetachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachResponse.ProtoReflect.Descriptor instead.
 func (*DetachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
 }
 
 type WatchOccupancyRequest struct {
@@ -2916,7 +3018,7 @@ type WatchOccupancyRequest struct {
 
 func (x *WatchOccupancyRequest) Reset() {
 	*x = WatchOccupancyRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2928,7 +3030,7 @@ func (x *WatchOccupancyRequest) String() string {
 func (*WatchOccupancyRequest) ProtoMessage() {}
 
 func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2941,7 +3043,7 @@ func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyRequest.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
 }
 
 type WatchOccupancyResponse struct {
@@ -2958,7 +3060,7 @@ type WatchOccupancyResponse struct {
 
 func (x *WatchOccupancyResponse) Reset() {
 	*x = WatchOccupancyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2970,7 +3072,7 @@ func (x *WatchOccupancyResponse) String() string {
 func (*WatchOccupancyResponse) ProtoMessage() {}
 
 func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2983,7 +3085,7 @@ func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyResponse.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *WatchOccupancyResponse) GetOccupancy() *Occupancy {
@@ -3027,7 +3129,7 @@ type Occupancy struct {
 
 func (x *Occupancy) Reset() {
 	*x = Occupancy{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3039,7 +3141,7 @@ func (x *Occupancy) String() string {
 func (*Occupancy) ProtoMessage() {}
 
 func (x *Occupancy) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3052,7 +3154,7 @@ func (x *Occupancy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Occupancy.ProtoReflect.Descriptor instead.
 func (*Occupancy) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Occupancy) GetAttached() uint32 {
@@ -3104,7 +3206,7 @@ type Fence struct {
 
 func (x *Fence) Reset() {
 	*x = Fence{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3116,7 +3218,7 @@ func (x *Fence) String() string {
 func (*Fence) ProtoMessage() {}
 
 func (x *Fence) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3129,7 +3231,7 @@ func (x *Fence) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fence.ProtoReflect.Descriptor instead.
 func (*Fence) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Fence) GetRequestId() string {
@@ -3171,7 +3273,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3183,7 +3285,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3196,7 +3298,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *PrepareRequest) GetFence() *Fence {
@@ -3223,7 +3325,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3235,7 +3337,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3248,7 +3350,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *PrepareResponse) GetOccupancy() *Occupancy {
@@ -3274,7 +3376,7 @@ type CommitRequest struct {
 
 func (x *CommitRequest) Reset() {
 	*x = CommitRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3286,7 +3388,7 @@ func (x *CommitRequest) String() string {
 func (*CommitRequest) ProtoMessage() {}
 
 func (x *CommitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3299,7 +3401,7 @@ func (x *CommitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitRequest.ProtoReflect.Descriptor instead.
 func (*CommitRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CommitRequest) GetFence() *Fence {
@@ -3318,7 +3420,7 @@ type CommitResponse struct {
 
 func (x *CommitResponse) Reset() {
 	*x = CommitResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3330,7 +3432,7 @@ func (x *CommitResponse) String() string {
 func (*CommitResponse) ProtoMessage() {}
 
 func (x *CommitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3343,7 +3445,7 @@ func (x *CommitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitResponse.ProtoReflect.Descriptor instead.
 func (*CommitResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *CommitResponse) GetOccupancy() *Occupancy {
@@ -3362,7 +3464,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3374,7 +3476,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3387,7 +3489,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{47}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *CancelRequest) GetFence() *Fence {
@@ -3405,7 +3507,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3417,7 +3519,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3430,7 +3532,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{48}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{49}
 }
 
 type StatusRequest struct {
@@ -3441,7 +3543,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3453,7 +3555,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3466,7 +3568,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{49}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{50}
 }
 
 type StatusResponse struct {
@@ -3485,7 +3587,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3497,7 +3599,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3510,7 +3612,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{50}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *StatusResponse) GetPhase() Phase {
@@ -3574,7 +3676,7 @@ type UpdatesRequest_Start struct {
 
 func (x *UpdatesRequest_Start) Reset() {
 	*x = UpdatesRequest_Start{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3586,7 +3688,7 @@ func (x *UpdatesRequest_Start) String() string {
 func (*UpdatesRequest_Start) ProtoMessage() {}
 
 func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3627,7 +3729,7 @@ type UpdatesRequest_Ack struct {
 
 func (x *UpdatesRequest_Ack) Reset() {
 	*x = UpdatesRequest_Ack{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3639,7 +3741,7 @@ func (x *UpdatesRequest_Ack) String() string {
 func (*UpdatesRequest_Ack) ProtoMessage() {}
 
 func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3676,7 +3778,7 @@ type UploadFileRequest_Header struct {
 
 func (x *UploadFileRequest_Header) Reset() {
 	*x = UploadFileRequest_Header{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[53]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3688,7 +3790,7 @@ func (x *UploadFileRequest_Header) String() string {
 func (*UploadFileRequest_Header) ProtoMessage() {}
 
 func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[53]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3701,7 +3803,7 @@ func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest_Header.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest_Header) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28, 0}
 }
 
 func (x *UploadFileRequest_Header) GetFilename() string {
@@ -3832,7 +3934,7 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x03msg\"}\n" +
 	"\x0fUpdatesResponse\x123\n" +
 	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\x125\n" +
-	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\xdc\x04\n" +
+	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\x8e\x05\n" +
 	"\x06Update\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateId\x123\n" +
 	"\x04kind\x18\x05 \x01(\x0e2\x1f.chatbus.provider.v1.UpdateKindR\x04kind\x12\x12\n" +
@@ -3853,7 +3955,15 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\vsender_name\x18\x10 \x01(\tR\n" +
 	"senderName\x12C\n" +
 	"\fthread_state\x18\x11 \x01(\x0e2 .chatbus.provider.v1.ThreadStateR\vthreadState\x12)\n" +
-	"\x10conversion_error\x18\x12 \x01(\tR\x0fconversionErrorJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\achat_idR\tthread_idR\ffrom_user_id\"\x7f\n" +
+	"\x10conversion_error\x18\x12 \x01(\tR\x0fconversionError\x120\n" +
+	"\x05audio\x18\x16 \x01(\v2\x1a.chatbus.provider.v1.AudioR\x05audioJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\achat_idR\tthread_idR\ffrom_user_id\"\xaf\x01\n" +
+	"\x05Audio\x12\x17\n" +
+	"\afile_id\x18\x01 \x01(\tR\x06fileId\x12\x1b\n" +
+	"\tmime_type\x18\x02 \x01(\tR\bmimeType\x12)\n" +
+	"\x10duration_seconds\x18\x03 \x01(\rR\x0fdurationSeconds\x12\x12\n" +
+	"\x04size\x18\x04 \x01(\x03R\x04size\x12\x1b\n" +
+	"\tfile_name\x18\x05 \x01(\tR\bfileName\x12\x14\n" +
+	"\x05voice\x18\x06 \x01(\bR\x05voice\"\x7f\n" +
 	"\n" +
 	"References\x124\n" +
 	"\x05items\x18\x04 \x03(\v2\x1e.chatbus.provider.v1.ReferenceR\x05itemsJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\x03\x10\x04R\vmessage_idsR\x12callback_query_idsR\bfile_ids\"\xaf\x01\n" +
@@ -4047,7 +4157,7 @@ func file_chatbus_provider_v1_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
+var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(LimitScope)(0),                  // 0: chatbus.provider.v1.LimitScope
 	(Lane)(0),                        // 1: chatbus.provider.v1.Lane
@@ -4079,39 +4189,40 @@ var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(*UpdatesRequest)(nil),           // 27: chatbus.provider.v1.UpdatesRequest
 	(*UpdatesResponse)(nil),          // 28: chatbus.provider.v1.UpdatesResponse
 	(*Update)(nil),                   // 29: chatbus.provider.v1.Update
-	(*References)(nil),               // 30: chatbus.provider.v1.References
-	(*CallRequest)(nil),              // 31: chatbus.provider.v1.CallRequest
-	(*CallResponse)(nil),             // 32: chatbus.provider.v1.CallResponse
-	(*Pause)(nil),                    // 33: chatbus.provider.v1.Pause
-	(*UploadFileRequest)(nil),        // 34: chatbus.provider.v1.UploadFileRequest
-	(*UploadFileResponse)(nil),       // 35: chatbus.provider.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),      // 36: chatbus.provider.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),     // 37: chatbus.provider.v1.DownloadFileResponse
-	(*ProvisionTargetRequest)(nil),   // 38: chatbus.provider.v1.ProvisionTargetRequest
-	(*ProvisionTargetResponse)(nil),  // 39: chatbus.provider.v1.ProvisionTargetResponse
-	(*CloseTargetRequest)(nil),       // 40: chatbus.provider.v1.CloseTargetRequest
-	(*CloseTargetResponse)(nil),      // 41: chatbus.provider.v1.CloseTargetResponse
-	(*AttachRequest)(nil),            // 42: chatbus.provider.v1.AttachRequest
-	(*AttachResponse)(nil),           // 43: chatbus.provider.v1.AttachResponse
-	(*DetachRequest)(nil),            // 44: chatbus.provider.v1.DetachRequest
-	(*DetachResponse)(nil),           // 45: chatbus.provider.v1.DetachResponse
-	(*WatchOccupancyRequest)(nil),    // 46: chatbus.provider.v1.WatchOccupancyRequest
-	(*WatchOccupancyResponse)(nil),   // 47: chatbus.provider.v1.WatchOccupancyResponse
-	(*Occupancy)(nil),                // 48: chatbus.provider.v1.Occupancy
-	(*Fence)(nil),                    // 49: chatbus.provider.v1.Fence
-	(*PrepareRequest)(nil),           // 50: chatbus.provider.v1.PrepareRequest
-	(*PrepareResponse)(nil),          // 51: chatbus.provider.v1.PrepareResponse
-	(*CommitRequest)(nil),            // 52: chatbus.provider.v1.CommitRequest
-	(*CommitResponse)(nil),           // 53: chatbus.provider.v1.CommitResponse
-	(*CancelRequest)(nil),            // 54: chatbus.provider.v1.CancelRequest
-	(*CancelResponse)(nil),           // 55: chatbus.provider.v1.CancelResponse
-	(*StatusRequest)(nil),            // 56: chatbus.provider.v1.StatusRequest
-	(*StatusResponse)(nil),           // 57: chatbus.provider.v1.StatusResponse
-	(*UpdatesRequest_Start)(nil),     // 58: chatbus.provider.v1.UpdatesRequest.Start
-	(*UpdatesRequest_Ack)(nil),       // 59: chatbus.provider.v1.UpdatesRequest.Ack
-	(*UploadFileRequest_Header)(nil), // 60: chatbus.provider.v1.UploadFileRequest.Header
-	(*durationpb.Duration)(nil),      // 61: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil),    // 62: google.protobuf.Timestamp
+	(*Audio)(nil),                    // 30: chatbus.provider.v1.Audio
+	(*References)(nil),               // 31: chatbus.provider.v1.References
+	(*CallRequest)(nil),              // 32: chatbus.provider.v1.CallRequest
+	(*CallResponse)(nil),             // 33: chatbus.provider.v1.CallResponse
+	(*Pause)(nil),                    // 34: chatbus.provider.v1.Pause
+	(*UploadFileRequest)(nil),        // 35: chatbus.provider.v1.UploadFileRequest
+	(*UploadFileResponse)(nil),       // 36: chatbus.provider.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),      // 37: chatbus.provider.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),     // 38: chatbus.provider.v1.DownloadFileResponse
+	(*ProvisionTargetRequest)(nil),   // 39: chatbus.provider.v1.ProvisionTargetRequest
+	(*ProvisionTargetResponse)(nil),  // 40: chatbus.provider.v1.ProvisionTargetResponse
+	(*CloseTargetRequest)(nil),       // 41: chatbus.provider.v1.CloseTargetRequest
+	(*CloseTargetResponse)(nil),      // 42: chatbus.provider.v1.CloseTargetResponse
+	(*AttachRequest)(nil),            // 43: chatbus.provider.v1.AttachRequest
+	(*AttachResponse)(nil),           // 44: chatbus.provider.v1.AttachResponse
+	(*DetachRequest)(nil),            // 45: chatbus.provider.v1.DetachRequest
+	(*DetachResponse)(nil),           // 46: chatbus.provider.v1.DetachResponse
+	(*WatchOccupancyRequest)(nil),    // 47: chatbus.provider.v1.WatchOccupancyRequest
+	(*WatchOccupancyResponse)(nil),   // 48: chatbus.provider.v1.WatchOccupancyResponse
+	(*Occupancy)(nil),                // 49: chatbus.provider.v1.Occupancy
+	(*Fence)(nil),                    // 50: chatbus.provider.v1.Fence
+	(*PrepareRequest)(nil),           // 51: chatbus.provider.v1.PrepareRequest
+	(*PrepareResponse)(nil),          // 52: chatbus.provider.v1.PrepareResponse
+	(*CommitRequest)(nil),            // 53: chatbus.provider.v1.CommitRequest
+	(*CommitResponse)(nil),           // 54: chatbus.provider.v1.CommitResponse
+	(*CancelRequest)(nil),            // 55: chatbus.provider.v1.CancelRequest
+	(*CancelResponse)(nil),           // 56: chatbus.provider.v1.CancelResponse
+	(*StatusRequest)(nil),            // 57: chatbus.provider.v1.StatusRequest
+	(*StatusResponse)(nil),           // 58: chatbus.provider.v1.StatusResponse
+	(*UpdatesRequest_Start)(nil),     // 59: chatbus.provider.v1.UpdatesRequest.Start
+	(*UpdatesRequest_Ack)(nil),       // 60: chatbus.provider.v1.UpdatesRequest.Ack
+	(*UploadFileRequest_Header)(nil), // 61: chatbus.provider.v1.UploadFileRequest.Header
+	(*durationpb.Duration)(nil),      // 62: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),    // 63: google.protobuf.Timestamp
 }
 var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
 	3,  // 0: chatbus.provider.v1.ConvertUpdateRequest.kind:type_name -> chatbus.provider.v1.UpdateKind
@@ -4120,8 +4231,8 @@ var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
 	14, // 3: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
 	13, // 4: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
 	0,  // 5: chatbus.provider.v1.RateLimit.scope:type_name -> chatbus.provider.v1.LimitScope
-	61, // 6: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
-	61, // 7: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
+	62, // 6: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
+	62, // 7: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
 	20, // 8: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
 	20, // 9: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
 	23, // 10: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
@@ -4129,77 +4240,78 @@ var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
 	2,  // 12: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
 	2,  // 13: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
 	9,  // 14: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	58, // 15: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	59, // 16: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	59, // 15: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	60, // 16: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
 	29, // 17: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
 	29, // 18: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
 	3,  // 19: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	62, // 20: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	30, // 21: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	63, // 20: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	31, // 21: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
 	4,  // 22: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	24, // 23: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	25, // 24: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	30, // 25: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	33, // 26: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
-	0,  // 27: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
-	61, // 28: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
-	60, // 29: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	30, // 30: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	25, // 31: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	25, // 32: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	25, // 33: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	25, // 34: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	48, // 35: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	5,  // 36: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	9,  // 37: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	49, // 38: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	61, // 39: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	48, // 40: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	62, // 41: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	49, // 42: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	48, // 43: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	49, // 44: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	5,  // 45: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	48, // 46: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	62, // 47: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	25, // 48: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	10, // 49: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	11, // 50: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	27, // 51: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	31, // 52: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	34, // 53: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	36, // 54: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	38, // 55: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	40, // 56: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	42, // 57: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	44, // 58: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	46, // 59: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	50, // 60: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	52, // 61: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	54, // 62: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	56, // 63: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	7,  // 64: chatbus.provider.v1.ProviderService.ConvertUpdate:input_type -> chatbus.provider.v1.ConvertUpdateRequest
-	26, // 65: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	12, // 66: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	28, // 67: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	32, // 68: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	35, // 69: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	37, // 70: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	39, // 71: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	41, // 72: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	43, // 73: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	45, // 74: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	47, // 75: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	51, // 76: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	53, // 77: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	55, // 78: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	57, // 79: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	8,  // 80: chatbus.provider.v1.ProviderService.ConvertUpdate:output_type -> chatbus.provider.v1.ConvertUpdateResponse
-	65, // [65:81] is the sub-list for method output_type
-	49, // [49:65] is the sub-list for method input_type
-	49, // [49:49] is the sub-list for extension type_name
-	49, // [49:49] is the sub-list for extension extendee
-	0,  // [0:49] is the sub-list for field type_name
+	30, // 23: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
+	24, // 24: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	25, // 25: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	31, // 26: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	34, // 27: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
+	0,  // 28: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
+	62, // 29: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
+	61, // 30: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	31, // 31: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	25, // 32: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	25, // 33: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	25, // 34: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	25, // 35: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	49, // 36: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	5,  // 37: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
+	9,  // 38: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	50, // 39: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	62, // 40: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	49, // 41: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	63, // 42: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	50, // 43: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	49, // 44: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	50, // 45: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	5,  // 46: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	49, // 47: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	63, // 48: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	25, // 49: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	10, // 50: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	11, // 51: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	27, // 52: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	32, // 53: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	35, // 54: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	37, // 55: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	39, // 56: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	41, // 57: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	43, // 58: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	45, // 59: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	47, // 60: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	51, // 61: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	53, // 62: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	55, // 63: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	57, // 64: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	7,  // 65: chatbus.provider.v1.ProviderService.ConvertUpdate:input_type -> chatbus.provider.v1.ConvertUpdateRequest
+	26, // 66: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	12, // 67: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	28, // 68: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	33, // 69: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	36, // 70: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	38, // 71: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	40, // 72: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	42, // 73: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	44, // 74: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	46, // 75: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	48, // 76: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	52, // 77: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	54, // 78: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	56, // 79: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	58, // 80: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	8,  // 81: chatbus.provider.v1.ProviderService.ConvertUpdate:output_type -> chatbus.provider.v1.ConvertUpdateResponse
+	66, // [66:82] is the sub-list for method output_type
+	50, // [50:66] is the sub-list for method input_type
+	50, // [50:50] is the sub-list for extension type_name
+	50, // [50:50] is the sub-list for extension extendee
+	0,  // [0:50] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }
@@ -4211,7 +4323,7 @@ func file_chatbus_provider_v1_provider_proto_init() {
 		(*UpdatesRequest_Start_)(nil),
 		(*UpdatesRequest_Ack_)(nil),
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[27].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[28].OneofWrappers = []any{
 		(*UploadFileRequest_Header_)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -4221,7 +4333,7 @@ func file_chatbus_provider_v1_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_provider_v1_provider_proto_rawDesc), len(file_chatbus_provider_v1_provider_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   54,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

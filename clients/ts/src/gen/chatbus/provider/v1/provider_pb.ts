@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/provider/v1/provider.proto.
  */
 export const file_chatbus_provider_v1_provider: GenFile = /*@__PURE__*/
-  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxInEKFENvbnZlcnRVcGRhdGVSZXF1ZXN0EhgKB3BheWxvYWQYASABKAxCB7pIBHoCEAESLQoEa2luZBgCIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIQCghkZWR1cF9pZBgDIAEoCSJEChVDb252ZXJ0VXBkYXRlUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUiLgoLSW5jYXJuYXRpb24SCwoDcGlkGAEgASgFEhIKCnN0YXJ0X3RpbWUYAiABKAQiEQoPSWRlbnRpZnlSZXF1ZXN0IhEKD0Rlc2NyaWJlUmVxdWVzdCLVAQoQRGVzY3JpYmVSZXNwb25zZRIQCghwbGF0Zm9ybRgBIAEoCRIsCgdtZXRob2RzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0SDwoHd2ViX3VybBgEIAEoCRIoCgV2ZXJicxgFIAMoCzIZLmNoYXRidXMucHJvdmlkZXIudjEuVmVyYhIuCgZsaW1pdHMYBiADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJhdGVMaW1pdCKRAQoJUmF0ZUxpbWl0EgwKBG5hbWUYASABKAkSLgoFc2NvcGUYAiABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLkxpbWl0U2NvcGUSDQoFY291bnQYAyABKA0SJgoDcGVyGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEg8KB21ldGhvZHMYBSADKAkiUgoEVmVyYhIMCgRuYW1lGAEgASgJEhIKCmlkZW1wb3RlbnQYAiABKAgSKAoFbGFzdHMYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iagoKU2VuZFBhcmFtcxIMCgR0ZXh0GAEgASgJEhAKCHJlcGx5X3RvGAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbhIOCgZwcm9tcHQYBCABKAgiXAoKRWRpdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkSLAoHYnV0dG9ucxgDIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuQnV0dG9uIjAKC1JlYWN0UGFyYW1zEhIKCm1lc3NhZ2VfaWQYASABKAkSDQoFZW1vamkYAiABKAkiDgoMVHlwaW5nUGFyYW1zIjQKDEFuc3dlclBhcmFtcxIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIiUKBkJ1dHRvbhINCgVsYWJlbBgBIAEoCRIMCgRkYXRhGAIgASgJIiEKClZlcmJSZXN1bHQSEwoLbWVzc2FnZV9pZHMYASADKAkihQEKBk1ldGhvZBIMCgRuYW1lGAEgASgJEjAKBnBhcmFtcxgCIAMoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kUGFyYW0SEgoKaWRlbXBvdGVudBgDIAEoCBInCgRsYW5lGAQgASgOMhkuY2hhdGJ1cy5wcm92aWRlci52MS5MYW5lIl8KC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSMAoEa2luZBgCIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCJJCglSZWZlcmVuY2USMAoEa2luZBgBIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIKCgJpZBgCIAEoCSI0CgZUYXJnZXQSDAoEY2hhdBgBIAEoCRIOCgZ0aHJlYWQYAiABKAkSDAoEbmFtZRgDIAEoCSKOAQoQSWRlbnRpZnlSZXNwb25zZRIMCgRuYW1lGAEgASgJEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uEg8KB2FjY291bnQYBSABKAki5AEKDlVwZGF0ZXNSZXF1ZXN0EjoKBXN0YXJ0GAEgASgLMikuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5TdGFydEgAEjYKA2FjaxgCIAEoCzInLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuQWNrSAAaPQoFU3RhcnQSDQoFc3RhdGUYAiABKAwSFwoPYWNjZXB0c19iYXRjaGVzGAMgASgISgQIARACUgZjdXJzb3IaGAoDQWNrEhEKCXVwZGF0ZV9pZBgBIAEoA0IFCgNtc2cibAoPVXBkYXRlc1Jlc3BvbnNlEisKBnVwZGF0ZRgBIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlEiwKB3VwZGF0ZXMYAiADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZSLLAwoGVXBkYXRlEhEKCXVwZGF0ZV9pZBgBIAEoAxItCgRraW5kGAUgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVLaW5kEgwKBHRleHQYBiABKAkSDwoHcGF5bG9hZBgHIAEoDBIvCgtyZWNlaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYWxsb3dlZBgJIAEoCBIzCgpyZWZlcmVuY2VzGAogASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzEgwKBGNoYXQYCyABKAkSDgoGdGhyZWFkGAwgASgJEg4KBnNlbmRlchgNIAEoCRIQCghkZWR1cF9pZBgOIAEoCRIOCgZjdXJzb3IYDyABKAwSEwoLc2VuZGVyX25hbWUYECABKAkSNgoMdGhyZWFkX3N0YXRlGBEgASgOMiAuY2hhdGJ1cy5wcm92aWRlci52MS5UaHJlYWRTdGF0ZRIYChBjb252ZXJzaW9uX2Vycm9yGBIgASgJSgQIAhADSgQIAxAESgQIBBAFUgdjaGF0X2lkUgl0aHJlYWRfaWRSDGZyb21fdXNlcl9pZCJ4CgpSZWZlcmVuY2VzEi0KBWl0ZW1zGAQgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VKBAgBEAJKBAgCEANKBAgDEARSC21lc3NhZ2VfaWRzUhJjYWxsYmFja19xdWVyeV9pZHNSCGZpbGVfaWRzIoMBCgtDYWxsUmVxdWVzdBIZCgZtZXRob2QYASABKAlCCbpIBnIEEAEYQBITCgtwYXJhbXNfanNvbhgCIAEoDBIXCg9pZGVtcG90ZW5jeV9rZXkYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQigwEKDENhbGxSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIzCgpyZWZlcmVuY2VzGAIgASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzEikKBXBhdXNlGAMgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5QYXVzZSJ2CgVQYXVzZRIuCgVzY29wZRgBIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuTGltaXRTY29wZRIoCgVhZnRlchgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhITCgttZXRob2Rfb25seRgDIAEoCCL1AQoRVXBsb2FkRmlsZVJlcXVlc3QSPwoGaGVhZGVyGAEgASgLMi0uY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdC5IZWFkZXJIABIPCgVjaHVuaxgCIAEoDEgAGoYBCgZIZWFkZXISEAoIZmlsZW5hbWUYAyABKAkSDwoHY2FwdGlvbhgEIAEoCRIMCgRraW5kGAUgASgJEisKBnRhcmdldBgGIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWRCBQoDbXNnIl4KElVwbG9hZEZpbGVSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIzCgpyZWZlcmVuY2VzGAIgASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzIi8KE0Rvd25sb2FkRmlsZVJlcXVlc3QSGAoHZmlsZV9pZBgBIAEoCUIHukgEcgIQASJGChREb3dubG9hZEZpbGVSZXNwb25zZRINCgVjaHVuaxgBIAEoDBIMCgRzaXplGAIgASgDEhEKCWZpbGVfcGF0aBgDIAEoCSJ7ChZQcm92aXNpb25UYXJnZXRSZXF1ZXN0EhgKBG5hbWUYASABKAlCCrpIB3IFEAEYgAESDAoEY2hhdBgDIAEoCRIqCgVyZXVzZRgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIAhADUgdjaGF0X2lkIoQBChdQcm92aXNpb25UYXJnZXRSZXNwb25zZRIMCgRuYW1lGAMgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0Eg4KBnJldXNlZBgFIAEoCEoECAEQAkoECAIQA1IHY2hhdF9pZFIJdGhyZWFkX2lkImEKEkNsb3NlVGFyZ2V0UmVxdWVzdBIrCgZ0YXJnZXQYAyABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEoECAEQAkoECAIQA1IHY2hhdF9pZFIJdGhyZWFkX2lkIhUKE0Nsb3NlVGFyZ2V0UmVzcG9uc2UicQoNQXR0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEoECAIQA0oECAMQBFIHY2hhdF9pZFIJdGhyZWFkX2lkIhAKDkF0dGFjaFJlc3BvbnNlIiQKDURldGFjaFJlcXVlc3QSEwoLaW5zdGFuY2VfaWQYASABKAkiEAoORGV0YWNoUmVzcG9uc2UiFwoVV2F0Y2hPY2N1cGFuY3lSZXF1ZXN0IokBChZXYXRjaE9jY3VwYW5jeVJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EhEKCWFkbWl0dGluZxgCIAEoCBIpCgVwaGFzZRgDIAEoDjIaLmNoYXRidXMucHJvdmlkZXIudjEuUGhhc2UiYwoJT2NjdXBhbmN5EhAKCGF0dGFjaGVkGAEgASgNEhAKCGluZmxpZ2h0GAIgASgNEg8KB2luYm91bmQYAyABKA0SEAoIb3V0Ym91bmQYBCABKA0SDwoHY2xlYW51cBgFIAEoDSKEAQoFRmVuY2USHgoKcmVxdWVzdF9pZBgBIAEoCUIKukgHcgUQARiAARIQCghvd25lcl9pZBgCIAEoCRISCgpnZW5lcmF0aW9uGAMgASgNEjUKC2luY2FybmF0aW9uGAQgASgLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5JbmNhcm5hdGlvbiJtCg5QcmVwYXJlUmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBARIoCgVsZWFzZRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJ6Cg9QcmVwYXJlUmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSNAoQbGVhc2VfZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiQgoNQ29tbWl0UmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBASJDCg5Db21taXRSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeSJCCg1DYW5jZWxSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIhAKDkNhbmNlbFJlc3BvbnNlIg8KDVN0YXR1c1JlcXVlc3Qi4gEKDlN0YXR1c1Jlc3BvbnNlEikKBXBoYXNlGAEgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZRIRCglhZG1pdHRpbmcYAiABKAgSMQoJb2NjdXBhbmN5GAMgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSNAoQbGVhc2VfZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKcmVxdWVzdF9pZBgFIAEoCRIVCg1oZWFsdGhfZGV0YWlsGAYgASgJKmwKCkxpbWl0U2NvcGUSGwoXTElNSVRfU0NPUEVfVU5TUEVDSUZJRUQQABITCg9MSU1JVF9TQ09QRV9CT1QQARIUChBMSU1JVF9TQ09QRV9DSEFUEAISFgoSTElNSVRfU0NPUEVfVEhSRUFEEAMqYAoETGFuZRIUChBMQU5FX1VOU1BFQ0lGSUVEEAASDwoLTEFORV9QUk9NUFQQARIQCgxMQU5FX01FU1NBR0UQAhINCglMQU5FX0VESVQQAxIQCgxMQU5FX0FNQklFTlQQBCqEAQoNUmVmZXJlbmNlS2luZBIeChpSRUZFUkVOQ0VfS0lORF9VTlNQRUNJRklFRBAAEhoKFlJFRkVSRU5DRV9LSU5EX01FU1NBR0UQARIXChNSRUZFUkVOQ0VfS0lORF9GSUxFEAISHgoaUkVGRVJFTkNFX0tJTkRfSU5URVJBQ1RJT04QAyqcAQoKVXBkYXRlS2luZBIbChdVUERBVEVfS0lORF9VTlNQRUNJRklFRBAAEhcKE1VQREFURV9LSU5EX01FU1NBR0UQARIeChpVUERBVEVfS0lORF9FRElURURfTUVTU0FHRRACEh4KGlVQREFURV9LSU5EX0NBTExCQUNLX1FVRVJZEAMSGAoUVVBEQVRFX0tJTkRfUkVBQ1RJT04QBCp5CgtUaHJlYWRTdGF0ZRIcChhUSFJFQURfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVUSFJFQURfU1RBVEVfUkVPUEVORUQQARIXChNUSFJFQURfU1RBVEVfQ0xPU0VEEAISGAoUVEhSRUFEX1NUQVRFX0RFTEVURUQQAypXCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg4KClBIQVNFX0lETEUQARISCg5QSEFTRV9QUkVQQVJFRBACEhMKD1BIQVNFX0NPTU1JVFRFRBADKtsECgtFcnJvclJlYXNvbhIcChhFUlJPUl9SRUFTT05fVU5TUEVDSUZJRUQQABIcChhFUlJPUl9SRUFTT05fVEFSR0VUX0dPTkUQARIdChlFUlJPUl9SRUFTT05fT1VUX09GX1NDT1BFEAISHQoZRVJST1JfUkVBU09OX1JBVEVfTElNSVRFRBADEhoKFkVSUk9SX1JFQVNPTl9OT1RfRk9VTkQQBBIlCiFFUlJPUl9SRUFTT05fUExBVEZPUk1fVU5SRUFDSEFCTEUQBRIYChRFUlJPUl9SRUFTT05fSU5WQUxJRBAGEiIKHkVSUk9SX1JFQVNPTl9QRVJNSVNTSU9OX0RFTklFRBAHEhoKFkVSUk9SX1JFQVNPTl9BTUJJR1VPVVMQCBIhCh1FUlJPUl9SRUFTT05fUExBVEZPUk1fUkVGVVNFRBAJEiIKHkVSUk9SX1JFQVNPTl9QUk9WSURFUl9TVE9QUElORxAKEh4KGkVSUk9SX1JFQVNPTl9OT1RfQURNSVRUSU5HEAsSHwobRVJST1JfUkVBU09OX0ZFTkNFX01JU01BVENIEAwSGwoXRVJST1JfUkVBU09OX0ZFTkNFX0hFTEQQDRIdChlFUlJPUl9SRUFTT05fTk9UX1BSRVBBUkVEEA4SGgoWRVJST1JfUkVBU09OX0NPTU1JVFRFRBAPEhkKFUVSUk9SX1JFQVNPTl9QUk9UT0NPTBAQEhsKF0VSUk9SX1JFQVNPTl9TVVBFUlNFREVEEBESHQoZRVJST1JfUkVBU09OX1NUUkVBTV9FTkRFRBASMswLCg9Qcm92aWRlclNlcnZpY2USVwoISWRlbnRpZnkSJC5jaGF0YnVzLnByb3ZpZGVyLnYxLklkZW50aWZ5UmVxdWVzdBolLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXNwb25zZRJXCghEZXNjcmliZRIkLmNoYXRidXMucHJvdmlkZXIudjEuRGVzY3JpYmVSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlc3BvbnNlElgKB1VwZGF0ZXMSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVzcG9uc2UoATABEksKBENhbGwSIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXF1ZXN0GiEuY2hhdGJ1cy5wcm92aWRlci52MS5DYWxsUmVzcG9uc2USXwoKVXBsb2FkRmlsZRImLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QaJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXNwb25zZSgBEmUKDERvd25sb2FkRmlsZRIoLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVxdWVzdBopLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVzcG9uc2UwARJsCg9Qcm92aXNpb25UYXJnZXQSKy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlcXVlc3QaLC5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlc3BvbnNlEmAKC0Nsb3NlVGFyZ2V0EicuY2hhdGJ1cy5wcm92aWRlci52MS5DbG9zZVRhcmdldFJlcXVlc3QaKC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVzcG9uc2USUQoGQXR0YWNoEiIuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXNwb25zZRJRCgZEZXRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlc3BvbnNlEmsKDldhdGNoT2NjdXBhbmN5EiouY2hhdGJ1cy5wcm92aWRlci52MS5XYXRjaE9jY3VwYW5jeVJlcXVlc3QaKy5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVzcG9uc2UwARJUCgdQcmVwYXJlEiMuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVxdWVzdBokLmNoYXRidXMucHJvdmlkZXIudjEuUHJlcGFyZVJlc3BvbnNlElEKBkNvbW1pdBIiLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVzcG9uc2USUQoGQ2FuY2VsEiIuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXNwb25zZRJRCgZTdGF0dXMSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1JlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1Jlc3BvbnNlEmYKDUNvbnZlcnRVcGRhdGUSKS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbnZlcnRVcGRhdGVSZXF1ZXN0GiouY2hhdGJ1cy5wcm92aWRlci52MS5Db252ZXJ0VXBkYXRlUmVzcG9uc2VCQVo/Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy9wcm92aWRlci92MTtwcm92aWRlcnYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxInEKFENvbnZlcnRVcGRhdGVSZXF1ZXN0EhgKB3BheWxvYWQYASABKAxCB7pIBHoCEAESLQoEa2luZBgCIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIQCghkZWR1cF9pZBgDIAEoCSJEChVDb252ZXJ0VXBkYXRlUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUiLgoLSW5jYXJuYXRpb24SCwoDcGlkGAEgASgFEhIKCnN0YXJ0X3RpbWUYAiABKAQiEQoPSWRlbnRpZnlSZXF1ZXN0IhEKD0Rlc2NyaWJlUmVxdWVzdCLVAQoQRGVzY3JpYmVSZXNwb25zZRIQCghwbGF0Zm9ybRgBIAEoCRIsCgdtZXRob2RzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0SDwoHd2ViX3VybBgEIAEoCRIoCgV2ZXJicxgFIAMoCzIZLmNoYXRidXMucHJvdmlkZXIudjEuVmVyYhIuCgZsaW1pdHMYBiADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJhdGVMaW1pdCKRAQoJUmF0ZUxpbWl0EgwKBG5hbWUYASABKAkSLgoFc2NvcGUYAiABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLkxpbWl0U2NvcGUSDQoFY291bnQYAyABKA0SJgoDcGVyGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEg8KB21ldGhvZHMYBSADKAkiUgoEVmVyYhIMCgRuYW1lGAEgASgJEhIKCmlkZW1wb3RlbnQYAiABKAgSKAoFbGFzdHMYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iagoKU2VuZFBhcmFtcxIMCgR0ZXh0GAEgASgJEhAKCHJlcGx5X3RvGAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbhIOCgZwcm9tcHQYBCABKAgiXAoKRWRpdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkSLAoHYnV0dG9ucxgDIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuQnV0dG9uIjAKC1JlYWN0UGFyYW1zEhIKCm1lc3NhZ2VfaWQYASABKAkSDQoFZW1vamkYAiABKAkiDgoMVHlwaW5nUGFyYW1zIjQKDEFuc3dlclBhcmFtcxIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIiUKBkJ1dHRvbhINCgVsYWJlbBgBIAEoCRIMCgRkYXRhGAIgASgJIiEKClZlcmJSZXN1bHQSEwoLbWVzc2FnZV9pZHMYASADKAkihQEKBk1ldGhvZBIMCgRuYW1lGAEgASgJEjAKBnBhcmFtcxgCIAMoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kUGFyYW0SEgoKaWRlbXBvdGVudBgDIAEoCBInCgRsYW5lGAQgASgOMhkuY2hhdGJ1cy5wcm92aWRlci52MS5MYW5lIl8KC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSMAoEa2luZBgCIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCJJCglSZWZlcmVuY2USMAoEa2luZBgBIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIKCgJpZBgCIAEoCSI0CgZUYXJnZXQSDAoEY2hhdBgBIAEoCRIOCgZ0aHJlYWQYAiABKAkSDAoEbmFtZRgDIAEoCSKOAQoQSWRlbnRpZnlSZXNwb25zZRIMCgRuYW1lGAEgASgJEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uEg8KB2FjY291bnQYBSABKAki5AEKDlVwZGF0ZXNSZXF1ZXN0EjoKBXN0YXJ0GAEgASgLMikuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5TdGFydEgAEjYKA2FjaxgCIAEoCzInLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuQWNrSAAaPQoFU3RhcnQSDQoFc3RhdGUYAiABKAwSFwoPYWNjZXB0c19iYXRjaGVzGAMgASgISgQIARACUgZjdXJzb3IaGAoDQWNrEhEKCXVwZGF0ZV9pZBgBIAEoA0IFCgNtc2cibAoPVXBkYXRlc1Jlc3BvbnNlEisKBnVwZGF0ZRgBIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlEiwKB3VwZGF0ZXMYAiADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZSL2AwoGVXBkYXRlEhEKCXVwZGF0ZV9pZBgBIAEoAxItCgRraW5kGAUgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVLaW5kEgwKBHRleHQYBiABKAkSDwoHcGF5bG9hZBgHIAEoDBIvCgtyZWNlaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYWxsb3dlZBgJIAEoCBIzCgpyZWZlcmVuY2VzGAogASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzEgwKBGNoYXQYCyABKAkSDgoGdGhyZWFkGAwgASgJEg4KBnNlbmRlchgNIAEoCRIQCghkZWR1cF9pZBgOIAEoCRIOCgZjdXJzb3IYDyABKAwSEwoLc2VuZGVyX25hbWUYECABKAkSNgoMdGhyZWFkX3N0YXRlGBEgASgOMiAuY2hhdGJ1cy5wcm92aWRlci52MS5UaHJlYWRTdGF0ZRIYChBjb252ZXJzaW9uX2Vycm9yGBIgASgJEikKBWF1ZGlvGBYgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5BdWRpb0oECAIQA0oECAMQBEoECAQQBVIHY2hhdF9pZFIJdGhyZWFkX2lkUgxmcm9tX3VzZXJfaWQidQoFQXVkaW8SDwoHZmlsZV9pZBgBIAEoCRIRCgltaW1lX3R5cGUYAiABKAkSGAoQZHVyYXRpb25fc2Vjb25kcxgDIAEoDRIMCgRzaXplGAQgASgDEhEKCWZpbGVfbmFtZRgFIAEoCRINCgV2b2ljZRgGIAEoCCJ4CgpSZWZlcmVuY2VzEi0KBWl0ZW1zGAQgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VKBAgBEAJKBAgCEANKBAgDEARSC21lc3NhZ2VfaWRzUhJjYWxsYmFja19xdWVyeV9pZHNSCGZpbGVfaWRzIoMBCgtDYWxsUmVxdWVzdBIZCgZtZXRob2QYASABKAlCCbpIBnIEEAEYQBITCgtwYXJhbXNfanNvbhgCIAEoDBIXCg9pZGVtcG90ZW5jeV9rZXkYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQigwEKDENhbGxSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIzCgpyZWZlcmVuY2VzGAIgASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzEikKBXBhdXNlGAMgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5QYXVzZSJ2CgVQYXVzZRIuCgVzY29wZRgBIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuTGltaXRTY29wZRIoCgVhZnRlchgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhITCgttZXRob2Rfb25seRgDIAEoCCL1AQoRVXBsb2FkRmlsZVJlcXVlc3QSPwoGaGVhZGVyGAEgASgLMi0uY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdC5IZWFkZXJIABIPCgVjaHVuaxgCIAEoDEgAGoYBCgZIZWFkZXISEAoIZmlsZW5hbWUYAyABKAkSDwoHY2FwdGlvbhgEIAEoCRIMCgRraW5kGAUgASgJEisKBnRhcmdldBgGIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWRCBQoDbXNnIl4KElVwbG9hZEZpbGVSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIzCgpyZWZlcmVuY2VzGAIgASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzIi8KE0Rvd25sb2FkRmlsZVJlcXVlc3QSGAoHZmlsZV9pZBgBIAEoCUIHukgEcgIQASJGChREb3dubG9hZEZpbGVSZXNwb25zZRINCgVjaHVuaxgBIAEoDBIMCgRzaXplGAIgASgDEhEKCWZpbGVfcGF0aBgDIAEoCSJ7ChZQcm92aXNpb25UYXJnZXRSZXF1ZXN0EhgKBG5hbWUYASABKAlCCrpIB3IFEAEYgAESDAoEY2hhdBgDIAEoCRIqCgVyZXVzZRgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIAhADUgdjaGF0X2lkIoQBChdQcm92aXNpb25UYXJnZXRSZXNwb25zZRIMCgRuYW1lGAMgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0Eg4KBnJldXNlZBgFIAEoCEoECAEQAkoECAIQA1IHY2hhdF9pZFIJdGhyZWFkX2lkImEKEkNsb3NlVGFyZ2V0UmVxdWVzdBIrCgZ0YXJnZXQYAyABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEoECAEQAkoECAIQA1IHY2hhdF9pZFIJdGhyZWFkX2lkIhUKE0Nsb3NlVGFyZ2V0UmVzcG9uc2UicQoNQXR0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEoECAIQA0oECAMQBFIHY2hhdF9pZFIJdGhyZWFkX2lkIhAKDkF0dGFjaFJlc3BvbnNlIiQKDURldGFjaFJlcXVlc3QSEwoLaW5zdGFuY2VfaWQYASABKAkiEAoORGV0YWNoUmVzcG9uc2UiFwoVV2F0Y2hPY2N1cGFuY3lSZXF1ZXN0IokBChZXYXRjaE9jY3VwYW5jeVJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EhEKCWFkbWl0dGluZxgCIAEoCBIpCgVwaGFzZRgDIAEoDjIaLmNoYXRidXMucHJvdmlkZXIudjEuUGhhc2UiYwoJT2NjdXBhbmN5EhAKCGF0dGFjaGVkGAEgASgNEhAKCGluZmxpZ2h0GAIgASgNEg8KB2luYm91bmQYAyABKA0SEAoIb3V0Ym91bmQYBCABKA0SDwoHY2xlYW51cBgFIAEoDSKEAQoFRmVuY2USHgoKcmVxdWVzdF9pZBgBIAEoCUIKukgHcgUQARiAARIQCghvd25lcl9pZBgCIAEoCRISCgpnZW5lcmF0aW9uGAMgASgNEjUKC2luY2FybmF0aW9uGAQgASgLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5JbmNhcm5hdGlvbiJtCg5QcmVwYXJlUmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBARIoCgVsZWFzZRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJ6Cg9QcmVwYXJlUmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSNAoQbGVhc2VfZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiQgoNQ29tbWl0UmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBASJDCg5Db21taXRSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeSJCCg1DYW5jZWxSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIhAKDkNhbmNlbFJlc3BvbnNlIg8KDVN0YXR1c1JlcXVlc3Qi4gEKDlN0YXR1c1Jlc3BvbnNlEikKBXBoYXNlGAEgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZRIRCglhZG1pdHRpbmcYAiABKAgSMQoJb2NjdXBhbmN5GAMgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSNAoQbGVhc2VfZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKcmVxdWVzdF9pZBgFIAEoCRIVCg1oZWFsdGhfZGV0YWlsGAYgASgJKmwKCkxpbWl0U2NvcGUSGwoXTElNSVRfU0NPUEVfVU5TUEVDSUZJRUQQABITCg9MSU1JVF9TQ09QRV9CT1QQARIUChBMSU1JVF9TQ09QRV9DSEFUEAISFgoSTElNSVRfU0NPUEVfVEhSRUFEEAMqYAoETGFuZRIUChBMQU5FX1VOU1BFQ0lGSUVEEAASDwoLTEFORV9QUk9NUFQQARIQCgxMQU5FX01FU1NBR0UQAhINCglMQU5FX0VESVQQAxIQCgxMQU5FX0FNQklFTlQQBCqEAQoNUmVmZXJlbmNlS2luZBIeChpSRUZFUkVOQ0VfS0lORF9VTlNQRUNJRklFRBAAEhoKFlJFRkVSRU5DRV9LSU5EX01FU1NBR0UQARIXChNSRUZFUkVOQ0VfS0lORF9GSUxFEAISHgoaUkVGRVJFTkNFX0tJTkRfSU5URVJBQ1RJT04QAyqcAQoKVXBkYXRlS2luZBIbChdVUERBVEVfS0lORF9VTlNQRUNJRklFRBAAEhcKE1VQREFURV9LSU5EX01FU1NBR0UQARIeChpVUERBVEVfS0lORF9FRElURURfTUVTU0FHRRACEh4KGlVQREFURV9LSU5EX0NBTExCQUNLX1FVRVJZEAMSGAoUVVBEQVRFX0tJTkRfUkVBQ1RJT04QBCp5CgtUaHJlYWRTdGF0ZRIcChhUSFJFQURfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVUSFJFQURfU1RBVEVfUkVPUEVORUQQARIXChNUSFJFQURfU1RBVEVfQ0xPU0VEEAISGAoUVEhSRUFEX1NUQVRFX0RFTEVURUQQAypXCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg4KClBIQVNFX0lETEUQARISCg5QSEFTRV9QUkVQQVJFRBACEhMKD1BIQVNFX0NPTU1JVFRFRBADKtsECgtFcnJvclJlYXNvbhIcChhFUlJPUl9SRUFTT05fVU5TUEVDSUZJRUQQABIcChhFUlJPUl9SRUFTT05fVEFSR0VUX0dPTkUQARIdChlFUlJPUl9SRUFTT05fT1VUX09GX1NDT1BFEAISHQoZRVJST1JfUkVBU09OX1JBVEVfTElNSVRFRBADEhoKFkVSUk9SX1JFQVNPTl9OT1RfRk9VTkQQBBIlCiFFUlJPUl9SRUFTT05fUExBVEZPUk1fVU5SRUFDSEFCTEUQBRIYChRFUlJPUl9SRUFTT05fSU5WQUxJRBAGEiIKHkVSUk9SX1JFQVNPTl9QRVJNSVNTSU9OX0RFTklFRBAHEhoKFkVSUk9SX1JFQVNPTl9BTUJJR1VPVVMQCBIhCh1FUlJPUl9SRUFTT05fUExBVEZPUk1fUkVGVVNFRBAJEiIKHkVSUk9SX1JFQVNPTl9QUk9WSURFUl9TVE9QUElORxAKEh4KGkVSUk9SX1JFQVNPTl9OT1RfQURNSVRUSU5HEAsSHwobRVJST1JfUkVBU09OX0ZFTkNFX01JU01BVENIEAwSGwoXRVJST1JfUkVBU09OX0ZFTkNFX0hFTEQQDRIdChlFUlJPUl9SRUFTT05fTk9UX1BSRVBBUkVEEA4SGgoWRVJST1JfUkVBU09OX0NPTU1JVFRFRBAPEhkKFUVSUk9SX1JFQVNPTl9QUk9UT0NPTBAQEhsKF0VSUk9SX1JFQVNPTl9TVVBFUlNFREVEEBESHQoZRVJST1JfUkVBU09OX1NUUkVBTV9FTkRFRBASMswLCg9Qcm92aWRlclNlcnZpY2USVwoISWRlbnRpZnkSJC5jaGF0YnVzLnByb3ZpZGVyLnYxLklkZW50aWZ5UmVxdWVzdBolLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXNwb25zZRJXCghEZXNjcmliZRIkLmNoYXRidXMucHJvdmlkZXIudjEuRGVzY3JpYmVSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlc3BvbnNlElgKB1VwZGF0ZXMSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVzcG9uc2UoATABEksKBENhbGwSIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXF1ZXN0GiEuY2hhdGJ1cy5wcm92aWRlci52MS5DYWxsUmVzcG9uc2USXwoKVXBsb2FkRmlsZRImLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QaJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXNwb25zZSgBEmUKDERvd25sb2FkRmlsZRIoLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVxdWVzdBopLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVzcG9uc2UwARJsCg9Qcm92aXNpb25UYXJnZXQSKy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlcXVlc3QaLC5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlc3BvbnNlEmAKC0Nsb3NlVGFyZ2V0EicuY2hhdGJ1cy5wcm92aWRlci52MS5DbG9zZVRhcmdldFJlcXVlc3QaKC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVzcG9uc2USUQoGQXR0YWNoEiIuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXNwb25zZRJRCgZEZXRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlc3BvbnNlEmsKDldhdGNoT2NjdXBhbmN5EiouY2hhdGJ1cy5wcm92aWRlci52MS5XYXRjaE9jY3VwYW5jeVJlcXVlc3QaKy5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVzcG9uc2UwARJUCgdQcmVwYXJlEiMuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVxdWVzdBokLmNoYXRidXMucHJvdmlkZXIudjEuUHJlcGFyZVJlc3BvbnNlElEKBkNvbW1pdBIiLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVzcG9uc2USUQoGQ2FuY2VsEiIuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXNwb25zZRJRCgZTdGF0dXMSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1JlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1Jlc3BvbnNlEmYKDUNvbnZlcnRVcGRhdGUSKS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbnZlcnRVcGRhdGVSZXF1ZXN0GiouY2hhdGJ1cy5wcm92aWRlci52MS5Db252ZXJ0VXBkYXRlUmVzcG9uc2VCQVo/Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy9wcm92aWRlci92MTtwcm92aWRlcnYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message chatbus.provider.v1.ConvertUpdateRequest
@@ -868,6 +868,17 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
    * @generated from field: string conversion_error = 18;
    */
   conversionError: string;
+
+  /**
+   * The voice note or audio file the update carries (Telegram voice or
+   * audio, a Slack audio clip, a Discord voice message, a playground
+   * recording): the supervisor fetches it with DownloadFile and
+   * transcribes it (docs/voice.md). Its file_id must also be among
+   * references (kind FILE).
+   *
+   * @generated from field: chatbus.provider.v1.Audio audio = 22;
+   */
+  audio?: Audio | undefined;
 };
 
 /**
@@ -876,6 +887,58 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
  */
 export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
   messageDesc(file_chatbus_provider_v1_provider, 22);
+
+/**
+ * Audio describes a voice note or an audio file, as the platform says.
+ *
+ * @generated from message chatbus.provider.v1.Audio
+ */
+export type Audio = Message<"chatbus.provider.v1.Audio"> & {
+  /**
+   * @generated from field: string file_id = 1;
+   */
+  fileId: string;
+
+  /**
+   * "audio/ogg", "audio/mpeg", …; empty if the platform does not say.
+   *
+   * @generated from field: string mime_type = 2;
+   */
+  mimeType: string;
+
+  /**
+   * Length in seconds; 0 if the platform does not say.
+   *
+   * @generated from field: uint32 duration_seconds = 3;
+   */
+  durationSeconds: number;
+
+  /**
+   * Size in bytes; 0 if the platform does not say.
+   *
+   * @generated from field: int64 size = 4;
+   */
+  size: bigint;
+
+  /**
+   * @generated from field: string file_name = 5;
+   */
+  fileName: string;
+
+  /**
+   * Recorded as a voice note rather than uploaded as an audio file.
+   *
+   * @generated from field: bool voice = 6;
+   */
+  voice: boolean;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.Audio.
+ * Use `create(AudioSchema)` to create a new message.
+ */
+export const AudioSchema: GenMessage<Audio> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 23);
 
 /**
  * References are the platform ids an update makes available to its
@@ -900,7 +963,7 @@ export type References = Message<"chatbus.provider.v1.References"> & {
  * Use `create(ReferencesSchema)` to create a new message.
  */
 export const ReferencesSchema: GenMessage<References> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 23);
+  messageDesc(file_chatbus_provider_v1_provider, 24);
 
 /**
  * @generated from message chatbus.provider.v1.CallRequest
@@ -940,7 +1003,7 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 24);
+  messageDesc(file_chatbus_provider_v1_provider, 25);
 
 /**
  * @generated from message chatbus.provider.v1.CallResponse
@@ -977,7 +1040,7 @@ export type CallResponse = Message<"chatbus.provider.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25);
+  messageDesc(file_chatbus_provider_v1_provider, 26);
 
 /**
  * Pause is a scope the platform has no room in for a while.
@@ -1008,7 +1071,7 @@ export type Pause = Message<"chatbus.provider.v1.Pause"> & {
  * Use `create(PauseSchema)` to create a new message.
  */
 export const PauseSchema: GenMessage<Pause> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 26);
+  messageDesc(file_chatbus_provider_v1_provider, 27);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest
@@ -1037,7 +1100,7 @@ export type UploadFileRequest = Message<"chatbus.provider.v1.UploadFileRequest">
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 27);
+  messageDesc(file_chatbus_provider_v1_provider, 28);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest.Header
@@ -1073,7 +1136,7 @@ export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRe
  * Use `create(UploadFileRequest_HeaderSchema)` to create a new message.
  */
 export const UploadFileRequest_HeaderSchema: GenMessage<UploadFileRequest_Header> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 27, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 28, 0);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileResponse
@@ -1097,7 +1160,7 @@ export type UploadFileResponse = Message<"chatbus.provider.v1.UploadFileResponse
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 28);
+  messageDesc(file_chatbus_provider_v1_provider, 29);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileRequest
@@ -1114,7 +1177,7 @@ export type DownloadFileRequest = Message<"chatbus.provider.v1.DownloadFileReque
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 29);
+  messageDesc(file_chatbus_provider_v1_provider, 30);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileResponse
@@ -1143,7 +1206,7 @@ export type DownloadFileResponse = Message<"chatbus.provider.v1.DownloadFileResp
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 30);
+  messageDesc(file_chatbus_provider_v1_provider, 31);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetRequest
@@ -1178,7 +1241,7 @@ export type ProvisionTargetRequest = Message<"chatbus.provider.v1.ProvisionTarge
  * Use `create(ProvisionTargetRequestSchema)` to create a new message.
  */
 export const ProvisionTargetRequestSchema: GenMessage<ProvisionTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 31);
+  messageDesc(file_chatbus_provider_v1_provider, 32);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetResponse
@@ -1209,7 +1272,7 @@ export type ProvisionTargetResponse = Message<"chatbus.provider.v1.ProvisionTarg
  * Use `create(ProvisionTargetResponseSchema)` to create a new message.
  */
 export const ProvisionTargetResponseSchema: GenMessage<ProvisionTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 32);
+  messageDesc(file_chatbus_provider_v1_provider, 33);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetRequest
@@ -1226,7 +1289,7 @@ export type CloseTargetRequest = Message<"chatbus.provider.v1.CloseTargetRequest
  * Use `create(CloseTargetRequestSchema)` to create a new message.
  */
 export const CloseTargetRequestSchema: GenMessage<CloseTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 33);
+  messageDesc(file_chatbus_provider_v1_provider, 34);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetResponse
@@ -1239,7 +1302,7 @@ export type CloseTargetResponse = Message<"chatbus.provider.v1.CloseTargetRespon
  * Use `create(CloseTargetResponseSchema)` to create a new message.
  */
 export const CloseTargetResponseSchema: GenMessage<CloseTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 34);
+  messageDesc(file_chatbus_provider_v1_provider, 35);
 
 /**
  * @generated from message chatbus.provider.v1.AttachRequest
@@ -1263,7 +1326,7 @@ export type AttachRequest = Message<"chatbus.provider.v1.AttachRequest"> & {
  * Use `create(AttachRequestSchema)` to create a new message.
  */
 export const AttachRequestSchema: GenMessage<AttachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 35);
+  messageDesc(file_chatbus_provider_v1_provider, 36);
 
 /**
  * @generated from message chatbus.provider.v1.AttachResponse
@@ -1276,7 +1339,7 @@ export type AttachResponse = Message<"chatbus.provider.v1.AttachResponse"> & {
  * Use `create(AttachResponseSchema)` to create a new message.
  */
 export const AttachResponseSchema: GenMessage<AttachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 36);
+  messageDesc(file_chatbus_provider_v1_provider, 37);
 
 /**
  * @generated from message chatbus.provider.v1.DetachRequest
@@ -1293,7 +1356,7 @@ export type DetachRequest = Message<"chatbus.provider.v1.DetachRequest"> & {
  * Use `create(DetachRequestSchema)` to create a new message.
  */
 export const DetachRequestSchema: GenMessage<DetachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 37);
+  messageDesc(file_chatbus_provider_v1_provider, 38);
 
 /**
  * @generated from message chatbus.provider.v1.DetachResponse
@@ -1306,7 +1369,7 @@ export type DetachResponse = Message<"chatbus.provider.v1.DetachResponse"> & {
  * Use `create(DetachResponseSchema)` to create a new message.
  */
 export const DetachResponseSchema: GenMessage<DetachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 38);
+  messageDesc(file_chatbus_provider_v1_provider, 39);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyRequest
@@ -1319,7 +1382,7 @@ export type WatchOccupancyRequest = Message<"chatbus.provider.v1.WatchOccupancyR
  * Use `create(WatchOccupancyRequestSchema)` to create a new message.
  */
 export const WatchOccupancyRequestSchema: GenMessage<WatchOccupancyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 39);
+  messageDesc(file_chatbus_provider_v1_provider, 40);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyResponse
@@ -1350,7 +1413,7 @@ export type WatchOccupancyResponse = Message<"chatbus.provider.v1.WatchOccupancy
  * Use `create(WatchOccupancyResponseSchema)` to create a new message.
  */
 export const WatchOccupancyResponseSchema: GenMessage<WatchOccupancyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 40);
+  messageDesc(file_chatbus_provider_v1_provider, 41);
 
 /**
  * Occupancy counts the work an owner holds; a doctor commit waits until all
@@ -1400,7 +1463,7 @@ export type Occupancy = Message<"chatbus.provider.v1.Occupancy"> & {
  * Use `create(OccupancySchema)` to create a new message.
  */
 export const OccupancySchema: GenMessage<Occupancy> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 41);
+  messageDesc(file_chatbus_provider_v1_provider, 42);
 
 /**
  * Fence identifies the owner a doctor request is addressed to; a request
@@ -1435,7 +1498,7 @@ export type Fence = Message<"chatbus.provider.v1.Fence"> & {
  * Use `create(FenceSchema)` to create a new message.
  */
 export const FenceSchema: GenMessage<Fence> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 42);
+  messageDesc(file_chatbus_provider_v1_provider, 43);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareRequest
@@ -1459,7 +1522,7 @@ export type PrepareRequest = Message<"chatbus.provider.v1.PrepareRequest"> & {
  * Use `create(PrepareRequestSchema)` to create a new message.
  */
 export const PrepareRequestSchema: GenMessage<PrepareRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 43);
+  messageDesc(file_chatbus_provider_v1_provider, 44);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareResponse
@@ -1481,7 +1544,7 @@ export type PrepareResponse = Message<"chatbus.provider.v1.PrepareResponse"> & {
  * Use `create(PrepareResponseSchema)` to create a new message.
  */
 export const PrepareResponseSchema: GenMessage<PrepareResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 44);
+  messageDesc(file_chatbus_provider_v1_provider, 45);
 
 /**
  * @generated from message chatbus.provider.v1.CommitRequest
@@ -1498,7 +1561,7 @@ export type CommitRequest = Message<"chatbus.provider.v1.CommitRequest"> & {
  * Use `create(CommitRequestSchema)` to create a new message.
  */
 export const CommitRequestSchema: GenMessage<CommitRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 45);
+  messageDesc(file_chatbus_provider_v1_provider, 46);
 
 /**
  * @generated from message chatbus.provider.v1.CommitResponse
@@ -1515,7 +1578,7 @@ export type CommitResponse = Message<"chatbus.provider.v1.CommitResponse"> & {
  * Use `create(CommitResponseSchema)` to create a new message.
  */
 export const CommitResponseSchema: GenMessage<CommitResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 46);
+  messageDesc(file_chatbus_provider_v1_provider, 47);
 
 /**
  * @generated from message chatbus.provider.v1.CancelRequest
@@ -1532,7 +1595,7 @@ export type CancelRequest = Message<"chatbus.provider.v1.CancelRequest"> & {
  * Use `create(CancelRequestSchema)` to create a new message.
  */
 export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 47);
+  messageDesc(file_chatbus_provider_v1_provider, 48);
 
 /**
  * @generated from message chatbus.provider.v1.CancelResponse
@@ -1545,7 +1608,7 @@ export type CancelResponse = Message<"chatbus.provider.v1.CancelResponse"> & {
  * Use `create(CancelResponseSchema)` to create a new message.
  */
 export const CancelResponseSchema: GenMessage<CancelResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 48);
+  messageDesc(file_chatbus_provider_v1_provider, 49);
 
 /**
  * @generated from message chatbus.provider.v1.StatusRequest
@@ -1558,7 +1621,7 @@ export type StatusRequest = Message<"chatbus.provider.v1.StatusRequest"> & {
  * Use `create(StatusRequestSchema)` to create a new message.
  */
 export const StatusRequestSchema: GenMessage<StatusRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 49);
+  messageDesc(file_chatbus_provider_v1_provider, 50);
 
 /**
  * @generated from message chatbus.provider.v1.StatusResponse
@@ -1603,7 +1666,7 @@ export type StatusResponse = Message<"chatbus.provider.v1.StatusResponse"> & {
  * Use `create(StatusResponseSchema)` to create a new message.
  */
 export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 50);
+  messageDesc(file_chatbus_provider_v1_provider, 51);
 
 /**
  * LimitScope says what a limit counts calls per.
