@@ -1280,7 +1280,20 @@ type Method struct {
 	// reported as unknown.
 	Idempotent bool `protobuf:"varint,3,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
 	// Which calls go first when calls wait for the platform's limits.
-	Lane          Lane `protobuf:"varint,4,opt,name=lane,proto3,enum=chatbus.provider.v1.Lane" json:"lane,omitempty"`
+	Lane Lane `protobuf:"varint,4,opt,name=lane,proto3,enum=chatbus.provider.v1.Lane" json:"lane,omitempty"`
+	// A call of this method overwrites what it names (an edit of a
+	// message's text): a queued call of the same method and thread that
+	// names the same messages (its parameters of kind
+	// REFERENCE_KIND_MESSAGE) is replaced by a newer one, which takes its
+	// place in the queue, and its caller gets the newer call's outcome. The
+	// last one always lands; the platform sees the paced rate. A call that
+	// names no message is not replaced.
+	Overwrites bool `protobuf:"varint,5,opt,name=overwrites,proto3" json:"overwrites,omitempty"`
+	// How long a call's effect lasts on the platform (a typing indicator):
+	// a repeat of the method in the same thread while it lasts is answered
+	// without a platform call, until a message of the thread goes out. Unset:
+	// every call is made.
+	Lasts         *durationpb.Duration `protobuf:"bytes,6,opt,name=lasts,proto3" json:"lasts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1341,6 +1354,20 @@ func (x *Method) GetLane() Lane {
 		return x.Lane
 	}
 	return Lane_LANE_UNSPECIFIED
+}
+
+func (x *Method) GetOverwrites() bool {
+	if x != nil {
+		return x.Overwrites
+	}
+	return false
+}
+
+func (x *Method) GetLasts() *durationpb.Duration {
+	if x != nil {
+		return x.Lasts
+	}
+	return nil
 }
 
 // MethodParam is a Call parameter that names an id of the thread.
@@ -3665,14 +3692,18 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"VerbResult\x12\x1f\n" +
 	"\vmessage_ids\x18\x01 \x03(\tR\n" +
-	"messageIds\"\xa5\x01\n" +
+	"messageIds\"\xf6\x01\n" +
 	"\x06Method\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x128\n" +
 	"\x06params\x18\x02 \x03(\v2 .chatbus.provider.v1.MethodParamR\x06params\x12\x1e\n" +
 	"\n" +
 	"idempotent\x18\x03 \x01(\bR\n" +
 	"idempotent\x12-\n" +
-	"\x04lane\x18\x04 \x01(\x0e2\x19.chatbus.provider.v1.LaneR\x04lane\"u\n" +
+	"\x04lane\x18\x04 \x01(\x0e2\x19.chatbus.provider.v1.LaneR\x04lane\x12\x1e\n" +
+	"\n" +
+	"overwrites\x18\x05 \x01(\bR\n" +
+	"overwrites\x12/\n" +
+	"\x05lasts\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x05lasts\"u\n" +
 	"\vMethodParam\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x126\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\".chatbus.provider.v1.ReferenceKindR\x04kind\x12\x1a\n" +
@@ -3992,78 +4023,79 @@ var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
 	18, // 7: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
 	21, // 8: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
 	1,  // 9: chatbus.provider.v1.Method.lane:type_name -> chatbus.provider.v1.Lane
-	2,  // 10: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	2,  // 11: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	7,  // 12: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	56, // 13: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	57, // 14: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
-	27, // 15: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
-	27, // 16: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
-	3,  // 17: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	60, // 18: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	28, // 19: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
-	4,  // 20: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	22, // 21: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	23, // 22: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	28, // 23: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	31, // 24: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
-	0,  // 25: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
-	59, // 26: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
-	58, // 27: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	28, // 28: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	23, // 29: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	23, // 30: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	23, // 31: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	23, // 32: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	46, // 33: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	5,  // 34: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	7,  // 35: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	47, // 36: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	59, // 37: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	46, // 38: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	60, // 39: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	47, // 40: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	46, // 41: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	47, // 42: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	5,  // 43: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	46, // 44: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	60, // 45: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	23, // 46: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	8,  // 47: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	9,  // 48: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	25, // 49: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	29, // 50: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	32, // 51: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	34, // 52: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	36, // 53: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	38, // 54: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	40, // 55: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	42, // 56: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	44, // 57: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	48, // 58: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	50, // 59: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	52, // 60: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	54, // 61: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	24, // 62: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	10, // 63: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	26, // 64: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	30, // 65: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	33, // 66: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	35, // 67: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	37, // 68: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	39, // 69: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	41, // 70: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	43, // 71: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	45, // 72: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	49, // 73: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	51, // 74: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	53, // 75: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	55, // 76: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	62, // [62:77] is the sub-list for method output_type
-	47, // [47:62] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	59, // 10: chatbus.provider.v1.Method.lasts:type_name -> google.protobuf.Duration
+	2,  // 11: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	2,  // 12: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	7,  // 13: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	56, // 14: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	57, // 15: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	27, // 16: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
+	27, // 17: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
+	3,  // 18: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
+	60, // 19: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	28, // 20: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	4,  // 21: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
+	22, // 22: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	23, // 23: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	28, // 24: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	31, // 25: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
+	0,  // 26: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
+	59, // 27: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
+	58, // 28: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	28, // 29: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	23, // 30: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	23, // 31: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	23, // 32: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	23, // 33: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	46, // 34: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	5,  // 35: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
+	7,  // 36: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	47, // 37: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	59, // 38: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	46, // 39: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	60, // 40: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	47, // 41: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	46, // 42: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	47, // 43: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	5,  // 44: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	46, // 45: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	60, // 46: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	23, // 47: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	8,  // 48: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	9,  // 49: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	25, // 50: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	29, // 51: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	32, // 52: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	34, // 53: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	36, // 54: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	38, // 55: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	40, // 56: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	42, // 57: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	44, // 58: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	48, // 59: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	50, // 60: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	52, // 61: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	54, // 62: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	24, // 63: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	10, // 64: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	26, // 65: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	30, // 66: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	33, // 67: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	35, // 68: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	37, // 69: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	39, // 70: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	41, // 71: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	43, // 72: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	45, // 73: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	49, // 74: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	51, // 75: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	53, // 76: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	55, // 77: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	63, // [63:78] is the sub-list for method output_type
+	48, // [48:63] is the sub-list for method input_type
+	48, // [48:48] is the sub-list for extension type_name
+	48, // [48:48] is the sub-list for extension extendee
+	0,  // [0:48] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }
