@@ -1809,7 +1809,13 @@ type Update struct {
 	// deleted by a person); unspecified for ordinary updates. The
 	// supervisor marks the thread's binding so; the update is journalled
 	// and routed like any other.
-	ThreadState   ThreadState `protobuf:"varint,17,opt,name=thread_state,json=threadState,proto3,enum=chatbus.provider.v1.ThreadState" json:"thread_state,omitempty"`
+	ThreadState ThreadState `protobuf:"varint,17,opt,name=thread_state,json=threadState,proto3,enum=chatbus.provider.v1.ThreadState" json:"thread_state,omitempty"`
+	// The voice note or audio file the update carries (Telegram voice or
+	// audio, a Slack audio clip, a Discord voice message, a playground
+	// recording): the supervisor fetches it with DownloadFile and
+	// transcribes it (docs/voice.md). Its file_id must also be among
+	// references (kind FILE).
+	Audio         *Audio `protobuf:"bytes,22,opt,name=audio,proto3" json:"audio,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1942,6 +1948,102 @@ func (x *Update) GetThreadState() ThreadState {
 	return ThreadState_THREAD_STATE_UNSPECIFIED
 }
 
+func (x *Update) GetAudio() *Audio {
+	if x != nil {
+		return x.Audio
+	}
+	return nil
+}
+
+// Audio describes a voice note or an audio file, as the platform says.
+type Audio struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	FileId string                 `protobuf:"bytes,1,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	// "audio/ogg", "audio/mpeg", …; empty if the platform does not say.
+	MimeType string `protobuf:"bytes,2,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	// Length in seconds; 0 if the platform does not say.
+	DurationSeconds uint32 `protobuf:"varint,3,opt,name=duration_seconds,json=durationSeconds,proto3" json:"duration_seconds,omitempty"`
+	// Size in bytes; 0 if the platform does not say.
+	Size     int64  `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
+	FileName string `protobuf:"bytes,5,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	// Recorded as a voice note rather than uploaded as an audio file.
+	Voice         bool `protobuf:"varint,6,opt,name=voice,proto3" json:"voice,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Audio) Reset() {
+	*x = Audio{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Audio) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Audio) ProtoMessage() {}
+
+func (x *Audio) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Audio.ProtoReflect.Descriptor instead.
+func (*Audio) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Audio) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+func (x *Audio) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+func (x *Audio) GetDurationSeconds() uint32 {
+	if x != nil {
+		return x.DurationSeconds
+	}
+	return 0
+}
+
+func (x *Audio) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *Audio) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
+func (x *Audio) GetVoice() bool {
+	if x != nil {
+		return x.Voice
+	}
+	return false
+}
+
 // References are the platform ids an update makes available to its
 // thread's follower: calls naming other ids are refused.
 type References struct {
@@ -1957,7 +2059,7 @@ type References struct {
 
 func (x *References) Reset() {
 	*x = References{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1969,7 +2071,7 @@ func (x *References) String() string {
 func (*References) ProtoMessage() {}
 
 func (x *References) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1982,7 +2084,7 @@ func (x *References) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use References.ProtoReflect.Descriptor instead.
 func (*References) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *References) GetItems() []*Reference {
@@ -2010,7 +2112,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2022,7 +2124,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2035,7 +2137,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CallRequest) GetMethod() string {
@@ -2085,7 +2187,7 @@ type CallResponse struct {
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2097,7 +2199,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2110,7 +2212,7 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
@@ -2147,7 +2249,7 @@ type Pause struct {
 
 func (x *Pause) Reset() {
 	*x = Pause{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2159,7 +2261,7 @@ func (x *Pause) String() string {
 func (*Pause) ProtoMessage() {}
 
 func (x *Pause) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2172,7 +2274,7 @@ func (x *Pause) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pause.ProtoReflect.Descriptor instead.
 func (*Pause) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Pause) GetScope() LimitScope {
@@ -2209,7 +2311,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2221,7 +2323,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2234,7 +2336,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -2289,7 +2391,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2301,7 +2403,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2314,7 +2416,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -2340,7 +2442,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2352,7 +2454,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2365,7 +2467,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DownloadFileRequest) GetFileId() string {
@@ -2387,7 +2489,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2399,7 +2501,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2412,7 +2514,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -2452,7 +2554,7 @@ type ProvisionTargetRequest struct {
 
 func (x *ProvisionTargetRequest) Reset() {
 	*x = ProvisionTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2464,7 +2566,7 @@ func (x *ProvisionTargetRequest) String() string {
 func (*ProvisionTargetRequest) ProtoMessage() {}
 
 func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2477,7 +2579,7 @@ func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ProvisionTargetRequest) GetName() string {
@@ -2514,7 +2616,7 @@ type ProvisionTargetResponse struct {
 
 func (x *ProvisionTargetResponse) Reset() {
 	*x = ProvisionTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2526,7 +2628,7 @@ func (x *ProvisionTargetResponse) String() string {
 func (*ProvisionTargetResponse) ProtoMessage() {}
 
 func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2539,7 +2641,7 @@ func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetResponse.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ProvisionTargetResponse) GetName() string {
@@ -2572,7 +2674,7 @@ type CloseTargetRequest struct {
 
 func (x *CloseTargetRequest) Reset() {
 	*x = CloseTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2584,7 +2686,7 @@ func (x *CloseTargetRequest) String() string {
 func (*CloseTargetRequest) ProtoMessage() {}
 
 func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2597,7 +2699,7 @@ func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetRequest.ProtoReflect.Descriptor instead.
 func (*CloseTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CloseTargetRequest) GetTarget() *Target {
@@ -2615,7 +2717,7 @@ type CloseTargetResponse struct {
 
 func (x *CloseTargetResponse) Reset() {
 	*x = CloseTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2627,7 +2729,7 @@ func (x *CloseTargetResponse) String() string {
 func (*CloseTargetResponse) ProtoMessage() {}
 
 func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2640,7 +2742,7 @@ func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetResponse.ProtoReflect.Descriptor instead.
 func (*CloseTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
 }
 
 type AttachRequest struct {
@@ -2654,7 +2756,7 @@ type AttachRequest struct {
 
 func (x *AttachRequest) Reset() {
 	*x = AttachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2666,7 +2768,7 @@ func (x *AttachRequest) String() string {
 func (*AttachRequest) ProtoMessage() {}
 
 func (x *AttachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2679,7 +2781,7 @@ func (x *AttachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
 func (*AttachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *AttachRequest) GetInstanceId() string {
@@ -2704,7 +2806,7 @@ type AttachResponse struct {
 
 func (x *AttachResponse) Reset() {
 	*x = AttachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2716,7 +2818,7 @@ func (x *AttachResponse) String() string {
 func (*AttachResponse) ProtoMessage() {}
 
 func (x *AttachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2729,7 +2831,7 @@ func (x *AttachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachResponse.ProtoReflect.Descriptor instead.
 func (*AttachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
 }
 
 type DetachRequest struct {
@@ -2741,7 +2843,7 @@ type DetachRequest struct {
 
 func (x *DetachRequest) Reset() {
 	*x = DetachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2753,7 +2855,7 @@ func (x *DetachRequest) String() string {
 func (*DetachRequest) ProtoMessage() {}
 
 func (x *DetachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2766,7 +2868,7 @@ func (x *DetachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachRequest.ProtoReflect.Descriptor instead.
 func (*DetachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *DetachRequest) GetInstanceId() string {
@@ -2784,7 +2886,7 @@ type DetachResponse struct {
 
 func (x *DetachResponse) Reset() {
 	*x = DetachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2796,7 +2898,7 @@ func (x *DetachResponse) String() string {
 func (*DetachResponse) ProtoMessage() {}
 
 func (x *DetachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2809,7 +2911,7 @@ func (x *DetachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachResponse.ProtoReflect.Descriptor instead.
 func (*DetachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
 }
 
 type WatchOccupancyRequest struct {
@@ -2820,7 +2922,7 @@ type WatchOccupancyRequest struct {
 
 func (x *WatchOccupancyRequest) Reset() {
 	*x = WatchOccupancyRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2832,7 +2934,7 @@ func (x *WatchOccupancyRequest) String() string {
 func (*WatchOccupancyRequest) ProtoMessage() {}
 
 func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2845,7 +2947,7 @@ func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyRequest.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
 }
 
 type WatchOccupancyResponse struct {
@@ -2862,7 +2964,7 @@ type WatchOccupancyResponse struct {
 
 func (x *WatchOccupancyResponse) Reset() {
 	*x = WatchOccupancyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2874,7 +2976,7 @@ func (x *WatchOccupancyResponse) String() string {
 func (*WatchOccupancyResponse) ProtoMessage() {}
 
 func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2887,7 +2989,7 @@ func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyResponse.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *WatchOccupancyResponse) GetOccupancy() *Occupancy {
@@ -2931,7 +3033,7 @@ type Occupancy struct {
 
 func (x *Occupancy) Reset() {
 	*x = Occupancy{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2943,7 +3045,7 @@ func (x *Occupancy) String() string {
 func (*Occupancy) ProtoMessage() {}
 
 func (x *Occupancy) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2956,7 +3058,7 @@ func (x *Occupancy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Occupancy.ProtoReflect.Descriptor instead.
 func (*Occupancy) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Occupancy) GetAttached() uint32 {
@@ -3008,7 +3110,7 @@ type Fence struct {
 
 func (x *Fence) Reset() {
 	*x = Fence{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3020,7 +3122,7 @@ func (x *Fence) String() string {
 func (*Fence) ProtoMessage() {}
 
 func (x *Fence) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3033,7 +3135,7 @@ func (x *Fence) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fence.ProtoReflect.Descriptor instead.
 func (*Fence) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Fence) GetRequestId() string {
@@ -3075,7 +3177,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3087,7 +3189,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3100,7 +3202,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *PrepareRequest) GetFence() *Fence {
@@ -3127,7 +3229,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3139,7 +3241,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3152,7 +3254,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *PrepareResponse) GetOccupancy() *Occupancy {
@@ -3178,7 +3280,7 @@ type CommitRequest struct {
 
 func (x *CommitRequest) Reset() {
 	*x = CommitRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3190,7 +3292,7 @@ func (x *CommitRequest) String() string {
 func (*CommitRequest) ProtoMessage() {}
 
 func (x *CommitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3203,7 +3305,7 @@ func (x *CommitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitRequest.ProtoReflect.Descriptor instead.
 func (*CommitRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CommitRequest) GetFence() *Fence {
@@ -3222,7 +3324,7 @@ type CommitResponse struct {
 
 func (x *CommitResponse) Reset() {
 	*x = CommitResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3234,7 +3336,7 @@ func (x *CommitResponse) String() string {
 func (*CommitResponse) ProtoMessage() {}
 
 func (x *CommitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3247,7 +3349,7 @@ func (x *CommitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitResponse.ProtoReflect.Descriptor instead.
 func (*CommitResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CommitResponse) GetOccupancy() *Occupancy {
@@ -3266,7 +3368,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3278,7 +3380,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3291,7 +3393,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CancelRequest) GetFence() *Fence {
@@ -3309,7 +3411,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3321,7 +3423,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3334,7 +3436,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{47}
 }
 
 type StatusRequest struct {
@@ -3345,7 +3447,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3357,7 +3459,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3370,7 +3472,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{47}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{48}
 }
 
 type StatusResponse struct {
@@ -3389,7 +3491,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3401,7 +3503,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3414,7 +3516,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{48}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *StatusResponse) GetPhase() Phase {
@@ -3478,7 +3580,7 @@ type UpdatesRequest_Start struct {
 
 func (x *UpdatesRequest_Start) Reset() {
 	*x = UpdatesRequest_Start{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3490,7 +3592,7 @@ func (x *UpdatesRequest_Start) String() string {
 func (*UpdatesRequest_Start) ProtoMessage() {}
 
 func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3531,7 +3633,7 @@ type UpdatesRequest_Ack struct {
 
 func (x *UpdatesRequest_Ack) Reset() {
 	*x = UpdatesRequest_Ack{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3543,7 +3645,7 @@ func (x *UpdatesRequest_Ack) String() string {
 func (*UpdatesRequest_Ack) ProtoMessage() {}
 
 func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3580,7 +3682,7 @@ type UploadFileRequest_Header struct {
 
 func (x *UploadFileRequest_Header) Reset() {
 	*x = UploadFileRequest_Header{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3592,7 +3694,7 @@ func (x *UploadFileRequest_Header) String() string {
 func (*UploadFileRequest_Header) ProtoMessage() {}
 
 func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3605,7 +3707,7 @@ func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest_Header.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest_Header) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26, 0}
 }
 
 func (x *UploadFileRequest_Header) GetFilename() string {
@@ -3734,7 +3836,7 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x03msg\"}\n" +
 	"\x0fUpdatesResponse\x123\n" +
 	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\x125\n" +
-	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\xb1\x04\n" +
+	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\xe3\x04\n" +
 	"\x06Update\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateId\x123\n" +
 	"\x04kind\x18\x05 \x01(\x0e2\x1f.chatbus.provider.v1.UpdateKindR\x04kind\x12\x12\n" +
@@ -3754,7 +3856,15 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x06cursor\x18\x0f \x01(\fR\x06cursor\x12\x1f\n" +
 	"\vsender_name\x18\x10 \x01(\tR\n" +
 	"senderName\x12C\n" +
-	"\fthread_state\x18\x11 \x01(\x0e2 .chatbus.provider.v1.ThreadStateR\vthreadStateJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\achat_idR\tthread_idR\ffrom_user_id\"\x7f\n" +
+	"\fthread_state\x18\x11 \x01(\x0e2 .chatbus.provider.v1.ThreadStateR\vthreadState\x120\n" +
+	"\x05audio\x18\x16 \x01(\v2\x1a.chatbus.provider.v1.AudioR\x05audioJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\achat_idR\tthread_idR\ffrom_user_id\"\xaf\x01\n" +
+	"\x05Audio\x12\x17\n" +
+	"\afile_id\x18\x01 \x01(\tR\x06fileId\x12\x1b\n" +
+	"\tmime_type\x18\x02 \x01(\tR\bmimeType\x12)\n" +
+	"\x10duration_seconds\x18\x03 \x01(\rR\x0fdurationSeconds\x12\x12\n" +
+	"\x04size\x18\x04 \x01(\x03R\x04size\x12\x1b\n" +
+	"\tfile_name\x18\x05 \x01(\tR\bfileName\x12\x14\n" +
+	"\x05voice\x18\x06 \x01(\bR\x05voice\"\x7f\n" +
 	"\n" +
 	"References\x124\n" +
 	"\x05items\x18\x04 \x03(\v2\x1e.chatbus.provider.v1.ReferenceR\x05itemsJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\x03\x10\x04R\vmessage_idsR\x12callback_query_idsR\bfile_ids\"\xaf\x01\n" +
@@ -3948,7 +4058,7 @@ func file_chatbus_provider_v1_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
+var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(LimitScope)(0),                  // 0: chatbus.provider.v1.LimitScope
 	(Lane)(0),                        // 1: chatbus.provider.v1.Lane
@@ -3978,124 +4088,126 @@ var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(*UpdatesRequest)(nil),           // 25: chatbus.provider.v1.UpdatesRequest
 	(*UpdatesResponse)(nil),          // 26: chatbus.provider.v1.UpdatesResponse
 	(*Update)(nil),                   // 27: chatbus.provider.v1.Update
-	(*References)(nil),               // 28: chatbus.provider.v1.References
-	(*CallRequest)(nil),              // 29: chatbus.provider.v1.CallRequest
-	(*CallResponse)(nil),             // 30: chatbus.provider.v1.CallResponse
-	(*Pause)(nil),                    // 31: chatbus.provider.v1.Pause
-	(*UploadFileRequest)(nil),        // 32: chatbus.provider.v1.UploadFileRequest
-	(*UploadFileResponse)(nil),       // 33: chatbus.provider.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),      // 34: chatbus.provider.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),     // 35: chatbus.provider.v1.DownloadFileResponse
-	(*ProvisionTargetRequest)(nil),   // 36: chatbus.provider.v1.ProvisionTargetRequest
-	(*ProvisionTargetResponse)(nil),  // 37: chatbus.provider.v1.ProvisionTargetResponse
-	(*CloseTargetRequest)(nil),       // 38: chatbus.provider.v1.CloseTargetRequest
-	(*CloseTargetResponse)(nil),      // 39: chatbus.provider.v1.CloseTargetResponse
-	(*AttachRequest)(nil),            // 40: chatbus.provider.v1.AttachRequest
-	(*AttachResponse)(nil),           // 41: chatbus.provider.v1.AttachResponse
-	(*DetachRequest)(nil),            // 42: chatbus.provider.v1.DetachRequest
-	(*DetachResponse)(nil),           // 43: chatbus.provider.v1.DetachResponse
-	(*WatchOccupancyRequest)(nil),    // 44: chatbus.provider.v1.WatchOccupancyRequest
-	(*WatchOccupancyResponse)(nil),   // 45: chatbus.provider.v1.WatchOccupancyResponse
-	(*Occupancy)(nil),                // 46: chatbus.provider.v1.Occupancy
-	(*Fence)(nil),                    // 47: chatbus.provider.v1.Fence
-	(*PrepareRequest)(nil),           // 48: chatbus.provider.v1.PrepareRequest
-	(*PrepareResponse)(nil),          // 49: chatbus.provider.v1.PrepareResponse
-	(*CommitRequest)(nil),            // 50: chatbus.provider.v1.CommitRequest
-	(*CommitResponse)(nil),           // 51: chatbus.provider.v1.CommitResponse
-	(*CancelRequest)(nil),            // 52: chatbus.provider.v1.CancelRequest
-	(*CancelResponse)(nil),           // 53: chatbus.provider.v1.CancelResponse
-	(*StatusRequest)(nil),            // 54: chatbus.provider.v1.StatusRequest
-	(*StatusResponse)(nil),           // 55: chatbus.provider.v1.StatusResponse
-	(*UpdatesRequest_Start)(nil),     // 56: chatbus.provider.v1.UpdatesRequest.Start
-	(*UpdatesRequest_Ack)(nil),       // 57: chatbus.provider.v1.UpdatesRequest.Ack
-	(*UploadFileRequest_Header)(nil), // 58: chatbus.provider.v1.UploadFileRequest.Header
-	(*durationpb.Duration)(nil),      // 59: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil),    // 60: google.protobuf.Timestamp
+	(*Audio)(nil),                    // 28: chatbus.provider.v1.Audio
+	(*References)(nil),               // 29: chatbus.provider.v1.References
+	(*CallRequest)(nil),              // 30: chatbus.provider.v1.CallRequest
+	(*CallResponse)(nil),             // 31: chatbus.provider.v1.CallResponse
+	(*Pause)(nil),                    // 32: chatbus.provider.v1.Pause
+	(*UploadFileRequest)(nil),        // 33: chatbus.provider.v1.UploadFileRequest
+	(*UploadFileResponse)(nil),       // 34: chatbus.provider.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),      // 35: chatbus.provider.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),     // 36: chatbus.provider.v1.DownloadFileResponse
+	(*ProvisionTargetRequest)(nil),   // 37: chatbus.provider.v1.ProvisionTargetRequest
+	(*ProvisionTargetResponse)(nil),  // 38: chatbus.provider.v1.ProvisionTargetResponse
+	(*CloseTargetRequest)(nil),       // 39: chatbus.provider.v1.CloseTargetRequest
+	(*CloseTargetResponse)(nil),      // 40: chatbus.provider.v1.CloseTargetResponse
+	(*AttachRequest)(nil),            // 41: chatbus.provider.v1.AttachRequest
+	(*AttachResponse)(nil),           // 42: chatbus.provider.v1.AttachResponse
+	(*DetachRequest)(nil),            // 43: chatbus.provider.v1.DetachRequest
+	(*DetachResponse)(nil),           // 44: chatbus.provider.v1.DetachResponse
+	(*WatchOccupancyRequest)(nil),    // 45: chatbus.provider.v1.WatchOccupancyRequest
+	(*WatchOccupancyResponse)(nil),   // 46: chatbus.provider.v1.WatchOccupancyResponse
+	(*Occupancy)(nil),                // 47: chatbus.provider.v1.Occupancy
+	(*Fence)(nil),                    // 48: chatbus.provider.v1.Fence
+	(*PrepareRequest)(nil),           // 49: chatbus.provider.v1.PrepareRequest
+	(*PrepareResponse)(nil),          // 50: chatbus.provider.v1.PrepareResponse
+	(*CommitRequest)(nil),            // 51: chatbus.provider.v1.CommitRequest
+	(*CommitResponse)(nil),           // 52: chatbus.provider.v1.CommitResponse
+	(*CancelRequest)(nil),            // 53: chatbus.provider.v1.CancelRequest
+	(*CancelResponse)(nil),           // 54: chatbus.provider.v1.CancelResponse
+	(*StatusRequest)(nil),            // 55: chatbus.provider.v1.StatusRequest
+	(*StatusResponse)(nil),           // 56: chatbus.provider.v1.StatusResponse
+	(*UpdatesRequest_Start)(nil),     // 57: chatbus.provider.v1.UpdatesRequest.Start
+	(*UpdatesRequest_Ack)(nil),       // 58: chatbus.provider.v1.UpdatesRequest.Ack
+	(*UploadFileRequest_Header)(nil), // 59: chatbus.provider.v1.UploadFileRequest.Header
+	(*durationpb.Duration)(nil),      // 60: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),    // 61: google.protobuf.Timestamp
 }
 var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
 	20, // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
 	12, // 1: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
 	11, // 2: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
 	0,  // 3: chatbus.provider.v1.RateLimit.scope:type_name -> chatbus.provider.v1.LimitScope
-	59, // 4: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
-	59, // 5: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
+	60, // 4: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
+	60, // 5: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
 	18, // 6: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
 	18, // 7: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
 	21, // 8: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
 	1,  // 9: chatbus.provider.v1.Method.lane:type_name -> chatbus.provider.v1.Lane
-	59, // 10: chatbus.provider.v1.Method.lasts:type_name -> google.protobuf.Duration
+	60, // 10: chatbus.provider.v1.Method.lasts:type_name -> google.protobuf.Duration
 	2,  // 11: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
 	2,  // 12: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
 	7,  // 13: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	56, // 14: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	57, // 15: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	57, // 14: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	58, // 15: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
 	27, // 16: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
 	27, // 17: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
 	3,  // 18: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	60, // 19: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	28, // 20: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	61, // 19: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	29, // 20: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
 	4,  // 21: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	22, // 22: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	23, // 23: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	28, // 24: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	31, // 25: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
-	0,  // 26: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
-	59, // 27: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
-	58, // 28: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	28, // 29: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	23, // 30: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	23, // 31: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	23, // 32: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	23, // 33: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	46, // 34: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	5,  // 35: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	7,  // 36: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	47, // 37: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	59, // 38: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	46, // 39: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	60, // 40: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	47, // 41: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	46, // 42: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	47, // 43: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	5,  // 44: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	46, // 45: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	60, // 46: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	23, // 47: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	8,  // 48: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	9,  // 49: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	25, // 50: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	29, // 51: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	32, // 52: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	34, // 53: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	36, // 54: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	38, // 55: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	40, // 56: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	42, // 57: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	44, // 58: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	48, // 59: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	50, // 60: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	52, // 61: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	54, // 62: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	24, // 63: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	10, // 64: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	26, // 65: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	30, // 66: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	33, // 67: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	35, // 68: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	37, // 69: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	39, // 70: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	41, // 71: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	43, // 72: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	45, // 73: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	49, // 74: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	51, // 75: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	53, // 76: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	55, // 77: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	63, // [63:78] is the sub-list for method output_type
-	48, // [48:63] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	28, // 22: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
+	22, // 23: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	23, // 24: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	29, // 25: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	32, // 26: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
+	0,  // 27: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
+	60, // 28: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
+	59, // 29: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	29, // 30: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	23, // 31: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	23, // 32: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	23, // 33: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	23, // 34: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	47, // 35: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	5,  // 36: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
+	7,  // 37: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	48, // 38: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	60, // 39: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	47, // 40: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	61, // 41: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	48, // 42: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	47, // 43: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	48, // 44: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	5,  // 45: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	47, // 46: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	61, // 47: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	23, // 48: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	8,  // 49: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	9,  // 50: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	25, // 51: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	30, // 52: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	33, // 53: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	35, // 54: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	37, // 55: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	39, // 56: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	41, // 57: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	43, // 58: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	45, // 59: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	49, // 60: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	51, // 61: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	53, // 62: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	55, // 63: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	24, // 64: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	10, // 65: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	26, // 66: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	31, // 67: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	34, // 68: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	36, // 69: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	38, // 70: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	40, // 71: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	42, // 72: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	44, // 73: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	46, // 74: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	50, // 75: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	52, // 76: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	54, // 77: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	56, // 78: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	64, // [64:79] is the sub-list for method output_type
+	49, // [49:64] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }
@@ -4107,7 +4219,7 @@ func file_chatbus_provider_v1_provider_proto_init() {
 		(*UpdatesRequest_Start_)(nil),
 		(*UpdatesRequest_Ack_)(nil),
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[25].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[26].OneofWrappers = []any{
 		(*UploadFileRequest_Header_)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -4117,7 +4229,7 @@ func file_chatbus_provider_v1_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_provider_v1_provider_proto_rawDesc), len(file_chatbus_provider_v1_provider_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   52,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

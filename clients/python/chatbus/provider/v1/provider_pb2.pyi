@@ -74,6 +74,22 @@ class AttachResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 
+class Audio(_message.Message):
+    __slots__ = ["duration_seconds", "file_id", "file_name", "mime_type", "size", "voice"]
+    DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    FILE_ID_FIELD_NUMBER: _ClassVar[int]
+    FILE_NAME_FIELD_NUMBER: _ClassVar[int]
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    VOICE_FIELD_NUMBER: _ClassVar[int]
+    duration_seconds: int
+    file_id: str
+    file_name: str
+    mime_type: str
+    size: int
+    voice: bool
+    def __init__(self, file_id: _Optional[str] = ..., mime_type: _Optional[str] = ..., duration_seconds: _Optional[int] = ..., size: _Optional[int] = ..., file_name: _Optional[str] = ..., voice: bool = ...) -> None: ...
+
 class Button(_message.Message):
     __slots__ = ["data", "label"]
     DATA_FIELD_NUMBER: _ClassVar[int]
@@ -399,8 +415,9 @@ class TypingParams(_message.Message):
     def __init__(self) -> None: ...
 
 class Update(_message.Message):
-    __slots__ = ["allowed", "chat", "cursor", "dedup_id", "kind", "payload", "received_at", "references", "sender", "sender_name", "text", "thread", "thread_state", "update_id"]
+    __slots__ = ["allowed", "audio", "chat", "cursor", "dedup_id", "kind", "payload", "received_at", "references", "sender", "sender_name", "text", "thread", "thread_state", "update_id"]
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    AUDIO_FIELD_NUMBER: _ClassVar[int]
     CHAT_FIELD_NUMBER: _ClassVar[int]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
     DEDUP_ID_FIELD_NUMBER: _ClassVar[int]
@@ -415,6 +432,7 @@ class Update(_message.Message):
     THREAD_STATE_FIELD_NUMBER: _ClassVar[int]
     UPDATE_ID_FIELD_NUMBER: _ClassVar[int]
     allowed: bool
+    audio: Audio
     chat: str
     cursor: bytes
     dedup_id: str
@@ -428,7 +446,7 @@ class Update(_message.Message):
     thread: str
     thread_state: ThreadState
     update_id: int
-    def __init__(self, update_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ..., references: _Optional[_Union[References, _Mapping]] = ..., chat: _Optional[str] = ..., thread: _Optional[str] = ..., sender: _Optional[str] = ..., dedup_id: _Optional[str] = ..., cursor: _Optional[bytes] = ..., sender_name: _Optional[str] = ..., thread_state: _Optional[_Union[ThreadState, str]] = ...) -> None: ...
+    def __init__(self, update_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ..., references: _Optional[_Union[References, _Mapping]] = ..., chat: _Optional[str] = ..., thread: _Optional[str] = ..., sender: _Optional[str] = ..., dedup_id: _Optional[str] = ..., cursor: _Optional[bytes] = ..., sender_name: _Optional[str] = ..., thread_state: _Optional[_Union[ThreadState, str]] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ...) -> None: ...
 
 class UpdatesRequest(_message.Message):
     __slots__ = ["ack", "start"]

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/provider/v1/provider.proto.
  */
 export const file_chatbus_provider_v1_provider: GenFile = /*@__PURE__*/
-  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3Qi1QEKEERlc2NyaWJlUmVzcG9uc2USEAoIcGxhdGZvcm0YASABKAkSLAoHbWV0aG9kcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kEhYKDm1heF90ZXh0X2NoYXJzGAMgASgNEg8KB3dlYl91cmwYBCABKAkSKAoFdmVyYnMYBSADKAsyGS5jaGF0YnVzLnByb3ZpZGVyLnYxLlZlcmISLgoGbGltaXRzGAYgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SYXRlTGltaXQikQEKCVJhdGVMaW1pdBIMCgRuYW1lGAEgASgJEi4KBXNjb3BlGAIgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEg0KBWNvdW50GAMgASgNEiYKA3BlchgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdtZXRob2RzGAUgAygJIlIKBFZlcmISDAoEbmFtZRgBIAEoCRISCgppZGVtcG90ZW50GAIgASgIEigKBWxhc3RzGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImoKClNlbmRQYXJhbXMSDAoEdGV4dBgBIAEoCRIQCghyZXBseV90bxgCIAEoCRIsCgdidXR0b25zGAMgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5CdXR0b24SDgoGcHJvbXB0GAQgASgIIlwKCkVkaXRQYXJhbXMSEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbiIwCgtSZWFjdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEg0KBWVtb2ppGAIgASgJIg4KDFR5cGluZ1BhcmFtcyI0CgxBbnN3ZXJQYXJhbXMSFgoOaW50ZXJhY3Rpb25faWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCgZCdXR0b24SDQoFbGFiZWwYASABKAkSDAoEZGF0YRgCIAEoCSIhCgpWZXJiUmVzdWx0EhMKC21lc3NhZ2VfaWRzGAEgAygJIsMBCgZNZXRob2QSDAoEbmFtZRgBIAEoCRIwCgZwYXJhbXMYAiADKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLk1ldGhvZFBhcmFtEhIKCmlkZW1wb3RlbnQYAyABKAgSJwoEbGFuZRgEIAEoDjIZLmNoYXRidXMucHJvdmlkZXIudjEuTGFuZRISCgpvdmVyd3JpdGVzGAUgASgIEigKBWxhc3RzGAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIl8KC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSMAoEa2luZBgCIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCJJCglSZWZlcmVuY2USMAoEa2luZBgBIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIKCgJpZBgCIAEoCSI0CgZUYXJnZXQSDAoEY2hhdBgBIAEoCRIOCgZ0aHJlYWQYAiABKAkSDAoEbmFtZRgDIAEoCSKOAQoQSWRlbnRpZnlSZXNwb25zZRIMCgRuYW1lGAEgASgJEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uEg8KB2FjY291bnQYBSABKAki5AEKDlVwZGF0ZXNSZXF1ZXN0EjoKBXN0YXJ0GAEgASgLMikuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5TdGFydEgAEjYKA2FjaxgCIAEoCzInLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuQWNrSAAaPQoFU3RhcnQSDQoFc3RhdGUYAiABKAwSFwoPYWNjZXB0c19iYXRjaGVzGAMgASgISgQIARACUgZjdXJzb3IaGAoDQWNrEhEKCXVwZGF0ZV9pZBgBIAEoA0IFCgNtc2cibAoPVXBkYXRlc1Jlc3BvbnNlEisKBnVwZGF0ZRgBIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlEiwKB3VwZGF0ZXMYAiADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZSKxAwoGVXBkYXRlEhEKCXVwZGF0ZV9pZBgBIAEoAxItCgRraW5kGAUgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVLaW5kEgwKBHRleHQYBiABKAkSDwoHcGF5bG9hZBgHIAEoDBIvCgtyZWNlaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYWxsb3dlZBgJIAEoCBIzCgpyZWZlcmVuY2VzGAogASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzEgwKBGNoYXQYCyABKAkSDgoGdGhyZWFkGAwgASgJEg4KBnNlbmRlchgNIAEoCRIQCghkZWR1cF9pZBgOIAEoCRIOCgZjdXJzb3IYDyABKAwSEwoLc2VuZGVyX25hbWUYECABKAkSNgoMdGhyZWFkX3N0YXRlGBEgASgOMiAuY2hhdGJ1cy5wcm92aWRlci52MS5UaHJlYWRTdGF0ZUoECAIQA0oECAMQBEoECAQQBVIHY2hhdF9pZFIJdGhyZWFkX2lkUgxmcm9tX3VzZXJfaWQieAoKUmVmZXJlbmNlcxItCgVpdGVtcxgEIAMoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlSgQIARACSgQIAhADSgQIAxAEUgttZXNzYWdlX2lkc1ISY2FsbGJhY2tfcXVlcnlfaWRzUghmaWxlX2lkcyKDAQoLQ2FsbFJlcXVlc3QSGQoGbWV0aG9kGAEgASgJQgm6SAZyBBABGEASEwoLcGFyYW1zX2pzb24YAiABKAwSFwoPaWRlbXBvdGVuY3lfa2V5GAMgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0IoMBCgxDYWxsUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwSMwoKcmVmZXJlbmNlcxgCIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcxIpCgVwYXVzZRgDIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuUGF1c2UidgoFUGF1c2USLgoFc2NvcGUYASABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLkxpbWl0U2NvcGUSKAoFYWZ0ZXIYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoLbWV0aG9kX29ubHkYAyABKAgi9QEKEVVwbG9hZEZpbGVSZXF1ZXN0Ej8KBmhlYWRlchgBIAEoCzItLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QuSGVhZGVySAASDwoFY2h1bmsYAiABKAxIABqGAQoGSGVhZGVyEhAKCGZpbGVuYW1lGAMgASgJEg8KB2NhcHRpb24YBCABKAkSDAoEa2luZBgFIAEoCRIrCgZ0YXJnZXQYBiABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEoECAEQAkoECAIQA1IHY2hhdF9pZFIJdGhyZWFkX2lkQgUKA21zZyJeChJVcGxvYWRGaWxlUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwSMwoKcmVmZXJlbmNlcxgCIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcyIvChNEb3dubG9hZEZpbGVSZXF1ZXN0EhgKB2ZpbGVfaWQYASABKAlCB7pIBHICEAEiRgoURG93bmxvYWRGaWxlUmVzcG9uc2USDQoFY2h1bmsYASABKAwSDAoEc2l6ZRgCIAEoAxIRCglmaWxlX3BhdGgYAyABKAkiewoWUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBIYCgRuYW1lGAEgASgJQgq6SAdyBRABGIABEgwKBGNoYXQYAyABKAkSKgoFcmV1c2UYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEoECAIQA1IHY2hhdF9pZCKEAQoXUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USDAoEbmFtZRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldBIOCgZyZXVzZWQYBSABKAhKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZCJhChJDbG9zZVRhcmdldFJlcXVlc3QSKwoGdGFyZ2V0GAMgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZCIVChNDbG9zZVRhcmdldFJlc3BvbnNlInEKDUF0dGFjaFJlcXVlc3QSEwoLaW5zdGFuY2VfaWQYASABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgCEANKBAgDEARSB2NoYXRfaWRSCXRocmVhZF9pZCIQCg5BdHRhY2hSZXNwb25zZSIkCg1EZXRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJIhAKDkRldGFjaFJlc3BvbnNlIhcKFVdhdGNoT2NjdXBhbmN5UmVxdWVzdCKJAQoWV2F0Y2hPY2N1cGFuY3lSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRIRCglhZG1pdHRpbmcYAiABKAgSKQoFcGhhc2UYAyABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlImMKCU9jY3VwYW5jeRIQCghhdHRhY2hlZBgBIAEoDRIQCghpbmZsaWdodBgCIAEoDRIPCgdpbmJvdW5kGAMgASgNEhAKCG91dGJvdW5kGAQgASgNEg8KB2NsZWFudXAYBSABKA0ihAEKBUZlbmNlEh4KCnJlcXVlc3RfaWQYASABKAlCCrpIB3IFEAEYgAESEAoIb3duZXJfaWQYAiABKAkSEgoKZ2VuZXJhdGlvbhgDIAEoDRI1CgtpbmNhcm5hdGlvbhgEIAEoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuSW5jYXJuYXRpb24ibQoOUHJlcGFyZVJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQESKAoFbGVhc2UYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iegoPUHJlcGFyZVJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkIKDUNvbW1pdFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiQwoOQ29tbWl0UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kiQgoNQ2FuY2VsUmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBASIQCg5DYW5jZWxSZXNwb25zZSIPCg1TdGF0dXNSZXF1ZXN0IuIBCg5TdGF0dXNSZXNwb25zZRIpCgVwaGFzZRgBIAEoDjIaLmNoYXRidXMucHJvdmlkZXIudjEuUGhhc2USEQoJYWRtaXR0aW5nGAIgASgIEjEKCW9jY3VwYW5jeRgDIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJlcXVlc3RfaWQYBSABKAkSFQoNaGVhbHRoX2RldGFpbBgGIAEoCSpsCgpMaW1pdFNjb3BlEhsKF0xJTUlUX1NDT1BFX1VOU1BFQ0lGSUVEEAASEwoPTElNSVRfU0NPUEVfQk9UEAESFAoQTElNSVRfU0NPUEVfQ0hBVBACEhYKEkxJTUlUX1NDT1BFX1RIUkVBRBADKmAKBExhbmUSFAoQTEFORV9VTlNQRUNJRklFRBAAEg8KC0xBTkVfUFJPTVBUEAESEAoMTEFORV9NRVNTQUdFEAISDQoJTEFORV9FRElUEAMSEAoMTEFORV9BTUJJRU5UEAQqhAEKDVJlZmVyZW5jZUtpbmQSHgoaUkVGRVJFTkNFX0tJTkRfVU5TUEVDSUZJRUQQABIaChZSRUZFUkVOQ0VfS0lORF9NRVNTQUdFEAESFwoTUkVGRVJFTkNFX0tJTkRfRklMRRACEh4KGlJFRkVSRU5DRV9LSU5EX0lOVEVSQUNUSU9OEAMqnAEKClVwZGF0ZUtpbmQSGwoXVVBEQVRFX0tJTkRfVU5TUEVDSUZJRUQQABIXChNVUERBVEVfS0lORF9NRVNTQUdFEAESHgoaVVBEQVRFX0tJTkRfRURJVEVEX01FU1NBR0UQAhIeChpVUERBVEVfS0lORF9DQUxMQkFDS19RVUVSWRADEhgKFFVQREFURV9LSU5EX1JFQUNUSU9OEAQqeQoLVGhyZWFkU3RhdGUSHAoYVEhSRUFEX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVVEhSRUFEX1NUQVRFX1JFT1BFTkVEEAESFwoTVEhSRUFEX1NUQVRFX0NMT1NFRBACEhgKFFRIUkVBRF9TVEFURV9ERUxFVEVEEAMqVwoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIOCgpQSEFTRV9JRExFEAESEgoOUEhBU0VfUFJFUEFSRUQQAhITCg9QSEFTRV9DT01NSVRURUQQAyrbBAoLRXJyb3JSZWFzb24SHAoYRVJST1JfUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYRVJST1JfUkVBU09OX1RBUkdFVF9HT05FEAESHQoZRVJST1JfUkVBU09OX09VVF9PRl9TQ09QRRACEh0KGUVSUk9SX1JFQVNPTl9SQVRFX0xJTUlURUQQAxIaChZFUlJPUl9SRUFTT05fTk9UX0ZPVU5EEAQSJQohRVJST1JfUkVBU09OX1BMQVRGT1JNX1VOUkVBQ0hBQkxFEAUSGAoURVJST1JfUkVBU09OX0lOVkFMSUQQBhIiCh5FUlJPUl9SRUFTT05fUEVSTUlTU0lPTl9ERU5JRUQQBxIaChZFUlJPUl9SRUFTT05fQU1CSUdVT1VTEAgSIQodRVJST1JfUkVBU09OX1BMQVRGT1JNX1JFRlVTRUQQCRIiCh5FUlJPUl9SRUFTT05fUFJPVklERVJfU1RPUFBJTkcQChIeChpFUlJPUl9SRUFTT05fTk9UX0FETUlUVElORxALEh8KG0VSUk9SX1JFQVNPTl9GRU5DRV9NSVNNQVRDSBAMEhsKF0VSUk9SX1JFQVNPTl9GRU5DRV9IRUxEEA0SHQoZRVJST1JfUkVBU09OX05PVF9QUkVQQVJFRBAOEhoKFkVSUk9SX1JFQVNPTl9DT01NSVRURUQQDxIZChVFUlJPUl9SRUFTT05fUFJPVE9DT0wQEBIbChdFUlJPUl9SRUFTT05fU1VQRVJTRURFRBAREh0KGUVSUk9SX1JFQVNPTl9TVFJFQU1fRU5ERUQQEjLkCgoPUHJvdmlkZXJTZXJ2aWNlElcKCElkZW50aWZ5EiQuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLklkZW50aWZ5UmVzcG9uc2USVwoIRGVzY3JpYmUSJC5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVxdWVzdBolLmNoYXRidXMucHJvdmlkZXIudjEuRGVzY3JpYmVSZXNwb25zZRJYCgdVcGRhdGVzEiMuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdBokLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1Jlc3BvbnNlKAEwARJLCgRDYWxsEiAuY2hhdGJ1cy5wcm92aWRlci52MS5DYWxsUmVxdWVzdBohLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlc3BvbnNlEl8KClVwbG9hZEZpbGUSJi5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0GicuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVzcG9uc2UoARJlCgxEb3dubG9hZEZpbGUSKC5jaGF0YnVzLnByb3ZpZGVyLnYxLkRvd25sb2FkRmlsZVJlcXVlc3QaKS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRvd25sb2FkRmlsZVJlc3BvbnNlMAESbAoPUHJvdmlzaW9uVGFyZ2V0EisuY2hhdGJ1cy5wcm92aWRlci52MS5Qcm92aXNpb25UYXJnZXRSZXF1ZXN0GiwuY2hhdGJ1cy5wcm92aWRlci52MS5Qcm92aXNpb25UYXJnZXRSZXNwb25zZRJgCgtDbG9zZVRhcmdldBInLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXF1ZXN0GiguY2hhdGJ1cy5wcm92aWRlci52MS5DbG9zZVRhcmdldFJlc3BvbnNlElEKBkF0dGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuQXR0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQXR0YWNoUmVzcG9uc2USUQoGRGV0YWNoEiIuY2hhdGJ1cy5wcm92aWRlci52MS5EZXRhY2hSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5EZXRhY2hSZXNwb25zZRJrCg5XYXRjaE9jY3VwYW5jeRIqLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXF1ZXN0GisuY2hhdGJ1cy5wcm92aWRlci52MS5XYXRjaE9jY3VwYW5jeVJlc3BvbnNlMAESVAoHUHJlcGFyZRIjLmNoYXRidXMucHJvdmlkZXIudjEuUHJlcGFyZVJlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXNwb25zZRJRCgZDb21taXQSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbW1pdFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbW1pdFJlc3BvbnNlElEKBkNhbmNlbBIiLmNoYXRidXMucHJvdmlkZXIudjEuQ2FuY2VsUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQ2FuY2VsUmVzcG9uc2USUQoGU3RhdHVzEiIuY2hhdGJ1cy5wcm92aWRlci52MS5TdGF0dXNSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5TdGF0dXNSZXNwb25zZUJBWj9naXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3Byb3ZpZGVyL3YxO3Byb3ZpZGVydjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3Qi1QEKEERlc2NyaWJlUmVzcG9uc2USEAoIcGxhdGZvcm0YASABKAkSLAoHbWV0aG9kcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kEhYKDm1heF90ZXh0X2NoYXJzGAMgASgNEg8KB3dlYl91cmwYBCABKAkSKAoFdmVyYnMYBSADKAsyGS5jaGF0YnVzLnByb3ZpZGVyLnYxLlZlcmISLgoGbGltaXRzGAYgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SYXRlTGltaXQikQEKCVJhdGVMaW1pdBIMCgRuYW1lGAEgASgJEi4KBXNjb3BlGAIgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEg0KBWNvdW50GAMgASgNEiYKA3BlchgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdtZXRob2RzGAUgAygJIlIKBFZlcmISDAoEbmFtZRgBIAEoCRISCgppZGVtcG90ZW50GAIgASgIEigKBWxhc3RzGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImoKClNlbmRQYXJhbXMSDAoEdGV4dBgBIAEoCRIQCghyZXBseV90bxgCIAEoCRIsCgdidXR0b25zGAMgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5CdXR0b24SDgoGcHJvbXB0GAQgASgIIlwKCkVkaXRQYXJhbXMSEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbiIwCgtSZWFjdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEg0KBWVtb2ppGAIgASgJIg4KDFR5cGluZ1BhcmFtcyI0CgxBbnN3ZXJQYXJhbXMSFgoOaW50ZXJhY3Rpb25faWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCgZCdXR0b24SDQoFbGFiZWwYASABKAkSDAoEZGF0YRgCIAEoCSIhCgpWZXJiUmVzdWx0EhMKC21lc3NhZ2VfaWRzGAEgAygJIsMBCgZNZXRob2QSDAoEbmFtZRgBIAEoCRIwCgZwYXJhbXMYAiADKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLk1ldGhvZFBhcmFtEhIKCmlkZW1wb3RlbnQYAyABKAgSJwoEbGFuZRgEIAEoDjIZLmNoYXRidXMucHJvdmlkZXIudjEuTGFuZRISCgpvdmVyd3JpdGVzGAUgASgIEigKBWxhc3RzGAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIl8KC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSMAoEa2luZBgCIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCJJCglSZWZlcmVuY2USMAoEa2luZBgBIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIKCgJpZBgCIAEoCSI0CgZUYXJnZXQSDAoEY2hhdBgBIAEoCRIOCgZ0aHJlYWQYAiABKAkSDAoEbmFtZRgDIAEoCSKOAQoQSWRlbnRpZnlSZXNwb25zZRIMCgRuYW1lGAEgASgJEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uEg8KB2FjY291bnQYBSABKAki5AEKDlVwZGF0ZXNSZXF1ZXN0EjoKBXN0YXJ0GAEgASgLMikuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5TdGFydEgAEjYKA2FjaxgCIAEoCzInLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuQWNrSAAaPQoFU3RhcnQSDQoFc3RhdGUYAiABKAwSFwoPYWNjZXB0c19iYXRjaGVzGAMgASgISgQIARACUgZjdXJzb3IaGAoDQWNrEhEKCXVwZGF0ZV9pZBgBIAEoA0IFCgNtc2cibAoPVXBkYXRlc1Jlc3BvbnNlEisKBnVwZGF0ZRgBIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlEiwKB3VwZGF0ZXMYAiADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZSLcAwoGVXBkYXRlEhEKCXVwZGF0ZV9pZBgBIAEoAxItCgRraW5kGAUgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVLaW5kEgwKBHRleHQYBiABKAkSDwoHcGF5bG9hZBgHIAEoDBIvCgtyZWNlaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYWxsb3dlZBgJIAEoCBIzCgpyZWZlcmVuY2VzGAogASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzEgwKBGNoYXQYCyABKAkSDgoGdGhyZWFkGAwgASgJEg4KBnNlbmRlchgNIAEoCRIQCghkZWR1cF9pZBgOIAEoCRIOCgZjdXJzb3IYDyABKAwSEwoLc2VuZGVyX25hbWUYECABKAkSNgoMdGhyZWFkX3N0YXRlGBEgASgOMiAuY2hhdGJ1cy5wcm92aWRlci52MS5UaHJlYWRTdGF0ZRIpCgVhdWRpbxgWIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuQXVkaW9KBAgCEANKBAgDEARKBAgEEAVSB2NoYXRfaWRSCXRocmVhZF9pZFIMZnJvbV91c2VyX2lkInUKBUF1ZGlvEg8KB2ZpbGVfaWQYASABKAkSEQoJbWltZV90eXBlGAIgASgJEhgKEGR1cmF0aW9uX3NlY29uZHMYAyABKA0SDAoEc2l6ZRgEIAEoAxIRCglmaWxlX25hbWUYBSABKAkSDQoFdm9pY2UYBiABKAgieAoKUmVmZXJlbmNlcxItCgVpdGVtcxgEIAMoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlSgQIARACSgQIAhADSgQIAxAEUgttZXNzYWdlX2lkc1ISY2FsbGJhY2tfcXVlcnlfaWRzUghmaWxlX2lkcyKDAQoLQ2FsbFJlcXVlc3QSGQoGbWV0aG9kGAEgASgJQgm6SAZyBBABGEASEwoLcGFyYW1zX2pzb24YAiABKAwSFwoPaWRlbXBvdGVuY3lfa2V5GAMgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0IoMBCgxDYWxsUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwSMwoKcmVmZXJlbmNlcxgCIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcxIpCgVwYXVzZRgDIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuUGF1c2UidgoFUGF1c2USLgoFc2NvcGUYASABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLkxpbWl0U2NvcGUSKAoFYWZ0ZXIYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoLbWV0aG9kX29ubHkYAyABKAgi9QEKEVVwbG9hZEZpbGVSZXF1ZXN0Ej8KBmhlYWRlchgBIAEoCzItLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QuSGVhZGVySAASDwoFY2h1bmsYAiABKAxIABqGAQoGSGVhZGVyEhAKCGZpbGVuYW1lGAMgASgJEg8KB2NhcHRpb24YBCABKAkSDAoEa2luZBgFIAEoCRIrCgZ0YXJnZXQYBiABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEoECAEQAkoECAIQA1IHY2hhdF9pZFIJdGhyZWFkX2lkQgUKA21zZyJeChJVcGxvYWRGaWxlUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwSMwoKcmVmZXJlbmNlcxgCIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcyIvChNEb3dubG9hZEZpbGVSZXF1ZXN0EhgKB2ZpbGVfaWQYASABKAlCB7pIBHICEAEiRgoURG93bmxvYWRGaWxlUmVzcG9uc2USDQoFY2h1bmsYASABKAwSDAoEc2l6ZRgCIAEoAxIRCglmaWxlX3BhdGgYAyABKAkiewoWUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBIYCgRuYW1lGAEgASgJQgq6SAdyBRABGIABEgwKBGNoYXQYAyABKAkSKgoFcmV1c2UYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEoECAIQA1IHY2hhdF9pZCKEAQoXUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USDAoEbmFtZRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldBIOCgZyZXVzZWQYBSABKAhKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZCJhChJDbG9zZVRhcmdldFJlcXVlc3QSKwoGdGFyZ2V0GAMgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZCIVChNDbG9zZVRhcmdldFJlc3BvbnNlInEKDUF0dGFjaFJlcXVlc3QSEwoLaW5zdGFuY2VfaWQYASABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgCEANKBAgDEARSB2NoYXRfaWRSCXRocmVhZF9pZCIQCg5BdHRhY2hSZXNwb25zZSIkCg1EZXRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJIhAKDkRldGFjaFJlc3BvbnNlIhcKFVdhdGNoT2NjdXBhbmN5UmVxdWVzdCKJAQoWV2F0Y2hPY2N1cGFuY3lSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRIRCglhZG1pdHRpbmcYAiABKAgSKQoFcGhhc2UYAyABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlImMKCU9jY3VwYW5jeRIQCghhdHRhY2hlZBgBIAEoDRIQCghpbmZsaWdodBgCIAEoDRIPCgdpbmJvdW5kGAMgASgNEhAKCG91dGJvdW5kGAQgASgNEg8KB2NsZWFudXAYBSABKA0ihAEKBUZlbmNlEh4KCnJlcXVlc3RfaWQYASABKAlCCrpIB3IFEAEYgAESEAoIb3duZXJfaWQYAiABKAkSEgoKZ2VuZXJhdGlvbhgDIAEoDRI1CgtpbmNhcm5hdGlvbhgEIAEoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuSW5jYXJuYXRpb24ibQoOUHJlcGFyZVJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQESKAoFbGVhc2UYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iegoPUHJlcGFyZVJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkIKDUNvbW1pdFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiQwoOQ29tbWl0UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kiQgoNQ2FuY2VsUmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBASIQCg5DYW5jZWxSZXNwb25zZSIPCg1TdGF0dXNSZXF1ZXN0IuIBCg5TdGF0dXNSZXNwb25zZRIpCgVwaGFzZRgBIAEoDjIaLmNoYXRidXMucHJvdmlkZXIudjEuUGhhc2USEQoJYWRtaXR0aW5nGAIgASgIEjEKCW9jY3VwYW5jeRgDIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJlcXVlc3RfaWQYBSABKAkSFQoNaGVhbHRoX2RldGFpbBgGIAEoCSpsCgpMaW1pdFNjb3BlEhsKF0xJTUlUX1NDT1BFX1VOU1BFQ0lGSUVEEAASEwoPTElNSVRfU0NPUEVfQk9UEAESFAoQTElNSVRfU0NPUEVfQ0hBVBACEhYKEkxJTUlUX1NDT1BFX1RIUkVBRBADKmAKBExhbmUSFAoQTEFORV9VTlNQRUNJRklFRBAAEg8KC0xBTkVfUFJPTVBUEAESEAoMTEFORV9NRVNTQUdFEAISDQoJTEFORV9FRElUEAMSEAoMTEFORV9BTUJJRU5UEAQqhAEKDVJlZmVyZW5jZUtpbmQSHgoaUkVGRVJFTkNFX0tJTkRfVU5TUEVDSUZJRUQQABIaChZSRUZFUkVOQ0VfS0lORF9NRVNTQUdFEAESFwoTUkVGRVJFTkNFX0tJTkRfRklMRRACEh4KGlJFRkVSRU5DRV9LSU5EX0lOVEVSQUNUSU9OEAMqnAEKClVwZGF0ZUtpbmQSGwoXVVBEQVRFX0tJTkRfVU5TUEVDSUZJRUQQABIXChNVUERBVEVfS0lORF9NRVNTQUdFEAESHgoaVVBEQVRFX0tJTkRfRURJVEVEX01FU1NBR0UQAhIeChpVUERBVEVfS0lORF9DQUxMQkFDS19RVUVSWRADEhgKFFVQREFURV9LSU5EX1JFQUNUSU9OEAQqeQoLVGhyZWFkU3RhdGUSHAoYVEhSRUFEX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVVEhSRUFEX1NUQVRFX1JFT1BFTkVEEAESFwoTVEhSRUFEX1NUQVRFX0NMT1NFRBACEhgKFFRIUkVBRF9TVEFURV9ERUxFVEVEEAMqVwoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIOCgpQSEFTRV9JRExFEAESEgoOUEhBU0VfUFJFUEFSRUQQAhITCg9QSEFTRV9DT01NSVRURUQQAyrbBAoLRXJyb3JSZWFzb24SHAoYRVJST1JfUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYRVJST1JfUkVBU09OX1RBUkdFVF9HT05FEAESHQoZRVJST1JfUkVBU09OX09VVF9PRl9TQ09QRRACEh0KGUVSUk9SX1JFQVNPTl9SQVRFX0xJTUlURUQQAxIaChZFUlJPUl9SRUFTT05fTk9UX0ZPVU5EEAQSJQohRVJST1JfUkVBU09OX1BMQVRGT1JNX1VOUkVBQ0hBQkxFEAUSGAoURVJST1JfUkVBU09OX0lOVkFMSUQQBhIiCh5FUlJPUl9SRUFTT05fUEVSTUlTU0lPTl9ERU5JRUQQBxIaChZFUlJPUl9SRUFTT05fQU1CSUdVT1VTEAgSIQodRVJST1JfUkVBU09OX1BMQVRGT1JNX1JFRlVTRUQQCRIiCh5FUlJPUl9SRUFTT05fUFJPVklERVJfU1RPUFBJTkcQChIeChpFUlJPUl9SRUFTT05fTk9UX0FETUlUVElORxALEh8KG0VSUk9SX1JFQVNPTl9GRU5DRV9NSVNNQVRDSBAMEhsKF0VSUk9SX1JFQVNPTl9GRU5DRV9IRUxEEA0SHQoZRVJST1JfUkVBU09OX05PVF9QUkVQQVJFRBAOEhoKFkVSUk9SX1JFQVNPTl9DT01NSVRURUQQDxIZChVFUlJPUl9SRUFTT05fUFJPVE9DT0wQEBIbChdFUlJPUl9SRUFTT05fU1VQRVJTRURFRBAREh0KGUVSUk9SX1JFQVNPTl9TVFJFQU1fRU5ERUQQEjLkCgoPUHJvdmlkZXJTZXJ2aWNlElcKCElkZW50aWZ5EiQuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLklkZW50aWZ5UmVzcG9uc2USVwoIRGVzY3JpYmUSJC5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVxdWVzdBolLmNoYXRidXMucHJvdmlkZXIudjEuRGVzY3JpYmVSZXNwb25zZRJYCgdVcGRhdGVzEiMuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdBokLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1Jlc3BvbnNlKAEwARJLCgRDYWxsEiAuY2hhdGJ1cy5wcm92aWRlci52MS5DYWxsUmVxdWVzdBohLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlc3BvbnNlEl8KClVwbG9hZEZpbGUSJi5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0GicuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVzcG9uc2UoARJlCgxEb3dubG9hZEZpbGUSKC5jaGF0YnVzLnByb3ZpZGVyLnYxLkRvd25sb2FkRmlsZVJlcXVlc3QaKS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRvd25sb2FkRmlsZVJlc3BvbnNlMAESbAoPUHJvdmlzaW9uVGFyZ2V0EisuY2hhdGJ1cy5wcm92aWRlci52MS5Qcm92aXNpb25UYXJnZXRSZXF1ZXN0GiwuY2hhdGJ1cy5wcm92aWRlci52MS5Qcm92aXNpb25UYXJnZXRSZXNwb25zZRJgCgtDbG9zZVRhcmdldBInLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXF1ZXN0GiguY2hhdGJ1cy5wcm92aWRlci52MS5DbG9zZVRhcmdldFJlc3BvbnNlElEKBkF0dGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuQXR0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQXR0YWNoUmVzcG9uc2USUQoGRGV0YWNoEiIuY2hhdGJ1cy5wcm92aWRlci52MS5EZXRhY2hSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5EZXRhY2hSZXNwb25zZRJrCg5XYXRjaE9jY3VwYW5jeRIqLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXF1ZXN0GisuY2hhdGJ1cy5wcm92aWRlci52MS5XYXRjaE9jY3VwYW5jeVJlc3BvbnNlMAESVAoHUHJlcGFyZRIjLmNoYXRidXMucHJvdmlkZXIudjEuUHJlcGFyZVJlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXNwb25zZRJRCgZDb21taXQSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbW1pdFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbW1pdFJlc3BvbnNlElEKBkNhbmNlbBIiLmNoYXRidXMucHJvdmlkZXIudjEuQ2FuY2VsUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQ2FuY2VsUmVzcG9uc2USUQoGU3RhdHVzEiIuY2hhdGJ1cy5wcm92aWRlci52MS5TdGF0dXNSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5TdGF0dXNSZXNwb25zZUJBWj9naXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3Byb3ZpZGVyL3YxO3Byb3ZpZGVydjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Incarnation identifies one process: pid plus its start time (Linux:
@@ -829,6 +829,17 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
    * @generated from field: chatbus.provider.v1.ThreadState thread_state = 17;
    */
   threadState: ThreadState;
+
+  /**
+   * The voice note or audio file the update carries (Telegram voice or
+   * audio, a Slack audio clip, a Discord voice message, a playground
+   * recording): the supervisor fetches it with DownloadFile and
+   * transcribes it (docs/voice.md). Its file_id must also be among
+   * references (kind FILE).
+   *
+   * @generated from field: chatbus.provider.v1.Audio audio = 22;
+   */
+  audio?: Audio | undefined;
 };
 
 /**
@@ -837,6 +848,58 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
  */
 export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
   messageDesc(file_chatbus_provider_v1_provider, 20);
+
+/**
+ * Audio describes a voice note or an audio file, as the platform says.
+ *
+ * @generated from message chatbus.provider.v1.Audio
+ */
+export type Audio = Message<"chatbus.provider.v1.Audio"> & {
+  /**
+   * @generated from field: string file_id = 1;
+   */
+  fileId: string;
+
+  /**
+   * "audio/ogg", "audio/mpeg", …; empty if the platform does not say.
+   *
+   * @generated from field: string mime_type = 2;
+   */
+  mimeType: string;
+
+  /**
+   * Length in seconds; 0 if the platform does not say.
+   *
+   * @generated from field: uint32 duration_seconds = 3;
+   */
+  durationSeconds: number;
+
+  /**
+   * Size in bytes; 0 if the platform does not say.
+   *
+   * @generated from field: int64 size = 4;
+   */
+  size: bigint;
+
+  /**
+   * @generated from field: string file_name = 5;
+   */
+  fileName: string;
+
+  /**
+   * Recorded as a voice note rather than uploaded as an audio file.
+   *
+   * @generated from field: bool voice = 6;
+   */
+  voice: boolean;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.Audio.
+ * Use `create(AudioSchema)` to create a new message.
+ */
+export const AudioSchema: GenMessage<Audio> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 21);
 
 /**
  * References are the platform ids an update makes available to its
@@ -861,7 +924,7 @@ export type References = Message<"chatbus.provider.v1.References"> & {
  * Use `create(ReferencesSchema)` to create a new message.
  */
 export const ReferencesSchema: GenMessage<References> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 21);
+  messageDesc(file_chatbus_provider_v1_provider, 22);
 
 /**
  * @generated from message chatbus.provider.v1.CallRequest
@@ -901,7 +964,7 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 22);
+  messageDesc(file_chatbus_provider_v1_provider, 23);
 
 /**
  * @generated from message chatbus.provider.v1.CallResponse
@@ -938,7 +1001,7 @@ export type CallResponse = Message<"chatbus.provider.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 23);
+  messageDesc(file_chatbus_provider_v1_provider, 24);
 
 /**
  * Pause is a scope the platform has no room in for a while.
@@ -969,7 +1032,7 @@ export type Pause = Message<"chatbus.provider.v1.Pause"> & {
  * Use `create(PauseSchema)` to create a new message.
  */
 export const PauseSchema: GenMessage<Pause> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 24);
+  messageDesc(file_chatbus_provider_v1_provider, 25);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest
@@ -998,7 +1061,7 @@ export type UploadFileRequest = Message<"chatbus.provider.v1.UploadFileRequest">
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25);
+  messageDesc(file_chatbus_provider_v1_provider, 26);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest.Header
@@ -1034,7 +1097,7 @@ export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRe
  * Use `create(UploadFileRequest_HeaderSchema)` to create a new message.
  */
 export const UploadFileRequest_HeaderSchema: GenMessage<UploadFileRequest_Header> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 26, 0);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileResponse
@@ -1058,7 +1121,7 @@ export type UploadFileResponse = Message<"chatbus.provider.v1.UploadFileResponse
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 26);
+  messageDesc(file_chatbus_provider_v1_provider, 27);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileRequest
@@ -1075,7 +1138,7 @@ export type DownloadFileRequest = Message<"chatbus.provider.v1.DownloadFileReque
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 27);
+  messageDesc(file_chatbus_provider_v1_provider, 28);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileResponse
@@ -1104,7 +1167,7 @@ export type DownloadFileResponse = Message<"chatbus.provider.v1.DownloadFileResp
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 28);
+  messageDesc(file_chatbus_provider_v1_provider, 29);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetRequest
@@ -1139,7 +1202,7 @@ export type ProvisionTargetRequest = Message<"chatbus.provider.v1.ProvisionTarge
  * Use `create(ProvisionTargetRequestSchema)` to create a new message.
  */
 export const ProvisionTargetRequestSchema: GenMessage<ProvisionTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 29);
+  messageDesc(file_chatbus_provider_v1_provider, 30);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetResponse
@@ -1170,7 +1233,7 @@ export type ProvisionTargetResponse = Message<"chatbus.provider.v1.ProvisionTarg
  * Use `create(ProvisionTargetResponseSchema)` to create a new message.
  */
 export const ProvisionTargetResponseSchema: GenMessage<ProvisionTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 30);
+  messageDesc(file_chatbus_provider_v1_provider, 31);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetRequest
@@ -1187,7 +1250,7 @@ export type CloseTargetRequest = Message<"chatbus.provider.v1.CloseTargetRequest
  * Use `create(CloseTargetRequestSchema)` to create a new message.
  */
 export const CloseTargetRequestSchema: GenMessage<CloseTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 31);
+  messageDesc(file_chatbus_provider_v1_provider, 32);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetResponse
@@ -1200,7 +1263,7 @@ export type CloseTargetResponse = Message<"chatbus.provider.v1.CloseTargetRespon
  * Use `create(CloseTargetResponseSchema)` to create a new message.
  */
 export const CloseTargetResponseSchema: GenMessage<CloseTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 32);
+  messageDesc(file_chatbus_provider_v1_provider, 33);
 
 /**
  * @generated from message chatbus.provider.v1.AttachRequest
@@ -1224,7 +1287,7 @@ export type AttachRequest = Message<"chatbus.provider.v1.AttachRequest"> & {
  * Use `create(AttachRequestSchema)` to create a new message.
  */
 export const AttachRequestSchema: GenMessage<AttachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 33);
+  messageDesc(file_chatbus_provider_v1_provider, 34);
 
 /**
  * @generated from message chatbus.provider.v1.AttachResponse
@@ -1237,7 +1300,7 @@ export type AttachResponse = Message<"chatbus.provider.v1.AttachResponse"> & {
  * Use `create(AttachResponseSchema)` to create a new message.
  */
 export const AttachResponseSchema: GenMessage<AttachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 34);
+  messageDesc(file_chatbus_provider_v1_provider, 35);
 
 /**
  * @generated from message chatbus.provider.v1.DetachRequest
@@ -1254,7 +1317,7 @@ export type DetachRequest = Message<"chatbus.provider.v1.DetachRequest"> & {
  * Use `create(DetachRequestSchema)` to create a new message.
  */
 export const DetachRequestSchema: GenMessage<DetachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 35);
+  messageDesc(file_chatbus_provider_v1_provider, 36);
 
 /**
  * @generated from message chatbus.provider.v1.DetachResponse
@@ -1267,7 +1330,7 @@ export type DetachResponse = Message<"chatbus.provider.v1.DetachResponse"> & {
  * Use `create(DetachResponseSchema)` to create a new message.
  */
 export const DetachResponseSchema: GenMessage<DetachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 36);
+  messageDesc(file_chatbus_provider_v1_provider, 37);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyRequest
@@ -1280,7 +1343,7 @@ export type WatchOccupancyRequest = Message<"chatbus.provider.v1.WatchOccupancyR
  * Use `create(WatchOccupancyRequestSchema)` to create a new message.
  */
 export const WatchOccupancyRequestSchema: GenMessage<WatchOccupancyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 37);
+  messageDesc(file_chatbus_provider_v1_provider, 38);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyResponse
@@ -1311,7 +1374,7 @@ export type WatchOccupancyResponse = Message<"chatbus.provider.v1.WatchOccupancy
  * Use `create(WatchOccupancyResponseSchema)` to create a new message.
  */
 export const WatchOccupancyResponseSchema: GenMessage<WatchOccupancyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 38);
+  messageDesc(file_chatbus_provider_v1_provider, 39);
 
 /**
  * Occupancy counts the work an owner holds; a doctor commit waits until all
@@ -1361,7 +1424,7 @@ export type Occupancy = Message<"chatbus.provider.v1.Occupancy"> & {
  * Use `create(OccupancySchema)` to create a new message.
  */
 export const OccupancySchema: GenMessage<Occupancy> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 39);
+  messageDesc(file_chatbus_provider_v1_provider, 40);
 
 /**
  * Fence identifies the owner a doctor request is addressed to; a request
@@ -1396,7 +1459,7 @@ export type Fence = Message<"chatbus.provider.v1.Fence"> & {
  * Use `create(FenceSchema)` to create a new message.
  */
 export const FenceSchema: GenMessage<Fence> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 40);
+  messageDesc(file_chatbus_provider_v1_provider, 41);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareRequest
@@ -1420,7 +1483,7 @@ export type PrepareRequest = Message<"chatbus.provider.v1.PrepareRequest"> & {
  * Use `create(PrepareRequestSchema)` to create a new message.
  */
 export const PrepareRequestSchema: GenMessage<PrepareRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 41);
+  messageDesc(file_chatbus_provider_v1_provider, 42);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareResponse
@@ -1442,7 +1505,7 @@ export type PrepareResponse = Message<"chatbus.provider.v1.PrepareResponse"> & {
  * Use `create(PrepareResponseSchema)` to create a new message.
  */
 export const PrepareResponseSchema: GenMessage<PrepareResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 42);
+  messageDesc(file_chatbus_provider_v1_provider, 43);
 
 /**
  * @generated from message chatbus.provider.v1.CommitRequest
@@ -1459,7 +1522,7 @@ export type CommitRequest = Message<"chatbus.provider.v1.CommitRequest"> & {
  * Use `create(CommitRequestSchema)` to create a new message.
  */
 export const CommitRequestSchema: GenMessage<CommitRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 43);
+  messageDesc(file_chatbus_provider_v1_provider, 44);
 
 /**
  * @generated from message chatbus.provider.v1.CommitResponse
@@ -1476,7 +1539,7 @@ export type CommitResponse = Message<"chatbus.provider.v1.CommitResponse"> & {
  * Use `create(CommitResponseSchema)` to create a new message.
  */
 export const CommitResponseSchema: GenMessage<CommitResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 44);
+  messageDesc(file_chatbus_provider_v1_provider, 45);
 
 /**
  * @generated from message chatbus.provider.v1.CancelRequest
@@ -1493,7 +1556,7 @@ export type CancelRequest = Message<"chatbus.provider.v1.CancelRequest"> & {
  * Use `create(CancelRequestSchema)` to create a new message.
  */
 export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 45);
+  messageDesc(file_chatbus_provider_v1_provider, 46);
 
 /**
  * @generated from message chatbus.provider.v1.CancelResponse
@@ -1506,7 +1569,7 @@ export type CancelResponse = Message<"chatbus.provider.v1.CancelResponse"> & {
  * Use `create(CancelResponseSchema)` to create a new message.
  */
 export const CancelResponseSchema: GenMessage<CancelResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 46);
+  messageDesc(file_chatbus_provider_v1_provider, 47);
 
 /**
  * @generated from message chatbus.provider.v1.StatusRequest
@@ -1519,7 +1582,7 @@ export type StatusRequest = Message<"chatbus.provider.v1.StatusRequest"> & {
  * Use `create(StatusRequestSchema)` to create a new message.
  */
 export const StatusRequestSchema: GenMessage<StatusRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 47);
+  messageDesc(file_chatbus_provider_v1_provider, 48);
 
 /**
  * @generated from message chatbus.provider.v1.StatusResponse
@@ -1564,7 +1627,7 @@ export type StatusResponse = Message<"chatbus.provider.v1.StatusResponse"> & {
  * Use `create(StatusResponseSchema)` to create a new message.
  */
 export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 48);
+  messageDesc(file_chatbus_provider_v1_provider, 49);
 
 /**
  * LimitScope says what a limit counts calls per.
