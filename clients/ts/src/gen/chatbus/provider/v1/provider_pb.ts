@@ -13,7 +13,54 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/provider/v1/provider.proto.
  */
 export const file_chatbus_provider_v1_provider: GenFile = /*@__PURE__*/
-  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3Qi1QEKEERlc2NyaWJlUmVzcG9uc2USEAoIcGxhdGZvcm0YASABKAkSLAoHbWV0aG9kcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kEhYKDm1heF90ZXh0X2NoYXJzGAMgASgNEg8KB3dlYl91cmwYBCABKAkSKAoFdmVyYnMYBSADKAsyGS5jaGF0YnVzLnByb3ZpZGVyLnYxLlZlcmISLgoGbGltaXRzGAYgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SYXRlTGltaXQikQEKCVJhdGVMaW1pdBIMCgRuYW1lGAEgASgJEi4KBXNjb3BlGAIgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEg0KBWNvdW50GAMgASgNEiYKA3BlchgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdtZXRob2RzGAUgAygJIlIKBFZlcmISDAoEbmFtZRgBIAEoCRISCgppZGVtcG90ZW50GAIgASgIEigKBWxhc3RzGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImoKClNlbmRQYXJhbXMSDAoEdGV4dBgBIAEoCRIQCghyZXBseV90bxgCIAEoCRIsCgdidXR0b25zGAMgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5CdXR0b24SDgoGcHJvbXB0GAQgASgIIlwKCkVkaXRQYXJhbXMSEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbiIwCgtSZWFjdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEg0KBWVtb2ppGAIgASgJIg4KDFR5cGluZ1BhcmFtcyI0CgxBbnN3ZXJQYXJhbXMSFgoOaW50ZXJhY3Rpb25faWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCgZCdXR0b24SDQoFbGFiZWwYASABKAkSDAoEZGF0YRgCIAEoCSIhCgpWZXJiUmVzdWx0EhMKC21lc3NhZ2VfaWRzGAEgAygJIsMBCgZNZXRob2QSDAoEbmFtZRgBIAEoCRIwCgZwYXJhbXMYAiADKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLk1ldGhvZFBhcmFtEhIKCmlkZW1wb3RlbnQYAyABKAgSJwoEbGFuZRgEIAEoDjIZLmNoYXRidXMucHJvdmlkZXIudjEuTGFuZRISCgpvdmVyd3JpdGVzGAUgASgIEigKBWxhc3RzGAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIl8KC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSMAoEa2luZBgCIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCJJCglSZWZlcmVuY2USMAoEa2luZBgBIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIKCgJpZBgCIAEoCSI0CgZUYXJnZXQSDAoEY2hhdBgBIAEoCRIOCgZ0aHJlYWQYAiABKAkSDAoEbmFtZRgDIAEoCSKOAQoQSWRlbnRpZnlSZXNwb25zZRIMCgRuYW1lGAEgASgJEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uEg8KB2FjY291bnQYBSABKAki5AEKDlVwZGF0ZXNSZXF1ZXN0EjoKBXN0YXJ0GAEgASgLMikuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5TdGFydEgAEjYKA2FjaxgCIAEoCzInLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuQWNrSAAaPQoFU3RhcnQSDQoFc3RhdGUYAiABKAwSFwoPYWNjZXB0c19iYXRjaGVzGAMgASgISgQIARACUgZjdXJzb3IaGAoDQWNrEhEKCXVwZGF0ZV9pZBgBIAEoA0IFCgNtc2cibAoPVXBkYXRlc1Jlc3BvbnNlEisKBnVwZGF0ZRgBIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlEiwKB3VwZGF0ZXMYAiADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZSLcAwoGVXBkYXRlEhEKCXVwZGF0ZV9pZBgBIAEoAxItCgRraW5kGAUgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVLaW5kEgwKBHRleHQYBiABKAkSDwoHcGF5bG9hZBgHIAEoDBIvCgtyZWNlaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYWxsb3dlZBgJIAEoCBIzCgpyZWZlcmVuY2VzGAogASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzEgwKBGNoYXQYCyABKAkSDgoGdGhyZWFkGAwgASgJEg4KBnNlbmRlchgNIAEoCRIQCghkZWR1cF9pZBgOIAEoCRIOCgZjdXJzb3IYDyABKAwSEwoLc2VuZGVyX25hbWUYECABKAkSNgoMdGhyZWFkX3N0YXRlGBEgASgOMiAuY2hhdGJ1cy5wcm92aWRlci52MS5UaHJlYWRTdGF0ZRIpCgVhdWRpbxgWIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuQXVkaW9KBAgCEANKBAgDEARKBAgEEAVSB2NoYXRfaWRSCXRocmVhZF9pZFIMZnJvbV91c2VyX2lkInUKBUF1ZGlvEg8KB2ZpbGVfaWQYASABKAkSEQoJbWltZV90eXBlGAIgASgJEhgKEGR1cmF0aW9uX3NlY29uZHMYAyABKA0SDAoEc2l6ZRgEIAEoAxIRCglmaWxlX25hbWUYBSABKAkSDQoFdm9pY2UYBiABKAgieAoKUmVmZXJlbmNlcxItCgVpdGVtcxgEIAMoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlSgQIARACSgQIAhADSgQIAxAEUgttZXNzYWdlX2lkc1ISY2FsbGJhY2tfcXVlcnlfaWRzUghmaWxlX2lkcyKDAQoLQ2FsbFJlcXVlc3QSGQoGbWV0aG9kGAEgASgJQgm6SAZyBBABGEASEwoLcGFyYW1zX2pzb24YAiABKAwSFwoPaWRlbXBvdGVuY3lfa2V5GAMgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0IoMBCgxDYWxsUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwSMwoKcmVmZXJlbmNlcxgCIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcxIpCgVwYXVzZRgDIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuUGF1c2UidgoFUGF1c2USLgoFc2NvcGUYASABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLkxpbWl0U2NvcGUSKAoFYWZ0ZXIYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoLbWV0aG9kX29ubHkYAyABKAgi9QEKEVVwbG9hZEZpbGVSZXF1ZXN0Ej8KBmhlYWRlchgBIAEoCzItLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QuSGVhZGVySAASDwoFY2h1bmsYAiABKAxIABqGAQoGSGVhZGVyEhAKCGZpbGVuYW1lGAMgASgJEg8KB2NhcHRpb24YBCABKAkSDAoEa2luZBgFIAEoCRIrCgZ0YXJnZXQYBiABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEoECAEQAkoECAIQA1IHY2hhdF9pZFIJdGhyZWFkX2lkQgUKA21zZyJeChJVcGxvYWRGaWxlUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwSMwoKcmVmZXJlbmNlcxgCIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcyIvChNEb3dubG9hZEZpbGVSZXF1ZXN0EhgKB2ZpbGVfaWQYASABKAlCB7pIBHICEAEiRgoURG93bmxvYWRGaWxlUmVzcG9uc2USDQoFY2h1bmsYASABKAwSDAoEc2l6ZRgCIAEoAxIRCglmaWxlX3BhdGgYAyABKAkiewoWUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBIYCgRuYW1lGAEgASgJQgq6SAdyBRABGIABEgwKBGNoYXQYAyABKAkSKgoFcmV1c2UYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEoECAIQA1IHY2hhdF9pZCKEAQoXUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USDAoEbmFtZRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldBIOCgZyZXVzZWQYBSABKAhKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZCJhChJDbG9zZVRhcmdldFJlcXVlc3QSKwoGdGFyZ2V0GAMgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZCIVChNDbG9zZVRhcmdldFJlc3BvbnNlInEKDUF0dGFjaFJlcXVlc3QSEwoLaW5zdGFuY2VfaWQYASABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgCEANKBAgDEARSB2NoYXRfaWRSCXRocmVhZF9pZCIQCg5BdHRhY2hSZXNwb25zZSIkCg1EZXRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJIhAKDkRldGFjaFJlc3BvbnNlIhcKFVdhdGNoT2NjdXBhbmN5UmVxdWVzdCKJAQoWV2F0Y2hPY2N1cGFuY3lSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRIRCglhZG1pdHRpbmcYAiABKAgSKQoFcGhhc2UYAyABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlImMKCU9jY3VwYW5jeRIQCghhdHRhY2hlZBgBIAEoDRIQCghpbmZsaWdodBgCIAEoDRIPCgdpbmJvdW5kGAMgASgNEhAKCG91dGJvdW5kGAQgASgNEg8KB2NsZWFudXAYBSABKA0ihAEKBUZlbmNlEh4KCnJlcXVlc3RfaWQYASABKAlCCrpIB3IFEAEYgAESEAoIb3duZXJfaWQYAiABKAkSEgoKZ2VuZXJhdGlvbhgDIAEoDRI1CgtpbmNhcm5hdGlvbhgEIAEoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuSW5jYXJuYXRpb24ibQoOUHJlcGFyZVJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQESKAoFbGVhc2UYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iegoPUHJlcGFyZVJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkIKDUNvbW1pdFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiQwoOQ29tbWl0UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kiQgoNQ2FuY2VsUmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBASIQCg5DYW5jZWxSZXNwb25zZSIPCg1TdGF0dXNSZXF1ZXN0IuIBCg5TdGF0dXNSZXNwb25zZRIpCgVwaGFzZRgBIAEoDjIaLmNoYXRidXMucHJvdmlkZXIudjEuUGhhc2USEQoJYWRtaXR0aW5nGAIgASgIEjEKCW9jY3VwYW5jeRgDIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EjQKEGxlYXNlX2V4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJlcXVlc3RfaWQYBSABKAkSFQoNaGVhbHRoX2RldGFpbBgGIAEoCSpsCgpMaW1pdFNjb3BlEhsKF0xJTUlUX1NDT1BFX1VOU1BFQ0lGSUVEEAASEwoPTElNSVRfU0NPUEVfQk9UEAESFAoQTElNSVRfU0NPUEVfQ0hBVBACEhYKEkxJTUlUX1NDT1BFX1RIUkVBRBADKmAKBExhbmUSFAoQTEFORV9VTlNQRUNJRklFRBAAEg8KC0xBTkVfUFJPTVBUEAESEAoMTEFORV9NRVNTQUdFEAISDQoJTEFORV9FRElUEAMSEAoMTEFORV9BTUJJRU5UEAQqhAEKDVJlZmVyZW5jZUtpbmQSHgoaUkVGRVJFTkNFX0tJTkRfVU5TUEVDSUZJRUQQABIaChZSRUZFUkVOQ0VfS0lORF9NRVNTQUdFEAESFwoTUkVGRVJFTkNFX0tJTkRfRklMRRACEh4KGlJFRkVSRU5DRV9LSU5EX0lOVEVSQUNUSU9OEAMqnAEKClVwZGF0ZUtpbmQSGwoXVVBEQVRFX0tJTkRfVU5TUEVDSUZJRUQQABIXChNVUERBVEVfS0lORF9NRVNTQUdFEAESHgoaVVBEQVRFX0tJTkRfRURJVEVEX01FU1NBR0UQAhIeChpVUERBVEVfS0lORF9DQUxMQkFDS19RVUVSWRADEhgKFFVQREFURV9LSU5EX1JFQUNUSU9OEAQqeQoLVGhyZWFkU3RhdGUSHAoYVEhSRUFEX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVVEhSRUFEX1NUQVRFX1JFT1BFTkVEEAESFwoTVEhSRUFEX1NUQVRFX0NMT1NFRBACEhgKFFRIUkVBRF9TVEFURV9ERUxFVEVEEAMqVwoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIOCgpQSEFTRV9JRExFEAESEgoOUEhBU0VfUFJFUEFSRUQQAhITCg9QSEFTRV9DT01NSVRURUQQAyrbBAoLRXJyb3JSZWFzb24SHAoYRVJST1JfUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYRVJST1JfUkVBU09OX1RBUkdFVF9HT05FEAESHQoZRVJST1JfUkVBU09OX09VVF9PRl9TQ09QRRACEh0KGUVSUk9SX1JFQVNPTl9SQVRFX0xJTUlURUQQAxIaChZFUlJPUl9SRUFTT05fTk9UX0ZPVU5EEAQSJQohRVJST1JfUkVBU09OX1BMQVRGT1JNX1VOUkVBQ0hBQkxFEAUSGAoURVJST1JfUkVBU09OX0lOVkFMSUQQBhIiCh5FUlJPUl9SRUFTT05fUEVSTUlTU0lPTl9ERU5JRUQQBxIaChZFUlJPUl9SRUFTT05fQU1CSUdVT1VTEAgSIQodRVJST1JfUkVBU09OX1BMQVRGT1JNX1JFRlVTRUQQCRIiCh5FUlJPUl9SRUFTT05fUFJPVklERVJfU1RPUFBJTkcQChIeChpFUlJPUl9SRUFTT05fTk9UX0FETUlUVElORxALEh8KG0VSUk9SX1JFQVNPTl9GRU5DRV9NSVNNQVRDSBAMEhsKF0VSUk9SX1JFQVNPTl9GRU5DRV9IRUxEEA0SHQoZRVJST1JfUkVBU09OX05PVF9QUkVQQVJFRBAOEhoKFkVSUk9SX1JFQVNPTl9DT01NSVRURUQQDxIZChVFUlJPUl9SRUFTT05fUFJPVE9DT0wQEBIbChdFUlJPUl9SRUFTT05fU1VQRVJTRURFRBAREh0KGUVSUk9SX1JFQVNPTl9TVFJFQU1fRU5ERUQQEjLkCgoPUHJvdmlkZXJTZXJ2aWNlElcKCElkZW50aWZ5EiQuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLklkZW50aWZ5UmVzcG9uc2USVwoIRGVzY3JpYmUSJC5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVxdWVzdBolLmNoYXRidXMucHJvdmlkZXIudjEuRGVzY3JpYmVSZXNwb25zZRJYCgdVcGRhdGVzEiMuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdBokLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1Jlc3BvbnNlKAEwARJLCgRDYWxsEiAuY2hhdGJ1cy5wcm92aWRlci52MS5DYWxsUmVxdWVzdBohLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlc3BvbnNlEl8KClVwbG9hZEZpbGUSJi5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0GicuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVzcG9uc2UoARJlCgxEb3dubG9hZEZpbGUSKC5jaGF0YnVzLnByb3ZpZGVyLnYxLkRvd25sb2FkRmlsZVJlcXVlc3QaKS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRvd25sb2FkRmlsZVJlc3BvbnNlMAESbAoPUHJvdmlzaW9uVGFyZ2V0EisuY2hhdGJ1cy5wcm92aWRlci52MS5Qcm92aXNpb25UYXJnZXRSZXF1ZXN0GiwuY2hhdGJ1cy5wcm92aWRlci52MS5Qcm92aXNpb25UYXJnZXRSZXNwb25zZRJgCgtDbG9zZVRhcmdldBInLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXF1ZXN0GiguY2hhdGJ1cy5wcm92aWRlci52MS5DbG9zZVRhcmdldFJlc3BvbnNlElEKBkF0dGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuQXR0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQXR0YWNoUmVzcG9uc2USUQoGRGV0YWNoEiIuY2hhdGJ1cy5wcm92aWRlci52MS5EZXRhY2hSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5EZXRhY2hSZXNwb25zZRJrCg5XYXRjaE9jY3VwYW5jeRIqLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXF1ZXN0GisuY2hhdGJ1cy5wcm92aWRlci52MS5XYXRjaE9jY3VwYW5jeVJlc3BvbnNlMAESVAoHUHJlcGFyZRIjLmNoYXRidXMucHJvdmlkZXIudjEuUHJlcGFyZVJlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXNwb25zZRJRCgZDb21taXQSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbW1pdFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbW1pdFJlc3BvbnNlElEKBkNhbmNlbBIiLmNoYXRidXMucHJvdmlkZXIudjEuQ2FuY2VsUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQ2FuY2VsUmVzcG9uc2USUQoGU3RhdHVzEiIuY2hhdGJ1cy5wcm92aWRlci52MS5TdGF0dXNSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5TdGF0dXNSZXNwb25zZUJBWj9naXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3Byb3ZpZGVyL3YxO3Byb3ZpZGVydjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxInEKFENvbnZlcnRVcGRhdGVSZXF1ZXN0EhgKB3BheWxvYWQYASABKAxCB7pIBHoCEAESLQoEa2luZBgCIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIQCghkZWR1cF9pZBgDIAEoCSJEChVDb252ZXJ0VXBkYXRlUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUiLgoLSW5jYXJuYXRpb24SCwoDcGlkGAEgASgFEhIKCnN0YXJ0X3RpbWUYAiABKAQiEQoPSWRlbnRpZnlSZXF1ZXN0IhEKD0Rlc2NyaWJlUmVxdWVzdCLVAQoQRGVzY3JpYmVSZXNwb25zZRIQCghwbGF0Zm9ybRgBIAEoCRIsCgdtZXRob2RzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0SDwoHd2ViX3VybBgEIAEoCRIoCgV2ZXJicxgFIAMoCzIZLmNoYXRidXMucHJvdmlkZXIudjEuVmVyYhIuCgZsaW1pdHMYBiADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJhdGVMaW1pdCKRAQoJUmF0ZUxpbWl0EgwKBG5hbWUYASABKAkSLgoFc2NvcGUYAiABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLkxpbWl0U2NvcGUSDQoFY291bnQYAyABKA0SJgoDcGVyGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEg8KB21ldGhvZHMYBSADKAkiUgoEVmVyYhIMCgRuYW1lGAEgASgJEhIKCmlkZW1wb3RlbnQYAiABKAgSKAoFbGFzdHMYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iagoKU2VuZFBhcmFtcxIMCgR0ZXh0GAEgASgJEhAKCHJlcGx5X3RvGAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbhIOCgZwcm9tcHQYBCABKAgiXAoKRWRpdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkSLAoHYnV0dG9ucxgDIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuQnV0dG9uIjAKC1JlYWN0UGFyYW1zEhIKCm1lc3NhZ2VfaWQYASABKAkSDQoFZW1vamkYAiABKAkiDgoMVHlwaW5nUGFyYW1zIjQKDEFuc3dlclBhcmFtcxIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIiUKBkJ1dHRvbhINCgVsYWJlbBgBIAEoCRIMCgRkYXRhGAIgASgJIiEKClZlcmJSZXN1bHQSEwoLbWVzc2FnZV9pZHMYASADKAkiwwEKBk1ldGhvZBIMCgRuYW1lGAEgASgJEjAKBnBhcmFtcxgCIAMoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kUGFyYW0SEgoKaWRlbXBvdGVudBgDIAEoCBInCgRsYW5lGAQgASgOMhkuY2hhdGJ1cy5wcm92aWRlci52MS5MYW5lEhIKCm92ZXJ3cml0ZXMYBSABKAgSKAoFbGFzdHMYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iXwoLTWV0aG9kUGFyYW0SDAoEbmFtZRgBIAEoCRIwCgRraW5kGAIgASgOMiIuY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VLaW5kEhAKCHJlcXVpcmVkGAMgASgIIkkKCVJlZmVyZW5jZRIwCgRraW5kGAEgASgOMiIuY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VLaW5kEgoKAmlkGAIgASgJIjQKBlRhcmdldBIMCgRjaGF0GAEgASgJEg4KBnRocmVhZBgCIAEoCRIMCgRuYW1lGAMgASgJIo4BChBJZGVudGlmeVJlc3BvbnNlEgwKBG5hbWUYASABKAkSEAoIb3duZXJfaWQYAiABKAkSEgoKZ2VuZXJhdGlvbhgDIAEoDRI1CgtpbmNhcm5hdGlvbhgEIAEoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuSW5jYXJuYXRpb24SDwoHYWNjb3VudBgFIAEoCSLkAQoOVXBkYXRlc1JlcXVlc3QSOgoFc3RhcnQYASABKAsyKS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0LlN0YXJ0SAASNgoDYWNrGAIgASgLMicuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5BY2tIABo9CgVTdGFydBINCgVzdGF0ZRgCIAEoDBIXCg9hY2NlcHRzX2JhdGNoZXMYAyABKAhKBAgBEAJSBmN1cnNvchoYCgNBY2sSEQoJdXBkYXRlX2lkGAEgASgDQgUKA21zZyJsCg9VcGRhdGVzUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUSLAoHdXBkYXRlcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlIvYDCgZVcGRhdGUSEQoJdXBkYXRlX2lkGAEgASgDEi0KBGtpbmQYBSABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZUtpbmQSDAoEdGV4dBgGIAEoCRIPCgdwYXlsb2FkGAcgASgMEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhbGxvd2VkGAkgASgIEjMKCnJlZmVyZW5jZXMYCiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSDAoEY2hhdBgLIAEoCRIOCgZ0aHJlYWQYDCABKAkSDgoGc2VuZGVyGA0gASgJEhAKCGRlZHVwX2lkGA4gASgJEg4KBmN1cnNvchgPIAEoDBITCgtzZW5kZXJfbmFtZRgQIAEoCRI2Cgx0aHJlYWRfc3RhdGUYESABKA4yIC5jaGF0YnVzLnByb3ZpZGVyLnYxLlRocmVhZFN0YXRlEhgKEGNvbnZlcnNpb25fZXJyb3IYEiABKAkSKQoFYXVkaW8YFiABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF1ZGlvSgQIAhADSgQIAxAESgQIBBAFUgdjaGF0X2lkUgl0aHJlYWRfaWRSDGZyb21fdXNlcl9pZCJ1CgVBdWRpbxIPCgdmaWxlX2lkGAEgASgJEhEKCW1pbWVfdHlwZRgCIAEoCRIYChBkdXJhdGlvbl9zZWNvbmRzGAMgASgNEgwKBHNpemUYBCABKAMSEQoJZmlsZV9uYW1lGAUgASgJEg0KBXZvaWNlGAYgASgIIngKClJlZmVyZW5jZXMSLQoFaXRlbXMYBCADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUoECAEQAkoECAIQA0oECAMQBFILbWVzc2FnZV9pZHNSEmNhbGxiYWNrX3F1ZXJ5X2lkc1IIZmlsZV9pZHMigwEKC0NhbGxSZXF1ZXN0EhkKBm1ldGhvZBgBIAEoCUIJukgGcgQQARhAEhMKC3BhcmFtc19qc29uGAIgASgMEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKDAQoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSKQoFcGF1c2UYAyABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBhdXNlInYKBVBhdXNlEi4KBXNjb3BlGAEgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEigKBWFmdGVyGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhMKC21ldGhvZF9vbmx5GAMgASgIIvUBChFVcGxvYWRGaWxlUmVxdWVzdBI/CgZoZWFkZXIYASABKAsyLS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0LkhlYWRlckgAEg8KBWNodW5rGAIgASgMSAAahgEKBkhlYWRlchIQCghmaWxlbmFtZRgDIAEoCRIPCgdjYXB0aW9uGAQgASgJEgwKBGtpbmQYBSABKAkSKwoGdGFyZ2V0GAYgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJInsKFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIMCgRjaGF0GAMgASgJEioKBXJldXNlGAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgCEANSB2NoYXRfaWQihAEKF1Byb3Zpc2lvblRhcmdldFJlc3BvbnNlEgwKBG5hbWUYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQSDgoGcmV1c2VkGAUgASgISgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiYQoSQ2xvc2VUYXJnZXRSZXF1ZXN0EisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiFQoTQ2xvc2VUYXJnZXRSZXNwb25zZSJxCg1BdHRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIAhADSgQIAxAEUgdjaGF0X2lkUgl0aHJlYWRfaWQiEAoOQXR0YWNoUmVzcG9uc2UiJAoNRGV0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCSIQCg5EZXRhY2hSZXNwb25zZSIXChVXYXRjaE9jY3VwYW5jeVJlcXVlc3QiiQEKFldhdGNoT2NjdXBhbmN5UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSEQoJYWRtaXR0aW5nGAIgASgIEikKBXBoYXNlGAMgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZSJjCglPY2N1cGFuY3kSEAoIYXR0YWNoZWQYASABKA0SEAoIaW5mbGlnaHQYAiABKA0SDwoHaW5ib3VuZBgDIAEoDRIQCghvdXRib3VuZBgEIAEoDRIPCgdjbGVhbnVwGAUgASgNIoQBCgVGZW5jZRIeCgpyZXF1ZXN0X2lkGAEgASgJQgq6SAdyBRABGIABEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uIm0KDlByZXBhcmVSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBEigKBWxlYXNlGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uInoKD1ByZXBhcmVSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJCCg1Db21taXRSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIkMKDkNvbW1pdFJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5IkIKDUNhbmNlbFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiEAoOQ2FuY2VsUmVzcG9uc2UiDwoNU3RhdHVzUmVxdWVzdCLiAQoOU3RhdHVzUmVzcG9uc2USKQoFcGhhc2UYASABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlEhEKCWFkbWl0dGluZxgCIAEoCBIxCglvY2N1cGFuY3kYAyABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpyZXF1ZXN0X2lkGAUgASgJEhUKDWhlYWx0aF9kZXRhaWwYBiABKAkqbAoKTGltaXRTY29wZRIbChdMSU1JVF9TQ09QRV9VTlNQRUNJRklFRBAAEhMKD0xJTUlUX1NDT1BFX0JPVBABEhQKEExJTUlUX1NDT1BFX0NIQVQQAhIWChJMSU1JVF9TQ09QRV9USFJFQUQQAypgCgRMYW5lEhQKEExBTkVfVU5TUEVDSUZJRUQQABIPCgtMQU5FX1BST01QVBABEhAKDExBTkVfTUVTU0FHRRACEg0KCUxBTkVfRURJVBADEhAKDExBTkVfQU1CSUVOVBAEKoQBCg1SZWZlcmVuY2VLaW5kEh4KGlJFRkVSRU5DRV9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWUkVGRVJFTkNFX0tJTkRfTUVTU0FHRRABEhcKE1JFRkVSRU5DRV9LSU5EX0ZJTEUQAhIeChpSRUZFUkVOQ0VfS0lORF9JTlRFUkFDVElPThADKpwBCgpVcGRhdGVLaW5kEhsKF1VQREFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTVVBEQVRFX0tJTkRfTUVTU0FHRRABEh4KGlVQREFURV9LSU5EX0VESVRFRF9NRVNTQUdFEAISHgoaVVBEQVRFX0tJTkRfQ0FMTEJBQ0tfUVVFUlkQAxIYChRVUERBVEVfS0lORF9SRUFDVElPThAEKnkKC1RocmVhZFN0YXRlEhwKGFRIUkVBRF9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVRIUkVBRF9TVEFURV9SRU9QRU5FRBABEhcKE1RIUkVBRF9TVEFURV9DTE9TRUQQAhIYChRUSFJFQURfU1RBVEVfREVMRVRFRBADKlcKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfSURMRRABEhIKDlBIQVNFX1BSRVBBUkVEEAISEwoPUEhBU0VfQ09NTUlUVEVEEAMq2wQKC0Vycm9yUmVhc29uEhwKGEVSUk9SX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGEVSUk9SX1JFQVNPTl9UQVJHRVRfR09ORRABEh0KGUVSUk9SX1JFQVNPTl9PVVRfT0ZfU0NPUEUQAhIdChlFUlJPUl9SRUFTT05fUkFURV9MSU1JVEVEEAMSGgoWRVJST1JfUkVBU09OX05PVF9GT1VORBAEEiUKIUVSUk9SX1JFQVNPTl9QTEFURk9STV9VTlJFQUNIQUJMRRAFEhgKFEVSUk9SX1JFQVNPTl9JTlZBTElEEAYSIgoeRVJST1JfUkVBU09OX1BFUk1JU1NJT05fREVOSUVEEAcSGgoWRVJST1JfUkVBU09OX0FNQklHVU9VUxAIEiEKHUVSUk9SX1JFQVNPTl9QTEFURk9STV9SRUZVU0VEEAkSIgoeRVJST1JfUkVBU09OX1BST1ZJREVSX1NUT1BQSU5HEAoSHgoaRVJST1JfUkVBU09OX05PVF9BRE1JVFRJTkcQCxIfChtFUlJPUl9SRUFTT05fRkVOQ0VfTUlTTUFUQ0gQDBIbChdFUlJPUl9SRUFTT05fRkVOQ0VfSEVMRBANEh0KGUVSUk9SX1JFQVNPTl9OT1RfUFJFUEFSRUQQDhIaChZFUlJPUl9SRUFTT05fQ09NTUlUVEVEEA8SGQoVRVJST1JfUkVBU09OX1BST1RPQ09MEBASGwoXRVJST1JfUkVBU09OX1NVUEVSU0VERUQQERIdChlFUlJPUl9SRUFTT05fU1RSRUFNX0VOREVEEBIyzAsKD1Byb3ZpZGVyU2VydmljZRJXCghJZGVudGlmeRIkLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlc3BvbnNlElcKCERlc2NyaWJlEiQuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVzcG9uc2USWAoHVXBkYXRlcxIjLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXNwb25zZSgBMAESSwoEQ2FsbBIgLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlcXVlc3QaIS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXNwb25zZRJfCgpVcGxvYWRGaWxlEiYuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdBonLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESZQoMRG93bmxvYWRGaWxlEiguY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GikuY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEmwKD1Byb3Zpc2lvblRhcmdldBIrLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBosLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USYAoLQ2xvc2VUYXJnZXQSJy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVxdWVzdBooLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXNwb25zZRJRCgZBdHRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlc3BvbnNlElEKBkRldGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVzcG9uc2USawoOV2F0Y2hPY2N1cGFuY3kSKi5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVxdWVzdBorLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXNwb25zZTABElQKB1ByZXBhcmUSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVzcG9uc2USUQoGQ29tbWl0EiIuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXNwb25zZRJRCgZDYW5jZWwSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlc3BvbnNlElEKBlN0YXR1cxIiLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVzcG9uc2USZgoNQ29udmVydFVwZGF0ZRIpLmNoYXRidXMucHJvdmlkZXIudjEuQ29udmVydFVwZGF0ZVJlcXVlc3QaKi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbnZlcnRVcGRhdGVSZXNwb25zZUJBWj9naXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3Byb3ZpZGVyL3YxO3Byb3ZpZGVydjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+
+/**
+ * @generated from message chatbus.provider.v1.ConvertUpdateRequest
+ */
+export type ConvertUpdateRequest = Message<"chatbus.provider.v1.ConvertUpdateRequest"> & {
+  /**
+   * The dead letter's payload, kind and dedup_id as the provider sent
+   * them.
+   *
+   * @generated from field: bytes payload = 1;
+   */
+  payload: Uint8Array;
+
+  /**
+   * @generated from field: chatbus.provider.v1.UpdateKind kind = 2;
+   */
+  kind: UpdateKind;
+
+  /**
+   * @generated from field: string dedup_id = 3;
+   */
+  dedupId: string;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.ConvertUpdateRequest.
+ * Use `create(ConvertUpdateRequestSchema)` to create a new message.
+ */
+export const ConvertUpdateRequestSchema: GenMessage<ConvertUpdateRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 0);
+
+/**
+ * @generated from message chatbus.provider.v1.ConvertUpdateResponse
+ */
+export type ConvertUpdateResponse = Message<"chatbus.provider.v1.ConvertUpdateResponse"> & {
+  /**
+   * @generated from field: chatbus.provider.v1.Update update = 1;
+   */
+  update?: Update | undefined;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.ConvertUpdateResponse.
+ * Use `create(ConvertUpdateResponseSchema)` to create a new message.
+ */
+export const ConvertUpdateResponseSchema: GenMessage<ConvertUpdateResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 1);
 
 /**
  * Incarnation identifies one process: pid plus its start time (Linux:
@@ -38,7 +85,7 @@ export type Incarnation = Message<"chatbus.provider.v1.Incarnation"> & {
  * Use `create(IncarnationSchema)` to create a new message.
  */
 export const IncarnationSchema: GenMessage<Incarnation> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 2);
 
 /**
  * @generated from message chatbus.provider.v1.IdentifyRequest
@@ -51,7 +98,7 @@ export type IdentifyRequest = Message<"chatbus.provider.v1.IdentifyRequest"> & {
  * Use `create(IdentifyRequestSchema)` to create a new message.
  */
 export const IdentifyRequestSchema: GenMessage<IdentifyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 1);
+  messageDesc(file_chatbus_provider_v1_provider, 3);
 
 /**
  * @generated from message chatbus.provider.v1.DescribeRequest
@@ -64,7 +111,7 @@ export type DescribeRequest = Message<"chatbus.provider.v1.DescribeRequest"> & {
  * Use `create(DescribeRequestSchema)` to create a new message.
  */
 export const DescribeRequestSchema: GenMessage<DescribeRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 2);
+  messageDesc(file_chatbus_provider_v1_provider, 4);
 
 /**
  * @generated from message chatbus.provider.v1.DescribeResponse
@@ -124,7 +171,7 @@ export type DescribeResponse = Message<"chatbus.provider.v1.DescribeResponse"> &
  * Use `create(DescribeResponseSchema)` to create a new message.
  */
 export const DescribeResponseSchema: GenMessage<DescribeResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 3);
+  messageDesc(file_chatbus_provider_v1_provider, 5);
 
 /**
  * RateLimit is one limit a platform puts on calls: at most count calls in
@@ -170,7 +217,7 @@ export type RateLimit = Message<"chatbus.provider.v1.RateLimit"> & {
  * Use `create(RateLimitSchema)` to create a new message.
  */
 export const RateLimitSchema: GenMessage<RateLimit> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 4);
+  messageDesc(file_chatbus_provider_v1_provider, 6);
 
 /**
  * Verb is a platform-neutral message verb a provider implements. A verb
@@ -217,7 +264,7 @@ export type Verb = Message<"chatbus.provider.v1.Verb"> & {
  * Use `create(VerbSchema)` to create a new message.
  */
 export const VerbSchema: GenMessage<Verb> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 5);
+  messageDesc(file_chatbus_provider_v1_provider, 7);
 
 /**
  * SendParams posts a message in the call's thread.
@@ -259,7 +306,7 @@ export type SendParams = Message<"chatbus.provider.v1.SendParams"> & {
  * Use `create(SendParamsSchema)` to create a new message.
  */
 export const SendParamsSchema: GenMessage<SendParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 6);
+  messageDesc(file_chatbus_provider_v1_provider, 8);
 
 /**
  * EditParams replaces the text and the buttons of a message the bot sent.
@@ -291,7 +338,7 @@ export type EditParams = Message<"chatbus.provider.v1.EditParams"> & {
  * Use `create(EditParamsSchema)` to create a new message.
  */
 export const EditParamsSchema: GenMessage<EditParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 7);
+  messageDesc(file_chatbus_provider_v1_provider, 9);
 
 /**
  * ReactParams sets the bot's reaction on a message.
@@ -315,7 +362,7 @@ export type ReactParams = Message<"chatbus.provider.v1.ReactParams"> & {
  * Use `create(ReactParamsSchema)` to create a new message.
  */
 export const ReactParamsSchema: GenMessage<ReactParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 8);
+  messageDesc(file_chatbus_provider_v1_provider, 10);
 
 /**
  * TypingParams shows that the bot is working, for a few seconds.
@@ -330,7 +377,7 @@ export type TypingParams = Message<"chatbus.provider.v1.TypingParams"> & {
  * Use `create(TypingParamsSchema)` to create a new message.
  */
 export const TypingParamsSchema: GenMessage<TypingParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 9);
+  messageDesc(file_chatbus_provider_v1_provider, 11);
 
 /**
  * AnswerParams acknowledges a button press.
@@ -356,7 +403,7 @@ export type AnswerParams = Message<"chatbus.provider.v1.AnswerParams"> & {
  * Use `create(AnswerParamsSchema)` to create a new message.
  */
 export const AnswerParamsSchema: GenMessage<AnswerParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 10);
+  messageDesc(file_chatbus_provider_v1_provider, 12);
 
 /**
  * Button is a button under a message: a press is an update of kind
@@ -382,7 +429,7 @@ export type Button = Message<"chatbus.provider.v1.Button"> & {
  * Use `create(ButtonSchema)` to create a new message.
  */
 export const ButtonSchema: GenMessage<Button> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 11);
+  messageDesc(file_chatbus_provider_v1_provider, 13);
 
 /**
  * VerbResult is the result_json of a verb.
@@ -403,7 +450,7 @@ export type VerbResult = Message<"chatbus.provider.v1.VerbResult"> & {
  * Use `create(VerbResultSchema)` to create a new message.
  */
 export const VerbResultSchema: GenMessage<VerbResult> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 12);
+  messageDesc(file_chatbus_provider_v1_provider, 14);
 
 /**
  * Method is one platform method followers may call.
@@ -472,7 +519,7 @@ export type Method = Message<"chatbus.provider.v1.Method"> & {
  * Use `create(MethodSchema)` to create a new message.
  */
 export const MethodSchema: GenMessage<Method> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 13);
+  messageDesc(file_chatbus_provider_v1_provider, 15);
 
 /**
  * MethodParam is a Call parameter that names an id of the thread.
@@ -503,7 +550,7 @@ export type MethodParam = Message<"chatbus.provider.v1.MethodParam"> & {
  * Use `create(MethodParamSchema)` to create a new message.
  */
 export const MethodParamSchema: GenMessage<MethodParam> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 14);
+  messageDesc(file_chatbus_provider_v1_provider, 16);
 
 /**
  * Reference is one platform id, with its kind, as text.
@@ -527,7 +574,7 @@ export type Reference = Message<"chatbus.provider.v1.Reference"> & {
  * Use `create(ReferenceSchema)` to create a new message.
  */
 export const ReferenceSchema: GenMessage<Reference> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 15);
+  messageDesc(file_chatbus_provider_v1_provider, 17);
 
 /**
  * Target names a thread by the platform's own ids, as text (Telegram
@@ -561,7 +608,7 @@ export type Target = Message<"chatbus.provider.v1.Target"> & {
  * Use `create(TargetSchema)` to create a new message.
  */
 export const TargetSchema: GenMessage<Target> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 16);
+  messageDesc(file_chatbus_provider_v1_provider, 18);
 
 /**
  * @generated from message chatbus.provider.v1.IdentifyResponse
@@ -607,7 +654,7 @@ export type IdentifyResponse = Message<"chatbus.provider.v1.IdentifyResponse"> &
  * Use `create(IdentifyResponseSchema)` to create a new message.
  */
 export const IdentifyResponseSchema: GenMessage<IdentifyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 17);
+  messageDesc(file_chatbus_provider_v1_provider, 19);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesRequest
@@ -636,7 +683,7 @@ export type UpdatesRequest = Message<"chatbus.provider.v1.UpdatesRequest"> & {
  * Use `create(UpdatesRequestSchema)` to create a new message.
  */
 export const UpdatesRequestSchema: GenMessage<UpdatesRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18);
+  messageDesc(file_chatbus_provider_v1_provider, 20);
 
 /**
  * Start begins delivery at the stored cursor.
@@ -670,7 +717,7 @@ export type UpdatesRequest_Start = Message<"chatbus.provider.v1.UpdatesRequest.S
  * Use `create(UpdatesRequest_StartSchema)` to create a new message.
  */
 export const UpdatesRequest_StartSchema: GenMessage<UpdatesRequest_Start> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 20, 0);
 
 /**
  * Ack says every update up to and including update_id is durable (or was
@@ -690,7 +737,7 @@ export type UpdatesRequest_Ack = Message<"chatbus.provider.v1.UpdatesRequest.Ack
  * Use `create(UpdatesRequest_AckSchema)` to create a new message.
  */
 export const UpdatesRequest_AckSchema: GenMessage<UpdatesRequest_Ack> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18, 1);
+  messageDesc(file_chatbus_provider_v1_provider, 20, 1);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesResponse
@@ -718,7 +765,7 @@ export type UpdatesResponse = Message<"chatbus.provider.v1.UpdatesResponse"> & {
  * Use `create(UpdatesResponseSchema)` to create a new message.
  */
 export const UpdatesResponseSchema: GenMessage<UpdatesResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 19);
+  messageDesc(file_chatbus_provider_v1_provider, 21);
 
 /**
  * Update is one platform update.
@@ -831,6 +878,21 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
   threadState: ThreadState;
 
   /**
+   * Set when the provider could not convert the platform's update (its
+   * decoding failed, or the conversion panicked): the error, in words.
+   * payload holds the platform's update as received; update_id, dedup_id
+   * and cursor are set as for any update, kind if the provider knows it;
+   * the rest may be empty. The supervisor sets the update aside as a dead
+   * letter, durably (so the cursor moves past it, as past any update it
+   * made durable), routes nothing of it, and the stream goes on. An
+   * operator may ask for it to be converted again (ConvertUpdate) or
+   * drop it.
+   *
+   * @generated from field: string conversion_error = 18;
+   */
+  conversionError: string;
+
+  /**
    * The voice note or audio file the update carries (Telegram voice or
    * audio, a Slack audio clip, a Discord voice message, a playground
    * recording): the supervisor fetches it with DownloadFile and
@@ -847,7 +909,7 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
  * Use `create(UpdateSchema)` to create a new message.
  */
 export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 20);
+  messageDesc(file_chatbus_provider_v1_provider, 22);
 
 /**
  * Audio describes a voice note or an audio file, as the platform says.
@@ -899,7 +961,7 @@ export type Audio = Message<"chatbus.provider.v1.Audio"> & {
  * Use `create(AudioSchema)` to create a new message.
  */
 export const AudioSchema: GenMessage<Audio> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 21);
+  messageDesc(file_chatbus_provider_v1_provider, 23);
 
 /**
  * References are the platform ids an update makes available to its
@@ -924,7 +986,7 @@ export type References = Message<"chatbus.provider.v1.References"> & {
  * Use `create(ReferencesSchema)` to create a new message.
  */
 export const ReferencesSchema: GenMessage<References> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 22);
+  messageDesc(file_chatbus_provider_v1_provider, 24);
 
 /**
  * @generated from message chatbus.provider.v1.CallRequest
@@ -964,7 +1026,7 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 23);
+  messageDesc(file_chatbus_provider_v1_provider, 25);
 
 /**
  * @generated from message chatbus.provider.v1.CallResponse
@@ -1001,7 +1063,7 @@ export type CallResponse = Message<"chatbus.provider.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 24);
+  messageDesc(file_chatbus_provider_v1_provider, 26);
 
 /**
  * Pause is a scope the platform has no room in for a while.
@@ -1032,7 +1094,7 @@ export type Pause = Message<"chatbus.provider.v1.Pause"> & {
  * Use `create(PauseSchema)` to create a new message.
  */
 export const PauseSchema: GenMessage<Pause> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25);
+  messageDesc(file_chatbus_provider_v1_provider, 27);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest
@@ -1061,7 +1123,7 @@ export type UploadFileRequest = Message<"chatbus.provider.v1.UploadFileRequest">
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 26);
+  messageDesc(file_chatbus_provider_v1_provider, 28);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest.Header
@@ -1097,7 +1159,7 @@ export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRe
  * Use `create(UploadFileRequest_HeaderSchema)` to create a new message.
  */
 export const UploadFileRequest_HeaderSchema: GenMessage<UploadFileRequest_Header> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 26, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 28, 0);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileResponse
@@ -1121,7 +1183,7 @@ export type UploadFileResponse = Message<"chatbus.provider.v1.UploadFileResponse
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 27);
+  messageDesc(file_chatbus_provider_v1_provider, 29);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileRequest
@@ -1138,7 +1200,7 @@ export type DownloadFileRequest = Message<"chatbus.provider.v1.DownloadFileReque
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 28);
+  messageDesc(file_chatbus_provider_v1_provider, 30);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileResponse
@@ -1167,7 +1229,7 @@ export type DownloadFileResponse = Message<"chatbus.provider.v1.DownloadFileResp
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 29);
+  messageDesc(file_chatbus_provider_v1_provider, 31);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetRequest
@@ -1202,7 +1264,7 @@ export type ProvisionTargetRequest = Message<"chatbus.provider.v1.ProvisionTarge
  * Use `create(ProvisionTargetRequestSchema)` to create a new message.
  */
 export const ProvisionTargetRequestSchema: GenMessage<ProvisionTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 30);
+  messageDesc(file_chatbus_provider_v1_provider, 32);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetResponse
@@ -1233,7 +1295,7 @@ export type ProvisionTargetResponse = Message<"chatbus.provider.v1.ProvisionTarg
  * Use `create(ProvisionTargetResponseSchema)` to create a new message.
  */
 export const ProvisionTargetResponseSchema: GenMessage<ProvisionTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 31);
+  messageDesc(file_chatbus_provider_v1_provider, 33);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetRequest
@@ -1250,7 +1312,7 @@ export type CloseTargetRequest = Message<"chatbus.provider.v1.CloseTargetRequest
  * Use `create(CloseTargetRequestSchema)` to create a new message.
  */
 export const CloseTargetRequestSchema: GenMessage<CloseTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 32);
+  messageDesc(file_chatbus_provider_v1_provider, 34);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetResponse
@@ -1263,7 +1325,7 @@ export type CloseTargetResponse = Message<"chatbus.provider.v1.CloseTargetRespon
  * Use `create(CloseTargetResponseSchema)` to create a new message.
  */
 export const CloseTargetResponseSchema: GenMessage<CloseTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 33);
+  messageDesc(file_chatbus_provider_v1_provider, 35);
 
 /**
  * @generated from message chatbus.provider.v1.AttachRequest
@@ -1287,7 +1349,7 @@ export type AttachRequest = Message<"chatbus.provider.v1.AttachRequest"> & {
  * Use `create(AttachRequestSchema)` to create a new message.
  */
 export const AttachRequestSchema: GenMessage<AttachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 34);
+  messageDesc(file_chatbus_provider_v1_provider, 36);
 
 /**
  * @generated from message chatbus.provider.v1.AttachResponse
@@ -1300,7 +1362,7 @@ export type AttachResponse = Message<"chatbus.provider.v1.AttachResponse"> & {
  * Use `create(AttachResponseSchema)` to create a new message.
  */
 export const AttachResponseSchema: GenMessage<AttachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 35);
+  messageDesc(file_chatbus_provider_v1_provider, 37);
 
 /**
  * @generated from message chatbus.provider.v1.DetachRequest
@@ -1317,7 +1379,7 @@ export type DetachRequest = Message<"chatbus.provider.v1.DetachRequest"> & {
  * Use `create(DetachRequestSchema)` to create a new message.
  */
 export const DetachRequestSchema: GenMessage<DetachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 36);
+  messageDesc(file_chatbus_provider_v1_provider, 38);
 
 /**
  * @generated from message chatbus.provider.v1.DetachResponse
@@ -1330,7 +1392,7 @@ export type DetachResponse = Message<"chatbus.provider.v1.DetachResponse"> & {
  * Use `create(DetachResponseSchema)` to create a new message.
  */
 export const DetachResponseSchema: GenMessage<DetachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 37);
+  messageDesc(file_chatbus_provider_v1_provider, 39);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyRequest
@@ -1343,7 +1405,7 @@ export type WatchOccupancyRequest = Message<"chatbus.provider.v1.WatchOccupancyR
  * Use `create(WatchOccupancyRequestSchema)` to create a new message.
  */
 export const WatchOccupancyRequestSchema: GenMessage<WatchOccupancyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 38);
+  messageDesc(file_chatbus_provider_v1_provider, 40);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyResponse
@@ -1374,7 +1436,7 @@ export type WatchOccupancyResponse = Message<"chatbus.provider.v1.WatchOccupancy
  * Use `create(WatchOccupancyResponseSchema)` to create a new message.
  */
 export const WatchOccupancyResponseSchema: GenMessage<WatchOccupancyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 39);
+  messageDesc(file_chatbus_provider_v1_provider, 41);
 
 /**
  * Occupancy counts the work an owner holds; a doctor commit waits until all
@@ -1424,7 +1486,7 @@ export type Occupancy = Message<"chatbus.provider.v1.Occupancy"> & {
  * Use `create(OccupancySchema)` to create a new message.
  */
 export const OccupancySchema: GenMessage<Occupancy> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 40);
+  messageDesc(file_chatbus_provider_v1_provider, 42);
 
 /**
  * Fence identifies the owner a doctor request is addressed to; a request
@@ -1459,7 +1521,7 @@ export type Fence = Message<"chatbus.provider.v1.Fence"> & {
  * Use `create(FenceSchema)` to create a new message.
  */
 export const FenceSchema: GenMessage<Fence> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 41);
+  messageDesc(file_chatbus_provider_v1_provider, 43);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareRequest
@@ -1483,7 +1545,7 @@ export type PrepareRequest = Message<"chatbus.provider.v1.PrepareRequest"> & {
  * Use `create(PrepareRequestSchema)` to create a new message.
  */
 export const PrepareRequestSchema: GenMessage<PrepareRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 42);
+  messageDesc(file_chatbus_provider_v1_provider, 44);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareResponse
@@ -1505,7 +1567,7 @@ export type PrepareResponse = Message<"chatbus.provider.v1.PrepareResponse"> & {
  * Use `create(PrepareResponseSchema)` to create a new message.
  */
 export const PrepareResponseSchema: GenMessage<PrepareResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 43);
+  messageDesc(file_chatbus_provider_v1_provider, 45);
 
 /**
  * @generated from message chatbus.provider.v1.CommitRequest
@@ -1522,7 +1584,7 @@ export type CommitRequest = Message<"chatbus.provider.v1.CommitRequest"> & {
  * Use `create(CommitRequestSchema)` to create a new message.
  */
 export const CommitRequestSchema: GenMessage<CommitRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 44);
+  messageDesc(file_chatbus_provider_v1_provider, 46);
 
 /**
  * @generated from message chatbus.provider.v1.CommitResponse
@@ -1539,7 +1601,7 @@ export type CommitResponse = Message<"chatbus.provider.v1.CommitResponse"> & {
  * Use `create(CommitResponseSchema)` to create a new message.
  */
 export const CommitResponseSchema: GenMessage<CommitResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 45);
+  messageDesc(file_chatbus_provider_v1_provider, 47);
 
 /**
  * @generated from message chatbus.provider.v1.CancelRequest
@@ -1556,7 +1618,7 @@ export type CancelRequest = Message<"chatbus.provider.v1.CancelRequest"> & {
  * Use `create(CancelRequestSchema)` to create a new message.
  */
 export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 46);
+  messageDesc(file_chatbus_provider_v1_provider, 48);
 
 /**
  * @generated from message chatbus.provider.v1.CancelResponse
@@ -1569,7 +1631,7 @@ export type CancelResponse = Message<"chatbus.provider.v1.CancelResponse"> & {
  * Use `create(CancelResponseSchema)` to create a new message.
  */
 export const CancelResponseSchema: GenMessage<CancelResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 47);
+  messageDesc(file_chatbus_provider_v1_provider, 49);
 
 /**
  * @generated from message chatbus.provider.v1.StatusRequest
@@ -1582,7 +1644,7 @@ export type StatusRequest = Message<"chatbus.provider.v1.StatusRequest"> & {
  * Use `create(StatusRequestSchema)` to create a new message.
  */
 export const StatusRequestSchema: GenMessage<StatusRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 48);
+  messageDesc(file_chatbus_provider_v1_provider, 50);
 
 /**
  * @generated from message chatbus.provider.v1.StatusResponse
@@ -1627,7 +1689,7 @@ export type StatusResponse = Message<"chatbus.provider.v1.StatusResponse"> & {
  * Use `create(StatusResponseSchema)` to create a new message.
  */
 export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 49);
+  messageDesc(file_chatbus_provider_v1_provider, 51);
 
 /**
  * LimitScope says what a limit counts calls per.
@@ -2202,6 +2264,21 @@ export const ProviderService: GenService<{
     methodKind: "unary";
     input: typeof StatusRequestSchema;
     output: typeof StatusResponseSchema;
+  },
+  /**
+   * ConvertUpdate converts a platform update the provider once could not
+   * (an Update with conversion_error, a dead letter) again, as its
+   * receive loop would: a provider upgraded since may now. It answers
+   * the update (conversion_error set if it fails again), or
+   * UNIMPLEMENTED when the platform cannot convert updates apart from its
+   * receive loop.
+   *
+   * @generated from rpc chatbus.provider.v1.ProviderService.ConvertUpdate
+   */
+  convertUpdate: {
+    methodKind: "unary";
+    input: typeof ConvertUpdateRequestSchema;
+    output: typeof ConvertUpdateResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_chatbus_provider_v1_provider, 0);
