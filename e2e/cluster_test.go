@@ -362,7 +362,7 @@ func TestClusterFailoverLosesNothing(t *testing.T) {
 	if l := tc.leader(); l != next.name {
 		t.Errorf("leader after the stop: %q, want %q", l, next.name)
 	}
-	if log := stopped.d.stderr.String(); !strings.Contains(log, "leader lease lost") && !strings.Contains(log, "refused by the fence") {
+	if log := stopped.d.stderr.String(); !strings.Contains(log, "leader lease lost") && !strings.Contains(log, "lease deadline passed") && !strings.Contains(log, "refused by the fence") {
 		t.Errorf("the deposed leader did not report losing its lease")
 	}
 

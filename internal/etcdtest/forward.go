@@ -1,7 +1,6 @@
 package etcdtest
 
 import (
-	"io"
 	"net"
 	"sync"
 	"testing"
@@ -10,15 +9,18 @@ import (
 // Forwarder passes TCP connections on to a target (an etcd member's
 // client URL), so that one client can be cut off from etcd alone: Cut
 // makes it a black hole (what it had open is closed; what is opened
-// later is taken and never answered, as behind a dead link), Restore
-// passes connections on again.
+// later is taken and never answered, as behind a dead link), Freeze
+// keeps the connections open but passes nothing more either way (a
+// member that stopped answering on a connection that looks alive),
+// Restore passes connections on again.
 type Forwarder struct {
 	ln     net.Listener
 	target string
 
-	mu    sync.Mutex
-	cut   bool
-	conns map[net.Conn]struct{}
+	mu     sync.Mutex
+	cut    bool
+	frozen chan struct{} // closed when not frozen; replaced by Freeze
+	conns  map[net.Conn]struct{}
 }
 
 // Forward listens on a loopback port and passes what it takes to target
@@ -29,10 +31,12 @@ func Forward(t testing.TB, target string) *Forwarder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &Forwarder{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	f := &Forwarder{ln: ln, target: target, conns: map[net.Conn]struct{}{}, frozen: make(chan struct{})}
+	close(f.frozen)
 	var wg sync.WaitGroup
 	wg.Go(func() { f.serve(&wg) })
 	t.Cleanup(func() {
+		f.Restore()
 		ln.Close()
 		f.closeAll()
 		wg.Wait()
@@ -51,11 +55,51 @@ func (f *Forwarder) Cut() {
 	f.closeAll()
 }
 
-// Restore passes new connections on again (held ones stay dead).
+// Freeze stops passing bytes on the open connections, without closing
+// them, until Restore.
+func (f *Forwarder) Freeze() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	select {
+	case <-f.frozen:
+		f.frozen = make(chan struct{})
+	default:
+	}
+}
+
+// Restore passes new connections on again (held ones stay dead), and
+// bytes on frozen ones.
 func (f *Forwarder) Restore() {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.cut = false
-	f.mu.Unlock()
+	select {
+	case <-f.frozen:
+	default:
+		close(f.frozen)
+	}
+}
+
+// pass copies from src to dst, waiting while frozen.
+func (f *Forwarder) pass(dst, src net.Conn) {
+	defer dst.Close()
+	defer src.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			f.mu.Lock()
+			thawed := f.frozen
+			f.mu.Unlock()
+			<-thawed
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (f *Forwarder) closeAll() {
@@ -95,7 +139,7 @@ func (f *Forwarder) serve(wg *sync.WaitGroup) {
 			out.Close()
 			continue
 		}
-		wg.Go(func() { io.Copy(out, in); out.Close(); in.Close() })
-		wg.Go(func() { io.Copy(in, out); in.Close(); out.Close() })
+		wg.Go(func() { f.pass(out, in) })
+		wg.Go(func() { f.pass(in, out) })
 	}
 }
