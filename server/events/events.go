@@ -43,6 +43,8 @@ const (
 	ClusterRelayFollowed  Kind = 23
 	ClusterMemberJoined   Kind = 24
 	ClusterMemberLeft     Kind = 25
+	// A follower's way in to its agent session changed.
+	FollowerWayIn Kind = 30
 )
 
 var kindNames = map[Kind]string{
@@ -72,6 +74,8 @@ var kindNames = map[Kind]string{
 	ClusterRelayFollowed:  "cluster_relay_followed",
 	ClusterMemberJoined:   "cluster_member_joined",
 	ClusterMemberLeft:     "cluster_member_left",
+
+	FollowerWayIn: "follower_way_in",
 }
 
 func (k Kind) String() string {

@@ -139,6 +139,9 @@ const (
 	EventKind_EVENT_KIND_CLUSTER_MEMBER_JOINED EventKind = 24
 	// A node left the cluster: it stopped, or its member lease ended.
 	EventKind_EVENT_KIND_CLUSTER_MEMBER_LEFT EventKind = 25
+	// A follower's way in to its agent session changed (attributes way_in,
+	// detail): see Follower.way_in.
+	EventKind_EVENT_KIND_FOLLOWER_WAY_IN EventKind = 30
 )
 
 // Enum value maps for EventKind.
@@ -170,6 +173,7 @@ var (
 		23: "EVENT_KIND_CLUSTER_RELAY_FOLLOWED",
 		24: "EVENT_KIND_CLUSTER_MEMBER_JOINED",
 		25: "EVENT_KIND_CLUSTER_MEMBER_LEFT",
+		30: "EVENT_KIND_FOLLOWER_WAY_IN",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED":             0,
@@ -198,6 +202,7 @@ var (
 		"EVENT_KIND_CLUSTER_RELAY_FOLLOWED":  23,
 		"EVENT_KIND_CLUSTER_MEMBER_JOINED":   24,
 		"EVENT_KIND_CLUSTER_MEMBER_LEFT":     25,
+		"EVENT_KIND_FOLLOWER_WAY_IN":         30,
 	}
 )
 
@@ -2100,7 +2105,7 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x16PROVIDER_STATE_RUNNING\x10\x02\x12\x1a\n" +
 	"\x16PROVIDER_STATE_BACKOFF\x10\x03\x12\x18\n" +
 	"\x14PROVIDER_STATE_FATAL\x10\x04\x12\x1a\n" +
-	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xe5\x06\n" +
+	"\x16PROVIDER_STATE_STOPPED\x10\x05*\x85\a\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eEVENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n" +
@@ -2128,7 +2133,8 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x19EVENT_KIND_CLUSTER_FENCED\x10\x16\x12%\n" +
 	"!EVENT_KIND_CLUSTER_RELAY_FOLLOWED\x10\x17\x12$\n" +
 	" EVENT_KIND_CLUSTER_MEMBER_JOINED\x10\x18\x12\"\n" +
-	"\x1eEVENT_KIND_CLUSTER_MEMBER_LEFT\x10\x19*\x96\x02\n" +
+	"\x1eEVENT_KIND_CLUSTER_MEMBER_LEFT\x10\x19\x12\x1e\n" +
+	"\x1aEVENT_KIND_FOLLOWER_WAY_IN\x10\x1e*\x96\x02\n" +
 	"\x12ConfigChangeAction\x12$\n" +
 	" CONFIG_CHANGE_ACTION_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cCONFIG_CHANGE_ACTION_APPLIED\x10\x01\x12+\n" +

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/v1/types.proto.
  */
 export const file_chatbus_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChZjaGF0YnVzL3YxL3R5cGVzLnByb3RvEgpjaGF0YnVzLnYxIlwKBlRhcmdldBIQCghwcm92aWRlchgBIAEoCRIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIMCgRjaGF0GAQgASgJEg4KBnRocmVhZBgFIAEoCSJACglSZWZlcmVuY2USJwoEa2luZBgBIAEoDjIZLmNoYXRidXMudjEuUmVmZXJlbmNlS2luZBIKCgJpZBgCIAEoCSK3AQoHQmluZGluZxITCgtwcm9maWxlX2tleRgBIAEoCRIiCgZ0YXJnZXQYAiABKAsyEi5jaGF0YnVzLnYxLlRhcmdldBIMCgRzbG90GAMgASgJEhMKC3RocmVhZF9uYW1lGAQgASgJEikKBnN0YXR1cxgFIAEoDjIZLmNoYXRidXMudjEuQmluZGluZ1N0YXR1cxITCgtpbnN0YW5jZV9pZBgGIAEoCRIQCghwbGF0Zm9ybRgHIAEoCSLDAgoGVXBkYXRlEgsKA3NlcRgBIAEoBBIiCgZ0YXJnZXQYAiABKAsyEi5jaGF0YnVzLnYxLlRhcmdldBIkCgRraW5kGAMgASgOMhYuY2hhdGJ1cy52MS5VcGRhdGVLaW5kEhoKEnBsYXRmb3JtX3VwZGF0ZV9pZBgEIAEoAxIUCgxmcm9tX3VzZXJfaWQYBSABKAMSDAoEdGV4dBgGIAEoCRIPCgdwYXlsb2FkGAcgASgMEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZzZW5kZXIYCSABKAkSKQoKcmVmZXJlbmNlcxgKIAMoCzIVLmNoYXRidXMudjEuUmVmZXJlbmNlEhAKCHBsYXRmb3JtGAsgASgJEhMKC3NlbmRlcl9uYW1lGAwgASgJIqcCCghGb2xsb3dlchITCgtpbnN0YW5jZV9pZBgBIAEoCRITCgtwcm9maWxlX2tleRgCIAEoCRILCgNwaWQYAyABKAUSCwoDY3dkGAQgASgJEhMKC3RocmVhZF9uYW1lGAUgASgJEjAKDGNvbm5lY3RlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoObGFzdF9oZWFydGJlYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnN1YnNjcmliZWQYCCABKAgSJAoHYmluZGluZxgJIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIiCgZvcmlnaW4YCiABKA4yEi5jaGF0YnVzLnYxLk9yaWdpbiI7CgZCdXR0b24SGAoFbGFiZWwYASABKAlCCbpIBnIEEAEYQBIXCgRkYXRhGAIgASgJQgm6SAZyBBABKEAqhAEKDVJlZmVyZW5jZUtpbmQSHgoaUkVGRVJFTkNFX0tJTkRfVU5TUEVDSUZJRUQQABIaChZSRUZFUkVOQ0VfS0lORF9NRVNTQUdFEAESFwoTUkVGRVJFTkNFX0tJTkRfRklMRRACEh4KGlJFRkVSRU5DRV9LSU5EX0lOVEVSQUNUSU9OEAMqbQoGT3JpZ2luEhYKEk9SSUdJTl9VTlNQRUNJRklFRBAAEhAKDE9SSUdJTl9GUkVTSBABEhAKDE9SSUdJTl9SRVVTRRACEhIKDk9SSUdJTl9IQU5ET0ZGEAMSEwoPT1JJR0lOX0RFVEFDSEVEEAQq8gEKDUJpbmRpbmdTdGF0dXMSHgoaQklORElOR19TVEFUVVNfVU5TUEVDSUZJRUQQABIZChVCSU5ESU5HX1NUQVRVU19BQ1RJVkUQARIbChdCSU5ESU5HX1NUQVRVU19TVEFSVElORxACEhoKFkJJTkRJTkdfU1RBVFVTX1BFTkRJTkcQAxIcChhCSU5ESU5HX1NUQVRVU19TVVNQRU5ERUQQBBIaChZCSU5ESU5HX1NUQVRVU19PRkZMSU5FEAUSGAoUQklORElOR19TVEFUVVNfU1RBTEUQBhIZChVCSU5ESU5HX1NUQVRVU19GQUlMRUQQByqcAQoKVXBkYXRlS2luZBIbChdVUERBVEVfS0lORF9VTlNQRUNJRklFRBAAEhcKE1VQREFURV9LSU5EX01FU1NBR0UQARIeChpVUERBVEVfS0lORF9FRElURURfTUVTU0FHRRACEh4KGlVQREFURV9LSU5EX0NBTExCQUNLX1FVRVJZEAMSGAoUVVBEQVRFX0tJTkRfUkVBQ1RJT04QBEI3WjVnaXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3YxO2NoYXRidXN2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_timestamp]);
+  fileDesc("ChZjaGF0YnVzL3YxL3R5cGVzLnByb3RvEgpjaGF0YnVzLnYxIlwKBlRhcmdldBIQCghwcm92aWRlchgBIAEoCRIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIMCgRjaGF0GAQgASgJEg4KBnRocmVhZBgFIAEoCSJACglSZWZlcmVuY2USJwoEa2luZBgBIAEoDjIZLmNoYXRidXMudjEuUmVmZXJlbmNlS2luZBIKCgJpZBgCIAEoCSK3AQoHQmluZGluZxITCgtwcm9maWxlX2tleRgBIAEoCRIiCgZ0YXJnZXQYAiABKAsyEi5jaGF0YnVzLnYxLlRhcmdldBIMCgRzbG90GAMgASgJEhMKC3RocmVhZF9uYW1lGAQgASgJEikKBnN0YXR1cxgFIAEoDjIZLmNoYXRidXMudjEuQmluZGluZ1N0YXR1cxITCgtpbnN0YW5jZV9pZBgGIAEoCRIQCghwbGF0Zm9ybRgHIAEoCSLDAgoGVXBkYXRlEgsKA3NlcRgBIAEoBBIiCgZ0YXJnZXQYAiABKAsyEi5jaGF0YnVzLnYxLlRhcmdldBIkCgRraW5kGAMgASgOMhYuY2hhdGJ1cy52MS5VcGRhdGVLaW5kEhoKEnBsYXRmb3JtX3VwZGF0ZV9pZBgEIAEoAxIUCgxmcm9tX3VzZXJfaWQYBSABKAMSDAoEdGV4dBgGIAEoCRIPCgdwYXlsb2FkGAcgASgMEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZzZW5kZXIYCSABKAkSKQoKcmVmZXJlbmNlcxgKIAMoCzIVLmNoYXRidXMudjEuUmVmZXJlbmNlEhAKCHBsYXRmb3JtGAsgASgJEhMKC3NlbmRlcl9uYW1lGAwgASgJIuECCghGb2xsb3dlchITCgtpbnN0YW5jZV9pZBgBIAEoCRITCgtwcm9maWxlX2tleRgCIAEoCRILCgNwaWQYAyABKAUSCwoDY3dkGAQgASgJEhMKC3RocmVhZF9uYW1lGAUgASgJEjAKDGNvbm5lY3RlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoObGFzdF9oZWFydGJlYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnN1YnNjcmliZWQYCCABKAgSJAoHYmluZGluZxgJIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIiCgZvcmlnaW4YCiABKA4yEi5jaGF0YnVzLnYxLk9yaWdpbhIhCgZ3YXlfaW4YCyABKA4yES5jaGF0YnVzLnYxLldheUluEhUKDXdheV9pbl9kZXRhaWwYDCABKAkiOwoGQnV0dG9uEhgKBWxhYmVsGAEgASgJQgm6SAZyBBABGEASFwoEZGF0YRgCIAEoCUIJukgGcgQQAShAKoQBCg1SZWZlcmVuY2VLaW5kEh4KGlJFRkVSRU5DRV9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWUkVGRVJFTkNFX0tJTkRfTUVTU0FHRRABEhcKE1JFRkVSRU5DRV9LSU5EX0ZJTEUQAhIeChpSRUZFUkVOQ0VfS0lORF9JTlRFUkFDVElPThADKm0KBk9yaWdpbhIWChJPUklHSU5fVU5TUEVDSUZJRUQQABIQCgxPUklHSU5fRlJFU0gQARIQCgxPUklHSU5fUkVVU0UQAhISCg5PUklHSU5fSEFORE9GRhADEhMKD09SSUdJTl9ERVRBQ0hFRBAEKvIBCg1CaW5kaW5nU3RhdHVzEh4KGkJJTkRJTkdfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGQoVQklORElOR19TVEFUVVNfQUNUSVZFEAESGwoXQklORElOR19TVEFUVVNfU1RBUlRJTkcQAhIaChZCSU5ESU5HX1NUQVRVU19QRU5ESU5HEAMSHAoYQklORElOR19TVEFUVVNfU1VTUEVOREVEEAQSGgoWQklORElOR19TVEFUVVNfT0ZGTElORRAFEhgKFEJJTkRJTkdfU1RBVFVTX1NUQUxFEAYSGQoVQklORElOR19TVEFUVVNfRkFJTEVEEAcqnAEKClVwZGF0ZUtpbmQSGwoXVVBEQVRFX0tJTkRfVU5TUEVDSUZJRUQQABIXChNVUERBVEVfS0lORF9NRVNTQUdFEAESHgoaVVBEQVRFX0tJTkRfRURJVEVEX01FU1NBR0UQAhIeChpVUERBVEVfS0lORF9DQUxMQkFDS19RVUVSWRADEhgKFFVQREFURV9LSU5EX1JFQUNUSU9OEAQqVgoFV2F5SW4SFgoSV0FZX0lOX1VOU1BFQ0lGSUVEEAASEgoOV0FZX0lOX0NIQU5ORUwQARIQCgxXQVlfSU5fSU5CT1gQAhIPCgtXQVlfSU5fTk9ORRADQjdaNWdpdGh1Yi5jb20vY2hhdGJ1cy9jaGF0YnVzL3Byb3RvL2NoYXRidXMvdjE7Y2hhdGJ1c3YxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp]);
 
 /**
  * Target names one chat thread on one provider: a Telegram forum topic, a
@@ -305,6 +305,22 @@ export type Follower = Message<"chatbus.v1.Follower"> & {
    * @generated from field: chatbus.v1.Origin origin = 10;
    */
   origin: Origin;
+
+  /**
+   * How the follower's updates reach its agent session, as it last said
+   * (Register, Heartbeat); unspecified if it does not say.
+   *
+   * @generated from field: chatbus.v1.WayIn way_in = 11;
+   */
+  wayIn: WayIn;
+
+  /**
+   * Why that way in (with WAY_IN_NONE: why there is none and what the
+   * person can do).
+   *
+   * @generated from field: string way_in_detail = 12;
+   */
+  wayInDetail: string;
 };
 
 /**
@@ -518,4 +534,48 @@ export enum UpdateKind {
  */
 export const UpdateKindSchema: GenEnum<UpdateKind> = /*@__PURE__*/
   enumDesc(file_chatbus_v1_types, 3);
+
+/**
+ * WayIn is how a follower hands the thread's updates to its agent
+ * session. chatbus-mcp reports it: Claude Code's channel, the session's
+ * inbox socket, or none (then the updates stay held in the journal until
+ * a way in appears).
+ *
+ * @generated from enum chatbus.v1.WayIn
+ */
+export enum WayIn {
+  /**
+   * The follower does not say (busctl follow, a session of its own).
+   *
+   * @generated from enum value: WAY_IN_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Claude Code's channel (notifications/claude/channel).
+   *
+   * @generated from enum value: WAY_IN_CHANNEL = 1;
+   */
+  CHANNEL = 1,
+
+  /**
+   * The Claude Code session's inbox socket (cross-session messaging).
+   *
+   * @generated from enum value: WAY_IN_INBOX = 2;
+   */
+  INBOX = 2,
+
+  /**
+   * None: updates are held until a way in appears.
+   *
+   * @generated from enum value: WAY_IN_NONE = 3;
+   */
+  NONE = 3,
+}
+
+/**
+ * Describes the enum chatbus.v1.WayIn.
+ */
+export const WayInSchema: GenEnum<WayIn> = /*@__PURE__*/
+  enumDesc(file_chatbus_v1_types, 4);
 
