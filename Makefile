@@ -15,8 +15,11 @@ GRPCURL_VERSION            := v1.9.4
 GRPC_HEALTH_PROBE_VERSION  := v0.4.62
 STATICCHECK_VERSION        := v0.8.2
 
+# The version and commit stamped into every binary (--version prints them;
+# internal/version falls back to the Go build info when a build stamps none).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/chatbus/chatbus/internal/version.Version=$(VERSION)
+COMMIT  ?= $(shell c="$$(git rev-parse HEAD 2>/dev/null)" && { git diff --quiet HEAD -- 2>/dev/null || c="$$c-dirty"; echo "$$c"; })
+LDFLAGS := -X github.com/chatbus/chatbus/internal/version.Version=$(VERSION) -X github.com/chatbus/chatbus/internal/version.Commit=$(COMMIT)
 GO_TEST_FLAGS ?= -race -count=1 -timeout 14m
 
 # A stamp per tool and version: bumping a version reinstalls it.
@@ -93,7 +96,8 @@ PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
 UNITDIR ?= $(PREFIX)/share/systemd/user
 UNIT    := deploy/systemd/supervisord@.service
-BENCH_ONLY   := busbench provider-bench
+# Not installed nor shipped: the benchmark tools and the release builder.
+BENCH_ONLY   := busbench provider-bench mkdist
 INSTALL_CMDS := $(filter-out $(BENCH_ONLY),$(patsubst cmd/%/main.go,%,$(wildcard cmd/*/main.go)))
 
 .PHONY: install
@@ -115,6 +119,30 @@ uninstall: ## Remove what make install installed (same PREFIX); stop the service
 .PHONY: test-install
 test-install: ## make install into a temp PREFIX (binaries, unit, provider child found), then run it under the unit's sandbox
 	go test -count=1 -timeout 5m ./e2e/install
+
+# ---------------------------------------------------------------------------
+# Release archives (cmd/mkdist, internal/dist): for each of DIST_PLATFORMS
+# one dist/chatbus-<VERSION>-<os>-<arch>.tar.gz with every INSTALL_CMDS
+# binary (-trimpath, CGO_ENABLED=0, version and commit stamped), the example
+# config, the OS's service file, LICENSE, THIRD_PARTY_LICENSES and INSTALL;
+# dist/SHA256SUMS beside them. Reproducible: the entries' time is
+# SOURCE_DATE_EPOCH, by default the commit's time.
+DIST_DIR          ?= dist
+DIST_PLATFORMS    ?= linux/amd64 linux/arm64
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+.PHONY: dist
+dist: ## Release archives for DIST_PLATFORMS into DIST_DIR (default dist/), with SHA256SUMS
+	go run ./cmd/mkdist -out "$(DIST_DIR)" -version "$(VERSION)" -commit "$(COMMIT)" \
+		-epoch "$(SOURCE_DATE_EPOCH)" -platforms "$(DIST_PLATFORMS)" $(INSTALL_CMDS)
+
+.PHONY: check-dist
+check-dist: ## make dist twice, the second with an empty build cache, and fail unless the archives are byte-identical
+	@set -e; a="$$(mktemp -d /tmp/cb-dist-a.XXXXXX)"; b="$$(mktemp -d /tmp/cb-dist-b.XXXXXX)"; c="$$(mktemp -d /tmp/cb-gocache.XXXXXX)"; \
+	trap 'rm -rf "$$a" "$$b" "$$c"' EXIT; \
+	$(MAKE) --no-print-directory dist DIST_DIR="$$a"; \
+	GOCACHE="$$c" $(MAKE) --no-print-directory dist DIST_DIR="$$b"; \
+	diff -r "$$a" "$$b" && echo "check-dist: $$(ls "$$a" | tr '\n' ' ')byte-identical on a second build"
 
 .PHONY: check-unit
 check-unit: ## systemd-analyze verify + security (exposure at most 4.0) on the systemd user unit

@@ -302,8 +302,11 @@ func paceTyping(t *testing.T, b pacedBus, method string, max int) {
 }
 
 // paceBacklog: one session's 40-message backlog does not delay another
-// session's single message by more than two sends. underway is how many
-// of the backlog arrive first: enough that the rest waits for the limits.
+// session's single message by more than two sends, nor get it refused
+// with a minute's deadline (the backlog takes minutes: the estimate
+// counts the other session's turn, not the whole queue). underway is how
+// many of the backlog arrive first: enough that the rest waits for the
+// limits.
 func paceBacklog(t *testing.T, b pacedBus, underway int) {
 	ctx := ctxFor(t, 3*time.Minute)
 	a, other := b.session(t, "a"), b.session(t, "b")
@@ -313,7 +316,7 @@ func paceBacklog(t *testing.T, b pacedBus, underway int) {
 	}
 	testkit.Eventually(t, "the backlog to be under way", func() bool { return len(b.arrivals(a, other)) >= underway })
 	before := int(b.outbound(t).GetSent())
-	ids, err := other.f.Send(ctx, client.Message{Text: "b-00"}, "")
+	ids, err := other.f.Send(ctxFor(t, time.Minute), client.Message{Text: "b-00"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ with WatchdogSec=, WATCHDOG=1 while its own loops answer.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version.Version,
+		Version:       version.String(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return run(cmd, f, stdout, stderr)
 		},
@@ -143,6 +143,7 @@ with WatchdogSec=, WATCHDOG=1 while its own loops answer.`,
 	fl.IntVar(&f.logMaxBackups, "log-max-backups", -1, "with --log-file: keep this many rotated files (default 3)")
 	fl.BoolVar(&f.checkConfig, "check-config", false, "check the config file (and each provider's settings, with provider-<name> --check), print what is wrong, and exit 0 or 1 without starting anything")
 	fl.BoolVar(&f.online, "online", false, "with --check-config: also let each provider look at its platform once with its settings (provider-<name> --probe: the token accepted, the chat usable)")
+	cmd.SetVersionTemplate(version.CobraTemplate)
 	cmd.AddCommand(newClusterCertsCommand())
 	addTestFlags(cmd)
 	return cmd
@@ -313,6 +314,7 @@ func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc
 		CloseOfflineAfter: time.Duration(fc.CloseOfflineAfter),
 		Console:           server.ConsoleConfig{Off: !consoleOn, Port: max(f.consolePort, fc.Console.Port)},
 		Metrics:           fc.Metrics.server(),
+		Transcriber:       fc.Transcriber.server(),
 		Journal: store.Limits{
 			MaxCount: fc.Journal.MaxCount,
 			MaxBytes: fc.Journal.MaxBytes,
@@ -326,8 +328,9 @@ func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc
 			"log_format":      pick(f.logFormat, fc.LogFormat),
 			"log_max_size_mb": strconv.Itoa(pickInt(f.logMaxSizeMB, fc.LogMaxSizeMB, defaultLogMaxSizeMB)),
 			"log_max_backups": strconv.Itoa(pickBackups(f.logMaxBackups, fc)),
+			"transcriber":     fmt.Sprintf("%+v", fc.Transcriber),
 		},
-		Version: version.Version,
+		Version: version.Get().Version,
 	}
 }
 

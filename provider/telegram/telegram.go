@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -143,6 +144,7 @@ func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
 		out.Kind = providerv1.UpdateKind_UPDATE_KIND_MESSAGE
 		out.Text = messageText(u.Message)
 		out.ThreadState = topicState(u.Message)
+		out.Audio = messageAudio(u.Message)
 	case botapi.KindEditedMessage:
 		out.Kind = providerv1.UpdateKind_UPDATE_KIND_EDITED_MESSAGE
 		out.Text = messageText(u.EditedMessage)
@@ -197,7 +199,33 @@ func messageRefs(refs []provider.Ref, m *botapi.Message) []provider.Ref {
 	for _, p := range m.Photo {
 		refs = append(refs, provider.Ref{Kind: provider.RefFile, ID: p.FileID})
 	}
+	if m.Voice != nil {
+		refs = append(refs, provider.Ref{Kind: provider.RefFile, ID: m.Voice.FileID})
+	}
+	if m.Audio != nil {
+		refs = append(refs, provider.Ref{Kind: provider.RefFile, ID: m.Audio.FileID})
+	}
 	return refs
+}
+
+// messageAudio is the voice note or audio file of a new message, for the
+// supervisor to transcribe; nil if it has none. A document whose type is
+// audio counts too (a file sent "as a file").
+func messageAudio(m *botapi.Message) *providerv1.Audio {
+	switch {
+	case m == nil:
+		return nil
+	case m.Voice != nil:
+		v := m.Voice
+		return &providerv1.Audio{FileId: v.FileID, MimeType: v.MimeType, DurationSeconds: uint32(max(v.Duration, 0)), Size: v.FileSize, Voice: true}
+	case m.Audio != nil:
+		a := m.Audio
+		return &providerv1.Audio{FileId: a.FileID, MimeType: a.MimeType, DurationSeconds: uint32(max(a.Duration, 0)), Size: a.FileSize, FileName: a.FileName}
+	case m.Document != nil && strings.HasPrefix(m.Document.MimeType, "audio/"):
+		d := m.Document
+		return &providerv1.Audio{FileId: d.FileID, MimeType: d.MimeType, Size: d.FileSize, FileName: d.FileName}
+	}
+	return nil
 }
 
 // idText writes a Telegram id as text; 0 (none) is "".

@@ -80,6 +80,7 @@ type Metrics struct {
 	callSeconds *prometheus.HistogramVec // method
 	callRepeats *prometheus.CounterVec   // provider, answer
 	rateLimited *prometheus.CounterVec   // provider
+	fenceWatch  *prometheus.CounterVec   // provider
 	retryAfter  *prometheus.HistogramVec // provider
 	doctor      *prometheus.CounterVec   // provider, outcome, reason
 	callWait    *prometheus.HistogramVec // provider, lane
@@ -156,6 +157,8 @@ func New(cfg Config) *Metrics {
 		"Repeats of an idempotency key served without calling the platform, by provider and answer: recorded (the first call's recorded outcome) or in_flight (it waited for the first call).", "provider", "answer")
 	m.rateLimited = counter("platform_rate_limited_total",
 		"Calls the platform refused with a rate limit (HTTP 429), by provider.", "provider")
+	m.fenceWatch = counter("provider_fence_watch_failures_total",
+		"Times the supervisor's watch of a running provider child's doctor fence (its occupancy stream) failed, by provider: its calls are held until the watch is open again, which the supervisor retries.", "provider")
 	m.retryAfter = histogram("platform_retry_after_seconds",
 		"The delay the platform asked for with each rate limit, by provider.",
 		[]float64{1, 2, 5, 10, 30, 60, 300, 900, 3600}, "provider")
@@ -227,7 +230,7 @@ func (m *Metrics) initSeries() {
 		m.updatesDropped.WithLabelValues(r)
 	}
 	for _, p := range m.cfg.Providers {
-		for _, v := range []*prometheus.CounterVec{m.updatesRouted, m.updatesUnrouted, m.updatesDup, m.rateLimited} {
+		for _, v := range []*prometheus.CounterVec{m.updatesRouted, m.updatesUnrouted, m.updatesDup, m.rateLimited, m.fenceWatch} {
 			v.WithLabelValues(p)
 		}
 		m.callRepeats.WithLabelValues(p, RepeatRecorded)

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
@@ -67,8 +65,10 @@ func (p *provider) callUnkeyed(ctx context.Context, c hub.Call) (hub.Result, err
 	var (
 		res  hub.Result
 		err  error
+		once sync.Once
 		done = make(chan struct{})
 	)
+	settle := func(r hub.Result, e error) { once.Do(func() { res, err = r, e; close(done) }) }
 	j := p.job(ctx, c)
 	j.Run = func() outbound.Outcome {
 		r, pause, cerr := p.callOnceDetail(ctx, c)
@@ -80,17 +80,14 @@ func (p *provider) callUnkeyed(ctx context.Context, c hub.Call) (hub.Result, err
 		if o, limited := rateLimitedOutcome(cerr); limited && ctx.Err() == nil {
 			return o
 		}
-		res, err = r, cerr
-		close(done)
+		settle(r, cerr)
 		if cerr != nil {
 			return outbound.Outcome{}
 		}
 		return outcomeOf(r, pause)
 	}
-	j.Superseded = func() {
-		res = supersededResult(c)
-		close(done)
-	}
+	j.Superseded = func() { settle(supersededResult(c), nil) }
+	j.Abort = func(aerr error) { settle(hub.Result{}, p.aborted(c, aerr)) }
 	st, serr := p.sched.Submit(j)
 	switch {
 	case serr != nil:
@@ -126,12 +123,13 @@ func (p *provider) callOnceDetail(ctx context.Context, c hub.Call) (hub.Result, 
 	if err != nil {
 		return hub.Result{}, nil, err
 	}
-	resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: c.Method, ParamsJson: c.Params, IdempotencyKey: c.Key, Target: targetProto(c.Target)})
+	var at attempt
+	resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: c.Method, ParamsJson: c.Params, IdempotencyKey: c.Key, Target: targetProto(c.Target)}, at.opt())
 	if err != nil {
 		if notAdmitting(err) {
 			return hub.Result{}, nil, err // the caller holds it
 		}
-		return hub.Result{}, nil, p.classify(err)
+		return hub.Result{}, nil, p.classify(err, &at)
 	}
 	return hub.Result{JSON: resp.GetResultJson(), Refs: refsFrom(resp.GetReferences())}, resp.GetPause(), nil
 }
@@ -231,6 +229,32 @@ func (cs *calls) submit(ctx context.Context, f *flight) error {
 	j := cs.p.job(ctx, c)
 	j.Run = func() outbound.Outcome { return cs.send(f) }
 	j.Superseded = func() { cs.finish(f, supersededResult(c), nil) }
+	j.Abort = func(err error) {
+		select {
+		case <-f.done:
+			return // settled before its run panicked
+		default:
+		}
+		err = cs.p.aborted(c, err)
+		if errors.Is(err, ErrQueueFull) {
+			// Never made (the platform refused it and its caller's
+			// deadline is before the pause ends): the key is free.
+			if derr := cs.store.DeleteCall(f.rec.BindingKey, f.rec.Key); derr != nil {
+				cs.p.log.Error().Err(derr).Str("key", f.rec.Key).Msg("forgetting a call the platform's pause outlasts")
+			}
+			cs.settle(f, hub.Result{}, err)
+			return
+		}
+		// Its run panicked: it may have reached the platform. Recorded as
+		// unknown, never sent again (not even where the platform
+		// de-duplicates: what panicked would again).
+		rec := f.rec
+		rec.State, rec.Failure = store.CallUnknown, encodeFailure(err)
+		if serr := cs.store.SetCall(rec); serr != nil {
+			cs.p.log.Error().Err(serr).Str("key", rec.Key).Msg("recording a call's outcome as unknown")
+		}
+		cs.settle(f, hub.Result{}, err)
+	}
 	st, err := cs.p.sched.Submit(j)
 	switch {
 	case err != nil:
@@ -445,6 +469,3 @@ func decodeFailure(b []byte, st store.CallState) error {
 	}
 	return r.err()
 }
-
-// notAdmitting: the owner closed admission for a doctor restart.
-func notAdmitting(err error) bool { return status.Code(err) == codes.FailedPrecondition }

@@ -190,6 +190,20 @@ func refusal(err error) error {
 	return err
 }
 
+// aborted is the error of a call the scheduler ended without its outcome
+// (outbound.Job.Abort): a refusal (nothing was sent) when the platform's
+// pause outlasts its caller's deadline, an unknown outcome, logged with
+// its stack, when making it panicked.
+func (p *provider) aborted(c hub.Call, err error) error {
+	var pe *outbound.PanicError
+	if errors.As(err, &pe) {
+		p.log.Error().Str("method", c.Method).Str("key", c.Key).Interface("panic", pe.Value).Bytes("stack", pe.Stack).
+			Msg("making a call panicked: its outcome is unknown; the other calls go on")
+		return ambiguous("the supervisor failed while making the call: its outcome is unknown")
+	}
+	return refusal(err)
+}
+
 // syncAdmission keeps the scheduler open exactly while the provider
 // admits calls, until ctx ends.
 func (p *provider) syncAdmission(ctx context.Context) {

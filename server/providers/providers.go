@@ -479,9 +479,10 @@ func (m *Manager) Provision(ctx context.Context, name, title string, reuse *stor
 	if reuse != nil {
 		req.Reuse = targetProto(*reuse)
 	}
-	resp, err := cl.ProvisionTarget(ctx, req)
+	var at attempt
+	resp, err := cl.ProvisionTarget(ctx, req, at.opt())
 	if err != nil {
-		return store.Target{}, p.classify(err)
+		return store.Target{}, p.classify(err, &at)
 	}
 	t := targetFrom(name, resp.GetTarget())
 	if t.Chat == "" {
@@ -519,10 +520,11 @@ func (m *Manager) Attach(ctx context.Context, name, instanceID string, t store.T
 		forget()
 		return err
 	}
-	_, err = cl.Attach(ctx, attachRequest(instanceID, t))
+	var at attempt
+	_, err = cl.Attach(ctx, attachRequest(instanceID, t), at.opt())
 	if err != nil && !notAdmitting(err) { // closing for a restart: the successor gets it
 		forget()
-		return p.classify(err)
+		return p.classify(err, &at)
 	}
 	return nil
 }

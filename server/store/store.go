@@ -222,6 +222,20 @@ type Update struct {
 	Text       string
 	Payload    []byte    // the platform's raw update, opaque to the store
 	ReceivedAt time.Time // if zero on Append, the store's clock
+	// Audio is the voice note or audio file the update carries; nil if
+	// none. Its transcript is not journalled: a stream adds it as it
+	// sends the update (hub.Stream).
+	Audio *Audio
+}
+
+// Audio describes a voice note or audio file, as its platform said.
+type Audio struct {
+	FileID   string // also among the update's Refs (RefFile)
+	MIME     string
+	Duration uint32 // seconds; 0 if not known
+	Size     int64  // bytes; 0 if not known
+	FileName string
+	Voice    bool // recorded as a voice note, not uploaded as a file
 }
 
 // dedupKey is the de-duplication key of u, "" if it has none.

@@ -50,6 +50,9 @@ import (
 	"github.com/chatbus/chatbus/server/store"
 )
 
+// DefaultMaxRequestBytes is etcd's default --max-request-bytes (1.5 MiB).
+const DefaultMaxRequestBytes = 3 << 19
+
 // Fence is the leadership every write is conditioned on: the election key
 // and its create revision (concurrency.Election's Key and Rev).
 type Fence struct {
@@ -78,6 +81,11 @@ type Options struct {
 	// --max-txn-ops). Writes that need more are split (an Append's
 	// cursor goes with its last transaction). If zero, 128.
 	MaxTxnOps int
+	// MaxRequestBytes is the largest request etcd takes (its
+	// --max-request-bytes): a write larger than it is split as for
+	// MaxTxnOps. One update larger than it cannot be written. If zero,
+	// 1.5 MiB, etcd's default.
+	MaxRequestBytes int
 	// Timeout bounds each etcd transaction of a call without a context,
 	// its tries again included. If zero, 10s.
 	Timeout time.Duration
@@ -250,6 +258,9 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 	}
 	if opts.MaxTxnOps == 0 {
 		opts.MaxTxnOps = 128
+	}
+	if opts.MaxRequestBytes == 0 {
+		opts.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = 10 * time.Second

@@ -368,6 +368,142 @@ func (Phase) EnumDescriptor() ([]byte, []int) {
 	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
 }
 
+// ErrorReason says why a provider refused or failed an RPC. The provider
+// sends it as the reason of a google.rpc.ErrorInfo detail of domain
+// "provider.chatbus": the value's name without its ERROR_REASON_ prefix
+// ("TARGET_GONE"). The supervisor decides on the reason, never on the bare
+// code or the message; a status without one is the transport's (the child
+// died, a deadline passed), whose outcome the supervisor cannot know.
+type ErrorReason int32
+
+const (
+	ErrorReason_ERROR_REASON_UNSPECIFIED ErrorReason = 0
+	// NOT_FOUND: the call's thread was deleted on the platform; nothing was
+	// sent. The supervisor gives the binding a new thread.
+	ErrorReason_ERROR_REASON_TARGET_GONE ErrorReason = 1
+	// PERMISSION_DENIED: the call named another chat or thread than the
+	// caller's; nothing was sent.
+	ErrorReason_ERROR_REASON_OUT_OF_SCOPE ErrorReason = 2
+	// RESOURCE_EXHAUSTED: the platform asked to slow down (a RetryInfo says
+	// for how long; the ErrorInfo's metadata "scope" names what: "bot",
+	// "chat" or "thread"). Nothing was sent; the call waits its turn again.
+	ErrorReason_ERROR_REASON_RATE_LIMITED ErrorReason = 3
+	// NOT_FOUND: what the call named does not exist on the platform.
+	ErrorReason_ERROR_REASON_NOT_FOUND ErrorReason = 4
+	// UNAVAILABLE: the platform could not be reached; nothing was sent,
+	// trying again may work.
+	ErrorReason_ERROR_REASON_PLATFORM_UNREACHABLE ErrorReason = 5
+	// INVALID_ARGUMENT: the platform rejected the request as malformed.
+	ErrorReason_ERROR_REASON_INVALID ErrorReason = 6
+	// PERMISSION_DENIED: the platform refused (the bot lacks a right, was
+	// removed from the chat).
+	ErrorReason_ERROR_REASON_PERMISSION_DENIED ErrorReason = 7
+	// UNKNOWN: the platform may or may not have done it (the answer was
+	// lost). Never retried blindly.
+	ErrorReason_ERROR_REASON_AMBIGUOUS ErrorReason = 8
+	// FAILED_PRECONDITION (or another code the platform's own answer
+	// carried): the platform refused for a reason of its own; the message
+	// says why. A failure of the call, not of the provider: the provider
+	// still admits calls.
+	ErrorReason_ERROR_REASON_PLATFORM_REFUSED ErrorReason = 9
+	// UNAVAILABLE: the provider is shutting down and took nothing new.
+	ErrorReason_ERROR_REASON_PROVIDER_STOPPING ErrorReason = 10
+	// FAILED_PRECONDITION: the provider's doctor fence closed admission (a
+	// doctor prepared or committed a restart); nothing was done. The
+	// supervisor holds the call for the successor.
+	ErrorReason_ERROR_REASON_NOT_ADMITTING ErrorReason = 11
+	// FAILED_PRECONDITION: a doctor request named another owner id,
+	// generation or incarnation.
+	ErrorReason_ERROR_REASON_FENCE_MISMATCH ErrorReason = 12
+	// ABORTED: another doctor request holds the fence.
+	ErrorReason_ERROR_REASON_FENCE_HELD ErrorReason = 13
+	// FAILED_PRECONDITION: Commit or Cancel of a request that has not
+	// prepared this owner.
+	ErrorReason_ERROR_REASON_NOT_PREPARED ErrorReason = 14
+	// FAILED_PRECONDITION: the fence is committed and can no longer be
+	// cancelled.
+	ErrorReason_ERROR_REASON_COMMITTED ErrorReason = 15
+	// INVALID_ARGUMENT: the supervisor broke the Updates protocol.
+	ErrorReason_ERROR_REASON_PROTOCOL ErrorReason = 16
+	// ABORTED: a newer Updates stream replaced this one.
+	ErrorReason_ERROR_REASON_SUPERSEDED ErrorReason = 17
+	// UNAVAILABLE: the Updates stream a delivery belonged to has ended.
+	ErrorReason_ERROR_REASON_STREAM_ENDED ErrorReason = 18
+)
+
+// Enum value maps for ErrorReason.
+var (
+	ErrorReason_name = map[int32]string{
+		0:  "ERROR_REASON_UNSPECIFIED",
+		1:  "ERROR_REASON_TARGET_GONE",
+		2:  "ERROR_REASON_OUT_OF_SCOPE",
+		3:  "ERROR_REASON_RATE_LIMITED",
+		4:  "ERROR_REASON_NOT_FOUND",
+		5:  "ERROR_REASON_PLATFORM_UNREACHABLE",
+		6:  "ERROR_REASON_INVALID",
+		7:  "ERROR_REASON_PERMISSION_DENIED",
+		8:  "ERROR_REASON_AMBIGUOUS",
+		9:  "ERROR_REASON_PLATFORM_REFUSED",
+		10: "ERROR_REASON_PROVIDER_STOPPING",
+		11: "ERROR_REASON_NOT_ADMITTING",
+		12: "ERROR_REASON_FENCE_MISMATCH",
+		13: "ERROR_REASON_FENCE_HELD",
+		14: "ERROR_REASON_NOT_PREPARED",
+		15: "ERROR_REASON_COMMITTED",
+		16: "ERROR_REASON_PROTOCOL",
+		17: "ERROR_REASON_SUPERSEDED",
+		18: "ERROR_REASON_STREAM_ENDED",
+	}
+	ErrorReason_value = map[string]int32{
+		"ERROR_REASON_UNSPECIFIED":          0,
+		"ERROR_REASON_TARGET_GONE":          1,
+		"ERROR_REASON_OUT_OF_SCOPE":         2,
+		"ERROR_REASON_RATE_LIMITED":         3,
+		"ERROR_REASON_NOT_FOUND":            4,
+		"ERROR_REASON_PLATFORM_UNREACHABLE": 5,
+		"ERROR_REASON_INVALID":              6,
+		"ERROR_REASON_PERMISSION_DENIED":    7,
+		"ERROR_REASON_AMBIGUOUS":            8,
+		"ERROR_REASON_PLATFORM_REFUSED":     9,
+		"ERROR_REASON_PROVIDER_STOPPING":    10,
+		"ERROR_REASON_NOT_ADMITTING":        11,
+		"ERROR_REASON_FENCE_MISMATCH":       12,
+		"ERROR_REASON_FENCE_HELD":           13,
+		"ERROR_REASON_NOT_PREPARED":         14,
+		"ERROR_REASON_COMMITTED":            15,
+		"ERROR_REASON_PROTOCOL":             16,
+		"ERROR_REASON_SUPERSEDED":           17,
+		"ERROR_REASON_STREAM_ENDED":         18,
+	}
+)
+
+func (x ErrorReason) Enum() *ErrorReason {
+	p := new(ErrorReason)
+	*p = x
+	return p
+}
+
+func (x ErrorReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ErrorReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_provider_v1_provider_proto_enumTypes[6].Descriptor()
+}
+
+func (ErrorReason) Type() protoreflect.EnumType {
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[6]
+}
+
+func (x ErrorReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ErrorReason.Descriptor instead.
+func (ErrorReason) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
+}
+
 // Incarnation identifies one process: pid plus its start time (Linux:
 // /proc/<pid>/stat field 22, in clock ticks since boot).
 type Incarnation struct {
@@ -1646,7 +1782,13 @@ type Update struct {
 	// deleted by a person); unspecified for ordinary updates. The
 	// supervisor marks the thread's binding so; the update is journalled
 	// and routed like any other.
-	ThreadState   ThreadState `protobuf:"varint,17,opt,name=thread_state,json=threadState,proto3,enum=chatbus.provider.v1.ThreadState" json:"thread_state,omitempty"`
+	ThreadState ThreadState `protobuf:"varint,17,opt,name=thread_state,json=threadState,proto3,enum=chatbus.provider.v1.ThreadState" json:"thread_state,omitempty"`
+	// The voice note or audio file the update carries (Telegram voice or
+	// audio, a Slack audio clip, a Discord voice message, a playground
+	// recording): the supervisor fetches it with DownloadFile and
+	// transcribes it (docs/voice.md). Its file_id must also be among
+	// references (kind FILE).
+	Audio         *Audio `protobuf:"bytes,22,opt,name=audio,proto3" json:"audio,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1779,6 +1921,102 @@ func (x *Update) GetThreadState() ThreadState {
 	return ThreadState_THREAD_STATE_UNSPECIFIED
 }
 
+func (x *Update) GetAudio() *Audio {
+	if x != nil {
+		return x.Audio
+	}
+	return nil
+}
+
+// Audio describes a voice note or an audio file, as the platform says.
+type Audio struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	FileId string                 `protobuf:"bytes,1,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	// "audio/ogg", "audio/mpeg", …; empty if the platform does not say.
+	MimeType string `protobuf:"bytes,2,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	// Length in seconds; 0 if the platform does not say.
+	DurationSeconds uint32 `protobuf:"varint,3,opt,name=duration_seconds,json=durationSeconds,proto3" json:"duration_seconds,omitempty"`
+	// Size in bytes; 0 if the platform does not say.
+	Size     int64  `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
+	FileName string `protobuf:"bytes,5,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	// Recorded as a voice note rather than uploaded as an audio file.
+	Voice         bool `protobuf:"varint,6,opt,name=voice,proto3" json:"voice,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Audio) Reset() {
+	*x = Audio{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Audio) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Audio) ProtoMessage() {}
+
+func (x *Audio) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Audio.ProtoReflect.Descriptor instead.
+func (*Audio) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Audio) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+func (x *Audio) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+func (x *Audio) GetDurationSeconds() uint32 {
+	if x != nil {
+		return x.DurationSeconds
+	}
+	return 0
+}
+
+func (x *Audio) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *Audio) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
+func (x *Audio) GetVoice() bool {
+	if x != nil {
+		return x.Voice
+	}
+	return false
+}
+
 // References are the platform ids an update makes available to its
 // thread's follower: calls naming other ids are refused.
 type References struct {
@@ -1794,7 +2032,7 @@ type References struct {
 
 func (x *References) Reset() {
 	*x = References{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1806,7 +2044,7 @@ func (x *References) String() string {
 func (*References) ProtoMessage() {}
 
 func (x *References) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1819,7 +2057,7 @@ func (x *References) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use References.ProtoReflect.Descriptor instead.
 func (*References) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *References) GetItems() []*Reference {
@@ -1847,7 +2085,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1859,7 +2097,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1872,7 +2110,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CallRequest) GetMethod() string {
@@ -1922,7 +2160,7 @@ type CallResponse struct {
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1934,7 +2172,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1947,7 +2185,7 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
@@ -1984,7 +2222,7 @@ type Pause struct {
 
 func (x *Pause) Reset() {
 	*x = Pause{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1996,7 +2234,7 @@ func (x *Pause) String() string {
 func (*Pause) ProtoMessage() {}
 
 func (x *Pause) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2009,7 +2247,7 @@ func (x *Pause) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pause.ProtoReflect.Descriptor instead.
 func (*Pause) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Pause) GetScope() LimitScope {
@@ -2046,7 +2284,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2058,7 +2296,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2071,7 +2309,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -2126,7 +2364,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2138,7 +2376,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2151,7 +2389,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -2177,7 +2415,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2189,7 +2427,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2202,7 +2440,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DownloadFileRequest) GetFileId() string {
@@ -2224,7 +2462,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2236,7 +2474,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2249,7 +2487,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -2289,7 +2527,7 @@ type ProvisionTargetRequest struct {
 
 func (x *ProvisionTargetRequest) Reset() {
 	*x = ProvisionTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2301,7 +2539,7 @@ func (x *ProvisionTargetRequest) String() string {
 func (*ProvisionTargetRequest) ProtoMessage() {}
 
 func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2314,7 +2552,7 @@ func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ProvisionTargetRequest) GetName() string {
@@ -2351,7 +2589,7 @@ type ProvisionTargetResponse struct {
 
 func (x *ProvisionTargetResponse) Reset() {
 	*x = ProvisionTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2363,7 +2601,7 @@ func (x *ProvisionTargetResponse) String() string {
 func (*ProvisionTargetResponse) ProtoMessage() {}
 
 func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2376,7 +2614,7 @@ func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetResponse.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ProvisionTargetResponse) GetName() string {
@@ -2409,7 +2647,7 @@ type CloseTargetRequest struct {
 
 func (x *CloseTargetRequest) Reset() {
 	*x = CloseTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2421,7 +2659,7 @@ func (x *CloseTargetRequest) String() string {
 func (*CloseTargetRequest) ProtoMessage() {}
 
 func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2434,7 +2672,7 @@ func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetRequest.ProtoReflect.Descriptor instead.
 func (*CloseTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CloseTargetRequest) GetTarget() *Target {
@@ -2452,7 +2690,7 @@ type CloseTargetResponse struct {
 
 func (x *CloseTargetResponse) Reset() {
 	*x = CloseTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2464,7 +2702,7 @@ func (x *CloseTargetResponse) String() string {
 func (*CloseTargetResponse) ProtoMessage() {}
 
 func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2477,7 +2715,7 @@ func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetResponse.ProtoReflect.Descriptor instead.
 func (*CloseTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
 }
 
 type AttachRequest struct {
@@ -2491,7 +2729,7 @@ type AttachRequest struct {
 
 func (x *AttachRequest) Reset() {
 	*x = AttachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2503,7 +2741,7 @@ func (x *AttachRequest) String() string {
 func (*AttachRequest) ProtoMessage() {}
 
 func (x *AttachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2516,7 +2754,7 @@ func (x *AttachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
 func (*AttachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *AttachRequest) GetInstanceId() string {
@@ -2541,7 +2779,7 @@ type AttachResponse struct {
 
 func (x *AttachResponse) Reset() {
 	*x = AttachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2553,7 +2791,7 @@ func (x *AttachResponse) String() string {
 func (*AttachResponse) ProtoMessage() {}
 
 func (x *AttachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2566,7 +2804,7 @@ func (x *AttachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachResponse.ProtoReflect.Descriptor instead.
 func (*AttachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
 }
 
 type DetachRequest struct {
@@ -2578,7 +2816,7 @@ type DetachRequest struct {
 
 func (x *DetachRequest) Reset() {
 	*x = DetachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2590,7 +2828,7 @@ func (x *DetachRequest) String() string {
 func (*DetachRequest) ProtoMessage() {}
 
 func (x *DetachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2603,7 +2841,7 @@ func (x *DetachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachRequest.ProtoReflect.Descriptor instead.
 func (*DetachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *DetachRequest) GetInstanceId() string {
@@ -2621,7 +2859,7 @@ type DetachResponse struct {
 
 func (x *DetachResponse) Reset() {
 	*x = DetachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2633,7 +2871,7 @@ func (x *DetachResponse) String() string {
 func (*DetachResponse) ProtoMessage() {}
 
 func (x *DetachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2646,7 +2884,7 @@ func (x *DetachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachResponse.ProtoReflect.Descriptor instead.
 func (*DetachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
 }
 
 type WatchOccupancyRequest struct {
@@ -2657,7 +2895,7 @@ type WatchOccupancyRequest struct {
 
 func (x *WatchOccupancyRequest) Reset() {
 	*x = WatchOccupancyRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2669,7 +2907,7 @@ func (x *WatchOccupancyRequest) String() string {
 func (*WatchOccupancyRequest) ProtoMessage() {}
 
 func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2682,7 +2920,7 @@ func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyRequest.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
 }
 
 type WatchOccupancyResponse struct {
@@ -2699,7 +2937,7 @@ type WatchOccupancyResponse struct {
 
 func (x *WatchOccupancyResponse) Reset() {
 	*x = WatchOccupancyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2711,7 +2949,7 @@ func (x *WatchOccupancyResponse) String() string {
 func (*WatchOccupancyResponse) ProtoMessage() {}
 
 func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2724,7 +2962,7 @@ func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyResponse.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *WatchOccupancyResponse) GetOccupancy() *Occupancy {
@@ -2768,7 +3006,7 @@ type Occupancy struct {
 
 func (x *Occupancy) Reset() {
 	*x = Occupancy{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2780,7 +3018,7 @@ func (x *Occupancy) String() string {
 func (*Occupancy) ProtoMessage() {}
 
 func (x *Occupancy) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2793,7 +3031,7 @@ func (x *Occupancy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Occupancy.ProtoReflect.Descriptor instead.
 func (*Occupancy) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Occupancy) GetAttached() uint32 {
@@ -2845,7 +3083,7 @@ type Fence struct {
 
 func (x *Fence) Reset() {
 	*x = Fence{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2857,7 +3095,7 @@ func (x *Fence) String() string {
 func (*Fence) ProtoMessage() {}
 
 func (x *Fence) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2870,7 +3108,7 @@ func (x *Fence) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fence.ProtoReflect.Descriptor instead.
 func (*Fence) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Fence) GetRequestId() string {
@@ -2912,7 +3150,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2924,7 +3162,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2937,7 +3175,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *PrepareRequest) GetFence() *Fence {
@@ -2964,7 +3202,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2976,7 +3214,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2989,7 +3227,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *PrepareResponse) GetOccupancy() *Occupancy {
@@ -3015,7 +3253,7 @@ type CommitRequest struct {
 
 func (x *CommitRequest) Reset() {
 	*x = CommitRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3027,7 +3265,7 @@ func (x *CommitRequest) String() string {
 func (*CommitRequest) ProtoMessage() {}
 
 func (x *CommitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3040,7 +3278,7 @@ func (x *CommitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitRequest.ProtoReflect.Descriptor instead.
 func (*CommitRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CommitRequest) GetFence() *Fence {
@@ -3059,7 +3297,7 @@ type CommitResponse struct {
 
 func (x *CommitResponse) Reset() {
 	*x = CommitResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3071,7 +3309,7 @@ func (x *CommitResponse) String() string {
 func (*CommitResponse) ProtoMessage() {}
 
 func (x *CommitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3084,7 +3322,7 @@ func (x *CommitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitResponse.ProtoReflect.Descriptor instead.
 func (*CommitResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CommitResponse) GetOccupancy() *Occupancy {
@@ -3103,7 +3341,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3115,7 +3353,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3128,7 +3366,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CancelRequest) GetFence() *Fence {
@@ -3146,7 +3384,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3158,7 +3396,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3171,7 +3409,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{47}
 }
 
 type StatusRequest struct {
@@ -3182,7 +3420,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3194,7 +3432,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3207,7 +3445,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{47}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{48}
 }
 
 type StatusResponse struct {
@@ -3226,7 +3464,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3238,7 +3476,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3251,7 +3489,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{48}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *StatusResponse) GetPhase() Phase {
@@ -3315,7 +3553,7 @@ type UpdatesRequest_Start struct {
 
 func (x *UpdatesRequest_Start) Reset() {
 	*x = UpdatesRequest_Start{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3327,7 +3565,7 @@ func (x *UpdatesRequest_Start) String() string {
 func (*UpdatesRequest_Start) ProtoMessage() {}
 
 func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3368,7 +3606,7 @@ type UpdatesRequest_Ack struct {
 
 func (x *UpdatesRequest_Ack) Reset() {
 	*x = UpdatesRequest_Ack{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3380,7 +3618,7 @@ func (x *UpdatesRequest_Ack) String() string {
 func (*UpdatesRequest_Ack) ProtoMessage() {}
 
 func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3417,7 +3655,7 @@ type UploadFileRequest_Header struct {
 
 func (x *UploadFileRequest_Header) Reset() {
 	*x = UploadFileRequest_Header{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3429,7 +3667,7 @@ func (x *UploadFileRequest_Header) String() string {
 func (*UploadFileRequest_Header) ProtoMessage() {}
 
 func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3442,7 +3680,7 @@ func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest_Header.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest_Header) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26, 0}
 }
 
 func (x *UploadFileRequest_Header) GetFilename() string {
@@ -3567,7 +3805,7 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x03msg\"}\n" +
 	"\x0fUpdatesResponse\x123\n" +
 	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\x125\n" +
-	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\xb1\x04\n" +
+	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\xe3\x04\n" +
 	"\x06Update\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateId\x123\n" +
 	"\x04kind\x18\x05 \x01(\x0e2\x1f.chatbus.provider.v1.UpdateKindR\x04kind\x12\x12\n" +
@@ -3587,7 +3825,15 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x06cursor\x18\x0f \x01(\fR\x06cursor\x12\x1f\n" +
 	"\vsender_name\x18\x10 \x01(\tR\n" +
 	"senderName\x12C\n" +
-	"\fthread_state\x18\x11 \x01(\x0e2 .chatbus.provider.v1.ThreadStateR\vthreadStateJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\achat_idR\tthread_idR\ffrom_user_id\"\x7f\n" +
+	"\fthread_state\x18\x11 \x01(\x0e2 .chatbus.provider.v1.ThreadStateR\vthreadState\x120\n" +
+	"\x05audio\x18\x16 \x01(\v2\x1a.chatbus.provider.v1.AudioR\x05audioJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\achat_idR\tthread_idR\ffrom_user_id\"\xaf\x01\n" +
+	"\x05Audio\x12\x17\n" +
+	"\afile_id\x18\x01 \x01(\tR\x06fileId\x12\x1b\n" +
+	"\tmime_type\x18\x02 \x01(\tR\bmimeType\x12)\n" +
+	"\x10duration_seconds\x18\x03 \x01(\rR\x0fdurationSeconds\x12\x12\n" +
+	"\x04size\x18\x04 \x01(\x03R\x04size\x12\x1b\n" +
+	"\tfile_name\x18\x05 \x01(\tR\bfileName\x12\x14\n" +
+	"\x05voice\x18\x06 \x01(\bR\x05voice\"\x7f\n" +
 	"\n" +
 	"References\x124\n" +
 	"\x05items\x18\x04 \x03(\v2\x1e.chatbus.provider.v1.ReferenceR\x05itemsJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\x03\x10\x04R\vmessage_idsR\x12callback_query_idsR\bfile_ids\"\xaf\x01\n" +
@@ -3727,7 +3973,28 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"PHASE_IDLE\x10\x01\x12\x12\n" +
 	"\x0ePHASE_PREPARED\x10\x02\x12\x13\n" +
-	"\x0fPHASE_COMMITTED\x10\x032\xe4\n" +
+	"\x0fPHASE_COMMITTED\x10\x03*\xdb\x04\n" +
+	"\vErrorReason\x12\x1c\n" +
+	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18ERROR_REASON_TARGET_GONE\x10\x01\x12\x1d\n" +
+	"\x19ERROR_REASON_OUT_OF_SCOPE\x10\x02\x12\x1d\n" +
+	"\x19ERROR_REASON_RATE_LIMITED\x10\x03\x12\x1a\n" +
+	"\x16ERROR_REASON_NOT_FOUND\x10\x04\x12%\n" +
+	"!ERROR_REASON_PLATFORM_UNREACHABLE\x10\x05\x12\x18\n" +
+	"\x14ERROR_REASON_INVALID\x10\x06\x12\"\n" +
+	"\x1eERROR_REASON_PERMISSION_DENIED\x10\a\x12\x1a\n" +
+	"\x16ERROR_REASON_AMBIGUOUS\x10\b\x12!\n" +
+	"\x1dERROR_REASON_PLATFORM_REFUSED\x10\t\x12\"\n" +
+	"\x1eERROR_REASON_PROVIDER_STOPPING\x10\n" +
+	"\x12\x1e\n" +
+	"\x1aERROR_REASON_NOT_ADMITTING\x10\v\x12\x1f\n" +
+	"\x1bERROR_REASON_FENCE_MISMATCH\x10\f\x12\x1b\n" +
+	"\x17ERROR_REASON_FENCE_HELD\x10\r\x12\x1d\n" +
+	"\x19ERROR_REASON_NOT_PREPARED\x10\x0e\x12\x1a\n" +
+	"\x16ERROR_REASON_COMMITTED\x10\x0f\x12\x19\n" +
+	"\x15ERROR_REASON_PROTOCOL\x10\x10\x12\x1b\n" +
+	"\x17ERROR_REASON_SUPERSEDED\x10\x11\x12\x1d\n" +
+	"\x19ERROR_REASON_STREAM_ENDED\x10\x122\xe4\n" +
 	"\n" +
 	"\x0fProviderService\x12W\n" +
 	"\bIdentify\x12$.chatbus.provider.v1.IdentifyRequest\x1a%.chatbus.provider.v1.IdentifyResponse\x12W\n" +
@@ -3759,8 +4026,8 @@ func file_chatbus_provider_v1_provider_proto_rawDescGZIP() []byte {
 	return file_chatbus_provider_v1_provider_proto_rawDescData
 }
 
-var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
+var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(LimitScope)(0),                  // 0: chatbus.provider.v1.LimitScope
 	(Lane)(0),                        // 1: chatbus.provider.v1.Lane
@@ -3768,144 +4035,147 @@ var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(UpdateKind)(0),                  // 3: chatbus.provider.v1.UpdateKind
 	(ThreadState)(0),                 // 4: chatbus.provider.v1.ThreadState
 	(Phase)(0),                       // 5: chatbus.provider.v1.Phase
-	(*Incarnation)(nil),              // 6: chatbus.provider.v1.Incarnation
-	(*IdentifyRequest)(nil),          // 7: chatbus.provider.v1.IdentifyRequest
-	(*DescribeRequest)(nil),          // 8: chatbus.provider.v1.DescribeRequest
-	(*DescribeResponse)(nil),         // 9: chatbus.provider.v1.DescribeResponse
-	(*RateLimit)(nil),                // 10: chatbus.provider.v1.RateLimit
-	(*Verb)(nil),                     // 11: chatbus.provider.v1.Verb
-	(*SendParams)(nil),               // 12: chatbus.provider.v1.SendParams
-	(*EditParams)(nil),               // 13: chatbus.provider.v1.EditParams
-	(*ReactParams)(nil),              // 14: chatbus.provider.v1.ReactParams
-	(*TypingParams)(nil),             // 15: chatbus.provider.v1.TypingParams
-	(*AnswerParams)(nil),             // 16: chatbus.provider.v1.AnswerParams
-	(*Button)(nil),                   // 17: chatbus.provider.v1.Button
-	(*VerbResult)(nil),               // 18: chatbus.provider.v1.VerbResult
-	(*Method)(nil),                   // 19: chatbus.provider.v1.Method
-	(*MethodParam)(nil),              // 20: chatbus.provider.v1.MethodParam
-	(*Reference)(nil),                // 21: chatbus.provider.v1.Reference
-	(*Target)(nil),                   // 22: chatbus.provider.v1.Target
-	(*IdentifyResponse)(nil),         // 23: chatbus.provider.v1.IdentifyResponse
-	(*UpdatesRequest)(nil),           // 24: chatbus.provider.v1.UpdatesRequest
-	(*UpdatesResponse)(nil),          // 25: chatbus.provider.v1.UpdatesResponse
-	(*Update)(nil),                   // 26: chatbus.provider.v1.Update
-	(*References)(nil),               // 27: chatbus.provider.v1.References
-	(*CallRequest)(nil),              // 28: chatbus.provider.v1.CallRequest
-	(*CallResponse)(nil),             // 29: chatbus.provider.v1.CallResponse
-	(*Pause)(nil),                    // 30: chatbus.provider.v1.Pause
-	(*UploadFileRequest)(nil),        // 31: chatbus.provider.v1.UploadFileRequest
-	(*UploadFileResponse)(nil),       // 32: chatbus.provider.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),      // 33: chatbus.provider.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),     // 34: chatbus.provider.v1.DownloadFileResponse
-	(*ProvisionTargetRequest)(nil),   // 35: chatbus.provider.v1.ProvisionTargetRequest
-	(*ProvisionTargetResponse)(nil),  // 36: chatbus.provider.v1.ProvisionTargetResponse
-	(*CloseTargetRequest)(nil),       // 37: chatbus.provider.v1.CloseTargetRequest
-	(*CloseTargetResponse)(nil),      // 38: chatbus.provider.v1.CloseTargetResponse
-	(*AttachRequest)(nil),            // 39: chatbus.provider.v1.AttachRequest
-	(*AttachResponse)(nil),           // 40: chatbus.provider.v1.AttachResponse
-	(*DetachRequest)(nil),            // 41: chatbus.provider.v1.DetachRequest
-	(*DetachResponse)(nil),           // 42: chatbus.provider.v1.DetachResponse
-	(*WatchOccupancyRequest)(nil),    // 43: chatbus.provider.v1.WatchOccupancyRequest
-	(*WatchOccupancyResponse)(nil),   // 44: chatbus.provider.v1.WatchOccupancyResponse
-	(*Occupancy)(nil),                // 45: chatbus.provider.v1.Occupancy
-	(*Fence)(nil),                    // 46: chatbus.provider.v1.Fence
-	(*PrepareRequest)(nil),           // 47: chatbus.provider.v1.PrepareRequest
-	(*PrepareResponse)(nil),          // 48: chatbus.provider.v1.PrepareResponse
-	(*CommitRequest)(nil),            // 49: chatbus.provider.v1.CommitRequest
-	(*CommitResponse)(nil),           // 50: chatbus.provider.v1.CommitResponse
-	(*CancelRequest)(nil),            // 51: chatbus.provider.v1.CancelRequest
-	(*CancelResponse)(nil),           // 52: chatbus.provider.v1.CancelResponse
-	(*StatusRequest)(nil),            // 53: chatbus.provider.v1.StatusRequest
-	(*StatusResponse)(nil),           // 54: chatbus.provider.v1.StatusResponse
-	(*UpdatesRequest_Start)(nil),     // 55: chatbus.provider.v1.UpdatesRequest.Start
-	(*UpdatesRequest_Ack)(nil),       // 56: chatbus.provider.v1.UpdatesRequest.Ack
-	(*UploadFileRequest_Header)(nil), // 57: chatbus.provider.v1.UploadFileRequest.Header
-	(*durationpb.Duration)(nil),      // 58: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil),    // 59: google.protobuf.Timestamp
+	(ErrorReason)(0),                 // 6: chatbus.provider.v1.ErrorReason
+	(*Incarnation)(nil),              // 7: chatbus.provider.v1.Incarnation
+	(*IdentifyRequest)(nil),          // 8: chatbus.provider.v1.IdentifyRequest
+	(*DescribeRequest)(nil),          // 9: chatbus.provider.v1.DescribeRequest
+	(*DescribeResponse)(nil),         // 10: chatbus.provider.v1.DescribeResponse
+	(*RateLimit)(nil),                // 11: chatbus.provider.v1.RateLimit
+	(*Verb)(nil),                     // 12: chatbus.provider.v1.Verb
+	(*SendParams)(nil),               // 13: chatbus.provider.v1.SendParams
+	(*EditParams)(nil),               // 14: chatbus.provider.v1.EditParams
+	(*ReactParams)(nil),              // 15: chatbus.provider.v1.ReactParams
+	(*TypingParams)(nil),             // 16: chatbus.provider.v1.TypingParams
+	(*AnswerParams)(nil),             // 17: chatbus.provider.v1.AnswerParams
+	(*Button)(nil),                   // 18: chatbus.provider.v1.Button
+	(*VerbResult)(nil),               // 19: chatbus.provider.v1.VerbResult
+	(*Method)(nil),                   // 20: chatbus.provider.v1.Method
+	(*MethodParam)(nil),              // 21: chatbus.provider.v1.MethodParam
+	(*Reference)(nil),                // 22: chatbus.provider.v1.Reference
+	(*Target)(nil),                   // 23: chatbus.provider.v1.Target
+	(*IdentifyResponse)(nil),         // 24: chatbus.provider.v1.IdentifyResponse
+	(*UpdatesRequest)(nil),           // 25: chatbus.provider.v1.UpdatesRequest
+	(*UpdatesResponse)(nil),          // 26: chatbus.provider.v1.UpdatesResponse
+	(*Update)(nil),                   // 27: chatbus.provider.v1.Update
+	(*Audio)(nil),                    // 28: chatbus.provider.v1.Audio
+	(*References)(nil),               // 29: chatbus.provider.v1.References
+	(*CallRequest)(nil),              // 30: chatbus.provider.v1.CallRequest
+	(*CallResponse)(nil),             // 31: chatbus.provider.v1.CallResponse
+	(*Pause)(nil),                    // 32: chatbus.provider.v1.Pause
+	(*UploadFileRequest)(nil),        // 33: chatbus.provider.v1.UploadFileRequest
+	(*UploadFileResponse)(nil),       // 34: chatbus.provider.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),      // 35: chatbus.provider.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),     // 36: chatbus.provider.v1.DownloadFileResponse
+	(*ProvisionTargetRequest)(nil),   // 37: chatbus.provider.v1.ProvisionTargetRequest
+	(*ProvisionTargetResponse)(nil),  // 38: chatbus.provider.v1.ProvisionTargetResponse
+	(*CloseTargetRequest)(nil),       // 39: chatbus.provider.v1.CloseTargetRequest
+	(*CloseTargetResponse)(nil),      // 40: chatbus.provider.v1.CloseTargetResponse
+	(*AttachRequest)(nil),            // 41: chatbus.provider.v1.AttachRequest
+	(*AttachResponse)(nil),           // 42: chatbus.provider.v1.AttachResponse
+	(*DetachRequest)(nil),            // 43: chatbus.provider.v1.DetachRequest
+	(*DetachResponse)(nil),           // 44: chatbus.provider.v1.DetachResponse
+	(*WatchOccupancyRequest)(nil),    // 45: chatbus.provider.v1.WatchOccupancyRequest
+	(*WatchOccupancyResponse)(nil),   // 46: chatbus.provider.v1.WatchOccupancyResponse
+	(*Occupancy)(nil),                // 47: chatbus.provider.v1.Occupancy
+	(*Fence)(nil),                    // 48: chatbus.provider.v1.Fence
+	(*PrepareRequest)(nil),           // 49: chatbus.provider.v1.PrepareRequest
+	(*PrepareResponse)(nil),          // 50: chatbus.provider.v1.PrepareResponse
+	(*CommitRequest)(nil),            // 51: chatbus.provider.v1.CommitRequest
+	(*CommitResponse)(nil),           // 52: chatbus.provider.v1.CommitResponse
+	(*CancelRequest)(nil),            // 53: chatbus.provider.v1.CancelRequest
+	(*CancelResponse)(nil),           // 54: chatbus.provider.v1.CancelResponse
+	(*StatusRequest)(nil),            // 55: chatbus.provider.v1.StatusRequest
+	(*StatusResponse)(nil),           // 56: chatbus.provider.v1.StatusResponse
+	(*UpdatesRequest_Start)(nil),     // 57: chatbus.provider.v1.UpdatesRequest.Start
+	(*UpdatesRequest_Ack)(nil),       // 58: chatbus.provider.v1.UpdatesRequest.Ack
+	(*UploadFileRequest_Header)(nil), // 59: chatbus.provider.v1.UploadFileRequest.Header
+	(*durationpb.Duration)(nil),      // 60: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),    // 61: google.protobuf.Timestamp
 }
 var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
-	19, // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
-	11, // 1: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
-	10, // 2: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
+	20, // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
+	12, // 1: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
+	11, // 2: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
 	0,  // 3: chatbus.provider.v1.RateLimit.scope:type_name -> chatbus.provider.v1.LimitScope
-	58, // 4: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
-	58, // 5: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
-	17, // 6: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
-	17, // 7: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
-	20, // 8: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
+	60, // 4: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
+	60, // 5: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
+	18, // 6: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
+	18, // 7: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
+	21, // 8: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
 	1,  // 9: chatbus.provider.v1.Method.lane:type_name -> chatbus.provider.v1.Lane
 	2,  // 10: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
 	2,  // 11: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	6,  // 12: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	55, // 13: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	56, // 14: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
-	26, // 15: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
-	26, // 16: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
+	7,  // 12: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	57, // 13: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	58, // 14: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	27, // 15: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
+	27, // 16: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
 	3,  // 17: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	59, // 18: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	27, // 19: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	61, // 18: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	29, // 19: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
 	4,  // 20: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	21, // 21: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	22, // 22: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	27, // 23: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	30, // 24: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
-	0,  // 25: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
-	58, // 26: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
-	57, // 27: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	27, // 28: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	22, // 29: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	22, // 30: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	22, // 31: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	22, // 32: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	45, // 33: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	5,  // 34: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	6,  // 35: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	46, // 36: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	58, // 37: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	45, // 38: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	59, // 39: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	46, // 40: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	45, // 41: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	46, // 42: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	5,  // 43: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	45, // 44: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	59, // 45: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	22, // 46: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	7,  // 47: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	8,  // 48: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	24, // 49: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	28, // 50: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	31, // 51: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	33, // 52: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	35, // 53: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	37, // 54: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	39, // 55: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	41, // 56: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	43, // 57: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	47, // 58: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	49, // 59: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	51, // 60: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	53, // 61: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	23, // 62: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	9,  // 63: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	25, // 64: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	29, // 65: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	32, // 66: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	34, // 67: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	36, // 68: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	38, // 69: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	40, // 70: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	42, // 71: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	44, // 72: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	48, // 73: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	50, // 74: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	52, // 75: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	54, // 76: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	62, // [62:77] is the sub-list for method output_type
-	47, // [47:62] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	28, // 21: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
+	22, // 22: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	23, // 23: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	29, // 24: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	32, // 25: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
+	0,  // 26: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
+	60, // 27: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
+	59, // 28: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	29, // 29: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	23, // 30: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	23, // 31: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	23, // 32: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	23, // 33: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	47, // 34: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	5,  // 35: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
+	7,  // 36: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	48, // 37: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	60, // 38: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	47, // 39: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	61, // 40: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	48, // 41: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	47, // 42: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	48, // 43: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	5,  // 44: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	47, // 45: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	61, // 46: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	23, // 47: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	8,  // 48: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	9,  // 49: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	25, // 50: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	30, // 51: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	33, // 52: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	35, // 53: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	37, // 54: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	39, // 55: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	41, // 56: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	43, // 57: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	45, // 58: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	49, // 59: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	51, // 60: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	53, // 61: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	55, // 62: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	24, // 63: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	10, // 64: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	26, // 65: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	31, // 66: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	34, // 67: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	36, // 68: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	38, // 69: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	40, // 70: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	42, // 71: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	44, // 72: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	46, // 73: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	50, // 74: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	52, // 75: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	54, // 76: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	56, // 77: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	63, // [63:78] is the sub-list for method output_type
+	48, // [48:63] is the sub-list for method input_type
+	48, // [48:48] is the sub-list for extension type_name
+	48, // [48:48] is the sub-list for extension extendee
+	0,  // [0:48] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }
@@ -3917,7 +4187,7 @@ func file_chatbus_provider_v1_provider_proto_init() {
 		(*UpdatesRequest_Start_)(nil),
 		(*UpdatesRequest_Ack_)(nil),
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[25].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[26].OneofWrappers = []any{
 		(*UploadFileRequest_Header_)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -3926,8 +4196,8 @@ func file_chatbus_provider_v1_provider_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_provider_v1_provider_proto_rawDesc), len(file_chatbus_provider_v1_provider_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   52,
+			NumEnums:      7,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/provider/v1/provider.proto.
  */
 export const file_chatbus_provider_v1_provider: GenFile = /*@__PURE__*/
-  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3Qi1QEKEERlc2NyaWJlUmVzcG9uc2USEAoIcGxhdGZvcm0YASABKAkSLAoHbWV0aG9kcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kEhYKDm1heF90ZXh0X2NoYXJzGAMgASgNEg8KB3dlYl91cmwYBCABKAkSKAoFdmVyYnMYBSADKAsyGS5jaGF0YnVzLnByb3ZpZGVyLnYxLlZlcmISLgoGbGltaXRzGAYgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SYXRlTGltaXQikQEKCVJhdGVMaW1pdBIMCgRuYW1lGAEgASgJEi4KBXNjb3BlGAIgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEg0KBWNvdW50GAMgASgNEiYKA3BlchgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdtZXRob2RzGAUgAygJIlIKBFZlcmISDAoEbmFtZRgBIAEoCRISCgppZGVtcG90ZW50GAIgASgIEigKBWxhc3RzGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImoKClNlbmRQYXJhbXMSDAoEdGV4dBgBIAEoCRIQCghyZXBseV90bxgCIAEoCRIsCgdidXR0b25zGAMgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5CdXR0b24SDgoGcHJvbXB0GAQgASgIIlwKCkVkaXRQYXJhbXMSEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbiIwCgtSZWFjdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEg0KBWVtb2ppGAIgASgJIg4KDFR5cGluZ1BhcmFtcyI0CgxBbnN3ZXJQYXJhbXMSFgoOaW50ZXJhY3Rpb25faWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCgZCdXR0b24SDQoFbGFiZWwYASABKAkSDAoEZGF0YRgCIAEoCSIhCgpWZXJiUmVzdWx0EhMKC21lc3NhZ2VfaWRzGAEgAygJIoUBCgZNZXRob2QSDAoEbmFtZRgBIAEoCRIwCgZwYXJhbXMYAiADKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLk1ldGhvZFBhcmFtEhIKCmlkZW1wb3RlbnQYAyABKAgSJwoEbGFuZRgEIAEoDjIZLmNoYXRidXMucHJvdmlkZXIudjEuTGFuZSJfCgtNZXRob2RQYXJhbRIMCgRuYW1lGAEgASgJEjAKBGtpbmQYAiABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSEAoIcmVxdWlyZWQYAyABKAgiSQoJUmVmZXJlbmNlEjAKBGtpbmQYASABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSCgoCaWQYAiABKAkiNAoGVGFyZ2V0EgwKBGNoYXQYASABKAkSDgoGdGhyZWFkGAIgASgJEgwKBG5hbWUYAyABKAkijgEKEElkZW50aWZ5UmVzcG9uc2USDAoEbmFtZRgBIAEoCRIQCghvd25lcl9pZBgCIAEoCRISCgpnZW5lcmF0aW9uGAMgASgNEjUKC2luY2FybmF0aW9uGAQgASgLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5JbmNhcm5hdGlvbhIPCgdhY2NvdW50GAUgASgJIuQBCg5VcGRhdGVzUmVxdWVzdBI6CgVzdGFydBgBIAEoCzIpLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuU3RhcnRIABI2CgNhY2sYAiABKAsyJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0LkFja0gAGj0KBVN0YXJ0Eg0KBXN0YXRlGAIgASgMEhcKD2FjY2VwdHNfYmF0Y2hlcxgDIAEoCEoECAEQAlIGY3Vyc29yGhgKA0FjaxIRCgl1cGRhdGVfaWQYASABKANCBQoDbXNnImwKD1VwZGF0ZXNSZXNwb25zZRIrCgZ1cGRhdGUYASABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZRIsCgd1cGRhdGVzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUisQMKBlVwZGF0ZRIRCgl1cGRhdGVfaWQYASABKAMSLQoEa2luZBgFIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIMCgR0ZXh0GAYgASgJEg8KB3BheWxvYWQYByABKAwSLwoLcmVjZWl2ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FsbG93ZWQYCSABKAgSMwoKcmVmZXJlbmNlcxgKIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcxIMCgRjaGF0GAsgASgJEg4KBnRocmVhZBgMIAEoCRIOCgZzZW5kZXIYDSABKAkSEAoIZGVkdXBfaWQYDiABKAkSDgoGY3Vyc29yGA8gASgMEhMKC3NlbmRlcl9uYW1lGBAgASgJEjYKDHRocmVhZF9zdGF0ZRgRIAEoDjIgLmNoYXRidXMucHJvdmlkZXIudjEuVGhyZWFkU3RhdGVKBAgCEANKBAgDEARKBAgEEAVSB2NoYXRfaWRSCXRocmVhZF9pZFIMZnJvbV91c2VyX2lkIngKClJlZmVyZW5jZXMSLQoFaXRlbXMYBCADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUoECAEQAkoECAIQA0oECAMQBFILbWVzc2FnZV9pZHNSEmNhbGxiYWNrX3F1ZXJ5X2lkc1IIZmlsZV9pZHMigwEKC0NhbGxSZXF1ZXN0EhkKBm1ldGhvZBgBIAEoCUIJukgGcgQQARhAEhMKC3BhcmFtc19qc29uGAIgASgMEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKDAQoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSKQoFcGF1c2UYAyABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBhdXNlInYKBVBhdXNlEi4KBXNjb3BlGAEgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEigKBWFmdGVyGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhMKC21ldGhvZF9vbmx5GAMgASgIIvUBChFVcGxvYWRGaWxlUmVxdWVzdBI/CgZoZWFkZXIYASABKAsyLS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0LkhlYWRlckgAEg8KBWNodW5rGAIgASgMSAAahgEKBkhlYWRlchIQCghmaWxlbmFtZRgDIAEoCRIPCgdjYXB0aW9uGAQgASgJEgwKBGtpbmQYBSABKAkSKwoGdGFyZ2V0GAYgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJInsKFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIMCgRjaGF0GAMgASgJEioKBXJldXNlGAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgCEANSB2NoYXRfaWQihAEKF1Byb3Zpc2lvblRhcmdldFJlc3BvbnNlEgwKBG5hbWUYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQSDgoGcmV1c2VkGAUgASgISgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiYQoSQ2xvc2VUYXJnZXRSZXF1ZXN0EisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiFQoTQ2xvc2VUYXJnZXRSZXNwb25zZSJxCg1BdHRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIAhADSgQIAxAEUgdjaGF0X2lkUgl0aHJlYWRfaWQiEAoOQXR0YWNoUmVzcG9uc2UiJAoNRGV0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCSIQCg5EZXRhY2hSZXNwb25zZSIXChVXYXRjaE9jY3VwYW5jeVJlcXVlc3QiiQEKFldhdGNoT2NjdXBhbmN5UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSEQoJYWRtaXR0aW5nGAIgASgIEikKBXBoYXNlGAMgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZSJjCglPY2N1cGFuY3kSEAoIYXR0YWNoZWQYASABKA0SEAoIaW5mbGlnaHQYAiABKA0SDwoHaW5ib3VuZBgDIAEoDRIQCghvdXRib3VuZBgEIAEoDRIPCgdjbGVhbnVwGAUgASgNIoQBCgVGZW5jZRIeCgpyZXF1ZXN0X2lkGAEgASgJQgq6SAdyBRABGIABEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uIm0KDlByZXBhcmVSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBEigKBWxlYXNlGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uInoKD1ByZXBhcmVSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJCCg1Db21taXRSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIkMKDkNvbW1pdFJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5IkIKDUNhbmNlbFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiEAoOQ2FuY2VsUmVzcG9uc2UiDwoNU3RhdHVzUmVxdWVzdCLiAQoOU3RhdHVzUmVzcG9uc2USKQoFcGhhc2UYASABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlEhEKCWFkbWl0dGluZxgCIAEoCBIxCglvY2N1cGFuY3kYAyABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpyZXF1ZXN0X2lkGAUgASgJEhUKDWhlYWx0aF9kZXRhaWwYBiABKAkqbAoKTGltaXRTY29wZRIbChdMSU1JVF9TQ09QRV9VTlNQRUNJRklFRBAAEhMKD0xJTUlUX1NDT1BFX0JPVBABEhQKEExJTUlUX1NDT1BFX0NIQVQQAhIWChJMSU1JVF9TQ09QRV9USFJFQUQQAypgCgRMYW5lEhQKEExBTkVfVU5TUEVDSUZJRUQQABIPCgtMQU5FX1BST01QVBABEhAKDExBTkVfTUVTU0FHRRACEg0KCUxBTkVfRURJVBADEhAKDExBTkVfQU1CSUVOVBAEKoQBCg1SZWZlcmVuY2VLaW5kEh4KGlJFRkVSRU5DRV9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWUkVGRVJFTkNFX0tJTkRfTUVTU0FHRRABEhcKE1JFRkVSRU5DRV9LSU5EX0ZJTEUQAhIeChpSRUZFUkVOQ0VfS0lORF9JTlRFUkFDVElPThADKpwBCgpVcGRhdGVLaW5kEhsKF1VQREFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTVVBEQVRFX0tJTkRfTUVTU0FHRRABEh4KGlVQREFURV9LSU5EX0VESVRFRF9NRVNTQUdFEAISHgoaVVBEQVRFX0tJTkRfQ0FMTEJBQ0tfUVVFUlkQAxIYChRVUERBVEVfS0lORF9SRUFDVElPThAEKnkKC1RocmVhZFN0YXRlEhwKGFRIUkVBRF9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVRIUkVBRF9TVEFURV9SRU9QRU5FRBABEhcKE1RIUkVBRF9TVEFURV9DTE9TRUQQAhIYChRUSFJFQURfU1RBVEVfREVMRVRFRBADKlcKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfSURMRRABEhIKDlBIQVNFX1BSRVBBUkVEEAISEwoPUEhBU0VfQ09NTUlUVEVEEAMy5AoKD1Byb3ZpZGVyU2VydmljZRJXCghJZGVudGlmeRIkLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlc3BvbnNlElcKCERlc2NyaWJlEiQuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVzcG9uc2USWAoHVXBkYXRlcxIjLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXNwb25zZSgBMAESSwoEQ2FsbBIgLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlcXVlc3QaIS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXNwb25zZRJfCgpVcGxvYWRGaWxlEiYuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdBonLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESZQoMRG93bmxvYWRGaWxlEiguY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GikuY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEmwKD1Byb3Zpc2lvblRhcmdldBIrLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBosLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USYAoLQ2xvc2VUYXJnZXQSJy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVxdWVzdBooLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXNwb25zZRJRCgZBdHRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlc3BvbnNlElEKBkRldGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVzcG9uc2USawoOV2F0Y2hPY2N1cGFuY3kSKi5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVxdWVzdBorLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXNwb25zZTABElQKB1ByZXBhcmUSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVzcG9uc2USUQoGQ29tbWl0EiIuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXNwb25zZRJRCgZDYW5jZWwSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlc3BvbnNlElEKBlN0YXR1cxIiLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVzcG9uc2VCQVo/Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy9wcm92aWRlci92MTtwcm92aWRlcnYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3Qi1QEKEERlc2NyaWJlUmVzcG9uc2USEAoIcGxhdGZvcm0YASABKAkSLAoHbWV0aG9kcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kEhYKDm1heF90ZXh0X2NoYXJzGAMgASgNEg8KB3dlYl91cmwYBCABKAkSKAoFdmVyYnMYBSADKAsyGS5jaGF0YnVzLnByb3ZpZGVyLnYxLlZlcmISLgoGbGltaXRzGAYgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SYXRlTGltaXQikQEKCVJhdGVMaW1pdBIMCgRuYW1lGAEgASgJEi4KBXNjb3BlGAIgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEg0KBWNvdW50GAMgASgNEiYKA3BlchgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdtZXRob2RzGAUgAygJIlIKBFZlcmISDAoEbmFtZRgBIAEoCRISCgppZGVtcG90ZW50GAIgASgIEigKBWxhc3RzGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImoKClNlbmRQYXJhbXMSDAoEdGV4dBgBIAEoCRIQCghyZXBseV90bxgCIAEoCRIsCgdidXR0b25zGAMgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5CdXR0b24SDgoGcHJvbXB0GAQgASgIIlwKCkVkaXRQYXJhbXMSEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbiIwCgtSZWFjdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEg0KBWVtb2ppGAIgASgJIg4KDFR5cGluZ1BhcmFtcyI0CgxBbnN3ZXJQYXJhbXMSFgoOaW50ZXJhY3Rpb25faWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCgZCdXR0b24SDQoFbGFiZWwYASABKAkSDAoEZGF0YRgCIAEoCSIhCgpWZXJiUmVzdWx0EhMKC21lc3NhZ2VfaWRzGAEgAygJIoUBCgZNZXRob2QSDAoEbmFtZRgBIAEoCRIwCgZwYXJhbXMYAiADKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLk1ldGhvZFBhcmFtEhIKCmlkZW1wb3RlbnQYAyABKAgSJwoEbGFuZRgEIAEoDjIZLmNoYXRidXMucHJvdmlkZXIudjEuTGFuZSJfCgtNZXRob2RQYXJhbRIMCgRuYW1lGAEgASgJEjAKBGtpbmQYAiABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSEAoIcmVxdWlyZWQYAyABKAgiSQoJUmVmZXJlbmNlEjAKBGtpbmQYASABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSCgoCaWQYAiABKAkiNAoGVGFyZ2V0EgwKBGNoYXQYASABKAkSDgoGdGhyZWFkGAIgASgJEgwKBG5hbWUYAyABKAkijgEKEElkZW50aWZ5UmVzcG9uc2USDAoEbmFtZRgBIAEoCRIQCghvd25lcl9pZBgCIAEoCRISCgpnZW5lcmF0aW9uGAMgASgNEjUKC2luY2FybmF0aW9uGAQgASgLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5JbmNhcm5hdGlvbhIPCgdhY2NvdW50GAUgASgJIuQBCg5VcGRhdGVzUmVxdWVzdBI6CgVzdGFydBgBIAEoCzIpLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuU3RhcnRIABI2CgNhY2sYAiABKAsyJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0LkFja0gAGj0KBVN0YXJ0Eg0KBXN0YXRlGAIgASgMEhcKD2FjY2VwdHNfYmF0Y2hlcxgDIAEoCEoECAEQAlIGY3Vyc29yGhgKA0FjaxIRCgl1cGRhdGVfaWQYASABKANCBQoDbXNnImwKD1VwZGF0ZXNSZXNwb25zZRIrCgZ1cGRhdGUYASABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZRIsCgd1cGRhdGVzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUi3AMKBlVwZGF0ZRIRCgl1cGRhdGVfaWQYASABKAMSLQoEa2luZBgFIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIMCgR0ZXh0GAYgASgJEg8KB3BheWxvYWQYByABKAwSLwoLcmVjZWl2ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FsbG93ZWQYCSABKAgSMwoKcmVmZXJlbmNlcxgKIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcxIMCgRjaGF0GAsgASgJEg4KBnRocmVhZBgMIAEoCRIOCgZzZW5kZXIYDSABKAkSEAoIZGVkdXBfaWQYDiABKAkSDgoGY3Vyc29yGA8gASgMEhMKC3NlbmRlcl9uYW1lGBAgASgJEjYKDHRocmVhZF9zdGF0ZRgRIAEoDjIgLmNoYXRidXMucHJvdmlkZXIudjEuVGhyZWFkU3RhdGUSKQoFYXVkaW8YFiABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF1ZGlvSgQIAhADSgQIAxAESgQIBBAFUgdjaGF0X2lkUgl0aHJlYWRfaWRSDGZyb21fdXNlcl9pZCJ1CgVBdWRpbxIPCgdmaWxlX2lkGAEgASgJEhEKCW1pbWVfdHlwZRgCIAEoCRIYChBkdXJhdGlvbl9zZWNvbmRzGAMgASgNEgwKBHNpemUYBCABKAMSEQoJZmlsZV9uYW1lGAUgASgJEg0KBXZvaWNlGAYgASgIIngKClJlZmVyZW5jZXMSLQoFaXRlbXMYBCADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUoECAEQAkoECAIQA0oECAMQBFILbWVzc2FnZV9pZHNSEmNhbGxiYWNrX3F1ZXJ5X2lkc1IIZmlsZV9pZHMigwEKC0NhbGxSZXF1ZXN0EhkKBm1ldGhvZBgBIAEoCUIJukgGcgQQARhAEhMKC3BhcmFtc19qc29uGAIgASgMEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKDAQoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSKQoFcGF1c2UYAyABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBhdXNlInYKBVBhdXNlEi4KBXNjb3BlGAEgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEigKBWFmdGVyGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhMKC21ldGhvZF9vbmx5GAMgASgIIvUBChFVcGxvYWRGaWxlUmVxdWVzdBI/CgZoZWFkZXIYASABKAsyLS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0LkhlYWRlckgAEg8KBWNodW5rGAIgASgMSAAahgEKBkhlYWRlchIQCghmaWxlbmFtZRgDIAEoCRIPCgdjYXB0aW9uGAQgASgJEgwKBGtpbmQYBSABKAkSKwoGdGFyZ2V0GAYgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJInsKFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIMCgRjaGF0GAMgASgJEioKBXJldXNlGAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgCEANSB2NoYXRfaWQihAEKF1Byb3Zpc2lvblRhcmdldFJlc3BvbnNlEgwKBG5hbWUYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQSDgoGcmV1c2VkGAUgASgISgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiYQoSQ2xvc2VUYXJnZXRSZXF1ZXN0EisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiFQoTQ2xvc2VUYXJnZXRSZXNwb25zZSJxCg1BdHRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIAhADSgQIAxAEUgdjaGF0X2lkUgl0aHJlYWRfaWQiEAoOQXR0YWNoUmVzcG9uc2UiJAoNRGV0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCSIQCg5EZXRhY2hSZXNwb25zZSIXChVXYXRjaE9jY3VwYW5jeVJlcXVlc3QiiQEKFldhdGNoT2NjdXBhbmN5UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSEQoJYWRtaXR0aW5nGAIgASgIEikKBXBoYXNlGAMgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZSJjCglPY2N1cGFuY3kSEAoIYXR0YWNoZWQYASABKA0SEAoIaW5mbGlnaHQYAiABKA0SDwoHaW5ib3VuZBgDIAEoDRIQCghvdXRib3VuZBgEIAEoDRIPCgdjbGVhbnVwGAUgASgNIoQBCgVGZW5jZRIeCgpyZXF1ZXN0X2lkGAEgASgJQgq6SAdyBRABGIABEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uIm0KDlByZXBhcmVSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBEigKBWxlYXNlGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uInoKD1ByZXBhcmVSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJCCg1Db21taXRSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIkMKDkNvbW1pdFJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5IkIKDUNhbmNlbFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiEAoOQ2FuY2VsUmVzcG9uc2UiDwoNU3RhdHVzUmVxdWVzdCLiAQoOU3RhdHVzUmVzcG9uc2USKQoFcGhhc2UYASABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlEhEKCWFkbWl0dGluZxgCIAEoCBIxCglvY2N1cGFuY3kYAyABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpyZXF1ZXN0X2lkGAUgASgJEhUKDWhlYWx0aF9kZXRhaWwYBiABKAkqbAoKTGltaXRTY29wZRIbChdMSU1JVF9TQ09QRV9VTlNQRUNJRklFRBAAEhMKD0xJTUlUX1NDT1BFX0JPVBABEhQKEExJTUlUX1NDT1BFX0NIQVQQAhIWChJMSU1JVF9TQ09QRV9USFJFQUQQAypgCgRMYW5lEhQKEExBTkVfVU5TUEVDSUZJRUQQABIPCgtMQU5FX1BST01QVBABEhAKDExBTkVfTUVTU0FHRRACEg0KCUxBTkVfRURJVBADEhAKDExBTkVfQU1CSUVOVBAEKoQBCg1SZWZlcmVuY2VLaW5kEh4KGlJFRkVSRU5DRV9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWUkVGRVJFTkNFX0tJTkRfTUVTU0FHRRABEhcKE1JFRkVSRU5DRV9LSU5EX0ZJTEUQAhIeChpSRUZFUkVOQ0VfS0lORF9JTlRFUkFDVElPThADKpwBCgpVcGRhdGVLaW5kEhsKF1VQREFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTVVBEQVRFX0tJTkRfTUVTU0FHRRABEh4KGlVQREFURV9LSU5EX0VESVRFRF9NRVNTQUdFEAISHgoaVVBEQVRFX0tJTkRfQ0FMTEJBQ0tfUVVFUlkQAxIYChRVUERBVEVfS0lORF9SRUFDVElPThAEKnkKC1RocmVhZFN0YXRlEhwKGFRIUkVBRF9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVRIUkVBRF9TVEFURV9SRU9QRU5FRBABEhcKE1RIUkVBRF9TVEFURV9DTE9TRUQQAhIYChRUSFJFQURfU1RBVEVfREVMRVRFRBADKlcKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfSURMRRABEhIKDlBIQVNFX1BSRVBBUkVEEAISEwoPUEhBU0VfQ09NTUlUVEVEEAMq2wQKC0Vycm9yUmVhc29uEhwKGEVSUk9SX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGEVSUk9SX1JFQVNPTl9UQVJHRVRfR09ORRABEh0KGUVSUk9SX1JFQVNPTl9PVVRfT0ZfU0NPUEUQAhIdChlFUlJPUl9SRUFTT05fUkFURV9MSU1JVEVEEAMSGgoWRVJST1JfUkVBU09OX05PVF9GT1VORBAEEiUKIUVSUk9SX1JFQVNPTl9QTEFURk9STV9VTlJFQUNIQUJMRRAFEhgKFEVSUk9SX1JFQVNPTl9JTlZBTElEEAYSIgoeRVJST1JfUkVBU09OX1BFUk1JU1NJT05fREVOSUVEEAcSGgoWRVJST1JfUkVBU09OX0FNQklHVU9VUxAIEiEKHUVSUk9SX1JFQVNPTl9QTEFURk9STV9SRUZVU0VEEAkSIgoeRVJST1JfUkVBU09OX1BST1ZJREVSX1NUT1BQSU5HEAoSHgoaRVJST1JfUkVBU09OX05PVF9BRE1JVFRJTkcQCxIfChtFUlJPUl9SRUFTT05fRkVOQ0VfTUlTTUFUQ0gQDBIbChdFUlJPUl9SRUFTT05fRkVOQ0VfSEVMRBANEh0KGUVSUk9SX1JFQVNPTl9OT1RfUFJFUEFSRUQQDhIaChZFUlJPUl9SRUFTT05fQ09NTUlUVEVEEA8SGQoVRVJST1JfUkVBU09OX1BST1RPQ09MEBASGwoXRVJST1JfUkVBU09OX1NVUEVSU0VERUQQERIdChlFUlJPUl9SRUFTT05fU1RSRUFNX0VOREVEEBIy5AoKD1Byb3ZpZGVyU2VydmljZRJXCghJZGVudGlmeRIkLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlc3BvbnNlElcKCERlc2NyaWJlEiQuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVzcG9uc2USWAoHVXBkYXRlcxIjLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXNwb25zZSgBMAESSwoEQ2FsbBIgLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlcXVlc3QaIS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXNwb25zZRJfCgpVcGxvYWRGaWxlEiYuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdBonLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESZQoMRG93bmxvYWRGaWxlEiguY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GikuY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEmwKD1Byb3Zpc2lvblRhcmdldBIrLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBosLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USYAoLQ2xvc2VUYXJnZXQSJy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVxdWVzdBooLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXNwb25zZRJRCgZBdHRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlc3BvbnNlElEKBkRldGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVzcG9uc2USawoOV2F0Y2hPY2N1cGFuY3kSKi5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVxdWVzdBorLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXNwb25zZTABElQKB1ByZXBhcmUSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVzcG9uc2USUQoGQ29tbWl0EiIuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXNwb25zZRJRCgZDYW5jZWwSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlc3BvbnNlElEKBlN0YXR1cxIiLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVzcG9uc2VCQVo/Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy9wcm92aWRlci92MTtwcm92aWRlcnYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Incarnation identifies one process: pid plus its start time (Linux:
@@ -806,6 +806,17 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
    * @generated from field: chatbus.provider.v1.ThreadState thread_state = 17;
    */
   threadState: ThreadState;
+
+  /**
+   * The voice note or audio file the update carries (Telegram voice or
+   * audio, a Slack audio clip, a Discord voice message, a playground
+   * recording): the supervisor fetches it with DownloadFile and
+   * transcribes it (docs/voice.md). Its file_id must also be among
+   * references (kind FILE).
+   *
+   * @generated from field: chatbus.provider.v1.Audio audio = 22;
+   */
+  audio?: Audio | undefined;
 };
 
 /**
@@ -814,6 +825,58 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
  */
 export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
   messageDesc(file_chatbus_provider_v1_provider, 20);
+
+/**
+ * Audio describes a voice note or an audio file, as the platform says.
+ *
+ * @generated from message chatbus.provider.v1.Audio
+ */
+export type Audio = Message<"chatbus.provider.v1.Audio"> & {
+  /**
+   * @generated from field: string file_id = 1;
+   */
+  fileId: string;
+
+  /**
+   * "audio/ogg", "audio/mpeg", …; empty if the platform does not say.
+   *
+   * @generated from field: string mime_type = 2;
+   */
+  mimeType: string;
+
+  /**
+   * Length in seconds; 0 if the platform does not say.
+   *
+   * @generated from field: uint32 duration_seconds = 3;
+   */
+  durationSeconds: number;
+
+  /**
+   * Size in bytes; 0 if the platform does not say.
+   *
+   * @generated from field: int64 size = 4;
+   */
+  size: bigint;
+
+  /**
+   * @generated from field: string file_name = 5;
+   */
+  fileName: string;
+
+  /**
+   * Recorded as a voice note rather than uploaded as an audio file.
+   *
+   * @generated from field: bool voice = 6;
+   */
+  voice: boolean;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.Audio.
+ * Use `create(AudioSchema)` to create a new message.
+ */
+export const AudioSchema: GenMessage<Audio> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 21);
 
 /**
  * References are the platform ids an update makes available to its
@@ -838,7 +901,7 @@ export type References = Message<"chatbus.provider.v1.References"> & {
  * Use `create(ReferencesSchema)` to create a new message.
  */
 export const ReferencesSchema: GenMessage<References> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 21);
+  messageDesc(file_chatbus_provider_v1_provider, 22);
 
 /**
  * @generated from message chatbus.provider.v1.CallRequest
@@ -878,7 +941,7 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 22);
+  messageDesc(file_chatbus_provider_v1_provider, 23);
 
 /**
  * @generated from message chatbus.provider.v1.CallResponse
@@ -915,7 +978,7 @@ export type CallResponse = Message<"chatbus.provider.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 23);
+  messageDesc(file_chatbus_provider_v1_provider, 24);
 
 /**
  * Pause is a scope the platform has no room in for a while.
@@ -946,7 +1009,7 @@ export type Pause = Message<"chatbus.provider.v1.Pause"> & {
  * Use `create(PauseSchema)` to create a new message.
  */
 export const PauseSchema: GenMessage<Pause> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 24);
+  messageDesc(file_chatbus_provider_v1_provider, 25);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest
@@ -975,7 +1038,7 @@ export type UploadFileRequest = Message<"chatbus.provider.v1.UploadFileRequest">
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25);
+  messageDesc(file_chatbus_provider_v1_provider, 26);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest.Header
@@ -1011,7 +1074,7 @@ export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRe
  * Use `create(UploadFileRequest_HeaderSchema)` to create a new message.
  */
 export const UploadFileRequest_HeaderSchema: GenMessage<UploadFileRequest_Header> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 26, 0);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileResponse
@@ -1035,7 +1098,7 @@ export type UploadFileResponse = Message<"chatbus.provider.v1.UploadFileResponse
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 26);
+  messageDesc(file_chatbus_provider_v1_provider, 27);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileRequest
@@ -1052,7 +1115,7 @@ export type DownloadFileRequest = Message<"chatbus.provider.v1.DownloadFileReque
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 27);
+  messageDesc(file_chatbus_provider_v1_provider, 28);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileResponse
@@ -1081,7 +1144,7 @@ export type DownloadFileResponse = Message<"chatbus.provider.v1.DownloadFileResp
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 28);
+  messageDesc(file_chatbus_provider_v1_provider, 29);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetRequest
@@ -1116,7 +1179,7 @@ export type ProvisionTargetRequest = Message<"chatbus.provider.v1.ProvisionTarge
  * Use `create(ProvisionTargetRequestSchema)` to create a new message.
  */
 export const ProvisionTargetRequestSchema: GenMessage<ProvisionTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 29);
+  messageDesc(file_chatbus_provider_v1_provider, 30);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetResponse
@@ -1147,7 +1210,7 @@ export type ProvisionTargetResponse = Message<"chatbus.provider.v1.ProvisionTarg
  * Use `create(ProvisionTargetResponseSchema)` to create a new message.
  */
 export const ProvisionTargetResponseSchema: GenMessage<ProvisionTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 30);
+  messageDesc(file_chatbus_provider_v1_provider, 31);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetRequest
@@ -1164,7 +1227,7 @@ export type CloseTargetRequest = Message<"chatbus.provider.v1.CloseTargetRequest
  * Use `create(CloseTargetRequestSchema)` to create a new message.
  */
 export const CloseTargetRequestSchema: GenMessage<CloseTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 31);
+  messageDesc(file_chatbus_provider_v1_provider, 32);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetResponse
@@ -1177,7 +1240,7 @@ export type CloseTargetResponse = Message<"chatbus.provider.v1.CloseTargetRespon
  * Use `create(CloseTargetResponseSchema)` to create a new message.
  */
 export const CloseTargetResponseSchema: GenMessage<CloseTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 32);
+  messageDesc(file_chatbus_provider_v1_provider, 33);
 
 /**
  * @generated from message chatbus.provider.v1.AttachRequest
@@ -1201,7 +1264,7 @@ export type AttachRequest = Message<"chatbus.provider.v1.AttachRequest"> & {
  * Use `create(AttachRequestSchema)` to create a new message.
  */
 export const AttachRequestSchema: GenMessage<AttachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 33);
+  messageDesc(file_chatbus_provider_v1_provider, 34);
 
 /**
  * @generated from message chatbus.provider.v1.AttachResponse
@@ -1214,7 +1277,7 @@ export type AttachResponse = Message<"chatbus.provider.v1.AttachResponse"> & {
  * Use `create(AttachResponseSchema)` to create a new message.
  */
 export const AttachResponseSchema: GenMessage<AttachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 34);
+  messageDesc(file_chatbus_provider_v1_provider, 35);
 
 /**
  * @generated from message chatbus.provider.v1.DetachRequest
@@ -1231,7 +1294,7 @@ export type DetachRequest = Message<"chatbus.provider.v1.DetachRequest"> & {
  * Use `create(DetachRequestSchema)` to create a new message.
  */
 export const DetachRequestSchema: GenMessage<DetachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 35);
+  messageDesc(file_chatbus_provider_v1_provider, 36);
 
 /**
  * @generated from message chatbus.provider.v1.DetachResponse
@@ -1244,7 +1307,7 @@ export type DetachResponse = Message<"chatbus.provider.v1.DetachResponse"> & {
  * Use `create(DetachResponseSchema)` to create a new message.
  */
 export const DetachResponseSchema: GenMessage<DetachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 36);
+  messageDesc(file_chatbus_provider_v1_provider, 37);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyRequest
@@ -1257,7 +1320,7 @@ export type WatchOccupancyRequest = Message<"chatbus.provider.v1.WatchOccupancyR
  * Use `create(WatchOccupancyRequestSchema)` to create a new message.
  */
 export const WatchOccupancyRequestSchema: GenMessage<WatchOccupancyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 37);
+  messageDesc(file_chatbus_provider_v1_provider, 38);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyResponse
@@ -1288,7 +1351,7 @@ export type WatchOccupancyResponse = Message<"chatbus.provider.v1.WatchOccupancy
  * Use `create(WatchOccupancyResponseSchema)` to create a new message.
  */
 export const WatchOccupancyResponseSchema: GenMessage<WatchOccupancyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 38);
+  messageDesc(file_chatbus_provider_v1_provider, 39);
 
 /**
  * Occupancy counts the work an owner holds; a doctor commit waits until all
@@ -1338,7 +1401,7 @@ export type Occupancy = Message<"chatbus.provider.v1.Occupancy"> & {
  * Use `create(OccupancySchema)` to create a new message.
  */
 export const OccupancySchema: GenMessage<Occupancy> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 39);
+  messageDesc(file_chatbus_provider_v1_provider, 40);
 
 /**
  * Fence identifies the owner a doctor request is addressed to; a request
@@ -1373,7 +1436,7 @@ export type Fence = Message<"chatbus.provider.v1.Fence"> & {
  * Use `create(FenceSchema)` to create a new message.
  */
 export const FenceSchema: GenMessage<Fence> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 40);
+  messageDesc(file_chatbus_provider_v1_provider, 41);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareRequest
@@ -1397,7 +1460,7 @@ export type PrepareRequest = Message<"chatbus.provider.v1.PrepareRequest"> & {
  * Use `create(PrepareRequestSchema)` to create a new message.
  */
 export const PrepareRequestSchema: GenMessage<PrepareRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 41);
+  messageDesc(file_chatbus_provider_v1_provider, 42);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareResponse
@@ -1419,7 +1482,7 @@ export type PrepareResponse = Message<"chatbus.provider.v1.PrepareResponse"> & {
  * Use `create(PrepareResponseSchema)` to create a new message.
  */
 export const PrepareResponseSchema: GenMessage<PrepareResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 42);
+  messageDesc(file_chatbus_provider_v1_provider, 43);
 
 /**
  * @generated from message chatbus.provider.v1.CommitRequest
@@ -1436,7 +1499,7 @@ export type CommitRequest = Message<"chatbus.provider.v1.CommitRequest"> & {
  * Use `create(CommitRequestSchema)` to create a new message.
  */
 export const CommitRequestSchema: GenMessage<CommitRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 43);
+  messageDesc(file_chatbus_provider_v1_provider, 44);
 
 /**
  * @generated from message chatbus.provider.v1.CommitResponse
@@ -1453,7 +1516,7 @@ export type CommitResponse = Message<"chatbus.provider.v1.CommitResponse"> & {
  * Use `create(CommitResponseSchema)` to create a new message.
  */
 export const CommitResponseSchema: GenMessage<CommitResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 44);
+  messageDesc(file_chatbus_provider_v1_provider, 45);
 
 /**
  * @generated from message chatbus.provider.v1.CancelRequest
@@ -1470,7 +1533,7 @@ export type CancelRequest = Message<"chatbus.provider.v1.CancelRequest"> & {
  * Use `create(CancelRequestSchema)` to create a new message.
  */
 export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 45);
+  messageDesc(file_chatbus_provider_v1_provider, 46);
 
 /**
  * @generated from message chatbus.provider.v1.CancelResponse
@@ -1483,7 +1546,7 @@ export type CancelResponse = Message<"chatbus.provider.v1.CancelResponse"> & {
  * Use `create(CancelResponseSchema)` to create a new message.
  */
 export const CancelResponseSchema: GenMessage<CancelResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 46);
+  messageDesc(file_chatbus_provider_v1_provider, 47);
 
 /**
  * @generated from message chatbus.provider.v1.StatusRequest
@@ -1496,7 +1559,7 @@ export type StatusRequest = Message<"chatbus.provider.v1.StatusRequest"> & {
  * Use `create(StatusRequestSchema)` to create a new message.
  */
 export const StatusRequestSchema: GenMessage<StatusRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 47);
+  messageDesc(file_chatbus_provider_v1_provider, 48);
 
 /**
  * @generated from message chatbus.provider.v1.StatusResponse
@@ -1541,7 +1604,7 @@ export type StatusResponse = Message<"chatbus.provider.v1.StatusResponse"> & {
  * Use `create(StatusResponseSchema)` to create a new message.
  */
 export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 48);
+  messageDesc(file_chatbus_provider_v1_provider, 49);
 
 /**
  * LimitScope says what a limit counts calls per.
@@ -1785,6 +1848,170 @@ export enum Phase {
  */
 export const PhaseSchema: GenEnum<Phase> = /*@__PURE__*/
   enumDesc(file_chatbus_provider_v1_provider, 5);
+
+/**
+ * ErrorReason says why a provider refused or failed an RPC. The provider
+ * sends it as the reason of a google.rpc.ErrorInfo detail of domain
+ * "provider.chatbus": the value's name without its ERROR_REASON_ prefix
+ * ("TARGET_GONE"). The supervisor decides on the reason, never on the bare
+ * code or the message; a status without one is the transport's (the child
+ * died, a deadline passed), whose outcome the supervisor cannot know.
+ *
+ * @generated from enum chatbus.provider.v1.ErrorReason
+ */
+export enum ErrorReason {
+  /**
+   * @generated from enum value: ERROR_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * NOT_FOUND: the call's thread was deleted on the platform; nothing was
+   * sent. The supervisor gives the binding a new thread.
+   *
+   * @generated from enum value: ERROR_REASON_TARGET_GONE = 1;
+   */
+  TARGET_GONE = 1,
+
+  /**
+   * PERMISSION_DENIED: the call named another chat or thread than the
+   * caller's; nothing was sent.
+   *
+   * @generated from enum value: ERROR_REASON_OUT_OF_SCOPE = 2;
+   */
+  OUT_OF_SCOPE = 2,
+
+  /**
+   * RESOURCE_EXHAUSTED: the platform asked to slow down (a RetryInfo says
+   * for how long; the ErrorInfo's metadata "scope" names what: "bot",
+   * "chat" or "thread"). Nothing was sent; the call waits its turn again.
+   *
+   * @generated from enum value: ERROR_REASON_RATE_LIMITED = 3;
+   */
+  RATE_LIMITED = 3,
+
+  /**
+   * NOT_FOUND: what the call named does not exist on the platform.
+   *
+   * @generated from enum value: ERROR_REASON_NOT_FOUND = 4;
+   */
+  NOT_FOUND = 4,
+
+  /**
+   * UNAVAILABLE: the platform could not be reached; nothing was sent,
+   * trying again may work.
+   *
+   * @generated from enum value: ERROR_REASON_PLATFORM_UNREACHABLE = 5;
+   */
+  PLATFORM_UNREACHABLE = 5,
+
+  /**
+   * INVALID_ARGUMENT: the platform rejected the request as malformed.
+   *
+   * @generated from enum value: ERROR_REASON_INVALID = 6;
+   */
+  INVALID = 6,
+
+  /**
+   * PERMISSION_DENIED: the platform refused (the bot lacks a right, was
+   * removed from the chat).
+   *
+   * @generated from enum value: ERROR_REASON_PERMISSION_DENIED = 7;
+   */
+  PERMISSION_DENIED = 7,
+
+  /**
+   * UNKNOWN: the platform may or may not have done it (the answer was
+   * lost). Never retried blindly.
+   *
+   * @generated from enum value: ERROR_REASON_AMBIGUOUS = 8;
+   */
+  AMBIGUOUS = 8,
+
+  /**
+   * FAILED_PRECONDITION (or another code the platform's own answer
+   * carried): the platform refused for a reason of its own; the message
+   * says why. A failure of the call, not of the provider: the provider
+   * still admits calls.
+   *
+   * @generated from enum value: ERROR_REASON_PLATFORM_REFUSED = 9;
+   */
+  PLATFORM_REFUSED = 9,
+
+  /**
+   * UNAVAILABLE: the provider is shutting down and took nothing new.
+   *
+   * @generated from enum value: ERROR_REASON_PROVIDER_STOPPING = 10;
+   */
+  PROVIDER_STOPPING = 10,
+
+  /**
+   * FAILED_PRECONDITION: the provider's doctor fence closed admission (a
+   * doctor prepared or committed a restart); nothing was done. The
+   * supervisor holds the call for the successor.
+   *
+   * @generated from enum value: ERROR_REASON_NOT_ADMITTING = 11;
+   */
+  NOT_ADMITTING = 11,
+
+  /**
+   * FAILED_PRECONDITION: a doctor request named another owner id,
+   * generation or incarnation.
+   *
+   * @generated from enum value: ERROR_REASON_FENCE_MISMATCH = 12;
+   */
+  FENCE_MISMATCH = 12,
+
+  /**
+   * ABORTED: another doctor request holds the fence.
+   *
+   * @generated from enum value: ERROR_REASON_FENCE_HELD = 13;
+   */
+  FENCE_HELD = 13,
+
+  /**
+   * FAILED_PRECONDITION: Commit or Cancel of a request that has not
+   * prepared this owner.
+   *
+   * @generated from enum value: ERROR_REASON_NOT_PREPARED = 14;
+   */
+  NOT_PREPARED = 14,
+
+  /**
+   * FAILED_PRECONDITION: the fence is committed and can no longer be
+   * cancelled.
+   *
+   * @generated from enum value: ERROR_REASON_COMMITTED = 15;
+   */
+  COMMITTED = 15,
+
+  /**
+   * INVALID_ARGUMENT: the supervisor broke the Updates protocol.
+   *
+   * @generated from enum value: ERROR_REASON_PROTOCOL = 16;
+   */
+  PROTOCOL = 16,
+
+  /**
+   * ABORTED: a newer Updates stream replaced this one.
+   *
+   * @generated from enum value: ERROR_REASON_SUPERSEDED = 17;
+   */
+  SUPERSEDED = 17,
+
+  /**
+   * UNAVAILABLE: the Updates stream a delivery belonged to has ended.
+   *
+   * @generated from enum value: ERROR_REASON_STREAM_ENDED = 18;
+   */
+  STREAM_ENDED = 18,
+}
+
+/**
+ * Describes the enum chatbus.provider.v1.ErrorReason.
+ */
+export const ErrorReasonSchema: GenEnum<ErrorReason> = /*@__PURE__*/
+  enumDesc(file_chatbus_provider_v1_provider, 6);
 
 /**
  * ProviderService is served by each provider child process on its own Unix
