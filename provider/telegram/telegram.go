@@ -111,7 +111,7 @@ func (p *Platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 		Handle: func(ctx context.Context, ups []botapi.Update) (int64, error) {
 			batch := make([]*providerv1.Update, 0, len(ups))
 			for i := range ups {
-				batch = append(batch, p.convert(&ups[i]))
+				batch = append(batch, p.convertContained(&ups[i]))
 			}
 			return sink.Deliver(ctx, batch)
 		},
@@ -122,6 +122,36 @@ func (p *Platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 		return nil
 	}
 	return err
+}
+
+// convertContained converts u, or makes it a dead letter if it could not
+// be decoded or its conversion panics: the updates after it flow, and
+// the supervisor keeps it for an operator (provider.Convert).
+func (p *Platform) convertContained(u *botapi.Update) *providerv1.Update {
+	out := provider.Convert(u.Raw, func() (*providerv1.Update, error) {
+		if u.DecodeErr != nil {
+			return nil, u.DecodeErr
+		}
+		return p.convert(u), nil
+	})
+	if out.GetConversionError() != "" {
+		out.UpdateId = u.UpdateID
+		out.DedupId = strconv.FormatInt(u.UpdateID, 10)
+		out.Cursor = strconv.AppendInt(nil, u.UpdateID+1, 10)
+	}
+	return out
+}
+
+// ConvertUpdate implements provider.Converter: a dead letter's payload is
+// the update as Telegram sent it.
+func (p *Platform) ConvertUpdate(_ context.Context, payload []byte, _ providerv1.UpdateKind, _ string) (*providerv1.Update, error) {
+	var u botapi.Update
+	if err := json.Unmarshal(payload, &u); err != nil {
+		return nil, err
+	}
+	out := p.convert(&u)
+	out.Cursor = nil // journalled beside the stream: the cursor is the stream's
+	return out, nil
 }
 
 func (p *Platform) convert(u *botapi.Update) *providerv1.Update {

@@ -66,15 +66,16 @@ type Metrics struct {
 	cfg Config
 	reg *prometheus.Registry
 
-	updatesReceived *prometheus.CounterVec // provider, kind
-	updatesRouted   *prometheus.CounterVec // provider
-	updatesUnrouted *prometheus.CounterVec // provider
-	updatesDup      *prometheus.CounterVec // provider
-	updatesDropped  *prometheus.CounterVec // reason
-	notAllowed      prometheus.Counter     // updatesDropped{reason="not_allowed"}
-	delivery        *prometheus.HistogramVec
-	deliveryLive    prometheus.Observer
-	deliveryReplay  prometheus.Observer
+	updatesReceived     *prometheus.CounterVec // provider, kind
+	updatesRouted       *prometheus.CounterVec // provider
+	updatesUnrouted     *prometheus.CounterVec // provider
+	updatesDup          *prometheus.CounterVec // provider
+	updatesDropped      *prometheus.CounterVec // reason
+	updatesDeadLettered *prometheus.CounterVec // provider
+	notAllowed          prometheus.Counter     // updatesDropped{reason="not_allowed"}
+	delivery            *prometheus.HistogramVec
+	deliveryLive        prometheus.Observer
+	deliveryReplay      prometheus.Observer
 
 	calls       *prometheus.CounterVec   // method, code
 	callSeconds *prometheus.HistogramVec // method
@@ -141,6 +142,8 @@ func New(cfg Config) *Metrics {
 		"Updates a provider delivered again that the journal already held (skipped by de-duplication), by provider.", "provider")
 	m.updatesDropped = counter("updates_dropped_total",
 		"Updates dropped, by reason: not_allowed (the sender is not on the allow-list: never journalled), or a journal bound (count, bytes, age) or binding_deleted discarding held updates.", "reason")
+	m.updatesDeadLettered = counter("updates_dead_lettered_total",
+		"Updates a provider could not convert (a decoding failure, a panic), set aside as dead letters (busctl updates --dead-letters), by provider.", "provider")
 	m.delivery = histogram("delivery_latency_seconds",
 		"From the provider receiving an update to the supervisor sending it on its follower's stream. phase is live for updates journalled while the stream was open, replay for those held before it opened.",
 		[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600}, "phase")

@@ -128,9 +128,10 @@ type provider struct {
 	detachKick    chan struct{}  // cap 1: the queue grew
 	detachSent    chan struct{}  // closed and replaced after each batch sent
 
-	ingested   atomic.Uint64
-	notAllowed atomic.Uint64
-	lastErr    atomic.Pointer[string]
+	ingested     atomic.Uint64
+	notAllowed   atomic.Uint64
+	deadLettered atomic.Uint64 // dead letters set aside since the supervisor started
+	lastErr      atomic.Pointer[string]
 	// desc is what the last child declared (Describe), nil until one did.
 	desc atomic.Pointer[hub.Description]
 	// health is whether the provider does its job, as the supervisor sees it.

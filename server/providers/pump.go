@@ -266,13 +266,29 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 			}
 		}
 		batch = reserve(batch[:0], len(raw), limit)
+		var dead []store.DeadLetter
 		for i, u := range raw {
+			if u.GetConversionError() != "" {
+				dead = append(dead, deadLetter(p.spec.Name, u))
+				continue
+			}
 			in := inbound(u)
 			in.Arrived = arrived[i]
 			batch = append(batch, in)
 		}
 		p.pumping.Begin("journal write")
-		through, err := sink.Ingest(ctx, p.spec.Name, batch, batchCursor(raw))
+		through, err := m.setAside(ctx, p, dead)
+		if err == nil && len(batch) > 0 {
+			var t int64
+			// The cursor of raw: its dead letters are durable already
+			// (the durable record the provider's cursor may move past).
+			t, err = sink.Ingest(ctx, p.spec.Name, batch, batchCursor(raw))
+			through = max(through, t)
+		}
+		if err == nil {
+			// Every update of raw is durable now.
+			through = max(through, raw[len(raw)-1].GetUpdateId())
+		}
 		p.pumping.End()
 		if err != nil {
 			if ctx.Err() != nil {

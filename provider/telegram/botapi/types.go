@@ -28,6 +28,10 @@ type Update struct {
 	// fields and update kinds this package does not model.
 	Raw json.RawMessage `json:"-"`
 
+	// DecodeErr is set by GetUpdates on an update it could not decode
+	// (only UpdateID and Raw are then set): why.
+	DecodeErr error `json:"-"`
+
 	kind string // top-level field naming the update kind, set by UnmarshalJSON
 }
 

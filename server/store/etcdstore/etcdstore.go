@@ -117,6 +117,7 @@ type Options struct {
 //	h/<sha256 of token>        handoff (JSON)
 //	k/<binding key>/<key>      call record (JSON)
 //	t/<provider>/<chat>/<thread> sent ids (JSON)
+//	x/<provider>/<id>          dead letter (store.EncodeDeadLetter)
 const (
 	pBinding = "b/"
 	pSlot    = "s/"
@@ -127,6 +128,7 @@ const (
 	pHandoff = "h/"
 	pCall    = "k/"
 	pSent    = "t/"
+	pDead    = "x/"
 )
 
 func hexKey(k string) string {
@@ -166,6 +168,7 @@ type Store struct {
 	calls    map[string]*store.CallRecord
 	order    uint64
 	sent     map[store.Target][]store.Ref
+	dead     map[string]store.DeadLetter // by deadKey
 	// waiters: Changed channels by binding key.
 	waiters map[string][]waiter
 	dropped []drop // drops to report once the lock is released
@@ -280,6 +283,7 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 		handoffs: map[string]handoff{},
 		calls:    map[string]*store.CallRecord{},
 		sent:     map[store.Target][]store.Ref{},
+		dead:     map[string]store.DeadLetter{},
 		waiters:  map[string][]waiter{},
 	}
 	if err := s.load(ctx); err != nil {
@@ -416,6 +420,12 @@ func (s *Store) loadKV(k string, v []byte, later func(string, []byte)) error {
 			return err
 		}
 		s.sent[r.Target] = r.Refs
+	case strings.HasPrefix(k, pDead):
+		d, err := store.DecodeDeadLetter(v)
+		if err != nil {
+			return err
+		}
+		s.dead[deadKey(d.Provider, d.ID)] = d
 	}
 	return nil
 }

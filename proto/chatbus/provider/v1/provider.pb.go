@@ -504,6 +504,112 @@ func (ErrorReason) EnumDescriptor() ([]byte, []int) {
 	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
 }
 
+type ConvertUpdateRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The dead letter's payload, kind and dedup_id as the provider sent
+	// them.
+	Payload       []byte     `protobuf:"bytes,1,opt,name=payload,proto3" json:"payload,omitempty"`
+	Kind          UpdateKind `protobuf:"varint,2,opt,name=kind,proto3,enum=chatbus.provider.v1.UpdateKind" json:"kind,omitempty"`
+	DedupId       string     `protobuf:"bytes,3,opt,name=dedup_id,json=dedupId,proto3" json:"dedup_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConvertUpdateRequest) Reset() {
+	*x = ConvertUpdateRequest{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConvertUpdateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConvertUpdateRequest) ProtoMessage() {}
+
+func (x *ConvertUpdateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConvertUpdateRequest.ProtoReflect.Descriptor instead.
+func (*ConvertUpdateRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ConvertUpdateRequest) GetPayload() []byte {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
+func (x *ConvertUpdateRequest) GetKind() UpdateKind {
+	if x != nil {
+		return x.Kind
+	}
+	return UpdateKind_UPDATE_KIND_UNSPECIFIED
+}
+
+func (x *ConvertUpdateRequest) GetDedupId() string {
+	if x != nil {
+		return x.DedupId
+	}
+	return ""
+}
+
+type ConvertUpdateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Update        *Update                `protobuf:"bytes,1,opt,name=update,proto3" json:"update,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConvertUpdateResponse) Reset() {
+	*x = ConvertUpdateResponse{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConvertUpdateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConvertUpdateResponse) ProtoMessage() {}
+
+func (x *ConvertUpdateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConvertUpdateResponse.ProtoReflect.Descriptor instead.
+func (*ConvertUpdateResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ConvertUpdateResponse) GetUpdate() *Update {
+	if x != nil {
+		return x.Update
+	}
+	return nil
+}
+
 // Incarnation identifies one process: pid plus its start time (Linux:
 // /proc/<pid>/stat field 22, in clock ticks since boot).
 type Incarnation struct {
@@ -516,7 +622,7 @@ type Incarnation struct {
 
 func (x *Incarnation) Reset() {
 	*x = Incarnation{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[0]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -528,7 +634,7 @@ func (x *Incarnation) String() string {
 func (*Incarnation) ProtoMessage() {}
 
 func (x *Incarnation) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[0]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -541,7 +647,7 @@ func (x *Incarnation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Incarnation.ProtoReflect.Descriptor instead.
 func (*Incarnation) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Incarnation) GetPid() int32 {
@@ -566,7 +672,7 @@ type IdentifyRequest struct {
 
 func (x *IdentifyRequest) Reset() {
 	*x = IdentifyRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[1]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -578,7 +684,7 @@ func (x *IdentifyRequest) String() string {
 func (*IdentifyRequest) ProtoMessage() {}
 
 func (x *IdentifyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[1]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -591,7 +697,7 @@ func (x *IdentifyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentifyRequest.ProtoReflect.Descriptor instead.
 func (*IdentifyRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{1}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{3}
 }
 
 type DescribeRequest struct {
@@ -602,7 +708,7 @@ type DescribeRequest struct {
 
 func (x *DescribeRequest) Reset() {
 	*x = DescribeRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[2]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -614,7 +720,7 @@ func (x *DescribeRequest) String() string {
 func (*DescribeRequest) ProtoMessage() {}
 
 func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[2]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -627,7 +733,7 @@ func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
 func (*DescribeRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{2}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{4}
 }
 
 type DescribeResponse struct {
@@ -656,7 +762,7 @@ type DescribeResponse struct {
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[3]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -668,7 +774,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[3]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -681,7 +787,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{3}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DescribeResponse) GetPlatform() string {
@@ -745,7 +851,7 @@ type RateLimit struct {
 
 func (x *RateLimit) Reset() {
 	*x = RateLimit{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -757,7 +863,7 @@ func (x *RateLimit) String() string {
 func (*RateLimit) ProtoMessage() {}
 
 func (x *RateLimit) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -770,7 +876,7 @@ func (x *RateLimit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RateLimit.ProtoReflect.Descriptor instead.
 func (*RateLimit) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{4}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RateLimit) GetName() string {
@@ -835,7 +941,7 @@ type Verb struct {
 
 func (x *Verb) Reset() {
 	*x = Verb{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -847,7 +953,7 @@ func (x *Verb) String() string {
 func (*Verb) ProtoMessage() {}
 
 func (x *Verb) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -860,7 +966,7 @@ func (x *Verb) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Verb.ProtoReflect.Descriptor instead.
 func (*Verb) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Verb) GetName() string {
@@ -901,7 +1007,7 @@ type SendParams struct {
 
 func (x *SendParams) Reset() {
 	*x = SendParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -913,7 +1019,7 @@ func (x *SendParams) String() string {
 func (*SendParams) ProtoMessage() {}
 
 func (x *SendParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -926,7 +1032,7 @@ func (x *SendParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendParams.ProtoReflect.Descriptor instead.
 func (*SendParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SendParams) GetText() string {
@@ -971,7 +1077,7 @@ type EditParams struct {
 
 func (x *EditParams) Reset() {
 	*x = EditParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -983,7 +1089,7 @@ func (x *EditParams) String() string {
 func (*EditParams) ProtoMessage() {}
 
 func (x *EditParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -996,7 +1102,7 @@ func (x *EditParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditParams.ProtoReflect.Descriptor instead.
 func (*EditParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{7}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *EditParams) GetMessageId() string {
@@ -1031,7 +1137,7 @@ type ReactParams struct {
 
 func (x *ReactParams) Reset() {
 	*x = ReactParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1043,7 +1149,7 @@ func (x *ReactParams) String() string {
 func (*ReactParams) ProtoMessage() {}
 
 func (x *ReactParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1056,7 +1162,7 @@ func (x *ReactParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReactParams.ProtoReflect.Descriptor instead.
 func (*ReactParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{8}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ReactParams) GetMessageId() string {
@@ -1082,7 +1188,7 @@ type TypingParams struct {
 
 func (x *TypingParams) Reset() {
 	*x = TypingParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1094,7 +1200,7 @@ func (x *TypingParams) String() string {
 func (*TypingParams) ProtoMessage() {}
 
 func (x *TypingParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1107,7 +1213,7 @@ func (x *TypingParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TypingParams.ProtoReflect.Descriptor instead.
 func (*TypingParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 // AnswerParams acknowledges a button press.
@@ -1122,7 +1228,7 @@ type AnswerParams struct {
 
 func (x *AnswerParams) Reset() {
 	*x = AnswerParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1134,7 +1240,7 @@ func (x *AnswerParams) String() string {
 func (*AnswerParams) ProtoMessage() {}
 
 func (x *AnswerParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1147,7 +1253,7 @@ func (x *AnswerParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerParams.ProtoReflect.Descriptor instead.
 func (*AnswerParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AnswerParams) GetInteractionId() string {
@@ -1177,7 +1283,7 @@ type Button struct {
 
 func (x *Button) Reset() {
 	*x = Button{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1189,7 +1295,7 @@ func (x *Button) String() string {
 func (*Button) ProtoMessage() {}
 
 func (x *Button) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1202,7 +1308,7 @@ func (x *Button) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Button.ProtoReflect.Descriptor instead.
 func (*Button) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Button) GetLabel() string {
@@ -1230,7 +1336,7 @@ type VerbResult struct {
 
 func (x *VerbResult) Reset() {
 	*x = VerbResult{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1242,7 +1348,7 @@ func (x *VerbResult) String() string {
 func (*VerbResult) ProtoMessage() {}
 
 func (x *VerbResult) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1255,7 +1361,7 @@ func (x *VerbResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerbResult.ProtoReflect.Descriptor instead.
 func (*VerbResult) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *VerbResult) GetMessageIds() []string {
@@ -1287,7 +1393,7 @@ type Method struct {
 
 func (x *Method) Reset() {
 	*x = Method{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1299,7 +1405,7 @@ func (x *Method) String() string {
 func (*Method) ProtoMessage() {}
 
 func (x *Method) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1312,7 +1418,7 @@ func (x *Method) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Method.ProtoReflect.Descriptor instead.
 func (*Method) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Method) GetName() string {
@@ -1356,7 +1462,7 @@ type MethodParam struct {
 
 func (x *MethodParam) Reset() {
 	*x = MethodParam{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1368,7 +1474,7 @@ func (x *MethodParam) String() string {
 func (*MethodParam) ProtoMessage() {}
 
 func (x *MethodParam) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1381,7 +1487,7 @@ func (x *MethodParam) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MethodParam.ProtoReflect.Descriptor instead.
 func (*MethodParam) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *MethodParam) GetName() string {
@@ -1416,7 +1522,7 @@ type Reference struct {
 
 func (x *Reference) Reset() {
 	*x = Reference{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1428,7 +1534,7 @@ func (x *Reference) String() string {
 func (*Reference) ProtoMessage() {}
 
 func (x *Reference) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1441,7 +1547,7 @@ func (x *Reference) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reference.ProtoReflect.Descriptor instead.
 func (*Reference) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Reference) GetKind() ReferenceKind {
@@ -1474,7 +1580,7 @@ type Target struct {
 
 func (x *Target) Reset() {
 	*x = Target{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1486,7 +1592,7 @@ func (x *Target) String() string {
 func (*Target) ProtoMessage() {}
 
 func (x *Target) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1499,7 +1605,7 @@ func (x *Target) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Target.ProtoReflect.Descriptor instead.
 func (*Target) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Target) GetChat() string {
@@ -1541,7 +1647,7 @@ type IdentifyResponse struct {
 
 func (x *IdentifyResponse) Reset() {
 	*x = IdentifyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1553,7 +1659,7 @@ func (x *IdentifyResponse) String() string {
 func (*IdentifyResponse) ProtoMessage() {}
 
 func (x *IdentifyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1566,7 +1672,7 @@ func (x *IdentifyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentifyResponse.ProtoReflect.Descriptor instead.
 func (*IdentifyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *IdentifyResponse) GetName() string {
@@ -1617,7 +1723,7 @@ type UpdatesRequest struct {
 
 func (x *UpdatesRequest) Reset() {
 	*x = UpdatesRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1629,7 +1735,7 @@ func (x *UpdatesRequest) String() string {
 func (*UpdatesRequest) ProtoMessage() {}
 
 func (x *UpdatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1642,7 +1748,7 @@ func (x *UpdatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *UpdatesRequest) GetMsg() isUpdatesRequest_Msg {
@@ -1700,7 +1806,7 @@ type UpdatesResponse struct {
 
 func (x *UpdatesResponse) Reset() {
 	*x = UpdatesResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1712,7 +1818,7 @@ func (x *UpdatesResponse) String() string {
 func (*UpdatesResponse) ProtoMessage() {}
 
 func (x *UpdatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1725,7 +1831,7 @@ func (x *UpdatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesResponse.ProtoReflect.Descriptor instead.
 func (*UpdatesResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UpdatesResponse) GetUpdate() *Update {
@@ -1783,6 +1889,16 @@ type Update struct {
 	// supervisor marks the thread's binding so; the update is journalled
 	// and routed like any other.
 	ThreadState ThreadState `protobuf:"varint,17,opt,name=thread_state,json=threadState,proto3,enum=chatbus.provider.v1.ThreadState" json:"thread_state,omitempty"`
+	// Set when the provider could not convert the platform's update (its
+	// decoding failed, or the conversion panicked): the error, in words.
+	// payload holds the platform's update as received; update_id, dedup_id
+	// and cursor are set as for any update, kind if the provider knows it;
+	// the rest may be empty. The supervisor sets the update aside as a dead
+	// letter, durably (so the cursor moves past it, as past any update it
+	// made durable), routes nothing of it, and the stream goes on. An
+	// operator may ask for it to be converted again (ConvertUpdate) or
+	// drop it.
+	ConversionError string `protobuf:"bytes,18,opt,name=conversion_error,json=conversionError,proto3" json:"conversion_error,omitempty"`
 	// The voice note or audio file the update carries (Telegram voice or
 	// audio, a Slack audio clip, a Discord voice message, a playground
 	// recording): the supervisor fetches it with DownloadFile and
@@ -1795,7 +1911,7 @@ type Update struct {
 
 func (x *Update) Reset() {
 	*x = Update{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1807,7 +1923,7 @@ func (x *Update) String() string {
 func (*Update) ProtoMessage() {}
 
 func (x *Update) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1820,7 +1936,7 @@ func (x *Update) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Update.ProtoReflect.Descriptor instead.
 func (*Update) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Update) GetUpdateId() int64 {
@@ -1921,6 +2037,13 @@ func (x *Update) GetThreadState() ThreadState {
 	return ThreadState_THREAD_STATE_UNSPECIFIED
 }
 
+func (x *Update) GetConversionError() string {
+	if x != nil {
+		return x.ConversionError
+	}
+	return ""
+}
+
 func (x *Update) GetAudio() *Audio {
 	if x != nil {
 		return x.Audio
@@ -1947,7 +2070,7 @@ type Audio struct {
 
 func (x *Audio) Reset() {
 	*x = Audio{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1959,7 +2082,7 @@ func (x *Audio) String() string {
 func (*Audio) ProtoMessage() {}
 
 func (x *Audio) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1972,7 +2095,7 @@ func (x *Audio) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Audio.ProtoReflect.Descriptor instead.
 func (*Audio) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Audio) GetFileId() string {
@@ -2032,7 +2155,7 @@ type References struct {
 
 func (x *References) Reset() {
 	*x = References{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2044,7 +2167,7 @@ func (x *References) String() string {
 func (*References) ProtoMessage() {}
 
 func (x *References) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2057,7 +2180,7 @@ func (x *References) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use References.ProtoReflect.Descriptor instead.
 func (*References) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *References) GetItems() []*Reference {
@@ -2085,7 +2208,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2097,7 +2220,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2110,7 +2233,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CallRequest) GetMethod() string {
@@ -2160,7 +2283,7 @@ type CallResponse struct {
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2172,7 +2295,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2185,7 +2308,7 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
@@ -2222,7 +2345,7 @@ type Pause struct {
 
 func (x *Pause) Reset() {
 	*x = Pause{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2234,7 +2357,7 @@ func (x *Pause) String() string {
 func (*Pause) ProtoMessage() {}
 
 func (x *Pause) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2247,7 +2370,7 @@ func (x *Pause) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pause.ProtoReflect.Descriptor instead.
 func (*Pause) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Pause) GetScope() LimitScope {
@@ -2284,7 +2407,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2296,7 +2419,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2309,7 +2432,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -2364,7 +2487,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2376,7 +2499,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2389,7 +2512,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -2415,7 +2538,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2427,7 +2550,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2440,7 +2563,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DownloadFileRequest) GetFileId() string {
@@ -2462,7 +2585,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2474,7 +2597,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2487,7 +2610,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -2527,7 +2650,7 @@ type ProvisionTargetRequest struct {
 
 func (x *ProvisionTargetRequest) Reset() {
 	*x = ProvisionTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2539,7 +2662,7 @@ func (x *ProvisionTargetRequest) String() string {
 func (*ProvisionTargetRequest) ProtoMessage() {}
 
 func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2552,7 +2675,7 @@ func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ProvisionTargetRequest) GetName() string {
@@ -2589,7 +2712,7 @@ type ProvisionTargetResponse struct {
 
 func (x *ProvisionTargetResponse) Reset() {
 	*x = ProvisionTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2601,7 +2724,7 @@ func (x *ProvisionTargetResponse) String() string {
 func (*ProvisionTargetResponse) ProtoMessage() {}
 
 func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2614,7 +2737,7 @@ func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetResponse.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ProvisionTargetResponse) GetName() string {
@@ -2647,7 +2770,7 @@ type CloseTargetRequest struct {
 
 func (x *CloseTargetRequest) Reset() {
 	*x = CloseTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2659,7 +2782,7 @@ func (x *CloseTargetRequest) String() string {
 func (*CloseTargetRequest) ProtoMessage() {}
 
 func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2672,7 +2795,7 @@ func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetRequest.ProtoReflect.Descriptor instead.
 func (*CloseTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *CloseTargetRequest) GetTarget() *Target {
@@ -2690,7 +2813,7 @@ type CloseTargetResponse struct {
 
 func (x *CloseTargetResponse) Reset() {
 	*x = CloseTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2702,7 +2825,7 @@ func (x *CloseTargetResponse) String() string {
 func (*CloseTargetResponse) ProtoMessage() {}
 
 func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2715,7 +2838,7 @@ func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetResponse.ProtoReflect.Descriptor instead.
 func (*CloseTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
 }
 
 type AttachRequest struct {
@@ -2729,7 +2852,7 @@ type AttachRequest struct {
 
 func (x *AttachRequest) Reset() {
 	*x = AttachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2741,7 +2864,7 @@ func (x *AttachRequest) String() string {
 func (*AttachRequest) ProtoMessage() {}
 
 func (x *AttachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2754,7 +2877,7 @@ func (x *AttachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
 func (*AttachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AttachRequest) GetInstanceId() string {
@@ -2779,7 +2902,7 @@ type AttachResponse struct {
 
 func (x *AttachResponse) Reset() {
 	*x = AttachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2791,7 +2914,7 @@ func (x *AttachResponse) String() string {
 func (*AttachResponse) ProtoMessage() {}
 
 func (x *AttachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2804,7 +2927,7 @@ func (x *AttachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachResponse.ProtoReflect.Descriptor instead.
 func (*AttachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
 }
 
 type DetachRequest struct {
@@ -2816,7 +2939,7 @@ type DetachRequest struct {
 
 func (x *DetachRequest) Reset() {
 	*x = DetachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2828,7 +2951,7 @@ func (x *DetachRequest) String() string {
 func (*DetachRequest) ProtoMessage() {}
 
 func (x *DetachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2841,7 +2964,7 @@ func (x *DetachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachRequest.ProtoReflect.Descriptor instead.
 func (*DetachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *DetachRequest) GetInstanceId() string {
@@ -2859,7 +2982,7 @@ type DetachResponse struct {
 
 func (x *DetachResponse) Reset() {
 	*x = DetachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2871,7 +2994,7 @@ func (x *DetachResponse) String() string {
 func (*DetachResponse) ProtoMessage() {}
 
 func (x *DetachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2884,7 +3007,7 @@ func (x *DetachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachResponse.ProtoReflect.Descriptor instead.
 func (*DetachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
 }
 
 type WatchOccupancyRequest struct {
@@ -2895,7 +3018,7 @@ type WatchOccupancyRequest struct {
 
 func (x *WatchOccupancyRequest) Reset() {
 	*x = WatchOccupancyRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2907,7 +3030,7 @@ func (x *WatchOccupancyRequest) String() string {
 func (*WatchOccupancyRequest) ProtoMessage() {}
 
 func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2920,7 +3043,7 @@ func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyRequest.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
 }
 
 type WatchOccupancyResponse struct {
@@ -2937,7 +3060,7 @@ type WatchOccupancyResponse struct {
 
 func (x *WatchOccupancyResponse) Reset() {
 	*x = WatchOccupancyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2949,7 +3072,7 @@ func (x *WatchOccupancyResponse) String() string {
 func (*WatchOccupancyResponse) ProtoMessage() {}
 
 func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2962,7 +3085,7 @@ func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyResponse.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *WatchOccupancyResponse) GetOccupancy() *Occupancy {
@@ -3006,7 +3129,7 @@ type Occupancy struct {
 
 func (x *Occupancy) Reset() {
 	*x = Occupancy{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3018,7 +3141,7 @@ func (x *Occupancy) String() string {
 func (*Occupancy) ProtoMessage() {}
 
 func (x *Occupancy) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3031,7 +3154,7 @@ func (x *Occupancy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Occupancy.ProtoReflect.Descriptor instead.
 func (*Occupancy) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Occupancy) GetAttached() uint32 {
@@ -3083,7 +3206,7 @@ type Fence struct {
 
 func (x *Fence) Reset() {
 	*x = Fence{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3095,7 +3218,7 @@ func (x *Fence) String() string {
 func (*Fence) ProtoMessage() {}
 
 func (x *Fence) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3108,7 +3231,7 @@ func (x *Fence) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fence.ProtoReflect.Descriptor instead.
 func (*Fence) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Fence) GetRequestId() string {
@@ -3150,7 +3273,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3162,7 +3285,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3175,7 +3298,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *PrepareRequest) GetFence() *Fence {
@@ -3202,7 +3325,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3214,7 +3337,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3227,7 +3350,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *PrepareResponse) GetOccupancy() *Occupancy {
@@ -3253,7 +3376,7 @@ type CommitRequest struct {
 
 func (x *CommitRequest) Reset() {
 	*x = CommitRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3265,7 +3388,7 @@ func (x *CommitRequest) String() string {
 func (*CommitRequest) ProtoMessage() {}
 
 func (x *CommitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3278,7 +3401,7 @@ func (x *CommitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitRequest.ProtoReflect.Descriptor instead.
 func (*CommitRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CommitRequest) GetFence() *Fence {
@@ -3297,7 +3420,7 @@ type CommitResponse struct {
 
 func (x *CommitResponse) Reset() {
 	*x = CommitResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3309,7 +3432,7 @@ func (x *CommitResponse) String() string {
 func (*CommitResponse) ProtoMessage() {}
 
 func (x *CommitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3322,7 +3445,7 @@ func (x *CommitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitResponse.ProtoReflect.Descriptor instead.
 func (*CommitResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *CommitResponse) GetOccupancy() *Occupancy {
@@ -3341,7 +3464,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3353,7 +3476,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3366,7 +3489,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *CancelRequest) GetFence() *Fence {
@@ -3384,7 +3507,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3396,7 +3519,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3409,7 +3532,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{47}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{49}
 }
 
 type StatusRequest struct {
@@ -3420,7 +3543,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3432,7 +3555,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3445,7 +3568,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{48}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{50}
 }
 
 type StatusResponse struct {
@@ -3464,7 +3587,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3476,7 +3599,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3489,7 +3612,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{49}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *StatusResponse) GetPhase() Phase {
@@ -3553,7 +3676,7 @@ type UpdatesRequest_Start struct {
 
 func (x *UpdatesRequest_Start) Reset() {
 	*x = UpdatesRequest_Start{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3565,7 +3688,7 @@ func (x *UpdatesRequest_Start) String() string {
 func (*UpdatesRequest_Start) ProtoMessage() {}
 
 func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3578,7 +3701,7 @@ func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest_Start.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest_Start) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20, 0}
 }
 
 func (x *UpdatesRequest_Start) GetState() []byte {
@@ -3606,7 +3729,7 @@ type UpdatesRequest_Ack struct {
 
 func (x *UpdatesRequest_Ack) Reset() {
 	*x = UpdatesRequest_Ack{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3618,7 +3741,7 @@ func (x *UpdatesRequest_Ack) String() string {
 func (*UpdatesRequest_Ack) ProtoMessage() {}
 
 func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3631,7 +3754,7 @@ func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest_Ack.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest_Ack) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18, 1}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20, 1}
 }
 
 func (x *UpdatesRequest_Ack) GetUpdateId() int64 {
@@ -3655,7 +3778,7 @@ type UploadFileRequest_Header struct {
 
 func (x *UploadFileRequest_Header) Reset() {
 	*x = UploadFileRequest_Header{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3667,7 +3790,7 @@ func (x *UploadFileRequest_Header) String() string {
 func (*UploadFileRequest_Header) ProtoMessage() {}
 
 func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3680,7 +3803,7 @@ func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest_Header.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest_Header) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28, 0}
 }
 
 func (x *UploadFileRequest_Header) GetFilename() string {
@@ -3715,7 +3838,13 @@ var File_chatbus_provider_v1_provider_proto protoreflect.FileDescriptor
 
 const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
-	"\"chatbus/provider/v1/provider.proto\x12\x13chatbus.provider.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\">\n" +
+	"\"chatbus/provider/v1/provider.proto\x12\x13chatbus.provider.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x89\x01\n" +
+	"\x14ConvertUpdateRequest\x12!\n" +
+	"\apayload\x18\x01 \x01(\fB\a\xbaH\x04z\x02\x10\x01R\apayload\x123\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1f.chatbus.provider.v1.UpdateKindR\x04kind\x12\x19\n" +
+	"\bdedup_id\x18\x03 \x01(\tR\adedupId\"L\n" +
+	"\x15ConvertUpdateResponse\x123\n" +
+	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\">\n" +
 	"\vIncarnation\x12\x10\n" +
 	"\x03pid\x18\x01 \x01(\x05R\x03pid\x12\x1d\n" +
 	"\n" +
@@ -3805,7 +3934,7 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x03msg\"}\n" +
 	"\x0fUpdatesResponse\x123\n" +
 	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\x125\n" +
-	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\xe3\x04\n" +
+	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\x8e\x05\n" +
 	"\x06Update\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateId\x123\n" +
 	"\x04kind\x18\x05 \x01(\x0e2\x1f.chatbus.provider.v1.UpdateKindR\x04kind\x12\x12\n" +
@@ -3825,7 +3954,8 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x06cursor\x18\x0f \x01(\fR\x06cursor\x12\x1f\n" +
 	"\vsender_name\x18\x10 \x01(\tR\n" +
 	"senderName\x12C\n" +
-	"\fthread_state\x18\x11 \x01(\x0e2 .chatbus.provider.v1.ThreadStateR\vthreadState\x120\n" +
+	"\fthread_state\x18\x11 \x01(\x0e2 .chatbus.provider.v1.ThreadStateR\vthreadState\x12)\n" +
+	"\x10conversion_error\x18\x12 \x01(\tR\x0fconversionError\x120\n" +
 	"\x05audio\x18\x16 \x01(\v2\x1a.chatbus.provider.v1.AudioR\x05audioJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\achat_idR\tthread_idR\ffrom_user_id\"\xaf\x01\n" +
 	"\x05Audio\x12\x17\n" +
 	"\afile_id\x18\x01 \x01(\tR\x06fileId\x12\x1b\n" +
@@ -3994,8 +4124,7 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x16ERROR_REASON_COMMITTED\x10\x0f\x12\x19\n" +
 	"\x15ERROR_REASON_PROTOCOL\x10\x10\x12\x1b\n" +
 	"\x17ERROR_REASON_SUPERSEDED\x10\x11\x12\x1d\n" +
-	"\x19ERROR_REASON_STREAM_ENDED\x10\x122\xe4\n" +
-	"\n" +
+	"\x19ERROR_REASON_STREAM_ENDED\x10\x122\xcc\v\n" +
 	"\x0fProviderService\x12W\n" +
 	"\bIdentify\x12$.chatbus.provider.v1.IdentifyRequest\x1a%.chatbus.provider.v1.IdentifyResponse\x12W\n" +
 	"\bDescribe\x12$.chatbus.provider.v1.DescribeRequest\x1a%.chatbus.provider.v1.DescribeResponse\x12X\n" +
@@ -4012,7 +4141,8 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\aPrepare\x12#.chatbus.provider.v1.PrepareRequest\x1a$.chatbus.provider.v1.PrepareResponse\x12Q\n" +
 	"\x06Commit\x12\".chatbus.provider.v1.CommitRequest\x1a#.chatbus.provider.v1.CommitResponse\x12Q\n" +
 	"\x06Cancel\x12\".chatbus.provider.v1.CancelRequest\x1a#.chatbus.provider.v1.CancelResponse\x12Q\n" +
-	"\x06Status\x12\".chatbus.provider.v1.StatusRequest\x1a#.chatbus.provider.v1.StatusResponseBAZ?github.com/chatbus/chatbus/proto/chatbus/provider/v1;providerv1b\x06proto3"
+	"\x06Status\x12\".chatbus.provider.v1.StatusRequest\x1a#.chatbus.provider.v1.StatusResponse\x12f\n" +
+	"\rConvertUpdate\x12).chatbus.provider.v1.ConvertUpdateRequest\x1a*.chatbus.provider.v1.ConvertUpdateResponseBAZ?github.com/chatbus/chatbus/proto/chatbus/provider/v1;providerv1b\x06proto3"
 
 var (
 	file_chatbus_provider_v1_provider_proto_rawDescOnce sync.Once
@@ -4027,7 +4157,7 @@ func file_chatbus_provider_v1_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(LimitScope)(0),                  // 0: chatbus.provider.v1.LimitScope
 	(Lane)(0),                        // 1: chatbus.provider.v1.Lane
@@ -4036,146 +4166,152 @@ var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(ThreadState)(0),                 // 4: chatbus.provider.v1.ThreadState
 	(Phase)(0),                       // 5: chatbus.provider.v1.Phase
 	(ErrorReason)(0),                 // 6: chatbus.provider.v1.ErrorReason
-	(*Incarnation)(nil),              // 7: chatbus.provider.v1.Incarnation
-	(*IdentifyRequest)(nil),          // 8: chatbus.provider.v1.IdentifyRequest
-	(*DescribeRequest)(nil),          // 9: chatbus.provider.v1.DescribeRequest
-	(*DescribeResponse)(nil),         // 10: chatbus.provider.v1.DescribeResponse
-	(*RateLimit)(nil),                // 11: chatbus.provider.v1.RateLimit
-	(*Verb)(nil),                     // 12: chatbus.provider.v1.Verb
-	(*SendParams)(nil),               // 13: chatbus.provider.v1.SendParams
-	(*EditParams)(nil),               // 14: chatbus.provider.v1.EditParams
-	(*ReactParams)(nil),              // 15: chatbus.provider.v1.ReactParams
-	(*TypingParams)(nil),             // 16: chatbus.provider.v1.TypingParams
-	(*AnswerParams)(nil),             // 17: chatbus.provider.v1.AnswerParams
-	(*Button)(nil),                   // 18: chatbus.provider.v1.Button
-	(*VerbResult)(nil),               // 19: chatbus.provider.v1.VerbResult
-	(*Method)(nil),                   // 20: chatbus.provider.v1.Method
-	(*MethodParam)(nil),              // 21: chatbus.provider.v1.MethodParam
-	(*Reference)(nil),                // 22: chatbus.provider.v1.Reference
-	(*Target)(nil),                   // 23: chatbus.provider.v1.Target
-	(*IdentifyResponse)(nil),         // 24: chatbus.provider.v1.IdentifyResponse
-	(*UpdatesRequest)(nil),           // 25: chatbus.provider.v1.UpdatesRequest
-	(*UpdatesResponse)(nil),          // 26: chatbus.provider.v1.UpdatesResponse
-	(*Update)(nil),                   // 27: chatbus.provider.v1.Update
-	(*Audio)(nil),                    // 28: chatbus.provider.v1.Audio
-	(*References)(nil),               // 29: chatbus.provider.v1.References
-	(*CallRequest)(nil),              // 30: chatbus.provider.v1.CallRequest
-	(*CallResponse)(nil),             // 31: chatbus.provider.v1.CallResponse
-	(*Pause)(nil),                    // 32: chatbus.provider.v1.Pause
-	(*UploadFileRequest)(nil),        // 33: chatbus.provider.v1.UploadFileRequest
-	(*UploadFileResponse)(nil),       // 34: chatbus.provider.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),      // 35: chatbus.provider.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),     // 36: chatbus.provider.v1.DownloadFileResponse
-	(*ProvisionTargetRequest)(nil),   // 37: chatbus.provider.v1.ProvisionTargetRequest
-	(*ProvisionTargetResponse)(nil),  // 38: chatbus.provider.v1.ProvisionTargetResponse
-	(*CloseTargetRequest)(nil),       // 39: chatbus.provider.v1.CloseTargetRequest
-	(*CloseTargetResponse)(nil),      // 40: chatbus.provider.v1.CloseTargetResponse
-	(*AttachRequest)(nil),            // 41: chatbus.provider.v1.AttachRequest
-	(*AttachResponse)(nil),           // 42: chatbus.provider.v1.AttachResponse
-	(*DetachRequest)(nil),            // 43: chatbus.provider.v1.DetachRequest
-	(*DetachResponse)(nil),           // 44: chatbus.provider.v1.DetachResponse
-	(*WatchOccupancyRequest)(nil),    // 45: chatbus.provider.v1.WatchOccupancyRequest
-	(*WatchOccupancyResponse)(nil),   // 46: chatbus.provider.v1.WatchOccupancyResponse
-	(*Occupancy)(nil),                // 47: chatbus.provider.v1.Occupancy
-	(*Fence)(nil),                    // 48: chatbus.provider.v1.Fence
-	(*PrepareRequest)(nil),           // 49: chatbus.provider.v1.PrepareRequest
-	(*PrepareResponse)(nil),          // 50: chatbus.provider.v1.PrepareResponse
-	(*CommitRequest)(nil),            // 51: chatbus.provider.v1.CommitRequest
-	(*CommitResponse)(nil),           // 52: chatbus.provider.v1.CommitResponse
-	(*CancelRequest)(nil),            // 53: chatbus.provider.v1.CancelRequest
-	(*CancelResponse)(nil),           // 54: chatbus.provider.v1.CancelResponse
-	(*StatusRequest)(nil),            // 55: chatbus.provider.v1.StatusRequest
-	(*StatusResponse)(nil),           // 56: chatbus.provider.v1.StatusResponse
-	(*UpdatesRequest_Start)(nil),     // 57: chatbus.provider.v1.UpdatesRequest.Start
-	(*UpdatesRequest_Ack)(nil),       // 58: chatbus.provider.v1.UpdatesRequest.Ack
-	(*UploadFileRequest_Header)(nil), // 59: chatbus.provider.v1.UploadFileRequest.Header
-	(*durationpb.Duration)(nil),      // 60: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil),    // 61: google.protobuf.Timestamp
+	(*ConvertUpdateRequest)(nil),     // 7: chatbus.provider.v1.ConvertUpdateRequest
+	(*ConvertUpdateResponse)(nil),    // 8: chatbus.provider.v1.ConvertUpdateResponse
+	(*Incarnation)(nil),              // 9: chatbus.provider.v1.Incarnation
+	(*IdentifyRequest)(nil),          // 10: chatbus.provider.v1.IdentifyRequest
+	(*DescribeRequest)(nil),          // 11: chatbus.provider.v1.DescribeRequest
+	(*DescribeResponse)(nil),         // 12: chatbus.provider.v1.DescribeResponse
+	(*RateLimit)(nil),                // 13: chatbus.provider.v1.RateLimit
+	(*Verb)(nil),                     // 14: chatbus.provider.v1.Verb
+	(*SendParams)(nil),               // 15: chatbus.provider.v1.SendParams
+	(*EditParams)(nil),               // 16: chatbus.provider.v1.EditParams
+	(*ReactParams)(nil),              // 17: chatbus.provider.v1.ReactParams
+	(*TypingParams)(nil),             // 18: chatbus.provider.v1.TypingParams
+	(*AnswerParams)(nil),             // 19: chatbus.provider.v1.AnswerParams
+	(*Button)(nil),                   // 20: chatbus.provider.v1.Button
+	(*VerbResult)(nil),               // 21: chatbus.provider.v1.VerbResult
+	(*Method)(nil),                   // 22: chatbus.provider.v1.Method
+	(*MethodParam)(nil),              // 23: chatbus.provider.v1.MethodParam
+	(*Reference)(nil),                // 24: chatbus.provider.v1.Reference
+	(*Target)(nil),                   // 25: chatbus.provider.v1.Target
+	(*IdentifyResponse)(nil),         // 26: chatbus.provider.v1.IdentifyResponse
+	(*UpdatesRequest)(nil),           // 27: chatbus.provider.v1.UpdatesRequest
+	(*UpdatesResponse)(nil),          // 28: chatbus.provider.v1.UpdatesResponse
+	(*Update)(nil),                   // 29: chatbus.provider.v1.Update
+	(*Audio)(nil),                    // 30: chatbus.provider.v1.Audio
+	(*References)(nil),               // 31: chatbus.provider.v1.References
+	(*CallRequest)(nil),              // 32: chatbus.provider.v1.CallRequest
+	(*CallResponse)(nil),             // 33: chatbus.provider.v1.CallResponse
+	(*Pause)(nil),                    // 34: chatbus.provider.v1.Pause
+	(*UploadFileRequest)(nil),        // 35: chatbus.provider.v1.UploadFileRequest
+	(*UploadFileResponse)(nil),       // 36: chatbus.provider.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),      // 37: chatbus.provider.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),     // 38: chatbus.provider.v1.DownloadFileResponse
+	(*ProvisionTargetRequest)(nil),   // 39: chatbus.provider.v1.ProvisionTargetRequest
+	(*ProvisionTargetResponse)(nil),  // 40: chatbus.provider.v1.ProvisionTargetResponse
+	(*CloseTargetRequest)(nil),       // 41: chatbus.provider.v1.CloseTargetRequest
+	(*CloseTargetResponse)(nil),      // 42: chatbus.provider.v1.CloseTargetResponse
+	(*AttachRequest)(nil),            // 43: chatbus.provider.v1.AttachRequest
+	(*AttachResponse)(nil),           // 44: chatbus.provider.v1.AttachResponse
+	(*DetachRequest)(nil),            // 45: chatbus.provider.v1.DetachRequest
+	(*DetachResponse)(nil),           // 46: chatbus.provider.v1.DetachResponse
+	(*WatchOccupancyRequest)(nil),    // 47: chatbus.provider.v1.WatchOccupancyRequest
+	(*WatchOccupancyResponse)(nil),   // 48: chatbus.provider.v1.WatchOccupancyResponse
+	(*Occupancy)(nil),                // 49: chatbus.provider.v1.Occupancy
+	(*Fence)(nil),                    // 50: chatbus.provider.v1.Fence
+	(*PrepareRequest)(nil),           // 51: chatbus.provider.v1.PrepareRequest
+	(*PrepareResponse)(nil),          // 52: chatbus.provider.v1.PrepareResponse
+	(*CommitRequest)(nil),            // 53: chatbus.provider.v1.CommitRequest
+	(*CommitResponse)(nil),           // 54: chatbus.provider.v1.CommitResponse
+	(*CancelRequest)(nil),            // 55: chatbus.provider.v1.CancelRequest
+	(*CancelResponse)(nil),           // 56: chatbus.provider.v1.CancelResponse
+	(*StatusRequest)(nil),            // 57: chatbus.provider.v1.StatusRequest
+	(*StatusResponse)(nil),           // 58: chatbus.provider.v1.StatusResponse
+	(*UpdatesRequest_Start)(nil),     // 59: chatbus.provider.v1.UpdatesRequest.Start
+	(*UpdatesRequest_Ack)(nil),       // 60: chatbus.provider.v1.UpdatesRequest.Ack
+	(*UploadFileRequest_Header)(nil), // 61: chatbus.provider.v1.UploadFileRequest.Header
+	(*durationpb.Duration)(nil),      // 62: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),    // 63: google.protobuf.Timestamp
 }
 var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
-	20, // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
-	12, // 1: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
-	11, // 2: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
-	0,  // 3: chatbus.provider.v1.RateLimit.scope:type_name -> chatbus.provider.v1.LimitScope
-	60, // 4: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
-	60, // 5: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
-	18, // 6: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
-	18, // 7: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
-	21, // 8: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
-	1,  // 9: chatbus.provider.v1.Method.lane:type_name -> chatbus.provider.v1.Lane
-	2,  // 10: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	2,  // 11: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	7,  // 12: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	57, // 13: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	58, // 14: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
-	27, // 15: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
-	27, // 16: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
-	3,  // 17: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	61, // 18: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	29, // 19: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
-	4,  // 20: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	28, // 21: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
-	22, // 22: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	23, // 23: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	29, // 24: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	32, // 25: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
-	0,  // 26: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
-	60, // 27: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
-	59, // 28: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	29, // 29: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	23, // 30: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	23, // 31: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	23, // 32: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	23, // 33: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	47, // 34: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	5,  // 35: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	7,  // 36: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	48, // 37: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	60, // 38: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	47, // 39: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	61, // 40: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	48, // 41: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	47, // 42: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	48, // 43: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	5,  // 44: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	47, // 45: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	61, // 46: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	23, // 47: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	8,  // 48: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	9,  // 49: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	25, // 50: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	30, // 51: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	33, // 52: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	35, // 53: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	37, // 54: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	39, // 55: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	41, // 56: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	43, // 57: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	45, // 58: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	49, // 59: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	51, // 60: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	53, // 61: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	55, // 62: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	24, // 63: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	10, // 64: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	26, // 65: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	31, // 66: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	34, // 67: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	36, // 68: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	38, // 69: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	40, // 70: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	42, // 71: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	44, // 72: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	46, // 73: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	50, // 74: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	52, // 75: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	54, // 76: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	56, // 77: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	63, // [63:78] is the sub-list for method output_type
-	48, // [48:63] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	3,  // 0: chatbus.provider.v1.ConvertUpdateRequest.kind:type_name -> chatbus.provider.v1.UpdateKind
+	29, // 1: chatbus.provider.v1.ConvertUpdateResponse.update:type_name -> chatbus.provider.v1.Update
+	22, // 2: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
+	14, // 3: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
+	13, // 4: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
+	0,  // 5: chatbus.provider.v1.RateLimit.scope:type_name -> chatbus.provider.v1.LimitScope
+	62, // 6: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
+	62, // 7: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
+	20, // 8: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
+	20, // 9: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
+	23, // 10: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
+	1,  // 11: chatbus.provider.v1.Method.lane:type_name -> chatbus.provider.v1.Lane
+	2,  // 12: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	2,  // 13: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	9,  // 14: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	59, // 15: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	60, // 16: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	29, // 17: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
+	29, // 18: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
+	3,  // 19: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
+	63, // 20: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	31, // 21: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	4,  // 22: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
+	30, // 23: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
+	24, // 24: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	25, // 25: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	31, // 26: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	34, // 27: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
+	0,  // 28: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
+	62, // 29: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
+	61, // 30: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	31, // 31: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	25, // 32: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	25, // 33: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	25, // 34: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	25, // 35: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	49, // 36: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	5,  // 37: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
+	9,  // 38: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	50, // 39: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	62, // 40: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	49, // 41: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	63, // 42: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	50, // 43: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	49, // 44: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	50, // 45: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	5,  // 46: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	49, // 47: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	63, // 48: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	25, // 49: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	10, // 50: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	11, // 51: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	27, // 52: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	32, // 53: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	35, // 54: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	37, // 55: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	39, // 56: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	41, // 57: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	43, // 58: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	45, // 59: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	47, // 60: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	51, // 61: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	53, // 62: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	55, // 63: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	57, // 64: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	7,  // 65: chatbus.provider.v1.ProviderService.ConvertUpdate:input_type -> chatbus.provider.v1.ConvertUpdateRequest
+	26, // 66: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	12, // 67: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	28, // 68: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	33, // 69: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	36, // 70: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	38, // 71: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	40, // 72: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	42, // 73: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	44, // 74: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	46, // 75: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	48, // 76: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	52, // 77: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	54, // 78: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	56, // 79: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	58, // 80: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	8,  // 81: chatbus.provider.v1.ProviderService.ConvertUpdate:output_type -> chatbus.provider.v1.ConvertUpdateResponse
+	66, // [66:82] is the sub-list for method output_type
+	50, // [50:66] is the sub-list for method input_type
+	50, // [50:50] is the sub-list for extension type_name
+	50, // [50:50] is the sub-list for extension extendee
+	0,  // [0:50] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }
@@ -4183,11 +4319,11 @@ func file_chatbus_provider_v1_provider_proto_init() {
 	if File_chatbus_provider_v1_provider_proto != nil {
 		return
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[18].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[20].OneofWrappers = []any{
 		(*UpdatesRequest_Start_)(nil),
 		(*UpdatesRequest_Ack_)(nil),
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[26].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[28].OneofWrappers = []any{
 		(*UploadFileRequest_Header_)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -4197,7 +4333,7 @@ func file_chatbus_provider_v1_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_provider_v1_provider_proto_rawDesc), len(file_chatbus_provider_v1_provider_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   53,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -152,6 +152,22 @@ class CommitResponse(_message.Message):
     occupancy: Occupancy
     def __init__(self, occupancy: _Optional[_Union[Occupancy, _Mapping]] = ...) -> None: ...
 
+class ConvertUpdateRequest(_message.Message):
+    __slots__ = ["dedup_id", "kind", "payload"]
+    DEDUP_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    dedup_id: str
+    kind: UpdateKind
+    payload: bytes
+    def __init__(self, payload: _Optional[bytes] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., dedup_id: _Optional[str] = ...) -> None: ...
+
+class ConvertUpdateResponse(_message.Message):
+    __slots__ = ["update"]
+    UPDATE_FIELD_NUMBER: _ClassVar[int]
+    update: Update
+    def __init__(self, update: _Optional[_Union[Update, _Mapping]] = ...) -> None: ...
+
 class DescribeRequest(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
@@ -411,10 +427,11 @@ class TypingParams(_message.Message):
     def __init__(self) -> None: ...
 
 class Update(_message.Message):
-    __slots__ = ["allowed", "audio", "chat", "cursor", "dedup_id", "kind", "payload", "received_at", "references", "sender", "sender_name", "text", "thread", "thread_state", "update_id"]
+    __slots__ = ["allowed", "audio", "chat", "conversion_error", "cursor", "dedup_id", "kind", "payload", "received_at", "references", "sender", "sender_name", "text", "thread", "thread_state", "update_id"]
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
     AUDIO_FIELD_NUMBER: _ClassVar[int]
     CHAT_FIELD_NUMBER: _ClassVar[int]
+    CONVERSION_ERROR_FIELD_NUMBER: _ClassVar[int]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
     DEDUP_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -430,6 +447,7 @@ class Update(_message.Message):
     allowed: bool
     audio: Audio
     chat: str
+    conversion_error: str
     cursor: bytes
     dedup_id: str
     kind: UpdateKind
@@ -442,7 +460,7 @@ class Update(_message.Message):
     thread: str
     thread_state: ThreadState
     update_id: int
-    def __init__(self, update_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ..., references: _Optional[_Union[References, _Mapping]] = ..., chat: _Optional[str] = ..., thread: _Optional[str] = ..., sender: _Optional[str] = ..., dedup_id: _Optional[str] = ..., cursor: _Optional[bytes] = ..., sender_name: _Optional[str] = ..., thread_state: _Optional[_Union[ThreadState, str]] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ...) -> None: ...
+    def __init__(self, update_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ..., references: _Optional[_Union[References, _Mapping]] = ..., chat: _Optional[str] = ..., thread: _Optional[str] = ..., sender: _Optional[str] = ..., dedup_id: _Optional[str] = ..., cursor: _Optional[bytes] = ..., sender_name: _Optional[str] = ..., thread_state: _Optional[_Union[ThreadState, str]] = ..., conversion_error: _Optional[str] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ...) -> None: ...
 
 class UpdatesRequest(_message.Message):
     __slots__ = ["ack", "start"]

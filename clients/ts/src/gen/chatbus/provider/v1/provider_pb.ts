@@ -13,7 +13,54 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/provider/v1/provider.proto.
  */
 export const file_chatbus_provider_v1_provider: GenFile = /*@__PURE__*/
-  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3Qi1QEKEERlc2NyaWJlUmVzcG9uc2USEAoIcGxhdGZvcm0YASABKAkSLAoHbWV0aG9kcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kEhYKDm1heF90ZXh0X2NoYXJzGAMgASgNEg8KB3dlYl91cmwYBCABKAkSKAoFdmVyYnMYBSADKAsyGS5jaGF0YnVzLnByb3ZpZGVyLnYxLlZlcmISLgoGbGltaXRzGAYgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SYXRlTGltaXQikQEKCVJhdGVMaW1pdBIMCgRuYW1lGAEgASgJEi4KBXNjb3BlGAIgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEg0KBWNvdW50GAMgASgNEiYKA3BlchgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdtZXRob2RzGAUgAygJIlIKBFZlcmISDAoEbmFtZRgBIAEoCRISCgppZGVtcG90ZW50GAIgASgIEigKBWxhc3RzGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImoKClNlbmRQYXJhbXMSDAoEdGV4dBgBIAEoCRIQCghyZXBseV90bxgCIAEoCRIsCgdidXR0b25zGAMgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5CdXR0b24SDgoGcHJvbXB0GAQgASgIIlwKCkVkaXRQYXJhbXMSEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbiIwCgtSZWFjdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEg0KBWVtb2ppGAIgASgJIg4KDFR5cGluZ1BhcmFtcyI0CgxBbnN3ZXJQYXJhbXMSFgoOaW50ZXJhY3Rpb25faWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCgZCdXR0b24SDQoFbGFiZWwYASABKAkSDAoEZGF0YRgCIAEoCSIhCgpWZXJiUmVzdWx0EhMKC21lc3NhZ2VfaWRzGAEgAygJIoUBCgZNZXRob2QSDAoEbmFtZRgBIAEoCRIwCgZwYXJhbXMYAiADKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLk1ldGhvZFBhcmFtEhIKCmlkZW1wb3RlbnQYAyABKAgSJwoEbGFuZRgEIAEoDjIZLmNoYXRidXMucHJvdmlkZXIudjEuTGFuZSJfCgtNZXRob2RQYXJhbRIMCgRuYW1lGAEgASgJEjAKBGtpbmQYAiABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSEAoIcmVxdWlyZWQYAyABKAgiSQoJUmVmZXJlbmNlEjAKBGtpbmQYASABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSCgoCaWQYAiABKAkiNAoGVGFyZ2V0EgwKBGNoYXQYASABKAkSDgoGdGhyZWFkGAIgASgJEgwKBG5hbWUYAyABKAkijgEKEElkZW50aWZ5UmVzcG9uc2USDAoEbmFtZRgBIAEoCRIQCghvd25lcl9pZBgCIAEoCRISCgpnZW5lcmF0aW9uGAMgASgNEjUKC2luY2FybmF0aW9uGAQgASgLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5JbmNhcm5hdGlvbhIPCgdhY2NvdW50GAUgASgJIuQBCg5VcGRhdGVzUmVxdWVzdBI6CgVzdGFydBgBIAEoCzIpLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuU3RhcnRIABI2CgNhY2sYAiABKAsyJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0LkFja0gAGj0KBVN0YXJ0Eg0KBXN0YXRlGAIgASgMEhcKD2FjY2VwdHNfYmF0Y2hlcxgDIAEoCEoECAEQAlIGY3Vyc29yGhgKA0FjaxIRCgl1cGRhdGVfaWQYASABKANCBQoDbXNnImwKD1VwZGF0ZXNSZXNwb25zZRIrCgZ1cGRhdGUYASABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZRIsCgd1cGRhdGVzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUi3AMKBlVwZGF0ZRIRCgl1cGRhdGVfaWQYASABKAMSLQoEa2luZBgFIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIMCgR0ZXh0GAYgASgJEg8KB3BheWxvYWQYByABKAwSLwoLcmVjZWl2ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FsbG93ZWQYCSABKAgSMwoKcmVmZXJlbmNlcxgKIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcxIMCgRjaGF0GAsgASgJEg4KBnRocmVhZBgMIAEoCRIOCgZzZW5kZXIYDSABKAkSEAoIZGVkdXBfaWQYDiABKAkSDgoGY3Vyc29yGA8gASgMEhMKC3NlbmRlcl9uYW1lGBAgASgJEjYKDHRocmVhZF9zdGF0ZRgRIAEoDjIgLmNoYXRidXMucHJvdmlkZXIudjEuVGhyZWFkU3RhdGUSKQoFYXVkaW8YFiABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF1ZGlvSgQIAhADSgQIAxAESgQIBBAFUgdjaGF0X2lkUgl0aHJlYWRfaWRSDGZyb21fdXNlcl9pZCJ1CgVBdWRpbxIPCgdmaWxlX2lkGAEgASgJEhEKCW1pbWVfdHlwZRgCIAEoCRIYChBkdXJhdGlvbl9zZWNvbmRzGAMgASgNEgwKBHNpemUYBCABKAMSEQoJZmlsZV9uYW1lGAUgASgJEg0KBXZvaWNlGAYgASgIIngKClJlZmVyZW5jZXMSLQoFaXRlbXMYBCADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUoECAEQAkoECAIQA0oECAMQBFILbWVzc2FnZV9pZHNSEmNhbGxiYWNrX3F1ZXJ5X2lkc1IIZmlsZV9pZHMigwEKC0NhbGxSZXF1ZXN0EhkKBm1ldGhvZBgBIAEoCUIJukgGcgQQARhAEhMKC3BhcmFtc19qc29uGAIgASgMEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKDAQoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSKQoFcGF1c2UYAyABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBhdXNlInYKBVBhdXNlEi4KBXNjb3BlGAEgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEigKBWFmdGVyGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhMKC21ldGhvZF9vbmx5GAMgASgIIvUBChFVcGxvYWRGaWxlUmVxdWVzdBI/CgZoZWFkZXIYASABKAsyLS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0LkhlYWRlckgAEg8KBWNodW5rGAIgASgMSAAahgEKBkhlYWRlchIQCghmaWxlbmFtZRgDIAEoCRIPCgdjYXB0aW9uGAQgASgJEgwKBGtpbmQYBSABKAkSKwoGdGFyZ2V0GAYgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJInsKFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIMCgRjaGF0GAMgASgJEioKBXJldXNlGAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgCEANSB2NoYXRfaWQihAEKF1Byb3Zpc2lvblRhcmdldFJlc3BvbnNlEgwKBG5hbWUYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQSDgoGcmV1c2VkGAUgASgISgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiYQoSQ2xvc2VUYXJnZXRSZXF1ZXN0EisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiFQoTQ2xvc2VUYXJnZXRSZXNwb25zZSJxCg1BdHRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIAhADSgQIAxAEUgdjaGF0X2lkUgl0aHJlYWRfaWQiEAoOQXR0YWNoUmVzcG9uc2UiJAoNRGV0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCSIQCg5EZXRhY2hSZXNwb25zZSIXChVXYXRjaE9jY3VwYW5jeVJlcXVlc3QiiQEKFldhdGNoT2NjdXBhbmN5UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSEQoJYWRtaXR0aW5nGAIgASgIEikKBXBoYXNlGAMgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZSJjCglPY2N1cGFuY3kSEAoIYXR0YWNoZWQYASABKA0SEAoIaW5mbGlnaHQYAiABKA0SDwoHaW5ib3VuZBgDIAEoDRIQCghvdXRib3VuZBgEIAEoDRIPCgdjbGVhbnVwGAUgASgNIoQBCgVGZW5jZRIeCgpyZXF1ZXN0X2lkGAEgASgJQgq6SAdyBRABGIABEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uIm0KDlByZXBhcmVSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBEigKBWxlYXNlGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uInoKD1ByZXBhcmVSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJCCg1Db21taXRSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIkMKDkNvbW1pdFJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5IkIKDUNhbmNlbFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiEAoOQ2FuY2VsUmVzcG9uc2UiDwoNU3RhdHVzUmVxdWVzdCLiAQoOU3RhdHVzUmVzcG9uc2USKQoFcGhhc2UYASABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlEhEKCWFkbWl0dGluZxgCIAEoCBIxCglvY2N1cGFuY3kYAyABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpyZXF1ZXN0X2lkGAUgASgJEhUKDWhlYWx0aF9kZXRhaWwYBiABKAkqbAoKTGltaXRTY29wZRIbChdMSU1JVF9TQ09QRV9VTlNQRUNJRklFRBAAEhMKD0xJTUlUX1NDT1BFX0JPVBABEhQKEExJTUlUX1NDT1BFX0NIQVQQAhIWChJMSU1JVF9TQ09QRV9USFJFQUQQAypgCgRMYW5lEhQKEExBTkVfVU5TUEVDSUZJRUQQABIPCgtMQU5FX1BST01QVBABEhAKDExBTkVfTUVTU0FHRRACEg0KCUxBTkVfRURJVBADEhAKDExBTkVfQU1CSUVOVBAEKoQBCg1SZWZlcmVuY2VLaW5kEh4KGlJFRkVSRU5DRV9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWUkVGRVJFTkNFX0tJTkRfTUVTU0FHRRABEhcKE1JFRkVSRU5DRV9LSU5EX0ZJTEUQAhIeChpSRUZFUkVOQ0VfS0lORF9JTlRFUkFDVElPThADKpwBCgpVcGRhdGVLaW5kEhsKF1VQREFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTVVBEQVRFX0tJTkRfTUVTU0FHRRABEh4KGlVQREFURV9LSU5EX0VESVRFRF9NRVNTQUdFEAISHgoaVVBEQVRFX0tJTkRfQ0FMTEJBQ0tfUVVFUlkQAxIYChRVUERBVEVfS0lORF9SRUFDVElPThAEKnkKC1RocmVhZFN0YXRlEhwKGFRIUkVBRF9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVRIUkVBRF9TVEFURV9SRU9QRU5FRBABEhcKE1RIUkVBRF9TVEFURV9DTE9TRUQQAhIYChRUSFJFQURfU1RBVEVfREVMRVRFRBADKlcKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfSURMRRABEhIKDlBIQVNFX1BSRVBBUkVEEAISEwoPUEhBU0VfQ09NTUlUVEVEEAMq2wQKC0Vycm9yUmVhc29uEhwKGEVSUk9SX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGEVSUk9SX1JFQVNPTl9UQVJHRVRfR09ORRABEh0KGUVSUk9SX1JFQVNPTl9PVVRfT0ZfU0NPUEUQAhIdChlFUlJPUl9SRUFTT05fUkFURV9MSU1JVEVEEAMSGgoWRVJST1JfUkVBU09OX05PVF9GT1VORBAEEiUKIUVSUk9SX1JFQVNPTl9QTEFURk9STV9VTlJFQUNIQUJMRRAFEhgKFEVSUk9SX1JFQVNPTl9JTlZBTElEEAYSIgoeRVJST1JfUkVBU09OX1BFUk1JU1NJT05fREVOSUVEEAcSGgoWRVJST1JfUkVBU09OX0FNQklHVU9VUxAIEiEKHUVSUk9SX1JFQVNPTl9QTEFURk9STV9SRUZVU0VEEAkSIgoeRVJST1JfUkVBU09OX1BST1ZJREVSX1NUT1BQSU5HEAoSHgoaRVJST1JfUkVBU09OX05PVF9BRE1JVFRJTkcQCxIfChtFUlJPUl9SRUFTT05fRkVOQ0VfTUlTTUFUQ0gQDBIbChdFUlJPUl9SRUFTT05fRkVOQ0VfSEVMRBANEh0KGUVSUk9SX1JFQVNPTl9OT1RfUFJFUEFSRUQQDhIaChZFUlJPUl9SRUFTT05fQ09NTUlUVEVEEA8SGQoVRVJST1JfUkVBU09OX1BST1RPQ09MEBASGwoXRVJST1JfUkVBU09OX1NVUEVSU0VERUQQERIdChlFUlJPUl9SRUFTT05fU1RSRUFNX0VOREVEEBIy5AoKD1Byb3ZpZGVyU2VydmljZRJXCghJZGVudGlmeRIkLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlc3BvbnNlElcKCERlc2NyaWJlEiQuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVzcG9uc2USWAoHVXBkYXRlcxIjLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXNwb25zZSgBMAESSwoEQ2FsbBIgLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlcXVlc3QaIS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXNwb25zZRJfCgpVcGxvYWRGaWxlEiYuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdBonLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESZQoMRG93bmxvYWRGaWxlEiguY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GikuY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEmwKD1Byb3Zpc2lvblRhcmdldBIrLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBosLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USYAoLQ2xvc2VUYXJnZXQSJy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVxdWVzdBooLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXNwb25zZRJRCgZBdHRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlc3BvbnNlElEKBkRldGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVzcG9uc2USawoOV2F0Y2hPY2N1cGFuY3kSKi5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVxdWVzdBorLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXNwb25zZTABElQKB1ByZXBhcmUSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVzcG9uc2USUQoGQ29tbWl0EiIuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXNwb25zZRJRCgZDYW5jZWwSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlc3BvbnNlElEKBlN0YXR1cxIiLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVzcG9uc2VCQVo/Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy9wcm92aWRlci92MTtwcm92aWRlcnYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxInEKFENvbnZlcnRVcGRhdGVSZXF1ZXN0EhgKB3BheWxvYWQYASABKAxCB7pIBHoCEAESLQoEa2luZBgCIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIQCghkZWR1cF9pZBgDIAEoCSJEChVDb252ZXJ0VXBkYXRlUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUiLgoLSW5jYXJuYXRpb24SCwoDcGlkGAEgASgFEhIKCnN0YXJ0X3RpbWUYAiABKAQiEQoPSWRlbnRpZnlSZXF1ZXN0IhEKD0Rlc2NyaWJlUmVxdWVzdCLVAQoQRGVzY3JpYmVSZXNwb25zZRIQCghwbGF0Zm9ybRgBIAEoCRIsCgdtZXRob2RzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0SDwoHd2ViX3VybBgEIAEoCRIoCgV2ZXJicxgFIAMoCzIZLmNoYXRidXMucHJvdmlkZXIudjEuVmVyYhIuCgZsaW1pdHMYBiADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJhdGVMaW1pdCKRAQoJUmF0ZUxpbWl0EgwKBG5hbWUYASABKAkSLgoFc2NvcGUYAiABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLkxpbWl0U2NvcGUSDQoFY291bnQYAyABKA0SJgoDcGVyGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEg8KB21ldGhvZHMYBSADKAkiUgoEVmVyYhIMCgRuYW1lGAEgASgJEhIKCmlkZW1wb3RlbnQYAiABKAgSKAoFbGFzdHMYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iagoKU2VuZFBhcmFtcxIMCgR0ZXh0GAEgASgJEhAKCHJlcGx5X3RvGAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbhIOCgZwcm9tcHQYBCABKAgiXAoKRWRpdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkSLAoHYnV0dG9ucxgDIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuQnV0dG9uIjAKC1JlYWN0UGFyYW1zEhIKCm1lc3NhZ2VfaWQYASABKAkSDQoFZW1vamkYAiABKAkiDgoMVHlwaW5nUGFyYW1zIjQKDEFuc3dlclBhcmFtcxIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIiUKBkJ1dHRvbhINCgVsYWJlbBgBIAEoCRIMCgRkYXRhGAIgASgJIiEKClZlcmJSZXN1bHQSEwoLbWVzc2FnZV9pZHMYASADKAkihQEKBk1ldGhvZBIMCgRuYW1lGAEgASgJEjAKBnBhcmFtcxgCIAMoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kUGFyYW0SEgoKaWRlbXBvdGVudBgDIAEoCBInCgRsYW5lGAQgASgOMhkuY2hhdGJ1cy5wcm92aWRlci52MS5MYW5lIl8KC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSMAoEa2luZBgCIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCJJCglSZWZlcmVuY2USMAoEa2luZBgBIAEoDjIiLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlS2luZBIKCgJpZBgCIAEoCSI0CgZUYXJnZXQSDAoEY2hhdBgBIAEoCRIOCgZ0aHJlYWQYAiABKAkSDAoEbmFtZRgDIAEoCSKOAQoQSWRlbnRpZnlSZXNwb25zZRIMCgRuYW1lGAEgASgJEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uEg8KB2FjY291bnQYBSABKAki5AEKDlVwZGF0ZXNSZXF1ZXN0EjoKBXN0YXJ0GAEgASgLMikuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5TdGFydEgAEjYKA2FjaxgCIAEoCzInLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuQWNrSAAaPQoFU3RhcnQSDQoFc3RhdGUYAiABKAwSFwoPYWNjZXB0c19iYXRjaGVzGAMgASgISgQIARACUgZjdXJzb3IaGAoDQWNrEhEKCXVwZGF0ZV9pZBgBIAEoA0IFCgNtc2cibAoPVXBkYXRlc1Jlc3BvbnNlEisKBnVwZGF0ZRgBIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlEiwKB3VwZGF0ZXMYAiADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZSL2AwoGVXBkYXRlEhEKCXVwZGF0ZV9pZBgBIAEoAxItCgRraW5kGAUgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVLaW5kEgwKBHRleHQYBiABKAkSDwoHcGF5bG9hZBgHIAEoDBIvCgtyZWNlaXZlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYWxsb3dlZBgJIAEoCBIzCgpyZWZlcmVuY2VzGAogASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzEgwKBGNoYXQYCyABKAkSDgoGdGhyZWFkGAwgASgJEg4KBnNlbmRlchgNIAEoCRIQCghkZWR1cF9pZBgOIAEoCRIOCgZjdXJzb3IYDyABKAwSEwoLc2VuZGVyX25hbWUYECABKAkSNgoMdGhyZWFkX3N0YXRlGBEgASgOMiAuY2hhdGJ1cy5wcm92aWRlci52MS5UaHJlYWRTdGF0ZRIYChBjb252ZXJzaW9uX2Vycm9yGBIgASgJEikKBWF1ZGlvGBYgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5BdWRpb0oECAIQA0oECAMQBEoECAQQBVIHY2hhdF9pZFIJdGhyZWFkX2lkUgxmcm9tX3VzZXJfaWQidQoFQXVkaW8SDwoHZmlsZV9pZBgBIAEoCRIRCgltaW1lX3R5cGUYAiABKAkSGAoQZHVyYXRpb25fc2Vjb25kcxgDIAEoDRIMCgRzaXplGAQgASgDEhEKCWZpbGVfbmFtZRgFIAEoCRINCgV2b2ljZRgGIAEoCCJ4CgpSZWZlcmVuY2VzEi0KBWl0ZW1zGAQgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VKBAgBEAJKBAgCEANKBAgDEARSC21lc3NhZ2VfaWRzUhJjYWxsYmFja19xdWVyeV9pZHNSCGZpbGVfaWRzIoMBCgtDYWxsUmVxdWVzdBIZCgZtZXRob2QYASABKAlCCbpIBnIEEAEYQBITCgtwYXJhbXNfanNvbhgCIAEoDBIXCg9pZGVtcG90ZW5jeV9rZXkYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQigwEKDENhbGxSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIzCgpyZWZlcmVuY2VzGAIgASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzEikKBXBhdXNlGAMgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5QYXVzZSJ2CgVQYXVzZRIuCgVzY29wZRgBIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuTGltaXRTY29wZRIoCgVhZnRlchgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhITCgttZXRob2Rfb25seRgDIAEoCCL1AQoRVXBsb2FkRmlsZVJlcXVlc3QSPwoGaGVhZGVyGAEgASgLMi0uY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdC5IZWFkZXJIABIPCgVjaHVuaxgCIAEoDEgAGoYBCgZIZWFkZXISEAoIZmlsZW5hbWUYAyABKAkSDwoHY2FwdGlvbhgEIAEoCRIMCgRraW5kGAUgASgJEisKBnRhcmdldBgGIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWRCBQoDbXNnIl4KElVwbG9hZEZpbGVSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIzCgpyZWZlcmVuY2VzGAIgASgLMh8uY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VzIi8KE0Rvd25sb2FkRmlsZVJlcXVlc3QSGAoHZmlsZV9pZBgBIAEoCUIHukgEcgIQASJGChREb3dubG9hZEZpbGVSZXNwb25zZRINCgVjaHVuaxgBIAEoDBIMCgRzaXplGAIgASgDEhEKCWZpbGVfcGF0aBgDIAEoCSJ7ChZQcm92aXNpb25UYXJnZXRSZXF1ZXN0EhgKBG5hbWUYASABKAlCCrpIB3IFEAEYgAESDAoEY2hhdBgDIAEoCRIqCgVyZXVzZRgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIAhADUgdjaGF0X2lkIoQBChdQcm92aXNpb25UYXJnZXRSZXNwb25zZRIMCgRuYW1lGAMgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0Eg4KBnJldXNlZBgFIAEoCEoECAEQAkoECAIQA1IHY2hhdF9pZFIJdGhyZWFkX2lkImEKEkNsb3NlVGFyZ2V0UmVxdWVzdBIrCgZ0YXJnZXQYAyABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEoECAEQAkoECAIQA1IHY2hhdF9pZFIJdGhyZWFkX2lkIhUKE0Nsb3NlVGFyZ2V0UmVzcG9uc2UicQoNQXR0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldEoECAIQA0oECAMQBFIHY2hhdF9pZFIJdGhyZWFkX2lkIhAKDkF0dGFjaFJlc3BvbnNlIiQKDURldGFjaFJlcXVlc3QSEwoLaW5zdGFuY2VfaWQYASABKAkiEAoORGV0YWNoUmVzcG9uc2UiFwoVV2F0Y2hPY2N1cGFuY3lSZXF1ZXN0IokBChZXYXRjaE9jY3VwYW5jeVJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5EhEKCWFkbWl0dGluZxgCIAEoCBIpCgVwaGFzZRgDIAEoDjIaLmNoYXRidXMucHJvdmlkZXIudjEuUGhhc2UiYwoJT2NjdXBhbmN5EhAKCGF0dGFjaGVkGAEgASgNEhAKCGluZmxpZ2h0GAIgASgNEg8KB2luYm91bmQYAyABKA0SEAoIb3V0Ym91bmQYBCABKA0SDwoHY2xlYW51cBgFIAEoDSKEAQoFRmVuY2USHgoKcmVxdWVzdF9pZBgBIAEoCUIKukgHcgUQARiAARIQCghvd25lcl9pZBgCIAEoCRISCgpnZW5lcmF0aW9uGAMgASgNEjUKC2luY2FybmF0aW9uGAQgASgLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5JbmNhcm5hdGlvbiJtCg5QcmVwYXJlUmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBARIoCgVsZWFzZRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJ6Cg9QcmVwYXJlUmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSNAoQbGVhc2VfZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiQgoNQ29tbWl0UmVxdWVzdBIxCgVmZW5jZRgBIAEoCzIaLmNoYXRidXMucHJvdmlkZXIudjEuRmVuY2VCBrpIA8gBASJDCg5Db21taXRSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeSJCCg1DYW5jZWxSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIhAKDkNhbmNlbFJlc3BvbnNlIg8KDVN0YXR1c1JlcXVlc3Qi4gEKDlN0YXR1c1Jlc3BvbnNlEikKBXBoYXNlGAEgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZRIRCglhZG1pdHRpbmcYAiABKAgSMQoJb2NjdXBhbmN5GAMgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSNAoQbGVhc2VfZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKcmVxdWVzdF9pZBgFIAEoCRIVCg1oZWFsdGhfZGV0YWlsGAYgASgJKmwKCkxpbWl0U2NvcGUSGwoXTElNSVRfU0NPUEVfVU5TUEVDSUZJRUQQABITCg9MSU1JVF9TQ09QRV9CT1QQARIUChBMSU1JVF9TQ09QRV9DSEFUEAISFgoSTElNSVRfU0NPUEVfVEhSRUFEEAMqYAoETGFuZRIUChBMQU5FX1VOU1BFQ0lGSUVEEAASDwoLTEFORV9QUk9NUFQQARIQCgxMQU5FX01FU1NBR0UQAhINCglMQU5FX0VESVQQAxIQCgxMQU5FX0FNQklFTlQQBCqEAQoNUmVmZXJlbmNlS2luZBIeChpSRUZFUkVOQ0VfS0lORF9VTlNQRUNJRklFRBAAEhoKFlJFRkVSRU5DRV9LSU5EX01FU1NBR0UQARIXChNSRUZFUkVOQ0VfS0lORF9GSUxFEAISHgoaUkVGRVJFTkNFX0tJTkRfSU5URVJBQ1RJT04QAyqcAQoKVXBkYXRlS2luZBIbChdVUERBVEVfS0lORF9VTlNQRUNJRklFRBAAEhcKE1VQREFURV9LSU5EX01FU1NBR0UQARIeChpVUERBVEVfS0lORF9FRElURURfTUVTU0FHRRACEh4KGlVQREFURV9LSU5EX0NBTExCQUNLX1FVRVJZEAMSGAoUVVBEQVRFX0tJTkRfUkVBQ1RJT04QBCp5CgtUaHJlYWRTdGF0ZRIcChhUSFJFQURfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVUSFJFQURfU1RBVEVfUkVPUEVORUQQARIXChNUSFJFQURfU1RBVEVfQ0xPU0VEEAISGAoUVEhSRUFEX1NUQVRFX0RFTEVURUQQAypXCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg4KClBIQVNFX0lETEUQARISCg5QSEFTRV9QUkVQQVJFRBACEhMKD1BIQVNFX0NPTU1JVFRFRBADKtsECgtFcnJvclJlYXNvbhIcChhFUlJPUl9SRUFTT05fVU5TUEVDSUZJRUQQABIcChhFUlJPUl9SRUFTT05fVEFSR0VUX0dPTkUQARIdChlFUlJPUl9SRUFTT05fT1VUX09GX1NDT1BFEAISHQoZRVJST1JfUkVBU09OX1JBVEVfTElNSVRFRBADEhoKFkVSUk9SX1JFQVNPTl9OT1RfRk9VTkQQBBIlCiFFUlJPUl9SRUFTT05fUExBVEZPUk1fVU5SRUFDSEFCTEUQBRIYChRFUlJPUl9SRUFTT05fSU5WQUxJRBAGEiIKHkVSUk9SX1JFQVNPTl9QRVJNSVNTSU9OX0RFTklFRBAHEhoKFkVSUk9SX1JFQVNPTl9BTUJJR1VPVVMQCBIhCh1FUlJPUl9SRUFTT05fUExBVEZPUk1fUkVGVVNFRBAJEiIKHkVSUk9SX1JFQVNPTl9QUk9WSURFUl9TVE9QUElORxAKEh4KGkVSUk9SX1JFQVNPTl9OT1RfQURNSVRUSU5HEAsSHwobRVJST1JfUkVBU09OX0ZFTkNFX01JU01BVENIEAwSGwoXRVJST1JfUkVBU09OX0ZFTkNFX0hFTEQQDRIdChlFUlJPUl9SRUFTT05fTk9UX1BSRVBBUkVEEA4SGgoWRVJST1JfUkVBU09OX0NPTU1JVFRFRBAPEhkKFUVSUk9SX1JFQVNPTl9QUk9UT0NPTBAQEhsKF0VSUk9SX1JFQVNPTl9TVVBFUlNFREVEEBESHQoZRVJST1JfUkVBU09OX1NUUkVBTV9FTkRFRBASMswLCg9Qcm92aWRlclNlcnZpY2USVwoISWRlbnRpZnkSJC5jaGF0YnVzLnByb3ZpZGVyLnYxLklkZW50aWZ5UmVxdWVzdBolLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXNwb25zZRJXCghEZXNjcmliZRIkLmNoYXRidXMucHJvdmlkZXIudjEuRGVzY3JpYmVSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlc3BvbnNlElgKB1VwZGF0ZXMSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVzcG9uc2UoATABEksKBENhbGwSIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXF1ZXN0GiEuY2hhdGJ1cy5wcm92aWRlci52MS5DYWxsUmVzcG9uc2USXwoKVXBsb2FkRmlsZRImLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlcXVlc3QaJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXNwb25zZSgBEmUKDERvd25sb2FkRmlsZRIoLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVxdWVzdBopLmNoYXRidXMucHJvdmlkZXIudjEuRG93bmxvYWRGaWxlUmVzcG9uc2UwARJsCg9Qcm92aXNpb25UYXJnZXQSKy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlcXVlc3QaLC5jaGF0YnVzLnByb3ZpZGVyLnYxLlByb3Zpc2lvblRhcmdldFJlc3BvbnNlEmAKC0Nsb3NlVGFyZ2V0EicuY2hhdGJ1cy5wcm92aWRlci52MS5DbG9zZVRhcmdldFJlcXVlc3QaKC5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVzcG9uc2USUQoGQXR0YWNoEiIuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5BdHRhY2hSZXNwb25zZRJRCgZEZXRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkRldGFjaFJlc3BvbnNlEmsKDldhdGNoT2NjdXBhbmN5EiouY2hhdGJ1cy5wcm92aWRlci52MS5XYXRjaE9jY3VwYW5jeVJlcXVlc3QaKy5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVzcG9uc2UwARJUCgdQcmVwYXJlEiMuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVxdWVzdBokLmNoYXRidXMucHJvdmlkZXIudjEuUHJlcGFyZVJlc3BvbnNlElEKBkNvbW1pdBIiLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuQ29tbWl0UmVzcG9uc2USUQoGQ2FuY2VsEiIuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5DYW5jZWxSZXNwb25zZRJRCgZTdGF0dXMSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1JlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlN0YXR1c1Jlc3BvbnNlEmYKDUNvbnZlcnRVcGRhdGUSKS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbnZlcnRVcGRhdGVSZXF1ZXN0GiouY2hhdGJ1cy5wcm92aWRlci52MS5Db252ZXJ0VXBkYXRlUmVzcG9uc2VCQVo/Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy9wcm92aWRlci92MTtwcm92aWRlcnYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+
+/**
+ * @generated from message chatbus.provider.v1.ConvertUpdateRequest
+ */
+export type ConvertUpdateRequest = Message<"chatbus.provider.v1.ConvertUpdateRequest"> & {
+  /**
+   * The dead letter's payload, kind and dedup_id as the provider sent
+   * them.
+   *
+   * @generated from field: bytes payload = 1;
+   */
+  payload: Uint8Array;
+
+  /**
+   * @generated from field: chatbus.provider.v1.UpdateKind kind = 2;
+   */
+  kind: UpdateKind;
+
+  /**
+   * @generated from field: string dedup_id = 3;
+   */
+  dedupId: string;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.ConvertUpdateRequest.
+ * Use `create(ConvertUpdateRequestSchema)` to create a new message.
+ */
+export const ConvertUpdateRequestSchema: GenMessage<ConvertUpdateRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 0);
+
+/**
+ * @generated from message chatbus.provider.v1.ConvertUpdateResponse
+ */
+export type ConvertUpdateResponse = Message<"chatbus.provider.v1.ConvertUpdateResponse"> & {
+  /**
+   * @generated from field: chatbus.provider.v1.Update update = 1;
+   */
+  update?: Update | undefined;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.ConvertUpdateResponse.
+ * Use `create(ConvertUpdateResponseSchema)` to create a new message.
+ */
+export const ConvertUpdateResponseSchema: GenMessage<ConvertUpdateResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 1);
 
 /**
  * Incarnation identifies one process: pid plus its start time (Linux:
@@ -38,7 +85,7 @@ export type Incarnation = Message<"chatbus.provider.v1.Incarnation"> & {
  * Use `create(IncarnationSchema)` to create a new message.
  */
 export const IncarnationSchema: GenMessage<Incarnation> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 2);
 
 /**
  * @generated from message chatbus.provider.v1.IdentifyRequest
@@ -51,7 +98,7 @@ export type IdentifyRequest = Message<"chatbus.provider.v1.IdentifyRequest"> & {
  * Use `create(IdentifyRequestSchema)` to create a new message.
  */
 export const IdentifyRequestSchema: GenMessage<IdentifyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 1);
+  messageDesc(file_chatbus_provider_v1_provider, 3);
 
 /**
  * @generated from message chatbus.provider.v1.DescribeRequest
@@ -64,7 +111,7 @@ export type DescribeRequest = Message<"chatbus.provider.v1.DescribeRequest"> & {
  * Use `create(DescribeRequestSchema)` to create a new message.
  */
 export const DescribeRequestSchema: GenMessage<DescribeRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 2);
+  messageDesc(file_chatbus_provider_v1_provider, 4);
 
 /**
  * @generated from message chatbus.provider.v1.DescribeResponse
@@ -124,7 +171,7 @@ export type DescribeResponse = Message<"chatbus.provider.v1.DescribeResponse"> &
  * Use `create(DescribeResponseSchema)` to create a new message.
  */
 export const DescribeResponseSchema: GenMessage<DescribeResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 3);
+  messageDesc(file_chatbus_provider_v1_provider, 5);
 
 /**
  * RateLimit is one limit a platform puts on calls: at most count calls in
@@ -170,7 +217,7 @@ export type RateLimit = Message<"chatbus.provider.v1.RateLimit"> & {
  * Use `create(RateLimitSchema)` to create a new message.
  */
 export const RateLimitSchema: GenMessage<RateLimit> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 4);
+  messageDesc(file_chatbus_provider_v1_provider, 6);
 
 /**
  * Verb is a platform-neutral message verb a provider implements. A verb
@@ -217,7 +264,7 @@ export type Verb = Message<"chatbus.provider.v1.Verb"> & {
  * Use `create(VerbSchema)` to create a new message.
  */
 export const VerbSchema: GenMessage<Verb> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 5);
+  messageDesc(file_chatbus_provider_v1_provider, 7);
 
 /**
  * SendParams posts a message in the call's thread.
@@ -259,7 +306,7 @@ export type SendParams = Message<"chatbus.provider.v1.SendParams"> & {
  * Use `create(SendParamsSchema)` to create a new message.
  */
 export const SendParamsSchema: GenMessage<SendParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 6);
+  messageDesc(file_chatbus_provider_v1_provider, 8);
 
 /**
  * EditParams replaces the text and the buttons of a message the bot sent.
@@ -291,7 +338,7 @@ export type EditParams = Message<"chatbus.provider.v1.EditParams"> & {
  * Use `create(EditParamsSchema)` to create a new message.
  */
 export const EditParamsSchema: GenMessage<EditParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 7);
+  messageDesc(file_chatbus_provider_v1_provider, 9);
 
 /**
  * ReactParams sets the bot's reaction on a message.
@@ -315,7 +362,7 @@ export type ReactParams = Message<"chatbus.provider.v1.ReactParams"> & {
  * Use `create(ReactParamsSchema)` to create a new message.
  */
 export const ReactParamsSchema: GenMessage<ReactParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 8);
+  messageDesc(file_chatbus_provider_v1_provider, 10);
 
 /**
  * TypingParams shows that the bot is working, for a few seconds.
@@ -330,7 +377,7 @@ export type TypingParams = Message<"chatbus.provider.v1.TypingParams"> & {
  * Use `create(TypingParamsSchema)` to create a new message.
  */
 export const TypingParamsSchema: GenMessage<TypingParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 9);
+  messageDesc(file_chatbus_provider_v1_provider, 11);
 
 /**
  * AnswerParams acknowledges a button press.
@@ -356,7 +403,7 @@ export type AnswerParams = Message<"chatbus.provider.v1.AnswerParams"> & {
  * Use `create(AnswerParamsSchema)` to create a new message.
  */
 export const AnswerParamsSchema: GenMessage<AnswerParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 10);
+  messageDesc(file_chatbus_provider_v1_provider, 12);
 
 /**
  * Button is a button under a message: a press is an update of kind
@@ -382,7 +429,7 @@ export type Button = Message<"chatbus.provider.v1.Button"> & {
  * Use `create(ButtonSchema)` to create a new message.
  */
 export const ButtonSchema: GenMessage<Button> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 11);
+  messageDesc(file_chatbus_provider_v1_provider, 13);
 
 /**
  * VerbResult is the result_json of a verb.
@@ -403,7 +450,7 @@ export type VerbResult = Message<"chatbus.provider.v1.VerbResult"> & {
  * Use `create(VerbResultSchema)` to create a new message.
  */
 export const VerbResultSchema: GenMessage<VerbResult> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 12);
+  messageDesc(file_chatbus_provider_v1_provider, 14);
 
 /**
  * Method is one platform method followers may call.
@@ -449,7 +496,7 @@ export type Method = Message<"chatbus.provider.v1.Method"> & {
  * Use `create(MethodSchema)` to create a new message.
  */
 export const MethodSchema: GenMessage<Method> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 13);
+  messageDesc(file_chatbus_provider_v1_provider, 15);
 
 /**
  * MethodParam is a Call parameter that names an id of the thread.
@@ -480,7 +527,7 @@ export type MethodParam = Message<"chatbus.provider.v1.MethodParam"> & {
  * Use `create(MethodParamSchema)` to create a new message.
  */
 export const MethodParamSchema: GenMessage<MethodParam> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 14);
+  messageDesc(file_chatbus_provider_v1_provider, 16);
 
 /**
  * Reference is one platform id, with its kind, as text.
@@ -504,7 +551,7 @@ export type Reference = Message<"chatbus.provider.v1.Reference"> & {
  * Use `create(ReferenceSchema)` to create a new message.
  */
 export const ReferenceSchema: GenMessage<Reference> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 15);
+  messageDesc(file_chatbus_provider_v1_provider, 17);
 
 /**
  * Target names a thread by the platform's own ids, as text (Telegram
@@ -538,7 +585,7 @@ export type Target = Message<"chatbus.provider.v1.Target"> & {
  * Use `create(TargetSchema)` to create a new message.
  */
 export const TargetSchema: GenMessage<Target> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 16);
+  messageDesc(file_chatbus_provider_v1_provider, 18);
 
 /**
  * @generated from message chatbus.provider.v1.IdentifyResponse
@@ -584,7 +631,7 @@ export type IdentifyResponse = Message<"chatbus.provider.v1.IdentifyResponse"> &
  * Use `create(IdentifyResponseSchema)` to create a new message.
  */
 export const IdentifyResponseSchema: GenMessage<IdentifyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 17);
+  messageDesc(file_chatbus_provider_v1_provider, 19);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesRequest
@@ -613,7 +660,7 @@ export type UpdatesRequest = Message<"chatbus.provider.v1.UpdatesRequest"> & {
  * Use `create(UpdatesRequestSchema)` to create a new message.
  */
 export const UpdatesRequestSchema: GenMessage<UpdatesRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18);
+  messageDesc(file_chatbus_provider_v1_provider, 20);
 
 /**
  * Start begins delivery at the stored cursor.
@@ -647,7 +694,7 @@ export type UpdatesRequest_Start = Message<"chatbus.provider.v1.UpdatesRequest.S
  * Use `create(UpdatesRequest_StartSchema)` to create a new message.
  */
 export const UpdatesRequest_StartSchema: GenMessage<UpdatesRequest_Start> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 20, 0);
 
 /**
  * Ack says every update up to and including update_id is durable (or was
@@ -667,7 +714,7 @@ export type UpdatesRequest_Ack = Message<"chatbus.provider.v1.UpdatesRequest.Ack
  * Use `create(UpdatesRequest_AckSchema)` to create a new message.
  */
 export const UpdatesRequest_AckSchema: GenMessage<UpdatesRequest_Ack> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18, 1);
+  messageDesc(file_chatbus_provider_v1_provider, 20, 1);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesResponse
@@ -695,7 +742,7 @@ export type UpdatesResponse = Message<"chatbus.provider.v1.UpdatesResponse"> & {
  * Use `create(UpdatesResponseSchema)` to create a new message.
  */
 export const UpdatesResponseSchema: GenMessage<UpdatesResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 19);
+  messageDesc(file_chatbus_provider_v1_provider, 21);
 
 /**
  * Update is one platform update.
@@ -808,6 +855,21 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
   threadState: ThreadState;
 
   /**
+   * Set when the provider could not convert the platform's update (its
+   * decoding failed, or the conversion panicked): the error, in words.
+   * payload holds the platform's update as received; update_id, dedup_id
+   * and cursor are set as for any update, kind if the provider knows it;
+   * the rest may be empty. The supervisor sets the update aside as a dead
+   * letter, durably (so the cursor moves past it, as past any update it
+   * made durable), routes nothing of it, and the stream goes on. An
+   * operator may ask for it to be converted again (ConvertUpdate) or
+   * drop it.
+   *
+   * @generated from field: string conversion_error = 18;
+   */
+  conversionError: string;
+
+  /**
    * The voice note or audio file the update carries (Telegram voice or
    * audio, a Slack audio clip, a Discord voice message, a playground
    * recording): the supervisor fetches it with DownloadFile and
@@ -824,7 +886,7 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
  * Use `create(UpdateSchema)` to create a new message.
  */
 export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 20);
+  messageDesc(file_chatbus_provider_v1_provider, 22);
 
 /**
  * Audio describes a voice note or an audio file, as the platform says.
@@ -876,7 +938,7 @@ export type Audio = Message<"chatbus.provider.v1.Audio"> & {
  * Use `create(AudioSchema)` to create a new message.
  */
 export const AudioSchema: GenMessage<Audio> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 21);
+  messageDesc(file_chatbus_provider_v1_provider, 23);
 
 /**
  * References are the platform ids an update makes available to its
@@ -901,7 +963,7 @@ export type References = Message<"chatbus.provider.v1.References"> & {
  * Use `create(ReferencesSchema)` to create a new message.
  */
 export const ReferencesSchema: GenMessage<References> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 22);
+  messageDesc(file_chatbus_provider_v1_provider, 24);
 
 /**
  * @generated from message chatbus.provider.v1.CallRequest
@@ -941,7 +1003,7 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 23);
+  messageDesc(file_chatbus_provider_v1_provider, 25);
 
 /**
  * @generated from message chatbus.provider.v1.CallResponse
@@ -978,7 +1040,7 @@ export type CallResponse = Message<"chatbus.provider.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 24);
+  messageDesc(file_chatbus_provider_v1_provider, 26);
 
 /**
  * Pause is a scope the platform has no room in for a while.
@@ -1009,7 +1071,7 @@ export type Pause = Message<"chatbus.provider.v1.Pause"> & {
  * Use `create(PauseSchema)` to create a new message.
  */
 export const PauseSchema: GenMessage<Pause> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25);
+  messageDesc(file_chatbus_provider_v1_provider, 27);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest
@@ -1038,7 +1100,7 @@ export type UploadFileRequest = Message<"chatbus.provider.v1.UploadFileRequest">
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 26);
+  messageDesc(file_chatbus_provider_v1_provider, 28);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest.Header
@@ -1074,7 +1136,7 @@ export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRe
  * Use `create(UploadFileRequest_HeaderSchema)` to create a new message.
  */
 export const UploadFileRequest_HeaderSchema: GenMessage<UploadFileRequest_Header> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 26, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 28, 0);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileResponse
@@ -1098,7 +1160,7 @@ export type UploadFileResponse = Message<"chatbus.provider.v1.UploadFileResponse
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 27);
+  messageDesc(file_chatbus_provider_v1_provider, 29);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileRequest
@@ -1115,7 +1177,7 @@ export type DownloadFileRequest = Message<"chatbus.provider.v1.DownloadFileReque
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 28);
+  messageDesc(file_chatbus_provider_v1_provider, 30);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileResponse
@@ -1144,7 +1206,7 @@ export type DownloadFileResponse = Message<"chatbus.provider.v1.DownloadFileResp
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 29);
+  messageDesc(file_chatbus_provider_v1_provider, 31);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetRequest
@@ -1179,7 +1241,7 @@ export type ProvisionTargetRequest = Message<"chatbus.provider.v1.ProvisionTarge
  * Use `create(ProvisionTargetRequestSchema)` to create a new message.
  */
 export const ProvisionTargetRequestSchema: GenMessage<ProvisionTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 30);
+  messageDesc(file_chatbus_provider_v1_provider, 32);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetResponse
@@ -1210,7 +1272,7 @@ export type ProvisionTargetResponse = Message<"chatbus.provider.v1.ProvisionTarg
  * Use `create(ProvisionTargetResponseSchema)` to create a new message.
  */
 export const ProvisionTargetResponseSchema: GenMessage<ProvisionTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 31);
+  messageDesc(file_chatbus_provider_v1_provider, 33);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetRequest
@@ -1227,7 +1289,7 @@ export type CloseTargetRequest = Message<"chatbus.provider.v1.CloseTargetRequest
  * Use `create(CloseTargetRequestSchema)` to create a new message.
  */
 export const CloseTargetRequestSchema: GenMessage<CloseTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 32);
+  messageDesc(file_chatbus_provider_v1_provider, 34);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetResponse
@@ -1240,7 +1302,7 @@ export type CloseTargetResponse = Message<"chatbus.provider.v1.CloseTargetRespon
  * Use `create(CloseTargetResponseSchema)` to create a new message.
  */
 export const CloseTargetResponseSchema: GenMessage<CloseTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 33);
+  messageDesc(file_chatbus_provider_v1_provider, 35);
 
 /**
  * @generated from message chatbus.provider.v1.AttachRequest
@@ -1264,7 +1326,7 @@ export type AttachRequest = Message<"chatbus.provider.v1.AttachRequest"> & {
  * Use `create(AttachRequestSchema)` to create a new message.
  */
 export const AttachRequestSchema: GenMessage<AttachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 34);
+  messageDesc(file_chatbus_provider_v1_provider, 36);
 
 /**
  * @generated from message chatbus.provider.v1.AttachResponse
@@ -1277,7 +1339,7 @@ export type AttachResponse = Message<"chatbus.provider.v1.AttachResponse"> & {
  * Use `create(AttachResponseSchema)` to create a new message.
  */
 export const AttachResponseSchema: GenMessage<AttachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 35);
+  messageDesc(file_chatbus_provider_v1_provider, 37);
 
 /**
  * @generated from message chatbus.provider.v1.DetachRequest
@@ -1294,7 +1356,7 @@ export type DetachRequest = Message<"chatbus.provider.v1.DetachRequest"> & {
  * Use `create(DetachRequestSchema)` to create a new message.
  */
 export const DetachRequestSchema: GenMessage<DetachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 36);
+  messageDesc(file_chatbus_provider_v1_provider, 38);
 
 /**
  * @generated from message chatbus.provider.v1.DetachResponse
@@ -1307,7 +1369,7 @@ export type DetachResponse = Message<"chatbus.provider.v1.DetachResponse"> & {
  * Use `create(DetachResponseSchema)` to create a new message.
  */
 export const DetachResponseSchema: GenMessage<DetachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 37);
+  messageDesc(file_chatbus_provider_v1_provider, 39);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyRequest
@@ -1320,7 +1382,7 @@ export type WatchOccupancyRequest = Message<"chatbus.provider.v1.WatchOccupancyR
  * Use `create(WatchOccupancyRequestSchema)` to create a new message.
  */
 export const WatchOccupancyRequestSchema: GenMessage<WatchOccupancyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 38);
+  messageDesc(file_chatbus_provider_v1_provider, 40);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyResponse
@@ -1351,7 +1413,7 @@ export type WatchOccupancyResponse = Message<"chatbus.provider.v1.WatchOccupancy
  * Use `create(WatchOccupancyResponseSchema)` to create a new message.
  */
 export const WatchOccupancyResponseSchema: GenMessage<WatchOccupancyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 39);
+  messageDesc(file_chatbus_provider_v1_provider, 41);
 
 /**
  * Occupancy counts the work an owner holds; a doctor commit waits until all
@@ -1401,7 +1463,7 @@ export type Occupancy = Message<"chatbus.provider.v1.Occupancy"> & {
  * Use `create(OccupancySchema)` to create a new message.
  */
 export const OccupancySchema: GenMessage<Occupancy> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 40);
+  messageDesc(file_chatbus_provider_v1_provider, 42);
 
 /**
  * Fence identifies the owner a doctor request is addressed to; a request
@@ -1436,7 +1498,7 @@ export type Fence = Message<"chatbus.provider.v1.Fence"> & {
  * Use `create(FenceSchema)` to create a new message.
  */
 export const FenceSchema: GenMessage<Fence> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 41);
+  messageDesc(file_chatbus_provider_v1_provider, 43);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareRequest
@@ -1460,7 +1522,7 @@ export type PrepareRequest = Message<"chatbus.provider.v1.PrepareRequest"> & {
  * Use `create(PrepareRequestSchema)` to create a new message.
  */
 export const PrepareRequestSchema: GenMessage<PrepareRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 42);
+  messageDesc(file_chatbus_provider_v1_provider, 44);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareResponse
@@ -1482,7 +1544,7 @@ export type PrepareResponse = Message<"chatbus.provider.v1.PrepareResponse"> & {
  * Use `create(PrepareResponseSchema)` to create a new message.
  */
 export const PrepareResponseSchema: GenMessage<PrepareResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 43);
+  messageDesc(file_chatbus_provider_v1_provider, 45);
 
 /**
  * @generated from message chatbus.provider.v1.CommitRequest
@@ -1499,7 +1561,7 @@ export type CommitRequest = Message<"chatbus.provider.v1.CommitRequest"> & {
  * Use `create(CommitRequestSchema)` to create a new message.
  */
 export const CommitRequestSchema: GenMessage<CommitRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 44);
+  messageDesc(file_chatbus_provider_v1_provider, 46);
 
 /**
  * @generated from message chatbus.provider.v1.CommitResponse
@@ -1516,7 +1578,7 @@ export type CommitResponse = Message<"chatbus.provider.v1.CommitResponse"> & {
  * Use `create(CommitResponseSchema)` to create a new message.
  */
 export const CommitResponseSchema: GenMessage<CommitResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 45);
+  messageDesc(file_chatbus_provider_v1_provider, 47);
 
 /**
  * @generated from message chatbus.provider.v1.CancelRequest
@@ -1533,7 +1595,7 @@ export type CancelRequest = Message<"chatbus.provider.v1.CancelRequest"> & {
  * Use `create(CancelRequestSchema)` to create a new message.
  */
 export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 46);
+  messageDesc(file_chatbus_provider_v1_provider, 48);
 
 /**
  * @generated from message chatbus.provider.v1.CancelResponse
@@ -1546,7 +1608,7 @@ export type CancelResponse = Message<"chatbus.provider.v1.CancelResponse"> & {
  * Use `create(CancelResponseSchema)` to create a new message.
  */
 export const CancelResponseSchema: GenMessage<CancelResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 47);
+  messageDesc(file_chatbus_provider_v1_provider, 49);
 
 /**
  * @generated from message chatbus.provider.v1.StatusRequest
@@ -1559,7 +1621,7 @@ export type StatusRequest = Message<"chatbus.provider.v1.StatusRequest"> & {
  * Use `create(StatusRequestSchema)` to create a new message.
  */
 export const StatusRequestSchema: GenMessage<StatusRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 48);
+  messageDesc(file_chatbus_provider_v1_provider, 50);
 
 /**
  * @generated from message chatbus.provider.v1.StatusResponse
@@ -1604,7 +1666,7 @@ export type StatusResponse = Message<"chatbus.provider.v1.StatusResponse"> & {
  * Use `create(StatusResponseSchema)` to create a new message.
  */
 export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 49);
+  messageDesc(file_chatbus_provider_v1_provider, 51);
 
 /**
  * LimitScope says what a limit counts calls per.
@@ -2179,6 +2241,21 @@ export const ProviderService: GenService<{
     methodKind: "unary";
     input: typeof StatusRequestSchema;
     output: typeof StatusResponseSchema;
+  },
+  /**
+   * ConvertUpdate converts a platform update the provider once could not
+   * (an Update with conversion_error, a dead letter) again, as its
+   * receive loop would: a provider upgraded since may now. It answers
+   * the update (conversion_error set if it fails again), or
+   * UNIMPLEMENTED when the platform cannot convert updates apart from its
+   * receive loop.
+   *
+   * @generated from rpc chatbus.provider.v1.ProviderService.ConvertUpdate
+   */
+  convertUpdate: {
+    methodKind: "unary";
+    input: typeof ConvertUpdateRequestSchema;
+    output: typeof ConvertUpdateResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_chatbus_provider_v1_provider, 0);
