@@ -96,8 +96,12 @@ type Job struct {
 	Deadline time.Time
 	// Run makes the call, on a goroutine of its own, when the job is due.
 	Run func() Outcome
-	// Superseded is called instead of Run when a newer job replaced it.
-	Superseded func()
+	// Superseded is called instead of Run when a newer job, by, replaced
+	// it.
+	Superseded func(by *Job)
+	// Owner is the submitter's own, which the scheduler never reads (what
+	// a job that by replaced needs of it: its caller's answer, say).
+	Owner any
 	// Abort, if set, ends the job after a Run with err, instead of running
 	// it again: when the platform refused it as rate limited for longer
 	// than its Deadline leaves (a *WaitError of ErrLate, with the wait:

@@ -170,7 +170,7 @@ func (s *Scheduler) Submit(j *Job) (Status, error) {
 		return Skipped, nil
 	case coalescedJob:
 		if replaced.Superseded != nil {
-			replaced.Superseded()
+			replaced.Superseded(j)
 		}
 		return Coalesced, nil
 	}

@@ -49,7 +49,7 @@ func TestSchedulerRuns(t *testing.T) {
 				wg.Done()
 				return Outcome{}
 			},
-			Superseded: func() {
+			Superseded: func(*Job) {
 				mu.Lock()
 				defer mu.Unlock()
 				ran = append(ran, label+" superseded")

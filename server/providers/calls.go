@@ -62,14 +62,10 @@ func (m *Manager) Call(ctx context.Context, c hub.Call) (hub.Result, error) {
 // to the child with the caller's ctx. A caller that stops waiting before
 // its turn takes it back (nothing was sent).
 func (p *provider) callUnkeyed(ctx context.Context, c hub.Call) (hub.Result, error) {
-	var (
-		res  hub.Result
-		err  error
-		once sync.Once
-		done = make(chan struct{})
-	)
-	settle := func(r hub.Result, e error) { once.Do(func() { res, err = r, e; close(done) }) }
+	u := &unkeyed{done: make(chan struct{})}
+	settle := u.settle
 	j := p.job(ctx, c)
+	j.Owner = u
 	j.Run = func() outbound.Outcome {
 		r, pause, cerr := p.callOnceDetail(ctx, c)
 		if notAdmitting(cerr) {
@@ -86,7 +82,7 @@ func (p *provider) callUnkeyed(ctx context.Context, c hub.Call) (hub.Result, err
 		}
 		return outcomeOf(r, pause)
 	}
-	j.Superseded = func() { settle(supersededResult(c), nil) }
+	j.Superseded = func(by *outbound.Job) { superseded(c, by, settle) }
 	j.Abort = func(aerr error) { settle(hub.Result{}, p.aborted(c, aerr)) }
 	st, serr := p.sched.Submit(j)
 	switch {
@@ -96,15 +92,50 @@ func (p *provider) callUnkeyed(ctx context.Context, c hub.Call) (hub.Result, err
 		return hub.Result{JSON: json.RawMessage("{}")}, nil
 	}
 	select {
-	case <-done:
-		return res, err
+	case <-u.done:
+		return u.res, u.err
 	case <-ctx.Done():
 	}
 	if p.sched.Withdraw(j) {
-		return hub.Result{}, fmt.Errorf("%w: the call waited for its turn (the platform's limits, or a restart) and was not sent: %w", ErrHeld, ctx.Err())
+		// Taken back: so are the calls it replaced, which follow it.
+		settle(hub.Result{}, fmt.Errorf("%w: the call waited for its turn (the platform's limits, or a restart) and was not sent: %w", ErrHeld, ctx.Err()))
 	}
-	<-done // under way: its outcome is the caller's
-	return res, err
+	return u.answer() // under way: its outcome is the caller's
+}
+
+// answerer is a call's answer, once it has one: the Owner of every job of
+// the provider's, so that a call a newer one replaced can take the newer
+// one's (superseded).
+type answerer interface{ answer() (hub.Result, error) }
+
+// unkeyed is the answer of a call without a record.
+type unkeyed struct {
+	once sync.Once
+	done chan struct{}
+	res  hub.Result
+	err  error
+}
+
+func (u *unkeyed) settle(res hub.Result, err error) {
+	u.once.Do(func() { u.res, u.err = res, err; close(u.done) })
+}
+
+func (u *unkeyed) answer() (hub.Result, error) {
+	<-u.done
+	return u.res, u.err
+}
+
+// superseded answers c, which the newer call by replaced while it waited:
+// an edit verb at once, as succeeded (supersededResult: the newer text is
+// what the message shows); a raw call with the newer call's outcome, once
+// it has one (the platform's own answer, which the caller can read).
+func superseded(c hub.Call, by *outbound.Job, settle func(hub.Result, error)) {
+	a, ok := by.Owner.(answerer)
+	if hub.IsVerb(c.Method) || !ok {
+		settle(supersededResult(c), nil)
+		return
+	}
+	go func() { settle(a.answer()) }()
 }
 
 // supersededResult is the answer to an edit a newer edit of the same
@@ -227,8 +258,17 @@ func (cs *calls) do(ctx context.Context, c hub.Call) (hub.Result, error) {
 func (cs *calls) submit(ctx context.Context, f *flight) error {
 	c := f.call()
 	j := cs.p.job(ctx, c)
+	j.Owner = f
 	j.Run = func() outbound.Outcome { return cs.send(f) }
-	j.Superseded = func() { cs.finish(f, supersededResult(c), nil) }
+	j.Superseded = func(by *outbound.Job) {
+		superseded(c, by, func(res hub.Result, err error) {
+			if cs.finish(f, res, err) {
+				// The newer call is sent again (the platform de-duplicates
+				// it by its key), not this one: its outcome is unknown.
+				cs.unknown(f, ambiguous("a newer call replaced it, whose outcome is not known yet"))
+			}
+		})
+	}
 	j.Abort = func(err error) {
 		select {
 		case <-f.done:
@@ -248,12 +288,7 @@ func (cs *calls) submit(ctx context.Context, f *flight) error {
 		// Its run panicked: it may have reached the platform. Recorded as
 		// unknown, never sent again (not even where the platform
 		// de-duplicates: what panicked would again).
-		rec := f.rec
-		rec.State, rec.Failure = store.CallUnknown, encodeFailure(err)
-		if serr := cs.store.SetCall(rec); serr != nil {
-			cs.p.log.Error().Err(serr).Str("key", rec.Key).Msg("recording a call's outcome as unknown")
-		}
-		cs.settle(f, hub.Result{}, err)
+		cs.unknown(f, err)
 	}
 	st, err := cs.p.sched.Submit(j)
 	switch {
@@ -263,6 +298,22 @@ func (cs *calls) submit(ctx context.Context, f *flight) error {
 		cs.finish(f, hub.Result{JSON: json.RawMessage("{}")}, nil)
 	}
 	return nil
+}
+
+// unknown records f's outcome as unknown (err says why) and settles it.
+func (cs *calls) unknown(f *flight, err error) {
+	rec := f.rec
+	rec.State, rec.Failure = store.CallUnknown, encodeFailure(err)
+	if serr := cs.store.SetCall(rec); serr != nil {
+		cs.p.log.Error().Err(serr).Str("key", rec.Key).Msg("recording a call's outcome as unknown")
+	}
+	cs.settle(f, hub.Result{}, err)
+}
+
+// answer is f's outcome, once it has one.
+func (f *flight) answer() (hub.Result, error) {
+	<-f.done
+	return f.res, f.err
 }
 
 // call is the call f records.

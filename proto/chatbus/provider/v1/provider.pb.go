@@ -1386,7 +1386,20 @@ type Method struct {
 	// reported as unknown.
 	Idempotent bool `protobuf:"varint,3,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
 	// Which calls go first when calls wait for the platform's limits.
-	Lane          Lane `protobuf:"varint,4,opt,name=lane,proto3,enum=chatbus.provider.v1.Lane" json:"lane,omitempty"`
+	Lane Lane `protobuf:"varint,4,opt,name=lane,proto3,enum=chatbus.provider.v1.Lane" json:"lane,omitempty"`
+	// A call of this method overwrites what it names (an edit of a
+	// message's text): a queued call of the same method and thread that
+	// names the same messages (its parameters of kind
+	// REFERENCE_KIND_MESSAGE) is replaced by a newer one, which takes its
+	// place in the queue, and its caller gets the newer call's outcome. The
+	// last one always lands; the platform sees the paced rate. A call that
+	// names no message is not replaced.
+	Overwrites bool `protobuf:"varint,5,opt,name=overwrites,proto3" json:"overwrites,omitempty"`
+	// How long a call's effect lasts on the platform (a typing indicator):
+	// a repeat of the method in the same thread while it lasts is answered
+	// without a platform call, until a message of the thread goes out. Unset:
+	// every call is made.
+	Lasts         *durationpb.Duration `protobuf:"bytes,6,opt,name=lasts,proto3" json:"lasts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1447,6 +1460,20 @@ func (x *Method) GetLane() Lane {
 		return x.Lane
 	}
 	return Lane_LANE_UNSPECIFIED
+}
+
+func (x *Method) GetOverwrites() bool {
+	if x != nil {
+		return x.Overwrites
+	}
+	return false
+}
+
+func (x *Method) GetLasts() *durationpb.Duration {
+	if x != nil {
+		return x.Lasts
+	}
+	return nil
 }
 
 // MethodParam is a Call parameter that names an id of the thread.
@@ -3896,14 +3923,18 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"VerbResult\x12\x1f\n" +
 	"\vmessage_ids\x18\x01 \x03(\tR\n" +
-	"messageIds\"\xa5\x01\n" +
+	"messageIds\"\xf6\x01\n" +
 	"\x06Method\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x128\n" +
 	"\x06params\x18\x02 \x03(\v2 .chatbus.provider.v1.MethodParamR\x06params\x12\x1e\n" +
 	"\n" +
 	"idempotent\x18\x03 \x01(\bR\n" +
 	"idempotent\x12-\n" +
-	"\x04lane\x18\x04 \x01(\x0e2\x19.chatbus.provider.v1.LaneR\x04lane\"u\n" +
+	"\x04lane\x18\x04 \x01(\x0e2\x19.chatbus.provider.v1.LaneR\x04lane\x12\x1e\n" +
+	"\n" +
+	"overwrites\x18\x05 \x01(\bR\n" +
+	"overwrites\x12/\n" +
+	"\x05lasts\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x05lasts\"u\n" +
 	"\vMethodParam\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x126\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\".chatbus.provider.v1.ReferenceKindR\x04kind\x12\x1a\n" +
@@ -4237,81 +4268,82 @@ var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
 	20, // 9: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
 	23, // 10: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
 	1,  // 11: chatbus.provider.v1.Method.lane:type_name -> chatbus.provider.v1.Lane
-	2,  // 12: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	2,  // 13: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	9,  // 14: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	59, // 15: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	60, // 16: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
-	29, // 17: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
-	29, // 18: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
-	3,  // 19: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	63, // 20: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	31, // 21: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
-	4,  // 22: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	30, // 23: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
-	24, // 24: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	25, // 25: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	31, // 26: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	34, // 27: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
-	0,  // 28: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
-	62, // 29: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
-	61, // 30: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	31, // 31: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	25, // 32: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	25, // 33: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	25, // 34: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	25, // 35: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	49, // 36: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	5,  // 37: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	9,  // 38: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	50, // 39: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	62, // 40: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	49, // 41: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	63, // 42: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	50, // 43: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	49, // 44: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	50, // 45: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	5,  // 46: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	49, // 47: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	63, // 48: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	25, // 49: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	10, // 50: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	11, // 51: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	27, // 52: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	32, // 53: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	35, // 54: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	37, // 55: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	39, // 56: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	41, // 57: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	43, // 58: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	45, // 59: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	47, // 60: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	51, // 61: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	53, // 62: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	55, // 63: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	57, // 64: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	7,  // 65: chatbus.provider.v1.ProviderService.ConvertUpdate:input_type -> chatbus.provider.v1.ConvertUpdateRequest
-	26, // 66: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	12, // 67: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	28, // 68: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	33, // 69: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	36, // 70: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	38, // 71: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	40, // 72: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	42, // 73: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	44, // 74: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	46, // 75: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	48, // 76: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	52, // 77: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	54, // 78: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	56, // 79: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	58, // 80: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	8,  // 81: chatbus.provider.v1.ProviderService.ConvertUpdate:output_type -> chatbus.provider.v1.ConvertUpdateResponse
-	66, // [66:82] is the sub-list for method output_type
-	50, // [50:66] is the sub-list for method input_type
-	50, // [50:50] is the sub-list for extension type_name
-	50, // [50:50] is the sub-list for extension extendee
-	0,  // [0:50] is the sub-list for field type_name
+	62, // 12: chatbus.provider.v1.Method.lasts:type_name -> google.protobuf.Duration
+	2,  // 13: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	2,  // 14: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	9,  // 15: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	59, // 16: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	60, // 17: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	29, // 18: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
+	29, // 19: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
+	3,  // 20: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
+	63, // 21: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	31, // 22: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	4,  // 23: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
+	30, // 24: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
+	24, // 25: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	25, // 26: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	31, // 27: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	34, // 28: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
+	0,  // 29: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
+	62, // 30: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
+	61, // 31: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	31, // 32: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	25, // 33: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	25, // 34: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	25, // 35: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	25, // 36: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	49, // 37: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	5,  // 38: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
+	9,  // 39: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	50, // 40: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	62, // 41: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	49, // 42: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	63, // 43: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	50, // 44: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	49, // 45: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	50, // 46: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	5,  // 47: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	49, // 48: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	63, // 49: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	25, // 50: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	10, // 51: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	11, // 52: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	27, // 53: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	32, // 54: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	35, // 55: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	37, // 56: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	39, // 57: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	41, // 58: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	43, // 59: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	45, // 60: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	47, // 61: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	51, // 62: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	53, // 63: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	55, // 64: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	57, // 65: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	7,  // 66: chatbus.provider.v1.ProviderService.ConvertUpdate:input_type -> chatbus.provider.v1.ConvertUpdateRequest
+	26, // 67: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	12, // 68: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	28, // 69: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	33, // 70: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	36, // 71: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	38, // 72: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	40, // 73: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	42, // 74: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	44, // 75: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	46, // 76: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	48, // 77: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	52, // 78: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	54, // 79: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	56, // 80: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	58, // 81: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	8,  // 82: chatbus.provider.v1.ProviderService.ConvertUpdate:output_type -> chatbus.provider.v1.ConvertUpdateResponse
+	67, // [67:83] is the sub-list for method output_type
+	51, // [51:67] is the sub-list for method input_type
+	51, // [51:51] is the sub-list for extension type_name
+	51, // [51:51] is the sub-list for extension extendee
+	0,  // [0:51] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }

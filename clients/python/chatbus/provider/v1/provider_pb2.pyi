@@ -263,16 +263,20 @@ class Incarnation(_message.Message):
     def __init__(self, pid: _Optional[int] = ..., start_time: _Optional[int] = ...) -> None: ...
 
 class Method(_message.Message):
-    __slots__ = ["idempotent", "lane", "name", "params"]
+    __slots__ = ["idempotent", "lane", "lasts", "name", "overwrites", "params"]
     IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
     LANE_FIELD_NUMBER: _ClassVar[int]
+    LASTS_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    OVERWRITES_FIELD_NUMBER: _ClassVar[int]
     PARAMS_FIELD_NUMBER: _ClassVar[int]
     idempotent: bool
     lane: Lane
+    lasts: _duration_pb2.Duration
     name: str
+    overwrites: bool
     params: _containers.RepeatedCompositeFieldContainer[MethodParam]
-    def __init__(self, name: _Optional[str] = ..., params: _Optional[_Iterable[_Union[MethodParam, _Mapping]]] = ..., idempotent: bool = ..., lane: _Optional[_Union[Lane, str]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., params: _Optional[_Iterable[_Union[MethodParam, _Mapping]]] = ..., idempotent: bool = ..., lane: _Optional[_Union[Lane, str]] = ..., overwrites: bool = ..., lasts: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class MethodParam(_message.Message):
     __slots__ = ["kind", "name", "required"]
