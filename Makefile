@@ -15,8 +15,11 @@ GRPCURL_VERSION            := v1.9.4
 GRPC_HEALTH_PROBE_VERSION  := v0.4.62
 STATICCHECK_VERSION        := v0.8.2
 
+# The version and commit stamped into every binary (--version prints them;
+# internal/version falls back to the Go build info when a build stamps none).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/chatbus/chatbus/internal/version.Version=$(VERSION)
+COMMIT  ?= $(shell c="$$(git rev-parse HEAD 2>/dev/null)" && { git diff --quiet HEAD -- 2>/dev/null || c="$$c-dirty"; echo "$$c"; })
+LDFLAGS := -X github.com/chatbus/chatbus/internal/version.Version=$(VERSION) -X github.com/chatbus/chatbus/internal/version.Commit=$(COMMIT)
 GO_TEST_FLAGS ?= -race -count=1 -timeout 14m
 
 # A stamp per tool and version: bumping a version reinstalls it.
@@ -83,38 +86,111 @@ build: ## Build supervisord, busctl and every ./cmd tool into ./bin
 # Installing. Every ./cmd/<name> (supervisord, busctl, each provider-<name>)
 # except the benchmark-only tools goes into BINDIR: supervisord finds its
 # provider-<name> children beside itself, so they must share one directory.
-# The systemd user unit goes into UNITDIR: $(PREFIX)/share/systemd/user is
+# Then the service, by SERVICE (systemd on Linux, launchd on macOS):
+#
+# systemd: the user unit goes into UNITDIR: $(PREFIX)/share/systemd/user is
 # where systemd --user looks for units of software installed under a prefix
 # (~/.local/share/systemd/user, or /usr/local/share/systemd/user for
 # PREFIX=/usr/local); ~/.config/systemd/user stays the user's own, for
-# overrides and drop-ins. ExecStart= is rewritten to BINDIR. DESTDIR stages
-# the install (e.g. for a package) without changing those paths.
+# overrides and drop-ins. ExecStart= is rewritten to BINDIR. Enabling it is
+# left to you (make install says how).
+#
+# launchd: a LaunchAgent for PROFILE (default "default") goes into
+# LAUNCHAGENTS (~/Library/LaunchAgents) as io.github.chatbus.supervisord.<PROFILE>.plist,
+# with BINDIR, PROFILE and LOGDIR (~/Library/Logs/chatbus, made 0700) filled
+# in, and is loaded at once: launchctl bootout (an older one, if loaded),
+# then bootstrap gui/<uid>; make uninstall boots it out. LAUNCHCTL names the
+# launchctl to run (a recorder in e2e/install, which checks all this on
+# Linux).
+#
+# DESTDIR stages the install (e.g. for a package) without changing those
+# paths, and loads nothing.
 PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
 UNITDIR ?= $(PREFIX)/share/systemd/user
 UNIT    := deploy/systemd/supervisord@.service
-BENCH_ONLY   := busbench provider-bench
+SERVICE ?= $(if $(filter Darwin,$(shell uname -s)),launchd,systemd)
+PROFILE ?= default
+PLIST         := deploy/launchd/supervisord.plist
+LAUNCHD_LABEL  = io.github.chatbus.supervisord.$(PROFILE)
+LAUNCHAGENTS  ?= $(HOME)/Library/LaunchAgents
+LOGDIR        ?= $(HOME)/Library/Logs/chatbus
+LAUNCHCTL     ?= launchctl
+# Not installed nor shipped: the benchmark tools and the release builder.
+BENCH_ONLY   := busbench provider-bench mkdist
 INSTALL_CMDS := $(filter-out $(BENCH_ONLY),$(patsubst cmd/%/main.go,%,$(wildcard cmd/*/main.go)))
 
-.PHONY: install
-install: ## Install supervisord, busctl, provider-* into PREFIX/bin (default ~/.local) and the systemd user unit
+.PHONY: install install-bin install-systemd install-launchd
+install: install-$(SERVICE) ## Install supervisord, busctl, provider-* into PREFIX/bin (default ~/.local) and the service: systemd user unit, or launchd agent (loaded)
+
+install-bin:
 	@set -e; tmp="$$(mktemp -d /tmp/cb-install.XXXXXX)"; trap 'rm -rf "$$tmp"' EXIT; \
 	go build -ldflags "$(LDFLAGS)" -o "$$tmp/" $(addprefix ./cmd/,$(INSTALL_CMDS)); \
-	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)"; \
-	for c in $(INSTALL_CMDS); do install -m 0755 "$$tmp/$$c" "$(DESTDIR)$(BINDIR)/$$c"; echo "installed $(DESTDIR)$(BINDIR)/$$c"; done; \
+	install -d "$(DESTDIR)$(BINDIR)"; \
+	for c in $(INSTALL_CMDS); do install -m 0755 "$$tmp/$$c" "$(DESTDIR)$(BINDIR)/$$c"; echo "installed $(DESTDIR)$(BINDIR)/$$c"; done
+
+install-systemd: install-bin
+	@set -e; tmp="$$(mktemp -d /tmp/cb-install.XXXXXX)"; trap 'rm -rf "$$tmp"' EXIT; \
+	install -d "$(DESTDIR)$(UNITDIR)"; \
 	sed 's|^ExecStart=%h/.local/bin/|ExecStart=$(BINDIR)/|' $(UNIT) >"$$tmp/unit"; \
 	grep -q '^ExecStart=$(BINDIR)/supervisord ' "$$tmp/unit" || { echo "install: cannot point ExecStart= of $(UNIT) at $(BINDIR)" >&2; exit 1; }; \
 	install -m 0644 "$$tmp/unit" "$(DESTDIR)$(UNITDIR)/$(notdir $(UNIT))"; \
 	echo "installed $(DESTDIR)$(UNITDIR)/$(notdir $(UNIT))"; \
 	echo "next: systemctl --user daemon-reload && systemctl --user enable --now supervisord@default"
 
-.PHONY: uninstall
-uninstall: ## Remove what make install installed (same PREFIX); stop the service first
-	rm -f $(addprefix "$(DESTDIR)$(BINDIR)/,$(addsuffix ",$(INSTALL_CMDS))) "$(DESTDIR)$(UNITDIR)/$(notdir $(UNIT))"
+install-launchd: install-bin
+	@set -e; tmp="$$(mktemp -d /tmp/cb-install.XXXXXX)"; trap 'rm -rf "$$tmp"' EXIT; \
+	case "$(PROFILE)" in ""|[._-]*|*[!A-Za-z0-9._-]*) echo "install: PROFILE=$(PROFILE): letters, digits, '.', '_' or '-', starting with a letter or digit" >&2; exit 1;; esac; \
+	plist="$(LAUNCHAGENTS)/$(LAUNCHD_LABEL).plist"; \
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@PROFILE@|$(PROFILE)|g' -e 's|@LOGDIR@|$(LOGDIR)|g' $(PLIST) >"$$tmp/plist"; \
+	! grep -q '@[A-Z]*@' "$$tmp/plist" || { echo "install: $(PLIST) has a placeholder left" >&2; exit 1; }; \
+	install -d "$(DESTDIR)$(LAUNCHAGENTS)"; install -d -m 0700 "$(DESTDIR)$(LOGDIR)"; \
+	install -m 0644 "$$tmp/plist" "$(DESTDIR)$$plist"; \
+	echo "installed $(DESTDIR)$$plist"; \
+	if [ -n "$(DESTDIR)" ]; then echo "next: launchctl bootstrap gui/\$$(id -u) $$plist"; exit 0; fi; \
+	uid="$$(id -u)"; $(LAUNCHCTL) bootout "gui/$$uid/$(LAUNCHD_LABEL)" 2>/dev/null || true; \
+	n=0; until $(LAUNCHCTL) bootstrap "gui/$$uid" "$$plist"; do \
+		n=$$((n+1)); [ $$n -lt 5 ] || { echo "install: launchctl bootstrap gui/$$uid $$plist failed" >&2; exit 1; }; sleep 1; done; \
+	echo "loaded $(LAUNCHD_LABEL): its log is $(LOGDIR)/$(PROFILE).log; launchctl print gui/$$uid/$(LAUNCHD_LABEL) shows its state"
+
+.PHONY: uninstall uninstall-systemd uninstall-launchd
+uninstall: uninstall-$(SERVICE) ## Remove what make install installed (same PREFIX; the launchd agent is stopped first, a systemd unit must be)
+	rm -f $(addprefix "$(DESTDIR)$(BINDIR)/,$(addsuffix ",$(INSTALL_CMDS)))
+
+uninstall-systemd:
+	rm -f "$(DESTDIR)$(UNITDIR)/$(notdir $(UNIT))"
+
+uninstall-launchd:
+	@if [ -z "$(DESTDIR)" ]; then $(LAUNCHCTL) bootout "gui/$$(id -u)/$(LAUNCHD_LABEL)" 2>/dev/null && echo "stopped and unloaded $(LAUNCHD_LABEL)" || true; fi
+	rm -f "$(DESTDIR)$(LAUNCHAGENTS)/$(LAUNCHD_LABEL).plist"
 
 .PHONY: test-install
 test-install: ## make install into a temp PREFIX (binaries, unit, provider child found), then run it under the unit's sandbox
 	go test -count=1 -timeout 5m ./e2e/install
+
+# ---------------------------------------------------------------------------
+# Release archives (cmd/mkdist, internal/dist): for each of DIST_PLATFORMS
+# one dist/chatbus-<VERSION>-<os>-<arch>.tar.gz with every INSTALL_CMDS
+# binary (-trimpath, CGO_ENABLED=0, version and commit stamped), the example
+# config, the OS's service file, LICENSE, THIRD_PARTY_LICENSES and INSTALL;
+# dist/SHA256SUMS beside them. Reproducible: the entries' time is
+# SOURCE_DATE_EPOCH, by default the commit's time.
+DIST_DIR          ?= dist
+DIST_PLATFORMS    ?= linux/amd64 linux/arm64
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+.PHONY: dist
+dist: ## Release archives for DIST_PLATFORMS into DIST_DIR (default dist/), with SHA256SUMS
+	go run ./cmd/mkdist -out "$(DIST_DIR)" -version "$(VERSION)" -commit "$(COMMIT)" \
+		-epoch "$(SOURCE_DATE_EPOCH)" -platforms "$(DIST_PLATFORMS)" $(INSTALL_CMDS)
+
+.PHONY: check-dist
+check-dist: ## make dist twice, the second with an empty build cache, and fail unless the archives are byte-identical
+	@set -e; a="$$(mktemp -d /tmp/cb-dist-a.XXXXXX)"; b="$$(mktemp -d /tmp/cb-dist-b.XXXXXX)"; c="$$(mktemp -d /tmp/cb-gocache.XXXXXX)"; \
+	trap 'rm -rf "$$a" "$$b" "$$c"' EXIT; \
+	$(MAKE) --no-print-directory dist DIST_DIR="$$a"; \
+	GOCACHE="$$c" $(MAKE) --no-print-directory dist DIST_DIR="$$b"; \
+	diff -r "$$a" "$$b" && echo "check-dist: $$(ls "$$a" | tr '\n' ' ')byte-identical on a second build"
 
 .PHONY: check-unit
 check-unit: ## systemd-analyze verify + security (exposure at most 4.0) on the systemd user unit

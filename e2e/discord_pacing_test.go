@@ -74,9 +74,9 @@ func TestDiscordPacing(t *testing.T) {
 		{"prompt first", func(t *testing.T, b pacedBus) { pacePrompt(t, b, 15) }},
 		// Edits have a bucket of 5 in 5 s per thread: five go at once, the
 		// other 25 wait and end as one, "v30".
-		{"edits coalesce", func(t *testing.T, b pacedBus) { paceEdits(t, b, "PATCH /channels/{id}/messages/{mid}", 8) }},
+		{"edits coalesce", func(t *testing.T, b pacedBus) { paceEdits(t, b, "PATCH /channels/{id}/messages/{mid}", 8, verbEdit) }},
 		// Discord shows the bot typing for 10 s: one call.
-		{"typing", func(t *testing.T, b pacedBus) { paceTyping(t, b, "POST /channels/{id}/typing", 3) }},
+		{"typing", func(t *testing.T, b pacedBus) { paceTyping(t, b, "POST /channels/{id}/typing", 3, "") }},
 		// A's first bucket is out; b's thread has its own.
 		{"backlog", func(t *testing.T, b pacedBus) { paceBacklog(t, b, 5) }},
 	})

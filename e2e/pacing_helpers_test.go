@@ -249,10 +249,27 @@ func pacePrompt(t *testing.T, b pacedBus, underway int) {
 	}
 }
 
+// editFunc edits message id of s's thread to text: through the verb
+// (verbEdit) or a raw call of the platform's.
+type editFunc func(ctx context.Context, s *session, id, text string) error
+
+func verbEdit(ctx context.Context, s *session, id, text string) error {
+	return s.f.Edit(ctx, id, text, nil, "")
+}
+
+// rawCall is a raw call of method with the params params makes of a
+// message id and a text.
+func rawCall(method string, params func(id, text string) string) editFunc {
+	return func(ctx context.Context, s *session, id, text string) error {
+		_, err := s.f.Call(ctx, method, []byte(params(id, text)), "")
+		return err
+	}
+}
+
 // paceEdits: 30 edits of one message in two seconds reach the platform
 // (as method) as at most max edits, the last one "v30"; every caller
 // gets OK.
-func paceEdits(t *testing.T, b pacedBus, method string, max int) {
+func paceEdits(t *testing.T, b pacedBus, method string, max int, edit editFunc) {
 	ctx := ctxFor(t, time.Minute)
 	s := b.session(t, "a")
 	ids, err := s.f.Send(ctx, client.Message{Text: "v0"}, "")
@@ -265,7 +282,7 @@ func paceEdits(t *testing.T, b pacedBus, method string, max int) {
 	defer tick.Stop()
 	for i := 1; i <= 30; i++ {
 		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = s.f.Edit(ctx, ids[0], fmt.Sprintf("v%d", i), nil, "") }()
+		go func() { defer wg.Done(); errs[i] = edit(ctx, s, ids[0], fmt.Sprintf("v%d", i)) }()
 		<-tick.C
 	}
 	wg.Wait()
@@ -286,12 +303,20 @@ func paceEdits(t *testing.T, b pacedBus, method string, max int) {
 }
 
 // paceTyping: 20 typing calls in a second make at most max platform
-// calls (as method).
-func paceTyping(t *testing.T, b pacedBus, method string, max int) {
+// calls (as method). raw, if set, are the params of a raw call of method
+// to make instead of the verb.
+func paceTyping(t *testing.T, b pacedBus, method string, max int, raw string) {
 	ctx := ctxFor(t, time.Minute)
 	s := b.session(t, "a")
+	typing := func() error {
+		if raw != "" {
+			_, err := s.f.Call(ctx, method, []byte(raw), "")
+			return err
+		}
+		return s.f.Typing(ctx)
+	}
 	for range 20 {
-		if err := s.f.Typing(ctx); err != nil {
+		if err := typing(); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -302,8 +327,11 @@ func paceTyping(t *testing.T, b pacedBus, method string, max int) {
 }
 
 // paceBacklog: one session's 40-message backlog does not delay another
-// session's single message by more than two sends. underway is how many
-// of the backlog arrive first: enough that the rest waits for the limits.
+// session's single message by more than two sends, nor get it refused
+// with a minute's deadline (the backlog takes minutes: the estimate
+// counts the other session's turn, not the whole queue). underway is how
+// many of the backlog arrive first: enough that the rest waits for the
+// limits.
 func paceBacklog(t *testing.T, b pacedBus, underway int) {
 	ctx := ctxFor(t, 3*time.Minute)
 	a, other := b.session(t, "a"), b.session(t, "b")
@@ -313,7 +341,7 @@ func paceBacklog(t *testing.T, b pacedBus, underway int) {
 	}
 	testkit.Eventually(t, "the backlog to be under way", func() bool { return len(b.arrivals(a, other)) >= underway })
 	before := int(b.outbound(t).GetSent())
-	ids, err := other.f.Send(ctx, client.Message{Text: "b-00"}, "")
+	ids, err := other.f.Send(ctxFor(t, time.Minute), client.Message{Text: "b-00"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

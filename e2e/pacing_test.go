@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"testing"
@@ -76,8 +77,19 @@ func TestTelegramPacing(t *testing.T) {
 		// Two bursts of the chat's three are out when the prompt comes:
 		// the next opens in about three seconds, with 24 messages waiting.
 		{"prompt first", func(t *testing.T, b pacedBus) { pacePrompt(t, b, 6) }},
-		{"edits coalesce", func(t *testing.T, b pacedBus) { paceEdits(t, b, "editMessageText", 8) }},
-		{"typing", func(t *testing.T, b pacedBus) { paceTyping(t, b, "sendChatAction", 3) }},
+		{"edits coalesce", func(t *testing.T, b pacedBus) { paceEdits(t, b, "editMessageText", 8, verbEdit) }},
+		{"typing", func(t *testing.T, b pacedBus) { paceTyping(t, b, "sendChatAction", 3, "") }},
+		// Raw calls are coalesced as the verbs are: the provider declares
+		// editMessageText as overwriting its message, sendChatAction as
+		// lasting.
+		{"raw edits coalesce", func(t *testing.T, b pacedBus) {
+			paceEdits(t, b, "editMessageText", 8, rawCall("editMessageText", func(id, text string) string {
+				return fmt.Sprintf(`{"message_id":%s,"text":%q}`, id, text)
+			}))
+		}},
+		{"raw typing", func(t *testing.T, b pacedBus) {
+			paceTyping(t, b, "sendChatAction", 3, `{"action":"typing"}`)
+		}},
 		{"backlog", func(t *testing.T, b pacedBus) { paceBacklog(t, b, 3) }},
 	})
 }

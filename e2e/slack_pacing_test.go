@@ -69,7 +69,7 @@ func TestSlackPacing(t *testing.T) {
 		{"prompt first", func(t *testing.T, b pacedBus) { pacePrompt(t, b, 3) }},
 		// chat.update is Tier 3, paced at 5 in 6 s: five edits go at once,
 		// the other 25 wait and end as one, "v30".
-		{"edits coalesce", func(t *testing.T, b pacedBus) { paceEdits(t, b, "chat.update", 8) }},
+		{"edits coalesce", func(t *testing.T, b pacedBus) { paceEdits(t, b, "chat.update", 8, verbEdit) }},
 		{"backlog", func(t *testing.T, b pacedBus) { paceBacklog(t, b, 3) }},
 	})
 }

@@ -9,8 +9,8 @@ import (
 // TestDeps keeps the SDK's import rule true: it depends on no package of
 // this module but the provider proto and the leaf packages the supervisor
 // shares with it (internal/proc, internal/contract, internal/suggest,
-// internal/enumtab, paths), so
-// that a provider never builds the supervisor in.
+// internal/enumtab, paths, and internal/version for --version), so that a
+// provider never builds the supervisor in.
 func TestDeps(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -23,6 +23,7 @@ func TestDeps(t *testing.T) {
 		mod + "internal/contract":         true,
 		mod + "internal/suggest":          true,
 		mod + "internal/enumtab":          true,
+		mod + "internal/version":          true,
 		mod + "paths":                     true,
 		mod + "provider":                  true,
 		mod + "provider/providertest":     true,

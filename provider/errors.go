@@ -11,6 +11,9 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/chatbus/chatbus/internal/enumtab"
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 )
 
 // Sentinels a Platform returns (wrapped with context, e.g.
@@ -47,7 +50,10 @@ var (
 )
 
 // ErrorInfo reasons the SDK sends (google.rpc.ErrorInfo, domain
-// [ErrorDomain]), so the supervisor can tell failures of one code apart.
+// [ErrorDomain]): the names of chatbus.provider.v1.ErrorReason values
+// without their prefix ([ReasonName]). Every error the SDK answers with
+// carries one, so the supervisor decides on the reason, never on the bare
+// code or the message.
 const (
 	ErrorDomain = "provider.chatbus"
 	// ReasonTargetGone: the thread was deleted on the platform.
@@ -61,13 +67,32 @@ const (
 	// says what).
 	ReasonNotFound = "NOT_FOUND"
 	// ReasonUnreachable: the platform could not be reached; nothing was
-	// sent, trying again may work. (An UNAVAILABLE without this reason,
-	// or ReasonStopping, may come from a child that died mid-call: the
-	// supervisor then cannot know whether it was sent.)
+	// sent, trying again may work. (An UNAVAILABLE without a reason comes
+	// from the transport: a child that died mid-call, whose outcome the
+	// supervisor cannot know.)
 	ReasonUnreachable = "PLATFORM_UNREACHABLE"
 	// ReasonStopping: the provider is shutting down and took nothing new.
 	ReasonStopping = "PROVIDER_STOPPING"
+	// ReasonNotAdmitting: the doctor fence closed admission; nothing was
+	// done (the supervisor holds the call for the successor).
+	ReasonNotAdmitting = "NOT_ADMITTING"
+	// ReasonPlatformRefused: the platform refused for a reason of its own
+	// (an [*Error] of a code no sentinel has, FAILED_PRECONDITION say).
+	ReasonPlatformRefused = "PLATFORM_REFUSED"
 )
+
+// reasonPrefix is what every ErrorReason value's name starts with.
+const reasonPrefix = "ERROR_REASON_"
+
+// ReasonName is r as an ErrorInfo reason ("TARGET_GONE"); "" for
+// ERROR_REASON_UNSPECIFIED.
+func ReasonName(r providerv1.ErrorReason) string { return enumtab.Name(r, reasonPrefix) }
+
+// ParseReason reads an ErrorInfo reason; ERROR_REASON_UNSPECIFIED if it
+// names none this build knows.
+func ParseReason(name string) providerv1.ErrorReason {
+	return enumtab.Parse[providerv1.ErrorReason](name, reasonPrefix, providerv1.ErrorReason_value)
+}
 
 // Errors of the SDK itself.
 var (
@@ -136,8 +161,16 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is reports whether target is the sentinel for e's code.
+// Is reports whether target is the sentinel for e's code. The sentinels
+// that refine a code with a reason ([ErrTargetGone], [ErrOutOfScope])
+// match only an Error of that reason.
 func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrTargetGone:
+		return e.Code == codes.NotFound && e.Reason == ReasonTargetGone
+	case ErrOutOfScope:
+		return e.Code == codes.PermissionDenied && e.Reason == ReasonOutOfScope
+	}
 	for _, s := range platformErrorCodes {
 		if s.err == target {
 			return s.code == e.Code
@@ -218,18 +251,29 @@ var platformErrorCodes = []errorCode{
 	{ErrTargetGone, codes.NotFound},
 }
 
-// errorReasons are the ErrorInfo reasons of sentinels, sent with their
-// code.
+// errorReasons are the reasons of the sentinels, sent with their code,
+// first match wins (the platform's first, as in errorCodes).
 var errorReasons = []struct {
 	err    error
-	reason string
+	reason providerv1.ErrorReason
 }{
-	{ErrTargetGone, ReasonTargetGone},
-	{ErrOutOfScope, ReasonOutOfScope},
-	{ErrRateLimited, ReasonRateLimited},
-	{ErrNotFound, ReasonNotFound},
-	{ErrUnavailable, ReasonUnreachable},
-	{ErrShuttingDown, ReasonStopping},
+	{ErrTargetGone, providerv1.ErrorReason_ERROR_REASON_TARGET_GONE},
+	{ErrOutOfScope, providerv1.ErrorReason_ERROR_REASON_OUT_OF_SCOPE},
+	{ErrRateLimited, providerv1.ErrorReason_ERROR_REASON_RATE_LIMITED},
+	{ErrNotFound, providerv1.ErrorReason_ERROR_REASON_NOT_FOUND},
+	{ErrInvalid, providerv1.ErrorReason_ERROR_REASON_INVALID},
+	{ErrAmbiguous, providerv1.ErrorReason_ERROR_REASON_AMBIGUOUS},
+	{ErrUnavailable, providerv1.ErrorReason_ERROR_REASON_PLATFORM_UNREACHABLE},
+	{ErrPermissionDenied, providerv1.ErrorReason_ERROR_REASON_PERMISSION_DENIED},
+	{ErrShuttingDown, providerv1.ErrorReason_ERROR_REASON_PROVIDER_STOPPING},
+	{ErrNotAdmitting, providerv1.ErrorReason_ERROR_REASON_NOT_ADMITTING},
+	{ErrSuperseded, providerv1.ErrorReason_ERROR_REASON_SUPERSEDED},
+	{ErrStreamEnded, providerv1.ErrorReason_ERROR_REASON_STREAM_ENDED},
+	{ErrFenceMismatch, providerv1.ErrorReason_ERROR_REASON_FENCE_MISMATCH},
+	{ErrFenceHeld, providerv1.ErrorReason_ERROR_REASON_FENCE_HELD},
+	{ErrNotPrepared, providerv1.ErrorReason_ERROR_REASON_NOT_PREPARED},
+	{ErrCommitted, providerv1.ErrorReason_ERROR_REASON_COMMITTED},
+	{ErrProtocol, providerv1.ErrorReason_ERROR_REASON_PROTOCOL},
 }
 
 // errorCodes maps every sentinel to its gRPC code, first match wins. It is
@@ -263,6 +307,11 @@ func toStatus(err error) error {
 		if reason == "" {
 			reason = reasonOf(err)
 		}
+		if reason == "" {
+			// A code of the platform's own answer with no sentinel of
+			// its own: the platform refused the call.
+			reason = ReasonPlatformRefused
+		}
 		return withDetails(status.New(pe.Code, err.Error()), pe.RetryAfter, reason, pe.Metadata)
 	}
 	for _, e := range errorCodes {
@@ -281,7 +330,7 @@ func toStatus(err error) error {
 func reasonOf(err error) string {
 	for _, r := range errorReasons {
 		if errors.Is(err, r.err) {
-			return r.reason
+			return ReasonName(r.reason)
 		}
 	}
 	return ""

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/chatbus/chatbus/internal/contract"
+	"github.com/chatbus/chatbus/internal/version"
 )
 
 // CheckFlag is the argument that runs a provider binary in check mode:
@@ -102,7 +103,9 @@ const (
 //     logged as one JSON line at level "error" (so the supervisor, which
 //     copies the child's stderr into its own log, records it as an error)
 //     and exits 1;
-//   - "-h", "--help": print child.Usage.
+//   - "-h", "--help": print child.Usage;
+//   - "--version": print "provider-<name> <version> (commit <hash>)" (the
+//     build's, see internal/version).
 func Main(ctx context.Context, p Process, child Child) int {
 	if p.Getenv == nil {
 		p.Getenv = func(string) string { return "" }
@@ -114,6 +117,9 @@ func Main(ctx context.Context, p Process, child Child) int {
 		check = true
 	case len(p.Args) == 1 && (p.Args[0] == "-h" || p.Args[0] == "--help"):
 		fmt.Fprintln(p.Stdout, strings.TrimSpace(child.Usage))
+		return ExitOK
+	case len(p.Args) == 1 && p.Args[0] == "--version":
+		fmt.Fprintln(p.Stdout, "provider-"+childName(child), version.String())
 		return ExitOK
 	default:
 		fmt.Fprintf(p.Stderr, "%s: unknown arguments %q: this binary is started by supervisord (see --help)\n", childName(child), p.Args)

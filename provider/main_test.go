@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbus/chatbus/internal/version"
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/providertest"
 )
@@ -119,12 +120,20 @@ func TestMainCheck(t *testing.T) {
 	}
 }
 
-// TestMainArgs: help, and unknown arguments refused with the usage code.
+// TestMainArgs: help, the version, and unknown arguments refused with the
+// usage code; none of them builds the platform.
 func TestMainArgs(t *testing.T) {
 	var built []provider.BuildContext
 	var out, errOut strings.Builder
 	if code := provider.Main(context.Background(), provider.Process{Args: []string{"--help"}, Stdout: &out, Stderr: &errOut}, sampleChild(&built)); code != 0 || !strings.Contains(out.String(), "a test child") {
 		t.Errorf("--help: exit %d, %q", code, out.String())
+	}
+	out.Reset()
+	if code := provider.Main(context.Background(), provider.Process{Args: []string{"--version"}, Stdout: &out, Stderr: &errOut}, sampleChild(&built)); code != 0 || out.String() != "provider-sample "+version.String()+"\n" {
+		t.Errorf("--version: exit %d, %q", code, out.String())
+	}
+	if len(built) != 0 {
+		t.Errorf("built %d platforms for --help and --version", len(built))
 	}
 	if code := provider.Main(context.Background(), provider.Process{Args: []string{"--chek"}, Stdout: &out, Stderr: &errOut}, sampleChild(&built)); code != provider.ExitUsage {
 		t.Errorf("unknown argument: exit %d", code)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -92,6 +93,15 @@ type Method struct {
 	Idempotent bool
 	// Lane says which calls go first when calls wait for the limits.
 	Lane Lane
+	// Overwrites: a call of it overwrites the messages it names (its
+	// Params of kind RefMessage): a queued call of the same method and
+	// thread naming the same messages is replaced by a newer one, whose
+	// outcome both callers get (an edit of a message's text).
+	Overwrites bool
+	// Lasts, if set, is how long a call's effect shows on the platform (a
+	// typing indicator): a repeat in the same thread while it shows is
+	// answered without a platform call.
+	Lasts time.Duration
 }
 
 // Description is what a platform declares about itself. The supervisor
@@ -271,7 +281,10 @@ func (d Description) proto() *providerv1.DescribeResponse {
 		out.Limits = append(out.Limits, l.proto())
 	}
 	for _, m := range d.Methods {
-		pm := &providerv1.Method{Name: m.Name, Idempotent: m.Idempotent, Lane: m.Lane.proto()}
+		pm := &providerv1.Method{Name: m.Name, Idempotent: m.Idempotent, Lane: m.Lane.proto(), Overwrites: m.Overwrites}
+		if m.Lasts > 0 {
+			pm.Lasts = durationpb.New(m.Lasts)
+		}
 		for _, p := range m.Params {
 			pm.Params = append(pm.Params, &providerv1.MethodParam{Name: p.Name, Kind: refKinds.Proto(p.Kind), Required: p.Required})
 		}

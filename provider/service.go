@@ -331,3 +331,11 @@ func timestampOrNil(st FenceStatus) *timestamppb.Timestamp {
 	}
 	return timestamppb.New(st.LeaseExpires)
 }
+
+func (v *service) ConvertUpdate(ctx context.Context, req *providerv1.ConvertUpdateRequest) (*providerv1.ConvertUpdateResponse, error) {
+	u, err := v.s.convertUpdate(ctx, req)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &providerv1.ConvertUpdateResponse{Update: u}, nil
+}

@@ -141,7 +141,17 @@ func updateToProto(u store.Update, platform string) *chatbusv1.Update {
 		References:       refsToProto(u.Refs),
 		Platform:         platform,
 		SenderName:       u.SenderName,
+		Audio:            audioToProto(u.Audio),
 	}
+}
+
+// audioToProto is the journalled part of an update's audio (the stream
+// adds the transcript: hub.Stream).
+func audioToProto(a *store.Audio) *chatbusv1.Audio {
+	if a == nil {
+		return nil
+	}
+	return &chatbusv1.Audio{FileId: a.FileID, MimeType: a.MIME, DurationSeconds: a.Duration, Size: a.Size, FileName: a.FileName, Voice: a.Voice}
 }
 
 func providerToProto(s providers.Status) *chatbusv1.ProviderInfo {

@@ -82,6 +82,8 @@ var eventKinds = enumtab.New(map[events.Kind]chatbusv1.EventKind{
 	events.ClusterRelayFollowed:  chatbusv1.EventKind_EVENT_KIND_CLUSTER_RELAY_FOLLOWED,
 	events.ClusterMemberJoined:   chatbusv1.EventKind_EVENT_KIND_CLUSTER_MEMBER_JOINED,
 	events.ClusterMemberLeft:     chatbusv1.EventKind_EVENT_KIND_CLUSTER_MEMBER_LEFT,
+	events.UpdateDeadLettered:    chatbusv1.EventKind_EVENT_KIND_UPDATE_DEAD_LETTERED,
+	events.DeadLetterResolved:    chatbusv1.EventKind_EVENT_KIND_DEAD_LETTER_RESOLVED,
 })
 
 var changeActions = enumtab.New(map[reload.Action]chatbusv1.ConfigChangeAction{

@@ -50,6 +50,7 @@ import (
 	"github.com/chatbus/chatbus/server/reload"
 	"github.com/chatbus/chatbus/server/safesocket"
 	"github.com/chatbus/chatbus/server/store"
+	"github.com/chatbus/chatbus/server/transcribe"
 )
 
 // Config configures a supervisor. Socket and StateDir are required.
@@ -124,6 +125,11 @@ type Config struct {
 	CallsPerBinding int
 	// Console is the operator console on 127.0.0.1 (server/console).
 	Console ConsoleConfig
+	// Transcriber turns voice notes into text (server/transcribe,
+	// docs/voice.md). The zero value is none: a voice note reaches its
+	// follower as its file and a note saying so. Its Logger is the
+	// supervisor's.
+	Transcriber transcribe.Config
 
 	// Reload, if set, reads the config again (SIGHUP, AdminService.Reload:
 	// see Server.Reload) and returns the Config it now says; its hooks
@@ -220,6 +226,7 @@ type Server struct {
 	store  store.Store
 	core   *hub.Hub
 	provs  *providers.Manager
+	voice  *transcribe.Transcriber // nil: no transcriber
 	doctor *doctor.Doctor
 
 	draining atomic.Bool
@@ -325,6 +332,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	defer s.store.Close()
+	defer s.voice.Close()     // before the store: a transcription may fetch through a provider
 	defer s.metrics.Unwatch() // a recorder of the embedder's outlives this run
 	return s.serve(ctx, ln)
 }
@@ -365,6 +373,13 @@ func (s *Server) open() error {
 		st.Close()
 		return err
 	}
+	tcfg := s.cfg.Transcriber
+	tcfg.Logger = s.log
+	voice, err := transcribe.New(tcfg)
+	if err != nil {
+		st.Close()
+		return err
+	}
 	reg := registry.New(registry.Config{
 		StaleAfter:           s.cfg.StaleAfter,
 		SubscribedStaleAfter: 2*s.cfg.SubscribedHeartbeatInterval + s.cfg.StaleAfter,
@@ -384,6 +399,7 @@ func (s *Server) open() error {
 		Liveness:          s.alive,
 		Metrics:           s.metrics,
 		Trace:             s.cfg.Trace,
+		Transcriber:       voice,
 	})
 	if err := provs.LoadCalls(); err != nil {
 		st.Close()
@@ -392,7 +408,7 @@ func (s *Server) open() error {
 	if p, ok := store.Store(st).(pinger); ok {
 		s.alive.Register("store", p.Ping)
 	}
-	s.store, s.core, s.provs = st, core, provs
+	s.store, s.core, s.provs, s.voice = st, core, provs, voice
 	s.doctor = doctor.New(doctor.Config{Providers: provs, Events: s.hub, Logger: s.log, Metrics: s.metrics})
 	s.reloader = s.newReloader()
 	s.metrics.Watch(metricsSource{s})

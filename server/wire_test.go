@@ -2,6 +2,7 @@ package server
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/chatbus/chatbus/bench"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/server/store"
+	"github.com/chatbus/chatbus/server/transcribe"
 )
 
 // TestSubscribeWireIsTheProto: a Subscribe response built from the
@@ -38,6 +40,11 @@ func TestSubscribeWireIsTheProto(t *testing.T) {
 			Provider: "p", PlatformUpdateID: -5, FromUserID: -7, Chat: "-3", ReceivedAt: time.Now().Add(-time.Minute)}},
 		{name: "no time", u: store.Update{Provider: "p", Chat: "1", Thread: "2"}},
 		{name: "nothing but a provider", u: store.Update{Provider: "p", ReceivedAt: at}},
+		{name: "voice note", platform: "telegram", u: store.Update{
+			Provider: "telegram", PlatformUpdateID: 900002, Kind: 1, Chat: "-100", Thread: "7",
+			Refs: []store.Ref{{Kind: store.RefFile, ID: "AwAD-v"}}, ReceivedAt: at,
+			Audio: &store.Audio{FileID: "AwAD-v", MIME: "audio/ogg", Duration: 7, Size: 12345, FileName: "voice.ogg", Voice: true}}},
+		{name: "audio file, nothing known", u: store.Update{Provider: "p", ReceivedAt: at, Audio: &store.Audio{FileID: "f"}}},
 		{name: "a ref without an id", u: store.Update{Provider: "p", ReceivedAt: at, Refs: []store.Ref{{Kind: store.RefMessage}}}},
 	}
 	for _, tc := range tests {
@@ -97,6 +104,58 @@ func TestSubscribeWireIsTheProto(t *testing.T) {
 				t.Errorf("Encoded.Update: (-Read +decoded)\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestTranscriptWire: the transcript a stream adds to a journalled voice
+// note (Encoded.WithTranscript) decodes as the proto says: the text
+// replaced, the audio's journalled fields kept and its transcript fields
+// set; and transcribe's statuses are the proto's.
+func TestTranscriptWire(t *testing.T) {
+	st, err := store.Open(t.TempDir()+"/state.db", store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	u := store.Update{Provider: "telegram", Kind: 1, Chat: "-100", Thread: "7", Text: "caption", ReceivedAt: time.Now(),
+		Refs:  []store.Ref{{Kind: store.RefFile, ID: "AwAD"}},
+		Audio: &store.Audio{FileID: "AwAD", MIME: "audio/ogg", Duration: 7, Size: 99, Voice: true}}
+	if _, err := st.Append(t.Context(), "telegram", []store.Update{u}, nil); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := store.ReadEncoded(st, "", 0, 0)
+	if err != nil || len(enc) != 1 {
+		t.Fatalf("read %d: %v", len(enc), err)
+	}
+	if a := enc[0].Audio(); a == nil || *a != *u.Audio {
+		t.Fatalf("Encoded.Audio = %+v, want %+v", a, u.Audio)
+	}
+	e := enc[0].WithTranscript("[voice note 7s, transcript] hello", int32(transcribe.StatusDone), "hello", "")
+	msg := subscribeResponse([]store.Encoded{e}, "telegram", false)
+	var got chatbusv1.SubscribeResponse
+	if err := proto.Unmarshal(msg.buf.Materialize(), &got); err != nil {
+		t.Fatal(err)
+	}
+	msg.buf.Free()
+	want := &chatbusv1.Audio{FileId: "AwAD", MimeType: "audio/ogg", DurationSeconds: 7, Size: 99, Voice: true,
+		TranscriptStatus: chatbusv1.TranscriptStatus_TRANSCRIPT_STATUS_DONE, Transcript: "hello"}
+	if diff := cmp.Diff(want, got.GetUpdate().GetAudio(), protocmp.Transform()); diff != "" {
+		t.Errorf("audio (-want +got)\n%s", diff)
+	}
+	if got.GetUpdate().GetText() != "[voice note 7s, transcript] hello" || got.GetUpdate().GetSeq() != enc[0].Seq {
+		t.Errorf("update %v", got.GetUpdate())
+	}
+	if enc[0].Audio() == nil || enc[0].Text() != "caption" {
+		t.Error("WithTranscript changed the journal's bytes")
+	}
+	for s := transcribe.StatusUnspecified; s <= transcribe.StatusEmpty; s++ {
+		name := chatbusv1.TranscriptStatus(s).String()
+		if _, ok := chatbusv1.TranscriptStatus_name[int32(s)]; !ok || strings.HasSuffix(name, ")") {
+			t.Errorf("transcribe.Status %d is no chatbus.v1.TranscriptStatus", s)
+		}
+	}
+	if n := len(chatbusv1.TranscriptStatus_name); n != int(transcribe.StatusEmpty)+1 {
+		t.Errorf("chatbus.v1.TranscriptStatus has %d values, transcribe %d", n, transcribe.StatusEmpty+1)
 	}
 }
 

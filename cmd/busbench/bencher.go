@@ -113,7 +113,7 @@ func (b *bencher) run(ctx context.Context) (err error) {
 		os.RemoveAll(b.stateRoot)
 	}()
 	b.results.Meta = meta{
-		Started: b.started.UTC(), Version: version.Version, Go: runtime.Version(), CPUs: runtime.NumCPU(),
+		Started: b.started.UTC(), Version: version.Get().Version, Go: runtime.Version(), CPUs: runtime.NumCPU(),
 		CPU: cpuModel(), Kernel: strings.TrimSpace(readFile("/proc/sys/kernel/osrelease")),
 		Profiled: b.opts.Pprof != "", Options: b.opts,
 	}
@@ -131,7 +131,7 @@ func (b *bencher) run(ctx context.Context) (err error) {
 			}
 		}
 	}
-	b.logf("busbench %s: %s run, phases %s; run dir %s, state under %s", version.Version,
+	b.logf("busbench %s: %s run, phases %s; run dir %s, state under %s", version.Get().Version,
 		pick(b.opts.Quick, "quick", "full"), strings.Join(b.opts.Phases, ","), b.root, b.stateRoot)
 
 	err = b.phases(ctx)

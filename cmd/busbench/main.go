@@ -25,6 +25,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/chatbus/chatbus/internal/version"
 )
 
 func main() {
@@ -41,6 +43,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// Helper processes: busbench re-executes itself for them, so that the
 	// baseline server (and, with -pprof, the profiled supervisor) is a
 	// process of its own, measured from the outside like supervisord.
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+		fmt.Fprintln(stdout, "busbench", version.String())
+		return nil
+	}
 	if len(args) > 0 {
 		switch args[0] {
 		case "baseline-server":

@@ -73,7 +73,8 @@ func (a *app) printEvent(e *chatbusv1.Event) error {
 func eventStyle(k chatbusv1.EventKind) style {
 	switch k {
 	case chatbusv1.EventKind_EVENT_KIND_PROVIDER_FATAL, chatbusv1.EventKind_EVENT_KIND_BINDING_FAILED,
-		chatbusv1.EventKind_EVENT_KIND_AUTH_REFUSED, chatbusv1.EventKind_EVENT_KIND_UPDATES_DROPPED:
+		chatbusv1.EventKind_EVENT_KIND_AUTH_REFUSED, chatbusv1.EventKind_EVENT_KIND_UPDATES_DROPPED,
+		chatbusv1.EventKind_EVENT_KIND_UPDATE_DEAD_LETTERED:
 		return styleBad
 	case chatbusv1.EventKind_EVENT_KIND_PROVIDER_EXITED, chatbusv1.EventKind_EVENT_KIND_PROVIDER_HEALTH,
 		chatbusv1.EventKind_EVENT_KIND_SUPERVISOR_STOPPING, chatbusv1.EventKind_EVENT_KIND_EVENTS_DROPPED,

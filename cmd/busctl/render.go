@@ -79,7 +79,8 @@ type view struct {
 	// so the two always agree.
 	data func() ([]byte, error)
 	// head and then table are the human form (default and -o wide);
-	// table may be nil.
+	// table may be nil. head is one or more lines; encode ends it with a
+	// newline if it has none.
 	head  string
 	table *table
 	// names are what -o name prints, one a line.
@@ -138,6 +139,9 @@ func (a *app) encode(v *view) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	buf.WriteString(v.head)
+	if v.head != "" && !strings.HasSuffix(v.head, "\n") {
+		buf.WriteByte('\n')
+	}
 	if v.table == nil {
 		return buf.Bytes(), nil
 	}

@@ -142,3 +142,24 @@ func TestProvidersViewSaysWhy(t *testing.T) {
 		t.Errorf("a serving provider has a health note:\n%s", out)
 	}
 }
+
+// TestClusterViewLines: busctl cluster prints its summary on a line of
+// its own, then the table's header and one row per member.
+func TestClusterViewLines(t *testing.T) {
+	cl := &chatbusv1.GetClusterResponse{Cluster: "home", Node: "devbox",
+		Leaders: []*chatbusv1.ClusterLeader{{Provider: "telegram", Node: "laptop", LeaseTtlSeconds: 5, LeaseRemainingSeconds: 4}},
+		Members: []*chatbusv1.ClusterMember{
+			{Node: "devbox", Address: "devbox.lan:7440", StartedAt: timestamppb.Now()},
+			{Node: "laptop", Address: "laptop.lan:7440", Leading: true, Followers: 4, Terms: 2, StartedAt: timestamppb.Now()},
+		}}
+	b, err := (&app{}).encode(clusterView(cl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 4 || lines[0] != "home, this node devbox; telegram led by laptop (lease 4s of 5s); 2 members" ||
+		!strings.HasPrefix(lines[1], "NODE ") || !strings.HasPrefix(lines[2], "devbox (this) ") || !strings.HasPrefix(lines[3], "laptop ") ||
+		!strings.HasSuffix(string(b), "\n") {
+		t.Errorf("busctl cluster:\n%s", b)
+	}
+}

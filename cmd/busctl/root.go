@@ -84,13 +84,14 @@ func newRoot(stdout, stderr io.Writer, getenv func(string) string) *cobra.Comman
 		Long:          rootLong,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version.Version,
+		Version:       version.String(),
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			return a.checkFormat(cmd)
 		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.SetVersionTemplate(version.CobraTemplate)
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.profile, "profile", paths.DefaultProfile, "profile of the supervisor to talk to")
 	pf.StringVar(&a.socket, "socket", "", "supervisor socket (default: the profile's)")

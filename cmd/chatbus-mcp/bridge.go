@@ -204,7 +204,7 @@ func (b *bridge) connect(ctx context.Context) error {
 func (b *bridge) stdioServer() *server.StdioServer {
 	hooks := &server.Hooks{}
 	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { b.gate.toolsListed() })
-	s := server.NewMCPServer(serverName, version.Version,
+	s := server.NewMCPServer(serverName, version.Get().Version,
 		server.WithToolCapabilities(true),
 		server.WithExperimental(map[string]any{capChannel: map[string]any{}, capPermission: map[string]any{}}),
 		server.WithInstructions(instructions),

@@ -81,7 +81,7 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	cfg, err := parseFlags(args, getenv, stderr)
+	cfg, err := parseFlags(args, getenv, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	return serve(ctx, cfg, log)
 }
 
-func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+func parseFlags(args []string, getenv func(string) string, stdout, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("chatbus-mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -116,7 +116,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("unexpected arguments %q (see --help)", fs.Args())
 	}
 	if *showVersion {
-		fmt.Fprintln(stderr, "chatbus-mcp", version.Version)
+		fmt.Fprintln(stdout, "chatbus-mcp", version.String())
 		return config{}, flag.ErrHelp
 	}
 	lvl, err := zerolog.ParseLevel(*logLevel)

@@ -209,11 +209,11 @@ func TestSendable(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	var out bytes.Buffer
-	_, err := parseFlags([]string{"--help"}, func(string) string { return "" }, &out)
+	_, err := parseFlags([]string{"--help"}, func(string) string { return "" }, &out, &out)
 	if err == nil || !strings.Contains(out.String(), "--dangerously-load-development-channels server:chatbus") || !strings.Contains(out.String(), "-profile-key") {
 		t.Errorf("--help: %v\n%s", err, out.String())
 	}
-	cfg, err := parseFlags(nil, func(k string) string { return map[string]string{"CHATBUS_PROFILE_KEY": "me", "HOME": t.TempDir()}[k] }, &out)
+	cfg, err := parseFlags(nil, func(k string) string { return map[string]string{"CHATBUS_PROFILE_KEY": "me", "HOME": t.TempDir()}[k] }, &out, &out)
 	if err != nil || cfg.profileKey != "me" || cfg.threadName == "" {
 		t.Errorf("from the environment: %+v %v", cfg, err)
 	}

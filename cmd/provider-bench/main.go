@@ -40,6 +40,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/chatbus/chatbus/bench"
+	"github.com/chatbus/chatbus/internal/version"
 	"github.com/chatbus/chatbus/provider"
 )
 
@@ -99,6 +100,10 @@ Started by supervisord for a providers entry with binary: .../provider-bench.
 Contract: env CHATBUS_PROVIDER_SOCKET and CHATBUS_PROVIDER_NAME, settings as
 JSON on stdin (forum_chat_id, control, inject, thread_base, pprof_dir, paced), one
 handshake line "1|unix|<socket>|grpc" on stdout.`)
+		return nil
+	}
+	if len(os.Args) > 1 && os.Args[1] == "--version" {
+		fmt.Println("provider-bench", version.String())
 		return nil
 	}
 	if len(os.Args) > 1 && os.Args[1] == provider.CheckFlag {

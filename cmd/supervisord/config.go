@@ -71,6 +71,8 @@ type fileConfig struct {
 	Metrics metricsConfig `yaml:"metrics"`
 	// Cluster is the opt-in cluster of several hosts (cluster.go).
 	Cluster clusterConfig `yaml:"cluster"`
+	// Transcriber turns voice notes into text (voice.go).
+	Transcriber transcriberConfig `yaml:"transcriber"`
 
 	// SubscribedHeartbeatInterval: the heartbeat interval of followers
 	// with an open update stream.
@@ -387,6 +389,15 @@ func checkValue(v *yaml.Node, t reflect.Type) string {
 		if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
 			return "want true or false, got " + nodeKind(v)
 		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+		if v.Kind != yaml.SequenceNode {
+			return "want a list of strings, got " + nodeKind(v)
+		}
+		for _, e := range v.Content {
+			if e.Kind != yaml.ScalarNode || e.Tag == "!!null" {
+				return "want a list of strings, got " + nodeKind(e) + " in it"
+			}
+		}
 	}
 	return ""
 }
@@ -519,7 +530,8 @@ func (c *config) checkRanges() []problem {
 			probs = append(probs, problem{line: line, key: k, why: why})
 		}
 	}
-	return append(probs, c.checkMetrics()...)
+	probs = append(probs, c.checkMetrics()...)
+	return append(probs, c.checkTranscriber()...)
 }
 
 // providerSpecs turns the checked providers section into specs.

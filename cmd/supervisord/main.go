@@ -119,7 +119,7 @@ with WatchdogSec=, WATCHDOG=1 while its own loops answer.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version.Version,
+		Version:       version.String(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return run(cmd, f, stdout, stderr)
 		},
@@ -144,6 +144,7 @@ with WatchdogSec=, WATCHDOG=1 while its own loops answer.`,
 	fl.IntVar(&f.logMaxSizeMB, "log-max-size", 0, "with --log-file: rotate it at this many MiB (default 10)")
 	fl.IntVar(&f.logMaxBackups, "log-max-backups", -1, "with --log-file: keep this many rotated files (default 3)")
 	fl.BoolVar(&f.checkConfig, "check-config", false, "check the config file (and each provider's settings, with provider-<name> --check), print what is wrong, and exit 0 or 1 without starting anything")
+	cmd.SetVersionTemplate(version.CobraTemplate)
 	cmd.AddCommand(newClusterCertsCommand())
 	addTestFlags(cmd)
 	return cmd
@@ -309,6 +310,7 @@ func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc
 		CloseOfflineAfter: time.Duration(fc.CloseOfflineAfter),
 		Console:           server.ConsoleConfig{Off: !consoleOn, Port: max(f.consolePort, fc.Console.Port)},
 		Metrics:           fc.Metrics.server(),
+		Transcriber:       fc.Transcriber.server(),
 		Journal: store.Limits{
 			MaxCount: fc.Journal.MaxCount,
 			MaxBytes: fc.Journal.MaxBytes,
@@ -322,8 +324,9 @@ func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc
 			"log_format":      pick(f.logFormat, fc.LogFormat),
 			"log_max_size_mb": strconv.Itoa(pickInt(f.logMaxSizeMB, fc.LogMaxSizeMB, defaultLogMaxSizeMB)),
 			"log_max_backups": strconv.Itoa(pickBackups(f.logMaxBackups, fc)),
+			"transcriber":     fmt.Sprintf("%+v", fc.Transcriber),
 		},
-		Version: version.Version,
+		Version: version.Get().Version,
 	}
 }
 

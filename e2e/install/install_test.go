@@ -22,8 +22,10 @@ import (
 
 const forumChat = int64(-1001234567890)
 
-// benchOnly are the ./cmd tools make install leaves out.
-var benchOnly = []string{"busbench", "provider-bench"}
+// benchOnly are the ./cmd tools make install leaves out (the benchmark
+// tools and the release builder).(the benchmark
+// tools and the release builder).
+var benchOnly = []string{"busbench", "provider-bench", "mkdist"}
 
 func repoRoot(t *testing.T) string {
 	t.Helper()

@@ -95,3 +95,25 @@ func Check[D comparable, P ~int32](t Table[D, P], desc protoreflect.EnumDescript
 	slices.Sort(errs)
 	return fmt.Errorf("enum table and %s disagree: %s", desc.FullName(), strings.Join(errs, "; "))
 }
+
+// Name is v's name without prefix ("" for the zero value): how a reason
+// enum travels as a google.rpc.ErrorInfo reason ("TARGET_GONE" for
+// ERROR_REASON_TARGET_GONE).
+func Name[P interface {
+	~int32
+	String() string
+}](v P, prefix string) string {
+	if v == 0 {
+		return ""
+	}
+	return strings.TrimPrefix(v.String(), prefix)
+}
+
+// Parse reads a name Name gave, with the enum's values (its generated
+// _value map); the zero value for a name this build does not know.
+func Parse[P ~int32](name, prefix string, values map[string]int32) P {
+	if name == "" {
+		return 0
+	}
+	return P(values[prefix+name])
+}

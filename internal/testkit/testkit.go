@@ -2,15 +2,19 @@
 // clock the test sets, a recorder of a store's drop reports, a log sink
 // for several goroutines, the two waits on an event (Eventually for a
 // condition, Recv for a channel), a look at a signal channel (Closed),
-// and a file copy. Tests only; nothing of the product imports it.
+// a file copy, and a child process stopped when the test ends (Start).
+// Tests only; nothing of the product imports it.
 package testkit
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -128,6 +132,47 @@ func CopyFile(t testing.TB, from, to string, mode os.FileMode) {
 	if err := dst.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Process is a child process a test started with [Start].
+type Process struct {
+	done chan struct{}
+	err  error
+}
+
+// Done is closed once the process has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Err is what cmd.Wait returned; valid once Done is closed.
+func (p *Process) Err() error {
+	<-p.done
+	return p.err
+}
+
+// Start starts cmd and stops it when the test ends: SIGTERM, then SIGKILL
+// if it has not exited within 10 s. If the test failed, output (what the
+// process wrote, e.g. a SyncBuffer given as its stderr) is logged under
+// name.
+func Start(t testing.TB, cmd *exec.Cmd, name string, output fmt.Stringer) *Process {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	p := &Process{done: make(chan struct{})}
+	go func() { p.err = cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-p.done
+		}
+		if t.Failed() && output != nil {
+			t.Logf("%s:\n%s", name, output.String())
+		}
+	})
+	return p
 }
 
 // Clock is a clock a test moves by hand; its Now is a func() time.Time for

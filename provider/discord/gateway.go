@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/chatbus/chatbus/internal/backoff"
+	"github.com/chatbus/chatbus/provider"
 )
 
 // intents are what the provider asks the gateway for: guilds (thread
@@ -455,7 +456,7 @@ func (g *gatewayClient) dispatch(c *conn, f frame) (end connEnd, ok bool) {
 		g.cfg.Log.Info().Str("session", c.st.ID).Int("seq", s).Msg("gateway session resumed")
 	}
 	if g.cfg.OnDispatch != nil {
-		g.cfg.OnDispatch(t, f.D)
+		g.onDispatch(t, f.D)
 	}
 	if !g.q.push(event{T: t, S: s, D: f.D, Session: c.st.ID}) {
 		c.leave("delivery behind")
@@ -464,6 +465,20 @@ func (g *gatewayClient) dispatch(c *conn, f frame) (end connEnd, ok bool) {
 	c.st.Seq = s
 	c.hb.seq.Store(int64(s))
 	return connEnd{}, true
+}
+
+// onDispatch calls OnDispatch and contains its panic: one dispatch it
+// cannot read must not end the reader (and with it the process, in a
+// crash loop on the same dispatch replayed). The dispatch still goes to
+// the queue, where the runner sets it aside as a dead letter if it
+// cannot convert it either.
+func (g *gatewayClient) onDispatch(t string, d json.RawMessage) {
+	defer func() {
+		if r := recover(); r != nil {
+			g.cfg.Log.Error().Err(provider.PanicError(r)).Str("type", t).Msg("reading a dispatch panicked; it goes on to the runner")
+		}
+	}()
+	g.cfg.OnDispatch(t, d)
 }
 
 // readEnd classifies a failed read (or write): Discord's close codes, or

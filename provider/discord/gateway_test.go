@@ -1,7 +1,9 @@
 package discord_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -339,5 +341,36 @@ func TestMisconfigured(t *testing.T) {
 				t.Errorf("%d gateway connections", n)
 			}
 		})
+	}
+}
+
+// TestPanickingDispatchDeadLettered: a dispatch whose reading panics, in
+// the gateway's reader and in the runner, does not end the reader (the
+// process, in a crash loop on the replayed dispatch) or the runner: it
+// is delivered as a dead letter, with its payload, dedup id and cursor,
+// and the dispatches after it flow.
+func TestPanickingDispatchDeadLettered(t *testing.T) {
+	f := newFixture(t)
+	sk, _, alpha := f.start()
+	f.post(alpha.Thread, "before")
+	sk.waitTexts(t, "before")
+	restore := discord.SetDispatchHook(func(typ string, d json.RawMessage) {
+		if typ == "MESSAGE_CREATE" && strings.Contains(string(d), `"boom"`) {
+			panic("cannot read this one")
+		}
+	})
+	defer restore()
+	f.post(alpha.Thread, "boom")
+	f.post(alpha.Thread, numbered("after ", 0, 10)...)
+	j := sk.waitFor(t, "the dead letter and the 10 after it", func(j []*providerv1.Update) bool { return len(j) >= 12 })
+	dead := j[1]
+	if !strings.Contains(dead.GetConversionError(), "cannot read this one") || !strings.Contains(string(dead.GetPayload()), `"boom"`) {
+		t.Fatalf("update after \"before\": %v, want the dead letter of \"boom\"", dead)
+	}
+	if got, want := textsOf(j[2:12]), numbered("after ", 0, 10); !slices.Equal(got, want) {
+		t.Errorf("after the dead letter %q, want %q", got, want)
+	}
+	if c := f.dc.Counts(); c["identify"] != 1 || c["resume"] != 0 {
+		t.Errorf("gateway counts %v: the session should have gone on", c)
 	}
 }

@@ -55,6 +55,7 @@ type press struct {
 // successor is given it again (the session replayed it), its
 // acknowledgement is refused as already done, and that is fine.
 func (p *Platform) onDispatch(t string, d json.RawMessage) {
+	callDispatchHook(t, d)
 	if t != "INTERACTION_CREATE" {
 		return
 	}

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/disgoorg/disgo/discord"
@@ -153,7 +155,7 @@ func (r *runner) loop(ctx context.Context) error {
 			return nil
 		}
 		for _, ev := range evs {
-			if err := r.process(ctx, ev); err != nil {
+			if err := r.processContained(ctx, ev); err != nil {
 				return nil // ctx ended during a catch-up
 			}
 		}
@@ -195,6 +197,42 @@ func (r *runner) add(u *providerv1.Update) {
 	u.ReceivedAt = timestamppb.Now()
 	u.Cursor = r.cur.encode()
 	r.pending = append(r.pending, u)
+}
+
+// dispatchHook, if set (by tests), is called with each dispatch where the
+// gateway reader and where the runner take it up: a test makes them
+// panic.
+var dispatchHook atomic.Pointer[func(t string, d json.RawMessage)]
+
+func callDispatchHook(t string, d json.RawMessage) {
+	if h := dispatchHook.Load(); h != nil {
+		(*h)(t, d)
+	}
+}
+
+// processContained is process with its panic contained: the dispatch is
+// set aside as a dead letter (provider.Convert), the head cursor moved
+// past it, and the dispatches after it flow.
+func (r *runner) processContained(ctx context.Context, ev event) (err error) {
+	dead := provider.Convert(ev.D, func() (*providerv1.Update, error) {
+		callDispatchHook(ev.T, ev.D)
+		err = r.process(ctx, ev)
+		return nil, nil
+	})
+	if dead != nil {
+		if ev.T != "READY" {
+			r.cur.Session, r.cur.Seq = ev.Session, ev.S
+		}
+		r.addDead(dead, "dispatch:"+ev.Session+":"+strconv.Itoa(ev.S))
+	}
+	return err
+}
+
+// addDead numbers a dead letter and gives it the head cursor and its
+// dedup id.
+func (r *runner) addDead(u *providerv1.Update, dedup string) {
+	u.DedupId = dedup
+	r.add(u)
 }
 
 // process applies one dispatch to the head cursor and makes its update,

@@ -44,10 +44,10 @@ var methods = []provider.Method{
 	// The idempotency key becomes the message's nonce (enforce_nonce):
 	// Discord makes one message per nonce.
 	{Name: MethodCreateMessage, Params: []provider.Param{{Name: "message_reference.message_id", Kind: provider.RefMessage}}, Idempotent: true},
-	{Name: MethodEditMessage, Params: messageParam, Lane: provider.LaneEdit},
+	{Name: MethodEditMessage, Params: messageParam, Lane: provider.LaneEdit, Overwrites: true},
 	{Name: MethodDeleteMessage, Params: messageParam, Lane: provider.LaneEdit},
 	{Name: MethodAddReaction, Params: messageParam, Lane: provider.LaneAmbient},
-	{Name: MethodTriggerTyping, Lane: provider.LaneAmbient},
+	{Name: MethodTriggerTyping, Lane: provider.LaneAmbient, Lasts: typingLasts},
 	{Name: MethodInteractionFollowup, Params: []provider.Param{{Name: "interaction_token", Kind: provider.RefInteraction, Required: true}}, Lane: provider.LanePrompt},
 }
 

@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -97,6 +98,10 @@ type interaction struct {
 	} `json:"actions"`
 }
 
+// routedEvents are the event types convertEvent may make an update of:
+// one of them that cannot be decoded is a dead letter.
+var routedEvents = map[string]bool{"message": true, "reaction_added": true}
+
 // routedSubtypes are the message subtypes a person's message has; every
 // other subtype (joins, topic changes, deletions…) is not routed.
 var routedSubtypes = map[string]bool{"": true, "file_share": true, "thread_broadcast": true, "me_message": true, "bot_message": true}
@@ -107,35 +112,91 @@ var routedSubtypes = map[string]bool{"": true, "file_share": true, "thread_broad
 // events the provider does not route. Threads are Slack threads: a
 // message's thread_ts; a message outside any thread has thread "" and is
 // held unrouted by the supervisor.
-func (p *Platform) convert(ctx context.Context, id identity, env *envelope) (*providerv1.Update, string) {
+// convertContained is convert, with an event it cannot decode, or whose
+// conversion panics, made a dead letter (provider.Convert): the supervisor
+// keeps it for an operator, and the envelope is acknowledged once that is
+// durable, as any other.
+func (p *Platform) convertContained(ctx context.Context, id identity, env *envelope) (u *providerv1.Update, why string) {
+	u = provider.Convert(env.Payload, func() (*providerv1.Update, error) {
+		var err error
+		u, why, err = p.convert(ctx, id, env)
+		return u, err
+	})
+	if u.GetConversionError() != "" {
+		u.DedupId = "envelope:" + env.ID
+		var cb struct {
+			EventID string `json:"event_id"`
+		}
+		if json.Unmarshal(env.Payload, &cb) == nil && cb.EventID != "" {
+			u.DedupId = cb.EventID
+		}
+	}
+	return u, why
+}
+
+// ConvertUpdate implements provider.Converter: a dead letter's payload is
+// its envelope's (an event callback or an interaction).
+func (p *Platform) ConvertUpdate(ctx context.Context, payload []byte, _ providerv1.UpdateKind, _ string) (*providerv1.Update, error) {
+	id, err := p.waitIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(payload, &head); err != nil {
+		return nil, err
+	}
+	env := &envelope{Type: "interactive", Payload: payload, received: time.Now()}
+	if head.Type == "event_callback" {
+		env.Type = "events_api"
+	}
+	u, _, err := p.convert(ctx, id, env)
+	return u, err
+}
+
+// convert turns an envelope into the update to journal, or nil and why
+// not (see convertEvent); err: the envelope's event could not be decoded.
+func (p *Platform) convert(ctx context.Context, id identity, env *envelope) (*providerv1.Update, string, error) {
 	switch env.Type {
 	case "events_api":
 		var cb callback
-		if err := json.Unmarshal(env.Payload, &cb); err != nil || cb.Type != "event_callback" {
-			return nil, "not an event_callback"
+		if err := json.Unmarshal(env.Payload, &cb); err != nil {
+			return nil, "", fmt.Errorf("event callback: %w", err)
+		}
+		if cb.Type != "event_callback" {
+			return nil, "not an event_callback", nil
 		}
 		var ev event
 		if err := json.Unmarshal(cb.Event, &ev); err != nil {
-			return nil, "malformed event"
+			if !routedEvents[ev.Type] {
+				// An event of a type never routed may have fields of
+				// other types than a message's: nothing is lost.
+				return nil, "not routed: " + ev.Type + " (not decoded)", nil
+			}
+			return nil, "", fmt.Errorf("event %s: %w", cb.EventID, err)
 		}
 		u := p.convertEvent(ctx, id, &ev)
 		if u == nil {
-			return nil, "not routed: " + ev.Type + " " + ev.Subtype
+			return nil, "not routed: " + ev.Type + " " + ev.Subtype, nil
 		}
 		u.DedupId = cb.EventID
 		if u.DedupId == "" {
 			u.DedupId = "envelope:" + env.ID
 		}
 		u.Payload, u.ReceivedAt = env.Payload, timestamppb.New(env.received)
-		return u, ""
+		return u, "", nil
 	case "interactive":
 		var in interaction
 		if err := json.Unmarshal(env.Payload, &in); err != nil {
-			return nil, "malformed interaction"
+			if in.Type != "block_actions" {
+				return nil, "not routed: interaction " + in.Type + " (not decoded)", nil
+			}
+			return nil, "", fmt.Errorf("interaction: %w", err)
 		}
 		u := p.convertAction(id, &in)
 		if u == nil {
-			return nil, "not routed: interaction " + in.Type
+			return nil, "not routed: interaction " + in.Type, nil
 		}
 		// A press is one interaction, minted once with its trigger id; a
 		// redelivery of the same press carries the same trigger id, a
@@ -146,9 +207,9 @@ func (p *Platform) convert(ctx context.Context, id identity, env *envelope) (*pr
 			u.DedupId = "envelope:" + env.ID
 		}
 		u.Payload, u.ReceivedAt = env.Payload, timestamppb.New(env.received)
-		return u, ""
+		return u, "", nil
 	}
-	return nil, "not routed: " + env.Type
+	return nil, "not routed: " + env.Type, nil
 }
 
 func (p *Platform) convertEvent(ctx context.Context, id identity, ev *event) *providerv1.Update {

@@ -64,11 +64,18 @@ func FuzzSocketMode(f *testing.F) {
 			t.Fatalf("an envelope without its id: %q", data)
 		}
 		env := &envelope{ID: req.EnvelopeID, Type: req.Type, Payload: req.Payload}
-		u, why := p.convert(context.Background(), bot, env)
+		u, why := p.convertContained(context.Background(), bot, env)
 		if (u == nil) == (why == "") {
 			t.Fatalf("convert: %v and %q", u, why)
 		}
 		if u == nil {
+			return
+		}
+		if u.GetConversionError() != "" {
+			// A dead letter: the envelope as received, a dedup id.
+			if !bytes.Equal(u.GetPayload(), env.Payload) || u.GetDedupId() == "" {
+				t.Fatalf("dead letter %v of %q", u, data)
+			}
 			return
 		}
 		switch {

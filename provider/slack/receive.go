@@ -114,7 +114,7 @@ func (r *receiver) prepare(ctx context.Context, batch []*envelope) ([]*providerv
 		if env.Retry > 0 {
 			r.log.Debug().Str("envelope", env.ID).Int("retry_attempt", env.Retry).Str("retry_reason", env.RetryReason).Msg("Slack redelivered an envelope")
 		}
-		u, why := r.p.convert(ctx, r.id, env)
+		u, why := r.p.convertContained(ctx, r.id, env)
 		switch {
 		case u == nil:
 			r.log.Debug().Str("envelope", env.ID).Str("type", env.Type).Str("why", why).Msg("acknowledged without routing")

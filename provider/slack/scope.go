@@ -27,7 +27,7 @@ var methods = []struct {
 }{
 	{Method: provider.Method{Name: "chat.postMessage"}, thread: true},
 	{Method: provider.Method{Name: "chat.postEphemeral"}, thread: true},
-	{Method: provider.Method{Name: "chat.update", Params: []provider.Param{{Name: "ts", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneEdit}},
+	{Method: provider.Method{Name: "chat.update", Params: []provider.Param{{Name: "ts", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneEdit, Overwrites: true}},
 	{Method: provider.Method{Name: "chat.delete", Params: []provider.Param{{Name: "ts", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneEdit}},
 	{Method: provider.Method{Name: "reactions.add", Params: []provider.Param{{Name: "timestamp", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneAmbient}},
 	{Method: provider.Method{Name: "reactions.remove", Params: []provider.Param{{Name: "timestamp", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneAmbient}},

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -103,7 +104,7 @@ func (p *Platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 		Handle: func(ctx context.Context, ups []botapi.Update) (int64, error) {
 			batch := make([]*providerv1.Update, 0, len(ups))
 			for i := range ups {
-				batch = append(batch, p.convert(&ups[i]))
+				batch = append(batch, p.convertContained(&ups[i]))
 			}
 			return sink.Deliver(ctx, batch)
 		},
@@ -114,6 +115,36 @@ func (p *Platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 		return nil
 	}
 	return err
+}
+
+// convertContained converts u, or makes it a dead letter if it could not
+// be decoded or its conversion panics: the updates after it flow, and
+// the supervisor keeps it for an operator (provider.Convert).
+func (p *Platform) convertContained(u *botapi.Update) *providerv1.Update {
+	out := provider.Convert(u.Raw, func() (*providerv1.Update, error) {
+		if u.DecodeErr != nil {
+			return nil, u.DecodeErr
+		}
+		return p.convert(u), nil
+	})
+	if out.GetConversionError() != "" {
+		out.UpdateId = u.UpdateID
+		out.DedupId = strconv.FormatInt(u.UpdateID, 10)
+		out.Cursor = strconv.AppendInt(nil, u.UpdateID+1, 10)
+	}
+	return out
+}
+
+// ConvertUpdate implements provider.Converter: a dead letter's payload is
+// the update as Telegram sent it.
+func (p *Platform) ConvertUpdate(_ context.Context, payload []byte, _ providerv1.UpdateKind, _ string) (*providerv1.Update, error) {
+	var u botapi.Update
+	if err := json.Unmarshal(payload, &u); err != nil {
+		return nil, err
+	}
+	out := p.convert(&u)
+	out.Cursor = nil // journalled beside the stream: the cursor is the stream's
+	return out, nil
 }
 
 func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
@@ -136,6 +167,7 @@ func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
 		out.Kind = providerv1.UpdateKind_UPDATE_KIND_MESSAGE
 		out.Text = messageText(u.Message)
 		out.ThreadState = topicState(u.Message)
+		out.Audio = messageAudio(u.Message)
 	case botapi.KindEditedMessage:
 		out.Kind = providerv1.UpdateKind_UPDATE_KIND_EDITED_MESSAGE
 		out.Text = messageText(u.EditedMessage)
@@ -190,7 +222,33 @@ func messageRefs(refs []provider.Ref, m *botapi.Message) []provider.Ref {
 	for _, p := range m.Photo {
 		refs = append(refs, provider.Ref{Kind: provider.RefFile, ID: p.FileID})
 	}
+	if m.Voice != nil {
+		refs = append(refs, provider.Ref{Kind: provider.RefFile, ID: m.Voice.FileID})
+	}
+	if m.Audio != nil {
+		refs = append(refs, provider.Ref{Kind: provider.RefFile, ID: m.Audio.FileID})
+	}
 	return refs
+}
+
+// messageAudio is the voice note or audio file of a new message, for the
+// supervisor to transcribe; nil if it has none. A document whose type is
+// audio counts too (a file sent "as a file").
+func messageAudio(m *botapi.Message) *providerv1.Audio {
+	switch {
+	case m == nil:
+		return nil
+	case m.Voice != nil:
+		v := m.Voice
+		return &providerv1.Audio{FileId: v.FileID, MimeType: v.MimeType, DurationSeconds: uint32(max(v.Duration, 0)), Size: v.FileSize, Voice: true}
+	case m.Audio != nil:
+		a := m.Audio
+		return &providerv1.Audio{FileId: a.FileID, MimeType: a.MimeType, DurationSeconds: uint32(max(a.Duration, 0)), Size: a.FileSize, FileName: a.FileName}
+	case m.Document != nil && strings.HasPrefix(m.Document.MimeType, "audio/"):
+		d := m.Document
+		return &providerv1.Audio{FileId: d.FileID, MimeType: d.MimeType, Size: d.FileSize, FileName: d.FileName}
+	}
+	return nil
 }
 
 // idText writes a Telegram id as text; 0 (none) is "".

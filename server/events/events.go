@@ -43,6 +43,11 @@ const (
 	ClusterRelayFollowed  Kind = 23
 	ClusterMemberJoined   Kind = 24
 	ClusterMemberLeft     Kind = 25
+
+	// A provider could not convert a platform update: set aside as a dead
+	// letter.
+	UpdateDeadLettered Kind = 28
+	DeadLetterResolved Kind = 29
 )
 
 var kindNames = map[Kind]string{
@@ -72,6 +77,9 @@ var kindNames = map[Kind]string{
 	ClusterRelayFollowed:  "cluster_relay_followed",
 	ClusterMemberJoined:   "cluster_member_joined",
 	ClusterMemberLeft:     "cluster_member_left",
+
+	UpdateDeadLettered: "update_dead_lettered",
+	DeadLetterResolved: "dead_letter_resolved",
 }
 
 func (k Kind) String() string {
@@ -152,7 +160,7 @@ func level(e Event) zerolog.Level {
 			return zerolog.InfoLevel
 		}
 		return zerolog.WarnLevel
-	case AuthRefused, FollowerPruned, BindingFailed, UpdatesDropped, ClusterFenced, ClusterMemberLeft:
+	case AuthRefused, FollowerPruned, BindingFailed, UpdatesDropped, ClusterFenced, ClusterMemberLeft, UpdateDeadLettered:
 		return zerolog.WarnLevel
 	case ClusterLeadershipLost:
 		if e.Attrs[ReasonAttr] == "stopped" {

@@ -103,6 +103,21 @@ func (h *Hub) checkCall(t store.Target, method string, verb bool, params []byte)
 	return nil
 }
 
+// ParamID is the id a call's JSON params give the parameter name (a
+// top-level key or a dotted path, a string or a number), as checkCall
+// reads it; false if they give none.
+func ParamID(params []byte, name string) (string, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(params, &obj) != nil {
+		return "", false
+	}
+	v, ok := lookup(obj, name)
+	if !ok {
+		return "", false
+	}
+	return idOf(v)
+}
+
 // lookup finds a parameter by name: a top-level key, or a dotted path
 // into nested objects. A JSON null counts as absent.
 func lookup(obj map[string]json.RawMessage, name string) (json.RawMessage, bool) {

@@ -63,6 +63,7 @@ import (
 	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/store"
+	"github.com/chatbus/chatbus/server/transcribe"
 )
 
 // Errors the hub returns (wrapped with context).
@@ -255,6 +256,10 @@ type Config struct {
 	// Trace, if set, is told when each inbound update passes a stage
 	// (see Trace). If nil, nothing is traced.
 	Trace Trace
+	// Transcriber turns voice notes into text (voice.go). If nil, a voice
+	// note reaches its follower with the file and a note saying no
+	// transcriber is configured.
+	Transcriber *transcribe.Transcriber
 }
 
 // Hub routes. Safe for concurrent use. It is the one thing the transport

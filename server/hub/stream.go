@@ -156,6 +156,24 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 		buf = ups
 		for len(ups) > 0 {
 			n := min(len(ups), maxBatch)
+			// An update with audio goes alone, once its transcript is
+			// there (voice.go); those before it go first.
+			for i := range n {
+				if i > 0 && ups[i].Audio() != nil {
+					n = i
+					break
+				}
+				if i == 0 {
+					e, ok, err := h.transcribed(ctx, ups[0])
+					if err != nil {
+						return err
+					}
+					if ok {
+						ups[0], n = e, 1
+						break
+					}
+				}
+			}
 			last := ups[n-1].Seq
 			if !d.Sending(last) {
 				return ErrSuspended

@@ -52,6 +52,15 @@ func (m *Metrics) RateLimited(provider string, retryAfter time.Duration) {
 	}
 }
 
+// FenceWatchFailed counts a failed watch of a provider child's doctor
+// fence.
+func (m *Metrics) FenceWatchFailed(provider string) {
+	if m == nil {
+		return
+	}
+	m.fenceWatch.WithLabelValues(provider).Inc()
+}
+
 // CallWaited observes how long a call waited in its provider's outbound
 // queue before it was sent.
 func (m *Metrics) CallWaited(provider, lane string, waited time.Duration) {

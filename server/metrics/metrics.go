@@ -66,20 +66,22 @@ type Metrics struct {
 	cfg Config
 	reg *prometheus.Registry
 
-	updatesReceived *prometheus.CounterVec // provider, kind
-	updatesRouted   *prometheus.CounterVec // provider
-	updatesUnrouted *prometheus.CounterVec // provider
-	updatesDup      *prometheus.CounterVec // provider
-	updatesDropped  *prometheus.CounterVec // reason
-	notAllowed      prometheus.Counter     // updatesDropped{reason="not_allowed"}
-	delivery        *prometheus.HistogramVec
-	deliveryLive    prometheus.Observer
-	deliveryReplay  prometheus.Observer
+	updatesReceived     *prometheus.CounterVec // provider, kind
+	updatesRouted       *prometheus.CounterVec // provider
+	updatesUnrouted     *prometheus.CounterVec // provider
+	updatesDup          *prometheus.CounterVec // provider
+	updatesDropped      *prometheus.CounterVec // reason
+	updatesDeadLettered *prometheus.CounterVec // provider
+	notAllowed          prometheus.Counter     // updatesDropped{reason="not_allowed"}
+	delivery            *prometheus.HistogramVec
+	deliveryLive        prometheus.Observer
+	deliveryReplay      prometheus.Observer
 
 	calls       *prometheus.CounterVec   // method, code
 	callSeconds *prometheus.HistogramVec // method
 	callRepeats *prometheus.CounterVec   // provider, answer
 	rateLimited *prometheus.CounterVec   // provider
+	fenceWatch  *prometheus.CounterVec   // provider
 	retryAfter  *prometheus.HistogramVec // provider
 	doctor      *prometheus.CounterVec   // provider, outcome, reason
 	callWait    *prometheus.HistogramVec // provider, lane
@@ -140,6 +142,8 @@ func New(cfg Config) *Metrics {
 		"Updates a provider delivered again that the journal already held (skipped by de-duplication), by provider.", "provider")
 	m.updatesDropped = counter("updates_dropped_total",
 		"Updates dropped, by reason: not_allowed (the sender is not on the allow-list: never journalled), or a journal bound (count, bytes, age) or binding_deleted discarding held updates.", "reason")
+	m.updatesDeadLettered = counter("updates_dead_lettered_total",
+		"Updates a provider could not convert (a decoding failure, a panic), set aside as dead letters (busctl updates --dead-letters), by provider.", "provider")
 	m.delivery = histogram("delivery_latency_seconds",
 		"From the provider receiving an update to the supervisor sending it on its follower's stream. phase is live for updates journalled while the stream was open, replay for those held before it opened.",
 		[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600}, "phase")
@@ -156,6 +160,8 @@ func New(cfg Config) *Metrics {
 		"Repeats of an idempotency key served without calling the platform, by provider and answer: recorded (the first call's recorded outcome) or in_flight (it waited for the first call).", "provider", "answer")
 	m.rateLimited = counter("platform_rate_limited_total",
 		"Calls the platform refused with a rate limit (HTTP 429), by provider.", "provider")
+	m.fenceWatch = counter("provider_fence_watch_failures_total",
+		"Times the supervisor's watch of a running provider child's doctor fence (its occupancy stream) failed, by provider: its calls are held until the watch is open again, which the supervisor retries.", "provider")
 	m.retryAfter = histogram("platform_retry_after_seconds",
 		"The delay the platform asked for with each rate limit, by provider.",
 		[]float64{1, 2, 5, 10, 30, 60, 300, 900, 3600}, "provider")
@@ -227,7 +233,7 @@ func (m *Metrics) initSeries() {
 		m.updatesDropped.WithLabelValues(r)
 	}
 	for _, p := range m.cfg.Providers {
-		for _, v := range []*prometheus.CounterVec{m.updatesRouted, m.updatesUnrouted, m.updatesDup, m.rateLimited} {
+		for _, v := range []*prometheus.CounterVec{m.updatesRouted, m.updatesUnrouted, m.updatesDup, m.rateLimited, m.fenceWatch} {
 			v.WithLabelValues(p)
 		}
 		m.callRepeats.WithLabelValues(p, RepeatRecorded)

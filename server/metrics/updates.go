@@ -97,3 +97,12 @@ func (m *Metrics) Delivered(receivedAt time.Time, live bool) {
 		m.deliveryReplay.Observe(d)
 	}
 }
+
+// UpdateDeadLettered counts one update a provider could not convert, set
+// aside as a dead letter.
+func (m *Metrics) UpdateDeadLettered(provider string) {
+	if m == nil {
+		return
+	}
+	m.updatesDeadLettered.WithLabelValues(provider).Inc()
+}

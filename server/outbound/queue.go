@@ -45,7 +45,19 @@ var (
 	ErrFull = errors.New("outbound queue full")
 	// ErrLate: the call could not start before its deadline.
 	ErrLate = errors.New("the platform's rate limits would not let the call start before its deadline")
+	// ErrPanicked: the job's Run panicked; whether the call reached the
+	// platform is not known. The error is a *PanicError.
+	ErrPanicked = errors.New("the call's run panicked")
 )
+
+// PanicError is a Run that panicked: its value and stack.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("%s: %v", ErrPanicked, e.Value) }
+func (e *PanicError) Unwrap() error { return ErrPanicked }
 
 // WaitError is a refusal with the wait it estimated.
 type WaitError struct {
@@ -60,8 +72,10 @@ func (e *WaitError) Error() string {
 func (e *WaitError) Unwrap() error { return e.Err }
 
 // Job is one call waiting to go. The submitter fills in the exported
-// fields; the scheduler calls exactly one of Run, Superseded and (for a
-// job Withdraw takes back) nothing.
+// fields; the scheduler calls Run (again each time it reports the call was
+// not made), or Superseded, or (for a job Withdraw takes back) nothing;
+// and Abort, when set, after a Run that ends the job without its outcome
+// (see Abort).
 type Job struct {
 	Thread Thread
 	// Method names the call (a platform method or a message verb): which
@@ -82,8 +96,20 @@ type Job struct {
 	Deadline time.Time
 	// Run makes the call, on a goroutine of its own, when the job is due.
 	Run func() Outcome
-	// Superseded is called instead of Run when a newer job replaced it.
-	Superseded func()
+	// Superseded is called instead of Run when a newer job, by, replaced
+	// it.
+	Superseded func(by *Job)
+	// Owner is the submitter's own, which the scheduler never reads (what
+	// a job that by replaced needs of it: its caller's answer, say).
+	Owner any
+	// Abort, if set, ends the job after a Run with err, instead of running
+	// it again: when the platform refused it as rate limited for longer
+	// than its Deadline leaves (a *WaitError of ErrLate, with the wait:
+	// nothing was sent), or when Run panicked (a *PanicError: the call's
+	// outcome is unknown, and Run may have reported part of it already).
+	// Without Abort, a rate-limited job waits its turn again whatever its
+	// deadline, and a panicking Run's job just ends.
+	Abort func(err error)
 
 	seq      uint64
 	enqueued time.Time
@@ -429,8 +455,9 @@ func (q *queue) eachWindow(j *Job, fn func(*window)) {
 }
 
 // finish ends j's run with its outcome at now. It reports whether j was
-// queued again (rate limited).
-func (q *queue) finish(j *Job, o Outcome, now time.Time) (again bool) {
+// queued again (rate limited), or, for a job with an Abort and a
+// Deadline the platform's pause outlasts, the refusal to abort it with.
+func (q *queue) finish(j *Job, o Outcome, now time.Time) (again bool, late *WaitError) {
 	tq := q.threads[j.Thread]
 	tq.running, j.running = nil, false
 	scope := o.Scope
@@ -460,8 +487,19 @@ func (q *queue) finish(j *Job, o Outcome, now time.Time) (again bool) {
 			pause(o.Pause, o.MethodOnly)
 		}
 		delete(tq.lasting, j.Method)
+		if o.RetryAfter > 0 && j.Abort != nil && !j.Deadline.IsZero() {
+			// Back at the head of its thread after the pause: if even
+			// that is past its deadline, its caller hears so now, not
+			// when the deadline passes.
+			if wait := q.estimateAt(j, now, 0, 1); now.Add(wait).After(j.Deadline) {
+				q.stats.Refused++
+				q.forget(tq)
+				return false, &WaitError{Err: ErrLate, RetryAfter: wait,
+					Msg: fmt.Sprintf("the platform asked to wait %s, about %s to wait, %s left", o.RetryAfter.Round(time.Millisecond), wait.Round(time.Millisecond), j.Deadline.Sub(now).Round(time.Millisecond))}
+			}
+		}
 		q.push(tq, j, true)
-		return true
+		return true, nil
 	}
 	if o.Pause > 0 {
 		pause(o.Pause, o.MethodOnly)
@@ -472,13 +510,28 @@ func (q *queue) finish(j *Job, o Outcome, now time.Time) (again bool) {
 		clear(tq.lasting)
 	}
 	q.forget(tq)
-	return false
+	return false, nil
 }
 
-// estimate is how long j would wait at now: with every queued job of its
-// lane or a higher one that shares a limit with it ahead of it, plus
-// extra more (a job about to be queued), each as soon as the limits allow.
+// estimate is how long j would wait at now, as the turns go: every queued
+// job of a higher lane that shares a limit with it, its own thread's jobs
+// of its lane ahead of it, and of each other thread's jobs of its lane as
+// many as turns pass before j's (one a turn: j is its thread's k-th, so k
+// turns at most), plus the calls under way and extra more (a job about to
+// be queued), each as soon as the limits allow. One session's backlog
+// therefore counts one turn against another session's next call, not its
+// whole length.
 func (q *queue) estimate(j *Job, now time.Time, extra int) time.Duration {
+	turns := 1
+	if own := q.threads[j.Thread]; own != nil {
+		turns += len(own.lanes[j.Lane])
+	}
+	return q.estimateAt(j, now, extra, turns)
+}
+
+// estimateAt is estimate for j at the turns-th place of its thread's lane
+// (1: the head, where a call the platform refused as rate limited goes).
+func (q *queue) estimateAt(j *Job, now time.Time, extra, turns int) time.Duration {
 	end := now
 	for _, s := range []Scope{ScopeBot, ScopeChat, ScopeThread} {
 		k := scopeKey(s, j.Thread)
@@ -498,12 +551,13 @@ func (q *queue) estimate(j *Job, now time.Time, extra int) time.Duration {
 			if scopeKey(l.Scope, t) != key {
 				continue
 			}
-			for lane := Lane(0); lane <= j.Lane; lane++ {
-				for _, x := range tq.lanes[lane] {
-					if l.counts(x.Method) {
-						ahead++
-					}
-				}
+			for lane := Lane(0); lane < j.Lane; lane++ {
+				ahead += countsOf(l, tq.lanes[lane], len(tq.lanes[lane]))
+			}
+			if t == j.Thread {
+				ahead += countsOf(l, tq.lanes[j.Lane], turns-1)
+			} else {
+				ahead += countsOf(l, tq.lanes[j.Lane], turns)
 			}
 			if tq.running != nil && l.counts(tq.running.Method) {
 				ahead++
@@ -518,6 +572,17 @@ func (q *queue) estimate(j *Job, now time.Time, extra int) time.Duration {
 		}
 	}
 	return end.Sub(now)
+}
+
+// countsOf is how many of the first n of jobs l counts.
+func countsOf(l Limit, jobs []*Job, n int) int {
+	c := 0
+	for _, x := range jobs[:min(n, len(jobs))] {
+		if l.counts(x.Method) {
+			c++
+		}
+	}
+	return c
 }
 
 // sweep forgets windows and pauses that no longer hold anything back.

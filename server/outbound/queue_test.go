@@ -97,7 +97,7 @@ func (s *sim) step() bool {
 	if s.outcome != nil {
 		o = s.outcome(s.label[r.j])
 	}
-	if s.q.finish(r.j, o, s.now) {
+	if again, _ := s.q.finish(r.j, o, s.now); again {
 		s.started = append(s.started, s.label[r.j]+" (rate limited)")
 		s.at = append(s.at, s.now)
 	}
@@ -335,8 +335,9 @@ func TestRefusals(t *testing.T) {
 	if err := add("a", time.Time{}); !errors.Is(err, ErrFull) || !errors.As(err, &we) || we.RetryAfter < 3*time.Second {
 		t.Fatalf("a fourth call of the thread: %v", err)
 	}
-	if err := add("b", t0.Add(2*time.Second)); !errors.Is(err, ErrLate) || !errors.As(err, &we) || we.RetryAfter != 3*time.Second {
-		t.Fatalf("a call with 2s left behind three: %v", err)
+	// Another thread waits one turn of a's, not its three.
+	if err := add("b", t0.Add(500*time.Millisecond)); !errors.Is(err, ErrLate) || !errors.As(err, &we) || we.RetryAfter != time.Second {
+		t.Fatalf("a call with 0.5s left one turn behind a: %v", err)
 	}
 	if err := add("b", t0.Add(4*time.Second)); err != nil {
 		t.Fatalf("a call with 4s left behind three: %v", err)
@@ -390,5 +391,38 @@ func TestWindow(t *testing.T) {
 	w.finish(t0.Add(3*time.Second), 3) // a long text in three messages
 	if len(w.times) != 2 || !w.times[0].Equal(t0.Add(3*time.Second)) {
 		t.Fatalf("three messages: %v", w.times)
+	}
+}
+
+// TestBacklogDoesNotRefuseAnother: with one session's 40 messages
+// waiting for the group's minute, another session's first message with a
+// minute's deadline is accepted (it waits one turn, not the backlog) and
+// starts before its deadline.
+func TestBacklogDoesNotRefuseAnother(t *testing.T) {
+	s := newSim(t, telegramLimits)
+	for i := range 40 {
+		s.add("u", "send", LaneMessage, fmt.Sprintf("u-%02d", i))
+	}
+	s.runUntil(20) // the group's minute is spent
+	deadline := s.now.Add(time.Minute)
+	j := &Job{Thread: Thread{Chat: "-100", Thread: "v"}, Method: "send", Lane: LaneMessage, Deadline: deadline}
+	s.label[j] = "v-00"
+	if _, _, err := s.q.add(j, s.now); err != nil {
+		t.Fatalf("v's first message behind u's backlog: %v", err)
+	}
+	// u's next message, behind its own 20, is still refused with a
+	// minute: its own backlog counts.
+	late := &Job{Thread: Thread{Chat: "-100", Thread: "u"}, Method: "send", Lane: LaneMessage}
+	late.Deadline = s.now.Add(time.Minute)
+	if _, _, err := s.q.add(late, s.now); !errors.Is(err, ErrLate) {
+		t.Fatalf("u's 21st queued message with a minute: %v", err)
+	}
+	s.runAll()
+	i := slices.Index(s.started, "v-00")
+	if i < 0 || i > 20+2 {
+		t.Fatalf("v's message started %dth: %v", i, s.started)
+	}
+	if s.at[i].After(deadline) {
+		t.Fatalf("v's message started %s after its deadline", s.at[i].Sub(deadline))
 	}
 }

@@ -34,6 +34,7 @@ package outbound
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -169,7 +170,7 @@ func (s *Scheduler) Submit(j *Job) (Status, error) {
 		return Skipped, nil
 	case coalescedJob:
 		if replaced.Superseded != nil {
-			replaced.Superseded()
+			replaced.Superseded(j)
 		}
 		return Coalesced, nil
 	}
@@ -285,13 +286,33 @@ func (s *Scheduler) start(due []started, wake time.Time) {
 	}
 }
 
-// run runs j, books its outcome and starts what that let go.
+// run runs j, books its outcome and starts what that let go. A Run that
+// panics ends its job (told through Abort) and nothing else: the
+// scheduler goes on.
 func (s *Scheduler) run(j *Job) {
-	o := j.Run()
+	o, perr := runJob(j)
 	s.mu.Lock()
-	s.q.finish(j, o, s.now())
+	_, late := s.q.finish(j, o, s.now())
 	s.running--
 	due, wake := s.takeDue()
 	s.mu.Unlock()
+	switch {
+	case perr != nil && j.Abort != nil:
+		j.Abort(perr)
+	case late != nil:
+		j.Abort(late)
+	}
 	s.start(due, wake)
+}
+
+// runJob calls j.Run, turning a panic into a *PanicError. A call that
+// panicked is booked as made (its outcome is unknown: it may have reached
+// the platform, and counts against the limits).
+func runJob(j *Job) (o Outcome, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			o, err = Outcome{}, &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return j.Run(), nil
 }

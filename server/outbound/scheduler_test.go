@@ -49,7 +49,7 @@ func TestSchedulerRuns(t *testing.T) {
 				wg.Done()
 				return Outcome{}
 			},
-			Superseded: func() {
+			Superseded: func(*Job) {
 				mu.Lock()
 				defer mu.Unlock()
 				ran = append(ran, label+" superseded")
@@ -149,5 +149,88 @@ func TestSchedulerStartsOnSubmit(t *testing.T) {
 		t.Fatalf("%s ran second", got)
 	}
 	release <- struct{}{}
+	testkit.Eventually(t, "the scheduler idle", func() bool { st := s.Stats(); return st.Running == 0 && st.Queued == 0 })
+}
+
+// TestSchedulerLateAfterRateLimit: a call the platform refused as rate
+// limited for longer than its caller's deadline leaves is aborted at
+// once with ErrLate and the wait (not run again, not held until the
+// deadline passes); one whose deadline the pause leaves room for runs
+// again.
+func TestSchedulerLateAfterRateLimit(t *testing.T) {
+	s, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetOpen(true)
+	aborted := make(chan error, 2)
+	ran := make(chan string, 4)
+	job := func(label string, deadline time.Duration) *Job {
+		first := true
+		return &Job{Thread: Thread{"c", label}, Method: "send", Lane: LaneMessage, Deadline: time.Now().Add(deadline),
+			Run: func() Outcome {
+				ran <- label
+				if first {
+					first = false
+					return Outcome{RetryAfter: 30 * time.Second, Scope: ScopeThread}
+				}
+				return Outcome{}
+			},
+			Abort: func(err error) { aborted <- err },
+		}
+	}
+	if _, err := s.Submit(job("short", 4*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Recv(t, ran, "the call to be made")
+	err = testkit.Recv(t, aborted, "the call to be aborted")
+	var we *WaitError
+	if !errors.Is(err, ErrLate) || !errors.As(err, &we) || we.RetryAfter < 29*time.Second {
+		t.Fatalf("aborted with %v", err)
+	}
+	if st := s.Stats(); st.Queued != 0 || st.Refused != 1 || st.RateLimited != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	// A deadline past the pause: queued again, not aborted.
+	if _, err := s.Submit(job("long", time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Recv(t, ran, "the second call to be made")
+	testkit.Eventually(t, "the call queued again", func() bool { return s.Stats().Queued == 1 })
+	select {
+	case err := <-aborted:
+		t.Fatalf("a call with an hour left aborted: %v", err)
+	default:
+	}
+}
+
+// TestSchedulerPanic: a Run that panics fails its call (Abort with a
+// *PanicError) and the scheduler goes on: the thread's next call runs.
+func TestSchedulerPanic(t *testing.T) {
+	s, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runScheduler(t, s)
+	s.SetOpen(true)
+	aborted := make(chan error, 1)
+	ran := make(chan string, 1)
+	if _, err := s.Submit(&Job{Thread: Thread{"c", "t"}, Method: "send", Lane: LaneMessage,
+		Run:   func() Outcome { panic("converting the reply") },
+		Abort: func(err error) { aborted <- err },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Submit(&Job{Thread: Thread{"c", "t"}, Method: "send", Lane: LaneMessage,
+		Run: func() Outcome { ran <- "next"; return Outcome{} },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	err = testkit.Recv(t, aborted, "the panicking call to be aborted")
+	var pe *PanicError
+	if !errors.Is(err, ErrPanicked) || !errors.As(err, &pe) || pe.Value != "converting the reply" || len(pe.Stack) == 0 {
+		t.Fatalf("aborted with %v", err)
+	}
+	testkit.Recv(t, ran, "the next call to run")
 	testkit.Eventually(t, "the scheduler idle", func() bool { st := s.Stats(); return st.Running == 0 && st.Queued == 0 })
 }

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
@@ -64,12 +62,10 @@ func (m *Manager) Call(ctx context.Context, c hub.Call) (hub.Result, error) {
 // to the child with the caller's ctx. A caller that stops waiting before
 // its turn takes it back (nothing was sent).
 func (p *provider) callUnkeyed(ctx context.Context, c hub.Call) (hub.Result, error) {
-	var (
-		res  hub.Result
-		err  error
-		done = make(chan struct{})
-	)
+	u := &unkeyed{done: make(chan struct{})}
+	settle := u.settle
 	j := p.job(ctx, c)
+	j.Owner = u
 	j.Run = func() outbound.Outcome {
 		r, pause, cerr := p.callOnceDetail(ctx, c)
 		if notAdmitting(cerr) {
@@ -80,17 +76,14 @@ func (p *provider) callUnkeyed(ctx context.Context, c hub.Call) (hub.Result, err
 		if o, limited := rateLimitedOutcome(cerr); limited && ctx.Err() == nil {
 			return o
 		}
-		res, err = r, cerr
-		close(done)
+		settle(r, cerr)
 		if cerr != nil {
 			return outbound.Outcome{}
 		}
 		return outcomeOf(r, pause)
 	}
-	j.Superseded = func() {
-		res = supersededResult(c)
-		close(done)
-	}
+	j.Superseded = func(by *outbound.Job) { superseded(c, by, settle) }
+	j.Abort = func(aerr error) { settle(hub.Result{}, p.aborted(c, aerr)) }
 	st, serr := p.sched.Submit(j)
 	switch {
 	case serr != nil:
@@ -99,15 +92,50 @@ func (p *provider) callUnkeyed(ctx context.Context, c hub.Call) (hub.Result, err
 		return hub.Result{JSON: json.RawMessage("{}")}, nil
 	}
 	select {
-	case <-done:
-		return res, err
+	case <-u.done:
+		return u.res, u.err
 	case <-ctx.Done():
 	}
 	if p.sched.Withdraw(j) {
-		return hub.Result{}, fmt.Errorf("%w: the call waited for its turn (the platform's limits, or a restart) and was not sent: %w", ErrHeld, ctx.Err())
+		// Taken back: so are the calls it replaced, which follow it.
+		settle(hub.Result{}, fmt.Errorf("%w: the call waited for its turn (the platform's limits, or a restart) and was not sent: %w", ErrHeld, ctx.Err()))
 	}
-	<-done // under way: its outcome is the caller's
-	return res, err
+	return u.answer() // under way: its outcome is the caller's
+}
+
+// answerer is a call's answer, once it has one: the Owner of every job of
+// the provider's, so that a call a newer one replaced can take the newer
+// one's (superseded).
+type answerer interface{ answer() (hub.Result, error) }
+
+// unkeyed is the answer of a call without a record.
+type unkeyed struct {
+	once sync.Once
+	done chan struct{}
+	res  hub.Result
+	err  error
+}
+
+func (u *unkeyed) settle(res hub.Result, err error) {
+	u.once.Do(func() { u.res, u.err = res, err; close(u.done) })
+}
+
+func (u *unkeyed) answer() (hub.Result, error) {
+	<-u.done
+	return u.res, u.err
+}
+
+// superseded answers c, which the newer call by replaced while it waited:
+// an edit verb at once, as succeeded (supersededResult: the newer text is
+// what the message shows); a raw call with the newer call's outcome, once
+// it has one (the platform's own answer, which the caller can read).
+func superseded(c hub.Call, by *outbound.Job, settle func(hub.Result, error)) {
+	a, ok := by.Owner.(answerer)
+	if hub.IsVerb(c.Method) || !ok {
+		settle(supersededResult(c), nil)
+		return
+	}
+	go func() { settle(a.answer()) }()
 }
 
 // supersededResult is the answer to an edit a newer edit of the same
@@ -126,12 +154,13 @@ func (p *provider) callOnceDetail(ctx context.Context, c hub.Call) (hub.Result, 
 	if err != nil {
 		return hub.Result{}, nil, err
 	}
-	resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: c.Method, ParamsJson: c.Params, IdempotencyKey: c.Key, Target: targetProto(c.Target)})
+	var at attempt
+	resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: c.Method, ParamsJson: c.Params, IdempotencyKey: c.Key, Target: targetProto(c.Target)}, at.opt())
 	if err != nil {
 		if notAdmitting(err) {
 			return hub.Result{}, nil, err // the caller holds it
 		}
-		return hub.Result{}, nil, p.classify(err)
+		return hub.Result{}, nil, p.classify(err, &at)
 	}
 	return hub.Result{JSON: resp.GetResultJson(), Refs: refsFrom(resp.GetReferences())}, resp.GetPause(), nil
 }
@@ -229,8 +258,38 @@ func (cs *calls) do(ctx context.Context, c hub.Call) (hub.Result, error) {
 func (cs *calls) submit(ctx context.Context, f *flight) error {
 	c := f.call()
 	j := cs.p.job(ctx, c)
+	j.Owner = f
 	j.Run = func() outbound.Outcome { return cs.send(f) }
-	j.Superseded = func() { cs.finish(f, supersededResult(c), nil) }
+	j.Superseded = func(by *outbound.Job) {
+		superseded(c, by, func(res hub.Result, err error) {
+			if cs.finish(f, res, err) {
+				// The newer call is sent again (the platform de-duplicates
+				// it by its key), not this one: its outcome is unknown.
+				cs.unknown(f, ambiguous("a newer call replaced it, whose outcome is not known yet"))
+			}
+		})
+	}
+	j.Abort = func(err error) {
+		select {
+		case <-f.done:
+			return // settled before its run panicked
+		default:
+		}
+		err = cs.p.aborted(c, err)
+		if errors.Is(err, ErrQueueFull) {
+			// Never made (the platform refused it and its caller's
+			// deadline is before the pause ends): the key is free.
+			if derr := cs.store.DeleteCall(f.rec.BindingKey, f.rec.Key); derr != nil {
+				cs.p.log.Error().Err(derr).Str("key", f.rec.Key).Msg("forgetting a call the platform's pause outlasts")
+			}
+			cs.settle(f, hub.Result{}, err)
+			return
+		}
+		// Its run panicked: it may have reached the platform. Recorded as
+		// unknown, never sent again (not even where the platform
+		// de-duplicates: what panicked would again).
+		cs.unknown(f, err)
+	}
 	st, err := cs.p.sched.Submit(j)
 	switch {
 	case err != nil:
@@ -239,6 +298,22 @@ func (cs *calls) submit(ctx context.Context, f *flight) error {
 		cs.finish(f, hub.Result{JSON: json.RawMessage("{}")}, nil)
 	}
 	return nil
+}
+
+// unknown records f's outcome as unknown (err says why) and settles it.
+func (cs *calls) unknown(f *flight, err error) {
+	rec := f.rec
+	rec.State, rec.Failure = store.CallUnknown, encodeFailure(err)
+	if serr := cs.store.SetCall(rec); serr != nil {
+		cs.p.log.Error().Err(serr).Str("key", rec.Key).Msg("recording a call's outcome as unknown")
+	}
+	cs.settle(f, hub.Result{}, err)
+}
+
+// answer is f's outcome, once it has one.
+func (f *flight) answer() (hub.Result, error) {
+	<-f.done
+	return f.res, f.err
 }
 
 // call is the call f records.
@@ -445,6 +520,3 @@ func decodeFailure(b []byte, st store.CallState) error {
 	}
 	return r.err()
 }
-
-// notAdmitting: the owner closed admission for a doctor restart.
-func notAdmitting(err error) bool { return status.Code(err) == codes.FailedPrecondition }

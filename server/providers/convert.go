@@ -51,6 +51,10 @@ func inbound(u *providerv1.Update) hub.Inbound {
 		SenderName: u.GetSenderName(), Refs: refsFrom(u.GetReferences()), Text: u.GetText(), Payload: u.GetPayload(),
 	}
 	rec.FromUserID = idNumber(rec.Sender)
+	if a := u.GetAudio(); a != nil && a.GetFileId() != "" {
+		rec.Audio = &store.Audio{FileID: a.GetFileId(), MIME: a.GetMimeType(), Duration: a.GetDurationSeconds(),
+			Size: a.GetSize(), FileName: a.GetFileName(), Voice: a.GetVoice()}
+	}
 	if ts := u.GetReceivedAt(); ts != nil {
 		rec.ReceivedAt = ts.AsTime()
 	}

@@ -3,24 +3,33 @@ package providers
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+
+	"github.com/chatbus/chatbus/internal/enumtab"
+	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 
 	"github.com/chatbus/chatbus/server/hub"
 )
 
-// The ErrorInfo domain and reasons of the provider contract
-// (provider/README.md; the provider SDK sends them).
-const (
-	errorDomain       = "provider.chatbus"
-	reasonTargetGone  = "TARGET_GONE"
-	reasonUnreachable = "PLATFORM_UNREACHABLE"
-	reasonStopping    = "PROVIDER_STOPPING"
-)
+// errorDomain is the ErrorInfo domain of the provider contract's reasons
+// (chatbus.provider.v1.ErrorReason; provider/README.md).
+const errorDomain = "provider.chatbus"
+
+// reasonPrefix is what every chatbus.provider.v1.ErrorReason value's name
+// starts with; the ErrorInfo reason is the rest.
+const reasonPrefix = "ERROR_REASON_"
+
+// parseReason reads an ErrorInfo reason of the provider contract;
+// unspecified if it names none this build knows.
+func parseReason(name string) providerv1.ErrorReason {
+	return enumtab.Parse[providerv1.ErrorReason](name, reasonPrefix, providerv1.ErrorReason_value)
+}
 
 // Errors of the Manager itself.
 var (
@@ -88,9 +97,29 @@ func (e *CallError) Is(target error) bool {
 	return target == e.Class || (e.Class == ErrTargetGone && target == ErrPlatformNotFound)
 }
 
-// classes maps a provider's code to its class: the one table in this
-// direction. codes.FailedPrecondition is the fence's "not admitting" where
-// it is handled (held for the successor), a refusal elsewhere.
+// reasonClasses maps the provider's reasons to classes: the one table
+// the supervisor decides on. ERROR_REASON_NOT_ADMITTING is not among them:
+// the call paths hold such a call for the successor (notAdmitting) before
+// classifying anything.
+var reasonClasses = map[providerv1.ErrorReason]error{
+	providerv1.ErrorReason_ERROR_REASON_TARGET_GONE:          ErrTargetGone,
+	providerv1.ErrorReason_ERROR_REASON_OUT_OF_SCOPE:         ErrPlatformDenied,
+	providerv1.ErrorReason_ERROR_REASON_RATE_LIMITED:         ErrRateLimited,
+	providerv1.ErrorReason_ERROR_REASON_NOT_FOUND:            ErrPlatformNotFound,
+	providerv1.ErrorReason_ERROR_REASON_PLATFORM_UNREACHABLE: ErrUnavailable,
+	providerv1.ErrorReason_ERROR_REASON_INVALID:              ErrPlatformInvalid,
+	providerv1.ErrorReason_ERROR_REASON_PERMISSION_DENIED:    ErrPlatformDenied,
+	providerv1.ErrorReason_ERROR_REASON_AMBIGUOUS:            ErrAmbiguous,
+	providerv1.ErrorReason_ERROR_REASON_PLATFORM_REFUSED:     ErrRefused,
+	providerv1.ErrorReason_ERROR_REASON_PROVIDER_STOPPING:    ErrUnavailable,
+}
+
+// classes maps the code of an answer without a reason to its class: a
+// provider that sends none (not built on the SDK), or the transport's own
+// status. An UNAVAILABLE without a reason is the transport's: ambiguous
+// unless the call never reached the child (classify); a
+// FAILED_PRECONDITION without a reason is a refusal, never "not
+// admitting".
 var classes = map[codes.Code]error{
 	codes.InvalidArgument:    ErrPlatformInvalid,
 	codes.NotFound:           ErrPlatformNotFound,
@@ -98,19 +127,20 @@ var classes = map[codes.Code]error{
 	codes.ResourceExhausted:  ErrRateLimited,
 	codes.FailedPrecondition: ErrRefused,
 	codes.OutOfRange:         ErrPlatformInvalid,
-	codes.Unavailable:        ErrUnavailable,
+	codes.Unavailable:        ErrAmbiguous,
 	codes.Unauthenticated:    ErrRefused, // a child that does not know its secret: not the follower's fault, not retried
 }
 
-// classify turns a provider RPC error into a *CallError of its class.
-// Anything without a class (Unknown, Internal, DeadlineExceeded mid-call,
-// a broken connection) is ErrAmbiguous: the platform may have acted.
-func classify(err error) error {
+// classify turns a provider RPC error into a *CallError of its class: by
+// the provider's reason, else (no reason) by its code. Anything else
+// (Unknown, Internal, DeadlineExceeded mid-call, a broken connection) is
+// ErrAmbiguous: the platform may have acted. at, if not nil, is the
+// RPC's attempt: one that never reached the child is ErrUnavailable (the
+// request never left).
+func classify(err error, at *attempt) error {
 	st, _ := status.FromError(err)
 	e := &CallError{Class: ErrAmbiguous, Message: st.Message()}
-	if c, ok := classes[st.Code()]; ok {
-		e.Class = c
-	}
+	var reason providerv1.ErrorReason
 	for _, d := range st.Details() {
 		switch d := d.(type) {
 		case *errdetails.RetryInfo:
@@ -118,33 +148,65 @@ func classify(err error) error {
 		case *errdetails.ErrorInfo:
 			if d.GetDomain() == errorDomain {
 				e.Reason, e.Scope = d.GetReason(), d.GetMetadata()["scope"]
+				reason = parseReason(d.GetReason())
 			}
 		}
 	}
-	switch {
-	case e.Reason == reasonTargetGone:
-		e.Class = ErrTargetGone
-	case e.Class == ErrUnavailable && e.Reason != reasonUnreachable && e.Reason != reasonStopping && !neverConnected(st):
-		// Not the provider saying it sent nothing: the connection to the
-		// child broke (it died mid-call, perhaps after the platform acted).
-		e.Class = ErrAmbiguous
+	switch c, ok := reasonClasses[reason]; {
+	case ok:
+		e.Class = c
+	case reason != providerv1.ErrorReason_ERROR_REASON_UNSPECIFIED:
+		e.Class = ErrRefused // a reason of the contract no table above names (a fence's)
+	case st.Code() == codes.Unavailable && at != nil && !at.reached():
+		e.Class = ErrUnavailable
+	default:
+		if c, ok := classes[st.Code()]; ok {
+			e.Class = c
+		}
 	}
 	return e
 }
 
+// notAdmitting: the owner closed admission for a doctor restart (its
+// reason says so); the call was not made.
+func notAdmitting(err error) bool {
+	return reasonOf(err) == providerv1.ErrorReason_ERROR_REASON_NOT_ADMITTING
+}
+
+// reasonOf is the provider's reason of an RPC error; unspecified if it
+// carries none.
+func reasonOf(err error) providerv1.ErrorReason {
+	st, ok := status.FromError(err)
+	if !ok {
+		return providerv1.ErrorReason_ERROR_REASON_UNSPECIFIED
+	}
+	for _, d := range st.Details() {
+		if ei, ok := d.(*errdetails.ErrorInfo); ok && ei.GetDomain() == errorDomain {
+			return parseReason(ei.GetReason())
+		}
+	}
+	return providerv1.ErrorReason_ERROR_REASON_UNSPECIFIED
+}
+
+// attempt is what the supervisor learns of one RPC to a child beyond its
+// answer: whether it got onto a connection to the child at all. Pass
+// opt() to the RPC.
+type attempt struct{ pr peer.Peer }
+
+func (a *attempt) opt() grpc.CallOption { return grpc.Peer(&a.pr) }
+
+// reached: the RPC got a stream on a connection to the child (gRPC sets
+// the peer only then), so its request may have left. One that did not
+// (the child had died, nothing listens) certainly did nothing.
+func (a *attempt) reached() bool { return a.pr.Addr != nil }
+
 // classify is classify, counting the platform's rate limits.
-func (p *provider) classify(err error) error {
-	err = classify(err)
+func (p *provider) classify(err error, at *attempt) error {
+	err = classify(err, at)
 	if ce := (*CallError)(nil); errors.As(err, &ce) && ce.Class == ErrRateLimited {
 		p.metrics.RateLimited(p.spec.Name, ce.RetryAfter)
 	}
 	return err
-}
-
-// neverConnected: grpc failed the call because it could not connect to
-// the child at all (it had died): the request never left.
-func neverConnected(st *status.Status) bool {
-	return strings.Contains(st.Message(), "Error while dialing")
 }
 
 // classNames name the classes in the outbox's records, so a replayed

@@ -24,13 +24,14 @@ func (m *Manager) Upload(ctx context.Context, t store.Target, u hub.Upload, r io
 	if err != nil {
 		return hub.Result{}, err
 	}
-	st, err := cl.UploadFile(ctx)
+	var at attempt
+	st, err := cl.UploadFile(ctx, at.opt())
 	if err != nil {
-		return hub.Result{}, p.classify(err)
+		return hub.Result{}, p.classify(err, &at)
 	}
 	hdr := &providerv1.UploadFileRequest_Header{Target: targetProto(t), Filename: u.Filename, Caption: u.Caption, Kind: u.Kind}
 	if err := st.Send(&providerv1.UploadFileRequest{Msg: &providerv1.UploadFileRequest_Header_{Header: hdr}}); err != nil {
-		return hub.Result{}, p.classify(err)
+		return hub.Result{}, p.classify(err, &at)
 	}
 	buf := make([]byte, uploadChunk)
 	for {
@@ -49,7 +50,7 @@ func (m *Manager) Upload(ctx context.Context, t store.Target, u hub.Upload, r io
 	}
 	resp, err := st.CloseAndRecv()
 	if err != nil {
-		return hub.Result{}, p.classify(err)
+		return hub.Result{}, p.classify(err, &at)
 	}
 	return hub.Result{JSON: resp.GetResultJson(), Refs: refsFrom(resp.GetReferences())}, nil
 }
@@ -64,9 +65,10 @@ func (m *Manager) Download(ctx context.Context, name, fileID string, fn func(chu
 	if err != nil {
 		return err
 	}
-	st, err := cl.DownloadFile(ctx, &providerv1.DownloadFileRequest{FileId: fileID})
+	var at attempt
+	st, err := cl.DownloadFile(ctx, &providerv1.DownloadFileRequest{FileId: fileID}, at.opt())
 	if err != nil {
-		return p.classify(err)
+		return p.classify(err, &at)
 	}
 	for {
 		msg, err := st.Recv()
@@ -74,7 +76,7 @@ func (m *Manager) Download(ctx context.Context, name, fileID string, fn func(chu
 			return nil
 		}
 		if err != nil {
-			return p.classify(err)
+			return p.classify(err, &at)
 		}
 		if err := fn(msg.GetChunk(), msg.GetSize(), msg.GetFilePath()); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
+	"google.golang.org/grpc/codes"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	sdk "github.com/chatbus/chatbus/provider"
@@ -44,7 +45,8 @@ type childSettings struct {
 // callParams script one call: Fail names the provider error it answers
 // with ("not_found", "invalid", "denied", "unavailable", "ambiguous",
 // "out_of_scope", "target_gone"; "rate_limited" the first time its key is
-// made, a rate limit of 200ms); Exit makes the child die in the middle of
+// made, a rate limit of 200ms; "rate_limited_long" likewise of 30s;
+// "precondition" a platform's own FAILED_PRECONDITION); Exit makes the child die in the middle of
 // it. Otherwise the call answers {"n": how many calls this child answered
 // so far, "pid": its pid}.
 type callParams struct {
@@ -102,8 +104,17 @@ func child() int {
 		if p.Fail == "rate_limited" && first {
 			return sdk.Result{}, sdk.RateLimited(200*time.Millisecond, nil)
 		}
+		if p.Fail == "rate_limited_long" && first {
+			return sdk.Result{}, sdk.RateLimited(30*time.Second, nil)
+		}
+		if p.Fail == "rate_limited_long" {
+			p.Fail = ""
+		}
 		if p.Fail == "rate_limited" {
 			p.Fail = ""
+		}
+		if p.Fail == "precondition" {
+			return sdk.Result{}, &sdk.Error{Code: codes.FailedPrecondition, Message: "the message is not modified"}
 		}
 		if p.Fail != "" {
 			err, ok := childFailures[p.Fail]

@@ -302,6 +302,58 @@ func TestCallFailuresClassified(t *testing.T) {
 	}
 }
 
+// TestPlatformPreconditionIsARefusal: a FAILED_PRECONDITION of the
+// platform's own (not the doctor fence's, which says so by its reason) is
+// the call's failure, recorded: it neither closes the provider's
+// admission nor sends the call again, and the next call goes.
+func TestPlatformPreconditionIsARefusal(t *testing.T) {
+	e := newEnv(t, spec("fake", childSettings{}))
+	ctx := ctxT(t)
+	if _, err := e.call(ctx, "pre", callParams{Fail: "precondition"}); !errors.Is(err, ErrRefused) {
+		t.Fatalf("a platform's precondition: %v, want ErrRefused", err)
+	}
+	if _, err := e.call(ctx, "", callParams{Fail: "precondition"}); !errors.Is(err, ErrRefused) {
+		t.Fatalf("a platform's precondition without a key: %v, want ErrRefused", err)
+	}
+	p, _ := e.m.get("fake")
+	if open, _ := p.adm.state(); !open {
+		t.Fatal("a platform's precondition closed the provider's admission")
+	}
+	if _, err := e.call(ctx, "pre", callParams{}); !errors.Is(err, ErrRefused) {
+		t.Fatalf("repeat: %v, want the recorded ErrRefused", err)
+	}
+	res, err := e.call(ctx, "next", callParams{})
+	if err != nil || answered(t, res) != 1 {
+		t.Fatalf("the next call: %s, %v; want the child's first answer", res.JSON, err)
+	}
+}
+
+// TestRateLimitOutlastsDeadline: a call the platform refuses as rate
+// limited for 30 s, with 3 s left to its caller, is answered at once as
+// refused by the queue with the wait (RESOURCE_EXHAUSTED with a
+// RetryInfo), not held until its deadline; with a key, the key is free
+// again (nothing was sent).
+func TestRateLimitOutlastsDeadline(t *testing.T) {
+	for _, key := range []string{"", "k-long"} {
+		t.Run("key="+key, func(t *testing.T) {
+			e := newEnv(t, spec("fake", childSettings{}))
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			_, err := e.call(ctx, key, callParams{Fail: "rate_limited_long"})
+			var ce *CallError
+			if !errors.Is(err, ErrQueueFull) || !errors.As(err, &ce) || ce.RetryAfter < 25*time.Second {
+				t.Fatalf("a call paused past its deadline: %v, want refused with the wait", err)
+			}
+			if key == "" {
+				return
+			}
+			if rec, err := e.st.GetCall("b", key); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("the refused call's record: %+v, %v; want it forgotten", rec, err)
+			}
+		})
+	}
+}
+
 // TestCallsHeldAcrossRestart: while a doctor restart holds the provider,
 // calls are held (the caller's deadline ends its wait, not the call);
 // once it ends they are sent, once, in order.

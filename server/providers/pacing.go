@@ -29,14 +29,29 @@ var ErrQueueFull = errors.New("outbound queue full")
 // pacing is what the last child declared about pacing.
 type pacing struct {
 	lanes map[string]outbound.Lane // by method
-	lasts map[string]time.Duration // verbs whose effect lasts (typing)
+	lasts map[string]time.Duration // verbs and methods whose effect lasts (typing)
+	// overwrites are the methods whose calls overwrite the messages they
+	// name, with the names of their message parameters.
+	overwrites map[string][]string
 }
 
 // pacingFrom reads a DescribeResponse's lanes and limits.
 func pacingFrom(resp *providerv1.DescribeResponse) (*pacing, []outbound.Limit, error) {
-	pc := &pacing{lanes: map[string]outbound.Lane{}, lasts: map[string]time.Duration{}}
+	pc := &pacing{lanes: map[string]outbound.Lane{}, lasts: map[string]time.Duration{}, overwrites: map[string][]string{}}
 	for _, m := range resp.GetMethods() {
 		pc.lanes[m.GetName()] = laneFrom(m.GetLane())
+		if d := m.GetLasts().AsDuration(); d > 0 {
+			pc.lasts[m.GetName()] = d
+		}
+		if m.GetOverwrites() {
+			names := []string{}
+			for _, p := range m.GetParams() {
+				if p.GetKind() == providerv1.ReferenceKind_REFERENCE_KIND_MESSAGE {
+					names = append(names, p.GetName())
+				}
+			}
+			pc.overwrites[m.GetName()] = names
+		}
 	}
 	for _, v := range resp.GetVerbs() {
 		if d := v.GetLasts().AsDuration(); d > 0 {
@@ -118,6 +133,9 @@ func (p *provider) job(ctx context.Context, c hub.Call) *outbound.Job {
 			if l, ok := pc.lanes[c.Method]; ok {
 				j.Lane = l
 			}
+			if names, ok := pc.overwrites[c.Method]; ok {
+				j.Coalesce = overwritten(c, names)
+			}
 		}
 	}
 	if pc != nil {
@@ -127,6 +145,24 @@ func (p *provider) job(ctx context.Context, c hub.Call) *outbound.Job {
 		j.Deadline = d
 	}
 	return j
+}
+
+// overwritten is the coalescing key of a raw call that overwrites the
+// messages its parameters names name: the method and those ids; "" (not
+// coalesced) if it names none.
+func overwritten(c hub.Call, names []string) string {
+	key := "raw/" + c.Method
+	named := false
+	for _, n := range names {
+		if id, ok := hub.ParamID(c.Params, n); ok {
+			key += "/" + n + "=" + id
+			named = true
+		}
+	}
+	if !named {
+		return ""
+	}
+	return key
 }
 
 // verbParams reads a verb's params as the provider will (unknown fields
@@ -188,6 +224,20 @@ func refusal(err error) error {
 		return &CallError{Class: ErrQueueFull, Message: we.Error(), RetryAfter: we.RetryAfter}
 	}
 	return err
+}
+
+// aborted is the error of a call the scheduler ended without its outcome
+// (outbound.Job.Abort): a refusal (nothing was sent) when the platform's
+// pause outlasts its caller's deadline, an unknown outcome, logged with
+// its stack, when making it panicked.
+func (p *provider) aborted(c hub.Call, err error) error {
+	var pe *outbound.PanicError
+	if errors.As(err, &pe) {
+		p.log.Error().Str("method", c.Method).Str("key", c.Key).Interface("panic", pe.Value).Bytes("stack", pe.Stack).
+			Msg("making a call panicked: its outcome is unknown; the other calls go on")
+		return ambiguous("the supervisor failed while making the call: its outcome is unknown")
+	}
+	return refusal(err)
 }
 
 // syncAdmission keeps the scheduler open exactly while the provider

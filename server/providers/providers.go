@@ -128,9 +128,10 @@ type provider struct {
 	detachKick    chan struct{}  // cap 1: the queue grew
 	detachSent    chan struct{}  // closed and replaced after each batch sent
 
-	ingested   atomic.Uint64
-	notAllowed atomic.Uint64
-	lastErr    atomic.Pointer[string]
+	ingested     atomic.Uint64
+	notAllowed   atomic.Uint64
+	deadLettered atomic.Uint64 // dead letters set aside since the supervisor started
+	lastErr      atomic.Pointer[string]
 	// desc is what the last child declared (Describe), nil until one did.
 	desc atomic.Pointer[hub.Description]
 	// health is whether the provider does its job, as the supervisor sees it.
@@ -478,9 +479,10 @@ func (m *Manager) Provision(ctx context.Context, name, title string, reuse *stor
 	if reuse != nil {
 		req.Reuse = targetProto(*reuse)
 	}
-	resp, err := cl.ProvisionTarget(ctx, req)
+	var at attempt
+	resp, err := cl.ProvisionTarget(ctx, req, at.opt())
 	if err != nil {
-		return store.Target{}, p.classify(err)
+		return store.Target{}, p.classify(err, &at)
 	}
 	t := targetFrom(name, resp.GetTarget())
 	if t.Chat == "" {
@@ -518,10 +520,11 @@ func (m *Manager) Attach(ctx context.Context, name, instanceID string, t store.T
 		forget()
 		return err
 	}
-	_, err = cl.Attach(ctx, attachRequest(instanceID, t))
+	var at attempt
+	_, err = cl.Attach(ctx, attachRequest(instanceID, t), at.opt())
 	if err != nil && !notAdmitting(err) { // closing for a restart: the successor gets it
 		forget()
-		return p.classify(err)
+		return p.classify(err, &at)
 	}
 	return nil
 }

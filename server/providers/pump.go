@@ -91,19 +91,48 @@ func (m *Manager) pump(ctx context.Context, p *provider, sink Ingester) {
 }
 
 // watchFence follows the child's doctor fence (its occupancy watch) into
-// the provider's admission until the stream ends, which also ends the
-// child's part in it.
+// the provider's admission until ctx ends (the updates stream ended),
+// which also ends the child's part in it. A watch that fails while the
+// child runs is logged, counted and opened again after a pause that
+// grows while it keeps failing; meanwhile admission is closed (the fence
+// is not known), so calls wait, as they do for a doctor restart.
 func (p *provider) watchFence(ctx context.Context, cl providerv1.ProviderServiceClient) {
 	defer p.adm.setChild(false, false)
+	retry := backoff.Policy{Initial: 100 * time.Millisecond, Max: 5 * time.Second}.New()
+	for {
+		err := p.watchFenceOnce(ctx, cl, retry.Reset)
+		if ctx.Err() != nil {
+			return
+		}
+		p.adm.setChild(false, false)
+		p.metrics.FenceWatchFailed(p.spec.Name)
+		wait := retry.NextBackOff()
+		p.log.Warn().Err(err).Dur("retry_in", wait).
+			Msg("watching the provider's doctor fence failed: its calls wait until it is watched again")
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// watchFenceOnce follows one occupancy watch until it fails; reset is
+// called once it reported.
+func (p *provider) watchFenceOnce(ctx context.Context, cl providerv1.ProviderServiceClient, reset func()) error {
 	st, err := cl.WatchOccupancy(ctx, &providerv1.WatchOccupancyRequest{})
 	if err != nil {
-		return
+		return err
 	}
 	for {
 		resp, err := st.Recv()
 		if err != nil {
-			return
+			if errors.Is(err, io.EOF) {
+				err = errors.New("the provider ended its occupancy watch")
+			}
+			return err
 		}
+		reset()
 		// A provider that does not report its fence (phase unspecified)
 		// is taken to admit; its refusals close admission until the next
 		// report.
@@ -237,13 +266,29 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 			}
 		}
 		batch = reserve(batch[:0], len(raw), limit)
+		var dead []store.DeadLetter
 		for i, u := range raw {
+			if u.GetConversionError() != "" {
+				dead = append(dead, deadLetter(p.spec.Name, u))
+				continue
+			}
 			in := inbound(u)
 			in.Arrived = arrived[i]
 			batch = append(batch, in)
 		}
 		p.pumping.Begin("journal write")
-		through, err := sink.Ingest(ctx, p.spec.Name, batch, batchCursor(raw))
+		through, err := m.setAside(ctx, p, dead)
+		if err == nil && len(batch) > 0 {
+			var t int64
+			// The cursor of raw: its dead letters are durable already
+			// (the durable record the provider's cursor may move past).
+			t, err = sink.Ingest(ctx, p.spec.Name, batch, batchCursor(raw))
+			through = max(through, t)
+		}
+		if err == nil {
+			// Every update of raw is durable now.
+			through = max(through, raw[len(raw)-1].GetUpdateId())
+		}
 		p.pumping.End()
 		if err != nil {
 			if ctx.Err() != nil {

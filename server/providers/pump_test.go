@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -150,6 +151,12 @@ func TestPumpReadsBothForms(t *testing.T) {
 // until prov closes it, and returns what the pump journalled.
 func pumpScript(t *testing.T, prov *scriptedUpdates, ingestBatch int) *recordingIngester {
 	t.Helper()
+	return pumpScriptOn(t, prov, ingestBatch, cursorStore{})
+}
+
+// pumpScriptOn is pumpScript with the store st.
+func pumpScriptOn(t *testing.T, prov *scriptedUpdates, ingestBatch int, st store.Store) *recordingIngester {
+	t.Helper()
 	sock := filepath.Join(t.TempDir(), "p.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
@@ -166,7 +173,7 @@ func pumpScript(t *testing.T, prov *scriptedUpdates, ingestBatch int) *recording
 	defer conn.Close()
 
 	m, err := New(Config{Specs: []Spec{{Name: "x", Binary: "/nonexistent/provider-x"}}, SocketDir: t.TempDir(),
-		Store: cursorStore{}, IngestBatch: ingestBatch, Events: events.NewHub(zerolog.Nop())})
+		Store: st, IngestBatch: ingestBatch, Events: events.NewHub(zerolog.Nop())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,5 +229,62 @@ func TestPumpBuffersGrowWithWhatArrives(t *testing.T) {
 				t.Errorf("largest batch %d, want %d (IngestBatch)", largest, tc.largest)
 			}
 		})
+	}
+}
+
+// deadStore records the dead letters put; Cursor says none.
+type deadStore struct {
+	cursorStore
+	mu   sync.Mutex
+	dead []store.DeadLetter
+}
+
+func (d *deadStore) PutDeadLetters(_ context.Context, dls []store.DeadLetter) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dead = append(d.dead, dls...)
+	return nil
+}
+
+// TestPumpSetsDeadLettersAside: an update its provider could not convert
+// is kept as a dead letter before the batch is acknowledged, never
+// journalled, and the acknowledgement goes past it (also when a batch
+// is only dead letters): the stream goes on.
+func TestPumpSetsDeadLettersAside(t *testing.T) {
+	dead := func(id int64) *providerv1.Update {
+		return &providerv1.Update{UpdateId: id, DedupId: "d" + strconv.FormatInt(id, 10), ConversionError: "cannot decode", Payload: []byte("raw")}
+	}
+	msgs := []*providerv1.UpdatesResponse{
+		{Updates: []*providerv1.Update{upd(1), dead(2), upd(3)}},
+		{Updates: []*providerv1.Update{upd(4), dead(5)}},
+		{Updates: []*providerv1.Update{dead(6)}},
+		{Update: upd(7)},
+	}
+	prov := &scriptedUpdates{msgs: msgs, last: 7}
+	st := &deadStore{}
+	ing := pumpScriptOn(t, prov, 1, st)
+	var journalled []int64
+	for _, b := range ing.batches {
+		journalled = append(journalled, b...)
+	}
+	if want := []int64{1, 3, 4, 7}; !slices.Equal(journalled, want) {
+		t.Errorf("journalled %v, want %v", journalled, want)
+	}
+	var ids []string
+	for _, d := range st.dead {
+		if d.Provider != "x" || d.Error != "cannot decode" || string(d.Payload) != "raw" {
+			t.Errorf("dead letter %+v", d)
+		}
+		ids = append(ids, d.ID)
+	}
+	if want := []string{"d2", "d5", "d6"}; !slices.Equal(ids, want) {
+		t.Errorf("dead letters %v, want %v", ids, want)
+	}
+	prov.mu.Lock()
+	defer prov.mu.Unlock()
+	// One update a batch: a batch of only a dead letter is acknowledged
+	// too.
+	if want := []int64{1, 2, 3, 4, 5, 6, 7}; !slices.Equal(prov.acks, want) {
+		t.Errorf("acks %v, want %v (one a batch)", prov.acks, want)
 	}
 }

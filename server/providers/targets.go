@@ -19,8 +19,9 @@ func (m *Manager) CloseTarget(ctx context.Context, t store.Target) error {
 	if err != nil {
 		return err
 	}
-	if _, err := cl.CloseTarget(ctx, &providerv1.CloseTargetRequest{Target: targetProto(t)}); err != nil {
-		return classify(err)
+	var at attempt
+	if _, err := cl.CloseTarget(ctx, &providerv1.CloseTargetRequest{Target: targetProto(t)}, at.opt()); err != nil {
+		return classify(err, &at)
 	}
 	return nil
 }

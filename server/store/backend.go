@@ -1,8 +1,11 @@
 package store
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // ErrFenced: the write was refused because the store's writer is no longer
@@ -75,3 +78,31 @@ func EncodeUpdate(u *Update) []byte { return encodeUpdate(u) }
 
 // DecodeUpdate decodes what EncodeUpdate wrote.
 func DecodeUpdate(v []byte) (Update, error) { return decodeUpdate(v) }
+
+// CheckDeadLetter refuses what PutDeadLetters refuses (ErrInvalid).
+func CheckDeadLetter(d DeadLetter) error {
+	if err := checkProvider(d.Provider); err != nil {
+		return err
+	}
+	return checkKey("dead letter id", d.ID)
+}
+
+// EncodeDeadLetter is the stored form of d, the same in every backend.
+func EncodeDeadLetter(d DeadLetter) ([]byte, error) { return json.Marshal(d) }
+
+// DecodeDeadLetter decodes what EncodeDeadLetter wrote.
+func DecodeDeadLetter(v []byte) (DeadLetter, error) {
+	var d DeadLetter
+	if err := json.Unmarshal(v, &d); err != nil {
+		return DeadLetter{}, fmt.Errorf("%w: dead letter: %w", ErrCorrupt, err)
+	}
+	return d, nil
+}
+
+// SortDeadLetters orders dls by provider, then by when they were
+// received (then by id).
+func SortDeadLetters(dls []DeadLetter) {
+	slices.SortFunc(dls, func(a, b DeadLetter) int {
+		return cmp.Or(cmp.Compare(a.Provider, b.Provider), a.ReceivedAt.Compare(b.ReceivedAt), cmp.Compare(a.ID, b.ID))
+	})
+}

@@ -222,6 +222,20 @@ type Update struct {
 	Text       string
 	Payload    []byte    // the platform's raw update, opaque to the store
 	ReceivedAt time.Time // if zero on Append, the store's clock
+	// Audio is the voice note or audio file the update carries; nil if
+	// none. Its transcript is not journalled: a stream adds it as it
+	// sends the update (hub.Stream).
+	Audio *Audio
+}
+
+// Audio describes a voice note or audio file, as its platform said.
+type Audio struct {
+	FileID   string // also among the update's Refs (RefFile)
+	MIME     string
+	Duration uint32 // seconds; 0 if not known
+	Size     int64  // bytes; 0 if not known
+	FileName string
+	Voice    bool // recorded as a voice note, not uploaded as a file
 }
 
 // dedupKey is the de-duplication key of u, "" if it has none.
@@ -520,7 +534,41 @@ type Store interface {
 	// Sent returns what RememberSent recorded for t, oldest first.
 	Sent(t Target) ([]Ref, error)
 
+	// PutDeadLetters stores dead letters (platform updates their provider
+	// could not convert), durably when it returns: the provider's cursor
+	// may then move past them. One of the same (Provider, ID) replaces the
+	// stored one; Retries never goes down. An empty Provider or ID, or a
+	// provider name the store cannot hold: ErrInvalid, nothing written.
+	PutDeadLetters(ctx context.Context, dls []DeadLetter) error
+	// DeadLetters returns the provider's dead letters ("" = every
+	// provider's), ordered by provider, then by when they were received.
+	DeadLetters(provider string) ([]DeadLetter, error)
+	// GetDeadLetter returns one dead letter, or ErrNotFound.
+	GetDeadLetter(provider, id string) (DeadLetter, error)
+	// DeleteDeadLetter removes one dead letter; unknown: ErrNotFound.
+	DeleteDeadLetter(provider, id string) error
+
 	// Close stops accepting calls, finishes the writes already accepted and
 	// closes the backend. Later calls return nil.
 	Close() error
+}
+
+// DeadLetter is a platform update its provider could not convert (a
+// decoding failure, a panic), set aside so that the updates after it
+// flow, until an operator retries it (the provider converts it again) or
+// drops it. It is the durable record of the update: its provider's
+// cursor moves past it.
+type DeadLetter struct {
+	Provider string
+	// ID is its key within the provider: the platform's own id of the
+	// event (the update's dedup id), else the provider's update id.
+	ID               string
+	PlatformUpdateID int64
+	Kind             UpdateKind // what the provider knew of it; 0 if nothing
+	Error            string     // why the conversion failed
+	Payload          []byte     // the platform's update as received
+	ReceivedAt       time.Time
+	// Retries is how many times an operator retried it (and it failed
+	// again).
+	Retries int
 }

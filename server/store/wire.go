@@ -22,8 +22,10 @@ import (
 //	        ids are numbers, chat 4, thread 5), kind 3, platform_update_id 4,
 //	        from_user_id 5, text 6, payload 7, received_at 8 (a
 //	        google.protobuf.Timestamp: seconds 1, nanos 2), sender 9,
-//	        references 10 (each: kind 1, id 2), sender_name 12. Zero
-//	        values are left out, as protobuf does.
+//	        references 10 (each: kind 1, id 2), sender_name 12, audio 13
+//	        (file_id 1, mime_type 2, duration_seconds 3, size 4,
+//	        file_name 5, voice 6; the transcript's fields are the
+//	        stream's to add). Zero values are left out, as protobuf does.
 //
 // A message that holds an update is its seq's field, the wire, and the
 // platform's field (AppendWireUpdate): protobuf takes fields in any order.
@@ -45,6 +47,7 @@ const (
 	fUpdateRefs       protowire.Number = 10
 	fUpdatePlatform   protowire.Number = 11
 	fUpdateSenderName protowire.Number = 12
+	fUpdateAudio      protowire.Number = 13
 
 	fTargetProvider protowire.Number = 1
 	fTargetChatID   protowire.Number = 2
@@ -57,6 +60,16 @@ const (
 
 	fRefKind protowire.Number = 1
 	fRefID   protowire.Number = 2
+
+	fAudioFileID     protowire.Number = 1
+	fAudioMIME       protowire.Number = 2
+	fAudioDuration   protowire.Number = 3
+	fAudioSize       protowire.Number = 4
+	fAudioFileName   protowire.Number = 5
+	fAudioVoice      protowire.Number = 6
+	fAudioStatus     protowire.Number = 7
+	fAudioTranscript protowire.Number = 8
+	fAudioNote       protowire.Number = 9
 )
 
 // Encoded is a journalled update in the wire form a stream sends (see
@@ -128,23 +141,30 @@ func ReadEncoded(s Store, bindingKey string, afterSeq uint64, limit int) ([]Enco
 // Text is the update's text, read from the wire (for tracing; the stream
 // never decodes it).
 func (e Encoded) Text() string {
+	v, _ := e.field(fUpdateText)
+	return string(v)
+}
+
+// field is the value of the wire's first length-delimited field num;
+// false if it has none (or is malformed).
+func (e Encoded) field(num protowire.Number) ([]byte, bool) {
 	b := e.Wire
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
+		n0, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return ""
+			return nil, false
 		}
 		b = b[n:]
-		if num == fUpdateText && typ == protowire.BytesType {
-			v, _ := protowire.ConsumeBytes(b)
-			return string(v)
+		if n0 == num && typ == protowire.BytesType {
+			v, n := protowire.ConsumeBytes(b)
+			return v, n >= 0
 		}
-		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
-			return ""
+		if n = protowire.ConsumeFieldValue(n0, typ, b); n < 0 {
+			return nil, false
 		}
 		b = b[n:]
 	}
-	return ""
+	return nil, false
 }
 
 // AppendWireUpdate appends field num (of the message that holds it) with
@@ -209,6 +229,9 @@ func encodedSizeMax(u *Update) int {
 		2*field + len(u.Text) + len(u.Payload) + // text, payload
 		field + 2*field + // received_at
 		2*field + len(u.Sender) + len(u.SenderName)
+	if a := u.Audio; a != nil {
+		n += 7*field + len(a.FileID) + len(a.MIME) + len(a.FileName)
+	}
 	for _, r := range u.Refs {
 		n += 3*field + len(r.ID)
 	}
@@ -274,6 +297,19 @@ func appendWire(b []byte, u *Update) ([]byte, int) {
 		b = appendStr(b, fRefID, r.ID)
 	}
 	b = appendStr(b, fUpdateSenderName, u.SenderName)
+	if a := u.Audio; a != nil {
+		var ab []byte
+		ab = appendStr(ab, fAudioFileID, a.FileID)
+		ab = appendStr(ab, fAudioMIME, a.MIME)
+		ab = appendInt(ab, fAudioDuration, int64(a.Duration))
+		ab = appendInt(ab, fAudioSize, a.Size)
+		ab = appendStr(ab, fAudioFileName, a.FileName)
+		if a.Voice {
+			ab = appendInt(ab, fAudioVoice, 1)
+		}
+		b = protowire.AppendTag(b, fUpdateAudio, protowire.BytesType)
+		b = protowire.AppendBytes(b, ab)
+	}
 	return b, payloadAt
 }
 
@@ -371,11 +407,78 @@ func decodeWire(u *Update, wire []byte) bool {
 			u.Refs = append(u.Refs, r)
 		case num == fUpdateSenderName:
 			u.SenderName = string(val)
+		case num == fUpdateAudio:
+			a := new(Audio)
+			if !eachField(val, func(num protowire.Number, typ protowire.Type, val []byte, x uint64) bool {
+				switch {
+				case num == fAudioFileID && typ == protowire.BytesType:
+					a.FileID = string(val)
+				case num == fAudioMIME && typ == protowire.BytesType:
+					a.MIME = string(val)
+				case num == fAudioDuration && typ == protowire.VarintType:
+					a.Duration = uint32(x)
+				case num == fAudioSize && typ == protowire.VarintType:
+					a.Size = int64(x)
+				case num == fAudioFileName && typ == protowire.BytesType:
+					a.FileName = string(val)
+				case num == fAudioVoice && typ == protowire.VarintType:
+					a.Voice = x != 0
+				default:
+					return false
+				}
+				return true
+			}) {
+				return false
+			}
+			u.Audio = a
 		default:
 			return false
 		}
 		return true
 	})
+}
+
+// Audio returns the voice note or audio file e carries, read from the
+// wire; nil if none (a stream checks each update it sends: a scan of
+// its top-level fields, nothing decoded but the audio's).
+func (e Encoded) Audio() *Audio {
+	v, ok := e.field(fUpdateAudio)
+	if !ok {
+		return nil
+	}
+	var u Update
+	if !decodeWire(&u, protowire.AppendBytes(protowire.AppendTag(nil, fUpdateAudio, protowire.BytesType), v)) {
+		return nil
+	}
+	return u.Audio
+}
+
+// WithTranscript returns e with its text replaced by text and its audio's
+// transcript fields set (status, the transcript, the note): the fields
+// are appended to a copy of the wire, where protobuf takes the last
+// text and merges the audio message into the first.
+func (e Encoded) WithTranscript(text string, status int32, transcript, note string) Encoded {
+	var ab []byte
+	if status != 0 {
+		ab = protowire.AppendTag(ab, fAudioStatus, protowire.VarintType)
+		ab = protowire.AppendVarint(ab, uint64(status))
+	}
+	if transcript != "" {
+		ab = protowire.AppendTag(ab, fAudioTranscript, protowire.BytesType)
+		ab = protowire.AppendString(ab, transcript)
+	}
+	if note != "" {
+		ab = protowire.AppendTag(ab, fAudioNote, protowire.BytesType)
+		ab = protowire.AppendString(ab, note)
+	}
+	w := make([]byte, 0, len(e.Wire)+len(text)+len(ab)+16)
+	w = append(w, e.Wire...)
+	w = protowire.AppendTag(w, fUpdateText, protowire.BytesType)
+	w = protowire.AppendString(w, text)
+	w = protowire.AppendTag(w, fUpdateAudio, protowire.BytesType)
+	w = protowire.AppendBytes(w, ab)
+	e.Wire = w
+	return e
 }
 
 // eachField calls fn with each field of the protobuf message b (val for

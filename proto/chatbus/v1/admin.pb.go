@@ -139,6 +139,12 @@ const (
 	EventKind_EVENT_KIND_CLUSTER_MEMBER_JOINED EventKind = 24
 	// A node left the cluster: it stopped, or its member lease ended.
 	EventKind_EVENT_KIND_CLUSTER_MEMBER_LEFT EventKind = 25
+	// A provider could not convert a platform update: it was set aside as a
+	// dead letter (provider, id, error) and the stream went on.
+	EventKind_EVENT_KIND_UPDATE_DEAD_LETTERED EventKind = 28
+	// A dead letter was retried into the journal or dropped (provider, id,
+	// action).
+	EventKind_EVENT_KIND_DEAD_LETTER_RESOLVED EventKind = 29
 )
 
 // Enum value maps for EventKind.
@@ -170,6 +176,8 @@ var (
 		23: "EVENT_KIND_CLUSTER_RELAY_FOLLOWED",
 		24: "EVENT_KIND_CLUSTER_MEMBER_JOINED",
 		25: "EVENT_KIND_CLUSTER_MEMBER_LEFT",
+		28: "EVENT_KIND_UPDATE_DEAD_LETTERED",
+		29: "EVENT_KIND_DEAD_LETTER_RESOLVED",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED":             0,
@@ -198,6 +206,8 @@ var (
 		"EVENT_KIND_CLUSTER_RELAY_FOLLOWED":  23,
 		"EVENT_KIND_CLUSTER_MEMBER_JOINED":   24,
 		"EVENT_KIND_CLUSTER_MEMBER_LEFT":     25,
+		"EVENT_KIND_UPDATE_DEAD_LETTERED":    28,
+		"EVENT_KIND_DEAD_LETTER_RESOLVED":    29,
 	}
 )
 
@@ -1424,6 +1434,389 @@ func (x *ListUpdatesResponse) GetStats() *JournalStats {
 	return nil
 }
 
+// DeadLetter is a platform update its provider could not convert, set
+// aside so that the updates after it flow.
+type DeadLetter struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Provider string                 `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	// Its key: the platform's own id of the event, else the provider's
+	// update id.
+	Id               string     `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	PlatformUpdateId int64      `protobuf:"varint,3,opt,name=platform_update_id,json=platformUpdateId,proto3" json:"platform_update_id,omitempty"`
+	Kind             UpdateKind `protobuf:"varint,4,opt,name=kind,proto3,enum=chatbus.v1.UpdateKind" json:"kind,omitempty"`
+	// Why the conversion failed.
+	Error string `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
+	// The platform's update as received.
+	Payload    []byte                 `protobuf:"bytes,6,opt,name=payload,proto3" json:"payload,omitempty"`
+	ReceivedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=received_at,json=receivedAt,proto3" json:"received_at,omitempty"`
+	// How many times an operator retried it.
+	Retries       uint32 `protobuf:"varint,8,opt,name=retries,proto3" json:"retries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeadLetter) Reset() {
+	*x = DeadLetter{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeadLetter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeadLetter) ProtoMessage() {}
+
+func (x *DeadLetter) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeadLetter.ProtoReflect.Descriptor instead.
+func (*DeadLetter) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *DeadLetter) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *DeadLetter) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *DeadLetter) GetPlatformUpdateId() int64 {
+	if x != nil {
+		return x.PlatformUpdateId
+	}
+	return 0
+}
+
+func (x *DeadLetter) GetKind() UpdateKind {
+	if x != nil {
+		return x.Kind
+	}
+	return UpdateKind_UPDATE_KIND_UNSPECIFIED
+}
+
+func (x *DeadLetter) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *DeadLetter) GetPayload() []byte {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
+func (x *DeadLetter) GetReceivedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ReceivedAt
+	}
+	return nil
+}
+
+func (x *DeadLetter) GetRetries() uint32 {
+	if x != nil {
+		return x.Retries
+	}
+	return 0
+}
+
+type ListDeadLettersRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only this provider's; empty: every provider's.
+	Provider      string `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDeadLettersRequest) Reset() {
+	*x = ListDeadLettersRequest{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDeadLettersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDeadLettersRequest) ProtoMessage() {}
+
+func (x *ListDeadLettersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDeadLettersRequest.ProtoReflect.Descriptor instead.
+func (*ListDeadLettersRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ListDeadLettersRequest) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+type ListDeadLettersResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	DeadLetters   []*DeadLetter          `protobuf:"bytes,1,rep,name=dead_letters,json=deadLetters,proto3" json:"dead_letters,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDeadLettersResponse) Reset() {
+	*x = ListDeadLettersResponse{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDeadLettersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDeadLettersResponse) ProtoMessage() {}
+
+func (x *ListDeadLettersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDeadLettersResponse.ProtoReflect.Descriptor instead.
+func (*ListDeadLettersResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ListDeadLettersResponse) GetDeadLetters() []*DeadLetter {
+	if x != nil {
+		return x.DeadLetters
+	}
+	return nil
+}
+
+type RetryDeadLetterRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Provider      string                 `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RetryDeadLetterRequest) Reset() {
+	*x = RetryDeadLetterRequest{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RetryDeadLetterRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RetryDeadLetterRequest) ProtoMessage() {}
+
+func (x *RetryDeadLetterRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RetryDeadLetterRequest.ProtoReflect.Descriptor instead.
+func (*RetryDeadLetterRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *RetryDeadLetterRequest) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *RetryDeadLetterRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type RetryDeadLetterResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The update as converted and journalled (seq not set; busctl updates
+	// shows it in its binding's journal). Unset when the provider would not
+	// route it at all.
+	Update        *Update `protobuf:"bytes,1,opt,name=update,proto3" json:"update,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RetryDeadLetterResponse) Reset() {
+	*x = RetryDeadLetterResponse{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RetryDeadLetterResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RetryDeadLetterResponse) ProtoMessage() {}
+
+func (x *RetryDeadLetterResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RetryDeadLetterResponse.ProtoReflect.Descriptor instead.
+func (*RetryDeadLetterResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *RetryDeadLetterResponse) GetUpdate() *Update {
+	if x != nil {
+		return x.Update
+	}
+	return nil
+}
+
+type DropDeadLetterRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Provider      string                 `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropDeadLetterRequest) Reset() {
+	*x = DropDeadLetterRequest{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropDeadLetterRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropDeadLetterRequest) ProtoMessage() {}
+
+func (x *DropDeadLetterRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropDeadLetterRequest.ProtoReflect.Descriptor instead.
+func (*DropDeadLetterRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *DropDeadLetterRequest) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *DropDeadLetterRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type DropDeadLetterResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropDeadLetterResponse) Reset() {
+	*x = DropDeadLetterResponse{}
+	mi := &file_chatbus_v1_admin_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropDeadLetterResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropDeadLetterResponse) ProtoMessage() {}
+
+func (x *DropDeadLetterResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_admin_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropDeadLetterResponse.ProtoReflect.Descriptor instead.
+func (*DropDeadLetterResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{21}
+}
+
 type ListEventsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1432,7 +1825,7 @@ type ListEventsRequest struct {
 
 func (x *ListEventsRequest) Reset() {
 	*x = ListEventsRequest{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[15]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1444,7 +1837,7 @@ func (x *ListEventsRequest) String() string {
 func (*ListEventsRequest) ProtoMessage() {}
 
 func (x *ListEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[15]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1457,7 +1850,7 @@ func (x *ListEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListEventsRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{22}
 }
 
 type ListEventsResponse struct {
@@ -1470,7 +1863,7 @@ type ListEventsResponse struct {
 
 func (x *ListEventsResponse) Reset() {
 	*x = ListEventsResponse{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[16]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1482,7 +1875,7 @@ func (x *ListEventsResponse) String() string {
 func (*ListEventsResponse) ProtoMessage() {}
 
 func (x *ListEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[16]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1495,7 +1888,7 @@ func (x *ListEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListEventsResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListEventsResponse) GetEvents() []*Event {
@@ -1517,7 +1910,7 @@ type WatchEventsRequest struct {
 
 func (x *WatchEventsRequest) Reset() {
 	*x = WatchEventsRequest{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[17]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1529,7 +1922,7 @@ func (x *WatchEventsRequest) String() string {
 func (*WatchEventsRequest) ProtoMessage() {}
 
 func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[17]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1542,7 +1935,7 @@ func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *WatchEventsRequest) GetReplayRecent() bool {
@@ -1568,7 +1961,7 @@ type WatchEventsResponse struct {
 
 func (x *WatchEventsResponse) Reset() {
 	*x = WatchEventsResponse{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[18]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1580,7 +1973,7 @@ func (x *WatchEventsResponse) String() string {
 func (*WatchEventsResponse) ProtoMessage() {}
 
 func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[18]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1593,7 +1986,7 @@ func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *WatchEventsResponse) GetEvent() *Event {
@@ -1622,7 +2015,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[19]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1634,7 +2027,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[19]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1647,7 +2040,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Event) GetId() uint64 {
@@ -1700,7 +2093,7 @@ type ReloadRequest struct {
 
 func (x *ReloadRequest) Reset() {
 	*x = ReloadRequest{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[20]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1712,7 +2105,7 @@ func (x *ReloadRequest) String() string {
 func (*ReloadRequest) ProtoMessage() {}
 
 func (x *ReloadRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[20]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1725,7 +2118,7 @@ func (x *ReloadRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReloadRequest.ProtoReflect.Descriptor instead.
 func (*ReloadRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{27}
 }
 
 type ReloadResponse struct {
@@ -1744,7 +2137,7 @@ type ReloadResponse struct {
 
 func (x *ReloadResponse) Reset() {
 	*x = ReloadResponse{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[21]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1756,7 +2149,7 @@ func (x *ReloadResponse) String() string {
 func (*ReloadResponse) ProtoMessage() {}
 
 func (x *ReloadResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[21]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1769,7 +2162,7 @@ func (x *ReloadResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReloadResponse.ProtoReflect.Descriptor instead.
 func (*ReloadResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ReloadResponse) GetConfigPath() string {
@@ -1812,7 +2205,7 @@ type ConfigChange struct {
 
 func (x *ConfigChange) Reset() {
 	*x = ConfigChange{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[22]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1824,7 +2217,7 @@ func (x *ConfigChange) String() string {
 func (*ConfigChange) ProtoMessage() {}
 
 func (x *ConfigChange) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[22]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1837,7 +2230,7 @@ func (x *ConfigChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigChange.ProtoReflect.Descriptor instead.
 func (*ConfigChange) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ConfigChange) GetKey() string {
@@ -1883,7 +2276,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[23]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1895,7 +2288,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[23]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1908,7 +2301,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{30}
 }
 
 type ShutdownResponse struct {
@@ -1921,7 +2314,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_chatbus_v1_admin_proto_msgTypes[24]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1933,7 +2326,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_admin_proto_msgTypes[24]
+	mi := &file_chatbus_v1_admin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1946,7 +2339,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ShutdownResponse) GetPid() int32 {
@@ -2058,7 +2451,35 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x05limit\x18\x03 \x01(\rB\b\xbaH\x05*\x03\x18\xe8\aR\x05limit\"s\n" +
 	"\x13ListUpdatesResponse\x12,\n" +
 	"\aupdates\x18\x01 \x03(\v2\x12.chatbus.v1.UpdateR\aupdates\x12.\n" +
-	"\x05stats\x18\x02 \x01(\v2\x18.chatbus.v1.JournalStatsR\x05stats\"\x13\n" +
+	"\x05stats\x18\x02 \x01(\v2\x18.chatbus.v1.JournalStatsR\x05stats\"\x99\x02\n" +
+	"\n" +
+	"DeadLetter\x12\x1a\n" +
+	"\bprovider\x18\x01 \x01(\tR\bprovider\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12,\n" +
+	"\x12platform_update_id\x18\x03 \x01(\x03R\x10platformUpdateId\x12*\n" +
+	"\x04kind\x18\x04 \x01(\x0e2\x16.chatbus.v1.UpdateKindR\x04kind\x12\x14\n" +
+	"\x05error\x18\x05 \x01(\tR\x05error\x12\x18\n" +
+	"\apayload\x18\x06 \x01(\fR\apayload\x12;\n" +
+	"\vreceived_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"receivedAt\x12\x18\n" +
+	"\aretries\x18\b \x01(\rR\aretries\">\n" +
+	"\x16ListDeadLettersRequest\x12$\n" +
+	"\bprovider\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\bprovider\"T\n" +
+	"\x17ListDeadLettersResponse\x129\n" +
+	"\fdead_letters\x18\x01 \x03(\v2\x16.chatbus.v1.DeadLetterR\vdeadLetters\"\\\n" +
+	"\x16RetryDeadLetterRequest\x12&\n" +
+	"\bprovider\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x02R\bprovider\x12\x1a\n" +
+	"\x02id\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\bR\x02id\"E\n" +
+	"\x17RetryDeadLetterResponse\x12*\n" +
+	"\x06update\x18\x01 \x01(\v2\x12.chatbus.v1.UpdateR\x06update\"[\n" +
+	"\x15DropDeadLetterRequest\x12&\n" +
+	"\bprovider\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x02R\bprovider\x12\x1a\n" +
+	"\x02id\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\bR\x02id\"\x18\n" +
+	"\x16DropDeadLetterResponse\"\x13\n" +
 	"\x11ListEventsRequest\"?\n" +
 	"\x12ListEventsResponse\x12)\n" +
 	"\x06events\x18\x01 \x03(\v2\x11.chatbus.v1.EventR\x06events\"w\n" +
@@ -2100,7 +2521,7 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x16PROVIDER_STATE_RUNNING\x10\x02\x12\x1a\n" +
 	"\x16PROVIDER_STATE_BACKOFF\x10\x03\x12\x18\n" +
 	"\x14PROVIDER_STATE_FATAL\x10\x04\x12\x1a\n" +
-	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xe5\x06\n" +
+	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xaf\a\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eEVENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n" +
@@ -2128,7 +2549,9 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x19EVENT_KIND_CLUSTER_FENCED\x10\x16\x12%\n" +
 	"!EVENT_KIND_CLUSTER_RELAY_FOLLOWED\x10\x17\x12$\n" +
 	" EVENT_KIND_CLUSTER_MEMBER_JOINED\x10\x18\x12\"\n" +
-	"\x1eEVENT_KIND_CLUSTER_MEMBER_LEFT\x10\x19*\x96\x02\n" +
+	"\x1eEVENT_KIND_CLUSTER_MEMBER_LEFT\x10\x19\x12#\n" +
+	"\x1fEVENT_KIND_UPDATE_DEAD_LETTERED\x10\x1c\x12#\n" +
+	"\x1fEVENT_KIND_DEAD_LETTER_RESOLVED\x10\x1d*\x96\x02\n" +
 	"\x12ConfigChangeAction\x12$\n" +
 	" CONFIG_CHANGE_ACTION_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cCONFIG_CHANGE_ACTION_APPLIED\x10\x01\x12+\n" +
@@ -2136,13 +2559,16 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x1cCONFIG_CHANGE_ACTION_STARTED\x10\x03\x12 \n" +
 	"\x1cCONFIG_CHANGE_ACTION_STOPPED\x10\x04\x12&\n" +
 	"\"CONFIG_CHANGE_ACTION_NEEDS_RESTART\x10\x05\x12\x1f\n" +
-	"\x1bCONFIG_CHANGE_ACTION_FAILED\x10\x062\xc8\x05\n" +
+	"\x1bCONFIG_CHANGE_ACTION_FAILED\x10\x062\xd9\a\n" +
 	"\fAdminService\x12B\n" +
 	"\aGetInfo\x12\x1a.chatbus.v1.GetInfoRequest\x1a\x1b.chatbus.v1.GetInfoResponse\x12T\n" +
 	"\rListFollowers\x12 .chatbus.v1.ListFollowersRequest\x1a!.chatbus.v1.ListFollowersResponse\x12Q\n" +
 	"\fListBindings\x12\x1f.chatbus.v1.ListBindingsRequest\x1a .chatbus.v1.ListBindingsResponse\x12T\n" +
 	"\rListProviders\x12 .chatbus.v1.ListProvidersRequest\x1a!.chatbus.v1.ListProvidersResponse\x12N\n" +
-	"\vListUpdates\x12\x1e.chatbus.v1.ListUpdatesRequest\x1a\x1f.chatbus.v1.ListUpdatesResponse\x12K\n" +
+	"\vListUpdates\x12\x1e.chatbus.v1.ListUpdatesRequest\x1a\x1f.chatbus.v1.ListUpdatesResponse\x12Z\n" +
+	"\x0fListDeadLetters\x12\".chatbus.v1.ListDeadLettersRequest\x1a#.chatbus.v1.ListDeadLettersResponse\x12Z\n" +
+	"\x0fRetryDeadLetter\x12\".chatbus.v1.RetryDeadLetterRequest\x1a#.chatbus.v1.RetryDeadLetterResponse\x12W\n" +
+	"\x0eDropDeadLetter\x12!.chatbus.v1.DropDeadLetterRequest\x1a\".chatbus.v1.DropDeadLetterResponse\x12K\n" +
 	"\n" +
 	"ListEvents\x12\x1d.chatbus.v1.ListEventsRequest\x1a\x1e.chatbus.v1.ListEventsResponse\x12P\n" +
 	"\vWatchEvents\x12\x1e.chatbus.v1.WatchEventsRequest\x1a\x1f.chatbus.v1.WatchEventsResponse0\x01\x12?\n" +
@@ -2162,93 +2588,111 @@ func file_chatbus_v1_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_chatbus_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_chatbus_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_chatbus_v1_admin_proto_goTypes = []any{
-	(ProviderState)(0),            // 0: chatbus.v1.ProviderState
-	(EventKind)(0),                // 1: chatbus.v1.EventKind
-	(ConfigChangeAction)(0),       // 2: chatbus.v1.ConfigChangeAction
-	(*GetInfoRequest)(nil),        // 3: chatbus.v1.GetInfoRequest
-	(*GetInfoResponse)(nil),       // 4: chatbus.v1.GetInfoResponse
-	(*ListFollowersRequest)(nil),  // 5: chatbus.v1.ListFollowersRequest
-	(*ListFollowersResponse)(nil), // 6: chatbus.v1.ListFollowersResponse
-	(*ListBindingsRequest)(nil),   // 7: chatbus.v1.ListBindingsRequest
-	(*ListBindingsResponse)(nil),  // 8: chatbus.v1.ListBindingsResponse
-	(*BindingInfo)(nil),           // 9: chatbus.v1.BindingInfo
-	(*JournalStats)(nil),          // 10: chatbus.v1.JournalStats
-	(*ListProvidersRequest)(nil),  // 11: chatbus.v1.ListProvidersRequest
-	(*ListProvidersResponse)(nil), // 12: chatbus.v1.ListProvidersResponse
-	(*ProviderInfo)(nil),          // 13: chatbus.v1.ProviderInfo
-	(*OutboundQueue)(nil),         // 14: chatbus.v1.OutboundQueue
-	(*RateLimitInfo)(nil),         // 15: chatbus.v1.RateLimitInfo
-	(*ListUpdatesRequest)(nil),    // 16: chatbus.v1.ListUpdatesRequest
-	(*ListUpdatesResponse)(nil),   // 17: chatbus.v1.ListUpdatesResponse
-	(*ListEventsRequest)(nil),     // 18: chatbus.v1.ListEventsRequest
-	(*ListEventsResponse)(nil),    // 19: chatbus.v1.ListEventsResponse
-	(*WatchEventsRequest)(nil),    // 20: chatbus.v1.WatchEventsRequest
-	(*WatchEventsResponse)(nil),   // 21: chatbus.v1.WatchEventsResponse
-	(*Event)(nil),                 // 22: chatbus.v1.Event
-	(*ReloadRequest)(nil),         // 23: chatbus.v1.ReloadRequest
-	(*ReloadResponse)(nil),        // 24: chatbus.v1.ReloadResponse
-	(*ConfigChange)(nil),          // 25: chatbus.v1.ConfigChange
-	(*ShutdownRequest)(nil),       // 26: chatbus.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),      // 27: chatbus.v1.ShutdownResponse
-	nil,                           // 28: chatbus.v1.Event.AttrsEntry
-	(*timestamppb.Timestamp)(nil), // 29: google.protobuf.Timestamp
-	(*Follower)(nil),              // 30: chatbus.v1.Follower
-	(*Binding)(nil),               // 31: chatbus.v1.Binding
-	(*durationpb.Duration)(nil),   // 32: google.protobuf.Duration
-	(*Update)(nil),                // 33: chatbus.v1.Update
+	(ProviderState)(0),              // 0: chatbus.v1.ProviderState
+	(EventKind)(0),                  // 1: chatbus.v1.EventKind
+	(ConfigChangeAction)(0),         // 2: chatbus.v1.ConfigChangeAction
+	(*GetInfoRequest)(nil),          // 3: chatbus.v1.GetInfoRequest
+	(*GetInfoResponse)(nil),         // 4: chatbus.v1.GetInfoResponse
+	(*ListFollowersRequest)(nil),    // 5: chatbus.v1.ListFollowersRequest
+	(*ListFollowersResponse)(nil),   // 6: chatbus.v1.ListFollowersResponse
+	(*ListBindingsRequest)(nil),     // 7: chatbus.v1.ListBindingsRequest
+	(*ListBindingsResponse)(nil),    // 8: chatbus.v1.ListBindingsResponse
+	(*BindingInfo)(nil),             // 9: chatbus.v1.BindingInfo
+	(*JournalStats)(nil),            // 10: chatbus.v1.JournalStats
+	(*ListProvidersRequest)(nil),    // 11: chatbus.v1.ListProvidersRequest
+	(*ListProvidersResponse)(nil),   // 12: chatbus.v1.ListProvidersResponse
+	(*ProviderInfo)(nil),            // 13: chatbus.v1.ProviderInfo
+	(*OutboundQueue)(nil),           // 14: chatbus.v1.OutboundQueue
+	(*RateLimitInfo)(nil),           // 15: chatbus.v1.RateLimitInfo
+	(*ListUpdatesRequest)(nil),      // 16: chatbus.v1.ListUpdatesRequest
+	(*ListUpdatesResponse)(nil),     // 17: chatbus.v1.ListUpdatesResponse
+	(*DeadLetter)(nil),              // 18: chatbus.v1.DeadLetter
+	(*ListDeadLettersRequest)(nil),  // 19: chatbus.v1.ListDeadLettersRequest
+	(*ListDeadLettersResponse)(nil), // 20: chatbus.v1.ListDeadLettersResponse
+	(*RetryDeadLetterRequest)(nil),  // 21: chatbus.v1.RetryDeadLetterRequest
+	(*RetryDeadLetterResponse)(nil), // 22: chatbus.v1.RetryDeadLetterResponse
+	(*DropDeadLetterRequest)(nil),   // 23: chatbus.v1.DropDeadLetterRequest
+	(*DropDeadLetterResponse)(nil),  // 24: chatbus.v1.DropDeadLetterResponse
+	(*ListEventsRequest)(nil),       // 25: chatbus.v1.ListEventsRequest
+	(*ListEventsResponse)(nil),      // 26: chatbus.v1.ListEventsResponse
+	(*WatchEventsRequest)(nil),      // 27: chatbus.v1.WatchEventsRequest
+	(*WatchEventsResponse)(nil),     // 28: chatbus.v1.WatchEventsResponse
+	(*Event)(nil),                   // 29: chatbus.v1.Event
+	(*ReloadRequest)(nil),           // 30: chatbus.v1.ReloadRequest
+	(*ReloadResponse)(nil),          // 31: chatbus.v1.ReloadResponse
+	(*ConfigChange)(nil),            // 32: chatbus.v1.ConfigChange
+	(*ShutdownRequest)(nil),         // 33: chatbus.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),        // 34: chatbus.v1.ShutdownResponse
+	nil,                             // 35: chatbus.v1.Event.AttrsEntry
+	(*timestamppb.Timestamp)(nil),   // 36: google.protobuf.Timestamp
+	(*Follower)(nil),                // 37: chatbus.v1.Follower
+	(*Binding)(nil),                 // 38: chatbus.v1.Binding
+	(*durationpb.Duration)(nil),     // 39: google.protobuf.Duration
+	(*Update)(nil),                  // 40: chatbus.v1.Update
+	(UpdateKind)(0),                 // 41: chatbus.v1.UpdateKind
 }
 var file_chatbus_v1_admin_proto_depIdxs = []int32{
-	29, // 0: chatbus.v1.GetInfoResponse.started_at:type_name -> google.protobuf.Timestamp
-	30, // 1: chatbus.v1.ListFollowersResponse.followers:type_name -> chatbus.v1.Follower
+	36, // 0: chatbus.v1.GetInfoResponse.started_at:type_name -> google.protobuf.Timestamp
+	37, // 1: chatbus.v1.ListFollowersResponse.followers:type_name -> chatbus.v1.Follower
 	9,  // 2: chatbus.v1.ListBindingsResponse.bindings:type_name -> chatbus.v1.BindingInfo
-	31, // 3: chatbus.v1.BindingInfo.binding:type_name -> chatbus.v1.Binding
-	29, // 4: chatbus.v1.BindingInfo.created_at:type_name -> google.protobuf.Timestamp
-	29, // 5: chatbus.v1.BindingInfo.updated_at:type_name -> google.protobuf.Timestamp
+	38, // 3: chatbus.v1.BindingInfo.binding:type_name -> chatbus.v1.Binding
+	36, // 4: chatbus.v1.BindingInfo.created_at:type_name -> google.protobuf.Timestamp
+	36, // 5: chatbus.v1.BindingInfo.updated_at:type_name -> google.protobuf.Timestamp
 	10, // 6: chatbus.v1.BindingInfo.journal:type_name -> chatbus.v1.JournalStats
-	29, // 7: chatbus.v1.JournalStats.oldest_at:type_name -> google.protobuf.Timestamp
+	36, // 7: chatbus.v1.JournalStats.oldest_at:type_name -> google.protobuf.Timestamp
 	13, // 8: chatbus.v1.ListProvidersResponse.providers:type_name -> chatbus.v1.ProviderInfo
 	0,  // 9: chatbus.v1.ProviderInfo.state:type_name -> chatbus.v1.ProviderState
-	29, // 10: chatbus.v1.ProviderInfo.since:type_name -> google.protobuf.Timestamp
-	29, // 11: chatbus.v1.ProviderInfo.health_since:type_name -> google.protobuf.Timestamp
+	36, // 10: chatbus.v1.ProviderInfo.since:type_name -> google.protobuf.Timestamp
+	36, // 11: chatbus.v1.ProviderInfo.health_since:type_name -> google.protobuf.Timestamp
 	14, // 12: chatbus.v1.ProviderInfo.outbound:type_name -> chatbus.v1.OutboundQueue
-	32, // 13: chatbus.v1.OutboundQueue.oldest_wait:type_name -> google.protobuf.Duration
+	39, // 13: chatbus.v1.OutboundQueue.oldest_wait:type_name -> google.protobuf.Duration
 	15, // 14: chatbus.v1.OutboundQueue.limits:type_name -> chatbus.v1.RateLimitInfo
-	32, // 15: chatbus.v1.RateLimitInfo.per:type_name -> google.protobuf.Duration
-	33, // 16: chatbus.v1.ListUpdatesResponse.updates:type_name -> chatbus.v1.Update
+	39, // 15: chatbus.v1.RateLimitInfo.per:type_name -> google.protobuf.Duration
+	40, // 16: chatbus.v1.ListUpdatesResponse.updates:type_name -> chatbus.v1.Update
 	10, // 17: chatbus.v1.ListUpdatesResponse.stats:type_name -> chatbus.v1.JournalStats
-	22, // 18: chatbus.v1.ListEventsResponse.events:type_name -> chatbus.v1.Event
-	1,  // 19: chatbus.v1.WatchEventsRequest.kinds:type_name -> chatbus.v1.EventKind
-	22, // 20: chatbus.v1.WatchEventsResponse.event:type_name -> chatbus.v1.Event
-	29, // 21: chatbus.v1.Event.time:type_name -> google.protobuf.Timestamp
-	1,  // 22: chatbus.v1.Event.kind:type_name -> chatbus.v1.EventKind
-	28, // 23: chatbus.v1.Event.attrs:type_name -> chatbus.v1.Event.AttrsEntry
-	25, // 24: chatbus.v1.ReloadResponse.changes:type_name -> chatbus.v1.ConfigChange
-	2,  // 25: chatbus.v1.ConfigChange.action:type_name -> chatbus.v1.ConfigChangeAction
-	3,  // 26: chatbus.v1.AdminService.GetInfo:input_type -> chatbus.v1.GetInfoRequest
-	5,  // 27: chatbus.v1.AdminService.ListFollowers:input_type -> chatbus.v1.ListFollowersRequest
-	7,  // 28: chatbus.v1.AdminService.ListBindings:input_type -> chatbus.v1.ListBindingsRequest
-	11, // 29: chatbus.v1.AdminService.ListProviders:input_type -> chatbus.v1.ListProvidersRequest
-	16, // 30: chatbus.v1.AdminService.ListUpdates:input_type -> chatbus.v1.ListUpdatesRequest
-	18, // 31: chatbus.v1.AdminService.ListEvents:input_type -> chatbus.v1.ListEventsRequest
-	20, // 32: chatbus.v1.AdminService.WatchEvents:input_type -> chatbus.v1.WatchEventsRequest
-	23, // 33: chatbus.v1.AdminService.Reload:input_type -> chatbus.v1.ReloadRequest
-	26, // 34: chatbus.v1.AdminService.Shutdown:input_type -> chatbus.v1.ShutdownRequest
-	4,  // 35: chatbus.v1.AdminService.GetInfo:output_type -> chatbus.v1.GetInfoResponse
-	6,  // 36: chatbus.v1.AdminService.ListFollowers:output_type -> chatbus.v1.ListFollowersResponse
-	8,  // 37: chatbus.v1.AdminService.ListBindings:output_type -> chatbus.v1.ListBindingsResponse
-	12, // 38: chatbus.v1.AdminService.ListProviders:output_type -> chatbus.v1.ListProvidersResponse
-	17, // 39: chatbus.v1.AdminService.ListUpdates:output_type -> chatbus.v1.ListUpdatesResponse
-	19, // 40: chatbus.v1.AdminService.ListEvents:output_type -> chatbus.v1.ListEventsResponse
-	21, // 41: chatbus.v1.AdminService.WatchEvents:output_type -> chatbus.v1.WatchEventsResponse
-	24, // 42: chatbus.v1.AdminService.Reload:output_type -> chatbus.v1.ReloadResponse
-	27, // 43: chatbus.v1.AdminService.Shutdown:output_type -> chatbus.v1.ShutdownResponse
-	35, // [35:44] is the sub-list for method output_type
-	26, // [26:35] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	41, // 18: chatbus.v1.DeadLetter.kind:type_name -> chatbus.v1.UpdateKind
+	36, // 19: chatbus.v1.DeadLetter.received_at:type_name -> google.protobuf.Timestamp
+	18, // 20: chatbus.v1.ListDeadLettersResponse.dead_letters:type_name -> chatbus.v1.DeadLetter
+	40, // 21: chatbus.v1.RetryDeadLetterResponse.update:type_name -> chatbus.v1.Update
+	29, // 22: chatbus.v1.ListEventsResponse.events:type_name -> chatbus.v1.Event
+	1,  // 23: chatbus.v1.WatchEventsRequest.kinds:type_name -> chatbus.v1.EventKind
+	29, // 24: chatbus.v1.WatchEventsResponse.event:type_name -> chatbus.v1.Event
+	36, // 25: chatbus.v1.Event.time:type_name -> google.protobuf.Timestamp
+	1,  // 26: chatbus.v1.Event.kind:type_name -> chatbus.v1.EventKind
+	35, // 27: chatbus.v1.Event.attrs:type_name -> chatbus.v1.Event.AttrsEntry
+	32, // 28: chatbus.v1.ReloadResponse.changes:type_name -> chatbus.v1.ConfigChange
+	2,  // 29: chatbus.v1.ConfigChange.action:type_name -> chatbus.v1.ConfigChangeAction
+	3,  // 30: chatbus.v1.AdminService.GetInfo:input_type -> chatbus.v1.GetInfoRequest
+	5,  // 31: chatbus.v1.AdminService.ListFollowers:input_type -> chatbus.v1.ListFollowersRequest
+	7,  // 32: chatbus.v1.AdminService.ListBindings:input_type -> chatbus.v1.ListBindingsRequest
+	11, // 33: chatbus.v1.AdminService.ListProviders:input_type -> chatbus.v1.ListProvidersRequest
+	16, // 34: chatbus.v1.AdminService.ListUpdates:input_type -> chatbus.v1.ListUpdatesRequest
+	19, // 35: chatbus.v1.AdminService.ListDeadLetters:input_type -> chatbus.v1.ListDeadLettersRequest
+	21, // 36: chatbus.v1.AdminService.RetryDeadLetter:input_type -> chatbus.v1.RetryDeadLetterRequest
+	23, // 37: chatbus.v1.AdminService.DropDeadLetter:input_type -> chatbus.v1.DropDeadLetterRequest
+	25, // 38: chatbus.v1.AdminService.ListEvents:input_type -> chatbus.v1.ListEventsRequest
+	27, // 39: chatbus.v1.AdminService.WatchEvents:input_type -> chatbus.v1.WatchEventsRequest
+	30, // 40: chatbus.v1.AdminService.Reload:input_type -> chatbus.v1.ReloadRequest
+	33, // 41: chatbus.v1.AdminService.Shutdown:input_type -> chatbus.v1.ShutdownRequest
+	4,  // 42: chatbus.v1.AdminService.GetInfo:output_type -> chatbus.v1.GetInfoResponse
+	6,  // 43: chatbus.v1.AdminService.ListFollowers:output_type -> chatbus.v1.ListFollowersResponse
+	8,  // 44: chatbus.v1.AdminService.ListBindings:output_type -> chatbus.v1.ListBindingsResponse
+	12, // 45: chatbus.v1.AdminService.ListProviders:output_type -> chatbus.v1.ListProvidersResponse
+	17, // 46: chatbus.v1.AdminService.ListUpdates:output_type -> chatbus.v1.ListUpdatesResponse
+	20, // 47: chatbus.v1.AdminService.ListDeadLetters:output_type -> chatbus.v1.ListDeadLettersResponse
+	22, // 48: chatbus.v1.AdminService.RetryDeadLetter:output_type -> chatbus.v1.RetryDeadLetterResponse
+	24, // 49: chatbus.v1.AdminService.DropDeadLetter:output_type -> chatbus.v1.DropDeadLetterResponse
+	26, // 50: chatbus.v1.AdminService.ListEvents:output_type -> chatbus.v1.ListEventsResponse
+	28, // 51: chatbus.v1.AdminService.WatchEvents:output_type -> chatbus.v1.WatchEventsResponse
+	31, // 52: chatbus.v1.AdminService.Reload:output_type -> chatbus.v1.ReloadResponse
+	34, // 53: chatbus.v1.AdminService.Shutdown:output_type -> chatbus.v1.ShutdownResponse
+	42, // [42:54] is the sub-list for method output_type
+	30, // [30:42] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_admin_proto_init() }
@@ -2263,7 +2707,7 @@ func file_chatbus_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_admin_proto_rawDesc), len(file_chatbus_v1_admin_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   26,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

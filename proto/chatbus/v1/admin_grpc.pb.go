@@ -19,15 +19,18 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	AdminService_GetInfo_FullMethodName       = "/chatbus.v1.AdminService/GetInfo"
-	AdminService_ListFollowers_FullMethodName = "/chatbus.v1.AdminService/ListFollowers"
-	AdminService_ListBindings_FullMethodName  = "/chatbus.v1.AdminService/ListBindings"
-	AdminService_ListProviders_FullMethodName = "/chatbus.v1.AdminService/ListProviders"
-	AdminService_ListUpdates_FullMethodName   = "/chatbus.v1.AdminService/ListUpdates"
-	AdminService_ListEvents_FullMethodName    = "/chatbus.v1.AdminService/ListEvents"
-	AdminService_WatchEvents_FullMethodName   = "/chatbus.v1.AdminService/WatchEvents"
-	AdminService_Reload_FullMethodName        = "/chatbus.v1.AdminService/Reload"
-	AdminService_Shutdown_FullMethodName      = "/chatbus.v1.AdminService/Shutdown"
+	AdminService_GetInfo_FullMethodName         = "/chatbus.v1.AdminService/GetInfo"
+	AdminService_ListFollowers_FullMethodName   = "/chatbus.v1.AdminService/ListFollowers"
+	AdminService_ListBindings_FullMethodName    = "/chatbus.v1.AdminService/ListBindings"
+	AdminService_ListProviders_FullMethodName   = "/chatbus.v1.AdminService/ListProviders"
+	AdminService_ListUpdates_FullMethodName     = "/chatbus.v1.AdminService/ListUpdates"
+	AdminService_ListDeadLetters_FullMethodName = "/chatbus.v1.AdminService/ListDeadLetters"
+	AdminService_RetryDeadLetter_FullMethodName = "/chatbus.v1.AdminService/RetryDeadLetter"
+	AdminService_DropDeadLetter_FullMethodName  = "/chatbus.v1.AdminService/DropDeadLetter"
+	AdminService_ListEvents_FullMethodName      = "/chatbus.v1.AdminService/ListEvents"
+	AdminService_WatchEvents_FullMethodName     = "/chatbus.v1.AdminService/WatchEvents"
+	AdminService_Reload_FullMethodName          = "/chatbus.v1.AdminService/Reload"
+	AdminService_Shutdown_FullMethodName        = "/chatbus.v1.AdminService/Shutdown"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -48,6 +51,16 @@ type AdminServiceClient interface {
 	// ListUpdates shows journalled updates held for a binding, or the
 	// unrouted ones.
 	ListUpdates(ctx context.Context, in *ListUpdatesRequest, opts ...grpc.CallOption) (*ListUpdatesResponse, error)
+	// ListDeadLetters lists the platform updates set aside because their
+	// provider could not convert them (dead letters), oldest first.
+	ListDeadLetters(ctx context.Context, in *ListDeadLettersRequest, opts ...grpc.CallOption) (*ListDeadLettersResponse, error)
+	// RetryDeadLetter asks the provider to convert a dead letter again; if
+	// it can now, the update is journalled and routed as it would have
+	// been, and the dead letter removed. If it cannot, the dead letter
+	// stays, with the new error (FAILED_PRECONDITION).
+	RetryDeadLetter(ctx context.Context, in *RetryDeadLetterRequest, opts ...grpc.CallOption) (*RetryDeadLetterResponse, error)
+	// DropDeadLetter forgets a dead letter.
+	DropDeadLetter(ctx context.Context, in *DropDeadLetterRequest, opts ...grpc.CallOption) (*DropDeadLetterResponse, error)
 	// ListEvents returns the recent events the supervisor still holds.
 	ListEvents(ctx context.Context, in *ListEventsRequest, opts ...grpc.CallOption) (*ListEventsResponse, error)
 	// WatchEvents streams runtime events as they happen, after the recent
@@ -125,6 +138,36 @@ func (c *adminServiceClient) ListUpdates(ctx context.Context, in *ListUpdatesReq
 	return out, nil
 }
 
+func (c *adminServiceClient) ListDeadLetters(ctx context.Context, in *ListDeadLettersRequest, opts ...grpc.CallOption) (*ListDeadLettersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListDeadLettersResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListDeadLetters_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) RetryDeadLetter(ctx context.Context, in *RetryDeadLetterRequest, opts ...grpc.CallOption) (*RetryDeadLetterResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RetryDeadLetterResponse)
+	err := c.cc.Invoke(ctx, AdminService_RetryDeadLetter_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) DropDeadLetter(ctx context.Context, in *DropDeadLetterRequest, opts ...grpc.CallOption) (*DropDeadLetterResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DropDeadLetterResponse)
+	err := c.cc.Invoke(ctx, AdminService_DropDeadLetter_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *adminServiceClient) ListEvents(ctx context.Context, in *ListEventsRequest, opts ...grpc.CallOption) (*ListEventsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListEventsResponse)
@@ -192,6 +235,16 @@ type AdminServiceServer interface {
 	// ListUpdates shows journalled updates held for a binding, or the
 	// unrouted ones.
 	ListUpdates(context.Context, *ListUpdatesRequest) (*ListUpdatesResponse, error)
+	// ListDeadLetters lists the platform updates set aside because their
+	// provider could not convert them (dead letters), oldest first.
+	ListDeadLetters(context.Context, *ListDeadLettersRequest) (*ListDeadLettersResponse, error)
+	// RetryDeadLetter asks the provider to convert a dead letter again; if
+	// it can now, the update is journalled and routed as it would have
+	// been, and the dead letter removed. If it cannot, the dead letter
+	// stays, with the new error (FAILED_PRECONDITION).
+	RetryDeadLetter(context.Context, *RetryDeadLetterRequest) (*RetryDeadLetterResponse, error)
+	// DropDeadLetter forgets a dead letter.
+	DropDeadLetter(context.Context, *DropDeadLetterRequest) (*DropDeadLetterResponse, error)
 	// ListEvents returns the recent events the supervisor still holds.
 	ListEvents(context.Context, *ListEventsRequest) (*ListEventsResponse, error)
 	// WatchEvents streams runtime events as they happen, after the recent
@@ -233,6 +286,15 @@ func (UnimplementedAdminServiceServer) ListProviders(context.Context, *ListProvi
 }
 func (UnimplementedAdminServiceServer) ListUpdates(context.Context, *ListUpdatesRequest) (*ListUpdatesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListUpdates not implemented")
+}
+func (UnimplementedAdminServiceServer) ListDeadLetters(context.Context, *ListDeadLettersRequest) (*ListDeadLettersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListDeadLetters not implemented")
+}
+func (UnimplementedAdminServiceServer) RetryDeadLetter(context.Context, *RetryDeadLetterRequest) (*RetryDeadLetterResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RetryDeadLetter not implemented")
+}
+func (UnimplementedAdminServiceServer) DropDeadLetter(context.Context, *DropDeadLetterRequest) (*DropDeadLetterResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DropDeadLetter not implemented")
 }
 func (UnimplementedAdminServiceServer) ListEvents(context.Context, *ListEventsRequest) (*ListEventsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListEvents not implemented")
@@ -357,6 +419,60 @@ func _AdminService_ListUpdates_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_ListDeadLetters_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListDeadLettersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListDeadLetters(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListDeadLetters_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListDeadLetters(ctx, req.(*ListDeadLettersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_RetryDeadLetter_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RetryDeadLetterRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).RetryDeadLetter(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_RetryDeadLetter_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).RetryDeadLetter(ctx, req.(*RetryDeadLetterRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_DropDeadLetter_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DropDeadLetterRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).DropDeadLetter(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_DropDeadLetter_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).DropDeadLetter(ctx, req.(*DropDeadLetterRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _AdminService_ListEvents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListEventsRequest)
 	if err := dec(in); err != nil {
@@ -448,6 +564,18 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListUpdates",
 			Handler:    _AdminService_ListUpdates_Handler,
+		},
+		{
+			MethodName: "ListDeadLetters",
+			Handler:    _AdminService_ListDeadLetters_Handler,
+		},
+		{
+			MethodName: "RetryDeadLetter",
+			Handler:    _AdminService_RetryDeadLetter_Handler,
+		},
+		{
+			MethodName: "DropDeadLetter",
+			Handler:    _AdminService_DropDeadLetter_Handler,
 		},
 		{
 			MethodName: "ListEvents",

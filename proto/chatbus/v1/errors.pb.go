@@ -155,6 +155,10 @@ const (
 	// the call; nothing of it was applied. The new leader serves it once the
 	// caller's node follows it: retry.
 	ErrorReason_ERROR_REASON_FENCED ErrorReason = 43
+	// A dead letter retried (AdminService.RetryDeadLetter) still could not
+	// be converted by its provider (it stays, with the new error), or the
+	// provider cannot convert updates apart from its receive loop.
+	ErrorReason_ERROR_REASON_DEAD_LETTER_UNCONVERTED ErrorReason = 46
 )
 
 // Enum value maps for ErrorReason.
@@ -204,6 +208,7 @@ var (
 		41: "ERROR_REASON_VERB_UNSUPPORTED",
 		42: "ERROR_REASON_QUEUE_FULL",
 		43: "ERROR_REASON_FENCED",
+		46: "ERROR_REASON_DEAD_LETTER_UNCONVERTED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":              0,
@@ -250,6 +255,7 @@ var (
 		"ERROR_REASON_VERB_UNSUPPORTED":         41,
 		"ERROR_REASON_QUEUE_FULL":               42,
 		"ERROR_REASON_FENCED":                   43,
+		"ERROR_REASON_DEAD_LETTER_UNCONVERTED":  46,
 	}
 )
 
@@ -285,7 +291,7 @@ var File_chatbus_v1_errors_proto protoreflect.FileDescriptor
 const file_chatbus_v1_errors_proto_rawDesc = "" +
 	"\n" +
 	"\x17chatbus/v1/errors.proto\x12\n" +
-	"chatbus.v1*\xc5\v\n" +
+	"chatbus.v1*\xef\v\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_SESSION_UNKNOWN\x10\x01\x12 \n" +
@@ -331,7 +337,8 @@ const file_chatbus_v1_errors_proto_rawDesc = "" +
 	"\x1aERROR_REASON_OWNER_REFUSED\x10(\x12!\n" +
 	"\x1dERROR_REASON_VERB_UNSUPPORTED\x10)\x12\x1b\n" +
 	"\x17ERROR_REASON_QUEUE_FULL\x10*\x12\x17\n" +
-	"\x13ERROR_REASON_FENCED\x10+B7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
+	"\x13ERROR_REASON_FENCED\x10+\x12(\n" +
+	"$ERROR_REASON_DEAD_LETTER_UNCONVERTED\x10.B7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
 
 var (
 	file_chatbus_v1_errors_proto_rawDescOnce sync.Once

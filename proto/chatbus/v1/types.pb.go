@@ -262,6 +262,76 @@ func (UpdateKind) EnumDescriptor() ([]byte, []int) {
 	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{3}
 }
 
+// TranscriptStatus says whether a voice note's transcript is in the
+// update, and if not, why.
+type TranscriptStatus int32
+
+const (
+	TranscriptStatus_TRANSCRIPT_STATUS_UNSPECIFIED TranscriptStatus = 0
+	// The transcript is in audio.transcript (and the update's text).
+	TranscriptStatus_TRANSCRIPT_STATUS_DONE TranscriptStatus = 1
+	// No transcriber is configured (the supervisor config's transcriber).
+	TranscriptStatus_TRANSCRIPT_STATUS_NOT_CONFIGURED TranscriptStatus = 2
+	// The transcriber failed (exited with an error, answered with one, or
+	// the audio could not be fetched or converted); audio.note says how.
+	TranscriptStatus_TRANSCRIPT_STATUS_FAILED TranscriptStatus = 3
+	// The transcriber took longer than its timeout.
+	TranscriptStatus_TRANSCRIPT_STATUS_TIMED_OUT TranscriptStatus = 4
+	// The audio is longer or larger than the transcriber's limits.
+	TranscriptStatus_TRANSCRIPT_STATUS_TOO_LONG TranscriptStatus = 5
+	// The transcriber found no words.
+	TranscriptStatus_TRANSCRIPT_STATUS_EMPTY TranscriptStatus = 6
+)
+
+// Enum value maps for TranscriptStatus.
+var (
+	TranscriptStatus_name = map[int32]string{
+		0: "TRANSCRIPT_STATUS_UNSPECIFIED",
+		1: "TRANSCRIPT_STATUS_DONE",
+		2: "TRANSCRIPT_STATUS_NOT_CONFIGURED",
+		3: "TRANSCRIPT_STATUS_FAILED",
+		4: "TRANSCRIPT_STATUS_TIMED_OUT",
+		5: "TRANSCRIPT_STATUS_TOO_LONG",
+		6: "TRANSCRIPT_STATUS_EMPTY",
+	}
+	TranscriptStatus_value = map[string]int32{
+		"TRANSCRIPT_STATUS_UNSPECIFIED":    0,
+		"TRANSCRIPT_STATUS_DONE":           1,
+		"TRANSCRIPT_STATUS_NOT_CONFIGURED": 2,
+		"TRANSCRIPT_STATUS_FAILED":         3,
+		"TRANSCRIPT_STATUS_TIMED_OUT":      4,
+		"TRANSCRIPT_STATUS_TOO_LONG":       5,
+		"TRANSCRIPT_STATUS_EMPTY":          6,
+	}
+)
+
+func (x TranscriptStatus) Enum() *TranscriptStatus {
+	p := new(TranscriptStatus)
+	*p = x
+	return p
+}
+
+func (x TranscriptStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TranscriptStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_v1_types_proto_enumTypes[4].Descriptor()
+}
+
+func (TranscriptStatus) Type() protoreflect.EnumType {
+	return &file_chatbus_v1_types_proto_enumTypes[4]
+}
+
+func (x TranscriptStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TranscriptStatus.Descriptor instead.
+func (TranscriptStatus) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{4}
+}
+
 // Target names one chat thread on one provider: a Telegram forum topic, a
 // Slack thread, a Discord thread. The text forms (chat, thread) are the
 // platform-neutral ones and always set; chat_id and thread_id repeat them
@@ -530,7 +600,13 @@ type Update struct {
 	Platform string `protobuf:"bytes,11,opt,name=platform,proto3" json:"platform,omitempty"`
 	// Sender's display name, if the platform says (Telegram: username or
 	// first name).
-	SenderName    string `protobuf:"bytes,12,opt,name=sender_name,json=senderName,proto3" json:"sender_name,omitempty"`
+	SenderName string `protobuf:"bytes,12,opt,name=sender_name,json=senderName,proto3" json:"sender_name,omitempty"`
+	// The voice note or audio file the update carries, with its transcript
+	// (docs/voice.md). When it is set, text is what a person would read:
+	// the transcript marked as one ("[voice note 7s, transcript] …"), or a
+	// short note saying why there is none, then the message's caption; the
+	// audio stays available as a file reference (audio.file_id).
+	Audio         *Audio `protobuf:"bytes,13,opt,name=audio,proto3" json:"audio,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -649,6 +725,132 @@ func (x *Update) GetSenderName() string {
 	return ""
 }
 
+func (x *Update) GetAudio() *Audio {
+	if x != nil {
+		return x.Audio
+	}
+	return nil
+}
+
+// Audio is a voice note or an audio file that a person sent.
+type Audio struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file, also listed in the update's references (kind FILE), so
+	// DownloadFile takes it.
+	FileId string `protobuf:"bytes,1,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	// As the platform says ("audio/ogg"); empty if it does not.
+	MimeType string `protobuf:"bytes,2,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	// Length in seconds, if the platform says; 0 if not known.
+	DurationSeconds uint32 `protobuf:"varint,3,opt,name=duration_seconds,json=durationSeconds,proto3" json:"duration_seconds,omitempty"`
+	// Size in bytes, if the platform says; 0 if not known.
+	Size     int64  `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
+	FileName string `protobuf:"bytes,5,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	// Recorded as a voice note (Telegram voice, Slack audio clip, Discord
+	// voice message, a playground recording), not an uploaded audio file.
+	Voice            bool             `protobuf:"varint,6,opt,name=voice,proto3" json:"voice,omitempty"`
+	TranscriptStatus TranscriptStatus `protobuf:"varint,7,opt,name=transcript_status,json=transcriptStatus,proto3,enum=chatbus.v1.TranscriptStatus" json:"transcript_status,omitempty"`
+	// The words, when transcript_status is DONE (bounded in length).
+	Transcript string `protobuf:"bytes,8,opt,name=transcript,proto3" json:"transcript,omitempty"`
+	// Why there is no transcript, for a person ("the transcriber exited
+	// with status 1"); empty when DONE.
+	Note          string `protobuf:"bytes,9,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Audio) Reset() {
+	*x = Audio{}
+	mi := &file_chatbus_v1_types_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Audio) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Audio) ProtoMessage() {}
+
+func (x *Audio) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_types_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Audio.ProtoReflect.Descriptor instead.
+func (*Audio) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Audio) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+func (x *Audio) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+func (x *Audio) GetDurationSeconds() uint32 {
+	if x != nil {
+		return x.DurationSeconds
+	}
+	return 0
+}
+
+func (x *Audio) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *Audio) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
+func (x *Audio) GetVoice() bool {
+	if x != nil {
+		return x.Voice
+	}
+	return false
+}
+
+func (x *Audio) GetTranscriptStatus() TranscriptStatus {
+	if x != nil {
+		return x.TranscriptStatus
+	}
+	return TranscriptStatus_TRANSCRIPT_STATUS_UNSPECIFIED
+}
+
+func (x *Audio) GetTranscript() string {
+	if x != nil {
+		return x.Transcript
+	}
+	return ""
+}
+
+func (x *Audio) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
 // Follower is the registry's view of one registered session.
 type Follower struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -669,7 +871,7 @@ type Follower struct {
 
 func (x *Follower) Reset() {
 	*x = Follower{}
-	mi := &file_chatbus_v1_types_proto_msgTypes[4]
+	mi := &file_chatbus_v1_types_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -681,7 +883,7 @@ func (x *Follower) String() string {
 func (*Follower) ProtoMessage() {}
 
 func (x *Follower) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_types_proto_msgTypes[4]
+	mi := &file_chatbus_v1_types_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -694,7 +896,7 @@ func (x *Follower) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Follower.ProtoReflect.Descriptor instead.
 func (*Follower) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{4}
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Follower) GetInstanceId() string {
@@ -780,7 +982,7 @@ type Button struct {
 
 func (x *Button) Reset() {
 	*x = Button{}
-	mi := &file_chatbus_v1_types_proto_msgTypes[5]
+	mi := &file_chatbus_v1_types_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -792,7 +994,7 @@ func (x *Button) String() string {
 func (*Button) ProtoMessage() {}
 
 func (x *Button) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_types_proto_msgTypes[5]
+	mi := &file_chatbus_v1_types_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -805,7 +1007,7 @@ func (x *Button) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Button.ProtoReflect.Descriptor instead.
 func (*Button) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{5}
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Button) GetLabel() string {
@@ -847,7 +1049,7 @@ const file_chatbus_v1_types_proto_rawDesc = "" +
 	"\x06status\x18\x05 \x01(\x0e2\x19.chatbus.v1.BindingStatusR\x06status\x12\x1f\n" +
 	"\vinstance_id\x18\x06 \x01(\tR\n" +
 	"instanceId\x12\x1a\n" +
-	"\bplatform\x18\a \x01(\tR\bplatform\"\xb9\x03\n" +
+	"\bplatform\x18\a \x01(\tR\bplatform\"\xe2\x03\n" +
 	"\x06Update\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12*\n" +
 	"\x06target\x18\x02 \x01(\v2\x12.chatbus.v1.TargetR\x06target\x12*\n" +
@@ -866,7 +1068,20 @@ const file_chatbus_v1_types_proto_rawDesc = "" +
 	"references\x12\x1a\n" +
 	"\bplatform\x18\v \x01(\tR\bplatform\x12\x1f\n" +
 	"\vsender_name\x18\f \x01(\tR\n" +
-	"senderName\"\x8e\x03\n" +
+	"senderName\x12'\n" +
+	"\x05audio\x18\r \x01(\v2\x11.chatbus.v1.AudioR\x05audio\"\xae\x02\n" +
+	"\x05Audio\x12\x17\n" +
+	"\afile_id\x18\x01 \x01(\tR\x06fileId\x12\x1b\n" +
+	"\tmime_type\x18\x02 \x01(\tR\bmimeType\x12)\n" +
+	"\x10duration_seconds\x18\x03 \x01(\rR\x0fdurationSeconds\x12\x12\n" +
+	"\x04size\x18\x04 \x01(\x03R\x04size\x12\x1b\n" +
+	"\tfile_name\x18\x05 \x01(\tR\bfileName\x12\x14\n" +
+	"\x05voice\x18\x06 \x01(\bR\x05voice\x12I\n" +
+	"\x11transcript_status\x18\a \x01(\x0e2\x1c.chatbus.v1.TranscriptStatusR\x10transcriptStatus\x12\x1e\n" +
+	"\n" +
+	"transcript\x18\b \x01(\tR\n" +
+	"transcript\x12\x12\n" +
+	"\x04note\x18\t \x01(\tR\x04note\"\x8e\x03\n" +
 	"\bFollower\x12\x1f\n" +
 	"\vinstance_id\x18\x01 \x01(\tR\n" +
 	"instanceId\x12\x1f\n" +
@@ -913,7 +1128,15 @@ const file_chatbus_v1_types_proto_rawDesc = "" +
 	"\x13UPDATE_KIND_MESSAGE\x10\x01\x12\x1e\n" +
 	"\x1aUPDATE_KIND_EDITED_MESSAGE\x10\x02\x12\x1e\n" +
 	"\x1aUPDATE_KIND_CALLBACK_QUERY\x10\x03\x12\x18\n" +
-	"\x14UPDATE_KIND_REACTION\x10\x04B7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
+	"\x14UPDATE_KIND_REACTION\x10\x04*\xf3\x01\n" +
+	"\x10TranscriptStatus\x12!\n" +
+	"\x1dTRANSCRIPT_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16TRANSCRIPT_STATUS_DONE\x10\x01\x12$\n" +
+	" TRANSCRIPT_STATUS_NOT_CONFIGURED\x10\x02\x12\x1c\n" +
+	"\x18TRANSCRIPT_STATUS_FAILED\x10\x03\x12\x1f\n" +
+	"\x1bTRANSCRIPT_STATUS_TIMED_OUT\x10\x04\x12\x1e\n" +
+	"\x1aTRANSCRIPT_STATUS_TOO_LONG\x10\x05\x12\x1b\n" +
+	"\x17TRANSCRIPT_STATUS_EMPTY\x10\x06B7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
 
 var (
 	file_chatbus_v1_types_proto_rawDescOnce sync.Once
@@ -927,38 +1150,42 @@ func file_chatbus_v1_types_proto_rawDescGZIP() []byte {
 	return file_chatbus_v1_types_proto_rawDescData
 }
 
-var file_chatbus_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_chatbus_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_chatbus_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_chatbus_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_chatbus_v1_types_proto_goTypes = []any{
 	(ReferenceKind)(0),            // 0: chatbus.v1.ReferenceKind
 	(Origin)(0),                   // 1: chatbus.v1.Origin
 	(BindingStatus)(0),            // 2: chatbus.v1.BindingStatus
 	(UpdateKind)(0),               // 3: chatbus.v1.UpdateKind
-	(*Target)(nil),                // 4: chatbus.v1.Target
-	(*Reference)(nil),             // 5: chatbus.v1.Reference
-	(*Binding)(nil),               // 6: chatbus.v1.Binding
-	(*Update)(nil),                // 7: chatbus.v1.Update
-	(*Follower)(nil),              // 8: chatbus.v1.Follower
-	(*Button)(nil),                // 9: chatbus.v1.Button
-	(*timestamppb.Timestamp)(nil), // 10: google.protobuf.Timestamp
+	(TranscriptStatus)(0),         // 4: chatbus.v1.TranscriptStatus
+	(*Target)(nil),                // 5: chatbus.v1.Target
+	(*Reference)(nil),             // 6: chatbus.v1.Reference
+	(*Binding)(nil),               // 7: chatbus.v1.Binding
+	(*Update)(nil),                // 8: chatbus.v1.Update
+	(*Audio)(nil),                 // 9: chatbus.v1.Audio
+	(*Follower)(nil),              // 10: chatbus.v1.Follower
+	(*Button)(nil),                // 11: chatbus.v1.Button
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
 }
 var file_chatbus_v1_types_proto_depIdxs = []int32{
 	0,  // 0: chatbus.v1.Reference.kind:type_name -> chatbus.v1.ReferenceKind
-	4,  // 1: chatbus.v1.Binding.target:type_name -> chatbus.v1.Target
+	5,  // 1: chatbus.v1.Binding.target:type_name -> chatbus.v1.Target
 	2,  // 2: chatbus.v1.Binding.status:type_name -> chatbus.v1.BindingStatus
-	4,  // 3: chatbus.v1.Update.target:type_name -> chatbus.v1.Target
+	5,  // 3: chatbus.v1.Update.target:type_name -> chatbus.v1.Target
 	3,  // 4: chatbus.v1.Update.kind:type_name -> chatbus.v1.UpdateKind
-	10, // 5: chatbus.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	5,  // 6: chatbus.v1.Update.references:type_name -> chatbus.v1.Reference
-	10, // 7: chatbus.v1.Follower.connected_at:type_name -> google.protobuf.Timestamp
-	10, // 8: chatbus.v1.Follower.last_heartbeat:type_name -> google.protobuf.Timestamp
-	6,  // 9: chatbus.v1.Follower.binding:type_name -> chatbus.v1.Binding
-	1,  // 10: chatbus.v1.Follower.origin:type_name -> chatbus.v1.Origin
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	12, // 5: chatbus.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	6,  // 6: chatbus.v1.Update.references:type_name -> chatbus.v1.Reference
+	9,  // 7: chatbus.v1.Update.audio:type_name -> chatbus.v1.Audio
+	4,  // 8: chatbus.v1.Audio.transcript_status:type_name -> chatbus.v1.TranscriptStatus
+	12, // 9: chatbus.v1.Follower.connected_at:type_name -> google.protobuf.Timestamp
+	12, // 10: chatbus.v1.Follower.last_heartbeat:type_name -> google.protobuf.Timestamp
+	7,  // 11: chatbus.v1.Follower.binding:type_name -> chatbus.v1.Binding
+	1,  // 12: chatbus.v1.Follower.origin:type_name -> chatbus.v1.Origin
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_types_proto_init() }
@@ -971,8 +1198,8 @@ func file_chatbus_v1_types_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_types_proto_rawDesc), len(file_chatbus_v1_types_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   6,
+			NumEnums:      5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -650,3 +650,20 @@ func randomHex(n int) string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// DispatchRaw sends a dispatch of type t with payload d, verbatim, to
+// every session that can still receive it (no intent checked): what
+// Discord sends that the provider may not expect (a field of another
+// type, after an API change). NewID makes ids for it.
+func (s *Server) DispatchRaw(t string, d json.RawMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dispatchLocked(t, 0, d)
+}
+
+// NewID returns a new snowflake, later than every id made before.
+func (s *Server) NewID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.newIDLocked()
+}

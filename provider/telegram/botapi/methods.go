@@ -1,6 +1,7 @@
 package botapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -63,9 +64,26 @@ func (c *Client) GetUpdates(ctx context.Context, p GetUpdatesParams) ([]Update, 
 	if err != nil {
 		return nil, err
 	}
-	var ups []Update
-	if err := c.decodeResult("getUpdates", res, &ups); err != nil {
+	var raws []json.RawMessage
+	if err := c.decodeResult("getUpdates", res, &raws); err != nil {
 		return nil, err
+	}
+	ups := make([]Update, len(raws))
+	for i, raw := range raws {
+		if err := json.Unmarshal(raw, &ups[i]); err != nil {
+			// One update this package cannot decode (a field of a type
+			// it does not expect) must not hold back the others: it is
+			// handed over with its error, to be set aside. Without an
+			// update id it cannot even be acknowledged, so the batch
+			// fails as a whole.
+			var id struct {
+				UpdateID int64 `json:"update_id"`
+			}
+			if json.Unmarshal(raw, &id) != nil || id.UpdateID == 0 {
+				return nil, fmt.Errorf("getUpdates: update %d: %w", i, err)
+			}
+			ups[i] = Update{UpdateID: id.UpdateID, Raw: bytes.Clone(raw), DecodeErr: err}
+		}
 	}
 	return ups, nil
 }

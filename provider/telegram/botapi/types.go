@@ -28,6 +28,10 @@ type Update struct {
 	// fields and update kinds this package does not model.
 	Raw json.RawMessage `json:"-"`
 
+	// DecodeErr is set by GetUpdates on an update it could not decode
+	// (only UpdateID and Raw are then set): why.
+	DecodeErr error `json:"-"`
+
 	kind string // top-level field naming the update kind, set by UnmarshalJSON
 }
 
@@ -185,8 +189,12 @@ type Message struct {
 	// Document is set for a file sent as a document.
 	Document *Document `json:"document,omitempty"`
 	// Photo is set for a photo: the sizes Telegram made of it.
-	Photo          []PhotoSize `json:"photo,omitempty"`
-	ReplyToMessage *Message    `json:"reply_to_message,omitempty"`
+	Photo []PhotoSize `json:"photo,omitempty"`
+	// Voice is set for a voice note (OGG/Opus, recorded in the app);
+	// Audio for an audio file sent as music.
+	Voice          *Voice   `json:"voice,omitempty"`
+	Audio          *Audio   `json:"audio,omitempty"`
+	ReplyToMessage *Message `json:"reply_to_message,omitempty"`
 	// ReplyMarkup is the inline keyboard attached to the message, as JSON.
 	ReplyMarkup json.RawMessage `json:"reply_markup,omitempty"`
 	// ForumTopicClosed and ForumTopicReopened are set on the service
@@ -220,6 +228,27 @@ type ForumTopicReopened struct{}
 type Document struct {
 	FileID       string `json:"file_id"`
 	FileUniqueID string `json:"file_unique_id"`
+	FileName     string `json:"file_name,omitempty"`
+	MimeType     string `json:"mime_type,omitempty"`
+	FileSize     int64  `json:"file_size,omitempty"`
+}
+
+// Voice is a voice note.
+type Voice struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Duration     int    `json:"duration"` // seconds
+	MimeType     string `json:"mime_type,omitempty"`
+	FileSize     int64  `json:"file_size,omitempty"`
+}
+
+// Audio is an audio file Telegram treats as music.
+type Audio struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Duration     int    `json:"duration"` // seconds
+	Performer    string `json:"performer,omitempty"`
+	Title        string `json:"title,omitempty"`
 	FileName     string `json:"file_name,omitempty"`
 	MimeType     string `json:"mime_type,omitempty"`
 	FileSize     int64  `json:"file_size,omitempty"`

@@ -157,6 +157,19 @@ func (s *Server) PushPhoto(chatID int64, threadID int, fromUserID int64, name st
 	return s.pushFileLocked(chatID, threadID, fromUserID, caption, func(m *botapi.Message) { m.Photo = []botapi.PhotoSize{photoSize(f)} }), f.doc.FileID
 }
 
+// PushVoice stores an OGG/Opus voice note and queues a "message" update
+// carrying it, as a person's phone sends one (duration in seconds, as
+// the app measured it). It returns the update id and the file_id.
+func (s *Server) PushVoice(chatID int64, threadID int, fromUserID int64, data []byte, duration int) (updateID int64, fileID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.addFileLocked(upload{name: "voice.oga", data: data, contentType: "audio/ogg"})
+	f.path = fmt.Sprintf("voice/file_%d.oga", s.nfiles)
+	s.paths[f.path] = f
+	v := botapi.Voice{FileID: f.doc.FileID, FileUniqueID: f.doc.FileUniqueID, Duration: duration, MimeType: "audio/ogg", FileSize: f.doc.FileSize}
+	return s.pushFileLocked(chatID, threadID, fromUserID, "", func(m *botapi.Message) { m.Voice = &v }), v.FileID
+}
+
 func extOf(name string) string {
 	for i := len(name) - 1; i >= 0 && name[i] != '/'; i-- {
 		if name[i] == '.' {

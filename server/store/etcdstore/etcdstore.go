@@ -50,6 +50,9 @@ import (
 	"github.com/chatbus/chatbus/server/store"
 )
 
+// DefaultMaxRequestBytes is etcd's default --max-request-bytes (1.5 MiB).
+const DefaultMaxRequestBytes = 3 << 19
+
 // Fence is the leadership every write is conditioned on: the election key
 // and its create revision (concurrency.Election's Key and Rev).
 type Fence struct {
@@ -78,6 +81,11 @@ type Options struct {
 	// --max-txn-ops). Writes that need more are split (an Append's
 	// cursor goes with its last transaction). If zero, 128.
 	MaxTxnOps int
+	// MaxRequestBytes is the largest request etcd takes (its
+	// --max-request-bytes): a write larger than it is split as for
+	// MaxTxnOps. One update larger than it cannot be written. If zero,
+	// 1.5 MiB, etcd's default.
+	MaxRequestBytes int
 	// Timeout bounds each etcd transaction of a call without a context,
 	// its tries again included. If zero, 10s.
 	Timeout time.Duration
@@ -109,6 +117,7 @@ type Options struct {
 //	h/<sha256 of token>        handoff (JSON)
 //	k/<binding key>/<key>      call record (JSON)
 //	t/<provider>/<chat>/<thread> sent ids (JSON)
+//	x/<provider>/<id>          dead letter (store.EncodeDeadLetter)
 const (
 	pBinding = "b/"
 	pSlot    = "s/"
@@ -119,6 +128,7 @@ const (
 	pHandoff = "h/"
 	pCall    = "k/"
 	pSent    = "t/"
+	pDead    = "x/"
 )
 
 func hexKey(k string) string {
@@ -158,6 +168,7 @@ type Store struct {
 	calls    map[string]*store.CallRecord
 	order    uint64
 	sent     map[store.Target][]store.Ref
+	dead     map[string]store.DeadLetter // by deadKey
 	// waiters: Changed channels by binding key.
 	waiters map[string][]waiter
 	dropped []drop // drops to report once the lock is released
@@ -251,6 +262,9 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 	if opts.MaxTxnOps == 0 {
 		opts.MaxTxnOps = 128
 	}
+	if opts.MaxRequestBytes == 0 {
+		opts.MaxRequestBytes = DefaultMaxRequestBytes
+	}
 	if opts.Timeout == 0 {
 		opts.Timeout = 10 * time.Second
 	}
@@ -269,6 +283,7 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 		handoffs: map[string]handoff{},
 		calls:    map[string]*store.CallRecord{},
 		sent:     map[store.Target][]store.Ref{},
+		dead:     map[string]store.DeadLetter{},
 		waiters:  map[string][]waiter{},
 	}
 	if err := s.load(ctx); err != nil {
@@ -405,6 +420,12 @@ func (s *Store) loadKV(k string, v []byte, later func(string, []byte)) error {
 			return err
 		}
 		s.sent[r.Target] = r.Refs
+	case strings.HasPrefix(k, pDead):
+		d, err := store.DecodeDeadLetter(v)
+		if err != nil {
+			return err
+		}
+		s.dead[deadKey(d.Provider, d.ID)] = d
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/chatbus/chatbus/internal/etcdtest"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/store/etcdstore"
+	"github.com/chatbus/chatbus/server/store/storetest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m, etcdtest.LeakOptions()...) }
@@ -358,6 +359,43 @@ func TestAppendAcrossManyBindings(t *testing.T) {
 	}
 }
 
+// TestAppendLargerThanOneRequest: a backlog batch of 4,096 updates with
+// their raw payloads (about 4 MiB, over etcd's 1.5 MiB request limit) on
+// one binding is written in as many transactions as the limit needs, the
+// cursor with the last; reopened, every update is there, in order.
+func TestAppendLargerThanOneRequest(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cli := c.Client(t)
+	f, _ := leader(t, cli, "tg", 5)
+	s := open(t, cli, "/p/", f, etcdstore.Options{})
+	payload := make([]byte, 1000)
+	for i := range payload {
+		payload[i] = byte('a' + i%26)
+	}
+	batch := msgs("", 4096, 1)
+	for i := range batch {
+		batch[i].Payload = payload
+	}
+	got, err := s.Append(context.Background(), "tg", batch, []byte("4096"))
+	if err != nil || len(got) != len(batch) {
+		t.Fatalf("append of a 4 MiB batch: %d, %v", len(got), err)
+	}
+	s.Close()
+	r := open(t, cli, "/p/", f, etcdstore.Options{})
+	us, err := r.Read("", 0, 0)
+	if err != nil || len(us) != len(batch) {
+		t.Fatalf("after reopen: %d updates, %v", len(us), err)
+	}
+	for i, u := range us {
+		if u.Seq != uint64(i+1) || u.PlatformUpdateID != int64(i+1) || len(u.Payload) != len(payload) {
+			t.Fatalf("update %d after reopen: seq %d, id %d, %d bytes", i, u.Seq, u.PlatformUpdateID, len(u.Payload))
+		}
+	}
+	if cur, _ := r.Cursor("tg"); string(cur) != "4096" {
+		t.Errorf("cursor %q", cur)
+	}
+}
+
 // TestUnavailableEtcdIsTriedAgain: a transaction etcd answers unavailable
 // (here: "leader changed", as during an election of etcd's own) is tried
 // again until it goes through, and each try again is reported; a
@@ -416,4 +454,15 @@ func TestUnavailableEtcdIsTriedAgain(t *testing.T) {
 	if len(retries) != 0 {
 		t.Errorf("a fenced write was tried again: %v", retries)
 	}
+}
+
+func TestDeadLetters(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cli := c.Client(t)
+	f, _ := leader(t, cli, "tg", 5)
+	s := open(t, cli, "/chatbus/test/dead/", f, etcdstore.Options{})
+	storetest.DeadLetters(t, s, func() store.Store {
+		s.Close()
+		return open(t, cli, "/chatbus/test/dead/", f, etcdstore.Options{})
+	})
 }

@@ -2,6 +2,7 @@ package etcdstore
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -74,51 +75,81 @@ func (s *Store) Append(ctx context.Context, provider string, updates []store.Upd
 			v := store.EncodeUpdate(&u)
 			p.entries = append(p.entries, entry{u: u, size: int64(len(v))})
 			p.data = append(p.data, v)
-			if id != "" {
-				p.ids = append(p.ids, id)
-			}
+			p.ids = append(p.ids, id) // "" for none: one per entry
 			out = append(out, u)
 		}
 		// One group per transaction: the bindings' chunks and queue
 		// states, their de-duplication ids, and in the last group the
 		// cursor. A batch fits one transaction unless it touches more
-		// bindings than MaxTxnOps allows; then each group is journalled
-		// with its ids before the next, and the cursor moves only with
-		// the last, so a failure between them leaves updates journalled
-		// and de-duplicated that the platform will send again.
+		// bindings than MaxTxnOps allows or its updates pass etcd's
+		// request size (MaxRequestBytes: a backlog with raw payloads);
+		// then a binding's updates are cut into several chunks, each
+		// group is journalled with its ids before the next, and the cursor
+		// moves only with the last, so a failure between them leaves
+		// updates journalled and de-duplicated that the platform will
+		// send again.
 		type group struct {
 			ops     []clientv3.Op
+			bytes   int
+			keys    map[string]bool // bindings whose queue state it writes (once each)
 			applies []func()
 			ids     []string
 		}
+		budget := s.txnBudget()
 		var groups []*group
 		g := &group{}
 		for _, key := range order {
 			p := parts[key]
-			first := p.entries[0].u.Seq
-			ck := s.k(pJournal, hexKey(key), "/", fmt.Sprintf("%020d", first))
 			// The queue as it will be: a copy, so that a refused write
 			// leaves memory as it was.
 			nq := *p.q
-			nq.pending = append(append([]entry(nil), p.q.pending...), p.entries...)
-			nq.chunks = append(append([]chunk(nil), p.q.chunks...), chunk{key: ck, first: first, last: p.entries[len(p.entries)-1].u.Seq})
-			for _, e := range p.entries {
-				nq.bytes += e.size
+			nq.pending = append([]entry(nil), p.q.pending...)
+			nq.chunks = append([]chunk(nil), p.q.chunks...)
+			for start := 0; start < len(p.entries); {
+				// As many updates as one chunk may carry beside its
+				// queue state (at least one).
+				end, size := start, 0
+				for end < len(p.entries) && (end == start || size+len(p.data[end])+len(p.ids[end])+2*binary.MaxVarintLen64 <= budget/2) {
+					size += len(p.data[end]) + len(p.ids[end]) + 2*binary.MaxVarintLen64
+					end++
+				}
+				run := p.entries[start:end]
+				var ids []string
+				for _, id := range p.ids[start:end] {
+					if id != "" {
+						ids = append(ids, id)
+					}
+				}
+				first := run[0].u.Seq
+				ck := s.k(pJournal, hexKey(key), "/", fmt.Sprintf("%020d", first))
+				nq.pending = append(slices.Clip(nq.pending), run...)
+				nq.chunks = append(slices.Clip(nq.chunks), chunk{key: ck, first: first, last: run[len(run)-1].u.Seq})
+				for _, e := range run {
+					nq.bytes += e.size
+				}
+				nq.Last = run[len(run)-1].u.Seq
+				drops := s.retain(key, &nq, now)
+				ops := append([]clientv3.Op{clientv3.OpPut(ck, string(encodeChunk(p.data[start:end])))}, s.queueOps(key, &nq)...)
+				cost := opsBytes(ops) + idsBytes(ids)
+				if len(g.ops) > 0 && (len(g.ops)+len(ops)+2 > s.opts.MaxTxnOps || g.bytes+cost > budget || g.keys[key]) {
+					groups = append(groups, g)
+					g = &group{}
+				}
+				if g.keys == nil {
+					g.keys = map[string]bool{}
+				}
+				g.keys[key] = true
+				g.ops = append(g.ops, ops...)
+				g.bytes += cost
+				g.ids = append(g.ids, ids...)
+				q := nq // this chunk's state; the next chunk's copies on
+				g.applies = append(g.applies, func() {
+					s.queues[key] = &q
+					s.dropped = append(s.dropped, drops...)
+					s.wake(key, false)
+				})
+				start = end
 			}
-			nq.Last = p.entries[len(p.entries)-1].u.Seq
-			drops := s.retain(key, &nq, now)
-			ops := append([]clientv3.Op{clientv3.OpPut(ck, string(encodeChunk(p.data)))}, s.queueOps(key, &nq)...)
-			if len(g.ops) > 0 && len(g.ops)+len(ops)+2 > s.opts.MaxTxnOps {
-				groups = append(groups, g)
-				g = &group{}
-			}
-			g.ops = append(g.ops, ops...)
-			g.ids = append(g.ids, p.ids...)
-			g.applies = append(g.applies, func() {
-				s.queues[key] = &nq
-				s.dropped = append(s.dropped, drops...)
-				s.wake(key, false)
-			})
 		}
 		groups = append(groups, g)
 		for i, g := range groups {
@@ -171,6 +202,33 @@ func (s *Store) Append(ctx context.Context, provider string, updates []store.Upd
 		return nil, err
 	}
 	return out, nil
+}
+
+// txnBudget is how many bytes of keys and values one transaction may
+// carry: etcd's request limit less room for the fence, the framing of each
+// operation and the gRPC envelope.
+func (s *Store) txnBudget() int { return s.opts.MaxRequestBytes - txnReserve }
+
+// txnReserve is what txnBudget keeps free of a request for the fence and
+// the envelope.
+const txnReserve = 16 << 10
+
+// opsBytes is the size ops add to a transaction (keys, values, framing).
+func opsBytes(ops []clientv3.Op) int {
+	n := 0
+	for _, op := range ops {
+		n += len(op.KeyBytes()) + len(op.ValueBytes()) + 16
+	}
+	return n
+}
+
+// idsBytes is what ids add to a transaction's de-duplication record.
+func idsBytes(ids []string) int {
+	n := 64
+	for _, id := range ids {
+		n += len(id) + 4
+	}
+	return n
 }
 
 // queueOps writes q's state; the chunks wholly at or below its floor are

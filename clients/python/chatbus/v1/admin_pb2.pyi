@@ -27,6 +27,7 @@ EVENT_KIND_CLUSTER_MEMBER_LEFT: EventKind
 EVENT_KIND_CLUSTER_RELAY_FOLLOWED: EventKind
 EVENT_KIND_CONFIG_REFUSED: EventKind
 EVENT_KIND_CONFIG_RELOADED: EventKind
+EVENT_KIND_DEAD_LETTER_RESOLVED: EventKind
 EVENT_KIND_DOCTOR: EventKind
 EVENT_KIND_EVENTS_DROPPED: EventKind
 EVENT_KIND_FOLLOWER_PRUNED: EventKind
@@ -42,6 +43,7 @@ EVENT_KIND_SUPERVISOR_STARTED: EventKind
 EVENT_KIND_SUPERVISOR_STOPPING: EventKind
 EVENT_KIND_UNSPECIFIED: EventKind
 EVENT_KIND_UPDATES_DROPPED: EventKind
+EVENT_KIND_UPDATE_DEAD_LETTERED: EventKind
 PROVIDER_STATE_BACKOFF: ProviderState
 PROVIDER_STATE_FATAL: ProviderState
 PROVIDER_STATE_RUNNING: ProviderState
@@ -82,6 +84,38 @@ class ConfigChange(_message.Message):
     new_value: str
     old_value: str
     def __init__(self, key: _Optional[str] = ..., action: _Optional[_Union[ConfigChangeAction, str]] = ..., old_value: _Optional[str] = ..., new_value: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class DeadLetter(_message.Message):
+    __slots__ = ["error", "id", "kind", "payload", "platform_update_id", "provider", "received_at", "retries"]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_UPDATE_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    RECEIVED_AT_FIELD_NUMBER: _ClassVar[int]
+    RETRIES_FIELD_NUMBER: _ClassVar[int]
+    error: str
+    id: str
+    kind: _types_pb2.UpdateKind
+    payload: bytes
+    platform_update_id: int
+    provider: str
+    received_at: _timestamp_pb2.Timestamp
+    retries: int
+    def __init__(self, provider: _Optional[str] = ..., id: _Optional[str] = ..., platform_update_id: _Optional[int] = ..., kind: _Optional[_Union[_types_pb2.UpdateKind, str]] = ..., error: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., retries: _Optional[int] = ...) -> None: ...
+
+class DropDeadLetterRequest(_message.Message):
+    __slots__ = ["id", "provider"]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    provider: str
+    def __init__(self, provider: _Optional[str] = ..., id: _Optional[str] = ...) -> None: ...
+
+class DropDeadLetterResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
 
 class Event(_message.Message):
     __slots__ = ["attrs", "id", "instance_id", "kind", "message", "time"]
@@ -157,6 +191,18 @@ class ListBindingsResponse(_message.Message):
     BINDINGS_FIELD_NUMBER: _ClassVar[int]
     bindings: _containers.RepeatedCompositeFieldContainer[BindingInfo]
     def __init__(self, bindings: _Optional[_Iterable[_Union[BindingInfo, _Mapping]]] = ...) -> None: ...
+
+class ListDeadLettersRequest(_message.Message):
+    __slots__ = ["provider"]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    provider: str
+    def __init__(self, provider: _Optional[str] = ...) -> None: ...
+
+class ListDeadLettersResponse(_message.Message):
+    __slots__ = ["dead_letters"]
+    DEAD_LETTERS_FIELD_NUMBER: _ClassVar[int]
+    dead_letters: _containers.RepeatedCompositeFieldContainer[DeadLetter]
+    def __init__(self, dead_letters: _Optional[_Iterable[_Union[DeadLetter, _Mapping]]] = ...) -> None: ...
 
 class ListEventsRequest(_message.Message):
     __slots__ = []
@@ -305,6 +351,20 @@ class ReloadResponse(_message.Message):
     config_path: str
     refused: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, config_path: _Optional[str] = ..., refused: _Optional[_Iterable[str]] = ..., changes: _Optional[_Iterable[_Union[ConfigChange, _Mapping]]] = ...) -> None: ...
+
+class RetryDeadLetterRequest(_message.Message):
+    __slots__ = ["id", "provider"]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    provider: str
+    def __init__(self, provider: _Optional[str] = ..., id: _Optional[str] = ...) -> None: ...
+
+class RetryDeadLetterResponse(_message.Message):
+    __slots__ = ["update"]
+    UPDATE_FIELD_NUMBER: _ClassVar[int]
+    update: _types_pb2.Update
+    def __init__(self, update: _Optional[_Union[_types_pb2.Update, _Mapping]] = ...) -> None: ...
 
 class ShutdownRequest(_message.Message):
     __slots__ = []

@@ -41,6 +41,21 @@ class AdminServiceStub(object):
                 request_serializer=chatbus_dot_v1_dot_admin__pb2.ListUpdatesRequest.SerializeToString,
                 response_deserializer=chatbus_dot_v1_dot_admin__pb2.ListUpdatesResponse.FromString,
                 )
+        self.ListDeadLetters = channel.unary_unary(
+                '/chatbus.v1.AdminService/ListDeadLetters',
+                request_serializer=chatbus_dot_v1_dot_admin__pb2.ListDeadLettersRequest.SerializeToString,
+                response_deserializer=chatbus_dot_v1_dot_admin__pb2.ListDeadLettersResponse.FromString,
+                )
+        self.RetryDeadLetter = channel.unary_unary(
+                '/chatbus.v1.AdminService/RetryDeadLetter',
+                request_serializer=chatbus_dot_v1_dot_admin__pb2.RetryDeadLetterRequest.SerializeToString,
+                response_deserializer=chatbus_dot_v1_dot_admin__pb2.RetryDeadLetterResponse.FromString,
+                )
+        self.DropDeadLetter = channel.unary_unary(
+                '/chatbus.v1.AdminService/DropDeadLetter',
+                request_serializer=chatbus_dot_v1_dot_admin__pb2.DropDeadLetterRequest.SerializeToString,
+                response_deserializer=chatbus_dot_v1_dot_admin__pb2.DropDeadLetterResponse.FromString,
+                )
         self.ListEvents = channel.unary_unary(
                 '/chatbus.v1.AdminService/ListEvents',
                 request_serializer=chatbus_dot_v1_dot_admin__pb2.ListEventsRequest.SerializeToString,
@@ -99,6 +114,31 @@ class AdminServiceServicer(object):
     def ListUpdates(self, request, context):
         """ListUpdates shows journalled updates held for a binding, or the
         unrouted ones.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListDeadLetters(self, request, context):
+        """ListDeadLetters lists the platform updates set aside because their
+        provider could not convert them (dead letters), oldest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RetryDeadLetter(self, request, context):
+        """RetryDeadLetter asks the provider to convert a dead letter again; if
+        it can now, the update is journalled and routed as it would have
+        been, and the dead letter removed. If it cannot, the dead letter
+        stays, with the new error (FAILED_PRECONDITION).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DropDeadLetter(self, request, context):
+        """DropDeadLetter forgets a dead letter.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -168,6 +208,21 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.ListUpdates,
                     request_deserializer=chatbus_dot_v1_dot_admin__pb2.ListUpdatesRequest.FromString,
                     response_serializer=chatbus_dot_v1_dot_admin__pb2.ListUpdatesResponse.SerializeToString,
+            ),
+            'ListDeadLetters': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDeadLetters,
+                    request_deserializer=chatbus_dot_v1_dot_admin__pb2.ListDeadLettersRequest.FromString,
+                    response_serializer=chatbus_dot_v1_dot_admin__pb2.ListDeadLettersResponse.SerializeToString,
+            ),
+            'RetryDeadLetter': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetryDeadLetter,
+                    request_deserializer=chatbus_dot_v1_dot_admin__pb2.RetryDeadLetterRequest.FromString,
+                    response_serializer=chatbus_dot_v1_dot_admin__pb2.RetryDeadLetterResponse.SerializeToString,
+            ),
+            'DropDeadLetter': grpc.unary_unary_rpc_method_handler(
+                    servicer.DropDeadLetter,
+                    request_deserializer=chatbus_dot_v1_dot_admin__pb2.DropDeadLetterRequest.FromString,
+                    response_serializer=chatbus_dot_v1_dot_admin__pb2.DropDeadLetterResponse.SerializeToString,
             ),
             'ListEvents': grpc.unary_unary_rpc_method_handler(
                     servicer.ListEvents,
@@ -283,6 +338,57 @@ class AdminService(object):
         return grpc.experimental.unary_unary(request, target, '/chatbus.v1.AdminService/ListUpdates',
             chatbus_dot_v1_dot_admin__pb2.ListUpdatesRequest.SerializeToString,
             chatbus_dot_v1_dot_admin__pb2.ListUpdatesResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListDeadLetters(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/chatbus.v1.AdminService/ListDeadLetters',
+            chatbus_dot_v1_dot_admin__pb2.ListDeadLettersRequest.SerializeToString,
+            chatbus_dot_v1_dot_admin__pb2.ListDeadLettersResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RetryDeadLetter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/chatbus.v1.AdminService/RetryDeadLetter',
+            chatbus_dot_v1_dot_admin__pb2.RetryDeadLetterRequest.SerializeToString,
+            chatbus_dot_v1_dot_admin__pb2.RetryDeadLetterResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def DropDeadLetter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/chatbus.v1.AdminService/DropDeadLetter',
+            chatbus_dot_v1_dot_admin__pb2.DropDeadLetterRequest.SerializeToString,
+            chatbus_dot_v1_dot_admin__pb2.DropDeadLetterResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -24,11 +24,40 @@ REFERENCE_KIND_FILE: ReferenceKind
 REFERENCE_KIND_INTERACTION: ReferenceKind
 REFERENCE_KIND_MESSAGE: ReferenceKind
 REFERENCE_KIND_UNSPECIFIED: ReferenceKind
+TRANSCRIPT_STATUS_DONE: TranscriptStatus
+TRANSCRIPT_STATUS_EMPTY: TranscriptStatus
+TRANSCRIPT_STATUS_FAILED: TranscriptStatus
+TRANSCRIPT_STATUS_NOT_CONFIGURED: TranscriptStatus
+TRANSCRIPT_STATUS_TIMED_OUT: TranscriptStatus
+TRANSCRIPT_STATUS_TOO_LONG: TranscriptStatus
+TRANSCRIPT_STATUS_UNSPECIFIED: TranscriptStatus
 UPDATE_KIND_CALLBACK_QUERY: UpdateKind
 UPDATE_KIND_EDITED_MESSAGE: UpdateKind
 UPDATE_KIND_MESSAGE: UpdateKind
 UPDATE_KIND_REACTION: UpdateKind
 UPDATE_KIND_UNSPECIFIED: UpdateKind
+
+class Audio(_message.Message):
+    __slots__ = ["duration_seconds", "file_id", "file_name", "mime_type", "note", "size", "transcript", "transcript_status", "voice"]
+    DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    FILE_ID_FIELD_NUMBER: _ClassVar[int]
+    FILE_NAME_FIELD_NUMBER: _ClassVar[int]
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    TRANSCRIPT_FIELD_NUMBER: _ClassVar[int]
+    TRANSCRIPT_STATUS_FIELD_NUMBER: _ClassVar[int]
+    VOICE_FIELD_NUMBER: _ClassVar[int]
+    duration_seconds: int
+    file_id: str
+    file_name: str
+    mime_type: str
+    note: str
+    size: int
+    transcript: str
+    transcript_status: TranscriptStatus
+    voice: bool
+    def __init__(self, file_id: _Optional[str] = ..., mime_type: _Optional[str] = ..., duration_seconds: _Optional[int] = ..., size: _Optional[int] = ..., file_name: _Optional[str] = ..., voice: bool = ..., transcript_status: _Optional[_Union[TranscriptStatus, str]] = ..., transcript: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
 
 class Binding(_message.Message):
     __slots__ = ["instance_id", "platform", "profile_key", "slot", "status", "target", "thread_name"]
@@ -103,7 +132,8 @@ class Target(_message.Message):
     def __init__(self, provider: _Optional[str] = ..., chat_id: _Optional[int] = ..., thread_id: _Optional[int] = ..., chat: _Optional[str] = ..., thread: _Optional[str] = ...) -> None: ...
 
 class Update(_message.Message):
-    __slots__ = ["from_user_id", "kind", "payload", "platform", "platform_update_id", "received_at", "references", "sender", "sender_name", "seq", "target", "text"]
+    __slots__ = ["audio", "from_user_id", "kind", "payload", "platform", "platform_update_id", "received_at", "references", "sender", "sender_name", "seq", "target", "text"]
+    AUDIO_FIELD_NUMBER: _ClassVar[int]
     FROM_USER_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_FIELD_NUMBER: _ClassVar[int]
@@ -116,6 +146,7 @@ class Update(_message.Message):
     SEQ_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
+    audio: Audio
     from_user_id: int
     kind: UpdateKind
     payload: bytes
@@ -128,7 +159,7 @@ class Update(_message.Message):
     seq: int
     target: Target
     text: str
-    def __init__(self, seq: _Optional[int] = ..., target: _Optional[_Union[Target, _Mapping]] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., platform_update_id: _Optional[int] = ..., from_user_id: _Optional[int] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., sender: _Optional[str] = ..., references: _Optional[_Iterable[_Union[Reference, _Mapping]]] = ..., platform: _Optional[str] = ..., sender_name: _Optional[str] = ...) -> None: ...
+    def __init__(self, seq: _Optional[int] = ..., target: _Optional[_Union[Target, _Mapping]] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., platform_update_id: _Optional[int] = ..., from_user_id: _Optional[int] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., sender: _Optional[str] = ..., references: _Optional[_Iterable[_Union[Reference, _Mapping]]] = ..., platform: _Optional[str] = ..., sender_name: _Optional[str] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ...) -> None: ...
 
 class ReferenceKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
@@ -140,4 +171,7 @@ class BindingStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class UpdateKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class TranscriptStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

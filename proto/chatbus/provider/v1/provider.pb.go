@@ -368,6 +368,248 @@ func (Phase) EnumDescriptor() ([]byte, []int) {
 	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
 }
 
+// ErrorReason says why a provider refused or failed an RPC. The provider
+// sends it as the reason of a google.rpc.ErrorInfo detail of domain
+// "provider.chatbus": the value's name without its ERROR_REASON_ prefix
+// ("TARGET_GONE"). The supervisor decides on the reason, never on the bare
+// code or the message; a status without one is the transport's (the child
+// died, a deadline passed), whose outcome the supervisor cannot know.
+type ErrorReason int32
+
+const (
+	ErrorReason_ERROR_REASON_UNSPECIFIED ErrorReason = 0
+	// NOT_FOUND: the call's thread was deleted on the platform; nothing was
+	// sent. The supervisor gives the binding a new thread.
+	ErrorReason_ERROR_REASON_TARGET_GONE ErrorReason = 1
+	// PERMISSION_DENIED: the call named another chat or thread than the
+	// caller's; nothing was sent.
+	ErrorReason_ERROR_REASON_OUT_OF_SCOPE ErrorReason = 2
+	// RESOURCE_EXHAUSTED: the platform asked to slow down (a RetryInfo says
+	// for how long; the ErrorInfo's metadata "scope" names what: "bot",
+	// "chat" or "thread"). Nothing was sent; the call waits its turn again.
+	ErrorReason_ERROR_REASON_RATE_LIMITED ErrorReason = 3
+	// NOT_FOUND: what the call named does not exist on the platform.
+	ErrorReason_ERROR_REASON_NOT_FOUND ErrorReason = 4
+	// UNAVAILABLE: the platform could not be reached; nothing was sent,
+	// trying again may work.
+	ErrorReason_ERROR_REASON_PLATFORM_UNREACHABLE ErrorReason = 5
+	// INVALID_ARGUMENT: the platform rejected the request as malformed.
+	ErrorReason_ERROR_REASON_INVALID ErrorReason = 6
+	// PERMISSION_DENIED: the platform refused (the bot lacks a right, was
+	// removed from the chat).
+	ErrorReason_ERROR_REASON_PERMISSION_DENIED ErrorReason = 7
+	// UNKNOWN: the platform may or may not have done it (the answer was
+	// lost). Never retried blindly.
+	ErrorReason_ERROR_REASON_AMBIGUOUS ErrorReason = 8
+	// FAILED_PRECONDITION (or another code the platform's own answer
+	// carried): the platform refused for a reason of its own; the message
+	// says why. A failure of the call, not of the provider: the provider
+	// still admits calls.
+	ErrorReason_ERROR_REASON_PLATFORM_REFUSED ErrorReason = 9
+	// UNAVAILABLE: the provider is shutting down and took nothing new.
+	ErrorReason_ERROR_REASON_PROVIDER_STOPPING ErrorReason = 10
+	// FAILED_PRECONDITION: the provider's doctor fence closed admission (a
+	// doctor prepared or committed a restart); nothing was done. The
+	// supervisor holds the call for the successor.
+	ErrorReason_ERROR_REASON_NOT_ADMITTING ErrorReason = 11
+	// FAILED_PRECONDITION: a doctor request named another owner id,
+	// generation or incarnation.
+	ErrorReason_ERROR_REASON_FENCE_MISMATCH ErrorReason = 12
+	// ABORTED: another doctor request holds the fence.
+	ErrorReason_ERROR_REASON_FENCE_HELD ErrorReason = 13
+	// FAILED_PRECONDITION: Commit or Cancel of a request that has not
+	// prepared this owner.
+	ErrorReason_ERROR_REASON_NOT_PREPARED ErrorReason = 14
+	// FAILED_PRECONDITION: the fence is committed and can no longer be
+	// cancelled.
+	ErrorReason_ERROR_REASON_COMMITTED ErrorReason = 15
+	// INVALID_ARGUMENT: the supervisor broke the Updates protocol.
+	ErrorReason_ERROR_REASON_PROTOCOL ErrorReason = 16
+	// ABORTED: a newer Updates stream replaced this one.
+	ErrorReason_ERROR_REASON_SUPERSEDED ErrorReason = 17
+	// UNAVAILABLE: the Updates stream a delivery belonged to has ended.
+	ErrorReason_ERROR_REASON_STREAM_ENDED ErrorReason = 18
+)
+
+// Enum value maps for ErrorReason.
+var (
+	ErrorReason_name = map[int32]string{
+		0:  "ERROR_REASON_UNSPECIFIED",
+		1:  "ERROR_REASON_TARGET_GONE",
+		2:  "ERROR_REASON_OUT_OF_SCOPE",
+		3:  "ERROR_REASON_RATE_LIMITED",
+		4:  "ERROR_REASON_NOT_FOUND",
+		5:  "ERROR_REASON_PLATFORM_UNREACHABLE",
+		6:  "ERROR_REASON_INVALID",
+		7:  "ERROR_REASON_PERMISSION_DENIED",
+		8:  "ERROR_REASON_AMBIGUOUS",
+		9:  "ERROR_REASON_PLATFORM_REFUSED",
+		10: "ERROR_REASON_PROVIDER_STOPPING",
+		11: "ERROR_REASON_NOT_ADMITTING",
+		12: "ERROR_REASON_FENCE_MISMATCH",
+		13: "ERROR_REASON_FENCE_HELD",
+		14: "ERROR_REASON_NOT_PREPARED",
+		15: "ERROR_REASON_COMMITTED",
+		16: "ERROR_REASON_PROTOCOL",
+		17: "ERROR_REASON_SUPERSEDED",
+		18: "ERROR_REASON_STREAM_ENDED",
+	}
+	ErrorReason_value = map[string]int32{
+		"ERROR_REASON_UNSPECIFIED":          0,
+		"ERROR_REASON_TARGET_GONE":          1,
+		"ERROR_REASON_OUT_OF_SCOPE":         2,
+		"ERROR_REASON_RATE_LIMITED":         3,
+		"ERROR_REASON_NOT_FOUND":            4,
+		"ERROR_REASON_PLATFORM_UNREACHABLE": 5,
+		"ERROR_REASON_INVALID":              6,
+		"ERROR_REASON_PERMISSION_DENIED":    7,
+		"ERROR_REASON_AMBIGUOUS":            8,
+		"ERROR_REASON_PLATFORM_REFUSED":     9,
+		"ERROR_REASON_PROVIDER_STOPPING":    10,
+		"ERROR_REASON_NOT_ADMITTING":        11,
+		"ERROR_REASON_FENCE_MISMATCH":       12,
+		"ERROR_REASON_FENCE_HELD":           13,
+		"ERROR_REASON_NOT_PREPARED":         14,
+		"ERROR_REASON_COMMITTED":            15,
+		"ERROR_REASON_PROTOCOL":             16,
+		"ERROR_REASON_SUPERSEDED":           17,
+		"ERROR_REASON_STREAM_ENDED":         18,
+	}
+)
+
+func (x ErrorReason) Enum() *ErrorReason {
+	p := new(ErrorReason)
+	*p = x
+	return p
+}
+
+func (x ErrorReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ErrorReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_provider_v1_provider_proto_enumTypes[6].Descriptor()
+}
+
+func (ErrorReason) Type() protoreflect.EnumType {
+	return &file_chatbus_provider_v1_provider_proto_enumTypes[6]
+}
+
+func (x ErrorReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ErrorReason.Descriptor instead.
+func (ErrorReason) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
+}
+
+type ConvertUpdateRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The dead letter's payload, kind and dedup_id as the provider sent
+	// them.
+	Payload       []byte     `protobuf:"bytes,1,opt,name=payload,proto3" json:"payload,omitempty"`
+	Kind          UpdateKind `protobuf:"varint,2,opt,name=kind,proto3,enum=chatbus.provider.v1.UpdateKind" json:"kind,omitempty"`
+	DedupId       string     `protobuf:"bytes,3,opt,name=dedup_id,json=dedupId,proto3" json:"dedup_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConvertUpdateRequest) Reset() {
+	*x = ConvertUpdateRequest{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConvertUpdateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConvertUpdateRequest) ProtoMessage() {}
+
+func (x *ConvertUpdateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConvertUpdateRequest.ProtoReflect.Descriptor instead.
+func (*ConvertUpdateRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ConvertUpdateRequest) GetPayload() []byte {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
+func (x *ConvertUpdateRequest) GetKind() UpdateKind {
+	if x != nil {
+		return x.Kind
+	}
+	return UpdateKind_UPDATE_KIND_UNSPECIFIED
+}
+
+func (x *ConvertUpdateRequest) GetDedupId() string {
+	if x != nil {
+		return x.DedupId
+	}
+	return ""
+}
+
+type ConvertUpdateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Update        *Update                `protobuf:"bytes,1,opt,name=update,proto3" json:"update,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConvertUpdateResponse) Reset() {
+	*x = ConvertUpdateResponse{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConvertUpdateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConvertUpdateResponse) ProtoMessage() {}
+
+func (x *ConvertUpdateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConvertUpdateResponse.ProtoReflect.Descriptor instead.
+func (*ConvertUpdateResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ConvertUpdateResponse) GetUpdate() *Update {
+	if x != nil {
+		return x.Update
+	}
+	return nil
+}
+
 // Incarnation identifies one process on the machine that reports it: pid
 // plus its start time.
 type Incarnation struct {
@@ -386,7 +628,7 @@ type Incarnation struct {
 
 func (x *Incarnation) Reset() {
 	*x = Incarnation{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[0]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -398,7 +640,7 @@ func (x *Incarnation) String() string {
 func (*Incarnation) ProtoMessage() {}
 
 func (x *Incarnation) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[0]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -411,7 +653,7 @@ func (x *Incarnation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Incarnation.ProtoReflect.Descriptor instead.
 func (*Incarnation) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Incarnation) GetPid() int32 {
@@ -436,7 +678,7 @@ type IdentifyRequest struct {
 
 func (x *IdentifyRequest) Reset() {
 	*x = IdentifyRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[1]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -448,7 +690,7 @@ func (x *IdentifyRequest) String() string {
 func (*IdentifyRequest) ProtoMessage() {}
 
 func (x *IdentifyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[1]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -461,7 +703,7 @@ func (x *IdentifyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentifyRequest.ProtoReflect.Descriptor instead.
 func (*IdentifyRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{1}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{3}
 }
 
 type DescribeRequest struct {
@@ -472,7 +714,7 @@ type DescribeRequest struct {
 
 func (x *DescribeRequest) Reset() {
 	*x = DescribeRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[2]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -484,7 +726,7 @@ func (x *DescribeRequest) String() string {
 func (*DescribeRequest) ProtoMessage() {}
 
 func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[2]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -497,7 +739,7 @@ func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
 func (*DescribeRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{2}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{4}
 }
 
 type DescribeResponse struct {
@@ -526,7 +768,7 @@ type DescribeResponse struct {
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[3]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -538,7 +780,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[3]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -551,7 +793,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{3}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DescribeResponse) GetPlatform() string {
@@ -615,7 +857,7 @@ type RateLimit struct {
 
 func (x *RateLimit) Reset() {
 	*x = RateLimit{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -627,7 +869,7 @@ func (x *RateLimit) String() string {
 func (*RateLimit) ProtoMessage() {}
 
 func (x *RateLimit) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[4]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -640,7 +882,7 @@ func (x *RateLimit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RateLimit.ProtoReflect.Descriptor instead.
 func (*RateLimit) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{4}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RateLimit) GetName() string {
@@ -705,7 +947,7 @@ type Verb struct {
 
 func (x *Verb) Reset() {
 	*x = Verb{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -717,7 +959,7 @@ func (x *Verb) String() string {
 func (*Verb) ProtoMessage() {}
 
 func (x *Verb) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[5]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -730,7 +972,7 @@ func (x *Verb) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Verb.ProtoReflect.Descriptor instead.
 func (*Verb) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{5}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Verb) GetName() string {
@@ -771,7 +1013,7 @@ type SendParams struct {
 
 func (x *SendParams) Reset() {
 	*x = SendParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -783,7 +1025,7 @@ func (x *SendParams) String() string {
 func (*SendParams) ProtoMessage() {}
 
 func (x *SendParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[6]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -796,7 +1038,7 @@ func (x *SendParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendParams.ProtoReflect.Descriptor instead.
 func (*SendParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{6}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SendParams) GetText() string {
@@ -841,7 +1083,7 @@ type EditParams struct {
 
 func (x *EditParams) Reset() {
 	*x = EditParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -853,7 +1095,7 @@ func (x *EditParams) String() string {
 func (*EditParams) ProtoMessage() {}
 
 func (x *EditParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -866,7 +1108,7 @@ func (x *EditParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditParams.ProtoReflect.Descriptor instead.
 func (*EditParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{7}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *EditParams) GetMessageId() string {
@@ -901,7 +1143,7 @@ type ReactParams struct {
 
 func (x *ReactParams) Reset() {
 	*x = ReactParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -913,7 +1155,7 @@ func (x *ReactParams) String() string {
 func (*ReactParams) ProtoMessage() {}
 
 func (x *ReactParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -926,7 +1168,7 @@ func (x *ReactParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReactParams.ProtoReflect.Descriptor instead.
 func (*ReactParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{8}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ReactParams) GetMessageId() string {
@@ -952,7 +1194,7 @@ type TypingParams struct {
 
 func (x *TypingParams) Reset() {
 	*x = TypingParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -964,7 +1206,7 @@ func (x *TypingParams) String() string {
 func (*TypingParams) ProtoMessage() {}
 
 func (x *TypingParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -977,7 +1219,7 @@ func (x *TypingParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TypingParams.ProtoReflect.Descriptor instead.
 func (*TypingParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{9}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 // AnswerParams acknowledges a button press.
@@ -992,7 +1234,7 @@ type AnswerParams struct {
 
 func (x *AnswerParams) Reset() {
 	*x = AnswerParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1004,7 +1246,7 @@ func (x *AnswerParams) String() string {
 func (*AnswerParams) ProtoMessage() {}
 
 func (x *AnswerParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1017,7 +1259,7 @@ func (x *AnswerParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerParams.ProtoReflect.Descriptor instead.
 func (*AnswerParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AnswerParams) GetInteractionId() string {
@@ -1047,7 +1289,7 @@ type Button struct {
 
 func (x *Button) Reset() {
 	*x = Button{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1059,7 +1301,7 @@ func (x *Button) String() string {
 func (*Button) ProtoMessage() {}
 
 func (x *Button) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1072,7 +1314,7 @@ func (x *Button) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Button.ProtoReflect.Descriptor instead.
 func (*Button) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Button) GetLabel() string {
@@ -1100,7 +1342,7 @@ type VerbResult struct {
 
 func (x *VerbResult) Reset() {
 	*x = VerbResult{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1112,7 +1354,7 @@ func (x *VerbResult) String() string {
 func (*VerbResult) ProtoMessage() {}
 
 func (x *VerbResult) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1125,7 +1367,7 @@ func (x *VerbResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerbResult.ProtoReflect.Descriptor instead.
 func (*VerbResult) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *VerbResult) GetMessageIds() []string {
@@ -1150,14 +1392,27 @@ type Method struct {
 	// reported as unknown.
 	Idempotent bool `protobuf:"varint,3,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
 	// Which calls go first when calls wait for the platform's limits.
-	Lane          Lane `protobuf:"varint,4,opt,name=lane,proto3,enum=chatbus.provider.v1.Lane" json:"lane,omitempty"`
+	Lane Lane `protobuf:"varint,4,opt,name=lane,proto3,enum=chatbus.provider.v1.Lane" json:"lane,omitempty"`
+	// A call of this method overwrites what it names (an edit of a
+	// message's text): a queued call of the same method and thread that
+	// names the same messages (its parameters of kind
+	// REFERENCE_KIND_MESSAGE) is replaced by a newer one, which takes its
+	// place in the queue, and its caller gets the newer call's outcome. The
+	// last one always lands; the platform sees the paced rate. A call that
+	// names no message is not replaced.
+	Overwrites bool `protobuf:"varint,5,opt,name=overwrites,proto3" json:"overwrites,omitempty"`
+	// How long a call's effect lasts on the platform (a typing indicator):
+	// a repeat of the method in the same thread while it lasts is answered
+	// without a platform call, until a message of the thread goes out. Unset:
+	// every call is made.
+	Lasts         *durationpb.Duration `protobuf:"bytes,6,opt,name=lasts,proto3" json:"lasts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Method) Reset() {
 	*x = Method{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1169,7 +1424,7 @@ func (x *Method) String() string {
 func (*Method) ProtoMessage() {}
 
 func (x *Method) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1182,7 +1437,7 @@ func (x *Method) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Method.ProtoReflect.Descriptor instead.
 func (*Method) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Method) GetName() string {
@@ -1213,6 +1468,20 @@ func (x *Method) GetLane() Lane {
 	return Lane_LANE_UNSPECIFIED
 }
 
+func (x *Method) GetOverwrites() bool {
+	if x != nil {
+		return x.Overwrites
+	}
+	return false
+}
+
+func (x *Method) GetLasts() *durationpb.Duration {
+	if x != nil {
+		return x.Lasts
+	}
+	return nil
+}
+
 // MethodParam is a Call parameter that names an id of the thread.
 type MethodParam struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1226,7 +1495,7 @@ type MethodParam struct {
 
 func (x *MethodParam) Reset() {
 	*x = MethodParam{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1238,7 +1507,7 @@ func (x *MethodParam) String() string {
 func (*MethodParam) ProtoMessage() {}
 
 func (x *MethodParam) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1251,7 +1520,7 @@ func (x *MethodParam) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MethodParam.ProtoReflect.Descriptor instead.
 func (*MethodParam) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *MethodParam) GetName() string {
@@ -1286,7 +1555,7 @@ type Reference struct {
 
 func (x *Reference) Reset() {
 	*x = Reference{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1298,7 +1567,7 @@ func (x *Reference) String() string {
 func (*Reference) ProtoMessage() {}
 
 func (x *Reference) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1311,7 +1580,7 @@ func (x *Reference) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reference.ProtoReflect.Descriptor instead.
 func (*Reference) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Reference) GetKind() ReferenceKind {
@@ -1344,7 +1613,7 @@ type Target struct {
 
 func (x *Target) Reset() {
 	*x = Target{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1356,7 +1625,7 @@ func (x *Target) String() string {
 func (*Target) ProtoMessage() {}
 
 func (x *Target) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1369,7 +1638,7 @@ func (x *Target) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Target.ProtoReflect.Descriptor instead.
 func (*Target) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Target) GetChat() string {
@@ -1411,7 +1680,7 @@ type IdentifyResponse struct {
 
 func (x *IdentifyResponse) Reset() {
 	*x = IdentifyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1423,7 +1692,7 @@ func (x *IdentifyResponse) String() string {
 func (*IdentifyResponse) ProtoMessage() {}
 
 func (x *IdentifyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1436,7 +1705,7 @@ func (x *IdentifyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentifyResponse.ProtoReflect.Descriptor instead.
 func (*IdentifyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *IdentifyResponse) GetName() string {
@@ -1487,7 +1756,7 @@ type UpdatesRequest struct {
 
 func (x *UpdatesRequest) Reset() {
 	*x = UpdatesRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1499,7 +1768,7 @@ func (x *UpdatesRequest) String() string {
 func (*UpdatesRequest) ProtoMessage() {}
 
 func (x *UpdatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1512,7 +1781,7 @@ func (x *UpdatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *UpdatesRequest) GetMsg() isUpdatesRequest_Msg {
@@ -1570,7 +1839,7 @@ type UpdatesResponse struct {
 
 func (x *UpdatesResponse) Reset() {
 	*x = UpdatesResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1582,7 +1851,7 @@ func (x *UpdatesResponse) String() string {
 func (*UpdatesResponse) ProtoMessage() {}
 
 func (x *UpdatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1595,7 +1864,7 @@ func (x *UpdatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesResponse.ProtoReflect.Descriptor instead.
 func (*UpdatesResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UpdatesResponse) GetUpdate() *Update {
@@ -1652,14 +1921,30 @@ type Update struct {
 	// deleted by a person); unspecified for ordinary updates. The
 	// supervisor marks the thread's binding so; the update is journalled
 	// and routed like any other.
-	ThreadState   ThreadState `protobuf:"varint,17,opt,name=thread_state,json=threadState,proto3,enum=chatbus.provider.v1.ThreadState" json:"thread_state,omitempty"`
+	ThreadState ThreadState `protobuf:"varint,17,opt,name=thread_state,json=threadState,proto3,enum=chatbus.provider.v1.ThreadState" json:"thread_state,omitempty"`
+	// Set when the provider could not convert the platform's update (its
+	// decoding failed, or the conversion panicked): the error, in words.
+	// payload holds the platform's update as received; update_id, dedup_id
+	// and cursor are set as for any update, kind if the provider knows it;
+	// the rest may be empty. The supervisor sets the update aside as a dead
+	// letter, durably (so the cursor moves past it, as past any update it
+	// made durable), routes nothing of it, and the stream goes on. An
+	// operator may ask for it to be converted again (ConvertUpdate) or
+	// drop it.
+	ConversionError string `protobuf:"bytes,18,opt,name=conversion_error,json=conversionError,proto3" json:"conversion_error,omitempty"`
+	// The voice note or audio file the update carries (Telegram voice or
+	// audio, a Slack audio clip, a Discord voice message, a playground
+	// recording): the supervisor fetches it with DownloadFile and
+	// transcribes it (docs/voice.md). Its file_id must also be among
+	// references (kind FILE).
+	Audio         *Audio `protobuf:"bytes,22,opt,name=audio,proto3" json:"audio,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Update) Reset() {
 	*x = Update{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1671,7 +1956,7 @@ func (x *Update) String() string {
 func (*Update) ProtoMessage() {}
 
 func (x *Update) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1684,7 +1969,7 @@ func (x *Update) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Update.ProtoReflect.Descriptor instead.
 func (*Update) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Update) GetUpdateId() int64 {
@@ -1785,6 +2070,109 @@ func (x *Update) GetThreadState() ThreadState {
 	return ThreadState_THREAD_STATE_UNSPECIFIED
 }
 
+func (x *Update) GetConversionError() string {
+	if x != nil {
+		return x.ConversionError
+	}
+	return ""
+}
+
+func (x *Update) GetAudio() *Audio {
+	if x != nil {
+		return x.Audio
+	}
+	return nil
+}
+
+// Audio describes a voice note or an audio file, as the platform says.
+type Audio struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	FileId string                 `protobuf:"bytes,1,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	// "audio/ogg", "audio/mpeg", …; empty if the platform does not say.
+	MimeType string `protobuf:"bytes,2,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	// Length in seconds; 0 if the platform does not say.
+	DurationSeconds uint32 `protobuf:"varint,3,opt,name=duration_seconds,json=durationSeconds,proto3" json:"duration_seconds,omitempty"`
+	// Size in bytes; 0 if the platform does not say.
+	Size     int64  `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
+	FileName string `protobuf:"bytes,5,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	// Recorded as a voice note rather than uploaded as an audio file.
+	Voice         bool `protobuf:"varint,6,opt,name=voice,proto3" json:"voice,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Audio) Reset() {
+	*x = Audio{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Audio) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Audio) ProtoMessage() {}
+
+func (x *Audio) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Audio.ProtoReflect.Descriptor instead.
+func (*Audio) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *Audio) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+func (x *Audio) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+func (x *Audio) GetDurationSeconds() uint32 {
+	if x != nil {
+		return x.DurationSeconds
+	}
+	return 0
+}
+
+func (x *Audio) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *Audio) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
+func (x *Audio) GetVoice() bool {
+	if x != nil {
+		return x.Voice
+	}
+	return false
+}
+
 // References are the platform ids an update makes available to its
 // thread's follower: calls naming other ids are refused.
 type References struct {
@@ -1800,7 +2188,7 @@ type References struct {
 
 func (x *References) Reset() {
 	*x = References{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1812,7 +2200,7 @@ func (x *References) String() string {
 func (*References) ProtoMessage() {}
 
 func (x *References) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1825,7 +2213,7 @@ func (x *References) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use References.ProtoReflect.Descriptor instead.
 func (*References) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *References) GetItems() []*Reference {
@@ -1853,7 +2241,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1865,7 +2253,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1878,7 +2266,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CallRequest) GetMethod() string {
@@ -1928,7 +2316,7 @@ type CallResponse struct {
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1940,7 +2328,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1953,7 +2341,7 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
@@ -1990,7 +2378,7 @@ type Pause struct {
 
 func (x *Pause) Reset() {
 	*x = Pause{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2002,7 +2390,7 @@ func (x *Pause) String() string {
 func (*Pause) ProtoMessage() {}
 
 func (x *Pause) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2015,7 +2403,7 @@ func (x *Pause) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pause.ProtoReflect.Descriptor instead.
 func (*Pause) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Pause) GetScope() LimitScope {
@@ -2052,7 +2440,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2064,7 +2452,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2077,7 +2465,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -2132,7 +2520,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2144,7 +2532,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2157,7 +2545,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -2183,7 +2571,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2195,7 +2583,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2208,7 +2596,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DownloadFileRequest) GetFileId() string {
@@ -2230,7 +2618,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2242,7 +2630,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2255,7 +2643,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -2295,7 +2683,7 @@ type ProvisionTargetRequest struct {
 
 func (x *ProvisionTargetRequest) Reset() {
 	*x = ProvisionTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2307,7 +2695,7 @@ func (x *ProvisionTargetRequest) String() string {
 func (*ProvisionTargetRequest) ProtoMessage() {}
 
 func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2320,7 +2708,7 @@ func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ProvisionTargetRequest) GetName() string {
@@ -2357,7 +2745,7 @@ type ProvisionTargetResponse struct {
 
 func (x *ProvisionTargetResponse) Reset() {
 	*x = ProvisionTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2369,7 +2757,7 @@ func (x *ProvisionTargetResponse) String() string {
 func (*ProvisionTargetResponse) ProtoMessage() {}
 
 func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2382,7 +2770,7 @@ func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetResponse.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ProvisionTargetResponse) GetName() string {
@@ -2415,7 +2803,7 @@ type CloseTargetRequest struct {
 
 func (x *CloseTargetRequest) Reset() {
 	*x = CloseTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2427,7 +2815,7 @@ func (x *CloseTargetRequest) String() string {
 func (*CloseTargetRequest) ProtoMessage() {}
 
 func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2440,7 +2828,7 @@ func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetRequest.ProtoReflect.Descriptor instead.
 func (*CloseTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *CloseTargetRequest) GetTarget() *Target {
@@ -2458,7 +2846,7 @@ type CloseTargetResponse struct {
 
 func (x *CloseTargetResponse) Reset() {
 	*x = CloseTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2470,7 +2858,7 @@ func (x *CloseTargetResponse) String() string {
 func (*CloseTargetResponse) ProtoMessage() {}
 
 func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2483,7 +2871,7 @@ func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetResponse.ProtoReflect.Descriptor instead.
 func (*CloseTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
 }
 
 type AttachRequest struct {
@@ -2497,7 +2885,7 @@ type AttachRequest struct {
 
 func (x *AttachRequest) Reset() {
 	*x = AttachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2509,7 +2897,7 @@ func (x *AttachRequest) String() string {
 func (*AttachRequest) ProtoMessage() {}
 
 func (x *AttachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2522,7 +2910,7 @@ func (x *AttachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
 func (*AttachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AttachRequest) GetInstanceId() string {
@@ -2547,7 +2935,7 @@ type AttachResponse struct {
 
 func (x *AttachResponse) Reset() {
 	*x = AttachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2559,7 +2947,7 @@ func (x *AttachResponse) String() string {
 func (*AttachResponse) ProtoMessage() {}
 
 func (x *AttachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2572,7 +2960,7 @@ func (x *AttachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachResponse.ProtoReflect.Descriptor instead.
 func (*AttachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
 }
 
 type DetachRequest struct {
@@ -2584,7 +2972,7 @@ type DetachRequest struct {
 
 func (x *DetachRequest) Reset() {
 	*x = DetachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2596,7 +2984,7 @@ func (x *DetachRequest) String() string {
 func (*DetachRequest) ProtoMessage() {}
 
 func (x *DetachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2609,7 +2997,7 @@ func (x *DetachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachRequest.ProtoReflect.Descriptor instead.
 func (*DetachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *DetachRequest) GetInstanceId() string {
@@ -2627,7 +3015,7 @@ type DetachResponse struct {
 
 func (x *DetachResponse) Reset() {
 	*x = DetachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2639,7 +3027,7 @@ func (x *DetachResponse) String() string {
 func (*DetachResponse) ProtoMessage() {}
 
 func (x *DetachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2652,7 +3040,7 @@ func (x *DetachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachResponse.ProtoReflect.Descriptor instead.
 func (*DetachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
 }
 
 type WatchOccupancyRequest struct {
@@ -2663,7 +3051,7 @@ type WatchOccupancyRequest struct {
 
 func (x *WatchOccupancyRequest) Reset() {
 	*x = WatchOccupancyRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2675,7 +3063,7 @@ func (x *WatchOccupancyRequest) String() string {
 func (*WatchOccupancyRequest) ProtoMessage() {}
 
 func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2688,7 +3076,7 @@ func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyRequest.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
 }
 
 type WatchOccupancyResponse struct {
@@ -2705,7 +3093,7 @@ type WatchOccupancyResponse struct {
 
 func (x *WatchOccupancyResponse) Reset() {
 	*x = WatchOccupancyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2717,7 +3105,7 @@ func (x *WatchOccupancyResponse) String() string {
 func (*WatchOccupancyResponse) ProtoMessage() {}
 
 func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2730,7 +3118,7 @@ func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyResponse.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *WatchOccupancyResponse) GetOccupancy() *Occupancy {
@@ -2774,7 +3162,7 @@ type Occupancy struct {
 
 func (x *Occupancy) Reset() {
 	*x = Occupancy{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2786,7 +3174,7 @@ func (x *Occupancy) String() string {
 func (*Occupancy) ProtoMessage() {}
 
 func (x *Occupancy) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2799,7 +3187,7 @@ func (x *Occupancy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Occupancy.ProtoReflect.Descriptor instead.
 func (*Occupancy) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Occupancy) GetAttached() uint32 {
@@ -2851,7 +3239,7 @@ type Fence struct {
 
 func (x *Fence) Reset() {
 	*x = Fence{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2863,7 +3251,7 @@ func (x *Fence) String() string {
 func (*Fence) ProtoMessage() {}
 
 func (x *Fence) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2876,7 +3264,7 @@ func (x *Fence) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fence.ProtoReflect.Descriptor instead.
 func (*Fence) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Fence) GetRequestId() string {
@@ -2918,7 +3306,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2930,7 +3318,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2943,7 +3331,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *PrepareRequest) GetFence() *Fence {
@@ -2970,7 +3358,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2982,7 +3370,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2995,7 +3383,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *PrepareResponse) GetOccupancy() *Occupancy {
@@ -3021,7 +3409,7 @@ type CommitRequest struct {
 
 func (x *CommitRequest) Reset() {
 	*x = CommitRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3033,7 +3421,7 @@ func (x *CommitRequest) String() string {
 func (*CommitRequest) ProtoMessage() {}
 
 func (x *CommitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3046,7 +3434,7 @@ func (x *CommitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitRequest.ProtoReflect.Descriptor instead.
 func (*CommitRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CommitRequest) GetFence() *Fence {
@@ -3065,7 +3453,7 @@ type CommitResponse struct {
 
 func (x *CommitResponse) Reset() {
 	*x = CommitResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3077,7 +3465,7 @@ func (x *CommitResponse) String() string {
 func (*CommitResponse) ProtoMessage() {}
 
 func (x *CommitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3090,7 +3478,7 @@ func (x *CommitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitResponse.ProtoReflect.Descriptor instead.
 func (*CommitResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *CommitResponse) GetOccupancy() *Occupancy {
@@ -3109,7 +3497,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3121,7 +3509,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3134,7 +3522,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *CancelRequest) GetFence() *Fence {
@@ -3152,7 +3540,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3164,7 +3552,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3177,7 +3565,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{49}
 }
 
 type StatusRequest struct {
@@ -3188,7 +3576,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3200,7 +3588,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3213,7 +3601,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{47}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{50}
 }
 
 type StatusResponse struct {
@@ -3232,7 +3620,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3244,7 +3632,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3257,7 +3645,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{48}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *StatusResponse) GetPhase() Phase {
@@ -3321,7 +3709,7 @@ type UpdatesRequest_Start struct {
 
 func (x *UpdatesRequest_Start) Reset() {
 	*x = UpdatesRequest_Start{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3333,7 +3721,7 @@ func (x *UpdatesRequest_Start) String() string {
 func (*UpdatesRequest_Start) ProtoMessage() {}
 
 func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3346,7 +3734,7 @@ func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest_Start.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest_Start) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20, 0}
 }
 
 func (x *UpdatesRequest_Start) GetState() []byte {
@@ -3374,7 +3762,7 @@ type UpdatesRequest_Ack struct {
 
 func (x *UpdatesRequest_Ack) Reset() {
 	*x = UpdatesRequest_Ack{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3386,7 +3774,7 @@ func (x *UpdatesRequest_Ack) String() string {
 func (*UpdatesRequest_Ack) ProtoMessage() {}
 
 func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3399,7 +3787,7 @@ func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest_Ack.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest_Ack) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18, 1}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20, 1}
 }
 
 func (x *UpdatesRequest_Ack) GetUpdateId() int64 {
@@ -3423,7 +3811,7 @@ type UploadFileRequest_Header struct {
 
 func (x *UploadFileRequest_Header) Reset() {
 	*x = UploadFileRequest_Header{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3435,7 +3823,7 @@ func (x *UploadFileRequest_Header) String() string {
 func (*UploadFileRequest_Header) ProtoMessage() {}
 
 func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3448,7 +3836,7 @@ func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest_Header.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest_Header) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28, 0}
 }
 
 func (x *UploadFileRequest_Header) GetFilename() string {
@@ -3483,7 +3871,13 @@ var File_chatbus_provider_v1_provider_proto protoreflect.FileDescriptor
 
 const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
-	"\"chatbus/provider/v1/provider.proto\x12\x13chatbus.provider.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\">\n" +
+	"\"chatbus/provider/v1/provider.proto\x12\x13chatbus.provider.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x89\x01\n" +
+	"\x14ConvertUpdateRequest\x12!\n" +
+	"\apayload\x18\x01 \x01(\fB\a\xbaH\x04z\x02\x10\x01R\apayload\x123\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1f.chatbus.provider.v1.UpdateKindR\x04kind\x12\x19\n" +
+	"\bdedup_id\x18\x03 \x01(\tR\adedupId\"L\n" +
+	"\x15ConvertUpdateResponse\x123\n" +
+	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\">\n" +
 	"\vIncarnation\x12\x10\n" +
 	"\x03pid\x18\x01 \x01(\x05R\x03pid\x12\x1d\n" +
 	"\n" +
@@ -3535,14 +3929,18 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"VerbResult\x12\x1f\n" +
 	"\vmessage_ids\x18\x01 \x03(\tR\n" +
-	"messageIds\"\xa5\x01\n" +
+	"messageIds\"\xf6\x01\n" +
 	"\x06Method\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x128\n" +
 	"\x06params\x18\x02 \x03(\v2 .chatbus.provider.v1.MethodParamR\x06params\x12\x1e\n" +
 	"\n" +
 	"idempotent\x18\x03 \x01(\bR\n" +
 	"idempotent\x12-\n" +
-	"\x04lane\x18\x04 \x01(\x0e2\x19.chatbus.provider.v1.LaneR\x04lane\"u\n" +
+	"\x04lane\x18\x04 \x01(\x0e2\x19.chatbus.provider.v1.LaneR\x04lane\x12\x1e\n" +
+	"\n" +
+	"overwrites\x18\x05 \x01(\bR\n" +
+	"overwrites\x12/\n" +
+	"\x05lasts\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x05lasts\"u\n" +
 	"\vMethodParam\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x126\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\".chatbus.provider.v1.ReferenceKindR\x04kind\x12\x1a\n" +
@@ -3573,7 +3971,7 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x03msg\"}\n" +
 	"\x0fUpdatesResponse\x123\n" +
 	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\x125\n" +
-	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\xb1\x04\n" +
+	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\x8e\x05\n" +
 	"\x06Update\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateId\x123\n" +
 	"\x04kind\x18\x05 \x01(\x0e2\x1f.chatbus.provider.v1.UpdateKindR\x04kind\x12\x12\n" +
@@ -3593,7 +3991,16 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x06cursor\x18\x0f \x01(\fR\x06cursor\x12\x1f\n" +
 	"\vsender_name\x18\x10 \x01(\tR\n" +
 	"senderName\x12C\n" +
-	"\fthread_state\x18\x11 \x01(\x0e2 .chatbus.provider.v1.ThreadStateR\vthreadStateJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\achat_idR\tthread_idR\ffrom_user_id\"\x7f\n" +
+	"\fthread_state\x18\x11 \x01(\x0e2 .chatbus.provider.v1.ThreadStateR\vthreadState\x12)\n" +
+	"\x10conversion_error\x18\x12 \x01(\tR\x0fconversionError\x120\n" +
+	"\x05audio\x18\x16 \x01(\v2\x1a.chatbus.provider.v1.AudioR\x05audioJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\achat_idR\tthread_idR\ffrom_user_id\"\xaf\x01\n" +
+	"\x05Audio\x12\x17\n" +
+	"\afile_id\x18\x01 \x01(\tR\x06fileId\x12\x1b\n" +
+	"\tmime_type\x18\x02 \x01(\tR\bmimeType\x12)\n" +
+	"\x10duration_seconds\x18\x03 \x01(\rR\x0fdurationSeconds\x12\x12\n" +
+	"\x04size\x18\x04 \x01(\x03R\x04size\x12\x1b\n" +
+	"\tfile_name\x18\x05 \x01(\tR\bfileName\x12\x14\n" +
+	"\x05voice\x18\x06 \x01(\bR\x05voice\"\x7f\n" +
 	"\n" +
 	"References\x124\n" +
 	"\x05items\x18\x04 \x03(\v2\x1e.chatbus.provider.v1.ReferenceR\x05itemsJ\x04\b\x01\x10\x02J\x04\b\x02\x10\x03J\x04\b\x03\x10\x04R\vmessage_idsR\x12callback_query_idsR\bfile_ids\"\xaf\x01\n" +
@@ -3733,8 +4140,28 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"PHASE_IDLE\x10\x01\x12\x12\n" +
 	"\x0ePHASE_PREPARED\x10\x02\x12\x13\n" +
-	"\x0fPHASE_COMMITTED\x10\x032\xe4\n" +
-	"\n" +
+	"\x0fPHASE_COMMITTED\x10\x03*\xdb\x04\n" +
+	"\vErrorReason\x12\x1c\n" +
+	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18ERROR_REASON_TARGET_GONE\x10\x01\x12\x1d\n" +
+	"\x19ERROR_REASON_OUT_OF_SCOPE\x10\x02\x12\x1d\n" +
+	"\x19ERROR_REASON_RATE_LIMITED\x10\x03\x12\x1a\n" +
+	"\x16ERROR_REASON_NOT_FOUND\x10\x04\x12%\n" +
+	"!ERROR_REASON_PLATFORM_UNREACHABLE\x10\x05\x12\x18\n" +
+	"\x14ERROR_REASON_INVALID\x10\x06\x12\"\n" +
+	"\x1eERROR_REASON_PERMISSION_DENIED\x10\a\x12\x1a\n" +
+	"\x16ERROR_REASON_AMBIGUOUS\x10\b\x12!\n" +
+	"\x1dERROR_REASON_PLATFORM_REFUSED\x10\t\x12\"\n" +
+	"\x1eERROR_REASON_PROVIDER_STOPPING\x10\n" +
+	"\x12\x1e\n" +
+	"\x1aERROR_REASON_NOT_ADMITTING\x10\v\x12\x1f\n" +
+	"\x1bERROR_REASON_FENCE_MISMATCH\x10\f\x12\x1b\n" +
+	"\x17ERROR_REASON_FENCE_HELD\x10\r\x12\x1d\n" +
+	"\x19ERROR_REASON_NOT_PREPARED\x10\x0e\x12\x1a\n" +
+	"\x16ERROR_REASON_COMMITTED\x10\x0f\x12\x19\n" +
+	"\x15ERROR_REASON_PROTOCOL\x10\x10\x12\x1b\n" +
+	"\x17ERROR_REASON_SUPERSEDED\x10\x11\x12\x1d\n" +
+	"\x19ERROR_REASON_STREAM_ENDED\x10\x122\xcc\v\n" +
 	"\x0fProviderService\x12W\n" +
 	"\bIdentify\x12$.chatbus.provider.v1.IdentifyRequest\x1a%.chatbus.provider.v1.IdentifyResponse\x12W\n" +
 	"\bDescribe\x12$.chatbus.provider.v1.DescribeRequest\x1a%.chatbus.provider.v1.DescribeResponse\x12X\n" +
@@ -3751,7 +4178,8 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\aPrepare\x12#.chatbus.provider.v1.PrepareRequest\x1a$.chatbus.provider.v1.PrepareResponse\x12Q\n" +
 	"\x06Commit\x12\".chatbus.provider.v1.CommitRequest\x1a#.chatbus.provider.v1.CommitResponse\x12Q\n" +
 	"\x06Cancel\x12\".chatbus.provider.v1.CancelRequest\x1a#.chatbus.provider.v1.CancelResponse\x12Q\n" +
-	"\x06Status\x12\".chatbus.provider.v1.StatusRequest\x1a#.chatbus.provider.v1.StatusResponseBAZ?github.com/chatbus/chatbus/proto/chatbus/provider/v1;providerv1b\x06proto3"
+	"\x06Status\x12\".chatbus.provider.v1.StatusRequest\x1a#.chatbus.provider.v1.StatusResponse\x12f\n" +
+	"\rConvertUpdate\x12).chatbus.provider.v1.ConvertUpdateRequest\x1a*.chatbus.provider.v1.ConvertUpdateResponseBAZ?github.com/chatbus/chatbus/proto/chatbus/provider/v1;providerv1b\x06proto3"
 
 var (
 	file_chatbus_provider_v1_provider_proto_rawDescOnce sync.Once
@@ -3765,8 +4193,8 @@ func file_chatbus_provider_v1_provider_proto_rawDescGZIP() []byte {
 	return file_chatbus_provider_v1_provider_proto_rawDescData
 }
 
-var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
+var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(LimitScope)(0),                  // 0: chatbus.provider.v1.LimitScope
 	(Lane)(0),                        // 1: chatbus.provider.v1.Lane
@@ -3774,144 +4202,154 @@ var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(UpdateKind)(0),                  // 3: chatbus.provider.v1.UpdateKind
 	(ThreadState)(0),                 // 4: chatbus.provider.v1.ThreadState
 	(Phase)(0),                       // 5: chatbus.provider.v1.Phase
-	(*Incarnation)(nil),              // 6: chatbus.provider.v1.Incarnation
-	(*IdentifyRequest)(nil),          // 7: chatbus.provider.v1.IdentifyRequest
-	(*DescribeRequest)(nil),          // 8: chatbus.provider.v1.DescribeRequest
-	(*DescribeResponse)(nil),         // 9: chatbus.provider.v1.DescribeResponse
-	(*RateLimit)(nil),                // 10: chatbus.provider.v1.RateLimit
-	(*Verb)(nil),                     // 11: chatbus.provider.v1.Verb
-	(*SendParams)(nil),               // 12: chatbus.provider.v1.SendParams
-	(*EditParams)(nil),               // 13: chatbus.provider.v1.EditParams
-	(*ReactParams)(nil),              // 14: chatbus.provider.v1.ReactParams
-	(*TypingParams)(nil),             // 15: chatbus.provider.v1.TypingParams
-	(*AnswerParams)(nil),             // 16: chatbus.provider.v1.AnswerParams
-	(*Button)(nil),                   // 17: chatbus.provider.v1.Button
-	(*VerbResult)(nil),               // 18: chatbus.provider.v1.VerbResult
-	(*Method)(nil),                   // 19: chatbus.provider.v1.Method
-	(*MethodParam)(nil),              // 20: chatbus.provider.v1.MethodParam
-	(*Reference)(nil),                // 21: chatbus.provider.v1.Reference
-	(*Target)(nil),                   // 22: chatbus.provider.v1.Target
-	(*IdentifyResponse)(nil),         // 23: chatbus.provider.v1.IdentifyResponse
-	(*UpdatesRequest)(nil),           // 24: chatbus.provider.v1.UpdatesRequest
-	(*UpdatesResponse)(nil),          // 25: chatbus.provider.v1.UpdatesResponse
-	(*Update)(nil),                   // 26: chatbus.provider.v1.Update
-	(*References)(nil),               // 27: chatbus.provider.v1.References
-	(*CallRequest)(nil),              // 28: chatbus.provider.v1.CallRequest
-	(*CallResponse)(nil),             // 29: chatbus.provider.v1.CallResponse
-	(*Pause)(nil),                    // 30: chatbus.provider.v1.Pause
-	(*UploadFileRequest)(nil),        // 31: chatbus.provider.v1.UploadFileRequest
-	(*UploadFileResponse)(nil),       // 32: chatbus.provider.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),      // 33: chatbus.provider.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),     // 34: chatbus.provider.v1.DownloadFileResponse
-	(*ProvisionTargetRequest)(nil),   // 35: chatbus.provider.v1.ProvisionTargetRequest
-	(*ProvisionTargetResponse)(nil),  // 36: chatbus.provider.v1.ProvisionTargetResponse
-	(*CloseTargetRequest)(nil),       // 37: chatbus.provider.v1.CloseTargetRequest
-	(*CloseTargetResponse)(nil),      // 38: chatbus.provider.v1.CloseTargetResponse
-	(*AttachRequest)(nil),            // 39: chatbus.provider.v1.AttachRequest
-	(*AttachResponse)(nil),           // 40: chatbus.provider.v1.AttachResponse
-	(*DetachRequest)(nil),            // 41: chatbus.provider.v1.DetachRequest
-	(*DetachResponse)(nil),           // 42: chatbus.provider.v1.DetachResponse
-	(*WatchOccupancyRequest)(nil),    // 43: chatbus.provider.v1.WatchOccupancyRequest
-	(*WatchOccupancyResponse)(nil),   // 44: chatbus.provider.v1.WatchOccupancyResponse
-	(*Occupancy)(nil),                // 45: chatbus.provider.v1.Occupancy
-	(*Fence)(nil),                    // 46: chatbus.provider.v1.Fence
-	(*PrepareRequest)(nil),           // 47: chatbus.provider.v1.PrepareRequest
-	(*PrepareResponse)(nil),          // 48: chatbus.provider.v1.PrepareResponse
-	(*CommitRequest)(nil),            // 49: chatbus.provider.v1.CommitRequest
-	(*CommitResponse)(nil),           // 50: chatbus.provider.v1.CommitResponse
-	(*CancelRequest)(nil),            // 51: chatbus.provider.v1.CancelRequest
-	(*CancelResponse)(nil),           // 52: chatbus.provider.v1.CancelResponse
-	(*StatusRequest)(nil),            // 53: chatbus.provider.v1.StatusRequest
-	(*StatusResponse)(nil),           // 54: chatbus.provider.v1.StatusResponse
-	(*UpdatesRequest_Start)(nil),     // 55: chatbus.provider.v1.UpdatesRequest.Start
-	(*UpdatesRequest_Ack)(nil),       // 56: chatbus.provider.v1.UpdatesRequest.Ack
-	(*UploadFileRequest_Header)(nil), // 57: chatbus.provider.v1.UploadFileRequest.Header
-	(*durationpb.Duration)(nil),      // 58: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil),    // 59: google.protobuf.Timestamp
+	(ErrorReason)(0),                 // 6: chatbus.provider.v1.ErrorReason
+	(*ConvertUpdateRequest)(nil),     // 7: chatbus.provider.v1.ConvertUpdateRequest
+	(*ConvertUpdateResponse)(nil),    // 8: chatbus.provider.v1.ConvertUpdateResponse
+	(*Incarnation)(nil),              // 9: chatbus.provider.v1.Incarnation
+	(*IdentifyRequest)(nil),          // 10: chatbus.provider.v1.IdentifyRequest
+	(*DescribeRequest)(nil),          // 11: chatbus.provider.v1.DescribeRequest
+	(*DescribeResponse)(nil),         // 12: chatbus.provider.v1.DescribeResponse
+	(*RateLimit)(nil),                // 13: chatbus.provider.v1.RateLimit
+	(*Verb)(nil),                     // 14: chatbus.provider.v1.Verb
+	(*SendParams)(nil),               // 15: chatbus.provider.v1.SendParams
+	(*EditParams)(nil),               // 16: chatbus.provider.v1.EditParams
+	(*ReactParams)(nil),              // 17: chatbus.provider.v1.ReactParams
+	(*TypingParams)(nil),             // 18: chatbus.provider.v1.TypingParams
+	(*AnswerParams)(nil),             // 19: chatbus.provider.v1.AnswerParams
+	(*Button)(nil),                   // 20: chatbus.provider.v1.Button
+	(*VerbResult)(nil),               // 21: chatbus.provider.v1.VerbResult
+	(*Method)(nil),                   // 22: chatbus.provider.v1.Method
+	(*MethodParam)(nil),              // 23: chatbus.provider.v1.MethodParam
+	(*Reference)(nil),                // 24: chatbus.provider.v1.Reference
+	(*Target)(nil),                   // 25: chatbus.provider.v1.Target
+	(*IdentifyResponse)(nil),         // 26: chatbus.provider.v1.IdentifyResponse
+	(*UpdatesRequest)(nil),           // 27: chatbus.provider.v1.UpdatesRequest
+	(*UpdatesResponse)(nil),          // 28: chatbus.provider.v1.UpdatesResponse
+	(*Update)(nil),                   // 29: chatbus.provider.v1.Update
+	(*Audio)(nil),                    // 30: chatbus.provider.v1.Audio
+	(*References)(nil),               // 31: chatbus.provider.v1.References
+	(*CallRequest)(nil),              // 32: chatbus.provider.v1.CallRequest
+	(*CallResponse)(nil),             // 33: chatbus.provider.v1.CallResponse
+	(*Pause)(nil),                    // 34: chatbus.provider.v1.Pause
+	(*UploadFileRequest)(nil),        // 35: chatbus.provider.v1.UploadFileRequest
+	(*UploadFileResponse)(nil),       // 36: chatbus.provider.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),      // 37: chatbus.provider.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),     // 38: chatbus.provider.v1.DownloadFileResponse
+	(*ProvisionTargetRequest)(nil),   // 39: chatbus.provider.v1.ProvisionTargetRequest
+	(*ProvisionTargetResponse)(nil),  // 40: chatbus.provider.v1.ProvisionTargetResponse
+	(*CloseTargetRequest)(nil),       // 41: chatbus.provider.v1.CloseTargetRequest
+	(*CloseTargetResponse)(nil),      // 42: chatbus.provider.v1.CloseTargetResponse
+	(*AttachRequest)(nil),            // 43: chatbus.provider.v1.AttachRequest
+	(*AttachResponse)(nil),           // 44: chatbus.provider.v1.AttachResponse
+	(*DetachRequest)(nil),            // 45: chatbus.provider.v1.DetachRequest
+	(*DetachResponse)(nil),           // 46: chatbus.provider.v1.DetachResponse
+	(*WatchOccupancyRequest)(nil),    // 47: chatbus.provider.v1.WatchOccupancyRequest
+	(*WatchOccupancyResponse)(nil),   // 48: chatbus.provider.v1.WatchOccupancyResponse
+	(*Occupancy)(nil),                // 49: chatbus.provider.v1.Occupancy
+	(*Fence)(nil),                    // 50: chatbus.provider.v1.Fence
+	(*PrepareRequest)(nil),           // 51: chatbus.provider.v1.PrepareRequest
+	(*PrepareResponse)(nil),          // 52: chatbus.provider.v1.PrepareResponse
+	(*CommitRequest)(nil),            // 53: chatbus.provider.v1.CommitRequest
+	(*CommitResponse)(nil),           // 54: chatbus.provider.v1.CommitResponse
+	(*CancelRequest)(nil),            // 55: chatbus.provider.v1.CancelRequest
+	(*CancelResponse)(nil),           // 56: chatbus.provider.v1.CancelResponse
+	(*StatusRequest)(nil),            // 57: chatbus.provider.v1.StatusRequest
+	(*StatusResponse)(nil),           // 58: chatbus.provider.v1.StatusResponse
+	(*UpdatesRequest_Start)(nil),     // 59: chatbus.provider.v1.UpdatesRequest.Start
+	(*UpdatesRequest_Ack)(nil),       // 60: chatbus.provider.v1.UpdatesRequest.Ack
+	(*UploadFileRequest_Header)(nil), // 61: chatbus.provider.v1.UploadFileRequest.Header
+	(*durationpb.Duration)(nil),      // 62: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),    // 63: google.protobuf.Timestamp
 }
 var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
-	19, // 0: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
-	11, // 1: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
-	10, // 2: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
-	0,  // 3: chatbus.provider.v1.RateLimit.scope:type_name -> chatbus.provider.v1.LimitScope
-	58, // 4: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
-	58, // 5: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
-	17, // 6: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
-	17, // 7: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
-	20, // 8: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
-	1,  // 9: chatbus.provider.v1.Method.lane:type_name -> chatbus.provider.v1.Lane
-	2,  // 10: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	2,  // 11: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
-	6,  // 12: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	55, // 13: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	56, // 14: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
-	26, // 15: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
-	26, // 16: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
-	3,  // 17: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	59, // 18: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	27, // 19: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
-	4,  // 20: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	21, // 21: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	22, // 22: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	27, // 23: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	30, // 24: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
-	0,  // 25: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
-	58, // 26: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
-	57, // 27: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	27, // 28: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	22, // 29: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	22, // 30: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	22, // 31: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	22, // 32: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	45, // 33: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	5,  // 34: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	6,  // 35: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	46, // 36: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	58, // 37: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	45, // 38: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	59, // 39: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	46, // 40: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	45, // 41: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	46, // 42: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	5,  // 43: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	45, // 44: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	59, // 45: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	22, // 46: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	7,  // 47: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	8,  // 48: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	24, // 49: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	28, // 50: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	31, // 51: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	33, // 52: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	35, // 53: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	37, // 54: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	39, // 55: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	41, // 56: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	43, // 57: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	47, // 58: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	49, // 59: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	51, // 60: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	53, // 61: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	23, // 62: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	9,  // 63: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	25, // 64: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	29, // 65: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	32, // 66: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	34, // 67: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	36, // 68: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	38, // 69: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	40, // 70: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	42, // 71: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	44, // 72: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	48, // 73: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	50, // 74: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	52, // 75: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	54, // 76: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	62, // [62:77] is the sub-list for method output_type
-	47, // [47:62] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	3,  // 0: chatbus.provider.v1.ConvertUpdateRequest.kind:type_name -> chatbus.provider.v1.UpdateKind
+	29, // 1: chatbus.provider.v1.ConvertUpdateResponse.update:type_name -> chatbus.provider.v1.Update
+	22, // 2: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
+	14, // 3: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
+	13, // 4: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
+	0,  // 5: chatbus.provider.v1.RateLimit.scope:type_name -> chatbus.provider.v1.LimitScope
+	62, // 6: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
+	62, // 7: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
+	20, // 8: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
+	20, // 9: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
+	23, // 10: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
+	1,  // 11: chatbus.provider.v1.Method.lane:type_name -> chatbus.provider.v1.Lane
+	62, // 12: chatbus.provider.v1.Method.lasts:type_name -> google.protobuf.Duration
+	2,  // 13: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	2,  // 14: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
+	9,  // 15: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	59, // 16: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	60, // 17: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	29, // 18: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
+	29, // 19: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
+	3,  // 20: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
+	63, // 21: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	31, // 22: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	4,  // 23: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
+	30, // 24: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
+	24, // 25: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	25, // 26: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	31, // 27: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	34, // 28: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
+	0,  // 29: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
+	62, // 30: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
+	61, // 31: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	31, // 32: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	25, // 33: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	25, // 34: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	25, // 35: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	25, // 36: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	49, // 37: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	5,  // 38: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
+	9,  // 39: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	50, // 40: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	62, // 41: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	49, // 42: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	63, // 43: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	50, // 44: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	49, // 45: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	50, // 46: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	5,  // 47: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	49, // 48: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	63, // 49: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	25, // 50: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	10, // 51: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	11, // 52: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	27, // 53: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	32, // 54: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	35, // 55: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	37, // 56: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	39, // 57: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	41, // 58: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	43, // 59: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	45, // 60: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	47, // 61: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	51, // 62: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	53, // 63: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	55, // 64: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	57, // 65: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	7,  // 66: chatbus.provider.v1.ProviderService.ConvertUpdate:input_type -> chatbus.provider.v1.ConvertUpdateRequest
+	26, // 67: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	12, // 68: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	28, // 69: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	33, // 70: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	36, // 71: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	38, // 72: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	40, // 73: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	42, // 74: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	44, // 75: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	46, // 76: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	48, // 77: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	52, // 78: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	54, // 79: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	56, // 80: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	58, // 81: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	8,  // 82: chatbus.provider.v1.ProviderService.ConvertUpdate:output_type -> chatbus.provider.v1.ConvertUpdateResponse
+	67, // [67:83] is the sub-list for method output_type
+	51, // [51:67] is the sub-list for method input_type
+	51, // [51:51] is the sub-list for extension type_name
+	51, // [51:51] is the sub-list for extension extendee
+	0,  // [0:51] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }
@@ -3919,11 +4357,11 @@ func file_chatbus_provider_v1_provider_proto_init() {
 	if File_chatbus_provider_v1_provider_proto != nil {
 		return
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[18].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[20].OneofWrappers = []any{
 		(*UpdatesRequest_Start_)(nil),
 		(*UpdatesRequest_Ack_)(nil),
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[25].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[28].OneofWrappers = []any{
 		(*UploadFileRequest_Header_)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -3932,8 +4370,8 @@ func file_chatbus_provider_v1_provider_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_provider_v1_provider_proto_rawDesc), len(file_chatbus_provider_v1_provider_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   52,
+			NumEnums:      7,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -34,6 +34,7 @@ const (
 	ProviderService_Commit_FullMethodName          = "/chatbus.provider.v1.ProviderService/Commit"
 	ProviderService_Cancel_FullMethodName          = "/chatbus.provider.v1.ProviderService/Cancel"
 	ProviderService_Status_FullMethodName          = "/chatbus.provider.v1.ProviderService/Status"
+	ProviderService_ConvertUpdate_FullMethodName   = "/chatbus.provider.v1.ProviderService/ConvertUpdate"
 )
 
 // ProviderServiceClient is the client API for ProviderService service.
@@ -87,6 +88,13 @@ type ProviderServiceClient interface {
 	Commit(ctx context.Context, in *CommitRequest, opts ...grpc.CallOption) (*CommitResponse, error)
 	Cancel(ctx context.Context, in *CancelRequest, opts ...grpc.CallOption) (*CancelResponse, error)
 	Status(ctx context.Context, in *StatusRequest, opts ...grpc.CallOption) (*StatusResponse, error)
+	// ConvertUpdate converts a platform update the provider once could not
+	// (an Update with conversion_error, a dead letter) again, as its
+	// receive loop would: a provider upgraded since may now. It answers
+	// the update (conversion_error set if it fails again), or
+	// UNIMPLEMENTED when the platform cannot convert updates apart from its
+	// receive loop.
+	ConvertUpdate(ctx context.Context, in *ConvertUpdateRequest, opts ...grpc.CallOption) (*ConvertUpdateResponse, error)
 }
 
 type providerServiceClient struct {
@@ -271,6 +279,16 @@ func (c *providerServiceClient) Status(ctx context.Context, in *StatusRequest, o
 	return out, nil
 }
 
+func (c *providerServiceClient) ConvertUpdate(ctx context.Context, in *ConvertUpdateRequest, opts ...grpc.CallOption) (*ConvertUpdateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ConvertUpdateResponse)
+	err := c.cc.Invoke(ctx, ProviderService_ConvertUpdate_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ProviderServiceServer is the server API for ProviderService service.
 // All implementations must embed UnimplementedProviderServiceServer
 // for forward compatibility.
@@ -322,6 +340,13 @@ type ProviderServiceServer interface {
 	Commit(context.Context, *CommitRequest) (*CommitResponse, error)
 	Cancel(context.Context, *CancelRequest) (*CancelResponse, error)
 	Status(context.Context, *StatusRequest) (*StatusResponse, error)
+	// ConvertUpdate converts a platform update the provider once could not
+	// (an Update with conversion_error, a dead letter) again, as its
+	// receive loop would: a provider upgraded since may now. It answers
+	// the update (conversion_error set if it fails again), or
+	// UNIMPLEMENTED when the platform cannot convert updates apart from its
+	// receive loop.
+	ConvertUpdate(context.Context, *ConvertUpdateRequest) (*ConvertUpdateResponse, error)
 	mustEmbedUnimplementedProviderServiceServer()
 }
 
@@ -376,6 +401,9 @@ func (UnimplementedProviderServiceServer) Cancel(context.Context, *CancelRequest
 }
 func (UnimplementedProviderServiceServer) Status(context.Context, *StatusRequest) (*StatusResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Status not implemented")
+}
+func (UnimplementedProviderServiceServer) ConvertUpdate(context.Context, *ConvertUpdateRequest) (*ConvertUpdateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ConvertUpdate not implemented")
 }
 func (UnimplementedProviderServiceServer) mustEmbedUnimplementedProviderServiceServer() {}
 func (UnimplementedProviderServiceServer) testEmbeddedByValue()                         {}
@@ -632,6 +660,24 @@ func _ProviderService_Status_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ProviderService_ConvertUpdate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ConvertUpdateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ProviderServiceServer).ConvertUpdate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ProviderService_ConvertUpdate_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ProviderServiceServer).ConvertUpdate(ctx, req.(*ConvertUpdateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ProviderService_ServiceDesc is the grpc.ServiceDesc for ProviderService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -682,6 +728,10 @@ var ProviderService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Status",
 			Handler:    _ProviderService_Status_Handler,
+		},
+		{
+			MethodName: "ConvertUpdate",
+			Handler:    _ProviderService_ConvertUpdate_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

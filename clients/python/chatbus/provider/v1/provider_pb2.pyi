@@ -8,6 +8,25 @@ from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+ERROR_REASON_AMBIGUOUS: ErrorReason
+ERROR_REASON_COMMITTED: ErrorReason
+ERROR_REASON_FENCE_HELD: ErrorReason
+ERROR_REASON_FENCE_MISMATCH: ErrorReason
+ERROR_REASON_INVALID: ErrorReason
+ERROR_REASON_NOT_ADMITTING: ErrorReason
+ERROR_REASON_NOT_FOUND: ErrorReason
+ERROR_REASON_NOT_PREPARED: ErrorReason
+ERROR_REASON_OUT_OF_SCOPE: ErrorReason
+ERROR_REASON_PERMISSION_DENIED: ErrorReason
+ERROR_REASON_PLATFORM_REFUSED: ErrorReason
+ERROR_REASON_PLATFORM_UNREACHABLE: ErrorReason
+ERROR_REASON_PROTOCOL: ErrorReason
+ERROR_REASON_PROVIDER_STOPPING: ErrorReason
+ERROR_REASON_RATE_LIMITED: ErrorReason
+ERROR_REASON_STREAM_ENDED: ErrorReason
+ERROR_REASON_SUPERSEDED: ErrorReason
+ERROR_REASON_TARGET_GONE: ErrorReason
+ERROR_REASON_UNSPECIFIED: ErrorReason
 LANE_AMBIENT: Lane
 LANE_EDIT: Lane
 LANE_MESSAGE: Lane
@@ -54,6 +73,22 @@ class AttachRequest(_message.Message):
 class AttachResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
+
+class Audio(_message.Message):
+    __slots__ = ["duration_seconds", "file_id", "file_name", "mime_type", "size", "voice"]
+    DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    FILE_ID_FIELD_NUMBER: _ClassVar[int]
+    FILE_NAME_FIELD_NUMBER: _ClassVar[int]
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    VOICE_FIELD_NUMBER: _ClassVar[int]
+    duration_seconds: int
+    file_id: str
+    file_name: str
+    mime_type: str
+    size: int
+    voice: bool
+    def __init__(self, file_id: _Optional[str] = ..., mime_type: _Optional[str] = ..., duration_seconds: _Optional[int] = ..., size: _Optional[int] = ..., file_name: _Optional[str] = ..., voice: bool = ...) -> None: ...
 
 class Button(_message.Message):
     __slots__ = ["data", "label"]
@@ -116,6 +151,22 @@ class CommitResponse(_message.Message):
     OCCUPANCY_FIELD_NUMBER: _ClassVar[int]
     occupancy: Occupancy
     def __init__(self, occupancy: _Optional[_Union[Occupancy, _Mapping]] = ...) -> None: ...
+
+class ConvertUpdateRequest(_message.Message):
+    __slots__ = ["dedup_id", "kind", "payload"]
+    DEDUP_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    dedup_id: str
+    kind: UpdateKind
+    payload: bytes
+    def __init__(self, payload: _Optional[bytes] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., dedup_id: _Optional[str] = ...) -> None: ...
+
+class ConvertUpdateResponse(_message.Message):
+    __slots__ = ["update"]
+    UPDATE_FIELD_NUMBER: _ClassVar[int]
+    update: Update
+    def __init__(self, update: _Optional[_Union[Update, _Mapping]] = ...) -> None: ...
 
 class DescribeRequest(_message.Message):
     __slots__ = []
@@ -212,16 +263,20 @@ class Incarnation(_message.Message):
     def __init__(self, pid: _Optional[int] = ..., start_time: _Optional[int] = ...) -> None: ...
 
 class Method(_message.Message):
-    __slots__ = ["idempotent", "lane", "name", "params"]
+    __slots__ = ["idempotent", "lane", "lasts", "name", "overwrites", "params"]
     IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
     LANE_FIELD_NUMBER: _ClassVar[int]
+    LASTS_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    OVERWRITES_FIELD_NUMBER: _ClassVar[int]
     PARAMS_FIELD_NUMBER: _ClassVar[int]
     idempotent: bool
     lane: Lane
+    lasts: _duration_pb2.Duration
     name: str
+    overwrites: bool
     params: _containers.RepeatedCompositeFieldContainer[MethodParam]
-    def __init__(self, name: _Optional[str] = ..., params: _Optional[_Iterable[_Union[MethodParam, _Mapping]]] = ..., idempotent: bool = ..., lane: _Optional[_Union[Lane, str]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., params: _Optional[_Iterable[_Union[MethodParam, _Mapping]]] = ..., idempotent: bool = ..., lane: _Optional[_Union[Lane, str]] = ..., overwrites: bool = ..., lasts: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class MethodParam(_message.Message):
     __slots__ = ["kind", "name", "required"]
@@ -376,9 +431,11 @@ class TypingParams(_message.Message):
     def __init__(self) -> None: ...
 
 class Update(_message.Message):
-    __slots__ = ["allowed", "chat", "cursor", "dedup_id", "kind", "payload", "received_at", "references", "sender", "sender_name", "text", "thread", "thread_state", "update_id"]
+    __slots__ = ["allowed", "audio", "chat", "conversion_error", "cursor", "dedup_id", "kind", "payload", "received_at", "references", "sender", "sender_name", "text", "thread", "thread_state", "update_id"]
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    AUDIO_FIELD_NUMBER: _ClassVar[int]
     CHAT_FIELD_NUMBER: _ClassVar[int]
+    CONVERSION_ERROR_FIELD_NUMBER: _ClassVar[int]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
     DEDUP_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -392,7 +449,9 @@ class Update(_message.Message):
     THREAD_STATE_FIELD_NUMBER: _ClassVar[int]
     UPDATE_ID_FIELD_NUMBER: _ClassVar[int]
     allowed: bool
+    audio: Audio
     chat: str
+    conversion_error: str
     cursor: bytes
     dedup_id: str
     kind: UpdateKind
@@ -405,7 +464,7 @@ class Update(_message.Message):
     thread: str
     thread_state: ThreadState
     update_id: int
-    def __init__(self, update_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ..., references: _Optional[_Union[References, _Mapping]] = ..., chat: _Optional[str] = ..., thread: _Optional[str] = ..., sender: _Optional[str] = ..., dedup_id: _Optional[str] = ..., cursor: _Optional[bytes] = ..., sender_name: _Optional[str] = ..., thread_state: _Optional[_Union[ThreadState, str]] = ...) -> None: ...
+    def __init__(self, update_id: _Optional[int] = ..., kind: _Optional[_Union[UpdateKind, str]] = ..., text: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., allowed: bool = ..., references: _Optional[_Union[References, _Mapping]] = ..., chat: _Optional[str] = ..., thread: _Optional[str] = ..., sender: _Optional[str] = ..., dedup_id: _Optional[str] = ..., cursor: _Optional[bytes] = ..., sender_name: _Optional[str] = ..., thread_state: _Optional[_Union[ThreadState, str]] = ..., conversion_error: _Optional[str] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ...) -> None: ...
 
 class UpdatesRequest(_message.Message):
     __slots__ = ["ack", "start"]
@@ -508,4 +567,7 @@ class ThreadState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

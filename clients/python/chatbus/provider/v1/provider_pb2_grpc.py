@@ -93,6 +93,11 @@ class ProviderServiceStub(object):
                 request_serializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.StatusRequest.SerializeToString,
                 response_deserializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.StatusResponse.FromString,
                 )
+        self.ConvertUpdate = channel.unary_unary(
+                '/chatbus.provider.v1.ProviderService/ConvertUpdate',
+                request_serializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.ConvertUpdateRequest.SerializeToString,
+                response_deserializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.ConvertUpdateResponse.FromString,
+                )
 
 
 class ProviderServiceServicer(object):
@@ -219,6 +224,18 @@ class ProviderServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ConvertUpdate(self, request, context):
+        """ConvertUpdate converts a platform update the provider once could not
+        (an Update with conversion_error, a dead letter) again, as its
+        receive loop would: a provider upgraded since may now. It answers
+        the update (conversion_error set if it fails again), or
+        UNIMPLEMENTED when the platform cannot convert updates apart from its
+        receive loop.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ProviderServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -296,6 +313,11 @@ def add_ProviderServiceServicer_to_server(servicer, server):
                     servicer.Status,
                     request_deserializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.StatusRequest.FromString,
                     response_serializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.StatusResponse.SerializeToString,
+            ),
+            'ConvertUpdate': grpc.unary_unary_rpc_method_handler(
+                    servicer.ConvertUpdate,
+                    request_deserializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.ConvertUpdateRequest.FromString,
+                    response_serializer=chatbus_dot_provider_dot_v1_dot_provider__pb2.ConvertUpdateResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -563,5 +585,22 @@ class ProviderService(object):
         return grpc.experimental.unary_unary(request, target, '/chatbus.provider.v1.ProviderService/Status',
             chatbus_dot_provider_dot_v1_dot_provider__pb2.StatusRequest.SerializeToString,
             chatbus_dot_provider_dot_v1_dot_provider__pb2.StatusResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ConvertUpdate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/chatbus.provider.v1.ProviderService/ConvertUpdate',
+            chatbus_dot_provider_dot_v1_dot_provider__pb2.ConvertUpdateRequest.SerializeToString,
+            chatbus_dot_provider_dot_v1_dot_provider__pb2.ConvertUpdateResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

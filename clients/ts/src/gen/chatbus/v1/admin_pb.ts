@@ -5,7 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
-import type { Binding, Follower, Update } from "./types_pb.js";
+import type { Binding, Follower, Update, UpdateKind } from "./types_pb.js";
 import { file_chatbus_v1_types } from "./types_pb.js";
 import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/v1/admin.proto.
  */
 export const file_chatbus_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChZjaGF0YnVzL3YxL2FkbWluLnByb3RvEgpjaGF0YnVzLnYxIhAKDkdldEluZm9SZXF1ZXN0ItoBCg9HZXRJbmZvUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRILCgNwaWQYAiABKAUSDwoHcHJvZmlsZRgDIAEoCRITCgtzb2NrZXRfcGF0aBgEIAEoCRIRCglzdGF0ZV9kaXIYBSABKAkSLgoKc3RhcnRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOZm9sbG93ZXJfY291bnQYByABKAUSEwoLY29uZmlnX3BhdGgYCCABKAkSEwoLY29uc29sZV91cmwYCSABKAkiFgoUTGlzdEZvbGxvd2Vyc1JlcXVlc3QiQAoVTGlzdEZvbGxvd2Vyc1Jlc3BvbnNlEicKCWZvbGxvd2VycxgBIAMoCzIULmNoYXRidXMudjEuRm9sbG93ZXIiFQoTTGlzdEJpbmRpbmdzUmVxdWVzdCJBChRMaXN0QmluZGluZ3NSZXNwb25zZRIpCghiaW5kaW5ncxgBIAMoCzIXLmNoYXRidXMudjEuQmluZGluZ0luZm8iiQIKC0JpbmRpbmdJbmZvEiQKB2JpbmRpbmcYASABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSEgoKb3duZXJfa2luZBgCIAEoCRITCgtsYXN0X2FjdGlvbhgDIAEoCRISCgpsYXN0X2Vycm9yGAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGxpdmUYByABKAgSKQoHam91cm5hbBgIIAEoCzIYLmNoYXRidXMudjEuSm91cm5hbFN0YXRzIpcBCgxKb3VybmFsU3RhdHMSDwoHdW5hY2tlZBgBIAEoDRINCgVieXRlcxgCIAEoAxIVCg1hY2tlZF90aHJvdWdoGAMgASgEEhAKCGxhc3Rfc2VxGAQgASgEEg8KB2Ryb3BwZWQYBSABKAQSLQoJb2xkZXN0X2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIWChRMaXN0UHJvdmlkZXJzUmVxdWVzdCJEChVMaXN0UHJvdmlkZXJzUmVzcG9uc2USKwoJcHJvdmlkZXJzGAEgAygLMhguY2hhdGJ1cy52MS5Qcm92aWRlckluZm8i8AMKDFByb3ZpZGVySW5mbxIMCgRuYW1lGAEgASgJEigKBXN0YXRlGAIgASgOMhkuY2hhdGJ1cy52MS5Qcm92aWRlclN0YXRlEgsKA3BpZBgDIAEoBRIpCgVzaW5jZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIcmVzdGFydHMYBSABKA0SEQoJbGFzdF9leGl0GAYgASgJEhIKCmxhc3RfZXJyb3IYByABKAkSDwoHc2VydmluZxgIIAEoCBIPCgdkZWZhdWx0GAkgASgIEhUKDWZvcnVtX2NoYXRfaWQYCiABKAMSEAoIYXR0YWNoZWQYCyABKA0SEAoIaW5nZXN0ZWQYDCABKAQSGwoTZHJvcHBlZF9ub3RfYWxsb3dlZBgNIAEoBBIQCghwbGF0Zm9ybRgOIAEoCRIVCg1oZWFsdGhfZGV0YWlsGA8gASgJEjAKDGhlYWx0aF9zaW5jZRgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLc3RkZXJyX3RhaWwYESADKAkSDwoHYWNjb3VudBgSIAEoCRIPCgd3ZWJfdXJsGBMgASgJEisKCG91dGJvdW5kGBQgASgLMhkuY2hhdGJ1cy52MS5PdXRib3VuZFF1ZXVlIpYCCg1PdXRib3VuZFF1ZXVlEg4KBnF1ZXVlZBgBIAEoDRIPCgdwcm9tcHRzGAIgASgNEhAKCG1lc3NhZ2VzGAMgASgNEg0KBWVkaXRzGAQgASgNEg8KB2FtYmllbnQYBSABKA0SLgoLb2xkZXN0X3dhaXQYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SDAoEc2VudBgHIAEoBBIRCgljb2FsZXNjZWQYCCABKAQSDwoHc2tpcHBlZBgJIAEoBBIUCgxyYXRlX2xpbWl0ZWQYCiABKAQSDwoHcmVmdXNlZBgLIAEoBBIpCgZsaW1pdHMYDCADKAsyGS5jaGF0YnVzLnYxLlJhdGVMaW1pdEluZm8idAoNUmF0ZUxpbWl0SW5mbxIMCgRuYW1lGAEgASgJEg0KBXNjb3BlGAIgASgJEg0KBWNvdW50GAMgASgNEiYKA3BlchgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdtZXRob2RzGAUgAygJIloKEkxpc3RVcGRhdGVzUmVxdWVzdBIZCgdiaW5kaW5nGAEgASgJQgi6SAVyAxiAAhIQCgh1bnJvdXRlZBgCIAEoCBIXCgVsaW1pdBgDIAEoDUIIukgFKgMY6AciYwoTTGlzdFVwZGF0ZXNSZXNwb25zZRIjCgd1cGRhdGVzGAEgAygLMhIuY2hhdGJ1cy52MS5VcGRhdGUSJwoFc3RhdHMYAiABKAsyGC5jaGF0YnVzLnYxLkpvdXJuYWxTdGF0cyITChFMaXN0RXZlbnRzUmVxdWVzdCI3ChJMaXN0RXZlbnRzUmVzcG9uc2USIQoGZXZlbnRzGAEgAygLMhEuY2hhdGJ1cy52MS5FdmVudCJiChJXYXRjaEV2ZW50c1JlcXVlc3QSFQoNcmVwbGF5X3JlY2VudBgBIAEoCBI1CgVraW5kcxgCIAMoDjIVLmNoYXRidXMudjEuRXZlbnRLaW5kQg+6SAySAQkQICIFggECEAEiNwoTV2F0Y2hFdmVudHNSZXNwb25zZRIgCgVldmVudBgBIAEoCzIRLmNoYXRidXMudjEuRXZlbnQi4wEKBUV2ZW50EgoKAmlkGAEgASgEEigKBHRpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiMKBGtpbmQYAyABKA4yFS5jaGF0YnVzLnYxLkV2ZW50S2luZBIPCgdtZXNzYWdlGAQgASgJEhMKC2luc3RhbmNlX2lkGAUgASgJEisKBWF0dHJzGAYgAygLMhwuY2hhdGJ1cy52MS5FdmVudC5BdHRyc0VudHJ5GiwKCkF0dHJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIPCg1SZWxvYWRSZXF1ZXN0ImEKDlJlbG9hZFJlc3BvbnNlEhMKC2NvbmZpZ19wYXRoGAEgASgJEg8KB3JlZnVzZWQYAiADKAkSKQoHY2hhbmdlcxgDIAMoCzIYLmNoYXRidXMudjEuQ29uZmlnQ2hhbmdlIoEBCgxDb25maWdDaGFuZ2USCwoDa2V5GAEgASgJEi4KBmFjdGlvbhgCIAEoDjIeLmNoYXRidXMudjEuQ29uZmlnQ2hhbmdlQWN0aW9uEhEKCW9sZF92YWx1ZRgDIAEoCRIRCgluZXdfdmFsdWUYBCABKAkSDgoGZGV0YWlsGAUgASgJIhEKD1NodXRkb3duUmVxdWVzdCIfChBTaHV0ZG93blJlc3BvbnNlEgsKA3BpZBgBIAEoBSq6AQoNUHJvdmlkZXJTdGF0ZRIeChpQUk9WSURFUl9TVEFURV9VTlNQRUNJRklFRBAAEhsKF1BST1ZJREVSX1NUQVRFX1NUQVJUSU5HEAESGgoWUFJPVklERVJfU1RBVEVfUlVOTklORxACEhoKFlBST1ZJREVSX1NUQVRFX0JBQ0tPRkYQAxIYChRQUk9WSURFUl9TVEFURV9GQVRBTBAEEhoKFlBST1ZJREVSX1NUQVRFX1NUT1BQRUQQBSrlBgoJRXZlbnRLaW5kEhoKFkVWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIiCh5FVkVOVF9LSU5EX0ZPTExPV0VSX1JFR0lTVEVSRUQQARIgChxFVkVOVF9LSU5EX0ZPTExPV0VSX1JFUExBQ0VEEAISHgoaRVZFTlRfS0lORF9GT0xMT1dFUl9QUlVORUQQAxIkCiBFVkVOVF9LSU5EX0ZPTExPV0VSX1VOUkVHSVNURVJFRBAEEhsKF0VWRU5UX0tJTkRfQVVUSF9SRUZVU0VEEAUSIQodRVZFTlRfS0lORF9TVVBFUlZJU09SX1NUQVJURUQQBhIiCh5FVkVOVF9LSU5EX1NVUEVSVklTT1JfU1RPUFBJTkcQBxIdChlFVkVOVF9LSU5EX0VWRU5UU19EUk9QUEVEEAgSHgoaRVZFTlRfS0lORF9CSU5ESU5HX0NIQU5HRUQQCRIdChlFVkVOVF9LSU5EX0JJTkRJTkdfRkFJTEVEEAoSHgoaRVZFTlRfS0lORF9VUERBVEVTX0RST1BQRUQQCxIZChVFVkVOVF9LSU5EX1JFQ09OQ0lMRUQQDBIfChtFVkVOVF9LSU5EX1BST1ZJREVSX1NUQVJURUQQDRIeChpFVkVOVF9LSU5EX1BST1ZJREVSX0VYSVRFRBAOEh0KGUVWRU5UX0tJTkRfUFJPVklERVJfRkFUQUwQDxIeChpFVkVOVF9LSU5EX1BST1ZJREVSX0hFQUxUSBAQEhUKEUVWRU5UX0tJTkRfRE9DVE9SEBESHgoaRVZFTlRfS0lORF9DT05GSUdfUkVMT0FERUQQEhIdChlFVkVOVF9LSU5EX0NPTkZJR19SRUZVU0VEEBMSJQohRVZFTlRfS0lORF9DTFVTVEVSX0xFQURFUl9FTEVDVEVEEBQSJgoiRVZFTlRfS0lORF9DTFVTVEVSX0xFQURFUlNISVBfTE9TVBAVEh0KGUVWRU5UX0tJTkRfQ0xVU1RFUl9GRU5DRUQQFhIlCiFFVkVOVF9LSU5EX0NMVVNURVJfUkVMQVlfRk9MTE9XRUQQFxIkCiBFVkVOVF9LSU5EX0NMVVNURVJfTUVNQkVSX0pPSU5FRBAYEiIKHkVWRU5UX0tJTkRfQ0xVU1RFUl9NRU1CRVJfTEVGVBAZKpYCChJDb25maWdDaGFuZ2VBY3Rpb24SJAogQ09ORklHX0NIQU5HRV9BQ1RJT05fVU5TUEVDSUZJRUQQABIgChxDT05GSUdfQ0hBTkdFX0FDVElPTl9BUFBMSUVEEAESKwonQ09ORklHX0NIQU5HRV9BQ1RJT05fUkVTVEFSVEVEX1BST1ZJREVSEAISIAocQ09ORklHX0NIQU5HRV9BQ1RJT05fU1RBUlRFRBADEiAKHENPTkZJR19DSEFOR0VfQUNUSU9OX1NUT1BQRUQQBBImCiJDT05GSUdfQ0hBTkdFX0FDVElPTl9ORUVEU19SRVNUQVJUEAUSHwobQ09ORklHX0NIQU5HRV9BQ1RJT05fRkFJTEVEEAYyyAUKDEFkbWluU2VydmljZRJCCgdHZXRJbmZvEhouY2hhdGJ1cy52MS5HZXRJbmZvUmVxdWVzdBobLmNoYXRidXMudjEuR2V0SW5mb1Jlc3BvbnNlElQKDUxpc3RGb2xsb3dlcnMSIC5jaGF0YnVzLnYxLkxpc3RGb2xsb3dlcnNSZXF1ZXN0GiEuY2hhdGJ1cy52MS5MaXN0Rm9sbG93ZXJzUmVzcG9uc2USUQoMTGlzdEJpbmRpbmdzEh8uY2hhdGJ1cy52MS5MaXN0QmluZGluZ3NSZXF1ZXN0GiAuY2hhdGJ1cy52MS5MaXN0QmluZGluZ3NSZXNwb25zZRJUCg1MaXN0UHJvdmlkZXJzEiAuY2hhdGJ1cy52MS5MaXN0UHJvdmlkZXJzUmVxdWVzdBohLmNoYXRidXMudjEuTGlzdFByb3ZpZGVyc1Jlc3BvbnNlEk4KC0xpc3RVcGRhdGVzEh4uY2hhdGJ1cy52MS5MaXN0VXBkYXRlc1JlcXVlc3QaHy5jaGF0YnVzLnYxLkxpc3RVcGRhdGVzUmVzcG9uc2USSwoKTGlzdEV2ZW50cxIdLmNoYXRidXMudjEuTGlzdEV2ZW50c1JlcXVlc3QaHi5jaGF0YnVzLnYxLkxpc3RFdmVudHNSZXNwb25zZRJQCgtXYXRjaEV2ZW50cxIeLmNoYXRidXMudjEuV2F0Y2hFdmVudHNSZXF1ZXN0Gh8uY2hhdGJ1cy52MS5XYXRjaEV2ZW50c1Jlc3BvbnNlMAESPwoGUmVsb2FkEhkuY2hhdGJ1cy52MS5SZWxvYWRSZXF1ZXN0GhouY2hhdGJ1cy52MS5SZWxvYWRSZXNwb25zZRJFCghTaHV0ZG93bhIbLmNoYXRidXMudjEuU2h1dGRvd25SZXF1ZXN0GhwuY2hhdGJ1cy52MS5TaHV0ZG93blJlc3BvbnNlQjdaNWdpdGh1Yi5jb20vY2hhdGJ1cy9jaGF0YnVzL3Byb3RvL2NoYXRidXMvdjE7Y2hhdGJ1c3YxYgZwcm90bzM", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChZjaGF0YnVzL3YxL2FkbWluLnByb3RvEgpjaGF0YnVzLnYxIhAKDkdldEluZm9SZXF1ZXN0ItoBCg9HZXRJbmZvUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRILCgNwaWQYAiABKAUSDwoHcHJvZmlsZRgDIAEoCRITCgtzb2NrZXRfcGF0aBgEIAEoCRIRCglzdGF0ZV9kaXIYBSABKAkSLgoKc3RhcnRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOZm9sbG93ZXJfY291bnQYByABKAUSEwoLY29uZmlnX3BhdGgYCCABKAkSEwoLY29uc29sZV91cmwYCSABKAkiFgoUTGlzdEZvbGxvd2Vyc1JlcXVlc3QiQAoVTGlzdEZvbGxvd2Vyc1Jlc3BvbnNlEicKCWZvbGxvd2VycxgBIAMoCzIULmNoYXRidXMudjEuRm9sbG93ZXIiFQoTTGlzdEJpbmRpbmdzUmVxdWVzdCJBChRMaXN0QmluZGluZ3NSZXNwb25zZRIpCghiaW5kaW5ncxgBIAMoCzIXLmNoYXRidXMudjEuQmluZGluZ0luZm8iiQIKC0JpbmRpbmdJbmZvEiQKB2JpbmRpbmcYASABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSEgoKb3duZXJfa2luZBgCIAEoCRITCgtsYXN0X2FjdGlvbhgDIAEoCRISCgpsYXN0X2Vycm9yGAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGxpdmUYByABKAgSKQoHam91cm5hbBgIIAEoCzIYLmNoYXRidXMudjEuSm91cm5hbFN0YXRzIpcBCgxKb3VybmFsU3RhdHMSDwoHdW5hY2tlZBgBIAEoDRINCgVieXRlcxgCIAEoAxIVCg1hY2tlZF90aHJvdWdoGAMgASgEEhAKCGxhc3Rfc2VxGAQgASgEEg8KB2Ryb3BwZWQYBSABKAQSLQoJb2xkZXN0X2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIWChRMaXN0UHJvdmlkZXJzUmVxdWVzdCJEChVMaXN0UHJvdmlkZXJzUmVzcG9uc2USKwoJcHJvdmlkZXJzGAEgAygLMhguY2hhdGJ1cy52MS5Qcm92aWRlckluZm8i8AMKDFByb3ZpZGVySW5mbxIMCgRuYW1lGAEgASgJEigKBXN0YXRlGAIgASgOMhkuY2hhdGJ1cy52MS5Qcm92aWRlclN0YXRlEgsKA3BpZBgDIAEoBRIpCgVzaW5jZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIcmVzdGFydHMYBSABKA0SEQoJbGFzdF9leGl0GAYgASgJEhIKCmxhc3RfZXJyb3IYByABKAkSDwoHc2VydmluZxgIIAEoCBIPCgdkZWZhdWx0GAkgASgIEhUKDWZvcnVtX2NoYXRfaWQYCiABKAMSEAoIYXR0YWNoZWQYCyABKA0SEAoIaW5nZXN0ZWQYDCABKAQSGwoTZHJvcHBlZF9ub3RfYWxsb3dlZBgNIAEoBBIQCghwbGF0Zm9ybRgOIAEoCRIVCg1oZWFsdGhfZGV0YWlsGA8gASgJEjAKDGhlYWx0aF9zaW5jZRgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLc3RkZXJyX3RhaWwYESADKAkSDwoHYWNjb3VudBgSIAEoCRIPCgd3ZWJfdXJsGBMgASgJEisKCG91dGJvdW5kGBQgASgLMhkuY2hhdGJ1cy52MS5PdXRib3VuZFF1ZXVlIpYCCg1PdXRib3VuZFF1ZXVlEg4KBnF1ZXVlZBgBIAEoDRIPCgdwcm9tcHRzGAIgASgNEhAKCG1lc3NhZ2VzGAMgASgNEg0KBWVkaXRzGAQgASgNEg8KB2FtYmllbnQYBSABKA0SLgoLb2xkZXN0X3dhaXQYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SDAoEc2VudBgHIAEoBBIRCgljb2FsZXNjZWQYCCABKAQSDwoHc2tpcHBlZBgJIAEoBBIUCgxyYXRlX2xpbWl0ZWQYCiABKAQSDwoHcmVmdXNlZBgLIAEoBBIpCgZsaW1pdHMYDCADKAsyGS5jaGF0YnVzLnYxLlJhdGVMaW1pdEluZm8idAoNUmF0ZUxpbWl0SW5mbxIMCgRuYW1lGAEgASgJEg0KBXNjb3BlGAIgASgJEg0KBWNvdW50GAMgASgNEiYKA3BlchgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdtZXRob2RzGAUgAygJIloKEkxpc3RVcGRhdGVzUmVxdWVzdBIZCgdiaW5kaW5nGAEgASgJQgi6SAVyAxiAAhIQCgh1bnJvdXRlZBgCIAEoCBIXCgVsaW1pdBgDIAEoDUIIukgFKgMY6AciYwoTTGlzdFVwZGF0ZXNSZXNwb25zZRIjCgd1cGRhdGVzGAEgAygLMhIuY2hhdGJ1cy52MS5VcGRhdGUSJwoFc3RhdHMYAiABKAsyGC5jaGF0YnVzLnYxLkpvdXJuYWxTdGF0cyLOAQoKRGVhZExldHRlchIQCghwcm92aWRlchgBIAEoCRIKCgJpZBgCIAEoCRIaChJwbGF0Zm9ybV91cGRhdGVfaWQYAyABKAMSJAoEa2luZBgEIAEoDjIWLmNoYXRidXMudjEuVXBkYXRlS2luZBINCgVlcnJvchgFIAEoCRIPCgdwYXlsb2FkGAYgASgMEi8KC3JlY2VpdmVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdyZXRyaWVzGAggASgNIjQKFkxpc3REZWFkTGV0dGVyc1JlcXVlc3QSGgoIcHJvdmlkZXIYASABKAlCCLpIBXIDGIACIkcKF0xpc3REZWFkTGV0dGVyc1Jlc3BvbnNlEiwKDGRlYWRfbGV0dGVycxgBIAMoCzIWLmNoYXRidXMudjEuRGVhZExldHRlciJOChZSZXRyeURlYWRMZXR0ZXJSZXF1ZXN0EhwKCHByb3ZpZGVyGAEgASgJQgq6SAdyBRABGIACEhYKAmlkGAIgASgJQgq6SAdyBRABGIAIIj0KF1JldHJ5RGVhZExldHRlclJlc3BvbnNlEiIKBnVwZGF0ZRgBIAEoCzISLmNoYXRidXMudjEuVXBkYXRlIk0KFURyb3BEZWFkTGV0dGVyUmVxdWVzdBIcCghwcm92aWRlchgBIAEoCUIKukgHcgUQARiAAhIWCgJpZBgCIAEoCUIKukgHcgUQARiACCIYChZEcm9wRGVhZExldHRlclJlc3BvbnNlIhMKEUxpc3RFdmVudHNSZXF1ZXN0IjcKEkxpc3RFdmVudHNSZXNwb25zZRIhCgZldmVudHMYASADKAsyES5jaGF0YnVzLnYxLkV2ZW50ImIKEldhdGNoRXZlbnRzUmVxdWVzdBIVCg1yZXBsYXlfcmVjZW50GAEgASgIEjUKBWtpbmRzGAIgAygOMhUuY2hhdGJ1cy52MS5FdmVudEtpbmRCD7pIDJIBCRAgIgWCAQIQASI3ChNXYXRjaEV2ZW50c1Jlc3BvbnNlEiAKBWV2ZW50GAEgASgLMhEuY2hhdGJ1cy52MS5FdmVudCLjAQoFRXZlbnQSCgoCaWQYASABKAQSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIwoEa2luZBgDIAEoDjIVLmNoYXRidXMudjEuRXZlbnRLaW5kEg8KB21lc3NhZ2UYBCABKAkSEwoLaW5zdGFuY2VfaWQYBSABKAkSKwoFYXR0cnMYBiADKAsyHC5jaGF0YnVzLnYxLkV2ZW50LkF0dHJzRW50cnkaLAoKQXR0cnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIg8KDVJlbG9hZFJlcXVlc3QiYQoOUmVsb2FkUmVzcG9uc2USEwoLY29uZmlnX3BhdGgYASABKAkSDwoHcmVmdXNlZBgCIAMoCRIpCgdjaGFuZ2VzGAMgAygLMhguY2hhdGJ1cy52MS5Db25maWdDaGFuZ2UigQEKDENvbmZpZ0NoYW5nZRILCgNrZXkYASABKAkSLgoGYWN0aW9uGAIgASgOMh4uY2hhdGJ1cy52MS5Db25maWdDaGFuZ2VBY3Rpb24SEQoJb2xkX3ZhbHVlGAMgASgJEhEKCW5ld192YWx1ZRgEIAEoCRIOCgZkZXRhaWwYBSABKAkiEQoPU2h1dGRvd25SZXF1ZXN0Ih8KEFNodXRkb3duUmVzcG9uc2USCwoDcGlkGAEgASgFKroBCg1Qcm92aWRlclN0YXRlEh4KGlBST1ZJREVSX1NUQVRFX1VOU1BFQ0lGSUVEEAASGwoXUFJPVklERVJfU1RBVEVfU1RBUlRJTkcQARIaChZQUk9WSURFUl9TVEFURV9SVU5OSU5HEAISGgoWUFJPVklERVJfU1RBVEVfQkFDS09GRhADEhgKFFBST1ZJREVSX1NUQVRFX0ZBVEFMEAQSGgoWUFJPVklERVJfU1RBVEVfU1RPUFBFRBAFKq8HCglFdmVudEtpbmQSGgoWRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEiIKHkVWRU5UX0tJTkRfRk9MTE9XRVJfUkVHSVNURVJFRBABEiAKHEVWRU5UX0tJTkRfRk9MTE9XRVJfUkVQTEFDRUQQAhIeChpFVkVOVF9LSU5EX0ZPTExPV0VSX1BSVU5FRBADEiQKIEVWRU5UX0tJTkRfRk9MTE9XRVJfVU5SRUdJU1RFUkVEEAQSGwoXRVZFTlRfS0lORF9BVVRIX1JFRlVTRUQQBRIhCh1FVkVOVF9LSU5EX1NVUEVSVklTT1JfU1RBUlRFRBAGEiIKHkVWRU5UX0tJTkRfU1VQRVJWSVNPUl9TVE9QUElORxAHEh0KGUVWRU5UX0tJTkRfRVZFTlRTX0RST1BQRUQQCBIeChpFVkVOVF9LSU5EX0JJTkRJTkdfQ0hBTkdFRBAJEh0KGUVWRU5UX0tJTkRfQklORElOR19GQUlMRUQQChIeChpFVkVOVF9LSU5EX1VQREFURVNfRFJPUFBFRBALEhkKFUVWRU5UX0tJTkRfUkVDT05DSUxFRBAMEh8KG0VWRU5UX0tJTkRfUFJPVklERVJfU1RBUlRFRBANEh4KGkVWRU5UX0tJTkRfUFJPVklERVJfRVhJVEVEEA4SHQoZRVZFTlRfS0lORF9QUk9WSURFUl9GQVRBTBAPEh4KGkVWRU5UX0tJTkRfUFJPVklERVJfSEVBTFRIEBASFQoRRVZFTlRfS0lORF9ET0NUT1IQERIeChpFVkVOVF9LSU5EX0NPTkZJR19SRUxPQURFRBASEh0KGUVWRU5UX0tJTkRfQ09ORklHX1JFRlVTRUQQExIlCiFFVkVOVF9LSU5EX0NMVVNURVJfTEVBREVSX0VMRUNURUQQFBImCiJFVkVOVF9LSU5EX0NMVVNURVJfTEVBREVSU0hJUF9MT1NUEBUSHQoZRVZFTlRfS0lORF9DTFVTVEVSX0ZFTkNFRBAWEiUKIUVWRU5UX0tJTkRfQ0xVU1RFUl9SRUxBWV9GT0xMT1dFRBAXEiQKIEVWRU5UX0tJTkRfQ0xVU1RFUl9NRU1CRVJfSk9JTkVEEBgSIgoeRVZFTlRfS0lORF9DTFVTVEVSX01FTUJFUl9MRUZUEBkSIwofRVZFTlRfS0lORF9VUERBVEVfREVBRF9MRVRURVJFRBAcEiMKH0VWRU5UX0tJTkRfREVBRF9MRVRURVJfUkVTT0xWRUQQHSqWAgoSQ29uZmlnQ2hhbmdlQWN0aW9uEiQKIENPTkZJR19DSEFOR0VfQUNUSU9OX1VOU1BFQ0lGSUVEEAASIAocQ09ORklHX0NIQU5HRV9BQ1RJT05fQVBQTElFRBABEisKJ0NPTkZJR19DSEFOR0VfQUNUSU9OX1JFU1RBUlRFRF9QUk9WSURFUhACEiAKHENPTkZJR19DSEFOR0VfQUNUSU9OX1NUQVJURUQQAxIgChxDT05GSUdfQ0hBTkdFX0FDVElPTl9TVE9QUEVEEAQSJgoiQ09ORklHX0NIQU5HRV9BQ1RJT05fTkVFRFNfUkVTVEFSVBAFEh8KG0NPTkZJR19DSEFOR0VfQUNUSU9OX0ZBSUxFRBAGMtkHCgxBZG1pblNlcnZpY2USQgoHR2V0SW5mbxIaLmNoYXRidXMudjEuR2V0SW5mb1JlcXVlc3QaGy5jaGF0YnVzLnYxLkdldEluZm9SZXNwb25zZRJUCg1MaXN0Rm9sbG93ZXJzEiAuY2hhdGJ1cy52MS5MaXN0Rm9sbG93ZXJzUmVxdWVzdBohLmNoYXRidXMudjEuTGlzdEZvbGxvd2Vyc1Jlc3BvbnNlElEKDExpc3RCaW5kaW5ncxIfLmNoYXRidXMudjEuTGlzdEJpbmRpbmdzUmVxdWVzdBogLmNoYXRidXMudjEuTGlzdEJpbmRpbmdzUmVzcG9uc2USVAoNTGlzdFByb3ZpZGVycxIgLmNoYXRidXMudjEuTGlzdFByb3ZpZGVyc1JlcXVlc3QaIS5jaGF0YnVzLnYxLkxpc3RQcm92aWRlcnNSZXNwb25zZRJOCgtMaXN0VXBkYXRlcxIeLmNoYXRidXMudjEuTGlzdFVwZGF0ZXNSZXF1ZXN0Gh8uY2hhdGJ1cy52MS5MaXN0VXBkYXRlc1Jlc3BvbnNlEloKD0xpc3REZWFkTGV0dGVycxIiLmNoYXRidXMudjEuTGlzdERlYWRMZXR0ZXJzUmVxdWVzdBojLmNoYXRidXMudjEuTGlzdERlYWRMZXR0ZXJzUmVzcG9uc2USWgoPUmV0cnlEZWFkTGV0dGVyEiIuY2hhdGJ1cy52MS5SZXRyeURlYWRMZXR0ZXJSZXF1ZXN0GiMuY2hhdGJ1cy52MS5SZXRyeURlYWRMZXR0ZXJSZXNwb25zZRJXCg5Ecm9wRGVhZExldHRlchIhLmNoYXRidXMudjEuRHJvcERlYWRMZXR0ZXJSZXF1ZXN0GiIuY2hhdGJ1cy52MS5Ecm9wRGVhZExldHRlclJlc3BvbnNlEksKCkxpc3RFdmVudHMSHS5jaGF0YnVzLnYxLkxpc3RFdmVudHNSZXF1ZXN0Gh4uY2hhdGJ1cy52MS5MaXN0RXZlbnRzUmVzcG9uc2USUAoLV2F0Y2hFdmVudHMSHi5jaGF0YnVzLnYxLldhdGNoRXZlbnRzUmVxdWVzdBofLmNoYXRidXMudjEuV2F0Y2hFdmVudHNSZXNwb25zZTABEj8KBlJlbG9hZBIZLmNoYXRidXMudjEuUmVsb2FkUmVxdWVzdBoaLmNoYXRidXMudjEuUmVsb2FkUmVzcG9uc2USRQoIU2h1dGRvd24SGy5jaGF0YnVzLnYxLlNodXRkb3duUmVxdWVzdBocLmNoYXRidXMudjEuU2h1dGRvd25SZXNwb25zZUI3WjVnaXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3YxO2NoYXRidXN2MWIGcHJvdG8z", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message chatbus.v1.GetInfoRequest
@@ -615,6 +615,184 @@ export const ListUpdatesResponseSchema: GenMessage<ListUpdatesResponse> = /*@__P
   messageDesc(file_chatbus_v1_admin, 14);
 
 /**
+ * DeadLetter is a platform update its provider could not convert, set
+ * aside so that the updates after it flow.
+ *
+ * @generated from message chatbus.v1.DeadLetter
+ */
+export type DeadLetter = Message<"chatbus.v1.DeadLetter"> & {
+  /**
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * Its key: the platform's own id of the event, else the provider's
+   * update id.
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: int64 platform_update_id = 3;
+   */
+  platformUpdateId: bigint;
+
+  /**
+   * @generated from field: chatbus.v1.UpdateKind kind = 4;
+   */
+  kind: UpdateKind;
+
+  /**
+   * Why the conversion failed.
+   *
+   * @generated from field: string error = 5;
+   */
+  error: string;
+
+  /**
+   * The platform's update as received.
+   *
+   * @generated from field: bytes payload = 6;
+   */
+  payload: Uint8Array;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp received_at = 7;
+   */
+  receivedAt?: Timestamp | undefined;
+
+  /**
+   * How many times an operator retried it.
+   *
+   * @generated from field: uint32 retries = 8;
+   */
+  retries: number;
+};
+
+/**
+ * Describes the message chatbus.v1.DeadLetter.
+ * Use `create(DeadLetterSchema)` to create a new message.
+ */
+export const DeadLetterSchema: GenMessage<DeadLetter> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 15);
+
+/**
+ * @generated from message chatbus.v1.ListDeadLettersRequest
+ */
+export type ListDeadLettersRequest = Message<"chatbus.v1.ListDeadLettersRequest"> & {
+  /**
+   * Only this provider's; empty: every provider's.
+   *
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+};
+
+/**
+ * Describes the message chatbus.v1.ListDeadLettersRequest.
+ * Use `create(ListDeadLettersRequestSchema)` to create a new message.
+ */
+export const ListDeadLettersRequestSchema: GenMessage<ListDeadLettersRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 16);
+
+/**
+ * @generated from message chatbus.v1.ListDeadLettersResponse
+ */
+export type ListDeadLettersResponse = Message<"chatbus.v1.ListDeadLettersResponse"> & {
+  /**
+   * @generated from field: repeated chatbus.v1.DeadLetter dead_letters = 1;
+   */
+  deadLetters: DeadLetter[];
+};
+
+/**
+ * Describes the message chatbus.v1.ListDeadLettersResponse.
+ * Use `create(ListDeadLettersResponseSchema)` to create a new message.
+ */
+export const ListDeadLettersResponseSchema: GenMessage<ListDeadLettersResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 17);
+
+/**
+ * @generated from message chatbus.v1.RetryDeadLetterRequest
+ */
+export type RetryDeadLetterRequest = Message<"chatbus.v1.RetryDeadLetterRequest"> & {
+  /**
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message chatbus.v1.RetryDeadLetterRequest.
+ * Use `create(RetryDeadLetterRequestSchema)` to create a new message.
+ */
+export const RetryDeadLetterRequestSchema: GenMessage<RetryDeadLetterRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 18);
+
+/**
+ * @generated from message chatbus.v1.RetryDeadLetterResponse
+ */
+export type RetryDeadLetterResponse = Message<"chatbus.v1.RetryDeadLetterResponse"> & {
+  /**
+   * The update as converted and journalled (seq not set; busctl updates
+   * shows it in its binding's journal). Unset when the provider would not
+   * route it at all.
+   *
+   * @generated from field: chatbus.v1.Update update = 1;
+   */
+  update?: Update | undefined;
+};
+
+/**
+ * Describes the message chatbus.v1.RetryDeadLetterResponse.
+ * Use `create(RetryDeadLetterResponseSchema)` to create a new message.
+ */
+export const RetryDeadLetterResponseSchema: GenMessage<RetryDeadLetterResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 19);
+
+/**
+ * @generated from message chatbus.v1.DropDeadLetterRequest
+ */
+export type DropDeadLetterRequest = Message<"chatbus.v1.DropDeadLetterRequest"> & {
+  /**
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message chatbus.v1.DropDeadLetterRequest.
+ * Use `create(DropDeadLetterRequestSchema)` to create a new message.
+ */
+export const DropDeadLetterRequestSchema: GenMessage<DropDeadLetterRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 20);
+
+/**
+ * @generated from message chatbus.v1.DropDeadLetterResponse
+ */
+export type DropDeadLetterResponse = Message<"chatbus.v1.DropDeadLetterResponse"> & {
+};
+
+/**
+ * Describes the message chatbus.v1.DropDeadLetterResponse.
+ * Use `create(DropDeadLetterResponseSchema)` to create a new message.
+ */
+export const DropDeadLetterResponseSchema: GenMessage<DropDeadLetterResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_admin, 21);
+
+/**
  * @generated from message chatbus.v1.ListEventsRequest
  */
 export type ListEventsRequest = Message<"chatbus.v1.ListEventsRequest"> & {
@@ -625,7 +803,7 @@ export type ListEventsRequest = Message<"chatbus.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 15);
+  messageDesc(file_chatbus_v1_admin, 22);
 
 /**
  * @generated from message chatbus.v1.ListEventsResponse
@@ -644,7 +822,7 @@ export type ListEventsResponse = Message<"chatbus.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 16);
+  messageDesc(file_chatbus_v1_admin, 23);
 
 /**
  * @generated from message chatbus.v1.WatchEventsRequest
@@ -670,7 +848,7 @@ export type WatchEventsRequest = Message<"chatbus.v1.WatchEventsRequest"> & {
  * Use `create(WatchEventsRequestSchema)` to create a new message.
  */
 export const WatchEventsRequestSchema: GenMessage<WatchEventsRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 17);
+  messageDesc(file_chatbus_v1_admin, 24);
 
 /**
  * @generated from message chatbus.v1.WatchEventsResponse
@@ -687,7 +865,7 @@ export type WatchEventsResponse = Message<"chatbus.v1.WatchEventsResponse"> & {
  * Use `create(WatchEventsResponseSchema)` to create a new message.
  */
 export const WatchEventsResponseSchema: GenMessage<WatchEventsResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 18);
+  messageDesc(file_chatbus_v1_admin, 25);
 
 /**
  * Event is one runtime event. It is also written to the supervisor's log.
@@ -739,7 +917,7 @@ export type Event = Message<"chatbus.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 19);
+  messageDesc(file_chatbus_v1_admin, 26);
 
 /**
  * @generated from message chatbus.v1.ReloadRequest
@@ -752,7 +930,7 @@ export type ReloadRequest = Message<"chatbus.v1.ReloadRequest"> & {
  * Use `create(ReloadRequestSchema)` to create a new message.
  */
 export const ReloadRequestSchema: GenMessage<ReloadRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 20);
+  messageDesc(file_chatbus_v1_admin, 27);
 
 /**
  * @generated from message chatbus.v1.ReloadResponse
@@ -787,7 +965,7 @@ export type ReloadResponse = Message<"chatbus.v1.ReloadResponse"> & {
  * Use `create(ReloadResponseSchema)` to create a new message.
  */
 export const ReloadResponseSchema: GenMessage<ReloadResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 21);
+  messageDesc(file_chatbus_v1_admin, 28);
 
 /**
  * ConfigChange is one setting or provider that differed on a reload.
@@ -834,7 +1012,7 @@ export type ConfigChange = Message<"chatbus.v1.ConfigChange"> & {
  * Use `create(ConfigChangeSchema)` to create a new message.
  */
 export const ConfigChangeSchema: GenMessage<ConfigChange> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 22);
+  messageDesc(file_chatbus_v1_admin, 29);
 
 /**
  * @generated from message chatbus.v1.ShutdownRequest
@@ -847,7 +1025,7 @@ export type ShutdownRequest = Message<"chatbus.v1.ShutdownRequest"> & {
  * Use `create(ShutdownRequestSchema)` to create a new message.
  */
 export const ShutdownRequestSchema: GenMessage<ShutdownRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 23);
+  messageDesc(file_chatbus_v1_admin, 30);
 
 /**
  * @generated from message chatbus.v1.ShutdownResponse
@@ -866,7 +1044,7 @@ export type ShutdownResponse = Message<"chatbus.v1.ShutdownResponse"> & {
  * Use `create(ShutdownResponseSchema)` to create a new message.
  */
 export const ShutdownResponseSchema: GenMessage<ShutdownResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_admin, 24);
+  messageDesc(file_chatbus_v1_admin, 31);
 
 /**
  * ProviderState is a provider child's supervision state.
@@ -1088,6 +1266,22 @@ export enum EventKind {
    * @generated from enum value: EVENT_KIND_CLUSTER_MEMBER_LEFT = 25;
    */
   CLUSTER_MEMBER_LEFT = 25,
+
+  /**
+   * A provider could not convert a platform update: it was set aside as a
+   * dead letter (provider, id, error) and the stream went on.
+   *
+   * @generated from enum value: EVENT_KIND_UPDATE_DEAD_LETTERED = 28;
+   */
+  UPDATE_DEAD_LETTERED = 28,
+
+  /**
+   * A dead letter was retried into the journal or dropped (provider, id,
+   * action).
+   *
+   * @generated from enum value: EVENT_KIND_DEAD_LETTER_RESOLVED = 29;
+   */
+  DEAD_LETTER_RESOLVED = 29,
 }
 
 /**
@@ -1214,6 +1408,40 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListUpdatesRequestSchema;
     output: typeof ListUpdatesResponseSchema;
+  },
+  /**
+   * ListDeadLetters lists the platform updates set aside because their
+   * provider could not convert them (dead letters), oldest first.
+   *
+   * @generated from rpc chatbus.v1.AdminService.ListDeadLetters
+   */
+  listDeadLetters: {
+    methodKind: "unary";
+    input: typeof ListDeadLettersRequestSchema;
+    output: typeof ListDeadLettersResponseSchema;
+  },
+  /**
+   * RetryDeadLetter asks the provider to convert a dead letter again; if
+   * it can now, the update is journalled and routed as it would have
+   * been, and the dead letter removed. If it cannot, the dead letter
+   * stays, with the new error (FAILED_PRECONDITION).
+   *
+   * @generated from rpc chatbus.v1.AdminService.RetryDeadLetter
+   */
+  retryDeadLetter: {
+    methodKind: "unary";
+    input: typeof RetryDeadLetterRequestSchema;
+    output: typeof RetryDeadLetterResponseSchema;
+  },
+  /**
+   * DropDeadLetter forgets a dead letter.
+   *
+   * @generated from rpc chatbus.v1.AdminService.DropDeadLetter
+   */
+  dropDeadLetter: {
+    methodKind: "unary";
+    input: typeof DropDeadLetterRequestSchema;
+    output: typeof DropDeadLetterResponseSchema;
   },
   /**
    * ListEvents returns the recent events the supervisor still holds.

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/v1/types.proto.
  */
 export const file_chatbus_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChZjaGF0YnVzL3YxL3R5cGVzLnByb3RvEgpjaGF0YnVzLnYxIlwKBlRhcmdldBIQCghwcm92aWRlchgBIAEoCRIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIMCgRjaGF0GAQgASgJEg4KBnRocmVhZBgFIAEoCSJACglSZWZlcmVuY2USJwoEa2luZBgBIAEoDjIZLmNoYXRidXMudjEuUmVmZXJlbmNlS2luZBIKCgJpZBgCIAEoCSK3AQoHQmluZGluZxITCgtwcm9maWxlX2tleRgBIAEoCRIiCgZ0YXJnZXQYAiABKAsyEi5jaGF0YnVzLnYxLlRhcmdldBIMCgRzbG90GAMgASgJEhMKC3RocmVhZF9uYW1lGAQgASgJEikKBnN0YXR1cxgFIAEoDjIZLmNoYXRidXMudjEuQmluZGluZ1N0YXR1cxITCgtpbnN0YW5jZV9pZBgGIAEoCRIQCghwbGF0Zm9ybRgHIAEoCSLDAgoGVXBkYXRlEgsKA3NlcRgBIAEoBBIiCgZ0YXJnZXQYAiABKAsyEi5jaGF0YnVzLnYxLlRhcmdldBIkCgRraW5kGAMgASgOMhYuY2hhdGJ1cy52MS5VcGRhdGVLaW5kEhoKEnBsYXRmb3JtX3VwZGF0ZV9pZBgEIAEoAxIUCgxmcm9tX3VzZXJfaWQYBSABKAMSDAoEdGV4dBgGIAEoCRIPCgdwYXlsb2FkGAcgASgMEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZzZW5kZXIYCSABKAkSKQoKcmVmZXJlbmNlcxgKIAMoCzIVLmNoYXRidXMudjEuUmVmZXJlbmNlEhAKCHBsYXRmb3JtGAsgASgJEhMKC3NlbmRlcl9uYW1lGAwgASgJIqcCCghGb2xsb3dlchITCgtpbnN0YW5jZV9pZBgBIAEoCRITCgtwcm9maWxlX2tleRgCIAEoCRILCgNwaWQYAyABKAUSCwoDY3dkGAQgASgJEhMKC3RocmVhZF9uYW1lGAUgASgJEjAKDGNvbm5lY3RlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoObGFzdF9oZWFydGJlYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnN1YnNjcmliZWQYCCABKAgSJAoHYmluZGluZxgJIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIiCgZvcmlnaW4YCiABKA4yEi5jaGF0YnVzLnYxLk9yaWdpbiI7CgZCdXR0b24SGAoFbGFiZWwYASABKAlCCbpIBnIEEAEYQBIXCgRkYXRhGAIgASgJQgm6SAZyBBABKEAqhAEKDVJlZmVyZW5jZUtpbmQSHgoaUkVGRVJFTkNFX0tJTkRfVU5TUEVDSUZJRUQQABIaChZSRUZFUkVOQ0VfS0lORF9NRVNTQUdFEAESFwoTUkVGRVJFTkNFX0tJTkRfRklMRRACEh4KGlJFRkVSRU5DRV9LSU5EX0lOVEVSQUNUSU9OEAMqbQoGT3JpZ2luEhYKEk9SSUdJTl9VTlNQRUNJRklFRBAAEhAKDE9SSUdJTl9GUkVTSBABEhAKDE9SSUdJTl9SRVVTRRACEhIKDk9SSUdJTl9IQU5ET0ZGEAMSEwoPT1JJR0lOX0RFVEFDSEVEEAQq8gEKDUJpbmRpbmdTdGF0dXMSHgoaQklORElOR19TVEFUVVNfVU5TUEVDSUZJRUQQABIZChVCSU5ESU5HX1NUQVRVU19BQ1RJVkUQARIbChdCSU5ESU5HX1NUQVRVU19TVEFSVElORxACEhoKFkJJTkRJTkdfU1RBVFVTX1BFTkRJTkcQAxIcChhCSU5ESU5HX1NUQVRVU19TVVNQRU5ERUQQBBIaChZCSU5ESU5HX1NUQVRVU19PRkZMSU5FEAUSGAoUQklORElOR19TVEFUVVNfU1RBTEUQBhIZChVCSU5ESU5HX1NUQVRVU19GQUlMRUQQByqcAQoKVXBkYXRlS2luZBIbChdVUERBVEVfS0lORF9VTlNQRUNJRklFRBAAEhcKE1VQREFURV9LSU5EX01FU1NBR0UQARIeChpVUERBVEVfS0lORF9FRElURURfTUVTU0FHRRACEh4KGlVQREFURV9LSU5EX0NBTExCQUNLX1FVRVJZEAMSGAoUVVBEQVRFX0tJTkRfUkVBQ1RJT04QBEI3WjVnaXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3YxO2NoYXRidXN2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_timestamp]);
+  fileDesc("ChZjaGF0YnVzL3YxL3R5cGVzLnByb3RvEgpjaGF0YnVzLnYxIlwKBlRhcmdldBIQCghwcm92aWRlchgBIAEoCRIPCgdjaGF0X2lkGAIgASgDEhEKCXRocmVhZF9pZBgDIAEoAxIMCgRjaGF0GAQgASgJEg4KBnRocmVhZBgFIAEoCSJACglSZWZlcmVuY2USJwoEa2luZBgBIAEoDjIZLmNoYXRidXMudjEuUmVmZXJlbmNlS2luZBIKCgJpZBgCIAEoCSK3AQoHQmluZGluZxITCgtwcm9maWxlX2tleRgBIAEoCRIiCgZ0YXJnZXQYAiABKAsyEi5jaGF0YnVzLnYxLlRhcmdldBIMCgRzbG90GAMgASgJEhMKC3RocmVhZF9uYW1lGAQgASgJEikKBnN0YXR1cxgFIAEoDjIZLmNoYXRidXMudjEuQmluZGluZ1N0YXR1cxITCgtpbnN0YW5jZV9pZBgGIAEoCRIQCghwbGF0Zm9ybRgHIAEoCSLlAgoGVXBkYXRlEgsKA3NlcRgBIAEoBBIiCgZ0YXJnZXQYAiABKAsyEi5jaGF0YnVzLnYxLlRhcmdldBIkCgRraW5kGAMgASgOMhYuY2hhdGJ1cy52MS5VcGRhdGVLaW5kEhoKEnBsYXRmb3JtX3VwZGF0ZV9pZBgEIAEoAxIUCgxmcm9tX3VzZXJfaWQYBSABKAMSDAoEdGV4dBgGIAEoCRIPCgdwYXlsb2FkGAcgASgMEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZzZW5kZXIYCSABKAkSKQoKcmVmZXJlbmNlcxgKIAMoCzIVLmNoYXRidXMudjEuUmVmZXJlbmNlEhAKCHBsYXRmb3JtGAsgASgJEhMKC3NlbmRlcl9uYW1lGAwgASgJEiAKBWF1ZGlvGA0gASgLMhEuY2hhdGJ1cy52MS5BdWRpbyLQAQoFQXVkaW8SDwoHZmlsZV9pZBgBIAEoCRIRCgltaW1lX3R5cGUYAiABKAkSGAoQZHVyYXRpb25fc2Vjb25kcxgDIAEoDRIMCgRzaXplGAQgASgDEhEKCWZpbGVfbmFtZRgFIAEoCRINCgV2b2ljZRgGIAEoCBI3ChF0cmFuc2NyaXB0X3N0YXR1cxgHIAEoDjIcLmNoYXRidXMudjEuVHJhbnNjcmlwdFN0YXR1cxISCgp0cmFuc2NyaXB0GAggASgJEgwKBG5vdGUYCSABKAkipwIKCEZvbGxvd2VyEhMKC2luc3RhbmNlX2lkGAEgASgJEhMKC3Byb2ZpbGVfa2V5GAIgASgJEgsKA3BpZBgDIAEoBRILCgNjd2QYBCABKAkSEwoLdGhyZWFkX25hbWUYBSABKAkSMAoMY29ubmVjdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5sYXN0X2hlYXJ0YmVhdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKc3Vic2NyaWJlZBgIIAEoCBIkCgdiaW5kaW5nGAkgASgLMhMuY2hhdGJ1cy52MS5CaW5kaW5nEiIKBm9yaWdpbhgKIAEoDjISLmNoYXRidXMudjEuT3JpZ2luIjsKBkJ1dHRvbhIYCgVsYWJlbBgBIAEoCUIJukgGcgQQARhAEhcKBGRhdGEYAiABKAlCCbpIBnIEEAEoQCqEAQoNUmVmZXJlbmNlS2luZBIeChpSRUZFUkVOQ0VfS0lORF9VTlNQRUNJRklFRBAAEhoKFlJFRkVSRU5DRV9LSU5EX01FU1NBR0UQARIXChNSRUZFUkVOQ0VfS0lORF9GSUxFEAISHgoaUkVGRVJFTkNFX0tJTkRfSU5URVJBQ1RJT04QAyptCgZPcmlnaW4SFgoST1JJR0lOX1VOU1BFQ0lGSUVEEAASEAoMT1JJR0lOX0ZSRVNIEAESEAoMT1JJR0lOX1JFVVNFEAISEgoOT1JJR0lOX0hBTkRPRkYQAxITCg9PUklHSU5fREVUQUNIRUQQBCryAQoNQmluZGluZ1N0YXR1cxIeChpCSU5ESU5HX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFUJJTkRJTkdfU1RBVFVTX0FDVElWRRABEhsKF0JJTkRJTkdfU1RBVFVTX1NUQVJUSU5HEAISGgoWQklORElOR19TVEFUVVNfUEVORElORxADEhwKGEJJTkRJTkdfU1RBVFVTX1NVU1BFTkRFRBAEEhoKFkJJTkRJTkdfU1RBVFVTX09GRkxJTkUQBRIYChRCSU5ESU5HX1NUQVRVU19TVEFMRRAGEhkKFUJJTkRJTkdfU1RBVFVTX0ZBSUxFRBAHKpwBCgpVcGRhdGVLaW5kEhsKF1VQREFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTVVBEQVRFX0tJTkRfTUVTU0FHRRABEh4KGlVQREFURV9LSU5EX0VESVRFRF9NRVNTQUdFEAISHgoaVVBEQVRFX0tJTkRfQ0FMTEJBQ0tfUVVFUlkQAxIYChRVUERBVEVfS0lORF9SRUFDVElPThAEKvMBChBUcmFuc2NyaXB0U3RhdHVzEiEKHVRSQU5TQ1JJUFRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWVFJBTlNDUklQVF9TVEFUVVNfRE9ORRABEiQKIFRSQU5TQ1JJUFRfU1RBVFVTX05PVF9DT05GSUdVUkVEEAISHAoYVFJBTlNDUklQVF9TVEFUVVNfRkFJTEVEEAMSHwobVFJBTlNDUklQVF9TVEFUVVNfVElNRURfT1VUEAQSHgoaVFJBTlNDUklQVF9TVEFUVVNfVE9PX0xPTkcQBRIbChdUUkFOU0NSSVBUX1NUQVRVU19FTVBUWRAGQjdaNWdpdGh1Yi5jb20vY2hhdGJ1cy9jaGF0YnVzL3Byb3RvL2NoYXRidXMvdjE7Y2hhdGJ1c3YxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp]);
 
 /**
  * Target names one chat thread on one provider: a Telegram forum topic, a
@@ -239,6 +239,17 @@ export type Update = Message<"chatbus.v1.Update"> & {
    * @generated from field: string sender_name = 12;
    */
   senderName: string;
+
+  /**
+   * The voice note or audio file the update carries, with its transcript
+   * (docs/voice.md). When it is set, text is what a person would read:
+   * the transcript marked as one ("[voice note 7s, transcript] …"), or a
+   * short note saying why there is none, then the message's caption; the
+   * audio stays available as a file reference (audio.file_id).
+   *
+   * @generated from field: chatbus.v1.Audio audio = 13;
+   */
+  audio?: Audio | undefined;
 };
 
 /**
@@ -247,6 +258,82 @@ export type Update = Message<"chatbus.v1.Update"> & {
  */
 export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
   messageDesc(file_chatbus_v1_types, 3);
+
+/**
+ * Audio is a voice note or an audio file that a person sent.
+ *
+ * @generated from message chatbus.v1.Audio
+ */
+export type Audio = Message<"chatbus.v1.Audio"> & {
+  /**
+   * The file, also listed in the update's references (kind FILE), so
+   * DownloadFile takes it.
+   *
+   * @generated from field: string file_id = 1;
+   */
+  fileId: string;
+
+  /**
+   * As the platform says ("audio/ogg"); empty if it does not.
+   *
+   * @generated from field: string mime_type = 2;
+   */
+  mimeType: string;
+
+  /**
+   * Length in seconds, if the platform says; 0 if not known.
+   *
+   * @generated from field: uint32 duration_seconds = 3;
+   */
+  durationSeconds: number;
+
+  /**
+   * Size in bytes, if the platform says; 0 if not known.
+   *
+   * @generated from field: int64 size = 4;
+   */
+  size: bigint;
+
+  /**
+   * @generated from field: string file_name = 5;
+   */
+  fileName: string;
+
+  /**
+   * Recorded as a voice note (Telegram voice, Slack audio clip, Discord
+   * voice message, a playground recording), not an uploaded audio file.
+   *
+   * @generated from field: bool voice = 6;
+   */
+  voice: boolean;
+
+  /**
+   * @generated from field: chatbus.v1.TranscriptStatus transcript_status = 7;
+   */
+  transcriptStatus: TranscriptStatus;
+
+  /**
+   * The words, when transcript_status is DONE (bounded in length).
+   *
+   * @generated from field: string transcript = 8;
+   */
+  transcript: string;
+
+  /**
+   * Why there is no transcript, for a person ("the transcriber exited
+   * with status 1"); empty when DONE.
+   *
+   * @generated from field: string note = 9;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message chatbus.v1.Audio.
+ * Use `create(AudioSchema)` to create a new message.
+ */
+export const AudioSchema: GenMessage<Audio> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_types, 4);
 
 /**
  * Follower is the registry's view of one registered session.
@@ -312,7 +399,7 @@ export type Follower = Message<"chatbus.v1.Follower"> & {
  * Use `create(FollowerSchema)` to create a new message.
  */
 export const FollowerSchema: GenMessage<Follower> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_types, 4);
+  messageDesc(file_chatbus_v1_types, 5);
 
 /**
  * Button is a button under a message: its label and the data a press
@@ -339,7 +426,7 @@ export type Button = Message<"chatbus.v1.Button"> & {
  * Use `create(ButtonSchema)` to create a new message.
  */
 export const ButtonSchema: GenMessage<Button> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_types, 5);
+  messageDesc(file_chatbus_v1_types, 6);
 
 /**
  * ReferenceKind says what a platform id names.
@@ -518,4 +605,66 @@ export enum UpdateKind {
  */
 export const UpdateKindSchema: GenEnum<UpdateKind> = /*@__PURE__*/
   enumDesc(file_chatbus_v1_types, 3);
+
+/**
+ * TranscriptStatus says whether a voice note's transcript is in the
+ * update, and if not, why.
+ *
+ * @generated from enum chatbus.v1.TranscriptStatus
+ */
+export enum TranscriptStatus {
+  /**
+   * @generated from enum value: TRANSCRIPT_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The transcript is in audio.transcript (and the update's text).
+   *
+   * @generated from enum value: TRANSCRIPT_STATUS_DONE = 1;
+   */
+  DONE = 1,
+
+  /**
+   * No transcriber is configured (the supervisor config's transcriber).
+   *
+   * @generated from enum value: TRANSCRIPT_STATUS_NOT_CONFIGURED = 2;
+   */
+  NOT_CONFIGURED = 2,
+
+  /**
+   * The transcriber failed (exited with an error, answered with one, or
+   * the audio could not be fetched or converted); audio.note says how.
+   *
+   * @generated from enum value: TRANSCRIPT_STATUS_FAILED = 3;
+   */
+  FAILED = 3,
+
+  /**
+   * The transcriber took longer than its timeout.
+   *
+   * @generated from enum value: TRANSCRIPT_STATUS_TIMED_OUT = 4;
+   */
+  TIMED_OUT = 4,
+
+  /**
+   * The audio is longer or larger than the transcriber's limits.
+   *
+   * @generated from enum value: TRANSCRIPT_STATUS_TOO_LONG = 5;
+   */
+  TOO_LONG = 5,
+
+  /**
+   * The transcriber found no words.
+   *
+   * @generated from enum value: TRANSCRIPT_STATUS_EMPTY = 6;
+   */
+  EMPTY = 6,
+}
+
+/**
+ * Describes the enum chatbus.v1.TranscriptStatus.
+ */
+export const TranscriptStatusSchema: GenEnum<TranscriptStatus> = /*@__PURE__*/
+  enumDesc(file_chatbus_v1_types, 4);
 

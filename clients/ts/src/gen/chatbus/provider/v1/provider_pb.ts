@@ -13,7 +13,54 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/provider/v1/provider.proto.
  */
 export const file_chatbus_provider_v1_provider: GenFile = /*@__PURE__*/
-  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxIi4KC0luY2FybmF0aW9uEgsKA3BpZBgBIAEoBRISCgpzdGFydF90aW1lGAIgASgEIhEKD0lkZW50aWZ5UmVxdWVzdCIRCg9EZXNjcmliZVJlcXVlc3Qi1QEKEERlc2NyaWJlUmVzcG9uc2USEAoIcGxhdGZvcm0YASABKAkSLAoHbWV0aG9kcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kEhYKDm1heF90ZXh0X2NoYXJzGAMgASgNEg8KB3dlYl91cmwYBCABKAkSKAoFdmVyYnMYBSADKAsyGS5jaGF0YnVzLnByb3ZpZGVyLnYxLlZlcmISLgoGbGltaXRzGAYgAygLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5SYXRlTGltaXQikQEKCVJhdGVMaW1pdBIMCgRuYW1lGAEgASgJEi4KBXNjb3BlGAIgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEg0KBWNvdW50GAMgASgNEiYKA3BlchgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdtZXRob2RzGAUgAygJIlIKBFZlcmISDAoEbmFtZRgBIAEoCRISCgppZGVtcG90ZW50GAIgASgIEigKBWxhc3RzGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImoKClNlbmRQYXJhbXMSDAoEdGV4dBgBIAEoCRIQCghyZXBseV90bxgCIAEoCRIsCgdidXR0b25zGAMgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5CdXR0b24SDgoGcHJvbXB0GAQgASgIIlwKCkVkaXRQYXJhbXMSEgoKbWVzc2FnZV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbiIwCgtSZWFjdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEg0KBWVtb2ppGAIgASgJIg4KDFR5cGluZ1BhcmFtcyI0CgxBbnN3ZXJQYXJhbXMSFgoOaW50ZXJhY3Rpb25faWQYASABKAkSDAoEdGV4dBgCIAEoCSIlCgZCdXR0b24SDQoFbGFiZWwYASABKAkSDAoEZGF0YRgCIAEoCSIhCgpWZXJiUmVzdWx0EhMKC21lc3NhZ2VfaWRzGAEgAygJIoUBCgZNZXRob2QSDAoEbmFtZRgBIAEoCRIwCgZwYXJhbXMYAiADKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLk1ldGhvZFBhcmFtEhIKCmlkZW1wb3RlbnQYAyABKAgSJwoEbGFuZRgEIAEoDjIZLmNoYXRidXMucHJvdmlkZXIudjEuTGFuZSJfCgtNZXRob2RQYXJhbRIMCgRuYW1lGAEgASgJEjAKBGtpbmQYAiABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSEAoIcmVxdWlyZWQYAyABKAgiSQoJUmVmZXJlbmNlEjAKBGtpbmQYASABKA4yIi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUtpbmQSCgoCaWQYAiABKAkiNAoGVGFyZ2V0EgwKBGNoYXQYASABKAkSDgoGdGhyZWFkGAIgASgJEgwKBG5hbWUYAyABKAkijgEKEElkZW50aWZ5UmVzcG9uc2USDAoEbmFtZRgBIAEoCRIQCghvd25lcl9pZBgCIAEoCRISCgpnZW5lcmF0aW9uGAMgASgNEjUKC2luY2FybmF0aW9uGAQgASgLMiAuY2hhdGJ1cy5wcm92aWRlci52MS5JbmNhcm5hdGlvbhIPCgdhY2NvdW50GAUgASgJIuQBCg5VcGRhdGVzUmVxdWVzdBI6CgVzdGFydBgBIAEoCzIpLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QuU3RhcnRIABI2CgNhY2sYAiABKAsyJy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0LkFja0gAGj0KBVN0YXJ0Eg0KBXN0YXRlGAIgASgMEhcKD2FjY2VwdHNfYmF0Y2hlcxgDIAEoCEoECAEQAlIGY3Vyc29yGhgKA0FjaxIRCgl1cGRhdGVfaWQYASABKANCBQoDbXNnImwKD1VwZGF0ZXNSZXNwb25zZRIrCgZ1cGRhdGUYASABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZRIsCgd1cGRhdGVzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUisQMKBlVwZGF0ZRIRCgl1cGRhdGVfaWQYASABKAMSLQoEa2luZBgFIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIMCgR0ZXh0GAYgASgJEg8KB3BheWxvYWQYByABKAwSLwoLcmVjZWl2ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FsbG93ZWQYCSABKAgSMwoKcmVmZXJlbmNlcxgKIAEoCzIfLmNoYXRidXMucHJvdmlkZXIudjEuUmVmZXJlbmNlcxIMCgRjaGF0GAsgASgJEg4KBnRocmVhZBgMIAEoCRIOCgZzZW5kZXIYDSABKAkSEAoIZGVkdXBfaWQYDiABKAkSDgoGY3Vyc29yGA8gASgMEhMKC3NlbmRlcl9uYW1lGBAgASgJEjYKDHRocmVhZF9zdGF0ZRgRIAEoDjIgLmNoYXRidXMucHJvdmlkZXIudjEuVGhyZWFkU3RhdGVKBAgCEANKBAgDEARKBAgEEAVSB2NoYXRfaWRSCXRocmVhZF9pZFIMZnJvbV91c2VyX2lkIngKClJlZmVyZW5jZXMSLQoFaXRlbXMYBCADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUoECAEQAkoECAIQA0oECAMQBFILbWVzc2FnZV9pZHNSEmNhbGxiYWNrX3F1ZXJ5X2lkc1IIZmlsZV9pZHMigwEKC0NhbGxSZXF1ZXN0EhkKBm1ldGhvZBgBIAEoCUIJukgGcgQQARhAEhMKC3BhcmFtc19qc29uGAIgASgMEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKDAQoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSKQoFcGF1c2UYAyABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBhdXNlInYKBVBhdXNlEi4KBXNjb3BlGAEgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEigKBWFmdGVyGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhMKC21ldGhvZF9vbmx5GAMgASgIIvUBChFVcGxvYWRGaWxlUmVxdWVzdBI/CgZoZWFkZXIYASABKAsyLS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0LkhlYWRlckgAEg8KBWNodW5rGAIgASgMSAAahgEKBkhlYWRlchIQCghmaWxlbmFtZRgDIAEoCRIPCgdjYXB0aW9uGAQgASgJEgwKBGtpbmQYBSABKAkSKwoGdGFyZ2V0GAYgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJInsKFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIMCgRjaGF0GAMgASgJEioKBXJldXNlGAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgCEANSB2NoYXRfaWQihAEKF1Byb3Zpc2lvblRhcmdldFJlc3BvbnNlEgwKBG5hbWUYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQSDgoGcmV1c2VkGAUgASgISgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiYQoSQ2xvc2VUYXJnZXRSZXF1ZXN0EisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiFQoTQ2xvc2VUYXJnZXRSZXNwb25zZSJxCg1BdHRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIAhADSgQIAxAEUgdjaGF0X2lkUgl0aHJlYWRfaWQiEAoOQXR0YWNoUmVzcG9uc2UiJAoNRGV0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCSIQCg5EZXRhY2hSZXNwb25zZSIXChVXYXRjaE9jY3VwYW5jeVJlcXVlc3QiiQEKFldhdGNoT2NjdXBhbmN5UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSEQoJYWRtaXR0aW5nGAIgASgIEikKBXBoYXNlGAMgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZSJjCglPY2N1cGFuY3kSEAoIYXR0YWNoZWQYASABKA0SEAoIaW5mbGlnaHQYAiABKA0SDwoHaW5ib3VuZBgDIAEoDRIQCghvdXRib3VuZBgEIAEoDRIPCgdjbGVhbnVwGAUgASgNIoQBCgVGZW5jZRIeCgpyZXF1ZXN0X2lkGAEgASgJQgq6SAdyBRABGIABEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uIm0KDlByZXBhcmVSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBEigKBWxlYXNlGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uInoKD1ByZXBhcmVSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJCCg1Db21taXRSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIkMKDkNvbW1pdFJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5IkIKDUNhbmNlbFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiEAoOQ2FuY2VsUmVzcG9uc2UiDwoNU3RhdHVzUmVxdWVzdCLiAQoOU3RhdHVzUmVzcG9uc2USKQoFcGhhc2UYASABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlEhEKCWFkbWl0dGluZxgCIAEoCBIxCglvY2N1cGFuY3kYAyABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpyZXF1ZXN0X2lkGAUgASgJEhUKDWhlYWx0aF9kZXRhaWwYBiABKAkqbAoKTGltaXRTY29wZRIbChdMSU1JVF9TQ09QRV9VTlNQRUNJRklFRBAAEhMKD0xJTUlUX1NDT1BFX0JPVBABEhQKEExJTUlUX1NDT1BFX0NIQVQQAhIWChJMSU1JVF9TQ09QRV9USFJFQUQQAypgCgRMYW5lEhQKEExBTkVfVU5TUEVDSUZJRUQQABIPCgtMQU5FX1BST01QVBABEhAKDExBTkVfTUVTU0FHRRACEg0KCUxBTkVfRURJVBADEhAKDExBTkVfQU1CSUVOVBAEKoQBCg1SZWZlcmVuY2VLaW5kEh4KGlJFRkVSRU5DRV9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWUkVGRVJFTkNFX0tJTkRfTUVTU0FHRRABEhcKE1JFRkVSRU5DRV9LSU5EX0ZJTEUQAhIeChpSRUZFUkVOQ0VfS0lORF9JTlRFUkFDVElPThADKpwBCgpVcGRhdGVLaW5kEhsKF1VQREFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTVVBEQVRFX0tJTkRfTUVTU0FHRRABEh4KGlVQREFURV9LSU5EX0VESVRFRF9NRVNTQUdFEAISHgoaVVBEQVRFX0tJTkRfQ0FMTEJBQ0tfUVVFUlkQAxIYChRVUERBVEVfS0lORF9SRUFDVElPThAEKnkKC1RocmVhZFN0YXRlEhwKGFRIUkVBRF9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVRIUkVBRF9TVEFURV9SRU9QRU5FRBABEhcKE1RIUkVBRF9TVEFURV9DTE9TRUQQAhIYChRUSFJFQURfU1RBVEVfREVMRVRFRBADKlcKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfSURMRRABEhIKDlBIQVNFX1BSRVBBUkVEEAISEwoPUEhBU0VfQ09NTUlUVEVEEAMy5AoKD1Byb3ZpZGVyU2VydmljZRJXCghJZGVudGlmeRIkLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlc3BvbnNlElcKCERlc2NyaWJlEiQuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVzcG9uc2USWAoHVXBkYXRlcxIjLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXNwb25zZSgBMAESSwoEQ2FsbBIgLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlcXVlc3QaIS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXNwb25zZRJfCgpVcGxvYWRGaWxlEiYuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdBonLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESZQoMRG93bmxvYWRGaWxlEiguY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GikuY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEmwKD1Byb3Zpc2lvblRhcmdldBIrLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBosLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USYAoLQ2xvc2VUYXJnZXQSJy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVxdWVzdBooLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXNwb25zZRJRCgZBdHRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlc3BvbnNlElEKBkRldGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVzcG9uc2USawoOV2F0Y2hPY2N1cGFuY3kSKi5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVxdWVzdBorLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXNwb25zZTABElQKB1ByZXBhcmUSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVzcG9uc2USUQoGQ29tbWl0EiIuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXNwb25zZRJRCgZDYW5jZWwSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlc3BvbnNlElEKBlN0YXR1cxIiLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVzcG9uc2VCQVo/Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy9wcm92aWRlci92MTtwcm92aWRlcnYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxInEKFENvbnZlcnRVcGRhdGVSZXF1ZXN0EhgKB3BheWxvYWQYASABKAxCB7pIBHoCEAESLQoEa2luZBgCIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIQCghkZWR1cF9pZBgDIAEoCSJEChVDb252ZXJ0VXBkYXRlUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUiLgoLSW5jYXJuYXRpb24SCwoDcGlkGAEgASgFEhIKCnN0YXJ0X3RpbWUYAiABKAQiEQoPSWRlbnRpZnlSZXF1ZXN0IhEKD0Rlc2NyaWJlUmVxdWVzdCLVAQoQRGVzY3JpYmVSZXNwb25zZRIQCghwbGF0Zm9ybRgBIAEoCRIsCgdtZXRob2RzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0SDwoHd2ViX3VybBgEIAEoCRIoCgV2ZXJicxgFIAMoCzIZLmNoYXRidXMucHJvdmlkZXIudjEuVmVyYhIuCgZsaW1pdHMYBiADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJhdGVMaW1pdCKRAQoJUmF0ZUxpbWl0EgwKBG5hbWUYASABKAkSLgoFc2NvcGUYAiABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLkxpbWl0U2NvcGUSDQoFY291bnQYAyABKA0SJgoDcGVyGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEg8KB21ldGhvZHMYBSADKAkiUgoEVmVyYhIMCgRuYW1lGAEgASgJEhIKCmlkZW1wb3RlbnQYAiABKAgSKAoFbGFzdHMYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iagoKU2VuZFBhcmFtcxIMCgR0ZXh0GAEgASgJEhAKCHJlcGx5X3RvGAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbhIOCgZwcm9tcHQYBCABKAgiXAoKRWRpdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkSLAoHYnV0dG9ucxgDIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuQnV0dG9uIjAKC1JlYWN0UGFyYW1zEhIKCm1lc3NhZ2VfaWQYASABKAkSDQoFZW1vamkYAiABKAkiDgoMVHlwaW5nUGFyYW1zIjQKDEFuc3dlclBhcmFtcxIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIiUKBkJ1dHRvbhINCgVsYWJlbBgBIAEoCRIMCgRkYXRhGAIgASgJIiEKClZlcmJSZXN1bHQSEwoLbWVzc2FnZV9pZHMYASADKAkiwwEKBk1ldGhvZBIMCgRuYW1lGAEgASgJEjAKBnBhcmFtcxgCIAMoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kUGFyYW0SEgoKaWRlbXBvdGVudBgDIAEoCBInCgRsYW5lGAQgASgOMhkuY2hhdGJ1cy5wcm92aWRlci52MS5MYW5lEhIKCm92ZXJ3cml0ZXMYBSABKAgSKAoFbGFzdHMYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iXwoLTWV0aG9kUGFyYW0SDAoEbmFtZRgBIAEoCRIwCgRraW5kGAIgASgOMiIuY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VLaW5kEhAKCHJlcXVpcmVkGAMgASgIIkkKCVJlZmVyZW5jZRIwCgRraW5kGAEgASgOMiIuY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VLaW5kEgoKAmlkGAIgASgJIjQKBlRhcmdldBIMCgRjaGF0GAEgASgJEg4KBnRocmVhZBgCIAEoCRIMCgRuYW1lGAMgASgJIo4BChBJZGVudGlmeVJlc3BvbnNlEgwKBG5hbWUYASABKAkSEAoIb3duZXJfaWQYAiABKAkSEgoKZ2VuZXJhdGlvbhgDIAEoDRI1CgtpbmNhcm5hdGlvbhgEIAEoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuSW5jYXJuYXRpb24SDwoHYWNjb3VudBgFIAEoCSLkAQoOVXBkYXRlc1JlcXVlc3QSOgoFc3RhcnQYASABKAsyKS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0LlN0YXJ0SAASNgoDYWNrGAIgASgLMicuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5BY2tIABo9CgVTdGFydBINCgVzdGF0ZRgCIAEoDBIXCg9hY2NlcHRzX2JhdGNoZXMYAyABKAhKBAgBEAJSBmN1cnNvchoYCgNBY2sSEQoJdXBkYXRlX2lkGAEgASgDQgUKA21zZyJsCg9VcGRhdGVzUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUSLAoHdXBkYXRlcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlIvYDCgZVcGRhdGUSEQoJdXBkYXRlX2lkGAEgASgDEi0KBGtpbmQYBSABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZUtpbmQSDAoEdGV4dBgGIAEoCRIPCgdwYXlsb2FkGAcgASgMEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhbGxvd2VkGAkgASgIEjMKCnJlZmVyZW5jZXMYCiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSDAoEY2hhdBgLIAEoCRIOCgZ0aHJlYWQYDCABKAkSDgoGc2VuZGVyGA0gASgJEhAKCGRlZHVwX2lkGA4gASgJEg4KBmN1cnNvchgPIAEoDBITCgtzZW5kZXJfbmFtZRgQIAEoCRI2Cgx0aHJlYWRfc3RhdGUYESABKA4yIC5jaGF0YnVzLnByb3ZpZGVyLnYxLlRocmVhZFN0YXRlEhgKEGNvbnZlcnNpb25fZXJyb3IYEiABKAkSKQoFYXVkaW8YFiABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF1ZGlvSgQIAhADSgQIAxAESgQIBBAFUgdjaGF0X2lkUgl0aHJlYWRfaWRSDGZyb21fdXNlcl9pZCJ1CgVBdWRpbxIPCgdmaWxlX2lkGAEgASgJEhEKCW1pbWVfdHlwZRgCIAEoCRIYChBkdXJhdGlvbl9zZWNvbmRzGAMgASgNEgwKBHNpemUYBCABKAMSEQoJZmlsZV9uYW1lGAUgASgJEg0KBXZvaWNlGAYgASgIIngKClJlZmVyZW5jZXMSLQoFaXRlbXMYBCADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUoECAEQAkoECAIQA0oECAMQBFILbWVzc2FnZV9pZHNSEmNhbGxiYWNrX3F1ZXJ5X2lkc1IIZmlsZV9pZHMigwEKC0NhbGxSZXF1ZXN0EhkKBm1ldGhvZBgBIAEoCUIJukgGcgQQARhAEhMKC3BhcmFtc19qc29uGAIgASgMEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKDAQoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSKQoFcGF1c2UYAyABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBhdXNlInYKBVBhdXNlEi4KBXNjb3BlGAEgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEigKBWFmdGVyGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhMKC21ldGhvZF9vbmx5GAMgASgIIvUBChFVcGxvYWRGaWxlUmVxdWVzdBI/CgZoZWFkZXIYASABKAsyLS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0LkhlYWRlckgAEg8KBWNodW5rGAIgASgMSAAahgEKBkhlYWRlchIQCghmaWxlbmFtZRgDIAEoCRIPCgdjYXB0aW9uGAQgASgJEgwKBGtpbmQYBSABKAkSKwoGdGFyZ2V0GAYgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJInsKFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIMCgRjaGF0GAMgASgJEioKBXJldXNlGAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgCEANSB2NoYXRfaWQihAEKF1Byb3Zpc2lvblRhcmdldFJlc3BvbnNlEgwKBG5hbWUYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQSDgoGcmV1c2VkGAUgASgISgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiYQoSQ2xvc2VUYXJnZXRSZXF1ZXN0EisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiFQoTQ2xvc2VUYXJnZXRSZXNwb25zZSJxCg1BdHRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIAhADSgQIAxAEUgdjaGF0X2lkUgl0aHJlYWRfaWQiEAoOQXR0YWNoUmVzcG9uc2UiJAoNRGV0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCSIQCg5EZXRhY2hSZXNwb25zZSIXChVXYXRjaE9jY3VwYW5jeVJlcXVlc3QiiQEKFldhdGNoT2NjdXBhbmN5UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSEQoJYWRtaXR0aW5nGAIgASgIEikKBXBoYXNlGAMgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZSJjCglPY2N1cGFuY3kSEAoIYXR0YWNoZWQYASABKA0SEAoIaW5mbGlnaHQYAiABKA0SDwoHaW5ib3VuZBgDIAEoDRIQCghvdXRib3VuZBgEIAEoDRIPCgdjbGVhbnVwGAUgASgNIoQBCgVGZW5jZRIeCgpyZXF1ZXN0X2lkGAEgASgJQgq6SAdyBRABGIABEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uIm0KDlByZXBhcmVSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBEigKBWxlYXNlGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uInoKD1ByZXBhcmVSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJCCg1Db21taXRSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIkMKDkNvbW1pdFJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5IkIKDUNhbmNlbFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiEAoOQ2FuY2VsUmVzcG9uc2UiDwoNU3RhdHVzUmVxdWVzdCLiAQoOU3RhdHVzUmVzcG9uc2USKQoFcGhhc2UYASABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlEhEKCWFkbWl0dGluZxgCIAEoCBIxCglvY2N1cGFuY3kYAyABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpyZXF1ZXN0X2lkGAUgASgJEhUKDWhlYWx0aF9kZXRhaWwYBiABKAkqbAoKTGltaXRTY29wZRIbChdMSU1JVF9TQ09QRV9VTlNQRUNJRklFRBAAEhMKD0xJTUlUX1NDT1BFX0JPVBABEhQKEExJTUlUX1NDT1BFX0NIQVQQAhIWChJMSU1JVF9TQ09QRV9USFJFQUQQAypgCgRMYW5lEhQKEExBTkVfVU5TUEVDSUZJRUQQABIPCgtMQU5FX1BST01QVBABEhAKDExBTkVfTUVTU0FHRRACEg0KCUxBTkVfRURJVBADEhAKDExBTkVfQU1CSUVOVBAEKoQBCg1SZWZlcmVuY2VLaW5kEh4KGlJFRkVSRU5DRV9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWUkVGRVJFTkNFX0tJTkRfTUVTU0FHRRABEhcKE1JFRkVSRU5DRV9LSU5EX0ZJTEUQAhIeChpSRUZFUkVOQ0VfS0lORF9JTlRFUkFDVElPThADKpwBCgpVcGRhdGVLaW5kEhsKF1VQREFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTVVBEQVRFX0tJTkRfTUVTU0FHRRABEh4KGlVQREFURV9LSU5EX0VESVRFRF9NRVNTQUdFEAISHgoaVVBEQVRFX0tJTkRfQ0FMTEJBQ0tfUVVFUlkQAxIYChRVUERBVEVfS0lORF9SRUFDVElPThAEKnkKC1RocmVhZFN0YXRlEhwKGFRIUkVBRF9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVRIUkVBRF9TVEFURV9SRU9QRU5FRBABEhcKE1RIUkVBRF9TVEFURV9DTE9TRUQQAhIYChRUSFJFQURfU1RBVEVfREVMRVRFRBADKlcKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfSURMRRABEhIKDlBIQVNFX1BSRVBBUkVEEAISEwoPUEhBU0VfQ09NTUlUVEVEEAMq2wQKC0Vycm9yUmVhc29uEhwKGEVSUk9SX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGEVSUk9SX1JFQVNPTl9UQVJHRVRfR09ORRABEh0KGUVSUk9SX1JFQVNPTl9PVVRfT0ZfU0NPUEUQAhIdChlFUlJPUl9SRUFTT05fUkFURV9MSU1JVEVEEAMSGgoWRVJST1JfUkVBU09OX05PVF9GT1VORBAEEiUKIUVSUk9SX1JFQVNPTl9QTEFURk9STV9VTlJFQUNIQUJMRRAFEhgKFEVSUk9SX1JFQVNPTl9JTlZBTElEEAYSIgoeRVJST1JfUkVBU09OX1BFUk1JU1NJT05fREVOSUVEEAcSGgoWRVJST1JfUkVBU09OX0FNQklHVU9VUxAIEiEKHUVSUk9SX1JFQVNPTl9QTEFURk9STV9SRUZVU0VEEAkSIgoeRVJST1JfUkVBU09OX1BST1ZJREVSX1NUT1BQSU5HEAoSHgoaRVJST1JfUkVBU09OX05PVF9BRE1JVFRJTkcQCxIfChtFUlJPUl9SRUFTT05fRkVOQ0VfTUlTTUFUQ0gQDBIbChdFUlJPUl9SRUFTT05fRkVOQ0VfSEVMRBANEh0KGUVSUk9SX1JFQVNPTl9OT1RfUFJFUEFSRUQQDhIaChZFUlJPUl9SRUFTT05fQ09NTUlUVEVEEA8SGQoVRVJST1JfUkVBU09OX1BST1RPQ09MEBASGwoXRVJST1JfUkVBU09OX1NVUEVSU0VERUQQERIdChlFUlJPUl9SRUFTT05fU1RSRUFNX0VOREVEEBIyzAsKD1Byb3ZpZGVyU2VydmljZRJXCghJZGVudGlmeRIkLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlc3BvbnNlElcKCERlc2NyaWJlEiQuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVzcG9uc2USWAoHVXBkYXRlcxIjLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXNwb25zZSgBMAESSwoEQ2FsbBIgLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlcXVlc3QaIS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXNwb25zZRJfCgpVcGxvYWRGaWxlEiYuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdBonLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESZQoMRG93bmxvYWRGaWxlEiguY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GikuY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEmwKD1Byb3Zpc2lvblRhcmdldBIrLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBosLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USYAoLQ2xvc2VUYXJnZXQSJy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVxdWVzdBooLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXNwb25zZRJRCgZBdHRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlc3BvbnNlElEKBkRldGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVzcG9uc2USawoOV2F0Y2hPY2N1cGFuY3kSKi5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVxdWVzdBorLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXNwb25zZTABElQKB1ByZXBhcmUSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVzcG9uc2USUQoGQ29tbWl0EiIuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXNwb25zZRJRCgZDYW5jZWwSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlc3BvbnNlElEKBlN0YXR1cxIiLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVzcG9uc2USZgoNQ29udmVydFVwZGF0ZRIpLmNoYXRidXMucHJvdmlkZXIudjEuQ29udmVydFVwZGF0ZVJlcXVlc3QaKi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbnZlcnRVcGRhdGVSZXNwb25zZUJBWj9naXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3Byb3ZpZGVyL3YxO3Byb3ZpZGVydjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+
+/**
+ * @generated from message chatbus.provider.v1.ConvertUpdateRequest
+ */
+export type ConvertUpdateRequest = Message<"chatbus.provider.v1.ConvertUpdateRequest"> & {
+  /**
+   * The dead letter's payload, kind and dedup_id as the provider sent
+   * them.
+   *
+   * @generated from field: bytes payload = 1;
+   */
+  payload: Uint8Array;
+
+  /**
+   * @generated from field: chatbus.provider.v1.UpdateKind kind = 2;
+   */
+  kind: UpdateKind;
+
+  /**
+   * @generated from field: string dedup_id = 3;
+   */
+  dedupId: string;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.ConvertUpdateRequest.
+ * Use `create(ConvertUpdateRequestSchema)` to create a new message.
+ */
+export const ConvertUpdateRequestSchema: GenMessage<ConvertUpdateRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 0);
+
+/**
+ * @generated from message chatbus.provider.v1.ConvertUpdateResponse
+ */
+export type ConvertUpdateResponse = Message<"chatbus.provider.v1.ConvertUpdateResponse"> & {
+  /**
+   * @generated from field: chatbus.provider.v1.Update update = 1;
+   */
+  update?: Update | undefined;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.ConvertUpdateResponse.
+ * Use `create(ConvertUpdateResponseSchema)` to create a new message.
+ */
+export const ConvertUpdateResponseSchema: GenMessage<ConvertUpdateResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 1);
 
 /**
  * Incarnation identifies one process on the machine that reports it: pid
@@ -45,7 +92,7 @@ export type Incarnation = Message<"chatbus.provider.v1.Incarnation"> & {
  * Use `create(IncarnationSchema)` to create a new message.
  */
 export const IncarnationSchema: GenMessage<Incarnation> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 2);
 
 /**
  * @generated from message chatbus.provider.v1.IdentifyRequest
@@ -58,7 +105,7 @@ export type IdentifyRequest = Message<"chatbus.provider.v1.IdentifyRequest"> & {
  * Use `create(IdentifyRequestSchema)` to create a new message.
  */
 export const IdentifyRequestSchema: GenMessage<IdentifyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 1);
+  messageDesc(file_chatbus_provider_v1_provider, 3);
 
 /**
  * @generated from message chatbus.provider.v1.DescribeRequest
@@ -71,7 +118,7 @@ export type DescribeRequest = Message<"chatbus.provider.v1.DescribeRequest"> & {
  * Use `create(DescribeRequestSchema)` to create a new message.
  */
 export const DescribeRequestSchema: GenMessage<DescribeRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 2);
+  messageDesc(file_chatbus_provider_v1_provider, 4);
 
 /**
  * @generated from message chatbus.provider.v1.DescribeResponse
@@ -131,7 +178,7 @@ export type DescribeResponse = Message<"chatbus.provider.v1.DescribeResponse"> &
  * Use `create(DescribeResponseSchema)` to create a new message.
  */
 export const DescribeResponseSchema: GenMessage<DescribeResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 3);
+  messageDesc(file_chatbus_provider_v1_provider, 5);
 
 /**
  * RateLimit is one limit a platform puts on calls: at most count calls in
@@ -177,7 +224,7 @@ export type RateLimit = Message<"chatbus.provider.v1.RateLimit"> & {
  * Use `create(RateLimitSchema)` to create a new message.
  */
 export const RateLimitSchema: GenMessage<RateLimit> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 4);
+  messageDesc(file_chatbus_provider_v1_provider, 6);
 
 /**
  * Verb is a platform-neutral message verb a provider implements. A verb
@@ -224,7 +271,7 @@ export type Verb = Message<"chatbus.provider.v1.Verb"> & {
  * Use `create(VerbSchema)` to create a new message.
  */
 export const VerbSchema: GenMessage<Verb> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 5);
+  messageDesc(file_chatbus_provider_v1_provider, 7);
 
 /**
  * SendParams posts a message in the call's thread.
@@ -266,7 +313,7 @@ export type SendParams = Message<"chatbus.provider.v1.SendParams"> & {
  * Use `create(SendParamsSchema)` to create a new message.
  */
 export const SendParamsSchema: GenMessage<SendParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 6);
+  messageDesc(file_chatbus_provider_v1_provider, 8);
 
 /**
  * EditParams replaces the text and the buttons of a message the bot sent.
@@ -298,7 +345,7 @@ export type EditParams = Message<"chatbus.provider.v1.EditParams"> & {
  * Use `create(EditParamsSchema)` to create a new message.
  */
 export const EditParamsSchema: GenMessage<EditParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 7);
+  messageDesc(file_chatbus_provider_v1_provider, 9);
 
 /**
  * ReactParams sets the bot's reaction on a message.
@@ -322,7 +369,7 @@ export type ReactParams = Message<"chatbus.provider.v1.ReactParams"> & {
  * Use `create(ReactParamsSchema)` to create a new message.
  */
 export const ReactParamsSchema: GenMessage<ReactParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 8);
+  messageDesc(file_chatbus_provider_v1_provider, 10);
 
 /**
  * TypingParams shows that the bot is working, for a few seconds.
@@ -337,7 +384,7 @@ export type TypingParams = Message<"chatbus.provider.v1.TypingParams"> & {
  * Use `create(TypingParamsSchema)` to create a new message.
  */
 export const TypingParamsSchema: GenMessage<TypingParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 9);
+  messageDesc(file_chatbus_provider_v1_provider, 11);
 
 /**
  * AnswerParams acknowledges a button press.
@@ -363,7 +410,7 @@ export type AnswerParams = Message<"chatbus.provider.v1.AnswerParams"> & {
  * Use `create(AnswerParamsSchema)` to create a new message.
  */
 export const AnswerParamsSchema: GenMessage<AnswerParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 10);
+  messageDesc(file_chatbus_provider_v1_provider, 12);
 
 /**
  * Button is a button under a message: a press is an update of kind
@@ -389,7 +436,7 @@ export type Button = Message<"chatbus.provider.v1.Button"> & {
  * Use `create(ButtonSchema)` to create a new message.
  */
 export const ButtonSchema: GenMessage<Button> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 11);
+  messageDesc(file_chatbus_provider_v1_provider, 13);
 
 /**
  * VerbResult is the result_json of a verb.
@@ -410,7 +457,7 @@ export type VerbResult = Message<"chatbus.provider.v1.VerbResult"> & {
  * Use `create(VerbResultSchema)` to create a new message.
  */
 export const VerbResultSchema: GenMessage<VerbResult> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 12);
+  messageDesc(file_chatbus_provider_v1_provider, 14);
 
 /**
  * Method is one platform method followers may call.
@@ -449,6 +496,29 @@ export type Method = Message<"chatbus.provider.v1.Method"> & {
    * @generated from field: chatbus.provider.v1.Lane lane = 4;
    */
   lane: Lane;
+
+  /**
+   * A call of this method overwrites what it names (an edit of a
+   * message's text): a queued call of the same method and thread that
+   * names the same messages (its parameters of kind
+   * REFERENCE_KIND_MESSAGE) is replaced by a newer one, which takes its
+   * place in the queue, and its caller gets the newer call's outcome. The
+   * last one always lands; the platform sees the paced rate. A call that
+   * names no message is not replaced.
+   *
+   * @generated from field: bool overwrites = 5;
+   */
+  overwrites: boolean;
+
+  /**
+   * How long a call's effect lasts on the platform (a typing indicator):
+   * a repeat of the method in the same thread while it lasts is answered
+   * without a platform call, until a message of the thread goes out. Unset:
+   * every call is made.
+   *
+   * @generated from field: google.protobuf.Duration lasts = 6;
+   */
+  lasts?: Duration | undefined;
 };
 
 /**
@@ -456,7 +526,7 @@ export type Method = Message<"chatbus.provider.v1.Method"> & {
  * Use `create(MethodSchema)` to create a new message.
  */
 export const MethodSchema: GenMessage<Method> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 13);
+  messageDesc(file_chatbus_provider_v1_provider, 15);
 
 /**
  * MethodParam is a Call parameter that names an id of the thread.
@@ -487,7 +557,7 @@ export type MethodParam = Message<"chatbus.provider.v1.MethodParam"> & {
  * Use `create(MethodParamSchema)` to create a new message.
  */
 export const MethodParamSchema: GenMessage<MethodParam> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 14);
+  messageDesc(file_chatbus_provider_v1_provider, 16);
 
 /**
  * Reference is one platform id, with its kind, as text.
@@ -511,7 +581,7 @@ export type Reference = Message<"chatbus.provider.v1.Reference"> & {
  * Use `create(ReferenceSchema)` to create a new message.
  */
 export const ReferenceSchema: GenMessage<Reference> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 15);
+  messageDesc(file_chatbus_provider_v1_provider, 17);
 
 /**
  * Target names a thread by the platform's own ids, as text (Telegram
@@ -545,7 +615,7 @@ export type Target = Message<"chatbus.provider.v1.Target"> & {
  * Use `create(TargetSchema)` to create a new message.
  */
 export const TargetSchema: GenMessage<Target> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 16);
+  messageDesc(file_chatbus_provider_v1_provider, 18);
 
 /**
  * @generated from message chatbus.provider.v1.IdentifyResponse
@@ -591,7 +661,7 @@ export type IdentifyResponse = Message<"chatbus.provider.v1.IdentifyResponse"> &
  * Use `create(IdentifyResponseSchema)` to create a new message.
  */
 export const IdentifyResponseSchema: GenMessage<IdentifyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 17);
+  messageDesc(file_chatbus_provider_v1_provider, 19);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesRequest
@@ -620,7 +690,7 @@ export type UpdatesRequest = Message<"chatbus.provider.v1.UpdatesRequest"> & {
  * Use `create(UpdatesRequestSchema)` to create a new message.
  */
 export const UpdatesRequestSchema: GenMessage<UpdatesRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18);
+  messageDesc(file_chatbus_provider_v1_provider, 20);
 
 /**
  * Start begins delivery at the stored cursor.
@@ -654,7 +724,7 @@ export type UpdatesRequest_Start = Message<"chatbus.provider.v1.UpdatesRequest.S
  * Use `create(UpdatesRequest_StartSchema)` to create a new message.
  */
 export const UpdatesRequest_StartSchema: GenMessage<UpdatesRequest_Start> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 20, 0);
 
 /**
  * Ack says every update up to and including update_id is durable (or was
@@ -674,7 +744,7 @@ export type UpdatesRequest_Ack = Message<"chatbus.provider.v1.UpdatesRequest.Ack
  * Use `create(UpdatesRequest_AckSchema)` to create a new message.
  */
 export const UpdatesRequest_AckSchema: GenMessage<UpdatesRequest_Ack> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18, 1);
+  messageDesc(file_chatbus_provider_v1_provider, 20, 1);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesResponse
@@ -702,7 +772,7 @@ export type UpdatesResponse = Message<"chatbus.provider.v1.UpdatesResponse"> & {
  * Use `create(UpdatesResponseSchema)` to create a new message.
  */
 export const UpdatesResponseSchema: GenMessage<UpdatesResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 19);
+  messageDesc(file_chatbus_provider_v1_provider, 21);
 
 /**
  * Update is one platform update.
@@ -813,6 +883,32 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
    * @generated from field: chatbus.provider.v1.ThreadState thread_state = 17;
    */
   threadState: ThreadState;
+
+  /**
+   * Set when the provider could not convert the platform's update (its
+   * decoding failed, or the conversion panicked): the error, in words.
+   * payload holds the platform's update as received; update_id, dedup_id
+   * and cursor are set as for any update, kind if the provider knows it;
+   * the rest may be empty. The supervisor sets the update aside as a dead
+   * letter, durably (so the cursor moves past it, as past any update it
+   * made durable), routes nothing of it, and the stream goes on. An
+   * operator may ask for it to be converted again (ConvertUpdate) or
+   * drop it.
+   *
+   * @generated from field: string conversion_error = 18;
+   */
+  conversionError: string;
+
+  /**
+   * The voice note or audio file the update carries (Telegram voice or
+   * audio, a Slack audio clip, a Discord voice message, a playground
+   * recording): the supervisor fetches it with DownloadFile and
+   * transcribes it (docs/voice.md). Its file_id must also be among
+   * references (kind FILE).
+   *
+   * @generated from field: chatbus.provider.v1.Audio audio = 22;
+   */
+  audio?: Audio | undefined;
 };
 
 /**
@@ -820,7 +916,59 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
  * Use `create(UpdateSchema)` to create a new message.
  */
 export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 20);
+  messageDesc(file_chatbus_provider_v1_provider, 22);
+
+/**
+ * Audio describes a voice note or an audio file, as the platform says.
+ *
+ * @generated from message chatbus.provider.v1.Audio
+ */
+export type Audio = Message<"chatbus.provider.v1.Audio"> & {
+  /**
+   * @generated from field: string file_id = 1;
+   */
+  fileId: string;
+
+  /**
+   * "audio/ogg", "audio/mpeg", …; empty if the platform does not say.
+   *
+   * @generated from field: string mime_type = 2;
+   */
+  mimeType: string;
+
+  /**
+   * Length in seconds; 0 if the platform does not say.
+   *
+   * @generated from field: uint32 duration_seconds = 3;
+   */
+  durationSeconds: number;
+
+  /**
+   * Size in bytes; 0 if the platform does not say.
+   *
+   * @generated from field: int64 size = 4;
+   */
+  size: bigint;
+
+  /**
+   * @generated from field: string file_name = 5;
+   */
+  fileName: string;
+
+  /**
+   * Recorded as a voice note rather than uploaded as an audio file.
+   *
+   * @generated from field: bool voice = 6;
+   */
+  voice: boolean;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.Audio.
+ * Use `create(AudioSchema)` to create a new message.
+ */
+export const AudioSchema: GenMessage<Audio> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 23);
 
 /**
  * References are the platform ids an update makes available to its
@@ -845,7 +993,7 @@ export type References = Message<"chatbus.provider.v1.References"> & {
  * Use `create(ReferencesSchema)` to create a new message.
  */
 export const ReferencesSchema: GenMessage<References> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 21);
+  messageDesc(file_chatbus_provider_v1_provider, 24);
 
 /**
  * @generated from message chatbus.provider.v1.CallRequest
@@ -885,7 +1033,7 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 22);
+  messageDesc(file_chatbus_provider_v1_provider, 25);
 
 /**
  * @generated from message chatbus.provider.v1.CallResponse
@@ -922,7 +1070,7 @@ export type CallResponse = Message<"chatbus.provider.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 23);
+  messageDesc(file_chatbus_provider_v1_provider, 26);
 
 /**
  * Pause is a scope the platform has no room in for a while.
@@ -953,7 +1101,7 @@ export type Pause = Message<"chatbus.provider.v1.Pause"> & {
  * Use `create(PauseSchema)` to create a new message.
  */
 export const PauseSchema: GenMessage<Pause> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 24);
+  messageDesc(file_chatbus_provider_v1_provider, 27);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest
@@ -982,7 +1130,7 @@ export type UploadFileRequest = Message<"chatbus.provider.v1.UploadFileRequest">
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25);
+  messageDesc(file_chatbus_provider_v1_provider, 28);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest.Header
@@ -1018,7 +1166,7 @@ export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRe
  * Use `create(UploadFileRequest_HeaderSchema)` to create a new message.
  */
 export const UploadFileRequest_HeaderSchema: GenMessage<UploadFileRequest_Header> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 28, 0);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileResponse
@@ -1042,7 +1190,7 @@ export type UploadFileResponse = Message<"chatbus.provider.v1.UploadFileResponse
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 26);
+  messageDesc(file_chatbus_provider_v1_provider, 29);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileRequest
@@ -1059,7 +1207,7 @@ export type DownloadFileRequest = Message<"chatbus.provider.v1.DownloadFileReque
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 27);
+  messageDesc(file_chatbus_provider_v1_provider, 30);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileResponse
@@ -1088,7 +1236,7 @@ export type DownloadFileResponse = Message<"chatbus.provider.v1.DownloadFileResp
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 28);
+  messageDesc(file_chatbus_provider_v1_provider, 31);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetRequest
@@ -1123,7 +1271,7 @@ export type ProvisionTargetRequest = Message<"chatbus.provider.v1.ProvisionTarge
  * Use `create(ProvisionTargetRequestSchema)` to create a new message.
  */
 export const ProvisionTargetRequestSchema: GenMessage<ProvisionTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 29);
+  messageDesc(file_chatbus_provider_v1_provider, 32);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetResponse
@@ -1154,7 +1302,7 @@ export type ProvisionTargetResponse = Message<"chatbus.provider.v1.ProvisionTarg
  * Use `create(ProvisionTargetResponseSchema)` to create a new message.
  */
 export const ProvisionTargetResponseSchema: GenMessage<ProvisionTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 30);
+  messageDesc(file_chatbus_provider_v1_provider, 33);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetRequest
@@ -1171,7 +1319,7 @@ export type CloseTargetRequest = Message<"chatbus.provider.v1.CloseTargetRequest
  * Use `create(CloseTargetRequestSchema)` to create a new message.
  */
 export const CloseTargetRequestSchema: GenMessage<CloseTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 31);
+  messageDesc(file_chatbus_provider_v1_provider, 34);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetResponse
@@ -1184,7 +1332,7 @@ export type CloseTargetResponse = Message<"chatbus.provider.v1.CloseTargetRespon
  * Use `create(CloseTargetResponseSchema)` to create a new message.
  */
 export const CloseTargetResponseSchema: GenMessage<CloseTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 32);
+  messageDesc(file_chatbus_provider_v1_provider, 35);
 
 /**
  * @generated from message chatbus.provider.v1.AttachRequest
@@ -1208,7 +1356,7 @@ export type AttachRequest = Message<"chatbus.provider.v1.AttachRequest"> & {
  * Use `create(AttachRequestSchema)` to create a new message.
  */
 export const AttachRequestSchema: GenMessage<AttachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 33);
+  messageDesc(file_chatbus_provider_v1_provider, 36);
 
 /**
  * @generated from message chatbus.provider.v1.AttachResponse
@@ -1221,7 +1369,7 @@ export type AttachResponse = Message<"chatbus.provider.v1.AttachResponse"> & {
  * Use `create(AttachResponseSchema)` to create a new message.
  */
 export const AttachResponseSchema: GenMessage<AttachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 34);
+  messageDesc(file_chatbus_provider_v1_provider, 37);
 
 /**
  * @generated from message chatbus.provider.v1.DetachRequest
@@ -1238,7 +1386,7 @@ export type DetachRequest = Message<"chatbus.provider.v1.DetachRequest"> & {
  * Use `create(DetachRequestSchema)` to create a new message.
  */
 export const DetachRequestSchema: GenMessage<DetachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 35);
+  messageDesc(file_chatbus_provider_v1_provider, 38);
 
 /**
  * @generated from message chatbus.provider.v1.DetachResponse
@@ -1251,7 +1399,7 @@ export type DetachResponse = Message<"chatbus.provider.v1.DetachResponse"> & {
  * Use `create(DetachResponseSchema)` to create a new message.
  */
 export const DetachResponseSchema: GenMessage<DetachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 36);
+  messageDesc(file_chatbus_provider_v1_provider, 39);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyRequest
@@ -1264,7 +1412,7 @@ export type WatchOccupancyRequest = Message<"chatbus.provider.v1.WatchOccupancyR
  * Use `create(WatchOccupancyRequestSchema)` to create a new message.
  */
 export const WatchOccupancyRequestSchema: GenMessage<WatchOccupancyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 37);
+  messageDesc(file_chatbus_provider_v1_provider, 40);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyResponse
@@ -1295,7 +1443,7 @@ export type WatchOccupancyResponse = Message<"chatbus.provider.v1.WatchOccupancy
  * Use `create(WatchOccupancyResponseSchema)` to create a new message.
  */
 export const WatchOccupancyResponseSchema: GenMessage<WatchOccupancyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 38);
+  messageDesc(file_chatbus_provider_v1_provider, 41);
 
 /**
  * Occupancy counts the work an owner holds; a doctor commit waits until all
@@ -1345,7 +1493,7 @@ export type Occupancy = Message<"chatbus.provider.v1.Occupancy"> & {
  * Use `create(OccupancySchema)` to create a new message.
  */
 export const OccupancySchema: GenMessage<Occupancy> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 39);
+  messageDesc(file_chatbus_provider_v1_provider, 42);
 
 /**
  * Fence identifies the owner a doctor request is addressed to; a request
@@ -1380,7 +1528,7 @@ export type Fence = Message<"chatbus.provider.v1.Fence"> & {
  * Use `create(FenceSchema)` to create a new message.
  */
 export const FenceSchema: GenMessage<Fence> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 40);
+  messageDesc(file_chatbus_provider_v1_provider, 43);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareRequest
@@ -1404,7 +1552,7 @@ export type PrepareRequest = Message<"chatbus.provider.v1.PrepareRequest"> & {
  * Use `create(PrepareRequestSchema)` to create a new message.
  */
 export const PrepareRequestSchema: GenMessage<PrepareRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 41);
+  messageDesc(file_chatbus_provider_v1_provider, 44);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareResponse
@@ -1426,7 +1574,7 @@ export type PrepareResponse = Message<"chatbus.provider.v1.PrepareResponse"> & {
  * Use `create(PrepareResponseSchema)` to create a new message.
  */
 export const PrepareResponseSchema: GenMessage<PrepareResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 42);
+  messageDesc(file_chatbus_provider_v1_provider, 45);
 
 /**
  * @generated from message chatbus.provider.v1.CommitRequest
@@ -1443,7 +1591,7 @@ export type CommitRequest = Message<"chatbus.provider.v1.CommitRequest"> & {
  * Use `create(CommitRequestSchema)` to create a new message.
  */
 export const CommitRequestSchema: GenMessage<CommitRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 43);
+  messageDesc(file_chatbus_provider_v1_provider, 46);
 
 /**
  * @generated from message chatbus.provider.v1.CommitResponse
@@ -1460,7 +1608,7 @@ export type CommitResponse = Message<"chatbus.provider.v1.CommitResponse"> & {
  * Use `create(CommitResponseSchema)` to create a new message.
  */
 export const CommitResponseSchema: GenMessage<CommitResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 44);
+  messageDesc(file_chatbus_provider_v1_provider, 47);
 
 /**
  * @generated from message chatbus.provider.v1.CancelRequest
@@ -1477,7 +1625,7 @@ export type CancelRequest = Message<"chatbus.provider.v1.CancelRequest"> & {
  * Use `create(CancelRequestSchema)` to create a new message.
  */
 export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 45);
+  messageDesc(file_chatbus_provider_v1_provider, 48);
 
 /**
  * @generated from message chatbus.provider.v1.CancelResponse
@@ -1490,7 +1638,7 @@ export type CancelResponse = Message<"chatbus.provider.v1.CancelResponse"> & {
  * Use `create(CancelResponseSchema)` to create a new message.
  */
 export const CancelResponseSchema: GenMessage<CancelResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 46);
+  messageDesc(file_chatbus_provider_v1_provider, 49);
 
 /**
  * @generated from message chatbus.provider.v1.StatusRequest
@@ -1503,7 +1651,7 @@ export type StatusRequest = Message<"chatbus.provider.v1.StatusRequest"> & {
  * Use `create(StatusRequestSchema)` to create a new message.
  */
 export const StatusRequestSchema: GenMessage<StatusRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 47);
+  messageDesc(file_chatbus_provider_v1_provider, 50);
 
 /**
  * @generated from message chatbus.provider.v1.StatusResponse
@@ -1548,7 +1696,7 @@ export type StatusResponse = Message<"chatbus.provider.v1.StatusResponse"> & {
  * Use `create(StatusResponseSchema)` to create a new message.
  */
 export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 48);
+  messageDesc(file_chatbus_provider_v1_provider, 51);
 
 /**
  * LimitScope says what a limit counts calls per.
@@ -1794,6 +1942,170 @@ export const PhaseSchema: GenEnum<Phase> = /*@__PURE__*/
   enumDesc(file_chatbus_provider_v1_provider, 5);
 
 /**
+ * ErrorReason says why a provider refused or failed an RPC. The provider
+ * sends it as the reason of a google.rpc.ErrorInfo detail of domain
+ * "provider.chatbus": the value's name without its ERROR_REASON_ prefix
+ * ("TARGET_GONE"). The supervisor decides on the reason, never on the bare
+ * code or the message; a status without one is the transport's (the child
+ * died, a deadline passed), whose outcome the supervisor cannot know.
+ *
+ * @generated from enum chatbus.provider.v1.ErrorReason
+ */
+export enum ErrorReason {
+  /**
+   * @generated from enum value: ERROR_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * NOT_FOUND: the call's thread was deleted on the platform; nothing was
+   * sent. The supervisor gives the binding a new thread.
+   *
+   * @generated from enum value: ERROR_REASON_TARGET_GONE = 1;
+   */
+  TARGET_GONE = 1,
+
+  /**
+   * PERMISSION_DENIED: the call named another chat or thread than the
+   * caller's; nothing was sent.
+   *
+   * @generated from enum value: ERROR_REASON_OUT_OF_SCOPE = 2;
+   */
+  OUT_OF_SCOPE = 2,
+
+  /**
+   * RESOURCE_EXHAUSTED: the platform asked to slow down (a RetryInfo says
+   * for how long; the ErrorInfo's metadata "scope" names what: "bot",
+   * "chat" or "thread"). Nothing was sent; the call waits its turn again.
+   *
+   * @generated from enum value: ERROR_REASON_RATE_LIMITED = 3;
+   */
+  RATE_LIMITED = 3,
+
+  /**
+   * NOT_FOUND: what the call named does not exist on the platform.
+   *
+   * @generated from enum value: ERROR_REASON_NOT_FOUND = 4;
+   */
+  NOT_FOUND = 4,
+
+  /**
+   * UNAVAILABLE: the platform could not be reached; nothing was sent,
+   * trying again may work.
+   *
+   * @generated from enum value: ERROR_REASON_PLATFORM_UNREACHABLE = 5;
+   */
+  PLATFORM_UNREACHABLE = 5,
+
+  /**
+   * INVALID_ARGUMENT: the platform rejected the request as malformed.
+   *
+   * @generated from enum value: ERROR_REASON_INVALID = 6;
+   */
+  INVALID = 6,
+
+  /**
+   * PERMISSION_DENIED: the platform refused (the bot lacks a right, was
+   * removed from the chat).
+   *
+   * @generated from enum value: ERROR_REASON_PERMISSION_DENIED = 7;
+   */
+  PERMISSION_DENIED = 7,
+
+  /**
+   * UNKNOWN: the platform may or may not have done it (the answer was
+   * lost). Never retried blindly.
+   *
+   * @generated from enum value: ERROR_REASON_AMBIGUOUS = 8;
+   */
+  AMBIGUOUS = 8,
+
+  /**
+   * FAILED_PRECONDITION (or another code the platform's own answer
+   * carried): the platform refused for a reason of its own; the message
+   * says why. A failure of the call, not of the provider: the provider
+   * still admits calls.
+   *
+   * @generated from enum value: ERROR_REASON_PLATFORM_REFUSED = 9;
+   */
+  PLATFORM_REFUSED = 9,
+
+  /**
+   * UNAVAILABLE: the provider is shutting down and took nothing new.
+   *
+   * @generated from enum value: ERROR_REASON_PROVIDER_STOPPING = 10;
+   */
+  PROVIDER_STOPPING = 10,
+
+  /**
+   * FAILED_PRECONDITION: the provider's doctor fence closed admission (a
+   * doctor prepared or committed a restart); nothing was done. The
+   * supervisor holds the call for the successor.
+   *
+   * @generated from enum value: ERROR_REASON_NOT_ADMITTING = 11;
+   */
+  NOT_ADMITTING = 11,
+
+  /**
+   * FAILED_PRECONDITION: a doctor request named another owner id,
+   * generation or incarnation.
+   *
+   * @generated from enum value: ERROR_REASON_FENCE_MISMATCH = 12;
+   */
+  FENCE_MISMATCH = 12,
+
+  /**
+   * ABORTED: another doctor request holds the fence.
+   *
+   * @generated from enum value: ERROR_REASON_FENCE_HELD = 13;
+   */
+  FENCE_HELD = 13,
+
+  /**
+   * FAILED_PRECONDITION: Commit or Cancel of a request that has not
+   * prepared this owner.
+   *
+   * @generated from enum value: ERROR_REASON_NOT_PREPARED = 14;
+   */
+  NOT_PREPARED = 14,
+
+  /**
+   * FAILED_PRECONDITION: the fence is committed and can no longer be
+   * cancelled.
+   *
+   * @generated from enum value: ERROR_REASON_COMMITTED = 15;
+   */
+  COMMITTED = 15,
+
+  /**
+   * INVALID_ARGUMENT: the supervisor broke the Updates protocol.
+   *
+   * @generated from enum value: ERROR_REASON_PROTOCOL = 16;
+   */
+  PROTOCOL = 16,
+
+  /**
+   * ABORTED: a newer Updates stream replaced this one.
+   *
+   * @generated from enum value: ERROR_REASON_SUPERSEDED = 17;
+   */
+  SUPERSEDED = 17,
+
+  /**
+   * UNAVAILABLE: the Updates stream a delivery belonged to has ended.
+   *
+   * @generated from enum value: ERROR_REASON_STREAM_ENDED = 18;
+   */
+  STREAM_ENDED = 18,
+}
+
+/**
+ * Describes the enum chatbus.provider.v1.ErrorReason.
+ */
+export const ErrorReasonSchema: GenEnum<ErrorReason> = /*@__PURE__*/
+  enumDesc(file_chatbus_provider_v1_provider, 6);
+
+/**
  * ProviderService is served by each provider child process on its own Unix
  * socket, announced by the one-line stdout handshake
  * "1|unix|<socket path>|grpc". The supervisor is its only client. Every
@@ -1959,6 +2271,21 @@ export const ProviderService: GenService<{
     methodKind: "unary";
     input: typeof StatusRequestSchema;
     output: typeof StatusResponseSchema;
+  },
+  /**
+   * ConvertUpdate converts a platform update the provider once could not
+   * (an Update with conversion_error, a dead letter) again, as its
+   * receive loop would: a provider upgraded since may now. It answers
+   * the update (conversion_error set if it fails again), or
+   * UNIMPLEMENTED when the platform cannot convert updates apart from its
+   * receive loop.
+   *
+   * @generated from rpc chatbus.provider.v1.ProviderService.ConvertUpdate
+   */
+  convertUpdate: {
+    methodKind: "unary";
+    input: typeof ConvertUpdateRequestSchema;
+    output: typeof ConvertUpdateResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_chatbus_provider_v1_provider, 0);

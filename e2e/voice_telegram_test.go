@@ -1,0 +1,100 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+)
+
+// TestVoiceTelegram: a voice note a person records in a topic (OGG/Opus,
+// fetched with getFile and the file endpoint) reaches the topic's session
+// as text, the transcript, with the audio still there to download.
+func TestVoiceTelegram(t *testing.T) {
+	needVoiceTools(t)
+	ogg := speak(t, spokenWords, "voice.oga", opusArgs...)
+	b := startTelegramBus(t, pocketsphinxTranscriber(t))
+	alpha := b.follow(t, "manual:1", "/home/u/alpha")
+	b.tg.PushVoice(forumChat, int(alpha.thread()), allowedUser, ogg, 2)
+	b.tg.PushMessage(forumChat, int(alpha.thread()), allowedUser, "after the voice note")
+	u := alpha.waitUpdate(t, 1)
+	checkVoice(t, alpha, u, chatbusv1.TranscriptStatus_TRANSCRIPT_STATUS_DONE, ogg, "[voice note 2s, transcript]", heard)
+	if !u.GetAudio().GetVoice() || u.GetAudio().GetMimeType() != "audio/ogg" || u.GetAudio().GetDurationSeconds() != 2 {
+		t.Errorf("audio %+v", u.GetAudio())
+	}
+	// What came after it in the thread comes after it, in order.
+	if u := alpha.waitUpdate(t, 2); u.GetText() != "after the voice note" {
+		t.Errorf("then %q", u.GetText())
+	}
+}
+
+// TestVoiceTelegramFailures: without a transcriber, or with one that
+// crashes, hangs or cannot take the file, the session still gets the voice
+// note: the file, and a note saying why there is no text.
+func TestVoiceTelegramFailures(t *testing.T) {
+	needVoiceTools(t)
+	ogg := speak(t, spokenWords, "voice.oga", opusArgs...)
+	tests := []struct {
+		name        string
+		transcriber string
+		status      chatbusv1.TranscriptStatus
+		texts       []string
+	}{
+		{name: "none configured", status: chatbusv1.TranscriptStatus_TRANSCRIPT_STATUS_NOT_CONFIGURED,
+			texts: []string{"[voice note 2s, no transcript: no transcriber is configured; the audio is attached]"}},
+		{name: "crashes", transcriber: scriptTranscriber(t, "echo 'model file not found' >&2; exit 3", ""),
+			status: chatbusv1.TranscriptStatus_TRANSCRIPT_STATUS_FAILED, texts: []string{"no transcript", "exit status 3", "model file not found"}},
+		{name: "hangs", transcriber: scriptTranscriber(t, "exec sleep 600", "  timeout: 1s\n"),
+			status: chatbusv1.TranscriptStatus_TRANSCRIPT_STATUS_TIMED_OUT, texts: []string{"no transcript: the transcriber took more than 1s"}},
+		{name: "prints nothing", transcriber: scriptTranscriber(t, "printf '\\n \\t\\n'", ""),
+			status: chatbusv1.TranscriptStatus_TRANSCRIPT_STATUS_EMPTY, texts: []string{"no transcript: the transcriber found no words"}},
+		{name: "prints garbage", transcriber: scriptTranscriber(t, "printf 'ok\\000\\001\\377\\033[31m words\\n\\n'", ""),
+			status: chatbusv1.TranscriptStatus_TRANSCRIPT_STATUS_DONE, texts: []string{"[voice note 2s, transcript] ok [31m words"}},
+		{name: "too large", transcriber: pocketsphinxTranscriber(t) + "  max_bytes: 1000\n",
+			status: chatbusv1.TranscriptStatus_TRANSCRIPT_STATUS_TOO_LONG, texts: []string{"no transcript: the audio is"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := startTelegramBus(t, tc.transcriber)
+			alpha := b.follow(t, "manual:1", "/home/u/alpha")
+			b.tg.PushVoice(forumChat, int(alpha.thread()), allowedUser, ogg, 2)
+			b.tg.PushMessage(forumChat, int(alpha.thread()), allowedUser, "after")
+			checkVoice(t, alpha, alpha.waitUpdate(t, 1), tc.status, ogg, tc.texts...)
+			if u := alpha.waitUpdate(t, 2); u.GetText() != "after" {
+				t.Errorf("then %q", u.GetText())
+			}
+		})
+	}
+}
+
+// TestVoiceTelegramHoldsNothingElse: while a transcription is under way
+// (a transcriber that waits for the test's word), other threads' updates
+// reach their sessions; the voice note's own thread gets it first once
+// its transcript is there.
+func TestVoiceTelegramHoldsNothingElse(t *testing.T) {
+	needVoiceTools(t)
+	ogg := speak(t, spokenWords, "voice.oga", opusArgs...)
+	release := filepath.Join(t.TempDir(), "release")
+	b := startTelegramBus(t, scriptTranscriber(t, `while [ ! -e '`+release+`' ]; do sleep 0.05; done; echo late words`, ""))
+	alpha := b.follow(t, "manual:1", "/home/u/alpha")
+	beta := b.follow(t, "manual:2", "/home/u/beta")
+	b.tg.PushVoice(forumChat, int(alpha.thread()), allowedUser, ogg, 2)
+	b.tg.PushMessage(forumChat, int(alpha.thread()), allowedUser, "alpha after")
+	b.tg.PushMessage(forumChat, int(beta.thread()), allowedUser, "to beta")
+	b.tg.PushMessage(forumChat, int(beta.thread()), allowedUser, "to beta again")
+	beta.waitTexts(t, "to beta", "to beta again")
+	// Both updates are journalled (the cursor moved past them), and alpha
+	// has nothing yet: its voice note waits for its transcript.
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool { return pi.GetIngested() == 4 }, "ingested 4")
+	if n := alpha.count(); n != 0 {
+		t.Fatalf("alpha got %d updates before its transcript", n)
+	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	checkVoice(t, alpha, alpha.waitUpdate(t, 1), chatbusv1.TranscriptStatus_TRANSCRIPT_STATUS_DONE, ogg, "[voice note 2s, transcript] late words")
+	if u := alpha.waitUpdate(t, 2); u.GetText() != "alpha after" {
+		t.Errorf("then %q", u.GetText())
+	}
+}
