@@ -294,6 +294,14 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 			if ctx.Err() != nil {
 				return progressed, ctx.Err()
 			}
+			if errors.Is(err, store.ErrFenced) {
+				// This supervisor no longer leads; it is being stopped.
+				// The child waits for the acknowledgement that never
+				// comes rather than poll its platform again beside the
+				// new leader's child (ending the stream would make it).
+				<-ctx.Done()
+				return progressed, ctx.Err()
+			}
 			return progressed, &journalError{err}
 		}
 		if !progressed {
