@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chatbus/chatbus/internal/durable"
 	"github.com/chatbus/chatbus/paths"
 )
 
@@ -122,7 +123,7 @@ func (d stateDirs) writeHandoff(h handoffFile) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), d.handoffPath())
+	return durable.Rename(tmp.Name(), d.handoffPath())
 }
 
 // takeHandoff reads and removes the handoff file of the profile key. No
