@@ -319,6 +319,7 @@ func (m *Manager) startLocked(p *provider) {
 	pwg.Go(func() { p.sched.Run(ctx) })
 	pwg.Go(func() { p.syncAdmission(ctx) })
 	pwg.Go(func() { p.detacher(ctx) })
+	pwg.Go(func() { m.watchWhy(ctx, p) })
 	m.rt.wg.Go(func() {
 		pwg.Wait()
 		unregister()
