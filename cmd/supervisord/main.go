@@ -74,6 +74,7 @@ type flags struct {
 	defaultPlayground, console        bool
 	consolePort                       int
 	checkConfig                       bool
+	online                            bool
 }
 
 // Defaults of the log file's rotation.
@@ -141,6 +142,7 @@ with WatchdogSec=, WATCHDOG=1 while its own loops answer.`,
 	fl.IntVar(&f.logMaxSizeMB, "log-max-size", 0, "with --log-file: rotate it at this many MiB (default 10)")
 	fl.IntVar(&f.logMaxBackups, "log-max-backups", -1, "with --log-file: keep this many rotated files (default 3)")
 	fl.BoolVar(&f.checkConfig, "check-config", false, "check the config file (and each provider's settings, with provider-<name> --check), print what is wrong, and exit 0 or 1 without starting anything")
+	fl.BoolVar(&f.online, "online", false, "with --check-config: also let each provider look at its platform once with its settings (provider-<name> --probe: the token accepted, the chat usable)")
 	cmd.SetVersionTemplate(version.CobraTemplate)
 	cmd.AddCommand(newClusterCertsCommand())
 	addTestFlags(cmd)
@@ -161,6 +163,11 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 	}
 	fc, specs, err := checkAll(cmd.Context(), cfgPath, required)
 	if f.checkConfig {
+		if f.online && err == nil {
+			if probs := probeProviders(cmd.Context(), fc, specs, os.Environ()); len(probs) > 0 {
+				err = &ConfigError{Path: fc.path, Problems: probs}
+			}
+		}
 		return reportCheck(stdout, fc, specs, err)
 	}
 	if err != nil {
@@ -331,6 +338,8 @@ func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc
 func checkFlags(cmd *cobra.Command, f flags) error {
 	fl := cmd.Flags()
 	switch {
+	case f.online && !f.checkConfig:
+		return errors.New("--online goes with --check-config")
 	case fl.Changed("max-followers") && f.maxFollowers < 1:
 		return fmt.Errorf("--max-followers %d: at least 1 (leave it out for the default 16384)", f.maxFollowers)
 	case fl.Changed("log-max-size") && f.logMaxSizeMB < 1:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -67,7 +68,29 @@ type message struct {
 }
 
 type fileInfo struct {
-	ID string `json:"id"`
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Mimetype string `json:"mimetype"`
+	// Subtype is "slack_audio" for an audio clip recorded in Slack
+	// ("slack_video" for a video clip).
+	Subtype    string `json:"subtype"`
+	Size       int64  `json:"size"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// fileAudio is the first audio file of a person's new message, for the
+// supervisor to transcribe: a clip recorded in Slack, or an audio file
+// uploaded; nil if it has none.
+func fileAudio(files []fileInfo) *providerv1.Audio {
+	for _, f := range files {
+		clip := f.Subtype == "slack_audio"
+		if !clip && !strings.HasPrefix(f.Mimetype, "audio/") {
+			continue
+		}
+		return &providerv1.Audio{FileId: f.ID, MimeType: f.Mimetype, DurationSeconds: uint32(max(0, (f.DurationMS+500)/1000)),
+			Size: f.Size, FileName: f.Name, Voice: clip}
+	}
+	return nil
 }
 
 // interaction is the part of an interactive payload routing needs.
@@ -241,6 +264,9 @@ func (p *Platform) convertEvent(ctx context.Context, id identity, ev *event) *pr
 			refs = append(refs, provider.Ref{Kind: provider.RefFile, ID: f.ID})
 		}
 		u.References = provider.RefsProto(refs)
+		if kind == providerv1.UpdateKind_UPDATE_KIND_MESSAGE {
+			u.Audio = fileAudio(m.Files)
+		}
 		return u
 	case "member_joined_channel", "member_left_channel":
 		p.memberEvent(id, ev)

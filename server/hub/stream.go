@@ -142,8 +142,10 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 	maxBatch = max(maxBatch, 1)
 	pos := max(afterSeq, st.AckedThrough)
 	var rewired <-chan struct{} // nil (never) without threadChanged
+	release := func() {}
+	defer func() { release() }()
 	if threadChanged != nil {
-		rewired = h.ThreadChanged(f)
+		rewired, release = h.ThreadChanged(f)
 	}
 	// buf is reused from one read to the next: a follower that keeps up
 	// reads a few updates per wake-up, with no allocation.
@@ -209,7 +211,8 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 		select {
 		case <-changed:
 		case <-rewired:
-			rewired = h.ThreadChanged(f)
+			release()
+			rewired, release = h.ThreadChanged(f)
 			if err := threadChanged(); err != nil {
 				return err
 			}

@@ -93,6 +93,10 @@ type Manager struct {
 	// rt is set by Run while it runs: what a provider added by a config
 	// reload is started with (reload.go). nil before and after Run.
 	rt *runtime
+
+	// pumpFull, if set (by tests), is called when a pump's receiver must
+	// wait for room (pumpBytes) before it reads on.
+	pumpFull func()
 }
 
 // runtime is what Run started its providers with.
@@ -131,6 +135,7 @@ type provider struct {
 	ingested     atomic.Uint64
 	notAllowed   atomic.Uint64
 	deadLettered atomic.Uint64 // dead letters set aside since the supervisor started
+	pumpHeld     atomic.Int64  // bytes of updates the pump read and has not journalled
 	lastErr      atomic.Pointer[string]
 	// desc is what the last child declared (Describe), nil until one did.
 	desc atomic.Pointer[hub.Description]
@@ -314,6 +319,7 @@ func (m *Manager) startLocked(p *provider) {
 	pwg.Go(func() { p.sched.Run(ctx) })
 	pwg.Go(func() { p.syncAdmission(ctx) })
 	pwg.Go(func() { p.detacher(ctx) })
+	pwg.Go(func() { m.watchWhy(ctx, p) })
 	m.rt.wg.Go(func() {
 		pwg.Wait()
 		unregister()
