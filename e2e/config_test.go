@@ -48,7 +48,7 @@ func TestConfigRefusedBeforeServing(t *testing.T) {
 		want string // the line after "supervisord: config <path>: "
 	}{
 		{name: "typo in a provider setting", body: telegramSection(`    tokn: "123456:ABC-def"` + "\n"),
-			want: "line 6: providers.telegram.tokn: unknown setting; did you mean token? (known: allowed_user_ids, base_url, chat_recheck, forum_chat_id, limits, poll_grace, poll_timeout, token)"},
+			want: "line 6: providers.telegram.tokn: unknown setting; did you mean token? (known: allowed_user_ids, base_url, chat_recheck, forum_chat_id, limits, poll_grace, poll_timeout, private_chat_id, token)"},
 		{name: "a provider setting's name half remembered", body: telegramSection(token + "    allowed_users: [1]\n"),
 			want: "line 7: providers.telegram.allowed_users: unknown setting"},
 		{name: "wrong type", body: telegramSection(token + `    allowed_user_ids: "me"` + "\n"),

@@ -31,11 +31,17 @@ type dcBus struct {
 }
 
 func startDiscordBus(t *testing.T, opts ...discordtest.Option) *dcBus {
+	return startDiscordBusTop(t, "", opts...)
+}
+
+// startDiscordBusTop is startDiscordBus with top-level config keys (a
+// transcriber).
+func startDiscordBusTop(t *testing.T, top string, opts ...discordtest.Option) *dcBus {
 	dc := discordtest.New(t, opts...)
 	alice, stranger := dc.AddUser("alice"), dc.AddUser("stranger")
 	p := newProfile(t)
 	// Ids as a YAML config writes them: the channel and user as numbers.
-	cfg := fmt.Sprintf(`heartbeat_interval: 200ms
+	cfg := top + fmt.Sprintf(`heartbeat_interval: 200ms
 stale_after: 3s
 reconcile_grace: 1s
 providers:

@@ -41,6 +41,7 @@ type slackBusConfig struct {
 	// parallel: the test runs in parallel, where t.Setenv is refused: the
 	// tokens go in the config.
 	parallel bool
+	top      string // top-level config keys (a transcriber)
 }
 
 // startSlackBus starts the stand-in and a supervisord configured with
@@ -63,7 +64,7 @@ func startSlackBus(t *testing.T, cfg slackBusConfig) *slackBus {
 		t.Setenv("CHATBUS_SLACK_APP_TOKEN", slacktest.AppToken)
 		t.Setenv("CHATBUS_SLACK_BOT_TOKEN", slacktest.BotToken)
 	}
-	conf := fmt.Sprintf(`heartbeat_interval: 200ms
+	conf := cfg.top + fmt.Sprintf(`heartbeat_interval: 200ms
 stale_after: 3s
 reconcile_grace: 1s
 providers:

@@ -68,6 +68,12 @@ func startTelegramBusOn(t *testing.T, bin, extra string, setup func(*tgtest.Serv
 // telegramConfig is a supervisor config with the real provider-telegram
 // pointed at the stand-in tg; extra is appended to its telegram section.
 func telegramConfig(tg *tgtest.Server, extra string) string {
+	return telegramConfigIn(tg, fmt.Sprintf("forum_chat_id: %d", forumChat), extra)
+}
+
+// telegramConfigIn is telegramConfig with the setting that names the chat
+// (forum_chat_id or private_chat_id).
+func telegramConfigIn(tg *tgtest.Server, chat, extra string) string {
 	binLine := "    binary: " + filepath.Join(binDir, "provider-telegram") + "\n"
 	if strings.Contains(extra, "binary:") {
 		binLine = ""
@@ -77,14 +83,14 @@ stale_after: 3s
 reconcile_grace: 1s
 providers:
   telegram:
-%s    forum_chat_id: %d
+%s    %s
     base_url: %s
     token: %q
     allowed_user_ids: [%d]
     poll_timeout: 1s
     poll_grace: 2s
     backoff_max: 1s
-%s`, binLine, forumChat, tg.URL(), tg.Token(), allowedUser, extra)
+%s`, binLine, chat, tg.URL(), tg.Token(), allowedUser, extra)
 }
 
 func startBus(t *testing.T, p *profile, cfg string) *tgBus {

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -21,6 +22,21 @@ import (
 // it validates the settings on stdin and exits, serving nothing (README.md,
 // "Check mode").
 const CheckFlag = contract.CheckFlag
+
+// ProbeFlag is the argument that runs a provider binary in probe mode:
+// check mode, then [Prober.Probe] if the Platform has it.
+const ProbeFlag = contract.ProbeFlag
+
+// probeTimeout bounds a probe's look at the platform.
+const probeTimeout = 15 * time.Second
+
+// Prober is a Platform that can look at the platform once without
+// serving: probe mode (supervisord --check-config --online) calls Probe,
+// and reports its error as check mode reports a setting's (a
+// [*SettingError] names the key).
+type Prober interface {
+	Probe(ctx context.Context) error
+}
 
 // SettingsNameKey is the key of the settings object on stdin that holds the
 // provider name the supervisor configured.
@@ -97,6 +113,8 @@ const (
 //     child.Build (nothing is served, the platform is not contacted) and
 //     exit 0 printing nothing, or print one line saying what is wrong
 //     (which key and why) on stdout and exit 1;
+//   - "--probe": "--check", then, if the Platform is a [Prober], one look
+//     at the platform (within 15 s), answered the same way;
 //   - no argument: read the settings, build the Platform, listen on
 //     $CHATBUS_PROVIDER_SOCKET and [Serve] until ctx ends or a doctor
 //     Commit settled, logging JSON lines to stderr. A failure to start is
@@ -110,11 +128,13 @@ func Main(ctx context.Context, p Process, child Child) int {
 	if p.Getenv == nil {
 		p.Getenv = func(string) string { return "" }
 	}
-	check := false
+	check, probe := false, false
 	switch {
 	case len(p.Args) == 0:
 	case len(p.Args) == 1 && p.Args[0] == CheckFlag:
 		check = true
+	case len(p.Args) == 1 && p.Args[0] == ProbeFlag:
+		check, probe = true, true
 	case len(p.Args) == 1 && (p.Args[0] == "-h" || p.Args[0] == "--help"):
 		fmt.Fprintln(p.Stdout, strings.TrimSpace(child.Usage))
 		return ExitOK
@@ -127,7 +147,7 @@ func Main(ctx context.Context, p Process, child Child) int {
 	}
 	name := p.Getenv(EnvName)
 	if check {
-		if err := runCheck(p, child, name); err != nil {
+		if err := runCheck(ctx, p, child, name, probe); err != nil {
 			fmt.Fprintln(p.Stdout, oneLine(err.Error()))
 			return ExitFailed
 		}
@@ -146,8 +166,9 @@ func Main(ctx context.Context, p Process, child Child) int {
 	return ExitOK
 }
 
-// runCheck is check mode: the settings, split and built, nothing served.
-func runCheck(p Process, child Child, name string) error {
+// runCheck is check mode: the settings, split and built, nothing served;
+// with probe, the Platform's Probe too.
+func runCheck(ctx context.Context, p Process, child Child, name string, probe bool) error {
 	// The secret is checked by ParseChildSettings: the supervisor hands
 	// one in check mode too.
 	cs, settings, err := readSettings(p.Stdin)
@@ -160,8 +181,16 @@ func runCheck(p Process, child Child, name string) error {
 	}
 	bc.StateDir = cs.StateDir
 	plat, err := child.Build(bc)
-	closePlatform(plat)
-	return err
+	defer closePlatform(plat)
+	if err != nil || !probe {
+		return err
+	}
+	if pr, ok := plat.(Prober); ok {
+		ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		defer cancel()
+		return pr.Probe(ctx)
+	}
+	return nil
 }
 
 func serveChild(ctx context.Context, p Process, child Child, name string, base, tagged zerolog.Logger) error {
@@ -265,13 +294,16 @@ func oneLine(s string) string {
 
 // Exec is a provider binary's whole main: [Main] in the real process
 // (os.Args[1:], the standard streams, os.Getenv) until SIGINT or SIGTERM,
-// logging times to the millisecond, then os.Exit with its code.
+// or until the supervisor that started it exits (parent_<os>.go), logging
+// times to the millisecond, then os.Exit with its code.
 func Exec(child Child) {
 	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00"
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	ctx, unwatch := untilParentExits(ctx)
 	code := Main(ctx, Process{
 		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
 	}, child)
+	unwatch()
 	stop()
 	os.Exit(code)
 }

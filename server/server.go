@@ -50,6 +50,7 @@ import (
 	"github.com/chatbus/chatbus/server/reload"
 	"github.com/chatbus/chatbus/server/safesocket"
 	"github.com/chatbus/chatbus/server/store"
+	"github.com/chatbus/chatbus/server/supervise"
 	"github.com/chatbus/chatbus/server/transcribe"
 )
 
@@ -230,6 +231,11 @@ type Server struct {
 	doctor *doctor.Doctor
 
 	draining atomic.Bool
+	// deposed is cancelled when a cluster node's supervisor learns it no
+	// longer leads (fenced.go): every call in flight ends, and every call
+	// is answered FENCED. Set by New.
+	deposed     context.Context
+	deposeCalls context.CancelFunc
 	// console is the operator console, nil when off or before serve.
 	console *console.Console
 
@@ -301,6 +307,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.shutdownTimeout.Store(int64(cfg.ShutdownTimeout))
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
+	s.deposed, s.deposeCalls = context.WithCancel(context.Background())
 	return s, nil
 }
 
@@ -457,7 +464,8 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	defer stopRun()
 	var wg sync.WaitGroup
 	wg.Go(func() { s.core.Run(runCtx) })
-	provCtx, stopProviders := context.WithCancel(context.Background())
+	provCtx, haltProviders := context.WithCancelCause(context.Background())
+	stopProviders := func() { haltProviders(nil) }
 	defer stopProviders()
 	var provWG sync.WaitGroup
 	provWG.Go(func() { s.provs.Run(provCtx, s.core.Intake()) })
@@ -502,6 +510,13 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 
+	if deposedBy(ctx) {
+		// No longer the leader (fenced.go): quiet at once, then stop.
+		s.deposeCalls()
+		haltProviders(supervise.ErrHalt)
+		provWG.Wait()
+		s.log.Warn().Err(context.Cause(ctx)).Msg("deposed: calls answered FENCED, provider children halted; stopping")
+	}
 	s.hub.Publish(events.Event{Kind: events.SupervisorStopping, Message: "supervisord stopping"})
 	if s.cfg.OnStopping != nil {
 		s.cfg.OnStopping()

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,10 +21,11 @@ const maxFilesPerUpdate = 10
 
 // deliver turns one update of the thread into what Claude Code sees: a
 // button press or a "yes <id>" reply answers a permission prompt; anything
-// else becomes a channel notification (files downloaded first), and
-// notified says so. It returns errStdout if the notification could not be
-// written; everything else (a failed download, a failed typing call) is
-// logged and delivered around.
+// else becomes a channel notification or a message in the session's inbox
+// socket, by the way in (files downloaded first), and notified says so.
+// It returns errStdout if the notification could not be written and
+// errNoWayIn if the inbox did not take the message; everything else (a
+// failed download, a failed typing call) is logged and delivered around.
 func (b *bridge) deliver(ctx context.Context, u *chatbusv1.Update) (notified bool, err error) {
 	switch {
 	case u.GetKind() == chatbusv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY:
@@ -38,10 +41,14 @@ func (b *bridge) deliver(ctx context.Context, u *chatbusv1.Update) (notified boo
 		// rather than deliver it without its files.
 		return false, err
 	}
-	if err := b.out.channelMessage(content, meta); err != nil {
+	if b.way.kind == chatbusv1.WayIn_WAY_IN_INBOX {
+		if err := postInbox(ctx, b.way.socket, b.ways.token, inboxMessage(b.ways.name, content, meta)); err != nil {
+			return false, fmt.Errorf("%w: %v", errNoWayIn, err)
+		}
+	} else if err := b.out.channelMessage(content, meta); err != nil {
 		return false, fmt.Errorf("%w: %v", errStdout, err)
 	}
-	b.log.Debug().Uint64("seq", u.GetSeq()).Str("message_id", meta["message_id"]).Msg("delivered")
+	b.log.Debug().Uint64("seq", u.GetSeq()).Str("message_id", meta["message_id"]).Str("way_in", b.way.String()).Msg("delivered")
 	if u.GetKind() == chatbusv1.UpdateKind_UPDATE_KIND_MESSAGE {
 		b.showTyping()
 	}
@@ -159,7 +166,58 @@ func (b *bridge) downloadTo(ctx context.Context, f *client.Follower, base, fileI
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return "", err
 	}
+	if err := pruneInbox(dir, time.Now(), inboxMaxAge, inboxMaxBytes); err != nil {
+		b.log.Warn().Err(err).Str("inbox", dir).Msg("pruning the inbox of downloaded files")
+	}
 	return path, nil
+}
+
+// The inbox of downloaded files is bounded: a file older than
+// inboxMaxAge is removed, and beyond inboxMaxBytes the oldest go first
+// (the newest file always stays). The session read the files it was
+// told of long before either bound bites.
+const (
+	inboxMaxAge   = 7 * 24 * time.Hour
+	inboxMaxBytes = 512 << 20
+)
+
+// pruneInbox applies the bounds to dir (the age bound to leftover
+// temporary files too).
+func pruneInbox(dir string, now time.Time, maxAge time.Duration, maxBytes int64) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	type file struct {
+		path string
+		mod  time.Time
+		size int64
+	}
+	var files []file
+	var total int64
+	var errs []error
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		f := file{filepath.Join(dir, e.Name()), info.ModTime(), info.Size()}
+		switch {
+		case now.Sub(f.mod) > maxAge:
+			errs = append(errs, os.Remove(f.path))
+			continue
+		case strings.HasPrefix(e.Name(), "."):
+			continue // a download being written
+		}
+		files = append(files, f)
+		total += f.size
+	}
+	slices.SortFunc(files, func(a, b file) int { return a.mod.Compare(b.mod) })
+	for i := 0; total > maxBytes && i < len(files)-1; i++ {
+		errs = append(errs, os.Remove(files[i].path))
+		total -= files[i].size
+	}
+	return errors.Join(errs...)
 }
 
 // safeExt is the extension of a platform path if it is a plain one.

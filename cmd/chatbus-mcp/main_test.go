@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chatbus/chatbus/internal/durable"
 	"github.com/chatbus/chatbus/paths"
 )
 
@@ -31,8 +33,16 @@ func TestHandoffFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.write != nil {
-				if err := d.writeHandoff(*tt.write); err != nil {
+				var synced []string
+				restore := durable.OnSyncDir(func(dir string) { synced = append(synced, dir) })
+				err := d.writeHandoff(*tt.write)
+				restore()
+				if err != nil {
 					t.Fatal(err)
+				}
+				// The rename is on disk once its directory is synced.
+				if !slices.Contains(synced, filepath.Dir(d.handoffPath())) {
+					t.Errorf("directories synced %v, not the handoff file's", synced)
 				}
 				for path, mode := range map[string]os.FileMode{d.root: 0o700, d.handoffPath(): 0o600} {
 					if st, err := os.Stat(path); err != nil || st.Mode().Perm() != mode {
@@ -219,5 +229,51 @@ func TestHelp(t *testing.T) {
 	}
 	if k, err := launcherKey(); err != nil || !strings.HasPrefix(k, "mcp:") {
 		t.Errorf("launcher key %q %v", k, err)
+	}
+}
+
+// TestInboxPruned: downloaded files older than the age bound go, and
+// beyond the size bound the oldest go first; the newest always stays.
+func TestInboxPruned(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	files := []struct {
+		name string
+		age  time.Duration
+		size int
+	}{
+		{"1-0.jpg", 8 * 24 * time.Hour, 10}, // too old
+		{".download-1", 9 * 24 * time.Hour, 10},
+		{"2-0.pdf", 3 * time.Hour, 40},
+		{"3-0.txt", 2 * time.Hour, 40},
+		{"4-0.txt", time.Hour, 40},
+		{".download-2", 0, 1000}, // being written
+	}
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, make([]byte, f.size), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, now.Add(-f.age), now.Add(-f.age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pruneInbox(dir, now, 7*24*time.Hour, 100); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if want := []string{".download-2", "3-0.txt", "4-0.txt"}; !slices.Equal(left, want) {
+		t.Errorf("left %v, want %v", left, want)
+	}
+	// A file alone over the size bound stays: the session was just told of it.
+	if err := pruneInbox(dir, now, 7*24*time.Hour, 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "4-0.txt")); err != nil {
+		t.Errorf("the newest file went: %v", err)
 	}
 }

@@ -28,6 +28,23 @@ const checkTimeout = 10 * time.Second
 // start, and returns what they refused: each problem names
 // providers.<name>.<key> when the provider named a key.
 func checkProviderSettings(ctx context.Context, c *config, specs []providers.Spec, env []string) []problem {
+	return runProviders(ctx, c, specs, env, contract.CheckFlag, checkTimeout)
+}
+
+// probeTimeout bounds one provider's --probe (the provider gives its look
+// at the platform 15 s).
+const probeTimeout = 20 * time.Second
+
+// probeProviders runs each provider's binary in probe mode (--check, then
+// one look at its platform: supervisord --check-config --online) and
+// returns what they found wrong.
+func probeProviders(ctx context.Context, c *config, specs []providers.Spec, env []string) []problem {
+	return runProviders(ctx, c, specs, env, contract.ProbeFlag, probeTimeout)
+}
+
+// runProviders runs each provider's binary with flag (check or probe
+// mode) and returns the problems they print.
+func runProviders(ctx context.Context, c *config, specs []providers.Spec, env []string, flag string, timeout time.Duration) []problem {
 	var probs []problem
 	for _, spec := range specs {
 		key := "providers." + spec.Name
@@ -36,7 +53,7 @@ func checkProviderSettings(ctx context.Context, c *config, specs []providers.Spe
 			probs = append(probs, problem{line: c.line(key + ".binary"), key: key, why: err.Error()})
 			continue
 		}
-		line, err := runCheck(ctx, bin, spec, env)
+		line, err := runCheck(ctx, bin, flag, timeout, spec, env)
 		if err != nil {
 			probs = append(probs, problem{line: c.line(key), key: key, why: err.Error()})
 			continue
@@ -88,11 +105,12 @@ func providerBinary(spec providers.Spec) (string, error) {
 	return p, nil
 }
 
-// runCheck runs bin --check with the settings a start would write (the
-// spec's settings, its name and a throwaway secret) and returns the line
-// it printed: "" when it accepted them. An error means the check itself
-// did not work (the binary would not run, or said nothing).
-func runCheck(ctx context.Context, bin string, spec providers.Spec, env []string) (string, error) {
+// runCheck runs bin with flag (--check or --probe) and the settings a
+// start would write (the spec's settings, its name and a throwaway
+// secret) and returns the line it printed: "" when it accepted them. An
+// error means the check itself did not work (the binary would not run,
+// or said nothing).
+func runCheck(ctx context.Context, bin, flag string, timeout time.Duration, spec providers.Spec, env []string) (string, error) {
 	settings := map[string]any{}
 	for k, v := range spec.Settings {
 		settings[k] = v
@@ -103,9 +121,9 @@ func runCheck(ctx context.Context, bin string, spec providers.Spec, env []string
 	if err != nil {
 		return "", fmt.Errorf("settings: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, contract.CheckFlag)
+	cmd := exec.CommandContext(ctx, bin, flag)
 	cmd.Env = append(env[:len(env):len(env)], contract.EnvName+"="+spec.Name)
 	cmd.Stdin = bytes.NewReader(in)
 	var out, errOut bytes.Buffer
@@ -118,17 +136,17 @@ func runCheck(ctx context.Context, bin string, spec providers.Spec, env []string
 	case err == nil:
 		return "", nil
 	case ctx.Err() != nil:
-		return "", fmt.Errorf("%s %s did not answer within %s", bin, contract.CheckFlag, checkTimeout)
+		return "", fmt.Errorf("%s %s did not answer within %s", bin, flag, timeout)
 	case !errors.As(err, &ee):
-		return "", fmt.Errorf("%s %s: %w", bin, contract.CheckFlag, err)
+		return "", fmt.Errorf("%s %s: %w", bin, flag, err)
 	case line != "":
 		return line, nil
 	}
-	msg := fmt.Sprintf("%s %s refused the settings (%s) without saying why", bin, contract.CheckFlag, ee.ProcessState)
+	msg := fmt.Sprintf("%s %s refused the settings (%s) without saying why", bin, flag, ee.ProcessState)
 	if tail := lastLine(errOut.Bytes()); tail != "" {
 		msg += "; its last stderr line: " + tail
 	}
-	msg += " (does it implement " + contract.CheckFlag + "? see provider/README.md)"
+	msg += " (does it implement " + flag + "? see provider/README.md)"
 	return "", errors.New(msg)
 }
 

@@ -74,6 +74,7 @@ type flags struct {
 	defaultPlayground, console        bool
 	consolePort                       int
 	checkConfig                       bool
+	online                            bool
 }
 
 // Defaults of the log file's rotation.
@@ -96,6 +97,9 @@ Files (for profile P):
   state    $XDG_STATE_HOME/chatbus/P (else ~/.local/state/chatbus/P):
            secret (bearer secret, 0600), supervisord.log
   config   $XDG_CONFIG_HOME/chatbus/P.yaml (else ~/.config/chatbus/P.yaml)
+On macOS the same XDG variables when set; else the socket in
+$TMPDIR/chatbus/P and the state and config in
+~/Library/Application Support/chatbus (P/ and P.yaml).
 
 Precedence: flags, then the config file, then defaults. The config is
 checked before anything starts, each provider's settings by the provider
@@ -141,6 +145,7 @@ with WatchdogSec=, WATCHDOG=1 while its own loops answer.`,
 	fl.IntVar(&f.logMaxSizeMB, "log-max-size", 0, "with --log-file: rotate it at this many MiB (default 10)")
 	fl.IntVar(&f.logMaxBackups, "log-max-backups", -1, "with --log-file: keep this many rotated files (default 3)")
 	fl.BoolVar(&f.checkConfig, "check-config", false, "check the config file (and each provider's settings, with provider-<name> --check), print what is wrong, and exit 0 or 1 without starting anything")
+	fl.BoolVar(&f.online, "online", false, "with --check-config: also let each provider look at its platform once with its settings (provider-<name> --probe: the token accepted, the chat usable)")
 	cmd.SetVersionTemplate(version.CobraTemplate)
 	cmd.AddCommand(newClusterCertsCommand())
 	addTestFlags(cmd)
@@ -161,6 +166,11 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 	}
 	fc, specs, err := checkAll(cmd.Context(), cfgPath, required)
 	if f.checkConfig {
+		if f.online && err == nil {
+			if probs := probeProviders(cmd.Context(), fc, specs, os.Environ()); len(probs) > 0 {
+				err = &ConfigError{Path: fc.path, Problems: probs}
+			}
+		}
 		return reportCheck(stdout, fc, specs, err)
 	}
 	if err != nil {
@@ -168,7 +178,7 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 	}
 	p := resolvePaths(base, f, fc)
 	if err := paths.CheckSocket(p.Socket); err != nil {
-		return fmt.Errorf("%w: choose a shorter --socket or XDG_RUNTIME_DIR", err)
+		return fmt.Errorf("%w: choose a shorter --socket or profile name (the socket is under $XDG_RUNTIME_DIR, on macOS $TMPDIR)", err)
 	}
 
 	logOut := stderr
@@ -331,6 +341,8 @@ func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc
 func checkFlags(cmd *cobra.Command, f flags) error {
 	fl := cmd.Flags()
 	switch {
+	case f.online && !f.checkConfig:
+		return errors.New("--online goes with --check-config")
 	case fl.Changed("max-followers") && f.maxFollowers < 1:
 		return fmt.Errorf("--max-followers %d: at least 1 (leave it out for the default 16384)", f.maxFollowers)
 	case fl.Changed("log-max-size") && f.logMaxSizeMB < 1:

@@ -24,6 +24,13 @@ const (
 	// it validates the settings on stdin and exits, serving nothing.
 	CheckFlag = "--check"
 
+	// ProbeFlag runs a provider binary in probe mode: check mode, then
+	// one look at the platform with those settings (the token accepted,
+	// the chat usable) if the provider can take one; it exits as check
+	// mode does, serving nothing. supervisord --check-config --online
+	// runs it; a start never does.
+	ProbeFlag = "--probe"
+
 	// Keys of the settings object on the child's stdin that the supervisor
 	// sets: the provider name it configured, the bearer secret of this
 	// incarnation, and the directory the child may keep state in.

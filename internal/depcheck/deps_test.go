@@ -52,10 +52,11 @@ var rules = []struct {
 	{"provider", func(dep string) bool {
 		// internal/webauth: the guard of the loopback pages (the playground's).
 		// internal/contract, internal/suggest, internal/enumtab,
-		// internal/backoff, paths: leaves shared with the supervisor.
+		// internal/backoff, internal/durable, paths: leaves shared with
+		// the supervisor.
 		return strings.HasPrefix(dep, "provider") || strings.HasPrefix(dep, "proto/chatbus/provider/") ||
 			dep == "internal/proc" || dep == "internal/webauth" || dep == "internal/contract" || dep == "internal/suggest" ||
-			dep == "internal/enumtab" || dep == "internal/backoff" || dep == "paths"
+			dep == "internal/enumtab" || dep == "internal/backoff" || dep == "internal/durable" || dep == "paths"
 	}},
 	{"server", func(dep string) bool { return dep != "client" && !strings.HasPrefix(dep, "cmd/") }},
 	{"cmd/busctl", func(dep string) bool { return !strings.HasPrefix(dep, "server") }},
@@ -65,6 +66,7 @@ var rules = []struct {
 	{"internal/suggest", func(string) bool { return false }},
 	{"internal/enumtab", func(string) bool { return false }},
 	{"internal/backoff", func(string) bool { return false }},
+	{"internal/durable", func(string) bool { return false }},
 }
 
 func TestImportBoundaries(t *testing.T) {

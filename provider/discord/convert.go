@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/disgoorg/disgo/rest"
@@ -49,9 +51,33 @@ type message struct {
 	Member      *member `json:"member"`
 	Content     string  `json:"content"`
 	WebhookID   string  `json:"webhook_id"`
+	Flags       int     `json:"flags"`
 	Attachments []struct {
-		ID string `json:"id"`
+		ID          string `json:"id"`
+		Filename    string `json:"filename"`
+		ContentType string `json:"content_type"`
+		Size        int64  `json:"size"`
+		// A voice message's attachment has its length and a waveform.
+		DurationSecs float64 `json:"duration_secs"`
+		Waveform     string  `json:"waveform"`
 	} `json:"attachments"`
+}
+
+// flagVoiceMessage marks a voice message (IS_VOICE_MESSAGE).
+const flagVoiceMessage = 1 << 13
+
+// messageAudio is the voice message or first audio attachment of m, for
+// the supervisor to transcribe; nil if it has none.
+func messageAudio(channel string, m message) *providerv1.Audio {
+	for _, a := range m.Attachments {
+		voice := m.Flags&flagVoiceMessage != 0 || a.Waveform != ""
+		if !isSnowflake(a.ID) || (!voice && !strings.HasPrefix(a.ContentType, "audio/")) {
+			continue
+		}
+		return &providerv1.Audio{FileId: fileRef(channel, m.ID, a.ID), MimeType: a.ContentType,
+			DurationSeconds: uint32(max(0, math.Round(a.DurationSecs))), Size: a.Size, FileName: a.Filename, Voice: voice}
+	}
+	return nil
 }
 
 // Message types routed to followers: a default message and a reply.
@@ -120,6 +146,7 @@ func (r *runner) message(ctx context.Context, raw json.RawMessage, fromREST bool
 	}
 	u := r.update(t, m.Author, m.Member, providerv1.UpdateKind_UPDATE_KIND_MESSAGE, m.Content, raw, m.ID)
 	u.References = provider.RefsProto(messageRefs(t.Thread, m))
+	u.Audio = messageAudio(t.Thread, m)
 	r.add(u)
 	return nil
 }

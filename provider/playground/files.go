@@ -18,6 +18,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/chatbus/chatbus/internal/durable"
 	"github.com/chatbus/chatbus/provider"
 )
 
@@ -58,7 +59,7 @@ func (p *Platform) saveFile(thread int64, name, mimeType string, r io.Reader) (f
 		mimeType = "application/octet-stream"
 	}
 	f := fileRec{ID: fmt.Sprintf("pg-%s-%d", p.st.install, seq), Thread: thread, Name: name, Mime: mimeType, Size: n}
-	if err := os.Rename(tmp.Name(), p.blob(f.ID)); err != nil {
+	if err := durable.Rename(tmp.Name(), p.blob(f.ID)); err != nil {
 		return fileRec{}, err
 	}
 	return f, nil

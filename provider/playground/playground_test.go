@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/chatbus/chatbus/internal/durable"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
 )
@@ -368,9 +370,15 @@ func TestFiles(t *testing.T) {
 	room := r.provision(t, "A · alpha")
 	st := r.updates(t, nil)
 	data := bytes.Repeat([]byte("chatbus "), 1000)
+	var synced atomic.Int32
+	restore := durable.OnSyncDir(func(string) { synced.Add(1) })
 	code, out := r.web.upload(room, "f1", "notes.txt", data)
+	restore()
 	if code != 200 {
 		t.Fatalf("upload: %d %s", code, out)
+	}
+	if synced.Load() == 0 {
+		t.Error("the file's rename into place was not made durable (no directory synced)")
 	}
 	u := st.recv()
 	pl := payloadOf(t, u)

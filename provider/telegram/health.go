@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/telegram/botapi"
 )
 
@@ -24,6 +25,10 @@ import (
 //     unusable: not a forum, the bot no member, or no administrator with
 //     the right to manage topics. Each is a block that only a later check
 //     clears.
+//   - the private chat (private_chat_id), as often: getMe, whose
+//     has_topics_enabled says whether the bot's threaded mode is on (its
+//     owner switches it in @BotFather), and getChat, which does not find
+//     the chat of a person who never started the bot (or blocked it).
 
 // chatBlock is the Liveness key of the forum chat's problems.
 const chatBlock = "chat"
@@ -105,7 +110,7 @@ func (p *Platform) watchChat(ctx context.Context) {
 			return
 		case err != nil:
 			// Telegram not reached: the poller says so too; look again soon.
-			p.log.Debug().Err(err).Msg("forum chat check failed")
+			p.log.Debug().Err(err).Msg("chat check failed")
 			wait = p.recheck
 		case why != "":
 			p.live.Block(chatBlock, why)
@@ -123,21 +128,21 @@ func (p *Platform) watchChat(ctx context.Context) {
 	}
 }
 
-// checkChat looks at the forum chat: why is "" when threads can be made
-// in it, else what is wrong and how to fix it; err when Telegram could not
-// be asked.
+// checkChat looks at the chat: why is "" when threads can be made in it,
+// else what is wrong and how to fix it; err when Telegram could not be
+// asked.
 func (p *Platform) checkChat(ctx context.Context) (why string, err error) {
+	if p.s.Private() {
+		return p.checkPrivateChat(ctx)
+	}
 	chatID := p.s.ForumChatID
 	chat, err := p.client.GetChat(ctx, chatID)
 	if err != nil {
-		var api *botapi.APIError
-		if !errors.As(err, &api) || api.Code >= 500 || api.Code == 429 {
+		api, err := refusal(err)
+		if api == nil {
 			return "", err
 		}
-		if api.Code == 400 || api.Code == 403 {
-			return fmt.Sprintf("forum_chat_id %d cannot be used: %s (add the bot to the group, and check the id)", chatID, api.Description), nil
-		}
-		return "", err
+		return fmt.Sprintf("forum_chat_id %d cannot be used: %s (add the bot to the group, and check the id)", chatID, api.Description), nil
 	}
 	if !chat.IsForum {
 		return fmt.Sprintf("chat %d (%q) is not a forum: turn on Topics in the group's settings", chatID, chat.Title), nil
@@ -167,4 +172,62 @@ func (p *Platform) checkChat(ctx context.Context) (why string, err error) {
 		return fmt.Sprintf("the bot may not manage topics in chat %d (%q): give it the administrator right \"Manage topics\"", chatID, chat.Title), nil
 	}
 	return "", nil
+}
+
+// refusal splits a getChat failure: Telegram refusing the chat (400, 403:
+// it cannot be used), or err, Telegram not asked (unreachable, 5xx, 429).
+func refusal(err error) (*botapi.APIError, error) {
+	var api *botapi.APIError
+	if errors.As(err, &api) && (api.Code == 400 || api.Code == 403) {
+		return api, nil
+	}
+	return nil, err
+}
+
+// checkPrivateChat is checkChat for private_chat_id: the bot's threaded
+// mode on, and the person's chat with it open.
+func (p *Platform) checkPrivateChat(ctx context.Context) (why string, err error) {
+	me, err := p.client.GetMe(ctx)
+	if err != nil {
+		return "", err
+	}
+	p.botID.Store(me.ID)
+	if !me.HasTopicsEnabled {
+		return fmt.Sprintf("threaded mode is off for @%s, so it cannot have topics in your private chat: in @BotFather open the bot's settings and turn on Threaded Mode", me.Username), nil
+	}
+	chatID := p.s.PrivateChatID
+	chat, err := p.client.GetChat(ctx, chatID)
+	if err != nil {
+		api, err := refusal(err)
+		if api == nil {
+			return "", err
+		}
+		return fmt.Sprintf("private_chat_id %d has not started @%s (or blocked it): %s; open https://t.me/%s and press Start (and check that %d is your user id)",
+			chatID, me.Username, api.Description, me.Username, chatID), nil
+	}
+	if chat.Type != "private" {
+		return fmt.Sprintf("private_chat_id %d is a %s, not a person: write your own user id there (or use forum_chat_id for a forum supergroup)", chatID, chat.Type), nil
+	}
+	return "", nil
+}
+
+// Probe implements provider.Prober (supervisord --check-config --online):
+// the token, then the chat, looked at as the health check does, so a
+// bot whose threaded mode is off, or a person who never started it, is
+// named before anything starts.
+func (p *Platform) Probe(ctx context.Context) error {
+	if _, err := p.client.GetMe(ctx); err != nil {
+		if botapi.IsUnauthorized(err) {
+			return provider.Settingf("token", "Telegram refuses it (401 Unauthorized): get a new one from @BotFather")
+		}
+		return fmt.Errorf("could not ask Telegram: %s", apiText(err))
+	}
+	why, err := p.checkChat(ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("could not ask Telegram: %s", apiText(err))
+	case why != "":
+		return provider.Settingf(p.s.chatKey(), "%s", why)
+	}
+	return nil
 }

@@ -66,6 +66,11 @@ var DefaultLimits = []provider.RateLimit{
 		Methods: []string{provider.VerbSend, "upload", "sendMessage"}},
 }
 
+// PrivateLimits are DefaultLimits for a private chat: Telegram's limit of
+// about one message a second in one chat applies, the group's 20 a minute
+// does not (a private chat is no group).
+var PrivateLimits = []provider.RateLimit{DefaultLimits[0], DefaultLimits[1]}
+
 // typingLasts is how long a chat action shows: five seconds, or until the
 // bot's next message (Bot API, sendChatAction).
 const typingLasts = 5 * time.Second

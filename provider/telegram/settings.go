@@ -18,7 +18,11 @@ const TokenEnv = "CHATBUS_TELEGRAM_TOKEN"
 // supervisor's config file, minus the supervisor's own keys, written to
 // the child's stdin as JSON.
 type Settings struct {
-	// ForumChatID is the forum supergroup threads are made in. Required.
+	// PrivateChatID is the person (their user id) in whose private chat
+	// with the bot threads are made, as topics (the bot's threaded mode,
+	// Bot API 9.3). Exactly one of PrivateChatID and ForumChatID is set.
+	PrivateChatID int64 `json:"private_chat_id"`
+	// ForumChatID is the forum supergroup threads are made in, as topics.
 	ForumChatID int64 `json:"forum_chat_id"`
 	// Token is the bot token. If empty, $CHATBUS_TELEGRAM_TOKEN.
 	Token string `json:"token"`
@@ -54,10 +58,14 @@ func ParseSettings(b json.RawMessage, getenv func(string) string) (Settings, err
 		return s, err
 	}
 	switch {
-	case s.ForumChatID == 0:
-		return s, provider.Settingf("forum_chat_id", "required: the id of the forum supergroup threads are made in (e.g. -1001234567890)")
+	case s.PrivateChatID != 0 && s.ForumChatID != 0:
+		return s, provider.Settingf("private_chat_id", "set either private_chat_id (your user id: threads in your private chat with the bot) or forum_chat_id (a forum supergroup), not both")
+	case s.PrivateChatID == 0 && s.ForumChatID == 0:
+		return s, provider.Settingf("private_chat_id", "required: your Telegram user id (e.g. 123456789), for threads in your private chat with the bot; or forum_chat_id for a forum supergroup")
+	case s.PrivateChatID < 0:
+		return s, provider.Settingf("private_chat_id", "%d is a group's id; a user id is positive (e.g. 123456789); for a forum supergroup use forum_chat_id", s.PrivateChatID)
 	case s.ForumChatID > 0:
-		return s, provider.Settingf("forum_chat_id", "%d is a user's id; a forum supergroup's id is negative (e.g. -1001234567890)", s.ForumChatID)
+		return s, provider.Settingf("forum_chat_id", "%d is a user's id; a forum supergroup's id is negative (e.g. -1001234567890); for your private chat with the bot use private_chat_id", s.ForumChatID)
 	}
 	if s.Token == "" && getenv != nil {
 		s.Token = strings.TrimSpace(getenv(TokenEnv))
@@ -79,7 +87,7 @@ func ParseSettings(b json.RawMessage, getenv func(string) string) (Settings, err
 			return s, provider.Settingf("allowed_user_ids", "entry %d (%d) is not a user id: user ids are positive", i+1, id)
 		}
 	}
-	if _, err := s.Limits.Apply(DefaultLimits); err != nil {
+	if _, err := s.Limits.Apply(s.defaultLimits()); err != nil {
 		return s, err
 	}
 	for _, d := range []struct {
@@ -110,4 +118,33 @@ func duration(v string, def time.Duration) time.Duration {
 		return d
 	}
 	return def
+}
+
+// Private reports whether threads are topics of a private chat (else of a
+// forum supergroup).
+func (s Settings) Private() bool { return s.PrivateChatID != 0 }
+
+// ChatID is the chat threads are made in: the private chat (its id is the
+// person's) or the forum supergroup.
+func (s Settings) ChatID() int64 {
+	if s.Private() {
+		return s.PrivateChatID
+	}
+	return s.ForumChatID
+}
+
+// chatKey is the setting that names the chat, for messages.
+func (s Settings) chatKey() string {
+	if s.Private() {
+		return "private_chat_id"
+	}
+	return "forum_chat_id"
+}
+
+// defaultLimits are the rate limits that apply to the chat.
+func (s Settings) defaultLimits() []provider.RateLimit {
+	if s.Private() {
+		return PrivateLimits
+	}
+	return DefaultLimits
 }

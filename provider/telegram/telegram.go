@@ -1,5 +1,7 @@
 // Package telegram is the Telegram provider: a provider.Platform on the Bot
-// API (package botapi), serving forum topics as threads. It long-polls
+// API (package botapi), serving topics as threads: of a forum supergroup
+// (forum_chat_id) or of the bot's private chat with a person
+// (private_chat_id, the bot's threaded mode). It long-polls
 // getUpdates, hands updates to the supervisor and advances the offset only
 // past what the supervisor made durable; it creates, reuses, edits and
 // closes forum topics, forwards the follower's allow-listed calls, and
@@ -58,11 +60,16 @@ func New(s Settings, log zerolog.Logger, health *provider.Health) (*Platform, er
 		timeout: duration(s.PollTimeout, 30*time.Second),
 		recheck: duration(s.ChatRecheck, 10*time.Second),
 	}
-	if p.limits, err = s.Limits.Apply(DefaultLimits); err != nil {
+	if p.limits, err = s.Limits.Apply(s.defaultLimits()); err != nil {
 		return nil, err
 	}
 	for _, id := range s.AllowedUserIDs {
 		p.allowed[id] = true
+	}
+	if s.Private() {
+		// The private chat is the person's: they may talk to their
+		// sessions without being listed again.
+		p.allowed[s.PrivateChatID] = true
 	}
 	if len(p.allowed) == 0 {
 		log.Warn().Msg("allowed_user_ids is empty: every update will be dropped; add your Telegram user id")

@@ -28,6 +28,12 @@ import (
 //     forum_topic_reopened service messages Telegram posts when a person
 //     closes or reopens a topic carry the thread state to the supervisor
 //     (Update.thread_state), which marks the binding's thread so.
+//
+// In a private chat (private_chat_id) the bot's topics cannot be closed
+// or reopened: Telegram has those methods for forum supergroups only. A
+// topic the supervisor closes there stays open (CloseTarget succeeds and
+// changes nothing), and reusing one asks editForumTopic alone whether it
+// still exists.
 
 // Provision implements provider.Platform: createForumTopic, or with
 // req.Reuse the topic the slot had before, reopened and renamed. Creating
@@ -35,7 +41,7 @@ import (
 // Reusing is (reopening an open topic or renaming it to its name changes
 // nothing), so a reuse cut off mid-way is provider.ErrUnavailable.
 func (p *Platform) Provision(ctx context.Context, req provider.ProvisionRequest) (provider.Provisioned, error) {
-	chatID := p.s.ForumChatID
+	chatID := p.s.ChatID()
 	if req.Chat != "" {
 		var err error
 		if chatID, err = strconv.ParseInt(req.Chat, 10, 64); err != nil {
@@ -76,9 +82,12 @@ func (p *Platform) reuse(ctx context.Context, t provider.Target, name string) (p
 	}
 	// Reopen first: Telegram has no "get topic", and reopening is the
 	// cheapest question "does it still exist" (an open one answers
-	// TOPIC_NOT_MODIFIED).
-	if err := p.client.ReopenForumTopic(ctx, chatID, int(threadID)); err != nil && !isNotModified(err) {
-		return provider.Provisioned{}, reuseErr("reopenForumTopic", err)
+	// TOPIC_NOT_MODIFIED). A private chat's topics are never closed:
+	// renaming asks the same question there.
+	if !p.s.Private() {
+		if err := p.client.ReopenForumTopic(ctx, chatID, int(threadID)); err != nil && !isNotModified(err) {
+			return provider.Provisioned{}, reuseErr("reopenForumTopic", err)
+		}
 	}
 	if err := p.client.EditForumTopic(ctx, chatID, int(threadID), name); err != nil && !isNotModified(err) {
 		return provider.Provisioned{}, reuseErr("editForumTopic", err)
@@ -96,11 +105,15 @@ func reuseErr(method string, err error) error {
 }
 
 // CloseTarget implements provider.Platform. A closed topic succeeds; a
-// deleted one is provider.ErrTargetGone.
+// deleted one is provider.ErrTargetGone. A private chat's topic stays
+// open (see above).
 func (p *Platform) CloseTarget(ctx context.Context, t provider.Target) error {
 	chatID, threadID, err := numericTarget(t)
 	if err != nil {
 		return err
+	}
+	if p.s.Private() {
+		return nil
 	}
 	err = p.client.CloseForumTopic(ctx, chatID, int(threadID))
 	if isNotModified(err) {

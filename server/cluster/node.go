@@ -305,7 +305,7 @@ func (n *Node) frontTarget(context.Context) (*grpc.ClientConn, metadata.MD, stri
 // the secret (health checks need no secret, as on one host).
 func (n *Node) checkLocal(ctx context.Context, method string) error {
 	info, ok := safesocket.PeerFromContext(ctx)
-	if !ok || info.Cred == nil || int(info.Cred.Uid) != n.cfg.AllowUID {
+	if !ok || info.Cred == nil || int(info.Cred.UID) != n.cfg.AllowUID {
 		return status.Error(codes.PermissionDenied, "peer is not the supervisor's user")
 	}
 	if strings.HasPrefix(method, "/grpc.health.v1.Health/") {
@@ -352,23 +352,66 @@ func (n *Node) campaign(ctx context.Context) {
 // Why a term ends (the reason of its ClusterLeadershipLost event).
 const (
 	endLeaseLost        = "lease_lost"        // its lease ended: the process was paused or cut off from etcd
+	endLeaseDeadline    = "lease_deadline"    // its local lease deadline passed: cut off from etcd (or paused) for about the TTL
 	endFenced           = "fenced"            // a write was refused by the fence
 	endSupervisorExited = "supervisor_exited" // Lead returned on its own
 	endStopped          = "stopped"           // the node stops
 )
 
+// deposed says whether a term that ended for why ended because the node
+// lost the leadership (rather than gave it up): its supervisor is deposed
+// (its context's cause wraps store.ErrFenced) and the loss is published
+// at once.
+func deposed(why string) bool {
+	return why == endLeaseLost || why == endLeaseDeadline || why == endFenced
+}
+
+// errSessionExpired: a campaign won on a session that had already ended.
+var errSessionExpired = errors.New("the session expired while campaigning: not leading on it")
+
 // term is one campaign: a session (lease), the wait to win, the
 // supervisor run while the lease holds and no write was fenced.
 func (n *Node) term(ctx context.Context) error {
-	ttl := int(n.cfg.LeaseTTL.Round(time.Second) / time.Second)
-	sess, err := concurrency.NewSession(n.cli, concurrency.WithTTL(max(ttl, 1)), concurrency.WithContext(ctx))
+	ttl := max(n.cfg.LeaseTTL.Round(time.Second), time.Second)
+	lc, err := grantLease(ctx, n.cli, ttl)
+	if err != nil {
+		return fmt.Errorf("lease: %w", err)
+	}
+	sess, err := concurrency.NewSession(n.cli, concurrency.WithLease(lc.id), concurrency.WithContext(ctx))
 	if err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
 	defer sess.Close()
+	clockCtx, stopClock := context.WithCancel(ctx)
+	defer stopClock()
+	go lc.Run(clockCtx, ttl)
+
+	// A campaign on a session that ends meanwhile (etcd lost its quorum
+	// past the TTL, the node was cut off) is given up: winning on it
+	// would lead for a moment on a lease already gone.
+	campCtx, stopCamp := context.WithCancel(ctx)
+	defer stopCamp()
+	go func() {
+		select {
+		case <-sess.Done():
+		case <-lc.Expired():
+		case <-campCtx.Done():
+		}
+		stopCamp()
+	}()
 	e := concurrency.NewElection(sess, n.cfg.electionKey())
 	val, _ := json.Marshal(Leader{Node: n.cfg.Node, Addr: n.cfg.Advertise, Since: time.Now()})
-	if err := e.Campaign(ctx, string(val)); err != nil {
+	err = e.Campaign(campCtx, string(val))
+	if err == nil {
+		// Won: on a session that is still alive? Its key is there (with
+		// the lease) only if so; etcd may say it before the session
+		// notices.
+		err = n.ownKeyAlive(campCtx, e)
+	}
+	if err != nil {
+		if ctx.Err() == nil && campCtx.Err() != nil {
+			err = errSessionExpired
+		}
 		return fmt.Errorf("campaign: %w", err)
 	}
 	fence := etcdstore.Fence{Key: e.Key(), Rev: e.Rev()}
@@ -382,8 +425,13 @@ func (n *Node) term(ctx context.Context) error {
 	n.publish(events.ClusterLeaderElected, n.cfg.Node, "elected leader of "+n.cfg.Provider+"; starting the supervisor",
 		"fence_revision", strconv.FormatInt(fence.Rev, 10), "term", strconv.Itoa(term))
 
-	leadCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The supervisor runs under leadCtx. Losing the leadership ends it
+	// with a cause that wraps store.ErrFenced: the supervisor then goes
+	// quiet at once (its calls answered FENCED, its provider child killed)
+	// before it stops; the node stopping ends it plainly (a graceful
+	// stop).
+	leadCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	// end records why the term ends (the first cause wins) and ends it.
 	var endMu sync.Mutex
 	var reason string
@@ -394,8 +442,22 @@ func (n *Node) term(ctx context.Context) error {
 			reason = why
 		}
 		endMu.Unlock()
-		cancel()
-		return first
+		if !first {
+			return false
+		}
+		if !deposed(why) {
+			cancel(nil)
+			return true
+		}
+		cancel(fmt.Errorf("cluster %s: %s no longer leads %s (%s): %w", n.cfg.Cluster, n.cfg.Node, n.cfg.Provider, why, store.ErrFenced))
+		// Known now: said now, not once the supervisor has stopped.
+		n.mu.Lock()
+		n.ended = why
+		n.mu.Unlock()
+		n.kickMember()
+		n.publish(events.ClusterLeadershipLost, n.cfg.Node, lostMessage(n.cfg.Provider, why),
+			events.ReasonAttr, why, "fence_revision", strconv.FormatInt(fence.Rev, 10))
+		return true
 	}
 	var fencedOnce sync.Once
 	opts := n.cfg.StoreOptions
@@ -437,6 +499,14 @@ func (n *Node) term(ctx context.Context) error {
 			if leadCtx.Err() == nil && end(endLeaseLost) {
 				n.metrics.LeaseLost(metrics.LeaseLeader)
 			}
+		case <-lc.Expired():
+			why := endLeaseDeadline
+			if lc.Gone() {
+				why = endLeaseLost
+			}
+			if leadCtx.Err() == nil && end(why) {
+				n.metrics.LeaseLost(metrics.LeaseLeader)
+			}
 		case <-leadCtx.Done():
 		}
 	}()
@@ -451,15 +521,19 @@ func (n *Node) term(ctx context.Context) error {
 	endMu.Lock()
 	why := reason
 	endMu.Unlock()
-	n.mu.Lock()
-	n.ended = why
-	n.mu.Unlock()
-	n.kickMember()
-	attrs := []string{events.ReasonAttr, why, "fence_revision", strconv.FormatInt(fence.Rev, 10)}
-	if leadErr != nil {
-		attrs = append(attrs, "error", leadErr.Error())
+	if !deposed(why) {
+		n.mu.Lock()
+		n.ended = why
+		n.mu.Unlock()
+		n.kickMember()
+		attrs := []string{events.ReasonAttr, why, "fence_revision", strconv.FormatInt(fence.Rev, 10)}
+		if leadErr != nil {
+			attrs = append(attrs, "error", leadErr.Error())
+		}
+		n.publish(events.ClusterLeadershipLost, n.cfg.Node, lostMessage(n.cfg.Provider, why), attrs...)
+	} else if leadErr != nil {
+		n.log.Warn().Err(leadErr).Msg("the deposed supervisor stopped")
 	}
-	n.publish(events.ClusterLeadershipLost, n.cfg.Node, lostMessage(n.cfg.Provider, why), attrs...)
 	if sess.Lease() != clientv3.NoLease {
 		rctx, rcancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_ = e.Resign(rctx) // a lease already gone has nothing to resign
@@ -468,13 +542,31 @@ func (n *Node) term(ctx context.Context) error {
 	return leadErr
 }
 
+// ownKeyAlive checks that e's key, just won, still exists as created:
+// else its session ended while it waited (errSessionExpired).
+func (n *Node) ownKeyAlive(ctx context.Context, e *concurrency.Election) error {
+	if ctx.Err() != nil {
+		return errSessionExpired
+	}
+	resp, err := n.cli.Get(ctx, e.Key())
+	switch {
+	case err != nil:
+		return err
+	case len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != e.Rev():
+		return errSessionExpired
+	}
+	return nil
+}
+
 // lostMessage says why a term of provider ended, for its event.
 func lostMessage(provider, why string) string {
 	switch why {
 	case endLeaseLost:
-		return "leader lease lost: no longer the leader of " + provider + "; its supervisor and provider stopped"
+		return "leader lease lost: no longer the leader of " + provider + "; stopping its supervisor and provider at once"
+	case endLeaseDeadline:
+		return "leader lease deadline passed without etcd renewing it: no longer the leader of " + provider + "; stopping its supervisor and provider at once"
 	case endFenced:
-		return "refused by the fence: no longer the leader of " + provider + "; its supervisor and provider stopped"
+		return "refused by the fence: no longer the leader of " + provider + "; stopping its supervisor and provider at once"
 	case endSupervisorExited:
 		return "the supervisor exited: leadership of " + provider + " given up"
 	}

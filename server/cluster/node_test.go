@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,12 +37,28 @@ type testNode struct {
 	seen   []events.Event // what evs delivered so far
 	m      *metrics.Metrics
 	stores chan store.Store
+	causes chan error    // why each term's supervisor was ended (its context's cause)
+	hold   chan struct{} // if not nil, a term's supervisor returns only once it is closed
 	stop   func()
+}
+
+// nodeOption changes a test node's setup.
+type nodeOption func(*Config, *testNode)
+
+// viaEtcd makes the node reach etcd at endpoints.
+func viaEtcd(endpoints ...string) nodeOption {
+	return func(c *Config, _ *testNode) { c.Etcd.Endpoints = endpoints }
+}
+
+// heldSupervisor makes the node's supervisor slow to stop: it returns
+// only once hold is closed (as a graceful stop waits for calls).
+func heldSupervisor(hold chan struct{}) nodeOption {
+	return func(_ *Config, tn *testNode) { tn.hold = hold }
 }
 
 const testSecret = "s3cret"
 
-func startNode(t *testing.T, ec *etcdtest.Cluster, certs map[string]TLSFiles, name string) *testNode {
+func startNode(t *testing.T, ec *etcdtest.Cluster, certs map[string]TLSFiles, name string, opts ...nodeOption) *testNode {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -49,12 +66,12 @@ func startNode(t *testing.T, ec *etcdtest.Cluster, certs map[string]TLSFiles, na
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	tn := &testNode{name: name, socket: filepath.Join(t.TempDir(), "bus.sock"), secret: testSecret, stores: make(chan store.Store, 4),
+	tn := &testNode{name: name, socket: filepath.Join(t.TempDir(), "bus.sock"), secret: testSecret, stores: make(chan store.Store, 4), causes: make(chan error, 4),
 		m: metrics.New(metrics.Config{Providers: []string{"tg"}, Cluster: &metrics.Cluster{Node: name, Provider: "tg"}})}
 	hub := events.NewHub(zerolog.Nop())
 	tn.evs = hub.Watch(true)
 	t.Cleanup(tn.evs.Close)
-	n, err := New(Config{
+	cfg := Config{
 		Cluster: "t", Node: name, Provider: "tg",
 		Etcd:   clientv3.Config{Endpoints: ec.Endpoints},
 		Listen: addr, TLS: certs[name], LeaseTTL: 2 * time.Second,
@@ -75,10 +92,18 @@ func startNode(t *testing.T, ec *etcdtest.Cluster, certs map[string]TLSFiles, na
 			ready()
 			tn.stores <- st
 			<-ctx.Done()
+			tn.causes <- context.Cause(ctx)
+			if tn.hold != nil {
+				<-tn.hold
+			}
 			gs.Stop()
 			return nil
 		},
-	})
+	}
+	for _, o := range opts {
+		o(&cfg, tn)
+	}
+	n, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,4 +271,83 @@ func TestNodeEventsAndMetrics(t *testing.T) {
 	// n1 stops: n0 sees it leave.
 	n1.stop()
 	n0.event(t, events.ClusterMemberLeft, "node", "n1", "reported_by", "n0")
+}
+
+// TestNoLeadershipOnAnExpiredSession: a node waiting to win whose session
+// ends meanwhile (its lease gone, as when etcd was away past the TTL)
+// does not lead on it when the leader goes: it campaigns again on a new
+// session, and its first term is a real one (its writes go through).
+func TestNoLeadershipOnAnExpiredSession(t *testing.T) {
+	ec := etcdtest.Start(t, 1)
+	cli := ec.Client(t)
+	certs, err := MakeCerts(filepath.Join(t.TempDir(), "certs"), []string{"n0", "n1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n0 := startNode(t, ec, certs, "n0")
+	n0.event(t, events.ClusterLeaderElected, "node", "n0", "term", "1")
+	n0.store(t)
+	n1 := startNode(t, ec, certs, "n1")
+	n1.event(t, events.ClusterRelayFollowed, "node", "n1", "leader", "n0")
+
+	// n1's campaign key, second in the election, and its lease.
+	var lease clientv3.LeaseID
+	for deadline := time.Now().Add(30 * time.Second); lease == 0; {
+		resp, err := cli.Get(context.Background(), "/chatbus/t/leader/tg/", clientv3.WithPrefix(), clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Kvs) == 2 {
+			lease = clientv3.LeaseID(resp.Kvs[1].Lease)
+		} else if time.Now().After(deadline) {
+			t.Fatalf("n1 is not campaigning: %v", resp.Kvs)
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if _, err := cli.Revoke(context.Background(), lease); err != nil {
+		t.Fatal(err)
+	}
+	// n0 goes; n1 wins, on a live session.
+	n0.stop()
+	n1.event(t, events.ClusterLeaderElected, "node", "n1", "term", "1")
+	st := n1.store(t)
+	if err := st.PutBinding(store.Binding{Key: "k", Status: store.StatusActive}); err != nil {
+		t.Fatalf("a write of n1's first term: %v", err)
+	}
+	for _, e := range n1.seen {
+		if e.Kind == events.ClusterLeadershipLost && e.Attrs["node"] == "n1" {
+			t.Errorf("n1 lost a term: %v", e)
+		}
+	}
+}
+
+// TestCutOffLeaderStepsDown: a leader cut off from etcd alone steps down
+// by its local lease deadline, without etcd: its term's loss is published
+// before another node wins, at once although its supervisor is slow to
+// stop, and its supervisor's context says it was deposed (ErrFenced).
+func TestCutOffLeaderStepsDown(t *testing.T) {
+	ec := etcdtest.Start(t, 1)
+	certs, err := MakeCerts(filepath.Join(t.TempDir(), "certs"), []string{"n0", "n1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw := etcdtest.Forward(t, strings.TrimPrefix(ec.Endpoints[0], "http://"))
+	hold := make(chan struct{})
+	defer close(hold)
+	n0 := startNode(t, ec, certs, "n0", viaEtcd(fw.URL()), heldSupervisor(hold))
+	n0.event(t, events.ClusterLeaderElected, "node", "n0", "term", "1")
+	n0.store(t)
+	n1 := startNode(t, ec, certs, "n1")
+	n1.event(t, events.ClusterRelayFollowed, "node", "n1", "leader", "n0")
+
+	fw.Cut()
+	lost := n0.event(t, events.ClusterLeadershipLost, "node", "n0", events.ReasonAttr, "lease_deadline")
+	if cause := <-n0.causes; !errors.Is(cause, store.ErrFenced) {
+		t.Errorf("the cut-off leader's supervisor ended with %v, want a cause wrapping ErrFenced", cause)
+	}
+	won := n1.event(t, events.ClusterLeaderElected, "node", "n1", "term", "1")
+	if !lost.Time.Before(won.Time) {
+		t.Errorf("n0 stepped down at %s, after n1 won at %s", lost.Time, won.Time)
+	}
 }

@@ -16,10 +16,22 @@ import (
 // goroutine that replaced the thread (a call's, a registration's or the
 // lifecycle's) tells; Heartbeat takes the notice; streams wait; a
 // session's end forgets its notice.
+//
+// rewire holds an entry only while a stream waits on it: each changed is
+// paired with its release, and the last release of a key drops its
+// entry, so the map is bounded by the open streams, not by every binding
+// ever streamed.
 type moveNotices struct {
 	mu       sync.Mutex
 	replaced map[*registry.Follower]store.Binding // not told yet
-	rewire   map[string]chan struct{}             // by binding key
+	rewire   map[string]*rewireWait               // by binding key
+}
+
+// rewireWait is the channel the streams of one binding wait on, and how
+// many of them do.
+type rewireWait struct {
+	ch   chan struct{}
+	refs int
 }
 
 // tell records b, with its new thread, for f (nil: no live follower
@@ -33,8 +45,8 @@ func (n *moveNotices) tell(f *registry.Follower, b store.Binding) {
 		}
 		n.replaced[f] = b
 	}
-	if ch, ok := n.rewire[b.Key]; ok {
-		close(ch)
+	if w, ok := n.rewire[b.Key]; ok {
+		close(w.ch)
 		delete(n.rewire, b.Key)
 	}
 }
@@ -57,17 +69,37 @@ func (n *moveNotices) forget(f *registry.Follower) {
 }
 
 // changed returns a channel closed at the next replacement of the thread
-// of binding key.
-func (n *moveNotices) changed(key string) <-chan struct{} {
+// of binding key, and release, to be called once the caller no longer
+// waits on it.
+func (n *moveNotices) changed(key string) (<-chan struct{}, func()) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	ch, ok := n.rewire[key]
+	w, ok := n.rewire[key]
 	if !ok {
 		if n.rewire == nil {
-			n.rewire = make(map[string]chan struct{})
+			n.rewire = make(map[string]*rewireWait)
 		}
-		ch = make(chan struct{})
-		n.rewire[key] = ch
+		w = &rewireWait{ch: make(chan struct{})}
+		n.rewire[key] = w
 	}
-	return ch
+	w.refs++
+	var once sync.Once
+	return w.ch, func() { once.Do(func() { n.release(key, w) }) }
+}
+
+// release ends one wait on w, dropping it with the last one (unless a
+// replacement dropped it already).
+func (n *moveNotices) release(key string, w *rewireWait) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if w.refs--; w.refs == 0 && n.rewire[key] == w {
+		delete(n.rewire, key)
+	}
+}
+
+// waiting is how many bindings' streams wait on a replacement.
+func (n *moveNotices) waiting() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.rewire)
 }

@@ -122,3 +122,27 @@ func BenchmarkIngestOnly(b *testing.B) {
 		e.ingest(int64(i+1), thread, "x")
 	}
 }
+
+// TestStreamsLeaveNoRewireWait: the channel a stream waits on for its
+// thread's replacement is dropped when the stream ends: the hub keeps
+// one per binding being streamed now, not one per binding ever streamed.
+func TestStreamsLeaveNoRewireWait(t *testing.T) {
+	e := newEnv(t, "", store.Limits{}, nil, nil)
+	for i := range 20 {
+		r := e.register(fmt.Sprintf("i-%d", i), fmt.Sprintf("manual:%d", i), "")
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- e.h.Stream(ctx, r.Follower, 0, 1, func([]store.Encoded) error { return nil }, func() error { return nil })
+		}()
+		e.ingest(int64(100+i), r.Binding.Target.Thread, "hello")
+		for e.h.moves.waiting() == 0 {
+			time.Sleep(time.Millisecond) // the stream is waiting
+		}
+		cancel()
+		<-done
+	}
+	if n := e.h.moves.waiting(); n != 0 {
+		t.Errorf("%d bindings' rewire waits kept after their streams ended, want 0", n)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"time"
 
@@ -231,11 +232,12 @@ func (h *Hub) tellMoved(b store.Binding) { h.moves.tell(h.reg.Holder(b.Key), b) 
 func (h *Hub) ThreadNotice(f *registry.Follower) (store.Binding, bool) { return h.moves.take(f) }
 
 // ThreadChanged returns a channel closed the next time the thread of f's
-// binding is replaced; nil (never closed) while f is detached.
-func (h *Hub) ThreadChanged(f *registry.Follower) <-chan struct{} {
+// binding is replaced; nil (never closed) while f is detached. Call
+// release once no longer waiting on it.
+func (h *Hub) ThreadChanged(f *registry.Follower) (changed <-chan struct{}, release func()) {
 	key, _ := f.Binding()
 	if key == "" {
-		return nil
+		return nil, func() {}
 	}
 	return h.moves.changed(key)
 }
@@ -327,13 +329,28 @@ func (h *Hub) lifecycle(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case ev := <-h.threadEvents:
-			h.applyThreadEvent(ctx, ev)
+			h.contained("applying a thread change", func() { h.applyThreadEvent(ctx, ev) })
 		case <-scan:
-			if _, err := h.closeOffline(ctx); err != nil {
-				h.log.Error().Err(err).Msg("closing the threads of offline bindings")
-			}
+			h.contained("closing the threads of offline bindings", func() {
+				if _, err := h.closeOffline(ctx); err != nil {
+					h.log.Error().Err(err).Msg("closing the threads of offline bindings")
+				}
+			})
 		}
 	}
+}
+
+// contained runs one step of a long-lived goroutine and contains its
+// panic: logged with its stack, the step is given up (its locks are
+// released by their defers) and the goroutine goes on, rather than the
+// supervisor dying with every follower's stream on one bad step.
+func (h *Hub) contained(what string, step func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			h.log.Error().Str("panic", fmt.Sprint(r)).Bytes("stack", debug.Stack()).Msg(what + " panicked; given up")
+		}
+	}()
+	step()
 }
 
 // applyThreadEvent applies one thing an update said about a thread.

@@ -190,7 +190,8 @@ func TestCallIntoDeletedThread(t *testing.T) {
 	a := e.register("a-1", "manual:a", "")
 	old := a.Binding.Target
 	e.ingest(1, old.Thread, "one")
-	changed := e.h.ThreadChanged(a.Follower)
+	changed, release := e.h.ThreadChanged(a.Follower)
+	defer release()
 	e.provs.gone = map[string]bool{old.Thread: true}
 
 	res, err := e.h.Call(ctx, a.Follower, "sendMessage", []byte(`{"text":"hi"}`), "k1")
@@ -286,4 +287,42 @@ func TestThreadStateFromUpdates(t *testing.T) {
 	if got := collect(t, e.h, a.Follower, 0, 4); got[3].PlatformUpdateID != 6 {
 		t.Errorf("journal %+v: every allowed update is kept", got)
 	}
+}
+
+// TestLifecycleSurvivesAPanic: a thread change whose handling panics (the
+// provider answering a reopen with a panic) is given up, and the
+// lifecycle goroutine goes on with the next one.
+func TestLifecycleSurvivesAPanic(t *testing.T) {
+	e := newEnv(t, "", store.Limits{}, nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); e.h.lifecycle(ctx) }()
+	defer func() { cancel(); <-done }()
+	a := e.register("a-1", "manual:a", "")
+	th := a.Binding.Target.Thread
+	push := func(id int64, state ThreadState) {
+		t.Helper()
+		batch := []Inbound{{Allowed: true, ThreadState: state, Update: store.Update{PlatformUpdateID: id, Chat: chat, Thread: th, Sender: "1", Kind: 1}}}
+		if _, err := e.h.Intake().Ingest(ctx, "telegram", batch, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitClosed := func(closed bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for e.binding("manual:a").ThreadClosed.IsZero() == closed {
+			if time.Now().After(deadline) {
+				t.Fatalf("the thread never became closed=%v", closed)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	push(1, ThreadClosedByPerson)
+	waitClosed(true)
+	e.provs.mu.Lock()
+	e.provs.during = func() { panic("the provider's answer made no sense") }
+	e.provs.mu.Unlock()
+	push(2, ThreadUnchanged) // a person writes in the closed thread: the reopen panics
+	push(3, ThreadOpened)    // the next change is still applied
+	waitClosed(false)
 }

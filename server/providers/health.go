@@ -80,6 +80,25 @@ func (h *health) setChild(serving bool, why string) bool {
 	return h.updateLocked()
 }
 
+// setChildWhy records a new reason of a child that is known and not
+// serving (else it changes nothing) and reports whether the state changed.
+func (h *health) setChildWhy(why string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.childKnown || h.childServing {
+		return false
+	}
+	h.childWhy = why
+	return h.updateLocked()
+}
+
+// childNotServing reports whether the child said it is not serving.
+func (h *health) childNotServing() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.childKnown && !h.childServing
+}
+
 // childGone forgets the child's health: the next child reports its own.
 func (h *health) childGone() {
 	h.mu.Lock()
@@ -128,6 +147,44 @@ func (m *Manager) childHealth(p *provider, e supervise.Event, attrs map[string]s
 	}
 	p.health.setChild(serving, why)
 	m.publishHealth(p, attrs)
+}
+
+// whyRecheck is how often a child that is not serving is asked again
+// why. Its grpc.health status says only whether it serves, so a reason
+// that changes while it stays NOT_SERVING (one problem fixed, the next
+// found: a bot's threaded mode switched on, the person still to start
+// it) reaches no health event.
+const whyRecheck = time.Second
+
+// watchWhy asks p's child why it is not serving every whyRecheck while it
+// is not, and publishes a changed reason, until ctx ends.
+func (m *Manager) watchWhy(ctx context.Context, p *provider) {
+	t := time.NewTicker(whyRecheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		c, ok := p.sup.Current()
+		if !ok || !p.health.childNotServing() {
+			continue
+		}
+		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		st, err := providerv1.NewProviderServiceClient(c.Conn).Status(sctx, &providerv1.StatusRequest{})
+		cancel()
+		why := st.GetHealthDetail()
+		if err != nil || why == "" || !p.health.setChildWhy(why) {
+			continue
+		}
+		p.lastErr.Store(&why)
+		attrs := map[string]string{"provider": p.spec.Name, "why": why}
+		if pid := c.Incarnation.PID; pid != 0 {
+			attrs["pid"] = fmt.Sprint(pid)
+		}
+		m.publishHealth(p, attrs)
+	}
 }
 
 // publishHealth publishes the provider's health as it is now.

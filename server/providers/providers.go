@@ -93,6 +93,10 @@ type Manager struct {
 	// rt is set by Run while it runs: what a provider added by a config
 	// reload is started with (reload.go). nil before and after Run.
 	rt *runtime
+
+	// pumpFull, if set (by tests), is called when a pump's receiver must
+	// wait for room (pumpBytes) before it reads on.
+	pumpFull func()
 }
 
 // runtime is what Run started its providers with.
@@ -131,6 +135,7 @@ type provider struct {
 	ingested     atomic.Uint64
 	notAllowed   atomic.Uint64
 	deadLettered atomic.Uint64 // dead letters set aside since the supervisor started
+	pumpHeld     atomic.Int64  // bytes of updates the pump read and has not journalled
 	lastErr      atomic.Pointer[string]
 	// desc is what the last child declared (Describe), nil until one did.
 	desc atomic.Pointer[hub.Description]
@@ -148,6 +153,10 @@ type provider struct {
 	// is what the last child declared of its lanes, nil until one did.
 	sched  *outbound.Scheduler
 	pacing atomic.Pointer[pacing]
+	// paceStore keeps sched's windows across a restart (nil: the store
+	// does not); savingMu orders the saves.
+	paceStore pacingStore
+	savingMu  sync.Mutex
 
 	// stop ends this provider's goroutines (supervision, pump, calls,
 	// detacher) and done is closed once they have returned; both set when
@@ -204,9 +213,10 @@ func (m *Manager) newProvider(spec Spec) (*provider, error) {
 	p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger(), metrics: m.cfg.Metrics,
 		adm: newAdmission(), health: newHealth(), detachPending: map[string]int{}, detachKick: make(chan struct{}, 1), detachSent: make(chan struct{})}
 	p.calls = newCalls(p, m.cfg.Store)
+	p.paceStore, _ = m.cfg.Store.(pacingStore)
 	p.sched, err = outbound.New(outbound.Config{OnStart: func(j *outbound.Job, waited time.Duration) {
 		p.metrics.CallWaited(spec.Name, j.Lane.String(), waited)
-	}})
+	}, OnMade: p.savePacing})
 	if err != nil {
 		return nil, err
 	}
@@ -263,12 +273,17 @@ func binaryPath(spec Spec) string {
 }
 
 // LoadCalls takes up the calls the previous run left open (held ones are
-// sent again, ones cut off mid-send become outcome unknown). Call it once,
-// before the bus serves: a repeat of a key must find its record.
+// sent again, ones cut off mid-send become outcome unknown), and the
+// previous run's pacing windows (the calls it made lately count against
+// the platform's limits). Call it once, before the bus serves: a repeat of
+// a key must find its record.
 func (m *Manager) LoadCalls() error {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	for _, p := range m.provs {
+		if err := p.restorePacing(); err != nil {
+			return fmt.Errorf("provider %s: the previous run's pacing: %w", p.spec.Name, err)
+		}
 		if err := p.calls.load(); err != nil {
 			return fmt.Errorf("provider %s: calls left open by the previous run: %w", p.spec.Name, err)
 		}
@@ -314,6 +329,7 @@ func (m *Manager) startLocked(p *provider) {
 	pwg.Go(func() { p.sched.Run(ctx) })
 	pwg.Go(func() { p.syncAdmission(ctx) })
 	pwg.Go(func() { p.detacher(ctx) })
+	pwg.Go(func() { m.watchWhy(ctx, p) })
 	m.rt.wg.Go(func() {
 		pwg.Wait()
 		unregister()

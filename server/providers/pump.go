@@ -3,10 +3,14 @@ package providers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"runtime/debug"
 	"time"
 
+	"golang.org/x/sync/semaphore"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/chatbus/chatbus/internal/backoff"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
@@ -48,7 +52,7 @@ func (m *Manager) pump(ctx context.Context, p *provider, sink Ingester) {
 		sctx, stop := context.WithCancel(ctx)
 		watched := make(chan struct{})
 		go func() { defer close(watched); p.watchFence(sctx, cl) }()
-		progressed, err := m.stream(sctx, p, cl, sink)
+		progressed, err := m.streamContained(sctx, p, cl, sink)
 		stop()
 		<-watched
 		if ctx.Err() != nil {
@@ -195,10 +199,20 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 	// reading while a batch is written: a provider with more than one
 	// batch in flight has the next one routed as soon as the journal is
 	// free.
+	//
+	// What was read and is not journalled yet is bounded by count (the
+	// channel) and by bytes (room: pumpBytes, a message larger than that
+	// alone): a provider's messages may be up to 4 MiB each.
 	in := make(chan received, m.cfg.IngestBatch)
+	room := semaphore.NewWeighted(pumpBytes)
 	recvErr := make(chan error, 1)
 	go func() {
 		defer close(in)
+		defer func() {
+			if r := recover(); r != nil {
+				recvErr <- panicError(p, "reading the updates stream", r)
+			}
+		}()
 		for {
 			resp, err := st.Recv()
 			if err != nil {
@@ -212,14 +226,34 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 			if len(ups) == 0 {
 				continue
 			}
+			size := min(int64(proto.Size(resp)), pumpBytes)
+			if !room.TryAcquire(size) {
+				if m.pumpFull != nil {
+					m.pumpFull()
+				}
+				if err := room.Acquire(ctx, size); err != nil {
+					recvErr <- err
+					return
+				}
+			}
+			p.pumpHeld.Add(size)
 			select {
-			case in <- received{ups, time.Now()}:
+			case in <- received{ups, time.Now(), size}:
 			case <-ctx.Done():
 				recvErr <- ctx.Err()
 				return
 			}
 		}
 	}()
+	// taken is the bytes of the messages the batch took whole: their room
+	// is given back once the batch is journalled.
+	var taken int64
+	giveBack := func() {
+		room.Release(taken)
+		p.pumpHeld.Add(-taken)
+		taken = 0
+	}
+	defer func() { p.pumpHeld.Add(-taken) }()
 	// The batch's buffers grow with what arrives, up to limit, and keep
 	// their size: a provider that sends a few updates at a time holds a few
 	// entries, not limit (4096 Inbound records were 1 MiB per provider,
@@ -237,7 +271,10 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 		for range n {
 			arrived = append(arrived, r.at)
 		}
-		carry = received{r.ups[n:], r.at}
+		carry = received{r.ups[n:], r.at, r.bytes}
+		if len(carry.ups) == 0 {
+			taken += r.bytes
+		}
 	}
 	for {
 		raw, arrived = raw[:0], arrived[:0]
@@ -290,8 +327,17 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 			through = max(through, raw[len(raw)-1].GetUpdateId())
 		}
 		p.pumping.End()
+		giveBack()
 		if err != nil {
 			if ctx.Err() != nil {
+				return progressed, ctx.Err()
+			}
+			if errors.Is(err, store.ErrFenced) {
+				// This supervisor no longer leads; it is being stopped.
+				// The child waits for the acknowledgement that never
+				// comes rather than poll its platform again beside the
+				// new leader's child (ending the stream would make it).
+				<-ctx.Done()
 				return progressed, ctx.Err()
 			}
 			return progressed, &journalError{err}
@@ -301,7 +347,7 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 		}
 		progressed = true
 		for _, b := range batch {
-			if !b.Allowed {
+			if b.DroppedNotAllowed() {
 				p.notAllowed.Add(1)
 			}
 		}
@@ -327,10 +373,35 @@ func reserve[T any](s []T, n, limit int) []T {
 	return out
 }
 
-// received is one provider message's updates and when the pump read it.
+// received is one provider message's updates, when the pump read it and
+// the room it holds (its encoded size, at most pumpBytes).
 type received struct {
-	ups []*providerv1.Update
-	at  time.Time
+	ups   []*providerv1.Update
+	at    time.Time
+	bytes int64
+}
+
+// pumpBytes bounds the encoded bytes of updates a pump has read from its
+// provider and not journalled yet: 16 MiB (four of the largest messages).
+const pumpBytes = 16 << 20
+
+// panicError is a recovered panic of p's pump, logged with its stack.
+func panicError(p *provider, what string, r any) error {
+	p.log.Error().Str("panic", fmt.Sprint(r)).Bytes("stack", debug.Stack()).Msg(what + " panicked; the stream starts again")
+	return fmt.Errorf("%s: panic: %v", what, r)
+}
+
+// streamContained is stream with its panic contained: one bad batch must
+// not take the supervisor, with every provider and follower, down. The
+// stream ends with the panic as its error, and starts again after the
+// pump's pause.
+func (m *Manager) streamContained(ctx context.Context, p *provider, cl providerv1.ProviderServiceClient, sink Ingester) (progressed bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(p, "the updates stream", r)
+		}
+	}()
+	return m.stream(ctx, p, cl, sink)
 }
 
 // reattach tells a new child which followers are bound through it.

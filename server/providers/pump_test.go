@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -154,8 +155,8 @@ func pumpScript(t *testing.T, prov *scriptedUpdates, ingestBatch int) *recording
 	return pumpScriptOn(t, prov, ingestBatch, cursorStore{})
 }
 
-// pumpScriptOn is pumpScript with the store st.
-func pumpScriptOn(t *testing.T, prov *scriptedUpdates, ingestBatch int, st store.Store) *recordingIngester {
+// serveScript serves prov on a Unix socket and returns a connection to it.
+func serveScript(t *testing.T, prov providerv1.ProviderServiceServer) *grpc.ClientConn {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "p.sock")
 	ln, err := net.Listen("unix", sock)
@@ -165,18 +166,32 @@ func pumpScriptOn(t *testing.T, prov *scriptedUpdates, ingestBatch int, st store
 	srv := grpc.NewServer()
 	providerv1.RegisterProviderServiceServer(srv, prov)
 	go srv.Serve(ln)
-	defer srv.Stop()
+	t.Cleanup(srv.Stop)
 	conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
 
+// pumpManager is a Manager of one provider "x" (never started) over st.
+func pumpManager(t *testing.T, st store.Store, ingestBatch int) *Manager {
+	t.Helper()
 	m, err := New(Config{Specs: []Spec{{Name: "x", Binary: "/nonexistent/provider-x"}}, SocketDir: t.TempDir(),
 		Store: st, IngestBatch: ingestBatch, Events: events.NewHub(zerolog.Nop())})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// pumpScriptOn is pumpScript with the store st.
+func pumpScriptOn(t *testing.T, prov *scriptedUpdates, ingestBatch int, st store.Store) *recordingIngester {
+	t.Helper()
+	conn := serveScript(t, prov)
+
+	m := pumpManager(t, st, ingestBatch)
 	ing := &recordingIngester{}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -286,5 +301,89 @@ func TestPumpSetsDeadLettersAside(t *testing.T) {
 	// too.
 	if want := []int64{1, 2, 3, 4, 5, 6, 7}; !slices.Equal(prov.acks, want) {
 		t.Errorf("acks %v, want %v (one a batch)", prov.acks, want)
+	}
+}
+
+// gatedIngester is a recordingIngester whose first Ingest waits for open.
+type gatedIngester struct {
+	recordingIngester
+	open chan struct{}
+}
+
+func (g *gatedIngester) Ingest(ctx context.Context, provider string, batch []hub.Inbound, cursor []byte) (int64, error) {
+	<-g.open
+	return g.recordingIngester.Ingest(ctx, provider, batch, cursor)
+}
+
+// TestPumpBoundedByBytes: while the journal is slow, the pump reads ahead
+// of it at most pumpBytes of updates (not IngestBatch messages of up to 4
+// MiB each), then waits; all of it is journalled once the journal goes on.
+func TestPumpBoundedByBytes(t *testing.T) {
+	const n, size = 40, 1 << 20
+	var msgs []*providerv1.UpdatesResponse
+	for i := range n {
+		u := upd(int64(i + 1))
+		u.Payload = make([]byte, size)
+		msgs = append(msgs, &providerv1.UpdatesResponse{Update: u})
+	}
+	prov := &scriptedUpdates{msgs: msgs, last: n}
+	conn := serveScript(t, prov)
+	m := pumpManager(t, cursorStore{}, 0)
+	p := m.provs["x"]
+	full := make(chan int64, n)
+	m.pumpFull = func() { full <- p.pumpHeld.Load() }
+	ing := &gatedIngester{open: make(chan struct{})}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.stream(ctx, p, providerv1.NewProviderServiceClient(conn), ing)
+		done <- err
+	}()
+	select {
+	case held := <-full:
+		if held > pumpBytes || held < pumpBytes-2*size {
+			t.Errorf("the pump waited for room holding %d bytes, want about %d", held, pumpBytes)
+		}
+	case err := <-done:
+		t.Fatalf("the stream ended (%v) without the pump waiting for room: it read all %d MiB ahead of the journal", err, n)
+	case <-ctx.Done():
+		t.Fatal("the pump never waited for room")
+	}
+	close(ing.open)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var all []int64
+	for _, b := range ing.batches {
+		all = append(all, b...)
+	}
+	if len(all) != n || all[0] != 1 || all[n-1] != n {
+		t.Errorf("journalled %v, want 1..%d", all, n)
+	}
+	if h := p.pumpHeld.Load(); h != 0 {
+		t.Errorf("%d bytes still counted as held after the stream", h)
+	}
+}
+
+// panickingIngester panics at the first batch.
+type panickingIngester struct{}
+
+func (panickingIngester) Ingest(context.Context, string, []hub.Inbound, []byte) (int64, error) {
+	panic("a batch the journal could not take")
+}
+
+// TestPumpContainsAPanic: a panic while a batch is journalled ends the
+// stream with an error (it starts again after the pump's pause) instead
+// of the supervisor.
+func TestPumpContainsAPanic(t *testing.T) {
+	prov := &scriptedUpdates{msgs: []*providerv1.UpdatesResponse{{Update: upd(1)}}, last: 1}
+	conn := serveScript(t, prov)
+	m := pumpManager(t, cursorStore{}, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	progressed, err := m.streamContained(ctx, m.provs["x"], providerv1.NewProviderServiceClient(conn), panickingIngester{})
+	if progressed || err == nil || !strings.Contains(err.Error(), "panic: a batch the journal could not take") {
+		t.Errorf("stream = %v, %v; want the panic as its error", progressed, err)
 	}
 }

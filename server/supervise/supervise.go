@@ -117,6 +117,11 @@ var (
 	ErrState = errors.New("wrong state")
 	// ErrBadSpec: the Spec cannot be run.
 	ErrBadSpec = errors.New("bad spec")
+	// ErrHalt, as the cause of Run's context (context.WithCancelCause),
+	// stops the child at once: SIGKILL, no StopGrace. For a child whose
+	// work can no longer count (its supervisor lost the right to it): a
+	// graceful stop would only let it go on calling its platform.
+	ErrHalt = errors.New("halt the provider at once")
 )
 
 // Spec says which provider to run and how. Zero values are documented per
@@ -400,7 +405,8 @@ func (s *Supervisor) validate() error {
 // Run supervises the provider until ctx ends: start, handshake, RUNNING,
 // wait(2), then restart immediately (planned exit), after a backoff, or not
 // at all (FATAL, until Restart). When ctx ends it stops the child (SIGTERM,
-// StopGrace, SIGKILL), reaps it, enters STOPPED and returns nil. It returns
+// StopGrace, SIGKILL; SIGKILL at once if ctx's cause is ErrHalt), reaps
+// it, enters STOPPED and returns nil. It returns
 // an error at once only if the Spec is unusable (ErrBadSpec) or Run was
 // already called (ErrState). Run may be called once.
 func (s *Supervisor) Run(ctx context.Context) error {
@@ -424,21 +430,21 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	for {
 		c, err := s.launch(ctx)
 		if ctx.Err() != nil {
-			s.shutdown(c)
+			s.shutdown(ctx, c)
 			return nil
 		}
 		if err == nil {
 			select {
 			case <-c.waited:
 			case <-ctx.Done():
-				s.shutdown(c)
+				s.shutdown(ctx, c)
 				return nil
 			}
 		}
 		next, delay := s.settle(c, err)
 		switch next {
 		case StateStopped: // a retired child's final exit
-			s.shutdown(nil)
+			s.shutdown(ctx, nil)
 			return nil
 		case StateStarting:
 			continue
@@ -450,14 +456,14 @@ func (s *Supervisor) Run(ctx context.Context) error {
 				t.Stop()
 			case <-ctx.Done():
 				t.Stop()
-				s.shutdown(nil)
+				s.shutdown(ctx, nil)
 				return nil
 			}
 		case StateFatal:
 			select {
 			case <-s.restart:
 			case <-ctx.Done():
-				s.shutdown(nil)
+				s.shutdown(ctx, nil)
 				return nil
 			}
 		}
@@ -648,8 +654,16 @@ func (s *Supervisor) backoff() time.Duration {
 }
 
 // shutdown stops c (if any) at the end of Run: SIGTERM, StopGrace, SIGKILL,
-// reap. Then STOPPED.
-func (s *Supervisor) shutdown(c *child) {
+// reap; SIGKILL and reap if ctx was halted (ErrHalt). Then STOPPED.
+func (s *Supervisor) shutdown(ctx context.Context, c *child) {
+	if c != nil && errors.Is(context.Cause(ctx), ErrHalt) {
+		select {
+		case <-c.waited:
+		default:
+			s.log.Info().Int("pid", c.inc.PID).Msg("halting child: SIGKILL")
+			s.kill(c)
+		}
+	}
 	if c != nil {
 		// End our health watch first, so that a child stopping gracefully
 		// does not wait for our stream.

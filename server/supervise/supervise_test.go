@@ -117,6 +117,7 @@ type harness struct {
 	starts string // file the helper appends one line to per start
 	ctx    context.Context
 	stop   func() error // cancels Run and returns its error
+	halt   func() error // cancels Run with ErrHalt and returns its error
 }
 
 // start runs a Supervisor over the helper in mode. It is stopped at the end
@@ -147,18 +148,20 @@ func start(t *testing.T, mode string, edit func(*Spec)) *harness {
 	h.s = New(spec)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	h.ctx = ctx
-	runCtx, stopRun := context.WithCancel(ctx)
+	runCtx, stopRun := context.WithCancelCause(ctx)
 	done := make(chan error, 1)
 	go func() { done <- h.s.Run(runCtx) }()
 	var once sync.Once
 	var runErr error
-	h.stop = func() error {
+	end := func(cause error) error {
 		once.Do(func() {
-			stopRun()
+			stopRun(cause)
 			runErr = <-done
 		})
 		return runErr
 	}
+	h.stop = func() error { return end(nil) }
+	h.halt = func() error { return end(ErrHalt) }
 	t.Cleanup(func() {
 		if err := h.stop(); err != nil {
 			t.Errorf("Run: %v", err)
@@ -653,6 +656,28 @@ func TestStopEscalatesToSIGKILL(t *testing.T) {
 	}
 	if alive, _ := proc.Alive(c.Incarnation); alive {
 		t.Error("child alive")
+	}
+}
+
+// TestHaltKillsAtOnce: a Run halted (ErrHalt) kills its child without
+// SIGTERM and its grace, although the child would have stopped on SIGTERM.
+func TestHaltKillsAtOnce(t *testing.T) {
+	h := start(t, modeGood, func(s *Spec) { s.StopGrace = time.Minute })
+	c, err := h.s.WaitRunning(h.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.halt(); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.s.Status(); st.State != StateStopped || st.LastExit != "signal: killed" {
+		t.Errorf("Status = %+v", st)
+	}
+	if alive, _ := proc.Alive(c.Incarnation); alive {
+		t.Error("child alive")
+	}
+	if strings.Contains(h.log.String(), "got SIGTERM") {
+		t.Errorf("the halted child got SIGTERM:\n%s", h.log.String())
 	}
 }
 

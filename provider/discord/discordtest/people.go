@@ -1,6 +1,8 @@
 package discordtest
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -22,6 +24,21 @@ func (s *Server) PostFile(channel string, user User, content, filename string, d
 	defer s.mu.Unlock()
 	m := &Message{ID: s.newIDLocked(), Author: user, Content: content}
 	m.Attachments = []Attachment{s.storeFileLocked(channel, filename, data)}
+	return *s.postLocked(channel, m)
+}
+
+// PostVoiceMessage writes a voice message as Discord's apps record one:
+// flags IS_VOICE_MESSAGE (1<<13), no content, one OGG/Opus attachment
+// "voice-message.ogg" with its length in seconds and a waveform.
+func (s *Server) PostVoiceMessage(channel string, user User, data []byte, seconds float64) Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := &Message{ID: s.newIDLocked(), Author: user, Flags: 1 << 13}
+	a := s.storeFileLocked(channel, "voice-message.ogg", data)
+	a.ContentType, a.DurationSecs = "audio/ogg", seconds
+	a.Waveform = base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0x20, 0x80, 0xe0}, 85))
+	s.files[channel+"/"+a.ID+"/voice-message.ogg"].att = a
+	m.Attachments = []Attachment{a}
 	return *s.postLocked(channel, m)
 }
 

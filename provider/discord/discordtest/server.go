@@ -141,6 +141,9 @@ type Attachment struct {
 	URL         string `json:"url"`
 	ProxyURL    string `json:"proxy_url"`
 	ContentType string `json:"content_type,omitempty"`
+	// A voice message's attachment: its length and a base64 waveform.
+	DurationSecs float64 `json:"duration_secs,omitempty"`
+	Waveform     string  `json:"waveform,omitempty"`
 }
 
 // MessageReference points at another message (a reply).

@@ -30,6 +30,20 @@ func (s *Server) PostFile(channelID, user, threadTS, name, caption string, data 
 	return s.post(channelID, &Message{User: user, Text: caption, ThreadTS: threadTS, Subtype: "file_share", Files: []string{f.id}}), f.id
 }
 
+// PostAudioClip posts an audio clip as a person records one in Slack (a
+// file of subtype slack_audio, with its length) as user into channel,
+// and returns the message and the file's id. mimetype is what the app
+// recorded ("audio/webm" on the desktop, "audio/mp4" on a phone).
+func (s *Server) PostAudioClip(channelID, user, threadTS, mimetype string, data []byte, duration time.Duration) (Posted, string) {
+	s.mu.Lock()
+	ext := map[string]string{"audio/webm": ".webm", "audio/mp4": ".m4a"}[mimetype]
+	f := &file{id: s.newIDLocked("F"), name: "audio_message" + ext, title: "Audio clip", mimetype: mimetype, data: data, length: len(data),
+		uploaded: true, shared: true, subtype: "slack_audio", durationMS: int(duration.Milliseconds())}
+	s.files[f.id] = f
+	s.mu.Unlock()
+	return s.post(channelID, &Message{User: user, ThreadTS: threadTS, Subtype: "file_share", Files: []string{f.id}}), f.id
+}
+
 func (s *Server) post(channelID string, m *Message) Posted {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -284,6 +298,10 @@ func (s *Server) messageJSON(m *Message) obj {
 
 func (s *Server) fileJSON(f *file) obj {
 	base := s.hs.URL + "/files-pri/" + TeamID + "-" + f.id + "/"
-	return obj{"id": f.id, "name": f.name, "title": f.title, "mimetype": f.mimetype, "size": len(f.data),
+	o := obj{"id": f.id, "name": f.name, "title": f.title, "mimetype": f.mimetype, "size": len(f.data),
 		"url_private": base + f.name, "url_private_download": base + "download/" + f.name, "is_external": false}
+	if f.subtype != "" {
+		o["subtype"], o["media_display_type"], o["duration_ms"] = f.subtype, "audio", f.durationMS
+	}
+	return o
 }

@@ -444,6 +444,8 @@ func copyMessage(m *Message) Message {
 // file is an uploaded or shared file.
 type file struct {
 	id, name, title, mimetype string
+	subtype                   string // "slack_audio": a clip recorded in Slack
+	durationMS                int
 	data                      []byte
 	uploaded                  bool // the bytes arrived at the upload URL
 	length                    int  // announced by files.getUploadURLExternal

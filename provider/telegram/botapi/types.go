@@ -158,6 +158,10 @@ type User struct {
 	LastName     string `json:"last_name,omitempty"`
 	Username     string `json:"username,omitempty"`
 	LanguageCode string `json:"language_code,omitempty"`
+	// HasTopicsEnabled is true when the bot has topics in its private
+	// chats (threaded mode, switched on in @BotFather; Bot API 9.3).
+	// getMe answers it, for the bot only.
+	HasTopicsEnabled bool `json:"has_topics_enabled,omitempty"`
 }
 
 // Chat is the part of a chat that routing needs.

@@ -189,7 +189,7 @@ func (s *Server) pushFileLocked(chatID int64, threadID int, fromUserID int64, ca
 		Caption:   caption,
 	}
 	attach(&m)
-	c.setThread(&m, threadID)
+	s.setThreadLocked(c, &m, threadID)
 	c.store(m, false)
 	return s.enqueueLocked(botapi.KindMessage, mustMarshal(m))
 }

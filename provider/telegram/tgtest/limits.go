@@ -3,6 +3,7 @@ package tgtest
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 )
@@ -17,8 +18,9 @@ import (
 // a burst, which methods count against a chat); the stand-in's choices:
 // every sending method counts against the bot; messages, files and edits
 // against the chat (3 in any 3 s); messages and files against the group
-// (20 in any 60 s; every chat of the stand-in is a group). Times are when
-// a call arrives.
+// (20 in any 60 s) when the chat is a group (a negative id: a private
+// chat has no group limit). Message drafts (sendMessageDraft) count like
+// edits. Times are when a call arrives.
 
 // RateLimits are the limits a stand-in enforces.
 type RateLimits struct {
@@ -40,8 +42,8 @@ func WithRateLimits(l RateLimits) Option {
 
 // The methods each limit counts.
 var (
-	botCounted   = map[string]bool{"sendmessage": true, "senddocument": true, "sendphoto": true, "editmessagetext": true, "editmessagereplymarkup": true, "deletemessage": true, "setmessagereaction": true, "sendchataction": true, "answercallbackquery": true, "createforumtopic": true, "editforumtopic": true, "closeforumtopic": true, "reopenforumtopic": true}
-	chatCounted  = map[string]bool{"sendmessage": true, "senddocument": true, "sendphoto": true, "editmessagetext": true, "editmessagereplymarkup": true}
+	botCounted   = map[string]bool{"sendmessage": true, "senddocument": true, "sendphoto": true, "editmessagetext": true, "editmessagereplymarkup": true, "deletemessage": true, "setmessagereaction": true, "sendchataction": true, "answercallbackquery": true, "createforumtopic": true, "editforumtopic": true, "closeforumtopic": true, "reopenforumtopic": true, "sendmessagedraft": true}
+	chatCounted  = map[string]bool{"sendmessage": true, "senddocument": true, "sendphoto": true, "editmessagetext": true, "editmessagereplymarkup": true, "sendmessagedraft": true}
 	groupCounted = map[string]bool{"sendmessage": true, "senddocument": true, "sendphoto": true}
 )
 
@@ -72,7 +74,8 @@ func (lm *limiter) admit(method, chat string, now time.Time) *apiError {
 	if chatCounted[method] {
 		wait = max(wait, room(c.chat, lm.l.ChatCount, lm.l.ChatPer, now))
 	}
-	if groupCounted[method] {
+	group := groupCounted[method] && strings.HasPrefix(chat, "-")
+	if group {
 		wait = max(wait, room(c.group, lm.l.GroupCount, lm.l.GroupPer, now))
 	}
 	if wait > 0 {
@@ -84,7 +87,7 @@ func (lm *limiter) admit(method, chat string, now time.Time) *apiError {
 	if chatCounted[method] {
 		c.chat = keep(append(c.chat, now), lm.l.ChatCount)
 	}
-	if groupCounted[method] {
+	if group {
 		c.group = keep(append(c.group, now), lm.l.GroupCount)
 	}
 	return nil

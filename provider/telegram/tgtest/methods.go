@@ -116,14 +116,15 @@ func (c *chat) nextMessageID() int {
 	return id
 }
 
-// setThread places m in thread: a topic of a forum, or a reply thread in
-// another chat. 0 leaves it in the General topic or the main chat.
-func (c *chat) setThread(m *botapi.Message, thread int) {
+// setThreadLocked places m in thread: a topic of a forum or of a private
+// chat with topics, or a reply thread in another chat. 0 leaves it in the
+// General topic or the main chat. The caller holds s.mu.
+func (s *Server) setThreadLocked(c *chat, m *botapi.Message, thread int) {
 	if thread == 0 {
 		return
 	}
 	m.MessageThreadID = thread
-	m.IsTopicMessage = c.info.IsForum
+	m.IsTopicMessage = s.hasTopicsLocked(c)
 }
 
 func (c *chat) store(m botapi.Message, byBot bool) {
@@ -237,7 +238,7 @@ func (s *Server) serviceAsPerson(chatID int64, threadID int, fromUserID int64, d
 		return 0
 	}
 	m := botapi.Message{MessageID: c.nextMessageID(), From: userFor(fromUserID), Chat: c.info, Date: time.Now().Unix()}
-	c.setThread(&m, threadID)
+	s.setThreadLocked(c, &m, threadID)
 	do(c.topics[threadID], &m)
 	c.store(m, false)
 	return s.enqueueLocked(botapi.KindMessage, mustMarshal(m))
@@ -274,6 +275,12 @@ func (c *chat) mayManageTopics() bool {
 
 // memberErr is the refusal for a bot that is not in c, nil if it is.
 func (c *chat) memberErr() *apiError {
+	if c.private() {
+		if c.botStatus == botBlocked {
+			return errBlocked
+		}
+		return nil
+	}
 	switch c.botStatus {
 	case botapi.MemberLeft:
 		return errNotMember
@@ -383,7 +390,10 @@ func (s *Server) targetLocked(p params) (*chat, int, *apiError) {
 		return nil, 0, errChatIDEmpty
 	}
 	c := s.chats[id]
-	if c == nil {
+	switch {
+	case c == nil && id > 0:
+		return nil, 0, errCantInitiate // the person never started the bot
+	case c == nil:
 		return nil, 0, errChatNotFound
 	}
 	if err := c.memberErr(); err != nil {
@@ -394,7 +404,7 @@ func (s *Server) targetLocked(p params) (*chat, int, *apiError) {
 		return nil, 0, err
 	}
 	if thread != 0 {
-		if c.info.IsForum {
+		if s.hasTopicsLocked(c) {
 			switch t := c.topics[thread]; {
 			case t == nil:
 				return nil, 0, errThreadNotFound
@@ -473,6 +483,12 @@ func (s *Server) getChat(_ *http.Request, p params) (any, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, _, err := s.targetLocked(params{vals: map[string]string{"chat_id": p.str("chat_id")}})
+	if err == errCantInitiate || err == errBlocked {
+		// getChat does not say why: a person who never started the bot
+		// is a chat it cannot find. Approximate for a blocked bot (the
+		// real service may answer the chat).
+		return nil, errChatNotFound
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -535,7 +551,7 @@ func (s *Server) sendMessage(_ *http.Request, p params) (any, *apiError) {
 		ReplyToMessage: reply,
 		ReplyMarkup:    replyMarkup(p),
 	}
-	c.setThread(&m, thread)
+	s.setThreadLocked(c, &m, thread)
 	c.store(m, true)
 	return m, nil
 }
@@ -613,10 +629,14 @@ func (s *Server) forumLocked(p params) (*chat, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.info.IsForum {
+	switch {
+	case c.private() && !s.bot.HasTopicsEnabled:
+		return nil, errTopicsDisabled
+	case c.private():
+		return c, nil // the bot manages the topics of its own private chats
+	case !c.info.IsForum:
 		return nil, errNotForum
-	}
-	if !c.mayManageTopics() {
+	case !c.mayManageTopics():
 		return nil, errNoTopicRights
 	}
 	return c, nil
@@ -718,9 +738,12 @@ func (s *Server) reopenForumTopic(_ *http.Request, p params) (any, *apiError) {
 func (s *Server) setTopicClosed(p params, closed bool) (any, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, t, err := s.topicLocked(p)
+	c, t, err := s.topicLocked(p)
 	if err != nil {
 		return nil, err
+	}
+	if c.private() {
+		return nil, errPrivateNoClose
 	}
 	if t.Closed == closed {
 		return nil, errTopicNotMod
@@ -790,7 +813,7 @@ func (s *Server) sendFile(p params, field string, missing *apiError, attach func
 		ReplyMarkup:    replyMarkup(p),
 	}
 	attach(&m, f)
-	c.setThread(&m, thread)
+	s.setThreadLocked(c, &m, thread)
 	c.store(m, true)
 	return m, nil
 }

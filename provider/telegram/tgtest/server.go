@@ -135,6 +135,9 @@ type Server struct {
 	// with; actions the chat actions shown, per chat and thread.
 	answered map[string]string
 	actions  map[actionKey][]string
+	// drafts are the message drafts streamed, per chat and thread
+	// (private.go).
+	drafts map[actionKey][]draft
 	// Accounting and fault injection, keyed by lower-case method name.
 	calls  map[string]int
 	faults map[string][]Fault
@@ -162,6 +165,7 @@ func New(tb testing.TB, opts ...Option) *Server {
 		faults:       make(map[string][]Fault),
 		always:       make(map[string]Fault),
 		holds:        make(map[string][]*hold),
+		drafts:       make(map[actionKey][]draft),
 	}
 	for _, o := range opts {
 		o(s)
@@ -227,7 +231,11 @@ func (s *Server) URL() string { return s.hs.URL }
 func (s *Server) Token() string { return s.token }
 
 // Bot returns the bot's user, as getMe answers it.
-func (s *Server) Bot() botapi.User { return s.bot }
+func (s *Server) Bot() botapi.User {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bot
+}
 
 // Config returns a botapi.Config for this server.
 func (s *Server) Config() botapi.Config {
@@ -395,6 +403,9 @@ var methods = map[string]handler{
 	"sendphoto":              (*Server).sendPhoto,
 	"setmessagereaction":     (*Server).setMessageReaction,
 	"editmessagereplymarkup": (*Server).editMessageReplyMarkup,
+
+	// Private chats with topics (private.go).
+	"sendmessagedraft": (*Server).sendMessageDraft,
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {

@@ -164,7 +164,7 @@ func TestErrorEnvelopes(t *testing.T) {
 	}{
 		{name: "wrong token", path: "/bot1:wrong/getMe", wantCode: 401, wantDesc: "Unauthorized"},
 		{name: "unknown method", method: "fooBar", wantCode: 404, wantDesc: "Not Found"},
-		{name: "no such chat", method: "sendMessage", params: map[string]any{"chat_id": 5, "text": "x"},
+		{name: "no such chat", method: "sendMessage", params: map[string]any{"chat_id": -5, "text": "x"},
 			wantCode: 400, wantDesc: "Bad Request: chat not found"},
 		{name: "no chat_id", method: "sendMessage", params: map[string]any{"text": "x"},
 			wantCode: 400, wantDesc: "Bad Request: chat_id is empty"},

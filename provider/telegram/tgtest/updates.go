@@ -73,7 +73,7 @@ func (s *Server) PushMessage(chatID int64, threadID int, fromUserID int64, text 
 		Date:      time.Now().Unix(),
 		Text:      text,
 	}
-	c.setThread(&m, threadID)
+	s.setThreadLocked(c, &m, threadID)
 	c.store(m, false)
 	return s.enqueueLocked(botapi.KindMessage, mustMarshal(m))
 }

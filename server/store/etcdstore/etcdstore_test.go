@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -393,6 +394,44 @@ func TestAppendLargerThanOneRequest(t *testing.T) {
 	}
 	if cur, _ := r.Cursor("tg"); string(cur) != "4096" {
 		t.Errorf("cursor %q", cur)
+	}
+}
+
+// TestStalledEndpointIsTriedAgainElsewhere: an etcd endpoint that stops
+// answering on a connection that looks alive (a member whose raft leader
+// died, a dead link) costs a transaction a try of TryTimeout, not the
+// whole write's bound: it is tried again, on the client's other endpoint.
+func TestStalledEndpointIsTriedAgainElsewhere(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	f, _ := leader(t, c.Client(t), "tg", 5)
+	fw := etcdtest.Forward(t, strings.TrimPrefix(c.Endpoints[0], "http://"))
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{fw.URL(), c.Endpoints[0]}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	var retries int
+	var mu sync.Mutex
+	s := open(t, cli, "/p/", f, etcdstore.Options{Timeout: 8 * time.Second, TryTimeout: 500 * time.Millisecond,
+		OnRetry: func(error) { mu.Lock(); retries++; mu.Unlock() }})
+	put := func(i int) error {
+		return s.PutBinding(store.Binding{Key: fmt.Sprint("k", i), Status: store.StatusActive})
+	}
+	for i := range 4 { // both endpoints in use
+		if err := put(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fw.Freeze()
+	for i := 4; i < 12; i++ {
+		if err := put(i); err != nil {
+			t.Fatalf("write %d with one endpoint stalled: %v", i, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if retries == 0 {
+		t.Errorf("no write went to the stalled endpoint: the test proves nothing")
 	}
 }
 
