@@ -176,7 +176,7 @@ test-install: ## make install into a temp PREFIX (binaries, unit, provider child
 # dist/SHA256SUMS beside them. Reproducible: the entries' time is
 # SOURCE_DATE_EPOCH, by default the commit's time.
 DIST_DIR          ?= dist
-DIST_PLATFORMS    ?= linux/amd64 linux/arm64
+DIST_PLATFORMS    ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
 .PHONY: dist

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -92,7 +93,9 @@ func files(t *testing.T, dir string) []string {
 func TestMakeInstall(t *testing.T) {
 	root := repoRoot(t)
 	prefix := t.TempDir()
-	runMake(t, root, "install", "PREFIX="+prefix)
+	// SERVICE=systemd on any OS: on macOS the default would load a launchd
+	// agent (TestMakeInstallLaunchd checks that path with a fake launchctl).
+	runMake(t, root, "install", "SERVICE=systemd", "PREFIX="+prefix)
 
 	bin := filepath.Join(prefix, "bin")
 	var want []string
@@ -127,7 +130,7 @@ func TestMakeInstall(t *testing.T) {
 		runInstalled(t, bin)
 	})
 
-	runMake(t, root, "uninstall", "PREFIX="+prefix)
+	runMake(t, root, "uninstall", "SERVICE=systemd", "PREFIX="+prefix)
 	if got := files(t, prefix); len(got) != 0 {
 		t.Errorf("left after make uninstall: %v", got)
 	}
@@ -182,12 +185,14 @@ func runInstalled(t *testing.T, bin string) {
 	if row.Name != "telegram" || row.PID <= 0 {
 		t.Fatalf("provider row %+v", row)
 	}
-	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", row.PID))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := filepath.Join(bin, "provider-telegram"); exe != want {
-		t.Errorf("the provider child runs %s, want %s", exe, want)
+	if runtime.GOOS == "linux" { // which binary a pid runs: /proc
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", row.PID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := filepath.Join(bin, "provider-telegram"); exe != want {
+			t.Errorf("the provider child runs %s, want %s", exe, want)
+		}
 	}
 	// The child reached the platform: it polls the stand-in.
 	deadline := time.Now().Add(10 * time.Second)

@@ -11,11 +11,11 @@ import (
 // lcCodeSignature is the Mach-O load command of a code signature.
 const lcCodeSignature = 0x1d
 
-// checkBinary makes sure a built binary is what p runs: an ELF executable
+// CheckBinary makes sure a built binary is what p runs: an ELF executable
 // for its machine with no interpreter (static, so no libc is needed) on
 // Linux; a Mach-O executable for its CPU on macOS, with a code signature
 // on arm64 (Apple silicon runs no unsigned code; Go's linker signs ad hoc).
-func checkBinary(p Platform, b []byte) error {
+func CheckBinary(p Platform, b []byte) error {
 	switch p.OS {
 	case "linux":
 		f, err := elf.NewFile(bytes.NewReader(b))

@@ -196,7 +196,7 @@ func buildOne(ctx context.Context, cfg Config, p Platform) (string, string, erro
 		if err != nil {
 			return "", "", err
 		}
-		if err := checkBinary(p, b); err != nil {
+		if err := CheckBinary(p, b); err != nil {
 			return "", "", fmt.Errorf("%s: %w", c, err)
 		}
 		entries = append(entries, entry{path.Join("bin", c), 0o755, b})

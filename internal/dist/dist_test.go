@@ -153,7 +153,7 @@ func TestCheckBinary(t *testing.T) {
 		{linux, darwin, "invalid magic"},
 		{darwin, linux, "bad magic"},
 	} {
-		err := checkBinary(tc.want, bins[tc.built])
+		err := CheckBinary(tc.want, bins[tc.built])
 		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 			t.Errorf("a %s binary checked as %s: %v, want %q", tc.built, tc.want, err, tc.wantErr)
 		}
@@ -173,7 +173,7 @@ func TestCheckBinary(t *testing.T) {
 		}
 		off += len(raw)
 	}
-	if err := checkBinary(darwin, unsigned); err == nil || !strings.Contains(err.Error(), "no code signature") {
+	if err := CheckBinary(darwin, unsigned); err == nil || !strings.Contains(err.Error(), "no code signature") {
 		t.Errorf("an unsigned darwin/arm64 binary: %v", err)
 	}
 }
