@@ -379,6 +379,13 @@ func TestClaudeCode(t *testing.T) {
 // feature flags that turn channels and the permission relay on.
 func writeClaudeHome(t *testing.T, home string, projects ...claudeProject) {
 	t.Helper()
+	writeClaudeHomeFlags(t, home, map[string]any{"tengu_harbor": true, "tengu_harbor_permissions": true}, projects...)
+}
+
+// writeClaudeHomeFlags is writeClaudeHome with these cached feature flags
+// (nil: none, as on a machine that never fetched them: channels off).
+func writeClaudeHomeFlags(t *testing.T, home string, flags map[string]any, projects ...claudeProject) {
+	t.Helper()
 	trusted := map[string]any{}
 	for _, p := range projects {
 		trusted[p.dir] = map[string]any{"hasTrustDialogAccepted": true}
@@ -388,8 +395,10 @@ func writeClaudeHome(t *testing.T, home string, projects ...claudeProject) {
 		"projects":               trusted,
 		// Claude Code asks once whether to use ANTHROPIC_API_KEY; the
 		// answer is kept by the key's last 20 characters.
-		"customApiKeyResponses":    map[string]any{"approved": []string{claudeAPIKey[len(claudeAPIKey)-20:]}, "rejected": []string{}},
-		"cachedGrowthBookFeatures": map[string]any{"tengu_harbor": true, "tengu_harbor_permissions": true},
+		"customApiKeyResponses": map[string]any{"approved": []string{claudeAPIKey[len(claudeAPIKey)-20:]}, "rejected": []string{}},
+	}
+	if flags != nil {
+		cfg["cachedGrowthBookFeatures"] = flags
 	}
 	writeJSON(t, filepath.Join(home, ".claude.json"), cfg)
 }
