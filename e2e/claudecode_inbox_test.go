@@ -22,20 +22,9 @@ import (
 // its follower says why, and what is written there waits until a later
 // session of the project, with the setting lifted, takes it.
 func TestClaudeCodeInbox(t *testing.T) {
-	claude, tmux := claudeCode(t)
-	b := startTelegramBus(t, "")
-	api := startAnthropicAPI(t, chatbusScript)
-
-	home := t.TempDir()
-	root := t.TempDir()
-	alpha := claudeProject{name: "alpha", dir: filepath.Join(root, "alpha"), profileKey: "claude:alpha"}
-	beta := claudeProject{name: "beta", dir: filepath.Join(root, "beta"), profileKey: "claude:beta"}
-	gamma := claudeProject{name: "gamma", dir: filepath.Join(root, "gamma"), profileKey: "claude:gamma"}
-	writeClaudeHomeFlags(t, home, nil, alpha, beta, gamma)
-	mcpLog := func(p claudeProject) string { return filepath.Join(root, p.name+".mcp.log") }
-	for _, p := range []claudeProject{alpha, beta, gamma} {
-		writeClaudeProject(t, p, b.socket, b.state, mcpLog(p))
-	}
+	r := startClaudeRig(t, nil, "alpha", "beta", "gamma")
+	b, api, term := r.b, r.api, r.term
+	alpha, beta, gamma := r.projects[0], r.projects[1], r.projects[2]
 	gammaSettings := filepath.Join(gamma.dir, ".claude", "settings.json")
 	setInbound := func(v string) {
 		t.Helper()
@@ -51,42 +40,9 @@ func TestClaudeCodeInbox(t *testing.T) {
 		writeJSON(t, gammaSettings, st)
 	}
 	setInbound("refuse")
-	env := []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8",
-		"TMPDIR=" + os.TempDir(),
-		"ANTHROPIC_BASE_URL=" + api.url, "ANTHROPIC_API_KEY=" + claudeAPIKey,
-		"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
-		"DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1",
-		"GORACE=atexit_sleep_ms=0",
-	}
-	term := newTerminals(t, tmux, env)
-	debugLog := func(name string) string { return filepath.Join(root, name+".debug.log") }
-	start := func(session string, p claudeProject, extra ...string) {
-		t.Helper()
-		term.start(session, p.dir, append([]string{claude, "--debug-file", debugLog(session)}, extra...)...)
-	}
-	sessions := []string{"alpha", "beta", "gamma", "alpha-2", "gamma-2"}
-	t.Cleanup(func() {
-		if t.Failed() {
-			reqs := api.requests()
-			for _, r := range reqs[max(0, len(reqs)-3):] {
-				t.Logf("a request to the API (%d in all):\n%s", len(reqs), r.summary())
-			}
-			for _, p := range []claudeProject{alpha, beta, gamma} {
-				data, _ := os.ReadFile(mcpLog(p))
-				t.Logf("chatbus-mcp's log in %s:\n%s", p.name, data)
-			}
-			for _, s := range sessions {
-				t.Logf("screen of %s:\n%s", s, term.screen(s))
-				if data, err := os.ReadFile(debugLog(s)); err == nil {
-					t.Logf("Claude Code debug log of %s (chatbus and inbox lines):\n%s\n%s", s, grepLines(string(data), "chatbus"), grepLines(string(data), "messaging]"))
-				}
-			}
-		}
-	})
-	start("alpha", alpha)
-	start("beta", beta)
-	start("gamma", gamma)
+	r.start("alpha", alpha)
+	r.start("beta", beta)
+	r.start("gamma", gamma)
 
 	threadA, threadB, threadC := b.topicOf(t, "alpha"), b.topicOf(t, "beta"), b.topicOf(t, "gamma")
 	b.waitBound(t, alpha.profileKey, threadA)
@@ -140,38 +96,21 @@ func TestClaudeCodeInbox(t *testing.T) {
 
 	// /exit, a message while no session runs, then claude --continue.
 	term.waitScreenAfter("alpha", "hello alpha", "Answered in the chat.")
-	term.keys("alpha", "/exit")
-	term.waitScreen("alpha", "/exit")
-	term.keys("alpha", "Enter")
-	waitLong(t, "Claude Code in alpha exited", func() bool { return !term.alive("alpha") }, func() string { return "" })
-	waitLong(t, "alpha's binding released", func() bool {
-		return b.binding(t, alpha.profileKey).GetBinding().GetStatus() != chatbusv1.BindingStatus_BINDING_STATUS_ACTIVE
-	}, func() string { return b.binding(t, alpha.profileKey).String() })
+	r.exit("alpha", alpha)
 	b.tg.PushMessage(forumChat, threadA, allowedUser, "while you were away")
-	start("alpha-2", alpha, "--continue")
+	r.start("alpha-2", alpha, "--continue")
 	b.waitText(t, threadA, "re: while you were away")
 
 	// gamma: told once, nothing delivered, the message held; with the
 	// setting lifted, its next session gets it.
-	notices := func() []string {
-		var n []string
-		for _, txt := range b.replies(threadC) {
-			if strings.Contains(txt, "cannot receive") {
-				n = append(n, txt)
-			}
-		}
-		return n
-	}
+	notices := func() []string { return b.noWayInNotices(threadC) }
 	waitLong(t, "the notice in gamma's topic", func() bool { return len(notices()) == 1 }, func() string { return strings.Join(b.replies(threadC), "\n") })
 	if u := b.binding(t, gamma.profileKey).GetJournal().GetUnacked(); u != 1 {
 		t.Errorf("gamma's journal holds %d unacked, want the message", u)
 	}
-	term.keys("gamma", "/exit")
-	term.waitScreen("gamma", "/exit")
-	term.keys("gamma", "Enter")
-	waitLong(t, "Claude Code in gamma exited", func() bool { return !term.alive("gamma") }, func() string { return "" })
+	r.exit("gamma", gamma)
 	setInbound("accept")
-	start("gamma-2", gamma) // no --continue: gamma never had a conversation to continue
+	r.start("gamma-2", gamma) // no --continue: gamma never had a conversation to continue
 	b.waitText(t, threadC, "re: hello gamma")
 
 	// Every reply landed once, in its own topic; the notice once.
