@@ -7345,8 +7345,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 var DEFAULT_PROFILE = "default";
 var MAX_SOCKET_PATH = 107;
+var MAX_SOCKET_PATH_MACOS = 103;
+function maxSocketPath(platform = process.platform) {
+  return platform === "darwin" ? MAX_SOCKET_PATH_MACOS : MAX_SOCKET_PATH;
+}
 var profileRE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-function defaultPaths(profile, env = process.env, uid = process.getuid?.() ?? 0) {
+function defaultPaths(profile, env = process.env, uid = process.getuid?.() ?? 0, platform = process.platform) {
   profile ||= DEFAULT_PROFILE;
   if (!profileRE.test(profile)) {
     throw new Error(
@@ -7355,12 +7359,15 @@ function defaultPaths(profile, env = process.env, uid = process.getuid?.() ?? 0)
   }
   const home = env.HOME ?? "";
   const tmp = path.join(os.tmpdir(), `chatbus-${uid}`, profile);
+  const macOS = platform === "darwin";
   let runtimeDir;
   if (env.XDG_RUNTIME_DIR) runtimeDir = path.join(env.XDG_RUNTIME_DIR, "chatbus", profile);
-  else if (home) runtimeDir = path.join(home, ".cache", "chatbus", "run", profile);
+  else if (macOS && env.TMPDIR) runtimeDir = path.join(env.TMPDIR, "chatbus", profile);
+  else if (!macOS && home) runtimeDir = path.join(home, ".cache", "chatbus", "run", profile);
   else runtimeDir = tmp;
   let stateDir;
   if (env.XDG_STATE_HOME) stateDir = path.join(env.XDG_STATE_HOME, "chatbus", profile);
+  else if (macOS && home) stateDir = path.join(home, "Library", "Application Support", "chatbus", profile);
   else if (home) stateDir = path.join(home, ".local", "state", "chatbus", profile);
   else stateDir = path.join(tmp, "state");
   return {
@@ -7370,11 +7377,12 @@ function defaultPaths(profile, env = process.env, uid = process.getuid?.() ?? 0)
     stateDir
   };
 }
-function checkSocketPath(socket) {
+function checkSocketPath(socket, platform = process.platform) {
   const abs = path.resolve(socket);
   const n = Buffer.byteLength(abs);
-  if (n > MAX_SOCKET_PATH) {
-    throw new Error(`socket path ${abs} is ${n} bytes; Unix sockets allow at most ${MAX_SOCKET_PATH}`);
+  const max = maxSocketPath(platform);
+  if (n > max) {
+    throw new Error(`socket path ${abs} is ${n} bytes; Unix sockets allow at most ${max} here`);
   }
   return abs;
 }
