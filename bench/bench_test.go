@@ -83,19 +83,6 @@ func TestTelegramUpdate(t *testing.T) {
 	}
 }
 
-func TestReadProc(t *testing.T) {
-	s, err := ReadProc(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.RSS <= 0 || s.Threads <= 0 {
-		t.Errorf("ReadProc(self) = %+v", s)
-	}
-	if _, err := ReadSystem(); err != nil {
-		t.Error(err)
-	}
-}
-
 // TestBaseline runs the bare server on a real socket: health, Push at a
 // rate and as fast as it goes, Hold.
 func TestBaseline(t *testing.T) {

@@ -84,7 +84,10 @@ func (a *acker) note(seq uint64) error {
 	defer a.mu.Unlock()
 	if seq > a.want {
 		if a.want <= a.done {
+			// The first pending one: wake the loop (it may be idle, all
+			// sent) to start its delay.
 			a.since = time.Now()
+			a.poke()
 		}
 		a.want = seq
 	}

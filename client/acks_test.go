@@ -158,6 +158,11 @@ func TestAcksCoalesced(t *testing.T) {
 			t.Fatal(err)
 		}
 		testkit.Eventually(t, "ack 5", func() bool { return slices.Contains(b.acks(), 5) })
+		// The next one, after the sender went idle, goes too.
+		if err := f.Ack(ctx, 6); err != nil {
+			t.Fatal(err)
+		}
+		testkit.Eventually(t, "ack 6", func() bool { return slices.Contains(b.acks(), 6) })
 	})
 
 	t.Run("Updates flushes before it returns", func(t *testing.T) {

@@ -36,6 +36,12 @@ type Registration struct {
 	// PreviousTarget and HandoffToken ask for the thread this session had.
 	PreviousTarget *chatbusv1.Target
 	HandoffToken   string
+	// WayIn says how the session takes the thread's updates (chatbus-mcp:
+	// Claude Code's channel, the session's inbox socket, or none), with
+	// why in WayInDetail; busctl followers shows it. Follower.SetWayIn
+	// reports a change.
+	WayIn       chatbusv1.WayIn
+	WayInDetail string
 }
 
 var processStart = time.Now()
@@ -71,6 +77,11 @@ type Follower struct {
 	// acks coalesces Ack (acks.go); nil: every Ack is its own RPC.
 	acks *acker
 
+	// wayIn is a way in not yet reported (SetWayIn); the next heartbeat,
+	// woken by wayInSet (cap 1), carries it.
+	wayIn    atomic.Pointer[wayInReport]
+	wayInSet chan struct{}
+
 	stop     context.CancelFunc
 	done     chan struct{}
 	mu       sync.Mutex // guards err
@@ -101,7 +112,7 @@ func (c *Client) Register(ctx context.Context, r Registration) (*Follower, error
 	}
 	hbCtx, stop := context.WithCancel(context.Background())
 	f := &Follower{c: c, reg: r, supervisor: sup, stop: stop, done: make(chan struct{}), changes: make(chan *chatbusv1.Binding, 1),
-		streamEnded: make(chan struct{}, 1)}
+		streamEnded: make(chan struct{}, 1), wayInSet: make(chan struct{}, 1)}
 	f.resp.Store(resp)
 	f.binding = resp.GetBinding()
 	if c.ackDelay > 0 {
@@ -123,8 +134,30 @@ func (c *Client) register(ctx context.Context, r Registration) (*chatbusv1.Regis
 		Provider:       r.Provider,
 		PreviousTarget: r.PreviousTarget,
 		HandoffToken:   r.HandoffToken,
+		WayIn:          r.WayIn,
+		WayInDetail:    r.WayInDetail,
 	})
 	return resp, Err(err)
+}
+
+// wayInReport is a way in to report.
+type wayInReport struct {
+	w      chatbusv1.WayIn
+	detail string
+}
+
+// SetWayIn reports how the session takes the thread's updates now (see
+// Registration.WayIn): the next heartbeat, sent at once, carries it, and a
+// registration after a supervisor restart says it too.
+func (f *Follower) SetWayIn(w chatbusv1.WayIn, detail string) {
+	f.renewMu.Lock()
+	f.reg.WayIn, f.reg.WayInDetail = w, detail
+	f.renewMu.Unlock()
+	f.wayIn.Store(&wayInReport{w: w, detail: detail})
+	select {
+	case f.wayInSet <- struct{}{}:
+	default:
+	}
 }
 
 // supervisorID names the running supervisor: its pid and start time.
@@ -238,6 +271,8 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		case <-f.streamEnded: // the stream was the liveness: heartbeat now
 			t.Stop()
+		case <-f.wayInSet: // a way in to report: heartbeat now
+			t.Stop()
 		}
 		wait := interval
 		if f.streams.Load() > 0 {
@@ -251,8 +286,16 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 		t.Reset(wait)
 		callCtx, cancel := context.WithTimeout(ctx, interval)
 		sess := f.Session()
-		resp, err := f.c.Bus.Heartbeat(callCtx, &chatbusv1.HeartbeatRequest{Session: sess})
+		req := &chatbusv1.HeartbeatRequest{Session: sess}
+		report := f.wayIn.Load()
+		if report != nil {
+			req.WayIn, req.WayInDetail = report.w, report.detail
+		}
+		resp, err := f.c.Bus.Heartbeat(callCtx, req)
 		cancel()
+		if err == nil && report != nil {
+			f.wayIn.CompareAndSwap(report, nil) // reported, unless a newer one came
+		}
 		if slices.Contains(resp.GetNotices(), chatbusv1.Notice_NOTICE_THREAD_REPLACED) {
 			f.setBinding(resp.GetBinding())
 		}

@@ -157,7 +157,7 @@ func fillUp(t *testing.T, dir, file string, leave int64) {
 	if err := syscall.Statfs(dir, &st); err != nil {
 		t.Fatal(err)
 	}
-	free := int64(st.Bavail) * st.Bsize
+	free := int64(st.Bavail) * int64(st.Bsize)
 	if free <= leave {
 		return
 	}

@@ -112,11 +112,22 @@ type mcpResponse struct {
 // until the client initialized.
 func (p *profile) startMCP(t *testing.T, name, cwd, profileKey string, extraArgs ...string) *mcpSession {
 	t.Helper()
+	return p.startMCPEnv(t, name, cwd, profileKey, nil, extraArgs...)
+}
+
+// startMCPEnv is startMCP with more environment for the client and
+// chatbus-mcp (e.g. what Claude Code exports to its children). Claude
+// Code's own variables are cleared first: the client is not Claude Code
+// unless env says so.
+func (p *profile) startMCPEnv(t *testing.T, name, cwd, profileKey string, env []string, extraArgs ...string) *mcpSession {
+	t.Helper()
 	dir := mcpClientDir(t)
 	args, _ := json.Marshal(append([]string{"--log-level", "debug"}, extraArgs...))
 	cmd := exec.Command("node", filepath.Join(dir, "driver.mjs"))
 	cmd.Env = append(p.env(), "MCP_COMMAND="+filepath.Join(binDir, "chatbus-mcp"), "MCP_ARGS="+string(args),
-		"MCP_CWD="+cwd, "CHATBUS_PROFILE_KEY="+profileKey)
+		"MCP_CWD="+cwd, "CHATBUS_PROFILE_KEY="+profileKey,
+		"CLAUDECODE=", "CLAUDE_CODE_MESSAGING_SOCKET=", "CLAUDE_CODE_MESSAGING_TOKEN=", "CHATBUS_WAY_IN=")
+	cmd.Env = append(cmd.Env, env...)
 	s := &mcpSession{t: t, name: name, cmd: cmd, stderr: &testkit.SyncBuffer{}, results: map[int]chan mcpResponse{},
 		arrived: make(chan struct{}, 4096), closed: make(chan struct{}), exited: make(chan struct{})}
 	var stdout io.Reader

@@ -1,6 +1,13 @@
 package e2e
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"strconv"
 	"testing"
 	"time"
 
@@ -69,6 +76,83 @@ func TestVoiceDiscord(t *testing.T) {
 				t.Errorf("audio %+v", a)
 			}
 			if u := alpha.waitUpdate(t, 2); u.GetText() != "after the voice message" {
+				t.Errorf("then %q", u.GetText())
+			}
+		})
+	}
+}
+
+// upload sends a file from the page as its script does (multipart:
+// client_id, caption, voice and seconds for a recording made with its
+// microphone button, then the file), retried until the playground
+// answers.
+func (p *person) upload(room int64, clientID, name, mimeType string, data []byte, seconds float64) {
+	p.t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("client_id", clientID)
+	mw.WriteField("caption", "")
+	if seconds > 0 {
+		mw.WriteField("voice", "1")
+		mw.WriteField("seconds", strconv.FormatFloat(seconds, 'f', 3, 64))
+	}
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, name))
+	h.Set("Content-Type", mimeType)
+	w, _ := mw.CreatePart(h)
+	w.Write(data)
+	mw.Close()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		req, _ := http.NewRequest("POST", fmt.Sprintf("%s/api/rooms/%d/files", p.origin, room), bytes.NewReader(body.Bytes()))
+		req.Header.Set("Origin", p.origin)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		resp, err := p.c.Do(req)
+		if err == nil {
+			out, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			switch {
+			case resp.StatusCode < 300:
+				return
+			case resp.StatusCode < 500:
+				p.t.Fatalf("upload: %d %s", resp.StatusCode, out)
+			}
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("upload: no answer within 60s (last: %v)", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestVoicePlayground: a recording made with the page's microphone button
+// (WebM/Opus, as Chromium's MediaRecorder makes it) and an audio file
+// uploaded on the page reach the room's session as their transcripts.
+func TestVoicePlayground(t *testing.T) {
+	needVoiceTools(t)
+	webm := speak(t, spokenWords, "voice.webm", "-c:a", "libopus", "-b:a", "32k", "-ac", "1", "-f", "webm")
+	mp3 := speak(t, spokenWords, "memo.mp3", "-c:a", "libmp3lame", "-b:a", "64k", "-f", "mp3")
+	for _, tc := range voiceCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			b := startPlaygroundBus(t, tc.transcriber)
+			p := openPage(t, b.loggedURL(t, "playground chat page: open "))
+			alpha := follow(t, b.c, "manual:1", "/home/u/alpha")
+			var room int64
+			fmt.Sscan(alpha.f.Registered().GetBinding().GetTarget().GetThread(), &room)
+			p.upload(room, "rec-1", "voice.webm", "audio/webm;codecs=opus", webm, 2.4)
+			p.upload(room, "file-1", "memo.mp3", "audio/mpeg", mp3, 0)
+			p.say(room, "c1", "after the audio")
+			u := alpha.waitUpdate(t, 1)
+			checkVoice(t, alpha, u, tc.status, webm, "[voice note 2s, ", tc.text)
+			if a := u.GetAudio(); !a.GetVoice() || a.GetMimeType() != "audio/webm;codecs=opus" {
+				t.Errorf("audio %+v", a)
+			}
+			u = alpha.waitUpdate(t, 2)
+			checkVoice(t, alpha, u, tc.status, mp3, `[audio file "memo.mp3", `, tc.text)
+			if a := u.GetAudio(); a.GetVoice() || a.GetMimeType() != "audio/mpeg" {
+				t.Errorf("audio %+v", a)
+			}
+			if u := alpha.waitUpdate(t, 3); u.GetText() != "after the audio" {
 				t.Errorf("then %q", u.GetText())
 			}
 		})

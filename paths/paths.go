@@ -14,16 +14,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"syscall"
 )
 
 // DefaultProfile is the profile used when none is named.
 const DefaultProfile = "default"
-
-// MaxSocketPath is the longest Unix socket path Linux accepts
-// (sizeof(sun_path) - 1).
-const MaxSocketPath = 107
 
 var profileRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
@@ -46,49 +41,26 @@ type Paths struct {
 	Config string
 }
 
-// Resolve returns the default paths of profile. getenv is usually os.Getenv;
+// Resolve returns the default paths of profile by this OS's conventions
+// (layout.go: the XDG base directories on Linux; on macOS the per-user
+// $TMPDIR for the socket and ~/Library/Application Support for the rest,
+// XDG variables first when they are set). getenv is usually os.Getenv;
 // uid is the user's id, used for the /tmp fallback.
-//
-// Runtime dir: $XDG_RUNTIME_DIR/chatbus/<profile>, else
-// $HOME/.cache/chatbus/run/<profile>, else /tmp/chatbus-<uid>/<profile>.
-// State dir: $XDG_STATE_HOME/chatbus/<profile>, else
-// $HOME/.local/state/chatbus/<profile>, else /tmp/chatbus-<uid>/<profile>/state.
-// Config: $XDG_CONFIG_HOME/chatbus/<profile>.yaml, else
-// $HOME/.config/chatbus/<profile>.yaml.
 func Resolve(profile string, getenv func(string) string, uid int) (Paths, error) {
+	return resolve(nativeLayout, profile, getenv, uid)
+}
+
+func resolve(l layout, profile string, getenv func(string) string, uid int) (Paths, error) {
 	if profile == "" {
 		profile = DefaultProfile
 	}
 	if !profileRE.MatchString(profile) {
 		return Paths{}, fmt.Errorf("profile %q: %w", profile, ErrBadProfile)
 	}
-	home := getenv("HOME")
-	tmp := filepath.Join(os.TempDir(), "chatbus-"+strconv.Itoa(uid), profile)
-
 	p := Paths{Profile: profile}
-	switch {
-	case getenv("XDG_RUNTIME_DIR") != "":
-		p.RuntimeDir = filepath.Join(getenv("XDG_RUNTIME_DIR"), "chatbus", profile)
-	case home != "":
-		p.RuntimeDir = filepath.Join(home, ".cache", "chatbus", "run", profile)
-	default:
-		p.RuntimeDir = tmp
-	}
-	switch {
-	case getenv("XDG_STATE_HOME") != "":
-		p.StateDir = filepath.Join(getenv("XDG_STATE_HOME"), "chatbus", profile)
-	case home != "":
-		p.StateDir = filepath.Join(home, ".local", "state", "chatbus", profile)
-	default:
-		p.StateDir = filepath.Join(tmp, "state")
-	}
-	switch {
-	case getenv("XDG_CONFIG_HOME") != "":
-		p.Config = filepath.Join(getenv("XDG_CONFIG_HOME"), "chatbus", profile+".yaml")
-	case home != "":
-		p.Config = filepath.Join(home, ".config", "chatbus", profile+".yaml")
-	}
-	p.SetSocket(filepath.Join(p.RuntimeDir, "supervisor.sock"))
+	var runtimeDir string
+	runtimeDir, p.StateDir, p.Config = l(profile, getenv, uid)
+	p.SetSocket(filepath.Join(runtimeDir, "supervisor.sock"))
 	p.SetStateDir(p.StateDir)
 	return p, nil
 }
@@ -110,13 +82,15 @@ func (p *Paths) SetStateDir(dir string) {
 
 // CheckSocket reports whether socket can be bound: absolute-or-relative is
 // fine, but it must not be empty and must fit in sun_path (MaxSocketPath
-// bytes). The error says how long the path is and what fits.
-func CheckSocket(socket string) error {
+// bytes on this OS). The error says how long the path is and what fits.
+func CheckSocket(socket string) error { return checkSocket(socket, MaxSocketPath) }
+
+func checkSocket(socket string, limit int) error {
 	if socket == "" {
 		return errors.New("socket path is empty")
 	}
-	if len(socket) > MaxSocketPath {
-		return fmt.Errorf("socket path %q is %d bytes; Unix sockets allow at most %d", socket, len(socket), MaxSocketPath)
+	if len(socket) > limit {
+		return fmt.Errorf("socket path %q is %d bytes; Unix sockets allow at most %d here", socket, len(socket), limit)
 	}
 	return nil
 }

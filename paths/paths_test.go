@@ -2,6 +2,7 @@ package paths
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 func TestResolve(t *testing.T) {
 	tests := []struct {
 		name       string
+		layout     layout
 		env        map[string]string
 		profile    string
 		wantSocket string
@@ -19,6 +21,7 @@ func TestResolve(t *testing.T) {
 	}{
 		{
 			name:       "xdg",
+			layout:     xdgLayout,
 			env:        map[string]string{"XDG_RUNTIME_DIR": "/run/user/1000", "XDG_STATE_HOME": "/s", "XDG_CONFIG_HOME": "/c", "HOME": "/home/u"},
 			profile:    "work",
 			wantSocket: "/run/user/1000/chatbus/work/supervisor.sock",
@@ -27,6 +30,7 @@ func TestResolve(t *testing.T) {
 		},
 		{
 			name:       "home fallback",
+			layout:     xdgLayout,
 			env:        map[string]string{"HOME": "/home/u"},
 			wantSocket: "/home/u/.cache/chatbus/run/default/supervisor.sock",
 			wantState:  "/home/u/.local/state/chatbus/default",
@@ -34,15 +38,48 @@ func TestResolve(t *testing.T) {
 		},
 		{
 			name:       "tmp fallback",
+			layout:     xdgLayout,
 			env:        map[string]string{},
 			wantSocket: "/tmp/chatbus-42/default/supervisor.sock",
+			wantState:  "/tmp/chatbus-42/default/state",
+		},
+		{
+			name:       "macOS",
+			layout:     macOSLayout,
+			env:        map[string]string{"TMPDIR": "/var/folders/zz/zyxvpxvq6csfxvn_n0000000000000/T/", "HOME": "/Users/u"},
+			wantSocket: "/var/folders/zz/zyxvpxvq6csfxvn_n0000000000000/T/chatbus/default/supervisor.sock",
+			wantState:  "/Users/u/Library/Application Support/chatbus/default",
+			wantConfig: "/Users/u/Library/Application Support/chatbus/default.yaml",
+		},
+		{
+			name:       "macOS with XDG variables set",
+			layout:     macOSLayout,
+			env:        map[string]string{"XDG_RUNTIME_DIR": "/r", "XDG_STATE_HOME": "/s", "XDG_CONFIG_HOME": "/c", "TMPDIR": "/var/folders/x/T/", "HOME": "/Users/u"},
+			profile:    "work",
+			wantSocket: "/r/chatbus/work/supervisor.sock",
+			wantState:  "/s/chatbus/work",
+			wantConfig: "/c/chatbus/work.yaml",
+		},
+		{
+			name:       "macOS without TMPDIR",
+			layout:     macOSLayout,
+			env:        map[string]string{"HOME": "/Users/u"},
+			wantSocket: "/tmp/chatbus-42/default/supervisor.sock",
+			wantState:  "/Users/u/Library/Application Support/chatbus/default",
+			wantConfig: "/Users/u/Library/Application Support/chatbus/default.yaml",
+		},
+		{
+			name:       "macOS without HOME",
+			layout:     macOSLayout,
+			env:        map[string]string{"TMPDIR": "/var/folders/x/T/"},
+			wantSocket: "/var/folders/x/T/chatbus/default/supervisor.sock",
 			wantState:  "/tmp/chatbus-42/default/state",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("TMPDIR", "/tmp")
-			p, err := Resolve(tt.profile, func(k string) string { return tt.env[k] }, 42)
+			p, err := resolve(tt.layout, tt.profile, func(k string) string { return tt.env[k] }, 42)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,11 +102,49 @@ func TestResolveBadProfile(t *testing.T) {
 }
 
 func TestCheckSocket(t *testing.T) {
-	if err := CheckSocket("/tmp/" + strings.Repeat("s", 102)); err != nil {
-		t.Errorf("107 bytes refused: %v", err)
+	for _, tt := range []struct {
+		name  string
+		limit int // sizeof(sun_path) - 1
+	}{
+		{name: "Linux", limit: 107},
+		{name: "macOS", limit: 103},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fits := "/tmp/" + strings.Repeat("s", tt.limit-5)
+			if err := checkSocket(fits, tt.limit); err != nil {
+				t.Errorf("%d bytes refused: %v", len(fits), err)
+			}
+			err := checkSocket(fits+"s", tt.limit)
+			if err == nil {
+				t.Fatalf("%d bytes accepted", len(fits)+1)
+			}
+			if want := fmt.Sprintf("is %d bytes; Unix sockets allow at most %d", len(fits)+1, tt.limit); !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not say %q", err, want)
+			}
+		})
 	}
-	if err := CheckSocket("/tmp/" + strings.Repeat("s", 103)); err == nil {
-		t.Error("108 bytes accepted")
+	if err := CheckSocket("/tmp/" + strings.Repeat("s", MaxSocketPath-4)); err == nil {
+		t.Errorf("CheckSocket accepted %d bytes on this OS (limit %d)", MaxSocketPath+1, MaxSocketPath)
+	}
+}
+
+// TestMacOSSocketFits: the macOS default socket, and a provider child's
+// (the supervisor puts them in providers/ beside its own, named
+// <provider>-<n>.sock), fit in its 103 bytes under a typical $TMPDIR (49
+// bytes), for a profile name of up to 12 characters.
+func TestMacOSSocketFits(t *testing.T) {
+	const tmpdir = "/var/folders/zz/zyxvpxvq6csfxvn_n0000000000000/T/"
+	for _, profile := range []string{"default", "work-project"} {
+		p, err := resolve(macOSLayout, profile, func(k string) string { return map[string]string{"TMPDIR": tmpdir, "HOME": "/Users/u"}[k] }, 501)
+		if err != nil {
+			t.Fatal(err)
+		}
+		child := filepath.Join(p.RuntimeDir, "providers", "telegram-999999.sock")
+		for _, socket := range []string{p.Socket, child} {
+			if err := checkSocket(socket, 103); err != nil {
+				t.Errorf("profile %q: %v", profile, err)
+			}
+		}
 	}
 }
 

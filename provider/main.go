@@ -294,13 +294,16 @@ func oneLine(s string) string {
 
 // Exec is a provider binary's whole main: [Main] in the real process
 // (os.Args[1:], the standard streams, os.Getenv) until SIGINT or SIGTERM,
-// logging times to the millisecond, then os.Exit with its code.
+// or until the supervisor that started it exits (parent_<os>.go), logging
+// times to the millisecond, then os.Exit with its code.
 func Exec(child Child) {
 	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00"
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	ctx, unwatch := untilParentExits(ctx)
 	code := Main(ctx, Process{
 		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
 	}, child)
+	unwatch()
 	stop()
 	os.Exit(code)
 }

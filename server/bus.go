@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
+	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/store"
@@ -46,6 +47,7 @@ func (b *busService) Register(ctx context.Context, req *chatbusv1.RegisterReques
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	b.noteWayIn(reg.Follower, req.GetWayIn(), req.GetWayInDetail())
 	resp := &chatbusv1.RegisterResponse{
 		Session:           &chatbusv1.Session{InstanceId: reg.Follower.InstanceID, Token: reg.Follower.Token},
 		Origin:            originToProto(reg.Origin),
@@ -73,6 +75,7 @@ func (b *busService) Heartbeat(_ context.Context, req *chatbusv1.HeartbeatReques
 	if err != nil {
 		return nil, err
 	}
+	b.noteWayIn(f, req.GetWayIn(), req.GetWayInDetail())
 	resp := &chatbusv1.HeartbeatResponse{ServerTime: timestamppb.Now()}
 	if b.s.draining.Load() {
 		resp.Notices = append(resp.Notices, chatbusv1.Notice_NOTICE_SUPERVISOR_DRAINING)
@@ -88,6 +91,21 @@ func (b *busService) Heartbeat(_ context.Context, req *chatbusv1.HeartbeatReques
 		}
 	}
 	return resp, nil
+}
+
+// noteWayIn records what a follower says of its way in to its session
+// and publishes a change (unspecified: it says nothing new).
+func (b *busService) noteWayIn(f *registry.Follower, w chatbusv1.WayIn, detail string) {
+	st := wayInFromProto(w, detail)
+	if !f.SetWayIn(st) {
+		return
+	}
+	msg := "way in to the session: " + st.WayIn.String()
+	if detail != "" {
+		msg += " (" + detail + ")"
+	}
+	b.s.hub.Publish(events.Event{Kind: events.FollowerWayIn, InstanceID: f.InstanceID, Message: msg,
+		Attrs: map[string]string{"way_in": st.WayIn.String(), "detail": detail}})
 }
 
 func (b *busService) Subscribe(req *chatbusv1.SubscribeRequest, stream chatbusv1.BusService_SubscribeServer) error {

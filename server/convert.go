@@ -29,6 +29,9 @@ func followerToProto(f *registry.Follower, b *store.Binding, platform string) *c
 		Subscribed:    f.Subscribed(),
 		Origin:        chatbusv1.Origin_ORIGIN_DETACHED,
 	}
+	if w := f.WayIn(); w.WayIn != registry.WayInUnknown {
+		out.WayIn, out.WayInDetail = wayIns.Proto(w.WayIn), w.Detail
+	}
 	if b != nil {
 		out.Binding = bindingToProto(*b, platform)
 		out.Origin = actionOrigin[b.LastAction]

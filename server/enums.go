@@ -7,6 +7,7 @@ import (
 	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/reload"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/supervise"
@@ -84,7 +85,21 @@ var eventKinds = enumtab.New(map[events.Kind]chatbusv1.EventKind{
 	events.ClusterMemberLeft:     chatbusv1.EventKind_EVENT_KIND_CLUSTER_MEMBER_LEFT,
 	events.UpdateDeadLettered:    chatbusv1.EventKind_EVENT_KIND_UPDATE_DEAD_LETTERED,
 	events.DeadLetterResolved:    chatbusv1.EventKind_EVENT_KIND_DEAD_LETTER_RESOLVED,
+
+	events.FollowerWayIn: chatbusv1.EventKind_EVENT_KIND_FOLLOWER_WAY_IN,
 })
+
+var wayIns = enumtab.New(map[registry.WayIn]chatbusv1.WayIn{
+	registry.WayInChannel: chatbusv1.WayIn_WAY_IN_CHANNEL,
+	registry.WayInInbox:   chatbusv1.WayIn_WAY_IN_INBOX,
+	registry.WayInNone:    chatbusv1.WayIn_WAY_IN_NONE,
+})
+
+// wayInFromProto is what a follower says of its way in, for the registry.
+func wayInFromProto(w chatbusv1.WayIn, detail string) registry.WayInState {
+	d, _ := wayIns.Domain(w)
+	return registry.WayInState{WayIn: d, Detail: detail}
+}
 
 var changeActions = enumtab.New(map[reload.Action]chatbusv1.ConfigChangeAction{
 	reload.Applied:           chatbusv1.ConfigChangeAction_CONFIG_CHANGE_ACTION_APPLIED,

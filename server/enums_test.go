@@ -11,6 +11,7 @@ import (
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
+	"github.com/chatbus/chatbus/server/registry"
 	"github.com/chatbus/chatbus/server/reload"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/supervise"
@@ -49,6 +50,8 @@ func TestEnumTables(t *testing.T) {
 		named(func(s supervise.State) bool { return !strings.HasPrefix(s.String(), "State(") })))
 	check("eventKinds", enumtab.Check(eventKinds, chatbusv1.EventKind(0).Descriptor(),
 		named(func(k events.Kind) bool { return k.String() != "unknown" })))
+	check("wayIns", enumtab.Check(wayIns, chatbusv1.WayIn(0).Descriptor(),
+		named(func(w registry.WayIn) bool { return w.String() != "" })))
 	check("changeActions", enumtab.Check(changeActions, chatbusv1.ConfigChangeAction(0).Descriptor(),
 		named(func(a reload.Action) bool { return a.String() != "" })))
 	check("restartPhases", enumtab.Check(restartPhases, chatbusv1.RestartPhase(0).Descriptor(),
@@ -87,6 +90,9 @@ func TestEnumTablesKeepNames(t *testing.T) {
 	}
 	for _, k := range named(func(k events.Kind) bool { return k.String() != "unknown" }) {
 		add(k.String(), eventKinds.Proto(k))
+	}
+	for _, w := range named(func(w registry.WayIn) bool { return w.String() != "" }) {
+		add(w.String(), wayIns.Proto(w))
 	}
 	for _, a := range named(func(a reload.Action) bool { return a.String() != "" }) {
 		add(a.String(), changeActions.Proto(a))

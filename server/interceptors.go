@@ -138,7 +138,7 @@ func (s *Server) logCall(ctx context.Context, fullMethod, kind string, start tim
 	ev = ev.Str("grpc.service", service).Str("grpc.method", method).Str("grpc.method_type", kind).
 		Str("grpc.code", code.String()).Float64("grpc.time_ms", float64(time.Since(start).Microseconds())/1000)
 	if info, ok := safesocket.PeerFromContext(ctx); ok && info.Cred != nil {
-		ev = ev.Int32("peer.pid", info.Cred.Pid)
+		ev = ev.Int32("peer.pid", info.Cred.PID)
 	}
 	if err != nil {
 		ev = ev.Str("grpc.error", status.Convert(err).Message())
@@ -166,9 +166,9 @@ func (g *gatekeeper) checkPeer(ctx context.Context) error {
 		g.refuse(ctx, "peer credentials unknown")
 		return status.Error(codes.PermissionDenied, "peer credentials unavailable: connect over the supervisor's Unix socket")
 	}
-	if int(info.Cred.Uid) != g.s.cfg.AllowUID {
-		g.refuse(ctx, "peer uid "+strconv.Itoa(int(info.Cred.Uid)))
-		return status.Errorf(codes.PermissionDenied, "uid %d may not use this supervisor (it serves uid %d)", info.Cred.Uid, g.s.cfg.AllowUID)
+	if int(info.Cred.UID) != g.s.cfg.AllowUID {
+		g.refuse(ctx, "peer uid "+strconv.Itoa(int(info.Cred.UID)))
+		return status.Errorf(codes.PermissionDenied, "uid %d may not use this supervisor (it serves uid %d)", info.Cred.UID, g.s.cfg.AllowUID)
 	}
 	return nil
 }
@@ -195,7 +195,7 @@ func (g *gatekeeper) refuse(ctx context.Context, reason string) {
 	info, hasCred := safesocket.PeerFromContext(ctx)
 	hasCred = hasCred && info.Cred != nil
 	if hasCred {
-		pid = info.Cred.Pid
+		pid = info.Cred.PID
 	}
 	ok, suppressed := g.lim.allow(pid)
 	if !ok {
@@ -206,8 +206,8 @@ func (g *gatekeeper) refuse(ctx context.Context, reason string) {
 		attrs["method"] = strings.TrimPrefix(m, "/")
 	}
 	if hasCred {
-		attrs["peer_pid"] = strconv.Itoa(int(info.Cred.Pid))
-		attrs["peer_uid"] = strconv.Itoa(int(info.Cred.Uid))
+		attrs["peer_pid"] = strconv.Itoa(int(info.Cred.PID))
+		attrs["peer_uid"] = strconv.Itoa(int(info.Cred.UID))
 	}
 	msg := "call refused: " + reason
 	if suppressed > 0 {

@@ -1,9 +1,13 @@
+//go:build linux
+
 // Command busbench benchmarks chatbus on this machine: it starts a real
 // supervisord with the provider-bench child (updates injected through the
 // real provider contract) and real follower connections, measures each
 // figure of docs/performance.md together with a raw baseline in the same
 // run (a bare gRPC server, or the supervisor's own health service on the
 // same socket), and prints one table; the details go to a JSON file.
+// It runs on Linux only: it reads the processes' CPU time and memory, and
+// the machine's, from /proc, and ties its children to it with Pdeathsig.
 //
 //	busbench            full run (a few minutes)
 //	busbench -quick     small counts, under a minute, no thresholds (CI)

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // The scaling table (saturated forwarding vs the number of followers) and

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/chatbus/chatbus/client"
 	"github.com/chatbus/chatbus/internal/proc"
@@ -76,10 +74,10 @@ func (a *app) stop(cmd *cobra.Command, timeout time.Duration) error {
 		return fmt.Errorf("who serves %s: %w", p.Socket, err)
 	}
 	switch {
-	case int(peer.Uid) != os.Getuid():
-		return fmt.Errorf("%w: supervisord (pid %d) runs as uid %d, you are uid %d: stop it as its user", client.ErrPermissionDenied, peer.Pid, peer.Uid, os.Getuid())
-	case int(peer.Pid) != pid:
-		return fmt.Errorf("supervisord says it is pid %d but the socket is served by pid %d (another pid namespace?): not signalling either", pid, peer.Pid)
+	case int(peer.UID) != os.Getuid():
+		return fmt.Errorf("%w: supervisord (pid %d) runs as uid %d, you are uid %d: stop it as its user", client.ErrPermissionDenied, peer.PID, peer.UID, os.Getuid())
+	case int(peer.PID) != pid:
+		return fmt.Errorf("supervisord says it is pid %d but the socket is served by pid %d (another pid namespace?): not signalling either", pid, peer.PID)
 	}
 	unit := systemdUnit(pid)
 
@@ -123,7 +121,7 @@ func (a *app) stop(cmd *cobra.Command, timeout time.Duration) error {
 }
 
 // peerCred returns the credentials of the process serving socket.
-func peerCred(socket string) (*unix.Ucred, error) {
+func peerCred(socket string) (*proc.Cred, error) {
 	conn, err := net.DialTimeout("unix", socket, time.Second)
 	if err != nil {
 		return nil, err
@@ -132,53 +130,17 @@ func peerCred(socket string) (*unix.Ucred, error) {
 	return proc.PeerCred(conn)
 }
 
-// signalAndWatch sends sig to pid and returns a channel closed when that
-// process has exited. Through a pidfd where the kernel has them (the
-// signal cannot reach a process that took over a recycled pid, and the
-// exit is the kernel's word, zombie or not); else by its start time in
-// /proc, looked at every 50ms.
-func signalAndWatch(pid int, sig syscall.Signal) (<-chan struct{}, error) {
-	inc, err := proc.Of(pid)
-	if err != nil {
+// signalAndPoll sends sig to pid (the process inc) and returns a channel
+// closed when that process has exited, as its start time says, looked at
+// every 50ms: where the OS has no handle on a process to wait on.
+func signalAndPoll(inc proc.Incarnation, sig syscall.Signal) (<-chan struct{}, error) {
+	if err := syscall.Kill(inc.PID, sig); err != nil {
+		if errors.Is(err, syscall.ESRCH) {
+			return nil, fmt.Errorf("pid %d: %w", inc.PID, proc.ErrGone)
+		}
 		return nil, err
 	}
 	exited := make(chan struct{})
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err == nil {
-		if alive, _ := proc.Alive(inc); !alive { // the pidfd may name a successor
-			unix.Close(fd)
-			return nil, fmt.Errorf("pid %d: %w", pid, proc.ErrGone)
-		}
-		if err := unix.PidfdSendSignal(fd, sig, nil, 0); err != nil {
-			unix.Close(fd)
-			if errors.Is(err, unix.ESRCH) {
-				return nil, fmt.Errorf("pid %d: %w", pid, proc.ErrGone)
-			}
-			return nil, err
-		}
-		// The goroutine owns fd; it ends when the process does (an abandoned
-		// wait ends with busctl).
-		go func() {
-			defer unix.Close(fd)
-			defer close(exited)
-			for {
-				_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, -1)
-				if !errors.Is(err, unix.EINTR) {
-					return
-				}
-			}
-		}()
-		return exited, nil
-	}
-	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EPERM) {
-		return nil, fmt.Errorf("pidfd_open %d: %w", pid, err)
-	}
-	if err := syscall.Kill(pid, sig); err != nil {
-		if errors.Is(err, syscall.ESRCH) {
-			return nil, fmt.Errorf("pid %d: %w", pid, proc.ErrGone)
-		}
-		return nil, err
-	}
 	go func() {
 		defer close(exited)
 		for {
@@ -195,31 +157,4 @@ func closedChan() <-chan struct{} {
 	c := make(chan struct{})
 	close(c)
 	return c
-}
-
-// systemdUnit names the systemd service pid runs in ("supervisord@default.service"),
-// "" if it is not one (a terminal's scope, no systemd).
-func systemdUnit(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
-	if err != nil {
-		return ""
-	}
-	return unitOfCgroup(string(b))
-}
-
-// unitOfCgroup is the service a /proc/<pid>/cgroup names: the last element
-// of the unified hierarchy's path ("0::/user.slice/…/app.slice/x.service"),
-// when it is a service other than the user manager itself.
-func unitOfCgroup(cgroup string) string {
-	for _, line := range strings.Split(cgroup, "\n") {
-		path, ok := strings.CutPrefix(line, "0::")
-		if !ok {
-			continue
-		}
-		last := filepath.Base(path)
-		if strings.HasSuffix(last, ".service") && !strings.HasPrefix(last, "user@") {
-			return last
-		}
-	}
-	return ""
 }

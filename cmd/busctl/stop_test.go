@@ -1,23 +1,36 @@
 package main
 
-import "testing"
+import (
+	"os/exec"
+	"syscall"
+	"testing"
 
-func TestUnitOfCgroup(t *testing.T) {
-	tests := []struct {
-		name, cgroup, want string
-	}{
-		{name: "systemd user unit", cgroup: "0::/user.slice/user-1000.slice/user@1000.service/app.slice/supervisord@default.service\n", want: "supervisord@default.service"},
-		{name: "terminal scope", cgroup: "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-org.gnome.Terminal.slice/vte-spawn-1.scope\n"},
-		{name: "the user manager itself", cgroup: "0::/user.slice/user-1000.slice/user@1000.service/init.scope\n"},
-		{name: "container root", cgroup: "0::/\n"},
-		{name: "cgroup v1 lines ignored", cgroup: "12:pids:/user.slice/x.service\n1:name=systemd:/user.slice/x.service\n0::/user.slice/user-0.slice/session-3.scope\n"},
-		{name: "hybrid", cgroup: "1:name=systemd:/x\n0::/system.slice/other.service\n", want: "other.service"},
+	"github.com/chatbus/chatbus/internal/proc"
+)
+
+// TestSignalAndPoll: the way busctl stop waits where the OS has no pidfd
+// (macOS) closes its channel once the signalled process has exited, and a
+// process that is gone is reported as gone.
+func TestSignalAndPoll(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := unitOfCgroup(tt.cgroup); got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
+	defer cmd.Wait()
+	inc, err := proc.Of(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exited, err := signalAndPoll(inc, syscall.SIGTERM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-exited // sleep dies of SIGTERM; unreaped, it is a zombie: exited
+	if alive, err := proc.Alive(inc); alive || err != nil {
+		t.Fatalf("after the channel closed: alive %v, err %v", alive, err)
+	}
+	cmd.Wait()
+	if _, err := signalAndPoll(inc, syscall.SIGTERM); err == nil {
+		t.Fatal("signalling a reaped process: no error")
 	}
 }

@@ -54,6 +54,15 @@ type bridge struct {
 	// after connect set it.
 	delivered     uint64
 	deliveredFile *deliveredFile // nil if it could not be opened
+
+	ways *ways
+	// way is the way in the update loop delivers by (wayin.go); only
+	// follow, and deliver which it calls, touch it.
+	way wayIn
+	// reported is the way in the supervisor was told of; mu guards it.
+	reported wayIn
+	// logged is the way in the log last told of (follow only).
+	logged wayIn
 }
 
 // session is the current registration and what its binding offers.
@@ -82,6 +91,10 @@ func newBridge(cfg config, log zerolog.Logger) *bridge {
 		dirs: newStateDirs(cfg.paths.StateDir, cfg.profileKey),
 		out:  &notifier{w: cfg.stdout},
 		gate: newClientGate(),
+		ways: cfg.ways,
+	}
+	if b.ways == nil {
+		b.ways = &ways{} // a client that is not Claude Code: the channel
 	}
 	b.perms = newPermissions(b)
 	b.presence = newPresence(b.typingOnce)
@@ -194,6 +207,9 @@ func (b *bridge) connect(ctx context.Context) error {
 	if ok {
 		token = h.Token
 	}
+	b.mu.Lock()
+	b.reported = b.ways.detect()
+	b.mu.Unlock()
 	return b.register(ctx, token)
 }
 
@@ -245,9 +261,12 @@ const describeWait = 10 * time.Second
 // it is still unknown, the tools say so and the next tool call asks
 // again (see current).
 func (b *bridge) register(ctx context.Context, token string) error {
+	b.mu.Lock()
+	way := b.reported
+	b.mu.Unlock()
 	reg := client.Registration{
 		ProfileKey: b.cfg.profileKey, ThreadName: b.cfg.threadName, Cwd: b.cfg.cwd,
-		Provider: b.cfg.provider, HandoffToken: token,
+		Provider: b.cfg.provider, HandoffToken: token, WayIn: way.kind, WayInDetail: way.detail,
 	}
 	deadline := time.Now().Add(describeWait)
 	for {
@@ -343,21 +362,21 @@ func (b *bridge) replacedHere(f *client.Follower) bool {
 	return b.sess.f != f
 }
 
-// follow is the update loop: it waits until Claude Code can take channel
-// notifications (clientGate), then delivers the thread's updates in
-// order, acking each only once its notification was written. A broken
-// stream (supervisor restart, prune) is resumed after the last ack,
-// re-registering as needed; it returns nil when ctx ends and errStdout
-// when Claude Code cannot be written to.
+// follow is the update loop: it waits for a way in to the session
+// (awaitWay), then delivers the thread's updates in order by it, acking
+// each only once it was handed over. A broken stream (supervisor
+// restart, prune) is resumed after the last ack, re-registering as
+// needed; a way in that went away is looked for again. It returns nil
+// when ctx ends and errStdout when Claude Code cannot be written to.
 func (b *bridge) follow(ctx context.Context) error {
-	if err := b.gate.await(ctx, b.out, b.log); err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("%w: %v", errStdout, err)
-	}
 	retry := backoff.Policy{Initial: 100 * time.Millisecond, Max: 5 * time.Second}.New()
 	for {
+		if err := b.awaitWay(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("%w: %v", errStdout, err)
+		}
 		b.mu.Lock()
 		f := b.sess.f
 		b.mu.Unlock()
@@ -386,6 +405,15 @@ func (b *bridge) follow(ctx context.Context) error {
 			retry.Reset() // a failure after a healthy stream starts over
 		}
 		wait := retry.NextBackOff()
+		if errors.Is(err, errNoWayIn) {
+			// The update was not handed over and stays unacked: look for
+			// a way in again (the same one, if it is back).
+			b.log.Warn().Err(err).Dur("retry_in", wait).Msg("handing an update to the session failed; looking for a way in again")
+			if backoff.Sleep(ctx, wait) != nil {
+				return nil
+			}
+			continue
+		}
 		b.log.Warn().Err(err).Dur("retry_in", wait).Msg("update stream ended; resuming")
 		if backoff.Sleep(ctx, wait) != nil {
 			return nil
@@ -394,6 +422,81 @@ func (b *bridge) follow(ctx context.Context) error {
 			b.log.Warn().Err(err).Msg("re-registering")
 		}
 	}
+}
+
+// awaitWay finds the way in to deliver by and sets b.way: the channel
+// once Claude Code can take its notifications (clientGate), the inbox at
+// once. With none it holds the updates (no stream is open, so nothing is
+// acked), says so once in the log and the thread, and looks again every
+// waysPoll. It fails on a failed write to Claude Code or the end of ctx.
+func (b *bridge) awaitWay(ctx context.Context) error {
+	for {
+		w := b.ways.detect()
+		b.report(w)
+		switch w.kind {
+		case chatbusv1.WayIn_WAY_IN_CHANNEL:
+			if err := b.gate.await(ctx, b.out, b.log); err != nil {
+				return err
+			}
+			b.way = w
+			return nil
+		case chatbusv1.WayIn_WAY_IN_INBOX:
+			b.way = w
+			return nil
+		}
+		if err := backoff.Sleep(ctx, waysPoll); err != nil {
+			return err
+		}
+	}
+}
+
+// report tells the log of a new way in (and the thread, when there is
+// none), and the supervisor if it does not have it yet.
+func (b *bridge) report(w wayIn) {
+	b.mu.Lock()
+	told := w == b.reported // by the registration, or a heartbeat
+	b.reported = w
+	f := b.sess.f
+	b.mu.Unlock()
+	if !told && f != nil {
+		f.SetWayIn(w.kind, w.detail)
+	}
+	if w == b.logged {
+		return
+	}
+	b.logged = w
+	if w.kind == chatbusv1.WayIn_WAY_IN_NONE {
+		b.log.Warn().Str("why", w.detail).Msg("no way in to the session: the thread's messages are held until one appears")
+		b.noticeNoWayIn(w)
+		return
+	}
+	b.log.Info().Str("way_in", w.String()).Str("detail", w.detail).Msg("way in to the session")
+}
+
+// noticeNoWayIn says in the thread, once per reason and profile key
+// (across reloads), that messages are held and what the person can do.
+func (b *bridge) noticeNoWayIn(w wayIn) {
+	if b.dirs.noticed(w.detail) {
+		return // an earlier chatbus-mcp of the profile key said it
+	}
+	text := fmt.Sprintf("⚠️ This session cannot receive what you write here yet: %s.\n\n"+
+		"Nothing is lost: your messages wait here and arrive once it can. To let them in, restart the session (claude --continue keeps this thread) "+
+		"with Claude Code 2.1.224 or later on Anthropic's API (messages come through its inbox socket), "+
+		"or with --dangerously-load-development-channels server:%s on a claude.ai login (messages come as a channel).", w.detail, b.ways.name)
+	b.background(func(ctx context.Context) {
+		s, err := b.current()
+		if err != nil {
+			b.log.Warn().Err(err).Msg("cannot post the notice that no way in is there")
+			return
+		}
+		if _, err := s.f.Send(ctx, client.Message{Text: text}, b.key(s.f)); err != nil {
+			b.log.Warn().Err(err).Msg("posting the notice that no way in is there")
+			return
+		}
+		if err := b.dirs.markNoticed(w.detail); err != nil {
+			b.log.Warn().Err(err).Msg("notice file")
+		}
+	})
 }
 
 // resume registers again after a broken stream: the supervisor may have

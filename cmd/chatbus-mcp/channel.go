@@ -157,6 +157,9 @@ func (g *clientGate) toolsListed() {
 // await returns once Claude Code can take channel notifications, or
 // with an error: a failed write to Claude Code, or the end of ctx.
 func (g *clientGate) await(ctx context.Context, out *notifier, log zerolog.Logger) error {
+	if isClosed(g.ready) {
+		return nil
+	}
 	select {
 	case <-g.listed:
 	case <-ctx.Done():

@@ -21,10 +21,11 @@ const maxFilesPerUpdate = 10
 
 // deliver turns one update of the thread into what Claude Code sees: a
 // button press or a "yes <id>" reply answers a permission prompt; anything
-// else becomes a channel notification (files downloaded first), and
-// notified says so. It returns errStdout if the notification could not be
-// written; everything else (a failed download, a failed typing call) is
-// logged and delivered around.
+// else becomes a channel notification or a message in the session's inbox
+// socket, by the way in (files downloaded first), and notified says so.
+// It returns errStdout if the notification could not be written and
+// errNoWayIn if the inbox did not take the message; everything else (a
+// failed download, a failed typing call) is logged and delivered around.
 func (b *bridge) deliver(ctx context.Context, u *chatbusv1.Update) (notified bool, err error) {
 	switch {
 	case u.GetKind() == chatbusv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY:
@@ -40,10 +41,14 @@ func (b *bridge) deliver(ctx context.Context, u *chatbusv1.Update) (notified boo
 		// rather than deliver it without its files.
 		return false, err
 	}
-	if err := b.out.channelMessage(content, meta); err != nil {
+	if b.way.kind == chatbusv1.WayIn_WAY_IN_INBOX {
+		if err := postInbox(ctx, b.way.socket, b.ways.token, inboxMessage(b.ways.name, content, meta)); err != nil {
+			return false, fmt.Errorf("%w: %v", errNoWayIn, err)
+		}
+	} else if err := b.out.channelMessage(content, meta); err != nil {
 		return false, fmt.Errorf("%w: %v", errStdout, err)
 	}
-	b.log.Debug().Uint64("seq", u.GetSeq()).Str("message_id", meta["message_id"]).Msg("delivered")
+	b.log.Debug().Uint64("seq", u.GetSeq()).Str("message_id", meta["message_id"]).Str("way_in", b.way.String()).Msg("delivered")
 	if u.GetKind() == chatbusv1.UpdateKind_UPDATE_KIND_MESSAGE {
 		b.showTyping()
 	}

@@ -36,12 +36,17 @@ Claude Code launches it over stdio (an entry in .mcp.json); it is not run by
 hand. It starts the profile's supervisord unless one runs, registers one
 follower for the session (its own thread: a Telegram forum topic named after
 the working directory), forwards the thread's messages into the session and
-relays permission prompts to the thread. When Claude Code closes its stdin it
+relays permission prompts to the thread. Messages reach the session as
+channel notifications when the session loaded chatbus as a channel, else
+through the session's inbox socket (Claude Code 2.1.224 and later, also on
+an API key); with neither they wait in the thread, and the thread says so. When Claude Code closes its stdin it
 hands the thread over to the session's next chatbus-mcp (a reload keeps the
 thread and every message not yet delivered) and exits.
 
   .mcp.json:  {"mcpServers": {"chatbus": {"command": "chatbus-mcp"}}}
-  launch:     claude --dangerously-load-development-channels server:chatbus
+  launch:     claude   (messages through the session's inbox socket)
+         or claude --dangerously-load-development-channels server:chatbus
+              (messages as a channel, with the permission relay; claude.ai login)
 
 The profile key (which thread is the session's) is, in order: --profile-key,
 $CHATBUS_PROFILE_KEY, else "mcp:<pid>@<start time>" of the process that
@@ -62,9 +67,12 @@ type config struct {
 	logLevel   zerolog.Level
 	// ackReaction, if set, marks each message delivered to Claude Code.
 	ackReaction string
-	stdin       io.Reader
-	stdout      io.Writer
-	stderr      io.Writer
+	// ways finds the ways in to the session (wayin.go); nil: the channel,
+	// as for a client that is not Claude Code.
+	ways   *ways
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
 }
 
 func main() {
@@ -108,6 +116,8 @@ func parseFlags(args []string, getenv func(string) string, stdout, stderr io.Wri
 	binary := fs.String("supervisord", "", "supervisord to start (default: the one beside chatbus-mcp, else from PATH)")
 	logLevel := fs.String("log-level", "info", "log level on stderr: debug, info, warn, error")
 	ackReaction := fs.String("ack-reaction", getenv("CHATBUS_ACK_REACTION"), "react with this emoji (e.g. 👀) on each message once Claude Code has it, so the person sees it arrived ($CHATBUS_ACK_REACTION; default: none)")
+	wayIn := fs.String("way-in", envOr(getenv, "CHATBUS_WAY_IN", wayAuto), "how messages reach the session: auto (Claude Code's channel if the session loaded chatbus as one, else its inbox socket), channel, or inbox ($CHATBUS_WAY_IN)")
+	srvName := fs.String("server-name", envOr(getenv, "CHATBUS_SERVER_NAME", serverName), "this server's name in the MCP config (.mcp.json), as --channels names it ($CHATBUS_SERVER_NAME)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -118,6 +128,11 @@ func parseFlags(args []string, getenv func(string) string, stdout, stderr io.Wri
 	if *showVersion {
 		fmt.Fprintln(stdout, "chatbus-mcp", version.String())
 		return config{}, flag.ErrHelp
+	}
+	switch *wayIn {
+	case wayAuto, wayChannel, wayInbox:
+	default:
+		return config{}, fmt.Errorf("--way-in %q: want auto, channel or inbox", *wayIn)
 	}
 	lvl, err := zerolog.ParseLevel(*logLevel)
 	if err != nil {
@@ -156,6 +171,7 @@ func parseFlags(args []string, getenv func(string) string, stdout, stderr io.Wri
 	return config{
 		paths: p, profileKey: key, threadName: name, provider: *provider, cwd: cwd,
 		ensure: !*noStart, binary: *binary, logLevel: lvl, ackReaction: *ackReaction,
+		ways: newWays(*wayIn, *srvName, cwd, getenv),
 	}, nil
 }
 

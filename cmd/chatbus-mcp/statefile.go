@@ -34,6 +34,7 @@ func newStateDirs(supervisorState, profileKey string) stateDirs {
 
 func (d stateDirs) handoffPath() string { return filepath.Join(d.root, "handoff-"+d.id+".json") }
 func (d stateDirs) inbox() string       { return filepath.Join(d.root, "inbox", d.id) }
+func (d stateDirs) noticePath() string  { return filepath.Join(d.root, "notice-"+d.id) }
 func (d stateDirs) deliveredPath() string {
 	return filepath.Join(d.root, "delivered-"+d.id)
 }
@@ -149,4 +150,20 @@ func (d stateDirs) takeHandoff(profileKey string, now time.Time) (handoffFile, b
 		return h, false, nil
 	}
 	return h, true, nil
+}
+
+// noticed reports whether the thread was told already that the session
+// has no way in, for this reason (the notice file holds the last reason
+// told): a reload does not repeat it.
+func (d stateDirs) noticed(why string) bool {
+	b, err := os.ReadFile(d.noticePath())
+	return err == nil && string(b) == why
+}
+
+// markNoticed records that the thread was told why.
+func (d stateDirs) markNoticed(why string) error {
+	if err := paths.PrivateDir(d.root); err != nil {
+		return err
+	}
+	return os.WriteFile(d.noticePath(), []byte(why), 0o600)
 }

@@ -97,6 +97,9 @@ Files (for profile P):
   state    $XDG_STATE_HOME/chatbus/P (else ~/.local/state/chatbus/P):
            secret (bearer secret, 0600), supervisord.log
   config   $XDG_CONFIG_HOME/chatbus/P.yaml (else ~/.config/chatbus/P.yaml)
+On macOS the same XDG variables when set; else the socket in
+$TMPDIR/chatbus/P and the state and config in
+~/Library/Application Support/chatbus (P/ and P.yaml).
 
 Precedence: flags, then the config file, then defaults. The config is
 checked before anything starts, each provider's settings by the provider
@@ -175,7 +178,7 @@ func run(cmd *cobra.Command, f flags, stdout, stderr io.Writer) error {
 	}
 	p := resolvePaths(base, f, fc)
 	if err := paths.CheckSocket(p.Socket); err != nil {
-		return fmt.Errorf("%w: choose a shorter --socket or XDG_RUNTIME_DIR", err)
+		return fmt.Errorf("%w: choose a shorter --socket or profile name (the socket is under $XDG_RUNTIME_DIR, on macOS $TMPDIR)", err)
 	}
 
 	logOut := stderr

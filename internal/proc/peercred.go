@@ -4,13 +4,21 @@ import (
 	"fmt"
 	"net"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
+
+// Cred is who is at the other end of a Unix socket connection, as the
+// kernel recorded it when the peer connected (peercred_<os>.go says how
+// each OS is asked).
+type Cred struct {
+	// PID is the peer's process id at connect time.
+	PID int32
+	// UID is the peer's effective user id.
+	UID uint32
+}
 
 // PeerCred returns the credentials of the process at the other end of a Unix
 // socket connection.
-func PeerCred(conn net.Conn) (*unix.Ucred, error) {
+func PeerCred(conn net.Conn) (*Cred, error) {
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return nil, fmt.Errorf("peer credentials: %T is not a socket", conn)
@@ -19,15 +27,13 @@ func PeerCred(conn net.Conn) (*unix.Ucred, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cred *unix.Ucred
+	var cred Cred
 	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
+	if err := raw.Control(func(fd uintptr) { cred, credErr = peerCred(int(fd)) }); err != nil {
 		return nil, err
 	}
 	if credErr != nil {
-		return nil, fmt.Errorf("SO_PEERCRED: %w", credErr)
+		return nil, credErr
 	}
-	return cred, nil
+	return &cred, nil
 }

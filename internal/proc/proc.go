@@ -1,15 +1,21 @@
-// Package proc identifies processes on Linux: an incarnation is a pid plus
-// the process's start time (/proc/<pid>/stat field 22, clock ticks since
-// boot), so a recycled pid is never mistaken for the process it replaced.
+// Package proc identifies processes: an incarnation is a pid plus the
+// process's start time, so a recycled pid is never mistaken for the
+// process it replaced; and it says who is at the other end of a Unix
+// socket (PeerCred).
+//
+// A start time is opaque: a number the OS gives for the process, equal
+// for the same process whenever it is read and different for another
+// process that later gets the same pid. It is compared, never converted
+// to a time, and means something only on the machine that read it (Linux:
+// /proc/<pid>/stat field 22, clock ticks since boot; macOS: the
+// kern.proc.pid sysctl's p_starttime, in microseconds since the epoch;
+// proc_<os>.go reads it).
 package proc
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"syscall"
 )
 
 // ErrGone reports that no process has the pid.
@@ -35,31 +41,10 @@ func Of(pid int) (Incarnation, error) {
 // Self returns the calling process's incarnation.
 func Self() (Incarnation, error) { return Of(os.Getpid()) }
 
-// StartTime reads field 22 of /proc/<pid>/stat.
-func StartTime(pid int) (uint64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
-		return 0, fmt.Errorf("pid %d: %w", pid, ErrGone)
-	}
-	if err != nil {
-		return 0, err
-	}
-	// The command name (field 2) is in parentheses and may hold spaces or
-	// parentheses itself: fields resume after the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("pid %d: malformed /proc stat", pid)
-	}
-	fields := bytes.Fields(b[i+1:])
-	// fields[0] is field 3 (state); field 22 is fields[19].
-	if len(fields) < 20 {
-		return 0, fmt.Errorf("pid %d: short /proc stat", pid)
-	}
-	if fields[0][0] == 'Z' || fields[0][0] == 'X' {
-		return 0, fmt.Errorf("pid %d is a zombie: %w", pid, ErrGone)
-	}
-	return strconv.ParseUint(string(fields[19]), 10, 64)
-}
+// StartTime returns the start time of the process pid (see the package
+// doc): an error matching ErrGone if no process has the pid or it is a
+// zombie (it has exited and waits to be reaped).
+func StartTime(pid int) (uint64, error) { return startTime(pid) }
 
 // Alive reports whether inc is still running: the pid exists and has the
 // same start time. An error means it could not be told (never "gone").

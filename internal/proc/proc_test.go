@@ -3,6 +3,7 @@ package proc
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
 )
 
@@ -40,5 +41,19 @@ func TestSelfAndChild(t *testing.T) {
 	cmd.Wait()
 	if alive, err := Alive(child); alive || err != nil {
 		t.Errorf("reaped child: alive %v err %v", alive, err)
+	}
+}
+
+// TestArgs: the command line of a process (this one) as it was started.
+func TestArgs(t *testing.T) {
+	args, err := Args(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(args, os.Args) {
+		t.Errorf("Args = %q, want %q", args, os.Args)
+	}
+	if _, err := Args(1 << 30); err == nil {
+		t.Error("Args of no process: no error")
 	}
 }

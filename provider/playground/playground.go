@@ -360,6 +360,7 @@ func (p *Platform) convert(h held) *providerv1.Update {
 		SenderName: "@you",
 		DedupId:    p.st.install + ":" + strconv.FormatInt(h.ID, 10),
 		Cursor:     p.cursor(h.ID + 1),
+		Audio:      audioOf(h.pending),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -133,6 +134,16 @@ type attachment struct {
 	Mime  string `json:"mime"`
 	Size  int64  `json:"size"`
 	Photo bool   `json:"photo,omitempty"` // an image, shown inline
+	// Voice: recorded on the page (its microphone button), Seconds long
+	// as the page measured it.
+	Voice   bool    `json:"voice,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// isAudio reports whether a is a recording or an audio file: the
+// supervisor transcribes it.
+func (a *attachment) isAudio() bool {
+	return a != nil && (a.Voice || strings.HasPrefix(a.Mime, "audio/"))
 }
 
 // pending is an update held in the inbox.
@@ -143,6 +154,8 @@ type pending struct {
 	Payload json.RawMessage `json:"payload"` // the update's payload (payload.go)
 	Refs    []ref           `json:"refs,omitempty"`
 	At      int64           `json:"at"` // unix ms
+	// Audio is the message's recording or audio file, if it has one.
+	Audio *attachment `json:"audio,omitempty"`
 }
 
 type ref struct {

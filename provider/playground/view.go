@@ -2,6 +2,7 @@ package playground
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 
@@ -97,8 +98,23 @@ func mustJSON(v any) json.RawMessage {
 
 // messagePending is the update for a message the person wrote.
 func messagePending(m message) pending {
-	return pending{Thread: m.Room, Kind: kindMessage, Text: m.Text, Refs: refsOf(messageRefs(m)),
+	h := pending{Thread: m.Room, Kind: kindMessage, Text: m.Text, Refs: refsOf(messageRefs(m)),
 		Payload: mustJSON(payload{Kind: kindMessage, Room: m.Room, Message: bareView(m)})}
+	if m.File.isAudio() {
+		h.Audio = m.File
+	}
+	return h
+}
+
+// audioOf is h's recording or audio file as the update carries it, nil
+// if it has none.
+func audioOf(h pending) *providerv1.Audio {
+	a := h.Audio
+	if a == nil {
+		return nil
+	}
+	return &providerv1.Audio{FileId: a.ID, MimeType: a.Mime, DurationSeconds: uint32(max(0, math.Round(a.Seconds))),
+		Size: a.Size, FileName: a.Name, Voice: a.Voice}
 }
 
 // pressPending is the update for a press of m's button with data;

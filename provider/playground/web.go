@@ -438,7 +438,8 @@ func (p *Platform) handleReact(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleUpload is a person sending a file (multipart: client_id, caption,
-// then file), bounded by MaxFileBytes.
+// voice and seconds for a recording made on the page, then file), bounded
+// by MaxFileBytes.
 func (p *Platform) handleUpload(w http.ResponseWriter, r *http.Request) {
 	room, err := roomID(r)
 	if err != nil {
@@ -451,7 +452,7 @@ func (p *Platform) handleUpload(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, err)
 		return
 	}
-	var clientID, caption string
+	var clientID, caption, voice, seconds string
 	var f *fileRec
 	for {
 		part, err := mr.NextPart()
@@ -468,12 +469,17 @@ func (p *Platform) handleUpload(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		switch part.FormName() {
-		case "client_id", "caption":
+		case "client_id", "caption", "voice", "seconds":
 			b, _ := io.ReadAll(io.LimitReader(part, 4<<10))
-			if part.FormName() == "client_id" {
+			switch part.FormName() {
+			case "client_id":
 				clientID = string(b)
-			} else {
+			case "caption":
 				caption = string(b)
+			case "voice":
+				voice = string(b)
+			default:
+				seconds = string(b)
 			}
 		case "file":
 			if f != nil {
@@ -507,6 +513,12 @@ func (p *Platform) handleUpload(w http.ResponseWriter, r *http.Request) {
 	v, err := p.personPost(room, clientID, func(c *roomTx, m *message) error {
 		m.Text = caption
 		m.File = p.attachment(*f, strings.HasPrefix(f.Mime, "image/"))
+		if voice == "1" || voice == "true" {
+			m.File.Voice = true
+			if s, err := strconv.ParseFloat(seconds, 64); err == nil && s > 0 && s < 1e6 {
+				m.File.Seconds = s
+			}
+		}
 		stored = true
 		return putJSON(c.tx.Bucket(bFiles), []byte(f.ID), f)
 	})

@@ -305,7 +305,7 @@ func (n *Node) frontTarget(context.Context) (*grpc.ClientConn, metadata.MD, stri
 // the secret (health checks need no secret, as on one host).
 func (n *Node) checkLocal(ctx context.Context, method string) error {
 	info, ok := safesocket.PeerFromContext(ctx)
-	if !ok || info.Cred == nil || int(info.Cred.Uid) != n.cfg.AllowUID {
+	if !ok || info.Cred == nil || int(info.Cred.UID) != n.cfg.AllowUID {
 		return status.Error(codes.PermissionDenied, "peer is not the supervisor's user")
 	}
 	if strings.HasPrefix(method, "/grpc.health.v1.Health/") {

@@ -48,6 +48,8 @@ const (
 	// letter.
 	UpdateDeadLettered Kind = 28
 	DeadLetterResolved Kind = 29
+	// A follower's way in to its agent session changed.
+	FollowerWayIn Kind = 30
 )
 
 var kindNames = map[Kind]string{
@@ -80,6 +82,7 @@ var kindNames = map[Kind]string{
 
 	UpdateDeadLettered: "update_dead_lettered",
 	DeadLetterResolved: "dead_letter_resolved",
+	FollowerWayIn:      "follower_way_in",
 }
 
 func (k Kind) String() string {

@@ -225,7 +225,7 @@ func fill(t *testing.T, file, dir string, leave int64) {
 	if err := syscall.Statfs(dir, &st); err != nil {
 		t.Fatal(err)
 	}
-	if free := int64(st.Bavail) * st.Bsize; free > leave {
+	if free := int64(st.Bavail) * int64(st.Bsize); free > leave {
 		if err := os.WriteFile(file, make([]byte, free-leave), 0o600); err != nil {
 			t.Fatalf("filling the disk: %v", err)
 		}

@@ -98,6 +98,8 @@ type Follower struct {
 
 	bound atomic.Pointer[bound] // the binding it holds; nil while detached
 
+	wayIn atomic.Pointer[WayInState] // as the follower last said; nil: it never did
+
 	// Delivery is the state of its update stream, kept by the hub.
 	Delivery Delivery
 }
@@ -222,6 +224,65 @@ func (f *Follower) LastSeen() time.Time { return time.Unix(0, f.lastSeen.Load())
 
 // Subscribed reports whether an update stream is open.
 func (f *Follower) Subscribed() bool { return f.subscribed.Load() > 0 }
+
+// WayIn is how a follower hands the thread's updates to its agent
+// session, as the follower says (chatbus-mcp: Claude Code's channel, the
+// session's inbox socket, or none). The registry only keeps it for the
+// operator; nothing is decided on it.
+type WayIn int32
+
+const (
+	// WayInUnknown: the follower does not say.
+	WayInUnknown WayIn = iota
+	WayInChannel
+	WayInInbox
+	// WayInNone: no way in; the follower holds the updates.
+	WayInNone
+)
+
+func (w WayIn) String() string {
+	switch w {
+	case WayInChannel:
+		return "channel"
+	case WayInInbox:
+		return "inbox"
+	case WayInNone:
+		return "none"
+	}
+	return ""
+}
+
+// WayInState is a follower's way in and why (with WayInNone: what the
+// person can do).
+type WayInState struct {
+	WayIn  WayIn
+	Detail string
+}
+
+// SetWayIn records what the follower says of its way in and reports
+// whether it changed. WayInUnknown leaves it as it was.
+func (f *Follower) SetWayIn(w WayInState) (changed bool) {
+	if w.WayIn == WayInUnknown {
+		return false
+	}
+	for {
+		old := f.wayIn.Load()
+		if old != nil && *old == w {
+			return false
+		}
+		if f.wayIn.CompareAndSwap(old, &w) {
+			return true
+		}
+	}
+}
+
+// WayIn returns what the follower last said of its way in.
+func (f *Follower) WayIn() WayInState {
+	if w := f.wayIn.Load(); w != nil {
+		return *w
+	}
+	return WayInState{}
+}
 
 // Config tunes a Registry.
 type Config struct {

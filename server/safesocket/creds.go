@@ -4,17 +4,18 @@ import (
 	"context"
 	"net"
 
-	"golang.org/x/sys/unix"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/peer"
+
+	"github.com/chatbus/chatbus/internal/proc"
 )
 
 // PeerInfo is the credentials.AuthInfo of a Unix socket connection: who
 // connected, as the kernel saw it at connect time.
 type PeerInfo struct {
 	credentials.CommonAuthInfo
-	Cred *unix.Ucred // nil if the kernel did not say
-	Err  error       // why Cred is nil
+	Cred *proc.Cred // nil if the kernel did not say
+	Err  error      // why Cred is nil
 }
 
 // AuthType implements credentials.AuthInfo.
@@ -32,7 +33,7 @@ func PeerFromContext(ctx context.Context) (PeerInfo, bool) {
 
 // PeerCredentials returns gRPC transport credentials for a Unix socket
 // server: no encryption (the socket is private to its user), but every
-// connection carries the peer's SO_PEERCRED as its AuthInfo, so an
+// connection carries the peer's credentials (proc.PeerCred) as its AuthInfo, so an
 // interceptor can refuse other users.
 func PeerCredentials() credentials.TransportCredentials { return peerCreds{} }
 

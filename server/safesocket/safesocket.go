@@ -1,7 +1,7 @@
 // Package safesocket owns the supervisor's Unix socket: startup exclusion
 // with an advisory lock beside the socket, refusing to start over a live
 // socket, removing a stale one, and learning who is on the other end of a
-// connection (SO_PEERCRED).
+// connection (its peer credentials, see proc.PeerCred).
 package safesocket
 
 import (
@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-	"golang.org/x/sys/unix"
 
 	"github.com/chatbus/chatbus/internal/proc"
 	"github.com/chatbus/chatbus/paths"
@@ -183,9 +182,9 @@ func Probe(socket string) (pid int, live bool) {
 	if err != nil {
 		return 0, true
 	}
-	return int(cred.Pid), true
+	return int(cred.PID), true
 }
 
 // PeerCred returns the credentials of the process at the other end of a Unix
 // socket connection (see proc.PeerCred).
-func PeerCred(conn net.Conn) (*unix.Ucred, error) { return proc.PeerCred(conn) }
+func PeerCred(conn net.Conn) (*proc.Cred, error) { return proc.PeerCred(conn) }

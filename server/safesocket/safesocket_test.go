@@ -176,7 +176,7 @@ func staleSocket(t *testing.T, path string) {
 	}
 }
 
-// fileID names the file at path: its inode and its change time (an inode
+// fileID names the file at path: its inode and its modification time (an inode
 // number alone is reused at once by a file created after a removal).
 func fileID(t *testing.T, path string) string {
 	t.Helper()
@@ -185,7 +185,7 @@ func fileID(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	st := fi.Sys().(*syscall.Stat_t)
-	return fmt.Sprintf("%d@%d.%09d", st.Ino, st.Ctim.Sec, st.Ctim.Nsec)
+	return fmt.Sprintf("%d@%d", st.Ino, fi.ModTime().UnixNano())
 }
 
 func mustListen(t *testing.T, cfg Config) *Listener {
@@ -469,8 +469,8 @@ func TestPeerCredentialsOfAnotherUser(t *testing.T) {
 			if info.Cred == nil {
 				t.Fatalf("no credentials: %v", info.Err)
 			}
-			if info.Cred.Uid != tc.uid || int(info.Cred.Pid) != peer.cmd.Process.Pid {
-				t.Errorf("peer uid %d pid %d, want uid %d pid %d", info.Cred.Uid, info.Cred.Pid, tc.uid, peer.cmd.Process.Pid)
+			if info.Cred.UID != tc.uid || int(info.Cred.PID) != peer.cmd.Process.Pid {
+				t.Errorf("peer uid %d pid %d, want uid %d pid %d", info.Cred.UID, info.Cred.PID, tc.uid, peer.cmd.Process.Pid)
 			}
 		})
 	}

@@ -70,7 +70,7 @@ func segmentSize(dir string, configured int64) int64 {
 	if err := syscall.Statfs(filepath.Dir(dir), &st); err != nil {
 		return DefaultSegmentSize
 	}
-	free := int64(st.Bavail) * st.Bsize
+	free := int64(st.Bavail) * int64(st.Bsize)
 	return max(min(DefaultSegmentSize, free/16), minSegmentSize)
 }
 

@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
@@ -159,14 +158,9 @@ func (s *Supervisor) spawn() (_ *child, err error) {
 	cmd.Env = append(env[:len(env):len(env)], EnvName+"="+s.spec.Name, EnvSocket+"="+socket)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	// Its own process group: a terminal's ^C reaches the supervisor, which
-	// stops its children in order. Pdeathsig: a supervisor that dies
-	// without stopping its children (SIGKILL, crash) takes them along, so
-	// an orphan never keeps polling the bot token against the successor's
-	// child (a platform allowing one poller per token would refuse one of
-	// them). The kernel
-	// ties it to the thread that forks; the Go runtime does not retire
-	// threads that are not locked, so that thread lives as long as we do.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// stops its children in order; and tied to the supervisor's life where
+	// the OS can (childAttr, child_<os>.go).
+	cmd.SysProcAttr = childAttr()
 	if err = cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", s.spec.Path, err)
 	}

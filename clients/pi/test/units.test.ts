@@ -8,7 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 
-import { types } from "@chatbus/client";
+import { defaultPaths, types } from "@chatbus/client";
 
 import { AckTracker } from "../src/acks.js";
 import { findBusctl } from "../src/connection.js";
@@ -171,7 +171,8 @@ describe("settings", () => {
     const env = { HOME: dir };
     const d = loadSettings(dir, env);
     assert.deepEqual([d.busy, d.answers, d.trace, d.start, d.profile], ["steer", "all", 3, true, "default"]);
-    assert.equal(d.socket, path.join(dir, ".cache", "chatbus", "run", "default", "supervisor.sock"));
+    // The client library's default (its tests pin each OS's layout).
+    assert.equal(d.socket, defaultPaths("default", env).socket);
     fs.writeFileSync(path.join(dir, "chatbus.json"), JSON.stringify({ busy: "followUp", trace: 0 }));
     const f = loadSettings(dir, { ...env, CHATBUS_PI_TRACE: "5", CHATBUS_NO_START: "1" });
     assert.deepEqual([f.busy, f.trace, f.start], ["followUp", 5, false]);

@@ -609,17 +609,26 @@ class ConnectTest(unittest.TestCase):
 
     def test_default_paths(self):
         cases = [
-            ("xdg", {"XDG_RUNTIME_DIR": "/run/user/7", "XDG_STATE_HOME": "/st", "HOME": "/h"},
+            ("xdg", "linux", {"XDG_RUNTIME_DIR": "/run/user/7", "XDG_STATE_HOME": "/st", "HOME": "/h"},
              "/run/user/7/chatbus/p/supervisor.sock", "/st/chatbus/p/secret"),
-            ("home", {"HOME": "/h"},
+            ("home", "linux", {"HOME": "/h"},
              "/h/.cache/chatbus/run/p/supervisor.sock", "/h/.local/state/chatbus/p/secret"),
-            ("nothing", {},
+            ("nothing", "linux", {},
              os.path.join(tempfile.gettempdir(), "chatbus-7/p/supervisor.sock"),
              os.path.join(tempfile.gettempdir(), "chatbus-7/p/state/secret")),
+            ("macOS", "darwin", {"TMPDIR": "/var/folders/zz/abc/T/", "HOME": "/Users/u"},
+             "/var/folders/zz/abc/T/chatbus/p/supervisor.sock",
+             "/Users/u/Library/Application Support/chatbus/p/secret"),
+            ("macOS with XDG variables set", "darwin",
+             {"XDG_RUNTIME_DIR": "/r", "XDG_STATE_HOME": "/st", "TMPDIR": "/var/folders/zz/abc/T/", "HOME": "/Users/u"},
+             "/r/chatbus/p/supervisor.sock", "/st/chatbus/p/secret"),
+            ("macOS without TMPDIR", "darwin", {"HOME": "/Users/u"},
+             os.path.join(tempfile.gettempdir(), "chatbus-7/p/supervisor.sock"),
+             "/Users/u/Library/Application Support/chatbus/p/secret"),
         ]
-        for name, env, sock, secret in cases:
+        for name, platform, env, sock, secret in cases:
             with self.subTest(name):
-                p = paths.resolve("p", env=env, uid=7)
+                p = paths.resolve("p", env=env, uid=7, platform=platform)
                 self.assertEqual(p.socket, sock)
                 self.assertEqual(p.secret_file, secret)
         self.assertEqual(paths.resolve(None, env={"HOME": "/h"}, uid=7).profile, "default")
@@ -631,6 +640,12 @@ class ConnectTest(unittest.TestCase):
         self.assertTrue(re.match(r"^unix:///", paths.socket_target("rel.sock")))
         with self.assertRaises(ValueError):
             paths.socket_target("/" + "x" * 120)
+        for platform, limit in (("linux", 107), ("darwin", 103)):
+            with self.subTest(platform):
+                fits = "/" + "x" * (limit - 1)
+                self.assertEqual(paths.socket_target(fits, platform=platform), "unix://" + fits)
+                with self.assertRaisesRegex(ValueError, f"{limit + 1} bytes; Unix sockets allow at most {limit}"):
+                    paths.socket_target(fits + "x", platform=platform)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ export {
   parseReason,
   toChatbusError,
 } from "./errors.js";
-export { DEFAULT_PROFILE, MAX_SOCKET_PATH, checkSocketPath, defaultPaths, type Paths } from "./paths.js";
+export { DEFAULT_PROFILE, MAX_SOCKET_PATH, MAX_SOCKET_PATH_MACOS, checkSocketPath, defaultPaths, maxSocketPath, type Paths } from "./paths.js";
 export { Code, ConnectError } from "@connectrpc/connect";
 
 export * as admin from "./gen/chatbus/v1/admin_pb.js";

@@ -697,10 +697,31 @@ describe("connect and paths", () => {
       socket: path.join(os.tmpdir(), "chatbus-7/p/supervisor.sock"),
       secret: path.join(os.tmpdir(), "chatbus-7/p/state/secret"),
     },
+    {
+      name: "macOS",
+      platform: "darwin",
+      env: { TMPDIR: "/var/folders/zz/abc/T/", HOME: "/Users/u" },
+      socket: "/var/folders/zz/abc/T/chatbus/p/supervisor.sock",
+      secret: "/Users/u/Library/Application Support/chatbus/p/secret",
+    },
+    {
+      name: "macOS with XDG variables set",
+      platform: "darwin",
+      env: { XDG_RUNTIME_DIR: "/r", XDG_STATE_HOME: "/st", TMPDIR: "/var/folders/zz/abc/T/", HOME: "/Users/u" },
+      socket: "/r/chatbus/p/supervisor.sock",
+      secret: "/st/chatbus/p/secret",
+    },
+    {
+      name: "macOS without TMPDIR",
+      platform: "darwin",
+      env: { HOME: "/Users/u" },
+      socket: path.join(os.tmpdir(), "chatbus-7/p/supervisor.sock"),
+      secret: "/Users/u/Library/Application Support/chatbus/p/secret",
+    },
   ];
   for (const c of cases) {
     it(`default paths: ${c.name}`, () => {
-      const p = defaultPaths("p", c.env, 7);
+      const p = defaultPaths("p", c.env, 7, c.platform ?? "linux");
       assert.equal(p.socket, c.socket);
       assert.equal(p.secretFile, c.secret);
     });
@@ -712,5 +733,10 @@ describe("connect and paths", () => {
     assert.equal(checkSocketPath("/a/b.sock"), "/a/b.sock");
     assert.ok(path.isAbsolute(checkSocketPath("rel.sock")));
     assert.throws(() => checkSocketPath("/" + "x".repeat(120)));
+    const fits = (n: number) => "/" + "x".repeat(n - 1);
+    assert.equal(checkSocketPath(fits(107), "linux"), fits(107));
+    assert.throws(() => checkSocketPath(fits(108), "linux"), /108 bytes; Unix sockets allow at most 107/);
+    assert.equal(checkSocketPath(fits(103), "darwin"), fits(103));
+    assert.throws(() => checkSocketPath(fits(104), "darwin"), /104 bytes; Unix sockets allow at most 103/);
   });
 });

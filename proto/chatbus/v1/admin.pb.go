@@ -145,6 +145,9 @@ const (
 	// A dead letter was retried into the journal or dropped (provider, id,
 	// action).
 	EventKind_EVENT_KIND_DEAD_LETTER_RESOLVED EventKind = 29
+	// A follower's way in to its agent session changed (attributes way_in,
+	// detail): see Follower.way_in.
+	EventKind_EVENT_KIND_FOLLOWER_WAY_IN EventKind = 30
 )
 
 // Enum value maps for EventKind.
@@ -178,6 +181,7 @@ var (
 		25: "EVENT_KIND_CLUSTER_MEMBER_LEFT",
 		28: "EVENT_KIND_UPDATE_DEAD_LETTERED",
 		29: "EVENT_KIND_DEAD_LETTER_RESOLVED",
+		30: "EVENT_KIND_FOLLOWER_WAY_IN",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED":             0,
@@ -208,6 +212,7 @@ var (
 		"EVENT_KIND_CLUSTER_MEMBER_LEFT":     25,
 		"EVENT_KIND_UPDATE_DEAD_LETTERED":    28,
 		"EVENT_KIND_DEAD_LETTER_RESOLVED":    29,
+		"EVENT_KIND_FOLLOWER_WAY_IN":         30,
 	}
 )
 
@@ -2521,7 +2526,7 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x16PROVIDER_STATE_RUNNING\x10\x02\x12\x1a\n" +
 	"\x16PROVIDER_STATE_BACKOFF\x10\x03\x12\x18\n" +
 	"\x14PROVIDER_STATE_FATAL\x10\x04\x12\x1a\n" +
-	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xaf\a\n" +
+	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xcf\a\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eEVENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n" +
@@ -2551,7 +2556,8 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	" EVENT_KIND_CLUSTER_MEMBER_JOINED\x10\x18\x12\"\n" +
 	"\x1eEVENT_KIND_CLUSTER_MEMBER_LEFT\x10\x19\x12#\n" +
 	"\x1fEVENT_KIND_UPDATE_DEAD_LETTERED\x10\x1c\x12#\n" +
-	"\x1fEVENT_KIND_DEAD_LETTER_RESOLVED\x10\x1d*\x96\x02\n" +
+	"\x1fEVENT_KIND_DEAD_LETTER_RESOLVED\x10\x1d\x12\x1e\n" +
+	"\x1aEVENT_KIND_FOLLOWER_WAY_IN\x10\x1e*\x96\x02\n" +
 	"\x12ConfigChangeAction\x12$\n" +
 	" CONFIG_CHANGE_ACTION_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cCONFIG_CHANGE_ACTION_APPLIED\x10\x01\x12+\n" +

@@ -202,7 +202,12 @@ type RegisterRequest struct {
 	// A handoff token from Suspend (HANDOFF).
 	HandoffToken string `protobuf:"bytes,7,opt,name=handoff_token,json=handoffToken,proto3" json:"handoff_token,omitempty"`
 	// Provider to bind on; if empty, the supervisor's default provider.
-	Provider      string `protobuf:"bytes,8,opt,name=provider,proto3" json:"provider,omitempty"`
+	Provider string `protobuf:"bytes,8,opt,name=provider,proto3" json:"provider,omitempty"`
+	// How the session takes the thread's updates, if the follower knows
+	// (shown by busctl followers); Heartbeat reports a change.
+	WayIn WayIn `protobuf:"varint,9,opt,name=way_in,json=wayIn,proto3,enum=chatbus.v1.WayIn" json:"way_in,omitempty"`
+	// Why that way in; with WAY_IN_NONE, what the person can do.
+	WayInDetail   string `protobuf:"bytes,10,opt,name=way_in_detail,json=wayInDetail,proto3" json:"way_in_detail,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -289,6 +294,20 @@ func (x *RegisterRequest) GetHandoffToken() string {
 func (x *RegisterRequest) GetProvider() string {
 	if x != nil {
 		return x.Provider
+	}
+	return ""
+}
+
+func (x *RegisterRequest) GetWayIn() WayIn {
+	if x != nil {
+		return x.WayIn
+	}
+	return WayIn_WAY_IN_UNSPECIFIED
+}
+
+func (x *RegisterRequest) GetWayInDetail() string {
+	if x != nil {
+		return x.WayInDetail
 	}
 	return ""
 }
@@ -599,8 +618,12 @@ func (x *MethodParam) GetRequired() bool {
 }
 
 type HeartbeatRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Session       *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Session *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	// Set when the follower's way in to its session changed since it last
+	// said (see RegisterRequest.way_in); unspecified: unchanged.
+	WayIn         WayIn  `protobuf:"varint,2,opt,name=way_in,json=wayIn,proto3,enum=chatbus.v1.WayIn" json:"way_in,omitempty"`
+	WayInDetail   string `protobuf:"bytes,3,opt,name=way_in_detail,json=wayInDetail,proto3" json:"way_in_detail,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -640,6 +663,20 @@ func (x *HeartbeatRequest) GetSession() *Session {
 		return x.Session
 	}
 	return nil
+}
+
+func (x *HeartbeatRequest) GetWayIn() WayIn {
+	if x != nil {
+		return x.WayIn
+	}
+	return WayIn_WAY_IN_UNSPECIFIED
+}
+
+func (x *HeartbeatRequest) GetWayInDetail() string {
+	if x != nil {
+		return x.WayInDetail
+	}
+	return ""
 }
 
 type HeartbeatResponse struct {
@@ -2271,7 +2308,7 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\vinstance_id\x18\x01 \x01(\tB \xbaH\x1dr\x1b\x10\x01\x18\x80\x012\x14^[A-Za-z0-9._:@/-]+$R\n" +
 	"instanceId\x12 \n" +
 	"\x05token\x18\x02 \x01(\tB\n" +
-	"\xbaH\ar\x05\x10\x10\x18\x80\x01R\x05token\"\xac\x03\n" +
+	"\xbaH\ar\x05\x10\x10\x18\x80\x01R\x05token\"\x8e\x04\n" +
 	"\x0fRegisterRequest\x12A\n" +
 	"\vinstance_id\x18\x01 \x01(\tB \xbaH\x1dr\x1b\x10\x01\x18\x80\x012\x14^[A-Za-z0-9._:@/-]+$R\n" +
 	"instanceId\x12@\n" +
@@ -2283,7 +2320,10 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x03pid\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02 \x00R\x03pid\x12;\n" +
 	"\x0fprevious_target\x18\x06 \x01(\v2\x12.chatbus.v1.TargetR\x0epreviousTarget\x12-\n" +
 	"\rhandoff_token\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\fhandoffToken\x121\n" +
-	"\bprovider\x18\b \x01(\tB\x15\xbaH\x12r\x10\x18@2\f^[a-z0-9-]*$R\bprovider\"\xbf\x03\n" +
+	"\bprovider\x18\b \x01(\tB\x15\xbaH\x12r\x10\x18@2\f^[a-z0-9-]*$R\bprovider\x122\n" +
+	"\x06way_in\x18\t \x01(\x0e2\x11.chatbus.v1.WayInB\b\xbaH\x05\x82\x01\x02\x10\x01R\x05wayIn\x12,\n" +
+	"\rway_in_detail\x18\n" +
+	" \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\vwayInDetail\"\xbf\x03\n" +
 	"\x10RegisterResponse\x12-\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionR\asession\x12-\n" +
 	"\abinding\x18\x02 \x01(\v2\x13.chatbus.v1.BindingR\abinding\x12*\n" +
@@ -2307,9 +2347,11 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\vMethodParam\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x19.chatbus.v1.ReferenceKindR\x04kind\x12\x1a\n" +
-	"\brequired\x18\x03 \x01(\bR\brequired\"I\n" +
+	"\brequired\x18\x03 \x01(\bR\brequired\"\xab\x01\n" +
 	"\x10HeartbeatRequest\x125\n" +
-	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\"\xd6\x01\n" +
+	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x122\n" +
+	"\x06way_in\x18\x02 \x01(\x0e2\x11.chatbus.v1.WayInB\b\xbaH\x05\x82\x01\x02\x10\x01R\x05wayIn\x12,\n" +
+	"\rway_in_detail\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\vwayInDetail\"\xd6\x01\n" +
 	"\x11HeartbeatResponse\x12,\n" +
 	"\anotices\x18\x01 \x03(\x0e2\x12.chatbus.v1.NoticeR\anotices\x12;\n" +
 	"\vserver_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
@@ -2507,90 +2549,93 @@ var file_chatbus_v1_bus_proto_goTypes = []any{
 	(*UnregisterRequest)(nil),         // 35: chatbus.v1.UnregisterRequest
 	(*UnregisterResponse)(nil),        // 36: chatbus.v1.UnregisterResponse
 	(*Target)(nil),                    // 37: chatbus.v1.Target
-	(*Binding)(nil),                   // 38: chatbus.v1.Binding
-	(Origin)(0),                       // 39: chatbus.v1.Origin
-	(*durationpb.Duration)(nil),       // 40: google.protobuf.Duration
-	(ReferenceKind)(0),                // 41: chatbus.v1.ReferenceKind
-	(*timestamppb.Timestamp)(nil),     // 42: google.protobuf.Timestamp
-	(*Update)(nil),                    // 43: chatbus.v1.Update
-	(*Reference)(nil),                 // 44: chatbus.v1.Reference
-	(*Button)(nil),                    // 45: chatbus.v1.Button
+	(WayIn)(0),                        // 38: chatbus.v1.WayIn
+	(*Binding)(nil),                   // 39: chatbus.v1.Binding
+	(Origin)(0),                       // 40: chatbus.v1.Origin
+	(*durationpb.Duration)(nil),       // 41: google.protobuf.Duration
+	(ReferenceKind)(0),                // 42: chatbus.v1.ReferenceKind
+	(*timestamppb.Timestamp)(nil),     // 43: google.protobuf.Timestamp
+	(*Update)(nil),                    // 44: chatbus.v1.Update
+	(*Reference)(nil),                 // 45: chatbus.v1.Reference
+	(*Button)(nil),                    // 46: chatbus.v1.Button
 }
 var file_chatbus_v1_bus_proto_depIdxs = []int32{
 	37, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
-	2,  // 1: chatbus.v1.RegisterResponse.session:type_name -> chatbus.v1.Session
-	38, // 2: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
-	39, // 3: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
-	40, // 4: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
-	40, // 5: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
-	5,  // 6: chatbus.v1.RegisterResponse.capabilities:type_name -> chatbus.v1.Capabilities
-	40, // 7: chatbus.v1.RegisterResponse.subscribed_heartbeat_interval:type_name -> google.protobuf.Duration
-	6,  // 8: chatbus.v1.Capabilities.methods:type_name -> chatbus.v1.Method
-	7,  // 9: chatbus.v1.Method.params:type_name -> chatbus.v1.MethodParam
-	41, // 10: chatbus.v1.MethodParam.kind:type_name -> chatbus.v1.ReferenceKind
-	2,  // 11: chatbus.v1.HeartbeatRequest.session:type_name -> chatbus.v1.Session
-	0,  // 12: chatbus.v1.HeartbeatResponse.notices:type_name -> chatbus.v1.Notice
-	42, // 13: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
-	38, // 14: chatbus.v1.HeartbeatResponse.binding:type_name -> chatbus.v1.Binding
-	2,  // 15: chatbus.v1.SubscribeRequest.session:type_name -> chatbus.v1.Session
-	43, // 16: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
-	38, // 17: chatbus.v1.SubscribeResponse.binding_changed:type_name -> chatbus.v1.Binding
-	43, // 18: chatbus.v1.SubscribeResponse.updates:type_name -> chatbus.v1.Update
-	2,  // 19: chatbus.v1.AckRequest.session:type_name -> chatbus.v1.Session
-	2,  // 20: chatbus.v1.CallRequest.session:type_name -> chatbus.v1.Session
-	44, // 21: chatbus.v1.CallResponse.references:type_name -> chatbus.v1.Reference
-	2,  // 22: chatbus.v1.SendMessageRequest.session:type_name -> chatbus.v1.Session
-	45, // 23: chatbus.v1.SendMessageRequest.buttons:type_name -> chatbus.v1.Button
-	2,  // 24: chatbus.v1.EditMessageRequest.session:type_name -> chatbus.v1.Session
-	45, // 25: chatbus.v1.EditMessageRequest.buttons:type_name -> chatbus.v1.Button
-	2,  // 26: chatbus.v1.StreamMessageRequest.session:type_name -> chatbus.v1.Session
-	45, // 27: chatbus.v1.StreamMessageRequest.buttons:type_name -> chatbus.v1.Button
-	2,  // 28: chatbus.v1.ReactRequest.session:type_name -> chatbus.v1.Session
-	2,  // 29: chatbus.v1.SendTypingRequest.session:type_name -> chatbus.v1.Session
-	2,  // 30: chatbus.v1.AnswerInteractionRequest.session:type_name -> chatbus.v1.Session
-	29, // 31: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
-	2,  // 32: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
-	44, // 33: chatbus.v1.UploadFileResponse.references:type_name -> chatbus.v1.Reference
-	2,  // 34: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
-	2,  // 35: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
-	1,  // 36: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
-	42, // 37: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
-	2,  // 38: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
-	3,  // 39: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
-	8,  // 40: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
-	10, // 41: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
-	12, // 42: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
-	14, // 43: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
-	16, // 44: chatbus.v1.BusService.SendMessage:input_type -> chatbus.v1.SendMessageRequest
-	18, // 45: chatbus.v1.BusService.EditMessage:input_type -> chatbus.v1.EditMessageRequest
-	22, // 46: chatbus.v1.BusService.React:input_type -> chatbus.v1.ReactRequest
-	24, // 47: chatbus.v1.BusService.SendTyping:input_type -> chatbus.v1.SendTypingRequest
-	26, // 48: chatbus.v1.BusService.AnswerInteraction:input_type -> chatbus.v1.AnswerInteractionRequest
-	20, // 49: chatbus.v1.BusService.StreamMessage:input_type -> chatbus.v1.StreamMessageRequest
-	28, // 50: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
-	31, // 51: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
-	33, // 52: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
-	35, // 53: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
-	4,  // 54: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
-	9,  // 55: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
-	11, // 56: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
-	13, // 57: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
-	15, // 58: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
-	17, // 59: chatbus.v1.BusService.SendMessage:output_type -> chatbus.v1.SendMessageResponse
-	19, // 60: chatbus.v1.BusService.EditMessage:output_type -> chatbus.v1.EditMessageResponse
-	23, // 61: chatbus.v1.BusService.React:output_type -> chatbus.v1.ReactResponse
-	25, // 62: chatbus.v1.BusService.SendTyping:output_type -> chatbus.v1.SendTypingResponse
-	27, // 63: chatbus.v1.BusService.AnswerInteraction:output_type -> chatbus.v1.AnswerInteractionResponse
-	21, // 64: chatbus.v1.BusService.StreamMessage:output_type -> chatbus.v1.StreamMessageResponse
-	30, // 65: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
-	32, // 66: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
-	34, // 67: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
-	36, // 68: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
-	54, // [54:69] is the sub-list for method output_type
-	39, // [39:54] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	38, // 1: chatbus.v1.RegisterRequest.way_in:type_name -> chatbus.v1.WayIn
+	2,  // 2: chatbus.v1.RegisterResponse.session:type_name -> chatbus.v1.Session
+	39, // 3: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
+	40, // 4: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
+	41, // 5: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
+	41, // 6: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
+	5,  // 7: chatbus.v1.RegisterResponse.capabilities:type_name -> chatbus.v1.Capabilities
+	41, // 8: chatbus.v1.RegisterResponse.subscribed_heartbeat_interval:type_name -> google.protobuf.Duration
+	6,  // 9: chatbus.v1.Capabilities.methods:type_name -> chatbus.v1.Method
+	7,  // 10: chatbus.v1.Method.params:type_name -> chatbus.v1.MethodParam
+	42, // 11: chatbus.v1.MethodParam.kind:type_name -> chatbus.v1.ReferenceKind
+	2,  // 12: chatbus.v1.HeartbeatRequest.session:type_name -> chatbus.v1.Session
+	38, // 13: chatbus.v1.HeartbeatRequest.way_in:type_name -> chatbus.v1.WayIn
+	0,  // 14: chatbus.v1.HeartbeatResponse.notices:type_name -> chatbus.v1.Notice
+	43, // 15: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
+	39, // 16: chatbus.v1.HeartbeatResponse.binding:type_name -> chatbus.v1.Binding
+	2,  // 17: chatbus.v1.SubscribeRequest.session:type_name -> chatbus.v1.Session
+	44, // 18: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
+	39, // 19: chatbus.v1.SubscribeResponse.binding_changed:type_name -> chatbus.v1.Binding
+	44, // 20: chatbus.v1.SubscribeResponse.updates:type_name -> chatbus.v1.Update
+	2,  // 21: chatbus.v1.AckRequest.session:type_name -> chatbus.v1.Session
+	2,  // 22: chatbus.v1.CallRequest.session:type_name -> chatbus.v1.Session
+	45, // 23: chatbus.v1.CallResponse.references:type_name -> chatbus.v1.Reference
+	2,  // 24: chatbus.v1.SendMessageRequest.session:type_name -> chatbus.v1.Session
+	46, // 25: chatbus.v1.SendMessageRequest.buttons:type_name -> chatbus.v1.Button
+	2,  // 26: chatbus.v1.EditMessageRequest.session:type_name -> chatbus.v1.Session
+	46, // 27: chatbus.v1.EditMessageRequest.buttons:type_name -> chatbus.v1.Button
+	2,  // 28: chatbus.v1.StreamMessageRequest.session:type_name -> chatbus.v1.Session
+	46, // 29: chatbus.v1.StreamMessageRequest.buttons:type_name -> chatbus.v1.Button
+	2,  // 30: chatbus.v1.ReactRequest.session:type_name -> chatbus.v1.Session
+	2,  // 31: chatbus.v1.SendTypingRequest.session:type_name -> chatbus.v1.Session
+	2,  // 32: chatbus.v1.AnswerInteractionRequest.session:type_name -> chatbus.v1.Session
+	29, // 33: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
+	2,  // 34: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
+	45, // 35: chatbus.v1.UploadFileResponse.references:type_name -> chatbus.v1.Reference
+	2,  // 36: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
+	2,  // 37: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
+	1,  // 38: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
+	43, // 39: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
+	2,  // 40: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
+	3,  // 41: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
+	8,  // 42: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
+	10, // 43: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
+	12, // 44: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
+	14, // 45: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
+	16, // 46: chatbus.v1.BusService.SendMessage:input_type -> chatbus.v1.SendMessageRequest
+	18, // 47: chatbus.v1.BusService.EditMessage:input_type -> chatbus.v1.EditMessageRequest
+	22, // 48: chatbus.v1.BusService.React:input_type -> chatbus.v1.ReactRequest
+	24, // 49: chatbus.v1.BusService.SendTyping:input_type -> chatbus.v1.SendTypingRequest
+	26, // 50: chatbus.v1.BusService.AnswerInteraction:input_type -> chatbus.v1.AnswerInteractionRequest
+	20, // 51: chatbus.v1.BusService.StreamMessage:input_type -> chatbus.v1.StreamMessageRequest
+	28, // 52: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
+	31, // 53: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
+	33, // 54: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
+	35, // 55: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
+	4,  // 56: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
+	9,  // 57: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
+	11, // 58: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
+	13, // 59: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
+	15, // 60: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
+	17, // 61: chatbus.v1.BusService.SendMessage:output_type -> chatbus.v1.SendMessageResponse
+	19, // 62: chatbus.v1.BusService.EditMessage:output_type -> chatbus.v1.EditMessageResponse
+	23, // 63: chatbus.v1.BusService.React:output_type -> chatbus.v1.ReactResponse
+	25, // 64: chatbus.v1.BusService.SendTyping:output_type -> chatbus.v1.SendTypingResponse
+	27, // 65: chatbus.v1.BusService.AnswerInteraction:output_type -> chatbus.v1.AnswerInteractionResponse
+	21, // 66: chatbus.v1.BusService.StreamMessage:output_type -> chatbus.v1.StreamMessageResponse
+	30, // 67: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
+	32, // 68: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
+	34, // 69: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
+	36, // 70: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
+	56, // [56:71] is the sub-list for method output_type
+	41, // [41:56] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_bus_proto_init() }

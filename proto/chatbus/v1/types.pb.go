@@ -332,6 +332,66 @@ func (TranscriptStatus) EnumDescriptor() ([]byte, []int) {
 	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{4}
 }
 
+// WayIn is how a follower hands the thread's updates to its agent
+// session. chatbus-mcp reports it: Claude Code's channel, the session's
+// inbox socket, or none (then the updates stay held in the journal until
+// a way in appears).
+type WayIn int32
+
+const (
+	// The follower does not say (busctl follow, a session of its own).
+	WayIn_WAY_IN_UNSPECIFIED WayIn = 0
+	// Claude Code's channel (notifications/claude/channel).
+	WayIn_WAY_IN_CHANNEL WayIn = 1
+	// The Claude Code session's inbox socket (cross-session messaging).
+	WayIn_WAY_IN_INBOX WayIn = 2
+	// None: updates are held until a way in appears.
+	WayIn_WAY_IN_NONE WayIn = 3
+)
+
+// Enum value maps for WayIn.
+var (
+	WayIn_name = map[int32]string{
+		0: "WAY_IN_UNSPECIFIED",
+		1: "WAY_IN_CHANNEL",
+		2: "WAY_IN_INBOX",
+		3: "WAY_IN_NONE",
+	}
+	WayIn_value = map[string]int32{
+		"WAY_IN_UNSPECIFIED": 0,
+		"WAY_IN_CHANNEL":     1,
+		"WAY_IN_INBOX":       2,
+		"WAY_IN_NONE":        3,
+	}
+)
+
+func (x WayIn) Enum() *WayIn {
+	p := new(WayIn)
+	*p = x
+	return p
+}
+
+func (x WayIn) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WayIn) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_v1_types_proto_enumTypes[5].Descriptor()
+}
+
+func (WayIn) Type() protoreflect.EnumType {
+	return &file_chatbus_v1_types_proto_enumTypes[5]
+}
+
+func (x WayIn) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WayIn.Descriptor instead.
+func (WayIn) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_v1_types_proto_rawDescGZIP(), []int{5}
+}
+
 // Target names one chat thread on one provider: a Telegram forum topic, a
 // Slack thread, a Discord thread. The text forms (chat, thread) are the
 // platform-neutral ones and always set; chat_id and thread_id repeat them
@@ -862,9 +922,15 @@ type Follower struct {
 	ConnectedAt   *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=connected_at,json=connectedAt,proto3" json:"connected_at,omitempty"`
 	LastHeartbeat *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=last_heartbeat,json=lastHeartbeat,proto3" json:"last_heartbeat,omitempty"`
 	// Whether an update stream (Subscribe) is open.
-	Subscribed    bool     `protobuf:"varint,8,opt,name=subscribed,proto3" json:"subscribed,omitempty"`
-	Binding       *Binding `protobuf:"bytes,9,opt,name=binding,proto3" json:"binding,omitempty"`
-	Origin        Origin   `protobuf:"varint,10,opt,name=origin,proto3,enum=chatbus.v1.Origin" json:"origin,omitempty"`
+	Subscribed bool     `protobuf:"varint,8,opt,name=subscribed,proto3" json:"subscribed,omitempty"`
+	Binding    *Binding `protobuf:"bytes,9,opt,name=binding,proto3" json:"binding,omitempty"`
+	Origin     Origin   `protobuf:"varint,10,opt,name=origin,proto3,enum=chatbus.v1.Origin" json:"origin,omitempty"`
+	// How the follower's updates reach its agent session, as it last said
+	// (Register, Heartbeat); unspecified if it does not say.
+	WayIn WayIn `protobuf:"varint,11,opt,name=way_in,json=wayIn,proto3,enum=chatbus.v1.WayIn" json:"way_in,omitempty"`
+	// Why that way in (with WAY_IN_NONE: why there is none and what the
+	// person can do).
+	WayInDetail   string `protobuf:"bytes,12,opt,name=way_in_detail,json=wayInDetail,proto3" json:"way_in_detail,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -967,6 +1033,20 @@ func (x *Follower) GetOrigin() Origin {
 		return x.Origin
 	}
 	return Origin_ORIGIN_UNSPECIFIED
+}
+
+func (x *Follower) GetWayIn() WayIn {
+	if x != nil {
+		return x.WayIn
+	}
+	return WayIn_WAY_IN_UNSPECIFIED
+}
+
+func (x *Follower) GetWayInDetail() string {
+	if x != nil {
+		return x.WayInDetail
+	}
+	return ""
 }
 
 // Button is a button under a message: its label and the data a press
@@ -1081,7 +1161,7 @@ const file_chatbus_v1_types_proto_rawDesc = "" +
 	"\n" +
 	"transcript\x18\b \x01(\tR\n" +
 	"transcript\x12\x12\n" +
-	"\x04note\x18\t \x01(\tR\x04note\"\x8e\x03\n" +
+	"\x04note\x18\t \x01(\tR\x04note\"\xdc\x03\n" +
 	"\bFollower\x12\x1f\n" +
 	"\vinstance_id\x18\x01 \x01(\tR\n" +
 	"instanceId\x12\x1f\n" +
@@ -1098,7 +1178,9 @@ const file_chatbus_v1_types_proto_rawDesc = "" +
 	"subscribed\x12-\n" +
 	"\abinding\x18\t \x01(\v2\x13.chatbus.v1.BindingR\abinding\x12*\n" +
 	"\x06origin\x18\n" +
-	" \x01(\x0e2\x12.chatbus.v1.OriginR\x06origin\"H\n" +
+	" \x01(\x0e2\x12.chatbus.v1.OriginR\x06origin\x12(\n" +
+	"\x06way_in\x18\v \x01(\x0e2\x11.chatbus.v1.WayInR\x05wayIn\x12\"\n" +
+	"\rway_in_detail\x18\f \x01(\tR\vwayInDetail\"H\n" +
 	"\x06Button\x12\x1f\n" +
 	"\x05label\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x05label\x12\x1d\n" +
 	"\x04data\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x10\x01(@R\x04data*\x84\x01\n" +
@@ -1136,7 +1218,12 @@ const file_chatbus_v1_types_proto_rawDesc = "" +
 	"\x18TRANSCRIPT_STATUS_FAILED\x10\x03\x12\x1f\n" +
 	"\x1bTRANSCRIPT_STATUS_TIMED_OUT\x10\x04\x12\x1e\n" +
 	"\x1aTRANSCRIPT_STATUS_TOO_LONG\x10\x05\x12\x1b\n" +
-	"\x17TRANSCRIPT_STATUS_EMPTY\x10\x06B7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
+	"\x17TRANSCRIPT_STATUS_EMPTY\x10\x06*V\n" +
+	"\x05WayIn\x12\x16\n" +
+	"\x12WAY_IN_UNSPECIFIED\x10\x00\x12\x12\n" +
+	"\x0eWAY_IN_CHANNEL\x10\x01\x12\x10\n" +
+	"\fWAY_IN_INBOX\x10\x02\x12\x0f\n" +
+	"\vWAY_IN_NONE\x10\x03B7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
 
 var (
 	file_chatbus_v1_types_proto_rawDescOnce sync.Once
@@ -1150,7 +1237,7 @@ func file_chatbus_v1_types_proto_rawDescGZIP() []byte {
 	return file_chatbus_v1_types_proto_rawDescData
 }
 
-var file_chatbus_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_chatbus_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
 var file_chatbus_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_chatbus_v1_types_proto_goTypes = []any{
 	(ReferenceKind)(0),            // 0: chatbus.v1.ReferenceKind
@@ -1158,34 +1245,36 @@ var file_chatbus_v1_types_proto_goTypes = []any{
 	(BindingStatus)(0),            // 2: chatbus.v1.BindingStatus
 	(UpdateKind)(0),               // 3: chatbus.v1.UpdateKind
 	(TranscriptStatus)(0),         // 4: chatbus.v1.TranscriptStatus
-	(*Target)(nil),                // 5: chatbus.v1.Target
-	(*Reference)(nil),             // 6: chatbus.v1.Reference
-	(*Binding)(nil),               // 7: chatbus.v1.Binding
-	(*Update)(nil),                // 8: chatbus.v1.Update
-	(*Audio)(nil),                 // 9: chatbus.v1.Audio
-	(*Follower)(nil),              // 10: chatbus.v1.Follower
-	(*Button)(nil),                // 11: chatbus.v1.Button
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(WayIn)(0),                    // 5: chatbus.v1.WayIn
+	(*Target)(nil),                // 6: chatbus.v1.Target
+	(*Reference)(nil),             // 7: chatbus.v1.Reference
+	(*Binding)(nil),               // 8: chatbus.v1.Binding
+	(*Update)(nil),                // 9: chatbus.v1.Update
+	(*Audio)(nil),                 // 10: chatbus.v1.Audio
+	(*Follower)(nil),              // 11: chatbus.v1.Follower
+	(*Button)(nil),                // 12: chatbus.v1.Button
+	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
 }
 var file_chatbus_v1_types_proto_depIdxs = []int32{
 	0,  // 0: chatbus.v1.Reference.kind:type_name -> chatbus.v1.ReferenceKind
-	5,  // 1: chatbus.v1.Binding.target:type_name -> chatbus.v1.Target
+	6,  // 1: chatbus.v1.Binding.target:type_name -> chatbus.v1.Target
 	2,  // 2: chatbus.v1.Binding.status:type_name -> chatbus.v1.BindingStatus
-	5,  // 3: chatbus.v1.Update.target:type_name -> chatbus.v1.Target
+	6,  // 3: chatbus.v1.Update.target:type_name -> chatbus.v1.Target
 	3,  // 4: chatbus.v1.Update.kind:type_name -> chatbus.v1.UpdateKind
-	12, // 5: chatbus.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	6,  // 6: chatbus.v1.Update.references:type_name -> chatbus.v1.Reference
-	9,  // 7: chatbus.v1.Update.audio:type_name -> chatbus.v1.Audio
+	13, // 5: chatbus.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	7,  // 6: chatbus.v1.Update.references:type_name -> chatbus.v1.Reference
+	10, // 7: chatbus.v1.Update.audio:type_name -> chatbus.v1.Audio
 	4,  // 8: chatbus.v1.Audio.transcript_status:type_name -> chatbus.v1.TranscriptStatus
-	12, // 9: chatbus.v1.Follower.connected_at:type_name -> google.protobuf.Timestamp
-	12, // 10: chatbus.v1.Follower.last_heartbeat:type_name -> google.protobuf.Timestamp
-	7,  // 11: chatbus.v1.Follower.binding:type_name -> chatbus.v1.Binding
+	13, // 9: chatbus.v1.Follower.connected_at:type_name -> google.protobuf.Timestamp
+	13, // 10: chatbus.v1.Follower.last_heartbeat:type_name -> google.protobuf.Timestamp
+	8,  // 11: chatbus.v1.Follower.binding:type_name -> chatbus.v1.Binding
 	1,  // 12: chatbus.v1.Follower.origin:type_name -> chatbus.v1.Origin
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	5,  // 13: chatbus.v1.Follower.way_in:type_name -> chatbus.v1.WayIn
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_types_proto_init() }
@@ -1198,7 +1287,7 @@ func file_chatbus_v1_types_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_types_proto_rawDesc), len(file_chatbus_v1_types_proto_rawDesc)),
-			NumEnums:      5,
+			NumEnums:      6,
 			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,

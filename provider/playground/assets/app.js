@@ -7,6 +7,7 @@
 
 const $ = (id) => document.getElementById(id);
 const state = { rooms: new Map(), room: 0, messages: new Map(), typingUntil: 0, connected: false };
+let recorder = null; // the MediaRecorder of a voice note being recorded
 
 function clientID() {
   if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
@@ -81,6 +82,7 @@ function renderRooms() {
   $("text").disabled = !open;
   $("send").disabled = !open;
   $("file").disabled = !open;
+  $("record").disabled = !open && !recorder;
 }
 
 async function pick(id) {
@@ -242,6 +244,16 @@ function renderFile(f) {
     img.src = url;
     img.alt = f.name;
     box.append(img);
+  } else if (f.voice || /^audio\//.test(f.mime || "")) {
+    const audio = document.createElement("audio");
+    audio.controls = true;
+    audio.preload = "none";
+    audio.src = url;
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = f.name;
+    a.textContent = (f.voice ? "🎤 voice note" : "🎵 " + f.name) + (f.seconds ? " " + Math.round(f.seconds) + "s" : "") + " (" + size(f.size) + ")";
+    box.append(audio, a);
   } else {
     const a = document.createElement("a");
     a.href = url;
@@ -377,16 +389,23 @@ async function send() {
   }
 }
 
-async function sendFile(file) {
+// sendFile sends a file; voice: a recording made here ({seconds}), which
+// the supervisor's transcriber turns into text for the session.
+async function sendFile(file, voice) {
   if (!file || !state.room) return;
   const room = state.room;
   const cid = clientID();
-  const pending = { id: "p-" + cid, room, from: "you", text: "📎 " + file.name, date: Date.now() / 1000, pending: true };
+  const label = voice ? "🎤 voice note" : "📎 " + file.name;
+  const pending = { id: "p-" + cid, room, from: "you", text: label, date: Date.now() / 1000, pending: true };
   state.messages.set(pending.id, pending);
   renderMessages(true);
   const form = new FormData();
   form.append("client_id", cid);
   form.append("caption", $("text").value);
+  if (voice) {
+    form.append("voice", "1");
+    form.append("seconds", String(voice.seconds));
+  }
   form.append("file", file, file.name);
   $("text").value = "";
   try {
@@ -404,6 +423,46 @@ $("text").onkeydown = (e) => {
   if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); send(); }
 };
 $("file").onchange = (e) => { sendFile(e.target.files[0]); e.target.value = ""; };
+
+// The microphone button records a voice note (MediaRecorder: WebM/Opus in
+// Chromium and Firefox) until pressed again, then sends it.
+async function toggleRecording() {
+  const btn = $("record");
+  if (recorder) {
+    recorder.stop();
+    return;
+  }
+  if (!state.room) return;
+  let stream;
+  try {
+    stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+  } catch (e) {
+    toast(new Error("no microphone: " + e.message));
+    return;
+  }
+  const chunks = [];
+  const started = Date.now();
+  const r = new MediaRecorder(stream);
+  r.ondataavailable = (e) => { if (e.data.size) chunks.push(e.data); };
+  r.onstop = () => {
+    stream.getTracks().forEach((t) => t.stop());
+    recorder = null;
+    btn.classList.remove("recording");
+    btn.textContent = "🎤";
+    renderRooms();
+    const type = (r.mimeType || "audio/webm").split(";")[0];
+    const ext = type.includes("ogg") ? "ogg" : type.includes("mp4") ? "m4a" : "webm";
+    sendFile(new File(chunks, "voice." + ext, { type }), { seconds: (Date.now() - started) / 1000 });
+  };
+  recorder = r;
+  r.start();
+  btn.classList.add("recording");
+  btn.textContent = "■";
+}
+if (window.MediaRecorder && navigator.mediaDevices) {
+  $("record").hidden = false;
+  $("record").onclick = toggleRecording;
+}
 
 getJSON("/api/state").then((s) => {
   $("title").textContent = s.title;

@@ -13,7 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Default is the operating system's file system (Linux system calls).
+// Default is the operating system's file system. What differs between
+// operating systems (the durability call, preallocation, cache advice) is
+// in os_<os>.go.
 var Default FS = osFS{}
 
 type osFS struct{}
@@ -137,39 +139,13 @@ func (o osFile) WritevAt(iov [][]byte, off int64) error {
 
 func (o osFile) SyncData() error {
 	for {
-		err := unix.Fdatasync(int(o.f.Fd()))
+		err := dataSync(o.f)
 		if !errors.Is(err, syscall.EINTR) {
 			return err
 		}
 	}
 }
 
-func (o osFile) Allocate(off, n int64) error {
-	if n <= 0 {
-		return nil
-	}
-	err := unix.Fallocate(int(o.f.Fd()), 0, off, n)
-	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS) {
-		return writeZeros(o.f, off, off+n)
-	}
-	return err
-}
-
-// writeZeros writes zeros over [from, to) of f, 1 MiB at a time (Allocate
-// where fallocate(2) is not supported; the caller syncs).
-func writeZeros(f *os.File, from, to int64) error {
-	const chunk = 1 << 20
-	zeros := make([]byte, min(chunk, to-from))
-	for off := from; off < to; {
-		n := min(int64(len(zeros)), to-off)
-		if _, err := f.WriteAt(zeros[:n], off); err != nil {
-			return err
-		}
-		off += n
-	}
-	return nil
-}
-
-func (o osFile) DropCache() error {
-	return unix.Fadvise(int(o.f.Fd()), 0, 0, unix.FADV_DONTNEED)
-}
+// dataSync is the system call of File.SyncData (os_<os>.go), a variable
+// so that a test can count where the journal reaches it.
+var dataSync = syncData

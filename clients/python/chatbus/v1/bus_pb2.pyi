@@ -115,10 +115,14 @@ class EditMessageResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class HeartbeatRequest(_message.Message):
-    __slots__ = ["session"]
+    __slots__ = ["session", "way_in", "way_in_detail"]
     SESSION_FIELD_NUMBER: _ClassVar[int]
+    WAY_IN_DETAIL_FIELD_NUMBER: _ClassVar[int]
+    WAY_IN_FIELD_NUMBER: _ClassVar[int]
     session: Session
-    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ...) -> None: ...
+    way_in: _types_pb2.WayIn
+    way_in_detail: str
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., way_in: _Optional[_Union[_types_pb2.WayIn, str]] = ..., way_in_detail: _Optional[str] = ...) -> None: ...
 
 class HeartbeatResponse(_message.Message):
     __slots__ = ["binding", "notices", "provider_detail", "server_time"]
@@ -169,7 +173,7 @@ class ReactResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class RegisterRequest(_message.Message):
-    __slots__ = ["cwd", "handoff_token", "instance_id", "pid", "previous_target", "profile_key", "provider", "thread_name"]
+    __slots__ = ["cwd", "handoff_token", "instance_id", "pid", "previous_target", "profile_key", "provider", "thread_name", "way_in", "way_in_detail"]
     CWD_FIELD_NUMBER: _ClassVar[int]
     HANDOFF_TOKEN_FIELD_NUMBER: _ClassVar[int]
     INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -178,6 +182,8 @@ class RegisterRequest(_message.Message):
     PROFILE_KEY_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_FIELD_NUMBER: _ClassVar[int]
     THREAD_NAME_FIELD_NUMBER: _ClassVar[int]
+    WAY_IN_DETAIL_FIELD_NUMBER: _ClassVar[int]
+    WAY_IN_FIELD_NUMBER: _ClassVar[int]
     cwd: str
     handoff_token: str
     instance_id: str
@@ -186,7 +192,9 @@ class RegisterRequest(_message.Message):
     profile_key: str
     provider: str
     thread_name: str
-    def __init__(self, instance_id: _Optional[str] = ..., profile_key: _Optional[str] = ..., thread_name: _Optional[str] = ..., cwd: _Optional[str] = ..., pid: _Optional[int] = ..., previous_target: _Optional[_Union[_types_pb2.Target, _Mapping]] = ..., handoff_token: _Optional[str] = ..., provider: _Optional[str] = ...) -> None: ...
+    way_in: _types_pb2.WayIn
+    way_in_detail: str
+    def __init__(self, instance_id: _Optional[str] = ..., profile_key: _Optional[str] = ..., thread_name: _Optional[str] = ..., cwd: _Optional[str] = ..., pid: _Optional[int] = ..., previous_target: _Optional[_Union[_types_pb2.Target, _Mapping]] = ..., handoff_token: _Optional[str] = ..., provider: _Optional[str] = ..., way_in: _Optional[_Union[_types_pb2.WayIn, str]] = ..., way_in_detail: _Optional[str] = ...) -> None: ...
 
 class RegisterResponse(_message.Message):
     __slots__ = ["binding", "capabilities", "heartbeat_interval", "origin", "session", "stale_after", "subscribed_heartbeat_interval"]

@@ -36,6 +36,10 @@ UPDATE_KIND_EDITED_MESSAGE: UpdateKind
 UPDATE_KIND_MESSAGE: UpdateKind
 UPDATE_KIND_REACTION: UpdateKind
 UPDATE_KIND_UNSPECIFIED: UpdateKind
+WAY_IN_CHANNEL: WayIn
+WAY_IN_INBOX: WayIn
+WAY_IN_NONE: WayIn
+WAY_IN_UNSPECIFIED: WayIn
 
 class Audio(_message.Message):
     __slots__ = ["duration_seconds", "file_id", "file_name", "mime_type", "note", "size", "transcript", "transcript_status", "voice"]
@@ -86,7 +90,7 @@ class Button(_message.Message):
     def __init__(self, label: _Optional[str] = ..., data: _Optional[str] = ...) -> None: ...
 
 class Follower(_message.Message):
-    __slots__ = ["binding", "connected_at", "cwd", "instance_id", "last_heartbeat", "origin", "pid", "profile_key", "subscribed", "thread_name"]
+    __slots__ = ["binding", "connected_at", "cwd", "instance_id", "last_heartbeat", "origin", "pid", "profile_key", "subscribed", "thread_name", "way_in", "way_in_detail"]
     BINDING_FIELD_NUMBER: _ClassVar[int]
     CONNECTED_AT_FIELD_NUMBER: _ClassVar[int]
     CWD_FIELD_NUMBER: _ClassVar[int]
@@ -97,6 +101,8 @@ class Follower(_message.Message):
     PROFILE_KEY_FIELD_NUMBER: _ClassVar[int]
     SUBSCRIBED_FIELD_NUMBER: _ClassVar[int]
     THREAD_NAME_FIELD_NUMBER: _ClassVar[int]
+    WAY_IN_DETAIL_FIELD_NUMBER: _ClassVar[int]
+    WAY_IN_FIELD_NUMBER: _ClassVar[int]
     binding: Binding
     connected_at: _timestamp_pb2.Timestamp
     cwd: str
@@ -107,7 +113,9 @@ class Follower(_message.Message):
     profile_key: str
     subscribed: bool
     thread_name: str
-    def __init__(self, instance_id: _Optional[str] = ..., profile_key: _Optional[str] = ..., pid: _Optional[int] = ..., cwd: _Optional[str] = ..., thread_name: _Optional[str] = ..., connected_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_heartbeat: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., subscribed: bool = ..., binding: _Optional[_Union[Binding, _Mapping]] = ..., origin: _Optional[_Union[Origin, str]] = ...) -> None: ...
+    way_in: WayIn
+    way_in_detail: str
+    def __init__(self, instance_id: _Optional[str] = ..., profile_key: _Optional[str] = ..., pid: _Optional[int] = ..., cwd: _Optional[str] = ..., thread_name: _Optional[str] = ..., connected_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_heartbeat: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., subscribed: bool = ..., binding: _Optional[_Union[Binding, _Mapping]] = ..., origin: _Optional[_Union[Origin, str]] = ..., way_in: _Optional[_Union[WayIn, str]] = ..., way_in_detail: _Optional[str] = ...) -> None: ...
 
 class Reference(_message.Message):
     __slots__ = ["id", "kind"]
@@ -174,4 +182,7 @@ class UpdateKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class TranscriptStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class WayIn(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -610,12 +610,18 @@ func (x *ConvertUpdateResponse) GetUpdate() *Update {
 	return nil
 }
 
-// Incarnation identifies one process: pid plus its start time (Linux:
-// /proc/<pid>/stat field 22, in clock ticks since boot).
+// Incarnation identifies one process on the machine that reports it: pid
+// plus its start time.
 type Incarnation struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Pid           int32                  `protobuf:"varint,1,opt,name=pid,proto3" json:"pid,omitempty"`
-	StartTime     uint64                 `protobuf:"varint,2,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Pid   int32                  `protobuf:"varint,1,opt,name=pid,proto3" json:"pid,omitempty"`
+	// An opaque per-OS value: the same for the same process whenever it is
+	// read, different for another process that later gets the same pid.
+	// Compare it for equality only, and only with a value read on the same
+	// machine; it is not a time. (What it is made of differs by OS: on Linux
+	// /proc/<pid>/stat field 22, clock ticks since boot; on macOS the
+	// kern.proc.pid sysctl's p_starttime, microseconds since the epoch.)
+	StartTime     uint64 `protobuf:"varint,2,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }

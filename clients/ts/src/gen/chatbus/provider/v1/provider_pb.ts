@@ -63,8 +63,8 @@ export const ConvertUpdateResponseSchema: GenMessage<ConvertUpdateResponse> = /*
   messageDesc(file_chatbus_provider_v1_provider, 1);
 
 /**
- * Incarnation identifies one process: pid plus its start time (Linux:
- * /proc/<pid>/stat field 22, in clock ticks since boot).
+ * Incarnation identifies one process on the machine that reports it: pid
+ * plus its start time.
  *
  * @generated from message chatbus.provider.v1.Incarnation
  */
@@ -75,6 +75,13 @@ export type Incarnation = Message<"chatbus.provider.v1.Incarnation"> & {
   pid: number;
 
   /**
+   * An opaque per-OS value: the same for the same process whenever it is
+   * read, different for another process that later gets the same pid.
+   * Compare it for equality only, and only with a value read on the same
+   * machine; it is not a time. (What it is made of differs by OS: on Linux
+   * /proc/<pid>/stat field 22, clock ticks since boot; on macOS the
+   * kern.proc.pid sysctl's p_starttime, microseconds since the epoch.)
+   *
    * @generated from field: uint64 start_time = 2;
    */
   startTime: bigint;
