@@ -240,6 +240,52 @@ func (p *provider) aborted(c hub.Call, err error) error {
 	return refusal(err)
 }
 
+// pacingStore is a store that keeps the outbound windows across a restart
+// (store.Bolt); without one, a supervisor started again paces as if no
+// call had gone out lately.
+type pacingStore interface {
+	SavePacing(provider string, ws []store.PaceWindow) <-chan error
+	Pacing(provider string) ([]store.PaceWindow, error)
+}
+
+// savePacing saves the scheduler's windows (a call was made). Each save is
+// queued in the order its windows were taken (savingMu), and not waited
+// for: a call made just before a kill -9 may not be saved yet.
+func (p *provider) savePacing() {
+	if p.paceStore == nil {
+		return
+	}
+	p.savingMu.Lock()
+	defer p.savingMu.Unlock()
+	var ws []store.PaceWindow
+	for _, w := range p.sched.Windows() {
+		ws = append(ws, store.PaceWindow{Limit: w.Limit, Key: w.Key, Times: w.Times})
+	}
+	errc := p.paceStore.SavePacing(p.spec.Name, ws)
+	go func() {
+		if err := <-errc; err != nil {
+			p.log.Warn().Err(err).Msg("saving the outbound pacing windows; a restart may pace as if fewer calls had gone out")
+		}
+	}()
+}
+
+// restorePacing takes up the windows the previous run saved.
+func (p *provider) restorePacing() error {
+	if p.paceStore == nil {
+		return nil
+	}
+	saved, err := p.paceStore.Pacing(p.spec.Name)
+	if err != nil {
+		return err
+	}
+	var ws []outbound.WindowState
+	for _, w := range saved {
+		ws = append(ws, outbound.WindowState{Limit: w.Limit, Key: w.Key, Times: w.Times})
+	}
+	p.sched.Restore(ws)
+	return nil
+}
+
 // syncAdmission keeps the scheduler open exactly while the provider
 // admits calls, until ctx ends.
 func (p *provider) syncAdmission(ctx context.Context) {
