@@ -42,6 +42,8 @@ type event struct {
 	// message_changed: the message as it is now, and as it was.
 	Message         *message `json:"message"`
 	PreviousMessage *message `json:"previous_message"`
+	// message_deleted: the deleted message's ts.
+	DeletedTS string `json:"deleted_ts"`
 	// reaction_added
 	Reaction string `json:"reaction"`
 	Item     struct {
@@ -58,6 +60,7 @@ type message struct {
 	Text        string     `json:"text"`
 	TS          string     `json:"ts"`
 	ThreadTS    string     `json:"thread_ts"`
+	ReplyCount  int        `json:"reply_count"`
 	Files       []fileInfo `json:"files"`
 	Edited      *struct{}  `json:"edited"`
 	UserProfile *struct {
@@ -240,6 +243,8 @@ func (p *Platform) convertEvent(ctx context.Context, id identity, ev *event) *pr
 	case "message":
 		m, kind := &ev.message, providerv1.UpdateKind_UPDATE_KIND_MESSAGE
 		switch {
+		case ev.Subtype == "message_deleted":
+			return p.rootDeleted(id, ev)
 		case ev.Subtype == "message_changed":
 			// A person's edit stamps a new "edited"; an unfurl or a
 			// thread's reply count changing the message keeps the one
@@ -281,6 +286,25 @@ func (p *Platform) convertEvent(ctx context.Context, id identity, ev *event) *pr
 		return u
 	}
 	return nil
+}
+
+// rootDeleted is the update that tells the supervisor a thread is gone:
+// a person deleted the root of one of the bot's threads (every top-level
+// message of the bot's is one) before anyone replied. Slack would post
+// the thread's next reply at the channel's top level; told now, the
+// supervisor gives the binding a new root before its follower writes
+// again. (A root with replies is not deleted but becomes a tombstone,
+// and its thread goes on.) The update is not the follower's (Allowed
+// false: no person sent it); nil for any other deletion.
+func (p *Platform) rootDeleted(id identity, ev *event) *providerv1.Update {
+	prev := ev.PreviousMessage
+	if ev.DeletedTS == "" || prev == nil || prev.ReplyCount > 0 || (prev.ThreadTS != "" && prev.ThreadTS != ev.DeletedTS) || !id.own(prev.User, prev.BotID) {
+		return nil
+	}
+	u := p.update(ev.Channel, ev.DeletedTS, "", providerv1.UpdateKind_UPDATE_KIND_UNSPECIFIED)
+	u.Allowed = false
+	u.ThreadState = providerv1.ThreadState_THREAD_STATE_DELETED
+	return u
 }
 
 func (p *Platform) convertAction(id identity, in *interaction) *providerv1.Update {

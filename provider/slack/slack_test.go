@@ -614,3 +614,34 @@ func TestParseSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestRootDeletedReported: a person deleting the root of one of the bot's
+// threads before anyone replied is reported as the thread deleted (not a
+// follower's update: allowed false); deleting a person's message, or a
+// root with replies (which stays a thread), is not.
+func TestRootDeletedReported(t *testing.T) {
+	r := newRig(t, rigConfig{})
+	j := r.journal()
+	busy := r.provision("A · alpha")
+	r.st.PostMessage(chanID, person, "a reply", busy.GetThread())
+	m := r.st.PostMessage(chanID, person, "to be deleted", busy.GetThread())
+	j.update(m.EventID)
+	r.st.DeleteMessage(chanID, m.TS)             // a person's message
+	r.st.DeleteMessage(chanID, busy.GetThread()) // a root with replies
+	gone := r.provision("B · beta")
+	r.st.DeleteMessage(chanID, gone.GetThread())
+	var deleted []*providerv1.Update
+	j.waitFor("the deleted root", func(j *journal) bool {
+		deleted = deleted[:0]
+		for _, u := range j.all {
+			if u.GetThreadState() == providerv1.ThreadState_THREAD_STATE_DELETED {
+				deleted = append(deleted, u)
+			}
+		}
+		return len(deleted) > 0
+	})
+	u := deleted[0]
+	if len(deleted) != 1 || u.GetThread() != gone.GetThread() || u.GetChat() != chanID || u.GetAllowed() || u.GetDedupId() == "" {
+		t.Errorf("deleted-thread updates %v, want one for %s, not allowed", deleted, gone.GetThread())
+	}
+}

@@ -263,7 +263,17 @@ func (p *Platform) checkThreaded(ctx context.Context, t provider.Target, raw jso
 	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
-	_, err := p.post(dctx, t.Chat, "chat.delete", map[string]any{"channel": t.Chat, "ts": ans.TS})
+	var err error
+	for attempt := 0; ; attempt++ {
+		// Asked to wait (chat.delete has its own limit), it waits and
+		// tries again while its 15 s allow: a stray copy is what the
+		// person would see.
+		_, err = p.post(dctx, t.Chat, "chat.delete", map[string]any{"channel": t.Chat, "ts": ans.TS})
+		after, limited := provider.RetryAfter(err)
+		if !limited || attempt == maxPartRetries || !fits(dctx, after) || backoff.Sleep(dctx, after) != nil {
+			break
+		}
+	}
 	log := p.log.Warn().Str("channel", t.Chat).Str("thread", t.Thread).Str("stray", ans.TS)
 	if err != nil {
 		log.Err(err).Msg("the thread's root is gone: Slack posted a reply at the channel's top level, and it could not be taken back")

@@ -272,6 +272,21 @@ func TestSendDeletedRoot(t *testing.T) {
 	}
 }
 
+// TestSendDeletedRootDeleteLimited: Slack asks the provider to wait
+// before it takes the stray message back: it waits and takes it back, so
+// no copy stays at the channel's top level.
+func TestSendDeletedRootDeleteLimited(t *testing.T) {
+	r := newRig(t, rigConfig{})
+	th := r.provision("A · alpha")
+	r.st.DeleteMessage(chanID, th.GetThread())
+	r.st.Fail("chat.delete", slacktest.Fault{Status: 429, RetryAfter: 1})
+	_, err := r.verb(th, provider.VerbSend, &providerv1.SendParams{Text: "hello?"})
+	wantCode(t, err, codes.NotFound, provider.ReasonTargetGone)
+	if top := r.st.Sent(chanID, ""); len(top) != 0 || r.st.Calls("chat.delete") != 2 {
+		t.Errorf("top level %+v, %d deletes: the stray message stayed", top, r.st.Calls("chat.delete"))
+	}
+}
+
 // TestDescribeVerbs: the verbs Slack has; only react is idempotent.
 func TestDescribeVerbs(t *testing.T) {
 	r := newRig(t, rigConfig{})

@@ -29,6 +29,11 @@ type Inbound struct {
 	Arrived time.Time
 }
 
+// DroppedNotAllowed reports whether in is dropped as from a sender not on
+// the allow-list: not allowed, and not a fact about its thread (which
+// no person sent; observeThreads applies it, nothing is journalled).
+func (in Inbound) DroppedNotAllowed() bool { return !in.Allowed && in.ThreadState == ThreadUnchanged }
+
 // Ingest journals a provider's batch of updates, routed to their threads'
 // bindings (or held as unrouted), stores the provider's cursor in the same
 // journal commit (nil: the stored one stays), and returns the id the
@@ -50,9 +55,11 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 	// only for a batch that has any.
 	var unowned map[store.Target]struct{}
 	for _, in := range batch {
-		h.cfg.Metrics.UpdateReceived(provider, in.Update.Kind, in.Allowed)
+		h.cfg.Metrics.UpdateReceived(provider, in.Update.Kind, !in.DroppedNotAllowed())
 		if !in.Allowed {
-			h.droppedNotAllowed.Add(1)
+			if in.DroppedNotAllowed() {
+				h.droppedNotAllowed.Add(1)
+			}
 			continue
 		}
 		u := in.Update

@@ -347,7 +347,7 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 		}
 		progressed = true
 		for _, b := range batch {
-			if !b.Allowed {
+			if b.DroppedNotAllowed() {
 				p.notAllowed.Add(1)
 			}
 		}
