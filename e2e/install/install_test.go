@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -185,14 +184,12 @@ func runInstalled(t *testing.T, bin string) {
 	if row.Name != "telegram" || row.PID <= 0 {
 		t.Fatalf("provider row %+v", row)
 	}
-	if runtime.GOOS == "linux" { // which binary a pid runs: /proc
-		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", row.PID))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := filepath.Join(bin, "provider-telegram"); exe != want {
-			t.Errorf("the provider child runs %s, want %s", exe, want)
-		}
+	exe, err := executable(row.PID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(bin, "provider-telegram"); exe != want {
+		t.Errorf("the provider child runs %s, want %s", exe, want)
 	}
 	// The child reached the platform: it polls the stand-in.
 	deadline := time.Now().Add(10 * time.Second)
