@@ -231,6 +231,8 @@ type Server struct {
 	doctor *doctor.Doctor
 
 	draining atomic.Bool
+	// streams are the answers followers stream (stream.go).
+	streams streams
 	// deposed is cancelled when a cluster node's supervisor learns it no
 	// longer leads (fenced.go): every call in flight ends, and every call
 	// is answered FENCED. Set by New.

@@ -126,6 +126,14 @@ func (p *provider) job(ctx context.Context, c hub.Call) *outbound.Job {
 		if id := editedMessage(c); id != "" {
 			j.Coalesce = "edit/" + id
 		}
+	case hub.VerbDraft:
+		// A draft replaces the stream's previous one: only the last
+		// text of a queued run is shown.
+		j.Lane = outbound.LaneEdit
+		var dp providerv1.DraftParams
+		if verbParams.Unmarshal(c.Params, &dp) == nil && dp.GetStreamId() != "" {
+			j.Coalesce = "draft/" + dp.GetStreamId()
+		}
 	case hub.VerbReact, hub.VerbTyping:
 		j.Lane = outbound.LaneAmbient
 	default:
