@@ -190,7 +190,8 @@ type sample struct {
 	FDs        float64 `json:"open_fds"`
 	RSS        float64 `json:"rss_bytes"`
 	Heap       float64 `json:"heap_inuse_bytes"`
-	Started    float64 `json:"started"` // the supervisor's start (its incarnation)
+	HeapGoal   float64 `json:"heap_goal_bytes"` // twice the heap live at the last collection
+	Started    float64 `json:"started"`         // the supervisor's start (its incarnation)
 }
 
 // scrape reads supervisord's metrics.
@@ -226,6 +227,8 @@ func (b *soakBus) scrape() (sample, error) {
 			s.RSS = v
 		case "go_memstats_heap_inuse_bytes":
 			s.Heap = v
+		case "go_memstats_next_gc_bytes":
+			s.HeapGoal = v
 		case "process_start_time_seconds":
 			s.Started = v
 		}
@@ -542,8 +545,8 @@ func TestSoak(t *testing.T) {
 		}
 		s.Round = round
 		samples = append(samples, s)
-		t.Logf("round %d (%s): goroutines %.0f, fds %.0f, rss %.1f MiB, heap %.1f MiB",
-			round, fault.name, s.Goroutines, s.FDs, s.RSS/(1<<20), s.Heap/(1<<20))
+		t.Logf("round %d (%s): goroutines %.0f, fds %.0f, rss %.1f MiB, heap %.1f MiB (goal %.1f MiB)",
+			round, fault.name, s.Goroutines, s.FDs, s.RSS/(1<<20), s.Heap/(1<<20), s.HeapGoal/(1<<20))
 	}
 
 	// 0 lost, 0 duplicated; every key at most once.
@@ -688,6 +691,7 @@ func flat(samples []sample) []verdict {
 		{"open fds", func(s sample) float64 { return s.FDs }, 0.10, 8, func(v float64) string { return fmt.Sprintf("%.0f", v) }},
 		{"resident memory", func(s sample) float64 { return s.RSS }, 0.25, 16 << 20, func(v float64) string { return fmt.Sprintf("%.1f MiB", v/(1<<20)) }},
 		{"heap in use", func(s sample) float64 { return s.Heap }, 0.25, 16 << 20, func(v float64) string { return fmt.Sprintf("%.1f MiB", v/(1<<20)) }},
+		{"heap goal", func(s sample) float64 { return s.HeapGoal }, 0.25, 16 << 20, func(v float64) string { return fmt.Sprintf("%.1f MiB", v/(1<<20)) }},
 	}
 	var runs [][]sample // by supervisor, in order
 	for i, s := range samples {
