@@ -61,6 +61,40 @@ func (f *Follower) Edit(ctx context.Context, messageID, text string, buttons []B
 	return err
 }
 
+// StreamUpdate is one call of a streamed answer (see Stream).
+type StreamUpdate struct {
+	// StreamID is the follower's id of the answer, the same in every
+	// call for it.
+	StreamID string
+	// Text is the whole text so far (Markdown), not a delta.
+	Text string
+	// Final: Text is the answer's final text.
+	Final bool
+	// ReplyTo is a message of the thread the answer answers; "" none.
+	ReplyTo string
+	// Buttons are shown under the growing message (where it is one) and,
+	// with Final, under the final message.
+	Buttons []Button
+}
+
+// Stream shows an answer as it is written: call it with the text so far
+// each time it grows and once with Final. Where the platform has drafts
+// (Telegram private chats) the person sees a draft, then the final
+// message; elsewhere one message edited as it grows. A non-final call
+// returns at once when another of the stream is under way (its text is
+// shown next); the final one lands once (idempotencyKey, else one made
+// of the stream's id). It returns the messages that show the answer so
+// far.
+func (f *Follower) Stream(ctx context.Context, u StreamUpdate, idempotencyKey string) ([]string, error) {
+	resp, err := retried(ctx, f, func(sess *chatbusv1.Session) (*chatbusv1.StreamMessageResponse, error) {
+		return f.c.Bus.StreamMessage(ctx, &chatbusv1.StreamMessageRequest{
+			Session: sess, StreamId: u.StreamID, Text: u.Text, Final: u.Final, ReplyTo: u.ReplyTo,
+			Buttons: buttonsProto(u.Buttons), IdempotencyKey: idempotencyKey,
+		})
+	})
+	return resp.GetMessageIds(), err
+}
+
 // React sets the follower's reaction on a message of its thread.
 func (f *Follower) React(ctx context.Context, messageID, emoji, idempotencyKey string) error {
 	key := keyOr(idempotencyKey)

@@ -44,6 +44,12 @@ func chromium(t *testing.T) string {
 // returns a tab's context; the browser stops at cleanup.
 func browserCtx(t *testing.T) context.Context {
 	t.Helper()
+	return browserCtxWith(t)
+}
+
+// browserCtxWith is browserCtx with more of Chromium's options.
+func browserCtxWith(t *testing.T, more ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
 	bin := chromium(t)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),
@@ -56,6 +62,7 @@ func browserCtx(t *testing.T) context.Context {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 800),
 	}
+	opts = append(opts, more...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })

@@ -211,66 +211,18 @@ func chatbusScript(r apiRequest) []apiBlock {
 // key pressed at the terminal; after /exit and `claude --continue` the
 // session keeps its topic and gets what was written meanwhile.
 func TestClaudeCode(t *testing.T) {
-	claude, tmux := claudeCode(t)
-	b := startTelegramBus(t, "")
-	api := startAnthropicAPI(t, chatbusScript)
-
-	home := t.TempDir()
-	root := t.TempDir()
-	alpha := claudeProject{name: "alpha", dir: filepath.Join(root, "alpha"), profileKey: "claude:alpha"}
-	beta := claudeProject{name: "beta", dir: filepath.Join(root, "beta"), profileKey: "claude:beta"}
-	writeClaudeHome(t, home, alpha, beta)
-	mcpLog := func(p claudeProject) string { return filepath.Join(root, p.name+".mcp.log") }
-	for _, p := range []claudeProject{alpha, beta} {
-		writeClaudeProject(t, p, b.socket, b.state, mcpLog(p))
-	}
-	env := []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8",
-		"TMPDIR=" + os.TempDir(),
-		"ANTHROPIC_BASE_URL=" + api.url, "ANTHROPIC_API_KEY=" + claudeAPIKey,
-		// Nothing leaves the machine, nothing waits on the network.
-		"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
-		"DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1",
-		// The feature flags (channels, the permission relay) from the
-		// cache in ~/.claude.json.
-		"CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF=1",
-		// chatbus-mcp is race-built: no wait at its exit.
-		"GORACE=atexit_sleep_ms=0",
-	}
-	term := newTerminals(t, tmux, env)
-	debugLog := func(name string) string { return filepath.Join(root, name+".debug.log") }
-	start := func(session string, p claudeProject, extra ...string) {
-		t.Helper()
-		argv := append([]string{claude, "--debug-file", debugLog(session)}, extra...)
-		argv = append(argv, "--dangerously-load-development-channels", "server:chatbus")
-		term.start(session, p.dir, argv...)
-	}
+	r := startClaudeRig(t, map[string]any{"tengu_harbor": true, "tengu_harbor_permissions": true}, "alpha", "beta")
+	b, api, term := r.b, r.api, r.term
+	alpha, beta := r.projects[0], r.projects[1]
+	channel := []string{"--dangerously-load-development-channels", "server:chatbus"}
 	// The development-channel warning: one key at each launch.
 	confirm := func(session string) {
 		t.Helper()
 		term.waitScreen(session, "I am using this for local development")
 		term.keys(session, "Enter")
 	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			reqs := api.requests()
-			for _, r := range reqs[max(0, len(reqs)-3):] {
-				t.Logf("a request to the API (%d in all):\n%s", len(reqs), r.summary())
-			}
-			for _, p := range []claudeProject{alpha, beta} {
-				data, _ := os.ReadFile(mcpLog(p))
-				t.Logf("chatbus-mcp's log in %s:\n%s", p.name, data)
-			}
-			for _, s := range []string{"alpha", "beta", "alpha-2"} {
-				t.Logf("screen of %s:\n%s", s, term.screen(s))
-				if data, err := os.ReadFile(debugLog(s)); err == nil {
-					t.Logf("Claude Code debug log of %s (chatbus lines):\n%s", s, grepLines(string(data), "chatbus"))
-				}
-			}
-		}
-	})
-	start("alpha", alpha)
-	start("beta", beta)
+	r.start("alpha", alpha, channel...)
+	r.start("beta", beta, channel...)
 	confirm("alpha")
 	confirm("beta")
 
@@ -328,16 +280,9 @@ func TestClaudeCode(t *testing.T) {
 	// The turn that answered the last prompt has ended (the script's last
 	// word is on the screen, after the message) before /exit is typed.
 	term.waitScreenAfter("alpha", "perm-text", "Answered in the chat.")
-	term.keys("alpha", "/exit")
-	term.waitScreen("alpha", "/exit")
-	term.keys("alpha", "Enter")
-	waitLong(t, "Claude Code in alpha exited", func() bool { return !term.alive("alpha") }, func() string { return "" })
-	waitLong(t, "alpha's binding released", func() bool {
-		st := b.binding(t, alpha.profileKey).GetBinding().GetStatus()
-		return st != chatbusv1.BindingStatus_BINDING_STATUS_ACTIVE
-	}, func() string { return b.binding(t, alpha.profileKey).String() })
+	r.exit("alpha", alpha)
 	b.tg.PushMessage(forumChat, threadA, allowedUser, "while you were away")
-	start("alpha-2", alpha, "--continue")
+	r.start("alpha-2", alpha, append([]string{"--continue"}, channel...)...)
 	confirm("alpha-2")
 	b.waitText(t, threadA, "re: while you were away")
 	if got := b.topicOf(t, "alpha"); got != threadA || len(b.tg.Topics(forumChat)) != 2 {
@@ -374,10 +319,109 @@ func TestClaudeCode(t *testing.T) {
 	}
 }
 
+// claudeRig is what a test of the real Claude Code runs on: the
+// Telegram stand-in and a supervisor, the scripted API, a home with
+// ~/.claude.json, one project directory per name with chatbus-mcp in its
+// .mcp.json (profile key "claude:<name>"), and a tmux server whose
+// sessions run Claude Code on the API key. On failure it logs the last
+// requests, chatbus-mcp's logs, the screens and Claude Code's debug logs.
+type claudeRig struct {
+	t        *testing.T
+	claude   string
+	b        *tgBus
+	api      *anthropicAPI
+	term     *terminals
+	root     string
+	projects []claudeProject
+
+	sessions []string // started, for the failure log
+}
+
+// startClaudeRig starts the rig with these cached feature flags (nil:
+// none, channels off) and projects.
+func startClaudeRig(t *testing.T, flags map[string]any, names ...string) *claudeRig {
+	t.Helper()
+	claude, tmux := claudeCode(t)
+	r := &claudeRig{t: t, claude: claude, b: startTelegramBus(t, ""), api: startAnthropicAPI(t, chatbusScript), root: t.TempDir()}
+	home := t.TempDir()
+	for _, n := range names {
+		r.projects = append(r.projects, claudeProject{name: n, dir: filepath.Join(r.root, n), profileKey: "claude:" + n})
+	}
+	writeClaudeHomeFlags(t, home, flags, r.projects...)
+	for _, p := range r.projects {
+		writeClaudeProject(t, p, r.b.socket, r.b.state, r.mcpLog(p))
+	}
+	r.term = newTerminals(t, tmux, []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8",
+		"TMPDIR=" + os.TempDir(),
+		"ANTHROPIC_BASE_URL=" + r.api.url, "ANTHROPIC_API_KEY=" + claudeAPIKey,
+		// Nothing leaves the machine, nothing waits on the network.
+		"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
+		"DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1",
+		// The feature flags (channels, the permission relay) from the
+		// cache in ~/.claude.json.
+		"CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF=1",
+		// chatbus-mcp is race-built: no wait at its exit.
+		"GORACE=atexit_sleep_ms=0",
+	})
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		reqs := r.api.requests()
+		for _, rq := range reqs[max(0, len(reqs)-3):] {
+			t.Logf("a request to the API (%d in all):\n%s", len(reqs), rq.summary())
+		}
+		for _, p := range r.projects {
+			data, _ := os.ReadFile(r.mcpLog(p))
+			t.Logf("chatbus-mcp's log in %s:\n%s", p.name, data)
+		}
+		for _, s := range r.sessions {
+			t.Logf("screen of %s:\n%s", s, r.term.screen(s))
+			if data, err := os.ReadFile(r.debugLog(s)); err == nil {
+				t.Logf("Claude Code debug log of %s (chatbus and inbox lines):\n%s\n%s", s, grepLines(string(data), "chatbus"), grepLines(string(data), "messaging]"))
+			}
+		}
+	})
+	return r
+}
+
+func (r *claudeRig) mcpLog(p claudeProject) string { return filepath.Join(r.root, p.name+".mcp.log") }
+func (r *claudeRig) debugLog(session string) string {
+	return filepath.Join(r.root, session+".debug.log")
+}
+
+// start runs claude with args in a new tmux session in p's directory.
+func (r *claudeRig) start(session string, p claudeProject, args ...string) {
+	r.t.Helper()
+	r.sessions = append(r.sessions, session)
+	r.term.start(session, p.dir, append([]string{r.claude, "--debug-file", r.debugLog(session)}, args...)...)
+}
+
+// exit types /exit in the session and waits until Claude Code exited and
+// p's binding is no longer held.
+func (r *claudeRig) exit(session string, p claudeProject) {
+	r.t.Helper()
+	r.term.keys(session, "/exit")
+	r.term.waitScreen(session, "/exit")
+	r.term.keys(session, "Enter")
+	waitLong(r.t, "Claude Code in "+session+" exited", func() bool { return !r.term.alive(session) }, func() string { return "" })
+	waitLong(r.t, p.name+"'s binding released", func() bool {
+		return r.b.binding(r.t, p.profileKey).GetBinding().GetStatus() != chatbusv1.BindingStatus_BINDING_STATUS_ACTIVE
+	}, func() string { return r.b.binding(r.t, p.profileKey).String() })
+}
+
 // writeClaudeHome writes ~/.claude.json for the projects: onboarding done,
 // the folders trusted, the test's API key approved, and the cached
 // feature flags that turn channels and the permission relay on.
 func writeClaudeHome(t *testing.T, home string, projects ...claudeProject) {
+	t.Helper()
+	writeClaudeHomeFlags(t, home, map[string]any{"tengu_harbor": true, "tengu_harbor_permissions": true}, projects...)
+}
+
+// writeClaudeHomeFlags is writeClaudeHome with these cached feature flags
+// (nil: none, as on a machine that never fetched them: channels off).
+func writeClaudeHomeFlags(t *testing.T, home string, flags map[string]any, projects ...claudeProject) {
 	t.Helper()
 	trusted := map[string]any{}
 	for _, p := range projects {
@@ -388,8 +432,10 @@ func writeClaudeHome(t *testing.T, home string, projects ...claudeProject) {
 		"projects":               trusted,
 		// Claude Code asks once whether to use ANTHROPIC_API_KEY; the
 		// answer is kept by the key's last 20 characters.
-		"customApiKeyResponses":    map[string]any{"approved": []string{claudeAPIKey[len(claudeAPIKey)-20:]}, "rejected": []string{}},
-		"cachedGrowthBookFeatures": map[string]any{"tengu_harbor": true, "tengu_harbor_permissions": true},
+		"customApiKeyResponses": map[string]any{"approved": []string{claudeAPIKey[len(claudeAPIKey)-20:]}, "rejected": []string{}},
+	}
+	if flags != nil {
+		cfg["cachedGrowthBookFeatures"] = flags
 	}
 	writeJSON(t, filepath.Join(home, ".claude.json"), cfg)
 }

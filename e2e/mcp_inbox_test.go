@@ -182,15 +182,7 @@ func TestMCPHeldUntilAWayIn(t *testing.T) {
 	if !strings.Contains(f.GetWayInDetail(), "no inbox socket") {
 		t.Errorf("way in detail: %q", f.GetWayInDetail())
 	}
-	notices := func() []string {
-		var out []string
-		for _, txt := range b.replies(thread) {
-			if strings.Contains(txt, "cannot receive") {
-				out = append(out, txt)
-			}
-		}
-		return out
-	}
+	notices := func() []string { return b.noWayInNotices(thread) }
 	testkit.Eventually(t, "the notice in the thread", func() bool { return len(notices()) == 1 })
 	for _, want := range []string{"Nothing is lost", "--dangerously-load-development-channels server:chatbus", "2.1.224"} {
 		if !strings.Contains(notices()[0], want) {
@@ -249,4 +241,16 @@ func between(s, from, to string) string {
 	}
 	v, _, _ := strings.Cut(rest, to)
 	return v
+}
+
+// noWayInNotices are chatbus-mcp's notices in the topic that the session
+// has no way in.
+func (b *tgBus) noWayInNotices(thread int) []string {
+	var out []string
+	for _, txt := range b.replies(thread) {
+		if strings.Contains(txt, "cannot receive") {
+			out = append(out, txt)
+		}
+	}
+	return out
 }

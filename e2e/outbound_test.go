@@ -108,6 +108,16 @@ func (b *tgBus) restartSupervisor(t *testing.T) {
 	if err := b.d.wait(t, 20*time.Second); err != nil {
 		t.Fatalf("supervisord stop: %v", err)
 	}
+	b.startAgain(t)
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
+		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
+	}, "RUNNING after the supervisor restarted")
+}
+
+// startAgain starts supervisord again, stopped, with the same config and
+// state, and dials it with a new client.
+func (b *tgBus) startAgain(t *testing.T) {
+	t.Helper()
 	b.d = b.start("--config", b.configPath)
 	b.waitServing(b.d)
 	c, err := client.Dial(b.socket, client.WithSecretFile(filepath.Join(b.state, "secret")))
@@ -116,9 +126,6 @@ func (b *tgBus) restartSupervisor(t *testing.T) {
 	}
 	t.Cleanup(func() { c.Close() })
 	b.c = c
-	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
-		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
-	}, "RUNNING after the supervisor restarted")
 }
 
 // prepare closes the provider's admission by hand and returns the request id.

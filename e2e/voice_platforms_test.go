@@ -7,9 +7,14 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
@@ -157,4 +162,35 @@ func TestVoicePlayground(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestVoicePlaygroundBrowser: a person presses the page's microphone
+// button in a real Chromium whose microphone plays a spoken sentence (its
+// fake capture device), stops it when the sentence is over; the room's
+// session reads the sentence's words.
+func TestVoicePlaygroundBrowser(t *testing.T) {
+	needVoiceTools(t)
+	wav := filepath.Join(t.TempDir(), "spoken.wav")
+	if err := os.WriteFile(wav, speak(t, spokenWords, "mic.wav", "-ar", "48000", "-ac", "1", "-c:a", "pcm_s16le", "-f", "wav"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tab := browserCtxWith(t, chromedp.Flag("use-fake-ui-for-media-stream", true), chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.Flag("use-file-for-fake-audio-capture", wav+"%noloop"))
+	b := startPlaygroundBus(t, pocketsphinxTranscriber(t))
+	alpha := follow(t, b.c, "manual:1", "/home/u/alpha")
+	room := fmt.Sprintf(`#room-list li[data-room="%s"]`, alpha.f.Registered().GetBinding().GetTarget().GetThread())
+	within(t, tab, 20*time.Second, "open the chat page", chromedp.Navigate(b.loggedURL(t, "playground chat page: open ")))
+	until(t, tab, "the follower's room", fmt.Sprintf(`!!document.querySelector(%q)`, room))
+	within(t, tab, 10*time.Second, "pick the room", chromedp.Click(chromedp.CSS(room)), chromedp.WaitEnabled(chromedp.CSS("#record")))
+	within(t, tab, 10*time.Second, "start recording", chromedp.Click(chromedp.CSS("#record")))
+	until(t, tab, "the recording", `!!recorder && recorder.state === "recording"`)
+	// The fake microphone plays the sentence in real time: let it finish.
+	time.Sleep(4 * time.Second)
+	within(t, tab, 10*time.Second, "stop recording", chromedp.Click(chromedp.CSS("#record")))
+	u := alpha.waitUpdate(t, 1)
+	a := u.GetAudio()
+	if a.GetTranscriptStatus() != chatbusv1.TranscriptStatus_TRANSCRIPT_STATUS_DONE || !a.GetVoice() || !strings.Contains(u.GetText(), heard) {
+		t.Fatalf("update %q, audio %+v", u.GetText(), a)
+	}
+	until(t, tab, "the voice note on the page", `!!document.querySelector(".msg .file audio")`)
 }

@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
@@ -27,6 +29,8 @@ func TestVoiceTelegram(t *testing.T) {
 	if u := alpha.waitUpdate(t, 2); u.GetText() != "after the voice note" {
 		t.Errorf("then %q", u.GetText())
 	}
+	out, _, _ := b.busctl("events")
+	contains(t, "busctl events", out, "voice_transcribed")
 }
 
 // TestVoiceTelegramFailures: without a transcriber, or with one that
@@ -64,8 +68,24 @@ func TestVoiceTelegramFailures(t *testing.T) {
 			if u := alpha.waitUpdate(t, 2); u.GetText() != "after" {
 				t.Errorf("then %q", u.GetText())
 			}
+			if tc.transcriber != "" {
+				// The operator sees it too.
+				out, _, _ := b.busctl("events", "-o", "json")
+				contains(t, "busctl events", out, strings.ToLower(strings.TrimPrefix(tc.status.String(), "TRANSCRIPT_STATUS_")))
+			}
 		})
 	}
+}
+
+// startHeldVoice is a voice note to send and a bus whose transcriber waits
+// until the file release exists, then says "late words".
+func startHeldVoice(t *testing.T) (ogg []byte, b *tgBus, release string) {
+	t.Helper()
+	needVoiceTools(t)
+	ogg = speak(t, spokenWords, "voice.oga", opusArgs...)
+	release = filepath.Join(t.TempDir(), "release")
+	b = startTelegramBus(t, scriptTranscriber(t, `while [ ! -e '`+release+`' ]; do sleep 0.05; done; echo late words`, ""))
+	return ogg, b, release
 }
 
 // TestVoiceTelegramHoldsNothingElse: while a transcription is under way
@@ -73,10 +93,7 @@ func TestVoiceTelegramFailures(t *testing.T) {
 // reach their sessions; the voice note's own thread gets it first once
 // its transcript is there.
 func TestVoiceTelegramHoldsNothingElse(t *testing.T) {
-	needVoiceTools(t)
-	ogg := speak(t, spokenWords, "voice.oga", opusArgs...)
-	release := filepath.Join(t.TempDir(), "release")
-	b := startTelegramBus(t, scriptTranscriber(t, `while [ ! -e '`+release+`' ]; do sleep 0.05; done; echo late words`, ""))
+	ogg, b, release := startHeldVoice(t)
 	alpha := b.follow(t, "manual:1", "/home/u/alpha")
 	beta := b.follow(t, "manual:2", "/home/u/beta")
 	b.tg.PushVoice(forumChat, int(alpha.thread()), allowedUser, ogg, 2)
@@ -95,6 +112,46 @@ func TestVoiceTelegramHoldsNothingElse(t *testing.T) {
 	}
 	checkVoice(t, alpha, alpha.waitUpdate(t, 1), chatbusv1.TranscriptStatus_TRANSCRIPT_STATUS_DONE, ogg, "[voice note 2s, transcript] late words")
 	if u := alpha.waitUpdate(t, 2); u.GetText() != "alpha after" {
+		t.Errorf("then %q", u.GetText())
+	}
+}
+
+// TestVoiceTelegramSupervisorKilled: the supervisor is SIGKILLed while a
+// voice note waits for its transcript. The note was journalled when it
+// arrived (the platform's cursor moved past it), so nothing is lost: the
+// next supervisor transcribes it again and the session gets it, with its
+// transcript, before what followed it.
+func TestVoiceTelegramSupervisorKilled(t *testing.T) {
+	ogg, b, release := startHeldVoice(t)
+	alpha := b.follow(t, "manual:1", "/home/u/alpha")
+	thread := int(alpha.thread())
+	b.tg.PushVoice(forumChat, thread, allowedUser, ogg, 2)
+	b.tg.PushMessage(forumChat, thread, allowedUser, "after")
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool { return pi.GetIngested() == 2 }, "ingested 2")
+	if n := alpha.count(); n != 0 {
+		t.Fatalf("alpha got %d updates before its transcript", n)
+	}
+	// The session ends (its thread stays its profile's), then the
+	// supervisor is killed.
+	alpha.cancel()
+	if err := alpha.f.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.d.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-b.d.exited
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d2 := b.start("--config", b.configPath)
+	b.waitServing(d2)
+	again := follow(t, b.dial(), "manual:1", "/home/u/alpha")
+	if again.thread() != int64(thread) {
+		t.Fatalf("thread %d after the restart, was %d", again.thread(), thread)
+	}
+	checkVoice(t, again, again.waitUpdate(t, 1), chatbusv1.TranscriptStatus_TRANSCRIPT_STATUS_DONE, ogg, "[voice note 2s, transcript] late words")
+	if u := again.waitUpdate(t, 2); u.GetText() != "after" {
 		t.Errorf("then %q", u.GetText())
 	}
 }

@@ -24,6 +24,9 @@ const (
 	VerbReact  = "react"
 	VerbTyping = "typing"
 	VerbAnswer = "answer"
+	// VerbDraft shows the text so far of an answer being written (see
+	// [Drafter]): only a platform with drafts declares it.
+	VerbDraft = "draft"
 )
 
 // Message is what Send posts and Edit writes over a message.
@@ -83,6 +86,17 @@ type Answerer interface {
 	Answer(ctx context.Context, t Target, id, text string) error
 }
 
+// Drafter is a [Platform] that shows an answer as a draft while it is
+// written (Telegram private chats: sendMessageDraft): Draft shows text, the
+// answer so far (Markdown, at most one message's worth), in thread t as
+// the draft of stream streamID, replacing its previous draft; nothing is
+// posted. The supervisor sends the answer itself with Send once it is
+// complete. Declare the verb only where drafts work (a platform may have
+// them in some chats only).
+type Drafter interface {
+	Draft(ctx context.Context, t Target, streamID, text string) error
+}
+
 // Verb is a message verb a platform implements, as declared.
 type Verb struct {
 	Name string
@@ -112,6 +126,9 @@ func verbs(p Platform, d Description) ([]Verb, error) {
 		case VerbAnswer:
 			_, ok := p.(Answerer)
 			return ok
+		case VerbDraft:
+			_, ok := p.(Drafter)
+			return ok
 		}
 		return false
 	}
@@ -135,7 +152,7 @@ func verbs(p Platform, d Description) ([]Verb, error) {
 // isVerb reports whether method names a message verb.
 func isVerb(method string) bool {
 	switch method {
-	case VerbSend, VerbEdit, VerbReact, VerbTyping, VerbAnswer:
+	case VerbSend, VerbEdit, VerbReact, VerbTyping, VerbAnswer, VerbDraft:
 		return true
 	}
 	return false
@@ -197,6 +214,14 @@ func (s *Server) callVerb(ctx context.Context, t Target, verb string, params []b
 		}
 		if a, ok := p.(Answerer); ok {
 			return Result{}, a.Answer(ctx, t, in.GetInteractionId(), in.GetText())
+		}
+	case VerbDraft:
+		var in providerv1.DraftParams
+		if err := decode(&in); err != nil {
+			return Result{}, err
+		}
+		if d, ok := p.(Drafter); ok {
+			return Result{}, d.Draft(ctx, t, in.GetStreamId(), in.GetText())
 		}
 	}
 	return Result{}, unsupported

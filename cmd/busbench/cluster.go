@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -36,7 +37,8 @@ func (b *bencher) clusterPhase(ctx context.Context) error {
 	o := &b.opts
 	dir := filepath.Join(b.root, "cluster")
 	b.logf("cluster: a three-member etcd on loopback, two supervisord nodes, a follower on the one that does not lead")
-	ec, err := etcdtest.Run(filepath.Join(b.stateRoot, "cluster-etcd"), 3)
+	// etcd's default election timeout (1s), as a deployment has it.
+	ec, err := etcdtest.RunElection(filepath.Join(b.stateRoot, "cluster-etcd"), 3, time.Second)
 	if err != nil {
 		return err
 	}
@@ -145,6 +147,34 @@ func (b *bencher) clusterPhase(ctx context.Context) error {
 	if n := f.anomalies.Load(); n != 0 {
 		b.check(false, "cluster: the follower saw %d seq gaps or repeats (want 0)", n)
 	}
+	// etcd's own raft leader dies while updates flow: the chatbus leader
+	// keeps its lease (TTL 5s); a transaction caught by it is tried again
+	// on another member. The stall is the longest an update sent around
+	// it waited.
+	b.logf("cluster etcd leader loss: %.0f updates/s flow; etcd's raft leader is stopped; the longest an update waits", o.LatencyRate)
+	st0, err = ctl0.stats(ctx)
+	if err != nil {
+		return err
+	}
+	base = f.received.Load()
+	if err := ctl0.inject(ctx, bench.Injection{Rate: o.LatencyRate, Batch: 1, Threads: []int64{f.thread}}); err != nil {
+		return err
+	}
+	sleep(ctx, time.Second)
+	stallRec := &recorder{}
+	b.lat.Store(stallRec)
+	sleep(ctx, time.Second)
+	stopped, err := ec.StopLeader()
+	if err != nil {
+		return err
+	}
+	sleep(ctx, 8*time.Second)
+	b.lat.Store(nil)
+	if err := b.drain(ctx, ctl0, []*follower{f}, base, st0.Acked); err != nil {
+		return fmt.Errorf("after etcd's leader (member %d) stopped: %w", stopped, err)
+	}
+	stall := bench.Summarize(stallRec.samples())
+
 	// Everything received is acknowledged before the failover part (the
 	// follower's acks are coalesced: the last ones may be pending).
 	if err := f.f.Ack(ctx, f.latest.Load()); err != nil {
@@ -213,7 +243,33 @@ func (b *bencher) clusterPhase(ctx context.Context) error {
 	failover := time.Unix(0, got.Load()).Sub(killed)
 	elected := childUp.Sub(killed)
 
-	b.results.Details["cluster"] = map[string]any{"latency": lat, "raw_txn": raw, "raw_txn_per_s": rawRate,
+	// The deposed leader goes quiet: n1 now leads alone; its supervisord
+	// is paused past its lease (its child runs on), then woken: it knows
+	// at once that it lost, and its provider child must be gone soon
+	// after (the child's last platform call is no later).
+	b.logf("cluster deposed leader: the leader paused past its lease, woken; time until its provider child is gone")
+	lp, err := relay.admin.Admin.ListProviders(ctx, &chatbusv1.ListProvidersRequest{})
+	if err != nil || len(lp.GetProviders()) != 1 || lp.GetProviders()[0].GetPid() == 0 {
+		return fmt.Errorf("the new leader's provider: %v, %v", lp, err)
+	}
+	childPID := int(lp.GetProviders()[0].GetPid())
+	if err := relay.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	sleep(ctx, 7*time.Second) // past the 5s lease
+	woken := time.Now()
+	if err := relay.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		return err
+	}
+	for syscall.Kill(childPID, 0) == nil {
+		if time.Since(woken) > 60*time.Second {
+			return errors.New("cluster deposed leader: its provider child still runs 60s after it was woken")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	quiet := time.Since(woken)
+
+	b.results.Details["cluster"] = map[string]any{"etcd_leader_stall": stall, "deposed_child_gone_ns": quiet,"latency": lat, "raw_txn": raw, "raw_txn_per_s": rawRate,
 		"forwarded_per_s": rate, "failover_ns": failover, "provider_up_ns": elected, "etcd_members": 3, "lease_ttl": "5s"}
 	note := "2 supervisord nodes, 3-member etcd on loopback; the follower on the node that does not lead (Unix socket → mutual TLS relay → leader); each Append one fenced etcd transaction"
 	b.addFigure(figure{ID: "cluster_forward_latency_p50", Name: "cluster: forwarded update latency through the relay, p50", Unit: unitDuration,
@@ -228,6 +284,12 @@ func (b *bencher) clusterPhase(ctx context.Context) error {
 	b.addFigure(figure{ID: "cluster_failover", Name: "cluster: failover, leader SIGKILLed → updates flowing again", Unit: unitDuration,
 		Chatbus: fp(float64(failover)), Samples: 1,
 		Note: fmt.Sprintf("lease TTL 5s; the successor's provider child ran after %s", elected.Round(time.Millisecond))}, target{})
+	b.addFigure(figure{ID: "cluster_etcd_leader_stall", Name: "cluster: delivery stall when etcd's raft leader dies (longest wait of an update)", Unit: unitDuration,
+		Chatbus: fp(float64(stall.Max)), Samples: stall.N,
+		Note: fmt.Sprintf("etcd election timeout 1s; %.0f updates/s; p99 %s; the chatbus leader keeps its lease", o.LatencyRate, stall.P99.Round(time.Millisecond))}, target{Max: float64(2 * time.Second)})
+	b.addFigure(figure{ID: "cluster_deposed_quiet", Name: "cluster: deposed leader woken past its lease → its provider child gone", Unit: unitDuration,
+		Chatbus: fp(float64(quiet)), Samples: 1,
+		Note: "supervisord SIGSTOPped past the 5s lease, then SIGCONT; the child's last platform call is no later"}, target{Max: float64(200 * time.Millisecond)})
 	return nil
 }
 

@@ -53,8 +53,14 @@ func Start(t testing.TB, n int) *Cluster {
 }
 
 // Run starts an etcd cluster of n members on loopback with their data
-// under dir and waits until every member is ready. Close stops it.
-func Run(dir string, n int) (*Cluster, error) {
+// under dir and waits until every member is ready. Close stops it. Its
+// election timeout is 2s (a loaded test machine elects again and again
+// with less); RunElection sets it.
+func Run(dir string, n int) (*Cluster, error) { return RunElection(dir, n, 2*time.Second) }
+
+// RunElection is Run with an election timeout of election (etcd's
+// default is 1s; the heartbeat stays 100ms).
+func RunElection(dir string, n int, election time.Duration) (*Cluster, error) {
 	type ports struct{ peer, client url.URL }
 	ps := make([]ports, n)
 	var initial []string
@@ -81,9 +87,7 @@ func Run(dir string, n int) (*Cluster, error) {
 		cfg.InitialClusterToken = "chatbus-test"
 		cfg.LogLevel = "error"
 		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-		// Slow disks of a shared test machine: a longer election timeout
-		// keeps a loaded run from electing again and again.
-		cfg.TickMs, cfg.ElectionMs = 100, 2000
+		cfg.TickMs, cfg.ElectionMs = 100, uint(election/time.Millisecond)
 		e, err := embed.StartEtcd(cfg)
 		if err != nil {
 			c.Close()
@@ -106,10 +110,27 @@ func Run(dir string, n int) (*Cluster, error) {
 	return c, nil
 }
 
+// StopLeader stops the member that is etcd's raft leader at once, as if
+// it died (no leadership transfer), and returns its index.
+func (c *Cluster) StopLeader() (int, error) {
+	for i, e := range c.members {
+		if e == nil || e.Server.Leader() != e.Server.MemberID() {
+			continue
+		}
+		e.Server.HardStop()
+		e.Close()
+		c.members[i] = nil
+		return i, nil
+	}
+	return -1, fmt.Errorf("no member leads")
+}
+
 // Close stops every member.
 func (c *Cluster) Close() {
 	for _, e := range c.members {
-		e.Close()
+		if e != nil {
+			e.Close()
+		}
 	}
 	c.members = nil
 }

@@ -36,6 +36,7 @@ var methods = []struct {
 	{Method: provider.Method{Name: "editForumTopic"}, thread: true},
 	{Method: provider.Method{Name: "closeForumTopic"}, thread: true},
 	{Method: provider.Method{Name: "reopenForumTopic"}, thread: true},
+	{Method: provider.Method{Name: "sendMessageDraft", Lane: provider.LaneEdit}, thread: true},
 }
 
 var messageParam = []provider.Param{{Name: "message_id", Kind: provider.RefMessage, Required: true}}
@@ -61,7 +62,7 @@ var takesThread = func() map[string]bool {
 var DefaultLimits = []provider.RateLimit{
 	{Name: "bot", Scope: provider.ScopeBot, Count: 30, Per: time.Second},
 	{Name: "chat", Scope: provider.ScopeChat, Count: 3, Per: 3 * time.Second,
-		Methods: []string{provider.VerbSend, provider.VerbEdit, "upload", "sendMessage", "editMessageText", "editMessageReplyMarkup"}},
+		Methods: []string{provider.VerbSend, provider.VerbEdit, provider.VerbDraft, "upload", "sendMessage", "editMessageText", "editMessageReplyMarkup", "sendMessageDraft"}},
 	{Name: "group", Scope: provider.ScopeChat, Count: 20, Per: time.Minute,
 		Methods: []string{provider.VerbSend, "upload", "sendMessage"}},
 }
@@ -80,6 +81,10 @@ func (p *Platform) Describe() provider.Description {
 	d := provider.Description{Platform: "telegram", MaxTextChars: MaxTextChars, Limits: p.limits,
 		Verbs: []provider.Verb{{Name: provider.VerbSend}, {Name: provider.VerbEdit}, {Name: provider.VerbReact},
 			{Name: provider.VerbTyping, Lasts: typingLasts}, {Name: provider.VerbAnswer}}}
+	if p.s.Private() {
+		// sendMessageDraft works in private chats only.
+		d.Verbs = append(d.Verbs, provider.Verb{Name: provider.VerbDraft})
+	}
 	for _, m := range methods {
 		d.Methods = append(d.Methods, m.Method)
 	}

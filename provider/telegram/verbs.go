@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"time"
 
@@ -95,6 +96,33 @@ func (p *Platform) Edit(ctx context.Context, t provider.Target, id string, m pro
 		return provider.Result{Refs: []provider.Ref{{Kind: provider.RefMessage, ID: id}}}, nil
 	}
 	return res, err
+}
+
+// Draft implements provider.Drafter (sendMessageDraft: private chats with
+// topics only). The draft shows the rendered text's first message's worth;
+// its draft_id is streamID's hash, never 0.
+func (p *Platform) Draft(ctx context.Context, t provider.Target, streamID, text string) error {
+	parts := render.Telegram(text, MaxTextChars)
+	if len(parts) == 0 {
+		return fmt.Errorf("%w: the text is blank", provider.ErrInvalid)
+	}
+	params := map[string]any{"text": parts[0].Text, "draft_id": draftID(streamID)}
+	if len(parts[0].Entities) > 0 {
+		params["entities"] = parts[0].Entities
+	}
+	_, err := p.call(ctx, t, "sendMessageDraft", params)
+	return err
+}
+
+// draftID is a stream's draft_id: a non-zero 31-bit hash of its id, so
+// that the drafts of one stream replace each other.
+func draftID(streamID string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(streamID))
+	if id := int64(h.Sum32() & 0x7fffffff); id != 0 {
+		return id
+	}
+	return 1
 }
 
 // React implements provider.Reactor (setMessageReaction; Telegram takes

@@ -196,6 +196,12 @@ func (d Description) names(verbs bool) []string {
 func (d Description) Verbs() []string { return d.names(true) }
 
 // method returns the declared method called name.
+// HasVerb reports whether the provider declared the message verb name.
+func (d Description) HasVerb(name string) bool {
+	m, ok := d.method(name)
+	return ok && m.Verb
+}
+
 func (d Description) method(name string) (Method, bool) {
 	for _, m := range d.Methods {
 		if m.Name == name {

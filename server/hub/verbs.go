@@ -21,6 +21,9 @@ const (
 	VerbReact  = "react"
 	VerbTyping = "typing"
 	VerbAnswer = "answer"
+	// VerbDraft shows an answer's text so far as a draft (platforms with
+	// drafts only); see StreamMessage.
+	VerbDraft = "draft"
 )
 
 // verbParams are the params of each verb that name an id of the thread:
@@ -31,6 +34,7 @@ var verbParams = map[string][]Param{
 	VerbReact:  {{Name: "message_id", Kind: store.RefMessage, Required: true}},
 	VerbTyping: nil,
 	VerbAnswer: {{Name: "interaction_id", Kind: store.RefInteraction, Required: true}},
+	VerbDraft:  nil,
 }
 
 // IsVerb reports whether name is one of the message verbs.

@@ -45,6 +45,9 @@ func (h *Hub) transcribed(ctx context.Context, e store.Encoded) (out store.Encod
 	if err != nil {
 		return e, false, err
 	}
+	// Its ids are the thread's (learnt at Ingest; again here for a note
+	// journalled before a restart, whose audio the follower may fetch).
+	h.learn(store.Target{Provider: u.Provider, Chat: u.Chat, Thread: u.Thread}, u.Refs)
 	a := voiceAudio(u.Audio)
 	res, err := h.cfg.Transcriber.Wait(ctx, voiceKey(&u), a, h.voiceFetch(u.Provider, u.Audio.FileID))
 	if err != nil {

@@ -178,10 +178,13 @@ type queue struct {
 	ring    [numLanes][]Thread
 	turn    [numLanes]int
 	windows map[windowKey]*window
-	paused  map[pauseKey]time.Time
-	queued  int
-	seq     uint64
-	stats   Stats
+	// saved are windows a previous run saved whose limit is not declared
+	// yet (Scheduler.Restore).
+	saved  []WindowState
+	paused map[pauseKey]time.Time
+	queued int
+	seq    uint64
+	stats  Stats
 }
 
 // Stats are the scheduler's counters and its queue now.

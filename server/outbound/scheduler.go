@@ -55,6 +55,10 @@ type Config struct {
 	// OnStart, if set, is called (without the scheduler's lock) as each
 	// job starts, with how long it waited.
 	OnStart func(j *Job, waited time.Duration)
+	// OnMade, if set, is called (without the scheduler's lock, on the
+	// job's goroutine) once a job whose call was made is counted against
+	// the limits: the windows (Windows) changed.
+	OnMade func()
 }
 
 // Status says what Submit did with a job.
@@ -76,6 +80,7 @@ const (
 type Scheduler struct {
 	now        func() time.Time
 	onStart    func(*Job, time.Duration)
+	onMade     func()
 	maxRunning int
 
 	mu        sync.Mutex // guards everything below
@@ -109,7 +114,7 @@ func New(cfg Config) (*Scheduler, error) {
 		}
 	}
 	return &Scheduler{
-		now: cfg.Now, onStart: cfg.OnStart, maxRunning: cfg.MaxRunning,
+		now: cfg.Now, onStart: cfg.OnStart, onMade: cfg.OnMade, maxRunning: cfg.MaxRunning,
 		q:    newQueue(cfg.Limits, cfg.MaxQueued, cfg.MaxPerThread),
 		kick: make(chan struct{}, 1),
 	}, nil
@@ -128,6 +133,7 @@ func (s *Scheduler) SetLimits(limits []Limit) error {
 	if fmt.Sprint(limits) != fmt.Sprint(s.q.limits) {
 		s.q.limits = limits
 		clear(s.q.windows)
+		s.q.restore()
 	}
 	s.poke()
 	return nil
@@ -292,10 +298,13 @@ func (s *Scheduler) start(due []started, wake time.Time) {
 func (s *Scheduler) run(j *Job) {
 	o, perr := runJob(j)
 	s.mu.Lock()
-	_, late := s.q.finish(j, o, s.now())
+	again, late := s.q.finish(j, o, s.now())
 	s.running--
 	due, wake := s.takeDue()
 	s.mu.Unlock()
+	if made := !again && late == nil; made && s.onMade != nil {
+		s.onMade()
+	}
 	switch {
 	case perr != nil && j.Abort != nil:
 		j.Abort(perr)

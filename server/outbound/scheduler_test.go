@@ -3,6 +3,7 @@ package outbound
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -233,4 +234,61 @@ func TestSchedulerPanic(t *testing.T) {
 	}
 	testkit.Recv(t, ran, "the next call to run")
 	testkit.Eventually(t, "the scheduler idle", func() bool { st := s.Stats(); return st.Running == 0 && st.Queued == 0 })
+}
+
+// TestWindowsRestored: the windows a scheduler saved, taken up by a new
+// one (before its limits are declared), hold back its calls as the old
+// one's would have: a restart does not send as if no call had gone out.
+func TestWindowsRestored(t *testing.T) {
+	now := t0
+	clock := func() time.Time { return now }
+	limits := []Limit{{Name: "group", Scope: ScopeChat, Count: 3, Per: time.Minute, Methods: []string{"send"}}}
+	s, err := New(Config{Limits: limits, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetOpen(true)
+	var wg sync.WaitGroup
+	made := make(chan struct{}, 3)
+	s2cfg := Config{Now: clock}
+	s.onMade = func() { made <- struct{}{} }
+	for i := range 3 {
+		wg.Add(1)
+		if _, err := s.Submit(&Job{Thread: Thread{"-100", fmt.Sprint(i)}, Method: "send", Lane: LaneMessage,
+			Run: func() Outcome { wg.Done(); return Outcome{} }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	for range 3 {
+		testkit.Recv(t, made, "a call counted")
+	}
+	now = now.Add(10 * time.Second)
+	probe := &Job{Thread: Thread{"-100", "x"}, Method: "send", Lane: LaneMessage}
+	want := s.Estimate(probe)
+	if want != 50*time.Second {
+		t.Fatalf("the old scheduler estimates %s", want)
+	}
+	saved := s.Windows()
+	if len(saved) != 1 || saved[0].Limit != "group" || saved[0].Key != "-100" || len(saved[0].Times) != 3 {
+		t.Fatalf("saved %+v", saved)
+	}
+
+	s2, err := New(s2cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.Restore(saved)
+	if err := s2.SetLimits(limits); err != nil {
+		t.Fatal(err)
+	}
+	if got := s2.Estimate(probe); got != want {
+		t.Fatalf("after a restart the estimate is %s, want %s", got, want)
+	}
+	// A limit of another name, or a lower count, keeps what it can.
+	s3, _ := New(Config{Now: clock, Limits: []Limit{{Name: "group", Scope: ScopeChat, Count: 2, Per: time.Minute}}})
+	s3.Restore(saved)
+	if got := s3.Estimate(probe); got != 50*time.Second {
+		t.Fatalf("with a lower count the estimate is %s", got)
+	}
 }

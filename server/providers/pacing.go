@@ -126,6 +126,14 @@ func (p *provider) job(ctx context.Context, c hub.Call) *outbound.Job {
 		if id := editedMessage(c); id != "" {
 			j.Coalesce = "edit/" + id
 		}
+	case hub.VerbDraft:
+		// A draft replaces the stream's previous one: only the last
+		// text of a queued run is shown.
+		j.Lane = outbound.LaneEdit
+		var dp providerv1.DraftParams
+		if verbParams.Unmarshal(c.Params, &dp) == nil && dp.GetStreamId() != "" {
+			j.Coalesce = "draft/" + dp.GetStreamId()
+		}
 	case hub.VerbReact, hub.VerbTyping:
 		j.Lane = outbound.LaneAmbient
 	default:
@@ -238,6 +246,52 @@ func (p *provider) aborted(c hub.Call, err error) error {
 		return ambiguous("the supervisor failed while making the call: its outcome is unknown")
 	}
 	return refusal(err)
+}
+
+// pacingStore is a store that keeps the outbound windows across a restart
+// (store.Bolt); without one, a supervisor started again paces as if no
+// call had gone out lately.
+type pacingStore interface {
+	SavePacing(provider string, ws []store.PaceWindow) <-chan error
+	Pacing(provider string) ([]store.PaceWindow, error)
+}
+
+// savePacing saves the scheduler's windows (a call was made). Each save is
+// queued in the order its windows were taken (savingMu), and not waited
+// for: a call made just before a kill -9 may not be saved yet.
+func (p *provider) savePacing() {
+	if p.paceStore == nil {
+		return
+	}
+	p.savingMu.Lock()
+	defer p.savingMu.Unlock()
+	var ws []store.PaceWindow
+	for _, w := range p.sched.Windows() {
+		ws = append(ws, store.PaceWindow{Limit: w.Limit, Key: w.Key, Times: w.Times})
+	}
+	errc := p.paceStore.SavePacing(p.spec.Name, ws)
+	go func() {
+		if err := <-errc; err != nil {
+			p.log.Warn().Err(err).Msg("saving the outbound pacing windows; a restart may pace as if fewer calls had gone out")
+		}
+	}()
+}
+
+// restorePacing takes up the windows the previous run saved.
+func (p *provider) restorePacing() error {
+	if p.paceStore == nil {
+		return nil
+	}
+	saved, err := p.paceStore.Pacing(p.spec.Name)
+	if err != nil {
+		return err
+	}
+	var ws []outbound.WindowState
+	for _, w := range saved {
+		ws = append(ws, outbound.WindowState{Limit: w.Limit, Key: w.Key, Times: w.Times})
+	}
+	p.sched.Restore(ws)
+	return nil
 }
 
 // syncAdmission keeps the scheduler open exactly while the provider

@@ -153,6 +153,10 @@ type provider struct {
 	// is what the last child declared of its lanes, nil until one did.
 	sched  *outbound.Scheduler
 	pacing atomic.Pointer[pacing]
+	// paceStore keeps sched's windows across a restart (nil: the store
+	// does not); savingMu orders the saves.
+	paceStore pacingStore
+	savingMu  sync.Mutex
 
 	// stop ends this provider's goroutines (supervision, pump, calls,
 	// detacher) and done is closed once they have returned; both set when
@@ -209,9 +213,10 @@ func (m *Manager) newProvider(spec Spec) (*provider, error) {
 	p := &provider{spec: spec, attached: map[string]attach{}, log: m.log.With().Str("provider", spec.Name).Logger(), metrics: m.cfg.Metrics,
 		adm: newAdmission(), health: newHealth(), detachPending: map[string]int{}, detachKick: make(chan struct{}, 1), detachSent: make(chan struct{})}
 	p.calls = newCalls(p, m.cfg.Store)
+	p.paceStore, _ = m.cfg.Store.(pacingStore)
 	p.sched, err = outbound.New(outbound.Config{OnStart: func(j *outbound.Job, waited time.Duration) {
 		p.metrics.CallWaited(spec.Name, j.Lane.String(), waited)
-	}})
+	}, OnMade: p.savePacing})
 	if err != nil {
 		return nil, err
 	}
@@ -268,12 +273,17 @@ func binaryPath(spec Spec) string {
 }
 
 // LoadCalls takes up the calls the previous run left open (held ones are
-// sent again, ones cut off mid-send become outcome unknown). Call it once,
-// before the bus serves: a repeat of a key must find its record.
+// sent again, ones cut off mid-send become outcome unknown), and the
+// previous run's pacing windows (the calls it made lately count against
+// the platform's limits). Call it once, before the bus serves: a repeat of
+// a key must find its record.
 func (m *Manager) LoadCalls() error {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	for _, p := range m.provs {
+		if err := p.restorePacing(); err != nil {
+			return fmt.Errorf("provider %s: the previous run's pacing: %w", p.spec.Name, err)
+		}
 		if err := p.calls.load(); err != nil {
 			return fmt.Errorf("provider %s: calls left open by the previous run: %w", p.spec.Name, err)
 		}

@@ -1356,6 +1356,150 @@ func (*EditMessageResponse) Descriptor() ([]byte, []int) {
 	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{17}
 }
 
+type StreamMessageRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Session *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	// The follower's id of this answer, the same in every call for it.
+	StreamId string `protobuf:"bytes,2,opt,name=stream_id,json=streamId,proto3" json:"stream_id,omitempty"`
+	// The whole text so far (not a delta), Markdown.
+	Text string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	// The answer is complete: text is its final text.
+	Final bool `protobuf:"varint,4,opt,name=final,proto3" json:"final,omitempty"`
+	// A message of the thread the answer answers; empty: none.
+	ReplyTo string `protobuf:"bytes,5,opt,name=reply_to,json=replyTo,proto3" json:"reply_to,omitempty"`
+	// Buttons under the final message (as SendMessage's).
+	Buttons []*Button `protobuf:"bytes,6,rep,name=buttons,proto3" json:"buttons,omitempty"`
+	// Makes a retried final take effect once (with stream_id).
+	IdempotencyKey string `protobuf:"bytes,7,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *StreamMessageRequest) Reset() {
+	*x = StreamMessageRequest{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamMessageRequest) ProtoMessage() {}
+
+func (x *StreamMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamMessageRequest.ProtoReflect.Descriptor instead.
+func (*StreamMessageRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *StreamMessageRequest) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+func (x *StreamMessageRequest) GetStreamId() string {
+	if x != nil {
+		return x.StreamId
+	}
+	return ""
+}
+
+func (x *StreamMessageRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *StreamMessageRequest) GetFinal() bool {
+	if x != nil {
+		return x.Final
+	}
+	return false
+}
+
+func (x *StreamMessageRequest) GetReplyTo() string {
+	if x != nil {
+		return x.ReplyTo
+	}
+	return ""
+}
+
+func (x *StreamMessageRequest) GetButtons() []*Button {
+	if x != nil {
+		return x.Buttons
+	}
+	return nil
+}
+
+func (x *StreamMessageRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+type StreamMessageResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The messages that show the answer so far, in order (none while it is
+	// only a draft).
+	MessageIds    []string `protobuf:"bytes,1,rep,name=message_ids,json=messageIds,proto3" json:"message_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamMessageResponse) Reset() {
+	*x = StreamMessageResponse{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamMessageResponse) ProtoMessage() {}
+
+func (x *StreamMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamMessageResponse.ProtoReflect.Descriptor instead.
+func (*StreamMessageResponse) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *StreamMessageResponse) GetMessageIds() []string {
+	if x != nil {
+		return x.MessageIds
+	}
+	return nil
+}
+
 type ReactRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Session *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
@@ -1370,7 +1514,7 @@ type ReactRequest struct {
 
 func (x *ReactRequest) Reset() {
 	*x = ReactRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1382,7 +1526,7 @@ func (x *ReactRequest) String() string {
 func (*ReactRequest) ProtoMessage() {}
 
 func (x *ReactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1395,7 +1539,7 @@ func (x *ReactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReactRequest.ProtoReflect.Descriptor instead.
 func (*ReactRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ReactRequest) GetSession() *Session {
@@ -1434,7 +1578,7 @@ type ReactResponse struct {
 
 func (x *ReactResponse) Reset() {
 	*x = ReactResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1446,7 +1590,7 @@ func (x *ReactResponse) String() string {
 func (*ReactResponse) ProtoMessage() {}
 
 func (x *ReactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1459,7 +1603,7 @@ func (x *ReactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReactResponse.ProtoReflect.Descriptor instead.
 func (*ReactResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{21}
 }
 
 type SendTypingRequest struct {
@@ -1471,7 +1615,7 @@ type SendTypingRequest struct {
 
 func (x *SendTypingRequest) Reset() {
 	*x = SendTypingRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1483,7 +1627,7 @@ func (x *SendTypingRequest) String() string {
 func (*SendTypingRequest) ProtoMessage() {}
 
 func (x *SendTypingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1496,7 +1640,7 @@ func (x *SendTypingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendTypingRequest.ProtoReflect.Descriptor instead.
 func (*SendTypingRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SendTypingRequest) GetSession() *Session {
@@ -1514,7 +1658,7 @@ type SendTypingResponse struct {
 
 func (x *SendTypingResponse) Reset() {
 	*x = SendTypingResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1526,7 +1670,7 @@ func (x *SendTypingResponse) String() string {
 func (*SendTypingResponse) ProtoMessage() {}
 
 func (x *SendTypingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1539,7 +1683,7 @@ func (x *SendTypingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendTypingResponse.ProtoReflect.Descriptor instead.
 func (*SendTypingResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{23}
 }
 
 type AnswerInteractionRequest struct {
@@ -1558,7 +1702,7 @@ type AnswerInteractionRequest struct {
 
 func (x *AnswerInteractionRequest) Reset() {
 	*x = AnswerInteractionRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1570,7 +1714,7 @@ func (x *AnswerInteractionRequest) String() string {
 func (*AnswerInteractionRequest) ProtoMessage() {}
 
 func (x *AnswerInteractionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1583,7 +1727,7 @@ func (x *AnswerInteractionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerInteractionRequest.ProtoReflect.Descriptor instead.
 func (*AnswerInteractionRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *AnswerInteractionRequest) GetSession() *Session {
@@ -1622,7 +1766,7 @@ type AnswerInteractionResponse struct {
 
 func (x *AnswerInteractionResponse) Reset() {
 	*x = AnswerInteractionResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1634,7 +1778,7 @@ func (x *AnswerInteractionResponse) String() string {
 func (*AnswerInteractionResponse) ProtoMessage() {}
 
 func (x *AnswerInteractionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1647,7 +1791,7 @@ func (x *AnswerInteractionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerInteractionResponse.ProtoReflect.Descriptor instead.
 func (*AnswerInteractionResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{25}
 }
 
 type UploadFileRequest struct {
@@ -1663,7 +1807,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1675,7 +1819,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1688,7 +1832,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -1740,14 +1884,19 @@ type UploadHeader struct {
 	Filename string                 `protobuf:"bytes,2,opt,name=filename,proto3" json:"filename,omitempty"`
 	Caption  string                 `protobuf:"bytes,3,opt,name=caption,proto3" json:"caption,omitempty"`
 	// "document" (default) or "photo".
-	Kind          string `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Kind string `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
+	// An upload with a key is made at most once, as a Call with one is: a
+	// repeat of the key (its file is read and dropped) answers the first
+	// upload's outcome without uploading again; while the first waits its
+	// turn or is under way, the repeat waits for it.
+	IdempotencyKey string `protobuf:"bytes,5,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *UploadHeader) Reset() {
 	*x = UploadHeader{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1759,7 +1908,7 @@ func (x *UploadHeader) String() string {
 func (*UploadHeader) ProtoMessage() {}
 
 func (x *UploadHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1772,7 +1921,7 @@ func (x *UploadHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadHeader.ProtoReflect.Descriptor instead.
 func (*UploadHeader) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *UploadHeader) GetSession() *Session {
@@ -1803,6 +1952,13 @@ func (x *UploadHeader) GetKind() string {
 	return ""
 }
 
+func (x *UploadHeader) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
 type UploadFileResponse struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	ResultJson []byte                 `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
@@ -1814,7 +1970,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1826,7 +1982,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1839,7 +1995,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -1867,7 +2023,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1879,7 +2035,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1892,7 +2048,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DownloadFileRequest) GetSession() *Session {
@@ -1921,7 +2077,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1933,7 +2089,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1946,7 +2102,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -1980,7 +2136,7 @@ type SuspendRequest struct {
 
 func (x *SuspendRequest) Reset() {
 	*x = SuspendRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1992,7 +2148,7 @@ func (x *SuspendRequest) String() string {
 func (*SuspendRequest) ProtoMessage() {}
 
 func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2005,7 +2161,7 @@ func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendRequest.ProtoReflect.Descriptor instead.
 func (*SuspendRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SuspendRequest) GetSession() *Session {
@@ -2032,7 +2188,7 @@ type SuspendResponse struct {
 
 func (x *SuspendResponse) Reset() {
 	*x = SuspendResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2044,7 +2200,7 @@ func (x *SuspendResponse) String() string {
 func (*SuspendResponse) ProtoMessage() {}
 
 func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2057,7 +2213,7 @@ func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendResponse.ProtoReflect.Descriptor instead.
 func (*SuspendResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SuspendResponse) GetHandoffToken() string {
@@ -2083,7 +2239,7 @@ type UnregisterRequest struct {
 
 func (x *UnregisterRequest) Reset() {
 	*x = UnregisterRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2095,7 +2251,7 @@ func (x *UnregisterRequest) String() string {
 func (*UnregisterRequest) ProtoMessage() {}
 
 func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2108,7 +2264,7 @@ func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterRequest.ProtoReflect.Descriptor instead.
 func (*UnregisterRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *UnregisterRequest) GetSession() *Session {
@@ -2126,7 +2282,7 @@ type UnregisterResponse struct {
 
 func (x *UnregisterResponse) Reset() {
 	*x = UnregisterResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2138,7 +2294,7 @@ func (x *UnregisterResponse) String() string {
 func (*UnregisterResponse) ProtoMessage() {}
 
 func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2151,7 +2307,7 @@ func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterResponse.ProtoReflect.Descriptor instead.
 func (*UnregisterResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{32}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{34}
 }
 
 var File_chatbus_v1_bus_proto protoreflect.FileDescriptor
@@ -2258,7 +2414,19 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x04text\x18\x03 \x01(\tB\v\xbaH\br\x06\x10\x01\x18\x80\x80\x04R\x04text\x126\n" +
 	"\abuttons\x18\x04 \x03(\v2\x12.chatbus.v1.ButtonB\b\xbaH\x05\x92\x01\x02\x10\bR\abuttons\x121\n" +
 	"\x0fidempotency_key\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"\x15\n" +
-	"\x13EditMessageResponse\"\xc4\x01\n" +
+	"\x13EditMessageResponse\"\xbd\x02\n" +
+	"\x14StreamMessageRequest\x125\n" +
+	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12'\n" +
+	"\tstream_id\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\bstreamId\x12\x1f\n" +
+	"\x04text\x18\x03 \x01(\tB\v\xbaH\br\x06\x10\x01\x18\x80\x80\x04R\x04text\x12\x14\n" +
+	"\x05final\x18\x04 \x01(\bR\x05final\x12#\n" +
+	"\breply_to\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\areplyTo\x126\n" +
+	"\abuttons\x18\x06 \x03(\v2\x12.chatbus.v1.ButtonB\b\xbaH\x05\x92\x01\x02\x10\bR\abuttons\x121\n" +
+	"\x0fidempotency_key\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"8\n" +
+	"\x15StreamMessageResponse\x12\x1f\n" +
+	"\vmessage_ids\x18\x01 \x03(\tR\n" +
+	"messageIds\"\xc4\x01\n" +
 	"\fReactRequest\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12)\n" +
 	"\n" +
@@ -2280,12 +2448,13 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x11UploadFileRequest\x122\n" +
 	"\x06header\x18\x01 \x01(\v2\x18.chatbus.v1.UploadHeaderH\x00R\x06header\x12!\n" +
 	"\x05chunk\x18\x02 \x01(\fB\t\xbaH\x06z\x04\x18\x80\x80@H\x00R\x05chunkB\f\n" +
-	"\x03msg\x12\x05\xbaH\x02\b\x01\"\xcc\x01\n" +
+	"\x03msg\x12\x05\xbaH\x02\b\x01\"\xff\x01\n" +
 	"\fUploadHeader\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x123\n" +
 	"\bfilename\x18\x02 \x01(\tB\x17\xbaH\x14r\x12\x10\x01\x18\xff\x012\v^[^/\\x00]+$R\bfilename\x12\"\n" +
 	"\acaption\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\acaption\x12,\n" +
-	"\x04kind\x18\x04 \x01(\tB\x18\xbaH\x15r\x13R\x00R\bdocumentR\x05photoR\x04kind\"l\n" +
+	"\x04kind\x18\x04 \x01(\tB\x18\xbaH\x15r\x13R\x00R\bdocumentR\x05photoR\x04kind\x121\n" +
+	"\x0fidempotency_key\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"l\n" +
 	"\x12UploadFileResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
 	"resultJson\x125\n" +
@@ -2318,7 +2487,7 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x1bNOTICE_PROVIDER_NOT_SERVING\x10\x03*W\n" +
 	"\rSuspendReason\x12\x1e\n" +
 	"\x1aSUSPEND_REASON_UNSPECIFIED\x10\x00\x12&\n" +
-	"\"SUSPEND_REASON_SESSION_REPLACEMENT\x10\x012\x9e\b\n" +
+	"\"SUSPEND_REASON_SESSION_REPLACEMENT\x10\x012\xf4\b\n" +
 	"\n" +
 	"BusService\x12E\n" +
 	"\bRegister\x12\x1b.chatbus.v1.RegisterRequest\x1a\x1c.chatbus.v1.RegisterResponse\x12H\n" +
@@ -2331,7 +2500,8 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x05React\x12\x18.chatbus.v1.ReactRequest\x1a\x19.chatbus.v1.ReactResponse\x12K\n" +
 	"\n" +
 	"SendTyping\x12\x1d.chatbus.v1.SendTypingRequest\x1a\x1e.chatbus.v1.SendTypingResponse\x12`\n" +
-	"\x11AnswerInteraction\x12$.chatbus.v1.AnswerInteractionRequest\x1a%.chatbus.v1.AnswerInteractionResponse\x12M\n" +
+	"\x11AnswerInteraction\x12$.chatbus.v1.AnswerInteractionRequest\x1a%.chatbus.v1.AnswerInteractionResponse\x12T\n" +
+	"\rStreamMessage\x12 .chatbus.v1.StreamMessageRequest\x1a!.chatbus.v1.StreamMessageResponse\x12M\n" +
 	"\n" +
 	"UploadFile\x12\x1d.chatbus.v1.UploadFileRequest\x1a\x1e.chatbus.v1.UploadFileResponse(\x01\x12S\n" +
 	"\fDownloadFile\x12\x1f.chatbus.v1.DownloadFileRequest\x1a .chatbus.v1.DownloadFileResponse0\x01\x12B\n" +
@@ -2352,7 +2522,7 @@ func file_chatbus_v1_bus_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_v1_bus_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_chatbus_v1_bus_proto_goTypes = []any{
 	(Notice)(0),                       // 0: chatbus.v1.Notice
 	(SuspendReason)(0),                // 1: chatbus.v1.SuspendReason
@@ -2374,105 +2544,111 @@ var file_chatbus_v1_bus_proto_goTypes = []any{
 	(*SendMessageResponse)(nil),       // 17: chatbus.v1.SendMessageResponse
 	(*EditMessageRequest)(nil),        // 18: chatbus.v1.EditMessageRequest
 	(*EditMessageResponse)(nil),       // 19: chatbus.v1.EditMessageResponse
-	(*ReactRequest)(nil),              // 20: chatbus.v1.ReactRequest
-	(*ReactResponse)(nil),             // 21: chatbus.v1.ReactResponse
-	(*SendTypingRequest)(nil),         // 22: chatbus.v1.SendTypingRequest
-	(*SendTypingResponse)(nil),        // 23: chatbus.v1.SendTypingResponse
-	(*AnswerInteractionRequest)(nil),  // 24: chatbus.v1.AnswerInteractionRequest
-	(*AnswerInteractionResponse)(nil), // 25: chatbus.v1.AnswerInteractionResponse
-	(*UploadFileRequest)(nil),         // 26: chatbus.v1.UploadFileRequest
-	(*UploadHeader)(nil),              // 27: chatbus.v1.UploadHeader
-	(*UploadFileResponse)(nil),        // 28: chatbus.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),       // 29: chatbus.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),      // 30: chatbus.v1.DownloadFileResponse
-	(*SuspendRequest)(nil),            // 31: chatbus.v1.SuspendRequest
-	(*SuspendResponse)(nil),           // 32: chatbus.v1.SuspendResponse
-	(*UnregisterRequest)(nil),         // 33: chatbus.v1.UnregisterRequest
-	(*UnregisterResponse)(nil),        // 34: chatbus.v1.UnregisterResponse
-	(*Target)(nil),                    // 35: chatbus.v1.Target
-	(WayIn)(0),                        // 36: chatbus.v1.WayIn
-	(*Binding)(nil),                   // 37: chatbus.v1.Binding
-	(Origin)(0),                       // 38: chatbus.v1.Origin
-	(*durationpb.Duration)(nil),       // 39: google.protobuf.Duration
-	(ReferenceKind)(0),                // 40: chatbus.v1.ReferenceKind
-	(*timestamppb.Timestamp)(nil),     // 41: google.protobuf.Timestamp
-	(*Update)(nil),                    // 42: chatbus.v1.Update
-	(*Reference)(nil),                 // 43: chatbus.v1.Reference
-	(*Button)(nil),                    // 44: chatbus.v1.Button
+	(*StreamMessageRequest)(nil),      // 20: chatbus.v1.StreamMessageRequest
+	(*StreamMessageResponse)(nil),     // 21: chatbus.v1.StreamMessageResponse
+	(*ReactRequest)(nil),              // 22: chatbus.v1.ReactRequest
+	(*ReactResponse)(nil),             // 23: chatbus.v1.ReactResponse
+	(*SendTypingRequest)(nil),         // 24: chatbus.v1.SendTypingRequest
+	(*SendTypingResponse)(nil),        // 25: chatbus.v1.SendTypingResponse
+	(*AnswerInteractionRequest)(nil),  // 26: chatbus.v1.AnswerInteractionRequest
+	(*AnswerInteractionResponse)(nil), // 27: chatbus.v1.AnswerInteractionResponse
+	(*UploadFileRequest)(nil),         // 28: chatbus.v1.UploadFileRequest
+	(*UploadHeader)(nil),              // 29: chatbus.v1.UploadHeader
+	(*UploadFileResponse)(nil),        // 30: chatbus.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),       // 31: chatbus.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),      // 32: chatbus.v1.DownloadFileResponse
+	(*SuspendRequest)(nil),            // 33: chatbus.v1.SuspendRequest
+	(*SuspendResponse)(nil),           // 34: chatbus.v1.SuspendResponse
+	(*UnregisterRequest)(nil),         // 35: chatbus.v1.UnregisterRequest
+	(*UnregisterResponse)(nil),        // 36: chatbus.v1.UnregisterResponse
+	(*Target)(nil),                    // 37: chatbus.v1.Target
+	(WayIn)(0),                        // 38: chatbus.v1.WayIn
+	(*Binding)(nil),                   // 39: chatbus.v1.Binding
+	(Origin)(0),                       // 40: chatbus.v1.Origin
+	(*durationpb.Duration)(nil),       // 41: google.protobuf.Duration
+	(ReferenceKind)(0),                // 42: chatbus.v1.ReferenceKind
+	(*timestamppb.Timestamp)(nil),     // 43: google.protobuf.Timestamp
+	(*Update)(nil),                    // 44: chatbus.v1.Update
+	(*Reference)(nil),                 // 45: chatbus.v1.Reference
+	(*Button)(nil),                    // 46: chatbus.v1.Button
 }
 var file_chatbus_v1_bus_proto_depIdxs = []int32{
-	35, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
-	36, // 1: chatbus.v1.RegisterRequest.way_in:type_name -> chatbus.v1.WayIn
+	37, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
+	38, // 1: chatbus.v1.RegisterRequest.way_in:type_name -> chatbus.v1.WayIn
 	2,  // 2: chatbus.v1.RegisterResponse.session:type_name -> chatbus.v1.Session
-	37, // 3: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
-	38, // 4: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
-	39, // 5: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
-	39, // 6: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
+	39, // 3: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
+	40, // 4: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
+	41, // 5: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
+	41, // 6: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
 	5,  // 7: chatbus.v1.RegisterResponse.capabilities:type_name -> chatbus.v1.Capabilities
-	39, // 8: chatbus.v1.RegisterResponse.subscribed_heartbeat_interval:type_name -> google.protobuf.Duration
+	41, // 8: chatbus.v1.RegisterResponse.subscribed_heartbeat_interval:type_name -> google.protobuf.Duration
 	6,  // 9: chatbus.v1.Capabilities.methods:type_name -> chatbus.v1.Method
 	7,  // 10: chatbus.v1.Method.params:type_name -> chatbus.v1.MethodParam
-	40, // 11: chatbus.v1.MethodParam.kind:type_name -> chatbus.v1.ReferenceKind
+	42, // 11: chatbus.v1.MethodParam.kind:type_name -> chatbus.v1.ReferenceKind
 	2,  // 12: chatbus.v1.HeartbeatRequest.session:type_name -> chatbus.v1.Session
-	36, // 13: chatbus.v1.HeartbeatRequest.way_in:type_name -> chatbus.v1.WayIn
+	38, // 13: chatbus.v1.HeartbeatRequest.way_in:type_name -> chatbus.v1.WayIn
 	0,  // 14: chatbus.v1.HeartbeatResponse.notices:type_name -> chatbus.v1.Notice
-	41, // 15: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
-	37, // 16: chatbus.v1.HeartbeatResponse.binding:type_name -> chatbus.v1.Binding
+	43, // 15: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
+	39, // 16: chatbus.v1.HeartbeatResponse.binding:type_name -> chatbus.v1.Binding
 	2,  // 17: chatbus.v1.SubscribeRequest.session:type_name -> chatbus.v1.Session
-	42, // 18: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
-	37, // 19: chatbus.v1.SubscribeResponse.binding_changed:type_name -> chatbus.v1.Binding
-	42, // 20: chatbus.v1.SubscribeResponse.updates:type_name -> chatbus.v1.Update
+	44, // 18: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
+	39, // 19: chatbus.v1.SubscribeResponse.binding_changed:type_name -> chatbus.v1.Binding
+	44, // 20: chatbus.v1.SubscribeResponse.updates:type_name -> chatbus.v1.Update
 	2,  // 21: chatbus.v1.AckRequest.session:type_name -> chatbus.v1.Session
 	2,  // 22: chatbus.v1.CallRequest.session:type_name -> chatbus.v1.Session
-	43, // 23: chatbus.v1.CallResponse.references:type_name -> chatbus.v1.Reference
+	45, // 23: chatbus.v1.CallResponse.references:type_name -> chatbus.v1.Reference
 	2,  // 24: chatbus.v1.SendMessageRequest.session:type_name -> chatbus.v1.Session
-	44, // 25: chatbus.v1.SendMessageRequest.buttons:type_name -> chatbus.v1.Button
+	46, // 25: chatbus.v1.SendMessageRequest.buttons:type_name -> chatbus.v1.Button
 	2,  // 26: chatbus.v1.EditMessageRequest.session:type_name -> chatbus.v1.Session
-	44, // 27: chatbus.v1.EditMessageRequest.buttons:type_name -> chatbus.v1.Button
-	2,  // 28: chatbus.v1.ReactRequest.session:type_name -> chatbus.v1.Session
-	2,  // 29: chatbus.v1.SendTypingRequest.session:type_name -> chatbus.v1.Session
-	2,  // 30: chatbus.v1.AnswerInteractionRequest.session:type_name -> chatbus.v1.Session
-	27, // 31: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
-	2,  // 32: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
-	43, // 33: chatbus.v1.UploadFileResponse.references:type_name -> chatbus.v1.Reference
-	2,  // 34: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
-	2,  // 35: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
-	1,  // 36: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
-	41, // 37: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
-	2,  // 38: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
-	3,  // 39: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
-	8,  // 40: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
-	10, // 41: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
-	12, // 42: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
-	14, // 43: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
-	16, // 44: chatbus.v1.BusService.SendMessage:input_type -> chatbus.v1.SendMessageRequest
-	18, // 45: chatbus.v1.BusService.EditMessage:input_type -> chatbus.v1.EditMessageRequest
-	20, // 46: chatbus.v1.BusService.React:input_type -> chatbus.v1.ReactRequest
-	22, // 47: chatbus.v1.BusService.SendTyping:input_type -> chatbus.v1.SendTypingRequest
-	24, // 48: chatbus.v1.BusService.AnswerInteraction:input_type -> chatbus.v1.AnswerInteractionRequest
-	26, // 49: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
-	29, // 50: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
-	31, // 51: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
-	33, // 52: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
-	4,  // 53: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
-	9,  // 54: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
-	11, // 55: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
-	13, // 56: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
-	15, // 57: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
-	17, // 58: chatbus.v1.BusService.SendMessage:output_type -> chatbus.v1.SendMessageResponse
-	19, // 59: chatbus.v1.BusService.EditMessage:output_type -> chatbus.v1.EditMessageResponse
-	21, // 60: chatbus.v1.BusService.React:output_type -> chatbus.v1.ReactResponse
-	23, // 61: chatbus.v1.BusService.SendTyping:output_type -> chatbus.v1.SendTypingResponse
-	25, // 62: chatbus.v1.BusService.AnswerInteraction:output_type -> chatbus.v1.AnswerInteractionResponse
-	28, // 63: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
-	30, // 64: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
-	32, // 65: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
-	34, // 66: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
-	53, // [53:67] is the sub-list for method output_type
-	39, // [39:53] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	46, // 27: chatbus.v1.EditMessageRequest.buttons:type_name -> chatbus.v1.Button
+	2,  // 28: chatbus.v1.StreamMessageRequest.session:type_name -> chatbus.v1.Session
+	46, // 29: chatbus.v1.StreamMessageRequest.buttons:type_name -> chatbus.v1.Button
+	2,  // 30: chatbus.v1.ReactRequest.session:type_name -> chatbus.v1.Session
+	2,  // 31: chatbus.v1.SendTypingRequest.session:type_name -> chatbus.v1.Session
+	2,  // 32: chatbus.v1.AnswerInteractionRequest.session:type_name -> chatbus.v1.Session
+	29, // 33: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
+	2,  // 34: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
+	45, // 35: chatbus.v1.UploadFileResponse.references:type_name -> chatbus.v1.Reference
+	2,  // 36: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
+	2,  // 37: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
+	1,  // 38: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
+	43, // 39: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
+	2,  // 40: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
+	3,  // 41: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
+	8,  // 42: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
+	10, // 43: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
+	12, // 44: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
+	14, // 45: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
+	16, // 46: chatbus.v1.BusService.SendMessage:input_type -> chatbus.v1.SendMessageRequest
+	18, // 47: chatbus.v1.BusService.EditMessage:input_type -> chatbus.v1.EditMessageRequest
+	22, // 48: chatbus.v1.BusService.React:input_type -> chatbus.v1.ReactRequest
+	24, // 49: chatbus.v1.BusService.SendTyping:input_type -> chatbus.v1.SendTypingRequest
+	26, // 50: chatbus.v1.BusService.AnswerInteraction:input_type -> chatbus.v1.AnswerInteractionRequest
+	20, // 51: chatbus.v1.BusService.StreamMessage:input_type -> chatbus.v1.StreamMessageRequest
+	28, // 52: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
+	31, // 53: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
+	33, // 54: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
+	35, // 55: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
+	4,  // 56: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
+	9,  // 57: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
+	11, // 58: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
+	13, // 59: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
+	15, // 60: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
+	17, // 61: chatbus.v1.BusService.SendMessage:output_type -> chatbus.v1.SendMessageResponse
+	19, // 62: chatbus.v1.BusService.EditMessage:output_type -> chatbus.v1.EditMessageResponse
+	23, // 63: chatbus.v1.BusService.React:output_type -> chatbus.v1.ReactResponse
+	25, // 64: chatbus.v1.BusService.SendTyping:output_type -> chatbus.v1.SendTypingResponse
+	27, // 65: chatbus.v1.BusService.AnswerInteraction:output_type -> chatbus.v1.AnswerInteractionResponse
+	21, // 66: chatbus.v1.BusService.StreamMessage:output_type -> chatbus.v1.StreamMessageResponse
+	30, // 67: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
+	32, // 68: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
+	34, // 69: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
+	36, // 70: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
+	56, // [56:71] is the sub-list for method output_type
+	41, // [41:56] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_bus_proto_init() }
@@ -2481,7 +2657,7 @@ func file_chatbus_v1_bus_proto_init() {
 		return
 	}
 	file_chatbus_v1_types_proto_init()
-	file_chatbus_v1_bus_proto_msgTypes[24].OneofWrappers = []any{
+	file_chatbus_v1_bus_proto_msgTypes[26].OneofWrappers = []any{
 		(*UploadFileRequest_Header)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -2491,7 +2667,7 @@ func file_chatbus_v1_bus_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_bus_proto_rawDesc), len(file_chatbus_v1_bus_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   33,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -29,6 +29,7 @@ const (
 	BusService_React_FullMethodName             = "/chatbus.v1.BusService/React"
 	BusService_SendTyping_FullMethodName        = "/chatbus.v1.BusService/SendTyping"
 	BusService_AnswerInteraction_FullMethodName = "/chatbus.v1.BusService/AnswerInteraction"
+	BusService_StreamMessage_FullMethodName     = "/chatbus.v1.BusService/StreamMessage"
 	BusService_UploadFile_FullMethodName        = "/chatbus.v1.BusService/UploadFile"
 	BusService_DownloadFile_FullMethodName      = "/chatbus.v1.BusService/DownloadFile"
 	BusService_Suspend_FullMethodName           = "/chatbus.v1.BusService/Suspend"
@@ -74,6 +75,15 @@ type BusServiceClient interface {
 	// AnswerInteraction acknowledges a button press of the thread, with a
 	// short notice to the person who pressed it.
 	AnswerInteraction(ctx context.Context, in *AnswerInteractionRequest, opts ...grpc.CallOption) (*AnswerInteractionResponse, error)
+	// StreamMessage shows an answer as it is written: call it with the text
+	// so far each time it grows, the same stream_id, and final once at the
+	// end. Where the platform has drafts (Telegram private chats) the person
+	// sees a draft that grows, then the final message; elsewhere one message
+	// edited as it grows (the edits coalesced: the last text lands), cut
+	// into more messages where it outgrows one. The final message is sent
+	// (or written) once: a repeated final with the same stream_id and
+	// idempotency key changes nothing.
+	StreamMessage(ctx context.Context, in *StreamMessageRequest, opts ...grpc.CallOption) (*StreamMessageResponse, error)
 	// UploadFile sends a file into the caller's thread (Telegram:
 	// sendDocument, or sendPhoto with kind "photo"). The first message is
 	// the header, the rest are chunks.
@@ -203,6 +213,16 @@ func (c *busServiceClient) AnswerInteraction(ctx context.Context, in *AnswerInte
 	return out, nil
 }
 
+func (c *busServiceClient) StreamMessage(ctx context.Context, in *StreamMessageRequest, opts ...grpc.CallOption) (*StreamMessageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StreamMessageResponse)
+	err := c.cc.Invoke(ctx, BusService_StreamMessage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *busServiceClient) UploadFile(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[UploadFileRequest, UploadFileResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &BusService_ServiceDesc.Streams[1], BusService_UploadFile_FullMethodName, cOpts...)
@@ -294,6 +314,15 @@ type BusServiceServer interface {
 	// AnswerInteraction acknowledges a button press of the thread, with a
 	// short notice to the person who pressed it.
 	AnswerInteraction(context.Context, *AnswerInteractionRequest) (*AnswerInteractionResponse, error)
+	// StreamMessage shows an answer as it is written: call it with the text
+	// so far each time it grows, the same stream_id, and final once at the
+	// end. Where the platform has drafts (Telegram private chats) the person
+	// sees a draft that grows, then the final message; elsewhere one message
+	// edited as it grows (the edits coalesced: the last text lands), cut
+	// into more messages where it outgrows one. The final message is sent
+	// (or written) once: a repeated final with the same stream_id and
+	// idempotency key changes nothing.
+	StreamMessage(context.Context, *StreamMessageRequest) (*StreamMessageResponse, error)
 	// UploadFile sends a file into the caller's thread (Telegram:
 	// sendDocument, or sendPhoto with kind "photo"). The first message is
 	// the header, the rest are chunks.
@@ -343,6 +372,9 @@ func (UnimplementedBusServiceServer) SendTyping(context.Context, *SendTypingRequ
 }
 func (UnimplementedBusServiceServer) AnswerInteraction(context.Context, *AnswerInteractionRequest) (*AnswerInteractionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AnswerInteraction not implemented")
+}
+func (UnimplementedBusServiceServer) StreamMessage(context.Context, *StreamMessageRequest) (*StreamMessageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StreamMessage not implemented")
 }
 func (UnimplementedBusServiceServer) UploadFile(grpc.ClientStreamingServer[UploadFileRequest, UploadFileResponse]) error {
 	return status.Error(codes.Unimplemented, "method UploadFile not implemented")
@@ -550,6 +582,24 @@ func _BusService_AnswerInteraction_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BusService_StreamMessage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StreamMessageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BusServiceServer).StreamMessage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BusService_StreamMessage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BusServiceServer).StreamMessage(ctx, req.(*StreamMessageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _BusService_UploadFile_Handler(srv interface{}, stream grpc.ServerStream) error {
 	return srv.(BusServiceServer).UploadFile(&grpc.GenericServerStream[UploadFileRequest, UploadFileResponse]{ServerStream: stream})
 }
@@ -646,6 +696,10 @@ var BusService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AnswerInteraction",
 			Handler:    _BusService_AnswerInteraction_Handler,
+		},
+		{
+			MethodName: "StreamMessage",
+			Handler:    _BusService_StreamMessage_Handler,
 		},
 		{
 			MethodName: "Suspend",

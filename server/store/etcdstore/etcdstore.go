@@ -93,9 +93,11 @@ type Options struct {
 	// request timeout (7s by default): a try that etcd does not answer
 	// (a member whose raft leader died, an endpoint that stopped
 	// answering) is tried again, on the client's next endpoint, so that a
-	// dead etcd leader costs about one etcd election. Each try again
-	// waits twice as long as the one before (a large write on a slow
-	// disk still goes through). If zero, 1s.
+	// dead etcd leader costs about one etcd election (a request that
+	// reached a member still following the dead leader is lost with it).
+	// After three tries that timed out, each next one may take half as
+	// long again (a large write on a slow disk still goes through). If
+	// zero, 500ms.
 	TryTimeout time.Duration
 	// OnDrop: see store.Options. It runs after the write committed, on the
 	// caller's goroutine, without the Store's lock.
@@ -277,7 +279,7 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 		opts.Timeout = 10 * time.Second
 	}
 	if opts.TryTimeout == 0 {
-		opts.TryTimeout = time.Second
+		opts.TryTimeout = 500 * time.Millisecond
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -585,17 +587,24 @@ func (s *Store) commit(ctx context.Context, ops []clientv3.Op) error {
 		defer cancel()
 	}
 	start := time.Now()
-	tryFor := s.opts.TryTimeout
+	tryFor, timeouts := s.opts.TryTimeout, 0
 	try := func() (*clientv3.TxnResponse, error) {
-		tctx, cancel := context.WithTimeout(ctx, tryFor)
+		// A member without a leader refuses at once (rather than hold
+		// the request until etcd's own timeout): tried again, it goes
+		// through as soon as etcd has elected.
+		tctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), tryFor)
 		defer cancel()
 		resp, err := s.cli.Txn(tctx).If(s.fence).Then(ops...).Commit()
 		if err != nil && ctx.Err() == nil && tctx.Err() != nil {
 			// This try's own bound, not the caller's: etcd did not
-			// answer in time; as unavailable.
+			// answer in time; as unavailable. After three such tries
+			// each may take longer (a large write on a slow disk still
+			// goes through).
 			err = status.Errorf(codes.Unavailable, "etcd did not answer within %s: %v", tryFor, err)
+			if timeouts++; timeouts >= 3 {
+				tryFor += tryFor / 2
+			}
 		}
-		tryFor *= 2
 		return resp, err
 	}
 	resp, err := try()
@@ -605,7 +614,7 @@ func (s *Store) commit(ctx context.Context, ops []clientv3.Op) error {
 	// is written again unchanged (its operations are puts and deletes of
 	// whole values, under the same fence), and the fence still refuses it
 	// if the leadership went meanwhile.
-	retry := backoff.Policy{Initial: 50 * time.Millisecond, Max: time.Second}.New()
+	retry := backoff.Policy{Initial: 50 * time.Millisecond, Max: 250 * time.Millisecond}.New()
 	for err != nil && retryable(err) && ctx.Err() == nil {
 		if s.opts.OnRetry != nil {
 			s.opts.OnRetry(err)

@@ -399,7 +399,7 @@ func TestAppendLargerThanOneRequest(t *testing.T) {
 
 // TestStalledEndpointIsTriedAgainElsewhere: an etcd endpoint that stops
 // answering on a connection that looks alive (a member whose raft leader
-// died, a dead link) costs a transaction one try of TryTimeout, not the
+// died, a dead link) costs a transaction a try of TryTimeout, not the
 // whole write's bound: it is tried again, on the client's other endpoint.
 func TestStalledEndpointIsTriedAgainElsewhere(t *testing.T) {
 	c := etcdtest.Start(t, 1)

@@ -254,6 +254,30 @@ class Session(_message.Message):
     token: str
     def __init__(self, instance_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
+class StreamMessageRequest(_message.Message):
+    __slots__ = ["buttons", "final", "idempotency_key", "reply_to", "session", "stream_id", "text"]
+    BUTTONS_FIELD_NUMBER: _ClassVar[int]
+    FINAL_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    REPLY_TO_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    STREAM_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    buttons: _containers.RepeatedCompositeFieldContainer[_types_pb2.Button]
+    final: bool
+    idempotency_key: str
+    reply_to: str
+    session: Session
+    stream_id: str
+    text: str
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., stream_id: _Optional[str] = ..., text: _Optional[str] = ..., final: bool = ..., reply_to: _Optional[str] = ..., buttons: _Optional[_Iterable[_Union[_types_pb2.Button, _Mapping]]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class StreamMessageResponse(_message.Message):
+    __slots__ = ["message_ids"]
+    MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
+    message_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, message_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class SubscribeRequest(_message.Message):
     __slots__ = ["after_seq", "max_batch", "session"]
     AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
@@ -317,16 +341,18 @@ class UploadFileResponse(_message.Message):
     def __init__(self, result_json: _Optional[bytes] = ..., references: _Optional[_Iterable[_Union[_types_pb2.Reference, _Mapping]]] = ...) -> None: ...
 
 class UploadHeader(_message.Message):
-    __slots__ = ["caption", "filename", "kind", "session"]
+    __slots__ = ["caption", "filename", "idempotency_key", "kind", "session"]
     CAPTION_FIELD_NUMBER: _ClassVar[int]
     FILENAME_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     SESSION_FIELD_NUMBER: _ClassVar[int]
     caption: str
     filename: str
+    idempotency_key: str
     kind: str
     session: Session
-    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., filename: _Optional[str] = ..., caption: _Optional[str] = ..., kind: _Optional[str] = ...) -> None: ...
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., filename: _Optional[str] = ..., caption: _Optional[str] = ..., kind: _Optional[str] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class Notice(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -68,6 +68,11 @@ class BusServiceStub(object):
                 request_serializer=chatbus_dot_v1_dot_bus__pb2.AnswerInteractionRequest.SerializeToString,
                 response_deserializer=chatbus_dot_v1_dot_bus__pb2.AnswerInteractionResponse.FromString,
                 )
+        self.StreamMessage = channel.unary_unary(
+                '/chatbus.v1.BusService/StreamMessage',
+                request_serializer=chatbus_dot_v1_dot_bus__pb2.StreamMessageRequest.SerializeToString,
+                response_deserializer=chatbus_dot_v1_dot_bus__pb2.StreamMessageResponse.FromString,
+                )
         self.UploadFile = channel.stream_unary(
                 '/chatbus.v1.BusService/UploadFile',
                 request_serializer=chatbus_dot_v1_dot_bus__pb2.UploadFileRequest.SerializeToString,
@@ -183,6 +188,20 @@ class BusServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StreamMessage(self, request, context):
+        """StreamMessage shows an answer as it is written: call it with the text
+        so far each time it grows, the same stream_id, and final once at the
+        end. Where the platform has drafts (Telegram private chats) the person
+        sees a draft that grows, then the final message; elsewhere one message
+        edited as it grows (the edits coalesced: the last text lands), cut
+        into more messages where it outgrows one. The final message is sent
+        (or written) once: a repeated final with the same stream_id and
+        idempotency key changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def UploadFile(self, request_iterator, context):
         """UploadFile sends a file into the caller's thread (Telegram:
         sendDocument, or sendPhoto with kind "photo"). The first message is
@@ -265,6 +284,11 @@ def add_BusServiceServicer_to_server(servicer, server):
                     servicer.AnswerInteraction,
                     request_deserializer=chatbus_dot_v1_dot_bus__pb2.AnswerInteractionRequest.FromString,
                     response_serializer=chatbus_dot_v1_dot_bus__pb2.AnswerInteractionResponse.SerializeToString,
+            ),
+            'StreamMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.StreamMessage,
+                    request_deserializer=chatbus_dot_v1_dot_bus__pb2.StreamMessageRequest.FromString,
+                    response_serializer=chatbus_dot_v1_dot_bus__pb2.StreamMessageResponse.SerializeToString,
             ),
             'UploadFile': grpc.stream_unary_rpc_method_handler(
                     servicer.UploadFile,
@@ -467,6 +491,23 @@ class BusService(object):
         return grpc.experimental.unary_unary(request, target, '/chatbus.v1.BusService/AnswerInteraction',
             chatbus_dot_v1_dot_bus__pb2.AnswerInteractionRequest.SerializeToString,
             chatbus_dot_v1_dot_bus__pb2.AnswerInteractionResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def StreamMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/chatbus.v1.BusService/StreamMessage',
+            chatbus_dot_v1_dot_bus__pb2.StreamMessageRequest.SerializeToString,
+            chatbus_dot_v1_dot_bus__pb2.StreamMessageResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -1132,6 +1132,64 @@ func (x *EditParams) GetButtons() []*Button {
 	return nil
 }
 
+// DraftParams shows the text so far of an answer being written, as a
+// draft the platform shows while it grows (Telegram private chats:
+// sendMessageDraft); nothing is posted. A provider that has drafts
+// declares the verb "draft"; the answer itself is then sent with "send".
+type DraftParams struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The follower's id of the answer: drafts with one id replace each other.
+	StreamId string `protobuf:"bytes,1,opt,name=stream_id,json=streamId,proto3" json:"stream_id,omitempty"`
+	// Markdown (CommonMark), at most one message's worth.
+	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DraftParams) Reset() {
+	*x = DraftParams{}
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DraftParams) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DraftParams) ProtoMessage() {}
+
+func (x *DraftParams) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DraftParams.ProtoReflect.Descriptor instead.
+func (*DraftParams) Descriptor() ([]byte, []int) {
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *DraftParams) GetStreamId() string {
+	if x != nil {
+		return x.StreamId
+	}
+	return ""
+}
+
+func (x *DraftParams) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 // ReactParams sets the bot's reaction on a message.
 type ReactParams struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1143,7 +1201,7 @@ type ReactParams struct {
 
 func (x *ReactParams) Reset() {
 	*x = ReactParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1155,7 +1213,7 @@ func (x *ReactParams) String() string {
 func (*ReactParams) ProtoMessage() {}
 
 func (x *ReactParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1168,7 +1226,7 @@ func (x *ReactParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReactParams.ProtoReflect.Descriptor instead.
 func (*ReactParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ReactParams) GetMessageId() string {
@@ -1194,7 +1252,7 @@ type TypingParams struct {
 
 func (x *TypingParams) Reset() {
 	*x = TypingParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1206,7 +1264,7 @@ func (x *TypingParams) String() string {
 func (*TypingParams) ProtoMessage() {}
 
 func (x *TypingParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1219,7 +1277,7 @@ func (x *TypingParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TypingParams.ProtoReflect.Descriptor instead.
 func (*TypingParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{11}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 // AnswerParams acknowledges a button press.
@@ -1234,7 +1292,7 @@ type AnswerParams struct {
 
 func (x *AnswerParams) Reset() {
 	*x = AnswerParams{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1246,7 +1304,7 @@ func (x *AnswerParams) String() string {
 func (*AnswerParams) ProtoMessage() {}
 
 func (x *AnswerParams) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1259,7 +1317,7 @@ func (x *AnswerParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerParams.ProtoReflect.Descriptor instead.
 func (*AnswerParams) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{12}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AnswerParams) GetInteractionId() string {
@@ -1289,7 +1347,7 @@ type Button struct {
 
 func (x *Button) Reset() {
 	*x = Button{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1301,7 +1359,7 @@ func (x *Button) String() string {
 func (*Button) ProtoMessage() {}
 
 func (x *Button) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1314,7 +1372,7 @@ func (x *Button) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Button.ProtoReflect.Descriptor instead.
 func (*Button) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{13}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Button) GetLabel() string {
@@ -1342,7 +1400,7 @@ type VerbResult struct {
 
 func (x *VerbResult) Reset() {
 	*x = VerbResult{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1354,7 +1412,7 @@ func (x *VerbResult) String() string {
 func (*VerbResult) ProtoMessage() {}
 
 func (x *VerbResult) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1367,7 +1425,7 @@ func (x *VerbResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerbResult.ProtoReflect.Descriptor instead.
 func (*VerbResult) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *VerbResult) GetMessageIds() []string {
@@ -1412,7 +1470,7 @@ type Method struct {
 
 func (x *Method) Reset() {
 	*x = Method{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1424,7 +1482,7 @@ func (x *Method) String() string {
 func (*Method) ProtoMessage() {}
 
 func (x *Method) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1437,7 +1495,7 @@ func (x *Method) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Method.ProtoReflect.Descriptor instead.
 func (*Method) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Method) GetName() string {
@@ -1495,7 +1553,7 @@ type MethodParam struct {
 
 func (x *MethodParam) Reset() {
 	*x = MethodParam{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1507,7 +1565,7 @@ func (x *MethodParam) String() string {
 func (*MethodParam) ProtoMessage() {}
 
 func (x *MethodParam) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[16]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1520,7 +1578,7 @@ func (x *MethodParam) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MethodParam.ProtoReflect.Descriptor instead.
 func (*MethodParam) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *MethodParam) GetName() string {
@@ -1555,7 +1613,7 @@ type Reference struct {
 
 func (x *Reference) Reset() {
 	*x = Reference{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1567,7 +1625,7 @@ func (x *Reference) String() string {
 func (*Reference) ProtoMessage() {}
 
 func (x *Reference) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[17]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1580,7 +1638,7 @@ func (x *Reference) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reference.ProtoReflect.Descriptor instead.
 func (*Reference) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Reference) GetKind() ReferenceKind {
@@ -1613,7 +1671,7 @@ type Target struct {
 
 func (x *Target) Reset() {
 	*x = Target{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1625,7 +1683,7 @@ func (x *Target) String() string {
 func (*Target) ProtoMessage() {}
 
 func (x *Target) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[18]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1638,7 +1696,7 @@ func (x *Target) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Target.ProtoReflect.Descriptor instead.
 func (*Target) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Target) GetChat() string {
@@ -1680,7 +1738,7 @@ type IdentifyResponse struct {
 
 func (x *IdentifyResponse) Reset() {
 	*x = IdentifyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1692,7 +1750,7 @@ func (x *IdentifyResponse) String() string {
 func (*IdentifyResponse) ProtoMessage() {}
 
 func (x *IdentifyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[19]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1705,7 +1763,7 @@ func (x *IdentifyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentifyResponse.ProtoReflect.Descriptor instead.
 func (*IdentifyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *IdentifyResponse) GetName() string {
@@ -1756,7 +1814,7 @@ type UpdatesRequest struct {
 
 func (x *UpdatesRequest) Reset() {
 	*x = UpdatesRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1768,7 +1826,7 @@ func (x *UpdatesRequest) String() string {
 func (*UpdatesRequest) ProtoMessage() {}
 
 func (x *UpdatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[20]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1781,7 +1839,7 @@ func (x *UpdatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UpdatesRequest) GetMsg() isUpdatesRequest_Msg {
@@ -1839,7 +1897,7 @@ type UpdatesResponse struct {
 
 func (x *UpdatesResponse) Reset() {
 	*x = UpdatesResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1851,7 +1909,7 @@ func (x *UpdatesResponse) String() string {
 func (*UpdatesResponse) ProtoMessage() {}
 
 func (x *UpdatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[21]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1864,7 +1922,7 @@ func (x *UpdatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesResponse.ProtoReflect.Descriptor instead.
 func (*UpdatesResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *UpdatesResponse) GetUpdate() *Update {
@@ -1944,7 +2002,7 @@ type Update struct {
 
 func (x *Update) Reset() {
 	*x = Update{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1956,7 +2014,7 @@ func (x *Update) String() string {
 func (*Update) ProtoMessage() {}
 
 func (x *Update) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[22]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1969,7 +2027,7 @@ func (x *Update) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Update.ProtoReflect.Descriptor instead.
 func (*Update) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Update) GetUpdateId() int64 {
@@ -2103,7 +2161,7 @@ type Audio struct {
 
 func (x *Audio) Reset() {
 	*x = Audio{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2115,7 +2173,7 @@ func (x *Audio) String() string {
 func (*Audio) ProtoMessage() {}
 
 func (x *Audio) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[23]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2128,7 +2186,7 @@ func (x *Audio) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Audio.ProtoReflect.Descriptor instead.
 func (*Audio) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Audio) GetFileId() string {
@@ -2188,7 +2246,7 @@ type References struct {
 
 func (x *References) Reset() {
 	*x = References{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2200,7 +2258,7 @@ func (x *References) String() string {
 func (*References) ProtoMessage() {}
 
 func (x *References) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[24]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2213,7 +2271,7 @@ func (x *References) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use References.ProtoReflect.Descriptor instead.
 func (*References) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *References) GetItems() []*Reference {
@@ -2241,7 +2299,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2253,7 +2311,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[25]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2266,7 +2324,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CallRequest) GetMethod() string {
@@ -2316,7 +2374,7 @@ type CallResponse struct {
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2328,7 +2386,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[26]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2341,7 +2399,7 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
@@ -2378,7 +2436,7 @@ type Pause struct {
 
 func (x *Pause) Reset() {
 	*x = Pause{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2390,7 +2448,7 @@ func (x *Pause) String() string {
 func (*Pause) ProtoMessage() {}
 
 func (x *Pause) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[27]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2403,7 +2461,7 @@ func (x *Pause) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pause.ProtoReflect.Descriptor instead.
 func (*Pause) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Pause) GetScope() LimitScope {
@@ -2440,7 +2498,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2452,7 +2510,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[28]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2465,7 +2523,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -2520,7 +2578,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2532,7 +2590,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[29]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2545,7 +2603,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -2571,7 +2629,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2583,7 +2641,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[30]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2596,7 +2654,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DownloadFileRequest) GetFileId() string {
@@ -2618,7 +2676,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2630,7 +2688,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[31]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2643,7 +2701,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -2683,7 +2741,7 @@ type ProvisionTargetRequest struct {
 
 func (x *ProvisionTargetRequest) Reset() {
 	*x = ProvisionTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2695,7 +2753,7 @@ func (x *ProvisionTargetRequest) String() string {
 func (*ProvisionTargetRequest) ProtoMessage() {}
 
 func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[32]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2708,7 +2766,7 @@ func (x *ProvisionTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{32}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ProvisionTargetRequest) GetName() string {
@@ -2745,7 +2803,7 @@ type ProvisionTargetResponse struct {
 
 func (x *ProvisionTargetResponse) Reset() {
 	*x = ProvisionTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2757,7 +2815,7 @@ func (x *ProvisionTargetResponse) String() string {
 func (*ProvisionTargetResponse) ProtoMessage() {}
 
 func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[33]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2770,7 +2828,7 @@ func (x *ProvisionTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionTargetResponse.ProtoReflect.Descriptor instead.
 func (*ProvisionTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{33}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ProvisionTargetResponse) GetName() string {
@@ -2803,7 +2861,7 @@ type CloseTargetRequest struct {
 
 func (x *CloseTargetRequest) Reset() {
 	*x = CloseTargetRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2815,7 +2873,7 @@ func (x *CloseTargetRequest) String() string {
 func (*CloseTargetRequest) ProtoMessage() {}
 
 func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[34]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2828,7 +2886,7 @@ func (x *CloseTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetRequest.ProtoReflect.Descriptor instead.
 func (*CloseTargetRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{34}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *CloseTargetRequest) GetTarget() *Target {
@@ -2846,7 +2904,7 @@ type CloseTargetResponse struct {
 
 func (x *CloseTargetResponse) Reset() {
 	*x = CloseTargetResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2858,7 +2916,7 @@ func (x *CloseTargetResponse) String() string {
 func (*CloseTargetResponse) ProtoMessage() {}
 
 func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[35]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2871,7 +2929,7 @@ func (x *CloseTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTargetResponse.ProtoReflect.Descriptor instead.
 func (*CloseTargetResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{35}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
 }
 
 type AttachRequest struct {
@@ -2885,7 +2943,7 @@ type AttachRequest struct {
 
 func (x *AttachRequest) Reset() {
 	*x = AttachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2897,7 +2955,7 @@ func (x *AttachRequest) String() string {
 func (*AttachRequest) ProtoMessage() {}
 
 func (x *AttachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[36]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2910,7 +2968,7 @@ func (x *AttachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
 func (*AttachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{36}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AttachRequest) GetInstanceId() string {
@@ -2935,7 +2993,7 @@ type AttachResponse struct {
 
 func (x *AttachResponse) Reset() {
 	*x = AttachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2947,7 +3005,7 @@ func (x *AttachResponse) String() string {
 func (*AttachResponse) ProtoMessage() {}
 
 func (x *AttachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[37]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2960,7 +3018,7 @@ func (x *AttachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachResponse.ProtoReflect.Descriptor instead.
 func (*AttachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{37}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
 }
 
 type DetachRequest struct {
@@ -2972,7 +3030,7 @@ type DetachRequest struct {
 
 func (x *DetachRequest) Reset() {
 	*x = DetachRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2984,7 +3042,7 @@ func (x *DetachRequest) String() string {
 func (*DetachRequest) ProtoMessage() {}
 
 func (x *DetachRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[38]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2997,7 +3055,7 @@ func (x *DetachRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachRequest.ProtoReflect.Descriptor instead.
 func (*DetachRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{38}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *DetachRequest) GetInstanceId() string {
@@ -3015,7 +3073,7 @@ type DetachResponse struct {
 
 func (x *DetachResponse) Reset() {
 	*x = DetachResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3027,7 +3085,7 @@ func (x *DetachResponse) String() string {
 func (*DetachResponse) ProtoMessage() {}
 
 func (x *DetachResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[39]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3040,7 +3098,7 @@ func (x *DetachResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetachResponse.ProtoReflect.Descriptor instead.
 func (*DetachResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{39}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
 }
 
 type WatchOccupancyRequest struct {
@@ -3051,7 +3109,7 @@ type WatchOccupancyRequest struct {
 
 func (x *WatchOccupancyRequest) Reset() {
 	*x = WatchOccupancyRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3063,7 +3121,7 @@ func (x *WatchOccupancyRequest) String() string {
 func (*WatchOccupancyRequest) ProtoMessage() {}
 
 func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[40]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3076,7 +3134,7 @@ func (x *WatchOccupancyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyRequest.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{40}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
 }
 
 type WatchOccupancyResponse struct {
@@ -3093,7 +3151,7 @@ type WatchOccupancyResponse struct {
 
 func (x *WatchOccupancyResponse) Reset() {
 	*x = WatchOccupancyResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3105,7 +3163,7 @@ func (x *WatchOccupancyResponse) String() string {
 func (*WatchOccupancyResponse) ProtoMessage() {}
 
 func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[41]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3118,7 +3176,7 @@ func (x *WatchOccupancyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchOccupancyResponse.ProtoReflect.Descriptor instead.
 func (*WatchOccupancyResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{41}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *WatchOccupancyResponse) GetOccupancy() *Occupancy {
@@ -3162,7 +3220,7 @@ type Occupancy struct {
 
 func (x *Occupancy) Reset() {
 	*x = Occupancy{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3174,7 +3232,7 @@ func (x *Occupancy) String() string {
 func (*Occupancy) ProtoMessage() {}
 
 func (x *Occupancy) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[42]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3187,7 +3245,7 @@ func (x *Occupancy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Occupancy.ProtoReflect.Descriptor instead.
 func (*Occupancy) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{42}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Occupancy) GetAttached() uint32 {
@@ -3239,7 +3297,7 @@ type Fence struct {
 
 func (x *Fence) Reset() {
 	*x = Fence{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3251,7 +3309,7 @@ func (x *Fence) String() string {
 func (*Fence) ProtoMessage() {}
 
 func (x *Fence) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[43]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3264,7 +3322,7 @@ func (x *Fence) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fence.ProtoReflect.Descriptor instead.
 func (*Fence) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{43}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *Fence) GetRequestId() string {
@@ -3306,7 +3364,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3318,7 +3376,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[44]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3331,7 +3389,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{44}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *PrepareRequest) GetFence() *Fence {
@@ -3358,7 +3416,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3370,7 +3428,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[45]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3383,7 +3441,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{45}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *PrepareResponse) GetOccupancy() *Occupancy {
@@ -3409,7 +3467,7 @@ type CommitRequest struct {
 
 func (x *CommitRequest) Reset() {
 	*x = CommitRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3421,7 +3479,7 @@ func (x *CommitRequest) String() string {
 func (*CommitRequest) ProtoMessage() {}
 
 func (x *CommitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[46]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3434,7 +3492,7 @@ func (x *CommitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitRequest.ProtoReflect.Descriptor instead.
 func (*CommitRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{46}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *CommitRequest) GetFence() *Fence {
@@ -3453,7 +3511,7 @@ type CommitResponse struct {
 
 func (x *CommitResponse) Reset() {
 	*x = CommitResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3465,7 +3523,7 @@ func (x *CommitResponse) String() string {
 func (*CommitResponse) ProtoMessage() {}
 
 func (x *CommitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[47]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3478,7 +3536,7 @@ func (x *CommitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitResponse.ProtoReflect.Descriptor instead.
 func (*CommitResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{47}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *CommitResponse) GetOccupancy() *Occupancy {
@@ -3497,7 +3555,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3509,7 +3567,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[48]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3522,7 +3580,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{48}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *CancelRequest) GetFence() *Fence {
@@ -3540,7 +3598,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3552,7 +3610,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[49]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3565,7 +3623,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{49}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{50}
 }
 
 type StatusRequest struct {
@@ -3576,7 +3634,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3588,7 +3646,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[50]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3601,7 +3659,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{50}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{51}
 }
 
 type StatusResponse struct {
@@ -3620,7 +3678,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3632,7 +3690,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[51]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3645,7 +3703,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{51}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *StatusResponse) GetPhase() Phase {
@@ -3709,7 +3767,7 @@ type UpdatesRequest_Start struct {
 
 func (x *UpdatesRequest_Start) Reset() {
 	*x = UpdatesRequest_Start{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3721,7 +3779,7 @@ func (x *UpdatesRequest_Start) String() string {
 func (*UpdatesRequest_Start) ProtoMessage() {}
 
 func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[52]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3734,7 +3792,7 @@ func (x *UpdatesRequest_Start) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest_Start.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest_Start) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21, 0}
 }
 
 func (x *UpdatesRequest_Start) GetState() []byte {
@@ -3762,7 +3820,7 @@ type UpdatesRequest_Ack struct {
 
 func (x *UpdatesRequest_Ack) Reset() {
 	*x = UpdatesRequest_Ack{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[53]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3774,7 +3832,7 @@ func (x *UpdatesRequest_Ack) String() string {
 func (*UpdatesRequest_Ack) ProtoMessage() {}
 
 func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[53]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3787,7 +3845,7 @@ func (x *UpdatesRequest_Ack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatesRequest_Ack.ProtoReflect.Descriptor instead.
 func (*UpdatesRequest_Ack) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{20, 1}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{21, 1}
 }
 
 func (x *UpdatesRequest_Ack) GetUpdateId() int64 {
@@ -3811,7 +3869,7 @@ type UploadFileRequest_Header struct {
 
 func (x *UploadFileRequest_Header) Reset() {
 	*x = UploadFileRequest_Header{}
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[54]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3823,7 +3881,7 @@ func (x *UploadFileRequest_Header) String() string {
 func (*UploadFileRequest_Header) ProtoMessage() {}
 
 func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[54]
+	mi := &file_chatbus_provider_v1_provider_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3836,7 +3894,7 @@ func (x *UploadFileRequest_Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest_Header.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest_Header) Descriptor() ([]byte, []int) {
-	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{28, 0}
+	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{29, 0}
 }
 
 func (x *UploadFileRequest_Header) GetFilename() string {
@@ -3914,7 +3972,10 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x125\n" +
-	"\abuttons\x18\x03 \x03(\v2\x1b.chatbus.provider.v1.ButtonR\abuttons\"B\n" +
+	"\abuttons\x18\x03 \x03(\v2\x1b.chatbus.provider.v1.ButtonR\abuttons\">\n" +
+	"\vDraftParams\x12\x1b\n" +
+	"\tstream_id\x18\x01 \x01(\tR\bstreamId\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"B\n" +
 	"\vReactParams\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x14\n" +
@@ -4194,7 +4255,7 @@ func file_chatbus_provider_v1_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_provider_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
+var file_chatbus_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
 var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(LimitScope)(0),                  // 0: chatbus.provider.v1.LimitScope
 	(Lane)(0),                        // 1: chatbus.provider.v1.Lane
@@ -4213,137 +4274,138 @@ var file_chatbus_provider_v1_provider_proto_goTypes = []any{
 	(*Verb)(nil),                     // 14: chatbus.provider.v1.Verb
 	(*SendParams)(nil),               // 15: chatbus.provider.v1.SendParams
 	(*EditParams)(nil),               // 16: chatbus.provider.v1.EditParams
-	(*ReactParams)(nil),              // 17: chatbus.provider.v1.ReactParams
-	(*TypingParams)(nil),             // 18: chatbus.provider.v1.TypingParams
-	(*AnswerParams)(nil),             // 19: chatbus.provider.v1.AnswerParams
-	(*Button)(nil),                   // 20: chatbus.provider.v1.Button
-	(*VerbResult)(nil),               // 21: chatbus.provider.v1.VerbResult
-	(*Method)(nil),                   // 22: chatbus.provider.v1.Method
-	(*MethodParam)(nil),              // 23: chatbus.provider.v1.MethodParam
-	(*Reference)(nil),                // 24: chatbus.provider.v1.Reference
-	(*Target)(nil),                   // 25: chatbus.provider.v1.Target
-	(*IdentifyResponse)(nil),         // 26: chatbus.provider.v1.IdentifyResponse
-	(*UpdatesRequest)(nil),           // 27: chatbus.provider.v1.UpdatesRequest
-	(*UpdatesResponse)(nil),          // 28: chatbus.provider.v1.UpdatesResponse
-	(*Update)(nil),                   // 29: chatbus.provider.v1.Update
-	(*Audio)(nil),                    // 30: chatbus.provider.v1.Audio
-	(*References)(nil),               // 31: chatbus.provider.v1.References
-	(*CallRequest)(nil),              // 32: chatbus.provider.v1.CallRequest
-	(*CallResponse)(nil),             // 33: chatbus.provider.v1.CallResponse
-	(*Pause)(nil),                    // 34: chatbus.provider.v1.Pause
-	(*UploadFileRequest)(nil),        // 35: chatbus.provider.v1.UploadFileRequest
-	(*UploadFileResponse)(nil),       // 36: chatbus.provider.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),      // 37: chatbus.provider.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),     // 38: chatbus.provider.v1.DownloadFileResponse
-	(*ProvisionTargetRequest)(nil),   // 39: chatbus.provider.v1.ProvisionTargetRequest
-	(*ProvisionTargetResponse)(nil),  // 40: chatbus.provider.v1.ProvisionTargetResponse
-	(*CloseTargetRequest)(nil),       // 41: chatbus.provider.v1.CloseTargetRequest
-	(*CloseTargetResponse)(nil),      // 42: chatbus.provider.v1.CloseTargetResponse
-	(*AttachRequest)(nil),            // 43: chatbus.provider.v1.AttachRequest
-	(*AttachResponse)(nil),           // 44: chatbus.provider.v1.AttachResponse
-	(*DetachRequest)(nil),            // 45: chatbus.provider.v1.DetachRequest
-	(*DetachResponse)(nil),           // 46: chatbus.provider.v1.DetachResponse
-	(*WatchOccupancyRequest)(nil),    // 47: chatbus.provider.v1.WatchOccupancyRequest
-	(*WatchOccupancyResponse)(nil),   // 48: chatbus.provider.v1.WatchOccupancyResponse
-	(*Occupancy)(nil),                // 49: chatbus.provider.v1.Occupancy
-	(*Fence)(nil),                    // 50: chatbus.provider.v1.Fence
-	(*PrepareRequest)(nil),           // 51: chatbus.provider.v1.PrepareRequest
-	(*PrepareResponse)(nil),          // 52: chatbus.provider.v1.PrepareResponse
-	(*CommitRequest)(nil),            // 53: chatbus.provider.v1.CommitRequest
-	(*CommitResponse)(nil),           // 54: chatbus.provider.v1.CommitResponse
-	(*CancelRequest)(nil),            // 55: chatbus.provider.v1.CancelRequest
-	(*CancelResponse)(nil),           // 56: chatbus.provider.v1.CancelResponse
-	(*StatusRequest)(nil),            // 57: chatbus.provider.v1.StatusRequest
-	(*StatusResponse)(nil),           // 58: chatbus.provider.v1.StatusResponse
-	(*UpdatesRequest_Start)(nil),     // 59: chatbus.provider.v1.UpdatesRequest.Start
-	(*UpdatesRequest_Ack)(nil),       // 60: chatbus.provider.v1.UpdatesRequest.Ack
-	(*UploadFileRequest_Header)(nil), // 61: chatbus.provider.v1.UploadFileRequest.Header
-	(*durationpb.Duration)(nil),      // 62: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil),    // 63: google.protobuf.Timestamp
+	(*DraftParams)(nil),              // 17: chatbus.provider.v1.DraftParams
+	(*ReactParams)(nil),              // 18: chatbus.provider.v1.ReactParams
+	(*TypingParams)(nil),             // 19: chatbus.provider.v1.TypingParams
+	(*AnswerParams)(nil),             // 20: chatbus.provider.v1.AnswerParams
+	(*Button)(nil),                   // 21: chatbus.provider.v1.Button
+	(*VerbResult)(nil),               // 22: chatbus.provider.v1.VerbResult
+	(*Method)(nil),                   // 23: chatbus.provider.v1.Method
+	(*MethodParam)(nil),              // 24: chatbus.provider.v1.MethodParam
+	(*Reference)(nil),                // 25: chatbus.provider.v1.Reference
+	(*Target)(nil),                   // 26: chatbus.provider.v1.Target
+	(*IdentifyResponse)(nil),         // 27: chatbus.provider.v1.IdentifyResponse
+	(*UpdatesRequest)(nil),           // 28: chatbus.provider.v1.UpdatesRequest
+	(*UpdatesResponse)(nil),          // 29: chatbus.provider.v1.UpdatesResponse
+	(*Update)(nil),                   // 30: chatbus.provider.v1.Update
+	(*Audio)(nil),                    // 31: chatbus.provider.v1.Audio
+	(*References)(nil),               // 32: chatbus.provider.v1.References
+	(*CallRequest)(nil),              // 33: chatbus.provider.v1.CallRequest
+	(*CallResponse)(nil),             // 34: chatbus.provider.v1.CallResponse
+	(*Pause)(nil),                    // 35: chatbus.provider.v1.Pause
+	(*UploadFileRequest)(nil),        // 36: chatbus.provider.v1.UploadFileRequest
+	(*UploadFileResponse)(nil),       // 37: chatbus.provider.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),      // 38: chatbus.provider.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),     // 39: chatbus.provider.v1.DownloadFileResponse
+	(*ProvisionTargetRequest)(nil),   // 40: chatbus.provider.v1.ProvisionTargetRequest
+	(*ProvisionTargetResponse)(nil),  // 41: chatbus.provider.v1.ProvisionTargetResponse
+	(*CloseTargetRequest)(nil),       // 42: chatbus.provider.v1.CloseTargetRequest
+	(*CloseTargetResponse)(nil),      // 43: chatbus.provider.v1.CloseTargetResponse
+	(*AttachRequest)(nil),            // 44: chatbus.provider.v1.AttachRequest
+	(*AttachResponse)(nil),           // 45: chatbus.provider.v1.AttachResponse
+	(*DetachRequest)(nil),            // 46: chatbus.provider.v1.DetachRequest
+	(*DetachResponse)(nil),           // 47: chatbus.provider.v1.DetachResponse
+	(*WatchOccupancyRequest)(nil),    // 48: chatbus.provider.v1.WatchOccupancyRequest
+	(*WatchOccupancyResponse)(nil),   // 49: chatbus.provider.v1.WatchOccupancyResponse
+	(*Occupancy)(nil),                // 50: chatbus.provider.v1.Occupancy
+	(*Fence)(nil),                    // 51: chatbus.provider.v1.Fence
+	(*PrepareRequest)(nil),           // 52: chatbus.provider.v1.PrepareRequest
+	(*PrepareResponse)(nil),          // 53: chatbus.provider.v1.PrepareResponse
+	(*CommitRequest)(nil),            // 54: chatbus.provider.v1.CommitRequest
+	(*CommitResponse)(nil),           // 55: chatbus.provider.v1.CommitResponse
+	(*CancelRequest)(nil),            // 56: chatbus.provider.v1.CancelRequest
+	(*CancelResponse)(nil),           // 57: chatbus.provider.v1.CancelResponse
+	(*StatusRequest)(nil),            // 58: chatbus.provider.v1.StatusRequest
+	(*StatusResponse)(nil),           // 59: chatbus.provider.v1.StatusResponse
+	(*UpdatesRequest_Start)(nil),     // 60: chatbus.provider.v1.UpdatesRequest.Start
+	(*UpdatesRequest_Ack)(nil),       // 61: chatbus.provider.v1.UpdatesRequest.Ack
+	(*UploadFileRequest_Header)(nil), // 62: chatbus.provider.v1.UploadFileRequest.Header
+	(*durationpb.Duration)(nil),      // 63: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),    // 64: google.protobuf.Timestamp
 }
 var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
 	3,  // 0: chatbus.provider.v1.ConvertUpdateRequest.kind:type_name -> chatbus.provider.v1.UpdateKind
-	29, // 1: chatbus.provider.v1.ConvertUpdateResponse.update:type_name -> chatbus.provider.v1.Update
-	22, // 2: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
+	30, // 1: chatbus.provider.v1.ConvertUpdateResponse.update:type_name -> chatbus.provider.v1.Update
+	23, // 2: chatbus.provider.v1.DescribeResponse.methods:type_name -> chatbus.provider.v1.Method
 	14, // 3: chatbus.provider.v1.DescribeResponse.verbs:type_name -> chatbus.provider.v1.Verb
 	13, // 4: chatbus.provider.v1.DescribeResponse.limits:type_name -> chatbus.provider.v1.RateLimit
 	0,  // 5: chatbus.provider.v1.RateLimit.scope:type_name -> chatbus.provider.v1.LimitScope
-	62, // 6: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
-	62, // 7: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
-	20, // 8: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
-	20, // 9: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
-	23, // 10: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
+	63, // 6: chatbus.provider.v1.RateLimit.per:type_name -> google.protobuf.Duration
+	63, // 7: chatbus.provider.v1.Verb.lasts:type_name -> google.protobuf.Duration
+	21, // 8: chatbus.provider.v1.SendParams.buttons:type_name -> chatbus.provider.v1.Button
+	21, // 9: chatbus.provider.v1.EditParams.buttons:type_name -> chatbus.provider.v1.Button
+	24, // 10: chatbus.provider.v1.Method.params:type_name -> chatbus.provider.v1.MethodParam
 	1,  // 11: chatbus.provider.v1.Method.lane:type_name -> chatbus.provider.v1.Lane
-	62, // 12: chatbus.provider.v1.Method.lasts:type_name -> google.protobuf.Duration
+	63, // 12: chatbus.provider.v1.Method.lasts:type_name -> google.protobuf.Duration
 	2,  // 13: chatbus.provider.v1.MethodParam.kind:type_name -> chatbus.provider.v1.ReferenceKind
 	2,  // 14: chatbus.provider.v1.Reference.kind:type_name -> chatbus.provider.v1.ReferenceKind
 	9,  // 15: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	59, // 16: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
-	60, // 17: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
-	29, // 18: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
-	29, // 19: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
+	60, // 16: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
+	61, // 17: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
+	30, // 18: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
+	30, // 19: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
 	3,  // 20: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	63, // 21: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	31, // 22: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	64, // 21: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	32, // 22: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
 	4,  // 23: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	30, // 24: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
-	24, // 25: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	25, // 26: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	31, // 27: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	34, // 28: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
+	31, // 24: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
+	25, // 25: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	26, // 26: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	32, // 27: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	35, // 28: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
 	0,  // 29: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
-	62, // 30: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
-	61, // 31: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	31, // 32: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	25, // 33: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	25, // 34: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	25, // 35: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	25, // 36: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	49, // 37: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	63, // 30: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
+	62, // 31: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	32, // 32: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	26, // 33: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	26, // 34: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	26, // 35: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	26, // 36: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	50, // 37: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
 	5,  // 38: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
 	9,  // 39: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	50, // 40: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	62, // 41: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	49, // 42: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	63, // 43: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	50, // 44: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	49, // 45: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	50, // 46: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	51, // 40: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	63, // 41: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	50, // 42: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	64, // 43: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	51, // 44: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	50, // 45: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	51, // 46: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
 	5,  // 47: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	49, // 48: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	63, // 49: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	25, // 50: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	50, // 48: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	64, // 49: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	26, // 50: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
 	10, // 51: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
 	11, // 52: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	27, // 53: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	32, // 54: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	35, // 55: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	37, // 56: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	39, // 57: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	41, // 58: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	43, // 59: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	45, // 60: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	47, // 61: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	51, // 62: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	53, // 63: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	55, // 64: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	57, // 65: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	28, // 53: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	33, // 54: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	36, // 55: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	38, // 56: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	40, // 57: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	42, // 58: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	44, // 59: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	46, // 60: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	48, // 61: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	52, // 62: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	54, // 63: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	56, // 64: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	58, // 65: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
 	7,  // 66: chatbus.provider.v1.ProviderService.ConvertUpdate:input_type -> chatbus.provider.v1.ConvertUpdateRequest
-	26, // 67: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	27, // 67: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
 	12, // 68: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	28, // 69: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	33, // 70: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	36, // 71: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	38, // 72: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	40, // 73: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	42, // 74: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	44, // 75: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	46, // 76: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	48, // 77: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	52, // 78: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	54, // 79: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	56, // 80: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	58, // 81: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	29, // 69: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	34, // 70: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	37, // 71: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	39, // 72: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	41, // 73: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	43, // 74: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	45, // 75: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	47, // 76: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	49, // 77: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	53, // 78: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	55, // 79: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	57, // 80: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	59, // 81: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
 	8,  // 82: chatbus.provider.v1.ProviderService.ConvertUpdate:output_type -> chatbus.provider.v1.ConvertUpdateResponse
 	67, // [67:83] is the sub-list for method output_type
 	51, // [51:67] is the sub-list for method input_type
@@ -4357,11 +4419,11 @@ func file_chatbus_provider_v1_provider_proto_init() {
 	if File_chatbus_provider_v1_provider_proto != nil {
 		return
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[20].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[21].OneofWrappers = []any{
 		(*UpdatesRequest_Start_)(nil),
 		(*UpdatesRequest_Ack_)(nil),
 	}
-	file_chatbus_provider_v1_provider_proto_msgTypes[28].OneofWrappers = []any{
+	file_chatbus_provider_v1_provider_proto_msgTypes[29].OneofWrappers = []any{
 		(*UploadFileRequest_Header_)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -4371,7 +4433,7 @@ func file_chatbus_provider_v1_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_provider_v1_provider_proto_rawDesc), len(file_chatbus_provider_v1_provider_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   55,
+			NumMessages:   56,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -214,6 +214,14 @@ class DownloadFileResponse(_message.Message):
     size: int
     def __init__(self, chunk: _Optional[bytes] = ..., size: _Optional[int] = ..., file_path: _Optional[str] = ...) -> None: ...
 
+class DraftParams(_message.Message):
+    __slots__ = ["stream_id", "text"]
+    STREAM_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    stream_id: str
+    text: str
+    def __init__(self, stream_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
 class EditParams(_message.Message):
     __slots__ = ["buttons", "message_id", "text"]
     BUTTONS_FIELD_NUMBER: _ClassVar[int]

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/v1/bus.proto.
  */
 export const file_chatbus_v1_bus: GenFile = /*@__PURE__*/
-  fileDesc("ChRjaGF0YnVzL3YxL2J1cy5wcm90bxIKY2hhdGJ1cy52MSJbCgdTZXNzaW9uEjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBIZCgV0b2tlbhgCIAEoCUIKukgHcgUQEBiAASKkAwoPUmVnaXN0ZXJSZXF1ZXN0EjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBI0Cgtwcm9maWxlX2tleRgCIAEoCUIfukgcchoQARiAAjITXlteXHgwMC1ceDFmXHg3Zl0rJBIyCgt0aHJlYWRfbmFtZRgDIAEoCUIdukgachgYgAEyE15bXlx4MDAtXHgxZlx4N2ZdKiQSFQoDY3dkGAQgASgJQgi6SAVyAxiAIBIUCgNwaWQYBSABKAVCB7pIBBoCIAASKwoPcHJldmlvdXNfdGFyZ2V0GAYgASgLMhIuY2hhdGJ1cy52MS5UYXJnZXQSHwoNaGFuZG9mZl90b2tlbhgHIAEoCUIIukgFcgMYgAESJwoIcHJvdmlkZXIYCCABKAlCFbpIEnIQGEAyDF5bYS16MC05LV0qJBIrCgZ3YXlfaW4YCSABKA4yES5jaGF0YnVzLnYxLldheUluQgi6SAWCAQIQARIfCg13YXlfaW5fZGV0YWlsGAogASgJQgi6SAVyAxiACCLbAgoQUmVnaXN0ZXJSZXNwb25zZRIkCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uEiQKB2JpbmRpbmcYAiABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSIgoGb3JpZ2luGAMgASgOMhIuY2hhdGJ1cy52MS5PcmlnaW4SNQoSaGVhcnRiZWF0X2ludGVydmFsGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC3N0YWxlX2FmdGVyGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KDGNhcGFiaWxpdGllcxgGIAEoCzIYLmNoYXRidXMudjEuQ2FwYWJpbGl0aWVzEkAKHXN1YnNjcmliZWRfaGVhcnRiZWF0X2ludGVydmFsGAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImwKDENhcGFiaWxpdGllcxIQCghwbGF0Zm9ybRgBIAEoCRIjCgdtZXRob2RzGAIgAygLMhIuY2hhdGJ1cy52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0SDQoFdmVyYnMYBCADKAkiUwoGTWV0aG9kEgwKBG5hbWUYASABKAkSJwoGcGFyYW1zGAIgAygLMhcuY2hhdGJ1cy52MS5NZXRob2RQYXJhbRISCgppZGVtcG90ZW50GAMgASgIIlYKC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSJwoEa2luZBgCIAEoDjIZLmNoYXRidXMudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCKOAQoQSGVhcnRiZWF0UmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESKwoGd2F5X2luGAIgASgOMhEuY2hhdGJ1cy52MS5XYXlJbkIIukgFggECEAESHwoNd2F5X2luX2RldGFpbBgDIAEoCUIIukgFcgMYgAgiqAEKEUhlYXJ0YmVhdFJlc3BvbnNlEiMKB25vdGljZXMYASADKA4yEi5jaGF0YnVzLnYxLk5vdGljZRIvCgtzZXJ2ZXJfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJAoHYmluZGluZxgDIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIXCg9wcm92aWRlcl9kZXRhaWwYBCABKAkicAoQU3Vic2NyaWJlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESEQoJYWZ0ZXJfc2VxGAIgASgEEhsKCW1heF9iYXRjaBgDIAEoDUIIukgFKgMYgCAiigEKEVN1YnNjcmliZVJlc3BvbnNlEiIKBnVwZGF0ZRgBIAEoCzISLmNoYXRidXMudjEuVXBkYXRlEiwKD2JpbmRpbmdfY2hhbmdlZBgCIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIjCgd1cGRhdGVzGAMgAygLMhIuY2hhdGJ1cy52MS5VcGRhdGUiUAoKQWNrUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESFAoDc2VxGAIgASgEQge6SAQyAiAAIiQKC0Fja1Jlc3BvbnNlEhUKDWFja2VkX3Rocm91Z2gYASABKAQiswEKC0NhbGxSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIzCgZtZXRob2QYAiABKAlCI7pIIHIeEAEYQDIYXltBLVphLXpdW0EtWmEtejAtOS5fXSokEh4KC3BhcmFtc19qc29uGAMgASgMQgm6SAZ6BBiAgAQSIQoPaWRlbXBvdGVuY3lfa2V5GAQgASgJQgi6SAVyAxiAASJOCgxDYWxsUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwSKQoKcmVmZXJlbmNlcxgCIAMoCzIVLmNoYXRidXMudjEuUmVmZXJlbmNlItsBChJTZW5kTWVzc2FnZVJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBEhkKBHRleHQYAiABKAlCC7pICHIGEAEYgIAEEhoKCHJlcGx5X3RvGAMgASgJQgi6SAVyAxiAARItCgdidXR0b25zGAQgAygLMhIuY2hhdGJ1cy52MS5CdXR0b25CCLpIBZIBAhAIEg4KBnByb21wdBgFIAEoCBIhCg9pZGVtcG90ZW5jeV9rZXkYBiABKAlCCLpIBXIDGIABIioKE1NlbmRNZXNzYWdlUmVzcG9uc2USEwoLbWVzc2FnZV9pZHMYASADKAkizwEKEkVkaXRNZXNzYWdlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESHgoKbWVzc2FnZV9pZBgCIAEoCUIKukgHcgUQARiAARIZCgR0ZXh0GAMgASgJQgu6SAhyBhABGICABBItCgdidXR0b25zGAQgAygLMhIuY2hhdGJ1cy52MS5CdXR0b25CCLpIBZIBAhAIEiEKD2lkZW1wb3RlbmN5X2tleRgFIAEoCUIIukgFcgMYgAEiFQoTRWRpdE1lc3NhZ2VSZXNwb25zZSKZAQoMUmVhY3RSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIeCgptZXNzYWdlX2lkGAIgASgJQgq6SAdyBRABGIABEhgKBWVtb2ppGAMgASgJQgm6SAZyBBABGCASIQoPaWRlbXBvdGVuY3lfa2V5GAQgASgJQgi6SAVyAxiAASIPCg1SZWFjdFJlc3BvbnNlIkEKEVNlbmRUeXBpbmdSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBASIUChJTZW5kVHlwaW5nUmVzcG9uc2UipwEKGEFuc3dlckludGVyYWN0aW9uUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESIgoOaW50ZXJhY3Rpb25faWQYAiABKAlCCrpIB3IFEAEYgAISFgoEdGV4dBgDIAEoCUIIukgFcgMYyAESIQoPaWRlbXBvdGVuY3lfa2V5GAQgASgJQgi6SAVyAxiAASIbChlBbnN3ZXJJbnRlcmFjdGlvblJlc3BvbnNlImkKEVVwbG9hZEZpbGVSZXF1ZXN0EioKBmhlYWRlchgBIAEoCzIYLmNoYXRidXMudjEuVXBsb2FkSGVhZGVySAASGgoFY2h1bmsYAiABKAxCCbpIBnoEGICAQEgAQgwKA21zZxIFukgCCAEiqgEKDFVwbG9hZEhlYWRlchIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESKQoIZmlsZW5hbWUYAiABKAlCF7pIFHISEAEY/wEyC15bXi9ceDAwXSskEhkKB2NhcHRpb24YAyABKAlCCLpIBXIDGIAIEiYKBGtpbmQYBCABKAlCGLpIFXITUgBSCGRvY3VtZW50UgVwaG90byJUChJVcGxvYWRGaWxlUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwSKQoKcmVmZXJlbmNlcxgCIAMoCzIVLmNoYXRidXMudjEuUmVmZXJlbmNlImAKE0Rvd25sb2FkRmlsZVJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBEhsKB2ZpbGVfaWQYAiABKAlCCrpIB3IFEAEYgAIiRgoURG93bmxvYWRGaWxlUmVzcG9uc2USDQoFY2h1bmsYASABKAwSDAoEc2l6ZRgCIAEoAxIRCglmaWxlX3BhdGgYAyABKAkidQoOU3VzcGVuZFJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBEjUKBnJlYXNvbhgCIAEoDjIZLmNoYXRidXMudjEuU3VzcGVuZFJlYXNvbkIKukgHggEEEAEgACJYCg9TdXNwZW5kUmVzcG9uc2USFQoNaGFuZG9mZl90b2tlbhgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJBChFVbnJlZ2lzdGVyUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQEiFAoSVW5yZWdpc3RlclJlc3BvbnNlKn0KBk5vdGljZRIWChJOT1RJQ0VfVU5TUEVDSUZJRUQQABIeChpOT1RJQ0VfU1VQRVJWSVNPUl9EUkFJTklORxABEhoKFk5PVElDRV9USFJFQURfUkVQTEFDRUQQAhIfChtOT1RJQ0VfUFJPVklERVJfTk9UX1NFUlZJTkcQAypXCg1TdXNwZW5kUmVhc29uEh4KGlNVU1BFTkRfUkVBU09OX1VOU1BFQ0lGSUVEEAASJgoiU1VTUEVORF9SRUFTT05fU0VTU0lPTl9SRVBMQUNFTUVOVBABMp4ICgpCdXNTZXJ2aWNlEkUKCFJlZ2lzdGVyEhsuY2hhdGJ1cy52MS5SZWdpc3RlclJlcXVlc3QaHC5jaGF0YnVzLnYxLlJlZ2lzdGVyUmVzcG9uc2USSAoJSGVhcnRiZWF0EhwuY2hhdGJ1cy52MS5IZWFydGJlYXRSZXF1ZXN0Gh0uY2hhdGJ1cy52MS5IZWFydGJlYXRSZXNwb25zZRJKCglTdWJzY3JpYmUSHC5jaGF0YnVzLnYxLlN1YnNjcmliZVJlcXVlc3QaHS5jaGF0YnVzLnYxLlN1YnNjcmliZVJlc3BvbnNlMAESNgoDQWNrEhYuY2hhdGJ1cy52MS5BY2tSZXF1ZXN0GhcuY2hhdGJ1cy52MS5BY2tSZXNwb25zZRI5CgRDYWxsEhcuY2hhdGJ1cy52MS5DYWxsUmVxdWVzdBoYLmNoYXRidXMudjEuQ2FsbFJlc3BvbnNlEk4KC1NlbmRNZXNzYWdlEh4uY2hhdGJ1cy52MS5TZW5kTWVzc2FnZVJlcXVlc3QaHy5jaGF0YnVzLnYxLlNlbmRNZXNzYWdlUmVzcG9uc2USTgoLRWRpdE1lc3NhZ2USHi5jaGF0YnVzLnYxLkVkaXRNZXNzYWdlUmVxdWVzdBofLmNoYXRidXMudjEuRWRpdE1lc3NhZ2VSZXNwb25zZRI8CgVSZWFjdBIYLmNoYXRidXMudjEuUmVhY3RSZXF1ZXN0GhkuY2hhdGJ1cy52MS5SZWFjdFJlc3BvbnNlEksKClNlbmRUeXBpbmcSHS5jaGF0YnVzLnYxLlNlbmRUeXBpbmdSZXF1ZXN0Gh4uY2hhdGJ1cy52MS5TZW5kVHlwaW5nUmVzcG9uc2USYAoRQW5zd2VySW50ZXJhY3Rpb24SJC5jaGF0YnVzLnYxLkFuc3dlckludGVyYWN0aW9uUmVxdWVzdBolLmNoYXRidXMudjEuQW5zd2VySW50ZXJhY3Rpb25SZXNwb25zZRJNCgpVcGxvYWRGaWxlEh0uY2hhdGJ1cy52MS5VcGxvYWRGaWxlUmVxdWVzdBoeLmNoYXRidXMudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESUwoMRG93bmxvYWRGaWxlEh8uY2hhdGJ1cy52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GiAuY2hhdGJ1cy52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEkIKB1N1c3BlbmQSGi5jaGF0YnVzLnYxLlN1c3BlbmRSZXF1ZXN0GhsuY2hhdGJ1cy52MS5TdXNwZW5kUmVzcG9uc2USSwoKVW5yZWdpc3RlchIdLmNoYXRidXMudjEuVW5yZWdpc3RlclJlcXVlc3QaHi5jaGF0YnVzLnYxLlVucmVnaXN0ZXJSZXNwb25zZUI3WjVnaXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3YxO2NoYXRidXN2MWIGcHJvdG8z", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChRjaGF0YnVzL3YxL2J1cy5wcm90bxIKY2hhdGJ1cy52MSJbCgdTZXNzaW9uEjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBIZCgV0b2tlbhgCIAEoCUIKukgHcgUQEBiAASKkAwoPUmVnaXN0ZXJSZXF1ZXN0EjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBI0Cgtwcm9maWxlX2tleRgCIAEoCUIfukgcchoQARiAAjITXlteXHgwMC1ceDFmXHg3Zl0rJBIyCgt0aHJlYWRfbmFtZRgDIAEoCUIdukgachgYgAEyE15bXlx4MDAtXHgxZlx4N2ZdKiQSFQoDY3dkGAQgASgJQgi6SAVyAxiAIBIUCgNwaWQYBSABKAVCB7pIBBoCIAASKwoPcHJldmlvdXNfdGFyZ2V0GAYgASgLMhIuY2hhdGJ1cy52MS5UYXJnZXQSHwoNaGFuZG9mZl90b2tlbhgHIAEoCUIIukgFcgMYgAESJwoIcHJvdmlkZXIYCCABKAlCFbpIEnIQGEAyDF5bYS16MC05LV0qJBIrCgZ3YXlfaW4YCSABKA4yES5jaGF0YnVzLnYxLldheUluQgi6SAWCAQIQARIfCg13YXlfaW5fZGV0YWlsGAogASgJQgi6SAVyAxiACCLbAgoQUmVnaXN0ZXJSZXNwb25zZRIkCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uEiQKB2JpbmRpbmcYAiABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSIgoGb3JpZ2luGAMgASgOMhIuY2hhdGJ1cy52MS5PcmlnaW4SNQoSaGVhcnRiZWF0X2ludGVydmFsGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC3N0YWxlX2FmdGVyGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KDGNhcGFiaWxpdGllcxgGIAEoCzIYLmNoYXRidXMudjEuQ2FwYWJpbGl0aWVzEkAKHXN1YnNjcmliZWRfaGVhcnRiZWF0X2ludGVydmFsGAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImwKDENhcGFiaWxpdGllcxIQCghwbGF0Zm9ybRgBIAEoCRIjCgdtZXRob2RzGAIgAygLMhIuY2hhdGJ1cy52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0SDQoFdmVyYnMYBCADKAkiUwoGTWV0aG9kEgwKBG5hbWUYASABKAkSJwoGcGFyYW1zGAIgAygLMhcuY2hhdGJ1cy52MS5NZXRob2RQYXJhbRISCgppZGVtcG90ZW50GAMgASgIIlYKC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSJwoEa2luZBgCIAEoDjIZLmNoYXRidXMudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCKOAQoQSGVhcnRiZWF0UmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESKwoGd2F5X2luGAIgASgOMhEuY2hhdGJ1cy52MS5XYXlJbkIIukgFggECEAESHwoNd2F5X2luX2RldGFpbBgDIAEoCUIIukgFcgMYgAgiqAEKEUhlYXJ0YmVhdFJlc3BvbnNlEiMKB25vdGljZXMYASADKA4yEi5jaGF0YnVzLnYxLk5vdGljZRIvCgtzZXJ2ZXJfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJAoHYmluZGluZxgDIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIXCg9wcm92aWRlcl9kZXRhaWwYBCABKAkicAoQU3Vic2NyaWJlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESEQoJYWZ0ZXJfc2VxGAIgASgEEhsKCW1heF9iYXRjaBgDIAEoDUIIukgFKgMYgCAiigEKEVN1YnNjcmliZVJlc3BvbnNlEiIKBnVwZGF0ZRgBIAEoCzISLmNoYXRidXMudjEuVXBkYXRlEiwKD2JpbmRpbmdfY2hhbmdlZBgCIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIjCgd1cGRhdGVzGAMgAygLMhIuY2hhdGJ1cy52MS5VcGRhdGUiUAoKQWNrUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESFAoDc2VxGAIgASgEQge6SAQyAiAAIiQKC0Fja1Jlc3BvbnNlEhUKDWFja2VkX3Rocm91Z2gYASABKAQiswEKC0NhbGxSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIzCgZtZXRob2QYAiABKAlCI7pIIHIeEAEYQDIYXltBLVphLXpdW0EtWmEtejAtOS5fXSokEh4KC3BhcmFtc19qc29uGAMgASgMQgm6SAZ6BBiAgAQSIQoPaWRlbXBvdGVuY3lfa2V5GAQgASgJQgi6SAVyAxiAASJOCgxDYWxsUmVzcG9uc2USEwoLcmVzdWx0X2pzb24YASABKAwSKQoKcmVmZXJlbmNlcxgCIAMoCzIVLmNoYXRidXMudjEuUmVmZXJlbmNlItsBChJTZW5kTWVzc2FnZVJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBEhkKBHRleHQYAiABKAlCC7pICHIGEAEYgIAEEhoKCHJlcGx5X3RvGAMgASgJQgi6SAVyAxiAARItCgdidXR0b25zGAQgAygLMhIuY2hhdGJ1cy52MS5CdXR0b25CCLpIBZIBAhAIEg4KBnByb21wdBgFIAEoCBIhCg9pZGVtcG90ZW5jeV9rZXkYBiABKAlCCLpIBXIDGIABIioKE1NlbmRNZXNzYWdlUmVzcG9uc2USEwoLbWVzc2FnZV9pZHMYASADKAkizwEKEkVkaXRNZXNzYWdlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESHgoKbWVzc2FnZV9pZBgCIAEoCUIKukgHcgUQARiAARIZCgR0ZXh0GAMgASgJQgu6SAhyBhABGICABBItCgdidXR0b25zGAQgAygLMhIuY2hhdGJ1cy52MS5CdXR0b25CCLpIBZIBAhAIEiEKD2lkZW1wb3RlbmN5X2tleRgFIAEoCUIIukgFcgMYgAEiFQoTRWRpdE1lc3NhZ2VSZXNwb25zZSL7AQoUU3RyZWFtTWVzc2FnZVJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBEh0KCXN0cmVhbV9pZBgCIAEoCUIKukgHcgUQARiAARIZCgR0ZXh0GAMgASgJQgu6SAhyBhABGICABBINCgVmaW5hbBgEIAEoCBIaCghyZXBseV90bxgFIAEoCUIIukgFcgMYgAESLQoHYnV0dG9ucxgGIAMoCzISLmNoYXRidXMudjEuQnV0dG9uQgi6SAWSAQIQCBIhCg9pZGVtcG90ZW5jeV9rZXkYByABKAlCCLpIBXIDGIABIiwKFVN0cmVhbU1lc3NhZ2VSZXNwb25zZRITCgttZXNzYWdlX2lkcxgBIAMoCSKZAQoMUmVhY3RSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIeCgptZXNzYWdlX2lkGAIgASgJQgq6SAdyBRABGIABEhgKBWVtb2ppGAMgASgJQgm6SAZyBBABGCASIQoPaWRlbXBvdGVuY3lfa2V5GAQgASgJQgi6SAVyAxiAASIPCg1SZWFjdFJlc3BvbnNlIkEKEVNlbmRUeXBpbmdSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBASIUChJTZW5kVHlwaW5nUmVzcG9uc2UipwEKGEFuc3dlckludGVyYWN0aW9uUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESIgoOaW50ZXJhY3Rpb25faWQYAiABKAlCCrpIB3IFEAEYgAISFgoEdGV4dBgDIAEoCUIIukgFcgMYyAESIQoPaWRlbXBvdGVuY3lfa2V5GAQgASgJQgi6SAVyAxiAASIbChlBbnN3ZXJJbnRlcmFjdGlvblJlc3BvbnNlImkKEVVwbG9hZEZpbGVSZXF1ZXN0EioKBmhlYWRlchgBIAEoCzIYLmNoYXRidXMudjEuVXBsb2FkSGVhZGVySAASGgoFY2h1bmsYAiABKAxCCbpIBnoEGICAQEgAQgwKA21zZxIFukgCCAEizQEKDFVwbG9hZEhlYWRlchIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESKQoIZmlsZW5hbWUYAiABKAlCF7pIFHISEAEY/wEyC15bXi9ceDAwXSskEhkKB2NhcHRpb24YAyABKAlCCLpIBXIDGIAIEiYKBGtpbmQYBCABKAlCGLpIFXITUgBSCGRvY3VtZW50UgVwaG90bxIhCg9pZGVtcG90ZW5jeV9rZXkYBSABKAlCCLpIBXIDGIABIlQKElVwbG9hZEZpbGVSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIpCgpyZWZlcmVuY2VzGAIgAygLMhUuY2hhdGJ1cy52MS5SZWZlcmVuY2UiYAoTRG93bmxvYWRGaWxlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESGwoHZmlsZV9pZBgCIAEoCUIKukgHcgUQARiAAiJGChREb3dubG9hZEZpbGVSZXNwb25zZRINCgVjaHVuaxgBIAEoDBIMCgRzaXplGAIgASgDEhEKCWZpbGVfcGF0aBgDIAEoCSJ1Cg5TdXNwZW5kUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESNQoGcmVhc29uGAIgASgOMhkuY2hhdGJ1cy52MS5TdXNwZW5kUmVhc29uQgq6SAeCAQQQASAAIlgKD1N1c3BlbmRSZXNwb25zZRIVCg1oYW5kb2ZmX3Rva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkEKEVVucmVnaXN0ZXJSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBASIUChJVbnJlZ2lzdGVyUmVzcG9uc2UqfQoGTm90aWNlEhYKEk5PVElDRV9VTlNQRUNJRklFRBAAEh4KGk5PVElDRV9TVVBFUlZJU09SX0RSQUlOSU5HEAESGgoWTk9USUNFX1RIUkVBRF9SRVBMQUNFRBACEh8KG05PVElDRV9QUk9WSURFUl9OT1RfU0VSVklORxADKlcKDVN1c3BlbmRSZWFzb24SHgoaU1VTUEVORF9SRUFTT05fVU5TUEVDSUZJRUQQABImCiJTVVNQRU5EX1JFQVNPTl9TRVNTSU9OX1JFUExBQ0VNRU5UEAEy9AgKCkJ1c1NlcnZpY2USRQoIUmVnaXN0ZXISGy5jaGF0YnVzLnYxLlJlZ2lzdGVyUmVxdWVzdBocLmNoYXRidXMudjEuUmVnaXN0ZXJSZXNwb25zZRJICglIZWFydGJlYXQSHC5jaGF0YnVzLnYxLkhlYXJ0YmVhdFJlcXVlc3QaHS5jaGF0YnVzLnYxLkhlYXJ0YmVhdFJlc3BvbnNlEkoKCVN1YnNjcmliZRIcLmNoYXRidXMudjEuU3Vic2NyaWJlUmVxdWVzdBodLmNoYXRidXMudjEuU3Vic2NyaWJlUmVzcG9uc2UwARI2CgNBY2sSFi5jaGF0YnVzLnYxLkFja1JlcXVlc3QaFy5jaGF0YnVzLnYxLkFja1Jlc3BvbnNlEjkKBENhbGwSFy5jaGF0YnVzLnYxLkNhbGxSZXF1ZXN0GhguY2hhdGJ1cy52MS5DYWxsUmVzcG9uc2USTgoLU2VuZE1lc3NhZ2USHi5jaGF0YnVzLnYxLlNlbmRNZXNzYWdlUmVxdWVzdBofLmNoYXRidXMudjEuU2VuZE1lc3NhZ2VSZXNwb25zZRJOCgtFZGl0TWVzc2FnZRIeLmNoYXRidXMudjEuRWRpdE1lc3NhZ2VSZXF1ZXN0Gh8uY2hhdGJ1cy52MS5FZGl0TWVzc2FnZVJlc3BvbnNlEjwKBVJlYWN0EhguY2hhdGJ1cy52MS5SZWFjdFJlcXVlc3QaGS5jaGF0YnVzLnYxLlJlYWN0UmVzcG9uc2USSwoKU2VuZFR5cGluZxIdLmNoYXRidXMudjEuU2VuZFR5cGluZ1JlcXVlc3QaHi5jaGF0YnVzLnYxLlNlbmRUeXBpbmdSZXNwb25zZRJgChFBbnN3ZXJJbnRlcmFjdGlvbhIkLmNoYXRidXMudjEuQW5zd2VySW50ZXJhY3Rpb25SZXF1ZXN0GiUuY2hhdGJ1cy52MS5BbnN3ZXJJbnRlcmFjdGlvblJlc3BvbnNlElQKDVN0cmVhbU1lc3NhZ2USIC5jaGF0YnVzLnYxLlN0cmVhbU1lc3NhZ2VSZXF1ZXN0GiEuY2hhdGJ1cy52MS5TdHJlYW1NZXNzYWdlUmVzcG9uc2USTQoKVXBsb2FkRmlsZRIdLmNoYXRidXMudjEuVXBsb2FkRmlsZVJlcXVlc3QaHi5jaGF0YnVzLnYxLlVwbG9hZEZpbGVSZXNwb25zZSgBElMKDERvd25sb2FkRmlsZRIfLmNoYXRidXMudjEuRG93bmxvYWRGaWxlUmVxdWVzdBogLmNoYXRidXMudjEuRG93bmxvYWRGaWxlUmVzcG9uc2UwARJCCgdTdXNwZW5kEhouY2hhdGJ1cy52MS5TdXNwZW5kUmVxdWVzdBobLmNoYXRidXMudjEuU3VzcGVuZFJlc3BvbnNlEksKClVucmVnaXN0ZXISHS5jaGF0YnVzLnYxLlVucmVnaXN0ZXJSZXF1ZXN0Gh4uY2hhdGJ1cy52MS5VbnJlZ2lzdGVyUmVzcG9uc2VCN1o1Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy92MTtjaGF0YnVzdjFiBnByb3RvMw", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Session identifies the caller on every call after Register.
@@ -677,6 +677,85 @@ export const EditMessageResponseSchema: GenMessage<EditMessageResponse> = /*@__P
   messageDesc(file_chatbus_v1_bus, 17);
 
 /**
+ * @generated from message chatbus.v1.StreamMessageRequest
+ */
+export type StreamMessageRequest = Message<"chatbus.v1.StreamMessageRequest"> & {
+  /**
+   * @generated from field: chatbus.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+
+  /**
+   * The follower's id of this answer, the same in every call for it.
+   *
+   * @generated from field: string stream_id = 2;
+   */
+  streamId: string;
+
+  /**
+   * The whole text so far (not a delta), Markdown.
+   *
+   * @generated from field: string text = 3;
+   */
+  text: string;
+
+  /**
+   * The answer is complete: text is its final text.
+   *
+   * @generated from field: bool final = 4;
+   */
+  final: boolean;
+
+  /**
+   * A message of the thread the answer answers; empty: none.
+   *
+   * @generated from field: string reply_to = 5;
+   */
+  replyTo: string;
+
+  /**
+   * Buttons under the final message (as SendMessage's).
+   *
+   * @generated from field: repeated chatbus.v1.Button buttons = 6;
+   */
+  buttons: Button[];
+
+  /**
+   * Makes a retried final take effect once (with stream_id).
+   *
+   * @generated from field: string idempotency_key = 7;
+   */
+  idempotencyKey: string;
+};
+
+/**
+ * Describes the message chatbus.v1.StreamMessageRequest.
+ * Use `create(StreamMessageRequestSchema)` to create a new message.
+ */
+export const StreamMessageRequestSchema: GenMessage<StreamMessageRequest> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 18);
+
+/**
+ * @generated from message chatbus.v1.StreamMessageResponse
+ */
+export type StreamMessageResponse = Message<"chatbus.v1.StreamMessageResponse"> & {
+  /**
+   * The messages that show the answer so far, in order (none while it is
+   * only a draft).
+   *
+   * @generated from field: repeated string message_ids = 1;
+   */
+  messageIds: string[];
+};
+
+/**
+ * Describes the message chatbus.v1.StreamMessageResponse.
+ * Use `create(StreamMessageResponseSchema)` to create a new message.
+ */
+export const StreamMessageResponseSchema: GenMessage<StreamMessageResponse> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 19);
+
+/**
  * @generated from message chatbus.v1.ReactRequest
  */
 export type ReactRequest = Message<"chatbus.v1.ReactRequest"> & {
@@ -710,7 +789,7 @@ export type ReactRequest = Message<"chatbus.v1.ReactRequest"> & {
  * Use `create(ReactRequestSchema)` to create a new message.
  */
 export const ReactRequestSchema: GenMessage<ReactRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 18);
+  messageDesc(file_chatbus_v1_bus, 20);
 
 /**
  * @generated from message chatbus.v1.ReactResponse
@@ -723,7 +802,7 @@ export type ReactResponse = Message<"chatbus.v1.ReactResponse"> & {
  * Use `create(ReactResponseSchema)` to create a new message.
  */
 export const ReactResponseSchema: GenMessage<ReactResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 19);
+  messageDesc(file_chatbus_v1_bus, 21);
 
 /**
  * @generated from message chatbus.v1.SendTypingRequest
@@ -740,7 +819,7 @@ export type SendTypingRequest = Message<"chatbus.v1.SendTypingRequest"> & {
  * Use `create(SendTypingRequestSchema)` to create a new message.
  */
 export const SendTypingRequestSchema: GenMessage<SendTypingRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 20);
+  messageDesc(file_chatbus_v1_bus, 22);
 
 /**
  * @generated from message chatbus.v1.SendTypingResponse
@@ -753,7 +832,7 @@ export type SendTypingResponse = Message<"chatbus.v1.SendTypingResponse"> & {
  * Use `create(SendTypingResponseSchema)` to create a new message.
  */
 export const SendTypingResponseSchema: GenMessage<SendTypingResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 21);
+  messageDesc(file_chatbus_v1_bus, 23);
 
 /**
  * @generated from message chatbus.v1.AnswerInteractionRequest
@@ -791,7 +870,7 @@ export type AnswerInteractionRequest = Message<"chatbus.v1.AnswerInteractionRequ
  * Use `create(AnswerInteractionRequestSchema)` to create a new message.
  */
 export const AnswerInteractionRequestSchema: GenMessage<AnswerInteractionRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 22);
+  messageDesc(file_chatbus_v1_bus, 24);
 
 /**
  * @generated from message chatbus.v1.AnswerInteractionResponse
@@ -804,7 +883,7 @@ export type AnswerInteractionResponse = Message<"chatbus.v1.AnswerInteractionRes
  * Use `create(AnswerInteractionResponseSchema)` to create a new message.
  */
 export const AnswerInteractionResponseSchema: GenMessage<AnswerInteractionResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 23);
+  messageDesc(file_chatbus_v1_bus, 25);
 
 /**
  * @generated from message chatbus.v1.UploadFileRequest
@@ -835,7 +914,7 @@ export type UploadFileRequest = Message<"chatbus.v1.UploadFileRequest"> & {
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 24);
+  messageDesc(file_chatbus_v1_bus, 26);
 
 /**
  * UploadHeader opens an upload.
@@ -864,6 +943,16 @@ export type UploadHeader = Message<"chatbus.v1.UploadHeader"> & {
    * @generated from field: string kind = 4;
    */
   kind: string;
+
+  /**
+   * An upload with a key is made at most once, as a Call with one is: a
+   * repeat of the key (its file is read and dropped) answers the first
+   * upload's outcome without uploading again; while the first waits its
+   * turn or is under way, the repeat waits for it.
+   *
+   * @generated from field: string idempotency_key = 5;
+   */
+  idempotencyKey: string;
 };
 
 /**
@@ -871,7 +960,7 @@ export type UploadHeader = Message<"chatbus.v1.UploadHeader"> & {
  * Use `create(UploadHeaderSchema)` to create a new message.
  */
 export const UploadHeaderSchema: GenMessage<UploadHeader> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 25);
+  messageDesc(file_chatbus_v1_bus, 27);
 
 /**
  * @generated from message chatbus.v1.UploadFileResponse
@@ -895,7 +984,7 @@ export type UploadFileResponse = Message<"chatbus.v1.UploadFileResponse"> & {
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 26);
+  messageDesc(file_chatbus_v1_bus, 28);
 
 /**
  * @generated from message chatbus.v1.DownloadFileRequest
@@ -919,7 +1008,7 @@ export type DownloadFileRequest = Message<"chatbus.v1.DownloadFileRequest"> & {
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 27);
+  messageDesc(file_chatbus_v1_bus, 29);
 
 /**
  * @generated from message chatbus.v1.DownloadFileResponse
@@ -948,7 +1037,7 @@ export type DownloadFileResponse = Message<"chatbus.v1.DownloadFileResponse"> & 
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 28);
+  messageDesc(file_chatbus_v1_bus, 30);
 
 /**
  * @generated from message chatbus.v1.SuspendRequest
@@ -970,7 +1059,7 @@ export type SuspendRequest = Message<"chatbus.v1.SuspendRequest"> & {
  * Use `create(SuspendRequestSchema)` to create a new message.
  */
 export const SuspendRequestSchema: GenMessage<SuspendRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 29);
+  messageDesc(file_chatbus_v1_bus, 31);
 
 /**
  * @generated from message chatbus.v1.SuspendResponse
@@ -992,7 +1081,7 @@ export type SuspendResponse = Message<"chatbus.v1.SuspendResponse"> & {
  * Use `create(SuspendResponseSchema)` to create a new message.
  */
 export const SuspendResponseSchema: GenMessage<SuspendResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 30);
+  messageDesc(file_chatbus_v1_bus, 32);
 
 /**
  * @generated from message chatbus.v1.UnregisterRequest
@@ -1009,7 +1098,7 @@ export type UnregisterRequest = Message<"chatbus.v1.UnregisterRequest"> & {
  * Use `create(UnregisterRequestSchema)` to create a new message.
  */
 export const UnregisterRequestSchema: GenMessage<UnregisterRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 31);
+  messageDesc(file_chatbus_v1_bus, 33);
 
 /**
  * @generated from message chatbus.v1.UnregisterResponse
@@ -1022,7 +1111,7 @@ export type UnregisterResponse = Message<"chatbus.v1.UnregisterResponse"> & {
  * Use `create(UnregisterResponseSchema)` to create a new message.
  */
 export const UnregisterResponseSchema: GenMessage<UnregisterResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 32);
+  messageDesc(file_chatbus_v1_bus, 34);
 
 /**
  * Notice is something a follower must know, returned by Heartbeat.
@@ -1208,6 +1297,23 @@ export const BusService: GenService<{
     methodKind: "unary";
     input: typeof AnswerInteractionRequestSchema;
     output: typeof AnswerInteractionResponseSchema;
+  },
+  /**
+   * StreamMessage shows an answer as it is written: call it with the text
+   * so far each time it grows, the same stream_id, and final once at the
+   * end. Where the platform has drafts (Telegram private chats) the person
+   * sees a draft that grows, then the final message; elsewhere one message
+   * edited as it grows (the edits coalesced: the last text lands), cut
+   * into more messages where it outgrows one. The final message is sent
+   * (or written) once: a repeated final with the same stream_id and
+   * idempotency key changes nothing.
+   *
+   * @generated from rpc chatbus.v1.BusService.StreamMessage
+   */
+  streamMessage: {
+    methodKind: "unary";
+    input: typeof StreamMessageRequestSchema;
+    output: typeof StreamMessageResponseSchema;
   },
   /**
    * UploadFile sends a file into the caller's thread (Telegram:

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/provider/v1/provider.proto.
  */
 export const file_chatbus_provider_v1_provider: GenFile = /*@__PURE__*/
-  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxInEKFENvbnZlcnRVcGRhdGVSZXF1ZXN0EhgKB3BheWxvYWQYASABKAxCB7pIBHoCEAESLQoEa2luZBgCIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIQCghkZWR1cF9pZBgDIAEoCSJEChVDb252ZXJ0VXBkYXRlUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUiLgoLSW5jYXJuYXRpb24SCwoDcGlkGAEgASgFEhIKCnN0YXJ0X3RpbWUYAiABKAQiEQoPSWRlbnRpZnlSZXF1ZXN0IhEKD0Rlc2NyaWJlUmVxdWVzdCLVAQoQRGVzY3JpYmVSZXNwb25zZRIQCghwbGF0Zm9ybRgBIAEoCRIsCgdtZXRob2RzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0SDwoHd2ViX3VybBgEIAEoCRIoCgV2ZXJicxgFIAMoCzIZLmNoYXRidXMucHJvdmlkZXIudjEuVmVyYhIuCgZsaW1pdHMYBiADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJhdGVMaW1pdCKRAQoJUmF0ZUxpbWl0EgwKBG5hbWUYASABKAkSLgoFc2NvcGUYAiABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLkxpbWl0U2NvcGUSDQoFY291bnQYAyABKA0SJgoDcGVyGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEg8KB21ldGhvZHMYBSADKAkiUgoEVmVyYhIMCgRuYW1lGAEgASgJEhIKCmlkZW1wb3RlbnQYAiABKAgSKAoFbGFzdHMYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iagoKU2VuZFBhcmFtcxIMCgR0ZXh0GAEgASgJEhAKCHJlcGx5X3RvGAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbhIOCgZwcm9tcHQYBCABKAgiXAoKRWRpdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkSLAoHYnV0dG9ucxgDIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuQnV0dG9uIjAKC1JlYWN0UGFyYW1zEhIKCm1lc3NhZ2VfaWQYASABKAkSDQoFZW1vamkYAiABKAkiDgoMVHlwaW5nUGFyYW1zIjQKDEFuc3dlclBhcmFtcxIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIiUKBkJ1dHRvbhINCgVsYWJlbBgBIAEoCRIMCgRkYXRhGAIgASgJIiEKClZlcmJSZXN1bHQSEwoLbWVzc2FnZV9pZHMYASADKAkiwwEKBk1ldGhvZBIMCgRuYW1lGAEgASgJEjAKBnBhcmFtcxgCIAMoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kUGFyYW0SEgoKaWRlbXBvdGVudBgDIAEoCBInCgRsYW5lGAQgASgOMhkuY2hhdGJ1cy5wcm92aWRlci52MS5MYW5lEhIKCm92ZXJ3cml0ZXMYBSABKAgSKAoFbGFzdHMYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iXwoLTWV0aG9kUGFyYW0SDAoEbmFtZRgBIAEoCRIwCgRraW5kGAIgASgOMiIuY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VLaW5kEhAKCHJlcXVpcmVkGAMgASgIIkkKCVJlZmVyZW5jZRIwCgRraW5kGAEgASgOMiIuY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VLaW5kEgoKAmlkGAIgASgJIjQKBlRhcmdldBIMCgRjaGF0GAEgASgJEg4KBnRocmVhZBgCIAEoCRIMCgRuYW1lGAMgASgJIo4BChBJZGVudGlmeVJlc3BvbnNlEgwKBG5hbWUYASABKAkSEAoIb3duZXJfaWQYAiABKAkSEgoKZ2VuZXJhdGlvbhgDIAEoDRI1CgtpbmNhcm5hdGlvbhgEIAEoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuSW5jYXJuYXRpb24SDwoHYWNjb3VudBgFIAEoCSLkAQoOVXBkYXRlc1JlcXVlc3QSOgoFc3RhcnQYASABKAsyKS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0LlN0YXJ0SAASNgoDYWNrGAIgASgLMicuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5BY2tIABo9CgVTdGFydBINCgVzdGF0ZRgCIAEoDBIXCg9hY2NlcHRzX2JhdGNoZXMYAyABKAhKBAgBEAJSBmN1cnNvchoYCgNBY2sSEQoJdXBkYXRlX2lkGAEgASgDQgUKA21zZyJsCg9VcGRhdGVzUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUSLAoHdXBkYXRlcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlIvYDCgZVcGRhdGUSEQoJdXBkYXRlX2lkGAEgASgDEi0KBGtpbmQYBSABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZUtpbmQSDAoEdGV4dBgGIAEoCRIPCgdwYXlsb2FkGAcgASgMEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhbGxvd2VkGAkgASgIEjMKCnJlZmVyZW5jZXMYCiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSDAoEY2hhdBgLIAEoCRIOCgZ0aHJlYWQYDCABKAkSDgoGc2VuZGVyGA0gASgJEhAKCGRlZHVwX2lkGA4gASgJEg4KBmN1cnNvchgPIAEoDBITCgtzZW5kZXJfbmFtZRgQIAEoCRI2Cgx0aHJlYWRfc3RhdGUYESABKA4yIC5jaGF0YnVzLnByb3ZpZGVyLnYxLlRocmVhZFN0YXRlEhgKEGNvbnZlcnNpb25fZXJyb3IYEiABKAkSKQoFYXVkaW8YFiABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF1ZGlvSgQIAhADSgQIAxAESgQIBBAFUgdjaGF0X2lkUgl0aHJlYWRfaWRSDGZyb21fdXNlcl9pZCJ1CgVBdWRpbxIPCgdmaWxlX2lkGAEgASgJEhEKCW1pbWVfdHlwZRgCIAEoCRIYChBkdXJhdGlvbl9zZWNvbmRzGAMgASgNEgwKBHNpemUYBCABKAMSEQoJZmlsZV9uYW1lGAUgASgJEg0KBXZvaWNlGAYgASgIIngKClJlZmVyZW5jZXMSLQoFaXRlbXMYBCADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUoECAEQAkoECAIQA0oECAMQBFILbWVzc2FnZV9pZHNSEmNhbGxiYWNrX3F1ZXJ5X2lkc1IIZmlsZV9pZHMigwEKC0NhbGxSZXF1ZXN0EhkKBm1ldGhvZBgBIAEoCUIJukgGcgQQARhAEhMKC3BhcmFtc19qc29uGAIgASgMEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKDAQoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSKQoFcGF1c2UYAyABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBhdXNlInYKBVBhdXNlEi4KBXNjb3BlGAEgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEigKBWFmdGVyGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhMKC21ldGhvZF9vbmx5GAMgASgIIvUBChFVcGxvYWRGaWxlUmVxdWVzdBI/CgZoZWFkZXIYASABKAsyLS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0LkhlYWRlckgAEg8KBWNodW5rGAIgASgMSAAahgEKBkhlYWRlchIQCghmaWxlbmFtZRgDIAEoCRIPCgdjYXB0aW9uGAQgASgJEgwKBGtpbmQYBSABKAkSKwoGdGFyZ2V0GAYgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJInsKFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIMCgRjaGF0GAMgASgJEioKBXJldXNlGAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgCEANSB2NoYXRfaWQihAEKF1Byb3Zpc2lvblRhcmdldFJlc3BvbnNlEgwKBG5hbWUYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQSDgoGcmV1c2VkGAUgASgISgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiYQoSQ2xvc2VUYXJnZXRSZXF1ZXN0EisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiFQoTQ2xvc2VUYXJnZXRSZXNwb25zZSJxCg1BdHRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIAhADSgQIAxAEUgdjaGF0X2lkUgl0aHJlYWRfaWQiEAoOQXR0YWNoUmVzcG9uc2UiJAoNRGV0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCSIQCg5EZXRhY2hSZXNwb25zZSIXChVXYXRjaE9jY3VwYW5jeVJlcXVlc3QiiQEKFldhdGNoT2NjdXBhbmN5UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSEQoJYWRtaXR0aW5nGAIgASgIEikKBXBoYXNlGAMgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZSJjCglPY2N1cGFuY3kSEAoIYXR0YWNoZWQYASABKA0SEAoIaW5mbGlnaHQYAiABKA0SDwoHaW5ib3VuZBgDIAEoDRIQCghvdXRib3VuZBgEIAEoDRIPCgdjbGVhbnVwGAUgASgNIoQBCgVGZW5jZRIeCgpyZXF1ZXN0X2lkGAEgASgJQgq6SAdyBRABGIABEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uIm0KDlByZXBhcmVSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBEigKBWxlYXNlGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uInoKD1ByZXBhcmVSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJCCg1Db21taXRSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIkMKDkNvbW1pdFJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5IkIKDUNhbmNlbFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiEAoOQ2FuY2VsUmVzcG9uc2UiDwoNU3RhdHVzUmVxdWVzdCLiAQoOU3RhdHVzUmVzcG9uc2USKQoFcGhhc2UYASABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlEhEKCWFkbWl0dGluZxgCIAEoCBIxCglvY2N1cGFuY3kYAyABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpyZXF1ZXN0X2lkGAUgASgJEhUKDWhlYWx0aF9kZXRhaWwYBiABKAkqbAoKTGltaXRTY29wZRIbChdMSU1JVF9TQ09QRV9VTlNQRUNJRklFRBAAEhMKD0xJTUlUX1NDT1BFX0JPVBABEhQKEExJTUlUX1NDT1BFX0NIQVQQAhIWChJMSU1JVF9TQ09QRV9USFJFQUQQAypgCgRMYW5lEhQKEExBTkVfVU5TUEVDSUZJRUQQABIPCgtMQU5FX1BST01QVBABEhAKDExBTkVfTUVTU0FHRRACEg0KCUxBTkVfRURJVBADEhAKDExBTkVfQU1CSUVOVBAEKoQBCg1SZWZlcmVuY2VLaW5kEh4KGlJFRkVSRU5DRV9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWUkVGRVJFTkNFX0tJTkRfTUVTU0FHRRABEhcKE1JFRkVSRU5DRV9LSU5EX0ZJTEUQAhIeChpSRUZFUkVOQ0VfS0lORF9JTlRFUkFDVElPThADKpwBCgpVcGRhdGVLaW5kEhsKF1VQREFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTVVBEQVRFX0tJTkRfTUVTU0FHRRABEh4KGlVQREFURV9LSU5EX0VESVRFRF9NRVNTQUdFEAISHgoaVVBEQVRFX0tJTkRfQ0FMTEJBQ0tfUVVFUlkQAxIYChRVUERBVEVfS0lORF9SRUFDVElPThAEKnkKC1RocmVhZFN0YXRlEhwKGFRIUkVBRF9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVRIUkVBRF9TVEFURV9SRU9QRU5FRBABEhcKE1RIUkVBRF9TVEFURV9DTE9TRUQQAhIYChRUSFJFQURfU1RBVEVfREVMRVRFRBADKlcKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfSURMRRABEhIKDlBIQVNFX1BSRVBBUkVEEAISEwoPUEhBU0VfQ09NTUlUVEVEEAMq2wQKC0Vycm9yUmVhc29uEhwKGEVSUk9SX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGEVSUk9SX1JFQVNPTl9UQVJHRVRfR09ORRABEh0KGUVSUk9SX1JFQVNPTl9PVVRfT0ZfU0NPUEUQAhIdChlFUlJPUl9SRUFTT05fUkFURV9MSU1JVEVEEAMSGgoWRVJST1JfUkVBU09OX05PVF9GT1VORBAEEiUKIUVSUk9SX1JFQVNPTl9QTEFURk9STV9VTlJFQUNIQUJMRRAFEhgKFEVSUk9SX1JFQVNPTl9JTlZBTElEEAYSIgoeRVJST1JfUkVBU09OX1BFUk1JU1NJT05fREVOSUVEEAcSGgoWRVJST1JfUkVBU09OX0FNQklHVU9VUxAIEiEKHUVSUk9SX1JFQVNPTl9QTEFURk9STV9SRUZVU0VEEAkSIgoeRVJST1JfUkVBU09OX1BST1ZJREVSX1NUT1BQSU5HEAoSHgoaRVJST1JfUkVBU09OX05PVF9BRE1JVFRJTkcQCxIfChtFUlJPUl9SRUFTT05fRkVOQ0VfTUlTTUFUQ0gQDBIbChdFUlJPUl9SRUFTT05fRkVOQ0VfSEVMRBANEh0KGUVSUk9SX1JFQVNPTl9OT1RfUFJFUEFSRUQQDhIaChZFUlJPUl9SRUFTT05fQ09NTUlUVEVEEA8SGQoVRVJST1JfUkVBU09OX1BST1RPQ09MEBASGwoXRVJST1JfUkVBU09OX1NVUEVSU0VERUQQERIdChlFUlJPUl9SRUFTT05fU1RSRUFNX0VOREVEEBIyzAsKD1Byb3ZpZGVyU2VydmljZRJXCghJZGVudGlmeRIkLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlc3BvbnNlElcKCERlc2NyaWJlEiQuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVzcG9uc2USWAoHVXBkYXRlcxIjLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXNwb25zZSgBMAESSwoEQ2FsbBIgLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlcXVlc3QaIS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXNwb25zZRJfCgpVcGxvYWRGaWxlEiYuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdBonLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESZQoMRG93bmxvYWRGaWxlEiguY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GikuY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEmwKD1Byb3Zpc2lvblRhcmdldBIrLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBosLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USYAoLQ2xvc2VUYXJnZXQSJy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVxdWVzdBooLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXNwb25zZRJRCgZBdHRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlc3BvbnNlElEKBkRldGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVzcG9uc2USawoOV2F0Y2hPY2N1cGFuY3kSKi5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVxdWVzdBorLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXNwb25zZTABElQKB1ByZXBhcmUSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVzcG9uc2USUQoGQ29tbWl0EiIuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXNwb25zZRJRCgZDYW5jZWwSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlc3BvbnNlElEKBlN0YXR1cxIiLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVzcG9uc2USZgoNQ29udmVydFVwZGF0ZRIpLmNoYXRidXMucHJvdmlkZXIudjEuQ29udmVydFVwZGF0ZVJlcXVlc3QaKi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbnZlcnRVcGRhdGVSZXNwb25zZUJBWj9naXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3Byb3ZpZGVyL3YxO3Byb3ZpZGVydjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiJjaGF0YnVzL3Byb3ZpZGVyL3YxL3Byb3ZpZGVyLnByb3RvEhNjaGF0YnVzLnByb3ZpZGVyLnYxInEKFENvbnZlcnRVcGRhdGVSZXF1ZXN0EhgKB3BheWxvYWQYASABKAxCB7pIBHoCEAESLQoEa2luZBgCIAEoDjIfLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlS2luZBIQCghkZWR1cF9pZBgDIAEoCSJEChVDb252ZXJ0VXBkYXRlUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUiLgoLSW5jYXJuYXRpb24SCwoDcGlkGAEgASgFEhIKCnN0YXJ0X3RpbWUYAiABKAQiEQoPSWRlbnRpZnlSZXF1ZXN0IhEKD0Rlc2NyaWJlUmVxdWVzdCLVAQoQRGVzY3JpYmVSZXNwb25zZRIQCghwbGF0Zm9ybRgBIAEoCRIsCgdtZXRob2RzGAIgAygLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0SDwoHd2ViX3VybBgEIAEoCRIoCgV2ZXJicxgFIAMoCzIZLmNoYXRidXMucHJvdmlkZXIudjEuVmVyYhIuCgZsaW1pdHMYBiADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJhdGVMaW1pdCKRAQoJUmF0ZUxpbWl0EgwKBG5hbWUYASABKAkSLgoFc2NvcGUYAiABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLkxpbWl0U2NvcGUSDQoFY291bnQYAyABKA0SJgoDcGVyGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEg8KB21ldGhvZHMYBSADKAkiUgoEVmVyYhIMCgRuYW1lGAEgASgJEhIKCmlkZW1wb3RlbnQYAiABKAgSKAoFbGFzdHMYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iagoKU2VuZFBhcmFtcxIMCgR0ZXh0GAEgASgJEhAKCHJlcGx5X3RvGAIgASgJEiwKB2J1dHRvbnMYAyADKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLkJ1dHRvbhIOCgZwcm9tcHQYBCABKAgiXAoKRWRpdFBhcmFtcxISCgptZXNzYWdlX2lkGAEgASgJEgwKBHRleHQYAiABKAkSLAoHYnV0dG9ucxgDIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuQnV0dG9uIi4KC0RyYWZ0UGFyYW1zEhEKCXN0cmVhbV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIjAKC1JlYWN0UGFyYW1zEhIKCm1lc3NhZ2VfaWQYASABKAkSDQoFZW1vamkYAiABKAkiDgoMVHlwaW5nUGFyYW1zIjQKDEFuc3dlclBhcmFtcxIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIiUKBkJ1dHRvbhINCgVsYWJlbBgBIAEoCRIMCgRkYXRhGAIgASgJIiEKClZlcmJSZXN1bHQSEwoLbWVzc2FnZV9pZHMYASADKAkiwwEKBk1ldGhvZBIMCgRuYW1lGAEgASgJEjAKBnBhcmFtcxgCIAMoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuTWV0aG9kUGFyYW0SEgoKaWRlbXBvdGVudBgDIAEoCBInCgRsYW5lGAQgASgOMhkuY2hhdGJ1cy5wcm92aWRlci52MS5MYW5lEhIKCm92ZXJ3cml0ZXMYBSABKAgSKAoFbGFzdHMYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iXwoLTWV0aG9kUGFyYW0SDAoEbmFtZRgBIAEoCRIwCgRraW5kGAIgASgOMiIuY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VLaW5kEhAKCHJlcXVpcmVkGAMgASgIIkkKCVJlZmVyZW5jZRIwCgRraW5kGAEgASgOMiIuY2hhdGJ1cy5wcm92aWRlci52MS5SZWZlcmVuY2VLaW5kEgoKAmlkGAIgASgJIjQKBlRhcmdldBIMCgRjaGF0GAEgASgJEg4KBnRocmVhZBgCIAEoCRIMCgRuYW1lGAMgASgJIo4BChBJZGVudGlmeVJlc3BvbnNlEgwKBG5hbWUYASABKAkSEAoIb3duZXJfaWQYAiABKAkSEgoKZ2VuZXJhdGlvbhgDIAEoDRI1CgtpbmNhcm5hdGlvbhgEIAEoCzIgLmNoYXRidXMucHJvdmlkZXIudjEuSW5jYXJuYXRpb24SDwoHYWNjb3VudBgFIAEoCSLkAQoOVXBkYXRlc1JlcXVlc3QSOgoFc3RhcnQYASABKAsyKS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXF1ZXN0LlN0YXJ0SAASNgoDYWNrGAIgASgLMicuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGVzUmVxdWVzdC5BY2tIABo9CgVTdGFydBINCgVzdGF0ZRgCIAEoDBIXCg9hY2NlcHRzX2JhdGNoZXMYAyABKAhKBAgBEAJSBmN1cnNvchoYCgNBY2sSEQoJdXBkYXRlX2lkGAEgASgDQgUKA21zZyJsCg9VcGRhdGVzUmVzcG9uc2USKwoGdXBkYXRlGAEgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5VcGRhdGUSLAoHdXBkYXRlcxgCIAMoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlIvYDCgZVcGRhdGUSEQoJdXBkYXRlX2lkGAEgASgDEi0KBGtpbmQYBSABKA4yHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZUtpbmQSDAoEdGV4dBgGIAEoCRIPCgdwYXlsb2FkGAcgASgMEi8KC3JlY2VpdmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhbGxvd2VkGAkgASgIEjMKCnJlZmVyZW5jZXMYCiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSDAoEY2hhdBgLIAEoCRIOCgZ0aHJlYWQYDCABKAkSDgoGc2VuZGVyGA0gASgJEhAKCGRlZHVwX2lkGA4gASgJEg4KBmN1cnNvchgPIAEoDBITCgtzZW5kZXJfbmFtZRgQIAEoCRI2Cgx0aHJlYWRfc3RhdGUYESABKA4yIC5jaGF0YnVzLnByb3ZpZGVyLnYxLlRocmVhZFN0YXRlEhgKEGNvbnZlcnNpb25fZXJyb3IYEiABKAkSKQoFYXVkaW8YFiABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF1ZGlvSgQIAhADSgQIAxAESgQIBBAFUgdjaGF0X2lkUgl0aHJlYWRfaWRSDGZyb21fdXNlcl9pZCJ1CgVBdWRpbxIPCgdmaWxlX2lkGAEgASgJEhEKCW1pbWVfdHlwZRgCIAEoCRIYChBkdXJhdGlvbl9zZWNvbmRzGAMgASgNEgwKBHNpemUYBCABKAMSEQoJZmlsZV9uYW1lGAUgASgJEg0KBXZvaWNlGAYgASgIIngKClJlZmVyZW5jZXMSLQoFaXRlbXMYBCADKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZUoECAEQAkoECAIQA0oECAMQBFILbWVzc2FnZV9pZHNSEmNhbGxiYWNrX3F1ZXJ5X2lkc1IIZmlsZV9pZHMigwEKC0NhbGxSZXF1ZXN0EhkKBm1ldGhvZBgBIAEoCUIJukgGcgQQARhAEhMKC3BhcmFtc19qc29uGAIgASgMEhcKD2lkZW1wb3RlbmN5X2tleRgDIAEoCRIrCgZ0YXJnZXQYBCABKAsyGy5jaGF0YnVzLnByb3ZpZGVyLnYxLlRhcmdldCKDAQoMQ2FsbFJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMSKQoFcGF1c2UYAyABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBhdXNlInYKBVBhdXNlEi4KBXNjb3BlGAEgASgOMh8uY2hhdGJ1cy5wcm92aWRlci52MS5MaW1pdFNjb3BlEigKBWFmdGVyGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhMKC21ldGhvZF9vbmx5GAMgASgIIvUBChFVcGxvYWRGaWxlUmVxdWVzdBI/CgZoZWFkZXIYASABKAsyLS5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwbG9hZEZpbGVSZXF1ZXN0LkhlYWRlckgAEg8KBWNodW5rGAIgASgMSAAahgEKBkhlYWRlchIQCghmaWxlbmFtZRgDIAEoCRIPCgdjYXB0aW9uGAQgASgJEgwKBGtpbmQYBSABKAkSKwoGdGFyZ2V0GAYgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgBEAJKBAgCEANSB2NoYXRfaWRSCXRocmVhZF9pZEIFCgNtc2ciXgoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEjMKCnJlZmVyZW5jZXMYAiABKAsyHy5jaGF0YnVzLnByb3ZpZGVyLnYxLlJlZmVyZW5jZXMiLwoTRG93bmxvYWRGaWxlUmVxdWVzdBIYCgdmaWxlX2lkGAEgASgJQge6SARyAhABIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJInsKFlByb3Zpc2lvblRhcmdldFJlcXVlc3QSGAoEbmFtZRgBIAEoCUIKukgHcgUQARiAARIMCgRjaGF0GAMgASgJEioKBXJldXNlGAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXRKBAgCEANSB2NoYXRfaWQihAEKF1Byb3Zpc2lvblRhcmdldFJlc3BvbnNlEgwKBG5hbWUYAyABKAkSKwoGdGFyZ2V0GAQgASgLMhsuY2hhdGJ1cy5wcm92aWRlci52MS5UYXJnZXQSDgoGcmV1c2VkGAUgASgISgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiYQoSQ2xvc2VUYXJnZXRSZXF1ZXN0EisKBnRhcmdldBgDIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIARACSgQIAhADUgdjaGF0X2lkUgl0aHJlYWRfaWQiFQoTQ2xvc2VUYXJnZXRSZXNwb25zZSJxCg1BdHRhY2hSZXF1ZXN0EhMKC2luc3RhbmNlX2lkGAEgASgJEisKBnRhcmdldBgEIAEoCzIbLmNoYXRidXMucHJvdmlkZXIudjEuVGFyZ2V0SgQIAhADSgQIAxAEUgdjaGF0X2lkUgl0aHJlYWRfaWQiEAoOQXR0YWNoUmVzcG9uc2UiJAoNRGV0YWNoUmVxdWVzdBITCgtpbnN0YW5jZV9pZBgBIAEoCSIQCg5EZXRhY2hSZXNwb25zZSIXChVXYXRjaE9jY3VwYW5jeVJlcXVlc3QiiQEKFldhdGNoT2NjdXBhbmN5UmVzcG9uc2USMQoJb2NjdXBhbmN5GAEgASgLMh4uY2hhdGJ1cy5wcm92aWRlci52MS5PY2N1cGFuY3kSEQoJYWRtaXR0aW5nGAIgASgIEikKBXBoYXNlGAMgASgOMhouY2hhdGJ1cy5wcm92aWRlci52MS5QaGFzZSJjCglPY2N1cGFuY3kSEAoIYXR0YWNoZWQYASABKA0SEAoIaW5mbGlnaHQYAiABKA0SDwoHaW5ib3VuZBgDIAEoDRIQCghvdXRib3VuZBgEIAEoDRIPCgdjbGVhbnVwGAUgASgNIoQBCgVGZW5jZRIeCgpyZXF1ZXN0X2lkGAEgASgJQgq6SAdyBRABGIABEhAKCG93bmVyX2lkGAIgASgJEhIKCmdlbmVyYXRpb24YAyABKA0SNQoLaW5jYXJuYXRpb24YBCABKAsyIC5jaGF0YnVzLnByb3ZpZGVyLnYxLkluY2FybmF0aW9uIm0KDlByZXBhcmVSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBEigKBWxlYXNlGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uInoKD1ByZXBhcmVSZXNwb25zZRIxCglvY2N1cGFuY3kYASABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJCCg1Db21taXRSZXF1ZXN0EjEKBWZlbmNlGAEgASgLMhouY2hhdGJ1cy5wcm92aWRlci52MS5GZW5jZUIGukgDyAEBIkMKDkNvbW1pdFJlc3BvbnNlEjEKCW9jY3VwYW5jeRgBIAEoCzIeLmNoYXRidXMucHJvdmlkZXIudjEuT2NjdXBhbmN5IkIKDUNhbmNlbFJlcXVlc3QSMQoFZmVuY2UYASABKAsyGi5jaGF0YnVzLnByb3ZpZGVyLnYxLkZlbmNlQga6SAPIAQEiEAoOQ2FuY2VsUmVzcG9uc2UiDwoNU3RhdHVzUmVxdWVzdCLiAQoOU3RhdHVzUmVzcG9uc2USKQoFcGhhc2UYASABKA4yGi5jaGF0YnVzLnByb3ZpZGVyLnYxLlBoYXNlEhEKCWFkbWl0dGluZxgCIAEoCBIxCglvY2N1cGFuY3kYAyABKAsyHi5jaGF0YnVzLnByb3ZpZGVyLnYxLk9jY3VwYW5jeRI0ChBsZWFzZV9leHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpyZXF1ZXN0X2lkGAUgASgJEhUKDWhlYWx0aF9kZXRhaWwYBiABKAkqbAoKTGltaXRTY29wZRIbChdMSU1JVF9TQ09QRV9VTlNQRUNJRklFRBAAEhMKD0xJTUlUX1NDT1BFX0JPVBABEhQKEExJTUlUX1NDT1BFX0NIQVQQAhIWChJMSU1JVF9TQ09QRV9USFJFQUQQAypgCgRMYW5lEhQKEExBTkVfVU5TUEVDSUZJRUQQABIPCgtMQU5FX1BST01QVBABEhAKDExBTkVfTUVTU0FHRRACEg0KCUxBTkVfRURJVBADEhAKDExBTkVfQU1CSUVOVBAEKoQBCg1SZWZlcmVuY2VLaW5kEh4KGlJFRkVSRU5DRV9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWUkVGRVJFTkNFX0tJTkRfTUVTU0FHRRABEhcKE1JFRkVSRU5DRV9LSU5EX0ZJTEUQAhIeChpSRUZFUkVOQ0VfS0lORF9JTlRFUkFDVElPThADKpwBCgpVcGRhdGVLaW5kEhsKF1VQREFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFwoTVVBEQVRFX0tJTkRfTUVTU0FHRRABEh4KGlVQREFURV9LSU5EX0VESVRFRF9NRVNTQUdFEAISHgoaVVBEQVRFX0tJTkRfQ0FMTEJBQ0tfUVVFUlkQAxIYChRVUERBVEVfS0lORF9SRUFDVElPThAEKnkKC1RocmVhZFN0YXRlEhwKGFRIUkVBRF9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVRIUkVBRF9TVEFURV9SRU9QRU5FRBABEhcKE1RIUkVBRF9TVEFURV9DTE9TRUQQAhIYChRUSFJFQURfU1RBVEVfREVMRVRFRBADKlcKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfSURMRRABEhIKDlBIQVNFX1BSRVBBUkVEEAISEwoPUEhBU0VfQ09NTUlUVEVEEAMq2wQKC0Vycm9yUmVhc29uEhwKGEVSUk9SX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGEVSUk9SX1JFQVNPTl9UQVJHRVRfR09ORRABEh0KGUVSUk9SX1JFQVNPTl9PVVRfT0ZfU0NPUEUQAhIdChlFUlJPUl9SRUFTT05fUkFURV9MSU1JVEVEEAMSGgoWRVJST1JfUkVBU09OX05PVF9GT1VORBAEEiUKIUVSUk9SX1JFQVNPTl9QTEFURk9STV9VTlJFQUNIQUJMRRAFEhgKFEVSUk9SX1JFQVNPTl9JTlZBTElEEAYSIgoeRVJST1JfUkVBU09OX1BFUk1JU1NJT05fREVOSUVEEAcSGgoWRVJST1JfUkVBU09OX0FNQklHVU9VUxAIEiEKHUVSUk9SX1JFQVNPTl9QTEFURk9STV9SRUZVU0VEEAkSIgoeRVJST1JfUkVBU09OX1BST1ZJREVSX1NUT1BQSU5HEAoSHgoaRVJST1JfUkVBU09OX05PVF9BRE1JVFRJTkcQCxIfChtFUlJPUl9SRUFTT05fRkVOQ0VfTUlTTUFUQ0gQDBIbChdFUlJPUl9SRUFTT05fRkVOQ0VfSEVMRBANEh0KGUVSUk9SX1JFQVNPTl9OT1RfUFJFUEFSRUQQDhIaChZFUlJPUl9SRUFTT05fQ09NTUlUVEVEEA8SGQoVRVJST1JfUkVBU09OX1BST1RPQ09MEBASGwoXRVJST1JfUkVBU09OX1NVUEVSU0VERUQQERIdChlFUlJPUl9SRUFTT05fU1RSRUFNX0VOREVEEBIyzAsKD1Byb3ZpZGVyU2VydmljZRJXCghJZGVudGlmeRIkLmNoYXRidXMucHJvdmlkZXIudjEuSWRlbnRpZnlSZXF1ZXN0GiUuY2hhdGJ1cy5wcm92aWRlci52MS5JZGVudGlmeVJlc3BvbnNlElcKCERlc2NyaWJlEiQuY2hhdGJ1cy5wcm92aWRlci52MS5EZXNjcmliZVJlcXVlc3QaJS5jaGF0YnVzLnByb3ZpZGVyLnYxLkRlc2NyaWJlUmVzcG9uc2USWAoHVXBkYXRlcxIjLmNoYXRidXMucHJvdmlkZXIudjEuVXBkYXRlc1JlcXVlc3QaJC5jaGF0YnVzLnByb3ZpZGVyLnYxLlVwZGF0ZXNSZXNwb25zZSgBMAESSwoEQ2FsbBIgLmNoYXRidXMucHJvdmlkZXIudjEuQ2FsbFJlcXVlc3QaIS5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbGxSZXNwb25zZRJfCgpVcGxvYWRGaWxlEiYuY2hhdGJ1cy5wcm92aWRlci52MS5VcGxvYWRGaWxlUmVxdWVzdBonLmNoYXRidXMucHJvdmlkZXIudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESZQoMRG93bmxvYWRGaWxlEiguY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GikuY2hhdGJ1cy5wcm92aWRlci52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEmwKD1Byb3Zpc2lvblRhcmdldBIrLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVxdWVzdBosLmNoYXRidXMucHJvdmlkZXIudjEuUHJvdmlzaW9uVGFyZ2V0UmVzcG9uc2USYAoLQ2xvc2VUYXJnZXQSJy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNsb3NlVGFyZ2V0UmVxdWVzdBooLmNoYXRidXMucHJvdmlkZXIudjEuQ2xvc2VUYXJnZXRSZXNwb25zZRJRCgZBdHRhY2gSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkF0dGFjaFJlc3BvbnNlElEKBkRldGFjaBIiLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuRGV0YWNoUmVzcG9uc2USawoOV2F0Y2hPY2N1cGFuY3kSKi5jaGF0YnVzLnByb3ZpZGVyLnYxLldhdGNoT2NjdXBhbmN5UmVxdWVzdBorLmNoYXRidXMucHJvdmlkZXIudjEuV2F0Y2hPY2N1cGFuY3lSZXNwb25zZTABElQKB1ByZXBhcmUSIy5jaGF0YnVzLnByb3ZpZGVyLnYxLlByZXBhcmVSZXF1ZXN0GiQuY2hhdGJ1cy5wcm92aWRlci52MS5QcmVwYXJlUmVzcG9uc2USUQoGQ29tbWl0EiIuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXF1ZXN0GiMuY2hhdGJ1cy5wcm92aWRlci52MS5Db21taXRSZXNwb25zZRJRCgZDYW5jZWwSIi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlcXVlc3QaIy5jaGF0YnVzLnByb3ZpZGVyLnYxLkNhbmNlbFJlc3BvbnNlElEKBlN0YXR1cxIiLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVxdWVzdBojLmNoYXRidXMucHJvdmlkZXIudjEuU3RhdHVzUmVzcG9uc2USZgoNQ29udmVydFVwZGF0ZRIpLmNoYXRidXMucHJvdmlkZXIudjEuQ29udmVydFVwZGF0ZVJlcXVlc3QaKi5jaGF0YnVzLnByb3ZpZGVyLnYxLkNvbnZlcnRVcGRhdGVSZXNwb25zZUJBWj9naXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3Byb3ZpZGVyL3YxO3Byb3ZpZGVydjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message chatbus.provider.v1.ConvertUpdateRequest
@@ -348,6 +348,37 @@ export const EditParamsSchema: GenMessage<EditParams> = /*@__PURE__*/
   messageDesc(file_chatbus_provider_v1_provider, 9);
 
 /**
+ * DraftParams shows the text so far of an answer being written, as a
+ * draft the platform shows while it grows (Telegram private chats:
+ * sendMessageDraft); nothing is posted. A provider that has drafts
+ * declares the verb "draft"; the answer itself is then sent with "send".
+ *
+ * @generated from message chatbus.provider.v1.DraftParams
+ */
+export type DraftParams = Message<"chatbus.provider.v1.DraftParams"> & {
+  /**
+   * The follower's id of the answer: drafts with one id replace each other.
+   *
+   * @generated from field: string stream_id = 1;
+   */
+  streamId: string;
+
+  /**
+   * Markdown (CommonMark), at most one message's worth.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message chatbus.provider.v1.DraftParams.
+ * Use `create(DraftParamsSchema)` to create a new message.
+ */
+export const DraftParamsSchema: GenMessage<DraftParams> = /*@__PURE__*/
+  messageDesc(file_chatbus_provider_v1_provider, 10);
+
+/**
  * ReactParams sets the bot's reaction on a message.
  *
  * @generated from message chatbus.provider.v1.ReactParams
@@ -369,7 +400,7 @@ export type ReactParams = Message<"chatbus.provider.v1.ReactParams"> & {
  * Use `create(ReactParamsSchema)` to create a new message.
  */
 export const ReactParamsSchema: GenMessage<ReactParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 10);
+  messageDesc(file_chatbus_provider_v1_provider, 11);
 
 /**
  * TypingParams shows that the bot is working, for a few seconds.
@@ -384,7 +415,7 @@ export type TypingParams = Message<"chatbus.provider.v1.TypingParams"> & {
  * Use `create(TypingParamsSchema)` to create a new message.
  */
 export const TypingParamsSchema: GenMessage<TypingParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 11);
+  messageDesc(file_chatbus_provider_v1_provider, 12);
 
 /**
  * AnswerParams acknowledges a button press.
@@ -410,7 +441,7 @@ export type AnswerParams = Message<"chatbus.provider.v1.AnswerParams"> & {
  * Use `create(AnswerParamsSchema)` to create a new message.
  */
 export const AnswerParamsSchema: GenMessage<AnswerParams> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 12);
+  messageDesc(file_chatbus_provider_v1_provider, 13);
 
 /**
  * Button is a button under a message: a press is an update of kind
@@ -436,7 +467,7 @@ export type Button = Message<"chatbus.provider.v1.Button"> & {
  * Use `create(ButtonSchema)` to create a new message.
  */
 export const ButtonSchema: GenMessage<Button> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 13);
+  messageDesc(file_chatbus_provider_v1_provider, 14);
 
 /**
  * VerbResult is the result_json of a verb.
@@ -457,7 +488,7 @@ export type VerbResult = Message<"chatbus.provider.v1.VerbResult"> & {
  * Use `create(VerbResultSchema)` to create a new message.
  */
 export const VerbResultSchema: GenMessage<VerbResult> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 14);
+  messageDesc(file_chatbus_provider_v1_provider, 15);
 
 /**
  * Method is one platform method followers may call.
@@ -526,7 +557,7 @@ export type Method = Message<"chatbus.provider.v1.Method"> & {
  * Use `create(MethodSchema)` to create a new message.
  */
 export const MethodSchema: GenMessage<Method> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 15);
+  messageDesc(file_chatbus_provider_v1_provider, 16);
 
 /**
  * MethodParam is a Call parameter that names an id of the thread.
@@ -557,7 +588,7 @@ export type MethodParam = Message<"chatbus.provider.v1.MethodParam"> & {
  * Use `create(MethodParamSchema)` to create a new message.
  */
 export const MethodParamSchema: GenMessage<MethodParam> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 16);
+  messageDesc(file_chatbus_provider_v1_provider, 17);
 
 /**
  * Reference is one platform id, with its kind, as text.
@@ -581,7 +612,7 @@ export type Reference = Message<"chatbus.provider.v1.Reference"> & {
  * Use `create(ReferenceSchema)` to create a new message.
  */
 export const ReferenceSchema: GenMessage<Reference> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 17);
+  messageDesc(file_chatbus_provider_v1_provider, 18);
 
 /**
  * Target names a thread by the platform's own ids, as text (Telegram
@@ -615,7 +646,7 @@ export type Target = Message<"chatbus.provider.v1.Target"> & {
  * Use `create(TargetSchema)` to create a new message.
  */
 export const TargetSchema: GenMessage<Target> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 18);
+  messageDesc(file_chatbus_provider_v1_provider, 19);
 
 /**
  * @generated from message chatbus.provider.v1.IdentifyResponse
@@ -661,7 +692,7 @@ export type IdentifyResponse = Message<"chatbus.provider.v1.IdentifyResponse"> &
  * Use `create(IdentifyResponseSchema)` to create a new message.
  */
 export const IdentifyResponseSchema: GenMessage<IdentifyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 19);
+  messageDesc(file_chatbus_provider_v1_provider, 20);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesRequest
@@ -690,7 +721,7 @@ export type UpdatesRequest = Message<"chatbus.provider.v1.UpdatesRequest"> & {
  * Use `create(UpdatesRequestSchema)` to create a new message.
  */
 export const UpdatesRequestSchema: GenMessage<UpdatesRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 20);
+  messageDesc(file_chatbus_provider_v1_provider, 21);
 
 /**
  * Start begins delivery at the stored cursor.
@@ -724,7 +755,7 @@ export type UpdatesRequest_Start = Message<"chatbus.provider.v1.UpdatesRequest.S
  * Use `create(UpdatesRequest_StartSchema)` to create a new message.
  */
 export const UpdatesRequest_StartSchema: GenMessage<UpdatesRequest_Start> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 20, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 21, 0);
 
 /**
  * Ack says every update up to and including update_id is durable (or was
@@ -744,7 +775,7 @@ export type UpdatesRequest_Ack = Message<"chatbus.provider.v1.UpdatesRequest.Ack
  * Use `create(UpdatesRequest_AckSchema)` to create a new message.
  */
 export const UpdatesRequest_AckSchema: GenMessage<UpdatesRequest_Ack> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 20, 1);
+  messageDesc(file_chatbus_provider_v1_provider, 21, 1);
 
 /**
  * @generated from message chatbus.provider.v1.UpdatesResponse
@@ -772,7 +803,7 @@ export type UpdatesResponse = Message<"chatbus.provider.v1.UpdatesResponse"> & {
  * Use `create(UpdatesResponseSchema)` to create a new message.
  */
 export const UpdatesResponseSchema: GenMessage<UpdatesResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 21);
+  messageDesc(file_chatbus_provider_v1_provider, 22);
 
 /**
  * Update is one platform update.
@@ -916,7 +947,7 @@ export type Update = Message<"chatbus.provider.v1.Update"> & {
  * Use `create(UpdateSchema)` to create a new message.
  */
 export const UpdateSchema: GenMessage<Update> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 22);
+  messageDesc(file_chatbus_provider_v1_provider, 23);
 
 /**
  * Audio describes a voice note or an audio file, as the platform says.
@@ -968,7 +999,7 @@ export type Audio = Message<"chatbus.provider.v1.Audio"> & {
  * Use `create(AudioSchema)` to create a new message.
  */
 export const AudioSchema: GenMessage<Audio> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 23);
+  messageDesc(file_chatbus_provider_v1_provider, 24);
 
 /**
  * References are the platform ids an update makes available to its
@@ -993,7 +1024,7 @@ export type References = Message<"chatbus.provider.v1.References"> & {
  * Use `create(ReferencesSchema)` to create a new message.
  */
 export const ReferencesSchema: GenMessage<References> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 24);
+  messageDesc(file_chatbus_provider_v1_provider, 25);
 
 /**
  * @generated from message chatbus.provider.v1.CallRequest
@@ -1033,7 +1064,7 @@ export type CallRequest = Message<"chatbus.provider.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 25);
+  messageDesc(file_chatbus_provider_v1_provider, 26);
 
 /**
  * @generated from message chatbus.provider.v1.CallResponse
@@ -1070,7 +1101,7 @@ export type CallResponse = Message<"chatbus.provider.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 26);
+  messageDesc(file_chatbus_provider_v1_provider, 27);
 
 /**
  * Pause is a scope the platform has no room in for a while.
@@ -1101,7 +1132,7 @@ export type Pause = Message<"chatbus.provider.v1.Pause"> & {
  * Use `create(PauseSchema)` to create a new message.
  */
 export const PauseSchema: GenMessage<Pause> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 27);
+  messageDesc(file_chatbus_provider_v1_provider, 28);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest
@@ -1130,7 +1161,7 @@ export type UploadFileRequest = Message<"chatbus.provider.v1.UploadFileRequest">
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 28);
+  messageDesc(file_chatbus_provider_v1_provider, 29);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileRequest.Header
@@ -1166,7 +1197,7 @@ export type UploadFileRequest_Header = Message<"chatbus.provider.v1.UploadFileRe
  * Use `create(UploadFileRequest_HeaderSchema)` to create a new message.
  */
 export const UploadFileRequest_HeaderSchema: GenMessage<UploadFileRequest_Header> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 28, 0);
+  messageDesc(file_chatbus_provider_v1_provider, 29, 0);
 
 /**
  * @generated from message chatbus.provider.v1.UploadFileResponse
@@ -1190,7 +1221,7 @@ export type UploadFileResponse = Message<"chatbus.provider.v1.UploadFileResponse
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 29);
+  messageDesc(file_chatbus_provider_v1_provider, 30);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileRequest
@@ -1207,7 +1238,7 @@ export type DownloadFileRequest = Message<"chatbus.provider.v1.DownloadFileReque
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 30);
+  messageDesc(file_chatbus_provider_v1_provider, 31);
 
 /**
  * @generated from message chatbus.provider.v1.DownloadFileResponse
@@ -1236,7 +1267,7 @@ export type DownloadFileResponse = Message<"chatbus.provider.v1.DownloadFileResp
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 31);
+  messageDesc(file_chatbus_provider_v1_provider, 32);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetRequest
@@ -1271,7 +1302,7 @@ export type ProvisionTargetRequest = Message<"chatbus.provider.v1.ProvisionTarge
  * Use `create(ProvisionTargetRequestSchema)` to create a new message.
  */
 export const ProvisionTargetRequestSchema: GenMessage<ProvisionTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 32);
+  messageDesc(file_chatbus_provider_v1_provider, 33);
 
 /**
  * @generated from message chatbus.provider.v1.ProvisionTargetResponse
@@ -1302,7 +1333,7 @@ export type ProvisionTargetResponse = Message<"chatbus.provider.v1.ProvisionTarg
  * Use `create(ProvisionTargetResponseSchema)` to create a new message.
  */
 export const ProvisionTargetResponseSchema: GenMessage<ProvisionTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 33);
+  messageDesc(file_chatbus_provider_v1_provider, 34);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetRequest
@@ -1319,7 +1350,7 @@ export type CloseTargetRequest = Message<"chatbus.provider.v1.CloseTargetRequest
  * Use `create(CloseTargetRequestSchema)` to create a new message.
  */
 export const CloseTargetRequestSchema: GenMessage<CloseTargetRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 34);
+  messageDesc(file_chatbus_provider_v1_provider, 35);
 
 /**
  * @generated from message chatbus.provider.v1.CloseTargetResponse
@@ -1332,7 +1363,7 @@ export type CloseTargetResponse = Message<"chatbus.provider.v1.CloseTargetRespon
  * Use `create(CloseTargetResponseSchema)` to create a new message.
  */
 export const CloseTargetResponseSchema: GenMessage<CloseTargetResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 35);
+  messageDesc(file_chatbus_provider_v1_provider, 36);
 
 /**
  * @generated from message chatbus.provider.v1.AttachRequest
@@ -1356,7 +1387,7 @@ export type AttachRequest = Message<"chatbus.provider.v1.AttachRequest"> & {
  * Use `create(AttachRequestSchema)` to create a new message.
  */
 export const AttachRequestSchema: GenMessage<AttachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 36);
+  messageDesc(file_chatbus_provider_v1_provider, 37);
 
 /**
  * @generated from message chatbus.provider.v1.AttachResponse
@@ -1369,7 +1400,7 @@ export type AttachResponse = Message<"chatbus.provider.v1.AttachResponse"> & {
  * Use `create(AttachResponseSchema)` to create a new message.
  */
 export const AttachResponseSchema: GenMessage<AttachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 37);
+  messageDesc(file_chatbus_provider_v1_provider, 38);
 
 /**
  * @generated from message chatbus.provider.v1.DetachRequest
@@ -1386,7 +1417,7 @@ export type DetachRequest = Message<"chatbus.provider.v1.DetachRequest"> & {
  * Use `create(DetachRequestSchema)` to create a new message.
  */
 export const DetachRequestSchema: GenMessage<DetachRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 38);
+  messageDesc(file_chatbus_provider_v1_provider, 39);
 
 /**
  * @generated from message chatbus.provider.v1.DetachResponse
@@ -1399,7 +1430,7 @@ export type DetachResponse = Message<"chatbus.provider.v1.DetachResponse"> & {
  * Use `create(DetachResponseSchema)` to create a new message.
  */
 export const DetachResponseSchema: GenMessage<DetachResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 39);
+  messageDesc(file_chatbus_provider_v1_provider, 40);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyRequest
@@ -1412,7 +1443,7 @@ export type WatchOccupancyRequest = Message<"chatbus.provider.v1.WatchOccupancyR
  * Use `create(WatchOccupancyRequestSchema)` to create a new message.
  */
 export const WatchOccupancyRequestSchema: GenMessage<WatchOccupancyRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 40);
+  messageDesc(file_chatbus_provider_v1_provider, 41);
 
 /**
  * @generated from message chatbus.provider.v1.WatchOccupancyResponse
@@ -1443,7 +1474,7 @@ export type WatchOccupancyResponse = Message<"chatbus.provider.v1.WatchOccupancy
  * Use `create(WatchOccupancyResponseSchema)` to create a new message.
  */
 export const WatchOccupancyResponseSchema: GenMessage<WatchOccupancyResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 41);
+  messageDesc(file_chatbus_provider_v1_provider, 42);
 
 /**
  * Occupancy counts the work an owner holds; a doctor commit waits until all
@@ -1493,7 +1524,7 @@ export type Occupancy = Message<"chatbus.provider.v1.Occupancy"> & {
  * Use `create(OccupancySchema)` to create a new message.
  */
 export const OccupancySchema: GenMessage<Occupancy> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 42);
+  messageDesc(file_chatbus_provider_v1_provider, 43);
 
 /**
  * Fence identifies the owner a doctor request is addressed to; a request
@@ -1528,7 +1559,7 @@ export type Fence = Message<"chatbus.provider.v1.Fence"> & {
  * Use `create(FenceSchema)` to create a new message.
  */
 export const FenceSchema: GenMessage<Fence> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 43);
+  messageDesc(file_chatbus_provider_v1_provider, 44);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareRequest
@@ -1552,7 +1583,7 @@ export type PrepareRequest = Message<"chatbus.provider.v1.PrepareRequest"> & {
  * Use `create(PrepareRequestSchema)` to create a new message.
  */
 export const PrepareRequestSchema: GenMessage<PrepareRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 44);
+  messageDesc(file_chatbus_provider_v1_provider, 45);
 
 /**
  * @generated from message chatbus.provider.v1.PrepareResponse
@@ -1574,7 +1605,7 @@ export type PrepareResponse = Message<"chatbus.provider.v1.PrepareResponse"> & {
  * Use `create(PrepareResponseSchema)` to create a new message.
  */
 export const PrepareResponseSchema: GenMessage<PrepareResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 45);
+  messageDesc(file_chatbus_provider_v1_provider, 46);
 
 /**
  * @generated from message chatbus.provider.v1.CommitRequest
@@ -1591,7 +1622,7 @@ export type CommitRequest = Message<"chatbus.provider.v1.CommitRequest"> & {
  * Use `create(CommitRequestSchema)` to create a new message.
  */
 export const CommitRequestSchema: GenMessage<CommitRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 46);
+  messageDesc(file_chatbus_provider_v1_provider, 47);
 
 /**
  * @generated from message chatbus.provider.v1.CommitResponse
@@ -1608,7 +1639,7 @@ export type CommitResponse = Message<"chatbus.provider.v1.CommitResponse"> & {
  * Use `create(CommitResponseSchema)` to create a new message.
  */
 export const CommitResponseSchema: GenMessage<CommitResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 47);
+  messageDesc(file_chatbus_provider_v1_provider, 48);
 
 /**
  * @generated from message chatbus.provider.v1.CancelRequest
@@ -1625,7 +1656,7 @@ export type CancelRequest = Message<"chatbus.provider.v1.CancelRequest"> & {
  * Use `create(CancelRequestSchema)` to create a new message.
  */
 export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 48);
+  messageDesc(file_chatbus_provider_v1_provider, 49);
 
 /**
  * @generated from message chatbus.provider.v1.CancelResponse
@@ -1638,7 +1669,7 @@ export type CancelResponse = Message<"chatbus.provider.v1.CancelResponse"> & {
  * Use `create(CancelResponseSchema)` to create a new message.
  */
 export const CancelResponseSchema: GenMessage<CancelResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 49);
+  messageDesc(file_chatbus_provider_v1_provider, 50);
 
 /**
  * @generated from message chatbus.provider.v1.StatusRequest
@@ -1651,7 +1682,7 @@ export type StatusRequest = Message<"chatbus.provider.v1.StatusRequest"> & {
  * Use `create(StatusRequestSchema)` to create a new message.
  */
 export const StatusRequestSchema: GenMessage<StatusRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 50);
+  messageDesc(file_chatbus_provider_v1_provider, 51);
 
 /**
  * @generated from message chatbus.provider.v1.StatusResponse
@@ -1696,7 +1727,7 @@ export type StatusResponse = Message<"chatbus.provider.v1.StatusResponse"> & {
  * Use `create(StatusResponseSchema)` to create a new message.
  */
 export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_provider_v1_provider, 51);
+  messageDesc(file_chatbus_provider_v1_provider, 52);
 
 /**
  * LimitScope says what a limit counts calls per.
