@@ -20,6 +20,9 @@ type Upload struct {
 	Caption string
 	// Kind is "document" (the default when empty) or "photo".
 	Kind string
+	// IdempotencyKey, if set, makes the upload at most once: a repeat of
+	// the key answers the first upload's outcome without uploading again.
+	IdempotencyKey string
 }
 
 // UploadFile streams r as a file into the follower's own thread and
@@ -32,7 +35,7 @@ func (f *Follower) UploadFile(ctx context.Context, u Upload, r io.Reader) (*chat
 	if err != nil {
 		return nil, Err(err)
 	}
-	header := &chatbusv1.UploadHeader{Session: f.Session(), Filename: u.Filename, Caption: u.Caption, Kind: u.Kind}
+	header := &chatbusv1.UploadHeader{Session: f.Session(), Filename: u.Filename, Caption: u.Caption, Kind: u.Kind, IdempotencyKey: u.IdempotencyKey}
 	if err := stream.Send(&chatbusv1.UploadFileRequest{Msg: &chatbusv1.UploadFileRequest_Header{Header: header}}); err != nil {
 		return nil, uploadErr(stream, err)
 	}

@@ -197,7 +197,7 @@ func (b *busService) UploadFile(stream chatbusv1.BusService_UploadFileServer) er
 			}
 		}
 	}()
-	res, err := b.s.core.Upload(stream.Context(), f, hub.Upload{Filename: hdr.GetFilename(), Caption: hdr.GetCaption(), Kind: hdr.GetKind()}, pr)
+	res, err := b.s.core.Upload(stream.Context(), f, hub.Upload{Filename: hdr.GetFilename(), Caption: hdr.GetCaption(), Kind: hdr.GetKind(), Key: hdr.GetIdempotencyKey()}, pr)
 	pr.CloseWithError(io.ErrClosedPipe)
 	if err != nil {
 		return toStatus(err)

@@ -15,6 +15,10 @@ type Upload struct {
 	Filename string
 	Caption  string
 	Kind     string // "document" or "photo"; "" = document
+	// Key is the follower's idempotency key ("": none): an upload with one
+	// is made at most once, recorded under BindingKey (the hub sets it).
+	Key        string
+	BindingKey string
 }
 
 // Files is what the hub needs from providers for file transfer.
@@ -33,6 +37,7 @@ func (h *Hub) Upload(ctx context.Context, f *registry.Follower, u Upload, r io.R
 	if err != nil {
 		return Result{}, err
 	}
+	u.BindingKey = b.Key
 	res, err := h.cfg.Providers.Upload(ctx, b.Target, u, r)
 	if errors.Is(err, ErrTargetGone) {
 		if _, rerr := h.replaceThread(ctx, b.Key, b.Target); rerr != nil {

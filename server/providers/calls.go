@@ -53,21 +53,26 @@ func (m *Manager) Call(ctx context.Context, c hub.Call) (hub.Result, error) {
 		return hub.Result{}, err
 	}
 	if c.Key == "" {
-		return p.callUnkeyed(ctx, c)
+		return p.callUnkeyed(ctx, c, func(ctx context.Context) (hub.Result, *providerv1.Pause, error) { return p.callOnceDetail(ctx, c) })
 	}
-	return p.calls.do(ctx, c)
+	return p.calls.do(ctx, c, nil)
 }
 
+// sendFunc makes a call on the running child once: a raw call or verb
+// (callOnceDetail), an upload (uploadOnce). A refusal as not admitting is
+// returned as the child's status (notAdmitting), anything else classified.
+type sendFunc func(ctx context.Context) (hub.Result, *providerv1.Pause, error)
+
 // callUnkeyed makes a call without a record: it waits its turn, then goes
-// to the child with the caller's ctx. A caller that stops waiting before
-// its turn takes it back (nothing was sent).
-func (p *provider) callUnkeyed(ctx context.Context, c hub.Call) (hub.Result, error) {
+// to the child (send) with the caller's ctx. A caller that stops waiting
+// before its turn takes it back (nothing was sent).
+func (p *provider) callUnkeyed(ctx context.Context, c hub.Call, send sendFunc) (hub.Result, error) {
 	u := &unkeyed{done: make(chan struct{})}
 	settle := u.settle
 	j := p.job(ctx, c)
 	j.Owner = u
 	j.Run = func() outbound.Outcome {
-		r, pause, cerr := p.callOnceDetail(ctx, c)
+		r, pause, cerr := send(ctx)
 		if notAdmitting(cerr) {
 			p.adm.refused()
 			p.sched.SetOpen(false)
@@ -157,10 +162,7 @@ func (p *provider) callOnceDetail(ctx context.Context, c hub.Call) (hub.Result, 
 	var at attempt
 	resp, err := cl.Call(ctx, &providerv1.CallRequest{Method: c.Method, ParamsJson: c.Params, IdempotencyKey: c.Key, Target: targetProto(c.Target)}, at.opt())
 	if err != nil {
-		if notAdmitting(err) {
-			return hub.Result{}, nil, err // the caller holds it
-		}
-		return hub.Result{}, nil, p.classify(err, &at)
+		return hub.Result{}, nil, p.classifyHeld(err, &at)
 	}
 	return hub.Result{JSON: resp.GetResultJson(), Refs: refsFrom(resp.GetReferences())}, resp.GetPause(), nil
 }
@@ -197,6 +199,9 @@ type flight struct {
 	// only if its method is idempotent on the platform; else its outcome
 	// stays unknown. (Which it is, the child says once it runs.)
 	cutOff bool
+	// spool is an upload's file (nil for a call); removed once settled.
+	spool  *spool
+	upload hub.Upload
 }
 
 func newCalls(p *provider, st store.Store) *calls {
@@ -213,19 +218,26 @@ func (cs *calls) counts() (held, open int) {
 }
 
 // do makes a keyed call at most once and waits for its outcome or ctx.
-func (cs *calls) do(ctx context.Context, c hub.Call) (hub.Result, error) {
+// sp, if set, is an upload's file: the call is that upload, and do owns sp
+// (removed once the upload settles, at once for a repeat).
+func (cs *calls) do(ctx context.Context, c hub.Call, sp *spool) (hub.Result, error) {
 	k := callKey{c.BindingKey, c.Key}
 	cs.mu.Lock()
 	if f := cs.inflight[k]; f != nil {
 		cs.mu.Unlock()
+		sp.remove()
 		cs.p.metrics.CallRepeat(cs.p.spec.Name, metrics.RepeatInFlight)
 		return f.wait(ctx, cs.p.spec.Name) // a repeat while the first is under way
 	}
 	if len(cs.inflight) >= maxOpenCalls {
 		cs.mu.Unlock()
+		sp.remove()
 		return hub.Result{}, fmt.Errorf("%w (%d)", ErrTooManyHeld, maxOpenCalls)
 	}
-	f := &flight{done: make(chan struct{})}
+	f := &flight{done: make(chan struct{}), spool: sp}
+	if sp != nil {
+		_ = json.Unmarshal(c.Params, &f.upload)
+	}
 	cs.inflight[k] = f
 	cs.mu.Unlock()
 
@@ -341,6 +353,7 @@ func (f *flight) wait(ctx context.Context, provider string) (hub.Result, error) 
 
 // settle records f's outcome in memory and wakes its waiters.
 func (cs *calls) settle(f *flight, res hub.Result, err error) {
+	f.spool.remove()
 	cs.mu.Lock()
 	if cs.inflight[callKey{f.rec.BindingKey, f.rec.Key}] == f {
 		delete(cs.inflight, callKey{f.rec.BindingKey, f.rec.Key})
@@ -361,7 +374,11 @@ func (cs *calls) send(f *flight) outbound.Outcome {
 		cs.finish(f, hub.Result{}, ambiguous("the supervisor stopped while the call was being sent; it may or may not have reached the platform"))
 		return outbound.Outcome{}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	timeout := callTimeout
+	if f.spool != nil {
+		timeout = uploadTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if f.rec.State == store.CallQueued {
 		f.rec.State = store.CallSending
@@ -372,7 +389,16 @@ func (cs *calls) send(f *flight) outbound.Outcome {
 			return outbound.Outcome{Again: true, Pause: time.Second, Scope: outbound.ScopeBot}
 		}
 	}
-	res, pause, err := cs.p.callOnceDetail(ctx, f.call())
+	var (
+		res   hub.Result
+		pause *providerv1.Pause
+		err   error
+	)
+	if f.spool != nil {
+		res, pause, err = cs.p.uploadOnce(ctx, store.Target{Provider: f.rec.Provider, Chat: f.rec.Chat, Thread: f.rec.Thread}, f.upload, f.spool)
+	} else {
+		res, pause, err = cs.p.callOnceDetail(ctx, f.call())
+	}
 	if notAdmitting(err) {
 		cs.p.adm.refused()
 		cs.p.sched.SetOpen(false)
@@ -478,6 +504,13 @@ func (cs *calls) load() error {
 	}
 	sort.SliceStable(open, func(i, j int) bool { return open[i].Order < open[j].Order })
 	for _, rec := range open {
+		if rec.Method == methodUpload {
+			// Its file went with the previous run: one not yet begun is
+			// forgotten (a repeat of its key uploads again), one under
+			// way may or may not have reached the platform.
+			cs.loadUpload(rec)
+			continue
+		}
 		f := &flight{rec: rec, done: make(chan struct{}), cutOff: rec.State == store.CallSending}
 		cs.mu.Lock()
 		cs.inflight[callKey{rec.BindingKey, rec.Key}] = f
@@ -490,6 +523,20 @@ func (cs *calls) load() error {
 		cs.p.log.Info().Int("open", n).Msg("calls left open by the previous run taken up")
 	}
 	return nil
+}
+
+// loadUpload settles an upload the previous run left open.
+func (cs *calls) loadUpload(rec store.CallRecord) {
+	if rec.State == store.CallQueued {
+		if err := cs.store.DeleteCall(rec.BindingKey, rec.Key); err != nil {
+			cs.p.log.Error().Err(err).Str("key", rec.Key).Msg("forgetting an upload the previous run had not begun")
+		}
+		return
+	}
+	rec.State, rec.Failure = store.CallUnknown, encodeFailure(ambiguous("the supervisor stopped while the file was being uploaded; it may or may not have reached the platform"))
+	if err := cs.store.SetCall(rec); err != nil {
+		cs.p.log.Error().Err(err).Str("key", rec.Key).Msg("recording an upload cut off by the previous run's stop")
+	}
 }
 
 // recorded is the outcome a settled record answers repeats with.

@@ -200,6 +200,16 @@ func (a *attempt) opt() grpc.CallOption { return grpc.Peer(&a.pr) }
 // (the child had died, nothing listens) certainly did nothing.
 func (a *attempt) reached() bool { return a.pr.Addr != nil }
 
+// classifyHeld is classify, except that a refusal as not admitting is
+// returned as the child's status, for the caller to hold the call
+// (notAdmitting).
+func (p *provider) classifyHeld(err error, at *attempt) error {
+	if notAdmitting(err) {
+		return err
+	}
+	return p.classify(err, at)
+}
+
 // classify is classify, counting the platform's rate limits.
 func (p *provider) classify(err error, at *attempt) error {
 	err = classify(err, at)

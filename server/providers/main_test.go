@@ -127,6 +127,15 @@ func child() int {
 		res, err := json.Marshal(map[string]any{"n": n, "pid": os.Getpid(), "message_id": 100 + n})
 		return sdk.Result{JSON: res, Refs: []sdk.Ref{{Kind: sdk.RefMessage, ID: fmt.Sprint(100 + n)}}}, err
 	}
+	var uploads atomic.Int64
+	f.UploadFunc = func(_ context.Context, h sdk.UploadHeader, r io.Reader) (sdk.Result, error) {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return sdk.Result{}, err
+		}
+		res, err := json.Marshal(map[string]any{"filename": h.Filename, "size": len(b), "n": uploads.Add(1)})
+		return sdk.Result{JSON: res}, err
+	}
 	for i := 1; i <= cs.Push; i++ {
 		f.Push(&providerv1.Update{UpdateId: int64(i), Chat: "-100", Thread: "7", Allowed: true,
 			Kind: providerv1.UpdateKind_UPDATE_KIND_MESSAGE, Text: fmt.Sprint("update ", i)})

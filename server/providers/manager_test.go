@@ -17,6 +17,7 @@ import (
 	"github.com/chatbus/chatbus/internal/testkit"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
+	"github.com/chatbus/chatbus/server/outbound"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/supervise"
 )
@@ -351,6 +352,92 @@ func TestRateLimitOutlastsDeadline(t *testing.T) {
 				t.Fatalf("the refused call's record: %+v, %v; want it forgotten", rec, err)
 			}
 		})
+	}
+}
+
+// upload uploads content as a.txt with key.
+func (e *env) upload(ctx context.Context, key, content string) (hub.Result, error) {
+	return e.m.Upload(ctx, thread, hub.Upload{Filename: "a.txt", Key: key, BindingKey: "b"}, strings.NewReader(content))
+}
+
+// TestUploadsAtMostOnce: an upload with an idempotency key is made once:
+// a repeat of its key (after it settled, or while the first is held)
+// answers the first one's outcome, and the child uploaded once.
+func TestUploadsAtMostOnce(t *testing.T) {
+	e := newEnv(t, spec("fake", childSettings{}))
+	ctx := ctxT(t)
+	first, err := e.upload(ctx, "u1", "hello")
+	if err != nil || answered(t, first) != 1 {
+		t.Fatalf("first upload: %s, %v", first.JSON, err)
+	}
+	again, err := e.upload(ctx, "u1", "hello")
+	if err != nil || !bytes.Equal(again.JSON, first.JSON) {
+		t.Fatalf("a repeat of its key: %s, %v; want the first's %s", again.JSON, err, first.JSON)
+	}
+	if rec, err := e.st.GetCall("b", "u1"); err != nil || rec.State != store.CallDone {
+		t.Fatalf("the upload's record: %+v, %v", rec, err)
+	}
+	next, err := e.upload(ctx, "", "world")
+	if err != nil || answered(t, next) != 2 {
+		t.Fatalf("an upload without a key: %s, %v; want the child's second", next.JSON, err)
+	}
+}
+
+// TestUploadsHeldAcrossRestart: while a doctor restart holds the
+// provider's calls, uploads wait too (with a key, beyond their caller's
+// deadline), and are made once it ends; before, an upload went to a child
+// that did not admit it and failed.
+func TestUploadsHeldAcrossRestart(t *testing.T) {
+	e := newEnv(t, spec("fake", childSettings{}))
+	ctx := ctxT(t)
+	if busy, err := e.m.BeginRestart("fake", "r1"); busy != "" || err != nil {
+		t.Fatalf("BeginRestart: %q, %v", busy, err)
+	}
+	if err := e.m.HoldCalls("fake", "r1"); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	_, err := e.upload(short, "held", "kept")
+	cancel()
+	if !errors.Is(err, ErrHeld) {
+		t.Fatalf("an upload during the restart: %v, want ErrHeld", err)
+	}
+	if st := e.m.Statuses()[0]; st.CallsHeld != 1 {
+		t.Errorf("held %d, want the upload", st.CallsHeld)
+	}
+	e.m.EndRestart("fake", "r1")
+	res, err := e.upload(ctx, "held", "dropped: the first one's file is sent")
+	if err != nil || answered(t, res) != 1 {
+		t.Fatalf("the held upload: %s, %v", res.JSON, err)
+	}
+	var up struct{ Size int }
+	if err := json.Unmarshal(res.JSON, &up); err != nil || up.Size != len("kept") {
+		t.Errorf("uploaded %d bytes, want the held file's %d", up.Size, len("kept"))
+	}
+}
+
+// TestUploadsPaced: uploads count against the limits that count
+// "upload": with one a minute, a second upload whose caller has a second
+// left is refused at once with the wait (nothing sent).
+func TestUploadsPaced(t *testing.T) {
+	e := newEnv(t, spec("fake", childSettings{}))
+	ctx := ctxT(t)
+	p, _ := e.m.get("fake")
+	if err := p.sched.SetLimits([]outbound.Limit{{Name: "files", Scope: outbound.ScopeChat, Count: 1, Per: time.Minute, Methods: []string{"upload"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.upload(ctx, "", "one"); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	_, err := e.upload(short, "p2", "two")
+	var ce *CallError
+	if !errors.Is(err, ErrQueueFull) || !errors.As(err, &ce) || ce.RetryAfter < 50*time.Second {
+		t.Fatalf("a second upload within the minute: %v, want refused with the wait", err)
+	}
+	if _, err := e.st.GetCall("b", "p2"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the refused upload's record: %v, want it forgotten", err)
 	}
 }
 

@@ -1884,9 +1884,14 @@ type UploadHeader struct {
 	Filename string                 `protobuf:"bytes,2,opt,name=filename,proto3" json:"filename,omitempty"`
 	Caption  string                 `protobuf:"bytes,3,opt,name=caption,proto3" json:"caption,omitempty"`
 	// "document" (default) or "photo".
-	Kind          string `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Kind string `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
+	// An upload with a key is made at most once, as a Call with one is: a
+	// repeat of the key (its file is read and dropped) answers the first
+	// upload's outcome without uploading again; while the first waits its
+	// turn or is under way, the repeat waits for it.
+	IdempotencyKey string `protobuf:"bytes,5,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *UploadHeader) Reset() {
@@ -1943,6 +1948,13 @@ func (x *UploadHeader) GetCaption() string {
 func (x *UploadHeader) GetKind() string {
 	if x != nil {
 		return x.Kind
+	}
+	return ""
+}
+
+func (x *UploadHeader) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
 	}
 	return ""
 }
@@ -2436,12 +2448,13 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x11UploadFileRequest\x122\n" +
 	"\x06header\x18\x01 \x01(\v2\x18.chatbus.v1.UploadHeaderH\x00R\x06header\x12!\n" +
 	"\x05chunk\x18\x02 \x01(\fB\t\xbaH\x06z\x04\x18\x80\x80@H\x00R\x05chunkB\f\n" +
-	"\x03msg\x12\x05\xbaH\x02\b\x01\"\xcc\x01\n" +
+	"\x03msg\x12\x05\xbaH\x02\b\x01\"\xff\x01\n" +
 	"\fUploadHeader\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x123\n" +
 	"\bfilename\x18\x02 \x01(\tB\x17\xbaH\x14r\x12\x10\x01\x18\xff\x012\v^[^/\\x00]+$R\bfilename\x12\"\n" +
 	"\acaption\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\acaption\x12,\n" +
-	"\x04kind\x18\x04 \x01(\tB\x18\xbaH\x15r\x13R\x00R\bdocumentR\x05photoR\x04kind\"l\n" +
+	"\x04kind\x18\x04 \x01(\tB\x18\xbaH\x15r\x13R\x00R\bdocumentR\x05photoR\x04kind\x121\n" +
+	"\x0fidempotency_key\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"l\n" +
 	"\x12UploadFileResponse\x12\x1f\n" +
 	"\vresult_json\x18\x01 \x01(\fR\n" +
 	"resultJson\x125\n" +

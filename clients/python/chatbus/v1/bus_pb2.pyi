@@ -341,16 +341,18 @@ class UploadFileResponse(_message.Message):
     def __init__(self, result_json: _Optional[bytes] = ..., references: _Optional[_Iterable[_Union[_types_pb2.Reference, _Mapping]]] = ...) -> None: ...
 
 class UploadHeader(_message.Message):
-    __slots__ = ["caption", "filename", "kind", "session"]
+    __slots__ = ["caption", "filename", "idempotency_key", "kind", "session"]
     CAPTION_FIELD_NUMBER: _ClassVar[int]
     FILENAME_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     SESSION_FIELD_NUMBER: _ClassVar[int]
     caption: str
     filename: str
+    idempotency_key: str
     kind: str
     session: Session
-    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., filename: _Optional[str] = ..., caption: _Optional[str] = ..., kind: _Optional[str] = ...) -> None: ...
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., filename: _Optional[str] = ..., caption: _Optional[str] = ..., kind: _Optional[str] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class Notice(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
