@@ -94,31 +94,58 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// lostSince returns when node n's log says it lost its leadership
+// (the first time after since), if it does.
+func lostSince(n *clusterNode, since time.Time) (time.Time, bool) {
+	sc := bufio.NewScanner(strings.NewReader(n.d.stderr.String()))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var line struct {
+			Time    time.Time `json:"time"`
+			Message string    `json:"message"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) != nil || !strings.Contains(line.Message, "no longer the leader of") {
+			continue
+		}
+		// The log's times are to the millisecond.
+		if line.Time.After(since.Add(-time.Millisecond)) {
+			return line.Time, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // knewLost waits until node n's log says it lost its leadership (after
 // since), and returns when it knew (the line's time).
 func knewLost(t *testing.T, n *clusterNode, since time.Time) time.Time {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		sc := bufio.NewScanner(strings.NewReader(n.d.stderr.String()))
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			var line struct {
-				Time    time.Time `json:"time"`
-				Message string    `json:"message"`
-			}
-			if json.Unmarshal(sc.Bytes(), &line) != nil || !strings.Contains(line.Message, "no longer the leader of") {
-				continue
-			}
-			// The log's times are to the millisecond.
-			if line.Time.After(since.Add(-time.Millisecond)) {
-				return line.Time
-			}
+		if at, ok := lostSince(n, since); ok {
+			return at
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("%s did not say it lost its leadership", n.name)
 	return time.Time{}
+}
+
+// checkQuiet checks that deposed, which knew it lost at knew, made no
+// Bot API call from 200ms after, and that next's poller was answered no
+// 409 since start.
+func checkQuiet(t *testing.T, what string, deposed, next *clusterNode, knew, healed, start time.Time) {
+	t.Helper()
+	late, _ := deposed.bot.since(knew.Add(200 * time.Millisecond))
+	_, conflicts := next.bot.since(start)
+	last := deposed.bot.last()
+	t.Logf("%s: %s knew it lost %s after it was woken/healed; its last Bot API call %s after it knew; %d calls later than 200ms after; %d × 409 at the new leader %s",
+		what, deposed.name, knew.Sub(healed).Round(time.Millisecond), last.Sub(knew).Round(time.Millisecond), len(late), conflicts, next.name)
+	for _, c := range late {
+		t.Errorf("%s: %s called %s %s after it knew it lost (%d)", what, deposed.name, c.method, c.at.Sub(knew).Round(time.Millisecond), c.status)
+	}
+	if conflicts != 0 {
+		t.Errorf("%s: the new leader %s was answered 409 Conflict %d times", what, next.name, conflicts)
+	}
 }
 
 // keyedCaller makes keyed calls through one node's socket, one after
@@ -170,7 +197,8 @@ func (kc *keyedCaller) run(ctx context.Context, n *clusterNode, name string) {
 // keyed calls made through the leader's node. The leader is deposed
 // three times: its supervisord paused past the lease, its host paused
 // past the lease (supervisord and its provider child stopped, then woken
-// together), and cut off from etcd alone. Each
+// together), and cut off from etcd alone; then etcd's own leader dies.
+// Each
 // time: from 200 ms after the deposed node says it lost, the Bot API sees
 // no call from it; the new leader's poller gets no 409; every update
 // reaches its follower exactly once; every keyed call answered reached
@@ -317,18 +345,44 @@ func TestClusterDeposedLeaderGoesQuiet(t *testing.T) {
 		stopCalls()
 		kwg.Wait()
 
-		late, _ := leader.bot.since(knew.Add(200 * time.Millisecond))
-		_, conflicts := next.bot.since(start)
-		last := leader.bot.last()
-		t.Logf("%s: %s knew it lost %s after it was woken/healed; its last Bot API call %s after it knew; %d calls later than 200ms after; %d × 409 at the new leader %s",
-			f.name, leader.name, knew.Sub(healedAt).Round(time.Millisecond), last.Sub(knew).Round(time.Millisecond), len(late), conflicts, next.name)
-		for _, c := range late {
-			t.Errorf("%s: %s called %s %s after it knew it lost (%d)", f.name, leader.name, c.method, c.at.Sub(knew).Round(time.Millisecond), c.status)
-		}
-		if conflicts != 0 {
-			t.Errorf("%s: the new leader %s was answered 409 Conflict %d times", f.name, next.name, conflicts)
-		}
+		checkQuiet(t, f.name, leader, next, knew, healedAt, start)
 		leader = next
+	}
+
+	// etcd's own raft leader dies, keyed calls queued on the leader's
+	// node: deliveries stall for about an etcd election. With this test's
+	// short lease (2s, below etcd's 2s election timeout here) the chatbus
+	// leader may be deposed meanwhile; if it is, it goes quiet as above.
+	{
+		start := time.Now()
+		kc := &keyedCaller{}
+		callers = append(callers, kc)
+		kctx, stopCalls := context.WithCancel(ctx)
+		var kwg sync.WaitGroup
+		kwg.Go(func() { kc.run(kctx, leader, "kc-etcd") })
+		stopped, err := tc.ec.StopLeader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitDelivered("etcd leader lost")
+		t.Logf("etcd leader lost: member %d stopped; deliveries caught up %s later", stopped, time.Since(start).Round(time.Millisecond))
+		next := tc.waitLeader("")
+		if knew, lost := lostSince(leader, start); lost {
+			for deadline := time.Now().Add(30 * time.Second); len(childrenOf(leader.d.cmd.Process.Pid, "provider-telegram")) > 0 && next == leader; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("etcd leader lost: the deposed leader's provider child still runs")
+				}
+			}
+			checkQuiet(t, "etcd leader lost", leader, next, knew, start, start)
+		} else {
+			_, conflicts := next.bot.since(start)
+			t.Logf("etcd leader lost: %s kept leading; %d × 409", next.name, conflicts)
+			if next != leader || conflicts != 0 {
+				t.Errorf("etcd leader lost: %s leads (was %s), %d × 409", next.name, leader.name, conflicts)
+			}
+		}
+		stopCalls()
+		kwg.Wait()
 	}
 
 	stopPosting()

@@ -42,6 +42,7 @@ type clusterNode struct {
 // etcd on loopback, with the Telegram stand-in.
 type testCluster struct {
 	t     *testing.T
+	ec    *etcdtest.Cluster
 	etcd  *clientv3.Client
 	tg    *tgtest.Server
 	nodes []*clusterNode
@@ -52,7 +53,7 @@ const clusterElection = "/chatbus/t/leader/telegram/"
 func startCluster(t *testing.T, n int) *testCluster {
 	t.Helper()
 	ec := etcdtest.Start(t, 3)
-	tc := &testCluster{t: t, etcd: ec.Client(t), tg: tgtest.New(t)}
+	tc := &testCluster{t: t, ec: ec, etcd: ec.Client(t), tg: tgtest.New(t)}
 	tc.tg.AddForum(forumChat)
 	certs := t.TempDir()
 	names := make([]string, n)

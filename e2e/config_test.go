@@ -145,8 +145,9 @@ func TestCheckConfig(t *testing.T) {
 			want: []string{"line 2: providers.fake.control_dir: required"}},
 		{name: "cluster ok", body: telegramSection("") + "cluster:\n  name: home\n  node: laptop\n  etcd:\n    endpoints: [http://127.0.0.1:2379]\n  listen: 127.0.0.1:7440\n  tls: {ca: /c/ca.pem, cert: /c/laptop.pem, key: /c/laptop-key.pem}\n",
 			env: []string{"CHATBUS_TELEGRAM_TOKEN=123456:ABC-def"}, wantCode: 0, want: []string{": ok (providers checked: telegram)"}},
-		{name: "cluster incomplete", body: telegramSection("") + "cluster:\n  name: home\n  node: my laptop\n  lease_ttl: 1500ms\n",
+		{name: "cluster incomplete", body: telegramSection("") + "cluster:\n  name: home\n  node: my laptop\n  lease_ttl: 1500ms\n  etcd:\n    max_request_bytes: 65536\n",
 			env: []string{"CHATBUS_TELEGRAM_TOKEN=123456:ABC-def"}, wantCode: 1, want: []string{
+				"cluster.etcd.max_request_bytes: 65536: lower than one update can be",
 				"cluster.listen: required in a cluster", "cluster.tls.ca: required in a cluster", "cluster.tls.cert: required in a cluster",
 				"cluster.tls.key: required in a cluster", "cluster.etcd.endpoints: required in a cluster",
 				`cluster.node: "my laptop": no / or spaces`, "cluster.lease_ttl: 1.5s: whole seconds, at least 2s"}},

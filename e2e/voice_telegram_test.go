@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
@@ -28,6 +29,8 @@ func TestVoiceTelegram(t *testing.T) {
 	if u := alpha.waitUpdate(t, 2); u.GetText() != "after the voice note" {
 		t.Errorf("then %q", u.GetText())
 	}
+	out, _, _ := b.busctl("events")
+	contains(t, "busctl events", out, "voice_transcribed")
 }
 
 // TestVoiceTelegramFailures: without a transcriber, or with one that
@@ -64,6 +67,11 @@ func TestVoiceTelegramFailures(t *testing.T) {
 			checkVoice(t, alpha, alpha.waitUpdate(t, 1), tc.status, ogg, tc.texts...)
 			if u := alpha.waitUpdate(t, 2); u.GetText() != "after" {
 				t.Errorf("then %q", u.GetText())
+			}
+			if tc.transcriber != "" {
+				// The operator sees it too.
+				out, _, _ := b.busctl("events", "-o", "json")
+				contains(t, "busctl events", out, strings.ToLower(strings.TrimPrefix(tc.status.String(), "TRANSCRIPT_STATUS_")))
 			}
 		})
 	}

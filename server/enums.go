@@ -86,7 +86,8 @@ var eventKinds = enumtab.New(map[events.Kind]chatbusv1.EventKind{
 	events.UpdateDeadLettered:    chatbusv1.EventKind_EVENT_KIND_UPDATE_DEAD_LETTERED,
 	events.DeadLetterResolved:    chatbusv1.EventKind_EVENT_KIND_DEAD_LETTER_RESOLVED,
 
-	events.FollowerWayIn: chatbusv1.EventKind_EVENT_KIND_FOLLOWER_WAY_IN,
+	events.FollowerWayIn:    chatbusv1.EventKind_EVENT_KIND_FOLLOWER_WAY_IN,
+	events.VoiceTranscribed: chatbusv1.EventKind_EVENT_KIND_VOICE_TRANSCRIBED,
 })
 
 var wayIns = enumtab.New(map[registry.WayIn]chatbusv1.WayIn{

@@ -384,6 +384,7 @@ func (s *Server) open() error {
 	}
 	tcfg := s.cfg.Transcriber
 	tcfg.Logger = s.log
+	tcfg.OnResult = s.transcribed
 	voice, err := transcribe.New(tcfg)
 	if err != nil {
 		st.Close()
@@ -544,4 +545,18 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	// Providers stop last: calls in flight finished with the gRPC server.
 	stopProviders()
 	return nil
+}
+
+// transcribed reports a voice note's transcription: an event (warn when
+// there is no transcript) and the metric.
+func (s *Server) transcribed(k transcribe.Key, r transcribe.Result, took time.Duration) {
+	s.metrics.Transcribed(r.Status.String())
+	attrs := map[string]string{"provider": k.Provider, "file_id": k.FileID, "status": r.Status.String(),
+		"took": took.Round(time.Millisecond).String()}
+	msg := "voice note transcribed"
+	if r.Status != transcribe.StatusDone {
+		attrs["note"] = r.Note
+		msg = "voice note not transcribed: " + r.Note
+	}
+	s.hub.Publish(events.Event{Kind: events.VoiceTranscribed, Message: msg, Attrs: attrs})
 }

@@ -269,7 +269,7 @@ func (b *bencher) clusterPhase(ctx context.Context) error {
 	}
 	quiet := time.Since(woken)
 
-	b.results.Details["cluster"] = map[string]any{"etcd_leader_stall": stall, "deposed_child_gone_ns": quiet,"latency": lat, "raw_txn": raw, "raw_txn_per_s": rawRate,
+	b.results.Details["cluster"] = map[string]any{"etcd_leader_stall": stall, "deposed_child_gone_ns": quiet, "latency": lat, "raw_txn": raw, "raw_txn_per_s": rawRate,
 		"forwarded_per_s": rate, "failover_ns": failover, "provider_up_ns": elected, "etcd_members": 3, "lease_ttl": "5s"}
 	note := "2 supervisord nodes, 3-member etcd on loopback; the follower on the node that does not lead (Unix socket → mutual TLS relay → leader); each Append one fenced etcd transaction"
 	b.addFigure(figure{ID: "cluster_forward_latency_p50", Name: "cluster: forwarded update latency through the relay, p50", Unit: unitDuration,

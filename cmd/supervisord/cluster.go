@@ -20,6 +20,7 @@ import (
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/store"
+	"github.com/chatbus/chatbus/server/store/etcdstore"
 )
 
 // clusterConfig is the opt-in cluster: section (docs/cluster.md). Without
@@ -35,6 +36,10 @@ type clusterConfig struct {
 		CA   string `yaml:"ca"`
 		Cert string `yaml:"cert"`
 		Key  string `yaml:"key"`
+		// MaxRequestBytes is etcd's --max-request-bytes, if the members
+		// run with another than the default 1.5 MiB: journal writes are
+		// split to fit it.
+		MaxRequestBytes int `yaml:"max_request_bytes"`
 	} `yaml:"etcd"`
 	// Listen is the relay listener (host:port); Advertise the address
 	// the other nodes reach it at (default: listen).
@@ -88,6 +93,10 @@ func (c *config) checkCluster(providers int) []problem {
 			probs = append(probs, problem{line: c.lines["cluster.listen"], key: "cluster.listen", why: err.Error()})
 		}
 	}
+	if b := cc.Etcd.MaxRequestBytes; b != 0 && b < minEtcdRequestBytes {
+		probs = append(probs, problem{line: c.lines["cluster.etcd.max_request_bytes"], key: "cluster.etcd.max_request_bytes",
+			why: fmt.Sprintf("%d: lower than one update can be (a long message with its raw form and references); an update larger than one etcd request cannot be journalled and holds up every later one: run etcd with --max-request-bytes of at least %d (its default, 1.5 MiB, is ample)", b, minEtcdRequestBytes)})
+	}
 	if d := time.Duration(cc.LeaseTTL); d != 0 && (d < 2*time.Second || d%time.Second != 0) {
 		probs = append(probs, problem{line: c.lines["cluster.lease_ttl"], key: "cluster.lease_ttl",
 			why: fmt.Sprintf("%s: whole seconds, at least 2s (leave it out for the default 5s)", d)})
@@ -98,6 +107,11 @@ func (c *config) checkCluster(providers int) []problem {
 	}
 	return probs
 }
+
+// minEtcdRequestBytes is the least etcd request size a cluster takes: one
+// journalled update (a message of 4096 characters, its raw form, its
+// references) with the transaction's other records fits well within it.
+const minEtcdRequestBytes = 256 << 10
 
 // runCluster runs this supervisord as a cluster node: the front on the
 // socket, the relay, the campaign; the supervisor cfg describes runs
@@ -138,8 +152,9 @@ func runCluster(ctx context.Context, cfg server.Config, fc *config, log zerolog.
 		LeaseTTL: time.Duration(cc.LeaseTTL),
 		Socket:   cfg.Socket, LockTimeout: cfg.LockTimeout, Secret: secret, AllowUID: allowUID(cfg),
 		Events: evs, Metrics: rec, MetricsAddr: maddr,
-		Logger:  log,
-		OnReady: onReady,
+		StoreOptions: etcdstore.Options{MaxRequestBytes: cc.Etcd.MaxRequestBytes},
+		Logger:       log,
+		OnReady:      onReady,
 		Lead: func(ctx context.Context, open func(store.Options) (store.Store, error), socket string, ready func()) error {
 			lc := cfg
 			lc.Socket, lc.OpenStore, lc.OnReady = socket, open, ready

@@ -46,6 +46,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -432,6 +433,8 @@ func (n *Node) term(ctx context.Context) error {
 	// stop).
 	leadCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	// current is the store of this term's supervisor, once opened.
+	var current atomic.Pointer[etcdstore.Store]
 	// end records why the term ends (the first cause wins) and ends it.
 	var endMu sync.Mutex
 	var reason string
@@ -450,6 +453,13 @@ func (n *Node) term(ctx context.Context) error {
 			return true
 		}
 		cancel(fmt.Errorf("cluster %s: %s no longer leads %s (%s): %w", n.cfg.Cluster, n.cfg.Node, n.cfg.Provider, why, store.ErrFenced))
+		// Its writes waiting for etcd give up now, and calls go to the
+		// new leader (once this node follows it), not to a supervisor
+		// that can only refuse them.
+		if s := current.Load(); s != nil {
+			s.Depose()
+		}
+		n.stopLeading()
 		// Known now: said now, not once the supervisor has stopped.
 		n.mu.Lock()
 		n.ended = why
@@ -476,7 +486,6 @@ func (n *Node) term(ctx context.Context) error {
 		end(endFenced)
 	}
 	opts.OnCommit, opts.OnRetry = n.metrics.EtcdTxn, n.metrics.EtcdRetry
-	var st *etcdstore.Store
 	open := func(so store.Options) (store.Store, error) {
 		o := opts
 		o.Limits, o.OnDrop, o.Now = so.Limits, so.OnDrop, so.Now
@@ -485,12 +494,15 @@ func (n *Node) term(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		st = s
+		current.Store(s)
+		if leadCtx.Err() != nil { // the term ended while it opened
+			s.Depose()
+		}
 		return s, nil
 	}
 	defer func() {
-		if st != nil {
-			st.Close()
+		if s := current.Load(); s != nil {
+			s.Close()
 		}
 	}()
 	go func() {
@@ -511,7 +523,11 @@ func (n *Node) term(ctx context.Context) error {
 		}
 	}()
 	inner := n.cfg.innerSocket()
-	leadErr := n.cfg.Lead(leadCtx, open, inner, func() { n.setLocal(inner) })
+	leadErr := n.cfg.Lead(leadCtx, open, inner, func() {
+		if leadCtx.Err() == nil {
+			n.setLocal(inner)
+		}
+	})
 	if ctx.Err() != nil {
 		end(endStopped)
 	} else {
@@ -587,6 +603,15 @@ func (n *Node) setLocal(socket string) {
 	n.kickMember()
 	n.metrics.Leading(true)
 	n.log.Info().Msg("leading: local and relayed followers are served here")
+}
+
+// stopLeading routes calls away from this node's supervisor (to the
+// leader it follows, if any) while it stops; clearLocal closes the way.
+func (n *Node) stopLeading() {
+	n.mu.Lock()
+	n.leading = false
+	n.mu.Unlock()
+	n.metrics.Leading(false)
 }
 
 func (n *Node) clearLocal() {

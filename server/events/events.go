@@ -50,6 +50,9 @@ const (
 	DeadLetterResolved Kind = 29
 	// A follower's way in to its agent session changed.
 	FollowerWayIn Kind = 30
+
+	// A voice note was transcribed, or could not be (StatusAttr).
+	VoiceTranscribed Kind = 34
 )
 
 var kindNames = map[Kind]string{
@@ -83,6 +86,7 @@ var kindNames = map[Kind]string{
 	UpdateDeadLettered: "update_dead_lettered",
 	DeadLetterResolved: "dead_letter_resolved",
 	FollowerWayIn:      "follower_way_in",
+	VoiceTranscribed:   "voice_transcribed",
 }
 
 func (k Kind) String() string {
@@ -172,6 +176,11 @@ func level(e Event) zerolog.Level {
 		return zerolog.WarnLevel
 	case ProviderFatal:
 		return zerolog.ErrorLevel
+	case VoiceTranscribed:
+		if s := e.Attrs["status"]; s == "done" || s == "empty" {
+			return zerolog.InfoLevel
+		}
+		return zerolog.WarnLevel
 	case ProviderHealth:
 		if HealthStatus(e) == "SERVING" {
 			return zerolog.InfoLevel

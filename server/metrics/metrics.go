@@ -72,6 +72,7 @@ type Metrics struct {
 	updatesDup          *prometheus.CounterVec // provider
 	updatesDropped      *prometheus.CounterVec // reason
 	updatesDeadLettered *prometheus.CounterVec // provider
+	transcriptions      *prometheus.CounterVec // status
 	notAllowed          prometheus.Counter     // updatesDropped{reason="not_allowed"}
 	delivery            *prometheus.HistogramVec
 	deliveryLive        prometheus.Observer
@@ -142,6 +143,8 @@ func New(cfg Config) *Metrics {
 		"Updates a provider delivered again that the journal already held (skipped by de-duplication), by provider.", "provider")
 	m.updatesDropped = counter("updates_dropped_total",
 		"Updates dropped, by reason: not_allowed (the sender is not on the allow-list: never journalled), or a journal bound (count, bytes, age) or binding_deleted discarding held updates.", "reason")
+	m.transcriptions = counter("transcriptions_total",
+		"Voice notes and audio files transcribed (or not), by status: done, empty, failed, timed_out, too_long.", "status")
 	m.updatesDeadLettered = counter("updates_dead_lettered_total",
 		"Updates a provider could not convert (a decoding failure, a panic), set aside as dead letters (busctl updates --dead-letters), by provider.", "provider")
 	m.delivery = histogram("delivery_latency_seconds",

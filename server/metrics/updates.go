@@ -98,6 +98,15 @@ func (m *Metrics) Delivered(receivedAt time.Time, live bool) {
 	}
 }
 
+// Transcribed counts one transcription by its status (see
+// transcribe.Status.String).
+func (m *Metrics) Transcribed(status string) {
+	if m == nil {
+		return
+	}
+	m.transcriptions.WithLabelValues(status).Inc()
+}
+
 // UpdateDeadLettered counts one update a provider could not convert, set
 // aside as a dead letter.
 func (m *Metrics) UpdateDeadLettered(provider string) {

@@ -53,6 +53,19 @@ const (
 	StatusEmpty         Status = 6 // the transcriber found no words
 )
 
+var statusNames = map[Status]string{
+	StatusDone: "done", StatusNotConfigured: "not_configured", StatusFailed: "failed",
+	StatusTimedOut: "timed_out", StatusTooLong: "too_long", StatusEmpty: "empty",
+}
+
+// String is the status in a metric's or an event's words ("timed_out").
+func (s Status) String() string {
+	if n, ok := statusNames[s]; ok {
+		return n
+	}
+	return "unspecified"
+}
+
 // Config is the transcriber a person configured. Exactly one of Command
 // and URL is set (New refuses both; neither is no transcriber).
 type Config struct {
@@ -98,6 +111,9 @@ type Config struct {
 	// system's.
 	TempDir string
 	Logger  zerolog.Logger
+	// OnResult, if set, is told each transcription's outcome and how long
+	// it took (its turn included), on the goroutine that ran it.
+	OnResult func(k Key, r Result, took time.Duration)
 }
 
 // Formats are the values Config.Format takes, with ffmpeg's arguments
@@ -266,6 +282,7 @@ func (t *Transcriber) start(k Key, a Audio, fetch Fetch) *job {
 	}
 	t.queued++
 	t.wg.Add(1)
+	began := time.Now()
 	go func() {
 		defer t.wg.Done()
 		defer close(j.done)
@@ -282,10 +299,10 @@ func (t *Transcriber) start(k Key, a Audio, fetch Fetch) *job {
 		t.queued--
 		t.mu.Unlock()
 		defer func() { <-t.run }()
-		began := time.Now()
 		j.res = t.transcribe(a, fetch)
-		t.log.Info().Str("provider", k.Provider).Str("file_id", k.FileID).Int32("status", int32(j.res.Status)).
-			Dur("took", time.Since(began)).Int("chars", utf8.RuneCountInString(j.res.Text)).Str("note", j.res.Note).Msg("voice note transcribed")
+		if t.cfg.OnResult != nil {
+			t.cfg.OnResult(k, j.res, time.Since(began))
+		}
 	}()
 	return j
 }

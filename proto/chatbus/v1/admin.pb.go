@@ -148,6 +148,10 @@ const (
 	// A follower's way in to its agent session changed (attributes way_in,
 	// detail): see Follower.way_in.
 	EventKind_EVENT_KIND_FOLLOWER_WAY_IN EventKind = 30
+	// A voice note or audio file was transcribed, or could not be
+	// (attributes provider, file_id, status, took; the note when there is
+	// no transcript): docs/voice.md.
+	EventKind_EVENT_KIND_VOICE_TRANSCRIBED EventKind = 34
 )
 
 // Enum value maps for EventKind.
@@ -182,6 +186,7 @@ var (
 		28: "EVENT_KIND_UPDATE_DEAD_LETTERED",
 		29: "EVENT_KIND_DEAD_LETTER_RESOLVED",
 		30: "EVENT_KIND_FOLLOWER_WAY_IN",
+		34: "EVENT_KIND_VOICE_TRANSCRIBED",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED":             0,
@@ -213,6 +218,7 @@ var (
 		"EVENT_KIND_UPDATE_DEAD_LETTERED":    28,
 		"EVENT_KIND_DEAD_LETTER_RESOLVED":    29,
 		"EVENT_KIND_FOLLOWER_WAY_IN":         30,
+		"EVENT_KIND_VOICE_TRANSCRIBED":       34,
 	}
 )
 
@@ -2526,7 +2532,7 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x16PROVIDER_STATE_RUNNING\x10\x02\x12\x1a\n" +
 	"\x16PROVIDER_STATE_BACKOFF\x10\x03\x12\x18\n" +
 	"\x14PROVIDER_STATE_FATAL\x10\x04\x12\x1a\n" +
-	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xcf\a\n" +
+	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xf1\a\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eEVENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n" +
@@ -2557,7 +2563,8 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x1eEVENT_KIND_CLUSTER_MEMBER_LEFT\x10\x19\x12#\n" +
 	"\x1fEVENT_KIND_UPDATE_DEAD_LETTERED\x10\x1c\x12#\n" +
 	"\x1fEVENT_KIND_DEAD_LETTER_RESOLVED\x10\x1d\x12\x1e\n" +
-	"\x1aEVENT_KIND_FOLLOWER_WAY_IN\x10\x1e*\x96\x02\n" +
+	"\x1aEVENT_KIND_FOLLOWER_WAY_IN\x10\x1e\x12 \n" +
+	"\x1cEVENT_KIND_VOICE_TRANSCRIBED\x10\"*\x96\x02\n" +
 	"\x12ConfigChangeAction\x12$\n" +
 	" CONFIG_CHANGE_ACTION_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cCONFIG_CHANGE_ACTION_APPLIED\x10\x01\x12+\n" +

@@ -161,6 +161,10 @@ type Store struct {
 	cli   *clientv3.Client
 	opts  Options
 	fence clientv3.Cmp
+	// deposed is cancelled by Depose: every write, waiting or not, is
+	// refused with ErrFenced from then on.
+	deposed context.Context
+	depose  context.CancelFunc
 
 	// mu guards everything below. Writes hold it across their etcd
 	// transaction (the leader's writes are serialized: chat rates are
@@ -284,8 +288,10 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	ctxDeposed, depose := context.WithCancel(context.Background())
 	s := &Store{
 		cli: cli, opts: opts,
+		deposed: ctxDeposed, depose: depose,
 		fence:    clientv3.Compare(clientv3.CreateRevision(opts.Fence.Key), "=", opts.Fence.Rev),
 		bindings: map[string]store.Binding{},
 		targets:  map[store.Target]string{},
@@ -563,7 +569,7 @@ func (s *Store) usable() error {
 	switch {
 	case s.closed:
 		return fmt.Errorf("etcdstore: %w", store.ErrClosed)
-	case s.fenced:
+	case s.fenced || s.deposed.Err() != nil:
 		return fmt.Errorf("etcdstore: %w", store.ErrFenced)
 	}
 	return nil
@@ -586,6 +592,9 @@ func (s *Store) commit(ctx context.Context, ops []clientv3.Op) error {
 		ctx, cancel = context.WithTimeout(ctx, s.opts.Timeout)
 		defer cancel()
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.deposed, cancel)()
 	start := time.Now()
 	tryFor, timeouts := s.opts.TryTimeout, 0
 	try := func() (*clientv3.TxnResponse, error) {
@@ -622,6 +631,9 @@ func (s *Store) commit(ctx context.Context, ops []clientv3.Op) error {
 		if backoff.Sleep(ctx, retry.NextBackOff()) == nil {
 			resp, err = try()
 		}
+	}
+	if err != nil && s.deposed.Err() != nil {
+		err = fmt.Errorf("etcdstore: leadership %s@%d given up: %w", s.opts.Fence.Key, s.opts.Fence.Rev, store.ErrFenced)
 	}
 	if err == nil && !resp.Succeeded {
 		err = fmt.Errorf("etcdstore: leadership %s@%d gone: %w", s.opts.Fence.Key, s.opts.Fence.Rev, store.ErrFenced)
@@ -718,6 +730,13 @@ func (s *Store) Fenced() bool {
 
 // Close stops accepting calls and wakes every Changed waiter. The etcd
 // client is the caller's.
+// Depose tells the store that its owner no longer leads (it learned so
+// without a write being refused: its lease ended, or its deadline passed):
+// a write waiting for etcd gives up at once, and every write from now on
+// is refused with ErrFenced, without asking etcd. It does not wait for
+// the store's lock. Idempotent.
+func (s *Store) Depose() { s.depose() }
+
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
