@@ -56,6 +56,7 @@ func TestNoNumericIDs(t *testing.T) {
 		"chatbus.provider.v1.Update.update_id":             true, // the stream's own sequence
 		"chatbus.provider.v1.UpdatesRequest.Ack.update_id": true,
 		"chatbus.provider.v1.DownloadFileResponse.size":    true,
+		"chatbus.provider.v1.Audio.size":                   true, // bytes
 	}
 	fd := providerv1.File_chatbus_provider_v1_provider_proto
 	var walk func(protoreflect.MessageDescriptors)
