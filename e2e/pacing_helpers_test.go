@@ -291,7 +291,9 @@ func paceEdits(t *testing.T, b pacedBus, method string, max int, edit editFunc) 
 			t.Errorf("edit v%d: %v", i, err)
 		}
 	}
-	if n := b.calls(method); n > max || n < 1 {
+	n := b.calls(method)
+	t.Logf("30 edits: %d reached the platform as %s", n, method)
+	if n > max || n < 1 {
 		t.Errorf("%d edits reached the platform, want 1 to %d", n, max)
 	}
 	if got := b.text(s, ids[0]); got != "v30" {
@@ -321,7 +323,9 @@ func paceTyping(t *testing.T, b pacedBus, method string, max int, raw string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if n := b.calls(method); n > max || n < 1 {
+	n := b.calls(method)
+	t.Logf("20 typing calls: %d reached the platform as %s", n, method)
+	if n > max || n < 1 {
 		t.Errorf("%d typing calls reached the platform, want 1 to %d", n, max)
 	}
 }
