@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -86,7 +87,7 @@ func newTerminals(t *testing.T, tmux string, env []string) *terminals {
 		m.run("kill-server")
 		for _, pid := range strings.Fields(out) {
 			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-				if _, err := os.Stat("/proc/" + pid); err != nil {
+				if n, err := strconv.Atoi(pid); err != nil || !alive(n) {
 					break
 				}
 			}

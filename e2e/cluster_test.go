@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -158,28 +157,21 @@ func (tc *testCluster) waitLeader(not string) *clusterNode {
 	return nil
 }
 
-// childrenOf returns the pids of the processes named comm whose parent is
-// ppid.
+// procEntry is one process of the machine (processes, procs_<os>_test.go).
+type procEntry struct {
+	pid, ppid int
+	comm      string // the kernel's short name
+	zombie    bool
+}
+
+// childrenOf returns the pids of the live processes named comm whose
+// parent is ppid.
 func childrenOf(ppid int, comm string) []int {
-	ents, _ := os.ReadDir("/proc")
 	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		open, closeP := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || closeP < 0 || !strings.HasPrefix(s[open+1:closeP], comm[:min(len(comm), 15)]) {
-			continue
-		}
-		fields := strings.Fields(s[closeP+1:])
-		if len(fields) > 1 && fields[0] != "Z" && fields[1] == strconv.Itoa(ppid) {
-			out = append(out, pid)
+	for _, p := range processes() {
+		// The kernel keeps the first 15 (Linux) or 16 (macOS) bytes of the name.
+		if p.ppid == ppid && !p.zombie && strings.HasPrefix(p.comm, comm[:min(len(comm), 15)]) {
+			out = append(out, p.pid)
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/client"
+	"github.com/chatbus/chatbus/internal/proc"
 	"github.com/chatbus/chatbus/internal/testkit"
 )
 
@@ -319,11 +320,10 @@ func TestBusctlStartLogsToARotatedFile(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", res.PID))
+	args, err := proc.Args(res.PID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
 	logPath := filepath.Join(p.state, "supervisord.log")
 	if i := indexOf(args, "--log-file"); i < 0 || i+1 >= len(args) || args[i+1] != logPath {
 		t.Errorf("supervisord started as %q, want --log-file %s", args, logPath)

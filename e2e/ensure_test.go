@@ -10,12 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chatbus/chatbus/internal/proc"
 )
 
 // startResult is `busctl start --json`.
@@ -204,19 +205,13 @@ func runBusctl(p *profile, args ...string) (stdout, stderr string, code int, err
 // names socket (busctl start passes it as --socket).
 func supervisords(socket string) []int {
 	var pids []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+	for _, p := range processes() {
+		args, err := proc.Args(p.pid)
+		if err != nil || len(args) == 0 {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if filepath.Base(args[0]) == "supervisord" && slices.Contains(args, socket) && alive(pid) {
-			pids = append(pids, pid)
+		if filepath.Base(args[0]) == "supervisord" && slices.Contains(args, socket) && alive(p.pid) {
+			pids = append(pids, p.pid)
 		}
 	}
 	return pids
@@ -224,14 +219,8 @@ func supervisords(socket string) []int {
 
 // alive reports whether pid runs (a zombie does not).
 func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// pid (comm) state ...: comm may hold spaces, so look after the last ')'.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+	_, err := proc.StartTime(pid)
+	return err == nil
 }
 
 func waitGone(pid int, within time.Duration) bool {
@@ -246,7 +235,7 @@ func waitGone(pid int, within time.Duration) bool {
 }
 
 // stopSupervisords stops what busctl start left running on socket: SIGTERM,
-// then SIGKILL after 10s. They are not our children, so we poll /proc.
+// then SIGKILL after 10s. They are not our children, so we poll their start time.
 func stopSupervisords(t *testing.T, socket string) {
 	for _, pid := range supervisords(socket) {
 		syscall.Kill(pid, syscall.SIGTERM)

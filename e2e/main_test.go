@@ -67,8 +67,19 @@ type profile struct {
 	state  string
 }
 
+// socketBase is where a profile's runtime dir goes: the system's
+// temporary directory where its path is short, else /tmp (macOS's
+// per-user $TMPDIR takes about 50 of sun_path's 103 bytes there, and a
+// provider child's socket is four levels under the runtime dir).
+func socketBase() string {
+	if d := os.TempDir(); len(d) <= 16 {
+		return d
+	}
+	return "/tmp"
+}
+
 func newProfile(t *testing.T) *profile {
-	run, err := os.MkdirTemp("", "cb")
+	run, err := os.MkdirTemp(socketBase(), "cb")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +93,13 @@ func newProfile(t *testing.T) *profile {
 	}
 }
 
+// env is the environment of the profile's processes. The XDG variables
+// name Linux's defaults under HOME, so that macOS (whose defaults are
+// $TMPDIR and ~/Library/Application Support) puts the files where the
+// tests look too.
 func (p *profile) env() []string {
 	return append(os.Environ(), "HOME="+p.home, "XDG_RUNTIME_DIR="+filepath.Dir(filepath.Dir(filepath.Dir(p.socket))),
-		"XDG_STATE_HOME=", "XDG_CONFIG_HOME=",
+		"XDG_STATE_HOME="+filepath.Join(p.home, ".local", "state"), "XDG_CONFIG_HOME="+filepath.Join(p.home, ".config"),
 		// The binaries are race-built: without this each waits 1s at exit.
 		"GORACE=atexit_sleep_ms=0")
 }

@@ -139,8 +139,9 @@ func TestMacOSSocketFits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		child := filepath.Join(p.RuntimeDir, "providers", "telegram-999999.sock")
-		for _, socket := range []string{p.Socket, child} {
+		for _, socket := range []string{p.Socket,
+			filepath.Join(p.RuntimeDir, "providers", "telegram-999999.sock"),
+			filepath.Join(p.RuntimeDir, "providers", "playground-999999.sock")} {
 			if err := checkSocket(socket, 103); err != nil {
 				t.Errorf("profile %q: %v", profile, err)
 			}

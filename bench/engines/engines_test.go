@@ -1,3 +1,5 @@
+//go:build linux
+
 package engines
 
 // The engine comparison: appending 4 KiB records durably, in batches of 1,
@@ -10,7 +12,8 @@ package engines
 // appends it; the append returns once the batch is durable.
 //
 // The dependencies of the other engines are this module's only: the
-// product's module and its binaries need none of them.
+// product's module and its binaries need none of them. Linux only: the raw
+// baseline is fallocate(2) and fdatasync(2), what the journal does there.
 
 import (
 	"context"

@@ -182,7 +182,7 @@ func runInstalled(t *testing.T, bin string) {
 	if row.Name != "telegram" || row.PID <= 0 {
 		t.Fatalf("provider row %+v", row)
 	}
-	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", row.PID))
+	exe, err := executable(row.PID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,11 +26,12 @@ import (
 // records, is kept by syncing the directory, File.Sync and SyncDir, with
 // F_FULLFSYNC too: Go's os.File.Sync on macOS is F_FULLFSYNC.)
 //
-// A file system that does not support F_FULLFSYNC (some network file
-// systems answer ENOTSUP) gets fsync(2), as os.File.Sync does.
+// A file system that does not support F_FULLFSYNC (SMB answers ENOTSUP,
+// as os.File.Sync knows; macFUSE answers EINVAL) gets fsync(2): what that
+// file system offers. Any other error is the sync's.
 func syncData(f *os.File) error {
 	_, err := unix.FcntlInt(f.Fd(), unix.F_FULLFSYNC, 0)
-	if errors.Is(err, unix.ENOTSUP) {
+	if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EINVAL) {
 		err = unix.Fsync(int(f.Fd()))
 	}
 	return err

@@ -32,7 +32,7 @@ type FS interface {
 	Remove(name string) error
 	// SyncDir makes the entries of dir durable: the names created in or
 	// removed from it before the call survive a crash (fsync(2) of the
-	// directory).
+	// directory; on macOS F_FULLFSYNC, as os.File.Sync does there).
 	SyncDir(dir string) error
 	// Lock takes an exclusive advisory lock on the file name (created 0600
 	// if missing), retrying until ctx ends; then it fails with ctx's error.
@@ -59,17 +59,21 @@ type File interface {
 	// (fallocate(2), mode 0; where the file system cannot, zeros are
 	// written over the range). An error matching errors.ErrUnsupported
 	// means this file system reserves nothing ahead of writes: its files
-	// grow as they are written, and nothing was changed.
+	// grow as they are written, and nothing was changed (the operating
+	// system's on macOS).
 	Allocate(off, n int64) error
-	// Sync makes the file's data and metadata durable (fsync(2)).
+	// Sync makes the file's data and metadata durable (fsync(2); on macOS
+	// F_FULLFSYNC, as os.File.Sync does there).
 	Sync() error
 	// SyncData makes the file's data durable, and its metadata only as far
-	// as reading the data back needs it (fdatasync(2)): the journal's one
-	// sync per group commit.
+	// as reading the data back needs it (fdatasync(2); on macOS
+	// fcntl F_FULLFSYNC, which also flushes the drive's cache: os_<os>.go):
+	// the journal's one sync per group commit.
 	SyncData() error
 	// DropCache tells the system that the file's cached pages will not be
 	// needed, so that the next reads come from the disk (posix_fadvise(2)
-	// POSIX_FADV_DONTNEED: clean pages only). Advice: it may do nothing.
+	// POSIX_FADV_DONTNEED: clean pages only). Advice: it may do nothing
+	// (on macOS it does nothing).
 	DropCache() error
 	// Close closes the file.
 	Close() error
