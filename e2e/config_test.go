@@ -71,6 +71,16 @@ func TestConfigRefusedBeforeServing(t *testing.T) {
 			want: "line 7: providers.telegram.start_limit: 0 is out of range"},
 		{name: "provider binary missing", body: "providers:\n  nosuch:\n    forum_chat_id: -1\n",
 			want: "line 2: providers.nosuch: no provider-nosuch beside supervisord or on PATH"},
+		{name: "transcriber: command and url", body: "transcriber:\n  command: [whisper-cli]\n  url: http://127.0.0.1:8080/inference\n",
+			want: "line 3: transcriber.url: command and url are exclusive: name one"},
+		{name: "transcriber: no such program", body: "transcriber:\n  command: [/nonexistent/whisper-cli, -f, \"{file}\"]\n",
+			want: `line 2: transcriber.command: "/nonexistent/whisper-cli": no such program (install it, or name it by its full path)`},
+		{name: "transcriber: a command as a string", body: "transcriber:\n  command: whisper-cli -f {file}\n",
+			want: "line 2: transcriber.command: want a list of strings, got a string (whisper-cli -f {file})"},
+		{name: "transcriber: an unknown format", body: "transcriber:\n  url: http://127.0.0.1:8080/inference\n  format: aiff\n",
+			want: `line 3: transcriber.format: "aiff": want wav, mp3, flac or ogg (or leave it out: the file as it arrived)`},
+		{name: "transcriber: neither", body: "transcriber:\n  timeout: 1m\n",
+			want: `line 1: transcriber: name a command (argv, "{file}" is the audio) or a url (an OpenAI-compatible /v1/audio/transcriptions endpoint)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

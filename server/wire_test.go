@@ -217,3 +217,33 @@ func BenchmarkSubscribeEncode(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkStreamAudioCheck is what a stream adds per update it sends to
+// find voice notes (Encoded.Audio on a Telegram-shaped text message: a
+// scan of its top-level fields).
+//
+//	go test -run '^$' -bench StreamAudioCheck -benchmem ./server/
+func BenchmarkStreamAudioCheck(b *testing.B) {
+	st, err := store.Open(b.TempDir()+"/state.db", store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	u := store.Update{Provider: "telegram", PlatformUpdateID: 900001, DedupID: "900001", Kind: 1,
+		Chat: "-1001234567890", Thread: "42", FromUserID: 777, Sender: "777", SenderName: "Ada",
+		Refs: []store.Ref{{Kind: store.RefMessage, ID: "55"}}, Text: "please run the tests again",
+		Payload: []byte(`{"update_id":900001,"message":{"message_id":55,"text":"please run the tests again"}}`), ReceivedAt: time.Now()}
+	if _, err := st.Append(b.Context(), "telegram", []store.Update{u}, nil); err != nil {
+		b.Fatal(err)
+	}
+	enc, err := store.ReadEncoded(st, "", 0, 0)
+	if err != nil || len(enc) != 1 {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if enc[0].Audio() != nil {
+			b.Fatal("audio in a text message")
+		}
+	}
+}

@@ -22,10 +22,11 @@ import (
 //	        ids are numbers, chat 4, thread 5), kind 3, platform_update_id 4,
 //	        from_user_id 5, text 6, payload 7, received_at 8 (a
 //	        google.protobuf.Timestamp: seconds 1, nanos 2), sender 9,
-//	        references 10 (each: kind 1, id 2), sender_name 12, audio 13
-//	        (file_id 1, mime_type 2, duration_seconds 3, size 4,
+//	        references 10 (each: kind 1, id 2), sender_name 12; but
+//	        audio 13 (file_id 1, mime_type 2, duration_seconds 3, size 4,
 //	        file_name 5, voice 6; the transcript's fields are the
-//	        stream's to add). Zero values are left out, as protobuf does.
+//	        stream's to add) first, when there is one. Zero values are
+//	        left out, as protobuf does.
 //
 // A message that holds an update is its seq's field, the wire, and the
 // platform's field (AppendWireUpdate): protobuf takes fields in any order.
@@ -253,6 +254,21 @@ func appendWire(b []byte, u *Update) ([]byte, int) {
 		b = protowire.AppendTag(b, num, protowire.VarintType)
 		return protowire.AppendVarint(b, uint64(v))
 	}
+	// Audio goes first, so that a stream tells a voice note by its first
+	// byte (Encoded.Audio).
+	if a := u.Audio; a != nil {
+		var ab []byte
+		ab = appendStr(ab, fAudioFileID, a.FileID)
+		ab = appendStr(ab, fAudioMIME, a.MIME)
+		ab = appendInt(ab, fAudioDuration, int64(a.Duration))
+		ab = appendInt(ab, fAudioSize, a.Size)
+		ab = appendStr(ab, fAudioFileName, a.FileName)
+		if a.Voice {
+			ab = appendInt(ab, fAudioVoice, 1)
+		}
+		b = protowire.AppendTag(b, fUpdateAudio, protowire.BytesType)
+		b = protowire.AppendBytes(b, ab)
+	}
 	if u.Provider != "" || u.Chat != "" || u.Thread != "" {
 		chatID, _ := strconv.ParseInt(u.Chat, 10, 64)
 		threadID, _ := strconv.ParseInt(u.Thread, 10, 64)
@@ -297,19 +313,6 @@ func appendWire(b []byte, u *Update) ([]byte, int) {
 		b = appendStr(b, fRefID, r.ID)
 	}
 	b = appendStr(b, fUpdateSenderName, u.SenderName)
-	if a := u.Audio; a != nil {
-		var ab []byte
-		ab = appendStr(ab, fAudioFileID, a.FileID)
-		ab = appendStr(ab, fAudioMIME, a.MIME)
-		ab = appendInt(ab, fAudioDuration, int64(a.Duration))
-		ab = appendInt(ab, fAudioSize, a.Size)
-		ab = appendStr(ab, fAudioFileName, a.FileName)
-		if a.Voice {
-			ab = appendInt(ab, fAudioVoice, 1)
-		}
-		b = protowire.AppendTag(b, fUpdateAudio, protowire.BytesType)
-		b = protowire.AppendBytes(b, ab)
-	}
 	return b, payloadAt
 }
 
@@ -438,20 +441,24 @@ func decodeWire(u *Update, wire []byte) bool {
 	})
 }
 
-// Audio returns the voice note or audio file e carries, read from the
-// wire; nil if none (a stream checks each update it sends: a scan of
-// its top-level fields, nothing decoded but the audio's).
+// Audio returns the voice note or audio file e carries, nil if none. A
+// stream asks it of each update it sends: the audio is the wire's first
+// field when there is one (appendWire), so the answer for any other
+// update is its first byte.
 func (e Encoded) Audio() *Audio {
-	v, ok := e.field(fUpdateAudio)
-	if !ok {
+	if len(e.Wire) == 0 || e.Wire[0] != audioTag {
 		return nil
 	}
+	_, n := protowire.ConsumeBytes(e.Wire[1:])
 	var u Update
-	if !decodeWire(&u, protowire.AppendBytes(protowire.AppendTag(nil, fUpdateAudio, protowire.BytesType), v)) {
+	if n < 0 || !decodeWire(&u, e.Wire[:1+n]) {
 		return nil
 	}
 	return u.Audio
 }
+
+// audioTag is the audio field's tag: one byte.
+var audioTag = byte(protowire.EncodeTag(fUpdateAudio, protowire.BytesType))
 
 // WithTranscript returns e with its text replaced by text and its audio's
 // transcript fields set (status, the transcript, the note): the fields
