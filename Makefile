@@ -176,7 +176,7 @@ test-install: ## make install into a temp PREFIX (binaries, unit, provider child
 # dist/SHA256SUMS beside them. Reproducible: the entries' time is
 # SOURCE_DATE_EPOCH, by default the commit's time.
 DIST_DIR          ?= dist
-DIST_PLATFORMS    ?= linux/amd64 linux/arm64
+DIST_PLATFORMS    ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
 .PHONY: dist
@@ -188,8 +188,9 @@ dist: ## Release archives for DIST_PLATFORMS into DIST_DIR (default dist/), with
 check-dist: ## make dist twice, the second with an empty build cache, and fail unless the archives are byte-identical
 	@set -e; a="$$(mktemp -d /tmp/cb-dist-a.XXXXXX)"; b="$$(mktemp -d /tmp/cb-dist-b.XXXXXX)"; c="$$(mktemp -d /tmp/cb-gocache.XXXXXX)"; \
 	trap 'rm -rf "$$a" "$$b" "$$c"' EXIT; \
-	$(MAKE) --no-print-directory dist DIST_DIR="$$a"; \
-	GOCACHE="$$c" $(MAKE) --no-print-directory dist DIST_DIR="$$b"; \
+	set -- VERSION="$(VERSION)" COMMIT="$(COMMIT)" SOURCE_DATE_EPOCH="$(SOURCE_DATE_EPOCH)" DIST_PLATFORMS="$(DIST_PLATFORMS)"; \
+	$(MAKE) --no-print-directory dist DIST_DIR="$$a" "$$@"; \
+	GOCACHE="$$c" $(MAKE) --no-print-directory dist DIST_DIR="$$b" "$$@"; \
 	diff -r "$$a" "$$b" && echo "check-dist: $$(ls "$$a" | tr '\n' ' ')byte-identical on a second build"
 
 .PHONY: check-unit

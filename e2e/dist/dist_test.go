@@ -1,8 +1,10 @@
-// Package dist tests `make dist`: it runs the real Makefile twice for
-// linux/amd64 (make check-dist does every platform, the second time with
-// an empty build cache), compares the archives byte for byte, and runs the
-// README's quick start from the archive unpacked into an empty directory
-// with a PATH that has no Go.
+// Package dist tests `make dist`: it runs the real Makefile twice for the
+// platform it runs on (linux/amd64 in CI; make check-dist does every
+// platform, the second time with an empty build cache), compares the
+// archives byte for byte, and runs the README's quick start from the
+// archive unpacked into an empty directory with a PATH that has no Go. On a
+// Mac it is the first thing to run: it builds the darwin archive and runs
+// it there.
 package dist
 
 import (
@@ -12,7 +14,6 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
-	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,15 +33,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbus/chatbus/internal/dist"
 	"github.com/chatbus/chatbus/internal/testkit"
 )
 
 const (
-	version  = "v0.0.0-e2e"
-	platform = "linux/amd64"
+	version = "v0.0.0-e2e"
 	// noGoPath is the quick start's PATH: the system's tools, no Go.
 	noGoPath = "/usr/bin:/bin"
 )
+
+// host is the platform the test runs on, the one it builds.
+var host = dist.Platform{OS: runtime.GOOS, Arch: runtime.GOARCH}
 
 func repoRoot(t *testing.T) string {
 	t.Helper()
@@ -59,7 +64,7 @@ func makeDist(t *testing.T, root, dir, commit string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "make", "--no-print-directory", "-C", root, "dist",
-		"DIST_PLATFORMS="+platform, "DIST_DIR="+dir, "VERSION="+version, "COMMIT="+commit)
+		"DIST_PLATFORMS="+host.String(), "DIST_DIR="+dir, "VERSION="+version, "COMMIT="+commit)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("make dist: %v\n%s", err, out)
@@ -82,7 +87,7 @@ func TestDist(t *testing.T) {
 	makeDist(t, root, a, commit)
 	makeDist(t, root, b, commit)
 
-	name := "chatbus-" + version + "-linux-amd64.tar.gz"
+	name := dist.ArchiveName(version, host)
 	if got := dirNames(t, a); !slices.Equal(got, []string{"SHA256SUMS", name}) {
 		t.Fatalf("make dist wrote %v", got)
 	}
@@ -153,12 +158,26 @@ func checkContents(t *testing.T, root string, archive []byte, epoch time.Time) {
 	if !zr.ModTime.IsZero() || zr.Name != "" || zr.Comment != "" {
 		t.Errorf("gzip header: time %v, name %q, comment %q", zr.ModTime, zr.Name, zr.Comment)
 	}
-	top := "chatbus-" + version + "-linux-amd64/"
+	top := strings.TrimSuffix(dist.ArchiveName(version, host), ".tar.gz") + "/"
 	want := []string{top, top + "INSTALL", top + "LICENSE", top + "THIRD_PARTY_LICENSES", top + "bin/"}
 	for _, c := range shipped(t, root) {
 		want = append(want, top+"bin/"+c)
 	}
-	want = append(want, top+"config.example.yaml", top+"systemd/", top+"systemd/supervisord@.service")
+	// The files the archive carries from the repository, by their path in it.
+	fromRepo := map[string]string{"config.example.yaml": "deploy/config.example.yaml", "INSTALL": "deploy/dist/INSTALL." + host.OS}
+	switch host.OS {
+	case "linux":
+		fromRepo["systemd/supervisord@.service"] = "deploy/systemd/supervisord@.service"
+		want = append(want, top+"systemd/")
+	case "darwin":
+		fromRepo["launchd/supervisord.plist"] = "deploy/launchd/supervisord.plist"
+		want = append(want, top+"launchd/")
+	}
+	for f := range fromRepo {
+		if f != "INSTALL" {
+			want = append(want, top+f)
+		}
+	}
 	slices.Sort(want)
 
 	var names []string
@@ -191,13 +210,11 @@ func checkContents(t *testing.T, root string, archive []byte, epoch time.Time) {
 			}
 		}
 		if strings.HasPrefix(rel, "bin/") && h.Typeflag == tar.TypeReg {
-			checkStatic(t, h.Name, data)
-		}
-		for file, repo := range map[string]string{"config.example.yaml": "deploy/config.example.yaml",
-			"systemd/supervisord@.service": "deploy/systemd/supervisord@.service", "INSTALL": "deploy/dist/INSTALL.linux"} {
-			if rel != file {
-				continue
+			if err := dist.CheckBinary(host, data); err != nil {
+				t.Errorf("%s: %v", h.Name, err)
 			}
+		}
+		if repo, ok := fromRepo[rel]; ok {
 			if b, _ := os.ReadFile(filepath.Join(root, repo)); !bytes.Equal(b, data) {
 				t.Errorf("%s is not %s", h.Name, repo)
 			}
@@ -212,24 +229,6 @@ func checkContents(t *testing.T, root string, archive []byte, epoch time.Time) {
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("archive entries:\n  %s\nwant:\n  %s", strings.Join(names, "\n  "), strings.Join(want, "\n  "))
-	}
-}
-
-// checkStatic: an ELF executable for amd64 without an interpreter (no
-// dynamic loader, no libc: CGO_ENABLED=0).
-func checkStatic(t *testing.T, name string, data []byte) {
-	f, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		t.Errorf("%s: %v", name, err)
-		return
-	}
-	if f.Machine != elf.EM_X86_64 || f.Type != elf.ET_EXEC {
-		t.Errorf("%s: machine %v, type %v", name, f.Machine, f.Type)
-	}
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			t.Errorf("%s is dynamically linked", name)
-		}
 	}
 }
 
@@ -270,18 +269,22 @@ func quickStart(t *testing.T, root, distDir, archive, commit string) {
 	for _, f := range []string{archive, "SHA256SUMS"} {
 		testkit.CopyFile(t, filepath.Join(distDir, f), filepath.Join(dl, f), 0o644)
 	}
-	env = append(env, "v="+version, "p=linux-amd64")
-	check, unpack := `grep " chatbus-$v-$p.tar.gz\$" SHA256SUMS | sha256sum -c`, `tar -xzf chatbus-$v-$p.tar.gz && cd chatbus-$v-$p`
+	env = append(env, "v="+version, "p="+host.OS+"-"+host.Arch)
+	pick, unpack := `grep " chatbus-$v-$p.tar.gz\$" SHA256SUMS | `, `tar -xzf chatbus-$v-$p.tar.gz && cd chatbus-$v-$p`
+	sum := "sha256sum -c"
+	if host.OS == "darwin" {
+		sum = "shasum -a 256 -c" // the README's macOS variant
+	}
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range []string{check, unpack, "bin/supervisord ", "bin/busctl follow "} {
+	for _, line := range []string{pick + "sha256sum -c", unpack, "bin/supervisord ", "bin/busctl follow "} {
 		if !bytes.Contains(readme, []byte("\n"+line)) {
 			t.Errorf("the README's quick start has no line %q", line)
 		}
 	}
-	if out := shell(dl, "/bin/sh", "-c", check); !strings.Contains(out, archive+": OK") {
+	if out := shell(dl, "/bin/sh", "-c", pick+sum); !strings.Contains(out, archive+": OK") {
 		t.Fatalf("checking SHA256SUMS: %s", out)
 	}
 	shell(dl, "/bin/sh", "-c", unpack)

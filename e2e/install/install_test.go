@@ -92,7 +92,9 @@ func files(t *testing.T, dir string) []string {
 func TestMakeInstall(t *testing.T) {
 	root := repoRoot(t)
 	prefix := t.TempDir()
-	runMake(t, root, "install", "PREFIX="+prefix)
+	// SERVICE=systemd on any OS: on macOS the default would load a launchd
+	// agent (TestMakeInstallLaunchd checks that path with a fake launchctl).
+	runMake(t, root, "install", "SERVICE=systemd", "PREFIX="+prefix)
 
 	bin := filepath.Join(prefix, "bin")
 	var want []string
@@ -127,7 +129,7 @@ func TestMakeInstall(t *testing.T) {
 		runInstalled(t, bin)
 	})
 
-	runMake(t, root, "uninstall", "PREFIX="+prefix)
+	runMake(t, root, "uninstall", "SERVICE=systemd", "PREFIX="+prefix)
 	if got := files(t, prefix); len(got) != 0 {
 		t.Errorf("left after make uninstall: %v", got)
 	}

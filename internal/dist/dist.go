@@ -196,6 +196,9 @@ func buildOne(ctx context.Context, cfg Config, p Platform) (string, string, erro
 		if err != nil {
 			return "", "", err
 		}
+		if err := CheckBinary(p, b); err != nil {
+			return "", "", fmt.Errorf("%s: %w", c, err)
+		}
 		entries = append(entries, entry{path.Join("bin", c), 0o755, b})
 	}
 	files := append([][2]string{{"deploy/config.example.yaml", "config.example.yaml"}, {"deploy/dist/INSTALL." + p.OS, "INSTALL"}}, serviceFiles[p.OS]...)

@@ -4,7 +4,12 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"debug/macho"
+	"encoding/binary"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -111,5 +116,64 @@ func TestLicenseFile(t *testing.T) {
 		if got := licenseFile.MatchString(name); got != want {
 			t.Errorf("%s: %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestCheckBinary builds a small program as make dist builds the binaries
+// (CGO_ENABLED=0, -trimpath, -s -w) for linux/amd64 and darwin/arm64, and
+// checks each against its platform and the other's.
+func TestCheckBinary(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n\ngo 1.24\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { println(\"hello\") }\n"), 0o644)
+	build := func(p Platform) []byte {
+		out := filepath.Join(dir, p.OS+"-"+p.Arch)
+		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", "-s -w", "-o", out, ".")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOOS="+p.OS, "GOARCH="+p.Arch, "CGO_ENABLED=0", "GOFLAGS=")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build for %s: %v\n%s", p, err, b)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	linux, darwin := Platform{"linux", "amd64"}, Platform{"darwin", "arm64"}
+	bins := map[Platform][]byte{linux: build(linux), darwin: build(darwin)}
+	for _, tc := range []struct {
+		built, want Platform
+		wantErr     string
+	}{
+		{linux, linux, ""},
+		{darwin, darwin, ""},
+		{linux, Platform{"linux", "arm64"}, "not linux/arm64"},
+		{darwin, Platform{"darwin", "amd64"}, "not darwin/amd64"},
+		{linux, darwin, "invalid magic"},
+		{darwin, linux, "bad magic"},
+	} {
+		err := CheckBinary(tc.want, bins[tc.built])
+		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("a %s binary checked as %s: %v, want %q", tc.built, tc.want, err, tc.wantErr)
+		}
+	}
+	// Without its signature (the load command's bytes changed), an arm64
+	// Mach-O is refused.
+	unsigned := bytes.Clone(bins[darwin])
+	f, err := macho.NewFile(bytes.NewReader(unsigned))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := 32 // the 64-bit Mach-O header
+	for _, l := range f.Loads {
+		raw := l.Raw()
+		if binary.LittleEndian.Uint32(raw) == lcCodeSignature {
+			binary.LittleEndian.PutUint32(unsigned[off:], 0x7fff)
+		}
+		off += len(raw)
+	}
+	if err := CheckBinary(darwin, unsigned); err == nil || !strings.Contains(err.Error(), "no code signature") {
+		t.Errorf("an unsigned darwin/arm64 binary: %v", err)
 	}
 }
