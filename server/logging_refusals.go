@@ -8,7 +8,7 @@ import (
 // refusalLimiter bounds how often refused calls are logged (and published
 // as auth_refused events, which the event hub logs): a client hammering
 // the socket with a wrong secret must not fill the disk. Each peer (by pid,
-// from SO_PEERCRED) may have refusalBurst refusals reported per
+// from its peer credentials) may have refusalBurst refusals reported per
 // refusalWindow; the rest are counted, and the next one reported carries
 // that count ("suppressed"). Refusals of peers without credentials share
 // pid 0.
