@@ -132,7 +132,23 @@ providers:
 func (b *soakBus) start() {
 	b.t.Helper()
 	d := b.p.startBinary(filepath.Join(binDir, "supervisord"), nil, "--log-format", "json", "--log-level", "info", "--config", b.cfgPath)
-	b.p.waitServing(d)
+	// A start after a kill -9 recovers the journal: on a busy machine it
+	// may take longer than profile.waitServing's 15 s.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if _, _, code := b.p.busctl("status"); code == 0 {
+			break
+		}
+		select {
+		case <-d.exited:
+			b.t.Fatalf("supervisord exited: %v\n%s", d.err, d.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("supervisord not serving after 2 minutes\n%s", d.stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	c, err := client.Dial(b.p.socket, client.WithSecretFile(filepath.Join(b.p.state, "secret")))
 	if err != nil {
 		b.t.Fatal(err)
