@@ -20,7 +20,7 @@ STATICCHECK_VERSION        := v0.8.2
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell c="$$(git rev-parse HEAD 2>/dev/null)" && { git diff --quiet HEAD -- 2>/dev/null || c="$$c-dirty"; echo "$$c"; })
 LDFLAGS := -X github.com/chatbus/chatbus/internal/version.Version=$(VERSION) -X github.com/chatbus/chatbus/internal/version.Commit=$(COMMIT)
-GO_TEST_FLAGS ?= -race -count=1 -timeout 14m
+GO_TEST_FLAGS ?= -race -count=1 -timeout 20m
 
 # A stamp per tool and version: bumping a version reinstalls it.
 STAMPS := $(BIN)/.buf-$(BUF_VERSION) $(BIN)/.protoc-gen-go-$(PROTOC_GEN_GO_VERSION) \

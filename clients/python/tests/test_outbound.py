@@ -293,7 +293,7 @@ class RestartTest(_Fake, unittest.TestCase):
 
         # The fake refuses the first attempt as not admitting: the
         # supervisor records the call and holds it.
-        self.platform.fail_next_call("FAILED_PRECONDITION", "admission closed: held by the test")
+        self.platform.fail_next_call("FAILED_PRECONDITION", "admission closed: held by the test", reason="NOT_ADMITTING")
         outcome: dict = {}
 
         def call():

@@ -255,7 +255,7 @@ describe("across a supervisor restart", { skip, timeout: 90_000 }, () => {
       const before = { token: f.session.token, thread: f.target?.thread };
       // The fake refuses the first attempt as not admitting: the supervisor
       // records the call and holds it.
-      fake.platform.failNextCall({ code: "FAILED_PRECONDITION", message: "admission closed: held by the test" });
+      fake.platform.failNextCall({ code: "FAILED_PRECONDITION", message: "admission closed: held by the test", reason: "NOT_ADMITTING" });
       const pending = f.do("sendMessage", { text: "across a restart" }, { timeoutMs: 60_000 });
       pending.catch(() => {}); // asserted below
       const [first] = await eventually(
