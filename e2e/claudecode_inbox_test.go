@@ -12,10 +12,12 @@ import (
 )
 
 // TestClaudeCodeInbox runs the real Claude Code on an API key with
-// channels off (no cached feature flags, no channel flag: what every API-key
-// user has) and chatbus-mcp in its .mcp.json: chat messages reach the
-// model through the session's inbox socket, saying who wrote them, and the
-// reply lands once in the session's own topic; two sessions do not cross;
+// channels off (no cached feature flags: what every API-key user has) and
+// chatbus-mcp in its .mcp.json: chat messages reach the model through the
+// session's inbox socket, saying who wrote them, and the reply lands once
+// in the session's own topic, also in a session started with the
+// development-channel flag (Claude Code skips the channel there); two
+// sessions do not cross;
 // busctl followers says "inbox"; /exit + `claude --continue` loses nothing.
 // A third session whose project refuses cross-session messages
 // (crossSessionInbound "refuse") has no way in: its topic gets one notice,
@@ -41,15 +43,26 @@ func TestClaudeCodeInbox(t *testing.T) {
 	}
 	setInbound("refuse")
 	r.start("alpha", alpha)
-	r.start("beta", beta)
+	// beta asks for the channel, as the channel's docs say, where
+	// channels are off: Claude Code skips the channel (2.1.328 shows no
+	// development-channel warning then; confirm one if it does).
+	r.start("beta", beta, "--dangerously-load-development-channels", "server:chatbus")
 	r.start("gamma", gamma)
+	waitLong(t, "beta started", func() bool {
+		sc := term.screen("beta")
+		return strings.Contains(sc, "I am using this for local development") || strings.Contains(sc, "❯")
+	}, func() string { return term.screen("beta") })
+	if strings.Contains(term.screen("beta"), "I am using this for local development") {
+		term.keys("beta", "Enter")
+	}
 
 	threadA, threadB, threadC := b.topicOf(t, "alpha"), b.topicOf(t, "beta"), b.topicOf(t, "gamma")
 	b.waitBound(t, alpha.profileKey, threadA)
 	b.waitBound(t, beta.profileKey, threadB)
 	b.waitBound(t, gamma.profileKey, threadC)
 	for _, p := range []claudeProject{alpha, beta} {
-		if f := b.waitWayIn(t, p.profileKey, chatbusv1.WayIn_WAY_IN_INBOX); !strings.Contains(f.GetWayInDetail(), "cc-socks") {
+		if f := b.waitWayIn(t, p.profileKey, chatbusv1.WayIn_WAY_IN_INBOX); !strings.Contains(f.GetWayInDetail(), "cc-socks") ||
+			p == beta && !strings.Contains(f.GetWayInDetail(), "channels are off") {
 			t.Errorf("%s: way in detail %q", p.name, f.GetWayInDetail())
 		}
 	}

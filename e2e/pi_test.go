@@ -623,9 +623,10 @@ func TestPiPlayground(t *testing.T) {
 // installed from the tarball (pi install npm:…) into a fresh HOME, against
 // the real provider-telegram and the Bot API stand-in: a message starts a
 // turn and its answer lands once in the session's topic; a photo reaches
-// the model as an image; a 3,000-character answer streamed over 10 s is
-// one message edited at most 10 times, ending on the final text; a longer
-// one is split into valid messages; the ⏹ button under a streaming answer
+// the model as an image; a 3,000-character answer streamed over 10 s
+// (StreamMessage) is one message in a forum topic, edited at most 10 times
+// (about seven: the supervisor starts a stream's calls 1.5 s apart),
+// ending on the final text; a longer one is split into valid messages; the ⏹ button under a streaming answer
 // aborts the run. Counted at the stand-in: every message once.
 func TestPiTelegram(t *testing.T) {
 	t.Parallel()

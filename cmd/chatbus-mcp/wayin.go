@@ -33,7 +33,8 @@ import (
 // Claude Code tells an MCP server nothing of whether it registered the
 // channel handler (its tools/list_changed handler is registered either
 // way), so the channel is taken when the session's command line asks for
-// it; --way-in forces one. With neither, updates stay held in the
+// it and Claude Code's cached feature flags do not leave channels off
+// (channelsOff); --way-in forces one. With neither, updates stay held in the
 // supervisor's journal (nothing is acked), the log and the thread say so
 // once, and the ways are looked for again every waysPoll: a socket that
 // binds late (Claude Code binds it after start when a flag refresh turns
@@ -90,6 +91,9 @@ type ways struct {
 	// crossSessionInbound: managed first, then the user's, then the
 	// project's (which may only tighten it).
 	managed, user, project []string
+	// globalConfig is Claude Code's ~/.claude.json (its cached feature
+	// flags); "" if unknown.
+	globalConfig string
 }
 
 // newWays reads what detection needs from the environment.
@@ -119,6 +123,11 @@ func newWays(force, name, cwd string, getenv func(string) string) *ways {
 	if config != "" {
 		w.user = []string{filepath.Join(config, "settings.json")}
 	}
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		w.globalConfig = filepath.Join(d, ".claude.json")
+	} else if home := getenv("HOME"); home != "" {
+		w.globalConfig = filepath.Join(home, ".claude.json")
+	}
 	w.managed = []string{"/etc/claude-code/managed-settings.json", "/Library/Application Support/ClaudeCode/managed-settings.json"}
 	project := getenv("CLAUDE_PROJECT_DIR")
 	if project == "" {
@@ -144,10 +153,22 @@ func (w *ways) detect() wayIn {
 	if !w.claudeCode {
 		return wayIn{kind: chatbusv1.WayIn_WAY_IN_CHANNEL, detail: "the MCP client is not Claude Code: notifications/claude/channel"}
 	}
-	if flag, ok := w.channelFlag(); ok {
+	flag, asked := w.channelFlag()
+	off := asked && w.channelsOff()
+	if asked && !off {
 		return wayIn{kind: chatbusv1.WayIn_WAY_IN_CHANNEL, detail: "Claude Code's channel (started with " + flag + ")"}
 	}
 	in, ok := w.inbox()
+	if off {
+		// Claude Code skips the channel ("channels feature is not
+		// currently available"): what it would be sent would be lost.
+		why := fmt.Sprintf("started with %s, but Claude Code's channels are off (its cached feature flags in %s do not turn them on: an API key, or not yet fetched)", flag, w.globalConfig)
+		if ok {
+			in.detail += "; " + why
+			return in
+		}
+		return wayIn{kind: chatbusv1.WayIn_WAY_IN_NONE, detail: fmt.Sprintf("Claude Code offers no way in: %s, and %s. Messages wait in the thread until a session of this profile key has one", why, in.detail)}
+	}
 	if ok {
 		return in
 	}
@@ -188,6 +209,33 @@ func (w *ways) channelFlag() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// channelsOff reports whether Claude Code's cached feature flags (in
+// ~/.claude.json) leave its channels feature off: Claude Code registers
+// no channel then, whatever the flags of the session ask (it logs
+// "Channel notifications skipped: channels feature is not currently
+// available"). An unreadable or absent file says nothing: false.
+func (w *ways) channelsOff() bool {
+	if w.globalConfig == "" {
+		return false
+	}
+	b, err := os.ReadFile(w.globalConfig)
+	if err != nil {
+		return false
+	}
+	var cfg struct {
+		Features map[string]json.RawMessage `json:"cachedGrowthBookFeatures"`
+		Legacy   map[string]json.RawMessage `json:"cachedFeatureFlags"`
+	}
+	if json.Unmarshal(b, &cfg) != nil {
+		return false
+	}
+	flags := cfg.Features
+	if flags == nil {
+		flags = cfg.Legacy
+	}
+	return string(flags["tengu_harbor"]) != "true"
 }
 
 // inbox finds the session's inbox socket: the exported one, else one

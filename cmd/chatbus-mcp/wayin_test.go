@@ -34,6 +34,7 @@ func TestDetectWayIn(t *testing.T) {
 		name     string
 		w        ways
 		settings map[string]string // file name (user, project, local) → value
+		flags    string            // ~/.claude.json, if set
 		lateBind bool
 		want     chatbusv1.WayIn
 		socket   string
@@ -44,6 +45,12 @@ func TestDetectWayIn(t *testing.T) {
 			w: ways{claudeCode: true, socket: live.Path, launcherArgs: []string{"claude", "--dangerously-load-development-channels", "server:chatbus"}}},
 		{name: "approved channel plugin", want: chatbusv1.WayIn_WAY_IN_CHANNEL, detail: "--channels plugin:chatbus@",
 			w: ways{claudeCode: true, launcherArgs: []string{"claude", "--channels=plugin:other@m,plugin:chatbus@market"}}},
+		{name: "channel asked, channels on", want: chatbusv1.WayIn_WAY_IN_CHANNEL, flags: `{"cachedGrowthBookFeatures":{"tengu_harbor":true}}`,
+			w: ways{claudeCode: true, socket: live.Path, launcherArgs: []string{"claude", "--dangerously-load-development-channels", "server:chatbus"}}},
+		{name: "channel asked, channels off", want: chatbusv1.WayIn_WAY_IN_INBOX, socket: live.Path, detail: "channels are off", flags: `{"cachedGrowthBookFeatures":{"other":true}}`,
+			w: ways{claudeCode: true, socket: live.Path, launcherArgs: []string{"claude", "--dangerously-load-development-channels", "server:chatbus"}}},
+		{name: "channel asked, channels off, no inbox", want: chatbusv1.WayIn_WAY_IN_NONE, detail: "channels are off", flags: `{"hasCompletedOnboarding":true}`,
+			w: ways{claudeCode: true, launcherArgs: []string{"claude", "--dangerously-load-development-channels", "server:chatbus"}}},
 		{name: "another server's channel", want: chatbusv1.WayIn_WAY_IN_INBOX, socket: live.Path,
 			w: ways{claudeCode: true, socket: live.Path, launcherArgs: []string{"claude", "--channels", "server:chatbusx", "--continue"}}},
 		{name: "inbox", want: chatbusv1.WayIn_WAY_IN_INBOX, socket: live.Path, detail: "inbox socket " + live.Path,
@@ -78,6 +85,12 @@ func TestDetectWayIn(t *testing.T) {
 			w.user, w.project = []string{files["user"]}, []string{files["project"], files["local"]}
 			for f, v := range tt.settings {
 				if err := os.WriteFile(files[f], []byte(`{"permissions":{},"crossSessionInbound":"`+v+`"}`), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.flags != "" {
+				w.globalConfig = filepath.Join(sdir, "claude.json")
+				if err := os.WriteFile(w.globalConfig, []byte(tt.flags), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -184,6 +185,14 @@ func (j *Journal) recover() error {
 	}
 	if err := r.finish(); err != nil {
 		return fmt.Errorf("journal %s: %w", j.dir, err)
+	}
+	if cap(data) >= recoveryFreeBytes {
+		// Each segment was read whole (preallocated: 64 MiB by
+		// default): without a collection now, the heap's goal would
+		// carry that buffer, and the supervisor's memory would climb
+		// toward twice it before the first collection after the start.
+		// (data is not used past here.)
+		debug.FreeOSMemory()
 	}
 	now := j.opts.Now().UnixNano()
 	for _, w := range j.windows {
@@ -581,6 +590,10 @@ func (j *Journal) dedupCutoff(now int64) int64 {
 	}
 	return now - int64(j.opts.DedupMaxAge)
 }
+
+// recoveryFreeBytes is the recovery read buffer from which Open collects
+// it at once (recover).
+const recoveryFreeBytes = 8 << 20
 
 // readAll reads the whole file into buf (reused if large enough).
 func readAll(f vfs.File, buf []byte) ([]byte, error) {

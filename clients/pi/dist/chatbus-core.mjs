@@ -7736,6 +7736,28 @@ var Follower = class {
       (session, callOpts) => this.client.bus.editMessage({ session, messageId, text, buttons: opts.buttons ?? [], idempotencyKey: key }, callOpts)
     );
   }
+  /**
+   * Shows an answer as it is written (StreamMessage): call it with the
+   * whole text so far (Markdown) under one stream id each time it grows,
+   * and once with `final`. Where the platform has drafts (Telegram private
+   * chats) the person sees a growing draft, then the final message;
+   * elsewhere one message edited as it grows. A growing text returns at
+   * once (the supervisor paces the platform calls); the final one lands
+   * once (its idempotency key, else one made of the stream id). Resolves
+   * to the ids of the messages that show the answer so far.
+   */
+  async stream(streamId, text, opts = {}) {
+    const key = opts.idempotencyKey ?? "";
+    const resp = await this.retried(
+      key,
+      opts,
+      (session, callOpts) => this.client.bus.streamMessage(
+        { session, streamId, text, final: opts.final ?? false, replyTo: opts.replyTo ?? "", buttons: opts.buttons ?? [], idempotencyKey: key },
+        callOpts
+      )
+    );
+    return resp.messageIds;
+  }
   /** Sets the follower's reaction (one emoji) on a message of its thread. */
   async react(messageId, emoji, opts = {}) {
     const key = opts.idempotencyKey || newIdempotencyKey();
@@ -8493,28 +8515,31 @@ function numberOr(v, name) {
 }
 
 // src/stream.ts
+var streams = 0;
 var AnswerStream = class {
   constructor(sink, opts) {
     this.sink = sink;
     this.opts = opts;
-    if (opts.maxChars < 64) throw new RangeError(`maxChars ${opts.maxChars} is too small`);
   }
   sink;
   opts;
+  id = `pi-${process.pid}-${Date.now().toString(36)}-${++streams}`;
   latest = "";
+  shown = "";
+  // the text of the last call that landed
   final = false;
-  parts = [];
-  // messages sent, in order
+  settled = false;
+  // the final text landed
+  ids = [];
   running;
   lastStart = 0;
   wake;
-  failed = false;
   calls = 0;
-  /** The ids of the messages sent so far, in order. */
+  /** The ids of the messages that show the text so far, in order. */
   get messageIds() {
-    return this.parts.map((p) => p.id);
+    return this.ids;
   }
-  /** How many send and edit calls the stream made. */
+  /** How many StreamMessage calls the stream made. */
   get callCount() {
     return this.calls;
   }
@@ -8525,9 +8550,9 @@ var AnswerStream = class {
     this.kick();
   }
   /**
-   * The final text: sent (or edited in) as soon as the call under way is
-   * done, without the buttons. Resolves once it landed (or failed: see
-   * onError). An empty final text with nothing sent sends nothing.
+   * The final text: sent as soon as the call under way is done, without the
+   * buttons. Resolves once it landed (or failed: see onError). An empty
+   * final text with nothing shown sends nothing.
    */
   finish(text = this.latest) {
     this.final = true;
@@ -8546,7 +8571,7 @@ var AnswerStream = class {
   // The one loop that makes the calls: it sends what is newest each time.
   async pump() {
     for (; ; ) {
-      if (this.failed || !this.dirty()) return;
+      if (!this.dirty()) return;
       if (!this.final) {
         const wait = this.lastStart + this.opts.intervalMs - Date.now();
         if (wait > 0) {
@@ -8569,112 +8594,21 @@ var AnswerStream = class {
   }
   // Whether the thread does not show the newest text yet.
   dirty() {
-    const want = this.layout(this.latest);
-    if (want.length === 0) return false;
-    if (want.length !== this.parts.length) return true;
-    if (this.final && !this.settled) return true;
-    return want.some((t, i) => t !== this.parts[i].text);
+    if (this.settled || this.latest.trim() === "") return false;
+    return this.final || this.latest !== this.shown;
   }
-  settled = false;
-  // the final text landed without buttons
-  // One call towards text: a part that is done gets its final text, the
-  // next new part is sent, or the last part is edited.
   async step(text, final) {
-    const want = this.layout(text);
-    const buttons = final ? [] : this.opts.buttons ?? [];
+    this.calls++;
     try {
-      for (let i2 = 0; i2 < this.parts.length && i2 < want.length - 1; i2++) {
-        if (this.parts[i2].text !== want[i2] || i2 === this.parts.length - 1 && this.hasButtons(i2)) {
-          this.calls++;
-          await this.sink.edit(this.parts[i2].id, want[i2], []);
-          this.parts[i2].text = want[i2];
-          this.buttonsOn = -1;
-          return;
-        }
-      }
-      const i = want.length - 1;
-      if (this.parts.length <= i) {
-        this.calls++;
-        const ids = await this.sink.send(want[i], buttons);
-        if (ids.length === 0) throw new Error("the message was not sent (no id)");
-        this.parts.push({ id: ids[ids.length - 1], text: want[i] });
-        this.buttonsOn = buttons.length ? this.parts.length - 1 : -1;
-        if (final && this.parts.length === want.length) this.settled = true;
-        return;
-      }
-      if (this.parts[i].text !== want[i] || final && this.hasButtons(i)) {
-        this.calls++;
-        await this.sink.edit(this.parts[i].id, want[i], buttons);
-        this.parts[i].text = want[i];
-        this.buttonsOn = buttons.length ? i : -1;
-      }
+      this.ids = await this.sink.stream(this.id, text, final, final ? [] : this.opts.buttons ?? []);
+      this.shown = text;
       if (final) this.settled = true;
     } catch (e) {
       this.opts.onError?.(e);
-      if (final || this.parts.length === 0) this.failed = true;
+      if (final) this.settled = true;
     }
-  }
-  buttonsOn = -1;
-  // the part that shows the buttons, -1 if none
-  hasButtons(i) {
-    return this.buttonsOn === i;
-  }
-  // The parts text is shown in: each at most maxChars.
-  layout(text) {
-    return splitMarkdown(text.trim() === "" ? "" : text, this.opts.maxChars);
   }
 };
-function splitMarkdown(text, max) {
-  const parts = [];
-  let rest = text;
-  let reopen = "";
-  while (rest.length > 0) {
-    const head = reopen ? reopen + "\n" : "";
-    const room = max - head.length;
-    if (rest.length <= room) {
-      parts.push(head + rest);
-      break;
-    }
-    let cut = cutAt(rest, room - 4);
-    const piece = head + rest.slice(0, cut);
-    const open = openFence(piece);
-    if (open) {
-      parts.push(piece.replace(/\n?$/, "\n") + open.fence);
-      reopen = open.line;
-    } else {
-      parts.push(piece);
-      reopen = "";
-    }
-    while (cut < rest.length && (rest[cut] === "\n" || rest[cut] === " ")) cut++;
-    rest = rest.slice(cut);
-  }
-  return parts.map((p) => p.replace(/\s+$/, "")).filter((p) => p !== "");
-}
-function cutAt(s, room) {
-  if (room < 1) room = 1;
-  const window = s.slice(0, room + 1);
-  const half = Math.floor(room / 2);
-  for (const sep of ["\n\n", "\n", " "]) {
-    const i = window.lastIndexOf(sep, room);
-    if (i >= half) return i;
-  }
-  const c = s.charCodeAt(room - 1);
-  return c >= 55296 && c <= 56319 ? room - 1 : room;
-}
-function openFence(piece) {
-  let open;
-  for (const line of piece.split("\n")) {
-    const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
-    if (!m) continue;
-    if (!open) {
-      if (m[1][0] === "`" && m[2].includes("`")) continue;
-      open = { fence: m[1], line: line.trimStart() };
-    } else if (m[1][0] === open.fence[0] && m[1].length >= open.fence.length && m[2].trim() === "") {
-      open = void 0;
-    }
-  }
-  return open;
-}
 
 // src/extension.ts
 var STOP_DATA = "pi:stop";
@@ -8796,7 +8730,6 @@ var Session = class {
   relay;
   uninstallRelay;
   verbs = /* @__PURE__ */ new Set();
-  maxChars = 4096;
   answer;
   trace;
   traceLines = [];
@@ -8866,7 +8799,6 @@ var Session = class {
     }
     this.follower = f;
     this.verbs = new Set(f.capabilities?.verbs ?? []);
-    this.maxChars = f.capabilities?.maxTextChars || 4096;
     const thread = f.binding?.threadName ?? "";
     const t = f.target;
     this.why = t ? "connected" : "the supervisor has no chat provider: no thread";
@@ -9067,11 +8999,9 @@ var Session = class {
   newStream(buttons) {
     return new AnswerStream(
       {
-        send: (text, b) => this.mustFollower().send(text, { buttons: b }),
-        edit: (id, text, b) => this.mustFollower().edit(id, text, { buttons: b })
+        stream: (id, text, final, b) => this.mustFollower().stream(id, text, { final, buttons: b })
       },
       {
-        maxChars: this.maxChars,
         intervalMs: this.settings.editIntervalMs,
         buttons: this.verbs.has("answer") ? buttons : [],
         onError: (e) => this.log(`streaming into the thread: ${errText(e)}`)

@@ -177,7 +177,6 @@ class Session {
   private readonly relay: PromptRelay;
   private uninstallRelay: (() => void) | undefined;
   private verbs = new Set<string>();
-  private maxChars = 4096;
   private answer: AnswerStream | undefined;
   private trace: AnswerStream | undefined;
   private traceLines: string[] = [];
@@ -273,7 +272,6 @@ class Session {
     }
     this.follower = f;
     this.verbs = new Set(f.capabilities?.verbs ?? []);
-    this.maxChars = f.capabilities?.maxTextChars || 4096;
     const thread = f.binding?.threadName ?? "";
     const t = f.target;
     this.why = t ? "connected" : "the supervisor has no chat provider: no thread";
@@ -495,11 +493,9 @@ class Session {
   private newStream(buttons: StreamButton[]): AnswerStream {
     return new AnswerStream(
       {
-        send: (text, b) => this.mustFollower().send(text, { buttons: b }),
-        edit: (id, text, b) => this.mustFollower().edit(id, text, { buttons: b }),
+        stream: (id, text, final, b) => this.mustFollower().stream(id, text, { final, buttons: b }),
       },
       {
-        maxChars: this.maxChars,
         intervalMs: this.settings!.editIntervalMs,
         buttons: this.verbs.has("answer") ? buttons : [],
         onError: (e) => this.log(`streaming into the thread: ${errText(e)}`),

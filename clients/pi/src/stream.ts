@@ -1,24 +1,18 @@
 // The one place that puts a growing text into the thread: an assistant's
 // answer as pi streams it, or the run's trace of tool calls.
 //
-// Today it is one message sent at the first text and edited as the text
-// grows (SendMessage, then EditMessage); the supervisor's scheduler
-// coalesces edits to the platform's rate and the last one always lands.
-// When the bus has a streaming verb (the whole text so far, a stream id and
-// a final flag), only Sink changes: AnswerStream already hands it the whole
-// text each time and says which call is the last.
+// It streams with the bus's StreamMessage: the whole text so far under one
+// stream id each time it grows, and once more, final, at the end. The
+// supervisor shows it with what the platform has: a draft that grows, then
+// one final message, in a Telegram private chat; elsewhere one message
+// edited as it grows (the scheduler coalesces; a text that outgrows a
+// message goes on in a new one). The final message lands once.
 //
-// Pacing on this side: at most one call is under way per stream, and a new
-// edit starts no sooner than intervalMs after the previous one began, so a
-// model that streams hundreds of deltas a second makes a handful of calls.
-// Whatever arrived meanwhile is folded into the next call; the final text
-// is sent as soon as the call before it is done.
-//
-// Splitting: an edit must fit in one message. A text longer than maxChars
-// is cut into parts at a paragraph, line or word boundary (a code block cut
-// in two is closed in the first part and opened again in the next), each
-// part its own message; a part is edited to its final text once the text
-// has grown past it, and only the last part is edited from then on.
+// Pacing on this side too: at most one call is under way per stream, and
+// a new one starts no sooner than intervalMs after the previous one began,
+// so a model that streams hundreds of deltas a second makes a handful of
+// calls. Whatever arrived meanwhile is folded into the next call; the final
+// text is sent as soon as the call before it is done.
 
 /** A button under the streaming message: its label and the data a press carries back. */
 export interface StreamButton {
@@ -26,58 +20,54 @@ export interface StreamButton {
   data: string;
 }
 
-/** Where a stream's text goes: the follower's message verbs. */
+/** Where a stream's text goes: the follower's StreamMessage. */
 export interface Sink {
-  /** Sends a new message; resolves to its ids (the last one carries the buttons). */
-  send(text: string, buttons: StreamButton[]): Promise<string[]>;
-  /** Replaces a message's text and buttons (none removes them). */
-  edit(messageId: string, text: string, buttons: StreamButton[]): Promise<void>;
+  /**
+   * Shows text, the whole text so far of stream id (final: the last call,
+   * its final text), with buttons under the growing message; resolves to
+   * the ids of the messages that show it so far.
+   */
+  stream(id: string, text: string, final: boolean, buttons: StreamButton[]): Promise<string[]>;
 }
 
 export interface StreamOptions {
-  /** The longest text one message takes (the platform's limit). */
-  maxChars: number;
   /** The shortest time between the starts of two calls while the text grows. */
   intervalMs: number;
-  /** Buttons shown under the last part while the text grows (e.g. ⏹ Stop); removed at the end. */
+  /** Buttons shown under the growing message (e.g. ⏹ Stop); none on the final one. */
   buttons?: StreamButton[];
   /** Told of a failed call; the stream goes on with the next text. */
   onError?: (err: unknown) => void;
 }
 
-/** A sent part: its message and the text it shows. */
-interface Part {
-  id: string;
-  text: string;
-}
+let streams = 0;
 
 /**
  * One growing text in the thread. update() with the whole text so far, as
  * often as it changes; finish() with the final text. Not reusable.
  */
 export class AnswerStream {
+  private readonly id = `pi-${process.pid}-${Date.now().toString(36)}-${++streams}`;
   private latest = "";
+  private shown = ""; // the text of the last call that landed
   private final = false;
-  private parts: Part[] = []; // messages sent, in order
+  private settled = false; // the final text landed
+  private ids: string[] = [];
   private running: Promise<void> | undefined;
   private lastStart = 0;
   private wake: (() => void) | undefined;
-  private failed = false;
   private calls = 0;
 
   constructor(
     private readonly sink: Sink,
     private readonly opts: StreamOptions,
-  ) {
-    if (opts.maxChars < 64) throw new RangeError(`maxChars ${opts.maxChars} is too small`);
-  }
+  ) {}
 
-  /** The ids of the messages sent so far, in order. */
+  /** The ids of the messages that show the text so far, in order. */
   get messageIds(): string[] {
-    return this.parts.map((p) => p.id);
+    return this.ids;
   }
 
-  /** How many send and edit calls the stream made. */
+  /** How many StreamMessage calls the stream made. */
   get callCount(): number {
     return this.calls;
   }
@@ -90,9 +80,9 @@ export class AnswerStream {
   }
 
   /**
-   * The final text: sent (or edited in) as soon as the call under way is
-   * done, without the buttons. Resolves once it landed (or failed: see
-   * onError). An empty final text with nothing sent sends nothing.
+   * The final text: sent as soon as the call under way is done, without the
+   * buttons. Resolves once it landed (or failed: see onError). An empty
+   * final text with nothing shown sends nothing.
    */
   finish(text: string = this.latest): Promise<void> {
     this.final = true;
@@ -113,7 +103,7 @@ export class AnswerStream {
   // The one loop that makes the calls: it sends what is newest each time.
   private async pump(): Promise<void> {
     for (;;) {
-      if (this.failed || !this.dirty()) return;
+      if (!this.dirty()) return;
       if (!this.final) {
         const wait = this.lastStart + this.opts.intervalMs - Date.now();
         if (wait > 0) {
@@ -138,65 +128,22 @@ export class AnswerStream {
 
   // Whether the thread does not show the newest text yet.
   private dirty(): boolean {
-    const want = this.layout(this.latest);
-    if (want.length === 0) return false;
-    if (want.length !== this.parts.length) return true;
-    if (this.final && !this.settled) return true;
-    return want.some((t, i) => t !== this.parts[i].text);
+    if (this.settled || this.latest.trim() === "") return false;
+    return this.final || this.latest !== this.shown;
   }
 
-  private settled = false; // the final text landed without buttons
-
-  // One call towards text: a part that is done gets its final text, the
-  // next new part is sent, or the last part is edited.
   private async step(text: string, final: boolean): Promise<void> {
-    const want = this.layout(text);
-    const buttons = final ? [] : (this.opts.buttons ?? []);
+    this.calls++;
     try {
-      // A part before the last whose text changed (the text grew past it):
-      // its final text, no buttons.
-      for (let i = 0; i < this.parts.length && i < want.length - 1; i++) {
-        if (this.parts[i].text !== want[i] || (i === this.parts.length - 1 && this.hasButtons(i))) {
-          this.calls++;
-          await this.sink.edit(this.parts[i].id, want[i], []);
-          this.parts[i].text = want[i];
-          this.buttonsOn = -1;
-          return;
-        }
-      }
-      const i = want.length - 1;
-      if (this.parts.length <= i) {
-        this.calls++;
-        const ids = await this.sink.send(want[i], buttons);
-        if (ids.length === 0) throw new Error("the message was not sent (no id)");
-        this.parts.push({ id: ids[ids.length - 1], text: want[i] });
-        this.buttonsOn = buttons.length ? this.parts.length - 1 : -1;
-        if (final && this.parts.length === want.length) this.settled = true;
-        return;
-      }
-      if (this.parts[i].text !== want[i] || (final && this.hasButtons(i))) {
-        this.calls++;
-        await this.sink.edit(this.parts[i].id, want[i], buttons);
-        this.parts[i].text = want[i];
-        this.buttonsOn = buttons.length ? i : -1;
-      }
+      this.ids = await this.sink.stream(this.id, text, final, final ? [] : (this.opts.buttons ?? []));
+      this.shown = text;
       if (final) this.settled = true;
     } catch (e) {
       this.opts.onError?.(e);
-      // A failed send leaves nothing to edit: give up on this stream. A
-      // failed edit is made good by the next one, except the final one.
-      if (final || this.parts.length === 0) this.failed = true;
+      // A failed growing text is made good by the next one; a failed final
+      // one ends the stream.
+      if (final) this.settled = true;
     }
-  }
-
-  private buttonsOn = -1; // the part that shows the buttons, -1 if none
-  private hasButtons(i: number): boolean {
-    return this.buttonsOn === i;
-  }
-
-  // The parts text is shown in: each at most maxChars.
-  private layout(text: string): string[] {
-    return splitMarkdown(text.trim() === "" ? "" : text, this.opts.maxChars);
   }
 }
 

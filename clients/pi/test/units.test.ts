@@ -17,20 +17,12 @@ import { PromptRelay, escapeMarkdown } from "../src/prompts.js";
 import { loadSettings } from "../src/settings.js";
 import { AnswerStream, type StreamButton, splitMarkdown } from "../src/stream.js";
 
-/** A sink that records calls; each call waits for release() when gated. */
+/** A sink that records StreamMessage calls, as the supervisor answers them (one message). */
 class FakeSink {
-  calls: { op: "send" | "edit"; id: string; text: string; buttons: number }[] = [];
-  texts = new Map<string, string>();
-  private n = 0;
-  async send(text: string, buttons: StreamButton[]): Promise<string[]> {
-    const id = `m${++this.n}`;
-    this.calls.push({ op: "send", id, text, buttons: buttons.length });
-    this.texts.set(id, text);
-    return [id];
-  }
-  async edit(id: string, text: string, buttons: StreamButton[]): Promise<void> {
-    this.calls.push({ op: "edit", id, text, buttons: buttons.length });
-    this.texts.set(id, text);
+  calls: { id: string; text: string; final: boolean; buttons: number }[] = [];
+  async stream(id: string, text: string, final: boolean, buttons: StreamButton[]): Promise<string[]> {
+    this.calls.push({ id, text, final, buttons: buttons.length });
+    return ["m1"];
   }
 }
 
@@ -60,9 +52,9 @@ describe("splitMarkdown", () => {
 });
 
 describe("AnswerStream", () => {
-  it("sends at the first text, folds fast updates into few edits, and ends on the final text without buttons", async () => {
+  it("streams the whole text under one id, folds fast updates into few calls, and ends on one final call without buttons", async () => {
     const sink = new FakeSink();
-    const s = new AnswerStream(sink, { maxChars: 4096, intervalMs: 50, buttons: [{ label: "⏹", data: "pi:stop" }] });
+    const s = new AnswerStream(sink, { intervalMs: 50, buttons: [{ label: "⏹", data: "pi:stop" }] });
     let text = "";
     for (let i = 0; i < 200; i++) {
       text += `w${i} `;
@@ -70,25 +62,24 @@ describe("AnswerStream", () => {
       if (i % 20 === 0) await new Promise((r) => setTimeout(r, 10));
     }
     await s.finish(text + "end");
-    assert.equal(sink.calls[0].op, "send");
     assert.equal(sink.calls[0].buttons, 1);
-    const last = sink.calls[sink.calls.length - 1];
-    assert.deepEqual([last.text, last.buttons], [text + "end", 0]);
+    assert.equal(new Set(sink.calls.map((c) => c.id)).size, 1, "one stream id");
+    const finals = sink.calls.filter((c) => c.final);
+    assert.deepEqual(finals.map((c) => [c.text, c.buttons]), [[text + "end", 0]]);
+    assert.equal(sink.calls[sink.calls.length - 1].final, true);
     assert.ok(sink.calls.length < 20, `${sink.calls.length} calls for 200 updates`);
-    assert.equal(s.messageIds.length, 1);
+    assert.deepEqual(s.messageIds, ["m1"]);
   });
-  it("moves a text that outgrows a message into a new one, the first edited to its final part", async () => {
+  it("gives each stream its own id", async () => {
     const sink = new FakeSink();
-    const s = new AnswerStream(sink, { maxChars: 100, intervalMs: 1 });
-    const para = (c: string) => c.repeat(60);
-    s.update(para("a"));
-    await s.finish(`${para("a")}\n\n${para("b")}\n\n${para("c")}`);
-    assert.deepEqual([...sink.texts.values()], [para("a"), para("b"), para("c")]);
-    assert.equal(s.messageIds.length, 3);
+    await new AnswerStream(sink, { intervalMs: 1 }).finish("one");
+    await new AnswerStream(sink, { intervalMs: 1 }).finish("two");
+    assert.equal(sink.calls.length, 2);
+    assert.notEqual(sink.calls[0].id, sink.calls[1].id);
   });
   it("sends nothing for an empty answer", async () => {
     const sink = new FakeSink();
-    await new AnswerStream(sink, { maxChars: 100, intervalMs: 1 }).finish("  ");
+    await new AnswerStream(sink, { intervalMs: 1 }).finish("  ");
     assert.equal(sink.calls.length, 0);
   });
 });

@@ -143,6 +143,15 @@ export interface EditOptions extends CallOptions {
   buttons?: Button[];
 }
 
+export interface StreamOptions extends CallOptions {
+  /** The answer is complete: the text is its final text. */
+  final?: boolean;
+  /** A message of the thread the answer answers; default none. */
+  replyTo?: string;
+  /** Buttons under the growing message and, with final, under the final one (none removes them). */
+  buttons?: Button[];
+}
+
 /** What Follower.do resolves to. */
 export interface CallResult {
   /** The platform's result decoded from JSON (undefined if empty). */
@@ -601,6 +610,27 @@ export class Follower {
     await this.retried(key, opts, (session, callOpts) =>
       this.client.bus.editMessage({ session, messageId, text, buttons: opts.buttons ?? [], idempotencyKey: key }, callOpts),
     );
+  }
+
+  /**
+   * Shows an answer as it is written (StreamMessage): call it with the
+   * whole text so far (Markdown) under one stream id each time it grows,
+   * and once with `final`. Where the platform has drafts (Telegram private
+   * chats) the person sees a growing draft, then the final message;
+   * elsewhere one message edited as it grows. A growing text returns at
+   * once (the supervisor paces the platform calls); the final one lands
+   * once (its idempotency key, else one made of the stream id). Resolves
+   * to the ids of the messages that show the answer so far.
+   */
+  async stream(streamId: string, text: string, opts: StreamOptions = {}): Promise<string[]> {
+    const key = opts.idempotencyKey ?? "";
+    const resp = await this.retried(key, opts, (session, callOpts) =>
+      this.client.bus.streamMessage(
+        { session, streamId, text, final: opts.final ?? false, replyTo: opts.replyTo ?? "", buttons: opts.buttons ?? [], idempotencyKey: key },
+        callOpts,
+      ),
+    );
+    return resp.messageIds;
   }
 
   /** Sets the follower's reaction (one emoji) on a message of its thread. */

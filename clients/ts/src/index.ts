@@ -22,6 +22,7 @@ export {
   type EditOptions,
   type RegisterOptions,
   type SendOptions,
+  type StreamOptions,
   type UpdatesOptions,
 } from "./client.js";
 export {
