@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -201,8 +202,10 @@ func (bf *buttonFollower) tapped() []string {
 // TestBrowserChatAndConsole: a person opens the printed URL, sees the
 // follower's thread appear, chats with it and presses its button; the
 // operator opens the console, sees the follower and the provider, and
-// restarts the provider while the person types: outcome restarted, the
-// message arrives once.
+// restarts the provider (its drain held by a follower's download that is
+// not read) while the person types and the follower sends: the console
+// shows the calls waiting; outcome restarted, the message arrives once and
+// the upload held across the restart is delivered once after it.
 func TestBrowserChatAndConsole(t *testing.T) {
 	tab := browserCtx(t)
 	artifacts := t.TempDir()
@@ -248,9 +251,37 @@ func TestBrowserChatAndConsole(t *testing.T) {
 	until(t, con, "the events", `[...document.querySelectorAll("#events .kind")].some(e => e.textContent === "follower_registered")`)
 	oldPID, _ := chromedp.Run(con, chromedp.Evaluate[string](`document.querySelector('#providers tr[data-provider="playground"] [data-field=pid]').textContent`))
 
-	// The follower starts sending a file and holds the upload open: the
-	// provider has an outbound delivery in flight, so a restart waits for
-	// it to settle.
+	// The follower sends a large file, then starts downloading it and
+	// does not read: the provider has the download in flight (flow control
+	// holds its stream), so a restart's drain waits for it.
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<20) // 16 MiB, beyond what the streams buffer
+	bigRes, err := bf.f.UploadFile(context.Background(), client.Upload{Filename: "big.bin", IdempotencyKey: "big-1"}, bytes.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bigID string
+	for _, r := range bigRes.GetReferences() {
+		if r.GetKind() == chatbusv1.ReferenceKind_REFERENCE_KIND_FILE {
+			bigID = r.GetId()
+		}
+	}
+	if bigID == "" {
+		t.Fatalf("the large file's upload named no file: %v", bigRes)
+	}
+	downCtx, downCancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer downCancel()
+	down, err := b.c.Bus.DownloadFile(downCtx, &chatbusv1.DownloadFileRequest{Session: bf.f.Session(), FileId: bigID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := down.Recv(); err != nil { // the first chunk: the download is under way
+		t.Fatalf("the held download: %v", err)
+	}
+	until(t, con, "the download in flight", `(() => { const r = document.querySelector('#providers tr[data-provider="playground"]');
+		return !!r && r.querySelector('[data-field=occupancy]').textContent.split(" / ")[3] === "1"; })()`)
+
+	// The follower begins sending another file and is still writing it
+	// when the restart begins.
 	upCtx, upCancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer upCancel()
 	up, err := b.c.Bus.UploadFile(upCtx)
@@ -258,38 +289,52 @@ func TestBrowserChatAndConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	up.Send(&chatbusv1.UploadFileRequest{Msg: &chatbusv1.UploadFileRequest_Header{Header: &chatbusv1.UploadHeader{
-		Session: bf.f.Session(), Filename: "report.txt", Caption: "the report, sent across the restart"}}})
+		Session: bf.f.Session(), Filename: "report.txt", Caption: "the report, sent across the restart", IdempotencyKey: "report-1"}}})
 	up.Send(&chatbusv1.UploadFileRequest{Msg: &chatbusv1.UploadFileRequest_Chunk{Chunk: []byte("first half\n")}})
-	until(t, con, "the upload in flight", `(() => { const r = document.querySelector('#providers tr[data-provider="playground"]');
-		return !!r && r.querySelector('[data-field=occupancy]').textContent.split(" / ")[3] === "1"; })()`)
 
-	// Restart; type in the chat while it waits; see restarted and the
-	// message arrive once.
+	// Restart; type in the chat while it waits; see restarted, the
+	// message arrive once and the file delivered once.
 	within(t, con, 10*time.Second, "press restart", chromedp.Click(chromedp.CSS(`#providers tr[data-provider="playground"] button.restart`)))
 	until(t, con, "the restart under way", `[...document.querySelectorAll("#restart-steps .phase")].some(e => e.textContent === "prepare")`)
-	// A message the follower sends meanwhile waits in the provider's
-	// outbound queue (admission is closed): the console shows it.
+	// The upload, finished now, waits in the provider's outbound queue
+	// (admission is closed): the console shows it.
+	up.Send(&chatbusv1.UploadFileRequest{Msg: &chatbusv1.UploadFileRequest_Chunk{Chunk: []byte("second half\n")}})
+	uploaded := make(chan error, 1)
+	go func() {
+		_, err := up.CloseAndRecv()
+		uploaded <- err
+	}()
+	until(t, con, "the upload waiting in the queue", `(() => { const r = document.querySelector('#providers tr[data-provider="playground"]');
+		return !!r && r.querySelector('[data-field=queue]').textContent.startsWith("1 waiting"); })()`)
+	// So does a message the follower sends meanwhile.
 	sentDuring := make(chan error, 1)
 	go func() {
 		_, err := bf.f.Send(context.Background(), client.Message{Text: "sent during the restart"}, "during-1")
 		sentDuring <- err
 	}()
-	until(t, con, "the call waiting in the queue", `(() => { const r = document.querySelector('#providers tr[data-provider="playground"]');
-		return !!r && r.querySelector('[data-field=queue]').textContent.startsWith("1 waiting"); })()`)
+	until(t, con, "the calls waiting in the queue", `(() => { const r = document.querySelector('#providers tr[data-provider="playground"]');
+		return !!r && r.querySelector('[data-field=queue]').textContent.startsWith("2 waiting"); })()`)
 	within(t, tab, 10*time.Second, "type during the restart", chromedp.SendKeys(chromedp.CSS("#text"), "typed during the restart\r"))
 	until(t, tab, "the message stored by the playground", `[...document.querySelectorAll(".msg.you:not(.pending) .text")].some(e => e.textContent === "typed during the restart")`)
-	// Admission is closed and the upload holds the old owner: the restart
-	// is still under way, and the message waits at the platform.
+	// Admission is closed and the download holds the old owner: the
+	// restart is still under way, the upload and the message wait in the
+	// queue, and what was typed waits at the platform.
 	if kind, _ := chromedp.Run(con, chromedp.Evaluate[string](`document.querySelector("#outcome").dataset.kind`)); kind != "" {
-		t.Fatalf("the restart ended (%s) while an upload held the owner", kind)
+		t.Fatalf("the restart ended (%s) while a download held the owner", kind)
 	}
 	if n := bf.count("typed during the restart"); n != 0 {
 		t.Fatalf("delivered while admission was closed (%d)", n)
 	}
-	up.Send(&chatbusv1.UploadFileRequest{Msg: &chatbusv1.UploadFileRequest_Chunk{Chunk: []byte("second half\n")}})
-	if _, err := up.CloseAndRecv(); err != nil {
-		t.Fatalf("the upload admitted before the restart: %v", err)
+	select {
+	case err := <-uploaded:
+		t.Fatalf("the upload ended while the restart held it: %v", err)
+	default:
 	}
+	if n, _ := chromedp.Run(tab, chromedp.Evaluate[int](`[...document.querySelectorAll(".msg.bot .file a")].filter(e => e.textContent.includes("report.txt")).length`)); n != 0 {
+		t.Fatalf("the file was delivered while the restart held it (%d)", n)
+	}
+	// The follower stops the download: the old owner settles.
+	downCancel()
 	until(t, con, "the outcome", `document.querySelector("#outcome").dataset.kind !== ""`)
 	if kind, _ := chromedp.Run(con, chromedp.Evaluate[string](`document.querySelector("#outcome").dataset.kind`)); kind != "restarted" {
 		out, _ := chromedp.Run(con, chromedp.Evaluate[string](`document.querySelector("#restart").innerText`))
@@ -303,6 +348,9 @@ func TestBrowserChatAndConsole(t *testing.T) {
 	}
 	t.Logf("restart steps:\n%s", steps)
 	until(t, tab, "the echo of what was typed during the restart", `[...document.querySelectorAll(".msg.bot .text")].some(e => e.textContent === "echo: typed during the restart")`)
+	if err := <-uploaded; err != nil {
+		t.Fatalf("the upload held across the restart: %v", err)
+	}
 	until(t, tab, "the file", `[...document.querySelectorAll(".msg.bot .file a")].some(e => e.textContent.includes("report.txt"))`)
 	if err := <-sentDuring; err != nil {
 		t.Fatalf("the message sent during the restart: %v", err)
@@ -325,7 +373,8 @@ func TestBrowserChatAndConsole(t *testing.T) {
 	}
 	within(t, tab, 10*time.Second, "reload the chat", chromedp.Reload())
 	until(t, tab, "the history after a reload", `[...document.querySelectorAll(".msg.bot .text")].filter(e => e.textContent === "echo: typed during the restart").length === 1 &&
-		[...document.querySelectorAll(".msg.you .text")].filter(e => e.textContent === "typed during the restart").length === 1`)
+		[...document.querySelectorAll(".msg.you .text")].filter(e => e.textContent === "typed during the restart").length === 1 &&
+		[...document.querySelectorAll(".msg.bot .file a")].filter(e => e.textContent.includes("report.txt")).length === 1`)
 }
 
 // verbLine is a busctl follow input line for a verb.
