@@ -412,16 +412,11 @@ func (r *claudeRig) exit(session string, p claudeProject) {
 	}, func() string { return r.b.binding(r.t, p.profileKey).String() })
 }
 
-// writeClaudeHome writes ~/.claude.json for the projects: onboarding done,
-// the folders trusted, the test's API key approved, and the cached
-// feature flags that turn channels and the permission relay on.
-func writeClaudeHome(t *testing.T, home string, projects ...claudeProject) {
-	t.Helper()
-	writeClaudeHomeFlags(t, home, map[string]any{"tengu_harbor": true, "tengu_harbor_permissions": true}, projects...)
-}
-
-// writeClaudeHomeFlags is writeClaudeHome with these cached feature flags
-// (nil: none, as on a machine that never fetched them: channels off).
+// writeClaudeHomeFlags writes ~/.claude.json for the projects: onboarding
+// done, the folders trusted, the test's API key approved, and these cached
+// feature flags ({"tengu_harbor": true, "tengu_harbor_permissions": true}
+// turn channels and the permission relay on; nil: none, as on a machine
+// that never fetched them: channels off).
 func writeClaudeHomeFlags(t *testing.T, home string, flags map[string]any, projects ...claudeProject) {
 	t.Helper()
 	trusted := map[string]any{}

@@ -22,6 +22,7 @@ func TestConvertContainsFailures(t *testing.T) {
 		{name: "error", convert: func() (*providerv1.Update, error) { return nil, errors.New("bad field") }, wantErr: "bad field"},
 		{name: "panic", convert: func() (*providerv1.Update, error) {
 			var m map[string]int
+			//lint:ignore SA5000 the panic is the test
 			m["x"] = 1 // a nil map: panics
 			return ok, nil
 		}, wantErr: "panic: assignment to entry in nil map"},

@@ -253,10 +253,8 @@ func (w *ways) inbox() (in wayIn, ok bool) {
 	for _, d := range w.socketDirs {
 		candidates = append(candidates, filepath.Join(d, strconv.Itoa(w.launcherPID)+".sock"))
 	}
-	var tried []string
 	for _, path := range candidates {
 		if !answers(path) {
-			tried = append(tried, path)
 			continue
 		}
 		in = wayIn{kind: chatbusv1.WayIn_WAY_IN_INBOX, socket: path, detail: "the session's inbox socket " + path}

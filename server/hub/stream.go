@@ -99,6 +99,7 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 		}
 	}
 	h.cfg.Metrics.Journalled(provider, len(ups), stored)
+	h.startTranscripts(stored)
 	if tr := h.cfg.Trace; tr != nil {
 		now := time.Now()
 		for i := range stored {
