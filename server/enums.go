@@ -29,6 +29,7 @@ var updateKinds = enumtab.New(map[store.UpdateKind]chatbusv1.UpdateKind{
 	store.UpdateEditedMessage: chatbusv1.UpdateKind_UPDATE_KIND_EDITED_MESSAGE,
 	store.UpdateCallbackQuery: chatbusv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY,
 	store.UpdateReaction:      chatbusv1.UpdateKind_UPDATE_KIND_REACTION,
+	store.UpdateCommand:       chatbusv1.UpdateKind_UPDATE_KIND_COMMAND,
 })
 
 var bindingStatuses = enumtab.New(map[store.Status]chatbusv1.BindingStatus{

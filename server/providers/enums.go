@@ -24,6 +24,7 @@ var updateKinds = enumtab.New(map[store.UpdateKind]providerv1.UpdateKind{
 	store.UpdateEditedMessage: providerv1.UpdateKind_UPDATE_KIND_EDITED_MESSAGE,
 	store.UpdateCallbackQuery: providerv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY,
 	store.UpdateReaction:      providerv1.UpdateKind_UPDATE_KIND_REACTION,
+	store.UpdateCommand:       providerv1.UpdateKind_UPDATE_KIND_COMMAND,
 })
 
 // updateKind is the store's kind of a provider's update kind, 0 for one

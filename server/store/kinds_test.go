@@ -8,7 +8,7 @@ import "testing"
 // kind means adding it here with a new number.
 func TestStoredKindNumbers(t *testing.T) {
 	refs := map[RefKind]uint8{RefMessage: 1, RefFile: 2, RefInteraction: 3}
-	updates := map[UpdateKind]int32{UpdateMessage: 1, UpdateEditedMessage: 2, UpdateCallbackQuery: 3, UpdateReaction: 4}
+	updates := map[UpdateKind]int32{UpdateMessage: 1, UpdateEditedMessage: 2, UpdateCallbackQuery: 3, UpdateReaction: 4, UpdateCommand: 5}
 	n := 0
 	for k := range RefKind(255) {
 		if k.String() == "" {
@@ -40,7 +40,7 @@ func TestStoredKindNumbers(t *testing.T) {
 // TestKindsSurviveTheCodec: each kind reads back as itself from an
 // encoded record.
 func TestKindsSurviveTheCodec(t *testing.T) {
-	for _, k := range []UpdateKind{UpdateMessage, UpdateEditedMessage, UpdateCallbackQuery, UpdateReaction} {
+	for _, k := range []UpdateKind{UpdateMessage, UpdateEditedMessage, UpdateCallbackQuery, UpdateReaction, UpdateCommand} {
 		u := Update{Seq: 1, BindingKey: "k", Kind: k, Chat: "c", Refs: []Ref{{Kind: RefInteraction, ID: "q"}, {Kind: RefFile, ID: "f"}}}
 		got, err := decodeUpdate(encodeUpdate(&u))
 		if err != nil {

@@ -104,6 +104,7 @@ const (
 	UpdateEditedMessage UpdateKind = 2 // an edit of an earlier message
 	UpdateCallbackQuery UpdateKind = 3 // a pressed button
 	UpdateReaction      UpdateKind = 4 // a reaction to a message
+	UpdateCommand       UpdateKind = 5 // a command to chatbus itself (a slash command)
 )
 
 var updateKindNames = map[UpdateKind]string{
@@ -111,6 +112,7 @@ var updateKindNames = map[UpdateKind]string{
 	UpdateEditedMessage: "edited_message",
 	UpdateCallbackQuery: "callback_query", // the name of chatbus.v1 and of the metrics' label
 	UpdateReaction:      "reaction",
+	UpdateCommand:       "command",
 }
 
 // String names k ("message", "edited_message", …), "" for a kind this

@@ -215,6 +215,9 @@ const (
 	UpdateKind_UPDATE_KIND_EDITED_MESSAGE UpdateKind = 2
 	UpdateKind_UPDATE_KIND_CALLBACK_QUERY UpdateKind = 3
 	UpdateKind_UPDATE_KIND_REACTION       UpdateKind = 4
+	// A command addressed to chatbus itself (chatbus.provider.v1's
+	// UPDATE_KIND_COMMAND); it reaches no follower.
+	UpdateKind_UPDATE_KIND_COMMAND UpdateKind = 5
 )
 
 // Enum value maps for UpdateKind.
@@ -225,6 +228,7 @@ var (
 		2: "UPDATE_KIND_EDITED_MESSAGE",
 		3: "UPDATE_KIND_CALLBACK_QUERY",
 		4: "UPDATE_KIND_REACTION",
+		5: "UPDATE_KIND_COMMAND",
 	}
 	UpdateKind_value = map[string]int32{
 		"UPDATE_KIND_UNSPECIFIED":    0,
@@ -232,6 +236,7 @@ var (
 		"UPDATE_KIND_EDITED_MESSAGE": 2,
 		"UPDATE_KIND_CALLBACK_QUERY": 3,
 		"UPDATE_KIND_REACTION":       4,
+		"UPDATE_KIND_COMMAND":        5,
 	}
 )
 
@@ -1203,14 +1208,15 @@ const file_chatbus_v1_types_proto_rawDesc = "" +
 	"\x18BINDING_STATUS_SUSPENDED\x10\x04\x12\x1a\n" +
 	"\x16BINDING_STATUS_OFFLINE\x10\x05\x12\x18\n" +
 	"\x14BINDING_STATUS_STALE\x10\x06\x12\x19\n" +
-	"\x15BINDING_STATUS_FAILED\x10\a*\x9c\x01\n" +
+	"\x15BINDING_STATUS_FAILED\x10\a*\xb5\x01\n" +
 	"\n" +
 	"UpdateKind\x12\x1b\n" +
 	"\x17UPDATE_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13UPDATE_KIND_MESSAGE\x10\x01\x12\x1e\n" +
 	"\x1aUPDATE_KIND_EDITED_MESSAGE\x10\x02\x12\x1e\n" +
 	"\x1aUPDATE_KIND_CALLBACK_QUERY\x10\x03\x12\x18\n" +
-	"\x14UPDATE_KIND_REACTION\x10\x04*\xf3\x01\n" +
+	"\x14UPDATE_KIND_REACTION\x10\x04\x12\x17\n" +
+	"\x13UPDATE_KIND_COMMAND\x10\x05*\xf3\x01\n" +
 	"\x10TranscriptStatus\x12!\n" +
 	"\x1dTRANSCRIPT_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16TRANSCRIPT_STATUS_DONE\x10\x01\x12$\n" +

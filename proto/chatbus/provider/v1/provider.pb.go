@@ -209,6 +209,16 @@ const (
 	UpdateKind_UPDATE_KIND_EDITED_MESSAGE UpdateKind = 2
 	UpdateKind_UPDATE_KIND_CALLBACK_QUERY UpdateKind = 3
 	UpdateKind_UPDATE_KIND_REACTION       UpdateKind = 4
+	// A command addressed to chatbus itself, not to a follower: a Slack
+	// slash command (/chatbus …), a Discord application command, or a
+	// platform's own command syntax where the provider recognises one.
+	// text holds what follows the command's name ("sessions", "new claude
+	// web"); thread is empty (it is the chat's control place). Where the
+	// platform has an interaction to answer (Discord), references carry it
+	// (kind INTERACTION) and the provider has already acknowledged it; the
+	// supervisor answers with send in the chat's control place, ReplyTo
+	// naming that interaction.
+	UpdateKind_UPDATE_KIND_COMMAND UpdateKind = 5
 )
 
 // Enum value maps for UpdateKind.
@@ -219,6 +229,7 @@ var (
 		2: "UPDATE_KIND_EDITED_MESSAGE",
 		3: "UPDATE_KIND_CALLBACK_QUERY",
 		4: "UPDATE_KIND_REACTION",
+		5: "UPDATE_KIND_COMMAND",
 	}
 	UpdateKind_value = map[string]int32{
 		"UPDATE_KIND_UNSPECIFIED":    0,
@@ -226,6 +237,7 @@ var (
 		"UPDATE_KIND_EDITED_MESSAGE": 2,
 		"UPDATE_KIND_CALLBACK_QUERY": 3,
 		"UPDATE_KIND_REACTION":       4,
+		"UPDATE_KIND_COMMAND":        5,
 	}
 )
 
@@ -4183,14 +4195,15 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x1aREFERENCE_KIND_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16REFERENCE_KIND_MESSAGE\x10\x01\x12\x17\n" +
 	"\x13REFERENCE_KIND_FILE\x10\x02\x12\x1e\n" +
-	"\x1aREFERENCE_KIND_INTERACTION\x10\x03*\x9c\x01\n" +
+	"\x1aREFERENCE_KIND_INTERACTION\x10\x03*\xb5\x01\n" +
 	"\n" +
 	"UpdateKind\x12\x1b\n" +
 	"\x17UPDATE_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13UPDATE_KIND_MESSAGE\x10\x01\x12\x1e\n" +
 	"\x1aUPDATE_KIND_EDITED_MESSAGE\x10\x02\x12\x1e\n" +
 	"\x1aUPDATE_KIND_CALLBACK_QUERY\x10\x03\x12\x18\n" +
-	"\x14UPDATE_KIND_REACTION\x10\x04*y\n" +
+	"\x14UPDATE_KIND_REACTION\x10\x04\x12\x17\n" +
+	"\x13UPDATE_KIND_COMMAND\x10\x05*y\n" +
 	"\vThreadState\x12\x1c\n" +
 	"\x18THREAD_STATE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15THREAD_STATE_REOPENED\x10\x01\x12\x17\n" +
