@@ -152,6 +152,16 @@ const (
 	// (attributes provider, file_id, status, took; the note when there is
 	// no transcript): docs/voice.md.
 	EventKind_EVENT_KIND_VOICE_TRANSCRIBED EventKind = 34
+	// A session was launched from a launch template (attributes template,
+	// project, dir, window, launch, by, by_id, provider): docs/launch.md.
+	EventKind_EVENT_KIND_LAUNCH_STARTED EventKind = 45
+	// A launched session ended (attributes template, project, window,
+	// launch, binding, status).
+	EventKind_EVENT_KIND_LAUNCH_ENDED EventKind = 46
+	// A launched session was told to stop from the chat (attributes
+	// template, project, window, launch, binding, slot, by, by_id,
+	// provider).
+	EventKind_EVENT_KIND_LAUNCH_STOPPED EventKind = 47
 )
 
 // Enum value maps for EventKind.
@@ -187,6 +197,9 @@ var (
 		29: "EVENT_KIND_DEAD_LETTER_RESOLVED",
 		30: "EVENT_KIND_FOLLOWER_WAY_IN",
 		34: "EVENT_KIND_VOICE_TRANSCRIBED",
+		45: "EVENT_KIND_LAUNCH_STARTED",
+		46: "EVENT_KIND_LAUNCH_ENDED",
+		47: "EVENT_KIND_LAUNCH_STOPPED",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED":             0,
@@ -219,6 +232,9 @@ var (
 		"EVENT_KIND_DEAD_LETTER_RESOLVED":    29,
 		"EVENT_KIND_FOLLOWER_WAY_IN":         30,
 		"EVENT_KIND_VOICE_TRANSCRIBED":       34,
+		"EVENT_KIND_LAUNCH_STARTED":          45,
+		"EVENT_KIND_LAUNCH_ENDED":            46,
+		"EVENT_KIND_LAUNCH_STOPPED":          47,
 	}
 )
 
@@ -2532,7 +2548,7 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x16PROVIDER_STATE_RUNNING\x10\x02\x12\x1a\n" +
 	"\x16PROVIDER_STATE_BACKOFF\x10\x03\x12\x18\n" +
 	"\x14PROVIDER_STATE_FATAL\x10\x04\x12\x1a\n" +
-	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xf1\a\n" +
+	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xcc\b\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eEVENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n" +
@@ -2564,7 +2580,10 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x1fEVENT_KIND_UPDATE_DEAD_LETTERED\x10\x1c\x12#\n" +
 	"\x1fEVENT_KIND_DEAD_LETTER_RESOLVED\x10\x1d\x12\x1e\n" +
 	"\x1aEVENT_KIND_FOLLOWER_WAY_IN\x10\x1e\x12 \n" +
-	"\x1cEVENT_KIND_VOICE_TRANSCRIBED\x10\"*\x96\x02\n" +
+	"\x1cEVENT_KIND_VOICE_TRANSCRIBED\x10\"\x12\x1d\n" +
+	"\x19EVENT_KIND_LAUNCH_STARTED\x10-\x12\x1b\n" +
+	"\x17EVENT_KIND_LAUNCH_ENDED\x10.\x12\x1d\n" +
+	"\x19EVENT_KIND_LAUNCH_STOPPED\x10/*\x96\x02\n" +
 	"\x12ConfigChangeAction\x12$\n" +
 	" CONFIG_CHANGE_ACTION_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cCONFIG_CHANGE_ACTION_APPLIED\x10\x01\x12+\n" +
