@@ -197,7 +197,8 @@ func (kc *keyedCaller) run(ctx context.Context, n *clusterNode, name string) {
 // keyed calls made through the leader's node. The leader is deposed
 // three times: its supervisord paused past the lease, its host paused
 // past the lease (supervisord and its provider child stopped, then woken
-// together), and cut off from etcd alone. Each
+// together), and cut off from etcd alone; then etcd's own leader dies.
+// Each
 // time: from 200 ms after the deposed node says it lost, the Bot API sees
 // no call from it; the new leader's poller gets no 409; every update
 // reaches its follower exactly once; every keyed call answered reached
@@ -254,24 +255,29 @@ func TestClusterDeposedLeaderGoesQuiet(t *testing.T) {
 			}
 		}
 	})
-	delivered := func() int {
-		n := 0
-		for _, r := range rs {
-			n += r.count()
-		}
-		return n
-	}
+	// waitDelivered waits until each follower has had every update sent
+	// to its thread so far: a total, which the others' updates make up
+	// for a follower still away, would let the next fault begin while
+	// the deposed node's follower is not back (and its thread, retired
+	// by the new leader's reconciliation, free for the next fresh
+	// registration).
 	waitDelivered := func(what string) {
 		t.Helper()
 		wantMu.Lock()
-		n := sent
+		var n [3]int
+		for i := range want {
+			n[i] = len(want[i])
+		}
 		wantMu.Unlock()
 		deadline := time.Now().Add(90 * time.Second)
-		for delivered() < n {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d of %d delivered (leader %q)", what, delivered(), n, tc.leader())
+		for i, r := range rs {
+			for r.count() < n[i] {
+				if time.Now().After(deadline) {
+					clusterUndelivered(t, tc, rs, want[:], &wantMu)
+					t.Fatalf("%s: %s had %d of the %d updates sent to it (leader %q)", what, r.key, r.count(), n[i], tc.leader())
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
-			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	waitDelivered("at the start")
@@ -348,6 +354,42 @@ func TestClusterDeposedLeaderGoesQuiet(t *testing.T) {
 		leader = next
 	}
 
+	// etcd's own raft leader dies, keyed calls queued on the leader's
+	// node: deliveries stall for about an etcd election. With this test's
+	// short lease (2s, etcd's election timeout here) the chatbus
+	// leader may be deposed meanwhile; if it is, it goes quiet as above.
+	{
+		start := time.Now()
+		kc := &keyedCaller{}
+		callers = append(callers, kc)
+		kctx, stopCalls := context.WithCancel(ctx)
+		var kwg sync.WaitGroup
+		kwg.Go(func() { kc.run(kctx, leader, "kc-etcd") })
+		stopped, err := tc.ec.StopLeader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitDelivered("etcd leader lost")
+		t.Logf("etcd leader lost: member %d stopped; deliveries caught up %s later", stopped, time.Since(start).Round(time.Millisecond))
+		next := tc.waitLeader("")
+		if knew, lost := lostSince(leader, start); lost {
+			for deadline := time.Now().Add(30 * time.Second); len(childrenOf(leader.d.cmd.Process.Pid, "provider-telegram")) > 0 && next == leader; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("etcd leader lost: the deposed leader's provider child still runs")
+				}
+			}
+			checkQuiet(t, "etcd leader lost", leader, next, knew, start, start)
+		} else {
+			_, conflicts := next.bot.since(start)
+			t.Logf("etcd leader lost: %s kept leading; %d × 409", next.name, conflicts)
+			if next != leader || conflicts != 0 {
+				t.Errorf("etcd leader lost: %s leads (was %s), %d × 409", next.name, leader.name, conflicts)
+			}
+		}
+		stopCalls()
+		kwg.Wait()
+	}
+
 	stopPosting()
 	pwg.Wait()
 	waitDelivered("at the end")
@@ -380,4 +422,38 @@ func TestClusterDeposedLeaderGoesQuiet(t *testing.T) {
 		}
 		t.Logf("%d keyed calls answered in thread %d", len(kc.answered), kc.thread)
 	}
+}
+
+// clusterUndelivered logs, for a test that waited in vain, what each
+// follower lacks and where the leader holds it: the bindings, and the
+// updates each binding holds unacknowledged.
+func clusterUndelivered(t *testing.T, tc *testCluster, rs []*resumer, want [][]string, wantMu *sync.Mutex) {
+	t.Helper()
+	wantMu.Lock()
+	defer wantMu.Unlock()
+	for i, r := range rs {
+		r.mu.Lock()
+		var missing []string
+		for _, text := range want[i] {
+			if r.seen[text] == 0 {
+				missing = append(missing, text)
+			}
+		}
+		t.Logf("%s (thread %d): %d delivered, last seq %d; missing %d: %v", r.key, r.thread, len(r.texts), r.last, len(missing), missing)
+		r.mu.Unlock()
+	}
+	l := tc.leader()
+	if l == "" {
+		return
+	}
+	nd := tc.node(l)
+	table, _, _ := nd.p.busctl("bindings")
+	t.Logf("bindings on the leader %s:\n%s", l, table)
+	names, _, _ := nd.p.busctl("bindings", "-o", "name")
+	for _, key := range strings.Fields(names) {
+		held, _, _ := nd.p.busctl("updates", key)
+		t.Logf("held for %s:\n%s", key, held)
+	}
+	un, _, _ := nd.p.busctl("updates", "--unrouted")
+	t.Logf("unrouted:\n%s", un)
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +38,8 @@ type Cluster struct {
 	// Endpoints are the members' client URLs (http://127.0.0.1:port).
 	Endpoints []string
 	members   []*embed.Etcd
+	// closing are the members StopLeader stopped, closing their servers.
+	closing sync.WaitGroup
 }
 
 // Start starts an etcd cluster of n members on loopback in the test's
@@ -118,7 +121,17 @@ func (c *Cluster) StopLeader() (int, error) {
 			continue
 		}
 		e.Server.HardStop()
-		e.Close()
+		// Its client and peer ports refuse connections at once, as a
+		// dead process's do; closing its servers (which waits up to
+		// etcd's request timeout for the requests they hold, ~9s) goes
+		// on meanwhile, and Close waits for it.
+		for _, l := range e.Clients {
+			l.Close()
+		}
+		for _, p := range e.Peers {
+			p.Listener.Close()
+		}
+		c.closing.Go(e.Close)
 		c.members[i] = nil
 		return i, nil
 	}
@@ -133,6 +146,7 @@ func (c *Cluster) Close() {
 		}
 	}
 	c.members = nil
+	c.closing.Wait()
 }
 
 // Client returns a client of the cluster, closed when the test ends.
