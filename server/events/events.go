@@ -53,6 +53,12 @@ const (
 
 	// A voice note was transcribed, or could not be (StatusAttr).
 	VoiceTranscribed Kind = 34
+
+	// A session was launched from a launch template, a launched session
+	// ended, a launched session was told to stop (server/launch).
+	LaunchStarted Kind = 45
+	LaunchEnded   Kind = 46
+	LaunchStopped Kind = 47
 )
 
 var kindNames = map[Kind]string{
@@ -87,6 +93,10 @@ var kindNames = map[Kind]string{
 	DeadLetterResolved: "dead_letter_resolved",
 	FollowerWayIn:      "follower_way_in",
 	VoiceTranscribed:   "voice_transcribed",
+
+	LaunchStarted: "launch_started",
+	LaunchEnded:   "launch_ended",
+	LaunchStopped: "launch_stopped",
 }
 
 func (k Kind) String() string {
