@@ -22,7 +22,7 @@ import (
 // follows the command's name ("sessions", "new claude web").
 //
 // The command has a subcommand per verb (sessions, status, new, stop,
-// restart) rather than one free-text option: Discord's client then lists
+// restart, help) rather than one free-text option: Discord's client then lists
 // each with what it does as soon as /chatbus is typed, asks for each
 // argument by name (template, project, slot, provider) and refuses to send
 // a command whose required argument is missing, so the vocabulary is
@@ -97,6 +97,7 @@ var controlCommand = appCommand{
 			stringOption("slot", "The session's slot (A, B, …)", true)}},
 		{Type: optionSubcommand, Name: "restart", Description: "Restart a provider (the doctor's restart)", Options: []commandOption{
 			stringOption("provider", "The provider's name", true)}},
+		{Type: optionSubcommand, Name: "help", Description: "What each command does"},
 	},
 }
 

@@ -67,7 +67,7 @@ func (f *fixture) startSettled() (*sink, func(), provider.Target) {
 func TestRegisterCommand(t *testing.T) {
 	f := newFixture(t)
 	_, stop, _ := f.startSettled()
-	want := map[string][]string{"chatbus": {"sessions", "status", "new", "stop", "restart"}}
+	want := map[string][]string{"chatbus": {"sessions", "status", "new", "stop", "restart", "help"}}
 	if got := registered(t, f.dc); !equalCommands(got, want) {
 		t.Fatalf("registered %v, want %v", got, want)
 	}
