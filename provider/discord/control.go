@@ -238,6 +238,9 @@ func valueText(v json.RawMessage) string {
 	return string(v)
 }
 
+// isControl reports whether t is the channel's control place.
+func (p *Platform) isControl(t provider.Target) bool { return t.Thread == "" && t.Chat == p.channel }
+
 // inControlPlace reports whether an interaction was made where commands
 // are taken: the configured channel or one of its threads, in the guild.
 func (p *Platform) inControlPlace(in *interaction) bool {
