@@ -25,7 +25,7 @@ func TestFloor(t *testing.T) {
 			total: 140_000, str: "raw fan-out (140.0k/s) = 140.0k/s"},
 		{name: "memory", u: unitBytes, f: floor{{Name: "bare RSS per connection", Times: 1, Value: 34 * 1024}},
 			total: 34 * 1024, str: "bare RSS per connection (34.0 KiB) = 34.0 KiB"},
-		{name: "none", u: unitDuration, total: 0, str: " = 0.000 ms"},
+		{name: "none", u: unitDuration, total: 0, str: " = 0.00 µs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

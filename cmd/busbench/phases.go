@@ -399,6 +399,14 @@ func (b *bencher) latencyPhase(ctx context.Context, sup *supervisor, ctl *contro
 	if err != nil {
 		return err
 	}
+	// The floor's fdatasync where the journal lives, right before the
+	// window and again right after the raw hop: the disk's pace moves
+	// while other work shares it, and the floor takes the faster.
+	nSync := pick(o.Quick, 100, 500)
+	syncBefore, err := syncLatencies(b.stateRoot, nSync, 0, nil)
+	if err != nil {
+		return fmt.Errorf("fdatasync: %w", err)
+	}
 	if err := ctl.inject(ctx, bench.Injection{Rate: o.LatencyRate, Batch: 1, Threads: []int64{f.thread}}); err != nil {
 		return err
 	}
@@ -422,19 +430,20 @@ func (b *bencher) latencyPhase(ctx context.Context, sup *supervisor, ctl *contro
 		return fmt.Errorf("raw hop: %w", err)
 	}
 	rs := bench.Summarize(raw)
-	// The floor's fdatasync, where the journal lives, right after.
-	syncs, err := syncLatencies(b.stateRoot, pick(o.Quick, 100, 500), 0, nil)
+	syncAfter, err := syncLatencies(b.stateRoot, nSync, 0, nil)
 	if err != nil {
 		return fmt.Errorf("fdatasync: %w", err)
 	}
-	ss := bench.Summarize(syncs)
-	details := map[string]any{"chatbus": lat, "baseline": rs, "fdatasync": ss, "rate": o.LatencyRate}
+	sb, sa := bench.Summarize(syncBefore), bench.Summarize(syncAfter)
+	ss := min(sb.P50, sa.P50)
+	details := map[string]any{"chatbus": lat, "baseline": rs, "fdatasync_before": sb, "fdatasync_after": sa, "rate": o.LatencyRate}
 	b.stageBreakdown(sup, "latency", rec, details)
 	b.results.Details["latency"] = details
-	note := fmt.Sprintf("%.0f updates/s, one per Deliver; provider send → follower receive (same clock), journalled and fsynced before forwarding; floor: two raw server-stream hops on a Unix socket (provider→supervisor, supervisor→follower) and one fdatasync (%d, right after)", o.LatencyRate, ss.N)
+	note := fmt.Sprintf("%.0f updates/s, one per Deliver; provider send → follower receive (same clock), journalled and fsynced before forwarding; floor: two raw server-stream hops on a Unix socket (provider→supervisor, supervisor→follower) and one fdatasync: the faster p50 of %d right before the window (%s) and %d right after the raw hop (%s)",
+		o.LatencyRate, sb.N, fmtDur(sb.P50), sa.N, fmtDur(sa.P50))
 	b.addFigure(figure{ID: "forward_latency_p50", Name: "forwarded update latency provider→follower, durable, p50", Unit: unitDuration,
 		Chatbus: fp(float64(lat.P50)), Samples: lat.N, BaselineSamples: rs.N, Note: note,
-		Floor: floor{{Name: "raw stream hop p50", Times: 2, Value: float64(rs.P50)}, {Name: "4 KiB write + fdatasync p50", Times: 1, Value: float64(ss.P50)}}},
+		Floor: floor{{Name: "raw stream hop p50", Times: 2, Value: float64(rs.P50)}, {Name: "4 KiB write + fdatasync p50", Times: 1, Value: float64(ss)}}},
 		target{RatioMax: 1.5})
 	b.addFigure(figure{ID: "forward_latency_p99", Name: "forwarded update latency provider→follower, durable, p99", Unit: unitDuration,
 		Chatbus: fp(float64(lat.P99)), Baseline: fp(float64(rs.P99)), BaselineName: "raw stream hop",

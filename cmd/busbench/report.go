@@ -136,6 +136,8 @@ func format(u unit, v float64) string {
 	case unitDuration:
 		d := time.Duration(v)
 		switch {
+		case d < 10*time.Microsecond:
+			return fmt.Sprintf("%.2f µs", v/1e3)
 		case d < time.Millisecond:
 			return fmt.Sprintf("%.3f ms", v/1e6)
 		case d < time.Second:
