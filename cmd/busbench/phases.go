@@ -649,10 +649,13 @@ func (b *bencher) openLoopPhase(ctx context.Context, sup *supervisor, ctl *contr
 		return err
 	}
 	sup.profile("openloop")
+	// The three processes' shares of the two cores over the window.
+	var cpu *cpuMeter
 	// What one fdatasync costs on this disk while the open loop writes to
 	// it: each update waits for at least one, so the probe's tail is the
 	// floor under the open loop's.
 	sleep(ctx, warm)
+	cpu = newCPUMeter(map[string]int{"supervisor": sup.pid(), "provider": st0.PID, "follower (busbench)": os.Getpid()})
 	stopProbe := make(chan struct{})
 	probed := make(chan []time.Duration, 1)
 	var probeErr error
@@ -664,6 +667,7 @@ func (b *bencher) openLoopPhase(ctx context.Context, sup *supervisor, ctl *contr
 	// And what one raw hop costs meanwhile: the bare server pushes at the
 	// latency phase's low rate for the window.
 	hops, hopErr := rawHops(ctx, bp.socket, o.LatencyRate, o.OpenDuration, 0)
+	cpus := cpu.percent()
 	close(stopProbe)
 	syncs := <-probed
 	sup.profile("")
@@ -694,11 +698,12 @@ func (b *bencher) openLoopPhase(ctx context.Context, sup *supervisor, ctl *contr
 	want := int(rate * o.OpenDuration.Seconds())
 	b.check(lat.N >= want-2, "open loop: %d of the ~%d updates scheduled in the window received", lat.N, want)
 	details := map[string]any{"latency": lat, "rate": rate, "rate_from": how, "late": late,
-		"window": o.OpenDuration.String(), "scheduled_in_window": want}
+		"window": o.OpenDuration.String(), "scheduled_in_window": want, "cpu_percent": cpus}
+	b.logf("   CPU %% of one core over the window: %s", cpuString(cpus))
 	b.stageBreakdown(sup, "openloop", rec, details)
 	b.results.Details["open_loop"] = details
-	note := fmt.Sprintf("%.0f updates/s, %s; stamp = scheduled send time; a backlog is sent (up to %d per Deliver), never skipped; %d of %d arrived after the window ended (late: counted in the distribution, not dropped)",
-		rate, how, o.SatBatch, late, lat.N)
+	note := fmt.Sprintf("%.0f updates/s, %s; stamp = scheduled send time; a backlog is sent (up to %d per Deliver), never skipped; %d of %d arrived after the window ended (late: counted in the distribution, not dropped); CPU %% of one core over the window: %s",
+		rate, how, o.SatBatch, late, lat.N, cpuString(cpus))
 	ps, hs := bench.Summarize(syncs), bench.Summarize(hops)
 	details["fdatasync_during"], details["raw_hop_during"] = ps, hs
 	b.addFigure(figure{ID: "open_loop_latency_p99", Name: "forwarded update latency, open loop, durable, p99", Unit: unitDuration,

@@ -52,6 +52,7 @@ func TestFormat(t *testing.T) {
 	}{
 		{name: "sub-ms", u: unitDuration, v: 250e3, want: "0.250 ms"},
 		{name: "µs", u: unitDuration, v: 2345, want: "2.35 µs"},
+		{name: "negative ms", u: unitDuration, v: -1.5e6, want: "-1.50 ms"},
 		{name: "ms", u: unitDuration, v: 12.345e6, want: "12.35 ms"},
 		{name: "rate k", u: unitRate, v: 24_700, want: "24.7k/s"},
 		{name: "rate M", u: unitRate, v: 1.5e6, want: "1.50M/s"},
