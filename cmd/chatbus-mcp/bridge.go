@@ -266,7 +266,7 @@ func (b *bridge) register(ctx context.Context, token string) error {
 	b.mu.Unlock()
 	reg := client.Registration{
 		ProfileKey: b.cfg.profileKey, ThreadName: b.cfg.threadName, Cwd: b.cfg.cwd,
-		Provider: b.cfg.provider, HandoffToken: token, WayIn: way.kind, WayInDetail: way.detail,
+		Provider: b.cfg.provider, HandoffToken: token, WayIn: way.kind, WayInDetail: way.detail, Agent: "claude-code",
 	}
 	deadline := time.Now().Add(describeWait)
 	for {

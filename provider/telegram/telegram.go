@@ -35,8 +35,9 @@ type Platform struct {
 	log     zerolog.Logger
 	live    *provider.Liveness
 	timeout time.Duration
-	recheck time.Duration // how soon an unusable chat is looked at again
-	botID   atomic.Int64  // the bot's user id, once getMe answered
+	recheck time.Duration          // how soon an unusable chat is looked at again
+	botID   atomic.Int64           // the bot's user id, once getMe answered
+	botName atomic.Pointer[string] // the bot's username, once getMe answered
 	limits  []provider.RateLimit
 }
 
@@ -84,6 +85,7 @@ func (p *Platform) Identify(ctx context.Context) (provider.Identity, error) {
 		return provider.Identity{}, mapErr(err)
 	}
 	p.botID.Store(me.ID)
+	p.botName.Store(&me.Username)
 	return provider.Identity{OwnerID: strconv.FormatInt(me.ID, 10), Account: "@" + me.Username}, nil
 }
 
@@ -173,6 +175,12 @@ func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
 	case botapi.KindMessage:
 		out.Kind = providerv1.UpdateKind_UPDATE_KIND_MESSAGE
 		out.Text = messageText(u.Message)
+		if out.Thread == "" {
+			if cmd, ok := p.command(out.Text); ok {
+				// A command to chatbus, in the control place.
+				out.Kind, out.Text = providerv1.UpdateKind_UPDATE_KIND_COMMAND, cmd
+			}
+		}
 		out.ThreadState = topicState(u.Message)
 		out.Audio = messageAudio(u.Message)
 	case botapi.KindEditedMessage:
@@ -185,6 +193,31 @@ func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
 		out.Kind = providerv1.UpdateKind_UPDATE_KIND_REACTION
 	}
 	return out
+}
+
+// command reads a bot command written in the chat's control place (the
+// forum's General topic, the private chat outside any topic):
+// "/name[@bot] args…". It returns the command as the supervisor reads it
+// ("name args…") when it is addressed to this bot: no @bot, or this bot's
+// username (in a group several bots share, "/status@otherbot" is the
+// other's).
+func (p *Platform) command(text string) (string, bool) {
+	rest, ok := strings.CutPrefix(text, "/")
+	if !ok || rest == "" {
+		return "", false
+	}
+	name, args, _ := strings.Cut(rest, " ")
+	name, bot, addressed := strings.Cut(name, "@")
+	if name == "" || strings.ContainsAny(name, "\n\t/") {
+		return "", false
+	}
+	if addressed {
+		mine := p.botName.Load()
+		if mine == nil || !strings.EqualFold(bot, *mine) {
+			return "", false
+		}
+	}
+	return strings.TrimSpace(name + " " + args), true
 }
 
 // topicState says what a service message tells of its topic: a person

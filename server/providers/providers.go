@@ -699,6 +699,18 @@ func (m *Manager) Statuses() []Status {
 	return out
 }
 
+// Thread returns how many of t's outbound calls wait their turn or are
+// under way, and whether a lasting effect of its calls (a typing
+// indicator) shows now.
+func (m *Manager) Thread(t store.Target) (queued int, lasting bool) {
+	p, ok := m.lookup(t.Provider)
+	if !ok {
+		return 0, false
+	}
+	n, until := p.sched.Thread(outbound.Thread{Chat: t.Chat, Thread: t.Thread})
+	return n, !until.IsZero()
+}
+
 // Supervisor returns the named provider's supervisor (for the doctor).
 func (m *Manager) Supervisor(name string) (*supervise.Supervisor, error) {
 	p, err := m.get(name)

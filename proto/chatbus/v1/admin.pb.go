@@ -152,6 +152,17 @@ const (
 	// (attributes provider, file_id, status, took; the note when there is
 	// no transcript): docs/voice.md.
 	EventKind_EVENT_KIND_VOICE_TRANSCRIBED EventKind = 34
+	// A command sent to chatbus from the chat's control place was handled
+	// (docs/control.md; attributes provider, sender, sender_name, command,
+	// outcome: ok, refused, failed; detail).
+	EventKind_EVENT_KIND_CONTROL_COMMAND EventKind = 40
+	// A command came from a sender the provider does not allow: nothing ran
+	// and nothing was answered (attributes provider, sender).
+	EventKind_EVENT_KIND_CONTROL_NOT_ALLOWED EventKind = 41
+	// A command the supervisor was running when it stopped was found at
+	// start: it is not run again, and the person is told its outcome is
+	// not known (attributes provider, sender, command).
+	EventKind_EVENT_KIND_CONTROL_INTERRUPTED EventKind = 42
 )
 
 // Enum value maps for EventKind.
@@ -187,6 +198,9 @@ var (
 		29: "EVENT_KIND_DEAD_LETTER_RESOLVED",
 		30: "EVENT_KIND_FOLLOWER_WAY_IN",
 		34: "EVENT_KIND_VOICE_TRANSCRIBED",
+		40: "EVENT_KIND_CONTROL_COMMAND",
+		41: "EVENT_KIND_CONTROL_NOT_ALLOWED",
+		42: "EVENT_KIND_CONTROL_INTERRUPTED",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED":             0,
@@ -219,6 +233,9 @@ var (
 		"EVENT_KIND_DEAD_LETTER_RESOLVED":    29,
 		"EVENT_KIND_FOLLOWER_WAY_IN":         30,
 		"EVENT_KIND_VOICE_TRANSCRIBED":       34,
+		"EVENT_KIND_CONTROL_COMMAND":         40,
+		"EVENT_KIND_CONTROL_NOT_ALLOWED":     41,
+		"EVENT_KIND_CONTROL_INTERRUPTED":     42,
 	}
 )
 
@@ -2532,7 +2549,7 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x16PROVIDER_STATE_RUNNING\x10\x02\x12\x1a\n" +
 	"\x16PROVIDER_STATE_BACKOFF\x10\x03\x12\x18\n" +
 	"\x14PROVIDER_STATE_FATAL\x10\x04\x12\x1a\n" +
-	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xf1\a\n" +
+	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xd9\b\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eEVENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n" +
@@ -2564,7 +2581,10 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x1fEVENT_KIND_UPDATE_DEAD_LETTERED\x10\x1c\x12#\n" +
 	"\x1fEVENT_KIND_DEAD_LETTER_RESOLVED\x10\x1d\x12\x1e\n" +
 	"\x1aEVENT_KIND_FOLLOWER_WAY_IN\x10\x1e\x12 \n" +
-	"\x1cEVENT_KIND_VOICE_TRANSCRIBED\x10\"*\x96\x02\n" +
+	"\x1cEVENT_KIND_VOICE_TRANSCRIBED\x10\"\x12\x1e\n" +
+	"\x1aEVENT_KIND_CONTROL_COMMAND\x10(\x12\"\n" +
+	"\x1eEVENT_KIND_CONTROL_NOT_ALLOWED\x10)\x12\"\n" +
+	"\x1eEVENT_KIND_CONTROL_INTERRUPTED\x10**\x96\x02\n" +
 	"\x12ConfigChangeAction\x12$\n" +
 	" CONFIG_CHANGE_ACTION_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cCONFIG_CHANGE_ACTION_APPLIED\x10\x01\x12+\n" +
