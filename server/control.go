@@ -72,7 +72,7 @@ func (c controlSide) Status() control.Status {
 	st := control.Status{Version: s.cfg.Version, Started: s.started, Host: host, PID: os.Getpid(),
 		Followers: s.core.FollowerCount(), Leader: s.cfg.ClusterNode}
 	for _, p := range s.provs.Statuses() {
-		ps := control.ProviderStatus{Name: p.Name, Platform: p.Platform, State: p.State.String(), Serving: p.Serving,
+		ps := control.ProviderStatus{Name: p.Name, Platform: p.Platform, State: strings.ToLower(p.State.String()), Serving: p.Serving,
 			Detail: p.HealthDetail, Attached: p.Attached, Queued: p.Outbound.Queued, Held: p.CallsHeld}
 		if !p.Serving && ps.Detail == "" {
 			ps.Detail = p.LastError
