@@ -48,11 +48,11 @@ func (c controlSide) Sessions() []control.Session {
 		if b.Target.IsZero() {
 			continue // no thread: nothing to show in the chat
 		}
-		platform := s.platform(b.Target.Provider)
+		d, _ := s.provs.Description(b.Target.Provider)
 		ss := control.Session{
 			Slot: b.Slot, Provider: b.Target.Provider, Chat: b.Target.Chat, Thread: b.Target.Thread,
 			ThreadName: b.ThreadName, Status: string(b.Status), Host: host,
-			Link: control.Link(platform, b.Target.Chat, b.Target.Thread),
+			Link: control.Link(d.ThreadLink, b.Target.Thread),
 		}
 		queued, lasting := s.provs.Thread(b.Target)
 		ss.Queued = queued
@@ -82,7 +82,15 @@ func (c controlSide) Status() control.Status {
 	return st
 }
 
-func (c controlSide) Platform(provider string) string { return c.s.platform(provider) }
+func (c controlSide) CommandPrefix(provider string) string {
+	d, _ := c.s.provs.Description(provider)
+	return d.CommandPrefix
+}
+
+func (c controlSide) link(provider, thread string) string {
+	d, _ := c.s.provs.Description(provider)
+	return control.Link(d.ThreadLink, thread)
+}
 
 func (c controlSide) Restart(ctx context.Context, provider string, step func(string)) (string, bool, error) {
 	out, err := c.s.doctor.Restart(ctx, provider, doctor.RestartOptions{}, func(p doctor.Progress) {
@@ -132,7 +140,7 @@ func (c controlSide) RequestStop(provider, chat, slot string, by control.Request
 	found.RequestStop(registry.StopRequest{Provider: by.Provider, By: who})
 	return control.Session{Slot: b.Slot, Provider: provider, Chat: b.Target.Chat, Thread: b.Target.Thread,
 		ThreadName: b.ThreadName, Live: true, Dir: found.Cwd, Agent: found.Agent,
-		Link: control.Link(c.s.platform(provider), b.Target.Chat, b.Target.Thread)}, nil
+		Link: c.link(provider, b.Target.Thread)}, nil
 }
 
 func (c controlSide) call(ctx context.Context, t store.Target, verb string, params proto.Message, key string) (hub.Result, error) {

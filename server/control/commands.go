@@ -31,20 +31,9 @@ func (c *Controller) run(ctx context.Context, cmd Command, u store.Update, by Re
 	return Message{Text: "unknown command " + cmd.Name}, "refused", "unknown command"
 }
 
-// prefix is how a platform spells a command before its name.
-func prefix(platform string) string {
-	switch platform {
-	case "telegram":
-		return "/"
-	case "slack", "discord":
-		return "/chatbus "
-	}
-	return ""
-}
-
 // helpText lists the commands as the provider's platform spells them.
 func (c *Controller) helpText(provider string) string {
-	p := prefix(c.cfg.Supervisor.Platform(provider))
+	p := c.cfg.Supervisor.CommandPrefix(provider)
 	var b strings.Builder
 	b.WriteString("**chatbus commands**\n\n")
 	for _, n := range Names {

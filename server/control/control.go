@@ -19,9 +19,9 @@ import (
 // The dispatch rule (which updates are commands) and the at-most-once rule:
 //
 // An update is a command when it is of kind COMMAND (a platform's command
-// addressed to chatbus: Slack's /chatbus, Discord's application command,
-// Telegram's /command in the General topic or the private chat outside any
-// topic, a message in the playground's control room), or a button pressed
+// addressed to chatbus, as its provider recognises it: a slash command, an
+// application command, a bot command in the chat's control place, a
+// message in a room of commands), or a button pressed
 // in a chat's control place (thread empty) whose data is a command, or a
 // message there that reads as one of the commands ("/sessions": a provider
 // that does not recognise its platform's commands). The hub journals it,
@@ -70,8 +70,9 @@ type Supervisor interface {
 	Sessions() []Session
 	// Status is the supervisor's state now.
 	Status() Status
-	// Platform is the platform of a provider ("telegram", …; "" unknown).
-	Platform(provider string) string
+	// CommandPrefix is how a person writes a command on the provider's
+	// platform, before its name ("/", "/chatbus ", "").
+	CommandPrefix(provider string) string
 	// Restart runs the doctor's restart of provider; step is called at
 	// each of its steps. ok says whether the provider was restarted;
 	// summary says how it ended. An error: it could not begin (unknown
@@ -343,8 +344,8 @@ func requester(u *store.Update) Requester {
 	return Requester{Provider: u.Provider, Sender: u.Sender, Name: u.SenderName}
 }
 
-// interaction is the interaction u carries (a pressed button, Discord's
-// command), "" none.
+// interaction is the interaction u carries (a pressed button, an
+// application command to answer), "" none.
 func interaction(u *store.Update) string {
 	for _, r := range u.Refs {
 		if r.Kind == store.RefInteraction {
@@ -362,7 +363,7 @@ func (c *Controller) handle(ctx context.Context, u store.Update, key string, rep
 	pressed := u.Kind == store.UpdateCallbackQuery
 	replyTo := ""
 	if u.Kind == store.UpdateCommand {
-		replyTo = interaction(&u) // Discord's: the answer names it
+		replyTo = interaction(&u) // an application command's: the answer names it
 	}
 	if pressed {
 		if id := interaction(&u); id != "" {

@@ -8,9 +8,9 @@ import (
 )
 
 // The commands, by name: one vocabulary for every platform. Each
-// platform spells them its own way (Telegram /sessions or
-// /sessions@thebot, Slack and Discord /chatbus sessions, the playground's
-// control room plain sessions); Parse reads every spelling.
+// platform spells them its own way (a bot command, /sessions or
+// /sessions@thebot; a slash command, /chatbus sessions; a room of
+// commands, plain sessions); Parse reads every spelling.
 const (
 	CmdSessions = "sessions"
 	CmdStatus   = "status"
@@ -91,7 +91,7 @@ func refuse(format string, args ...any) *ParseError {
 // Parse reads a command from text: a control-place message ("/sessions",
 // "/sessions@thebot", "/new claude web", "sessions") or a COMMAND
 // update's text ("sessions", "new claude web"). A leading "chatbus" word
-// (Slack's and Discord's /chatbus, written out) is skipped. Names are
+// (the /chatbus slash command, written out) is skipped. Names are
 // matched without regard to case; a slot is returned upper-case. An error
 // is a *ParseError.
 func Parse(text string) (Command, error) {
@@ -114,7 +114,7 @@ func Parse(text string) (Command, error) {
 	}
 	name = strings.ToLower(name)
 	if name == "start" {
-		name = CmdHelp // Telegram's first message to a bot
+		name = CmdHelp // /start: a bot's first message from a person
 	}
 	args := words[1:]
 	for _, a := range args {

@@ -61,8 +61,7 @@ func (h *Hub) call(ctx context.Context, f *registry.Follower, method string, ver
 
 // saysSomething are the calls that put words in the thread (a session's
 // last message, as the chat's sessions command shows it).
-var saysSomething = map[string]bool{VerbSend: true, VerbEdit: true, VerbDraft: true,
-	"sendMessage": true, "editMessageText": true, "chat.postMessage": true, "chat.update": true}
+var saysSomething = map[string]bool{VerbSend: true, VerbEdit: true, VerbDraft: true}
 
 // checkCall refuses a method (or verb) the provider of t did not declare,
 // and parameters naming ids t never saw.

@@ -157,6 +157,11 @@ type Description struct {
 	Platform     string
 	Methods      []Method
 	MaxTextChars int
+	// CommandPrefix is how a person writes a command to chatbus there,
+	// before its name; ThreadLink opens a thread, "{thread}" standing for
+	// its id ("" none). See chatbus.provider.v1.DescribeResponse.
+	CommandPrefix string
+	ThreadLink    string
 }
 
 // Method is a platform method followers may call.

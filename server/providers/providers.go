@@ -423,7 +423,8 @@ func (p *provider) describe(ctx context.Context, cl providerv1.ProviderServiceCl
 	if err != nil {
 		return fmt.Errorf("describe: %w", err)
 	}
-	d := hub.Description{Platform: resp.GetPlatform(), MaxTextChars: int(resp.GetMaxTextChars())}
+	d := hub.Description{Platform: resp.GetPlatform(), MaxTextChars: int(resp.GetMaxTextChars()),
+		CommandPrefix: resp.GetCommandPrefix(), ThreadLink: resp.GetThreadLink()}
 	for _, m := range resp.GetMethods() {
 		if hub.IsVerb(m.GetName()) {
 			p.log.Warn().Str("method", m.GetName()).Msg("the provider declared a method named as a message verb; ignored")
