@@ -32,6 +32,11 @@ var updateKinds = enumtab.New(map[store.UpdateKind]chatbusv1.UpdateKind{
 	store.UpdateCommand:       chatbusv1.UpdateKind_UPDATE_KIND_COMMAND,
 })
 
+var deadLetterCauses = enumtab.New(map[store.DeadLetterCause]chatbusv1.DeadLetterCause{
+	store.DeadLetterConversion: chatbusv1.DeadLetterCause_DEAD_LETTER_CAUSE_CONVERSION,
+	store.DeadLetterJournal:    chatbusv1.DeadLetterCause_DEAD_LETTER_CAUSE_JOURNAL,
+})
+
 var bindingStatuses = enumtab.New(map[store.Status]chatbusv1.BindingStatus{
 	store.StatusActive:    chatbusv1.BindingStatus_BINDING_STATUS_ACTIVE,
 	store.StatusStarting:  chatbusv1.BindingStatus_BINDING_STATUS_STARTING,
@@ -93,6 +98,9 @@ var eventKinds = enumtab.New(map[events.Kind]chatbusv1.EventKind{
 	events.ControlCommand:     chatbusv1.EventKind_EVENT_KIND_CONTROL_COMMAND,
 	events.ControlNotAllowed:  chatbusv1.EventKind_EVENT_KIND_CONTROL_NOT_ALLOWED,
 	events.ControlInterrupted: chatbusv1.EventKind_EVENT_KIND_CONTROL_INTERRUPTED,
+	events.LaunchStarted:      chatbusv1.EventKind_EVENT_KIND_LAUNCH_STARTED,
+	events.LaunchEnded:        chatbusv1.EventKind_EVENT_KIND_LAUNCH_ENDED,
+	events.LaunchStopped:      chatbusv1.EventKind_EVENT_KIND_LAUNCH_STOPPED,
 })
 
 var wayIns = enumtab.New(map[registry.WayIn]chatbusv1.WayIn{

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -214,7 +213,7 @@ func callDispatchHook(t string, d json.RawMessage) {
 // set aside as a dead letter (provider.Convert), the head cursor moved
 // past it, and the dispatches after it flow.
 func (r *runner) processContained(ctx context.Context, ev event) (err error) {
-	dead := provider.Convert(ev.D, func() (*providerv1.Update, error) {
+	dead := provider.Convert(dispatchPayload(ev), func() (*providerv1.Update, error) {
 		callDispatchHook(ev.T, ev.D)
 		err = r.process(ctx, ev)
 		return nil, nil
@@ -223,7 +222,7 @@ func (r *runner) processContained(ctx context.Context, ev event) (err error) {
 		if ev.T != "READY" {
 			r.cur.Session, r.cur.Seq = ev.Session, ev.S
 		}
-		r.addDead(dead, "dispatch:"+ev.Session+":"+strconv.Itoa(ev.S))
+		r.addDead(dead, deadDispatchID(ev))
 	}
 	return err
 }

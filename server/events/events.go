@@ -60,6 +60,11 @@ const (
 	ControlCommand     Kind = 40
 	ControlNotAllowed  Kind = 41
 	ControlInterrupted Kind = 42
+	// A session was launched from a launch template, a launched session
+	// ended, a launched session was told to stop (server/launch).
+	LaunchStarted Kind = 45
+	LaunchEnded   Kind = 46
+	LaunchStopped Kind = 47
 )
 
 var kindNames = map[Kind]string{
@@ -97,6 +102,10 @@ var kindNames = map[Kind]string{
 	ControlCommand:     "control_command",
 	ControlNotAllowed:  "control_not_allowed",
 	ControlInterrupted: "control_interrupted",
+
+	LaunchStarted: "launch_started",
+	LaunchEnded:   "launch_ended",
+	LaunchStopped: "launch_stopped",
 }
 
 func (k Kind) String() string {

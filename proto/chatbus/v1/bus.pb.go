@@ -208,6 +208,10 @@ type RegisterRequest struct {
 	WayIn WayIn `protobuf:"varint,9,opt,name=way_in,json=wayIn,proto3,enum=chatbus.v1.WayIn" json:"way_in,omitempty"`
 	// Why that way in; with WAY_IN_NONE, what the person can do.
 	WayInDetail string `protobuf:"bytes,10,opt,name=way_in_detail,json=wayInDetail,proto3" json:"way_in_detail,omitempty"`
+	// The launch this session is, when chatbus launched it from a launch
+	// template (the session's $CHATBUS_LAUNCH_ID): the supervisor learns
+	// which thread its launch got.
+	LaunchId string `protobuf:"bytes,11,opt,name=launch_id,json=launchId,proto3" json:"launch_id,omitempty"`
 	// What the follower is, as the chat's sessions command shows it:
 	// "claude-code" (chatbus-mcp), "pi" (the pi package), or any short name
 	// of the follower's own; empty: a follower (busctl follow, a script).
@@ -312,6 +316,13 @@ func (x *RegisterRequest) GetWayIn() WayIn {
 func (x *RegisterRequest) GetWayInDetail() string {
 	if x != nil {
 		return x.WayInDetail
+	}
+	return ""
+}
+
+func (x *RegisterRequest) GetLaunchId() string {
+	if x != nil {
+		return x.LaunchId
 	}
 	return ""
 }
@@ -2399,7 +2410,7 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\vinstance_id\x18\x01 \x01(\tB \xbaH\x1dr\x1b\x10\x01\x18\x80\x012\x14^[A-Za-z0-9._:@/-]+$R\n" +
 	"instanceId\x12 \n" +
 	"\x05token\x18\x02 \x01(\tB\n" +
-	"\xbaH\ar\x05\x10\x10\x18\x80\x01R\x05token\"\xad\x04\n" +
+	"\xbaH\ar\x05\x10\x10\x18\x80\x01R\x05token\"\xe4\x04\n" +
 	"\x0fRegisterRequest\x12A\n" +
 	"\vinstance_id\x18\x01 \x01(\tB \xbaH\x1dr\x1b\x10\x01\x18\x80\x012\x14^[A-Za-z0-9._:@/-]+$R\n" +
 	"instanceId\x12@\n" +
@@ -2414,7 +2425,8 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\bprovider\x18\b \x01(\tB\x15\xbaH\x12r\x10\x18@2\f^[a-z0-9-]*$R\bprovider\x122\n" +
 	"\x06way_in\x18\t \x01(\x0e2\x11.chatbus.v1.WayInB\b\xbaH\x05\x82\x01\x02\x10\x01R\x05wayIn\x12,\n" +
 	"\rway_in_detail\x18\n" +
-	" \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\vwayInDetail\x12\x1d\n" +
+	" \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\vwayInDetail\x125\n" +
+	"\tlaunch_id\x18\v \x01(\tB\x18\xbaH\x15r\x13\x18@2\x0f^[A-Za-z0-9-]*$R\blaunchId\x12\x1d\n" +
 	"\x05agent\x18\f \x01(\tB\a\xbaH\x04r\x02\x18@R\x05agent\"\xbf\x03\n" +
 	"\x10RegisterResponse\x12-\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionR\asession\x12-\n" +

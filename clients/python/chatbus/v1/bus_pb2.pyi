@@ -173,11 +173,12 @@ class ReactResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class RegisterRequest(_message.Message):
-    __slots__ = ["agent", "cwd", "handoff_token", "instance_id", "pid", "previous_target", "profile_key", "provider", "thread_name", "way_in", "way_in_detail"]
+    __slots__ = ["agent", "cwd", "handoff_token", "instance_id", "launch_id", "pid", "previous_target", "profile_key", "provider", "thread_name", "way_in", "way_in_detail"]
     AGENT_FIELD_NUMBER: _ClassVar[int]
     CWD_FIELD_NUMBER: _ClassVar[int]
     HANDOFF_TOKEN_FIELD_NUMBER: _ClassVar[int]
     INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
+    LAUNCH_ID_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     PREVIOUS_TARGET_FIELD_NUMBER: _ClassVar[int]
     PROFILE_KEY_FIELD_NUMBER: _ClassVar[int]
@@ -189,6 +190,7 @@ class RegisterRequest(_message.Message):
     cwd: str
     handoff_token: str
     instance_id: str
+    launch_id: str
     pid: int
     previous_target: _types_pb2.Target
     profile_key: str
@@ -196,7 +198,7 @@ class RegisterRequest(_message.Message):
     thread_name: str
     way_in: _types_pb2.WayIn
     way_in_detail: str
-    def __init__(self, instance_id: _Optional[str] = ..., profile_key: _Optional[str] = ..., thread_name: _Optional[str] = ..., cwd: _Optional[str] = ..., pid: _Optional[int] = ..., previous_target: _Optional[_Union[_types_pb2.Target, _Mapping]] = ..., handoff_token: _Optional[str] = ..., provider: _Optional[str] = ..., way_in: _Optional[_Union[_types_pb2.WayIn, str]] = ..., way_in_detail: _Optional[str] = ..., agent: _Optional[str] = ...) -> None: ...
+    def __init__(self, instance_id: _Optional[str] = ..., profile_key: _Optional[str] = ..., thread_name: _Optional[str] = ..., cwd: _Optional[str] = ..., pid: _Optional[int] = ..., previous_target: _Optional[_Union[_types_pb2.Target, _Mapping]] = ..., handoff_token: _Optional[str] = ..., provider: _Optional[str] = ..., way_in: _Optional[_Union[_types_pb2.WayIn, str]] = ..., way_in_detail: _Optional[str] = ..., launch_id: _Optional[str] = ..., agent: _Optional[str] = ...) -> None: ...
 
 class RegisterResponse(_message.Message):
     __slots__ = ["binding", "capabilities", "heartbeat_interval", "origin", "session", "stale_after", "subscribed_heartbeat_interval"]
