@@ -43,6 +43,7 @@ import (
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/journal/vfs"
+	"github.com/chatbus/chatbus/server/launch"
 	"github.com/chatbus/chatbus/server/liveness"
 	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/providers"
@@ -162,6 +163,9 @@ type Config struct {
 	// cluster node's, which outlives the supervisor of each of its terms
 	// and carries the node's own events beside the supervisor's.
 	Events *events.Hub
+	// Launch is the launch templates: sessions started from the chat
+	// (server/launch). The zero value is none.
+	Launch LaunchConfig
 	// Trace, if set, is told when each inbound update passes one of the
 	// supervisor's stages (hub.Trace; busbench's profiled supervisor sets
 	// it for its per-stage latency breakdown). If nil, nothing is traced.
@@ -229,6 +233,9 @@ type Server struct {
 	provs  *providers.Manager
 	voice  *transcribe.Transcriber // nil: no transcriber
 	doctor *doctor.Doctor
+	// launcher starts sessions from the launch templates; nil: none
+	// configured. Set by New, run by serve.
+	launcher *launch.Launcher
 
 	draining atomic.Bool
 	// streams are the answers followers stream (stream.go).
@@ -308,6 +315,9 @@ func New(cfg Config) (*Server, error) {
 		metricsAddr: maddr,
 	}
 	s.shutdownTimeout.Store(int64(cfg.ShutdownTimeout))
+	if s.launcher, err = s.newLauncher(); err != nil {
+		return nil, err
+	}
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
 	s.deposed, s.deposeCalls = context.WithCancel(context.Background())
 	return s, nil
@@ -499,6 +509,13 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 		s.cfg.OnReady()
 	}
 	wg.Go(func() { s.watchdog(runCtx) })
+	if s.launcher != nil {
+		// Launched sessions go on running when the supervisor stops; the
+		// next one finds them.
+		wg.Go(func() { s.launcher.Run(runCtx) })
+		s.log.Info().Str("attach", s.launcher.AttachCommand()).Int("templates", len(s.cfg.Launch.Templates)).
+			Msg("launch templates: sessions may be started from the chat; at the desk: " + s.launcher.AttachCommand())
+	}
 
 	select {
 	case err := <-serveErr:
