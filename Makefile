@@ -7,6 +7,15 @@ BIN := $(CURDIR)/bin
 export PATH := $(BIN):$(PATH)
 export GOTOOLCHAIN := local
 
+# Two modules: the product (the repository root: what ships, and the
+# tests that need nothing more) and its test module e2e (e2e/go.mod, the
+# root replaced by ../): the end-to-end tests and what only tests require,
+# the etcd server (e2e/etcd-member, which internal/etcdtest builds and
+# starts for the cluster tests), chromedp and creack/pty. Every target that
+# builds, vets, lints or tests runs in both (`go -C e2e ...`).
+E2E_MODULE := e2e
+GO_MODULES := . $(E2E_MODULE)
+
 # Pinned tool versions, installed into ./bin by `make tools`.
 BUF_VERSION                := v1.75.0
 PROTOC_GEN_GO_VERSION      := v1.36.12
@@ -71,8 +80,9 @@ check-generate: generate ## Regenerate and fail if the committed generated code 
 lint: $(STAMPS) $(BIN)/.staticcheck-$(STATICCHECK_VERSION) breaking ## buf lint (STANDARD), buf format diff, buf breaking, go vet, staticcheck, gofmt
 	buf lint
 	buf format -d --exit-code
-	go vet ./...
-	staticcheck ./...
+	@set -e; for m in $(GO_MODULES); do echo "go vet, staticcheck ($$m)"; (cd $$m && go vet ./... && $(BIN)/staticcheck ./...); done
+	@cd $(E2E_MODULE) && go mod tidy -diff >/dev/null || { \
+		echo "$(E2E_MODULE)/go.mod is out of date: cd $(E2E_MODULE) && go mod tidy" >&2; exit 1; }
 	@cd $(ENGINES_BENCH) && go mod tidy -diff >/dev/null || { \
 		echo "$(ENGINES_BENCH)/go.mod is out of date (the main module's requirements changed): cd $(ENGINES_BENCH) && go mod tidy" >&2; exit 1; }
 	cd $(ENGINES_BENCH) && go vet ./... && $(BIN)/staticcheck ./...
@@ -166,7 +176,7 @@ uninstall-launchd:
 
 .PHONY: test-install
 test-install: ## make install into a temp PREFIX (binaries, unit, provider child found), then run it under the unit's sandbox
-	go test -count=1 -timeout 5m ./e2e/install
+	go -C $(E2E_MODULE) test -count=1 -timeout 5m ./install
 
 # ---------------------------------------------------------------------------
 # Release archives (cmd/mkdist, internal/dist): for each of DIST_PLATFORMS
@@ -237,7 +247,7 @@ pi-deps: $(PI_E2E)/node_modules/.package-lock.json ## npm ci the pinned pi and i
 
 .PHONY: test
 test: ## Run every test with the race detector (browser tests need chromium), then the client tests
-	go test $(GO_TEST_FLAGS) ./...
+	@rc=0; for m in $(GO_MODULES); do echo "== go test ($$m)"; go -C $$m test $(GO_TEST_FLAGS) ./... || rc=1; done; exit $$rc
 	@$(MAKE) --no-print-directory test-clients
 
 # The soak (e2e/soak_test.go, build tag soak, not in make test): the four
@@ -250,7 +260,7 @@ DURATION ?= 5m
 SOAK_REPORT ?=
 .PHONY: soak
 soak: ## Soak for DURATION (default 5m): load and random faults, then 0 lost, 0 duplicated, keys once, resources flat
-	go test -tags soak -count=1 -timeout 0 -run '^TestSoak$$' -v ./e2e -soak.duration=$(DURATION) $(if $(SOAK_REPORT),-soak.report=$(abspath $(SOAK_REPORT)))
+	go -C $(E2E_MODULE) test -tags soak -count=1 -timeout 0 -run '^TestSoak$$' -v . -soak.duration=$(DURATION) $(if $(SOAK_REPORT),-soak.report=$(abspath $(SOAK_REPORT)))
 
 # ---------------------------------------------------------------------------
 # Other platforms, proved as far as this machine can: every package builds
@@ -261,14 +271,15 @@ CROSS_PLATFORMS := darwin/arm64 darwin/amd64 linux/arm64
 
 .PHONY: check-cross
 check-cross: ## Build and vet every package for darwin/arm64, darwin/amd64 and linux/arm64; compile every package's tests for darwin/arm64
-	@set -e; for p in $(CROSS_PLATFORMS); do \
-		echo "== $$p: go build ./... && go vet ./..."; \
-		GOOS=$${p%/*} GOARCH=$${p#*/} go build ./...; \
-		GOOS=$${p%/*} GOARCH=$${p#*/} go vet ./...; \
-	done
-	@echo "== darwin/arm64: every package's tests compile and link"; \
-	out="$$(GOOS=darwin GOARCH=arm64 go test -count=1 -exec /bin/true ./... 2>&1)" || { \
-		echo "$$out" | grep -v -e '^ok ' -e 'no test files'; exit 1; }
+	@set -e; for m in $(GO_MODULES); do for p in $(CROSS_PLATFORMS); do \
+		echo "== $$p ($$m): go build ./... && go vet ./..."; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} go -C $$m build ./...; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} go -C $$m vet ./...; \
+	done; done
+	@set -e; for m in $(GO_MODULES); do \
+	echo "== darwin/arm64 ($$m): every package's tests compile and link"; \
+	out="$$(GOOS=darwin GOARCH=arm64 go -C $$m test -count=1 -exec /bin/true ./... 2>&1)" || { \
+		echo "$$out" | grep -v -e '^ok ' -e 'no test files'; exit 1; }; done
 
 # Linux arm64: the core packages' tests as linux/arm64 binaries, each run
 # through qemu-aarch64-static (Debian's qemu-user-static; binfmt_misc need
@@ -305,10 +316,11 @@ FUZZTIME ?= 10s
 fuzz: ## Fuzz every target for FUZZTIME each (default 10s)
 	@set -e; n=0; \
 	for f in $$(grep -l '^func Fuzz' $$(git ls-files --cached --others --exclude-standard '*_test.go' | grep -v '^bench/engines/')); do \
-		dir="./$$(dirname "$$f")"; \
+		dir="./$$(dirname "$$f")"; mod=.; \
+		case "$$f" in $(E2E_MODULE)/*) mod=$(E2E_MODULE); dir="./$$(dirname "$${f#$(E2E_MODULE)/}")";; esac; \
 		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$f"); do \
-			echo "== $$t ($$dir, $(FUZZTIME))"; \
-			go test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZTIME) "$$dir"; \
+			echo "== $$t ($$mod: $$dir, $(FUZZTIME))"; \
+			go -C $$mod test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZTIME) "$$dir"; \
 			n=$$((n+1)); \
 		done; \
 	done; \
@@ -457,6 +469,7 @@ bench: ## Full benchmark (~4 min): table on stdout, JSON in bench-results/latest
 .PHONY: bench-cluster
 bench-cluster: ## Cluster benchmark (~1 min): 3-member etcd, 2 nodes, relay latency and rate beside a raw etcd txn, failover time
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ $(BENCH_BINS)
+	go -C $(E2E_MODULE) build -o $(BIN)/ ./etcd-member
 	$(BIN)/busbench -phases cluster -json bench-results/cluster.json $(BENCH_FLAGS)
 
 # The comparison that chose the journal's engine (docs/performance.md,

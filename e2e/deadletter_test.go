@@ -147,11 +147,25 @@ func TestDiscordPoisonDispatchDeadLettered(t *testing.T) {
 	if after.GetPid() != before.GetPid() || after.GetRestarts() != before.GetRestarts() {
 		t.Errorf("the child restarted: pid %d → %d, restarts %d → %d", before.GetPid(), after.GetPid(), before.GetRestarts(), after.GetRestarts())
 	}
-	// Discord's provider converts updates only in its receive loop.
+	// The provider converts it again (ConvertUpdate), apart from its
+	// receive loop: it still cannot decode it, so it stays, with one more
+	// retry counted each time; then it is dropped.
+	if _, errOut, code := b.busctl("updates", "--dead-letters", "discord", "--retry", id); code == 0 || !strings.Contains(errOut, "content") {
+		t.Errorf("busctl retry of a dead letter the provider still cannot convert: %d %q", code, errOut)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := b.c.Admin.RetryDeadLetter(ctx, &chatbusv1.RetryDeadLetterRequest{Provider: "discord", Id: id})
 	if !errors.Is(client.Err(err), client.ErrFailedPrecondition) {
 		t.Errorf("retry: %v, want FAILED_PRECONDITION", err)
+	}
+	if dls := deadLetters(t, b.c); len(dls) != 1 || dls[0].GetRetries() != 2 || !strings.Contains(dls[0].GetError(), "content") {
+		t.Errorf("after two retries: %v, want the dead letter with 2 retries and the decoding error", dls)
+	}
+	if out, errOut, code := b.busctl("updates", "--dead-letters", "discord", "--drop", id); code != 0 {
+		t.Errorf("busctl drop: %d %q %q", code, out, errOut)
+	}
+	if dls := deadLetters(t, b.c); len(dls) != 0 {
+		t.Errorf("after the drop: %v", dls)
 	}
 }

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	build := exec.Command("go", append([]string{"build", "-race", "-o", dir + "/"}, binaries()...)...)
+	build := goBuild(append([]string{"-race", "-o", dir + "/"}, binaries()...)...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building binaries:", err)
@@ -38,6 +38,15 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// goBuild is `go build args` in the product's module (the repository
+// root), not this test module: the binaries under test are built with the
+// product's go.mod, as a release is.
+func goBuild(args ...string) *exec.Cmd {
+	cmd := exec.Command("go", append([]string{"build"}, args...)...)
+	cmd.Dir = ".."
+	return cmd
 }
 
 // binaries are the commands the tests run: supervisord, busctl, every

@@ -254,3 +254,90 @@ func (b *tgBus) noWayInNotices(thread int) []string {
 	}
 	return out
 }
+
+// TestMCPInboxReports: Claude Code reports what became of a message that
+// it did not take at once (the stand-in reports as Claude Code does, to
+// the reply socket chatbus-mcp names): a held message is acked only once
+// delivered, and nothing after it is posted meanwhile; a dropped one is
+// posted again; one refused while held is not acked, the thread is told
+// once and busctl followers says why, and a later session of the profile
+// key delivers it. Every message reaches the session once, in order.
+func TestMCPInboxReports(t *testing.T) {
+	b := startTelegramBus(t, "")
+	dir := socketDir(t)
+	cwd := sessionDir(t, "alpha")
+	const key = "test:reports"
+	in := inboxtest.Start(t, filepath.Join(dir, "a.sock"), inboxtest.WithPolicy(inboxtest.Hold))
+	s1 := b.startMCPEnv(t, "reports-1", cwd, key, claudeCodeEnv(in))
+	thread := b.topicOf(t, "alpha")
+	b.waitWayIn(t, key, chatbusv1.WayIn_WAY_IN_INBOX)
+	b.waitBound(t, key, thread)
+	unacked := func() uint32 { return b.binding(t, key).GetJournal().GetUnacked() }
+
+	// Held: not acked, and the next message waits behind it.
+	b.tg.PushMessage(forumChat, thread, allowedUser, "first")
+	testkit.Eventually(t, "first held", func() bool { return len(in.Held()) == 1 })
+	b.tg.PushMessage(forumChat, thread, allowedUser, "second")
+	testkit.Eventually(t, "second journalled", func() bool { return unacked() == 2 })
+	if n := in.Received(); n != 1 {
+		t.Errorf("%d messages posted while the first is held, want 1", n)
+	}
+	in.SetPolicy(inboxtest.Accept) // approved at the terminal: delivered
+	testkit.Eventually(t, "both acked", func() bool { return unacked() == 0 })
+
+	// Dropped at the inbox's guard: posted again.
+	in.DropNext("rate-limited")
+	b.tg.PushMessage(forumChat, thread, allowedUser, "third")
+	waitInbox(t, in, "third")
+	testkit.Eventually(t, "third acked", func() bool { return unacked() == 0 })
+
+	// Refused while held: not acked, told once; the next session has it.
+	in.SetPolicy(inboxtest.Hold)
+	b.tg.PushMessage(forumChat, thread, allowedUser, "fourth")
+	testkit.Eventually(t, "fourth held", func() bool { return len(in.Held()) == 1 })
+	in.SetPolicy(inboxtest.Refuse)
+	f := b.waitWayIn(t, key, chatbusv1.WayIn_WAY_IN_NONE)
+	if !strings.Contains(f.GetWayInDetail(), "refuses") {
+		t.Errorf("way in detail: %q", f.GetWayInDetail())
+	}
+	refusals := func() []string { return textsWith(b.replies(thread), "refuses your messages") }
+	testkit.Eventually(t, "the refusal told in the thread", func() bool { return len(refusals()) == 1 })
+	if u := unacked(); u != 1 {
+		t.Errorf("%d unacked after the refusal, want 1", u)
+	}
+	s1.close()
+	in.SetPolicy(inboxtest.Accept)
+	s2 := b.startMCPEnv(t, "reports-2", cwd, key, claudeCodeEnv(in))
+	waitInbox(t, in, "fourth")
+	testkit.Eventually(t, "fourth acked", func() bool { return unacked() == 0 })
+	s2.close()
+
+	if got := inboxTexts(in); !slices.Equal(got, []string{"first", "second", "third", "fourth"}) {
+		t.Errorf("the session took %q", got)
+	}
+	drops := textsWith(b.replies(thread), "dropped your message")
+	if len(drops) != 1 || len(refusals()) != 1 || !strings.Contains(refusals()[0], "Nothing is lost") {
+		t.Errorf("notices: drops %q, refusals %q", drops, refusals())
+	}
+	var statuses []string
+	for _, r := range in.Reports() {
+		if r.Err != nil {
+			t.Errorf("a report could not be sent: %+v", r)
+		}
+		statuses = append(statuses, r.Status+r.Detail)
+	}
+	if want := []string{"held", "delivered", "dropped", "held", "expiredrefused"}; !slices.Equal(statuses, want) {
+		t.Errorf("reports %q, want %q", statuses, want)
+	}
+}
+
+// textsWith are the texts that contain sub.
+func textsWith(texts []string, sub string) []string {
+	var out []string
+	for _, s := range texts {
+		if strings.Contains(s, sub) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -36,7 +35,7 @@ func releaseSupervisord(t *testing.T) string {
 	t.Helper()
 	release.once.Do(func() {
 		dir := filepath.Join(binDir, "release")
-		out, err := exec.Command("go", "build", "-o", dir+"/", "github.com/chatbus/chatbus/cmd/supervisord").CombinedOutput()
+		out, err := goBuild("-o", dir+"/", "github.com/chatbus/chatbus/cmd/supervisord").CombinedOutput()
 		if err != nil {
 			release.err = fmt.Errorf("go build supervisord: %v\n%s", err, out)
 			return

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -93,7 +92,7 @@ func count(states []string, s string) int {
 func hookedSupervisord(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	build := exec.Command("go", "build", "-race", "-tags", "chatbus_testhooks", "-o", dir+"/", "github.com/chatbus/chatbus/cmd/supervisord")
+	build := goBuild("-race", "-tags", "chatbus_testhooks", "-o", dir+"/", "github.com/chatbus/chatbus/cmd/supervisord")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building supervisord with its test hooks: %v\n%s", err, out)
 	}

@@ -46,5 +46,6 @@ func deadLetterToProto(d store.DeadLetter) *chatbusv1.DeadLetter {
 	return &chatbusv1.DeadLetter{
 		Provider: d.Provider, Id: d.ID, PlatformUpdateId: d.PlatformUpdateID, Kind: updateKinds.Proto(d.Kind),
 		Error: d.Error, Payload: d.Payload, ReceivedAt: timestamppb.New(d.ReceivedAt), Retries: uint32(d.Retries),
+		Cause: deadLetterCauses.Proto(d.Cause),
 	}
 }

@@ -32,6 +32,11 @@ var updateKinds = enumtab.New(map[store.UpdateKind]chatbusv1.UpdateKind{
 	store.UpdateCommand:       chatbusv1.UpdateKind_UPDATE_KIND_COMMAND,
 })
 
+var deadLetterCauses = enumtab.New(map[store.DeadLetterCause]chatbusv1.DeadLetterCause{
+	store.DeadLetterConversion: chatbusv1.DeadLetterCause_DEAD_LETTER_CAUSE_CONVERSION,
+	store.DeadLetterJournal:    chatbusv1.DeadLetterCause_DEAD_LETTER_CAUSE_JOURNAL,
+})
+
 var bindingStatuses = enumtab.New(map[store.Status]chatbusv1.BindingStatus{
 	store.StatusActive:    chatbusv1.BindingStatus_BINDING_STATUS_ACTIVE,
 	store.StatusStarting:  chatbusv1.BindingStatus_BINDING_STATUS_STARTING,

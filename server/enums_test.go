@@ -44,6 +44,8 @@ func TestEnumTables(t *testing.T) {
 		named(func(k store.RefKind) bool { return k.String() != "" })))
 	check("updateKinds", enumtab.Check(updateKinds, chatbusv1.UpdateKind(0).Descriptor(),
 		named(func(k store.UpdateKind) bool { return k.String() != "" })))
+	check("deadLetterCauses", enumtab.Check(deadLetterCauses, chatbusv1.DeadLetterCause(0).Descriptor(),
+		named(func(c store.DeadLetterCause) bool { return c.String() != "" })))
 	check("bindingStatuses", enumtab.Check(bindingStatuses, chatbusv1.BindingStatus(0).Descriptor(), nil))
 	check("origins", enumtab.Check(origins, chatbusv1.Origin(0).Descriptor(), nil))
 	check("providerStates", enumtab.Check(providerStates, chatbusv1.ProviderState(0).Descriptor(),

@@ -89,6 +89,7 @@ var errorCodes = []struct {
 	{providers.ErrRefused, codes.FailedPrecondition, chatbusv1.ErrorReason_ERROR_REASON_PROVIDER_REFUSED},
 	{providers.ErrAmbiguous, codes.Unknown, chatbusv1.ErrorReason_ERROR_REASON_OUTCOME_UNKNOWN},
 	{providers.ErrDeadLetterUnconverted, codes.FailedPrecondition, chatbusv1.ErrorReason_ERROR_REASON_DEAD_LETTER_UNCONVERTED},
+	{providers.ErrDeadLetterNotJournalled, codes.FailedPrecondition, chatbusv1.ErrorReason_ERROR_REASON_DEAD_LETTER_NOT_JOURNALLED},
 
 	{providers.ErrHeld, codes.DeadlineExceeded, chatbusv1.ErrorReason_ERROR_REASON_CALL_NOT_FINISHED},
 	{providers.ErrTooManyHeld, codes.ResourceExhausted, chatbusv1.ErrorReason_ERROR_REASON_TOO_MANY_HELD},

@@ -254,12 +254,14 @@ func (b *bencher) mainPhases(ctx context.Context) error {
 			return fmt.Errorf("heartbeat: %w", err)
 		}
 	}
-	if o.has("latency") || o.has("throughput") {
-		bp, err := b.startBaseline(ctx, filepath.Join(b.root, "hop.sock"))
-		if err != nil {
+	var bp *baselineProc // the raw hops and streams of the floors
+	if o.has("latency") || o.has("throughput") || o.has("openloop") {
+		if bp, err = b.startBaseline(ctx, filepath.Join(b.root, "hop.sock")); err != nil {
 			return err
 		}
 		defer bp.stop()
+	}
+	if o.has("latency") || o.has("throughput") {
 		if o.has("latency") {
 			if err := b.latencyPhase(ctx, sup, ctl, bp, fls[0]); err != nil {
 				return fmt.Errorf("latency: %w", err)
@@ -274,7 +276,7 @@ func (b *bencher) mainPhases(ctx context.Context) error {
 		}
 	}
 	if o.has("openloop") {
-		if err := b.openLoopPhase(ctx, sup, ctl, fls[0]); err != nil {
+		if err := b.openLoopPhase(ctx, sup, ctl, bp, fls[0]); err != nil {
 			return fmt.Errorf("open loop: %w", err)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/chatbus/chatbus/bench"
 	"github.com/chatbus/chatbus/client"
-	"github.com/chatbus/chatbus/internal/etcdtest"
+	"github.com/chatbus/chatbus/internal/etcdproc"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	"github.com/chatbus/chatbus/server/cluster"
 )
@@ -38,7 +38,7 @@ func (b *bencher) clusterPhase(ctx context.Context) error {
 	dir := filepath.Join(b.root, "cluster")
 	b.logf("cluster: a three-member etcd on loopback, two supervisord nodes, a follower on the one that does not lead")
 	// etcd's default election timeout (1s), as a deployment has it.
-	ec, err := etcdtest.RunElection(filepath.Join(b.stateRoot, "cluster-etcd"), 3, time.Second)
+	ec, err := etcdproc.Run(o.EtcdMember, filepath.Join(b.stateRoot, "cluster-etcd"), 3, time.Second)
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ type options struct {
 
 	Supervisord string `json:"-"`
 	Provider    string `json:"-"`
+	EtcdMember  string `json:"-"`
 	StateRoot   string `json:"state_root"`
 	Pprof       string `json:"pprof,omitempty"`
 	Keep        bool   `json:"-"`
@@ -94,6 +95,7 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 	fs.StringVar(&phases, "phases", strings.Join(allPhases, ","), "phases to run, comma-separated: "+strings.Join(allPhases, ",")+" (and "+strings.Join(extraPhases, ",")+", only when named)")
 	fs.StringVar(&o.Supervisord, "supervisord", "", "supervisord binary (default: beside busbench)")
 	fs.StringVar(&o.Provider, "provider", "", "provider-bench binary (default: beside busbench)")
+	fs.StringVar(&o.EtcdMember, "etcd-member", "", "etcd-member binary of the cluster phase (default: beside busbench; make bench-cluster builds it from e2e/etcd-member)")
 	fs.StringVar(&o.StateRoot, "state-root", os.TempDir(), "where the supervisors' state dirs (the bbolt journal) are made; /dev/shm takes the disk out")
 	fs.StringVar(&o.Pprof, "pprof", "", "profile into this dir: the supervisor runs as busbench's in-process variant (server.New) with per-phase CPU, heap and mutex profiles; provider-bench writes CPU profiles")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the run directory (configs, supervisord logs)")
@@ -206,7 +208,10 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 	if o.Provider == "" {
 		o.Provider = filepath.Join(filepath.Dir(exe), "provider-bench")
 	}
-	for _, p := range []*string{&o.Supervisord, &o.Provider, &o.StateRoot} {
+	if o.EtcdMember == "" {
+		o.EtcdMember = filepath.Join(filepath.Dir(exe), "etcd-member")
+	}
+	for _, p := range []*string{&o.Supervisord, &o.Provider, &o.EtcdMember, &o.StateRoot} {
 		if *p, err = filepath.Abs(*p); err != nil {
 			return nil, err
 		}
@@ -214,6 +219,11 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 	for _, bin := range []string{o.Supervisord, o.Provider} {
 		if fi, err := os.Stat(bin); err != nil || fi.IsDir() {
 			return nil, fmt.Errorf("%s: not found; build it first (make bench does: go build -o bin/ ./cmd/supervisord ./cmd/provider-bench ./cmd/busbench)", bin)
+		}
+	}
+	if o.has("cluster") {
+		if fi, err := os.Stat(o.EtcdMember); err != nil || fi.IsDir() {
+			return nil, fmt.Errorf("%s: not found; build it first (make bench-cluster does: go build -C e2e -o ../bin/ ./etcd-member)", o.EtcdMember)
 		}
 	}
 	if o.Pprof != "" {

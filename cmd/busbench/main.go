@@ -14,8 +14,9 @@
 //	busbench -h         every flag
 //
 // It is built and run by `make bench` and `make bench-quick`. The
-// supervisord and provider-bench binaries are found beside busbench unless
-// -supervisord and -provider say otherwise.
+// supervisord and provider-bench binaries (and the cluster phase's
+// etcd-member) are found beside busbench unless -supervisord, -provider
+// (and -etcd-member) say otherwise.
 package main
 
 import (

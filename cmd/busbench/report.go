@@ -30,7 +30,11 @@ const (
 type target struct {
 	Max, Min           float64
 	RatioMax, RatioMin float64
+	// Floor: the baseline is the figure's floor (floors.go).
+	Floor bool
 }
+
+func (t target) of() string { return pick(t.Floor, "floor", "baseline") }
 
 func (t target) String(u unit) string {
 	var parts []string
@@ -41,10 +45,10 @@ func (t target) String(u unit) string {
 		parts = append(parts, "≥ "+format(u, t.Min))
 	}
 	if t.RatioMax != 0 {
-		parts = append(parts, fmt.Sprintf("≤ %.3g× baseline", t.RatioMax))
+		parts = append(parts, fmt.Sprintf("≤ %.3g× %s", t.RatioMax, t.of()))
 	}
 	if t.RatioMin != 0 {
-		parts = append(parts, fmt.Sprintf("≥ %.3g× baseline", t.RatioMin))
+		parts = append(parts, fmt.Sprintf("≥ %.3g× %s", t.RatioMin, t.of()))
 	}
 	return strings.Join(parts, " and ")
 }
@@ -95,12 +99,19 @@ type figure struct {
 	// NA replaces the chatbus value when it could not be measured.
 	NA   string `json:"na,omitempty"`
 	Note string `json:"note,omitempty"`
+	// Floor, if set, is the figure's baseline: what the machine allows,
+	// composed of raw figures of the same run (floors.go). Its goal is a
+	// ratio to it.
+	Floor floor `json:"floor,omitempty"`
 }
 
 func fp(v float64) *float64 { return &v }
 
 // addFigure completes f (ratio, target check) and records it.
 func (b *bencher) addFigure(f figure, t target) {
+	if len(f.Floor) > 0 {
+		f.Baseline, f.BaselineName, t.Floor = fp(f.Floor.total()), "floor", true
+	}
 	if f.Chatbus != nil && f.Baseline != nil && *f.Baseline != 0 {
 		f.Ratio = fp(*f.Chatbus / *f.Baseline)
 	}
@@ -186,7 +197,7 @@ func (b *bencher) printTable(w io.Writer) {
 		}
 		met := ""
 		if f.Met != nil {
-			met = pick(*f.Met, "yes", "NO")
+			met = pick(*f.Met, "met", "MISSED")
 		}
 		samples := ""
 		if f.Samples > 0 || f.BaselineSamples > 0 {
@@ -195,6 +206,7 @@ func (b *bencher) printTable(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, val, base, ratio, f.Target, met, samples)
 	}
 	tw.Flush()
+	b.printFloors(w)
 	b.printTables(w)
 	var notes []string
 	for _, f := range b.results.Figures {

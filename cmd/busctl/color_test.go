@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"os"
 	"testing"
-
-	"github.com/creack/pty"
 )
 
 func TestColorAllowed(t *testing.T) {
@@ -50,31 +48,6 @@ func TestIsTerminalNotForFilesAndBuffers(t *testing.T) {
 	}
 }
 
-// TestColourOnAPseudoTerminal: a pty is a terminal; colour follows the
-// environment there.
-func TestColourOnAPseudoTerminal(t *testing.T) {
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
-	if !isTerminal(tty) {
-		t.Fatal("a pty is not taken for a terminal")
-	}
-	for _, tt := range []struct {
-		name     string
-		noColor  string
-		wantTint bool
-	}{{"colour", "", true}, {"NO_COLOR", "1", false}} {
-		a := newApp(tty, tty, func(k string) string {
-			if k == "NO_COLOR" {
-				return tt.noColor
-			}
-			return ""
-		})
-		if !a.tty || a.color != tt.wantTint {
-			t.Errorf("%s: tty %v colour %v, want true %v", tt.name, a.tty, a.color, tt.wantTint)
-		}
-	}
-}
+// Colour on a real terminal (a pty), with and without NO_COLOR and
+// TERM=dumb, is e2e's TestBusctlColourOnATerminalOnly (in the e2e module,
+// which requires the pty library the product does not).

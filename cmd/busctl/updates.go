@@ -122,13 +122,14 @@ func (a *app) deadLetters(cmd *cobra.Command, unrouted bool, args []string, retr
 		if err != nil {
 			return nil, clientErr(err)
 		}
-		t := newTable(col("PROVIDER"), col("ID"), col("UPDATE ID"), col("KIND"), col("RECEIVED"), col("RETRIES"), col("ERROR"), wideCol("PAYLOAD"))
+		t := newTable(col("PROVIDER"), col("ID"), col("UPDATE ID"), col("KIND"), col("RECEIVED"), col("RETRIES"), col("CAUSE"), col("ERROR"), wideCol("PAYLOAD"))
 		t.empty = "(no dead letters)"
 		for _, d := range resp.GetDeadLetters() {
 			errLine, _, _ := strings.Cut(d.GetError(), "\n")
 			t.add(txt(d.GetProvider()), txt(d.GetId()), txt(fmt.Sprint(d.GetPlatformUpdateId())),
 				txt(orDash(strings.ToLower(strings.TrimPrefix(d.GetKind().String(), "UPDATE_KIND_")))),
 				txt(d.GetReceivedAt().AsTime().Local().Format(time.DateTime)), txt(fmt.Sprint(d.GetRetries())),
+				txt(orDash(strings.ToLower(strings.TrimPrefix(d.GetCause().String(), "DEAD_LETTER_CAUSE_")))),
 				txt(clip(errLine, 80)), txt(clip(string(d.GetPayload()), 200)))
 		}
 		return &view{data: protoData(resp), table: t}, nil

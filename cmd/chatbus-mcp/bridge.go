@@ -59,6 +59,18 @@ type bridge struct {
 	// way is the way in the update loop delivers by (wayin.go); only
 	// follow, and deliver which it calls, touch it.
 	way wayIn
+	// inbox posts on the inbox path and hears Claude Code's reports
+	// (inbox.go, reports.go).
+	inbox *inboxPoster
+	// inboxRetry paces posting again what Claude Code did not deliver;
+	// refused, until refusedUntil, stands for the inbox while it refuses
+	// (follow only).
+	inboxRetry   *backoff.ExponentialBackOff
+	refused      wayIn
+	refusedUntil time.Time
+	// told are the reports the thread was told of (mu guards it): once
+	// per status and reason in a process.
+	told map[string]bool
 	// reported is the way in the supervisor was told of; mu guards it.
 	reported wayIn
 	// logged is the way in the log last told of (follow only).
@@ -98,6 +110,9 @@ func newBridge(cfg config, log zerolog.Logger) *bridge {
 	}
 	b.perms = newPermissions(b)
 	b.presence = newPresence(b.typingOnce)
+	b.inbox = newInboxPoster(log, b.onHeld, b.onLateReport)
+	b.inboxRetry = inboxRetry.New()
+	b.told = map[string]bool{}
 	return b
 }
 
@@ -116,6 +131,7 @@ func serve(ctx context.Context, cfg config, log zerolog.Logger) error {
 		if b.deliveredFile != nil {
 			b.deliveredFile.close()
 		}
+		b.inbox.close()
 	}()
 	listenCtx, stopListen := context.WithCancel(ctx)
 	defer stopListen()
@@ -405,6 +421,27 @@ func (b *bridge) follow(ctx context.Context) error {
 		if time.Since(started) > healthyStream {
 			retry.Reset() // a failure after a healthy stream starts over
 		}
+		var nd *notDeliveredError
+		if errors.As(err, &nd) {
+			// Not delivered, not acked: post it again after a while
+			// (awaitWay waits while the inbox refuses).
+			wait := b.inboxRetry.NextBackOff()
+			if nd.r.status == statusRefused {
+				wait = max(wait, refusedRetry)
+			}
+			b.notDelivered(nd.seq, nd.r, nd.text)
+			if nd.r.status == statusRefused {
+				b.refused = wayIn{kind: chatbusv1.WayIn_WAY_IN_NONE, told: true,
+					detail: fmt.Sprintf("Claude Code refuses the messages chatbus posts to its inbox socket %s (%s); chatbus posts again from time to time", b.way.socket, nd.r.reason)}
+				b.refusedUntil = time.Now().Add(wait)
+				continue
+			}
+			b.log.Warn().Uint64("seq", nd.seq).Str("status", nd.r.status).Str("drop_reason", nd.r.dropReason).Dur("retry_in", wait).Msg("Claude Code did not deliver the message; posting it again")
+			if backoff.Sleep(ctx, wait) != nil {
+				return nil
+			}
+			continue
+		}
 		wait := retry.NextBackOff()
 		if errors.Is(err, errNoWayIn) {
 			// The update was not handed over and stays unacked: look for
@@ -433,6 +470,12 @@ func (b *bridge) follow(ctx context.Context) error {
 func (b *bridge) awaitWay(ctx context.Context) error {
 	for {
 		w := b.ways.detect()
+		poll := waysPoll
+		if w.kind == chatbusv1.WayIn_WAY_IN_INBOX {
+			if left := time.Until(b.refusedUntil); left > 0 {
+				w, poll = b.refused, min(left, poll)
+			}
+		}
 		b.report(w)
 		switch w.kind {
 		case chatbusv1.WayIn_WAY_IN_CHANNEL:
@@ -445,7 +488,7 @@ func (b *bridge) awaitWay(ctx context.Context) error {
 			b.way = w
 			return nil
 		}
-		if err := backoff.Sleep(ctx, waysPoll); err != nil {
+		if err := backoff.Sleep(ctx, poll); err != nil {
 			return err
 		}
 	}
@@ -468,7 +511,9 @@ func (b *bridge) report(w wayIn) {
 	b.logged = w
 	if w.kind == chatbusv1.WayIn_WAY_IN_NONE {
 		b.log.Warn().Str("why", w.detail).Msg("no way in to the session: the thread's messages are held until one appears")
-		b.noticeNoWayIn(w)
+		if !w.told {
+			b.noticeNoWayIn(w)
+		}
 		return
 	}
 	b.log.Info().Str("way_in", w.String()).Str("detail", w.detail).Msg("way in to the session")
@@ -484,18 +529,28 @@ func (b *bridge) noticeNoWayIn(w wayIn) {
 		"Nothing is lost: your messages wait here and arrive once it can. To let them in, restart the session (claude --continue keeps this thread) "+
 		"with Claude Code 2.1.224 or later on Anthropic's API (messages come through its inbox socket), "+
 		"or with --dangerously-load-development-channels server:%s on a claude.ai login (messages come as a channel).", w.detail, b.ways.name)
+	b.notice(text, func() {
+		if err := b.dirs.markNoticed(w.detail); err != nil {
+			b.log.Warn().Err(err).Msg("notice file")
+		}
+	})
+}
+
+// notice posts text in the thread, in the background; posted, if set,
+// runs once it is sent.
+func (b *bridge) notice(text string, posted func()) {
 	b.background(func(ctx context.Context) {
 		s, err := b.current()
 		if err != nil {
-			b.log.Warn().Err(err).Msg("cannot post the notice that no way in is there")
+			b.log.Warn().Err(err).Msg("cannot post a notice in the thread")
 			return
 		}
 		if _, err := s.f.Send(ctx, client.Message{Text: text}, b.key(s.f)); err != nil {
-			b.log.Warn().Err(err).Msg("posting the notice that no way in is there")
+			b.log.Warn().Err(err).Msg("posting a notice in the thread")
 			return
 		}
-		if err := b.dirs.markNoticed(w.detail); err != nil {
-			b.log.Warn().Err(err).Msg("notice file")
+		if posted != nil {
+			posted()
 		}
 	})
 }
@@ -527,6 +582,9 @@ func (b *bridge) handle(ctx context.Context, f *client.Follower, u *chatbusv1.Up
 		if notified, err = b.deliver(ctx, u); err != nil {
 			return err
 		}
+		// Delivered (or done with): the inbox takes messages again.
+		b.inboxRetry.Reset()
+		b.refusedUntil = time.Time{}
 		b.delivered = u.GetSeq()
 		if df := b.deliveredFile; df != nil {
 			if err := df.store(b.delivered); err != nil {

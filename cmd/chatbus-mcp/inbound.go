@@ -23,9 +23,13 @@ const maxFilesPerUpdate = 10
 // button press or a "yes <id>" reply answers a permission prompt; anything
 // else becomes a channel notification or a message in the session's inbox
 // socket, by the way in (files downloaded first), and notified says so.
-// It returns errStdout if the notification could not be written and
-// errNoWayIn if the inbox did not take the message; everything else (a
-// failed download, a failed typing call) is logged and delivered around.
+// It returns errStdout if the notification could not be written,
+// errNoWayIn if the inbox did not take the message, and a
+// *notDeliveredError if Claude Code reported that it did not deliver it
+// (refused, dropped, expired: the update stays unacked and is posted
+// again); everything else (a failed download, a failed typing call) is
+// logged and delivered around. A message declined at the terminal is
+// done with (nil error, not notified), and the thread is told.
 func (b *bridge) deliver(ctx context.Context, u *chatbusv1.Update) (notified bool, err error) {
 	switch {
 	case u.GetKind() == chatbusv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY:
@@ -42,8 +46,24 @@ func (b *bridge) deliver(ctx context.Context, u *chatbusv1.Update) (notified boo
 		return false, err
 	}
 	if b.way.kind == chatbusv1.WayIn_WAY_IN_INBOX {
-		if err := postInbox(ctx, b.way.socket, b.ways.token, inboxMessage(b.ways.name, content, meta)); err != nil {
+		r, err := b.inbox.post(ctx, b.way.socket, b.ways.token, inboxMessage(b.ways.name, content, meta))
+		switch {
+		case ctx.Err() != nil:
+			return false, ctx.Err()
+		case err != nil:
 			return false, fmt.Errorf("%w: %v", errNoWayIn, err)
+		case r.status == statusDropped && r.dropReason == "duplicate":
+			// Claude Code took this very text from chatbus-mcp in the
+			// last 30 s: a post that counted as failed had got in.
+			b.log.Info().Uint64("seq", u.GetSeq()).Msg("the session had this message already (Claude Code dropped the repeat as a duplicate)")
+		case r.status == statusDenied:
+			// The person at the terminal declined it: their decision is
+			// final, the update is done with (acked), and the thread
+			// hears of it.
+			b.notDelivered(u.GetSeq(), r, content)
+			return false, nil
+		case r.status != statusDelivered:
+			return false, &notDeliveredError{seq: u.GetSeq(), r: r, text: content}
 		}
 	} else if err := b.out.channelMessage(content, meta); err != nil {
 		return false, fmt.Errorf("%w: %v", errStdout, err)

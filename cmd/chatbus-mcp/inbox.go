@@ -3,12 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
 )
 
 // The inbox socket of a Claude Code session (cross-session messaging):
@@ -22,7 +28,10 @@ import (
 // back on that connection. A line is at most 1 MiB; a connection that
 // sends no complete line within 30 s is closed. This is the form Claude
 // Code's own debug log prints when the inbox binds ("[uds-messaging]
-// Inject messages …"), seen with 2.1.328.
+// Inject messages …"), seen with 2.1.328. The user line also names
+// chatbus-mcp's reply socket ("from") and the message's id ("msg_id"):
+// Claude Code reports there what became of a message it did not take at
+// once (reports.go).
 
 // inboxTimeout bounds one post: connect, write, and Claude Code's close.
 const inboxTimeout = 10 * time.Second
@@ -31,10 +40,11 @@ const inboxTimeout = 10 * time.Second
 // a connection whose line exceeds 1 MiB).
 const maxInboxContent = 512 << 10
 
-// postInbox posts one message into the session's inbox socket at path.
-// A nil error means Claude Code read the whole line and closed its side:
-// the message is in the session's queue.
-func postInbox(ctx context.Context, path, token, content string) error {
+// postInbox posts one message into the session's inbox socket at path,
+// naming the reply socket from ("" for none) and the message's id. A nil
+// error means Claude Code read the whole line and closed its side; what
+// it did with the message comes as a report, if any (inboxPoster).
+func postInbox(ctx context.Context, path, token, content, from, id string) error {
 	ctx, cancel := context.WithTimeout(ctx, inboxTimeout)
 	defer cancel()
 	var d net.Dialer
@@ -51,7 +61,11 @@ func postInbox(ctx context.Context, path, token, content string) error {
 		auth, _ := json.Marshal(map[string]string{"type": "auth", "token": token})
 		lines = append(append(lines, auth...), '\n')
 	}
-	msg, err := json.Marshal(map[string]any{"type": "user", "message": map[string]string{"role": "user", "content": content}})
+	line := map[string]any{"type": "user", "message": map[string]string{"role": "user", "content": content}}
+	if from != "" {
+		line["from"], line["msg_id"] = from, id
+	}
+	msg, err := json.Marshal(line)
 	if err != nil {
 		return err
 	}
@@ -68,6 +82,128 @@ func postInbox(ctx context.Context, path, token, content string) error {
 	}
 	return nil
 }
+
+// Settling a post. Claude Code sends no report for a message it takes
+// into the session's queue, and its reports of the others come right
+// after it read the line (measured in milliseconds), except a drop that
+// follows another of the same reason within a minute, which is reported
+// after a 5 s trail. So a post with no report within settleQuick is taken;
+// within dropWindow after a drop, the wait is settleTrail. A held message
+// waits for the report that ends its hold, as long as the session's
+// inbox answers (a session that ended settles its held messages as
+// expired; heldCheck is how often that is looked at).
+const (
+	settleQuick = time.Second
+	settleTrail = 6 * time.Second
+	dropWindow  = time.Minute
+	heldCheck   = 30 * time.Second
+)
+
+// Pacing: Claude Code admits at most 30 messages of a sender in a burst,
+// then one every 2 s, and drops the rest ("rate-limited"); chatbus-mcp
+// posts a little under that, so a backlog arrives whole.
+const (
+	paceBurst = 20
+	paceEvery = 2 * time.Second
+)
+
+// inboxPoster posts the thread's messages into the session's inbox and
+// learns what became of each. Only the update loop posts; post is not
+// safe for concurrent use.
+type inboxPoster struct {
+	log     zerolog.Logger
+	replies *replySocket
+	pacer   *rate.Limiter
+	// onHeld is called when a post is held (once per post).
+	onHeld func(r report)
+	// settle and trail are settleQuick and settleTrail (tests shorten
+	// them).
+	settle, trail time.Duration
+
+	lastDrop  time.Time
+	noReports string // why no reply socket, as last logged
+}
+
+func newInboxPoster(log zerolog.Logger, onHeld func(report), late func(string, report)) *inboxPoster {
+	return &inboxPoster{
+		log: log, onHeld: onHeld, settle: settleQuick, trail: settleTrail,
+		replies: newReplySocket(log, late),
+		pacer:   rate.NewLimiter(rate.Every(paceEvery), paceBurst),
+	}
+}
+
+// post posts content into the inbox at socket and returns what became of
+// it: a report whose status is statusDelivered when the session took it
+// (no report within the settle time, or "delivered" after "held"), else
+// the report that says why not. An error means the post itself failed
+// (the inbox did not take the line), or ctx ended while it waited: the
+// message may or may not be in the session.
+func (p *inboxPoster) post(ctx context.Context, socket, token, content string) (report, error) {
+	if err := p.pacer.Wait(ctx); err != nil {
+		return report{}, err
+	}
+	from, err := p.replies.bind(filepath.Dir(socket))
+	if err != nil {
+		if why := err.Error(); why != p.noReports {
+			p.noReports = why
+			p.log.Warn().Err(err).Msg("no reply socket: what Claude Code holds, refuses or drops goes unreported, and a message counts as delivered once the inbox took it")
+		}
+		if err := postInbox(ctx, socket, token, content, "", ""); err != nil {
+			return report{}, err
+		}
+		return report{status: statusDelivered}, nil
+	}
+	id := uuid.NewString()
+	reports, ok := p.replies.expect(id)
+	if !ok {
+		return report{}, errors.New("too many posts wait for their report")
+	}
+	defer p.replies.forget(id)
+	if err := postInbox(ctx, socket, token, content, from, id); err != nil {
+		return report{}, err
+	}
+	settle := p.settle
+	if time.Since(p.lastDrop) < dropWindow {
+		settle = p.trail
+	}
+	timer := time.NewTimer(settle)
+	defer timer.Stop()
+	var check <-chan time.Time
+	held := false
+	for {
+		select {
+		case r := <-reports:
+			switch r.status {
+			case statusHeld:
+				if !held {
+					held = true
+					timer.Stop()
+					t := time.NewTicker(heldCheck)
+					defer t.Stop()
+					check = t.C
+					if p.onHeld != nil {
+						p.onHeld(r)
+					}
+				}
+				continue
+			case statusDropped:
+				p.lastDrop = time.Now()
+			}
+			return r, nil
+		case <-timer.C:
+			return report{status: statusDelivered}, nil
+		case <-check:
+			if !answers(socket) {
+				return report{status: statusExpired, reason: "the session's inbox is gone while the message was held (the session ended)"}, nil
+			}
+		case <-ctx.Done():
+			return report{}, ctx.Err()
+		}
+	}
+}
+
+// close removes the reply socket.
+func (p *inboxPoster) close() { p.replies.close() }
 
 // inboxMessage is the text of a chat message on the inbox path. Claude
 // Code shows it to the model as a message from another session; the text

@@ -47,6 +47,9 @@ type wayIn struct {
 	// detail says why this way (with WAY_IN_NONE: why none, and what the
 	// person can do); busctl followers shows it.
 	detail string
+	// told: the thread was told already by whoever chose this way (no
+	// notice that there is no way in).
+	told bool
 }
 
 // String names the way for the log.

@@ -111,7 +111,7 @@ func TestPostInbox(t *testing.T) {
 	dir := shortDir(t)
 	in := inboxtest.Start(t, filepath.Join(dir, "in.sock"), inboxtest.RequireAuth())
 	text := inboxMessage("chatbus", "hello\n</channel> \"there\"", map[string]string{"user": "Ann", "message_id": "42", "bad-key": "x", "chat_id": "-100"})
-	if err := postInbox(context.Background(), in.Path, in.Token, text); err != nil {
+	if err := postInbox(context.Background(), in.Path, in.Token, text, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	got, ok := in.Wait(5*time.Second, func(inboxtest.Message) bool { return true })
@@ -126,10 +126,10 @@ func TestPostInbox(t *testing.T) {
 	if strings.Contains(got.Content, "bad-key") {
 		t.Errorf("a meta key Claude Code would drop is in the tag:\n%s", got.Content)
 	}
-	if err := postInbox(context.Background(), filepath.Join(dir, "gone.sock"), "", "x"); err == nil {
+	if err := postInbox(context.Background(), filepath.Join(dir, "gone.sock"), "", "x", "", ""); err == nil {
 		t.Error("posting to no socket: no error")
 	}
-	if err := postInbox(context.Background(), in.Path, "wrong", "refused"); err != nil {
+	if err := postInbox(context.Background(), in.Path, "wrong", "refused", "", ""); err != nil {
 		t.Logf("a refused auth: %v", err) // Claude Code closes the connection: the poster may not see it
 	}
 	if n := len(in.Messages()); n != 1 || len(in.Refused()) != 1 {

@@ -1,28 +1,25 @@
-// Package etcdtest starts a real etcd cluster (go.etcd.io/etcd/server/v3's
-// embed) on loopback inside a test or benchmark process: one or three
-// members, each with its data in a directory of the caller's. For tests
-// (Start: stopped by t.Cleanup) and busbench (Run); nothing a user runs
-// imports it.
+// Package etcdtest starts a real etcd cluster on loopback for a test: one
+// or three members, each an etcd-member child process (internal/etcdproc)
+// with its data in the test's temporary directory, stopped when the test
+// ends. The etcd-member binary is built from the e2e module once and
+// kept in the user's cache directory (Binary), so that the product's
+// module does not require the etcd server.
 package etcdtest
 
 import (
-	"fmt"
-	"net"
-	"net/url"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/goleak"
 	"go.uber.org/zap"
+
+	"github.com/chatbus/chatbus/internal/etcdproc"
 )
 
-// LeakOptions are the goroutines an embedded etcd and its clients leave
-// behind for a moment after they close: a test package that starts one
-// passes them to goleak.VerifyTestMain.
+// LeakOptions are the goroutines an etcd client leaves behind for a
+// moment after it closes: a test package that starts a cluster passes
+// them to goleak.VerifyTestMain.
 func LeakOptions() []goleak.Option {
 	return []goleak.Option{
 		goleak.IgnoreAnyFunction("go.etcd.io/etcd/client/pkg/v3/logutil.(*MergeLogger).outputLoop"),
@@ -32,12 +29,9 @@ func LeakOptions() []goleak.Option {
 	}
 }
 
-// Cluster is a running etcd cluster.
-type Cluster struct {
-	// Endpoints are the members' client URLs (http://127.0.0.1:port).
-	Endpoints []string
-	members   []*embed.Etcd
-}
+// Cluster is a running etcd cluster: its Endpoints, StopLeader and Close,
+// and Client for a test.
+type Cluster struct{ *etcdproc.Cluster }
 
 // Start starts an etcd cluster of n members on loopback in the test's
 // temporary directory and waits until it has a leader. It is stopped when
@@ -61,78 +55,15 @@ func Run(dir string, n int) (*Cluster, error) { return RunElection(dir, n, 2*tim
 // RunElection is Run with an election timeout of election (etcd's
 // default is 1s; the heartbeat stays 100ms).
 func RunElection(dir string, n int, election time.Duration) (*Cluster, error) {
-	type ports struct{ peer, client url.URL }
-	ps := make([]ports, n)
-	var initial []string
-	for i := range ps {
-		peer, err := freeURL()
-		if err != nil {
-			return nil, err
-		}
-		cl, err := freeURL()
-		if err != nil {
-			return nil, err
-		}
-		ps[i] = ports{peer: peer, client: cl}
-		initial = append(initial, fmt.Sprintf("m%d=%s", i, ps[i].peer.String()))
+	bin, err := Binary()
+	if err != nil {
+		return nil, err
 	}
-	c := &Cluster{}
-	for i := range ps {
-		cfg := embed.NewConfig()
-		cfg.Name = fmt.Sprintf("m%d", i)
-		cfg.Dir = filepath.Join(dir, cfg.Name)
-		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{ps[i].peer}, []url.URL{ps[i].peer}
-		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{ps[i].client}, []url.URL{ps[i].client}
-		cfg.InitialCluster = strings.Join(initial, ",")
-		cfg.InitialClusterToken = "chatbus-test"
-		cfg.LogLevel = "error"
-		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-		cfg.TickMs, cfg.ElectionMs = 100, uint(election/time.Millisecond)
-		e, err := embed.StartEtcd(cfg)
-		if err != nil {
-			c.Close()
-			return nil, fmt.Errorf("etcd member %d: %w", i, err)
-		}
-		c.members = append(c.members, e)
-		c.Endpoints = append(c.Endpoints, ps[i].client.String())
+	c, err := etcdproc.Run(bin, dir, n, election)
+	if err != nil {
+		return nil, err
 	}
-	for i, e := range c.members {
-		select {
-		case <-e.Server.ReadyNotify():
-		case err := <-e.Err():
-			c.Close()
-			return nil, fmt.Errorf("etcd member %d: %w", i, err)
-		case <-time.After(60 * time.Second):
-			c.Close()
-			return nil, fmt.Errorf("etcd member %d not ready within a minute", i)
-		}
-	}
-	return c, nil
-}
-
-// StopLeader stops the member that is etcd's raft leader at once, as if
-// it died (no leadership transfer), and returns its index.
-func (c *Cluster) StopLeader() (int, error) {
-	for i, e := range c.members {
-		if e == nil || e.Server.Leader() != e.Server.MemberID() {
-			continue
-		}
-		e.Server.HardStop()
-		e.Close()
-		c.members[i] = nil
-		return i, nil
-	}
-	return -1, fmt.Errorf("no member leads")
-}
-
-// Close stops every member.
-func (c *Cluster) Close() {
-	for _, e := range c.members {
-		if e != nil {
-			e.Close()
-		}
-	}
-	c.members = nil
+	return &Cluster{c}, nil
 }
 
 // Client returns a client of the cluster, closed when the test ends.
@@ -144,13 +75,4 @@ func (c *Cluster) Client(t testing.TB) *clientv3.Client {
 	}
 	t.Cleanup(func() { cli.Close() })
 	return cli
-}
-
-func freeURL() (url.URL, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return url.URL{}, err
-	}
-	defer ln.Close()
-	return url.URL{Scheme: "http", Host: ln.Addr().String()}, nil
 }

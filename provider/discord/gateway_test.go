@@ -1,6 +1,7 @@
 package discord_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -372,5 +373,79 @@ func TestPanickingDispatchDeadLettered(t *testing.T) {
 	}
 	if c := f.dc.Counts(); c["identify"] != 1 || c["resume"] != 0 {
 		t.Errorf("gateway counts %v: the session should have gone on", c)
+	}
+}
+
+// TestDeadLetterConvertedAgain: a dead letter's payload is the dispatch
+// as Discord sent it; ConvertUpdate (an operator's retry) processes it
+// again apart from the runner: while its reading still panics it is a
+// dead letter again, with the new error; once it can be read it is the
+// update the runner would have made (the same kind, thread, text and
+// dedup id), with no update id or cursor (the supervisor journals it
+// beside the stream). A message and a reaction; a message whose decoding
+// failed (its object the payload, kind MESSAGE) stays a dead letter.
+func TestDeadLetterConvertedAgain(t *testing.T) {
+	f := newFixture(t)
+	sk, _, alpha := f.start()
+	m := f.dc.PostMessage(alpha.Thread, f.alice, "before").ID
+	sk.waitTexts(t, "before")
+	restore := discord.SetDispatchHook(func(typ string, d json.RawMessage) {
+		if strings.Contains(string(d), `"boom"`) || typ == "MESSAGE_REACTION_ADD" {
+			panic("cannot read this one")
+		}
+	})
+	defer restore()
+	boom := f.dc.PostMessage(alpha.Thread, f.alice, "boom").ID
+	f.dc.React(alpha.Thread, m, f.alice, "👍")
+	f.post(alpha.Thread, "after")
+	j := sk.waitFor(t, "two dead letters and the message after them", func(j []*providerv1.Update) bool { return len(j) >= 4 })
+	msgDead, rxDead := j[1], j[2]
+	for _, d := range []*providerv1.Update{msgDead, rxDead} {
+		if d.GetConversionError() == "" {
+			t.Fatalf("journal %v: want two dead letters after \"before\"", j)
+		}
+	}
+	var frame struct {
+		Op int
+		T  string
+		D  json.RawMessage
+	}
+	if err := json.Unmarshal(msgDead.GetPayload(), &frame); err != nil || frame.Op != 0 || frame.T != "MESSAGE_CREATE" ||
+		!strings.Contains(string(frame.D), `"boom"`) {
+		t.Fatalf("dead letter payload %s (%v): want the MESSAGE_CREATE dispatch", msgDead.GetPayload(), err)
+	}
+	ctx := context.Background()
+	retry := func(d *providerv1.Update) *providerv1.Update {
+		t.Helper()
+		// As the SDK serves ConvertUpdate: a panic is a dead letter again.
+		return provider.Convert(d.GetPayload(), func() (*providerv1.Update, error) {
+			return f.p.ConvertUpdate(ctx, d.GetPayload(), d.GetKind(), d.GetDedupId())
+		})
+	}
+	if u := retry(msgDead); !strings.Contains(u.GetConversionError(), "cannot read this one") {
+		t.Errorf("retried while it still panics: %v, want a dead letter again", u)
+	}
+	restore()
+	u := retry(msgDead)
+	if u.GetConversionError() != "" || u.GetKind() != providerv1.UpdateKind_UPDATE_KIND_MESSAGE || u.GetText() != "boom" ||
+		u.GetThread() != alpha.Thread || u.GetDedupId() != boom || !u.GetAllowed() || u.GetUpdateId() != 0 || len(u.GetCursor()) != 0 {
+		t.Errorf("retried message: %v, want the update of \"boom\" (dedup id %s), no update id or cursor", u, boom)
+	}
+	rx := retry(rxDead)
+	if rx.GetConversionError() != "" || rx.GetKind() != providerv1.UpdateKind_UPDATE_KIND_REACTION || rx.GetText() != "👍" ||
+		rx.GetThread() != alpha.Thread || !strings.HasPrefix(rx.GetDedupId(), "reaction:") ||
+		strings.TrimPrefix(rx.GetDedupId(), "reaction:") != strings.TrimPrefix(rxDead.GetDedupId(), "dispatch:") {
+		t.Errorf("retried reaction: %v (dead letter %s), want the reaction's update, its dedup id the dispatch's", rx, rxDead.GetDedupId())
+	}
+
+	id := f.dc.NewID()
+	bad := json.RawMessage(fmt.Sprintf(`{"id":%q,"channel_id":%q,"guild_id":%q,"type":0,"content":12345,"author":{"id":%q,"username":"alice"}}`,
+		id, alpha.Thread, f.dc.GuildID(), f.alice.ID))
+	f.dc.DispatchRaw("MESSAGE_CREATE", bad)
+	j = sk.waitFor(t, "the undecodable message", func(j []*providerv1.Update) bool { return len(j) >= 5 })
+	if d := j[4]; d.GetConversionError() == "" || d.GetKind() != providerv1.UpdateKind_UPDATE_KIND_MESSAGE || d.GetDedupId() != id {
+		t.Fatalf("update %v, want the dead letter of message %s", d, id)
+	} else if again := retry(d); !strings.Contains(again.GetConversionError(), "content") || again.GetDedupId() != id {
+		t.Errorf("retried undecodable message: %v, want a dead letter again", again)
 	}
 }

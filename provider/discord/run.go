@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -45,6 +44,17 @@ func (p *Platform) Run(ctx context.Context, state []byte, sink provider.Sink) er
 	}
 	q := newEventQueue(p.o.MaxQueued)
 	gctx, stop := context.WithCancel(ctx)
+	registered := make(chan struct{})
+	if p.commandSettled.Load() {
+		close(registered)
+	} else {
+		go func() {
+			defer close(registered)
+			if p.registerCommand(gctx) {
+				p.commandSettled.Store(true)
+			}
+		}()
+	}
 	g := &gatewayClient{q: q, cfg: gatewayConfig{
 		Token:      p.s.Token,
 		URL:        p.identifyURL,
@@ -64,6 +74,7 @@ func (p *Platform) Run(ctx context.Context, state []byte, sink provider.Sink) er
 	err = r.loop(gctx)
 	stop()
 	<-gwDone
+	<-registered
 	p.acks.Wait()
 	if ctx.Err() != nil {
 		return nil
@@ -214,7 +225,7 @@ func callDispatchHook(t string, d json.RawMessage) {
 // set aside as a dead letter (provider.Convert), the head cursor moved
 // past it, and the dispatches after it flow.
 func (r *runner) processContained(ctx context.Context, ev event) (err error) {
-	dead := provider.Convert(ev.D, func() (*providerv1.Update, error) {
+	dead := provider.Convert(dispatchPayload(ev), func() (*providerv1.Update, error) {
 		callDispatchHook(ev.T, ev.D)
 		err = r.process(ctx, ev)
 		return nil, nil
@@ -223,7 +234,7 @@ func (r *runner) processContained(ctx context.Context, ev event) (err error) {
 		if ev.T != "READY" {
 			r.cur.Session, r.cur.Seq = ev.Session, ev.S
 		}
-		r.addDead(dead, "dispatch:"+ev.Session+":"+strconv.Itoa(ev.S))
+		r.addDead(dead, deadDispatchID(ev))
 	}
 	return err
 }

@@ -24,6 +24,8 @@ type envelope struct {
 	RetryReason string
 	link        *link
 	received    time.Time // when it was read off the connection
+	// acked: acknowledged when it arrived (a slash command), not again.
+	acked bool
 }
 
 // The parts of an events_api payload (an event_callback) and of its inner
@@ -126,7 +128,7 @@ type interaction struct {
 
 // routedEvents are the event types convertEvent may make an update of:
 // one of them that cannot be decoded is a dead letter.
-var routedEvents = map[string]bool{"message": true, "reaction_added": true}
+var routedEvents = map[string]bool{"message": true, "reaction_added": true, "app_mention": true}
 
 // routedSubtypes are the message subtypes a person's message has; every
 // other subtype (joins, topic changes, deletions…) is not routed.
@@ -161,21 +163,25 @@ func (p *Platform) convertContained(ctx context.Context, id identity, env *envel
 }
 
 // ConvertUpdate implements provider.Converter: a dead letter's payload is
-// its envelope's (an event callback or an interaction).
+// its envelope's (an event callback, an interaction or a slash command).
 func (p *Platform) ConvertUpdate(ctx context.Context, payload []byte, _ providerv1.UpdateKind, _ string) (*providerv1.Update, error) {
 	id, err := p.waitIdentity(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var head struct {
-		Type string `json:"type"`
+		Type    string `json:"type"`
+		Command string `json:"command"`
 	}
 	if err := json.Unmarshal(payload, &head); err != nil {
 		return nil, err
 	}
 	env := &envelope{Type: "interactive", Payload: payload, received: time.Now()}
-	if head.Type == "event_callback" {
+	switch {
+	case head.Type == "event_callback":
 		env.Type = "events_api"
+	case head.Type == "" && head.Command != "":
+		env.Type = "slash_commands"
 	}
 	u, _, err := p.convert(ctx, id, env)
 	return u, err
@@ -206,12 +212,20 @@ func (p *Platform) convert(ctx context.Context, id identity, env *envelope) (*pr
 		if u == nil {
 			return nil, "not routed: " + ev.Type + " " + ev.Subtype, nil
 		}
-		u.DedupId = cb.EventID
+		if u.DedupId == "" { // a mention has its message's
+			u.DedupId = cb.EventID
+		}
 		if u.DedupId == "" {
 			u.DedupId = "envelope:" + env.ID
 		}
 		u.Payload, u.ReceivedAt = env.Payload, timestamppb.New(env.received)
 		return u, "", nil
+	case "slash_commands":
+		u, why, err := p.convertSlash(env)
+		if u != nil {
+			u.Payload, u.ReceivedAt = env.Payload, timestamppb.New(env.received)
+		}
+		return u, why, err
 	case "interactive":
 		var in interaction
 		if err := json.Unmarshal(env.Payload, &in); err != nil {
@@ -261,6 +275,11 @@ func (p *Platform) convertEvent(ctx context.Context, id identity, ev *event) *pr
 		if id.own(m.User, m.BotID) {
 			return nil
 		}
+		if kind == providerv1.UpdateKind_UPDATE_KIND_MESSAGE && m.BotID == "" {
+			if u := p.mention(id, ev.Channel, m); u != nil {
+				return u
+			}
+		}
 		u := p.update(ev.Channel, m.ThreadTS, m.User, kind)
 		u.Text = m.Text
 		u.SenderName = profileName(m)
@@ -273,6 +292,11 @@ func (p *Platform) convertEvent(ctx context.Context, id identity, ev *event) *pr
 			u.Audio = fileAudio(m.Files)
 		}
 		return u
+	case "app_mention":
+		if id.own(ev.User, ev.BotID) || ev.BotID != "" {
+			return nil
+		}
+		return p.mention(id, ev.Channel, &ev.message)
 	case "member_joined_channel", "member_left_channel":
 		p.memberEvent(id, ev)
 		return nil

@@ -178,6 +178,9 @@ func (r *receiver) deliver(ctx context.Context, ups []*providerv1.Update, envs [
 // is gone, on the current one. With neither, Slack redelivers it, which
 // the supervisor's de-duplication makes harmless.
 func (r *receiver) ack(env *envelope) {
+	if env.acked {
+		return // a slash command, acknowledged on arrival
+	}
 	l := env.link
 	if l.closed() {
 		if l = r.cur.Load(); l == nil {
@@ -185,7 +188,7 @@ func (r *receiver) ack(env *envelope) {
 			return
 		}
 	}
-	if err := l.ack(env.ID); err != nil {
+	if err := l.ack(env.ID, nil); err != nil {
 		r.log.Debug().Err(err).Str("envelope", env.ID).Msg("acknowledgement not written; Slack redelivers it")
 	}
 }

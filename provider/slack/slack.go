@@ -15,6 +15,11 @@
 // posted outside its thread, because the root was deleted, is taken back
 // and reported as the thread gone (checkThreaded).
 //
+// The channel's top level is chatbus's control place: a /chatbus slash
+// command, or a mention of the bot opening a top-level message, is an
+// update of kind COMMAND there, and the send verb posts the answers at
+// the top level (control.go).
+//
 // The provider owns the in-memory map from message ts to thread
 // (threads.go) that routes reactions, and the health of its two tokens and
 // of the bot's membership of its channel (channel.go).

@@ -66,12 +66,17 @@ func (l *link) close() {
 	})
 }
 
-// ack acknowledges an envelope: {"envelope_id": id}.
-func (l *link) ack(id string) error {
+// ack acknowledges an envelope: {"envelope_id": id}, with payload (a
+// slash command's answer) if not nil.
+func (l *link) ack(id string, payload json.RawMessage) error {
 	if l.closed() {
 		return errLinkClosed
 	}
-	b, err := json.Marshal(socketmode.Response{EnvelopeID: id})
+	resp := socketmode.Response{EnvelopeID: id}
+	if payload != nil {
+		resp.Payload = payload
+	}
+	b, err := json.Marshal(resp)
 	if err != nil {
 		return err
 	}
@@ -316,6 +321,14 @@ func (r *receiver) read(ctx context.Context, l *link, events chan<- linkEvent) {
 		case frameEnvelope:
 			env := &envelope{ID: req.EnvelopeID, Type: req.Type, Payload: req.Payload, Retry: req.RetryAttempt,
 				RetryReason: req.RetryReason, link: l, received: time.Now()}
+			if env.Type == socketmode.RequestTypeSlashCommands {
+				// Acknowledged now: Slack waits 3 s and does not send a
+				// slash command again (see control.go).
+				env.acked = true
+				if err := l.ack(env.ID, p.slashAck(env.Payload)); err != nil {
+					log.Debug().Err(err).Str("envelope", env.ID).Msg("a slash command's acknowledgement not written")
+				}
+			}
 			select {
 			case r.in <- env:
 			case <-ctx.Done():

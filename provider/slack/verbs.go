@@ -26,7 +26,9 @@ import (
 //     shown: Slack cannot quote one message of a thread in a reply, and
 //     in a thread every message already answers the conversation; a
 //     permalink line would cost a call per message and show a long link
-//     under every answer.
+//     under every answer. Sent to the channel's control place (thread
+//     ""), the supervisor's answers to commands, it posts at the
+//     channel's top level; edit works there too.
 //   - edit: chat.update of the text and blocks (blocks: [] removes the
 //     buttons; Slack keeps the old blocks when none are named).
 //   - react: reactions.add with Slack's name for the emoji
@@ -73,7 +75,7 @@ const (
 // Send implements provider.Messenger (see the comment at the top).
 // Slack has no idempotency keys, so the key is not used.
 func (p *Platform) Send(ctx context.Context, t provider.Target, m provider.Message, _ string) (provider.Result, error) {
-	if err := inThread(t, provider.VerbSend); err != nil {
+	if err := p.inThreadOrControl(t, provider.VerbSend); err != nil {
 		return provider.Result{}, err
 	}
 	parts := render.Slack(m.Text, 0)
@@ -83,7 +85,10 @@ func (p *Platform) Send(ctx context.Context, t provider.Target, m provider.Messa
 	var res provider.Result
 	var sent []string
 	for i, part := range parts {
-		params := map[string]any{"channel": t.Chat, "thread_ts": t.Thread, "text": part}
+		params := map[string]any{"channel": t.Chat, "text": part}
+		if t.Thread != "" {
+			params["thread_ts"] = t.Thread
+		}
 		if i == len(parts)-1 && len(m.Buttons) > 0 {
 			params["blocks"] = messageBlocks(part, m.Buttons)
 		}
@@ -139,7 +144,7 @@ func (p *Platform) postPart(ctx context.Context, t provider.Target, params map[s
 // Edit implements provider.Messenger: the text must render to one
 // message.
 func (p *Platform) Edit(ctx context.Context, t provider.Target, id string, m provider.Message) (provider.Result, error) {
-	if err := inThread(t, provider.VerbEdit); err != nil {
+	if err := p.inThreadOrControl(t, provider.VerbEdit); err != nil {
 		return provider.Result{}, err
 	}
 	parts := render.Slack(m.Text, 0)
@@ -217,6 +222,19 @@ func messageBlocks(text string, buttons []provider.Button) []any {
 		map[string]any{"type": "section", "text": map[string]any{"type": "mrkdwn", "text": text}},
 		map[string]any{"type": "actions", "block_id": buttonBlock, "elements": elements},
 	}
+}
+
+// inThreadOrControl is inThread, except that the channel's control place
+// (thread "") takes the supervisor's answers to commands too: a message
+// at the channel's top level (see control.go).
+func (p *Platform) inThreadOrControl(t provider.Target, verb string) error {
+	if t.Thread == "" && t.Chat != p.s.ChannelID {
+		return fmt.Errorf("%w: %s: chat %s is not this provider's channel", provider.ErrOutOfScope, verb, t.Chat)
+	}
+	if t.Thread == "" {
+		return nil
+	}
+	return inThread(t, verb)
 }
 
 func inThread(t provider.Target, verb string) error {

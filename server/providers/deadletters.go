@@ -55,11 +55,15 @@ func (m *Manager) setAside(ctx context.Context, p *provider, dead []store.DeadLe
 	for _, d := range dead {
 		p.deadLettered.Add(1)
 		m.cfg.Metrics.UpdateDeadLettered(p.spec.Name)
-		p.log.Warn().Str("dead_letter", d.ID).Int64("platform_update_id", d.PlatformUpdateID).Str("error", firstLine(d.Error)).
-			Msg("the provider could not convert an update: set aside as a dead letter (busctl updates --dead-letters)")
+		what := fmt.Sprintf("%s could not convert update %s", p.spec.Name, d.ID)
+		if d.Cause == store.DeadLetterJournal {
+			what = fmt.Sprintf("the journal refused update %s of %s", d.ID, p.spec.Name)
+		}
+		p.log.Warn().Str("dead_letter", d.ID).Int64("platform_update_id", d.PlatformUpdateID).Str("cause", d.Cause.String()).
+			Str("error", firstLine(d.Error)).Msg(what + ": set aside as a dead letter (busctl updates --dead-letters)")
 		m.cfg.Events.Publish(events.Event{Kind: events.UpdateDeadLettered,
-			Message: fmt.Sprintf("%s could not convert update %s: set aside as a dead letter", p.spec.Name, d.ID),
-			Attrs:   map[string]string{"provider": p.spec.Name, "id": d.ID, "error": firstLine(d.Error)}})
+			Message: what + ": set aside as a dead letter",
+			Attrs:   map[string]string{"provider": p.spec.Name, "id": d.ID, "cause": d.Cause.String(), "error": firstLine(d.Error)}})
 		through = max(through, d.PlatformUpdateID)
 	}
 	return through, nil
@@ -87,12 +91,14 @@ func (m *Manager) DropDeadLetter(provider, id string) error {
 }
 
 // RetryDeadLetter asks the provider's child to convert a dead letter
-// again. Converted, it is journalled (with no cursor: the stream's stays)
-// and routed as the pump would have, and the dead letter is
-// removed; the update is returned as journalled (nil if its provider
-// would not route it, or it was journalled before). Not converted, the
-// dead letter stays with the new error and one more retry counted:
-// ErrDeadLetterUnconverted.
+// again (one the journal refused is journalled again as it was
+// converted, without the child). Converted, it is journalled (with no
+// cursor: the stream's stays) and routed as the pump would have, and the
+// dead letter is removed; the update is returned as journalled (nil if
+// its provider would not route it, or it was journalled before). Not
+// converted, the dead letter stays with the new error and one more retry
+// counted: ErrDeadLetterUnconverted (ErrDeadLetterNotJournalled: the
+// journal refused it again).
 func (m *Manager) RetryDeadLetter(ctx context.Context, provider, id string) (*hub.Inbound, error) {
 	p, err := m.get(provider)
 	if err != nil {
@@ -108,6 +114,13 @@ func (m *Manager) RetryDeadLetter(ctx context.Context, provider, id string) (*hu
 	d, err := m.cfg.Store.GetDeadLetter(provider, id)
 	if err != nil {
 		return nil, err
+	}
+	if d.Cause == store.DeadLetterJournal {
+		u, err := converted(d)
+		if err != nil {
+			return nil, err
+		}
+		return m.journalRetried(ctx, p, sink, d, u)
 	}
 	c, err := p.sup.WaitRunning(ctx)
 	if err != nil {
@@ -130,6 +143,15 @@ func (m *Manager) RetryDeadLetter(ctx context.Context, provider, id string) (*hu
 		}
 		return nil, fmt.Errorf("dead letter %s/%s: %w: %s", provider, id, ErrDeadLetterUnconverted, firstLine(d.Error))
 	}
+	return m.journalRetried(ctx, p, sink, d, u)
+}
+
+// journalRetried journals u, dead letter d as converted now (nil: its
+// provider would not route it), and removes d. The journal refusing it
+// (refusedRecord), d stays with the new error and one more retry:
+// ErrDeadLetterNotJournalled.
+func (m *Manager) journalRetried(ctx context.Context, p *provider, sink Ingester, d store.DeadLetter, u *providerv1.Update) (*hub.Inbound, error) {
+	provider, id := d.Provider, d.ID
 	var out *hub.Inbound
 	if u != nil {
 		u.UpdateId, u.Cursor = d.PlatformUpdateID, nil
@@ -137,8 +159,19 @@ func (m *Manager) RetryDeadLetter(ctx context.Context, provider, id string) (*hu
 			u.DedupId = d.ID
 		}
 		in := inbound(u)
-		if _, err := sink.Ingest(ctx, provider, []hub.Inbound{in}, nil); err != nil {
-			return nil, err
+		if _, err := ingestContained(ctx, sink, provider, []hub.Inbound{in}, nil); err != nil {
+			if ctx.Err() != nil || !refusedRecord(err) {
+				return nil, err
+			}
+			nd, derr := journalDeadLetter(provider, u, err)
+			if derr != nil {
+				return nil, derr
+			}
+			d.Cause, d.Error, d.Converted, d.Retries = nd.Cause, nd.Error, nd.Converted, d.Retries+1
+			if err := m.cfg.Store.PutDeadLetters(ctx, []store.DeadLetter{d}); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("dead letter %s/%s: %w: %s", provider, id, ErrDeadLetterNotJournalled, firstLine(d.Error))
 		}
 		p.ingested.Add(1)
 		out = &in

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -40,6 +42,9 @@ type childSettings struct {
 	Push     int               `json:"push"`
 	Files    map[string]string `json:"files"`
 	Platform string            `json:"platform"`
+	// Refused are updates (of 1..Push) given a dedup id longer than the
+	// journal keeps one: the store refuses their record.
+	Refused []int64 `json:"refused"`
 }
 
 // callParams script one call: Fail names the provider error it answers
@@ -137,8 +142,13 @@ func child() int {
 		return sdk.Result{JSON: res}, err
 	}
 	for i := 1; i <= cs.Push; i++ {
-		f.Push(&providerv1.Update{UpdateId: int64(i), Chat: "-100", Thread: "7", Allowed: true,
-			Kind: providerv1.UpdateKind_UPDATE_KIND_MESSAGE, Text: fmt.Sprint("update ", i)})
+		u := &providerv1.Update{UpdateId: int64(i), Chat: "-100", Thread: "7", Allowed: true,
+			Kind: providerv1.UpdateKind_UPDATE_KIND_MESSAGE, Text: fmt.Sprint("update ", i)}
+		if slices.Contains(cs.Refused, int64(i)) {
+			u.DedupId = strings.Repeat("x", 2000)
+			u.Payload = []byte(fmt.Sprintf(`{"update_id":%d}`, i))
+		}
+		f.Push(u)
 	}
 	err = sdk.Serve(context.Background(), sdk.Config{
 		Name: os.Getenv(sdk.EnvName), Socket: os.Getenv(sdk.EnvSocket), Secret: secret,

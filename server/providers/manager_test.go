@@ -30,6 +30,7 @@ type env struct {
 	dir  string
 	sock string
 	ing  *recordingIngester
+	sink Ingester // what the pumps journal into: ing, unless newSinkEnv's
 	stop func()
 }
 
@@ -44,12 +45,23 @@ func spec(name string, settings childSettings) Spec {
 
 func newEnv(t *testing.T, specs ...Spec) *env {
 	t.Helper()
+	return newSinkEnv(t, nil, specs...)
+}
+
+// newSinkEnv is newEnv whose pumps journal into sink(the store) (nil: the
+// recordingIngester).
+func newSinkEnv(t *testing.T, sink func(*store.Bolt) Ingester, specs ...Spec) *env {
+	t.Helper()
 	e := &env{dir: t.TempDir(), ing: &recordingIngester{}}
 	st, err := store.Open(filepath.Join(e.dir, "state.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.st = st
+	e.sink = e.ing
+	if sink != nil {
+		e.sink = sink(st)
+	}
 	e.sock, err = os.MkdirTemp("", "pm")
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +89,7 @@ func (e *env) start(t *testing.T, specs ...Spec) {
 	e.m = m
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { m.Run(ctx, e.ing); close(done) }()
+	go func() { m.Run(ctx, e.sink); close(done) }()
 	stopped := false
 	e.stop = func() {
 		if !stopped {

@@ -136,6 +136,9 @@ type provider struct {
 	notAllowed   atomic.Uint64
 	deadLettered atomic.Uint64 // dead letters set aside since the supervisor started
 	pumpHeld     atomic.Int64  // bytes of updates the pump read and has not journalled
+	// journalFails is how many journal writes of the pump failed in a
+	// row (the pump's goroutine only; pump.go's journalAttempts).
+	journalFails int
 	lastErr      atomic.Pointer[string]
 	// desc is what the last child declared (Describe), nil until one did.
 	desc atomic.Pointer[hub.Description]

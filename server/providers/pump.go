@@ -315,11 +315,20 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 		}
 		p.pumping.Begin("journal write")
 		through, err := m.setAside(ctx, p, dead)
-		if err == nil && len(batch) > 0 {
+		journalled := len(batch)
+		switch {
+		case err != nil || len(batch) == 0:
+		case p.journalFails >= journalAttempts:
+			// The writes keep failing: one update at a time, so that
+			// a record the store refuses is found and set aside.
+			var t int64
+			t, journalled, err = m.journalEach(ctx, p, sink, raw, arrived)
+			through = max(through, t)
+		default:
 			var t int64
 			// The cursor of raw: its dead letters are durable already
 			// (the durable record the provider's cursor may move past).
-			t, err = sink.Ingest(ctx, p.spec.Name, batch, batchCursor(raw))
+			t, err = ingestContained(ctx, sink, p.spec.Name, batch, batchCursor(raw))
 			through = max(through, t)
 		}
 		if err == nil {
@@ -340,8 +349,10 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 				<-ctx.Done()
 				return progressed, ctx.Err()
 			}
+			p.journalFails++
 			return progressed, &journalError{err}
 		}
+		p.journalFails = 0
 		if !progressed {
 			m.journalResult(p, nil)
 		}
@@ -351,7 +362,7 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 				p.notAllowed.Add(1)
 			}
 		}
-		p.ingested.Add(uint64(len(batch)))
+		p.ingested.Add(uint64(journalled))
 		if err := st.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Ack_{Ack: &providerv1.UpdatesRequest_Ack{UpdateId: through}}}); err != nil {
 			return progressed, err
 		}

@@ -556,10 +556,11 @@ type Store interface {
 }
 
 // DeadLetter is a platform update its provider could not convert (a
-// decoding failure, a panic), set aside so that the updates after it
-// flow, until an operator retries it (the provider converts it again) or
-// drops it. It is the durable record of the update: its provider's
-// cursor moves past it.
+// decoding failure, a panic), or that the journal refused as converted,
+// set aside so that the updates after it flow, until an operator retries
+// it (the provider converts it again; or it is journalled again as
+// converted) or drops it. It is the durable record of the update: its
+// provider's cursor moves past it.
 type DeadLetter struct {
 	Provider string
 	// ID is its key within the provider: the platform's own id of the
@@ -567,10 +568,37 @@ type DeadLetter struct {
 	ID               string
 	PlatformUpdateID int64
 	Kind             UpdateKind // what the provider knew of it; 0 if nothing
-	Error            string     // why the conversion failed
+	Error            string     // why the conversion failed, or why the journal refused it
 	Payload          []byte     // the platform's update as received
 	ReceivedAt       time.Time
 	// Retries is how many times an operator retried it (and it failed
 	// again).
 	Retries int
+	// Cause is the step it could not pass.
+	Cause DeadLetterCause `json:",omitempty"`
+	// Converted is the update as its provider converted it (the wire
+	// form of chatbus.provider.v1.Update), when the journal refused it
+	// (Cause DeadLetterJournal): a retry journals it again as it is.
+	Converted []byte `json:",omitempty"`
+}
+
+// DeadLetterCause is the step a dead letter could not pass.
+type DeadLetterCause uint8
+
+const (
+	// DeadLetterConversion: its provider could not convert it (also
+	// every dead letter stored before causes were recorded).
+	DeadLetterConversion DeadLetterCause = iota
+	// DeadLetterJournal: the journal refused it as converted.
+	DeadLetterJournal
+)
+
+func (c DeadLetterCause) String() string {
+	switch c {
+	case DeadLetterConversion:
+		return "conversion"
+	case DeadLetterJournal:
+		return "journal"
+	}
+	return ""
 }

@@ -83,6 +83,63 @@ func (ProviderState) EnumDescriptor() ([]byte, []int) {
 	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{0}
 }
 
+// DeadLetterCause is the step a dead letter could not pass.
+type DeadLetterCause int32
+
+const (
+	// Unspecified: a dead letter stored before causes were recorded (a
+	// conversion failure).
+	DeadLetterCause_DEAD_LETTER_CAUSE_UNSPECIFIED DeadLetterCause = 0
+	// Its provider could not convert the platform's update (a decoding
+	// failure, a panic). Retried, the provider converts it again.
+	DeadLetterCause_DEAD_LETTER_CAUSE_CONVERSION DeadLetterCause = 1
+	// The provider converted it and the supervisor could not journal it
+	// (the store refused that record, after several attempts, while it took
+	// the updates around it). Retried, it is journalled again as converted.
+	DeadLetterCause_DEAD_LETTER_CAUSE_JOURNAL DeadLetterCause = 2
+)
+
+// Enum value maps for DeadLetterCause.
+var (
+	DeadLetterCause_name = map[int32]string{
+		0: "DEAD_LETTER_CAUSE_UNSPECIFIED",
+		1: "DEAD_LETTER_CAUSE_CONVERSION",
+		2: "DEAD_LETTER_CAUSE_JOURNAL",
+	}
+	DeadLetterCause_value = map[string]int32{
+		"DEAD_LETTER_CAUSE_UNSPECIFIED": 0,
+		"DEAD_LETTER_CAUSE_CONVERSION":  1,
+		"DEAD_LETTER_CAUSE_JOURNAL":     2,
+	}
+)
+
+func (x DeadLetterCause) Enum() *DeadLetterCause {
+	p := new(DeadLetterCause)
+	*p = x
+	return p
+}
+
+func (x DeadLetterCause) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DeadLetterCause) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_v1_admin_proto_enumTypes[1].Descriptor()
+}
+
+func (DeadLetterCause) Type() protoreflect.EnumType {
+	return &file_chatbus_v1_admin_proto_enumTypes[1]
+}
+
+func (x DeadLetterCause) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DeadLetterCause.Descriptor instead.
+func (DeadLetterCause) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{1}
+}
+
 // EventKind classifies runtime events.
 type EventKind int32
 
@@ -249,11 +306,11 @@ func (x EventKind) String() string {
 }
 
 func (EventKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_v1_admin_proto_enumTypes[1].Descriptor()
+	return file_chatbus_v1_admin_proto_enumTypes[2].Descriptor()
 }
 
 func (EventKind) Type() protoreflect.EnumType {
-	return &file_chatbus_v1_admin_proto_enumTypes[1]
+	return &file_chatbus_v1_admin_proto_enumTypes[2]
 }
 
 func (x EventKind) Number() protoreflect.EnumNumber {
@@ -262,7 +319,7 @@ func (x EventKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use EventKind.Descriptor instead.
 func (EventKind) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{1}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{2}
 }
 
 // ConfigChangeAction is what a reload did with one change.
@@ -318,11 +375,11 @@ func (x ConfigChangeAction) String() string {
 }
 
 func (ConfigChangeAction) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_v1_admin_proto_enumTypes[2].Descriptor()
+	return file_chatbus_v1_admin_proto_enumTypes[3].Descriptor()
 }
 
 func (ConfigChangeAction) Type() protoreflect.EnumType {
-	return &file_chatbus_v1_admin_proto_enumTypes[2]
+	return &file_chatbus_v1_admin_proto_enumTypes[3]
 }
 
 func (x ConfigChangeAction) Number() protoreflect.EnumNumber {
@@ -331,7 +388,7 @@ func (x ConfigChangeAction) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ConfigChangeAction.Descriptor instead.
 func (ConfigChangeAction) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{2}
+	return file_chatbus_v1_admin_proto_rawDescGZIP(), []int{3}
 }
 
 type GetInfoRequest struct {
@@ -1461,8 +1518,9 @@ func (x *ListUpdatesResponse) GetStats() *JournalStats {
 	return nil
 }
 
-// DeadLetter is a platform update its provider could not convert, set
-// aside so that the updates after it flow.
+// DeadLetter is a platform update its provider could not convert, or
+// the supervisor could not journal, set aside so that the updates after
+// it flow.
 type DeadLetter struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Provider string                 `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
@@ -1471,13 +1529,16 @@ type DeadLetter struct {
 	Id               string     `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
 	PlatformUpdateId int64      `protobuf:"varint,3,opt,name=platform_update_id,json=platformUpdateId,proto3" json:"platform_update_id,omitempty"`
 	Kind             UpdateKind `protobuf:"varint,4,opt,name=kind,proto3,enum=chatbus.v1.UpdateKind" json:"kind,omitempty"`
-	// Why the conversion failed.
+	// Why it was set aside: why the conversion failed, or why the journal
+	// refused it.
 	Error string `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
 	// The platform's update as received.
 	Payload    []byte                 `protobuf:"bytes,6,opt,name=payload,proto3" json:"payload,omitempty"`
 	ReceivedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=received_at,json=receivedAt,proto3" json:"received_at,omitempty"`
 	// How many times an operator retried it.
-	Retries       uint32 `protobuf:"varint,8,opt,name=retries,proto3" json:"retries,omitempty"`
+	Retries uint32 `protobuf:"varint,8,opt,name=retries,proto3" json:"retries,omitempty"`
+	// Which step could not take it.
+	Cause         DeadLetterCause `protobuf:"varint,9,opt,name=cause,proto3,enum=chatbus.v1.DeadLetterCause" json:"cause,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1566,6 +1627,13 @@ func (x *DeadLetter) GetRetries() uint32 {
 		return x.Retries
 	}
 	return 0
+}
+
+func (x *DeadLetter) GetCause() DeadLetterCause {
+	if x != nil {
+		return x.Cause
+	}
+	return DeadLetterCause_DEAD_LETTER_CAUSE_UNSPECIFIED
 }
 
 type ListDeadLettersRequest struct {
@@ -2478,7 +2546,7 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x05limit\x18\x03 \x01(\rB\b\xbaH\x05*\x03\x18\xe8\aR\x05limit\"s\n" +
 	"\x13ListUpdatesResponse\x12,\n" +
 	"\aupdates\x18\x01 \x03(\v2\x12.chatbus.v1.UpdateR\aupdates\x12.\n" +
-	"\x05stats\x18\x02 \x01(\v2\x18.chatbus.v1.JournalStatsR\x05stats\"\x99\x02\n" +
+	"\x05stats\x18\x02 \x01(\v2\x18.chatbus.v1.JournalStatsR\x05stats\"\xcc\x02\n" +
 	"\n" +
 	"DeadLetter\x12\x1a\n" +
 	"\bprovider\x18\x01 \x01(\tR\bprovider\x12\x0e\n" +
@@ -2489,7 +2557,8 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\apayload\x18\x06 \x01(\fR\apayload\x12;\n" +
 	"\vreceived_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"receivedAt\x12\x18\n" +
-	"\aretries\x18\b \x01(\rR\aretries\">\n" +
+	"\aretries\x18\b \x01(\rR\aretries\x121\n" +
+	"\x05cause\x18\t \x01(\x0e2\x1b.chatbus.v1.DeadLetterCauseR\x05cause\">\n" +
 	"\x16ListDeadLettersRequest\x12$\n" +
 	"\bprovider\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\bprovider\"T\n" +
 	"\x17ListDeadLettersResponse\x129\n" +
@@ -2548,7 +2617,11 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x16PROVIDER_STATE_RUNNING\x10\x02\x12\x1a\n" +
 	"\x16PROVIDER_STATE_BACKOFF\x10\x03\x12\x18\n" +
 	"\x14PROVIDER_STATE_FATAL\x10\x04\x12\x1a\n" +
-	"\x16PROVIDER_STATE_STOPPED\x10\x05*\xcc\b\n" +
+	"\x16PROVIDER_STATE_STOPPED\x10\x05*u\n" +
+	"\x0fDeadLetterCause\x12!\n" +
+	"\x1dDEAD_LETTER_CAUSE_UNSPECIFIED\x10\x00\x12 \n" +
+	"\x1cDEAD_LETTER_CAUSE_CONVERSION\x10\x01\x12\x1d\n" +
+	"\x19DEAD_LETTER_CAUSE_JOURNAL\x10\x02*\xcc\b\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eEVENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n" +
@@ -2619,112 +2692,114 @@ func file_chatbus_v1_admin_proto_rawDescGZIP() []byte {
 	return file_chatbus_v1_admin_proto_rawDescData
 }
 
-var file_chatbus_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_chatbus_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
 var file_chatbus_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_chatbus_v1_admin_proto_goTypes = []any{
 	(ProviderState)(0),              // 0: chatbus.v1.ProviderState
-	(EventKind)(0),                  // 1: chatbus.v1.EventKind
-	(ConfigChangeAction)(0),         // 2: chatbus.v1.ConfigChangeAction
-	(*GetInfoRequest)(nil),          // 3: chatbus.v1.GetInfoRequest
-	(*GetInfoResponse)(nil),         // 4: chatbus.v1.GetInfoResponse
-	(*ListFollowersRequest)(nil),    // 5: chatbus.v1.ListFollowersRequest
-	(*ListFollowersResponse)(nil),   // 6: chatbus.v1.ListFollowersResponse
-	(*ListBindingsRequest)(nil),     // 7: chatbus.v1.ListBindingsRequest
-	(*ListBindingsResponse)(nil),    // 8: chatbus.v1.ListBindingsResponse
-	(*BindingInfo)(nil),             // 9: chatbus.v1.BindingInfo
-	(*JournalStats)(nil),            // 10: chatbus.v1.JournalStats
-	(*ListProvidersRequest)(nil),    // 11: chatbus.v1.ListProvidersRequest
-	(*ListProvidersResponse)(nil),   // 12: chatbus.v1.ListProvidersResponse
-	(*ProviderInfo)(nil),            // 13: chatbus.v1.ProviderInfo
-	(*OutboundQueue)(nil),           // 14: chatbus.v1.OutboundQueue
-	(*RateLimitInfo)(nil),           // 15: chatbus.v1.RateLimitInfo
-	(*ListUpdatesRequest)(nil),      // 16: chatbus.v1.ListUpdatesRequest
-	(*ListUpdatesResponse)(nil),     // 17: chatbus.v1.ListUpdatesResponse
-	(*DeadLetter)(nil),              // 18: chatbus.v1.DeadLetter
-	(*ListDeadLettersRequest)(nil),  // 19: chatbus.v1.ListDeadLettersRequest
-	(*ListDeadLettersResponse)(nil), // 20: chatbus.v1.ListDeadLettersResponse
-	(*RetryDeadLetterRequest)(nil),  // 21: chatbus.v1.RetryDeadLetterRequest
-	(*RetryDeadLetterResponse)(nil), // 22: chatbus.v1.RetryDeadLetterResponse
-	(*DropDeadLetterRequest)(nil),   // 23: chatbus.v1.DropDeadLetterRequest
-	(*DropDeadLetterResponse)(nil),  // 24: chatbus.v1.DropDeadLetterResponse
-	(*ListEventsRequest)(nil),       // 25: chatbus.v1.ListEventsRequest
-	(*ListEventsResponse)(nil),      // 26: chatbus.v1.ListEventsResponse
-	(*WatchEventsRequest)(nil),      // 27: chatbus.v1.WatchEventsRequest
-	(*WatchEventsResponse)(nil),     // 28: chatbus.v1.WatchEventsResponse
-	(*Event)(nil),                   // 29: chatbus.v1.Event
-	(*ReloadRequest)(nil),           // 30: chatbus.v1.ReloadRequest
-	(*ReloadResponse)(nil),          // 31: chatbus.v1.ReloadResponse
-	(*ConfigChange)(nil),            // 32: chatbus.v1.ConfigChange
-	(*ShutdownRequest)(nil),         // 33: chatbus.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),        // 34: chatbus.v1.ShutdownResponse
-	nil,                             // 35: chatbus.v1.Event.AttrsEntry
-	(*timestamppb.Timestamp)(nil),   // 36: google.protobuf.Timestamp
-	(*Follower)(nil),                // 37: chatbus.v1.Follower
-	(*Binding)(nil),                 // 38: chatbus.v1.Binding
-	(*durationpb.Duration)(nil),     // 39: google.protobuf.Duration
-	(*Update)(nil),                  // 40: chatbus.v1.Update
-	(UpdateKind)(0),                 // 41: chatbus.v1.UpdateKind
+	(DeadLetterCause)(0),            // 1: chatbus.v1.DeadLetterCause
+	(EventKind)(0),                  // 2: chatbus.v1.EventKind
+	(ConfigChangeAction)(0),         // 3: chatbus.v1.ConfigChangeAction
+	(*GetInfoRequest)(nil),          // 4: chatbus.v1.GetInfoRequest
+	(*GetInfoResponse)(nil),         // 5: chatbus.v1.GetInfoResponse
+	(*ListFollowersRequest)(nil),    // 6: chatbus.v1.ListFollowersRequest
+	(*ListFollowersResponse)(nil),   // 7: chatbus.v1.ListFollowersResponse
+	(*ListBindingsRequest)(nil),     // 8: chatbus.v1.ListBindingsRequest
+	(*ListBindingsResponse)(nil),    // 9: chatbus.v1.ListBindingsResponse
+	(*BindingInfo)(nil),             // 10: chatbus.v1.BindingInfo
+	(*JournalStats)(nil),            // 11: chatbus.v1.JournalStats
+	(*ListProvidersRequest)(nil),    // 12: chatbus.v1.ListProvidersRequest
+	(*ListProvidersResponse)(nil),   // 13: chatbus.v1.ListProvidersResponse
+	(*ProviderInfo)(nil),            // 14: chatbus.v1.ProviderInfo
+	(*OutboundQueue)(nil),           // 15: chatbus.v1.OutboundQueue
+	(*RateLimitInfo)(nil),           // 16: chatbus.v1.RateLimitInfo
+	(*ListUpdatesRequest)(nil),      // 17: chatbus.v1.ListUpdatesRequest
+	(*ListUpdatesResponse)(nil),     // 18: chatbus.v1.ListUpdatesResponse
+	(*DeadLetter)(nil),              // 19: chatbus.v1.DeadLetter
+	(*ListDeadLettersRequest)(nil),  // 20: chatbus.v1.ListDeadLettersRequest
+	(*ListDeadLettersResponse)(nil), // 21: chatbus.v1.ListDeadLettersResponse
+	(*RetryDeadLetterRequest)(nil),  // 22: chatbus.v1.RetryDeadLetterRequest
+	(*RetryDeadLetterResponse)(nil), // 23: chatbus.v1.RetryDeadLetterResponse
+	(*DropDeadLetterRequest)(nil),   // 24: chatbus.v1.DropDeadLetterRequest
+	(*DropDeadLetterResponse)(nil),  // 25: chatbus.v1.DropDeadLetterResponse
+	(*ListEventsRequest)(nil),       // 26: chatbus.v1.ListEventsRequest
+	(*ListEventsResponse)(nil),      // 27: chatbus.v1.ListEventsResponse
+	(*WatchEventsRequest)(nil),      // 28: chatbus.v1.WatchEventsRequest
+	(*WatchEventsResponse)(nil),     // 29: chatbus.v1.WatchEventsResponse
+	(*Event)(nil),                   // 30: chatbus.v1.Event
+	(*ReloadRequest)(nil),           // 31: chatbus.v1.ReloadRequest
+	(*ReloadResponse)(nil),          // 32: chatbus.v1.ReloadResponse
+	(*ConfigChange)(nil),            // 33: chatbus.v1.ConfigChange
+	(*ShutdownRequest)(nil),         // 34: chatbus.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),        // 35: chatbus.v1.ShutdownResponse
+	nil,                             // 36: chatbus.v1.Event.AttrsEntry
+	(*timestamppb.Timestamp)(nil),   // 37: google.protobuf.Timestamp
+	(*Follower)(nil),                // 38: chatbus.v1.Follower
+	(*Binding)(nil),                 // 39: chatbus.v1.Binding
+	(*durationpb.Duration)(nil),     // 40: google.protobuf.Duration
+	(*Update)(nil),                  // 41: chatbus.v1.Update
+	(UpdateKind)(0),                 // 42: chatbus.v1.UpdateKind
 }
 var file_chatbus_v1_admin_proto_depIdxs = []int32{
-	36, // 0: chatbus.v1.GetInfoResponse.started_at:type_name -> google.protobuf.Timestamp
-	37, // 1: chatbus.v1.ListFollowersResponse.followers:type_name -> chatbus.v1.Follower
-	9,  // 2: chatbus.v1.ListBindingsResponse.bindings:type_name -> chatbus.v1.BindingInfo
-	38, // 3: chatbus.v1.BindingInfo.binding:type_name -> chatbus.v1.Binding
-	36, // 4: chatbus.v1.BindingInfo.created_at:type_name -> google.protobuf.Timestamp
-	36, // 5: chatbus.v1.BindingInfo.updated_at:type_name -> google.protobuf.Timestamp
-	10, // 6: chatbus.v1.BindingInfo.journal:type_name -> chatbus.v1.JournalStats
-	36, // 7: chatbus.v1.JournalStats.oldest_at:type_name -> google.protobuf.Timestamp
-	13, // 8: chatbus.v1.ListProvidersResponse.providers:type_name -> chatbus.v1.ProviderInfo
+	37, // 0: chatbus.v1.GetInfoResponse.started_at:type_name -> google.protobuf.Timestamp
+	38, // 1: chatbus.v1.ListFollowersResponse.followers:type_name -> chatbus.v1.Follower
+	10, // 2: chatbus.v1.ListBindingsResponse.bindings:type_name -> chatbus.v1.BindingInfo
+	39, // 3: chatbus.v1.BindingInfo.binding:type_name -> chatbus.v1.Binding
+	37, // 4: chatbus.v1.BindingInfo.created_at:type_name -> google.protobuf.Timestamp
+	37, // 5: chatbus.v1.BindingInfo.updated_at:type_name -> google.protobuf.Timestamp
+	11, // 6: chatbus.v1.BindingInfo.journal:type_name -> chatbus.v1.JournalStats
+	37, // 7: chatbus.v1.JournalStats.oldest_at:type_name -> google.protobuf.Timestamp
+	14, // 8: chatbus.v1.ListProvidersResponse.providers:type_name -> chatbus.v1.ProviderInfo
 	0,  // 9: chatbus.v1.ProviderInfo.state:type_name -> chatbus.v1.ProviderState
-	36, // 10: chatbus.v1.ProviderInfo.since:type_name -> google.protobuf.Timestamp
-	36, // 11: chatbus.v1.ProviderInfo.health_since:type_name -> google.protobuf.Timestamp
-	14, // 12: chatbus.v1.ProviderInfo.outbound:type_name -> chatbus.v1.OutboundQueue
-	39, // 13: chatbus.v1.OutboundQueue.oldest_wait:type_name -> google.protobuf.Duration
-	15, // 14: chatbus.v1.OutboundQueue.limits:type_name -> chatbus.v1.RateLimitInfo
-	39, // 15: chatbus.v1.RateLimitInfo.per:type_name -> google.protobuf.Duration
-	40, // 16: chatbus.v1.ListUpdatesResponse.updates:type_name -> chatbus.v1.Update
-	10, // 17: chatbus.v1.ListUpdatesResponse.stats:type_name -> chatbus.v1.JournalStats
-	41, // 18: chatbus.v1.DeadLetter.kind:type_name -> chatbus.v1.UpdateKind
-	36, // 19: chatbus.v1.DeadLetter.received_at:type_name -> google.protobuf.Timestamp
-	18, // 20: chatbus.v1.ListDeadLettersResponse.dead_letters:type_name -> chatbus.v1.DeadLetter
-	40, // 21: chatbus.v1.RetryDeadLetterResponse.update:type_name -> chatbus.v1.Update
-	29, // 22: chatbus.v1.ListEventsResponse.events:type_name -> chatbus.v1.Event
-	1,  // 23: chatbus.v1.WatchEventsRequest.kinds:type_name -> chatbus.v1.EventKind
-	29, // 24: chatbus.v1.WatchEventsResponse.event:type_name -> chatbus.v1.Event
-	36, // 25: chatbus.v1.Event.time:type_name -> google.protobuf.Timestamp
-	1,  // 26: chatbus.v1.Event.kind:type_name -> chatbus.v1.EventKind
-	35, // 27: chatbus.v1.Event.attrs:type_name -> chatbus.v1.Event.AttrsEntry
-	32, // 28: chatbus.v1.ReloadResponse.changes:type_name -> chatbus.v1.ConfigChange
-	2,  // 29: chatbus.v1.ConfigChange.action:type_name -> chatbus.v1.ConfigChangeAction
-	3,  // 30: chatbus.v1.AdminService.GetInfo:input_type -> chatbus.v1.GetInfoRequest
-	5,  // 31: chatbus.v1.AdminService.ListFollowers:input_type -> chatbus.v1.ListFollowersRequest
-	7,  // 32: chatbus.v1.AdminService.ListBindings:input_type -> chatbus.v1.ListBindingsRequest
-	11, // 33: chatbus.v1.AdminService.ListProviders:input_type -> chatbus.v1.ListProvidersRequest
-	16, // 34: chatbus.v1.AdminService.ListUpdates:input_type -> chatbus.v1.ListUpdatesRequest
-	19, // 35: chatbus.v1.AdminService.ListDeadLetters:input_type -> chatbus.v1.ListDeadLettersRequest
-	21, // 36: chatbus.v1.AdminService.RetryDeadLetter:input_type -> chatbus.v1.RetryDeadLetterRequest
-	23, // 37: chatbus.v1.AdminService.DropDeadLetter:input_type -> chatbus.v1.DropDeadLetterRequest
-	25, // 38: chatbus.v1.AdminService.ListEvents:input_type -> chatbus.v1.ListEventsRequest
-	27, // 39: chatbus.v1.AdminService.WatchEvents:input_type -> chatbus.v1.WatchEventsRequest
-	30, // 40: chatbus.v1.AdminService.Reload:input_type -> chatbus.v1.ReloadRequest
-	33, // 41: chatbus.v1.AdminService.Shutdown:input_type -> chatbus.v1.ShutdownRequest
-	4,  // 42: chatbus.v1.AdminService.GetInfo:output_type -> chatbus.v1.GetInfoResponse
-	6,  // 43: chatbus.v1.AdminService.ListFollowers:output_type -> chatbus.v1.ListFollowersResponse
-	8,  // 44: chatbus.v1.AdminService.ListBindings:output_type -> chatbus.v1.ListBindingsResponse
-	12, // 45: chatbus.v1.AdminService.ListProviders:output_type -> chatbus.v1.ListProvidersResponse
-	17, // 46: chatbus.v1.AdminService.ListUpdates:output_type -> chatbus.v1.ListUpdatesResponse
-	20, // 47: chatbus.v1.AdminService.ListDeadLetters:output_type -> chatbus.v1.ListDeadLettersResponse
-	22, // 48: chatbus.v1.AdminService.RetryDeadLetter:output_type -> chatbus.v1.RetryDeadLetterResponse
-	24, // 49: chatbus.v1.AdminService.DropDeadLetter:output_type -> chatbus.v1.DropDeadLetterResponse
-	26, // 50: chatbus.v1.AdminService.ListEvents:output_type -> chatbus.v1.ListEventsResponse
-	28, // 51: chatbus.v1.AdminService.WatchEvents:output_type -> chatbus.v1.WatchEventsResponse
-	31, // 52: chatbus.v1.AdminService.Reload:output_type -> chatbus.v1.ReloadResponse
-	34, // 53: chatbus.v1.AdminService.Shutdown:output_type -> chatbus.v1.ShutdownResponse
-	42, // [42:54] is the sub-list for method output_type
-	30, // [30:42] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	37, // 10: chatbus.v1.ProviderInfo.since:type_name -> google.protobuf.Timestamp
+	37, // 11: chatbus.v1.ProviderInfo.health_since:type_name -> google.protobuf.Timestamp
+	15, // 12: chatbus.v1.ProviderInfo.outbound:type_name -> chatbus.v1.OutboundQueue
+	40, // 13: chatbus.v1.OutboundQueue.oldest_wait:type_name -> google.protobuf.Duration
+	16, // 14: chatbus.v1.OutboundQueue.limits:type_name -> chatbus.v1.RateLimitInfo
+	40, // 15: chatbus.v1.RateLimitInfo.per:type_name -> google.protobuf.Duration
+	41, // 16: chatbus.v1.ListUpdatesResponse.updates:type_name -> chatbus.v1.Update
+	11, // 17: chatbus.v1.ListUpdatesResponse.stats:type_name -> chatbus.v1.JournalStats
+	42, // 18: chatbus.v1.DeadLetter.kind:type_name -> chatbus.v1.UpdateKind
+	37, // 19: chatbus.v1.DeadLetter.received_at:type_name -> google.protobuf.Timestamp
+	1,  // 20: chatbus.v1.DeadLetter.cause:type_name -> chatbus.v1.DeadLetterCause
+	19, // 21: chatbus.v1.ListDeadLettersResponse.dead_letters:type_name -> chatbus.v1.DeadLetter
+	41, // 22: chatbus.v1.RetryDeadLetterResponse.update:type_name -> chatbus.v1.Update
+	30, // 23: chatbus.v1.ListEventsResponse.events:type_name -> chatbus.v1.Event
+	2,  // 24: chatbus.v1.WatchEventsRequest.kinds:type_name -> chatbus.v1.EventKind
+	30, // 25: chatbus.v1.WatchEventsResponse.event:type_name -> chatbus.v1.Event
+	37, // 26: chatbus.v1.Event.time:type_name -> google.protobuf.Timestamp
+	2,  // 27: chatbus.v1.Event.kind:type_name -> chatbus.v1.EventKind
+	36, // 28: chatbus.v1.Event.attrs:type_name -> chatbus.v1.Event.AttrsEntry
+	33, // 29: chatbus.v1.ReloadResponse.changes:type_name -> chatbus.v1.ConfigChange
+	3,  // 30: chatbus.v1.ConfigChange.action:type_name -> chatbus.v1.ConfigChangeAction
+	4,  // 31: chatbus.v1.AdminService.GetInfo:input_type -> chatbus.v1.GetInfoRequest
+	6,  // 32: chatbus.v1.AdminService.ListFollowers:input_type -> chatbus.v1.ListFollowersRequest
+	8,  // 33: chatbus.v1.AdminService.ListBindings:input_type -> chatbus.v1.ListBindingsRequest
+	12, // 34: chatbus.v1.AdminService.ListProviders:input_type -> chatbus.v1.ListProvidersRequest
+	17, // 35: chatbus.v1.AdminService.ListUpdates:input_type -> chatbus.v1.ListUpdatesRequest
+	20, // 36: chatbus.v1.AdminService.ListDeadLetters:input_type -> chatbus.v1.ListDeadLettersRequest
+	22, // 37: chatbus.v1.AdminService.RetryDeadLetter:input_type -> chatbus.v1.RetryDeadLetterRequest
+	24, // 38: chatbus.v1.AdminService.DropDeadLetter:input_type -> chatbus.v1.DropDeadLetterRequest
+	26, // 39: chatbus.v1.AdminService.ListEvents:input_type -> chatbus.v1.ListEventsRequest
+	28, // 40: chatbus.v1.AdminService.WatchEvents:input_type -> chatbus.v1.WatchEventsRequest
+	31, // 41: chatbus.v1.AdminService.Reload:input_type -> chatbus.v1.ReloadRequest
+	34, // 42: chatbus.v1.AdminService.Shutdown:input_type -> chatbus.v1.ShutdownRequest
+	5,  // 43: chatbus.v1.AdminService.GetInfo:output_type -> chatbus.v1.GetInfoResponse
+	7,  // 44: chatbus.v1.AdminService.ListFollowers:output_type -> chatbus.v1.ListFollowersResponse
+	9,  // 45: chatbus.v1.AdminService.ListBindings:output_type -> chatbus.v1.ListBindingsResponse
+	13, // 46: chatbus.v1.AdminService.ListProviders:output_type -> chatbus.v1.ListProvidersResponse
+	18, // 47: chatbus.v1.AdminService.ListUpdates:output_type -> chatbus.v1.ListUpdatesResponse
+	21, // 48: chatbus.v1.AdminService.ListDeadLetters:output_type -> chatbus.v1.ListDeadLettersResponse
+	23, // 49: chatbus.v1.AdminService.RetryDeadLetter:output_type -> chatbus.v1.RetryDeadLetterResponse
+	25, // 50: chatbus.v1.AdminService.DropDeadLetter:output_type -> chatbus.v1.DropDeadLetterResponse
+	27, // 51: chatbus.v1.AdminService.ListEvents:output_type -> chatbus.v1.ListEventsResponse
+	29, // 52: chatbus.v1.AdminService.WatchEvents:output_type -> chatbus.v1.WatchEventsResponse
+	32, // 53: chatbus.v1.AdminService.Reload:output_type -> chatbus.v1.ReloadResponse
+	35, // 54: chatbus.v1.AdminService.Shutdown:output_type -> chatbus.v1.ShutdownResponse
+	43, // [43:55] is the sub-list for method output_type
+	31, // [31:43] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_admin_proto_init() }
@@ -2738,7 +2813,7 @@ func file_chatbus_v1_admin_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_admin_proto_rawDesc), len(file_chatbus_v1_admin_proto_rawDesc)),
-			NumEnums:      3,
+			NumEnums:      4,
 			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   1,

@@ -159,6 +159,10 @@ const (
 	// be converted by its provider (it stays, with the new error), or the
 	// provider cannot convert updates apart from its receive loop.
 	ErrorReason_ERROR_REASON_DEAD_LETTER_UNCONVERTED ErrorReason = 46
+	// A dead letter the journal had refused (DEAD_LETTER_CAUSE_JOURNAL),
+	// retried (AdminService.RetryDeadLetter), was refused again: it stays,
+	// with the new error.
+	ErrorReason_ERROR_REASON_DEAD_LETTER_NOT_JOURNALLED ErrorReason = 69
 )
 
 // Enum value maps for ErrorReason.
@@ -209,53 +213,55 @@ var (
 		42: "ERROR_REASON_QUEUE_FULL",
 		43: "ERROR_REASON_FENCED",
 		46: "ERROR_REASON_DEAD_LETTER_UNCONVERTED",
+		69: "ERROR_REASON_DEAD_LETTER_NOT_JOURNALLED",
 	}
 	ErrorReason_value = map[string]int32{
-		"ERROR_REASON_UNSPECIFIED":              0,
-		"ERROR_REASON_SESSION_UNKNOWN":          1,
-		"ERROR_REASON_FOREIGN_SESSION":          2,
-		"ERROR_REASON_TOO_MANY_FOLLOWERS":       3,
-		"ERROR_REASON_PRUNED":                   4,
-		"ERROR_REASON_REPLACED":                 5,
-		"ERROR_REASON_TAKEN_OVER":               6,
-		"ERROR_REASON_STREAM_SUPERSEDED":        7,
-		"ERROR_REASON_SHUTTING_DOWN":            8,
-		"ERROR_REASON_NOT_SERVING_YET":          9,
-		"ERROR_REASON_RELOAD_UNSUPPORTED":       10,
-		"ERROR_REASON_DETACHED":                 11,
-		"ERROR_REASON_SUSPENDED":                12,
-		"ERROR_REASON_BINDING_NOT_ACTIVE":       13,
-		"ERROR_REASON_UNKNOWN_PROVIDER":         14,
-		"ERROR_REASON_PROVISION_FAILED":         15,
-		"ERROR_REASON_HANDOFF_INVALID":          16,
-		"ERROR_REASON_HANDOFF_PROFILE_MISMATCH": 17,
-		"ERROR_REASON_NOT_DELIVERED":            18,
-		"ERROR_REASON_UPLOAD_HEADER_MISSING":    19,
-		"ERROR_REASON_METHOD_NOT_ALLOWED":       20,
-		"ERROR_REASON_OUT_OF_SCOPE":             21,
-		"ERROR_REASON_BAD_PARAMS":               22,
-		"ERROR_REASON_PROVIDER_NOT_READY":       23,
-		"ERROR_REASON_PROVIDER_NOT_SERVING":     24,
-		"ERROR_REASON_PROVIDER_UNAVAILABLE":     25,
-		"ERROR_REASON_PROVIDER_REFUSED":         26,
-		"ERROR_REASON_THREAD_GONE":              27,
-		"ERROR_REASON_PLATFORM_NOT_FOUND":       28,
-		"ERROR_REASON_PLATFORM_INVALID":         29,
-		"ERROR_REASON_PLATFORM_DENIED":          30,
-		"ERROR_REASON_RATE_LIMITED":             31,
-		"ERROR_REASON_OUTCOME_UNKNOWN":          32,
-		"ERROR_REASON_CALL_NOT_FINISHED":        33,
-		"ERROR_REASON_TOO_MANY_HELD":            34,
-		"ERROR_REASON_NOT_FOUND":                35,
-		"ERROR_REASON_NO_FREE_SLOT":             36,
-		"ERROR_REASON_RESTART_IN_PROGRESS":      37,
-		"ERROR_REASON_OWNER_ABSENT":             38,
-		"ERROR_REASON_OWNER_OCCUPIED":           39,
-		"ERROR_REASON_OWNER_REFUSED":            40,
-		"ERROR_REASON_VERB_UNSUPPORTED":         41,
-		"ERROR_REASON_QUEUE_FULL":               42,
-		"ERROR_REASON_FENCED":                   43,
-		"ERROR_REASON_DEAD_LETTER_UNCONVERTED":  46,
+		"ERROR_REASON_UNSPECIFIED":                0,
+		"ERROR_REASON_SESSION_UNKNOWN":            1,
+		"ERROR_REASON_FOREIGN_SESSION":            2,
+		"ERROR_REASON_TOO_MANY_FOLLOWERS":         3,
+		"ERROR_REASON_PRUNED":                     4,
+		"ERROR_REASON_REPLACED":                   5,
+		"ERROR_REASON_TAKEN_OVER":                 6,
+		"ERROR_REASON_STREAM_SUPERSEDED":          7,
+		"ERROR_REASON_SHUTTING_DOWN":              8,
+		"ERROR_REASON_NOT_SERVING_YET":            9,
+		"ERROR_REASON_RELOAD_UNSUPPORTED":         10,
+		"ERROR_REASON_DETACHED":                   11,
+		"ERROR_REASON_SUSPENDED":                  12,
+		"ERROR_REASON_BINDING_NOT_ACTIVE":         13,
+		"ERROR_REASON_UNKNOWN_PROVIDER":           14,
+		"ERROR_REASON_PROVISION_FAILED":           15,
+		"ERROR_REASON_HANDOFF_INVALID":            16,
+		"ERROR_REASON_HANDOFF_PROFILE_MISMATCH":   17,
+		"ERROR_REASON_NOT_DELIVERED":              18,
+		"ERROR_REASON_UPLOAD_HEADER_MISSING":      19,
+		"ERROR_REASON_METHOD_NOT_ALLOWED":         20,
+		"ERROR_REASON_OUT_OF_SCOPE":               21,
+		"ERROR_REASON_BAD_PARAMS":                 22,
+		"ERROR_REASON_PROVIDER_NOT_READY":         23,
+		"ERROR_REASON_PROVIDER_NOT_SERVING":       24,
+		"ERROR_REASON_PROVIDER_UNAVAILABLE":       25,
+		"ERROR_REASON_PROVIDER_REFUSED":           26,
+		"ERROR_REASON_THREAD_GONE":                27,
+		"ERROR_REASON_PLATFORM_NOT_FOUND":         28,
+		"ERROR_REASON_PLATFORM_INVALID":           29,
+		"ERROR_REASON_PLATFORM_DENIED":            30,
+		"ERROR_REASON_RATE_LIMITED":               31,
+		"ERROR_REASON_OUTCOME_UNKNOWN":            32,
+		"ERROR_REASON_CALL_NOT_FINISHED":          33,
+		"ERROR_REASON_TOO_MANY_HELD":              34,
+		"ERROR_REASON_NOT_FOUND":                  35,
+		"ERROR_REASON_NO_FREE_SLOT":               36,
+		"ERROR_REASON_RESTART_IN_PROGRESS":        37,
+		"ERROR_REASON_OWNER_ABSENT":               38,
+		"ERROR_REASON_OWNER_OCCUPIED":             39,
+		"ERROR_REASON_OWNER_REFUSED":              40,
+		"ERROR_REASON_VERB_UNSUPPORTED":           41,
+		"ERROR_REASON_QUEUE_FULL":                 42,
+		"ERROR_REASON_FENCED":                     43,
+		"ERROR_REASON_DEAD_LETTER_UNCONVERTED":    46,
+		"ERROR_REASON_DEAD_LETTER_NOT_JOURNALLED": 69,
 	}
 )
 
@@ -291,7 +297,7 @@ var File_chatbus_v1_errors_proto protoreflect.FileDescriptor
 const file_chatbus_v1_errors_proto_rawDesc = "" +
 	"\n" +
 	"\x17chatbus/v1/errors.proto\x12\n" +
-	"chatbus.v1*\xef\v\n" +
+	"chatbus.v1*\x9c\f\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_SESSION_UNKNOWN\x10\x01\x12 \n" +
@@ -338,7 +344,8 @@ const file_chatbus_v1_errors_proto_rawDesc = "" +
 	"\x1dERROR_REASON_VERB_UNSUPPORTED\x10)\x12\x1b\n" +
 	"\x17ERROR_REASON_QUEUE_FULL\x10*\x12\x17\n" +
 	"\x13ERROR_REASON_FENCED\x10+\x12(\n" +
-	"$ERROR_REASON_DEAD_LETTER_UNCONVERTED\x10.B7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
+	"$ERROR_REASON_DEAD_LETTER_UNCONVERTED\x10.\x12+\n" +
+	"'ERROR_REASON_DEAD_LETTER_NOT_JOURNALLED\x10EB7Z5github.com/chatbus/chatbus/proto/chatbus/v1;chatbusv1b\x06proto3"
 
 var (
 	file_chatbus_v1_errors_proto_rawDescOnce sync.Once

@@ -164,6 +164,40 @@ func (s *Server) PressButton(channelID, ts, user, actionID, value string) string
 	return trigger
 }
 
+// SlashCommand runs a slash command as user in channel (command "":
+// /chatbus), with text as its arguments: a slash_commands envelope whose
+// payload is the command as Slack sends it, which the app must
+// acknowledge within 3 s (EventStats.Late, Stats.LateAcks otherwise),
+// optionally with a response payload (EventStats.Response). It returns
+// the command's trigger id (Event's key).
+func (s *Server) SlashCommand(channelID, user, command, text string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if command == "" {
+		command = "/chatbus"
+	}
+	c := s.channels[channelID]
+	name := ""
+	if c != nil {
+		name = c.name
+	}
+	now := time.Now()
+	s.seq++
+	trigger := fmt.Sprintf("%d.%d.%016x", now.Unix(), 1000+s.seq, s.clock)
+	// The fields Slack posts to a command's Request URL, as JSON (all
+	// strings, as the form's are).
+	payload := obj{
+		"token": verificationToken, "team_id": TeamID, "team_domain": TeamName,
+		"channel_id": channelID, "channel_name": name, "user_id": user, "user_name": nameOf(user),
+		"command": command, "text": text, "api_app_id": AppID, "is_enterprise_install": "false",
+		"response_url": s.hs.URL + "/commands/" + TeamID + "/" + trigger, "trigger_id": trigger,
+	}
+	b, _ := json.Marshal(payload)
+	e := s.enqueueLocked("slash_commands", trigger, b)
+	e.slash = true
+	return trigger
+}
+
 func nameOf(user string) string { return strings.ToLower(user) }
 
 func (s *Server) findLocked(channelID, ts string) (*channel, *Message) {
@@ -216,10 +250,20 @@ func (s *Server) reactLocked(c *channel, m *Message, user, name string) bool {
 // messageEventLocked sends the app the message event of m (also for the
 // bot's own messages: Slack echoes them to an app subscribed to the
 // channel's messages) and returns its event id.
+// A person's message that mentions the bot also sends app_mention (the
+// app subscribes to it), after the message event.
 func (s *Server) messageEventLocked(c *channel, m *Message) string {
 	ev := s.messageJSON(m)
 	ev["channel"], ev["event_ts"], ev["channel_type"] = c.id, m.TS, "channel"
-	return s.callbackLocked(ev)
+	id := s.callbackLocked(ev)
+	if m.BotID == "" && strings.Contains(m.Text, "<@"+BotUserID) {
+		mention := obj{"type": "app_mention", "user": m.User, "text": m.Text, "ts": m.TS, "channel": c.id, "event_ts": m.TS, "team": TeamID}
+		if m.ThreadTS != "" {
+			mention["thread_ts"] = m.ThreadTS
+		}
+		s.callbackLocked(mention)
+	}
+	return id
 }
 
 func (s *Server) changedEventLocked(c *channel, m, prev *Message) string {

@@ -12,12 +12,16 @@
 // a token parameter) answering {"ok": …} with Slack's error codes;
 // apps.connections.open returning a ws:// URL; a WebSocket (gorilla/
 // websocket, the library slack-go uses) speaking Socket Mode frames:
-// hello, events_api and interactive envelopes, disconnect, pings; and the
+// hello, events_api, interactive and slash_commands envelopes (a slash
+// command waits 3 s for its acknowledgement, whose payload is its answer,
+// and is not sent again after that), disconnect, pings; and the
 // external upload flow and private file URLs. Block Kit is checked as
 // Slack checks it (invalid_blocks), reactions take Slack's emoji names
 // (invalid_name), and a reply into a thread whose root was deleted before
 // anyone replied is posted at the top level and answered ok, as Slack
-// does. Tests act as people (PostMessage, Edit, React, PressButton,
+// does. A person's message mentioning the bot is also an app_mention
+// event. Tests act as people (PostMessage, Edit, React, PressButton,
+// SlashCommand,
 // PostFile, DeleteMessage, SetMember to invite or remove the bot), break
 // the connection (DropLinks, StallLinks, Disconnect, DisableSocketMode,
 // Revoke) and count what it received (Stats, Event, Calls, Sent, Message,
@@ -144,8 +148,12 @@ type Stats struct {
 	// LostAcks is how many acknowledgements LoseAcks dropped.
 	LostAcks int
 	// Expired is how many events Slack gave up on (the retry schedule ran
-	// out); Pending how many are neither acknowledged nor expired.
+	// out, or a slash command's 3 s passed); Pending how many are neither
+	// acknowledged nor expired.
 	Expired, Pending int
+	// LateAcks is how many slash commands were acknowledged after their
+	// 3 s (the person had seen operation_timeout).
+	LateAcks int
 }
 
 // New starts a Server on 127.0.0.1 and closes it when the test ends.
@@ -336,6 +344,10 @@ type EventStats struct {
 	Acks    int
 	Acked   bool
 	Expired bool
+	// Response is the payload of a slash command's acknowledgement (nil:
+	// an empty one), Late whether one came after its 3 s.
+	Response []byte
+	Late     bool
 }
 
 // Event returns what happened to the event with key (an event id, or an
@@ -347,7 +359,8 @@ func (s *Server) Event(key string) EventStats {
 	if e == nil {
 		return EventStats{}
 	}
-	return EventStats{Deliveries: e.deliveries, Acks: e.acks, Acked: e.acked, Expired: e.expired}
+	return EventStats{Deliveries: e.deliveries, Acks: e.acks, Acked: e.acked, Expired: e.expired,
+		Response: append([]byte(nil), e.response...), Late: e.late}
 }
 
 // newTSLocked hands out a message timestamp: unique and increasing, in

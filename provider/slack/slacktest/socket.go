@@ -29,7 +29,18 @@ type pending struct {
 	acks       int
 	acked      bool
 	expired    bool
+	// A slash command: acknowledged within slashWindow or never (Slack
+	// shows the person operation_timeout and does not send it again; it
+	// is sent again only when its connection was lost before its
+	// deadline); response is the payload of its acknowledgement.
+	slash    bool
+	response json.RawMessage
+	late     bool // an acknowledgement came after the deadline
 }
+
+// slashWindow is how long Slack waits for a slash command's
+// acknowledgement.
+const slashWindow = 3 * time.Second
 
 // link is one Socket Mode WebSocket connection. Its reader goroutine is
 // the only reader; frames are written under wmu (control frames through
@@ -135,7 +146,8 @@ func (s *Server) readLink(l *link) {
 			return
 		}
 		var ack struct {
-			EnvelopeID string `json:"envelope_id"`
+			EnvelopeID string          `json:"envelope_id"`
+			Payload    json.RawMessage `json:"payload"`
 		}
 		_ = json.Unmarshal(data, &ack)
 		s.mu.Lock()
@@ -149,8 +161,15 @@ func (s *Server) readLink(l *link) {
 			s.stats.BadAcks++
 		case e.expired:
 			e.acks++
+			if e.slash && !e.late {
+				e.late = true
+				s.stats.LateAcks++
+			}
 		default:
 			e.acks++
+			if e.slash && !e.acked && len(ack.Payload) > 0 && string(ack.Payload) != "null" {
+				e.response = append(json.RawMessage(nil), ack.Payload...)
+			}
 			if !e.acked {
 				// An acknowledgement of an earlier attempt of the event
 				// acknowledges it too (on any connection of the app: how
@@ -229,11 +248,12 @@ func (s *Server) wake() {
 }
 
 // enqueueLocked adds an event to deliver.
-func (s *Server) enqueueLocked(typ, key string, payload json.RawMessage) {
+func (s *Server) enqueueLocked(typ, key string, payload json.RawMessage) *pending {
 	e := &pending{key: key, typ: typ, payload: payload, due: time.Now()}
 	s.events = append(s.events, e)
 	s.byKey[key] = e
 	s.wake()
+	return e
 }
 
 // dispatch sends due envelopes on the live connections (round robin),
@@ -282,7 +302,7 @@ func (s *Server) plan() ([]send, time.Duration) {
 			continue
 		}
 		if e.link != nil && !now.Before(e.due) { // no acknowledgement in time
-			if e.retries >= len(s.schedule) {
+			if e.slash || e.retries >= len(s.schedule) {
 				e.expired, e.link = true, nil
 				s.stats.Expired++
 				continue
@@ -295,14 +315,18 @@ func (s *Server) plan() ([]send, time.Duration) {
 			s.rr++
 			id := s.newEnvelopeIDLocked()
 			s.byEnvelope[id] = e
-			f := frame{EnvelopeID: id, Type: e.typ, Payload: e.payload, RetryAttempt: e.deliveries, RetryReason: e.reason}
+			f := frame{EnvelopeID: id, Type: e.typ, Payload: e.payload, RetryAttempt: e.deliveries, RetryReason: e.reason,
+				AcceptsResponsePayload: e.slash}
 			if e.deliveries > 0 {
 				s.stats.Redeliveries++
 			}
 			e.deliveries++
 			s.stats.Envelopes++
 			wait := time.Hour
-			if len(s.schedule) > 0 {
+			switch {
+			case e.slash:
+				wait = slashWindow
+			case len(s.schedule) > 0:
 				wait = s.schedule[min(e.retries, len(s.schedule)-1)]
 			}
 			e.link, e.due = l, now.Add(wait)

@@ -1,6 +1,8 @@
-// Package storetest holds contract tests every store.Store backend runs
-// (the embedded Bolt store and etcdstore), so that both keep the same
-// promises.
+// Package storetest is the store contract as tests: Run runs them
+// against a store.Store backend (the embedded Bolt store and etcdstore
+// both run it), so that every backend keeps the same promises. What is
+// one backend's own (Bolt's files and crashes, etcd's transactions and
+// fences) is tested beside that backend.
 package storetest
 
 import (
@@ -23,7 +25,8 @@ func DeadLetters(t *testing.T, s store.Store, reopen func() store.Store) {
 	a := store.DeadLetter{Provider: "tg", ID: "101", PlatformUpdateID: 101, Kind: store.UpdateMessage,
 		Error: "json: cannot unmarshal string into Go struct field", Payload: []byte(`{"id":101}`), ReceivedAt: t0.Add(time.Second)}
 	b := store.DeadLetter{Provider: "tg", ID: "99", PlatformUpdateID: 99, Error: "panic: boom", Payload: []byte("x"), ReceivedAt: t0}
-	c := store.DeadLetter{Provider: "dc", ID: "1234567890", PlatformUpdateID: 3, Error: "bad", Payload: []byte("y"), ReceivedAt: t0}
+	c := store.DeadLetter{Provider: "dc", ID: "1234567890", PlatformUpdateID: 3, Error: "the journal refused it", Payload: []byte("y"), ReceivedAt: t0,
+		Cause: store.DeadLetterJournal, Converted: []byte{0x0a, 0x01, 'z'}}
 	if err := s.PutDeadLetters(ctx, []store.DeadLetter{a, b, c}); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +47,8 @@ func DeadLetters(t *testing.T, s store.Store, reopen func() store.Store) {
 		for i := range want {
 			g, w := got[i], want[i]
 			if g.Provider != w.Provider || g.ID != w.ID || g.PlatformUpdateID != w.PlatformUpdateID || g.Kind != w.Kind ||
-				g.Error != w.Error || string(g.Payload) != string(w.Payload) || !g.ReceivedAt.Equal(w.ReceivedAt) || g.Retries != w.Retries {
+				g.Error != w.Error || string(g.Payload) != string(w.Payload) || !g.ReceivedAt.Equal(w.ReceivedAt) || g.Retries != w.Retries ||
+				g.Cause != w.Cause || string(g.Converted) != string(w.Converted) {
 				t.Errorf("DeadLetters(%q)[%d] = %+v, want %+v", provider, i, g, w)
 			}
 		}

@@ -15,6 +15,9 @@ CONFIG_CHANGE_ACTION_RESTARTED_PROVIDER: ConfigChangeAction
 CONFIG_CHANGE_ACTION_STARTED: ConfigChangeAction
 CONFIG_CHANGE_ACTION_STOPPED: ConfigChangeAction
 CONFIG_CHANGE_ACTION_UNSPECIFIED: ConfigChangeAction
+DEAD_LETTER_CAUSE_CONVERSION: DeadLetterCause
+DEAD_LETTER_CAUSE_JOURNAL: DeadLetterCause
+DEAD_LETTER_CAUSE_UNSPECIFIED: DeadLetterCause
 DESCRIPTOR: _descriptor.FileDescriptor
 EVENT_KIND_AUTH_REFUSED: EventKind
 EVENT_KIND_BINDING_CHANGED: EventKind
@@ -91,7 +94,8 @@ class ConfigChange(_message.Message):
     def __init__(self, key: _Optional[str] = ..., action: _Optional[_Union[ConfigChangeAction, str]] = ..., old_value: _Optional[str] = ..., new_value: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
 
 class DeadLetter(_message.Message):
-    __slots__ = ["error", "id", "kind", "payload", "platform_update_id", "provider", "received_at", "retries"]
+    __slots__ = ["cause", "error", "id", "kind", "payload", "platform_update_id", "provider", "received_at", "retries"]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -100,6 +104,7 @@ class DeadLetter(_message.Message):
     PROVIDER_FIELD_NUMBER: _ClassVar[int]
     RECEIVED_AT_FIELD_NUMBER: _ClassVar[int]
     RETRIES_FIELD_NUMBER: _ClassVar[int]
+    cause: DeadLetterCause
     error: str
     id: str
     kind: _types_pb2.UpdateKind
@@ -108,7 +113,7 @@ class DeadLetter(_message.Message):
     provider: str
     received_at: _timestamp_pb2.Timestamp
     retries: int
-    def __init__(self, provider: _Optional[str] = ..., id: _Optional[str] = ..., platform_update_id: _Optional[int] = ..., kind: _Optional[_Union[_types_pb2.UpdateKind, str]] = ..., error: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., retries: _Optional[int] = ...) -> None: ...
+    def __init__(self, provider: _Optional[str] = ..., id: _Optional[str] = ..., platform_update_id: _Optional[int] = ..., kind: _Optional[_Union[_types_pb2.UpdateKind, str]] = ..., error: _Optional[str] = ..., payload: _Optional[bytes] = ..., received_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., retries: _Optional[int] = ..., cause: _Optional[_Union[DeadLetterCause, str]] = ...) -> None: ...
 
 class DropDeadLetterRequest(_message.Message):
     __slots__ = ["id", "provider"]
@@ -396,6 +401,9 @@ class WatchEventsResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[Event, _Mapping]] = ...) -> None: ...
 
 class ProviderState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class DeadLetterCause(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
