@@ -54,13 +54,16 @@ func (s *Server) newLauncher() (*launch.Launcher, error) {
 	})
 }
 
-// Launcher is the launcher of the config's launch templates, nil when
-// there is none (new and stop then say so).
+// Launcher is Config.Launcher, else the launcher of the config's launch
+// templates; nil when there is neither (new and stop then say so).
 func (s *Server) Launcher() control.Launcher {
-	if s.launcher == nil {
-		return nil
+	switch {
+	case s.cfg.Launcher != nil:
+		return s.cfg.Launcher
+	case s.launcher != nil:
+		return s.launcher
 	}
-	return s.launcher
+	return nil
 }
 
 // launched tells the launcher that a follower registered with a launch id.

@@ -39,6 +39,7 @@ import (
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	serverauth "github.com/chatbus/chatbus/server/auth"
 	"github.com/chatbus/chatbus/server/console"
+	"github.com/chatbus/chatbus/server/control"
 	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
@@ -166,6 +167,14 @@ type Config struct {
 	// Launch is the launch templates: sessions started from the chat
 	// (server/launch). The zero value is none.
 	Launch LaunchConfig
+	// Launcher starts and stops agent sessions (the chat's new and stop
+	// commands, server/control). If nil, the launcher of Launch's
+	// templates, if any; with neither, new says so, and stop only asks a
+	// session to stop.
+	Launcher control.Launcher
+	// ClusterNode is the cluster node this supervisor leads for (the
+	// chat's status command names it); "" when not clustered.
+	ClusterNode string
 	// Trace, if set, is told when each inbound update passes one of the
 	// supervisor's stages (hub.Trace; busbench's profiled supervisor sets
 	// it for its per-stage latency breakdown). If nil, nothing is traced.
@@ -236,6 +245,8 @@ type Server struct {
 	// launcher starts sessions from the launch templates; nil: none
 	// configured. Set by New, run by serve.
 	launcher *launch.Launcher
+	// control runs the commands people send from the chat.
+	control *control.Controller
 
 	draining atomic.Bool
 	// streams are the answers followers stream (stream.go).
@@ -407,6 +418,9 @@ func (s *Server) open() error {
 		MaxFollowers:         s.cfg.MaxFollowers,
 		Events:               s.hub,
 	})
+	s.store, s.provs = st, provs // for the control side, before the hub is made
+	s.control = control.New(control.Config{Store: st, Supervisor: controlSide{s}, Messenger: controlSide{s},
+		Launcher: s.Launcher(), Events: s.hub, Logger: s.log})
 	core := hub.New(hub.Config{
 		Store:             st,
 		Registry:          reg,
@@ -420,6 +434,7 @@ func (s *Server) open() error {
 		Metrics:           s.metrics,
 		Trace:             s.cfg.Trace,
 		Transcriber:       voice,
+		Control:           s.control,
 	})
 	if err := provs.LoadCalls(); err != nil {
 		st.Close()
@@ -481,6 +496,14 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	stopProviders := func() { haltProviders(nil) }
 	defer stopProviders()
 	var provWG sync.WaitGroup
+	// Commands run while the supervisor runs; those the journal holds
+	// from the previous run are taken up before the providers' updates
+	// flow.
+	s.control.Start(runCtx)
+	defer s.control.Wait()
+	if err := s.control.Replay(); err != nil {
+		s.log.Error().Err(err).Msg("taking up the commands of the previous run")
+	}
 	provWG.Go(func() { s.provs.Run(provCtx, s.core.Intake()) })
 	defer provWG.Wait()
 
