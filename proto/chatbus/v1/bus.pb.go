@@ -211,7 +211,11 @@ type RegisterRequest struct {
 	// The launch this session is, when chatbus launched it from a launch
 	// template (the session's $CHATBUS_LAUNCH_ID): the supervisor learns
 	// which thread its launch got.
-	LaunchId      string `protobuf:"bytes,11,opt,name=launch_id,json=launchId,proto3" json:"launch_id,omitempty"`
+	LaunchId string `protobuf:"bytes,11,opt,name=launch_id,json=launchId,proto3" json:"launch_id,omitempty"`
+	// What the follower is, as the chat's sessions command shows it:
+	// "claude-code" (chatbus-mcp), "pi" (the pi package), or any short name
+	// of the follower's own; empty: a follower (busctl follow, a script).
+	Agent         string `protobuf:"bytes,12,opt,name=agent,proto3" json:"agent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -319,6 +323,13 @@ func (x *RegisterRequest) GetWayInDetail() string {
 func (x *RegisterRequest) GetLaunchId() string {
 	if x != nil {
 		return x.LaunchId
+	}
+	return ""
+}
+
+func (x *RegisterRequest) GetAgent() string {
+	if x != nil {
+		return x.Agent
 	}
 	return ""
 }
@@ -831,7 +842,14 @@ type SubscribeResponse struct {
 	// the stream as soon as it happens.
 	BindingChanged *Binding `protobuf:"bytes,2,opt,name=binding_changed,json=bindingChanged,proto3" json:"binding_changed,omitempty"`
 	// Several updates in seq order (followers that set max_batch).
-	Updates       []*Update `protobuf:"bytes,3,rep,name=updates,proto3" json:"updates,omitempty"`
+	Updates []*Update `protobuf:"bytes,3,rep,name=updates,proto3" json:"updates,omitempty"`
+	// A person asked, from the chat's control place (stop <slot>), that this
+	// session stop; chatbus did not start it, so it can only ask. The
+	// follower ends its session its own way (chatbus-mcp: it suspends and
+	// exits, its thread kept for the next session of the profile; the Go
+	// client: Follower.StopRequested is closed). The stream goes on until
+	// the follower ends it.
+	StopRequested *StopRequest `protobuf:"bytes,4,opt,name=stop_requested,json=stopRequested,proto3" json:"stop_requested,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -887,6 +905,67 @@ func (x *SubscribeResponse) GetUpdates() []*Update {
 	return nil
 }
 
+func (x *SubscribeResponse) GetStopRequested() *StopRequest {
+	if x != nil {
+		return x.StopRequested
+	}
+	return nil
+}
+
+// StopRequest is a person's request, from the chat, that a session stop.
+type StopRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who asked (their name on the platform) and through which provider.
+	RequestedBy   string `protobuf:"bytes,1,opt,name=requested_by,json=requestedBy,proto3" json:"requested_by,omitempty"`
+	Provider      string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopRequest) Reset() {
+	*x = StopRequest{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopRequest) ProtoMessage() {}
+
+func (x *StopRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopRequest.ProtoReflect.Descriptor instead.
+func (*StopRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *StopRequest) GetRequestedBy() string {
+	if x != nil {
+		return x.RequestedBy
+	}
+	return ""
+}
+
+func (x *StopRequest) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
 type AckRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Session *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
@@ -898,7 +977,7 @@ type AckRequest struct {
 
 func (x *AckRequest) Reset() {
 	*x = AckRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[10]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -910,7 +989,7 @@ func (x *AckRequest) String() string {
 func (*AckRequest) ProtoMessage() {}
 
 func (x *AckRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[10]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -923,7 +1002,7 @@ func (x *AckRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AckRequest.ProtoReflect.Descriptor instead.
 func (*AckRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{10}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AckRequest) GetSession() *Session {
@@ -950,7 +1029,7 @@ type AckResponse struct {
 
 func (x *AckResponse) Reset() {
 	*x = AckResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -962,7 +1041,7 @@ func (x *AckResponse) String() string {
 func (*AckResponse) ProtoMessage() {}
 
 func (x *AckResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -975,7 +1054,7 @@ func (x *AckResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AckResponse.ProtoReflect.Descriptor instead.
 func (*AckResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{11}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AckResponse) GetAckedThrough() uint64 {
@@ -1002,7 +1081,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1014,7 +1093,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1027,7 +1106,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{12}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CallRequest) GetSession() *Session {
@@ -1070,7 +1149,7 @@ type CallResponse struct {
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1082,7 +1161,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1095,7 +1174,7 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{13}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
@@ -1137,7 +1216,7 @@ type SendMessageRequest struct {
 
 func (x *SendMessageRequest) Reset() {
 	*x = SendMessageRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1149,7 +1228,7 @@ func (x *SendMessageRequest) String() string {
 func (*SendMessageRequest) ProtoMessage() {}
 
 func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1162,7 +1241,7 @@ func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageRequest.ProtoReflect.Descriptor instead.
 func (*SendMessageRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SendMessageRequest) GetSession() *Session {
@@ -1217,7 +1296,7 @@ type SendMessageResponse struct {
 
 func (x *SendMessageResponse) Reset() {
 	*x = SendMessageResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1229,7 +1308,7 @@ func (x *SendMessageResponse) String() string {
 func (*SendMessageResponse) ProtoMessage() {}
 
 func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1242,7 +1321,7 @@ func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
 func (*SendMessageResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SendMessageResponse) GetMessageIds() []string {
@@ -1268,7 +1347,7 @@ type EditMessageRequest struct {
 
 func (x *EditMessageRequest) Reset() {
 	*x = EditMessageRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1280,7 +1359,7 @@ func (x *EditMessageRequest) String() string {
 func (*EditMessageRequest) ProtoMessage() {}
 
 func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1293,7 +1372,7 @@ func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditMessageRequest.ProtoReflect.Descriptor instead.
 func (*EditMessageRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *EditMessageRequest) GetSession() *Session {
@@ -1339,7 +1418,7 @@ type EditMessageResponse struct {
 
 func (x *EditMessageResponse) Reset() {
 	*x = EditMessageResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1351,7 +1430,7 @@ func (x *EditMessageResponse) String() string {
 func (*EditMessageResponse) ProtoMessage() {}
 
 func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1364,7 +1443,7 @@ func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditMessageResponse.ProtoReflect.Descriptor instead.
 func (*EditMessageResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{18}
 }
 
 type StreamMessageRequest struct {
@@ -1388,7 +1467,7 @@ type StreamMessageRequest struct {
 
 func (x *StreamMessageRequest) Reset() {
 	*x = StreamMessageRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1400,7 +1479,7 @@ func (x *StreamMessageRequest) String() string {
 func (*StreamMessageRequest) ProtoMessage() {}
 
 func (x *StreamMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1413,7 +1492,7 @@ func (x *StreamMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamMessageRequest.ProtoReflect.Descriptor instead.
 func (*StreamMessageRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *StreamMessageRequest) GetSession() *Session {
@@ -1476,7 +1555,7 @@ type StreamMessageResponse struct {
 
 func (x *StreamMessageResponse) Reset() {
 	*x = StreamMessageResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1488,7 +1567,7 @@ func (x *StreamMessageResponse) String() string {
 func (*StreamMessageResponse) ProtoMessage() {}
 
 func (x *StreamMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1501,7 +1580,7 @@ func (x *StreamMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamMessageResponse.ProtoReflect.Descriptor instead.
 func (*StreamMessageResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *StreamMessageResponse) GetMessageIds() []string {
@@ -1525,7 +1604,7 @@ type ReactRequest struct {
 
 func (x *ReactRequest) Reset() {
 	*x = ReactRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1537,7 +1616,7 @@ func (x *ReactRequest) String() string {
 func (*ReactRequest) ProtoMessage() {}
 
 func (x *ReactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1550,7 +1629,7 @@ func (x *ReactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReactRequest.ProtoReflect.Descriptor instead.
 func (*ReactRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ReactRequest) GetSession() *Session {
@@ -1589,7 +1668,7 @@ type ReactResponse struct {
 
 func (x *ReactResponse) Reset() {
 	*x = ReactResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1601,7 +1680,7 @@ func (x *ReactResponse) String() string {
 func (*ReactResponse) ProtoMessage() {}
 
 func (x *ReactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1614,7 +1693,7 @@ func (x *ReactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReactResponse.ProtoReflect.Descriptor instead.
 func (*ReactResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{22}
 }
 
 type SendTypingRequest struct {
@@ -1626,7 +1705,7 @@ type SendTypingRequest struct {
 
 func (x *SendTypingRequest) Reset() {
 	*x = SendTypingRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1638,7 +1717,7 @@ func (x *SendTypingRequest) String() string {
 func (*SendTypingRequest) ProtoMessage() {}
 
 func (x *SendTypingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1651,7 +1730,7 @@ func (x *SendTypingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendTypingRequest.ProtoReflect.Descriptor instead.
 func (*SendTypingRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SendTypingRequest) GetSession() *Session {
@@ -1669,7 +1748,7 @@ type SendTypingResponse struct {
 
 func (x *SendTypingResponse) Reset() {
 	*x = SendTypingResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1681,7 +1760,7 @@ func (x *SendTypingResponse) String() string {
 func (*SendTypingResponse) ProtoMessage() {}
 
 func (x *SendTypingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1694,7 +1773,7 @@ func (x *SendTypingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendTypingResponse.ProtoReflect.Descriptor instead.
 func (*SendTypingResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{24}
 }
 
 type AnswerInteractionRequest struct {
@@ -1713,7 +1792,7 @@ type AnswerInteractionRequest struct {
 
 func (x *AnswerInteractionRequest) Reset() {
 	*x = AnswerInteractionRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1725,7 +1804,7 @@ func (x *AnswerInteractionRequest) String() string {
 func (*AnswerInteractionRequest) ProtoMessage() {}
 
 func (x *AnswerInteractionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1738,7 +1817,7 @@ func (x *AnswerInteractionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerInteractionRequest.ProtoReflect.Descriptor instead.
 func (*AnswerInteractionRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *AnswerInteractionRequest) GetSession() *Session {
@@ -1777,7 +1856,7 @@ type AnswerInteractionResponse struct {
 
 func (x *AnswerInteractionResponse) Reset() {
 	*x = AnswerInteractionResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1789,7 +1868,7 @@ func (x *AnswerInteractionResponse) String() string {
 func (*AnswerInteractionResponse) ProtoMessage() {}
 
 func (x *AnswerInteractionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1802,7 +1881,7 @@ func (x *AnswerInteractionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerInteractionResponse.ProtoReflect.Descriptor instead.
 func (*AnswerInteractionResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{26}
 }
 
 type UploadFileRequest struct {
@@ -1818,7 +1897,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1830,7 +1909,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1843,7 +1922,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -1907,7 +1986,7 @@ type UploadHeader struct {
 
 func (x *UploadHeader) Reset() {
 	*x = UploadHeader{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1919,7 +1998,7 @@ func (x *UploadHeader) String() string {
 func (*UploadHeader) ProtoMessage() {}
 
 func (x *UploadHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1932,7 +2011,7 @@ func (x *UploadHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadHeader.ProtoReflect.Descriptor instead.
 func (*UploadHeader) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UploadHeader) GetSession() *Session {
@@ -1981,7 +2060,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1993,7 +2072,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2006,7 +2085,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -2034,7 +2113,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2046,7 +2125,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2059,7 +2138,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DownloadFileRequest) GetSession() *Session {
@@ -2088,7 +2167,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2100,7 +2179,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2113,7 +2192,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -2147,7 +2226,7 @@ type SuspendRequest struct {
 
 func (x *SuspendRequest) Reset() {
 	*x = SuspendRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2159,7 +2238,7 @@ func (x *SuspendRequest) String() string {
 func (*SuspendRequest) ProtoMessage() {}
 
 func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2172,7 +2251,7 @@ func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendRequest.ProtoReflect.Descriptor instead.
 func (*SuspendRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SuspendRequest) GetSession() *Session {
@@ -2199,7 +2278,7 @@ type SuspendResponse struct {
 
 func (x *SuspendResponse) Reset() {
 	*x = SuspendResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2211,7 +2290,7 @@ func (x *SuspendResponse) String() string {
 func (*SuspendResponse) ProtoMessage() {}
 
 func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2224,7 +2303,7 @@ func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendResponse.ProtoReflect.Descriptor instead.
 func (*SuspendResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{32}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SuspendResponse) GetHandoffToken() string {
@@ -2250,7 +2329,7 @@ type UnregisterRequest struct {
 
 func (x *UnregisterRequest) Reset() {
 	*x = UnregisterRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2262,7 +2341,7 @@ func (x *UnregisterRequest) String() string {
 func (*UnregisterRequest) ProtoMessage() {}
 
 func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2275,7 +2354,7 @@ func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterRequest.ProtoReflect.Descriptor instead.
 func (*UnregisterRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{33}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *UnregisterRequest) GetSession() *Session {
@@ -2293,7 +2372,7 @@ type UnregisterResponse struct {
 
 func (x *UnregisterResponse) Reset() {
 	*x = UnregisterResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2305,7 +2384,7 @@ func (x *UnregisterResponse) String() string {
 func (*UnregisterResponse) ProtoMessage() {}
 
 func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2318,7 +2397,7 @@ func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterResponse.ProtoReflect.Descriptor instead.
 func (*UnregisterResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{34}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{35}
 }
 
 var File_chatbus_v1_bus_proto protoreflect.FileDescriptor
@@ -2331,7 +2410,7 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\vinstance_id\x18\x01 \x01(\tB \xbaH\x1dr\x1b\x10\x01\x18\x80\x012\x14^[A-Za-z0-9._:@/-]+$R\n" +
 	"instanceId\x12 \n" +
 	"\x05token\x18\x02 \x01(\tB\n" +
-	"\xbaH\ar\x05\x10\x10\x18\x80\x01R\x05token\"\xc5\x04\n" +
+	"\xbaH\ar\x05\x10\x10\x18\x80\x01R\x05token\"\xe4\x04\n" +
 	"\x0fRegisterRequest\x12A\n" +
 	"\vinstance_id\x18\x01 \x01(\tB \xbaH\x1dr\x1b\x10\x01\x18\x80\x012\x14^[A-Za-z0-9._:@/-]+$R\n" +
 	"instanceId\x12@\n" +
@@ -2347,7 +2426,8 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x06way_in\x18\t \x01(\x0e2\x11.chatbus.v1.WayInB\b\xbaH\x05\x82\x01\x02\x10\x01R\x05wayIn\x12,\n" +
 	"\rway_in_detail\x18\n" +
 	" \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\vwayInDetail\x125\n" +
-	"\tlaunch_id\x18\v \x01(\tB\x18\xbaH\x15r\x13\x18@2\x0f^[A-Za-z0-9-]*$R\blaunchId\"\xbf\x03\n" +
+	"\tlaunch_id\x18\v \x01(\tB\x18\xbaH\x15r\x13\x18@2\x0f^[A-Za-z0-9-]*$R\blaunchId\x12\x1d\n" +
+	"\x05agent\x18\f \x01(\tB\a\xbaH\x04r\x02\x18@R\x05agent\"\xbf\x03\n" +
 	"\x10RegisterResponse\x12-\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionR\asession\x12-\n" +
 	"\abinding\x18\x02 \x01(\v2\x13.chatbus.v1.BindingR\abinding\x12*\n" +
@@ -2385,11 +2465,15 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x10SubscribeRequest\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12\x1b\n" +
 	"\tafter_seq\x18\x02 \x01(\x04R\bafterSeq\x12%\n" +
-	"\tmax_batch\x18\x03 \x01(\rB\b\xbaH\x05*\x03\x18\x80 R\bmaxBatch\"\xab\x01\n" +
+	"\tmax_batch\x18\x03 \x01(\rB\b\xbaH\x05*\x03\x18\x80 R\bmaxBatch\"\xeb\x01\n" +
 	"\x11SubscribeResponse\x12*\n" +
 	"\x06update\x18\x01 \x01(\v2\x12.chatbus.v1.UpdateR\x06update\x12<\n" +
 	"\x0fbinding_changed\x18\x02 \x01(\v2\x13.chatbus.v1.BindingR\x0ebindingChanged\x12,\n" +
-	"\aupdates\x18\x03 \x03(\v2\x12.chatbus.v1.UpdateR\aupdates\"^\n" +
+	"\aupdates\x18\x03 \x03(\v2\x12.chatbus.v1.UpdateR\aupdates\x12>\n" +
+	"\x0estop_requested\x18\x04 \x01(\v2\x17.chatbus.v1.StopRequestR\rstopRequested\"L\n" +
+	"\vStopRequest\x12!\n" +
+	"\frequested_by\x18\x01 \x01(\tR\vrequestedBy\x12\x1a\n" +
+	"\bprovider\x18\x02 \x01(\tR\bprovider\"^\n" +
 	"\n" +
 	"AckRequest\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12\x19\n" +
@@ -2534,7 +2618,7 @@ func file_chatbus_v1_bus_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_v1_bus_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_chatbus_v1_bus_proto_goTypes = []any{
 	(Notice)(0),                       // 0: chatbus.v1.Notice
 	(SuspendReason)(0),                // 1: chatbus.v1.SuspendReason
@@ -2548,119 +2632,121 @@ var file_chatbus_v1_bus_proto_goTypes = []any{
 	(*HeartbeatResponse)(nil),         // 9: chatbus.v1.HeartbeatResponse
 	(*SubscribeRequest)(nil),          // 10: chatbus.v1.SubscribeRequest
 	(*SubscribeResponse)(nil),         // 11: chatbus.v1.SubscribeResponse
-	(*AckRequest)(nil),                // 12: chatbus.v1.AckRequest
-	(*AckResponse)(nil),               // 13: chatbus.v1.AckResponse
-	(*CallRequest)(nil),               // 14: chatbus.v1.CallRequest
-	(*CallResponse)(nil),              // 15: chatbus.v1.CallResponse
-	(*SendMessageRequest)(nil),        // 16: chatbus.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),       // 17: chatbus.v1.SendMessageResponse
-	(*EditMessageRequest)(nil),        // 18: chatbus.v1.EditMessageRequest
-	(*EditMessageResponse)(nil),       // 19: chatbus.v1.EditMessageResponse
-	(*StreamMessageRequest)(nil),      // 20: chatbus.v1.StreamMessageRequest
-	(*StreamMessageResponse)(nil),     // 21: chatbus.v1.StreamMessageResponse
-	(*ReactRequest)(nil),              // 22: chatbus.v1.ReactRequest
-	(*ReactResponse)(nil),             // 23: chatbus.v1.ReactResponse
-	(*SendTypingRequest)(nil),         // 24: chatbus.v1.SendTypingRequest
-	(*SendTypingResponse)(nil),        // 25: chatbus.v1.SendTypingResponse
-	(*AnswerInteractionRequest)(nil),  // 26: chatbus.v1.AnswerInteractionRequest
-	(*AnswerInteractionResponse)(nil), // 27: chatbus.v1.AnswerInteractionResponse
-	(*UploadFileRequest)(nil),         // 28: chatbus.v1.UploadFileRequest
-	(*UploadHeader)(nil),              // 29: chatbus.v1.UploadHeader
-	(*UploadFileResponse)(nil),        // 30: chatbus.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),       // 31: chatbus.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),      // 32: chatbus.v1.DownloadFileResponse
-	(*SuspendRequest)(nil),            // 33: chatbus.v1.SuspendRequest
-	(*SuspendResponse)(nil),           // 34: chatbus.v1.SuspendResponse
-	(*UnregisterRequest)(nil),         // 35: chatbus.v1.UnregisterRequest
-	(*UnregisterResponse)(nil),        // 36: chatbus.v1.UnregisterResponse
-	(*Target)(nil),                    // 37: chatbus.v1.Target
-	(WayIn)(0),                        // 38: chatbus.v1.WayIn
-	(*Binding)(nil),                   // 39: chatbus.v1.Binding
-	(Origin)(0),                       // 40: chatbus.v1.Origin
-	(*durationpb.Duration)(nil),       // 41: google.protobuf.Duration
-	(ReferenceKind)(0),                // 42: chatbus.v1.ReferenceKind
-	(*timestamppb.Timestamp)(nil),     // 43: google.protobuf.Timestamp
-	(*Update)(nil),                    // 44: chatbus.v1.Update
-	(*Reference)(nil),                 // 45: chatbus.v1.Reference
-	(*Button)(nil),                    // 46: chatbus.v1.Button
+	(*StopRequest)(nil),               // 12: chatbus.v1.StopRequest
+	(*AckRequest)(nil),                // 13: chatbus.v1.AckRequest
+	(*AckResponse)(nil),               // 14: chatbus.v1.AckResponse
+	(*CallRequest)(nil),               // 15: chatbus.v1.CallRequest
+	(*CallResponse)(nil),              // 16: chatbus.v1.CallResponse
+	(*SendMessageRequest)(nil),        // 17: chatbus.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),       // 18: chatbus.v1.SendMessageResponse
+	(*EditMessageRequest)(nil),        // 19: chatbus.v1.EditMessageRequest
+	(*EditMessageResponse)(nil),       // 20: chatbus.v1.EditMessageResponse
+	(*StreamMessageRequest)(nil),      // 21: chatbus.v1.StreamMessageRequest
+	(*StreamMessageResponse)(nil),     // 22: chatbus.v1.StreamMessageResponse
+	(*ReactRequest)(nil),              // 23: chatbus.v1.ReactRequest
+	(*ReactResponse)(nil),             // 24: chatbus.v1.ReactResponse
+	(*SendTypingRequest)(nil),         // 25: chatbus.v1.SendTypingRequest
+	(*SendTypingResponse)(nil),        // 26: chatbus.v1.SendTypingResponse
+	(*AnswerInteractionRequest)(nil),  // 27: chatbus.v1.AnswerInteractionRequest
+	(*AnswerInteractionResponse)(nil), // 28: chatbus.v1.AnswerInteractionResponse
+	(*UploadFileRequest)(nil),         // 29: chatbus.v1.UploadFileRequest
+	(*UploadHeader)(nil),              // 30: chatbus.v1.UploadHeader
+	(*UploadFileResponse)(nil),        // 31: chatbus.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),       // 32: chatbus.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),      // 33: chatbus.v1.DownloadFileResponse
+	(*SuspendRequest)(nil),            // 34: chatbus.v1.SuspendRequest
+	(*SuspendResponse)(nil),           // 35: chatbus.v1.SuspendResponse
+	(*UnregisterRequest)(nil),         // 36: chatbus.v1.UnregisterRequest
+	(*UnregisterResponse)(nil),        // 37: chatbus.v1.UnregisterResponse
+	(*Target)(nil),                    // 38: chatbus.v1.Target
+	(WayIn)(0),                        // 39: chatbus.v1.WayIn
+	(*Binding)(nil),                   // 40: chatbus.v1.Binding
+	(Origin)(0),                       // 41: chatbus.v1.Origin
+	(*durationpb.Duration)(nil),       // 42: google.protobuf.Duration
+	(ReferenceKind)(0),                // 43: chatbus.v1.ReferenceKind
+	(*timestamppb.Timestamp)(nil),     // 44: google.protobuf.Timestamp
+	(*Update)(nil),                    // 45: chatbus.v1.Update
+	(*Reference)(nil),                 // 46: chatbus.v1.Reference
+	(*Button)(nil),                    // 47: chatbus.v1.Button
 }
 var file_chatbus_v1_bus_proto_depIdxs = []int32{
-	37, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
-	38, // 1: chatbus.v1.RegisterRequest.way_in:type_name -> chatbus.v1.WayIn
+	38, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
+	39, // 1: chatbus.v1.RegisterRequest.way_in:type_name -> chatbus.v1.WayIn
 	2,  // 2: chatbus.v1.RegisterResponse.session:type_name -> chatbus.v1.Session
-	39, // 3: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
-	40, // 4: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
-	41, // 5: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
-	41, // 6: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
+	40, // 3: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
+	41, // 4: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
+	42, // 5: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
+	42, // 6: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
 	5,  // 7: chatbus.v1.RegisterResponse.capabilities:type_name -> chatbus.v1.Capabilities
-	41, // 8: chatbus.v1.RegisterResponse.subscribed_heartbeat_interval:type_name -> google.protobuf.Duration
+	42, // 8: chatbus.v1.RegisterResponse.subscribed_heartbeat_interval:type_name -> google.protobuf.Duration
 	6,  // 9: chatbus.v1.Capabilities.methods:type_name -> chatbus.v1.Method
 	7,  // 10: chatbus.v1.Method.params:type_name -> chatbus.v1.MethodParam
-	42, // 11: chatbus.v1.MethodParam.kind:type_name -> chatbus.v1.ReferenceKind
+	43, // 11: chatbus.v1.MethodParam.kind:type_name -> chatbus.v1.ReferenceKind
 	2,  // 12: chatbus.v1.HeartbeatRequest.session:type_name -> chatbus.v1.Session
-	38, // 13: chatbus.v1.HeartbeatRequest.way_in:type_name -> chatbus.v1.WayIn
+	39, // 13: chatbus.v1.HeartbeatRequest.way_in:type_name -> chatbus.v1.WayIn
 	0,  // 14: chatbus.v1.HeartbeatResponse.notices:type_name -> chatbus.v1.Notice
-	43, // 15: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
-	39, // 16: chatbus.v1.HeartbeatResponse.binding:type_name -> chatbus.v1.Binding
+	44, // 15: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
+	40, // 16: chatbus.v1.HeartbeatResponse.binding:type_name -> chatbus.v1.Binding
 	2,  // 17: chatbus.v1.SubscribeRequest.session:type_name -> chatbus.v1.Session
-	44, // 18: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
-	39, // 19: chatbus.v1.SubscribeResponse.binding_changed:type_name -> chatbus.v1.Binding
-	44, // 20: chatbus.v1.SubscribeResponse.updates:type_name -> chatbus.v1.Update
-	2,  // 21: chatbus.v1.AckRequest.session:type_name -> chatbus.v1.Session
-	2,  // 22: chatbus.v1.CallRequest.session:type_name -> chatbus.v1.Session
-	45, // 23: chatbus.v1.CallResponse.references:type_name -> chatbus.v1.Reference
-	2,  // 24: chatbus.v1.SendMessageRequest.session:type_name -> chatbus.v1.Session
-	46, // 25: chatbus.v1.SendMessageRequest.buttons:type_name -> chatbus.v1.Button
-	2,  // 26: chatbus.v1.EditMessageRequest.session:type_name -> chatbus.v1.Session
-	46, // 27: chatbus.v1.EditMessageRequest.buttons:type_name -> chatbus.v1.Button
-	2,  // 28: chatbus.v1.StreamMessageRequest.session:type_name -> chatbus.v1.Session
-	46, // 29: chatbus.v1.StreamMessageRequest.buttons:type_name -> chatbus.v1.Button
-	2,  // 30: chatbus.v1.ReactRequest.session:type_name -> chatbus.v1.Session
-	2,  // 31: chatbus.v1.SendTypingRequest.session:type_name -> chatbus.v1.Session
-	2,  // 32: chatbus.v1.AnswerInteractionRequest.session:type_name -> chatbus.v1.Session
-	29, // 33: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
-	2,  // 34: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
-	45, // 35: chatbus.v1.UploadFileResponse.references:type_name -> chatbus.v1.Reference
-	2,  // 36: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
-	2,  // 37: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
-	1,  // 38: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
-	43, // 39: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
-	2,  // 40: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
-	3,  // 41: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
-	8,  // 42: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
-	10, // 43: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
-	12, // 44: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
-	14, // 45: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
-	16, // 46: chatbus.v1.BusService.SendMessage:input_type -> chatbus.v1.SendMessageRequest
-	18, // 47: chatbus.v1.BusService.EditMessage:input_type -> chatbus.v1.EditMessageRequest
-	22, // 48: chatbus.v1.BusService.React:input_type -> chatbus.v1.ReactRequest
-	24, // 49: chatbus.v1.BusService.SendTyping:input_type -> chatbus.v1.SendTypingRequest
-	26, // 50: chatbus.v1.BusService.AnswerInteraction:input_type -> chatbus.v1.AnswerInteractionRequest
-	20, // 51: chatbus.v1.BusService.StreamMessage:input_type -> chatbus.v1.StreamMessageRequest
-	28, // 52: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
-	31, // 53: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
-	33, // 54: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
-	35, // 55: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
-	4,  // 56: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
-	9,  // 57: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
-	11, // 58: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
-	13, // 59: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
-	15, // 60: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
-	17, // 61: chatbus.v1.BusService.SendMessage:output_type -> chatbus.v1.SendMessageResponse
-	19, // 62: chatbus.v1.BusService.EditMessage:output_type -> chatbus.v1.EditMessageResponse
-	23, // 63: chatbus.v1.BusService.React:output_type -> chatbus.v1.ReactResponse
-	25, // 64: chatbus.v1.BusService.SendTyping:output_type -> chatbus.v1.SendTypingResponse
-	27, // 65: chatbus.v1.BusService.AnswerInteraction:output_type -> chatbus.v1.AnswerInteractionResponse
-	21, // 66: chatbus.v1.BusService.StreamMessage:output_type -> chatbus.v1.StreamMessageResponse
-	30, // 67: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
-	32, // 68: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
-	34, // 69: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
-	36, // 70: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
-	56, // [56:71] is the sub-list for method output_type
-	41, // [41:56] is the sub-list for method input_type
-	41, // [41:41] is the sub-list for extension type_name
-	41, // [41:41] is the sub-list for extension extendee
-	0,  // [0:41] is the sub-list for field type_name
+	45, // 18: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
+	40, // 19: chatbus.v1.SubscribeResponse.binding_changed:type_name -> chatbus.v1.Binding
+	45, // 20: chatbus.v1.SubscribeResponse.updates:type_name -> chatbus.v1.Update
+	12, // 21: chatbus.v1.SubscribeResponse.stop_requested:type_name -> chatbus.v1.StopRequest
+	2,  // 22: chatbus.v1.AckRequest.session:type_name -> chatbus.v1.Session
+	2,  // 23: chatbus.v1.CallRequest.session:type_name -> chatbus.v1.Session
+	46, // 24: chatbus.v1.CallResponse.references:type_name -> chatbus.v1.Reference
+	2,  // 25: chatbus.v1.SendMessageRequest.session:type_name -> chatbus.v1.Session
+	47, // 26: chatbus.v1.SendMessageRequest.buttons:type_name -> chatbus.v1.Button
+	2,  // 27: chatbus.v1.EditMessageRequest.session:type_name -> chatbus.v1.Session
+	47, // 28: chatbus.v1.EditMessageRequest.buttons:type_name -> chatbus.v1.Button
+	2,  // 29: chatbus.v1.StreamMessageRequest.session:type_name -> chatbus.v1.Session
+	47, // 30: chatbus.v1.StreamMessageRequest.buttons:type_name -> chatbus.v1.Button
+	2,  // 31: chatbus.v1.ReactRequest.session:type_name -> chatbus.v1.Session
+	2,  // 32: chatbus.v1.SendTypingRequest.session:type_name -> chatbus.v1.Session
+	2,  // 33: chatbus.v1.AnswerInteractionRequest.session:type_name -> chatbus.v1.Session
+	30, // 34: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
+	2,  // 35: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
+	46, // 36: chatbus.v1.UploadFileResponse.references:type_name -> chatbus.v1.Reference
+	2,  // 37: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
+	2,  // 38: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
+	1,  // 39: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
+	44, // 40: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
+	2,  // 41: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
+	3,  // 42: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
+	8,  // 43: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
+	10, // 44: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
+	13, // 45: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
+	15, // 46: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
+	17, // 47: chatbus.v1.BusService.SendMessage:input_type -> chatbus.v1.SendMessageRequest
+	19, // 48: chatbus.v1.BusService.EditMessage:input_type -> chatbus.v1.EditMessageRequest
+	23, // 49: chatbus.v1.BusService.React:input_type -> chatbus.v1.ReactRequest
+	25, // 50: chatbus.v1.BusService.SendTyping:input_type -> chatbus.v1.SendTypingRequest
+	27, // 51: chatbus.v1.BusService.AnswerInteraction:input_type -> chatbus.v1.AnswerInteractionRequest
+	21, // 52: chatbus.v1.BusService.StreamMessage:input_type -> chatbus.v1.StreamMessageRequest
+	29, // 53: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
+	32, // 54: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
+	34, // 55: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
+	36, // 56: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
+	4,  // 57: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
+	9,  // 58: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
+	11, // 59: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
+	14, // 60: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
+	16, // 61: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
+	18, // 62: chatbus.v1.BusService.SendMessage:output_type -> chatbus.v1.SendMessageResponse
+	20, // 63: chatbus.v1.BusService.EditMessage:output_type -> chatbus.v1.EditMessageResponse
+	24, // 64: chatbus.v1.BusService.React:output_type -> chatbus.v1.ReactResponse
+	26, // 65: chatbus.v1.BusService.SendTyping:output_type -> chatbus.v1.SendTypingResponse
+	28, // 66: chatbus.v1.BusService.AnswerInteraction:output_type -> chatbus.v1.AnswerInteractionResponse
+	22, // 67: chatbus.v1.BusService.StreamMessage:output_type -> chatbus.v1.StreamMessageResponse
+	31, // 68: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
+	33, // 69: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
+	35, // 70: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
+	37, // 71: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
+	57, // [57:72] is the sub-list for method output_type
+	42, // [42:57] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_bus_proto_init() }
@@ -2669,7 +2755,7 @@ func file_chatbus_v1_bus_proto_init() {
 		return
 	}
 	file_chatbus_v1_types_proto_init()
-	file_chatbus_v1_bus_proto_msgTypes[26].OneofWrappers = []any{
+	file_chatbus_v1_bus_proto_msgTypes[27].OneofWrappers = []any{
 		(*UploadFileRequest_Header)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -2679,7 +2765,7 @@ func file_chatbus_v1_bus_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_bus_proto_rawDesc), len(file_chatbus_v1_bus_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   35,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
