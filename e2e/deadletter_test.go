@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/chatbus/chatbus/client"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
@@ -167,5 +169,63 @@ func TestDiscordPoisonDispatchDeadLettered(t *testing.T) {
 	}
 	if dls := deadLetters(t, b.c); len(dls) != 0 {
 		t.Errorf("after the drop: %v", dls)
+	}
+}
+
+// TestBrowserConsoleShowsDeadLetters: a Telegram update the provider
+// cannot decode is set aside; the operator sees it on the console page
+// (headless Chromium) with its cause and reason, and as
+// chatbus_dead_letters{provider="telegram"} 1 in a scrape; a retry that
+// fails again shows one more retry; once dropped, the page shows none and
+// the gauge 0.
+func TestBrowserConsoleShowsDeadLetters(t *testing.T) {
+	tab := browserCtx(t)
+	sock := metricsSocket(t)
+	b := startTelegramBus(t, "metrics:\n  listen: unix://"+sock+"\n")
+	s := unixScraper(t, sock)
+	alpha := b.follow(t, "manual:1", "/home/u/alpha")
+	thread := int(alpha.thread())
+	if v := s.scrape(t).Get("chatbus_dead_letters", "provider", "telegram"); v != 0 {
+		t.Errorf("chatbus_dead_letters before any: %v", v)
+	}
+
+	poisonID := b.tg.PushRaw(json.RawMessage(fmt.Sprintf(`{"message":{"message_id":"not a number","date":1700000000,"chat":{"id":%d,"type":"supergroup","is_forum":true},"message_thread_id":%d,"from":{"id":%d,"is_bot":false,"first_name":"P"},"text":"poison"}}`,
+		forumChat, thread, allowedUser)))
+	b.tg.PushMessage(forumChat, thread, allowedUser, "after")
+	alpha.waitTexts(t, "after")
+	id := fmt.Sprint(poisonID)
+	if dls := deadLetters(t, b.c); len(dls) != 1 || dls[0].GetId() != id {
+		t.Fatalf("dead letters %v, want update %s", dls, id)
+	}
+	if v := s.scrape(t).Get("chatbus_dead_letters", "provider", "telegram"); v != 1 {
+		t.Errorf("chatbus_dead_letters = %v, want 1", v)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	info, err := b.c.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, tab, 20*time.Second, "open the console", chromedp.Navigate(info.GetConsoleUrl()))
+	until(t, tab, "the console to be live", `document.querySelector("#conn").textContent === "live"`)
+	row := fmt.Sprintf(`document.querySelector('#deadletters tr[data-provider="telegram"][data-id="%s"]')`, id)
+	until(t, tab, "the dead letter with its cause and reason", fmt.Sprintf(`(() => { const r = %s;
+		return !!r && r.querySelector('[data-field=cause]').textContent === "conversion" &&
+			r.querySelector('[data-field=reason]').textContent.includes("message_id") &&
+			r.querySelector('[data-field=retries]').textContent === "0"; })()`, row))
+	screenshot(t, tab, t.TempDir(), "console-dead-letters.png")
+
+	if _, errOut, code := b.busctl("updates", "--dead-letters", "telegram", "--retry", id); code == 0 {
+		t.Errorf("busctl retry succeeded: %q", errOut)
+	}
+	until(t, tab, "one retry counted", fmt.Sprintf(`(() => { const r = %s; return !!r && r.querySelector('[data-field=retries]').textContent === "1"; })()`, row))
+
+	if out, errOut, code := b.busctl("updates", "--dead-letters", "telegram", "--drop", id); code != 0 {
+		t.Fatalf("busctl drop: %d %q %q", code, out, errOut)
+	}
+	until(t, tab, "no dead letters", `document.querySelector('#deadletters td.empty') !== null`)
+	if v := s.scrape(t).Get("chatbus_dead_letters", "provider", "telegram"); v != 0 {
+		t.Errorf("chatbus_dead_letters after the drop = %v, want 0", v)
 	}
 }

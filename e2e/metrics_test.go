@@ -53,6 +53,18 @@ func (s *scraper) scrape(t *testing.T) metricstest.Scrape {
 	return sc
 }
 
+// metricsSocket is a path for a metrics Unix socket in a short directory
+// of its own (a socket path has at most 107 bytes), removed at cleanup.
+func metricsSocket(t *testing.T) string {
+	t.Helper()
+	run, err := os.MkdirTemp("", "cbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	return filepath.Join(run, "metrics.sock")
+}
+
 // unixScraper scrapes over the Unix socket at path.
 func unixScraper(t *testing.T, path string) *scraper {
 	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -54,12 +53,7 @@ func releaseSupervisord(t *testing.T) string {
 // streamStackBudget of stack, as its own metrics report.
 func TestStreamStackPerFollower(t *testing.T) {
 	bin := releaseSupervisord(t)
-	run, err := os.MkdirTemp("", "cbs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(run) })
-	sock := filepath.Join(run, "metrics.sock")
+	sock := metricsSocket(t)
 	b := startTelegramBusOn(t, bin, "metrics:\n  listen: unix://"+sock+"\n", nil)
 	s := unixScraper(t, sock)
 

@@ -120,11 +120,16 @@ func (m metricsSource) FollowersConnected() int { return m.s.core.FollowerCount(
 
 func (m metricsSource) Providers() []metrics.ProviderState {
 	sts := m.s.provs.Statuses()
+	dead, err := m.s.provs.DeadLetterCounts()
 	out := make([]metrics.ProviderState, 0, len(sts))
 	for _, st := range sts {
+		n := dead[st.Name]
+		if err != nil {
+			n = -1
+		}
 		out = append(out, metrics.ProviderState{Name: st.Name, State: st.State.String(), Serving: st.Serving,
 			Restarts: uint64(st.Restarts), HealthFlips: st.HealthFlips, CallsHeld: st.CallsHeld, CallsOpen: st.CallsOpen,
-			Outbound: outboundMetrics(st.Outbound)})
+			Outbound: outboundMetrics(st.Outbound), DeadLetters: n})
 	}
 	return out
 }

@@ -144,6 +144,13 @@ func (r *runner) message(ctx context.Context, raw json.RawMessage, fromREST bool
 		r.addDead(dead, m.ID)
 		return nil
 	}
+	if text, ok := mentionCommand(r.bot, m.Content); ok && t.Thread == "" {
+		// Addressed to chatbus in its control place (see control.go).
+		u := r.update(t, m.Author, m.Member, providerv1.UpdateKind_UPDATE_KIND_COMMAND, text, raw, m.ID)
+		u.References = provider.RefsProto(messageRefs(t.Chat, m))
+		r.add(u)
+		return nil
+	}
 	u := r.update(t, m.Author, m.Member, providerv1.UpdateKind_UPDATE_KIND_MESSAGE, m.Content, raw, m.ID)
 	u.References = provider.RefsProto(messageRefs(t.Thread, m))
 	u.Audio = messageAudio(t.Thread, m)
@@ -202,7 +209,7 @@ func (r *runner) reaction(ctx context.Context, ev event) error {
 }
 
 // interaction is an INTERACTION_CREATE the provider routes: a pressed
-// button (MESSAGE_COMPONENT).
+// button (MESSAGE_COMPONENT) or a use of an application command.
 type interaction struct {
 	ID            string  `json:"id"`
 	Type          int     `json:"type"`
@@ -212,8 +219,16 @@ type interaction struct {
 	GuildID       string  `json:"guild_id"`
 	Member        *member `json:"member"`
 	User          *user   `json:"user"`
-	Data          struct {
+	// Channel is the channel it was made in (a partial object): a
+	// thread's names its parent.
+	Channel *struct {
+		ParentID *string `json:"parent_id"`
+	} `json:"channel"`
+	Data struct {
 		CustomID string `json:"custom_id"`
+		// An application command's name and the options given.
+		Name    string         `json:"name"`
+		Options []commandValue `json:"options"`
 	} `json:"data"`
 	Message *struct {
 		ID string `json:"id"`
@@ -238,7 +253,16 @@ func (in *interaction) sender() user {
 // the message the button is on; dedup_id is the interaction id.
 func (r *runner) interaction(ctx context.Context, ev event) error {
 	var in interaction
-	if json.Unmarshal(ev.D, &in) != nil || in.Type != interactionComponent || in.GuildID != r.p.guild || !isSnowflake(in.ID) {
+	if json.Unmarshal(ev.D, &in) != nil || !isSnowflake(in.ID) {
+		return nil
+	}
+	if in.Type == interactionCommand {
+		if u := r.command(&in, ev.D); u != nil {
+			r.add(u)
+		}
+		return nil
+	}
+	if in.Type != interactionComponent || in.GuildID != r.p.guild {
 		return nil
 	}
 	t, ok, err := r.eventTarget(ctx, in.ChannelID, false)

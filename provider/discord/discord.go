@@ -14,9 +14,15 @@
 // interaction) id, so what arrives twice — by gateway and by REST — is
 // journalled once.
 //
+// The configured channel itself is chatbus's control place: the /chatbus
+// application command (registered for the guild at start) and mentions
+// of the bot opening a message there are updates of kind COMMAND, and the
+// send verb answers them there (control.go).
+//
 // Goroutines: Run starts the gateway client (one connection at a time,
 // with its heartbeater) and runs the runner loop itself; interaction
-// acknowledgements run in their own goroutines, which Run waits for.
+// acknowledgements run in their own goroutines, which Run waits for, and
+// so does the registration of /chatbus (once a process).
 package discord
 
 import (
@@ -82,6 +88,9 @@ type Platform struct {
 	nextUpdate atomic.Int64
 	// acks are interaction callbacks in flight.
 	acks sync.WaitGroup
+	// commandSettled: /chatbus was registered (or found registered, or
+	// refused) by this process (see registerCommand).
+	commandSettled atomic.Bool
 
 	// wake tells the runner that notes were added (cap 1).
 	wake chan struct{}

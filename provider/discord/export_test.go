@@ -8,3 +8,7 @@ func SetDispatchHook(h func(t string, d json.RawMessage)) (restore func()) {
 	dispatchHook.Store(&h)
 	return func() { dispatchHook.Store(nil) }
 }
+
+// CommandSettled reports whether this process registered /chatbus (or
+// found it registered, or was refused).
+func (p *Platform) CommandSettled() bool { return p.commandSettled.Load() }

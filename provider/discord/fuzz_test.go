@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/disgoorg/disgo/gateway"
@@ -65,7 +66,8 @@ func fuzzRunner(p *Platform) *runner {
 // FuzzGateway reads one gateway payload as the connection does and, if it
 // is a dispatch, applies it as the runner does: a payload that is not JSON
 // is refused with an error; a dispatch never fails; every update it makes
-// is in the configured channel (or one of its threads), has a kind the
+// is in the configured channel (or one of its threads; a command in the
+// channel's control place, a mention taken off), has a kind the
 // contract names, a de-duplication id and an increasing update id, is
 // never the bot's own, is allowed only for an allowed sender, and carries
 // the runner's cursor, which decodes to itself.
@@ -73,6 +75,8 @@ func FuzzGateway(f *testing.F) {
 	f.Add([]byte(`{"op":0,"s":3,"t":"MESSAGE_CREATE","d":{"id":"100000000000000100","channel_id":"` + fuzzChannel + `","guild_id":"` + fuzzGuild + `","type":0,"author":{"id":"` + fuzzUser + `","username":"u"},"content":"hi","attachments":[{"id":"100000000000000101"}]}}`))
 	f.Add([]byte(`{"op":0,"s":4,"t":"MESSAGE_REACTION_ADD","d":{"user_id":"` + fuzzUser + `","channel_id":"` + fuzzChannel + `","message_id":"100000000000000100","guild_id":"` + fuzzGuild + `","emoji":{"id":null,"name":"👍"}}}`))
 	f.Add([]byte(`{"op":0,"s":5,"t":"INTERACTION_CREATE","d":{"id":"100000000000000200","type":3,"token":"tok","application_id":"1","channel_id":"` + fuzzChannel + `","guild_id":"` + fuzzGuild + `","member":{"user":{"id":"` + fuzzUser + `","username":"u"}},"data":{"custom_id":"allow"},"message":{"id":"100000000000000100"}}}`))
+	f.Add([]byte(`{"op":0,"s":6,"t":"INTERACTION_CREATE","d":{"id":"100000000000000201","type":2,"token":"tok2","application_id":"1","channel_id":"` + fuzzChannel + `","channel":{"id":"` + fuzzChannel + `","type":0},"guild_id":"` + fuzzGuild + `","member":{"user":{"id":"` + fuzzUser + `","username":"u"}},"data":{"id":"1","name":"chatbus","type":1,"options":[{"name":"new","type":1,"options":[{"name":"project","type":3,"value":"web"},{"name":"template","type":3,"value":"claude"}]}]}}}`))
+	f.Add([]byte(`{"op":0,"s":7,"t":"MESSAGE_CREATE","d":{"id":"100000000000000102","channel_id":"` + fuzzChannel + `","guild_id":"` + fuzzGuild + `","type":0,"author":{"id":"` + fuzzUser + `","username":"u"},"content":"<@` + fuzzBot + `> <@!` + fuzzBot + `>: stop B"}}`))
 	f.Add([]byte(`{"op":0,"s":1,"t":"READY","d":{"session_id":"s","resume_gateway_url":"wss://r","user":{"id":"` + fuzzBot + `"},"application":{"id":"1"}}}`))
 	f.Add([]byte(`{"op":11}`))
 	p := fuzzPlatform(f)
@@ -109,7 +113,7 @@ func FuzzGateway(f *testing.F) {
 func checkUpdate(t *testing.T, u *providerv1.Update, last *int64) {
 	t.Helper()
 	kinds := map[providerv1.UpdateKind]bool{providerv1.UpdateKind_UPDATE_KIND_MESSAGE: true, providerv1.UpdateKind_UPDATE_KIND_REACTION: true,
-		providerv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY: true}
+		providerv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY: true, providerv1.UpdateKind_UPDATE_KIND_COMMAND: true}
 	switch {
 	case u.GetChat() != fuzzChannel || (u.GetThread() != "" && !isSnowflake(u.GetThread())):
 		t.Fatalf("an update in %q/%q", u.GetChat(), u.GetThread())
@@ -123,6 +127,10 @@ func checkUpdate(t *testing.T, u *providerv1.Update, last *int64) {
 		t.Fatalf("the bot's own message or reaction became an update")
 	case u.GetAllowed() != (u.GetSender() == fuzzUser):
 		t.Fatalf("allowed %v for sender %q", u.GetAllowed(), u.GetSender())
+	case u.GetKind() == providerv1.UpdateKind_UPDATE_KIND_COMMAND && u.GetThread() != "":
+		t.Fatalf("a command outside the control place: thread %q", u.GetThread())
+	case u.GetKind() == providerv1.UpdateKind_UPDATE_KIND_COMMAND && strings.HasPrefix(u.GetText(), "<@"+fuzzBot+">"):
+		t.Fatalf("the mention was left in a command's text %q", u.GetText())
 	}
 	*last = u.GetUpdateId()
 	for _, ref := range u.GetReferences().GetItems() {

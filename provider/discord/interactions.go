@@ -37,7 +37,7 @@ const (
 // person who pressed.
 const flagEphemeral = 1 << 6
 
-// press is a button press this process acknowledges: the token its
+// press is a button press (or a command) this process acknowledges: the token its
 // follow-ups name, and the outcome of the acknowledgement once done is
 // closed (ackErr nil: acknowledged).
 type press struct {
@@ -45,13 +45,17 @@ type press struct {
 	at     time.Time
 	done   chan struct{}
 	ackErr error
+	// command: a use of an application command, deferred (see
+	// control.go), rather than a button press.
+	command bool
 }
 
 // onDispatch is called by the gateway reader for every dispatch, as it
 // arrives: a button pressed by an allowed person is acknowledged to
 // Discord at once (deferred update), without waiting for the update to
 // be durable or for admission — Discord's 3s deadline would not wait for
-// a doctor restart. The update itself is delivered as usual; when a
+// a doctor restart; so is a use of an application command (see
+// commandArrived). The update itself is delivered as usual; when a
 // successor is given it again (the session replayed it), its
 // acknowledgement is refused as already done, and that is fine.
 func (p *Platform) onDispatch(t string, d json.RawMessage) {
@@ -60,24 +64,38 @@ func (p *Platform) onDispatch(t string, d json.RawMessage) {
 		return
 	}
 	var in interaction
-	if json.Unmarshal(d, &in) != nil || in.Type != interactionComponent || in.GuildID != p.guild ||
-		!isSnowflake(in.ID) || !tokenParam(in.Token) || !p.allowed[in.sender().ID] {
+	if json.Unmarshal(d, &in) != nil || !isSnowflake(in.ID) || !tokenParam(in.Token) {
 		return
 	}
-	pr := &press{token: in.Token, at: time.Now(), done: make(chan struct{})}
-	p.mu.Lock()
-	if in.ApplicationID != "" {
-		p.appID = in.ApplicationID
+	switch in.Type {
+	case interactionComponent:
+		if in.GuildID != p.guild || !p.allowed[in.sender().ID] {
+			return
+		}
+		pr := &press{token: in.Token, at: time.Now(), done: make(chan struct{})}
+		p.mu.Lock()
+		if in.ApplicationID != "" {
+			p.appID = in.ApplicationID
+		}
+		p.rememberLocked(in.ID, pr)
+		p.mu.Unlock()
+		p.acknowledge(in, map[string]any{"type": callbackDeferredUpdate}, pr)
+	case interactionCommand:
+		p.commandArrived(in)
 	}
-	p.rememberLocked(in.ID, pr)
-	p.mu.Unlock()
+}
+
+// acknowledge answers interaction in with the callback body, in its own
+// goroutine (Run waits for it), and records the outcome in pr, whose
+// done it closes.
+func (p *Platform) acknowledge(in interaction, body map[string]any, pr *press) {
 	p.acks.Add(1)
 	go func() {
 		defer p.acks.Done()
 		defer close(pr.done)
 		ctx, cancel := context.WithTimeout(context.Background(), interactionDeadline)
 		defer cancel()
-		err := p.do(ctx, rest.CreateInteractionResponse.Compile(nil, in.ID, in.Token), map[string]int{"type": callbackDeferredUpdate}, nil)
+		err := p.do(ctx, rest.CreateInteractionResponse.Compile(nil, in.ID, in.Token), body, nil)
 		switch {
 		case err == nil:
 		case isCode(err, codeAlreadyAcked):

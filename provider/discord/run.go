@@ -44,6 +44,17 @@ func (p *Platform) Run(ctx context.Context, state []byte, sink provider.Sink) er
 	}
 	q := newEventQueue(p.o.MaxQueued)
 	gctx, stop := context.WithCancel(ctx)
+	registered := make(chan struct{})
+	if p.commandSettled.Load() {
+		close(registered)
+	} else {
+		go func() {
+			defer close(registered)
+			if p.registerCommand(gctx) {
+				p.commandSettled.Store(true)
+			}
+		}()
+	}
 	g := &gatewayClient{q: q, cfg: gatewayConfig{
 		Token:      p.s.Token,
 		URL:        p.identifyURL,
@@ -63,6 +74,7 @@ func (p *Platform) Run(ctx context.Context, state []byte, sink provider.Sink) er
 	err = r.loop(gctx)
 	stop()
 	<-gwDone
+	<-registered
 	p.acks.Wait()
 	if ctx.Err() != nil {
 		return nil

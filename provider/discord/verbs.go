@@ -84,16 +84,20 @@ const partRetries = 3
 // later one's failure is reported as ambiguous (the supervisor sends the
 // whole again with its key: the nonces keep the parts out already from
 // being made twice), except a refusal that another attempt would meet
-// again, which says what was sent.
+// again, which says what was sent. Sent to the channel's control place
+// (thread ""), it answers a command (sendControl).
 func (p *Platform) Send(ctx context.Context, t provider.Target, m provider.Message, key string) (provider.Result, error) {
-	if err := p.scope(t, params{}); err != nil {
-		return provider.Result{}, err
+	control := t.Thread == "" && t.Chat == p.channel
+	if !control {
+		if err := p.scope(t, params{}); err != nil {
+			return provider.Result{}, err
+		}
 	}
 	rows, err := components(m.Buttons, m.Prompt)
 	if err != nil {
 		return provider.Result{}, err
 	}
-	if m.ReplyTo != "" && !isSnowflake(m.ReplyTo) {
+	if !control && m.ReplyTo != "" && !isSnowflake(m.ReplyTo) {
 		return provider.Result{}, fmt.Errorf("%w: reply_to %q is not a Discord message id", provider.ErrInvalid, m.ReplyTo)
 	}
 	parts := render.Discord(m.Text, MaxContent)
@@ -103,17 +107,27 @@ func (p *Platform) Send(ctx context.Context, t provider.Target, m provider.Messa
 		}
 		parts = []string{""} // the buttons alone
 	}
+	if control {
+		return p.sendControl(ctx, m, rows, parts, key)
+	}
+	return p.sendParts(ctx, t.Thread, m.ReplyTo, rows, parts, key)
+}
+
+// sendParts creates the messages of a send in channel (a thread, or the
+// channel itself for the control place), in order: the reply on the
+// first, the buttons under the last (see Send).
+func (p *Platform) sendParts(ctx context.Context, channel, replyTo string, rows []any, parts []string, key string) (provider.Result, error) {
 	var res provider.Result
-	var last bucket // what the answer to the last part said of the thread's bucket
+	var last bucket // what the answer to the last part said of the channel's bucket
 	for i, content := range parts {
 		body := map[string]any{"allowed_mentions": mentions}
 		if content != "" {
 			body["content"] = content
 		}
-		if i == 0 && m.ReplyTo != "" {
+		if i == 0 && replyTo != "" {
 			// A reply to a message deleted meanwhile goes out unanswered
 			// rather than not at all.
-			body["message_reference"] = map[string]any{"message_id": m.ReplyTo, "fail_if_not_exists": false}
+			body["message_reference"] = map[string]any{"message_id": replyTo, "fail_if_not_exists": false}
 		}
 		if i == len(parts)-1 && len(rows) > 0 {
 			body["components"] = rows
@@ -121,7 +135,7 @@ func (p *Platform) Send(ctx context.Context, t provider.Target, m provider.Messa
 		if key != "" {
 			body["nonce"], body["enforce_nonce"] = partNonce(key, i), true
 		}
-		out, b, err := p.sendPart(ctx, t.Thread, body, i > 0, last)
+		out, b, err := p.sendPart(ctx, channel, body, i > 0, last)
 		if err != nil {
 			return provider.Result{}, partFailure(err, i, len(parts), res.Refs)
 		}

@@ -206,8 +206,8 @@ func TestSendRefused(t *testing.T) {
 			wantErr(t, err, provider.ErrInvalid, tt.says)
 		})
 	}
-	_, err := f.p.Send(verbCtx(t), provider.Target{Chat: alpha.Chat}, provider.Message{Text: "x"}, "")
-	wantErr(t, err, provider.ErrOutOfScope, "thread")
+	_, err := f.p.Send(verbCtx(t), provider.Target{Chat: "1234567890123", Thread: alpha.Thread}, provider.Message{Text: "x"}, "")
+	wantErr(t, err, provider.ErrOutOfScope, "channel")
 	if n := f.dc.Calls("POST /channels/{id}/messages"); n != 0 {
 		t.Errorf("%d creates reached Discord", n)
 	}

@@ -1,6 +1,7 @@
 // Package console is the supervisor's operator console: a live page on
 // 127.0.0.1 that shows followers, bindings, providers (state, health,
-// occupancy), the journal depth and the runtime events as they happen, and
+// occupancy), the journal depth, the dead letters with their reasons and
+// the runtime events as they happen, and
 // drives a doctor restart of a provider, showing its progress and typed
 // outcome.
 //
@@ -239,6 +240,18 @@ func (c *Console) handleState(w http.ResponseWriter, r *http.Request) {
 			list = append(list, row)
 		}
 		out["providers"] = list
+	} else {
+		errs = append(errs, err.Error())
+	}
+	if dl, err := c.admin.ListDeadLetters(ctx, &chatbusv1.ListDeadLettersRequest{}); err == nil {
+		list := make([]json.RawMessage, 0, len(dl.GetDeadLetters()))
+		for _, d := range dl.GetDeadLetters() {
+			// The page shows why, not the update: its payload stays
+			// with busctl (which may be large).
+			d.Payload = nil
+			list = append(list, raw(d))
+		}
+		out["dead_letters"] = list
 	} else {
 		errs = append(errs, err.Error())
 	}

@@ -30,8 +30,9 @@ func (f fakeJournals) Journals() ([]BindingJournal, JournalDepth, error) {
 func TestStateCollector(t *testing.T) {
 	m := New(Config{})
 	m.Watch(fakeState{followers: 3, provs: []ProviderState{
-		{Name: "telegram", State: "RUNNING", Serving: true, Restarts: 2, HealthFlips: 4, CallsHeld: 5, CallsOpen: 6},
+		{Name: "telegram", State: "RUNNING", Serving: true, Restarts: 2, HealthFlips: 4, CallsHeld: 5, CallsOpen: 6, DeadLetters: 7},
 		{Name: "slack", State: "FATAL"},
+		{Name: "discord", State: "RUNNING", DeadLetters: -1},
 	}})
 	s := gather(t, m)
 	s.Check(t, []metricstest.Want{
@@ -46,7 +47,12 @@ func TestStateCollector(t *testing.T) {
 		metricstest.W("chatbus_provider_health_flips_total", 4, "provider", "telegram"),
 		metricstest.W("chatbus_outbox_held_calls", 5, "provider", "telegram"),
 		metricstest.W("chatbus_call_records_open", 6, "provider", "telegram"),
+		metricstest.W("chatbus_dead_letters", 7, "provider", "telegram"),
+		metricstest.W("chatbus_dead_letters", 0, "provider", "slack"),
 	})
+	if _, ok := s.Value("chatbus_dead_letters", "provider", "discord"); ok {
+		t.Error("chatbus_dead_letters of a provider whose dead letters could not be read")
+	}
 }
 
 func TestJournalCollector(t *testing.T) {

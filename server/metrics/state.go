@@ -36,6 +36,9 @@ type ProviderState struct {
 	CallsOpen int
 	// Outbound is the outbound queue.
 	Outbound Outbound
+	// DeadLetters is how many of its updates are set aside as dead
+	// letters now (negative: not known, the store could not be read).
+	DeadLetters int
 }
 
 // Outbound is a provider's outbound queue now and its counters.
@@ -77,6 +80,8 @@ var (
 		"Calls a newer call replaced while they waited (edits of one message), by provider: answered without a platform call.", []string{"provider"}, nil)
 	skippedDesc = prometheus.NewDesc(namespace+"_outbound_skipped_total",
 		"Calls answered without a platform call because their effect still showed (a typing indicator), by provider.", []string{"provider"}, nil)
+	deadLettersDesc = prometheus.NewDesc(namespace+"_dead_letters",
+		"The provider's updates set aside as dead letters now (not converted, or refused by the journal), waiting for an operator to retry or drop them.", []string{"provider"}, nil)
 )
 
 // Lanes are the outbound lanes, highest first.
@@ -96,7 +101,7 @@ func (m *Metrics) Watch(src StateSource) {
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{followersDesc, providerStateDesc, providerServingDesc, providerRestartsDesc,
-		providerFlipsDesc, outboxDesc, callsOpenDesc, queuedDesc, outboundOldestDesc, coalescedDesc, skippedDesc} {
+		providerFlipsDesc, outboxDesc, callsOpenDesc, queuedDesc, outboundOldestDesc, coalescedDesc, skippedDesc, deadLettersDesc} {
 		ch <- d
 	}
 }
@@ -118,6 +123,9 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(outboundOldestDesc, prometheus.GaugeValue, p.Outbound.OldestWait.Seconds(), p.Name)
 		ch <- prometheus.MustNewConstMetric(coalescedDesc, prometheus.CounterValue, float64(p.Outbound.Coalesced), p.Name)
 		ch <- prometheus.MustNewConstMetric(skippedDesc, prometheus.CounterValue, float64(p.Outbound.Skipped), p.Name)
+		if p.DeadLetters >= 0 {
+			ch <- prometheus.MustNewConstMetric(deadLettersDesc, prometheus.GaugeValue, float64(p.DeadLetters), p.Name)
+		}
 	}
 }
 

@@ -81,6 +81,19 @@ func (m *Manager) DeadLetters(provider string) ([]store.DeadLetter, error) {
 	return m.cfg.Store.DeadLetters(provider)
 }
 
+// DeadLetterCounts counts the dead letters held now, by provider.
+func (m *Manager) DeadLetterCounts() (map[string]int, error) {
+	dls, err := m.cfg.Store.DeadLetters("")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, d := range dls {
+		out[d.Provider]++
+	}
+	return out, nil
+}
+
 // DropDeadLetter forgets a dead letter.
 func (m *Manager) DropDeadLetter(provider, id string) error {
 	if err := m.cfg.Store.DeleteDeadLetter(provider, id); err != nil {

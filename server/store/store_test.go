@@ -73,14 +73,6 @@ func seqs(ups []Update) []uint64 {
 	return out
 }
 
-func ids(ups []Update) []int64 {
-	out := []int64{}
-	for _, u := range ups {
-		out = append(out, u.PlatformUpdateID)
-	}
-	return out
-}
-
 func readAll(t testing.TB, s Store, key string) []Update {
 	t.Helper()
 	ups, err := s.Read(key, 0, 0)

@@ -42,6 +42,9 @@ var routes = []struct {
 	{"POST", "/channels/{id}/typing", true, (*Server).typing},
 	{"POST", "/interactions/{iid}/{token}/callback", false, (*Server).interactionCallback},
 	{"POST", "/webhooks/{app}/{token}", false, (*Server).followup},
+	{"PATCH", "/webhooks/{app}/{token}/messages/@original", false, (*Server).editOriginal},
+	{"GET", "/applications/{app}/guilds/{guild}/commands", true, (*Server).getCommands},
+	{"PUT", "/applications/{app}/guilds/{guild}/commands", true, (*Server).putCommands},
 }
 
 // request is one matched REST request.
@@ -729,8 +732,14 @@ func (s *Server) editMessage(r *request) (int, any) {
 	if m.Author.ID != s.bot.ID {
 		return http.StatusForbidden, errBody(50005, "Cannot edit a message authored by another user")
 	}
+	return s.applyEditLocked(m, r.body)
+}
+
+// applyEditLocked applies an edit's JSON body to m, checked as Discord
+// checks it, and dispatches MESSAGE_UPDATE unless m is ephemeral.
+func (s *Server) applyEditLocked(m *Message, raw []byte) (int, any) {
 	var body messageBody
-	if err := json.Unmarshal(r.body, &body); err != nil {
+	if err := json.Unmarshal(raw, &body); err != nil {
 		return http.StatusBadRequest, errBody(50109, "The request body contains invalid JSON.")
 	}
 	if body.Content != nil && utf8.RuneCountInString(*body.Content) > MaxContent {
@@ -749,10 +758,13 @@ func (s *Server) editMessage(r *request) (int, any) {
 	if body.Embeds != nil {
 		m.Embeds = body.Embeds
 	}
+	m.Flags &^= flagLoading
 	now := stamp(time.Now())
 	m.EditedTimestamp = &now
-	s.dispatchMessageLocked("MESSAGE_UPDATE", m)
-	return http.StatusOK, m
+	if m.Flags&flagEphemeral == 0 {
+		s.dispatchMessageLocked("MESSAGE_UPDATE", m)
+	}
+	return http.StatusOK, *m
 }
 
 // deleteMessage deletes the bot's own message; another author's needs
@@ -887,7 +899,18 @@ func (s *Server) interactionCallback(r *request) (int, any) {
 	}
 	c := s.channels[in.channel]
 	switch p.Type {
-	case 5, 6:
+	case 5:
+		if in.command {
+			// A deferred response is a loading message ("… is
+			// thinking"), edited later through @original.
+			m := &Message{ID: s.newIDLocked(), ChannelID: in.channel, Author: s.bot, Content: "", WebhookID: s.appID, ApplicationID: s.appID,
+				Type: 20, Flags: flagLoading | p.Data.Flags&flagEphemeral, Timestamp: stamp(time.Now()), Attachments: []Attachment{}, Embeds: []json.RawMessage{}}
+			if c != nil && m.Flags&flagEphemeral == 0 {
+				s.addMessageLocked(c, m)
+			}
+			in.original = m
+		}
+	case 6:
 	case 4:
 		if status, e := checkBody(p.Data, false); e != nil {
 			return status, e
@@ -898,6 +921,9 @@ func (s *Server) interactionCallback(r *request) (int, any) {
 			s.addMessageLocked(c, m)
 		}
 		in.answers = append(in.answers, *m)
+		if in.command {
+			in.original = m
+		}
 	case 7:
 		if m := s.findLocked(in.channel, in.message); m != nil {
 			if p.Data.Content != nil {

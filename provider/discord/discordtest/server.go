@@ -1,7 +1,8 @@
 // Package discordtest is a stand-in Discord for tests: one guild with text
 // channels and their threads, one bot application, and the people who
 // write in it. It owns an in-memory model of the guild (channels, threads,
-// messages, reactions, attachments, interactions), of the bot's gateway
+// messages, reactions, attachments, interactions, application
+// commands and people running them: commands.go), of the bot's gateway
 // sessions (sequence numbers, the replay buffer a RESUME is served from,
 // the resume window) and of REST rate-limit buckets, plus fault injection
 // for Discord's real failure modes.
@@ -21,7 +22,10 @@
 //     as Discord checks buttons, replies with fail_if_not_exists,
 //     allowed_mentions, nonces with enforce_nonce over a window),
 //     reactions kept on the message, typing, interaction callbacks and
-//     follow-up webhooks (ephemeral ones in no channel's history), with
+//     follow-up webhooks (ephemeral ones in no channel's history), a
+//     deferred response and its edit through @original within the
+//     token's 15 minutes, the guild's application commands (GET and the
+//     bulk-overwrite PUT, checked as Discord checks them), with
 //     Discord's error bodies ({"message","code"}, Invalid Form Body's
 //     nested errors), rate-limit headers per bucket and 429s with
 //     retry_after and global, and, when asked, Discord's per-route
@@ -208,6 +212,11 @@ type interaction struct {
 	// answers are the messages the interaction was answered with (a
 	// type 4 callback's, follow-ups), ephemeral ones too, oldest first.
 	answers []Message
+	// command: an APPLICATION_COMMAND (RunCommand); original its
+	// response's message once answered with type 4 or 5 (the one stored
+	// in the channel, unless ephemeral).
+	command  bool
+	original *Message
 }
 
 // sentNonce is a message made with a nonce, and when.
@@ -273,6 +282,9 @@ type Server struct {
 	nonces       map[string]sentNonce    // by author+nonce
 	typings      map[string]int          // typing indicators triggered, by channel
 	users        map[string]User
+	// Application commands of the guild (commands.go).
+	commands        []appCommand
+	noCommandsScope bool
 	// Gateway.
 	sessions map[string]*session
 	conns    map[*gwConn]struct{}

@@ -127,6 +127,22 @@ function render(s) {
     cell(tr, String(num(jn.dropped)), num(jn.dropped) ? "bad" : "");
     cell(tr, bi.last_action || "—");
   });
+  fill("deadletters", s.dead_letters, 7, (tr, d) => {
+    tr.dataset.provider = d.provider;
+    tr.dataset.id = d.id;
+    cell(tr, d.provider);
+    cell(tr, d.id, "mono");
+    cell(tr, enumName(d.kind, "UPDATE_KIND_"));
+    // Dead letters stored before causes were recorded are conversion failures.
+    const cause = d.cause ? enumName(d.cause, "DEAD_LETTER_CAUSE_") : "conversion";
+    cell(tr, cause).dataset.field = "cause";
+    cell(tr, ago(d.received_at));
+    cell(tr, String(num(d.retries))).dataset.field = "retries";
+    const why = (d.error || "").split("\n")[0].slice(0, 300);
+    const td = cell(tr, why, "bad");
+    td.dataset.field = "reason";
+    td.title = d.error || "";
+  });
 }
 
 let refreshTimer = 0;

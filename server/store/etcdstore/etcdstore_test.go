@@ -19,7 +19,6 @@ import (
 	"github.com/chatbus/chatbus/internal/etcdtest"
 	"github.com/chatbus/chatbus/server/store"
 	"github.com/chatbus/chatbus/server/store/etcdstore"
-	"github.com/chatbus/chatbus/server/store/storetest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m, etcdtest.LeakOptions()...) }
@@ -493,15 +492,4 @@ func TestUnavailableEtcdIsTriedAgain(t *testing.T) {
 	if len(retries) != 0 {
 		t.Errorf("a fenced write was tried again: %v", retries)
 	}
-}
-
-func TestDeadLetters(t *testing.T) {
-	c := etcdtest.Start(t, 1)
-	cli := c.Client(t)
-	f, _ := leader(t, cli, "tg", 5)
-	s := open(t, cli, "/chatbus/test/dead/", f, etcdstore.Options{})
-	storetest.DeadLetters(t, s, func() store.Store {
-		s.Close()
-		return open(t, cli, "/chatbus/test/dead/", f, etcdstore.Options{})
-	})
 }

@@ -1,6 +1,7 @@
 package etcdstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -45,6 +46,18 @@ func (s *Store) Append(ctx context.Context, provider string, updates []store.Upd
 			case u.Provider != provider:
 				return nil, nil, fmt.Errorf("append for provider %q: update %d is from %q: %w", provider, i, u.Provider, store.ErrInvalid)
 			}
+			// The bounds of Bolt's keys ("" is no key here: unrouted, or
+			// no dedup id).
+			for _, k := range [...]struct{ what, key string }{{"binding key", u.BindingKey}, {"dedup id", u.DedupID}} {
+				if k.key != "" {
+					if err := store.CheckKey(k.what, k.key); err != nil {
+						return nil, nil, fmt.Errorf("append: update %d: %w", i, err)
+					}
+				}
+			}
+			// The caller may reuse its buffer once Append returns; the
+			// queue keeps the update.
+			u.Payload = bytes.Clone(u.Payload)
 			if u.ReceivedAt.IsZero() {
 				u.ReceivedAt = now
 			}
@@ -186,8 +199,11 @@ func (s *Store) Append(ctx context.Context, provider string, updates []store.Upd
 			}
 		}
 		// The oldest windows beyond the bounds are forgotten, and deleted
-		// once the write is done.
-		for len(ss.chunks) > 0 && (ss.count > s.opts.SeenMaxCount || now.Sub(ss.chunks[0].at) > s.opts.SeenMaxAge) {
+		// once the write is done: a window too old, or one the newer
+		// windows can do without (they hold SeenMaxCount ids without it:
+		// a window is forgotten whole, so the newest SeenMaxCount ids are
+		// always remembered, and at most one window's more).
+		for len(ss.chunks) > 0 && (ss.count-len(ss.chunks[0].ids) >= s.opts.SeenMaxCount || now.Sub(ss.chunks[0].at) > s.opts.SeenMaxAge) {
 			c := ss.chunks[0]
 			for _, id := range c.ids {
 				delete(ss.ids, id)

@@ -1,6 +1,8 @@
-// Package storetest holds contract tests every store.Store backend runs
-// (the embedded Bolt store and etcdstore), so that both keep the same
-// promises.
+// Package storetest is the store contract as tests: Run runs them
+// against a store.Store backend (the embedded Bolt store and etcdstore
+// both run it), so that every backend keeps the same promises. What is
+// one backend's own (Bolt's files and crashes, etcd's transactions and
+// fences) is tested beside that backend.
 package storetest
 
 import (
