@@ -22,7 +22,7 @@ import (
 // follows the command's name ("sessions", "new claude web").
 //
 // The command has a subcommand per verb (sessions, status, new, stop,
-// restart) rather than one free-text option: Discord's client then lists
+// restart, help) rather than one free-text option: Discord's client then lists
 // each with what it does as soon as /chatbus is typed, asks for each
 // argument by name (template, project, slot, provider) and refuses to send
 // a command whose required argument is missing, so the vocabulary is
@@ -97,6 +97,7 @@ var controlCommand = appCommand{
 			stringOption("slot", "The session's slot (A, B, …)", true)}},
 		{Type: optionSubcommand, Name: "restart", Description: "Restart a provider (the doctor's restart)", Options: []commandOption{
 			stringOption("provider", "The provider's name", true)}},
+		{Type: optionSubcommand, Name: "help", Description: "What each command does"},
 	},
 }
 
@@ -236,6 +237,9 @@ func valueText(v json.RawMessage) string {
 	}
 	return string(v)
 }
+
+// isControl reports whether t is the channel's control place.
+func (p *Platform) isControl(t provider.Target) bool { return t.Thread == "" && t.Chat == p.channel }
 
 // inControlPlace reports whether an interaction was made where commands
 // are taken: the configured channel or one of its threads, in the guild.

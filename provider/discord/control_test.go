@@ -67,7 +67,7 @@ func (f *fixture) startSettled() (*sink, func(), provider.Target) {
 func TestRegisterCommand(t *testing.T) {
 	f := newFixture(t)
 	_, stop, _ := f.startSettled()
-	want := map[string][]string{"chatbus": {"sessions", "status", "new", "stop", "restart"}}
+	want := map[string][]string{"chatbus": {"sessions", "status", "new", "stop", "restart", "help"}}
 	if got := registered(t, f.dc); !equalCommands(got, want) {
 		t.Fatalf("registered %v, want %v", got, want)
 	}
@@ -209,7 +209,9 @@ func TestCommand(t *testing.T) {
 }
 
 // TestCommandAnswerFallsBack: the answer is posted in the channel when
-// the token is spent (15 minutes) or the deferral failed.
+// the token is spent (15 minutes) or the deferral failed, or when it
+// answers no interaction; a button under it is pressed and answered in
+// the control place.
 func TestCommandAnswerFallsBack(t *testing.T) {
 	f := newFixture(t)
 	sk, _, _ := f.startSettled()
@@ -255,15 +257,33 @@ func TestCommandAnswerFallsBack(t *testing.T) {
 		t.Errorf("%d edits of a response never deferred", n-edits)
 	}
 
+	// A button under an answer: pressed and answered in the control
+	// place.
+	res, err := f.p.Send(verbCtx(t), control, provider.Message{Text: "B beta", Buttons: []provider.Button{{Label: "Stop B", Data: "/stop B"}}}, "k4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := f.dc.Press(channel, sentIDs(res)[0], f.alice, "/stop B")
+	j := sk.waitTexts(t, "status", "sessions", "/stop B")
+	if u := j[2]; u.GetKind() != providerv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY || u.GetThread() != "" {
+		t.Errorf("press %v", u)
+	}
+	if err := f.p.Answer(verbCtx(t), control, pid, "stopping"); err != nil {
+		t.Fatal(err)
+	}
+	if a := f.dc.Answers(pid); len(a) != 1 || a[0].Content != "stopping" || a[0].Flags != 64 {
+		t.Errorf("answers %+v", a)
+	}
+
 	// No interaction at all: posted in the channel.
 	if _, err := f.p.Send(verbCtx(t), control, provider.Message{Text: "hello"}, "k3"); err != nil {
 		t.Fatal(err)
 	}
-	if got := posted(); len(got) != 3 || got[2] != "hello" {
+	if got := posted(); len(got) != 4 || got[3] != "hello" {
 		t.Errorf("channel holds %q", got)
 	}
 	// Another channel's control place is not the provider's.
-	_, err := f.p.Send(verbCtx(t), provider.Target{Chat: "1234567890123"}, provider.Message{Text: "x"}, "")
+	_, err = f.p.Send(verbCtx(t), provider.Target{Chat: "1234567890123"}, provider.Message{Text: "x"}, "")
 	wantErr(t, err, provider.ErrOutOfScope, "channel")
 }
 
