@@ -43,6 +43,9 @@ type Registration struct {
 	// reports a change.
 	WayIn       chatbusv1.WayIn
 	WayInDetail string
+	// Agent says what the session is ("claude-code", "pi"; empty: a
+	// plain follower), for the chat's sessions command.
+	Agent string
 }
 
 var processStart = time.Now()
@@ -92,6 +95,12 @@ type Follower struct {
 	mu       sync.Mutex // guards err
 	err      error
 	stopOnce sync.Once
+
+	// asked is closed when the update stream says a person asked the
+	// session to stop (StopRequested); askedBy says who.
+	askedOnce sync.Once
+	asked     chan struct{}
+	askedBy   atomic.Pointer[chatbusv1.StopRequest]
 }
 
 // Register registers a follower and starts heartbeating at the interval the
@@ -117,7 +126,7 @@ func (c *Client) Register(ctx context.Context, r Registration) (*Follower, error
 	}
 	hbCtx, stop := context.WithCancel(context.Background())
 	f := &Follower{c: c, reg: r, supervisor: sup, stop: stop, done: make(chan struct{}), changes: make(chan *chatbusv1.Binding, 1),
-		streamEnded: make(chan struct{}, 1), wayInSet: make(chan struct{}, 1)}
+		streamEnded: make(chan struct{}, 1), wayInSet: make(chan struct{}, 1), asked: make(chan struct{})}
 	f.resp.Store(resp)
 	f.binding = resp.GetBinding()
 	if c.ackDelay > 0 {
@@ -141,6 +150,7 @@ func (c *Client) register(ctx context.Context, r Registration) (*chatbusv1.Regis
 		HandoffToken:   r.HandoffToken,
 		WayIn:          r.WayIn,
 		WayInDetail:    r.WayInDetail,
+		Agent:          r.Agent,
 	})
 	return resp, Err(err)
 }
@@ -436,6 +446,12 @@ func (f *Follower) Updates(ctx context.Context, afterSeq uint64, fn func(*chatbu
 			return Err(err)
 		}
 		f.setBinding(resp.GetBindingChanged())
+		if r := resp.GetStopRequested(); r != nil {
+			f.askedOnce.Do(func() {
+				f.askedBy.Store(r)
+				close(f.asked)
+			})
+		}
 		ups := resp.GetUpdates()
 		if u := resp.GetUpdate(); u != nil {
 			ups = append([]*chatbusv1.Update{u}, ups...)
@@ -446,6 +462,15 @@ func (f *Follower) Updates(ctx context.Context, afterSeq uint64, fn func(*chatbu
 			}
 		}
 	}
+}
+
+// StopRequested returns a channel closed once the update stream (Updates)
+// said that a person asked, from the chat (the stop command), that this
+// session stop, and who asked (nil until then). chatbus did not start the
+// session, so it can only ask: the follower decides how it ends (close
+// its agent, Suspend so the next session keeps the thread, or go on).
+func (f *Follower) StopRequested() (<-chan struct{}, *chatbusv1.StopRequest) {
+	return f.asked, f.askedBy.Load()
 }
 
 // Call makes a platform call in the follower's own thread and returns the

@@ -39,6 +39,7 @@ import (
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	serverauth "github.com/chatbus/chatbus/server/auth"
 	"github.com/chatbus/chatbus/server/console"
+	"github.com/chatbus/chatbus/server/control"
 	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
@@ -162,6 +163,13 @@ type Config struct {
 	// cluster node's, which outlives the supervisor of each of its terms
 	// and carries the node's own events beside the supervisor's.
 	Events *events.Hub
+	// Launcher starts and stops agent sessions from the launch templates
+	// (the chat's new and stop commands, server/control). If nil, none are
+	// configured: new says so, and stop only asks a session to stop.
+	Launcher control.Launcher
+	// ClusterNode is the cluster node this supervisor leads for (the
+	// chat's status command names it); "" when not clustered.
+	ClusterNode string
 	// Trace, if set, is told when each inbound update passes one of the
 	// supervisor's stages (hub.Trace; busbench's profiled supervisor sets
 	// it for its per-stage latency breakdown). If nil, nothing is traced.
@@ -229,6 +237,8 @@ type Server struct {
 	provs  *providers.Manager
 	voice  *transcribe.Transcriber // nil: no transcriber
 	doctor *doctor.Doctor
+	// control runs the commands people send from the chat.
+	control *control.Controller
 
 	draining atomic.Bool
 	// streams are the answers followers stream (stream.go).
@@ -397,6 +407,9 @@ func (s *Server) open() error {
 		MaxFollowers:         s.cfg.MaxFollowers,
 		Events:               s.hub,
 	})
+	s.store, s.provs = st, provs // for the control side, before the hub is made
+	s.control = control.New(control.Config{Store: st, Supervisor: controlSide{s}, Messenger: controlSide{s},
+		Launcher: s.cfg.Launcher, Events: s.hub, Logger: s.log})
 	core := hub.New(hub.Config{
 		Store:             st,
 		Registry:          reg,
@@ -410,6 +423,7 @@ func (s *Server) open() error {
 		Metrics:           s.metrics,
 		Trace:             s.cfg.Trace,
 		Transcriber:       voice,
+		Control:           s.control,
 	})
 	if err := provs.LoadCalls(); err != nil {
 		st.Close()
@@ -471,6 +485,14 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	stopProviders := func() { haltProviders(nil) }
 	defer stopProviders()
 	var provWG sync.WaitGroup
+	// Commands run while the supervisor runs; those the journal holds
+	// from the previous run are taken up before the providers' updates
+	// flow.
+	s.control.Start(runCtx)
+	defer s.control.Wait()
+	if err := s.control.Replay(); err != nil {
+		s.log.Error().Err(err).Msg("taking up the commands of the previous run")
+	}
 	provWG.Go(func() { s.provs.Run(provCtx, s.core.Intake()) })
 	defer provWG.Wait()
 

@@ -54,6 +54,12 @@ const (
 	// A voice note was transcribed, or could not be (StatusAttr).
 	VoiceTranscribed Kind = 34
 
+	// A command sent from the chat's control place was handled
+	// (server/control); one from a sender not allowed; one the previous
+	// run was running when it stopped.
+	ControlCommand     Kind = 40
+	ControlNotAllowed  Kind = 41
+	ControlInterrupted Kind = 42
 	// A session was launched from a launch template, a launched session
 	// ended, a launched session was told to stop (server/launch).
 	LaunchStarted Kind = 45
@@ -98,6 +104,9 @@ var kindNames = map[Kind]string{
 	DeadLetterResolved: "dead_letter_resolved",
 	FollowerWayIn:      "follower_way_in",
 	VoiceTranscribed:   "voice_transcribed",
+	ControlCommand:     "control_command",
+	ControlNotAllowed:  "control_not_allowed",
+	ControlInterrupted: "control_interrupted",
 
 	LaunchStarted: "launch_started",
 	LaunchEnded:   "launch_ended",
@@ -185,7 +194,7 @@ func level(e Event) zerolog.Level {
 			return zerolog.InfoLevel
 		}
 		return zerolog.WarnLevel
-	case AuthRefused, FollowerPruned, BindingFailed, UpdatesDropped, ClusterFenced, ClusterMemberLeft, UpdateDeadLettered:
+	case AuthRefused, ControlNotAllowed, ControlInterrupted, FollowerPruned, BindingFailed, UpdatesDropped, ClusterFenced, ClusterMemberLeft, UpdateDeadLettered:
 		return zerolog.WarnLevel
 	case ClusterLeadershipLost:
 		if e.Attrs[ReasonAttr] == "stopped" {

@@ -209,6 +209,17 @@ const (
 	// (attributes provider, file_id, status, took; the note when there is
 	// no transcript): docs/voice.md.
 	EventKind_EVENT_KIND_VOICE_TRANSCRIBED EventKind = 34
+	// A command sent to chatbus from the chat's control place was handled
+	// (docs/control.md; attributes provider, sender, sender_name, command,
+	// outcome: ok, refused, failed; detail).
+	EventKind_EVENT_KIND_CONTROL_COMMAND EventKind = 40
+	// A command came from a sender the provider does not allow: nothing ran
+	// and nothing was answered (attributes provider, sender).
+	EventKind_EVENT_KIND_CONTROL_NOT_ALLOWED EventKind = 41
+	// A command the supervisor was running when it stopped was found at
+	// start: it is not run again, and the person is told its outcome is
+	// not known (attributes provider, sender, command).
+	EventKind_EVENT_KIND_CONTROL_INTERRUPTED EventKind = 42
 	// A session was launched from a launch template (attributes template,
 	// project, dir, window, launch, by, by_id, provider): docs/launch.md.
 	EventKind_EVENT_KIND_LAUNCH_STARTED EventKind = 45
@@ -263,6 +274,9 @@ var (
 		29: "EVENT_KIND_DEAD_LETTER_RESOLVED",
 		30: "EVENT_KIND_FOLLOWER_WAY_IN",
 		34: "EVENT_KIND_VOICE_TRANSCRIBED",
+		40: "EVENT_KIND_CONTROL_COMMAND",
+		41: "EVENT_KIND_CONTROL_NOT_ALLOWED",
+		42: "EVENT_KIND_CONTROL_INTERRUPTED",
 		45: "EVENT_KIND_LAUNCH_STARTED",
 		46: "EVENT_KIND_LAUNCH_ENDED",
 		47: "EVENT_KIND_LAUNCH_STOPPED",
@@ -300,6 +314,9 @@ var (
 		"EVENT_KIND_DEAD_LETTER_RESOLVED":     29,
 		"EVENT_KIND_FOLLOWER_WAY_IN":          30,
 		"EVENT_KIND_VOICE_TRANSCRIBED":        34,
+		"EVENT_KIND_CONTROL_COMMAND":          40,
+		"EVENT_KIND_CONTROL_NOT_ALLOWED":      41,
+		"EVENT_KIND_CONTROL_INTERRUPTED":      42,
 		"EVENT_KIND_LAUNCH_STARTED":           45,
 		"EVENT_KIND_LAUNCH_ENDED":             46,
 		"EVENT_KIND_LAUNCH_STOPPED":           47,
@@ -2634,7 +2651,8 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x0fDeadLetterCause\x12!\n" +
 	"\x1dDEAD_LETTER_CAUSE_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cDEAD_LETTER_CAUSE_CONVERSION\x10\x01\x12\x1d\n" +
-	"\x19DEAD_LETTER_CAUSE_JOURNAL\x10\x02*\x9c\t\n" +
+	"\x19DEAD_LETTER_CAUSE_JOURNAL\x10\x02*\x84\n" +
+	"\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eEVENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n" +
@@ -2666,7 +2684,10 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x1fEVENT_KIND_UPDATE_DEAD_LETTERED\x10\x1c\x12#\n" +
 	"\x1fEVENT_KIND_DEAD_LETTER_RESOLVED\x10\x1d\x12\x1e\n" +
 	"\x1aEVENT_KIND_FOLLOWER_WAY_IN\x10\x1e\x12 \n" +
-	"\x1cEVENT_KIND_VOICE_TRANSCRIBED\x10\"\x12\x1d\n" +
+	"\x1cEVENT_KIND_VOICE_TRANSCRIBED\x10\"\x12\x1e\n" +
+	"\x1aEVENT_KIND_CONTROL_COMMAND\x10(\x12\"\n" +
+	"\x1eEVENT_KIND_CONTROL_NOT_ALLOWED\x10)\x12\"\n" +
+	"\x1eEVENT_KIND_CONTROL_INTERRUPTED\x10*\x12\x1d\n" +
 	"\x19EVENT_KIND_LAUNCH_STARTED\x10-\x12\x1b\n" +
 	"\x17EVENT_KIND_LAUNCH_ENDED\x10.\x12\x1d\n" +
 	"\x19EVENT_KIND_LAUNCH_STOPPED\x10/\x12%\n" +

@@ -279,7 +279,11 @@ type RegisterRequest struct {
 	// The launch this session is, when chatbus launched it from a launch
 	// template (the session's $CHATBUS_LAUNCH_ID): the supervisor learns
 	// which thread its launch got.
-	LaunchId      string `protobuf:"bytes,11,opt,name=launch_id,json=launchId,proto3" json:"launch_id,omitempty"`
+	LaunchId string `protobuf:"bytes,11,opt,name=launch_id,json=launchId,proto3" json:"launch_id,omitempty"`
+	// What the follower is, as the chat's sessions command shows it:
+	// "claude-code" (chatbus-mcp), "pi" (the pi package), or any short name
+	// of the follower's own; empty: a follower (busctl follow, a script).
+	Agent         string `protobuf:"bytes,12,opt,name=agent,proto3" json:"agent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -387,6 +391,13 @@ func (x *RegisterRequest) GetWayInDetail() string {
 func (x *RegisterRequest) GetLaunchId() string {
 	if x != nil {
 		return x.LaunchId
+	}
+	return ""
+}
+
+func (x *RegisterRequest) GetAgent() string {
+	if x != nil {
+		return x.Agent
 	}
 	return ""
 }
@@ -974,7 +985,14 @@ type SubscribeResponse struct {
 	// the stream as soon as it happens.
 	BindingChanged *Binding `protobuf:"bytes,2,opt,name=binding_changed,json=bindingChanged,proto3" json:"binding_changed,omitempty"`
 	// Several updates in seq order (followers that set max_batch).
-	Updates       []*Update `protobuf:"bytes,3,rep,name=updates,proto3" json:"updates,omitempty"`
+	Updates []*Update `protobuf:"bytes,3,rep,name=updates,proto3" json:"updates,omitempty"`
+	// A person asked, from the chat's control place (stop <slot>), that this
+	// session stop; chatbus did not start it, so it can only ask. The
+	// follower ends its session its own way (chatbus-mcp: it suspends and
+	// exits, its thread kept for the next session of the profile; the Go
+	// client: Follower.StopRequested is closed). The stream goes on until
+	// the follower ends it.
+	StopRequested *StopRequest `protobuf:"bytes,4,opt,name=stop_requested,json=stopRequested,proto3" json:"stop_requested,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1030,6 +1048,67 @@ func (x *SubscribeResponse) GetUpdates() []*Update {
 	return nil
 }
 
+func (x *SubscribeResponse) GetStopRequested() *StopRequest {
+	if x != nil {
+		return x.StopRequested
+	}
+	return nil
+}
+
+// StopRequest is a person's request, from the chat, that a session stop.
+type StopRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who asked (their name on the platform) and through which provider.
+	RequestedBy   string `protobuf:"bytes,1,opt,name=requested_by,json=requestedBy,proto3" json:"requested_by,omitempty"`
+	Provider      string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopRequest) Reset() {
+	*x = StopRequest{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopRequest) ProtoMessage() {}
+
+func (x *StopRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopRequest.ProtoReflect.Descriptor instead.
+func (*StopRequest) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *StopRequest) GetRequestedBy() string {
+	if x != nil {
+		return x.RequestedBy
+	}
+	return ""
+}
+
+func (x *StopRequest) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
 type AckRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Session *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
@@ -1041,7 +1120,7 @@ type AckRequest struct {
 
 func (x *AckRequest) Reset() {
 	*x = AckRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1053,7 +1132,7 @@ func (x *AckRequest) String() string {
 func (*AckRequest) ProtoMessage() {}
 
 func (x *AckRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1066,7 +1145,7 @@ func (x *AckRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AckRequest.ProtoReflect.Descriptor instead.
 func (*AckRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{11}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AckRequest) GetSession() *Session {
@@ -1093,7 +1172,7 @@ type AckResponse struct {
 
 func (x *AckResponse) Reset() {
 	*x = AckResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1105,7 +1184,7 @@ func (x *AckResponse) String() string {
 func (*AckResponse) ProtoMessage() {}
 
 func (x *AckResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1118,7 +1197,7 @@ func (x *AckResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AckResponse.ProtoReflect.Descriptor instead.
 func (*AckResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{12}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AckResponse) GetAckedThrough() uint64 {
@@ -1145,7 +1224,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1157,7 +1236,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1170,7 +1249,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{13}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CallRequest) GetSession() *Session {
@@ -1213,7 +1292,7 @@ type CallResponse struct {
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1225,7 +1304,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1238,7 +1317,7 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
@@ -1280,7 +1359,7 @@ type SendMessageRequest struct {
 
 func (x *SendMessageRequest) Reset() {
 	*x = SendMessageRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1292,7 +1371,7 @@ func (x *SendMessageRequest) String() string {
 func (*SendMessageRequest) ProtoMessage() {}
 
 func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1305,7 +1384,7 @@ func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageRequest.ProtoReflect.Descriptor instead.
 func (*SendMessageRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SendMessageRequest) GetSession() *Session {
@@ -1360,7 +1439,7 @@ type SendMessageResponse struct {
 
 func (x *SendMessageResponse) Reset() {
 	*x = SendMessageResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1372,7 +1451,7 @@ func (x *SendMessageResponse) String() string {
 func (*SendMessageResponse) ProtoMessage() {}
 
 func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1385,7 +1464,7 @@ func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
 func (*SendMessageResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SendMessageResponse) GetMessageIds() []string {
@@ -1411,7 +1490,7 @@ type EditMessageRequest struct {
 
 func (x *EditMessageRequest) Reset() {
 	*x = EditMessageRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1423,7 +1502,7 @@ func (x *EditMessageRequest) String() string {
 func (*EditMessageRequest) ProtoMessage() {}
 
 func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1436,7 +1515,7 @@ func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditMessageRequest.ProtoReflect.Descriptor instead.
 func (*EditMessageRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *EditMessageRequest) GetSession() *Session {
@@ -1482,7 +1561,7 @@ type EditMessageResponse struct {
 
 func (x *EditMessageResponse) Reset() {
 	*x = EditMessageResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1494,7 +1573,7 @@ func (x *EditMessageResponse) String() string {
 func (*EditMessageResponse) ProtoMessage() {}
 
 func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1507,7 +1586,7 @@ func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditMessageResponse.ProtoReflect.Descriptor instead.
 func (*EditMessageResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{19}
 }
 
 type StreamMessageRequest struct {
@@ -1531,7 +1610,7 @@ type StreamMessageRequest struct {
 
 func (x *StreamMessageRequest) Reset() {
 	*x = StreamMessageRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1543,7 +1622,7 @@ func (x *StreamMessageRequest) String() string {
 func (*StreamMessageRequest) ProtoMessage() {}
 
 func (x *StreamMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1556,7 +1635,7 @@ func (x *StreamMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamMessageRequest.ProtoReflect.Descriptor instead.
 func (*StreamMessageRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *StreamMessageRequest) GetSession() *Session {
@@ -1619,7 +1698,7 @@ type StreamMessageResponse struct {
 
 func (x *StreamMessageResponse) Reset() {
 	*x = StreamMessageResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1631,7 +1710,7 @@ func (x *StreamMessageResponse) String() string {
 func (*StreamMessageResponse) ProtoMessage() {}
 
 func (x *StreamMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1644,7 +1723,7 @@ func (x *StreamMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamMessageResponse.ProtoReflect.Descriptor instead.
 func (*StreamMessageResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *StreamMessageResponse) GetMessageIds() []string {
@@ -1668,7 +1747,7 @@ type ReactRequest struct {
 
 func (x *ReactRequest) Reset() {
 	*x = ReactRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1680,7 +1759,7 @@ func (x *ReactRequest) String() string {
 func (*ReactRequest) ProtoMessage() {}
 
 func (x *ReactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1693,7 +1772,7 @@ func (x *ReactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReactRequest.ProtoReflect.Descriptor instead.
 func (*ReactRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ReactRequest) GetSession() *Session {
@@ -1732,7 +1811,7 @@ type ReactResponse struct {
 
 func (x *ReactResponse) Reset() {
 	*x = ReactResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1744,7 +1823,7 @@ func (x *ReactResponse) String() string {
 func (*ReactResponse) ProtoMessage() {}
 
 func (x *ReactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1757,7 +1836,7 @@ func (x *ReactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReactResponse.ProtoReflect.Descriptor instead.
 func (*ReactResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{23}
 }
 
 type SendTypingRequest struct {
@@ -1769,7 +1848,7 @@ type SendTypingRequest struct {
 
 func (x *SendTypingRequest) Reset() {
 	*x = SendTypingRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1781,7 +1860,7 @@ func (x *SendTypingRequest) String() string {
 func (*SendTypingRequest) ProtoMessage() {}
 
 func (x *SendTypingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1794,7 +1873,7 @@ func (x *SendTypingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendTypingRequest.ProtoReflect.Descriptor instead.
 func (*SendTypingRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SendTypingRequest) GetSession() *Session {
@@ -1812,7 +1891,7 @@ type SendTypingResponse struct {
 
 func (x *SendTypingResponse) Reset() {
 	*x = SendTypingResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1824,7 +1903,7 @@ func (x *SendTypingResponse) String() string {
 func (*SendTypingResponse) ProtoMessage() {}
 
 func (x *SendTypingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1837,7 +1916,7 @@ func (x *SendTypingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendTypingResponse.ProtoReflect.Descriptor instead.
 func (*SendTypingResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{25}
 }
 
 type AnswerInteractionRequest struct {
@@ -1856,7 +1935,7 @@ type AnswerInteractionRequest struct {
 
 func (x *AnswerInteractionRequest) Reset() {
 	*x = AnswerInteractionRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1868,7 +1947,7 @@ func (x *AnswerInteractionRequest) String() string {
 func (*AnswerInteractionRequest) ProtoMessage() {}
 
 func (x *AnswerInteractionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1881,7 +1960,7 @@ func (x *AnswerInteractionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerInteractionRequest.ProtoReflect.Descriptor instead.
 func (*AnswerInteractionRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *AnswerInteractionRequest) GetSession() *Session {
@@ -1920,7 +1999,7 @@ type AnswerInteractionResponse struct {
 
 func (x *AnswerInteractionResponse) Reset() {
 	*x = AnswerInteractionResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1932,7 +2011,7 @@ func (x *AnswerInteractionResponse) String() string {
 func (*AnswerInteractionResponse) ProtoMessage() {}
 
 func (x *AnswerInteractionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1945,7 +2024,7 @@ func (x *AnswerInteractionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerInteractionResponse.ProtoReflect.Descriptor instead.
 func (*AnswerInteractionResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{27}
 }
 
 type UploadFileRequest struct {
@@ -1961,7 +2040,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1973,7 +2052,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1986,7 +2065,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -2050,7 +2129,7 @@ type UploadHeader struct {
 
 func (x *UploadHeader) Reset() {
 	*x = UploadHeader{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2062,7 +2141,7 @@ func (x *UploadHeader) String() string {
 func (*UploadHeader) ProtoMessage() {}
 
 func (x *UploadHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2075,7 +2154,7 @@ func (x *UploadHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadHeader.ProtoReflect.Descriptor instead.
 func (*UploadHeader) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *UploadHeader) GetSession() *Session {
@@ -2124,7 +2203,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2136,7 +2215,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2149,7 +2228,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -2177,7 +2256,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2189,7 +2268,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2202,7 +2281,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DownloadFileRequest) GetSession() *Session {
@@ -2231,7 +2310,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2243,7 +2322,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2256,7 +2335,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -2290,7 +2369,7 @@ type SuspendRequest struct {
 
 func (x *SuspendRequest) Reset() {
 	*x = SuspendRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2302,7 +2381,7 @@ func (x *SuspendRequest) String() string {
 func (*SuspendRequest) ProtoMessage() {}
 
 func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2315,7 +2394,7 @@ func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendRequest.ProtoReflect.Descriptor instead.
 func (*SuspendRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{32}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SuspendRequest) GetSession() *Session {
@@ -2342,7 +2421,7 @@ type SuspendResponse struct {
 
 func (x *SuspendResponse) Reset() {
 	*x = SuspendResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2354,7 +2433,7 @@ func (x *SuspendResponse) String() string {
 func (*SuspendResponse) ProtoMessage() {}
 
 func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2367,7 +2446,7 @@ func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendResponse.ProtoReflect.Descriptor instead.
 func (*SuspendResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{33}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SuspendResponse) GetHandoffToken() string {
@@ -2393,7 +2472,7 @@ type UnregisterRequest struct {
 
 func (x *UnregisterRequest) Reset() {
 	*x = UnregisterRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2405,7 +2484,7 @@ func (x *UnregisterRequest) String() string {
 func (*UnregisterRequest) ProtoMessage() {}
 
 func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2418,7 +2497,7 @@ func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterRequest.ProtoReflect.Descriptor instead.
 func (*UnregisterRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{34}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *UnregisterRequest) GetSession() *Session {
@@ -2436,7 +2515,7 @@ type UnregisterResponse struct {
 
 func (x *UnregisterResponse) Reset() {
 	*x = UnregisterResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[35]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2448,7 +2527,7 @@ func (x *UnregisterResponse) String() string {
 func (*UnregisterResponse) ProtoMessage() {}
 
 func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[35]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2461,7 +2540,7 @@ func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterResponse.ProtoReflect.Descriptor instead.
 func (*UnregisterResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{35}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{36}
 }
 
 var File_chatbus_v1_bus_proto protoreflect.FileDescriptor
@@ -2474,7 +2553,7 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\vinstance_id\x18\x01 \x01(\tB \xbaH\x1dr\x1b\x10\x01\x18\x80\x012\x14^[A-Za-z0-9._:@/-]+$R\n" +
 	"instanceId\x12 \n" +
 	"\x05token\x18\x02 \x01(\tB\n" +
-	"\xbaH\ar\x05\x10\x10\x18\x80\x01R\x05token\"\xc5\x04\n" +
+	"\xbaH\ar\x05\x10\x10\x18\x80\x01R\x05token\"\xe4\x04\n" +
 	"\x0fRegisterRequest\x12A\n" +
 	"\vinstance_id\x18\x01 \x01(\tB \xbaH\x1dr\x1b\x10\x01\x18\x80\x012\x14^[A-Za-z0-9._:@/-]+$R\n" +
 	"instanceId\x12@\n" +
@@ -2490,7 +2569,8 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x06way_in\x18\t \x01(\x0e2\x11.chatbus.v1.WayInB\b\xbaH\x05\x82\x01\x02\x10\x01R\x05wayIn\x12,\n" +
 	"\rway_in_detail\x18\n" +
 	" \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\vwayInDetail\x125\n" +
-	"\tlaunch_id\x18\v \x01(\tB\x18\xbaH\x15r\x13\x18@2\x0f^[A-Za-z0-9-]*$R\blaunchId\"\xbf\x03\n" +
+	"\tlaunch_id\x18\v \x01(\tB\x18\xbaH\x15r\x13\x18@2\x0f^[A-Za-z0-9-]*$R\blaunchId\x12\x1d\n" +
+	"\x05agent\x18\f \x01(\tB\a\xbaH\x04r\x02\x18@R\x05agent\"\xbf\x03\n" +
 	"\x10RegisterResponse\x12-\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionR\asession\x12-\n" +
 	"\abinding\x18\x02 \x01(\v2\x13.chatbus.v1.BindingR\abinding\x12*\n" +
@@ -2534,11 +2614,15 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\x10SubscribeRequest\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12\x1b\n" +
 	"\tafter_seq\x18\x02 \x01(\x04R\bafterSeq\x12%\n" +
-	"\tmax_batch\x18\x03 \x01(\rB\b\xbaH\x05*\x03\x18\x80 R\bmaxBatch\"\xab\x01\n" +
+	"\tmax_batch\x18\x03 \x01(\rB\b\xbaH\x05*\x03\x18\x80 R\bmaxBatch\"\xeb\x01\n" +
 	"\x11SubscribeResponse\x12*\n" +
 	"\x06update\x18\x01 \x01(\v2\x12.chatbus.v1.UpdateR\x06update\x12<\n" +
 	"\x0fbinding_changed\x18\x02 \x01(\v2\x13.chatbus.v1.BindingR\x0ebindingChanged\x12,\n" +
-	"\aupdates\x18\x03 \x03(\v2\x12.chatbus.v1.UpdateR\aupdates\"^\n" +
+	"\aupdates\x18\x03 \x03(\v2\x12.chatbus.v1.UpdateR\aupdates\x12>\n" +
+	"\x0estop_requested\x18\x04 \x01(\v2\x17.chatbus.v1.StopRequestR\rstopRequested\"L\n" +
+	"\vStopRequest\x12!\n" +
+	"\frequested_by\x18\x01 \x01(\tR\vrequestedBy\x12\x1a\n" +
+	"\bprovider\x18\x02 \x01(\tR\bprovider\"^\n" +
 	"\n" +
 	"AckRequest\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x12\x19\n" +
@@ -2690,7 +2774,7 @@ func file_chatbus_v1_bus_proto_rawDescGZIP() []byte {
 }
 
 var file_chatbus_v1_bus_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_chatbus_v1_bus_proto_goTypes = []any{
 	(DeliveryStatus)(0),               // 0: chatbus.v1.DeliveryStatus
 	(Notice)(0),                       // 1: chatbus.v1.Notice
@@ -2706,121 +2790,123 @@ var file_chatbus_v1_bus_proto_goTypes = []any{
 	(*HeartbeatResponse)(nil),         // 11: chatbus.v1.HeartbeatResponse
 	(*SubscribeRequest)(nil),          // 12: chatbus.v1.SubscribeRequest
 	(*SubscribeResponse)(nil),         // 13: chatbus.v1.SubscribeResponse
-	(*AckRequest)(nil),                // 14: chatbus.v1.AckRequest
-	(*AckResponse)(nil),               // 15: chatbus.v1.AckResponse
-	(*CallRequest)(nil),               // 16: chatbus.v1.CallRequest
-	(*CallResponse)(nil),              // 17: chatbus.v1.CallResponse
-	(*SendMessageRequest)(nil),        // 18: chatbus.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),       // 19: chatbus.v1.SendMessageResponse
-	(*EditMessageRequest)(nil),        // 20: chatbus.v1.EditMessageRequest
-	(*EditMessageResponse)(nil),       // 21: chatbus.v1.EditMessageResponse
-	(*StreamMessageRequest)(nil),      // 22: chatbus.v1.StreamMessageRequest
-	(*StreamMessageResponse)(nil),     // 23: chatbus.v1.StreamMessageResponse
-	(*ReactRequest)(nil),              // 24: chatbus.v1.ReactRequest
-	(*ReactResponse)(nil),             // 25: chatbus.v1.ReactResponse
-	(*SendTypingRequest)(nil),         // 26: chatbus.v1.SendTypingRequest
-	(*SendTypingResponse)(nil),        // 27: chatbus.v1.SendTypingResponse
-	(*AnswerInteractionRequest)(nil),  // 28: chatbus.v1.AnswerInteractionRequest
-	(*AnswerInteractionResponse)(nil), // 29: chatbus.v1.AnswerInteractionResponse
-	(*UploadFileRequest)(nil),         // 30: chatbus.v1.UploadFileRequest
-	(*UploadHeader)(nil),              // 31: chatbus.v1.UploadHeader
-	(*UploadFileResponse)(nil),        // 32: chatbus.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),       // 33: chatbus.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),      // 34: chatbus.v1.DownloadFileResponse
-	(*SuspendRequest)(nil),            // 35: chatbus.v1.SuspendRequest
-	(*SuspendResponse)(nil),           // 36: chatbus.v1.SuspendResponse
-	(*UnregisterRequest)(nil),         // 37: chatbus.v1.UnregisterRequest
-	(*UnregisterResponse)(nil),        // 38: chatbus.v1.UnregisterResponse
-	(*Target)(nil),                    // 39: chatbus.v1.Target
-	(WayIn)(0),                        // 40: chatbus.v1.WayIn
-	(*Binding)(nil),                   // 41: chatbus.v1.Binding
-	(Origin)(0),                       // 42: chatbus.v1.Origin
-	(*durationpb.Duration)(nil),       // 43: google.protobuf.Duration
-	(ReferenceKind)(0),                // 44: chatbus.v1.ReferenceKind
-	(*timestamppb.Timestamp)(nil),     // 45: google.protobuf.Timestamp
-	(*Update)(nil),                    // 46: chatbus.v1.Update
-	(*Reference)(nil),                 // 47: chatbus.v1.Reference
-	(*Button)(nil),                    // 48: chatbus.v1.Button
+	(*StopRequest)(nil),               // 14: chatbus.v1.StopRequest
+	(*AckRequest)(nil),                // 15: chatbus.v1.AckRequest
+	(*AckResponse)(nil),               // 16: chatbus.v1.AckResponse
+	(*CallRequest)(nil),               // 17: chatbus.v1.CallRequest
+	(*CallResponse)(nil),              // 18: chatbus.v1.CallResponse
+	(*SendMessageRequest)(nil),        // 19: chatbus.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),       // 20: chatbus.v1.SendMessageResponse
+	(*EditMessageRequest)(nil),        // 21: chatbus.v1.EditMessageRequest
+	(*EditMessageResponse)(nil),       // 22: chatbus.v1.EditMessageResponse
+	(*StreamMessageRequest)(nil),      // 23: chatbus.v1.StreamMessageRequest
+	(*StreamMessageResponse)(nil),     // 24: chatbus.v1.StreamMessageResponse
+	(*ReactRequest)(nil),              // 25: chatbus.v1.ReactRequest
+	(*ReactResponse)(nil),             // 26: chatbus.v1.ReactResponse
+	(*SendTypingRequest)(nil),         // 27: chatbus.v1.SendTypingRequest
+	(*SendTypingResponse)(nil),        // 28: chatbus.v1.SendTypingResponse
+	(*AnswerInteractionRequest)(nil),  // 29: chatbus.v1.AnswerInteractionRequest
+	(*AnswerInteractionResponse)(nil), // 30: chatbus.v1.AnswerInteractionResponse
+	(*UploadFileRequest)(nil),         // 31: chatbus.v1.UploadFileRequest
+	(*UploadHeader)(nil),              // 32: chatbus.v1.UploadHeader
+	(*UploadFileResponse)(nil),        // 33: chatbus.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),       // 34: chatbus.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),      // 35: chatbus.v1.DownloadFileResponse
+	(*SuspendRequest)(nil),            // 36: chatbus.v1.SuspendRequest
+	(*SuspendResponse)(nil),           // 37: chatbus.v1.SuspendResponse
+	(*UnregisterRequest)(nil),         // 38: chatbus.v1.UnregisterRequest
+	(*UnregisterResponse)(nil),        // 39: chatbus.v1.UnregisterResponse
+	(*Target)(nil),                    // 40: chatbus.v1.Target
+	(WayIn)(0),                        // 41: chatbus.v1.WayIn
+	(*Binding)(nil),                   // 42: chatbus.v1.Binding
+	(Origin)(0),                       // 43: chatbus.v1.Origin
+	(*durationpb.Duration)(nil),       // 44: google.protobuf.Duration
+	(ReferenceKind)(0),                // 45: chatbus.v1.ReferenceKind
+	(*timestamppb.Timestamp)(nil),     // 46: google.protobuf.Timestamp
+	(*Update)(nil),                    // 47: chatbus.v1.Update
+	(*Reference)(nil),                 // 48: chatbus.v1.Reference
+	(*Button)(nil),                    // 49: chatbus.v1.Button
 }
 var file_chatbus_v1_bus_proto_depIdxs = []int32{
-	39, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
-	40, // 1: chatbus.v1.RegisterRequest.way_in:type_name -> chatbus.v1.WayIn
+	40, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
+	41, // 1: chatbus.v1.RegisterRequest.way_in:type_name -> chatbus.v1.WayIn
 	3,  // 2: chatbus.v1.RegisterResponse.session:type_name -> chatbus.v1.Session
-	41, // 3: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
-	42, // 4: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
-	43, // 5: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
-	43, // 6: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
+	42, // 3: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
+	43, // 4: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
+	44, // 5: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
+	44, // 6: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
 	6,  // 7: chatbus.v1.RegisterResponse.capabilities:type_name -> chatbus.v1.Capabilities
-	43, // 8: chatbus.v1.RegisterResponse.subscribed_heartbeat_interval:type_name -> google.protobuf.Duration
+	44, // 8: chatbus.v1.RegisterResponse.subscribed_heartbeat_interval:type_name -> google.protobuf.Duration
 	7,  // 9: chatbus.v1.Capabilities.methods:type_name -> chatbus.v1.Method
 	8,  // 10: chatbus.v1.Method.params:type_name -> chatbus.v1.MethodParam
-	44, // 11: chatbus.v1.MethodParam.kind:type_name -> chatbus.v1.ReferenceKind
+	45, // 11: chatbus.v1.MethodParam.kind:type_name -> chatbus.v1.ReferenceKind
 	3,  // 12: chatbus.v1.HeartbeatRequest.session:type_name -> chatbus.v1.Session
-	40, // 13: chatbus.v1.HeartbeatRequest.way_in:type_name -> chatbus.v1.WayIn
+	41, // 13: chatbus.v1.HeartbeatRequest.way_in:type_name -> chatbus.v1.WayIn
 	10, // 14: chatbus.v1.HeartbeatRequest.delivery_reports:type_name -> chatbus.v1.DeliveryReport
 	0,  // 15: chatbus.v1.DeliveryReport.status:type_name -> chatbus.v1.DeliveryStatus
 	1,  // 16: chatbus.v1.HeartbeatResponse.notices:type_name -> chatbus.v1.Notice
-	45, // 17: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
-	41, // 18: chatbus.v1.HeartbeatResponse.binding:type_name -> chatbus.v1.Binding
+	46, // 17: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
+	42, // 18: chatbus.v1.HeartbeatResponse.binding:type_name -> chatbus.v1.Binding
 	3,  // 19: chatbus.v1.SubscribeRequest.session:type_name -> chatbus.v1.Session
-	46, // 20: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
-	41, // 21: chatbus.v1.SubscribeResponse.binding_changed:type_name -> chatbus.v1.Binding
-	46, // 22: chatbus.v1.SubscribeResponse.updates:type_name -> chatbus.v1.Update
-	3,  // 23: chatbus.v1.AckRequest.session:type_name -> chatbus.v1.Session
-	3,  // 24: chatbus.v1.CallRequest.session:type_name -> chatbus.v1.Session
-	47, // 25: chatbus.v1.CallResponse.references:type_name -> chatbus.v1.Reference
-	3,  // 26: chatbus.v1.SendMessageRequest.session:type_name -> chatbus.v1.Session
-	48, // 27: chatbus.v1.SendMessageRequest.buttons:type_name -> chatbus.v1.Button
-	3,  // 28: chatbus.v1.EditMessageRequest.session:type_name -> chatbus.v1.Session
-	48, // 29: chatbus.v1.EditMessageRequest.buttons:type_name -> chatbus.v1.Button
-	3,  // 30: chatbus.v1.StreamMessageRequest.session:type_name -> chatbus.v1.Session
-	48, // 31: chatbus.v1.StreamMessageRequest.buttons:type_name -> chatbus.v1.Button
-	3,  // 32: chatbus.v1.ReactRequest.session:type_name -> chatbus.v1.Session
-	3,  // 33: chatbus.v1.SendTypingRequest.session:type_name -> chatbus.v1.Session
-	3,  // 34: chatbus.v1.AnswerInteractionRequest.session:type_name -> chatbus.v1.Session
-	31, // 35: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
-	3,  // 36: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
-	47, // 37: chatbus.v1.UploadFileResponse.references:type_name -> chatbus.v1.Reference
-	3,  // 38: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
-	3,  // 39: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
-	2,  // 40: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
-	45, // 41: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
-	3,  // 42: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
-	4,  // 43: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
-	9,  // 44: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
-	12, // 45: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
-	14, // 46: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
-	16, // 47: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
-	18, // 48: chatbus.v1.BusService.SendMessage:input_type -> chatbus.v1.SendMessageRequest
-	20, // 49: chatbus.v1.BusService.EditMessage:input_type -> chatbus.v1.EditMessageRequest
-	24, // 50: chatbus.v1.BusService.React:input_type -> chatbus.v1.ReactRequest
-	26, // 51: chatbus.v1.BusService.SendTyping:input_type -> chatbus.v1.SendTypingRequest
-	28, // 52: chatbus.v1.BusService.AnswerInteraction:input_type -> chatbus.v1.AnswerInteractionRequest
-	22, // 53: chatbus.v1.BusService.StreamMessage:input_type -> chatbus.v1.StreamMessageRequest
-	30, // 54: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
-	33, // 55: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
-	35, // 56: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
-	37, // 57: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
-	5,  // 58: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
-	11, // 59: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
-	13, // 60: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
-	15, // 61: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
-	17, // 62: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
-	19, // 63: chatbus.v1.BusService.SendMessage:output_type -> chatbus.v1.SendMessageResponse
-	21, // 64: chatbus.v1.BusService.EditMessage:output_type -> chatbus.v1.EditMessageResponse
-	25, // 65: chatbus.v1.BusService.React:output_type -> chatbus.v1.ReactResponse
-	27, // 66: chatbus.v1.BusService.SendTyping:output_type -> chatbus.v1.SendTypingResponse
-	29, // 67: chatbus.v1.BusService.AnswerInteraction:output_type -> chatbus.v1.AnswerInteractionResponse
-	23, // 68: chatbus.v1.BusService.StreamMessage:output_type -> chatbus.v1.StreamMessageResponse
-	32, // 69: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
-	34, // 70: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
-	36, // 71: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
-	38, // 72: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
-	58, // [58:73] is the sub-list for method output_type
-	43, // [43:58] is the sub-list for method input_type
-	43, // [43:43] is the sub-list for extension type_name
-	43, // [43:43] is the sub-list for extension extendee
-	0,  // [0:43] is the sub-list for field type_name
+	47, // 20: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
+	42, // 21: chatbus.v1.SubscribeResponse.binding_changed:type_name -> chatbus.v1.Binding
+	47, // 22: chatbus.v1.SubscribeResponse.updates:type_name -> chatbus.v1.Update
+	14, // 23: chatbus.v1.SubscribeResponse.stop_requested:type_name -> chatbus.v1.StopRequest
+	3,  // 24: chatbus.v1.AckRequest.session:type_name -> chatbus.v1.Session
+	3,  // 25: chatbus.v1.CallRequest.session:type_name -> chatbus.v1.Session
+	48, // 26: chatbus.v1.CallResponse.references:type_name -> chatbus.v1.Reference
+	3,  // 27: chatbus.v1.SendMessageRequest.session:type_name -> chatbus.v1.Session
+	49, // 28: chatbus.v1.SendMessageRequest.buttons:type_name -> chatbus.v1.Button
+	3,  // 29: chatbus.v1.EditMessageRequest.session:type_name -> chatbus.v1.Session
+	49, // 30: chatbus.v1.EditMessageRequest.buttons:type_name -> chatbus.v1.Button
+	3,  // 31: chatbus.v1.StreamMessageRequest.session:type_name -> chatbus.v1.Session
+	49, // 32: chatbus.v1.StreamMessageRequest.buttons:type_name -> chatbus.v1.Button
+	3,  // 33: chatbus.v1.ReactRequest.session:type_name -> chatbus.v1.Session
+	3,  // 34: chatbus.v1.SendTypingRequest.session:type_name -> chatbus.v1.Session
+	3,  // 35: chatbus.v1.AnswerInteractionRequest.session:type_name -> chatbus.v1.Session
+	32, // 36: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
+	3,  // 37: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
+	48, // 38: chatbus.v1.UploadFileResponse.references:type_name -> chatbus.v1.Reference
+	3,  // 39: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
+	3,  // 40: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
+	2,  // 41: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
+	46, // 42: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
+	3,  // 43: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
+	4,  // 44: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
+	9,  // 45: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
+	12, // 46: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
+	15, // 47: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
+	17, // 48: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
+	19, // 49: chatbus.v1.BusService.SendMessage:input_type -> chatbus.v1.SendMessageRequest
+	21, // 50: chatbus.v1.BusService.EditMessage:input_type -> chatbus.v1.EditMessageRequest
+	25, // 51: chatbus.v1.BusService.React:input_type -> chatbus.v1.ReactRequest
+	27, // 52: chatbus.v1.BusService.SendTyping:input_type -> chatbus.v1.SendTypingRequest
+	29, // 53: chatbus.v1.BusService.AnswerInteraction:input_type -> chatbus.v1.AnswerInteractionRequest
+	23, // 54: chatbus.v1.BusService.StreamMessage:input_type -> chatbus.v1.StreamMessageRequest
+	31, // 55: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
+	34, // 56: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
+	36, // 57: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
+	38, // 58: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
+	5,  // 59: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
+	11, // 60: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
+	13, // 61: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
+	16, // 62: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
+	18, // 63: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
+	20, // 64: chatbus.v1.BusService.SendMessage:output_type -> chatbus.v1.SendMessageResponse
+	22, // 65: chatbus.v1.BusService.EditMessage:output_type -> chatbus.v1.EditMessageResponse
+	26, // 66: chatbus.v1.BusService.React:output_type -> chatbus.v1.ReactResponse
+	28, // 67: chatbus.v1.BusService.SendTyping:output_type -> chatbus.v1.SendTypingResponse
+	30, // 68: chatbus.v1.BusService.AnswerInteraction:output_type -> chatbus.v1.AnswerInteractionResponse
+	24, // 69: chatbus.v1.BusService.StreamMessage:output_type -> chatbus.v1.StreamMessageResponse
+	33, // 70: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
+	35, // 71: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
+	37, // 72: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
+	39, // 73: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
+	59, // [59:74] is the sub-list for method output_type
+	44, // [44:59] is the sub-list for method input_type
+	44, // [44:44] is the sub-list for extension type_name
+	44, // [44:44] is the sub-list for extension extendee
+	0,  // [0:44] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_bus_proto_init() }
@@ -2829,7 +2915,7 @@ func file_chatbus_v1_bus_proto_init() {
 		return
 	}
 	file_chatbus_v1_types_proto_init()
-	file_chatbus_v1_bus_proto_msgTypes[27].OneofWrappers = []any{
+	file_chatbus_v1_bus_proto_msgTypes[28].OneofWrappers = []any{
 		(*UploadFileRequest_Header)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -2839,7 +2925,7 @@ func file_chatbus_v1_bus_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_bus_proto_rawDesc), len(file_chatbus_v1_bus_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   36,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
