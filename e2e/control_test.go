@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -215,4 +216,51 @@ func mustJSON(t *testing.T, m botapi.Message) []byte {
 		b.WriteString(" " + e.URL)
 	}
 	return []byte(b.String())
+}
+
+// TestControlCommandOnceAcrossSupervisorKill: supervisord is killed (-9)
+// after a command was journalled and run, while its answer is at the
+// platform and not yet acknowledged. The new supervisord finds the command
+// in the journal and does not run it again (its record says it ran), and
+// the person has exactly one answer; the next command is answered as
+// usual.
+func TestControlCommandOnceAcrossSupervisorKill(t *testing.T) {
+	b := startTelegramBus(t, "")
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool { return pi.GetServing() }, "SERVING")
+	alpha := followAgent(t, b.c, "manual:1", "/home/u/alpha", "")
+
+	took, release := b.tg.HoldAnswer("sendMessage")
+	defer release()
+	b.tg.PushMessage(forumChat, 0, allowedUser, "/stop A")
+	select {
+	case <-took:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the command was not answered")
+	}
+	asked, _ := alpha.f.StopRequested()
+	select {
+	case <-asked:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the command did not run: alpha was not asked to stop")
+	}
+	if err := syscall.Kill(b.d.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-b.d.exited
+	release()
+
+	d2 := b.profile.start("--config", b.configPath)
+	b.profile.waitServing(d2)
+	testkit.Eventually(t, "the new supervisor took the command up", func() bool {
+		return strings.Contains(d2.stderr.String(), "answering a command of the previous run")
+	})
+	b.tg.PushMessage(forumChat, 0, allowedUser, "/help")
+	answers := b.controlAnswers(t, forumChat, 2)
+	contains(t, "the stop answer", answers[0].Text, "A (alpha) was not started by chatbus")
+	contains(t, "the help answer", answers[1].Text, "chatbus commands")
+	evs := b.commandEvents(t)
+	if strings.Contains(evs, `command "stop A"`) || strings.Contains(evs, "control_interrupted") {
+		t.Errorf("the new supervisor ran the command again, or called it interrupted:\n%s", evs)
+	}
+	contains(t, "events", evs, `command "help"`)
 }
