@@ -324,7 +324,9 @@ func TestNotAllowedIsAnEvent(t *testing.T) {
 // launcher is a Launcher that refuses a project and starts the rest.
 type launcher struct{ stopped []string }
 
-func (l *launcher) Templates() []Template { return []Template{{Name: "claude", Projects: []string{"web", "api"}}} }
+func (l *launcher) Templates() []Template {
+	return []Template{{Name: "claude", Projects: []string{"web", "api"}}}
+}
 
 func (l *launcher) New(_ context.Context, r NewRequest) (Launched, error) {
 	if r.Project == "secret" {
