@@ -115,6 +115,15 @@ func (b *bencher) stageBreakdown(sup *supervisor, phase string, rec *recorder, d
 		details["stages"] = st
 		details["p99_by_stage"] = p99Growth(st)
 	}
+	var rt runtimeStats
+	if raw, err := os.ReadFile(filepath.Join(sup.spec.ProfileDir, sup.spec.Name+"-"+phase+".runtime.json")); err == nil && json.Unmarshal(raw, &rt) == nil {
+		b.logf("   the supervisor's runtime over the phase: waits to run once runnable p50 %s, p99 %s, max %s (%d); stop-the-world pauses p99 %s, max %s (%d); the collector %.0f %% of its CPU",
+			fmtDur(rt.SchedLatency.P50), fmtDur(rt.SchedLatency.P99), fmtDur(rt.SchedLatency.Max), rt.SchedLatency.N,
+			fmtDur(rt.GCPauses.P99), fmtDur(rt.GCPauses.Max), rt.GCPauses.N, 100*rt.GCCPUShare)
+		if details != nil {
+			details["supervisor_runtime"] = rt
+		}
+	}
 }
 
 // stageGrowth is how much a stage adds to the p99 from the update's
