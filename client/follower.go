@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,13 @@ type Registration struct {
 	// reports a change.
 	WayIn       chatbusv1.WayIn
 	WayInDetail string
+	// LaunchID is the launch this session is when chatbus started it from
+	// a launch template: the session's $CHATBUS_LAUNCH_ID, which the
+	// follower passes on (the client reads no environment).
+	LaunchID string
+	// Agent says what the session is ("claude-code", "pi"; empty: a
+	// plain follower), for the chat's sessions command.
+	Agent string
 }
 
 var processStart = time.Now()
@@ -78,15 +86,25 @@ type Follower struct {
 	acks *acker
 
 	// wayIn is a way in not yet reported (SetWayIn); the next heartbeat,
-	// woken by wayInSet (cap 1), carries it.
-	wayIn    atomic.Pointer[wayInReport]
-	wayInSet chan struct{}
+	// woken by wayInSet (cap 1), carries it, and the delivery reports not
+	// yet sent (ReportDelivery; reportsMu guards reports, at most
+	// maxDeliveryReports, the oldest dropped beyond).
+	wayIn     atomic.Pointer[wayInReport]
+	wayInSet  chan struct{}
+	reportsMu sync.Mutex
+	reports   []*chatbusv1.DeliveryReport
 
 	stop     context.CancelFunc
 	done     chan struct{}
 	mu       sync.Mutex // guards err
 	err      error
 	stopOnce sync.Once
+
+	// asked is closed when the update stream says a person asked the
+	// session to stop (StopRequested); askedBy says who.
+	askedOnce sync.Once
+	asked     chan struct{}
+	askedBy   atomic.Pointer[chatbusv1.StopRequest]
 }
 
 // Register registers a follower and starts heartbeating at the interval the
@@ -112,7 +130,7 @@ func (c *Client) Register(ctx context.Context, r Registration) (*Follower, error
 	}
 	hbCtx, stop := context.WithCancel(context.Background())
 	f := &Follower{c: c, reg: r, supervisor: sup, stop: stop, done: make(chan struct{}), changes: make(chan *chatbusv1.Binding, 1),
-		streamEnded: make(chan struct{}, 1), wayInSet: make(chan struct{}, 1)}
+		streamEnded: make(chan struct{}, 1), wayInSet: make(chan struct{}, 1), asked: make(chan struct{})}
 	f.resp.Store(resp)
 	f.binding = resp.GetBinding()
 	if c.ackDelay > 0 {
@@ -136,6 +154,8 @@ func (c *Client) register(ctx context.Context, r Registration) (*chatbusv1.Regis
 		HandoffToken:   r.HandoffToken,
 		WayIn:          r.WayIn,
 		WayInDetail:    r.WayInDetail,
+		LaunchId:       r.LaunchID,
+		Agent:          r.Agent,
 	})
 	return resp, Err(err)
 }
@@ -158,6 +178,49 @@ func (f *Follower) SetWayIn(w chatbusv1.WayIn, detail string) {
 	case f.wayInSet <- struct{}{}:
 	default:
 	}
+}
+
+// maxDeliveryReports bounds the delivery reports waiting for a
+// heartbeat (the most one heartbeat carries).
+const maxDeliveryReports = 32
+
+// ReportDelivery reports what the agent session said of an update handed
+// to it (chatbus-mcp: Claude Code's reports on its inbox): the next
+// heartbeat, sent at once, carries it, and the supervisor publishes it as
+// an event. Reports wait for a heartbeat that gets through; beyond
+// maxDeliveryReports the oldest are dropped.
+func (f *Follower) ReportDelivery(status chatbusv1.DeliveryStatus, seq uint64, detail string) {
+	if len(detail) > 1024 {
+		detail = detail[:1024]
+	}
+	f.reportsMu.Lock()
+	f.reports = append(f.reports, &chatbusv1.DeliveryReport{Status: status, Seq: seq, Detail: strings.ToValidUTF8(detail, "")})
+	if n := len(f.reports) - maxDeliveryReports; n > 0 {
+		f.reports = f.reports[n:]
+	}
+	f.reportsMu.Unlock()
+	select {
+	case f.wayInSet <- struct{}{}:
+	default:
+	}
+}
+
+// takeReports returns the reports to send; sent drops them once sent.
+func (f *Follower) takeReports() []*chatbusv1.DeliveryReport {
+	f.reportsMu.Lock()
+	defer f.reportsMu.Unlock()
+	return slices.Clone(f.reports)
+}
+
+func (f *Follower) sentReports(sent []*chatbusv1.DeliveryReport) {
+	if len(sent) == 0 {
+		return
+	}
+	f.reportsMu.Lock()
+	defer f.reportsMu.Unlock()
+	// The first len(sent) are those sent, unless the oldest were dropped
+	// meanwhile: drop what is still there of them.
+	f.reports = slices.DeleteFunc(f.reports, func(r *chatbusv1.DeliveryReport) bool { return slices.Contains(sent, r) })
 }
 
 // supervisorID names the running supervisor: its pid and start time.
@@ -271,7 +334,7 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		case <-f.streamEnded: // the stream was the liveness: heartbeat now
 			t.Stop()
-		case <-f.wayInSet: // a way in to report: heartbeat now
+		case <-f.wayInSet: // a way in or a delivery to report: heartbeat now
 			t.Stop()
 		}
 		wait := interval
@@ -291,10 +354,14 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 		if report != nil {
 			req.WayIn, req.WayInDetail = report.w, report.detail
 		}
+		req.DeliveryReports = f.takeReports()
 		resp, err := f.c.Bus.Heartbeat(callCtx, req)
 		cancel()
 		if err == nil && report != nil {
 			f.wayIn.CompareAndSwap(report, nil) // reported, unless a newer one came
+		}
+		if err == nil {
+			f.sentReports(req.DeliveryReports)
 		}
 		if slices.Contains(resp.GetNotices(), chatbusv1.Notice_NOTICE_THREAD_REPLACED) {
 			f.setBinding(resp.GetBinding())
@@ -384,6 +451,12 @@ func (f *Follower) Updates(ctx context.Context, afterSeq uint64, fn func(*chatbu
 			return Err(err)
 		}
 		f.setBinding(resp.GetBindingChanged())
+		if r := resp.GetStopRequested(); r != nil {
+			f.askedOnce.Do(func() {
+				f.askedBy.Store(r)
+				close(f.asked)
+			})
+		}
 		ups := resp.GetUpdates()
 		if u := resp.GetUpdate(); u != nil {
 			ups = append([]*chatbusv1.Update{u}, ups...)
@@ -394,6 +467,15 @@ func (f *Follower) Updates(ctx context.Context, afterSeq uint64, fn func(*chatbu
 			}
 		}
 	}
+}
+
+// StopRequested returns a channel closed once the update stream (Updates)
+// said that a person asked, from the chat (the stop command), that this
+// session stop, and who asked (nil until then). chatbus did not start the
+// session, so it can only ask: the follower decides how it ends (close
+// its agent, Suspend so the next session keeps the thread, or go on).
+func (f *Follower) StopRequested() (<-chan struct{}, *chatbusv1.StopRequest) {
+	return f.asked, f.askedBy.Load()
 }
 
 // Call makes a platform call in the follower's own thread and returns the

@@ -127,6 +127,12 @@ type Description struct {
 	// ([LimitSettings]) left them: the supervisor paces calls to stay
 	// within them. Empty: nothing is paced.
 	Limits []RateLimit
+	// CommandPrefix is how a person writes a command to chatbus on the
+	// platform, before its name ("/", "/chatbus ", "": see
+	// DescribeResponse.command_prefix).
+	CommandPrefix string
+	// ThreadLink opens a thread, "{thread}" standing for its id; "" none.
+	ThreadLink string
 }
 
 // Result is what a call or an upload produced: the platform's JSON answer
@@ -269,7 +275,8 @@ func RefsProto(refs []Ref) *providerv1.References {
 }
 
 func (d Description) proto() *providerv1.DescribeResponse {
-	out := &providerv1.DescribeResponse{Platform: d.Platform, MaxTextChars: uint32(max(d.MaxTextChars, 0)), WebUrl: d.WebURL}
+	out := &providerv1.DescribeResponse{Platform: d.Platform, MaxTextChars: uint32(max(d.MaxTextChars, 0)), WebUrl: d.WebURL,
+		CommandPrefix: d.CommandPrefix, ThreadLink: d.ThreadLink}
 	for _, v := range d.Verbs {
 		pv := &providerv1.Verb{Name: v.Name, Idempotent: v.Idempotent}
 		if v.Lasts > 0 {

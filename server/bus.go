@@ -3,8 +3,12 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -43,11 +47,13 @@ func (b *busService) Register(ctx context.Context, req *chatbusv1.RegisterReques
 		PID:        req.GetPid(),
 		Cwd:        req.GetCwd(),
 		ThreadName: threadName,
+		Agent:      req.GetAgent(),
 	}, hreq)
 	if err != nil {
 		return nil, toStatus(err)
 	}
 	b.noteWayIn(reg.Follower, req.GetWayIn(), req.GetWayInDetail())
+	b.s.launched(req.GetLaunchId(), reg)
 	resp := &chatbusv1.RegisterResponse{
 		Session:           &chatbusv1.Session{InstanceId: reg.Follower.InstanceID, Token: reg.Follower.Token},
 		Origin:            originToProto(reg.Origin),
@@ -76,6 +82,7 @@ func (b *busService) Heartbeat(_ context.Context, req *chatbusv1.HeartbeatReques
 		return nil, err
 	}
 	b.noteWayIn(f, req.GetWayIn(), req.GetWayInDetail())
+	b.noteDeliveries(f, req.GetDeliveryReports())
 	resp := &chatbusv1.HeartbeatResponse{ServerTime: timestamppb.Now()}
 	if b.s.draining.Load() {
 		resp.Notices = append(resp.Notices, chatbusv1.Notice_NOTICE_SUPERVISOR_DRAINING)
@@ -108,6 +115,24 @@ func (b *busService) noteWayIn(f *registry.Follower, w chatbusv1.WayIn, detail s
 		Attrs: map[string]string{"way_in": st.WayIn.String(), "detail": detail}})
 }
 
+// noteDeliveries publishes what a follower's agent session reported of
+// the updates handed to it.
+func (b *busService) noteDeliveries(f *registry.Follower, reports []*chatbusv1.DeliveryReport) {
+	for _, r := range reports {
+		kind := events.FollowerDeliveryFailed
+		if r.GetStatus() == chatbusv1.DeliveryStatus_DELIVERY_STATUS_HELD {
+			kind = events.FollowerDeliveryHeld
+		}
+		status := strings.ToLower(strings.TrimPrefix(r.GetStatus().String(), "DELIVERY_STATUS_"))
+		msg := fmt.Sprintf("the agent session reported update %d %s", r.GetSeq(), status)
+		if r.GetDetail() != "" {
+			msg += ": " + r.GetDetail()
+		}
+		b.s.hub.Publish(events.Event{Kind: kind, InstanceID: f.InstanceID, Message: msg,
+			Attrs: map[string]string{"status": status, "seq": strconv.FormatUint(r.GetSeq(), 10), "detail": r.GetDetail()}})
+	}
+}
+
 func (b *busService) Subscribe(req *chatbusv1.SubscribeRequest, stream chatbusv1.BusService_SubscribeServer) error {
 	f, err := b.follower(req.GetSession())
 	if err != nil {
@@ -123,13 +148,40 @@ func (b *busService) Subscribe(req *chatbusv1.SubscribeRequest, stream chatbusv1
 	// update, as before. A change of the binding's thread is sent as
 	// binding_changed, between updates.
 	batched := req.GetMaxBatch() > 1
+	// A person's request that the session stop (the chat's stop command)
+	// is sent as stop_requested, between updates, on every stream the
+	// session opens after it; sendMu keeps the stream's sends one at a
+	// time.
+	var sendMu sync.Mutex
+	stopWatch := make(chan struct{})
+	var watching sync.WaitGroup
+	watching.Go(func() {
+		asked, _ := f.StopRequested()
+		select {
+		case <-asked:
+		case <-stopWatch:
+			return
+		}
+		_, r := f.StopRequested()
+		sendMu.Lock()
+		defer sendMu.Unlock()
+		if err := stream.Send(&chatbusv1.SubscribeResponse{StopRequested: &chatbusv1.StopRequest{RequestedBy: r.By, Provider: r.Provider}}); err != nil {
+			b.s.log.Debug().Err(err).Str("instance_id", f.InstanceID).Msg("telling a session it was asked to stop")
+		}
+	})
+	defer watching.Wait()
+	defer close(stopWatch)
 	err = b.s.core.Stream(stream.Context(), f, req.GetAfterSeq(), int(req.GetMaxBatch()), func(ups []store.Encoded) error {
+		sendMu.Lock()
+		defer sendMu.Unlock()
 		return stream.SendMsg(subscribeResponse(ups, platform, batched))
 	}, func() error {
 		bnd, err := b.s.core.BindingOf(f)
 		if err != nil {
 			return nil // it ended meanwhile: Stream says how
 		}
+		sendMu.Lock()
+		defer sendMu.Unlock()
 		return stream.Send(&chatbusv1.SubscribeResponse{BindingChanged: bindingToProto(bnd, b.s.platform(bnd.Target.Provider))})
 	})
 	if errors.Is(err, context.Canceled) && stream.Context().Err() != nil {

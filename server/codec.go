@@ -64,6 +64,13 @@ func (c lenientCodec) Marshal(v any) (mem.BufferSlice, error) {
 // wireMessage is a message already encoded: a Subscribe response built
 // from the journal's bytes (encode once, send many). Sending it hands buf
 // to the transport, which frees it once written.
+//
+// It is the one hand encoder of a message of the contract, kept for what
+// it buys: busbench's encoder phase measures it against the generated
+// code's way to send the same response (decode each stored update, set
+// its seq and platform, marshal), in one run; docs/performance.md has the
+// figure. TestSubscribeWireProperty holds the two equal, field by field,
+// over random updates.
 type wireMessage struct{ buf mem.BufferSlice }
 
 // The fields of chatbus.v1.SubscribeResponse that carry updates.

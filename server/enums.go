@@ -94,9 +94,16 @@ var eventKinds = enumtab.New(map[events.Kind]chatbusv1.EventKind{
 
 	events.FollowerWayIn:    chatbusv1.EventKind_EVENT_KIND_FOLLOWER_WAY_IN,
 	events.VoiceTranscribed: chatbusv1.EventKind_EVENT_KIND_VOICE_TRANSCRIBED,
-	events.LaunchStarted:    chatbusv1.EventKind_EVENT_KIND_LAUNCH_STARTED,
-	events.LaunchEnded:      chatbusv1.EventKind_EVENT_KIND_LAUNCH_ENDED,
-	events.LaunchStopped:    chatbusv1.EventKind_EVENT_KIND_LAUNCH_STOPPED,
+
+	events.ControlCommand:     chatbusv1.EventKind_EVENT_KIND_CONTROL_COMMAND,
+	events.ControlNotAllowed:  chatbusv1.EventKind_EVENT_KIND_CONTROL_NOT_ALLOWED,
+	events.ControlInterrupted: chatbusv1.EventKind_EVENT_KIND_CONTROL_INTERRUPTED,
+	events.LaunchStarted:      chatbusv1.EventKind_EVENT_KIND_LAUNCH_STARTED,
+	events.LaunchEnded:        chatbusv1.EventKind_EVENT_KIND_LAUNCH_ENDED,
+	events.LaunchStopped:      chatbusv1.EventKind_EVENT_KIND_LAUNCH_STOPPED,
+
+	events.FollowerDeliveryHeld:   chatbusv1.EventKind_EVENT_KIND_FOLLOWER_DELIVERY_HELD,
+	events.FollowerDeliveryFailed: chatbusv1.EventKind_EVENT_KIND_FOLLOWER_DELIVERY_FAILED,
 })
 
 var wayIns = enumtab.New(map[registry.WayIn]chatbusv1.WayIn{

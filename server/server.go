@@ -39,10 +39,12 @@ import (
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 	serverauth "github.com/chatbus/chatbus/server/auth"
 	"github.com/chatbus/chatbus/server/console"
+	"github.com/chatbus/chatbus/server/control"
 	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/journal/vfs"
+	"github.com/chatbus/chatbus/server/launch"
 	"github.com/chatbus/chatbus/server/liveness"
 	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/providers"
@@ -162,6 +164,17 @@ type Config struct {
 	// cluster node's, which outlives the supervisor of each of its terms
 	// and carries the node's own events beside the supervisor's.
 	Events *events.Hub
+	// Launch is the launch templates: sessions started from the chat
+	// (server/launch). The zero value is none.
+	Launch LaunchConfig
+	// Launcher starts and stops agent sessions (the chat's new and stop
+	// commands, server/control). If nil, the launcher of Launch's
+	// templates, if any; with neither, new says so, and stop only asks a
+	// session to stop.
+	Launcher control.Launcher
+	// ClusterNode is the cluster node this supervisor leads for (the
+	// chat's status command names it); "" when not clustered.
+	ClusterNode string
 	// Trace, if set, is told when each inbound update passes one of the
 	// supervisor's stages (hub.Trace; busbench's profiled supervisor sets
 	// it for its per-stage latency breakdown). If nil, nothing is traced.
@@ -229,6 +242,11 @@ type Server struct {
 	provs  *providers.Manager
 	voice  *transcribe.Transcriber // nil: no transcriber
 	doctor *doctor.Doctor
+	// launcher starts sessions from the launch templates; nil: none
+	// configured. Set by New, run by serve.
+	launcher *launch.Launcher
+	// control runs the commands people send from the chat.
+	control *control.Controller
 
 	draining atomic.Bool
 	// streams are the answers followers stream (stream.go).
@@ -308,6 +326,9 @@ func New(cfg Config) (*Server, error) {
 		metricsAddr: maddr,
 	}
 	s.shutdownTimeout.Store(int64(cfg.ShutdownTimeout))
+	if s.launcher, err = s.newLauncher(); err != nil {
+		return nil, err
+	}
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
 	s.deposed, s.deposeCalls = context.WithCancel(context.Background())
 	return s, nil
@@ -397,6 +418,9 @@ func (s *Server) open() error {
 		MaxFollowers:         s.cfg.MaxFollowers,
 		Events:               s.hub,
 	})
+	s.store, s.provs = st, provs // for the control side, before the hub is made
+	s.control = control.New(control.Config{Store: st, Supervisor: controlSide{s}, Messenger: controlSide{s},
+		Launcher: s.Launcher(), Events: s.hub, Logger: s.log})
 	core := hub.New(hub.Config{
 		Store:             st,
 		Registry:          reg,
@@ -410,6 +434,7 @@ func (s *Server) open() error {
 		Metrics:           s.metrics,
 		Trace:             s.cfg.Trace,
 		Transcriber:       voice,
+		Control:           s.control,
 	})
 	if err := provs.LoadCalls(); err != nil {
 		st.Close()
@@ -471,6 +496,14 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	stopProviders := func() { haltProviders(nil) }
 	defer stopProviders()
 	var provWG sync.WaitGroup
+	// Commands run while the supervisor runs; those the journal holds
+	// from the previous run are taken up before the providers' updates
+	// flow.
+	s.control.Start(runCtx)
+	defer s.control.Wait()
+	if err := s.control.Replay(); err != nil {
+		s.log.Error().Err(err).Msg("taking up the commands of the previous run")
+	}
 	provWG.Go(func() { s.provs.Run(provCtx, s.core.Intake()) })
 	defer provWG.Wait()
 
@@ -499,6 +532,13 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 		s.cfg.OnReady()
 	}
 	wg.Go(func() { s.watchdog(runCtx) })
+	if s.launcher != nil {
+		// Launched sessions go on running when the supervisor stops; the
+		// next one finds them.
+		wg.Go(func() { s.launcher.Run(runCtx) })
+		s.log.Info().Str("attach", s.launcher.AttachCommand()).Int("templates", len(s.cfg.Launch.Templates)).
+			Msg("launch templates: sessions may be started from the chat; at the desk: " + s.launcher.AttachCommand())
+	}
 
 	select {
 	case err := <-serveErr:

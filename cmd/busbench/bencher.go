@@ -186,6 +186,11 @@ func (b *bencher) phases(ctx context.Context) error {
 			return fmt.Errorf("disk: %w", err)
 		}
 	}
+	if o.has("encoder") {
+		if err := b.encoderPhase(ctx); err != nil {
+			return fmt.Errorf("encoder: %w", err)
+		}
+	}
 	if o.has("cluster") {
 		if err := b.clusterPhase(ctx); err != nil {
 			return fmt.Errorf("cluster: %w", err)

@@ -16,7 +16,7 @@ import (
 )
 
 // phases in the order they run.
-var allPhases = []string{"doctor", "register", "heartbeat", "latency", "throughput", "openloop", "outbound", "scaling", "memory", "scale", "diskuse", "disk"}
+var allPhases = []string{"doctor", "register", "heartbeat", "latency", "throughput", "openloop", "outbound", "scaling", "memory", "scale", "diskuse", "disk", "encoder"}
 
 // extraPhases run only when -phases names them (make bench-cluster).
 var extraPhases = []string{"cluster"}

@@ -4,9 +4,12 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chatbus/chatbus/bench"
 )
 
 func TestFloor(t *testing.T) {
@@ -25,7 +28,7 @@ func TestFloor(t *testing.T) {
 			total: 140_000, str: "raw fan-out (140.0k/s) = 140.0k/s"},
 		{name: "memory", u: unitBytes, f: floor{{Name: "bare RSS per connection", Times: 1, Value: 34 * 1024}},
 			total: 34 * 1024, str: "bare RSS per connection (34.0 KiB) = 34.0 KiB"},
-		{name: "none", u: unitDuration, total: 0, str: " = 0.000 ms"},
+		{name: "none", u: unitDuration, total: 0, str: " = 0.00 µs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,5 +107,21 @@ func TestGoalAgainstFloor(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestP99Growth: where the open loop's p99 goes, stage by stage, in the
+// order an update passes them; a stage the run did not trace is left out.
+func TestP99Growth(t *testing.T) {
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	st := map[string]bench.Summary{
+		"provider send": {P99: ms(40)},
+		"pumped":        {P99: ms(45)},
+		"durable":       {P99: ms(120)},
+		"received":      {P99: ms(118)},
+	}
+	want := []stageGrowth{{"provider send", ms(40)}, {"pumped", ms(5)}, {"durable", ms(75)}, {"received", ms(-2)}}
+	if got := p99Growth(st); !slices.Equal(got, want) {
+		t.Errorf("p99Growth = %v, want %v", got, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -100,6 +101,7 @@ type profiler struct {
 	name        string
 	cpu         *os.File
 	trace       *stageTrace
+	rt          []metrics.Sample // the runtime's metrics as the profile started
 }
 
 var safeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -126,6 +128,7 @@ func (p *profiler) start() {
 	}
 	p.cpu = f
 	p.trace.start()
+	p.rt = readRuntime()
 }
 
 func (p *profiler) stop() {
@@ -141,6 +144,7 @@ func (p *profiler) stopLocked() {
 	pprof.StopCPUProfile()
 	p.cpu.Close()
 	p.cpu = nil
+	writeRuntime(filepath.Join(p.dir, p.name+".runtime.json"), p.rt) // before the stages, which the reader waits for
 	p.trace.stop(filepath.Join(p.dir, p.name+".stages.json"))
 	// The phase's figures were read before the profile stops: the GC in
 	// writeMemStats makes the heap profile show what is live, not the

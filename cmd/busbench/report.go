@@ -134,8 +134,10 @@ func (b *bencher) addFigure(f figure, t target) {
 func format(u unit, v float64) string {
 	switch u {
 	case unitDuration:
-		d := time.Duration(v)
+		d := time.Duration(math.Abs(v))
 		switch {
+		case d < 10*time.Microsecond:
+			return fmt.Sprintf("%.2f µs", v/1e3)
 		case d < time.Millisecond:
 			return fmt.Sprintf("%.3f ms", v/1e6)
 		case d < time.Second:

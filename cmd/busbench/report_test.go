@@ -20,7 +20,7 @@ func TestTarget(t *testing.T) {
 		{name: "min", t: target{Min: 100_000}, v: fp(50_000), want: ptr(false), str: "≥ 100.0k/s"},
 		{name: "ratio max", t: target{RatioMax: 2}, ratio: fp(1.5), want: ptr(true), str: "≤ 2× baseline"},
 		{name: "ratio min", t: target{RatioMin: 0.8}, ratio: fp(0.79), want: ptr(false), str: "≥ 0.8× baseline"},
-		{name: "no value", t: target{Max: 1}, want: nil, str: "≤ 0.000 ms"},
+		{name: "no value", t: target{Max: 1}, want: nil, str: "≤ 0.00 µs"},
 		{name: "no target", t: target{}, v: fp(1), want: nil, str: ""},
 		{name: "both met", t: target{Max: float64(300 * time.Microsecond), RatioMax: 2.5}, v: fp(2e5), ratio: fp(2), want: ptr(true), str: "≤ 0.300 ms and ≤ 2.5× baseline"},
 		{name: "value met, ratio missed", t: target{Max: float64(300 * time.Microsecond), RatioMax: 2.5}, v: fp(2e5), ratio: fp(3), want: ptr(false), str: "≤ 0.300 ms and ≤ 2.5× baseline"},
@@ -51,6 +51,8 @@ func TestFormat(t *testing.T) {
 		want string
 	}{
 		{name: "sub-ms", u: unitDuration, v: 250e3, want: "0.250 ms"},
+		{name: "µs", u: unitDuration, v: 2345, want: "2.35 µs"},
+		{name: "negative ms", u: unitDuration, v: -1.5e6, want: "-1.50 ms"},
 		{name: "ms", u: unitDuration, v: 12.345e6, want: "12.35 ms"},
 		{name: "rate k", u: unitRate, v: 24_700, want: "24.7k/s"},
 		{name: "rate M", u: unitRate, v: 1.5e6, want: "1.50M/s"},

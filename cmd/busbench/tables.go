@@ -141,12 +141,12 @@ func (b *bencher) scalingPhase(ctx context.Context) error {
 			row.CPUPerUpdate, row.CPUPercent, row.Latency.P50, row.Latency.P99)
 	}
 	last := b.results.Scaling[len(b.results.Scaling)-1]
-	fanout := fmt.Sprintf("raw server-stream to %d streams", maxN)
+	fanout := fmt.Sprintf("raw server-stream to %d stream%s", maxN, pick(maxN == 1, "", "s"))
 	if last.Followers != maxN { // the table's counts are sorted by the user
 		fanout += fmt.Sprintf(" (the table's largest count; this row has %d)", last.Followers)
 	}
 	b.addFigure(figure{ID: fmt.Sprintf("forward_throughput_%d", last.Followers),
-		Name: fmt.Sprintf("forwarded updates/s, durable, saturated, %d followers", last.Followers), Unit: unitRate,
+		Name: fmt.Sprintf("forwarded updates/s, durable, saturated, %d follower%s", last.Followers, pick(last.Followers == 1, "", "s")), Unit: unitRate,
 		Chatbus: fp(last.ForwardedPerS), Samples: int(last.Forwarded), BaselineSamples: int(rawCount),
 		Floor: floor{{Name: fanout, Times: 1, Value: rawN}},
 		Note:  fmt.Sprintf("the scaling table's last row (%d provider-bench children, batches of %d); floor: a bare server's server-stream to %d streams, each its own connection, as fast as they take it, measured before the supervisor started", np, o.SatBatch, maxN)},

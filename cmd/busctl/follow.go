@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -37,6 +38,8 @@ stdout carries one JSON object per line, told apart by "type":
   {"type":"result","line":5,"result":{…},"references":[…]} a platform call went through
   {"type":"error","line":6,"error":"…","code":"PermissionDenied","reason":"OUT_OF_SCOPE"}
   {"type":"handoff","token":"…","expires_at":"…"}          at the end (EOF or Ctrl-C)
+  {"type":"stop_requested","by":"@me","provider":"telegram"} a person asked from the chat
+                               that this session stop (the stop command): the agent decides
 
 An update is acknowledged to the supervisor only after its line was written
 and flushed, so a follow that dies loses nothing: the next one (same profile
@@ -115,6 +118,8 @@ type follower struct {
 	f  *client.Follower
 
 	delivered uint64 // the update loop's: highest seq written
+	// toldStop: the stop_requested line was written (once per follow).
+	toldStop atomic.Bool
 }
 
 func (a *app) follow(ctx context.Context, stdin io.Reader, o followOpts) error {
@@ -133,7 +138,9 @@ func (a *app) follow(ctx context.Context, stdin io.Reader, o followOpts) error {
 		key = "shell:" + inc.String()
 	}
 	fl := &follower{a: a, c: c, out: bufio.NewWriter(a.stdout), delivered: o.after,
-		reg: client.Registration{ProfileKey: key, ThreadName: o.threadName, Cwd: cwd, Provider: o.provider, HandoffToken: o.handoff}}
+		reg: client.Registration{ProfileKey: key, ThreadName: o.threadName, Cwd: cwd, Provider: o.provider, HandoffToken: o.handoff,
+			// A session chatbus launched says so (docs/launch.md).
+			LaunchID: os.Getenv("CHATBUS_LAUNCH_ID")}}
 	if err := fl.register(ctx); err != nil {
 		return err
 	}
@@ -263,6 +270,22 @@ func (fl *follower) updates(ctx context.Context) error {
 	for {
 		f := fl.session()
 		started := time.Now()
+		// A person's request from the chat that the session stop is a
+		// line; the agent decides (chatbus did not start it).
+		watchCtx, endWatch := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			asked, _ := f.StopRequested()
+			select {
+			case <-asked:
+				_, r := f.StopRequested()
+				if !fl.toldStop.Swap(true) {
+					_ = fl.writeLine(map[string]any{"type": "stop_requested", "by": r.GetRequestedBy(), "provider": r.GetProvider()})
+				}
+			case <-watchCtx.Done():
+			}
+		}()
 		err := f.Updates(ctx, fl.delivered, func(u *chatbusv1.Update) error {
 			if u == nil {
 				return nil
@@ -277,6 +300,8 @@ func (fl *follower) updates(ctx context.Context) error {
 			defer cancel()
 			return f.Ack(actx, u.GetSeq())
 		})
+		endWatch()
+		<-watched
 		switch {
 		case ctx.Err() != nil:
 			return nil

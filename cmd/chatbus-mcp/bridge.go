@@ -110,7 +110,7 @@ func newBridge(cfg config, log zerolog.Logger) *bridge {
 	}
 	b.perms = newPermissions(b)
 	b.presence = newPresence(b.typingOnce)
-	b.inbox = newInboxPoster(log, b.onHeld, b.onLateReport)
+	b.inbox = newInboxPoster(log, b.onLateReport)
 	b.inboxRetry = inboxRetry.New()
 	b.told = map[string]bool{}
 	return b
@@ -282,7 +282,8 @@ func (b *bridge) register(ctx context.Context, token string) error {
 	b.mu.Unlock()
 	reg := client.Registration{
 		ProfileKey: b.cfg.profileKey, ThreadName: b.cfg.threadName, Cwd: b.cfg.cwd,
-		Provider: b.cfg.provider, HandoffToken: token, WayIn: way.kind, WayInDetail: way.detail,
+		Provider: b.cfg.provider, HandoffToken: token, WayIn: way.kind, WayInDetail: way.detail, Agent: "claude-code",
+		LaunchID: b.cfg.launchID,
 	}
 	deadline := time.Now().Add(describeWait)
 	for {
@@ -397,9 +398,29 @@ func (b *bridge) follow(ctx context.Context) error {
 		f := b.sess.f
 		b.mu.Unlock()
 		started := time.Now()
-		err := f.Updates(ctx, b.delivered, func(u *chatbusv1.Update) error { return b.handle(ctx, f, u) })
+		// A person who asked from the chat that this session stop (the
+		// stop command; chatbus did not start Claude Code, so it can only
+		// ask) ends the stream: see askedToStop.
+		sctx, endStream := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			asked, _ := f.StopRequested()
+			select {
+			case <-asked:
+				b.askedToStop(f)
+				endStream()
+			case <-sctx.Done():
+			}
+		}()
+		err := f.Updates(sctx, b.delivered, func(u *chatbusv1.Update) error { return b.handle(sctx, f, u) })
+		endStream()
+		<-watched
+		b.mu.Lock()
+		stopped := b.ended != nil
+		b.mu.Unlock()
 		switch {
-		case ctx.Err() != nil:
+		case ctx.Err() != nil, stopped:
 			return nil
 		case errors.Is(err, errStdout):
 			return err
@@ -600,6 +621,25 @@ func (b *bridge) handle(ctx context.Context, f *client.Follower, u *chatbusv1.Up
 		b.acknowledge(u)
 	}
 	return nil
+}
+
+// askedToStop is the answer to a person's request, from the chat, that
+// this session stop: chatbus-mcp suspends the session as for a reload
+// (handOver: the thread and what arrives in it are kept for the next
+// chatbus-mcp of the profile key) and takes no more of the thread's
+// updates; its tools say why. Claude Code itself goes on, without its
+// chat, until the person ends it at the desk.
+func (b *bridge) askedToStop(f *client.Follower) {
+	_, r := f.StopRequested()
+	b.log.Info().Str("by", r.GetRequestedBy()).Str("provider", r.GetProvider()).
+		Msg("a person asked from the chat that this session stop; suspending its thread")
+	b.handOver()
+	b.mu.Lock()
+	if b.ended == nil {
+		b.ended = fmt.Errorf("%s asked from the chat that this session stop: its thread is suspended "+
+			"(kept for the next session of this profile); restart the session to use the chat again", r.GetRequestedBy())
+	}
+	b.mu.Unlock()
 }
 
 // handOver suspends the session for the next chatbus-mcp of the profile

@@ -158,6 +158,7 @@ func runCluster(ctx context.Context, cfg server.Config, fc *config, log zerolog.
 		Lead: func(ctx context.Context, open func(store.Options) (store.Store, error), socket string, ready func()) error {
 			lc := cfg
 			lc.Socket, lc.OpenStore, lc.OnReady = socket, open, ready
+			lc.ClusterNode = cc.Node
 			lc.OnReloading, lc.OnStopping, lc.Reload = nil, nil, nil
 			lc.Console.Off = true // one console per host would need one port per term
 			lc.Events = evs

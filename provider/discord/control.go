@@ -22,7 +22,7 @@ import (
 // follows the command's name ("sessions", "new claude web").
 //
 // The command has a subcommand per verb (sessions, status, new, stop,
-// restart) rather than one free-text option: Discord's client then lists
+// restart, help) rather than one free-text option: Discord's client then lists
 // each with what it does as soon as /chatbus is typed, asks for each
 // argument by name (template, project, slot, provider) and refuses to send
 // a command whose required argument is missing, so the vocabulary is
@@ -34,7 +34,7 @@ import (
 // admission or not): where it is allowed — an allowed person, in the
 // configured channel or one of its threads — with a deferred response
 // (type 5, "chatbus is thinking…"), whose interaction the update names
-// (references: the interaction's id, then its token); the supervisor's
+// (references: the interaction's token, then its id); the supervisor's
 // answer, a send to the control place with ReplyTo naming it, edits that
 // response (PATCH …/messages/@original) and adds follow-ups for the rest
 // of a long answer. Once the token is spent (15 minutes) or unknown, or
@@ -97,6 +97,7 @@ var controlCommand = appCommand{
 			stringOption("slot", "The session's slot (A, B, …)", true)}},
 		{Type: optionSubcommand, Name: "restart", Description: "Restart a provider (the doctor's restart)", Options: []commandOption{
 			stringOption("provider", "The provider's name", true)}},
+		{Type: optionSubcommand, Name: "help", Description: "What each command does"},
 	},
 }
 
@@ -237,6 +238,9 @@ func valueText(v json.RawMessage) string {
 	return string(v)
 }
 
+// isControl reports whether t is the channel's control place.
+func (p *Platform) isControl(t provider.Target) bool { return t.Thread == "" && t.Chat == p.channel }
+
 // inControlPlace reports whether an interaction was made where commands
 // are taken: the configured channel or one of its threads, in the guild.
 func (p *Platform) inControlPlace(in *interaction) bool {
@@ -275,14 +279,21 @@ func (p *Platform) commandArrived(in interaction) {
 
 // command makes the update of a use of an application command in the
 // control place; nil elsewhere (answered already with where chatbus
-// listens). Its references are the interaction's id and token.
+// listens). Its references are the interaction's token, then its id:
+// the token first, as the supervisor's answer names the first, and a
+// successor process (a doctor restart of this provider, which the
+// command may have asked for) can answer a token it never saw, not an id.
 func (r *runner) command(in *interaction, raw json.RawMessage) *providerv1.Update {
 	if !r.p.inControlPlace(in) {
 		return nil
 	}
 	u := r.update(provider.Target{Chat: r.p.channel}, in.sender(), in.Member, providerv1.UpdateKind_UPDATE_KIND_COMMAND,
 		commandText(in.Data.Name, in.Data.Options), raw, in.ID)
-	u.References = provider.RefsProto([]provider.Ref{{Kind: provider.RefInteraction, ID: in.ID}, {Kind: provider.RefInteraction, ID: in.Token}})
+	var refs []provider.Ref
+	if tokenParam(in.Token) {
+		refs = append(refs, provider.Ref{Kind: provider.RefInteraction, ID: in.Token})
+	}
+	u.References = provider.RefsProto(append(refs, provider.Ref{Kind: provider.RefInteraction, ID: in.ID}))
 	return u
 }
 

@@ -3,6 +3,7 @@ package discord_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -67,7 +68,7 @@ func (f *fixture) startSettled() (*sink, func(), provider.Target) {
 func TestRegisterCommand(t *testing.T) {
 	f := newFixture(t)
 	_, stop, _ := f.startSettled()
-	want := map[string][]string{"chatbus": {"sessions", "status", "new", "stop", "restart"}}
+	want := map[string][]string{"chatbus": {"sessions", "status", "new", "stop", "restart", "help"}}
 	if got := registered(t, f.dc); !equalCommands(got, want) {
 		t.Fatalf("registered %v, want %v", got, want)
 	}
@@ -136,8 +137,9 @@ func equalCommands(a, b map[string][]string) bool {
 // TestCommand: /chatbus new claude web in the channel is deferred at
 // once and becomes a COMMAND of the control place whose text is
 // "new claude web", naming the interaction; the answer edits the
-// deferred response, a long one adds follow-ups, and a process that did
-// not see the command answers it by its token.
+// deferred response (a 429 or a 5xx on the way is an error to retry, not
+// a fallback), a long one adds follow-ups, and a process that did not
+// see the command answers it by its token.
 func TestCommand(t *testing.T) {
 	f := newFixture(t)
 	sk, _, alpha := f.startSettled()
@@ -148,7 +150,7 @@ func TestCommand(t *testing.T) {
 	u := j[0]
 	if u.GetKind() != providerv1.UpdateKind_UPDATE_KIND_COMMAND || u.GetChat() != channel || u.GetThread() != "" ||
 		u.GetSender() != f.alice.ID || !u.GetAllowed() || u.GetDedupId() != iid ||
-		!slices.Equal(refsOf(u), []provider.Ref{{Kind: provider.RefInteraction, ID: iid}, {Kind: provider.RefInteraction, ID: token}}) {
+		!slices.Equal(refsOf(u), []provider.Ref{{Kind: provider.RefInteraction, ID: token}, {Kind: provider.RefInteraction, ID: iid}}) {
 		t.Fatalf("update %v", u)
 	}
 	f.waitUntil("deferred", func() bool { typ, _ := f.dc.Interaction(iid); return typ == 5 })
@@ -157,6 +159,15 @@ func TestCommand(t *testing.T) {
 	}
 
 	control := provider.Target{Chat: channel}
+	// A 429 or a 5xx on the edit is the supervisor's to retry (it paces
+	// and requeues): not a reason to post in the channel instead.
+	f.dc.Fail(editOriginal, discordtest.Fault{Status: http.StatusTooManyRequests, RetryAfter: 50 * time.Millisecond}, discordtest.Fault{Status: 502})
+	_, err := f.p.Send(verbCtx(t), control, provider.Message{Text: "**2 sessions**", ReplyTo: iid}, "k1")
+	if d, ok := provider.RetryAfter(err); !errors.Is(err, provider.ErrRateLimited) || !ok || d != 50*time.Millisecond {
+		t.Errorf("a 429: %v", err)
+	}
+	_, err = f.p.Send(verbCtx(t), control, provider.Message{Text: "**2 sessions**", ReplyTo: iid}, "k1")
+	wantErr(t, err, provider.ErrAmbiguous, "502")
 	res, err := f.p.Send(verbCtx(t), control, provider.Message{Text: "**2 sessions**", ReplyTo: iid}, "k1")
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +220,9 @@ func TestCommand(t *testing.T) {
 }
 
 // TestCommandAnswerFallsBack: the answer is posted in the channel when
-// the token is spent (15 minutes) or the deferral failed.
+// the token is spent (15 minutes) or the deferral failed, or when it
+// answers no interaction; a button under it is pressed and answered in
+// the control place.
 func TestCommandAnswerFallsBack(t *testing.T) {
 	f := newFixture(t)
 	sk, _, _ := f.startSettled()
@@ -255,15 +268,33 @@ func TestCommandAnswerFallsBack(t *testing.T) {
 		t.Errorf("%d edits of a response never deferred", n-edits)
 	}
 
+	// A button under an answer: pressed and answered in the control
+	// place.
+	res, err := f.p.Send(verbCtx(t), control, provider.Message{Text: "B beta", Buttons: []provider.Button{{Label: "Stop B", Data: "/stop B"}}}, "k4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := f.dc.Press(channel, sentIDs(res)[0], f.alice, "/stop B")
+	j := sk.waitTexts(t, "status", "sessions", "/stop B")
+	if u := j[2]; u.GetKind() != providerv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY || u.GetThread() != "" {
+		t.Errorf("press %v", u)
+	}
+	if err := f.p.Answer(verbCtx(t), control, pid, "stopping"); err != nil {
+		t.Fatal(err)
+	}
+	if a := f.dc.Answers(pid); len(a) != 1 || a[0].Content != "stopping" || a[0].Flags != 64 {
+		t.Errorf("answers %+v", a)
+	}
+
 	// No interaction at all: posted in the channel.
 	if _, err := f.p.Send(verbCtx(t), control, provider.Message{Text: "hello"}, "k3"); err != nil {
 		t.Fatal(err)
 	}
-	if got := posted(); len(got) != 3 || got[2] != "hello" {
+	if got := posted(); len(got) != 4 || got[3] != "hello" {
 		t.Errorf("channel holds %q", got)
 	}
 	// Another channel's control place is not the provider's.
-	_, err := f.p.Send(verbCtx(t), provider.Target{Chat: "1234567890123"}, provider.Message{Text: "x"}, "")
+	_, err = f.p.Send(verbCtx(t), provider.Target{Chat: "1234567890123"}, provider.Message{Text: "x"}, "")
 	wantErr(t, err, provider.ErrOutOfScope, "channel")
 }
 

@@ -138,8 +138,10 @@ func (p *Platform) rememberLocked(id string, pr *press) {
 // left to do. If the acknowledgement had failed, Answer makes it now, with
 // the text. A press this process did not see (it was made before the
 // provider restarted and not replayed) can be answered by its token only.
+// A press on a message of the channel's control place (a button under an
+// answer to a command) is answered the same way.
 func (p *Platform) Answer(ctx context.Context, t provider.Target, id, text string) error {
-	if err := p.scope(t, params{}); err != nil {
+	if err := p.scope(t, params{}); err != nil && !p.isControl(t) {
 		return err
 	}
 	p.mu.Lock()

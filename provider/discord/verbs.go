@@ -87,7 +87,7 @@ const partRetries = 3
 // again, which says what was sent. Sent to the channel's control place
 // (thread ""), it answers a command (sendControl).
 func (p *Platform) Send(ctx context.Context, t provider.Target, m provider.Message, key string) (provider.Result, error) {
-	control := t.Thread == "" && t.Chat == p.channel
+	control := p.isControl(t)
 	if !control {
 		if err := p.scope(t, params{}); err != nil {
 			return provider.Result{}, err

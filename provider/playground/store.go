@@ -84,6 +84,8 @@ type room struct {
 	Closed  bool   `json:"closed,omitempty"`
 	Created int64  `json:"created"` // unix ms
 	Active  int64  `json:"active"`  // unix ms of the last message
+	// Control: the control room (ControlRoom), of commands to chatbus.
+	Control bool `json:"control,omitempty"`
 }
 
 // message is one message of a room and what happened to it.
@@ -223,6 +225,9 @@ func openStore(dir string) (*store, error) {
 		}
 		return meta.Put(kSchema, u64(schema))
 	})
+	if err == nil {
+		err = db.Update(s.ensureControlRoom)
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("playground store %s: %w", path, err)
@@ -274,6 +279,17 @@ func (s *store) room(tx *bolt.Tx, id int64) (room, bool, error) {
 	var r room
 	ok, err := getJSON(tx.Bucket(bRooms), u64(id), &r)
 	return r, ok, err
+}
+
+// ensureControlRoom makes the control room if the store has none (a new
+// store, or one from before it existed: its id, 1, is below every other
+// room's and message's).
+func (s *store) ensureControlRoom(tx *bolt.Tx) error {
+	if _, ok, err := s.room(tx, ControlRoom); err != nil || ok {
+		return err
+	}
+	now := time.Now().UnixMilli()
+	return s.putRoom(tx, room{ID: ControlRoom, Name: "control", Control: true, Created: now, Active: now})
 }
 
 // mustRoom returns nil if room id exists, else an error wrapping missing.
@@ -356,14 +372,20 @@ func (s *store) putMessage(tx *bolt.Tx, m message) error {
 	return nil
 }
 
-// history returns the last limit messages of thread, oldest first.
-func (s *store) history(thread int64, limit int) ([]message, error) {
+// history returns the last limit messages of thread older than message
+// before (0: the last of all), oldest first.
+func (s *store) history(thread, before int64, limit int) ([]message, error) {
 	var out []message
 	err := s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bMsgs).Cursor()
 		prefix := u64(thread)
-		// Seek past the room's last key, then walk back.
-		k, _ := c.Seek(u64(thread + 1))
+		// Seek past the room's last key (or to message before), then
+		// walk back.
+		from := u64(thread + 1)
+		if before > 0 {
+			from = msgKey(thread, before)
+		}
+		k, _ := c.Seek(from)
 		var v []byte
 		if k == nil {
 			k, v = c.Last()

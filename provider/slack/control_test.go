@@ -199,8 +199,10 @@ func TestMention(t *testing.T) {
 }
 
 // TestSendControlPlace: the send verb to the channel's control place
-// (thread "") posts at the channel's top level; another channel's is out
-// of scope, and raw calls still go to threads only.
+// (thread "") posts at the channel's top level, edit edits there, a
+// button under such a message is pressed and answered in the control
+// place; another channel's is out of scope, and raw calls still go to
+// threads only.
 func TestSendControlPlace(t *testing.T) {
 	r := newRig(t, rigConfig{})
 	control := &providerv1.Target{Chat: chanID}
@@ -217,6 +219,24 @@ func TestSendControlPlace(t *testing.T) {
 	}
 	if m, _ := r.st.Message(chanID, top[0].TS); m.Text != "3 sessions" {
 		t.Errorf("edited to %q", m.Text)
+	}
+	// A button under an answer: its press is in the control place, and
+	// is answered there.
+	j := r.journal()
+	r.st.PostMessage(chanID, person, "hello", "") // the person is in the channel
+	ids, err = r.verb(control, provider.VerbSend, &providerv1.SendParams{Text: "B beta", Buttons: []*providerv1.Button{{Label: "Stop B", Data: "/stop B"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	press := r.st.PressButton(chanID, ids[0], person, "", "/stop B")
+	if u := j.update("trigger:" + press); u.GetKind() != providerv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY || u.GetThread() != "" || u.GetText() != "/stop B" {
+		t.Fatalf("press %v", u)
+	}
+	if _, err := r.verb(control, provider.VerbAnswer, &providerv1.AnswerParams{InteractionId: person + "/" + press, Text: "stopping"}); err != nil {
+		t.Fatal(err)
+	}
+	if eph := r.st.Ephemeral(chanID); len(eph) != 1 || eph[0].User != person || eph[0].ThreadTS != "" || eph[0].Text != "stopping" {
+		t.Errorf("ephemeral %+v", eph)
 	}
 	_, err = r.verb(&providerv1.Target{Chat: "C0OTHER"}, provider.VerbSend, &providerv1.SendParams{Text: "hi"})
 	wantCode(t, err, codes.PermissionDenied, "")

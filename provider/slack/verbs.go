@@ -179,9 +179,10 @@ func (p *Platform) React(ctx context.Context, t provider.Target, id, e string) e
 }
 
 // Answer implements provider.Answerer: text, if any, goes to the person
-// who pressed as an ephemeral message in the thread.
+// who pressed as an ephemeral message in the thread (at the channel's top
+// level for a button under an answer in the control place).
 func (p *Platform) Answer(ctx context.Context, t provider.Target, id, text string) error {
-	if err := inThread(t, provider.VerbAnswer); err != nil {
+	if err := p.inThreadOrControl(t, provider.VerbAnswer); err != nil {
 		return err
 	}
 	user, _, ok := parseInteractionID(id)
@@ -192,8 +193,11 @@ func (p *Platform) Answer(ctx context.Context, t provider.Target, id, text strin
 	if len(parts) == 0 {
 		return nil // nothing to say: the press was acknowledged when it arrived
 	}
-	_, err := p.post(ctx, t.Chat, "chat.postEphemeral", map[string]any{
-		"channel": t.Chat, "thread_ts": t.Thread, "user": user, "text": strings.Join(parts, "\n")})
+	params := map[string]any{"channel": t.Chat, "user": user, "text": strings.Join(parts, "\n")}
+	if t.Thread != "" {
+		params["thread_ts"] = t.Thread
+	}
+	_, err := p.post(ctx, t.Chat, "chat.postEphemeral", params)
 	return err
 }
 

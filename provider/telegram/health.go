@@ -154,7 +154,7 @@ func (p *Platform) checkChat(ctx context.Context) (why string, err error) {
 			return "", err
 		}
 		botID = me.ID
-		p.botID.Store(botID)
+		p.learnMe(me)
 	}
 	m, err := p.client.GetChatMember(ctx, chatID, botID)
 	if err != nil {
@@ -191,7 +191,7 @@ func (p *Platform) checkPrivateChat(ctx context.Context) (why string, err error)
 	if err != nil {
 		return "", err
 	}
-	p.botID.Store(me.ID)
+	p.learnMe(me)
 	if !me.HasTopicsEnabled {
 		return fmt.Sprintf("threaded mode is off for @%s, so it cannot have topics in your private chat: in @BotFather open the bot's settings and turn on Threaded Mode", me.Username), nil
 	}

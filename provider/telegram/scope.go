@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/chatbus/chatbus/provider"
@@ -80,7 +81,8 @@ const typingLasts = 5 * time.Second
 func (p *Platform) Describe() provider.Description {
 	d := provider.Description{Platform: "telegram", MaxTextChars: MaxTextChars, Limits: p.limits,
 		Verbs: []provider.Verb{{Name: provider.VerbSend}, {Name: provider.VerbEdit}, {Name: provider.VerbReact},
-			{Name: provider.VerbTyping, Lasts: typingLasts}, {Name: provider.VerbAnswer}}}
+			{Name: provider.VerbTyping, Lasts: typingLasts}, {Name: provider.VerbAnswer}},
+		CommandPrefix: "/", ThreadLink: topicLink(p.s.ForumChatID)}
 	if p.s.Private() {
 		// sendMessageDraft works in private chats only.
 		d.Verbs = append(d.Verbs, provider.Verb{Name: provider.VerbDraft})
@@ -89,6 +91,17 @@ func (p *Platform) Describe() provider.Description {
 		d.Methods = append(d.Methods, m.Method)
 	}
 	return d
+}
+
+// topicLink is the link template of a forum supergroup's topics,
+// https://t.me/c/<id>/<topic>, where <id> is the chat id without its -100
+// prefix; "" for any other chat (a private chat's topics have no link).
+func topicLink(chatID int64) string {
+	id, ok := strings.CutPrefix(strconv.FormatInt(chatID, 10), "-100")
+	if !ok || id == "" {
+		return ""
+	}
+	return "https://t.me/c/" + id + "/{thread}"
 }
 
 // scope fills chat_id (and message_thread_id, for the methods that take

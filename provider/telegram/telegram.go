@@ -35,8 +35,9 @@ type Platform struct {
 	log     zerolog.Logger
 	live    *provider.Liveness
 	timeout time.Duration
-	recheck time.Duration // how soon an unusable chat is looked at again
-	botID   atomic.Int64  // the bot's user id, once getMe answered
+	recheck time.Duration          // how soon an unusable chat is looked at again
+	botID   atomic.Int64           // the bot's user id, once getMe answered
+	botName atomic.Pointer[string] // the bot's username, once getMe answered
 	limits  []provider.RateLimit
 }
 
@@ -83,7 +84,7 @@ func (p *Platform) Identify(ctx context.Context) (provider.Identity, error) {
 	if err != nil {
 		return provider.Identity{}, mapErr(err)
 	}
-	p.botID.Store(me.ID)
+	p.learnMe(me)
 	return provider.Identity{OwnerID: strconv.FormatInt(me.ID, 10), Account: "@" + me.Username}, nil
 }
 
@@ -99,6 +100,11 @@ func (p *Platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 			return fmt.Errorf("%w: stored cursor %q is not a getUpdates offset", provider.ErrInvalid, cursor)
 		}
 	}
+	// Beside polling, not before it: an unreachable Bot API must not hold
+	// the updates up.
+	announced := make(chan struct{})
+	go func() { defer close(announced); p.announce(ctx) }()
+	defer func() { <-announced }()
 	chatCtx, stopChat := context.WithCancel(ctx)
 	chatDone := make(chan struct{})
 	go func() { defer close(chatDone); p.watchChat(chatCtx) }()
@@ -122,6 +128,44 @@ func (p *Platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 		return nil
 	}
 	return err
+}
+
+// learnMe keeps what getMe said of the bot: its id and username.
+func (p *Platform) learnMe(me botapi.User) {
+	p.botID.Store(me.ID)
+	p.botName.Store(&me.Username)
+}
+
+// botCommands is the bot's command menu: chatbus's commands
+// (docs/control.md), which Telegram offers when a person types "/".
+var botCommands = []botapi.BotCommand{
+	{Command: "sessions", Description: "Every session: its slot, topic, directory, working or idle"},
+	{Command: "status", Description: "The supervisor and each provider's health and queue"},
+	{Command: "new", Description: "new <template> [<project>]: start a session from a launch template"},
+	{Command: "stop", Description: "stop <slot>: stop a session"},
+	{Command: "restart", Description: "restart <provider>: the doctor's restart of a provider"},
+	{Command: "help", Description: "The commands, as this chat spells them"},
+}
+
+// announce learns the bot's username (commands addressed to it name it:
+// /status@thebot) and sets its command menu, at each start; the same
+// menu again changes nothing. A failure is logged and left: the menu is
+// a convenience, and the name is asked for again when a command names a
+// bot.
+func (p *Platform) announce(ctx context.Context) {
+	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if p.botName.Load() == nil {
+		me, err := p.client.GetMe(actx)
+		if err != nil {
+			p.log.Info().Err(err).Msg("getMe: the bot's name is not known yet")
+			return
+		}
+		p.learnMe(me)
+	}
+	if err := p.client.SetMyCommands(actx, botCommands); err != nil {
+		p.log.Info().Err(err).Msg("setMyCommands: the bot's command menu was not set")
+	}
 }
 
 // convertContained converts u, or makes it a dead letter if it could not
@@ -173,6 +217,12 @@ func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
 	case botapi.KindMessage:
 		out.Kind = providerv1.UpdateKind_UPDATE_KIND_MESSAGE
 		out.Text = messageText(u.Message)
+		if out.Thread == "" {
+			if cmd, ok := p.command(out.Text); ok {
+				// A command to chatbus, in the control place.
+				out.Kind, out.Text = providerv1.UpdateKind_UPDATE_KIND_COMMAND, cmd
+			}
+		}
 		out.ThreadState = topicState(u.Message)
 		out.Audio = messageAudio(u.Message)
 	case botapi.KindEditedMessage:
@@ -185,6 +235,31 @@ func (p *Platform) convert(u *botapi.Update) *providerv1.Update {
 		out.Kind = providerv1.UpdateKind_UPDATE_KIND_REACTION
 	}
 	return out
+}
+
+// command reads a bot command written in the chat's control place (the
+// forum's General topic, the private chat outside any topic):
+// "/name[@bot] args…". It returns the command as the supervisor reads it
+// ("name args…") when it is addressed to this bot: no @bot, or this bot's
+// username (in a group several bots share, "/status@otherbot" is the
+// other's).
+func (p *Platform) command(text string) (string, bool) {
+	rest, ok := strings.CutPrefix(text, "/")
+	if !ok || rest == "" {
+		return "", false
+	}
+	name, args, _ := strings.Cut(rest, " ")
+	name, bot, addressed := strings.Cut(name, "@")
+	if name == "" || strings.ContainsAny(name, "\n\t/") {
+		return "", false
+	}
+	if addressed {
+		mine := p.botName.Load()
+		if mine == nil || !strings.EqualFold(bot, *mine) {
+			return "", false
+		}
+	}
+	return strings.TrimSpace(name + " " + args), true
 }
 
 // topicState says what a service message tells of its topic: a person

@@ -54,6 +54,7 @@ import (
 	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
+	grpcbackoff "google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/keepalive"
@@ -204,6 +205,13 @@ func New(cfg Config) (*Node, error) {
 	if cfg.Etcd.DialTimeout == 0 {
 		cfg.Etcd.DialTimeout = 5 * time.Second
 	}
+	cfg.Etcd.DialOptions = append(etcdDialOptions(cfg.LeaseTTL), cfg.Etcd.DialOptions...)
+	if cfg.Etcd.DialKeepAliveTime == 0 {
+		// A connection that stopped answering (a frozen link, a member
+		// gone without closing it) is found out and dialled again,
+		// rather than waited on by a watch for ever.
+		cfg.Etcd.DialKeepAliveTime, cfg.Etcd.DialKeepAliveTimeout = 10*time.Second, 5*time.Second
+	}
 	log := cfg.Logger.With().Str("component", "cluster").Str("node", cfg.Node).Logger()
 	evs := cfg.Events
 	if evs == nil {
@@ -211,6 +219,25 @@ func New(cfg Config) (*Node, error) {
 	}
 	return &Node{cfg: cfg, started: time.Now(), log: log, client: &tlsDialer{tls: ctls}, evs: evs, metrics: cfg.Metrics,
 		kick: make(chan struct{}, 1)}, nil
+}
+
+// etcdDialOptions bound how the etcd client (re)connects: each attempt
+// to open a connection gives up after half the lease TTL (1s to 3s), and
+// a failed one is made again within that. gRPC's defaults (an attempt
+// waits up to 20s, the pauses between attempts grow to two minutes) kept a
+// node that was cut off from etcd away from it long after the link healed
+// (an attempt made into the cut, whose connection was taken and never
+// answered, waited out its 20s first): its followers unserved all that
+// time, their bindings retired by the new leader's reconciliation
+// (reconcile_grace, 5s) and their threads free for fresh registrations.
+// An attempt on a working link takes milliseconds; one that cannot be
+// made within half a TTL is no use to a leader anyway.
+func etcdDialOptions(ttl time.Duration) []grpc.DialOption {
+	connect := min(max(ttl/2, time.Second), 3*time.Second)
+	return []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
+		Backoff:           grpcbackoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: connect},
+		MinConnectTimeout: connect,
+	})}
 }
 
 // Events is the node's event feed.

@@ -351,3 +351,39 @@ func TestCutOffLeaderStepsDown(t *testing.T) {
 		t.Errorf("n0 stepped down at %s, after n1 won at %s", lost.Time, won.Time)
 	}
 }
+
+// TestHealedNodeReachesEtcdAgain: a leader cut off from etcd while its
+// client was connecting (the connections it opened are taken and never
+// answered, as behind a dead link) steps down; once the link heals it
+// reaches etcd again within a few lease TTLs, not after gRPC's own 20s
+// connect timeout: it follows the new leader (so its followers are served
+// again through the relay) and campaigns again.
+func TestHealedNodeReachesEtcdAgain(t *testing.T) {
+	ec := etcdtest.Start(t, 1)
+	certs, err := MakeCerts(filepath.Join(t.TempDir(), "certs"), []string{"n0", "n1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw := etcdtest.Forward(t, strings.TrimPrefix(ec.Endpoints[0], "http://"))
+	n0 := startNode(t, ec, certs, "n0", viaEtcd(fw.URL()))
+	n0.event(t, events.ClusterLeaderElected, "node", "n0", "term", "1")
+	n0.store(t)
+	n1 := startNode(t, ec, certs, "n1")
+	n1.event(t, events.ClusterRelayFollowed, "node", "n1", "leader", "n0")
+
+	fw.Cut()
+	n0.event(t, events.ClusterLeadershipLost, "node", "n0", events.ReasonAttr, "lease_deadline")
+	n1.event(t, events.ClusterLeaderElected, "node", "n1", "term", "1")
+	// n0's client has been trying to connect meanwhile, into the cut.
+	fw.Restore()
+	healed := time.Now()
+	n0.event(t, events.ClusterRelayFollowed, "node", "n0", "leader", "n1")
+	// The bound: five lease TTLs, well past what reconnecting takes
+	// (about one TTL at most) and well short of gRPC's default connect
+	// timeout (20s), which a connection attempt into the cut waited out.
+	took := time.Since(healed)
+	t.Logf("n0 reached etcd again %s after the link healed", took.Round(time.Millisecond))
+	if took > 10*time.Second {
+		t.Errorf("n0 reached etcd again %s after the link healed", took.Round(time.Millisecond))
+	}
+}

@@ -1,8 +1,9 @@
 // Package control answers the commands people send to chatbus itself from
 // the chat (sessions, status, new, stop, restart), on every platform's
-// control place: Telegram's General topic or the private chat outside any
-// topic, Slack's /chatbus and mentions in the channel, Discord's /chatbus,
-// the playground's control room.
+// control place (docs/control.md: a group's general topic or a private
+// chat outside any topic, a /chatbus slash or application command, a
+// mention, the playground's control room). Each platform's provider says
+// which of its updates are commands; this package knows no platform.
 package control
 
 import (

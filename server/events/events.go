@@ -54,11 +54,22 @@ const (
 	// A voice note was transcribed, or could not be (StatusAttr).
 	VoiceTranscribed Kind = 34
 
+	// A command sent from the chat's control place was handled
+	// (server/control); one from a sender not allowed; one the previous
+	// run was running when it stopped.
+	ControlCommand     Kind = 40
+	ControlNotAllowed  Kind = 41
+	ControlInterrupted Kind = 42
 	// A session was launched from a launch template, a launched session
 	// ended, a launched session was told to stop (server/launch).
 	LaunchStarted Kind = 45
 	LaunchEnded   Kind = 46
 	LaunchStopped Kind = 47
+
+	// A follower's agent session holds an update for approval, or did not
+	// deliver it (attributes "status", "seq", "detail").
+	FollowerDeliveryHeld   Kind = 48
+	FollowerDeliveryFailed Kind = 49
 )
 
 var kindNames = map[Kind]string{
@@ -93,10 +104,16 @@ var kindNames = map[Kind]string{
 	DeadLetterResolved: "dead_letter_resolved",
 	FollowerWayIn:      "follower_way_in",
 	VoiceTranscribed:   "voice_transcribed",
+	ControlCommand:     "control_command",
+	ControlNotAllowed:  "control_not_allowed",
+	ControlInterrupted: "control_interrupted",
 
 	LaunchStarted: "launch_started",
 	LaunchEnded:   "launch_ended",
 	LaunchStopped: "launch_stopped",
+
+	FollowerDeliveryHeld:   "follower_delivery_held",
+	FollowerDeliveryFailed: "follower_delivery_failed",
 }
 
 func (k Kind) String() string {
@@ -177,7 +194,7 @@ func level(e Event) zerolog.Level {
 			return zerolog.InfoLevel
 		}
 		return zerolog.WarnLevel
-	case AuthRefused, FollowerPruned, BindingFailed, UpdatesDropped, ClusterFenced, ClusterMemberLeft, UpdateDeadLettered:
+	case AuthRefused, ControlNotAllowed, ControlInterrupted, FollowerPruned, BindingFailed, UpdatesDropped, ClusterFenced, ClusterMemberLeft, UpdateDeadLettered:
 		return zerolog.WarnLevel
 	case ClusterLeadershipLost:
 		if e.Attrs[ReasonAttr] == "stopped" {

@@ -55,8 +55,13 @@ func (h *Hub) call(ctx context.Context, f *registry.Follower, method string, ver
 		return Result{}, err
 	}
 	h.learnSent(c.Target, res.Refs)
+	f.Called(h.cfg.Now(), saysSomething[method])
 	return res, nil
 }
+
+// saysSomething are the calls that put words in the thread (a session's
+// last message, as the chat's sessions command shows it).
+var saysSomething = map[string]bool{VerbSend: true, VerbEdit: true, VerbDraft: true}
 
 // checkCall refuses a method (or verb) the provider of t did not declare,
 // and parameters naming ids t never saw.

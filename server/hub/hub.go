@@ -157,6 +157,11 @@ type Description struct {
 	Platform     string
 	Methods      []Method
 	MaxTextChars int
+	// CommandPrefix is how a person writes a command to chatbus there,
+	// before its name; ThreadLink opens a thread, "{thread}" standing for
+	// its id ("" none). See chatbus.provider.v1.DescribeResponse.
+	CommandPrefix string
+	ThreadLink    string
 }
 
 // Method is a platform method followers may call.
@@ -266,6 +271,20 @@ type Config struct {
 	// note reaches its follower with the file and a note saying no
 	// transcriber is configured.
 	Transcriber *transcribe.Transcriber
+	// Control, if set, takes the commands people send to chatbus itself
+	// (server/control): Take is handed each batch's updates once they are
+	// durable (it picks the commands: updates of the chat's control
+	// place, thread empty, and of kind COMMAND), NotAllowed each update
+	// dropped as from a sender not allowed (it publishes one for a
+	// command). Neither may block. If nil, such updates are only held as
+	// unrouted.
+	Control Control
+}
+
+// Control takes the commands of the chat's control place (Config.Control).
+type Control interface {
+	Take(stored []store.Update)
+	NotAllowed(provider string, u store.Update)
 }
 
 // Hub routes. Safe for concurrent use. It is the one thing the transport

@@ -59,6 +59,9 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 		if !in.Allowed {
 			if in.DroppedNotAllowed() {
 				h.droppedNotAllowed.Add(1)
+				if c := h.cfg.Control; c != nil && (in.Update.Thread == "" || in.Update.Kind == store.UpdateCommand) {
+					c.NotAllowed(provider, in.Update)
+				}
 			}
 			continue
 		}
@@ -100,6 +103,9 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 	}
 	h.cfg.Metrics.Journalled(provider, len(ups), stored)
 	h.startTranscripts(stored)
+	if c := h.cfg.Control; c != nil {
+		c.Take(stored)
+	}
 	if tr := h.cfg.Trace; tr != nil {
 		now := time.Now()
 		for i := range stored {

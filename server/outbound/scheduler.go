@@ -198,6 +198,29 @@ func (s *Scheduler) Stats() Stats {
 	return s.q.snapshot()
 }
 
+// Thread returns how many of t's jobs are queued or running, and until
+// when the longest lasting effect of its last calls shows (a typing
+// indicator; zero: none now).
+func (s *Scheduler) Thread(t Thread) (queued int, lastingUntil time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tq := s.q.threads[t]
+	if tq == nil {
+		return 0, time.Time{}
+	}
+	queued = tq.n
+	if tq.running != nil {
+		queued++
+	}
+	now := s.now()
+	for _, until := range tq.lasting {
+		if until.After(now) && until.After(lastingUntil) {
+			lastingUntil = until
+		}
+	}
+	return queued, lastingUntil
+}
+
 // Estimate is how long a job like j would wait if it were submitted now.
 func (s *Scheduler) Estimate(j *Job) time.Duration {
 	s.mu.Lock()

@@ -426,7 +426,8 @@ func (p *provider) describe(ctx context.Context, cl providerv1.ProviderServiceCl
 	if err != nil {
 		return fmt.Errorf("describe: %w", err)
 	}
-	d := hub.Description{Platform: resp.GetPlatform(), MaxTextChars: int(resp.GetMaxTextChars())}
+	d := hub.Description{Platform: resp.GetPlatform(), MaxTextChars: int(resp.GetMaxTextChars()),
+		CommandPrefix: resp.GetCommandPrefix(), ThreadLink: resp.GetThreadLink()}
 	for _, m := range resp.GetMethods() {
 		if hub.IsVerb(m.GetName()) {
 			p.log.Warn().Str("method", m.GetName()).Msg("the provider declared a method named as a message verb; ignored")
@@ -700,6 +701,18 @@ func (m *Manager) Statuses() []Status {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// Thread returns how many of t's outbound calls wait their turn or are
+// under way, and whether a lasting effect of its calls (a typing
+// indicator) shows now.
+func (m *Manager) Thread(t store.Target) (queued int, lasting bool) {
+	p, ok := m.lookup(t.Provider)
+	if !ok {
+		return 0, false
+	}
+	n, until := p.sched.Thread(outbound.Thread{Chat: t.Chat, Thread: t.Thread})
+	return n, !until.IsZero()
 }
 
 // Supervisor returns the named provider's supervisor (for the doctor).

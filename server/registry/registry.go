@@ -78,6 +78,9 @@ type Info struct {
 	PID        int32
 	Cwd        string
 	ThreadName string
+	// Agent is what the follower is ("claude-code", "pi"; "": a plain
+	// follower), as it said.
+	Agent string
 }
 
 // Follower is one live registration. Its identity fields never change.
@@ -99,6 +102,15 @@ type Follower struct {
 	bound atomic.Pointer[bound] // the binding it holds; nil while detached
 
 	wayIn atomic.Pointer[WayInState] // as the follower last said; nil: it never did
+
+	// lastCall and lastMessage are when it last made a call, and a call
+	// that said something in its thread (unix nanoseconds; 0 never).
+	lastCall, lastMessage atomic.Int64
+
+	stopMk   sync.Once
+	stopOnce sync.Once
+	stopC    chan struct{} // closed by RequestStop; made on first use under stopMk
+	stopBy   atomic.Pointer[StopRequest]
 
 	// Delivery is the state of its update stream, kept by the hub.
 	Delivery Delivery
@@ -221,6 +233,55 @@ func (f *Follower) AttachStream() (superseded <-chan struct{}, detach func()) {
 
 // LastSeen returns the time of the follower's last call.
 func (f *Follower) LastSeen() time.Time { return time.Unix(0, f.lastSeen.Load()) }
+
+// Called records a call the follower made at now; message says it said
+// something in its thread (a message sent or edited).
+func (f *Follower) Called(now time.Time, message bool) {
+	f.lastCall.Store(now.UnixNano())
+	if message {
+		f.lastMessage.Store(now.UnixNano())
+	}
+}
+
+// LastCall is when it last made a call, LastMessage when it last said
+// something in its thread; zero: never.
+func (f *Follower) LastCall() time.Time    { return unixTime(f.lastCall.Load()) }
+func (f *Follower) LastMessage() time.Time { return unixTime(f.lastMessage.Load()) }
+
+func unixTime(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}
+
+// StopRequest is a person's request, from the chat, that a session stop.
+type StopRequest struct {
+	Provider, By string
+}
+
+// RequestStop records that a person asked the follower to stop and wakes
+// StopRequested's waiters; false if it was asked already.
+func (f *Follower) RequestStop(r StopRequest) bool {
+	first := false
+	f.stopOnce.Do(func() {
+		f.stopBy.Store(&r)
+		close(f.stopChan())
+		first = true
+	})
+	return first
+}
+
+// StopRequested returns a channel closed once a person asked the follower
+// to stop, and, once it is, who asked.
+func (f *Follower) StopRequested() (<-chan struct{}, *StopRequest) {
+	return f.stopChan(), f.stopBy.Load()
+}
+
+func (f *Follower) stopChan() chan struct{} {
+	f.stopMk.Do(func() { f.stopC = make(chan struct{}) })
+	return f.stopC
+}
 
 // Subscribed reports whether an update stream is open.
 func (f *Follower) Subscribed() bool { return f.subscribed.Load() > 0 }

@@ -105,7 +105,7 @@ export interface RegisterInit {
  * (REUSE).
  */
 export async function register(c: Client, r: RegisterInit, log: (line: string) => void): Promise<Follower> {
-  const base = { profileKey: r.profileKey, threadName: r.threadName, provider: r.provider, cwd: r.cwd };
+  const base = { profileKey: r.profileKey, threadName: r.threadName, provider: r.provider, cwd: r.cwd, agent: "pi" };
   if (r.handoffToken) {
     try {
       return await c.register({ ...base, handoffToken: r.handoffToken });

@@ -177,6 +177,7 @@ interface RegisterInit {
   provider: string;
   previousTarget?: Target;
   handoffToken: string;
+  agent: string;
 }
 
 /** What a follower needs to register again with a restarted supervisor. */
@@ -232,6 +233,8 @@ export interface RegisterOptions {
   provider?: string;
   previousTarget?: Target;
   handoffToken?: string;
+  /** What the session is ("claude-code", "pi"; default "": a plain follower), for the chat's sessions command. */
+  agent?: string;
   /** Called with each Notice a heartbeat returns (e.g. SUPERVISOR_DRAINING). */
   onNotice?: (notice: Notice) => void;
 }
@@ -306,6 +309,7 @@ export class Client {
       provider: opts.provider ?? "",
       previousTarget: opts.previousTarget,
       handoffToken: opts.handoffToken ?? "",
+      agent: opts.agent ?? "",
     };
     const resp = await rpc(this.bus.register(request, { timeoutMs: this.timeoutMs }));
     const supervisor = await this.getInfo().then(supervisorIdentity, () => undefined);

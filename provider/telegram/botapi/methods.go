@@ -38,6 +38,19 @@ func (c *Client) GetMe(ctx context.Context) (User, error) {
 	return u, err
 }
 
+// BotCommand is one command of the bot's menu.
+type BotCommand struct {
+	Command     string `json:"command"`
+	Description string `json:"description"`
+}
+
+// SetMyCommands replaces the bot's command menu (the default scope, every
+// language). Setting the same list again changes nothing.
+func (c *Client) SetMyCommands(ctx context.Context, cmds []BotCommand) error {
+	var ok bool
+	return c.call(ctx, "setMyCommands", map[string]any{"commands": cmds}, &ok)
+}
+
 // GetUpdatesParams are the parameters of getUpdates.
 type GetUpdatesParams struct {
 	// Offset is the first update id wanted. Every update with a lower id

@@ -131,6 +131,8 @@ type Server struct {
 	paths   map[string]*file // by file_path
 	nfiles  int
 	queries map[string]bool // callback query ids not yet answered
+	// commands is the bot's command menu (setMyCommands, commands.go).
+	commands []botapi.BotCommand
 	// answered holds the text each answered callback query was answered
 	// with; actions the chat actions shown, per chat and thread.
 	answered map[string]string
@@ -406,6 +408,9 @@ var methods = map[string]handler{
 
 	// Private chats with topics (private.go).
 	"sendmessagedraft": (*Server).sendMessageDraft,
+
+	// The bot's command menu (commands.go).
+	"setmycommands": (*Server).setMyCommands,
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {

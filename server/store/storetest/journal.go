@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -133,6 +135,7 @@ func appendRejectsBadInput(t *testing.T, bk Backend) {
 		{name: "provider with NUL", provider: "tele\x00gram", updates: []store.Update{upd("", 1, "x")}},
 		{name: "update of another provider", provider: "telegram", updates: []store.Update{{Provider: "slack", PlatformUpdateID: 1}}},
 		{name: "oversized binding key", provider: "telegram", updates: []store.Update{upd(string(make([]byte, 2000)), 1, "x")}},
+		{name: "oversized dedup id", provider: "telegram", updates: []store.Update{{DedupID: strings.Repeat("d", 2000), Chat: "-100"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -240,6 +243,23 @@ func cursorCommittedWithJournal(t *testing.T, bk Backend) {
 	// The de-duplication window survives the reopen too.
 	if out := mustAppend(t, s, "telegram", 103, upd("b", 102, "c")); len(out) != 0 {
 		t.Errorf("redelivery after reopen stored %v", ids(out))
+	}
+	// A nil cursor keeps the stored one.
+	if _, err := s.Append(context.Background(), "telegram", []store.Update{upd("b", 104, "d")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.Cursor("telegram"); err != nil || string(c) != "103" {
+		t.Errorf("Cursor after an Append without one = %q, %v; want 103 kept", c, err)
+	}
+	// A cursor is the caller's bytes as they were: reusing the buffer
+	// changes nothing stored.
+	buf := []byte("200")
+	if _, err := s.Append(context.Background(), "telegram", nil, buf); err != nil {
+		t.Fatal(err)
+	}
+	copy(buf, "999")
+	if c, _ := s.Cursor("telegram"); string(c) != "200" {
+		t.Errorf("Cursor after the caller reused its buffer = %q, want 200", c)
 	}
 }
 
@@ -467,5 +487,66 @@ func retentionOfAllJournals(t *testing.T, bk Backend) {
 	s = reopen()
 	if st, _ := s.Stats("a"); st.Dropped != 1 || st.Pending != 1 {
 		t.Errorf("Stats(a) after reopen = %+v, want 1 dropped, 1 pending", st)
+	}
+}
+
+// concurrentAppends: Appends from several goroutines (each its own
+// binding, and all of them the same redelivered ids) store every update
+// once, each binding's in its order with seqs 1, 2, 3…
+func concurrentAppends(t *testing.T, bk Backend) {
+	s, _ := bk.Open(t, Options{})
+	const writers, batches = 4, 10
+	for w := range writers {
+		putBinding(t, s, fmt.Sprint("w", w), store.Target{Provider: "telegram", Chat: "-100", Thread: fmt.Sprint(w)})
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*batches)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range batches {
+				own := store.Update{PlatformUpdateID: int64(1000*(w+1) + i), Chat: "-100", Thread: fmt.Sprint(w), Text: fmt.Sprint(i)}
+				shared := in("shared", int64(i+1), "shared")
+				if _, err := s.Append(context.Background(), "telegram", []store.Update{own, shared}, nil); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for w := range writers {
+		got := readAll(t, s, fmt.Sprint("w", w))
+		var want []string
+		var wantSeqs []uint64
+		for i := range batches {
+			want, wantSeqs = append(want, fmt.Sprint(i)), append(wantSeqs, uint64(i+1))
+		}
+		if !slices.Equal(texts(got), want) || !slices.Equal(seqs(got), wantSeqs) {
+			t.Errorf("w%d holds %q seqs %v, want %q seqs %v", w, texts(got), seqs(got), want, wantSeqs)
+		}
+	}
+	if got := ids(readAll(t, s, "")); len(got) != batches {
+		t.Errorf("the shared ids, delivered by every writer, were stored %d times for %d ids: %v", len(got), batches, got)
+	}
+}
+
+// ackSurvivesClose: what was acknowledged before a clean Close is not
+// delivered again by the store opened after it.
+func ackSurvivesClose(t *testing.T, bk Backend) {
+	s, reopen := bk.Open(t, Options{})
+	putBinding(t, s, "b", store.Target{Provider: "telegram", Chat: "-100", Thread: "7"})
+	mustAppend(t, s, "telegram", 0, upd("b", 1, "a"), upd("b", 2, "b"), upd("b", 3, "c"))
+	if _, err := s.Ack("b", 2); err != nil {
+		t.Fatal(err)
+	}
+	s = reopen()
+	if got := seqs(readAll(t, s, "b")); !slices.Equal(got, []uint64{3}) {
+		t.Errorf("pending after reopen = %v, want [3]", got)
+	}
+	if st, _ := s.Stats("b"); st.AckedThrough != 2 || st.LastSeq != 3 || st.Pending != 1 {
+		t.Errorf("Stats after reopen = %+v, want acked through 2, last 3, 1 pending", st)
 	}
 }

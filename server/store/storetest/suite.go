@@ -62,6 +62,8 @@ func Run(t *testing.T, b Backend) {
 		{"AppendReadAck", appendReadAck},
 		{"AppendRejectsBadInput", appendRejectsBadInput},
 		{"AppendCopiesPayload", appendCopiesPayload},
+		{"ConcurrentAppends", concurrentAppends},
+		{"AckSurvivesClose", ackSurvivesClose},
 		{"Changed", changed},
 		{"Dedup", dedup},
 		{"DedupWindowIsBounded", dedupWindowIsBounded},

@@ -8,6 +8,12 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
+DELIVERY_STATUS_DENIED: DeliveryStatus
+DELIVERY_STATUS_DROPPED: DeliveryStatus
+DELIVERY_STATUS_EXPIRED: DeliveryStatus
+DELIVERY_STATUS_HELD: DeliveryStatus
+DELIVERY_STATUS_REFUSED: DeliveryStatus
+DELIVERY_STATUS_UNSPECIFIED: DeliveryStatus
 DESCRIPTOR: _descriptor.FileDescriptor
 NOTICE_PROVIDER_NOT_SERVING: Notice
 NOTICE_SUPERVISOR_DRAINING: Notice
@@ -78,6 +84,16 @@ class Capabilities(_message.Message):
     verbs: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ..., verbs: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class DeliveryReport(_message.Message):
+    __slots__ = ["detail", "seq", "status"]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    detail: str
+    seq: int
+    status: DeliveryStatus
+    def __init__(self, status: _Optional[_Union[DeliveryStatus, str]] = ..., seq: _Optional[int] = ..., detail: _Optional[str] = ...) -> None: ...
+
 class DownloadFileRequest(_message.Message):
     __slots__ = ["file_id", "session"]
     FILE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -115,14 +131,16 @@ class EditMessageResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class HeartbeatRequest(_message.Message):
-    __slots__ = ["session", "way_in", "way_in_detail"]
+    __slots__ = ["delivery_reports", "session", "way_in", "way_in_detail"]
+    DELIVERY_REPORTS_FIELD_NUMBER: _ClassVar[int]
     SESSION_FIELD_NUMBER: _ClassVar[int]
     WAY_IN_DETAIL_FIELD_NUMBER: _ClassVar[int]
     WAY_IN_FIELD_NUMBER: _ClassVar[int]
+    delivery_reports: _containers.RepeatedCompositeFieldContainer[DeliveryReport]
     session: Session
     way_in: _types_pb2.WayIn
     way_in_detail: str
-    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., way_in: _Optional[_Union[_types_pb2.WayIn, str]] = ..., way_in_detail: _Optional[str] = ...) -> None: ...
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., way_in: _Optional[_Union[_types_pb2.WayIn, str]] = ..., way_in_detail: _Optional[str] = ..., delivery_reports: _Optional[_Iterable[_Union[DeliveryReport, _Mapping]]] = ...) -> None: ...
 
 class HeartbeatResponse(_message.Message):
     __slots__ = ["binding", "notices", "provider_detail", "server_time"]
@@ -173,7 +191,8 @@ class ReactResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class RegisterRequest(_message.Message):
-    __slots__ = ["cwd", "handoff_token", "instance_id", "launch_id", "pid", "previous_target", "profile_key", "provider", "thread_name", "way_in", "way_in_detail"]
+    __slots__ = ["agent", "cwd", "handoff_token", "instance_id", "launch_id", "pid", "previous_target", "profile_key", "provider", "thread_name", "way_in", "way_in_detail"]
+    AGENT_FIELD_NUMBER: _ClassVar[int]
     CWD_FIELD_NUMBER: _ClassVar[int]
     HANDOFF_TOKEN_FIELD_NUMBER: _ClassVar[int]
     INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -185,6 +204,7 @@ class RegisterRequest(_message.Message):
     THREAD_NAME_FIELD_NUMBER: _ClassVar[int]
     WAY_IN_DETAIL_FIELD_NUMBER: _ClassVar[int]
     WAY_IN_FIELD_NUMBER: _ClassVar[int]
+    agent: str
     cwd: str
     handoff_token: str
     instance_id: str
@@ -196,7 +216,7 @@ class RegisterRequest(_message.Message):
     thread_name: str
     way_in: _types_pb2.WayIn
     way_in_detail: str
-    def __init__(self, instance_id: _Optional[str] = ..., profile_key: _Optional[str] = ..., thread_name: _Optional[str] = ..., cwd: _Optional[str] = ..., pid: _Optional[int] = ..., previous_target: _Optional[_Union[_types_pb2.Target, _Mapping]] = ..., handoff_token: _Optional[str] = ..., provider: _Optional[str] = ..., way_in: _Optional[_Union[_types_pb2.WayIn, str]] = ..., way_in_detail: _Optional[str] = ..., launch_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, instance_id: _Optional[str] = ..., profile_key: _Optional[str] = ..., thread_name: _Optional[str] = ..., cwd: _Optional[str] = ..., pid: _Optional[int] = ..., previous_target: _Optional[_Union[_types_pb2.Target, _Mapping]] = ..., handoff_token: _Optional[str] = ..., provider: _Optional[str] = ..., way_in: _Optional[_Union[_types_pb2.WayIn, str]] = ..., way_in_detail: _Optional[str] = ..., launch_id: _Optional[str] = ..., agent: _Optional[str] = ...) -> None: ...
 
 class RegisterResponse(_message.Message):
     __slots__ = ["binding", "capabilities", "heartbeat_interval", "origin", "session", "stale_after", "subscribed_heartbeat_interval"]
@@ -256,6 +276,14 @@ class Session(_message.Message):
     token: str
     def __init__(self, instance_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
+class StopRequest(_message.Message):
+    __slots__ = ["provider", "requested_by"]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    REQUESTED_BY_FIELD_NUMBER: _ClassVar[int]
+    provider: str
+    requested_by: str
+    def __init__(self, requested_by: _Optional[str] = ..., provider: _Optional[str] = ...) -> None: ...
+
 class StreamMessageRequest(_message.Message):
     __slots__ = ["buttons", "final", "idempotency_key", "reply_to", "session", "stream_id", "text"]
     BUTTONS_FIELD_NUMBER: _ClassVar[int]
@@ -291,14 +319,16 @@ class SubscribeRequest(_message.Message):
     def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., after_seq: _Optional[int] = ..., max_batch: _Optional[int] = ...) -> None: ...
 
 class SubscribeResponse(_message.Message):
-    __slots__ = ["binding_changed", "update", "updates"]
+    __slots__ = ["binding_changed", "stop_requested", "update", "updates"]
     BINDING_CHANGED_FIELD_NUMBER: _ClassVar[int]
+    STOP_REQUESTED_FIELD_NUMBER: _ClassVar[int]
     UPDATES_FIELD_NUMBER: _ClassVar[int]
     UPDATE_FIELD_NUMBER: _ClassVar[int]
     binding_changed: _types_pb2.Binding
+    stop_requested: StopRequest
     update: _types_pb2.Update
     updates: _containers.RepeatedCompositeFieldContainer[_types_pb2.Update]
-    def __init__(self, update: _Optional[_Union[_types_pb2.Update, _Mapping]] = ..., binding_changed: _Optional[_Union[_types_pb2.Binding, _Mapping]] = ..., updates: _Optional[_Iterable[_Union[_types_pb2.Update, _Mapping]]] = ...) -> None: ...
+    def __init__(self, update: _Optional[_Union[_types_pb2.Update, _Mapping]] = ..., binding_changed: _Optional[_Union[_types_pb2.Binding, _Mapping]] = ..., updates: _Optional[_Iterable[_Union[_types_pb2.Update, _Mapping]]] = ..., stop_requested: _Optional[_Union[StopRequest, _Mapping]] = ...) -> None: ...
 
 class SuspendRequest(_message.Message):
     __slots__ = ["reason", "session"]
@@ -355,6 +385,9 @@ class UploadHeader(_message.Message):
     kind: str
     session: Session
     def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., filename: _Optional[str] = ..., caption: _Optional[str] = ..., kind: _Optional[str] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class DeliveryStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
 
 class Notice(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -773,7 +773,16 @@ type DescribeResponse struct {
 	// The platform's rate limits on calls, as the operator's settings left
 	// them: the supervisor paces calls to stay within them (a call that
 	// would exceed one waits its turn). Empty: nothing is paced.
-	Limits        []*RateLimit `protobuf:"bytes,6,rep,name=limits,proto3" json:"limits,omitempty"`
+	Limits []*RateLimit `protobuf:"bytes,6,rep,name=limits,proto3" json:"limits,omitempty"`
+	// How a person writes a command to chatbus itself on this platform,
+	// before the command's name: "/" (Telegram's /sessions), "/chatbus "
+	// (a slash command taking the rest as text), "" (a room where every
+	// message is a command). The supervisor's answers name commands so.
+	CommandPrefix string `protobuf:"bytes,7,opt,name=command_prefix,json=commandPrefix,proto3" json:"command_prefix,omitempty"`
+	// A link that opens a thread, "{thread}" standing for the thread's id
+	// (a Telegram forum: "https://t.me/c/1234567890/{thread}"); empty: the
+	// platform's threads have no link. The chat's sessions command shows it.
+	ThreadLink    string `protobuf:"bytes,8,opt,name=thread_link,json=threadLink,proto3" json:"thread_link,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -848,6 +857,20 @@ func (x *DescribeResponse) GetLimits() []*RateLimit {
 		return x.Limits
 	}
 	return nil
+}
+
+func (x *DescribeResponse) GetCommandPrefix() string {
+	if x != nil {
+		return x.CommandPrefix
+	}
+	return ""
+}
+
+func (x *DescribeResponse) GetThreadLink() string {
+	if x != nil {
+		return x.ThreadLink
+	}
+	return ""
 }
 
 // RateLimit is one limit a platform puts on calls: at most count calls in
@@ -3953,14 +3976,17 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"start_time\x18\x02 \x01(\x04R\tstartTime\"\x11\n" +
 	"\x0fIdentifyRequest\"\x11\n" +
-	"\x0fDescribeRequest\"\x8d\x02\n" +
+	"\x0fDescribeRequest\"\xd5\x02\n" +
 	"\x10DescribeResponse\x12\x1a\n" +
 	"\bplatform\x18\x01 \x01(\tR\bplatform\x125\n" +
 	"\amethods\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.MethodR\amethods\x12$\n" +
 	"\x0emax_text_chars\x18\x03 \x01(\rR\fmaxTextChars\x12\x17\n" +
 	"\aweb_url\x18\x04 \x01(\tR\x06webUrl\x12/\n" +
 	"\x05verbs\x18\x05 \x03(\v2\x19.chatbus.provider.v1.VerbR\x05verbs\x126\n" +
-	"\x06limits\x18\x06 \x03(\v2\x1e.chatbus.provider.v1.RateLimitR\x06limits\"\xb3\x01\n" +
+	"\x06limits\x18\x06 \x03(\v2\x1e.chatbus.provider.v1.RateLimitR\x06limits\x12%\n" +
+	"\x0ecommand_prefix\x18\a \x01(\tR\rcommandPrefix\x12\x1f\n" +
+	"\vthread_link\x18\b \x01(\tR\n" +
+	"threadLink\"\xb3\x01\n" +
 	"\tRateLimit\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x125\n" +
 	"\x05scope\x18\x02 \x01(\x0e2\x1f.chatbus.provider.v1.LimitScopeR\x05scope\x12\x14\n" +

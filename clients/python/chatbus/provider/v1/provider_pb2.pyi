@@ -174,20 +174,24 @@ class DescribeRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class DescribeResponse(_message.Message):
-    __slots__ = ["limits", "max_text_chars", "methods", "platform", "verbs", "web_url"]
+    __slots__ = ["command_prefix", "limits", "max_text_chars", "methods", "platform", "thread_link", "verbs", "web_url"]
+    COMMAND_PREFIX_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
     MAX_TEXT_CHARS_FIELD_NUMBER: _ClassVar[int]
     METHODS_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_FIELD_NUMBER: _ClassVar[int]
+    THREAD_LINK_FIELD_NUMBER: _ClassVar[int]
     VERBS_FIELD_NUMBER: _ClassVar[int]
     WEB_URL_FIELD_NUMBER: _ClassVar[int]
+    command_prefix: str
     limits: _containers.RepeatedCompositeFieldContainer[RateLimit]
     max_text_chars: int
     methods: _containers.RepeatedCompositeFieldContainer[Method]
     platform: str
+    thread_link: str
     verbs: _containers.RepeatedCompositeFieldContainer[Verb]
     web_url: str
-    def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ..., web_url: _Optional[str] = ..., verbs: _Optional[_Iterable[_Union[Verb, _Mapping]]] = ..., limits: _Optional[_Iterable[_Union[RateLimit, _Mapping]]] = ...) -> None: ...
+    def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ..., web_url: _Optional[str] = ..., verbs: _Optional[_Iterable[_Union[Verb, _Mapping]]] = ..., limits: _Optional[_Iterable[_Union[RateLimit, _Mapping]]] = ..., command_prefix: _Optional[str] = ..., thread_link: _Optional[str] = ...) -> None: ...
 
 class DetachRequest(_message.Message):
     __slots__ = ["instance_id"]
