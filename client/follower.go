@@ -42,6 +42,10 @@ type Registration struct {
 	// reports a change.
 	WayIn       chatbusv1.WayIn
 	WayInDetail string
+	// LaunchID is the launch this session is when chatbus started it from
+	// a launch template: the session's $CHATBUS_LAUNCH_ID, which the
+	// follower passes on (the client reads no environment).
+	LaunchID string
 	// Agent says what the session is ("claude-code", "pi"; empty: a
 	// plain follower), for the chat's sessions command.
 	Agent string
@@ -145,6 +149,7 @@ func (c *Client) register(ctx context.Context, r Registration) (*chatbusv1.Regis
 		HandoffToken:   r.HandoffToken,
 		WayIn:          r.WayIn,
 		WayInDetail:    r.WayInDetail,
+		LaunchId:       r.LaunchID,
 		Agent:          r.Agent,
 	})
 	return resp, Err(err)

@@ -50,6 +50,7 @@ func (b *busService) Register(ctx context.Context, req *chatbusv1.RegisterReques
 		return nil, toStatus(err)
 	}
 	b.noteWayIn(reg.Follower, req.GetWayIn(), req.GetWayInDetail())
+	b.s.launched(req.GetLaunchId(), reg)
 	resp := &chatbusv1.RegisterResponse{
 		Session:           &chatbusv1.Session{InstanceId: reg.Follower.InstanceID, Token: reg.Follower.Token},
 		Origin:            originToProto(reg.Origin),

@@ -44,6 +44,7 @@ import (
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
 	"github.com/chatbus/chatbus/server/journal/vfs"
+	"github.com/chatbus/chatbus/server/launch"
 	"github.com/chatbus/chatbus/server/liveness"
 	"github.com/chatbus/chatbus/server/metrics"
 	"github.com/chatbus/chatbus/server/providers"
@@ -163,9 +164,13 @@ type Config struct {
 	// cluster node's, which outlives the supervisor of each of its terms
 	// and carries the node's own events beside the supervisor's.
 	Events *events.Hub
-	// Launcher starts and stops agent sessions from the launch templates
-	// (the chat's new and stop commands, server/control). If nil, none are
-	// configured: new says so, and stop only asks a session to stop.
+	// Launch is the launch templates: sessions started from the chat
+	// (server/launch). The zero value is none.
+	Launch LaunchConfig
+	// Launcher starts and stops agent sessions (the chat's new and stop
+	// commands, server/control). If nil, the launcher of Launch's
+	// templates, if any; with neither, new says so, and stop only asks a
+	// session to stop.
 	Launcher control.Launcher
 	// ClusterNode is the cluster node this supervisor leads for (the
 	// chat's status command names it); "" when not clustered.
@@ -237,6 +242,9 @@ type Server struct {
 	provs  *providers.Manager
 	voice  *transcribe.Transcriber // nil: no transcriber
 	doctor *doctor.Doctor
+	// launcher starts sessions from the launch templates; nil: none
+	// configured. Set by New, run by serve.
+	launcher *launch.Launcher
 	// control runs the commands people send from the chat.
 	control *control.Controller
 
@@ -318,6 +326,9 @@ func New(cfg Config) (*Server, error) {
 		metricsAddr: maddr,
 	}
 	s.shutdownTimeout.Store(int64(cfg.ShutdownTimeout))
+	if s.launcher, err = s.newLauncher(); err != nil {
+		return nil, err
+	}
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
 	s.deposed, s.deposeCalls = context.WithCancel(context.Background())
 	return s, nil
@@ -409,7 +420,7 @@ func (s *Server) open() error {
 	})
 	s.store, s.provs = st, provs // for the control side, before the hub is made
 	s.control = control.New(control.Config{Store: st, Supervisor: controlSide{s}, Messenger: controlSide{s},
-		Launcher: s.cfg.Launcher, Events: s.hub, Logger: s.log})
+		Launcher: s.Launcher(), Events: s.hub, Logger: s.log})
 	core := hub.New(hub.Config{
 		Store:             st,
 		Registry:          reg,
@@ -521,6 +532,13 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 		s.cfg.OnReady()
 	}
 	wg.Go(func() { s.watchdog(runCtx) })
+	if s.launcher != nil {
+		// Launched sessions go on running when the supervisor stops; the
+		// next one finds them.
+		wg.Go(func() { s.launcher.Run(runCtx) })
+		s.log.Info().Str("attach", s.launcher.AttachCommand()).Int("templates", len(s.cfg.Launch.Templates)).
+			Msg("launch templates: sessions may be started from the chat; at the desk: " + s.launcher.AttachCommand())
+	}
 
 	select {
 	case err := <-serveErr:

@@ -138,7 +138,9 @@ func (a *app) follow(ctx context.Context, stdin io.Reader, o followOpts) error {
 		key = "shell:" + inc.String()
 	}
 	fl := &follower{a: a, c: c, out: bufio.NewWriter(a.stdout), delivered: o.after,
-		reg: client.Registration{ProfileKey: key, ThreadName: o.threadName, Cwd: cwd, Provider: o.provider, HandoffToken: o.handoff}}
+		reg: client.Registration{ProfileKey: key, ThreadName: o.threadName, Cwd: cwd, Provider: o.provider, HandoffToken: o.handoff,
+			// A session chatbus launched says so (docs/launch.md).
+			LaunchID: os.Getenv("CHATBUS_LAUNCH_ID")}}
 	if err := fl.register(ctx); err != nil {
 		return err
 	}

@@ -283,6 +283,7 @@ func (b *bridge) register(ctx context.Context, token string) error {
 	reg := client.Registration{
 		ProfileKey: b.cfg.profileKey, ThreadName: b.cfg.threadName, Cwd: b.cfg.cwd,
 		Provider: b.cfg.provider, HandoffToken: token, WayIn: way.kind, WayInDetail: way.detail, Agent: "claude-code",
+		LaunchID: b.cfg.launchID,
 	}
 	deadline := time.Now().Add(describeWait)
 	for {

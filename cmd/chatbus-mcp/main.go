@@ -51,6 +51,8 @@ thread and every message not yet delivered) and exits.
 The profile key (which thread is the session's) is, in order: --profile-key,
 $CHATBUS_PROFILE_KEY, else "mcp:<pid>@<start time>" of the process that
 launched chatbus-mcp (the Claude Code session), which a reload keeps.
+$CHATBUS_LAUNCH_ID, set when chatbus started the session from a launch
+template (docs/launch.md), is sent at registration.
 
 Flags:
 `
@@ -60,11 +62,14 @@ type config struct {
 	paths      paths.Paths
 	profileKey string
 	threadName string
-	provider   string
-	cwd        string
-	ensure     bool
-	binary     string
-	logLevel   zerolog.Level
+	// launchID is $CHATBUS_LAUNCH_ID: set when chatbus launched the
+	// session from a launch template, sent at registration.
+	launchID string
+	provider string
+	cwd      string
+	ensure   bool
+	binary   string
+	logLevel zerolog.Level
 	// ackReaction, if set, marks each message delivered to Claude Code.
 	ackReaction string
 	// ways finds the ways in to the session (wayin.go); nil: the channel,
@@ -169,7 +174,7 @@ func parseFlags(args []string, getenv func(string) string, stdout, stderr io.Wri
 		name = filepath.Base(cwd)
 	}
 	return config{
-		paths: p, profileKey: key, threadName: name, provider: *provider, cwd: cwd,
+		paths: p, profileKey: key, threadName: name, launchID: getenv("CHATBUS_LAUNCH_ID"), provider: *provider, cwd: cwd,
 		ensure: !*noStart, binary: *binary, logLevel: lvl, ackReaction: *ackReaction,
 		ways: newWays(*wayIn, *srvName, cwd, getenv),
 	}, nil

@@ -73,6 +73,9 @@ type fileConfig struct {
 	Cluster clusterConfig `yaml:"cluster"`
 	// Transcriber turns voice notes into text (voice.go).
 	Transcriber transcriberConfig `yaml:"transcriber"`
+	// LaunchTemplates are the sessions the allowed users may start from
+	// the chat, by template name (launch.go); none: off.
+	LaunchTemplates map[string]launchTemplateConfig `yaml:"launch_templates"`
 
 	// SubscribedHeartbeatInterval: the heartbeat interval of followers
 	// with an open update stream.
@@ -345,12 +348,21 @@ func checkStruct(m *yaml.Node, t reflect.Type, prefix string, lines map[string]i
 			probs = append(probs, checkProviders(v, lines)...)
 			continue
 		}
+		if key == "launch_templates" {
+			probs = append(probs, checkLaunchTemplates(v, lines)...)
+			continue
+		}
 		if why := checkValue(v, f.Type); why != "" {
 			probs = append(probs, problem{line: v.Line, key: key, why: why})
 			continue
 		}
 		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(duration(0)) {
 			probs = append(probs, checkStruct(v, f.Type, key+".", lines)...)
+		}
+		if f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct {
+			for j, e := range v.Content {
+				probs = append(probs, checkStruct(e, f.Type.Elem(), fmt.Sprintf("%s.%d.", key, j), lines)...)
+			}
 		}
 	}
 	return probs
@@ -388,6 +400,24 @@ func checkValue(v *yaml.Node, t reflect.Type) string {
 	case t.Kind() == reflect.Bool:
 		if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
 			return "want true or false, got " + nodeKind(v)
+		}
+	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.String:
+		if v.Kind != yaml.MappingNode {
+			return "want a mapping of names to strings, got " + nodeKind(v)
+		}
+		for i := 1; i < len(v.Content); i += 2 {
+			if e := v.Content[i]; e.Kind != yaml.ScalarNode || e.Tag == "!!null" {
+				return "want a mapping of names to strings, got " + nodeKind(e) + " for " + v.Content[i-1].Value
+			}
+		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
+		if v.Kind != yaml.SequenceNode {
+			return "want a list, got " + nodeKind(v)
+		}
+		for _, e := range v.Content {
+			if e.Kind != yaml.MappingNode {
+				return "want a list of mappings, got " + nodeKind(e) + " in it"
+			}
 		}
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
 		if v.Kind != yaml.SequenceNode {
@@ -531,6 +561,7 @@ func (c *config) checkRanges() []problem {
 		}
 	}
 	probs = append(probs, c.checkMetrics()...)
+	probs = append(probs, c.checkLaunch()...)
 	return append(probs, c.checkTranscriber()...)
 }
 

@@ -318,6 +318,7 @@ func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc
 		Console:           server.ConsoleConfig{Off: !consoleOn, Port: max(f.consolePort, fc.Console.Port)},
 		Metrics:           fc.Metrics.server(),
 		Transcriber:       fc.Transcriber.server(),
+		Launch:            fc.launchServer(),
 		Journal: store.Limits{
 			MaxCount: fc.Journal.MaxCount,
 			MaxBytes: fc.Journal.MaxBytes,
@@ -327,11 +328,12 @@ func serverConfig(cmd *cobra.Command, f flags, p paths.Paths, cfgPath string, fc
 		},
 		SubscribedHeartbeatInterval: pickDur(f.subscribedHeartbeat, fc.SubscribedHeartbeatInterval),
 		StartOnly: map[string]string{
-			"log_file":        pick(f.logFile, fc.LogFile),
-			"log_format":      pick(f.logFormat, fc.LogFormat),
-			"log_max_size_mb": strconv.Itoa(pickInt(f.logMaxSizeMB, fc.LogMaxSizeMB, defaultLogMaxSizeMB)),
-			"log_max_backups": strconv.Itoa(pickBackups(f.logMaxBackups, fc)),
-			"transcriber":     fmt.Sprintf("%+v", fc.Transcriber),
+			"log_file":         pick(f.logFile, fc.LogFile),
+			"log_format":       pick(f.logFormat, fc.LogFormat),
+			"log_max_size_mb":  strconv.Itoa(pickInt(f.logMaxSizeMB, fc.LogMaxSizeMB, defaultLogMaxSizeMB)),
+			"log_max_backups":  strconv.Itoa(pickBackups(f.logMaxBackups, fc)),
+			"transcriber":      fmt.Sprintf("%+v", fc.Transcriber),
+			"launch_templates": fc.launchStartOnly(),
 		},
 		Version: version.Get().Version,
 	}
@@ -407,6 +409,13 @@ func reportCheck(w io.Writer, c *config, specs []providers.Spec, err error) erro
 			names = append(names, s.Name)
 		}
 		checked = "providers checked: " + strings.Join(names, ", ")
+	}
+	if ts := c.launchTemplates(); len(ts) > 0 {
+		names := make([]string, 0, len(ts))
+		for _, t := range ts {
+			names = append(names, t.Name)
+		}
+		checked += "; launch templates: " + strings.Join(names, ", ")
 	}
 	fmt.Fprintf(w, "config %s: ok (%s)\n", c.path, checked)
 	return nil

@@ -26,6 +26,26 @@ func (h *Hub) Unregister(f *registry.Follower) {
 	}
 }
 
+// Park parks the thread of binding key now that the program of its
+// session ended (a launched session, server/launch): the session holding
+// it, if it is instanceID's ("" : whichever), is ended, and a binding
+// held for a handoff goes offline without waiting for its deadline.
+func (h *Hub) Park(key, instanceID string) {
+	if f := h.reg.Holder(key); f != nil && (instanceID == "" || f.InstanceID == instanceID) {
+		h.Unregister(f)
+	}
+	b, err := h.store.GetBinding(key)
+	if err != nil || b.Status != store.StatusSuspended {
+		return
+	}
+	b.Status = store.StatusOffline
+	if err := h.putBinding(b); err != nil {
+		h.log.Error().Err(err).Str("binding", key).Msg("parking a thread")
+		return
+	}
+	h.publish(events.BindingChanged, b.InstanceID, "its session ended: binding offline", map[string]string{"binding": key})
+}
+
 // Shutdown ends every session (the supervisor is stopping): streams end,
 // every later session call is told the supervisor is going away, and the
 // bindings stay as they are for reconciliation after the restart.

@@ -39,6 +39,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -107,9 +108,11 @@ var _ control.Launcher = (*Launcher)(nil)
 // session is one launched session.
 type session struct {
 	id, template, project, dir string
-	window                     string // tmux window id ("@3")
-	pid                        int
 	started                    time.Time
+	// window is its tmux window's id ("@3"), pid its program's; set
+	// under Launcher.mu once the window is made, then never changed.
+	window string
+	pid    int
 
 	registered chan struct{} // closed at its follower's first registration
 	exited     chan struct{} // closed once its end was noticed
@@ -117,6 +120,12 @@ type session struct {
 	// Guarded by Launcher.mu.
 	follower Follower
 	stopping bool
+	// signalled is set once Stop sent it a signal: a dead pane without
+	// an exit status is then its end.
+	signalled atomic.Bool
+	// deadSince is when Run first saw its pane dead without an exit
+	// status (Run's own).
+	deadSince time.Time
 	// Written before exited is closed.
 	status    string // "exited with status 0", "killed by a signal", "its window was closed"
 	lastLines string
@@ -226,11 +235,18 @@ func (l *Launcher) New(ctx context.Context, r control.NewRequest) (control.Launc
 	}
 	env = append(env, EnvLaunchID+"="+s.id)
 	l.make.Lock()
-	s.window, s.pid, err = l.tmux.newWindow(ctx, window{name: project, dir: dir, env: env, argv: t.Argv, options: map[string]string{
+	win, pid, err := l.tmux.newWindow(ctx, window{name: project, dir: dir, env: env, argv: t.Argv, options: map[string]string{
 		"@chatbus-launch": s.id, "@chatbus-template": t.Name, "@chatbus-project": project,
 		"@chatbus-started": s.started.UTC().Format(time.RFC3339),
 	}})
 	l.make.Unlock()
+	l.mu.Lock() // Run and Registered look at the sessions' windows
+	s.window, s.pid = win, pid
+	f := s.follower
+	l.mu.Unlock()
+	if err == nil && f.BindingKey != "" {
+		l.markWindow(win, f) // it registered before the window was known
+	}
 	if err != nil {
 		l.end(s)
 		return control.Launched{}, fmt.Errorf("launch %s in %s: %w", t.Name, project, err)
@@ -292,27 +308,39 @@ func (l *Launcher) awaitFollower(ctx context.Context, t Template, s *session) (c
 func (l *Launcher) Registered(launchID string, f Follower) {
 	l.mu.Lock()
 	s, ok := l.sessions[launchID]
+	var win string
 	if ok {
 		s.follower = f
+		win = s.window
 	}
 	l.mu.Unlock()
 	if !ok {
 		l.log.Warn().Str("launch", launchID).Str("binding", f.BindingKey).Msg("a follower registered with a launch id of no session launched here")
 		return
 	}
+	if win != "" { // else New does it once it has the window
+		l.markWindow(win, f)
+	}
+	l.mu.Lock()
+	if !closed(s.registered) {
+		close(s.registered)
+	}
+	l.mu.Unlock()
+}
+
+// markWindow records f in its session's window and names the window as
+// its thread.
+func (l *Launcher) markWindow(win string, f Follower) {
 	ctx := context.Background()
 	for k, v := range map[string]string{"@chatbus-binding": f.BindingKey, "@chatbus-slot": f.Slot, "@chatbus-thread": f.Thread} {
-		if err := l.tmux.setOption(ctx, s.window, k, v); err != nil {
-			l.log.Warn().Err(err).Str("window", s.window).Msg("recording the follower in its window")
+		if err := l.tmux.setOption(ctx, win, k, v); err != nil {
+			l.log.Warn().Err(err).Str("window", win).Msg("recording the follower in its window")
 		}
 	}
 	if f.Thread != "" {
-		if err := l.tmux.rename(ctx, s.window, f.Thread); err != nil {
-			l.log.Warn().Err(err).Str("window", s.window).Msg("naming the window as its thread")
+		if err := l.tmux.rename(ctx, win, f.Thread); err != nil {
+			l.log.Warn().Err(err).Str("window", win).Msg("naming the window as its thread")
 		}
-	}
-	if !closed(s.registered) {
-		close(s.registered)
 	}
 }
 
@@ -422,6 +450,7 @@ func (l *Launcher) signal(s *session, sig syscall.Signal) {
 	if closed(s.exited) || s.pid <= 1 {
 		return
 	}
+	s.signalled.Store(true)
 	if err := syscall.Kill(-s.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		l.log.Warn().Err(err).Int("pid", s.pid).Str("signal", sig.String()).Msg("signalling a launched session")
 	}
@@ -457,6 +486,14 @@ func (l *Launcher) claim(s *session) bool {
 	delete(l.sessions, s.id)
 	return true
 }
+
+// statusGrace is how long a dead pane may lack its exit status before its
+// end is reported without one (tmux may see the terminal close before it
+// reaps the program; one killed by a signal has no exit status at all).
+const statusGrace = 2 * time.Second
+
+// statusUnknown ends a session whose exit status tmux did not give.
+const statusUnknown = "ended (killed by a signal, or its exit status unknown)"
 
 // Run finds the sessions launched before (a restart of the supervisor)
 // and watches the windows until ctx ends: a session whose program ended
@@ -533,7 +570,19 @@ func (l *Launcher) look(ctx context.Context) {
 		if s.window == "" || closed(s.exited) {
 			continue
 		}
-		if p, ok := byWindow[s.window]; !ok || p.dead {
+		p, ok := byWindow[s.window]
+		if ok && p.dead && p.status == "" {
+			// tmux saw the terminal close before it had the program's
+			// exit status (or never gets it: a program killed by a
+			// signal has none): wait a little for it.
+			if s.deadSince.IsZero() {
+				s.deadSince = time.Now()
+			}
+			if time.Since(s.deadSince) < statusGrace && !s.signalled.Load() {
+				continue
+			}
+		}
+		if !ok || p.dead {
 			ended = append(ended, s)
 		}
 	}
@@ -550,7 +599,12 @@ func (l *Launcher) look(ctx context.Context) {
 			s.status = "exited with status " + p.status
 			s.lastLines = l.tmux.capture(ctx, s.window)
 		default:
-			s.status = "was killed by a signal"
+			// Reaped after the list: ask once more.
+			if st, _ := l.tmux.run(ctx, "display-message", "-p", "-t", s.window, "#{pane_dead_status}"); strings.TrimSpace(st) != "" {
+				s.status = "exited with status " + strings.TrimSpace(st)
+			} else {
+				s.status = statusUnknown
+			}
 			s.lastLines = l.tmux.capture(ctx, s.window)
 		}
 		l.make.Lock()
