@@ -128,7 +128,13 @@ func (m *Manager) RetryDeadLetter(ctx context.Context, provider, id string) (*hu
 	if err != nil {
 		return nil, err
 	}
-	if d.Cause == store.DeadLetterJournal {
+	if len(d.Converted) == 0 && len(d.Payload) == 0 {
+		// Too large for the store, it kept neither: nothing to retry.
+		return nil, fmt.Errorf("dead letter %s/%s: %w: it keeps neither its payload nor its converted update (%s)", provider, id, ErrDeadLetterUnconverted, firstLine(d.Error))
+	}
+	if d.Cause == store.DeadLetterJournal && len(d.Converted) > 0 {
+		// (One too large for the store that kept only its payload:
+		// its provider converts that again.)
 		u, err := converted(d)
 		if err != nil {
 			return nil, err

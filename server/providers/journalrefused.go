@@ -20,7 +20,8 @@ import (
 // acknowledged: the provider keeps it at the platform and the pump tries
 // again after a pause. A failure of the journal itself (a full disk, an
 // I/O error) passes, and nothing is lost meanwhile; but one record the
-// store refuses whatever the disk (a bound it keeps, ErrInvalid), or whose
+// store refuses whatever the disk (a bound it keeps: ErrInvalid, an
+// update larger than one etcd request, ErrTooLarge), or whose
 // journalling panics, would fail every batch that holds it, and every
 // update after it would wait at the platform for good. So after
 // journalAttempts failures in a row the pump journals its batch one update
@@ -45,7 +46,7 @@ var ErrDeadLetterNotJournalled = errors.New("the journal refused the dead letter
 // refusedRecord reports whether err, the failure to journal one update
 // alone, is of that update rather than of the journal.
 func refusedRecord(err error) bool {
-	return errors.Is(err, store.ErrInvalid) || errors.Is(err, errIngestPanic)
+	return errors.Is(err, store.ErrInvalid) || errors.Is(err, store.ErrTooLarge) || errors.Is(err, errIngestPanic)
 }
 
 // ingestContained is sink.Ingest with its panic contained (errIngestPanic).

@@ -22,33 +22,10 @@ import (
 // stream does not stall. Retried, the journal refuses it again (it stays,
 // one more retry counted); dropped, it is gone.
 func TestPumpSetsARecordTheJournalRefusesAside(t *testing.T) {
-	e := newSinkEnv(t, func(st *store.Bolt) Ingester {
+	e := newSinkEnv(t, func(st store.Store) Ingester {
 		return hub.New(hub.Config{Store: st, Logger: zerolog.Nop()}).Intake()
 	}, spec("fake", childSettings{Push: 8, Refused: []int64{3}}))
-	testkit.Eventually(t, "7 updates journalled and 1 set aside", func() bool {
-		s := e.m.Statuses()[0]
-		return s.Ingested == 7 && e.m.provs["fake"].deadLettered.Load() == 1
-	})
-	got, err := e.st.Read("", 0, 100) // unrouted: no binding owns thread 7
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []int64
-	for _, u := range got {
-		ids = append(ids, u.PlatformUpdateID)
-	}
-	if want := []int64{1, 2, 4, 5, 6, 7, 8}; !slices.Equal(ids, want) {
-		t.Errorf("journalled %v, want %v (each once, in order, 3 set aside)", ids, want)
-	}
-	cur, err := e.st.Cursor("fake")
-	if err != nil || string(cur) != "9" {
-		t.Errorf("stored cursor %q, %v; want 9 (past every update)", cur, err)
-	}
-	dls, err := e.m.DeadLetters("fake")
-	if err != nil || len(dls) != 1 {
-		t.Fatalf("dead letters %+v, %v; want 1", dls, err)
-	}
-	d := dls[0]
+	d := thirdSetAside(t, e)
 	if d.Cause != store.DeadLetterJournal || d.PlatformUpdateID != 3 || !strings.HasPrefix(d.ID, "sha256:") ||
 		!strings.Contains(d.Error, "the journal refused it") || !strings.Contains(d.Error, "dedup id") ||
 		string(d.Payload) != `{"update_id":3}` || len(d.Converted) == 0 {
@@ -71,4 +48,35 @@ func TestPumpSetsARecordTheJournalRefusesAside(t *testing.T) {
 	if dls, _ := e.m.DeadLetters("fake"); len(dls) != 0 {
 		t.Errorf("dropped, still %+v", dls)
 	}
+}
+
+// thirdSetAside waits until e's provider "fake", pushing updates 1..8,
+// has journalled 7 and set 1 aside, checks that the journal holds every
+// update but 3, once, in order, and that the stored cursor is past them
+// all, and returns the dead letter.
+func thirdSetAside(t *testing.T, e *env) store.DeadLetter {
+	t.Helper()
+	testkit.Eventually(t, "7 updates journalled and 1 set aside", func() bool {
+		s := e.m.Statuses()[0]
+		return s.Ingested == 7 && e.m.provs["fake"].deadLettered.Load() == 1
+	})
+	got, err := e.st.Read("", 0, 100) // unrouted: no binding owns thread 7
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, u := range got {
+		ids = append(ids, u.PlatformUpdateID)
+	}
+	if want := []int64{1, 2, 4, 5, 6, 7, 8}; !slices.Equal(ids, want) {
+		t.Errorf("journalled %v, want %v (each once, in order, 3 set aside)", ids, want)
+	}
+	if cur, err := e.st.Cursor("fake"); err != nil || string(cur) != "9" {
+		t.Errorf("stored cursor %q, %v; want 9 (past every update)", cur, err)
+	}
+	dls, err := e.m.DeadLetters("fake")
+	if err != nil || len(dls) != 1 {
+		t.Fatalf("dead letters %+v, %v; want 1", dls, err)
+	}
+	return dls[0]
 }

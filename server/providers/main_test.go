@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 	"google.golang.org/grpc/codes"
 
+	"github.com/chatbus/chatbus/internal/etcdtest"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	sdk "github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/providertest"
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 		os.Exit(child())
 	}
 	os.Setenv(childEnv, "1") // for the children this process starts
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, etcdtest.LeakOptions()...)
 }
 
 // childSettings script a child: Push updates 1..Push of thread "7" in chat
@@ -45,6 +46,9 @@ type childSettings struct {
 	// Refused are updates (of 1..Push) given a dedup id longer than the
 	// journal keeps one: the store refuses their record.
 	Refused []int64 `json:"refused"`
+	// Large are updates (of 1..Push) of 1 MiB of text and as much raw
+	// payload: more than one etcd request may carry (1.5 MiB).
+	Large []int64 `json:"large"`
 }
 
 // callParams script one call: Fail names the provider error it answers
@@ -144,6 +148,10 @@ func child() int {
 	for i := 1; i <= cs.Push; i++ {
 		u := &providerv1.Update{UpdateId: int64(i), Chat: "-100", Thread: "7", Allowed: true,
 			Kind: providerv1.UpdateKind_UPDATE_KIND_MESSAGE, Text: fmt.Sprint("update ", i)}
+		if slices.Contains(cs.Large, int64(i)) {
+			u.Text = strings.Repeat("y", 1<<20)
+			u.Payload = []byte(fmt.Sprintf(`{"update_id":%d,"text":%q}`, i, u.Text))
+		}
 		if slices.Contains(cs.Refused, int64(i)) {
 			u.DedupId = strings.Repeat("x", 2000)
 			u.Payload = []byte(fmt.Sprintf(`{"update_id":%d}`, i))

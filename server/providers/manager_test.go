@@ -26,7 +26,7 @@ import (
 // main_test.go), journalling into a recordingIngester.
 type env struct {
 	m    *Manager
-	st   *store.Bolt
+	st   store.Store
 	dir  string
 	sock string
 	ing  *recordingIngester
@@ -50,18 +50,25 @@ func newEnv(t *testing.T, specs ...Spec) *env {
 
 // newSinkEnv is newEnv whose pumps journal into sink(the store) (nil: the
 // recordingIngester).
-func newSinkEnv(t *testing.T, sink func(*store.Bolt) Ingester, specs ...Spec) *env {
+func newSinkEnv(t *testing.T, sink func(store.Store) Ingester, specs ...Spec) *env {
 	t.Helper()
-	e := &env{dir: t.TempDir(), ing: &recordingIngester{}}
-	st, err := store.Open(filepath.Join(e.dir, "state.db"), store.Options{})
+	st, err := store.Open(filepath.Join(t.TempDir(), "state.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.st = st
+	t.Cleanup(func() { st.Close() })
+	return newStoreEnv(t, st, sink, specs...)
+}
+
+// newStoreEnv is newSinkEnv over st (the caller's to close).
+func newStoreEnv(t *testing.T, st store.Store, sink func(store.Store) Ingester, specs ...Spec) *env {
+	t.Helper()
+	e := &env{dir: t.TempDir(), ing: &recordingIngester{}, st: st}
 	e.sink = e.ing
 	if sink != nil {
 		e.sink = sink(st)
 	}
+	var err error
 	e.sock, err = os.MkdirTemp("", "pm")
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +76,6 @@ func newSinkEnv(t *testing.T, sink func(*store.Bolt) Ingester, specs ...Spec) *e
 	e.start(t, specs...)
 	t.Cleanup(func() {
 		e.stop()
-		st.Close()
 		os.RemoveAll(e.sock)
 	})
 	return e

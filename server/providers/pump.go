@@ -329,6 +329,12 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 			// The cursor of raw: its dead letters are durable already
 			// (the durable record the provider's cursor may move past).
 			t, err = ingestContained(ctx, sink, p.spec.Name, batch, batchCursor(raw))
+			if errors.Is(err, store.ErrTooLarge) {
+				// The store says already that it refuses a record of
+				// this batch whatever the journal: found and set aside
+				// at once, not after journalAttempts writes.
+				t, journalled, err = m.journalEach(ctx, p, sink, raw, arrived)
+			}
 			through = max(through, t)
 		}
 		if err == nil {

@@ -65,6 +65,9 @@ var (
 	// ErrHandoffExpired: the handoff token's deadline has passed. The record
 	// stays until ExpireHandoffs sweeps it, so the binding is released there.
 	ErrHandoffExpired = errors.New("handoff token expired")
+	// ErrTooLarge: an update is larger than the store can write in one
+	// request (etcd's request limit). Nothing was written.
+	ErrTooLarge = errors.New("larger than the store can write")
 )
 
 // Target is one thread on one platform, named by the platform's own ids as
@@ -453,6 +456,10 @@ type Store interface {
 	// If ctx ends before the write commits, Append returns ctx.Err() and
 	// the outcome is unknown: the write may or may not have committed.
 	// Retrying with the same updates is safe (de-duplication).
+	//
+	// A store whose writes are bounded (etcd's request limit) refuses a
+	// batch holding an update larger than one write may carry: ErrTooLarge
+	// (the error names the update), nothing of the batch written.
 	Append(ctx context.Context, provider string, updates []Update, cursor []byte) ([]Update, error)
 	// Cursor returns the provider's platform cursor as last stored by
 	// Append (opaque bytes; a schema 1 file's numeric cursor in decimal),

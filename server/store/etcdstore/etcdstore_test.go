@@ -1,6 +1,7 @@
 package etcdstore_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -491,5 +492,73 @@ func TestUnavailableEtcdIsTriedAgain(t *testing.T) {
 	}
 	if len(retries) != 0 {
 		t.Errorf("a fenced write was tried again: %v", retries)
+	}
+}
+
+// TestUpdateLargerThanOneRequest: an update larger than one etcd request
+// may carry (MaxRequestBytes, 64 KiB here) is refused with ErrTooLarge,
+// the batch that holds it with it, nothing of it written; one that fits
+// alone, though over half the limit, is written. A dead letter too large
+// is kept without its payload, then without its converted update, and
+// more dead letters than one transaction may carry are written in
+// several.
+func TestUpdateLargerThanOneRequest(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cli := c.Client(t)
+	f, _ := leader(t, cli, "tg", 5)
+	s := open(t, cli, "/p/", f, etcdstore.Options{MaxRequestBytes: 64 << 10})
+	ctx := context.Background()
+
+	batch := msgs("", 3, 1)
+	batch[1].Text = strings.Repeat("y", 100<<10)
+	if _, err := s.Append(ctx, "tg", batch, []byte("3")); !errors.Is(err, store.ErrTooLarge) || !strings.Contains(err.Error(), "update 2 ") {
+		t.Fatalf("append with an update of 100 KiB: %v, want ErrTooLarge naming update 2", err)
+	}
+	if us, _ := s.Read("", 0, 0); len(us) != 0 {
+		t.Errorf("%d updates journalled by a refused batch", len(us))
+	}
+	if cur, _ := s.Cursor("tg"); cur != nil {
+		t.Errorf("cursor %q after a refused batch", cur)
+	}
+	batch[1].Text = strings.Repeat("y", 40<<10) // over half the limit, within it
+	if got, err := s.Append(ctx, "tg", batch, []byte("3")); err != nil || len(got) != 3 {
+		t.Fatalf("append with an update of 40 KiB: %d, %v", len(got), err)
+	}
+
+	big := bytes.Repeat([]byte("z"), 100<<10)
+	dls := []store.DeadLetter{
+		{Provider: "tg", ID: "payload", Error: "e", Payload: big, Converted: []byte("c")},
+		{Provider: "tg", ID: "both", Error: "e", Payload: big, Converted: big},
+	}
+	for i := range 200 {
+		dls = append(dls, store.DeadLetter{Provider: "tg", ID: fmt.Sprint("small-", i), Error: "e", Payload: []byte("p")})
+	}
+	if err := s.PutDeadLetters(ctx, dls); err != nil {
+		t.Fatalf("put dead letters: %v", err)
+	}
+	s.Close()
+	r := open(t, cli, "/p/", f, etcdstore.Options{MaxRequestBytes: 64 << 10})
+	all, err := r.DeadLetters("tg")
+	if err != nil || len(all) != len(dls) {
+		t.Fatalf("after reopen: %d dead letters, %v; want %d", len(all), err, len(dls))
+	}
+	for _, tc := range []struct {
+		id               string
+		payload, convert int
+		says             []string
+	}{
+		{"payload", 0, 1, []string{"payload of 102400 bytes is not kept"}},
+		{"both", 0, 0, []string{"payload of 102400 bytes is not kept", "converted update of 102400 bytes is not kept"}},
+		{"small-7", 1, 0, nil},
+	} {
+		d, err := r.GetDeadLetter("tg", tc.id)
+		if err != nil || len(d.Payload) != tc.payload || len(d.Converted) != tc.convert {
+			t.Errorf("dead letter %s: %d bytes of payload, %d converted, %v", tc.id, len(d.Payload), len(d.Converted), err)
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(d.Error, s) {
+				t.Errorf("dead letter %s: %q does not say %q", tc.id, d.Error, s)
+			}
+		}
 	}
 }

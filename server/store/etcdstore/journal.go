@@ -72,6 +72,13 @@ func (s *Store) Append(ctx context.Context, provider string, updates []store.Upd
 				}
 				batchIDs[id] = struct{}{}
 			}
+			v := store.EncodeUpdate(&u) // without Seq: the same once it has one
+			if n := s.soloBytes(u.BindingKey, v, id, cursor); n > s.txnBudget() {
+				// Written alone it would still be refused: refused
+				// now, with the batch, for the caller to set aside.
+				return nil, nil, fmt.Errorf("etcdstore: update %d of provider %q is %d bytes, more than one etcd request may carry (%d: max-request-bytes less its envelope): %w",
+					u.PlatformUpdateID, provider, len(v), s.txnBudget(), store.ErrTooLarge)
+			}
 			p := parts[u.BindingKey]
 			if p == nil {
 				q := s.queues[u.BindingKey]
@@ -85,7 +92,6 @@ func (s *Store) Append(ctx context.Context, provider string, updates []store.Upd
 			}
 			u.Seq = next[u.BindingKey]
 			next[u.BindingKey]++
-			v := store.EncodeUpdate(&u)
 			p.entries = append(p.entries, entry{u: u, size: int64(len(v))})
 			p.data = append(p.data, v)
 			p.ids = append(p.ids, id) // "" for none: one per entry
@@ -218,6 +224,24 @@ func (s *Store) Append(ctx context.Context, provider string, updates []store.Upd
 		return nil, err
 	}
 	return out, nil
+}
+
+// soloBytes is about what the transaction that carries an update encoded
+// as v (de-duplication id id, binding key) alone would send: its chunk,
+// its queue state, its de-duplication record and the cursor. Caller holds
+// mu.
+func (s *Store) soloBytes(key string, v []byte, id string, cursor []byte) int {
+	n := len(v) + 2*binary.MaxVarintLen64 + idsBytes([]string{id})
+	if n <= s.txnBudget()/2 {
+		return n // far within: the batch's groups hold it
+	}
+	keys := len(s.k(pJournal, hexKey(key), "/", fmt.Sprintf("%020d", 0))) + len(s.k(pQueue, hexKey(key))) +
+		len(s.k(pDedup, hexKey(""), "/", fmt.Sprintf("%020d", 0))) + len(s.k(pCursor)) + 4*16
+	state := 128 // the queue state's JSON but its moved seqs
+	if q := s.queues[key]; q != nil {
+		state += 21 * len(q.Moved)
+	}
+	return n + keys + state + len(cursor)
 }
 
 // txnBudget is how many bytes of keys and values one transaction may
