@@ -255,10 +255,14 @@ func (c *Controller) restart(ctx context.Context, provider string, to answerTo) 
 		}
 		return b.String()
 	}
-	progressID, err := c.cfg.Messenger.Send(ctx, to.t, Message{Text: fmt.Sprintf("Restarting **%s**…", escape(provider)), ReplyTo: to.replyTo},
-		to.key+"/begun")
-	if err != nil {
-		progressID = "" // the answer is a message of its own
+	// A command that names an interaction (an application command) has
+	// one response, the answer: no message before it.
+	progressID := ""
+	if to.replyTo == "" {
+		id, err := c.cfg.Messenger.Send(ctx, to.t, Message{Text: fmt.Sprintf("Restarting **%s**…", escape(provider))}, to.key+"/begun")
+		if err == nil {
+			progressID = id
+		} // else the answer is a message of its own
 	}
 	pctx, stopProgress := context.WithCancel(ctx)
 	progressed := make(chan struct{}, 1)

@@ -438,10 +438,16 @@ type answerTo struct {
 	replyTo string
 }
 
-// answer sends m under key, or edits the message m replaces (EditOf).
+// answer sends m under key, or edits the message m replaces (EditOf); an
+// edit the platform refuses there is sent as a message of its own.
 func (c *Controller) answer(ctx context.Context, t store.Target, m Message, key string) error {
 	if m.EditOf != "" {
-		return c.cfg.Messenger.Edit(ctx, t, m.EditOf, m, key)
+		err := c.cfg.Messenger.Edit(ctx, t, m.EditOf, m, key)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		c.log.Debug().Err(err).Msg("the answer could not replace its first message; sending it")
+		m.EditOf, key = "", key+"/sent"
 	}
 	_, err := c.cfg.Messenger.Send(ctx, t, m, key)
 	return err

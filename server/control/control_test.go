@@ -29,6 +29,8 @@ type side struct {
 	sent     []sent
 	answered []string
 	progress int
+	// refuseEdits: the platform refuses every edit.
+	refuseEdits bool
 }
 
 type sent struct {
@@ -90,6 +92,9 @@ func (s *side) Send(_ context.Context, t store.Target, m Message, key string) (s
 func (s *side) Edit(_ context.Context, t store.Target, id string, m Message, key string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.refuseEdits {
+		return errors.New("denied: no edits here")
+	}
 	if key == "" {
 		s.progress++
 		return nil
@@ -385,5 +390,31 @@ func TestLauncher(t *testing.T) {
 	}
 	if len(l.stopped) != 1 || len(r.side.stops) != 1 || r.side.stops[0] != "Z" {
 		t.Errorf("launcher stopped %v; asked to stop %v", l.stopped, r.side.stops)
+	}
+}
+
+// TestRestartAnswer: restart's first message is replaced by its answer;
+// where the platform refuses the edit, the answer is a message of its
+// own; a restart from an interaction (an application command) answers it
+// once, with no message before.
+func TestRestartAnswer(t *testing.T) {
+	r := newRig(t, nil)
+	r.side.refuseEdits = true
+	r.c.Take(r.journal(t, command("1", "restart chat")))
+	r.c.Wait()
+	got := r.side.sends()
+	if len(got) != 2 || got[0].key != "answer/chat/1/begun" || got[1].key != "answer/chat/1/sent" ||
+		!strings.Contains(got[1].m.Text, "**chat restarted**") || got[1].m.EditOf != "" {
+		t.Fatalf("answers %+v", got)
+	}
+
+	r = newRig(t, nil)
+	u := command("2", "restart chat")
+	u.Refs = []store.Ref{{Kind: store.RefInteraction, ID: "i2"}}
+	r.c.Take(r.journal(t, u))
+	r.c.Wait()
+	got = r.side.sends()
+	if len(got) != 1 || got[0].key != "answer/chat/2" || got[0].m.ReplyTo != "i2" || !strings.Contains(got[0].m.Text, "2. ready") {
+		t.Fatalf("answers to an interaction %+v", got)
 	}
 }
