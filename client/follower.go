@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -85,9 +86,13 @@ type Follower struct {
 	acks *acker
 
 	// wayIn is a way in not yet reported (SetWayIn); the next heartbeat,
-	// woken by wayInSet (cap 1), carries it.
-	wayIn    atomic.Pointer[wayInReport]
-	wayInSet chan struct{}
+	// woken by wayInSet (cap 1), carries it, and the delivery reports not
+	// yet sent (ReportDelivery; reportsMu guards reports, at most
+	// maxDeliveryReports, the oldest dropped beyond).
+	wayIn     atomic.Pointer[wayInReport]
+	wayInSet  chan struct{}
+	reportsMu sync.Mutex
+	reports   []*chatbusv1.DeliveryReport
 
 	stop     context.CancelFunc
 	done     chan struct{}
@@ -173,6 +178,49 @@ func (f *Follower) SetWayIn(w chatbusv1.WayIn, detail string) {
 	case f.wayInSet <- struct{}{}:
 	default:
 	}
+}
+
+// maxDeliveryReports bounds the delivery reports waiting for a
+// heartbeat (the most one heartbeat carries).
+const maxDeliveryReports = 32
+
+// ReportDelivery reports what the agent session said of an update handed
+// to it (chatbus-mcp: Claude Code's reports on its inbox): the next
+// heartbeat, sent at once, carries it, and the supervisor publishes it as
+// an event. Reports wait for a heartbeat that gets through; beyond
+// maxDeliveryReports the oldest are dropped.
+func (f *Follower) ReportDelivery(status chatbusv1.DeliveryStatus, seq uint64, detail string) {
+	if len(detail) > 1024 {
+		detail = detail[:1024]
+	}
+	f.reportsMu.Lock()
+	f.reports = append(f.reports, &chatbusv1.DeliveryReport{Status: status, Seq: seq, Detail: strings.ToValidUTF8(detail, "")})
+	if n := len(f.reports) - maxDeliveryReports; n > 0 {
+		f.reports = f.reports[n:]
+	}
+	f.reportsMu.Unlock()
+	select {
+	case f.wayInSet <- struct{}{}:
+	default:
+	}
+}
+
+// takeReports returns the reports to send; sent drops them once sent.
+func (f *Follower) takeReports() []*chatbusv1.DeliveryReport {
+	f.reportsMu.Lock()
+	defer f.reportsMu.Unlock()
+	return slices.Clone(f.reports)
+}
+
+func (f *Follower) sentReports(sent []*chatbusv1.DeliveryReport) {
+	if len(sent) == 0 {
+		return
+	}
+	f.reportsMu.Lock()
+	defer f.reportsMu.Unlock()
+	// The first len(sent) are those sent, unless the oldest were dropped
+	// meanwhile: drop what is still there of them.
+	f.reports = slices.DeleteFunc(f.reports, func(r *chatbusv1.DeliveryReport) bool { return slices.Contains(sent, r) })
 }
 
 // supervisorID names the running supervisor: its pid and start time.
@@ -286,7 +334,7 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		case <-f.streamEnded: // the stream was the liveness: heartbeat now
 			t.Stop()
-		case <-f.wayInSet: // a way in to report: heartbeat now
+		case <-f.wayInSet: // a way in or a delivery to report: heartbeat now
 			t.Stop()
 		}
 		wait := interval
@@ -306,10 +354,14 @@ func (f *Follower) heartbeat(ctx context.Context, interval time.Duration) {
 		if report != nil {
 			req.WayIn, req.WayInDetail = report.w, report.detail
 		}
+		req.DeliveryReports = f.takeReports()
 		resp, err := f.c.Bus.Heartbeat(callCtx, req)
 		cancel()
 		if err == nil && report != nil {
 			f.wayIn.CompareAndSwap(report, nil) // reported, unless a newer one came
+		}
+		if err == nil {
+			f.sentReports(req.DeliveryReports)
 		}
 		if slices.Contains(resp.GetNotices(), chatbusv1.Notice_NOTICE_THREAD_REPLACED) {
 			f.setBinding(resp.GetBinding())

@@ -22,7 +22,9 @@ import (
 // A third session whose project refuses cross-session messages
 // (crossSessionInbound "refuse") has no way in: its topic gets one notice,
 // its follower says why, and what is written there waits until a later
-// session of the project, with the setting lifted, takes it.
+// session of the project takes it: one that holds it for approval
+// ("hold": Claude Code reports it held, and it is acked only once Claude
+// Code reports it delivered, when the setting is lifted).
 func TestClaudeCodeInbox(t *testing.T) {
 	r := startClaudeRig(t, nil, "alpha", "beta", "gamma")
 	b, api, term := r.b, r.api, r.term
@@ -121,10 +123,24 @@ func TestClaudeCodeInbox(t *testing.T) {
 	if u := b.binding(t, gamma.profileKey).GetJournal().GetUnacked(); u != 1 {
 		t.Errorf("gamma's journal holds %d unacked, want the message", u)
 	}
+	// The next session holds messages for approval at its terminal
+	// ("hold"): Claude Code reports the message held, and it stays
+	// unacked until Claude Code reports it delivered (the setting lifted:
+	// Claude Code releases what it holds).
 	r.exit("gamma", gamma)
-	setInbound("accept")
+	setInbound("hold")
 	r.start("gamma-2", gamma) // no --continue: gamma never had a conversation to continue
+	waitLong(t, "Claude Code's report that it holds the message", func() bool {
+		out, _, _ := b.busctl("events")
+		return strings.Contains(out, "follower_delivery_held")
+	}, func() string { out, _, _ := b.busctl("events"); return out })
+	if u := b.binding(t, gamma.profileKey).GetJournal().GetUnacked(); u != 1 {
+		t.Errorf("gamma's journal holds %d unacked while Claude Code holds the message, want 1", u)
+	}
+	setInbound("accept")
 	b.waitText(t, threadC, "re: hello gamma")
+	waitLong(t, "gamma's message acked", func() bool { return b.binding(t, gamma.profileKey).GetJournal().GetUnacked() == 0 },
+		func() string { return b.binding(t, gamma.profileKey).String() })
 
 	// Every reply landed once, in its own topic; the notice once.
 	if got := b.replies(threadA); !slices.Equal(got, []string{"re: hello alpha", "re: while you were away"}) {

@@ -282,6 +282,11 @@ func TestMCPInboxReports(t *testing.T) {
 	if n := in.Received(); n != 1 {
 		t.Errorf("%d messages posted while the first is held, want 1", n)
 	}
+	events := func() string { out, _, _ := b.busctl("events"); return out }
+	testkit.Eventually(t, "the held event", func() bool { return strings.Contains(events(), "follower_delivery_held") })
+	if u := unacked(); u != 2 {
+		t.Errorf("%d unacked while the first is held, want 2", u)
+	}
 	in.SetPolicy(inboxtest.Accept) // approved at the terminal: delivered
 	testkit.Eventually(t, "both acked", func() bool { return unacked() == 0 })
 
@@ -318,6 +323,9 @@ func TestMCPInboxReports(t *testing.T) {
 	drops := textsWith(b.replies(thread), "dropped your message")
 	if len(drops) != 1 || len(refusals()) != 1 || !strings.Contains(refusals()[0], "Nothing is lost") {
 		t.Errorf("notices: drops %q, refusals %q", drops, refusals())
+	}
+	if ev := events(); strings.Count(ev, "follower_delivery_failed") != 2 || !strings.Contains(ev, "rate-limited") || !strings.Contains(ev, "refused") {
+		t.Errorf("busctl events:\n%s", ev)
 	}
 	var statuses []string
 	for _, r := range in.Reports() {

@@ -3,8 +3,11 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,6 +82,7 @@ func (b *busService) Heartbeat(_ context.Context, req *chatbusv1.HeartbeatReques
 		return nil, err
 	}
 	b.noteWayIn(f, req.GetWayIn(), req.GetWayInDetail())
+	b.noteDeliveries(f, req.GetDeliveryReports())
 	resp := &chatbusv1.HeartbeatResponse{ServerTime: timestamppb.Now()}
 	if b.s.draining.Load() {
 		resp.Notices = append(resp.Notices, chatbusv1.Notice_NOTICE_SUPERVISOR_DRAINING)
@@ -109,6 +113,24 @@ func (b *busService) noteWayIn(f *registry.Follower, w chatbusv1.WayIn, detail s
 	}
 	b.s.hub.Publish(events.Event{Kind: events.FollowerWayIn, InstanceID: f.InstanceID, Message: msg,
 		Attrs: map[string]string{"way_in": st.WayIn.String(), "detail": detail}})
+}
+
+// noteDeliveries publishes what a follower's agent session reported of
+// the updates handed to it.
+func (b *busService) noteDeliveries(f *registry.Follower, reports []*chatbusv1.DeliveryReport) {
+	for _, r := range reports {
+		kind := events.FollowerDeliveryFailed
+		if r.GetStatus() == chatbusv1.DeliveryStatus_DELIVERY_STATUS_HELD {
+			kind = events.FollowerDeliveryHeld
+		}
+		status := strings.ToLower(strings.TrimPrefix(r.GetStatus().String(), "DELIVERY_STATUS_"))
+		msg := fmt.Sprintf("the agent session reported update %d %s", r.GetSeq(), status)
+		if r.GetDetail() != "" {
+			msg += ": " + r.GetDetail()
+		}
+		b.s.hub.Publish(events.Event{Kind: kind, InstanceID: f.InstanceID, Message: msg,
+			Attrs: map[string]string{"status": status, "seq": strconv.FormatUint(r.GetSeq(), 10), "detail": r.GetDetail()}})
+	}
 }
 
 func (b *busService) Subscribe(req *chatbusv1.SubscribeRequest, stream chatbusv1.BusService_SubscribeServer) error {

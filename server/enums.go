@@ -101,6 +101,9 @@ var eventKinds = enumtab.New(map[events.Kind]chatbusv1.EventKind{
 	events.LaunchStarted:      chatbusv1.EventKind_EVENT_KIND_LAUNCH_STARTED,
 	events.LaunchEnded:        chatbusv1.EventKind_EVENT_KIND_LAUNCH_ENDED,
 	events.LaunchStopped:      chatbusv1.EventKind_EVENT_KIND_LAUNCH_STOPPED,
+
+	events.FollowerDeliveryHeld:   chatbusv1.EventKind_EVENT_KIND_FOLLOWER_DELIVERY_HELD,
+	events.FollowerDeliveryFailed: chatbusv1.EventKind_EVENT_KIND_FOLLOWER_DELIVERY_FAILED,
 })
 
 var wayIns = enumtab.New(map[registry.WayIn]chatbusv1.WayIn{

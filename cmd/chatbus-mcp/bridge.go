@@ -110,7 +110,7 @@ func newBridge(cfg config, log zerolog.Logger) *bridge {
 	}
 	b.perms = newPermissions(b)
 	b.presence = newPresence(b.typingOnce)
-	b.inbox = newInboxPoster(log, b.onHeld, b.onLateReport)
+	b.inbox = newInboxPoster(log, b.onLateReport)
 	b.inboxRetry = inboxRetry.New()
 	b.told = map[string]bool{}
 	return b

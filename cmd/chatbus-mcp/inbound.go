@@ -46,7 +46,8 @@ func (b *bridge) deliver(ctx context.Context, u *chatbusv1.Update) (notified boo
 		return false, err
 	}
 	if b.way.kind == chatbusv1.WayIn_WAY_IN_INBOX {
-		r, err := b.inbox.post(ctx, b.way.socket, b.ways.token, inboxMessage(b.ways.name, content, meta))
+		r, err := b.inbox.post(ctx, b.way.socket, b.ways.token, inboxMessage(b.ways.name, content, meta),
+			func(r report) { b.onHeld(u.GetSeq(), r) })
 		switch {
 		case ctx.Err() != nil:
 			return false, ctx.Err()

@@ -114,8 +114,6 @@ type inboxPoster struct {
 	log     zerolog.Logger
 	replies *replySocket
 	pacer   *rate.Limiter
-	// onHeld is called when a post is held (once per post).
-	onHeld func(r report)
 	// settle and trail are settleQuick and settleTrail (tests shorten
 	// them).
 	settle, trail time.Duration
@@ -124,9 +122,9 @@ type inboxPoster struct {
 	noReports string // why no reply socket, as last logged
 }
 
-func newInboxPoster(log zerolog.Logger, onHeld func(report), late func(string, report)) *inboxPoster {
+func newInboxPoster(log zerolog.Logger, late func(string, report)) *inboxPoster {
 	return &inboxPoster{
-		log: log, onHeld: onHeld, settle: settleQuick, trail: settleTrail,
+		log: log, settle: settleQuick, trail: settleTrail,
 		replies: newReplySocket(log, late),
 		pacer:   rate.NewLimiter(rate.Every(paceEvery), paceBurst),
 	}
@@ -135,10 +133,11 @@ func newInboxPoster(log zerolog.Logger, onHeld func(report), late func(string, r
 // post posts content into the inbox at socket and returns what became of
 // it: a report whose status is statusDelivered when the session took it
 // (no report within the settle time, or "delivered" after "held"), else
-// the report that says why not. An error means the post itself failed
+// the report that says why not; onHeld, if set, is called when it is
+// held. An error means the post itself failed
 // (the inbox did not take the line), or ctx ended while it waited: the
 // message may or may not be in the session.
-func (p *inboxPoster) post(ctx context.Context, socket, token, content string) (report, error) {
+func (p *inboxPoster) post(ctx context.Context, socket, token, content string, onHeld func(report)) (report, error) {
 	if err := p.pacer.Wait(ctx); err != nil {
 		return report{}, err
 	}
@@ -181,8 +180,8 @@ func (p *inboxPoster) post(ctx context.Context, socket, token, content string) (
 					t := time.NewTicker(heldCheck)
 					defer t.Stop()
 					check = t.C
-					if p.onHeld != nil {
-						p.onHeld(r)
+					if onHeld != nil {
+						onHeld(r)
 					}
 				}
 				continue

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/chatbus/chatbus/internal/backoff"
+	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
 // Reports from the session's inbox. A line posted to Claude Code's inbox
@@ -301,11 +302,11 @@ func (e *notDeliveredError) Error() string {
 	return fmt.Sprintf("Claude Code did not deliver update %d: %s (%s)", e.seq, e.r.status, e.r.reason)
 }
 
-// onHeld is called when Claude Code holds a posted message for approval
-// at the terminal (follow's goroutine).
-func (b *bridge) onHeld(r report) {
+// onHeld is called when Claude Code holds update seq's message for
+// approval at the terminal (follow's goroutine).
+func (b *bridge) onHeld(seq uint64, r report) {
 	b.log.Info().Str("reason", r.reason).Msg("Claude Code holds the message for approval at the terminal; it is acked once delivered")
-	b.reportDelivery(statusHeld, r, "")
+	b.reportDelivery(seq, r, "")
 }
 
 // onLateReport is called with a report no post waits for any more (the
@@ -317,7 +318,7 @@ func (b *bridge) onLateReport(id string, r report) {
 		return
 	}
 	b.log.Warn().Str("msg_id", id).Str("status", r.status).Str("drop_reason", r.dropReason).Msg("Claude Code reported late that a message counted as delivered was not")
-	b.reportDelivery(r.status, r, "a message counted as delivered")
+	b.reportDelivery(0, r, "a message counted as delivered")
 	b.tell("late "+r.status+" "+r.dropReason, fmt.Sprintf("⚠️ Claude Code reported late that one of your recent messages did not reach the session (%s). Please send it again.", r.reason))
 }
 
@@ -325,7 +326,7 @@ func (b *bridge) onLateReport(id string, r report) {
 // deliver, and tells the thread once per status and reason.
 func (b *bridge) notDelivered(seq uint64, r report, text string) {
 	b.log.Warn().Uint64("seq", seq).Str("status", r.status).Str("drop_reason", r.dropReason).Str("reason", r.reason).Msg("Claude Code did not deliver a message")
-	b.reportDelivery(r.status, r, preview(text))
+	b.reportDelivery(seq, r, "«"+preview(text)+"»")
 	b.tell(r.status+" "+r.dropReason, notDeliveredNotice(r, b.ways.name, preview(text)))
 }
 
@@ -370,6 +371,34 @@ func (b *bridge) tell(key, text string) {
 // maxTold bounds the notices of one process.
 const maxTold = 32
 
-// reportDelivery accounts for a report: the supervisor publishes it as
-// an event.
-func (b *bridge) reportDelivery(status string, r report, what string) {}
+// deliveryStatuses are the reports the supervisor is told of.
+var deliveryStatuses = map[string]chatbusv1.DeliveryStatus{
+	statusHeld:    chatbusv1.DeliveryStatus_DELIVERY_STATUS_HELD,
+	statusRefused: chatbusv1.DeliveryStatus_DELIVERY_STATUS_REFUSED,
+	statusDropped: chatbusv1.DeliveryStatus_DELIVERY_STATUS_DROPPED,
+	statusDenied:  chatbusv1.DeliveryStatus_DELIVERY_STATUS_DENIED,
+	statusExpired: chatbusv1.DeliveryStatus_DELIVERY_STATUS_EXPIRED,
+}
+
+// reportDelivery accounts for a report of update seq (0: not known): the
+// supervisor publishes it as an event (busctl events). what, if set,
+// names the message.
+func (b *bridge) reportDelivery(seq uint64, r report, what string) {
+	st, ok := deliveryStatuses[r.status]
+	if !ok {
+		return
+	}
+	detail := r.reason
+	if r.dropReason != "" {
+		detail = r.dropReason + ": " + detail
+	}
+	if what != "" {
+		detail += " (" + what + ")"
+	}
+	b.mu.Lock()
+	f := b.sess.f
+	b.mu.Unlock()
+	if f != nil {
+		f.ReportDelivery(st, seq, detail)
+	}
+}

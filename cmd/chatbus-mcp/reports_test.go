@@ -25,13 +25,13 @@ func TestInboxReports(t *testing.T) {
 	dir := shortDir(t)
 	in := inboxtest.Start(t, filepath.Join(dir, "4242.sock"))
 	held := make(chan report, 8)
-	p := newInboxPoster(zerolog.New(zerolog.NewTestWriter(t)), func(r report) { held <- r }, nil)
+	p := newInboxPoster(zerolog.New(zerolog.NewTestWriter(t)), nil)
 	defer p.close()
 	p.settle, p.trail = 100*time.Millisecond, 200*time.Millisecond // the stand-in reports at once
 	ctx := context.Background()
 	post := func(text string) report {
 		t.Helper()
-		r, err := p.post(ctx, in.Path, in.Token, text)
+		r, err := p.post(ctx, in.Path, in.Token, text, func(r report) { held <- r })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,10 @@ func TestInboxReports(t *testing.T) {
 
 	in.SetPolicy(inboxtest.Hold)
 	done := make(chan report, 1)
-	go func() { r, _ := p.post(ctx, in.Path, in.Token, "held, then approved"); done <- r }()
+	go func() {
+		r, _ := p.post(ctx, in.Path, in.Token, "held, then approved", func(r report) { held <- r })
+		done <- r
+	}()
 	testkit.Eventually(t, "the message held", func() bool { return len(in.Held()) == 1 })
 	select {
 	case r := <-done:
@@ -64,7 +67,7 @@ func TestInboxReports(t *testing.T) {
 	}
 
 	in.SetPolicy(inboxtest.Hold)
-	go func() { r, _ := p.post(ctx, in.Path, in.Token, "held, then declined"); done <- r }()
+	go func() { r, _ := p.post(ctx, in.Path, in.Token, "held, then declined", nil); done <- r }()
 	testkit.Eventually(t, "the message held", func() bool { return len(in.Held()) == 1 })
 	in.Deny()
 	if r := <-done; r.status != statusDenied {

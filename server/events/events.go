@@ -65,6 +65,11 @@ const (
 	LaunchStarted Kind = 45
 	LaunchEnded   Kind = 46
 	LaunchStopped Kind = 47
+
+	// A follower's agent session holds an update for approval, or did not
+	// deliver it (attributes "status", "seq", "detail").
+	FollowerDeliveryHeld   Kind = 48
+	FollowerDeliveryFailed Kind = 49
 )
 
 var kindNames = map[Kind]string{
@@ -106,6 +111,9 @@ var kindNames = map[Kind]string{
 	LaunchStarted: "launch_started",
 	LaunchEnded:   "launch_ended",
 	LaunchStopped: "launch_stopped",
+
+	FollowerDeliveryHeld:   "follower_delivery_held",
+	FollowerDeliveryFailed: "follower_delivery_failed",
 }
 
 func (k Kind) String() string {

@@ -230,6 +230,15 @@ const (
 	// template, project, window, launch, binding, slot, by, by_id,
 	// provider).
 	EventKind_EVENT_KIND_LAUNCH_STOPPED EventKind = 47
+	// The agent session holds an update a follower handed it, for approval
+	// at its terminal (Claude Code's crossSessionInbound "hold"); it is
+	// acked once delivered (attributes status, seq, detail).
+	EventKind_EVENT_KIND_FOLLOWER_DELIVERY_HELD EventKind = 48
+	// The agent session did not deliver an update a follower handed it:
+	// refused, dropped, declined at its terminal or expired (attributes
+	// status, seq, detail). Refused, dropped and expired updates stay
+	// unacked and are handed over again.
+	EventKind_EVENT_KIND_FOLLOWER_DELIVERY_FAILED EventKind = 49
 )
 
 // Enum value maps for EventKind.
@@ -271,44 +280,48 @@ var (
 		45: "EVENT_KIND_LAUNCH_STARTED",
 		46: "EVENT_KIND_LAUNCH_ENDED",
 		47: "EVENT_KIND_LAUNCH_STOPPED",
+		48: "EVENT_KIND_FOLLOWER_DELIVERY_HELD",
+		49: "EVENT_KIND_FOLLOWER_DELIVERY_FAILED",
 	}
 	EventKind_value = map[string]int32{
-		"EVENT_KIND_UNSPECIFIED":             0,
-		"EVENT_KIND_FOLLOWER_REGISTERED":     1,
-		"EVENT_KIND_FOLLOWER_REPLACED":       2,
-		"EVENT_KIND_FOLLOWER_PRUNED":         3,
-		"EVENT_KIND_FOLLOWER_UNREGISTERED":   4,
-		"EVENT_KIND_AUTH_REFUSED":            5,
-		"EVENT_KIND_SUPERVISOR_STARTED":      6,
-		"EVENT_KIND_SUPERVISOR_STOPPING":     7,
-		"EVENT_KIND_EVENTS_DROPPED":          8,
-		"EVENT_KIND_BINDING_CHANGED":         9,
-		"EVENT_KIND_BINDING_FAILED":          10,
-		"EVENT_KIND_UPDATES_DROPPED":         11,
-		"EVENT_KIND_RECONCILED":              12,
-		"EVENT_KIND_PROVIDER_STARTED":        13,
-		"EVENT_KIND_PROVIDER_EXITED":         14,
-		"EVENT_KIND_PROVIDER_FATAL":          15,
-		"EVENT_KIND_PROVIDER_HEALTH":         16,
-		"EVENT_KIND_DOCTOR":                  17,
-		"EVENT_KIND_CONFIG_RELOADED":         18,
-		"EVENT_KIND_CONFIG_REFUSED":          19,
-		"EVENT_KIND_CLUSTER_LEADER_ELECTED":  20,
-		"EVENT_KIND_CLUSTER_LEADERSHIP_LOST": 21,
-		"EVENT_KIND_CLUSTER_FENCED":          22,
-		"EVENT_KIND_CLUSTER_RELAY_FOLLOWED":  23,
-		"EVENT_KIND_CLUSTER_MEMBER_JOINED":   24,
-		"EVENT_KIND_CLUSTER_MEMBER_LEFT":     25,
-		"EVENT_KIND_UPDATE_DEAD_LETTERED":    28,
-		"EVENT_KIND_DEAD_LETTER_RESOLVED":    29,
-		"EVENT_KIND_FOLLOWER_WAY_IN":         30,
-		"EVENT_KIND_VOICE_TRANSCRIBED":       34,
-		"EVENT_KIND_CONTROL_COMMAND":         40,
-		"EVENT_KIND_CONTROL_NOT_ALLOWED":     41,
-		"EVENT_KIND_CONTROL_INTERRUPTED":     42,
-		"EVENT_KIND_LAUNCH_STARTED":          45,
-		"EVENT_KIND_LAUNCH_ENDED":            46,
-		"EVENT_KIND_LAUNCH_STOPPED":          47,
+		"EVENT_KIND_UNSPECIFIED":              0,
+		"EVENT_KIND_FOLLOWER_REGISTERED":      1,
+		"EVENT_KIND_FOLLOWER_REPLACED":        2,
+		"EVENT_KIND_FOLLOWER_PRUNED":          3,
+		"EVENT_KIND_FOLLOWER_UNREGISTERED":    4,
+		"EVENT_KIND_AUTH_REFUSED":             5,
+		"EVENT_KIND_SUPERVISOR_STARTED":       6,
+		"EVENT_KIND_SUPERVISOR_STOPPING":      7,
+		"EVENT_KIND_EVENTS_DROPPED":           8,
+		"EVENT_KIND_BINDING_CHANGED":          9,
+		"EVENT_KIND_BINDING_FAILED":           10,
+		"EVENT_KIND_UPDATES_DROPPED":          11,
+		"EVENT_KIND_RECONCILED":               12,
+		"EVENT_KIND_PROVIDER_STARTED":         13,
+		"EVENT_KIND_PROVIDER_EXITED":          14,
+		"EVENT_KIND_PROVIDER_FATAL":           15,
+		"EVENT_KIND_PROVIDER_HEALTH":          16,
+		"EVENT_KIND_DOCTOR":                   17,
+		"EVENT_KIND_CONFIG_RELOADED":          18,
+		"EVENT_KIND_CONFIG_REFUSED":           19,
+		"EVENT_KIND_CLUSTER_LEADER_ELECTED":   20,
+		"EVENT_KIND_CLUSTER_LEADERSHIP_LOST":  21,
+		"EVENT_KIND_CLUSTER_FENCED":           22,
+		"EVENT_KIND_CLUSTER_RELAY_FOLLOWED":   23,
+		"EVENT_KIND_CLUSTER_MEMBER_JOINED":    24,
+		"EVENT_KIND_CLUSTER_MEMBER_LEFT":      25,
+		"EVENT_KIND_UPDATE_DEAD_LETTERED":     28,
+		"EVENT_KIND_DEAD_LETTER_RESOLVED":     29,
+		"EVENT_KIND_FOLLOWER_WAY_IN":          30,
+		"EVENT_KIND_VOICE_TRANSCRIBED":        34,
+		"EVENT_KIND_CONTROL_COMMAND":          40,
+		"EVENT_KIND_CONTROL_NOT_ALLOWED":      41,
+		"EVENT_KIND_CONTROL_INTERRUPTED":      42,
+		"EVENT_KIND_LAUNCH_STARTED":           45,
+		"EVENT_KIND_LAUNCH_ENDED":             46,
+		"EVENT_KIND_LAUNCH_STOPPED":           47,
+		"EVENT_KIND_FOLLOWER_DELIVERY_HELD":   48,
+		"EVENT_KIND_FOLLOWER_DELIVERY_FAILED": 49,
 	}
 )
 
@@ -2638,7 +2651,8 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x0fDeadLetterCause\x12!\n" +
 	"\x1dDEAD_LETTER_CAUSE_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cDEAD_LETTER_CAUSE_CONVERSION\x10\x01\x12\x1d\n" +
-	"\x19DEAD_LETTER_CAUSE_JOURNAL\x10\x02*\xb4\t\n" +
+	"\x19DEAD_LETTER_CAUSE_JOURNAL\x10\x02*\x84\n" +
+	"\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eEVENT_KIND_FOLLOWER_REGISTERED\x10\x01\x12 \n" +
@@ -2676,7 +2690,9 @@ const file_chatbus_v1_admin_proto_rawDesc = "" +
 	"\x1eEVENT_KIND_CONTROL_INTERRUPTED\x10*\x12\x1d\n" +
 	"\x19EVENT_KIND_LAUNCH_STARTED\x10-\x12\x1b\n" +
 	"\x17EVENT_KIND_LAUNCH_ENDED\x10.\x12\x1d\n" +
-	"\x19EVENT_KIND_LAUNCH_STOPPED\x10/*\x96\x02\n" +
+	"\x19EVENT_KIND_LAUNCH_STOPPED\x10/\x12%\n" +
+	"!EVENT_KIND_FOLLOWER_DELIVERY_HELD\x100\x12'\n" +
+	"#EVENT_KIND_FOLLOWER_DELIVERY_FAILED\x101*\x96\x02\n" +
 	"\x12ConfigChangeAction\x12$\n" +
 	" CONFIG_CHANGE_ACTION_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cCONFIG_CHANGE_ACTION_APPLIED\x10\x01\x12+\n" +

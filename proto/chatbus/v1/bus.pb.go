@@ -24,6 +24,74 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// DeliveryStatus is what became of an update handed to the agent session.
+type DeliveryStatus int32
+
+const (
+	DeliveryStatus_DELIVERY_STATUS_UNSPECIFIED DeliveryStatus = 0
+	// Held for approval at the session's terminal; another report follows.
+	DeliveryStatus_DELIVERY_STATUS_HELD DeliveryStatus = 1
+	// The session refuses such messages (a setting, a policy, the feature
+	// off there); the update stays unacked.
+	DeliveryStatus_DELIVERY_STATUS_REFUSED DeliveryStatus = 2
+	// Dropped at the session's inbox (rate limit, full queue…); the update
+	// stays unacked and is handed over again.
+	DeliveryStatus_DELIVERY_STATUS_DROPPED DeliveryStatus = 3
+	// Declined by the person at the session's terminal; the update is done
+	// with.
+	DeliveryStatus_DELIVERY_STATUS_DENIED DeliveryStatus = 4
+	// Left the session's hold unapproved; the update stays unacked and is
+	// handed over again.
+	DeliveryStatus_DELIVERY_STATUS_EXPIRED DeliveryStatus = 5
+)
+
+// Enum value maps for DeliveryStatus.
+var (
+	DeliveryStatus_name = map[int32]string{
+		0: "DELIVERY_STATUS_UNSPECIFIED",
+		1: "DELIVERY_STATUS_HELD",
+		2: "DELIVERY_STATUS_REFUSED",
+		3: "DELIVERY_STATUS_DROPPED",
+		4: "DELIVERY_STATUS_DENIED",
+		5: "DELIVERY_STATUS_EXPIRED",
+	}
+	DeliveryStatus_value = map[string]int32{
+		"DELIVERY_STATUS_UNSPECIFIED": 0,
+		"DELIVERY_STATUS_HELD":        1,
+		"DELIVERY_STATUS_REFUSED":     2,
+		"DELIVERY_STATUS_DROPPED":     3,
+		"DELIVERY_STATUS_DENIED":      4,
+		"DELIVERY_STATUS_EXPIRED":     5,
+	}
+)
+
+func (x DeliveryStatus) Enum() *DeliveryStatus {
+	p := new(DeliveryStatus)
+	*p = x
+	return p
+}
+
+func (x DeliveryStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DeliveryStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_chatbus_v1_bus_proto_enumTypes[0].Descriptor()
+}
+
+func (DeliveryStatus) Type() protoreflect.EnumType {
+	return &file_chatbus_v1_bus_proto_enumTypes[0]
+}
+
+func (x DeliveryStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DeliveryStatus.Descriptor instead.
+func (DeliveryStatus) EnumDescriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{0}
+}
+
 // Notice is something a follower must know, returned by Heartbeat.
 type Notice int32
 
@@ -66,11 +134,11 @@ func (x Notice) String() string {
 }
 
 func (Notice) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_v1_bus_proto_enumTypes[0].Descriptor()
+	return file_chatbus_v1_bus_proto_enumTypes[1].Descriptor()
 }
 
 func (Notice) Type() protoreflect.EnumType {
-	return &file_chatbus_v1_bus_proto_enumTypes[0]
+	return &file_chatbus_v1_bus_proto_enumTypes[1]
 }
 
 func (x Notice) Number() protoreflect.EnumNumber {
@@ -79,7 +147,7 @@ func (x Notice) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Notice.Descriptor instead.
 func (Notice) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{0}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{1}
 }
 
 // SuspendReason says why a binding is suspended.
@@ -114,11 +182,11 @@ func (x SuspendReason) String() string {
 }
 
 func (SuspendReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_chatbus_v1_bus_proto_enumTypes[1].Descriptor()
+	return file_chatbus_v1_bus_proto_enumTypes[2].Descriptor()
 }
 
 func (SuspendReason) Type() protoreflect.EnumType {
-	return &file_chatbus_v1_bus_proto_enumTypes[1]
+	return &file_chatbus_v1_bus_proto_enumTypes[2]
 }
 
 func (x SuspendReason) Number() protoreflect.EnumNumber {
@@ -127,7 +195,7 @@ func (x SuspendReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SuspendReason.Descriptor instead.
 func (SuspendReason) EnumDescriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{1}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{2}
 }
 
 // Session identifies the caller on every call after Register.
@@ -644,10 +712,14 @@ type HeartbeatRequest struct {
 	Session *Session               `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
 	// Set when the follower's way in to its session changed since it last
 	// said (see RegisterRequest.way_in); unspecified: unchanged.
-	WayIn         WayIn  `protobuf:"varint,2,opt,name=way_in,json=wayIn,proto3,enum=chatbus.v1.WayIn" json:"way_in,omitempty"`
-	WayInDetail   string `protobuf:"bytes,3,opt,name=way_in_detail,json=wayInDetail,proto3" json:"way_in_detail,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	WayIn       WayIn  `protobuf:"varint,2,opt,name=way_in,json=wayIn,proto3,enum=chatbus.v1.WayIn" json:"way_in,omitempty"`
+	WayInDetail string `protobuf:"bytes,3,opt,name=way_in_detail,json=wayInDetail,proto3" json:"way_in_detail,omitempty"`
+	// What the agent session reported of updates handed to it since the
+	// follower last said (chatbus-mcp on Claude Code's inbox); each is
+	// published as an event (FOLLOWER_DELIVERY_HELD, _FAILED).
+	DeliveryReports []*DeliveryReport `protobuf:"bytes,4,rep,name=delivery_reports,json=deliveryReports,proto3" json:"delivery_reports,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *HeartbeatRequest) Reset() {
@@ -701,6 +773,77 @@ func (x *HeartbeatRequest) GetWayInDetail() string {
 	return ""
 }
 
+func (x *HeartbeatRequest) GetDeliveryReports() []*DeliveryReport {
+	if x != nil {
+		return x.DeliveryReports
+	}
+	return nil
+}
+
+// DeliveryReport is what an agent session reported of an update a
+// follower handed it.
+type DeliveryReport struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Status DeliveryStatus         `protobuf:"varint,1,opt,name=status,proto3,enum=chatbus.v1.DeliveryStatus" json:"status,omitempty"`
+	// The update's seq; 0 if not known (a report that came late).
+	Seq uint64 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
+	// The session's words, and for a drop its reason code.
+	Detail        string `protobuf:"bytes,3,opt,name=detail,proto3" json:"detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeliveryReport) Reset() {
+	*x = DeliveryReport{}
+	mi := &file_chatbus_v1_bus_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeliveryReport) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeliveryReport) ProtoMessage() {}
+
+func (x *DeliveryReport) ProtoReflect() protoreflect.Message {
+	mi := &file_chatbus_v1_bus_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeliveryReport.ProtoReflect.Descriptor instead.
+func (*DeliveryReport) Descriptor() ([]byte, []int) {
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *DeliveryReport) GetStatus() DeliveryStatus {
+	if x != nil {
+		return x.Status
+	}
+	return DeliveryStatus_DELIVERY_STATUS_UNSPECIFIED
+}
+
+func (x *DeliveryReport) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *DeliveryReport) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
 type HeartbeatResponse struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	Notices    []Notice               `protobuf:"varint,1,rep,packed,name=notices,proto3,enum=chatbus.v1.Notice" json:"notices,omitempty"`
@@ -715,7 +858,7 @@ type HeartbeatResponse struct {
 
 func (x *HeartbeatResponse) Reset() {
 	*x = HeartbeatResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[7]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -727,7 +870,7 @@ func (x *HeartbeatResponse) String() string {
 func (*HeartbeatResponse) ProtoMessage() {}
 
 func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[7]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -740,7 +883,7 @@ func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{7}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *HeartbeatResponse) GetNotices() []Notice {
@@ -785,7 +928,7 @@ type SubscribeRequest struct {
 
 func (x *SubscribeRequest) Reset() {
 	*x = SubscribeRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[8]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -797,7 +940,7 @@ func (x *SubscribeRequest) String() string {
 func (*SubscribeRequest) ProtoMessage() {}
 
 func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[8]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -810,7 +953,7 @@ func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeRequest.ProtoReflect.Descriptor instead.
 func (*SubscribeRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{8}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SubscribeRequest) GetSession() *Session {
@@ -856,7 +999,7 @@ type SubscribeResponse struct {
 
 func (x *SubscribeResponse) Reset() {
 	*x = SubscribeResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[9]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -868,7 +1011,7 @@ func (x *SubscribeResponse) String() string {
 func (*SubscribeResponse) ProtoMessage() {}
 
 func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[9]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -881,7 +1024,7 @@ func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeResponse.ProtoReflect.Descriptor instead.
 func (*SubscribeResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{9}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SubscribeResponse) GetUpdate() *Update {
@@ -924,7 +1067,7 @@ type StopRequest struct {
 
 func (x *StopRequest) Reset() {
 	*x = StopRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[10]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -936,7 +1079,7 @@ func (x *StopRequest) String() string {
 func (*StopRequest) ProtoMessage() {}
 
 func (x *StopRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[10]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -949,7 +1092,7 @@ func (x *StopRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopRequest.ProtoReflect.Descriptor instead.
 func (*StopRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{10}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *StopRequest) GetRequestedBy() string {
@@ -977,7 +1120,7 @@ type AckRequest struct {
 
 func (x *AckRequest) Reset() {
 	*x = AckRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -989,7 +1132,7 @@ func (x *AckRequest) String() string {
 func (*AckRequest) ProtoMessage() {}
 
 func (x *AckRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[11]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1002,7 +1145,7 @@ func (x *AckRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AckRequest.ProtoReflect.Descriptor instead.
 func (*AckRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{11}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AckRequest) GetSession() *Session {
@@ -1029,7 +1172,7 @@ type AckResponse struct {
 
 func (x *AckResponse) Reset() {
 	*x = AckResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1041,7 +1184,7 @@ func (x *AckResponse) String() string {
 func (*AckResponse) ProtoMessage() {}
 
 func (x *AckResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[12]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1054,7 +1197,7 @@ func (x *AckResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AckResponse.ProtoReflect.Descriptor instead.
 func (*AckResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{12}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AckResponse) GetAckedThrough() uint64 {
@@ -1081,7 +1224,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1093,7 +1236,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[13]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1106,7 +1249,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{13}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CallRequest) GetSession() *Session {
@@ -1149,7 +1292,7 @@ type CallResponse struct {
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1161,7 +1304,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[14]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1174,7 +1317,7 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{14}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CallResponse) GetResultJson() []byte {
@@ -1216,7 +1359,7 @@ type SendMessageRequest struct {
 
 func (x *SendMessageRequest) Reset() {
 	*x = SendMessageRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1228,7 +1371,7 @@ func (x *SendMessageRequest) String() string {
 func (*SendMessageRequest) ProtoMessage() {}
 
 func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[15]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1241,7 +1384,7 @@ func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageRequest.ProtoReflect.Descriptor instead.
 func (*SendMessageRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{15}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SendMessageRequest) GetSession() *Session {
@@ -1296,7 +1439,7 @@ type SendMessageResponse struct {
 
 func (x *SendMessageResponse) Reset() {
 	*x = SendMessageResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1308,7 +1451,7 @@ func (x *SendMessageResponse) String() string {
 func (*SendMessageResponse) ProtoMessage() {}
 
 func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[16]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1321,7 +1464,7 @@ func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
 func (*SendMessageResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{16}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SendMessageResponse) GetMessageIds() []string {
@@ -1347,7 +1490,7 @@ type EditMessageRequest struct {
 
 func (x *EditMessageRequest) Reset() {
 	*x = EditMessageRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1359,7 +1502,7 @@ func (x *EditMessageRequest) String() string {
 func (*EditMessageRequest) ProtoMessage() {}
 
 func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[17]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1372,7 +1515,7 @@ func (x *EditMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditMessageRequest.ProtoReflect.Descriptor instead.
 func (*EditMessageRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{17}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *EditMessageRequest) GetSession() *Session {
@@ -1418,7 +1561,7 @@ type EditMessageResponse struct {
 
 func (x *EditMessageResponse) Reset() {
 	*x = EditMessageResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1430,7 +1573,7 @@ func (x *EditMessageResponse) String() string {
 func (*EditMessageResponse) ProtoMessage() {}
 
 func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[18]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1443,7 +1586,7 @@ func (x *EditMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditMessageResponse.ProtoReflect.Descriptor instead.
 func (*EditMessageResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{18}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{19}
 }
 
 type StreamMessageRequest struct {
@@ -1467,7 +1610,7 @@ type StreamMessageRequest struct {
 
 func (x *StreamMessageRequest) Reset() {
 	*x = StreamMessageRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1479,7 +1622,7 @@ func (x *StreamMessageRequest) String() string {
 func (*StreamMessageRequest) ProtoMessage() {}
 
 func (x *StreamMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[19]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1492,7 +1635,7 @@ func (x *StreamMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamMessageRequest.ProtoReflect.Descriptor instead.
 func (*StreamMessageRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{19}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *StreamMessageRequest) GetSession() *Session {
@@ -1555,7 +1698,7 @@ type StreamMessageResponse struct {
 
 func (x *StreamMessageResponse) Reset() {
 	*x = StreamMessageResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1567,7 +1710,7 @@ func (x *StreamMessageResponse) String() string {
 func (*StreamMessageResponse) ProtoMessage() {}
 
 func (x *StreamMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[20]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1580,7 +1723,7 @@ func (x *StreamMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamMessageResponse.ProtoReflect.Descriptor instead.
 func (*StreamMessageResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{20}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *StreamMessageResponse) GetMessageIds() []string {
@@ -1604,7 +1747,7 @@ type ReactRequest struct {
 
 func (x *ReactRequest) Reset() {
 	*x = ReactRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1616,7 +1759,7 @@ func (x *ReactRequest) String() string {
 func (*ReactRequest) ProtoMessage() {}
 
 func (x *ReactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[21]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1629,7 +1772,7 @@ func (x *ReactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReactRequest.ProtoReflect.Descriptor instead.
 func (*ReactRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{21}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ReactRequest) GetSession() *Session {
@@ -1668,7 +1811,7 @@ type ReactResponse struct {
 
 func (x *ReactResponse) Reset() {
 	*x = ReactResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1680,7 +1823,7 @@ func (x *ReactResponse) String() string {
 func (*ReactResponse) ProtoMessage() {}
 
 func (x *ReactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[22]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1693,7 +1836,7 @@ func (x *ReactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReactResponse.ProtoReflect.Descriptor instead.
 func (*ReactResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{22}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{23}
 }
 
 type SendTypingRequest struct {
@@ -1705,7 +1848,7 @@ type SendTypingRequest struct {
 
 func (x *SendTypingRequest) Reset() {
 	*x = SendTypingRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1717,7 +1860,7 @@ func (x *SendTypingRequest) String() string {
 func (*SendTypingRequest) ProtoMessage() {}
 
 func (x *SendTypingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[23]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1730,7 +1873,7 @@ func (x *SendTypingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendTypingRequest.ProtoReflect.Descriptor instead.
 func (*SendTypingRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{23}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SendTypingRequest) GetSession() *Session {
@@ -1748,7 +1891,7 @@ type SendTypingResponse struct {
 
 func (x *SendTypingResponse) Reset() {
 	*x = SendTypingResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1760,7 +1903,7 @@ func (x *SendTypingResponse) String() string {
 func (*SendTypingResponse) ProtoMessage() {}
 
 func (x *SendTypingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[24]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1773,7 +1916,7 @@ func (x *SendTypingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendTypingResponse.ProtoReflect.Descriptor instead.
 func (*SendTypingResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{24}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{25}
 }
 
 type AnswerInteractionRequest struct {
@@ -1792,7 +1935,7 @@ type AnswerInteractionRequest struct {
 
 func (x *AnswerInteractionRequest) Reset() {
 	*x = AnswerInteractionRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1804,7 +1947,7 @@ func (x *AnswerInteractionRequest) String() string {
 func (*AnswerInteractionRequest) ProtoMessage() {}
 
 func (x *AnswerInteractionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[25]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1817,7 +1960,7 @@ func (x *AnswerInteractionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerInteractionRequest.ProtoReflect.Descriptor instead.
 func (*AnswerInteractionRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{25}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *AnswerInteractionRequest) GetSession() *Session {
@@ -1856,7 +1999,7 @@ type AnswerInteractionResponse struct {
 
 func (x *AnswerInteractionResponse) Reset() {
 	*x = AnswerInteractionResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1868,7 +2011,7 @@ func (x *AnswerInteractionResponse) String() string {
 func (*AnswerInteractionResponse) ProtoMessage() {}
 
 func (x *AnswerInteractionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[26]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1881,7 +2024,7 @@ func (x *AnswerInteractionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerInteractionResponse.ProtoReflect.Descriptor instead.
 func (*AnswerInteractionResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{26}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{27}
 }
 
 type UploadFileRequest struct {
@@ -1897,7 +2040,7 @@ type UploadFileRequest struct {
 
 func (x *UploadFileRequest) Reset() {
 	*x = UploadFileRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1909,7 +2052,7 @@ func (x *UploadFileRequest) String() string {
 func (*UploadFileRequest) ProtoMessage() {}
 
 func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[27]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1922,7 +2065,7 @@ func (x *UploadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileRequest.ProtoReflect.Descriptor instead.
 func (*UploadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{27}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UploadFileRequest) GetMsg() isUploadFileRequest_Msg {
@@ -1986,7 +2129,7 @@ type UploadHeader struct {
 
 func (x *UploadHeader) Reset() {
 	*x = UploadHeader{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1998,7 +2141,7 @@ func (x *UploadHeader) String() string {
 func (*UploadHeader) ProtoMessage() {}
 
 func (x *UploadHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[28]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2011,7 +2154,7 @@ func (x *UploadHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadHeader.ProtoReflect.Descriptor instead.
 func (*UploadHeader) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{28}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *UploadHeader) GetSession() *Session {
@@ -2060,7 +2203,7 @@ type UploadFileResponse struct {
 
 func (x *UploadFileResponse) Reset() {
 	*x = UploadFileResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2072,7 +2215,7 @@ func (x *UploadFileResponse) String() string {
 func (*UploadFileResponse) ProtoMessage() {}
 
 func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[29]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2085,7 +2228,7 @@ func (x *UploadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UploadFileResponse.ProtoReflect.Descriptor instead.
 func (*UploadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{29}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *UploadFileResponse) GetResultJson() []byte {
@@ -2113,7 +2256,7 @@ type DownloadFileRequest struct {
 
 func (x *DownloadFileRequest) Reset() {
 	*x = DownloadFileRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2125,7 +2268,7 @@ func (x *DownloadFileRequest) String() string {
 func (*DownloadFileRequest) ProtoMessage() {}
 
 func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[30]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2138,7 +2281,7 @@ func (x *DownloadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileRequest.ProtoReflect.Descriptor instead.
 func (*DownloadFileRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{30}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DownloadFileRequest) GetSession() *Session {
@@ -2167,7 +2310,7 @@ type DownloadFileResponse struct {
 
 func (x *DownloadFileResponse) Reset() {
 	*x = DownloadFileResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2179,7 +2322,7 @@ func (x *DownloadFileResponse) String() string {
 func (*DownloadFileResponse) ProtoMessage() {}
 
 func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[31]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2192,7 +2335,7 @@ func (x *DownloadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DownloadFileResponse.ProtoReflect.Descriptor instead.
 func (*DownloadFileResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{31}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *DownloadFileResponse) GetChunk() []byte {
@@ -2226,7 +2369,7 @@ type SuspendRequest struct {
 
 func (x *SuspendRequest) Reset() {
 	*x = SuspendRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2238,7 +2381,7 @@ func (x *SuspendRequest) String() string {
 func (*SuspendRequest) ProtoMessage() {}
 
 func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[32]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2251,7 +2394,7 @@ func (x *SuspendRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendRequest.ProtoReflect.Descriptor instead.
 func (*SuspendRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{32}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SuspendRequest) GetSession() *Session {
@@ -2278,7 +2421,7 @@ type SuspendResponse struct {
 
 func (x *SuspendResponse) Reset() {
 	*x = SuspendResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2290,7 +2433,7 @@ func (x *SuspendResponse) String() string {
 func (*SuspendResponse) ProtoMessage() {}
 
 func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[33]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2303,7 +2446,7 @@ func (x *SuspendResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuspendResponse.ProtoReflect.Descriptor instead.
 func (*SuspendResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{33}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SuspendResponse) GetHandoffToken() string {
@@ -2329,7 +2472,7 @@ type UnregisterRequest struct {
 
 func (x *UnregisterRequest) Reset() {
 	*x = UnregisterRequest{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2341,7 +2484,7 @@ func (x *UnregisterRequest) String() string {
 func (*UnregisterRequest) ProtoMessage() {}
 
 func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[34]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2354,7 +2497,7 @@ func (x *UnregisterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterRequest.ProtoReflect.Descriptor instead.
 func (*UnregisterRequest) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{34}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *UnregisterRequest) GetSession() *Session {
@@ -2372,7 +2515,7 @@ type UnregisterResponse struct {
 
 func (x *UnregisterResponse) Reset() {
 	*x = UnregisterResponse{}
-	mi := &file_chatbus_v1_bus_proto_msgTypes[35]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2384,7 +2527,7 @@ func (x *UnregisterResponse) String() string {
 func (*UnregisterResponse) ProtoMessage() {}
 
 func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_chatbus_v1_bus_proto_msgTypes[35]
+	mi := &file_chatbus_v1_bus_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2397,7 +2540,7 @@ func (x *UnregisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterResponse.ProtoReflect.Descriptor instead.
 func (*UnregisterResponse) Descriptor() ([]byte, []int) {
-	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{35}
+	return file_chatbus_v1_bus_proto_rawDescGZIP(), []int{36}
 }
 
 var File_chatbus_v1_bus_proto protoreflect.FileDescriptor
@@ -2451,11 +2594,17 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"\vMethodParam\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x19.chatbus.v1.ReferenceKindR\x04kind\x12\x1a\n" +
-	"\brequired\x18\x03 \x01(\bR\brequired\"\xab\x01\n" +
+	"\brequired\x18\x03 \x01(\bR\brequired\"\xfc\x01\n" +
 	"\x10HeartbeatRequest\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\x122\n" +
 	"\x06way_in\x18\x02 \x01(\x0e2\x11.chatbus.v1.WayInB\b\xbaH\x05\x82\x01\x02\x10\x01R\x05wayIn\x12,\n" +
-	"\rway_in_detail\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\vwayInDetail\"\xd6\x01\n" +
+	"\rway_in_detail\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\vwayInDetail\x12O\n" +
+	"\x10delivery_reports\x18\x04 \x03(\v2\x1a.chatbus.v1.DeliveryReportB\b\xbaH\x05\x92\x01\x02\x10 R\x0fdeliveryReports\"\x84\x01\n" +
+	"\x0eDeliveryReport\x12>\n" +
+	"\x06status\x18\x01 \x01(\x0e2\x1a.chatbus.v1.DeliveryStatusB\n" +
+	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x06status\x12\x10\n" +
+	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12 \n" +
+	"\x06detail\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\x06detail\"\xd6\x01\n" +
 	"\x11HeartbeatResponse\x12,\n" +
 	"\anotices\x18\x01 \x03(\x0e2\x12.chatbus.v1.NoticeR\anotices\x12;\n" +
 	"\vserver_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
@@ -2575,7 +2724,14 @@ const file_chatbus_v1_bus_proto_rawDesc = "" +
 	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"J\n" +
 	"\x11UnregisterRequest\x125\n" +
 	"\asession\x18\x01 \x01(\v2\x13.chatbus.v1.SessionB\x06\xbaH\x03\xc8\x01\x01R\asession\"\x14\n" +
-	"\x12UnregisterResponse*}\n" +
+	"\x12UnregisterResponse*\xbe\x01\n" +
+	"\x0eDeliveryStatus\x12\x1f\n" +
+	"\x1bDELIVERY_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14DELIVERY_STATUS_HELD\x10\x01\x12\x1b\n" +
+	"\x17DELIVERY_STATUS_REFUSED\x10\x02\x12\x1b\n" +
+	"\x17DELIVERY_STATUS_DROPPED\x10\x03\x12\x1a\n" +
+	"\x16DELIVERY_STATUS_DENIED\x10\x04\x12\x1b\n" +
+	"\x17DELIVERY_STATUS_EXPIRED\x10\x05*}\n" +
 	"\x06Notice\x12\x16\n" +
 	"\x12NOTICE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aNOTICE_SUPERVISOR_DRAINING\x10\x01\x12\x1a\n" +
@@ -2617,136 +2773,140 @@ func file_chatbus_v1_bus_proto_rawDescGZIP() []byte {
 	return file_chatbus_v1_bus_proto_rawDescData
 }
 
-var file_chatbus_v1_bus_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_chatbus_v1_bus_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_chatbus_v1_bus_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_chatbus_v1_bus_proto_goTypes = []any{
-	(Notice)(0),                       // 0: chatbus.v1.Notice
-	(SuspendReason)(0),                // 1: chatbus.v1.SuspendReason
-	(*Session)(nil),                   // 2: chatbus.v1.Session
-	(*RegisterRequest)(nil),           // 3: chatbus.v1.RegisterRequest
-	(*RegisterResponse)(nil),          // 4: chatbus.v1.RegisterResponse
-	(*Capabilities)(nil),              // 5: chatbus.v1.Capabilities
-	(*Method)(nil),                    // 6: chatbus.v1.Method
-	(*MethodParam)(nil),               // 7: chatbus.v1.MethodParam
-	(*HeartbeatRequest)(nil),          // 8: chatbus.v1.HeartbeatRequest
-	(*HeartbeatResponse)(nil),         // 9: chatbus.v1.HeartbeatResponse
-	(*SubscribeRequest)(nil),          // 10: chatbus.v1.SubscribeRequest
-	(*SubscribeResponse)(nil),         // 11: chatbus.v1.SubscribeResponse
-	(*StopRequest)(nil),               // 12: chatbus.v1.StopRequest
-	(*AckRequest)(nil),                // 13: chatbus.v1.AckRequest
-	(*AckResponse)(nil),               // 14: chatbus.v1.AckResponse
-	(*CallRequest)(nil),               // 15: chatbus.v1.CallRequest
-	(*CallResponse)(nil),              // 16: chatbus.v1.CallResponse
-	(*SendMessageRequest)(nil),        // 17: chatbus.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),       // 18: chatbus.v1.SendMessageResponse
-	(*EditMessageRequest)(nil),        // 19: chatbus.v1.EditMessageRequest
-	(*EditMessageResponse)(nil),       // 20: chatbus.v1.EditMessageResponse
-	(*StreamMessageRequest)(nil),      // 21: chatbus.v1.StreamMessageRequest
-	(*StreamMessageResponse)(nil),     // 22: chatbus.v1.StreamMessageResponse
-	(*ReactRequest)(nil),              // 23: chatbus.v1.ReactRequest
-	(*ReactResponse)(nil),             // 24: chatbus.v1.ReactResponse
-	(*SendTypingRequest)(nil),         // 25: chatbus.v1.SendTypingRequest
-	(*SendTypingResponse)(nil),        // 26: chatbus.v1.SendTypingResponse
-	(*AnswerInteractionRequest)(nil),  // 27: chatbus.v1.AnswerInteractionRequest
-	(*AnswerInteractionResponse)(nil), // 28: chatbus.v1.AnswerInteractionResponse
-	(*UploadFileRequest)(nil),         // 29: chatbus.v1.UploadFileRequest
-	(*UploadHeader)(nil),              // 30: chatbus.v1.UploadHeader
-	(*UploadFileResponse)(nil),        // 31: chatbus.v1.UploadFileResponse
-	(*DownloadFileRequest)(nil),       // 32: chatbus.v1.DownloadFileRequest
-	(*DownloadFileResponse)(nil),      // 33: chatbus.v1.DownloadFileResponse
-	(*SuspendRequest)(nil),            // 34: chatbus.v1.SuspendRequest
-	(*SuspendResponse)(nil),           // 35: chatbus.v1.SuspendResponse
-	(*UnregisterRequest)(nil),         // 36: chatbus.v1.UnregisterRequest
-	(*UnregisterResponse)(nil),        // 37: chatbus.v1.UnregisterResponse
-	(*Target)(nil),                    // 38: chatbus.v1.Target
-	(WayIn)(0),                        // 39: chatbus.v1.WayIn
-	(*Binding)(nil),                   // 40: chatbus.v1.Binding
-	(Origin)(0),                       // 41: chatbus.v1.Origin
-	(*durationpb.Duration)(nil),       // 42: google.protobuf.Duration
-	(ReferenceKind)(0),                // 43: chatbus.v1.ReferenceKind
-	(*timestamppb.Timestamp)(nil),     // 44: google.protobuf.Timestamp
-	(*Update)(nil),                    // 45: chatbus.v1.Update
-	(*Reference)(nil),                 // 46: chatbus.v1.Reference
-	(*Button)(nil),                    // 47: chatbus.v1.Button
+	(DeliveryStatus)(0),               // 0: chatbus.v1.DeliveryStatus
+	(Notice)(0),                       // 1: chatbus.v1.Notice
+	(SuspendReason)(0),                // 2: chatbus.v1.SuspendReason
+	(*Session)(nil),                   // 3: chatbus.v1.Session
+	(*RegisterRequest)(nil),           // 4: chatbus.v1.RegisterRequest
+	(*RegisterResponse)(nil),          // 5: chatbus.v1.RegisterResponse
+	(*Capabilities)(nil),              // 6: chatbus.v1.Capabilities
+	(*Method)(nil),                    // 7: chatbus.v1.Method
+	(*MethodParam)(nil),               // 8: chatbus.v1.MethodParam
+	(*HeartbeatRequest)(nil),          // 9: chatbus.v1.HeartbeatRequest
+	(*DeliveryReport)(nil),            // 10: chatbus.v1.DeliveryReport
+	(*HeartbeatResponse)(nil),         // 11: chatbus.v1.HeartbeatResponse
+	(*SubscribeRequest)(nil),          // 12: chatbus.v1.SubscribeRequest
+	(*SubscribeResponse)(nil),         // 13: chatbus.v1.SubscribeResponse
+	(*StopRequest)(nil),               // 14: chatbus.v1.StopRequest
+	(*AckRequest)(nil),                // 15: chatbus.v1.AckRequest
+	(*AckResponse)(nil),               // 16: chatbus.v1.AckResponse
+	(*CallRequest)(nil),               // 17: chatbus.v1.CallRequest
+	(*CallResponse)(nil),              // 18: chatbus.v1.CallResponse
+	(*SendMessageRequest)(nil),        // 19: chatbus.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),       // 20: chatbus.v1.SendMessageResponse
+	(*EditMessageRequest)(nil),        // 21: chatbus.v1.EditMessageRequest
+	(*EditMessageResponse)(nil),       // 22: chatbus.v1.EditMessageResponse
+	(*StreamMessageRequest)(nil),      // 23: chatbus.v1.StreamMessageRequest
+	(*StreamMessageResponse)(nil),     // 24: chatbus.v1.StreamMessageResponse
+	(*ReactRequest)(nil),              // 25: chatbus.v1.ReactRequest
+	(*ReactResponse)(nil),             // 26: chatbus.v1.ReactResponse
+	(*SendTypingRequest)(nil),         // 27: chatbus.v1.SendTypingRequest
+	(*SendTypingResponse)(nil),        // 28: chatbus.v1.SendTypingResponse
+	(*AnswerInteractionRequest)(nil),  // 29: chatbus.v1.AnswerInteractionRequest
+	(*AnswerInteractionResponse)(nil), // 30: chatbus.v1.AnswerInteractionResponse
+	(*UploadFileRequest)(nil),         // 31: chatbus.v1.UploadFileRequest
+	(*UploadHeader)(nil),              // 32: chatbus.v1.UploadHeader
+	(*UploadFileResponse)(nil),        // 33: chatbus.v1.UploadFileResponse
+	(*DownloadFileRequest)(nil),       // 34: chatbus.v1.DownloadFileRequest
+	(*DownloadFileResponse)(nil),      // 35: chatbus.v1.DownloadFileResponse
+	(*SuspendRequest)(nil),            // 36: chatbus.v1.SuspendRequest
+	(*SuspendResponse)(nil),           // 37: chatbus.v1.SuspendResponse
+	(*UnregisterRequest)(nil),         // 38: chatbus.v1.UnregisterRequest
+	(*UnregisterResponse)(nil),        // 39: chatbus.v1.UnregisterResponse
+	(*Target)(nil),                    // 40: chatbus.v1.Target
+	(WayIn)(0),                        // 41: chatbus.v1.WayIn
+	(*Binding)(nil),                   // 42: chatbus.v1.Binding
+	(Origin)(0),                       // 43: chatbus.v1.Origin
+	(*durationpb.Duration)(nil),       // 44: google.protobuf.Duration
+	(ReferenceKind)(0),                // 45: chatbus.v1.ReferenceKind
+	(*timestamppb.Timestamp)(nil),     // 46: google.protobuf.Timestamp
+	(*Update)(nil),                    // 47: chatbus.v1.Update
+	(*Reference)(nil),                 // 48: chatbus.v1.Reference
+	(*Button)(nil),                    // 49: chatbus.v1.Button
 }
 var file_chatbus_v1_bus_proto_depIdxs = []int32{
-	38, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
-	39, // 1: chatbus.v1.RegisterRequest.way_in:type_name -> chatbus.v1.WayIn
-	2,  // 2: chatbus.v1.RegisterResponse.session:type_name -> chatbus.v1.Session
-	40, // 3: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
-	41, // 4: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
-	42, // 5: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
-	42, // 6: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
-	5,  // 7: chatbus.v1.RegisterResponse.capabilities:type_name -> chatbus.v1.Capabilities
-	42, // 8: chatbus.v1.RegisterResponse.subscribed_heartbeat_interval:type_name -> google.protobuf.Duration
-	6,  // 9: chatbus.v1.Capabilities.methods:type_name -> chatbus.v1.Method
-	7,  // 10: chatbus.v1.Method.params:type_name -> chatbus.v1.MethodParam
-	43, // 11: chatbus.v1.MethodParam.kind:type_name -> chatbus.v1.ReferenceKind
-	2,  // 12: chatbus.v1.HeartbeatRequest.session:type_name -> chatbus.v1.Session
-	39, // 13: chatbus.v1.HeartbeatRequest.way_in:type_name -> chatbus.v1.WayIn
-	0,  // 14: chatbus.v1.HeartbeatResponse.notices:type_name -> chatbus.v1.Notice
-	44, // 15: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
-	40, // 16: chatbus.v1.HeartbeatResponse.binding:type_name -> chatbus.v1.Binding
-	2,  // 17: chatbus.v1.SubscribeRequest.session:type_name -> chatbus.v1.Session
-	45, // 18: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
-	40, // 19: chatbus.v1.SubscribeResponse.binding_changed:type_name -> chatbus.v1.Binding
-	45, // 20: chatbus.v1.SubscribeResponse.updates:type_name -> chatbus.v1.Update
-	12, // 21: chatbus.v1.SubscribeResponse.stop_requested:type_name -> chatbus.v1.StopRequest
-	2,  // 22: chatbus.v1.AckRequest.session:type_name -> chatbus.v1.Session
-	2,  // 23: chatbus.v1.CallRequest.session:type_name -> chatbus.v1.Session
-	46, // 24: chatbus.v1.CallResponse.references:type_name -> chatbus.v1.Reference
-	2,  // 25: chatbus.v1.SendMessageRequest.session:type_name -> chatbus.v1.Session
-	47, // 26: chatbus.v1.SendMessageRequest.buttons:type_name -> chatbus.v1.Button
-	2,  // 27: chatbus.v1.EditMessageRequest.session:type_name -> chatbus.v1.Session
-	47, // 28: chatbus.v1.EditMessageRequest.buttons:type_name -> chatbus.v1.Button
-	2,  // 29: chatbus.v1.StreamMessageRequest.session:type_name -> chatbus.v1.Session
-	47, // 30: chatbus.v1.StreamMessageRequest.buttons:type_name -> chatbus.v1.Button
-	2,  // 31: chatbus.v1.ReactRequest.session:type_name -> chatbus.v1.Session
-	2,  // 32: chatbus.v1.SendTypingRequest.session:type_name -> chatbus.v1.Session
-	2,  // 33: chatbus.v1.AnswerInteractionRequest.session:type_name -> chatbus.v1.Session
-	30, // 34: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
-	2,  // 35: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
-	46, // 36: chatbus.v1.UploadFileResponse.references:type_name -> chatbus.v1.Reference
-	2,  // 37: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
-	2,  // 38: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
-	1,  // 39: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
-	44, // 40: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
-	2,  // 41: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
-	3,  // 42: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
-	8,  // 43: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
-	10, // 44: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
-	13, // 45: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
-	15, // 46: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
-	17, // 47: chatbus.v1.BusService.SendMessage:input_type -> chatbus.v1.SendMessageRequest
-	19, // 48: chatbus.v1.BusService.EditMessage:input_type -> chatbus.v1.EditMessageRequest
-	23, // 49: chatbus.v1.BusService.React:input_type -> chatbus.v1.ReactRequest
-	25, // 50: chatbus.v1.BusService.SendTyping:input_type -> chatbus.v1.SendTypingRequest
-	27, // 51: chatbus.v1.BusService.AnswerInteraction:input_type -> chatbus.v1.AnswerInteractionRequest
-	21, // 52: chatbus.v1.BusService.StreamMessage:input_type -> chatbus.v1.StreamMessageRequest
-	29, // 53: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
-	32, // 54: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
-	34, // 55: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
-	36, // 56: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
-	4,  // 57: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
-	9,  // 58: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
-	11, // 59: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
-	14, // 60: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
-	16, // 61: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
-	18, // 62: chatbus.v1.BusService.SendMessage:output_type -> chatbus.v1.SendMessageResponse
-	20, // 63: chatbus.v1.BusService.EditMessage:output_type -> chatbus.v1.EditMessageResponse
-	24, // 64: chatbus.v1.BusService.React:output_type -> chatbus.v1.ReactResponse
-	26, // 65: chatbus.v1.BusService.SendTyping:output_type -> chatbus.v1.SendTypingResponse
-	28, // 66: chatbus.v1.BusService.AnswerInteraction:output_type -> chatbus.v1.AnswerInteractionResponse
-	22, // 67: chatbus.v1.BusService.StreamMessage:output_type -> chatbus.v1.StreamMessageResponse
-	31, // 68: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
-	33, // 69: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
-	35, // 70: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
-	37, // 71: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
-	57, // [57:72] is the sub-list for method output_type
-	42, // [42:57] is the sub-list for method input_type
-	42, // [42:42] is the sub-list for extension type_name
-	42, // [42:42] is the sub-list for extension extendee
-	0,  // [0:42] is the sub-list for field type_name
+	40, // 0: chatbus.v1.RegisterRequest.previous_target:type_name -> chatbus.v1.Target
+	41, // 1: chatbus.v1.RegisterRequest.way_in:type_name -> chatbus.v1.WayIn
+	3,  // 2: chatbus.v1.RegisterResponse.session:type_name -> chatbus.v1.Session
+	42, // 3: chatbus.v1.RegisterResponse.binding:type_name -> chatbus.v1.Binding
+	43, // 4: chatbus.v1.RegisterResponse.origin:type_name -> chatbus.v1.Origin
+	44, // 5: chatbus.v1.RegisterResponse.heartbeat_interval:type_name -> google.protobuf.Duration
+	44, // 6: chatbus.v1.RegisterResponse.stale_after:type_name -> google.protobuf.Duration
+	6,  // 7: chatbus.v1.RegisterResponse.capabilities:type_name -> chatbus.v1.Capabilities
+	44, // 8: chatbus.v1.RegisterResponse.subscribed_heartbeat_interval:type_name -> google.protobuf.Duration
+	7,  // 9: chatbus.v1.Capabilities.methods:type_name -> chatbus.v1.Method
+	8,  // 10: chatbus.v1.Method.params:type_name -> chatbus.v1.MethodParam
+	45, // 11: chatbus.v1.MethodParam.kind:type_name -> chatbus.v1.ReferenceKind
+	3,  // 12: chatbus.v1.HeartbeatRequest.session:type_name -> chatbus.v1.Session
+	41, // 13: chatbus.v1.HeartbeatRequest.way_in:type_name -> chatbus.v1.WayIn
+	10, // 14: chatbus.v1.HeartbeatRequest.delivery_reports:type_name -> chatbus.v1.DeliveryReport
+	0,  // 15: chatbus.v1.DeliveryReport.status:type_name -> chatbus.v1.DeliveryStatus
+	1,  // 16: chatbus.v1.HeartbeatResponse.notices:type_name -> chatbus.v1.Notice
+	46, // 17: chatbus.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
+	42, // 18: chatbus.v1.HeartbeatResponse.binding:type_name -> chatbus.v1.Binding
+	3,  // 19: chatbus.v1.SubscribeRequest.session:type_name -> chatbus.v1.Session
+	47, // 20: chatbus.v1.SubscribeResponse.update:type_name -> chatbus.v1.Update
+	42, // 21: chatbus.v1.SubscribeResponse.binding_changed:type_name -> chatbus.v1.Binding
+	47, // 22: chatbus.v1.SubscribeResponse.updates:type_name -> chatbus.v1.Update
+	14, // 23: chatbus.v1.SubscribeResponse.stop_requested:type_name -> chatbus.v1.StopRequest
+	3,  // 24: chatbus.v1.AckRequest.session:type_name -> chatbus.v1.Session
+	3,  // 25: chatbus.v1.CallRequest.session:type_name -> chatbus.v1.Session
+	48, // 26: chatbus.v1.CallResponse.references:type_name -> chatbus.v1.Reference
+	3,  // 27: chatbus.v1.SendMessageRequest.session:type_name -> chatbus.v1.Session
+	49, // 28: chatbus.v1.SendMessageRequest.buttons:type_name -> chatbus.v1.Button
+	3,  // 29: chatbus.v1.EditMessageRequest.session:type_name -> chatbus.v1.Session
+	49, // 30: chatbus.v1.EditMessageRequest.buttons:type_name -> chatbus.v1.Button
+	3,  // 31: chatbus.v1.StreamMessageRequest.session:type_name -> chatbus.v1.Session
+	49, // 32: chatbus.v1.StreamMessageRequest.buttons:type_name -> chatbus.v1.Button
+	3,  // 33: chatbus.v1.ReactRequest.session:type_name -> chatbus.v1.Session
+	3,  // 34: chatbus.v1.SendTypingRequest.session:type_name -> chatbus.v1.Session
+	3,  // 35: chatbus.v1.AnswerInteractionRequest.session:type_name -> chatbus.v1.Session
+	32, // 36: chatbus.v1.UploadFileRequest.header:type_name -> chatbus.v1.UploadHeader
+	3,  // 37: chatbus.v1.UploadHeader.session:type_name -> chatbus.v1.Session
+	48, // 38: chatbus.v1.UploadFileResponse.references:type_name -> chatbus.v1.Reference
+	3,  // 39: chatbus.v1.DownloadFileRequest.session:type_name -> chatbus.v1.Session
+	3,  // 40: chatbus.v1.SuspendRequest.session:type_name -> chatbus.v1.Session
+	2,  // 41: chatbus.v1.SuspendRequest.reason:type_name -> chatbus.v1.SuspendReason
+	46, // 42: chatbus.v1.SuspendResponse.expires_at:type_name -> google.protobuf.Timestamp
+	3,  // 43: chatbus.v1.UnregisterRequest.session:type_name -> chatbus.v1.Session
+	4,  // 44: chatbus.v1.BusService.Register:input_type -> chatbus.v1.RegisterRequest
+	9,  // 45: chatbus.v1.BusService.Heartbeat:input_type -> chatbus.v1.HeartbeatRequest
+	12, // 46: chatbus.v1.BusService.Subscribe:input_type -> chatbus.v1.SubscribeRequest
+	15, // 47: chatbus.v1.BusService.Ack:input_type -> chatbus.v1.AckRequest
+	17, // 48: chatbus.v1.BusService.Call:input_type -> chatbus.v1.CallRequest
+	19, // 49: chatbus.v1.BusService.SendMessage:input_type -> chatbus.v1.SendMessageRequest
+	21, // 50: chatbus.v1.BusService.EditMessage:input_type -> chatbus.v1.EditMessageRequest
+	25, // 51: chatbus.v1.BusService.React:input_type -> chatbus.v1.ReactRequest
+	27, // 52: chatbus.v1.BusService.SendTyping:input_type -> chatbus.v1.SendTypingRequest
+	29, // 53: chatbus.v1.BusService.AnswerInteraction:input_type -> chatbus.v1.AnswerInteractionRequest
+	23, // 54: chatbus.v1.BusService.StreamMessage:input_type -> chatbus.v1.StreamMessageRequest
+	31, // 55: chatbus.v1.BusService.UploadFile:input_type -> chatbus.v1.UploadFileRequest
+	34, // 56: chatbus.v1.BusService.DownloadFile:input_type -> chatbus.v1.DownloadFileRequest
+	36, // 57: chatbus.v1.BusService.Suspend:input_type -> chatbus.v1.SuspendRequest
+	38, // 58: chatbus.v1.BusService.Unregister:input_type -> chatbus.v1.UnregisterRequest
+	5,  // 59: chatbus.v1.BusService.Register:output_type -> chatbus.v1.RegisterResponse
+	11, // 60: chatbus.v1.BusService.Heartbeat:output_type -> chatbus.v1.HeartbeatResponse
+	13, // 61: chatbus.v1.BusService.Subscribe:output_type -> chatbus.v1.SubscribeResponse
+	16, // 62: chatbus.v1.BusService.Ack:output_type -> chatbus.v1.AckResponse
+	18, // 63: chatbus.v1.BusService.Call:output_type -> chatbus.v1.CallResponse
+	20, // 64: chatbus.v1.BusService.SendMessage:output_type -> chatbus.v1.SendMessageResponse
+	22, // 65: chatbus.v1.BusService.EditMessage:output_type -> chatbus.v1.EditMessageResponse
+	26, // 66: chatbus.v1.BusService.React:output_type -> chatbus.v1.ReactResponse
+	28, // 67: chatbus.v1.BusService.SendTyping:output_type -> chatbus.v1.SendTypingResponse
+	30, // 68: chatbus.v1.BusService.AnswerInteraction:output_type -> chatbus.v1.AnswerInteractionResponse
+	24, // 69: chatbus.v1.BusService.StreamMessage:output_type -> chatbus.v1.StreamMessageResponse
+	33, // 70: chatbus.v1.BusService.UploadFile:output_type -> chatbus.v1.UploadFileResponse
+	35, // 71: chatbus.v1.BusService.DownloadFile:output_type -> chatbus.v1.DownloadFileResponse
+	37, // 72: chatbus.v1.BusService.Suspend:output_type -> chatbus.v1.SuspendResponse
+	39, // 73: chatbus.v1.BusService.Unregister:output_type -> chatbus.v1.UnregisterResponse
+	59, // [59:74] is the sub-list for method output_type
+	44, // [44:59] is the sub-list for method input_type
+	44, // [44:44] is the sub-list for extension type_name
+	44, // [44:44] is the sub-list for extension extendee
+	0,  // [0:44] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_v1_bus_proto_init() }
@@ -2755,7 +2915,7 @@ func file_chatbus_v1_bus_proto_init() {
 		return
 	}
 	file_chatbus_v1_types_proto_init()
-	file_chatbus_v1_bus_proto_msgTypes[27].OneofWrappers = []any{
+	file_chatbus_v1_bus_proto_msgTypes[28].OneofWrappers = []any{
 		(*UploadFileRequest_Header)(nil),
 		(*UploadFileRequest_Chunk)(nil),
 	}
@@ -2764,8 +2924,8 @@ func file_chatbus_v1_bus_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_chatbus_v1_bus_proto_rawDesc), len(file_chatbus_v1_bus_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   36,
+			NumEnums:      3,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

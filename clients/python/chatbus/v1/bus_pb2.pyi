@@ -8,6 +8,12 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
+DELIVERY_STATUS_DENIED: DeliveryStatus
+DELIVERY_STATUS_DROPPED: DeliveryStatus
+DELIVERY_STATUS_EXPIRED: DeliveryStatus
+DELIVERY_STATUS_HELD: DeliveryStatus
+DELIVERY_STATUS_REFUSED: DeliveryStatus
+DELIVERY_STATUS_UNSPECIFIED: DeliveryStatus
 DESCRIPTOR: _descriptor.FileDescriptor
 NOTICE_PROVIDER_NOT_SERVING: Notice
 NOTICE_SUPERVISOR_DRAINING: Notice
@@ -78,6 +84,16 @@ class Capabilities(_message.Message):
     verbs: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ..., verbs: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class DeliveryReport(_message.Message):
+    __slots__ = ["detail", "seq", "status"]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    detail: str
+    seq: int
+    status: DeliveryStatus
+    def __init__(self, status: _Optional[_Union[DeliveryStatus, str]] = ..., seq: _Optional[int] = ..., detail: _Optional[str] = ...) -> None: ...
+
 class DownloadFileRequest(_message.Message):
     __slots__ = ["file_id", "session"]
     FILE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -115,14 +131,16 @@ class EditMessageResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class HeartbeatRequest(_message.Message):
-    __slots__ = ["session", "way_in", "way_in_detail"]
+    __slots__ = ["delivery_reports", "session", "way_in", "way_in_detail"]
+    DELIVERY_REPORTS_FIELD_NUMBER: _ClassVar[int]
     SESSION_FIELD_NUMBER: _ClassVar[int]
     WAY_IN_DETAIL_FIELD_NUMBER: _ClassVar[int]
     WAY_IN_FIELD_NUMBER: _ClassVar[int]
+    delivery_reports: _containers.RepeatedCompositeFieldContainer[DeliveryReport]
     session: Session
     way_in: _types_pb2.WayIn
     way_in_detail: str
-    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., way_in: _Optional[_Union[_types_pb2.WayIn, str]] = ..., way_in_detail: _Optional[str] = ...) -> None: ...
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., way_in: _Optional[_Union[_types_pb2.WayIn, str]] = ..., way_in_detail: _Optional[str] = ..., delivery_reports: _Optional[_Iterable[_Union[DeliveryReport, _Mapping]]] = ...) -> None: ...
 
 class HeartbeatResponse(_message.Message):
     __slots__ = ["binding", "notices", "provider_detail", "server_time"]
@@ -367,6 +385,9 @@ class UploadHeader(_message.Message):
     kind: str
     session: Session
     def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., filename: _Optional[str] = ..., caption: _Optional[str] = ..., kind: _Optional[str] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class DeliveryStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
 
 class Notice(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file chatbus/v1/bus.proto.
  */
 export const file_chatbus_v1_bus: GenFile = /*@__PURE__*/
-  fileDesc("ChRjaGF0YnVzL3YxL2J1cy5wcm90bxIKY2hhdGJ1cy52MSJbCgdTZXNzaW9uEjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBIZCgV0b2tlbhgCIAEoCUIKukgHcgUQEBiAASLpAwoPUmVnaXN0ZXJSZXF1ZXN0EjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBI0Cgtwcm9maWxlX2tleRgCIAEoCUIfukgcchoQARiAAjITXlteXHgwMC1ceDFmXHg3Zl0rJBIyCgt0aHJlYWRfbmFtZRgDIAEoCUIdukgachgYgAEyE15bXlx4MDAtXHgxZlx4N2ZdKiQSFQoDY3dkGAQgASgJQgi6SAVyAxiAIBIUCgNwaWQYBSABKAVCB7pIBBoCIAASKwoPcHJldmlvdXNfdGFyZ2V0GAYgASgLMhIuY2hhdGJ1cy52MS5UYXJnZXQSHwoNaGFuZG9mZl90b2tlbhgHIAEoCUIIukgFcgMYgAESJwoIcHJvdmlkZXIYCCABKAlCFbpIEnIQGEAyDF5bYS16MC05LV0qJBIrCgZ3YXlfaW4YCSABKA4yES5jaGF0YnVzLnYxLldheUluQgi6SAWCAQIQARIfCg13YXlfaW5fZGV0YWlsGAogASgJQgi6SAVyAxiACBIrCglsYXVuY2hfaWQYCyABKAlCGLpIFXITGEAyD15bQS1aYS16MC05LV0qJBIWCgVhZ2VudBgMIAEoCUIHukgEcgIYQCLbAgoQUmVnaXN0ZXJSZXNwb25zZRIkCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uEiQKB2JpbmRpbmcYAiABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSIgoGb3JpZ2luGAMgASgOMhIuY2hhdGJ1cy52MS5PcmlnaW4SNQoSaGVhcnRiZWF0X2ludGVydmFsGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC3N0YWxlX2FmdGVyGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KDGNhcGFiaWxpdGllcxgGIAEoCzIYLmNoYXRidXMudjEuQ2FwYWJpbGl0aWVzEkAKHXN1YnNjcmliZWRfaGVhcnRiZWF0X2ludGVydmFsGAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImwKDENhcGFiaWxpdGllcxIQCghwbGF0Zm9ybRgBIAEoCRIjCgdtZXRob2RzGAIgAygLMhIuY2hhdGJ1cy52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0SDQoFdmVyYnMYBCADKAkiUwoGTWV0aG9kEgwKBG5hbWUYASABKAkSJwoGcGFyYW1zGAIgAygLMhcuY2hhdGJ1cy52MS5NZXRob2RQYXJhbRISCgppZGVtcG90ZW50GAMgASgIIlYKC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSJwoEa2luZBgCIAEoDjIZLmNoYXRidXMudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCKOAQoQSGVhcnRiZWF0UmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESKwoGd2F5X2luGAIgASgOMhEuY2hhdGJ1cy52MS5XYXlJbkIIukgFggECEAESHwoNd2F5X2luX2RldGFpbBgDIAEoCUIIukgFcgMYgAgiqAEKEUhlYXJ0YmVhdFJlc3BvbnNlEiMKB25vdGljZXMYASADKA4yEi5jaGF0YnVzLnYxLk5vdGljZRIvCgtzZXJ2ZXJfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJAoHYmluZGluZxgDIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIXCg9wcm92aWRlcl9kZXRhaWwYBCABKAkicAoQU3Vic2NyaWJlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESEQoJYWZ0ZXJfc2VxGAIgASgEEhsKCW1heF9iYXRjaBgDIAEoDUIIukgFKgMYgCAiuwEKEVN1YnNjcmliZVJlc3BvbnNlEiIKBnVwZGF0ZRgBIAEoCzISLmNoYXRidXMudjEuVXBkYXRlEiwKD2JpbmRpbmdfY2hhbmdlZBgCIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIjCgd1cGRhdGVzGAMgAygLMhIuY2hhdGJ1cy52MS5VcGRhdGUSLwoOc3RvcF9yZXF1ZXN0ZWQYBCABKAsyFy5jaGF0YnVzLnYxLlN0b3BSZXF1ZXN0IjUKC1N0b3BSZXF1ZXN0EhQKDHJlcXVlc3RlZF9ieRgBIAEoCRIQCghwcm92aWRlchgCIAEoCSJQCgpBY2tSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIUCgNzZXEYAiABKARCB7pIBDICIAAiJAoLQWNrUmVzcG9uc2USFQoNYWNrZWRfdGhyb3VnaBgBIAEoBCKzAQoLQ2FsbFJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBEjMKBm1ldGhvZBgCIAEoCUIjukggch4QARhAMhheW0EtWmEtel1bQS1aYS16MC05Ll9dKiQSHgoLcGFyYW1zX2pzb24YAyABKAxCCbpIBnoEGICABBIhCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlCCLpIBXIDGIABIk4KDENhbGxSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIpCgpyZWZlcmVuY2VzGAIgAygLMhUuY2hhdGJ1cy52MS5SZWZlcmVuY2Ui2wEKElNlbmRNZXNzYWdlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESGQoEdGV4dBgCIAEoCUILukgIcgYQARiAgAQSGgoIcmVwbHlfdG8YAyABKAlCCLpIBXIDGIABEi0KB2J1dHRvbnMYBCADKAsyEi5jaGF0YnVzLnYxLkJ1dHRvbkIIukgFkgECEAgSDgoGcHJvbXB0GAUgASgIEiEKD2lkZW1wb3RlbmN5X2tleRgGIAEoCUIIukgFcgMYgAEiKgoTU2VuZE1lc3NhZ2VSZXNwb25zZRITCgttZXNzYWdlX2lkcxgBIAMoCSLPAQoSRWRpdE1lc3NhZ2VSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIeCgptZXNzYWdlX2lkGAIgASgJQgq6SAdyBRABGIABEhkKBHRleHQYAyABKAlCC7pICHIGEAEYgIAEEi0KB2J1dHRvbnMYBCADKAsyEi5jaGF0YnVzLnYxLkJ1dHRvbkIIukgFkgECEAgSIQoPaWRlbXBvdGVuY3lfa2V5GAUgASgJQgi6SAVyAxiAASIVChNFZGl0TWVzc2FnZVJlc3BvbnNlIvsBChRTdHJlYW1NZXNzYWdlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESHQoJc3RyZWFtX2lkGAIgASgJQgq6SAdyBRABGIABEhkKBHRleHQYAyABKAlCC7pICHIGEAEYgIAEEg0KBWZpbmFsGAQgASgIEhoKCHJlcGx5X3RvGAUgASgJQgi6SAVyAxiAARItCgdidXR0b25zGAYgAygLMhIuY2hhdGJ1cy52MS5CdXR0b25CCLpIBZIBAhAIEiEKD2lkZW1wb3RlbmN5X2tleRgHIAEoCUIIukgFcgMYgAEiLAoVU3RyZWFtTWVzc2FnZVJlc3BvbnNlEhMKC21lc3NhZ2VfaWRzGAEgAygJIpkBCgxSZWFjdFJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBEh4KCm1lc3NhZ2VfaWQYAiABKAlCCrpIB3IFEAEYgAESGAoFZW1vamkYAyABKAlCCbpIBnIEEAEYIBIhCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlCCLpIBXIDGIABIg8KDVJlYWN0UmVzcG9uc2UiQQoRU2VuZFR5cGluZ1JlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBIhQKElNlbmRUeXBpbmdSZXNwb25zZSKnAQoYQW5zd2VySW50ZXJhY3Rpb25SZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIiCg5pbnRlcmFjdGlvbl9pZBgCIAEoCUIKukgHcgUQARiAAhIWCgR0ZXh0GAMgASgJQgi6SAVyAxjIARIhCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlCCLpIBXIDGIABIhsKGUFuc3dlckludGVyYWN0aW9uUmVzcG9uc2UiaQoRVXBsb2FkRmlsZVJlcXVlc3QSKgoGaGVhZGVyGAEgASgLMhguY2hhdGJ1cy52MS5VcGxvYWRIZWFkZXJIABIaCgVjaHVuaxgCIAEoDEIJukgGegQYgIBASABCDAoDbXNnEgW6SAIIASLNAQoMVXBsb2FkSGVhZGVyEiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIpCghmaWxlbmFtZRgCIAEoCUIXukgUchIQARj/ATILXlteL1x4MDBdKyQSGQoHY2FwdGlvbhgDIAEoCUIIukgFcgMYgAgSJgoEa2luZBgEIAEoCUIYukgVchNSAFIIZG9jdW1lbnRSBXBob3RvEiEKD2lkZW1wb3RlbmN5X2tleRgFIAEoCUIIukgFcgMYgAEiVAoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEikKCnJlZmVyZW5jZXMYAiADKAsyFS5jaGF0YnVzLnYxLlJlZmVyZW5jZSJgChNEb3dubG9hZEZpbGVSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIbCgdmaWxlX2lkGAIgASgJQgq6SAdyBRABGIACIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJInUKDlN1c3BlbmRSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARI1CgZyZWFzb24YAiABKA4yGS5jaGF0YnVzLnYxLlN1c3BlbmRSZWFzb25CCrpIB4IBBBABIAAiWAoPU3VzcGVuZFJlc3BvbnNlEhUKDWhhbmRvZmZfdG9rZW4YASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiQQoRVW5yZWdpc3RlclJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBIhQKElVucmVnaXN0ZXJSZXNwb25zZSp9CgZOb3RpY2USFgoSTk9USUNFX1VOU1BFQ0lGSUVEEAASHgoaTk9USUNFX1NVUEVSVklTT1JfRFJBSU5JTkcQARIaChZOT1RJQ0VfVEhSRUFEX1JFUExBQ0VEEAISHwobTk9USUNFX1BST1ZJREVSX05PVF9TRVJWSU5HEAMqVwoNU3VzcGVuZFJlYXNvbhIeChpTVVNQRU5EX1JFQVNPTl9VTlNQRUNJRklFRBAAEiYKIlNVU1BFTkRfUkVBU09OX1NFU1NJT05fUkVQTEFDRU1FTlQQATL0CAoKQnVzU2VydmljZRJFCghSZWdpc3RlchIbLmNoYXRidXMudjEuUmVnaXN0ZXJSZXF1ZXN0GhwuY2hhdGJ1cy52MS5SZWdpc3RlclJlc3BvbnNlEkgKCUhlYXJ0YmVhdBIcLmNoYXRidXMudjEuSGVhcnRiZWF0UmVxdWVzdBodLmNoYXRidXMudjEuSGVhcnRiZWF0UmVzcG9uc2USSgoJU3Vic2NyaWJlEhwuY2hhdGJ1cy52MS5TdWJzY3JpYmVSZXF1ZXN0Gh0uY2hhdGJ1cy52MS5TdWJzY3JpYmVSZXNwb25zZTABEjYKA0FjaxIWLmNoYXRidXMudjEuQWNrUmVxdWVzdBoXLmNoYXRidXMudjEuQWNrUmVzcG9uc2USOQoEQ2FsbBIXLmNoYXRidXMudjEuQ2FsbFJlcXVlc3QaGC5jaGF0YnVzLnYxLkNhbGxSZXNwb25zZRJOCgtTZW5kTWVzc2FnZRIeLmNoYXRidXMudjEuU2VuZE1lc3NhZ2VSZXF1ZXN0Gh8uY2hhdGJ1cy52MS5TZW5kTWVzc2FnZVJlc3BvbnNlEk4KC0VkaXRNZXNzYWdlEh4uY2hhdGJ1cy52MS5FZGl0TWVzc2FnZVJlcXVlc3QaHy5jaGF0YnVzLnYxLkVkaXRNZXNzYWdlUmVzcG9uc2USPAoFUmVhY3QSGC5jaGF0YnVzLnYxLlJlYWN0UmVxdWVzdBoZLmNoYXRidXMudjEuUmVhY3RSZXNwb25zZRJLCgpTZW5kVHlwaW5nEh0uY2hhdGJ1cy52MS5TZW5kVHlwaW5nUmVxdWVzdBoeLmNoYXRidXMudjEuU2VuZFR5cGluZ1Jlc3BvbnNlEmAKEUFuc3dlckludGVyYWN0aW9uEiQuY2hhdGJ1cy52MS5BbnN3ZXJJbnRlcmFjdGlvblJlcXVlc3QaJS5jaGF0YnVzLnYxLkFuc3dlckludGVyYWN0aW9uUmVzcG9uc2USVAoNU3RyZWFtTWVzc2FnZRIgLmNoYXRidXMudjEuU3RyZWFtTWVzc2FnZVJlcXVlc3QaIS5jaGF0YnVzLnYxLlN0cmVhbU1lc3NhZ2VSZXNwb25zZRJNCgpVcGxvYWRGaWxlEh0uY2hhdGJ1cy52MS5VcGxvYWRGaWxlUmVxdWVzdBoeLmNoYXRidXMudjEuVXBsb2FkRmlsZVJlc3BvbnNlKAESUwoMRG93bmxvYWRGaWxlEh8uY2hhdGJ1cy52MS5Eb3dubG9hZEZpbGVSZXF1ZXN0GiAuY2hhdGJ1cy52MS5Eb3dubG9hZEZpbGVSZXNwb25zZTABEkIKB1N1c3BlbmQSGi5jaGF0YnVzLnYxLlN1c3BlbmRSZXF1ZXN0GhsuY2hhdGJ1cy52MS5TdXNwZW5kUmVzcG9uc2USSwoKVW5yZWdpc3RlchIdLmNoYXRidXMudjEuVW5yZWdpc3RlclJlcXVlc3QaHi5jaGF0YnVzLnYxLlVucmVnaXN0ZXJSZXNwb25zZUI3WjVnaXRodWIuY29tL2NoYXRidXMvY2hhdGJ1cy9wcm90by9jaGF0YnVzL3YxO2NoYXRidXN2MWIGcHJvdG8z", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChRjaGF0YnVzL3YxL2J1cy5wcm90bxIKY2hhdGJ1cy52MSJbCgdTZXNzaW9uEjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBIZCgV0b2tlbhgCIAEoCUIKukgHcgUQEBiAASLpAwoPUmVnaXN0ZXJSZXF1ZXN0EjUKC2luc3RhbmNlX2lkGAEgASgJQiC6SB1yGxABGIABMhReW0EtWmEtejAtOS5fOkAvLV0rJBI0Cgtwcm9maWxlX2tleRgCIAEoCUIfukgcchoQARiAAjITXlteXHgwMC1ceDFmXHg3Zl0rJBIyCgt0aHJlYWRfbmFtZRgDIAEoCUIdukgachgYgAEyE15bXlx4MDAtXHgxZlx4N2ZdKiQSFQoDY3dkGAQgASgJQgi6SAVyAxiAIBIUCgNwaWQYBSABKAVCB7pIBBoCIAASKwoPcHJldmlvdXNfdGFyZ2V0GAYgASgLMhIuY2hhdGJ1cy52MS5UYXJnZXQSHwoNaGFuZG9mZl90b2tlbhgHIAEoCUIIukgFcgMYgAESJwoIcHJvdmlkZXIYCCABKAlCFbpIEnIQGEAyDF5bYS16MC05LV0qJBIrCgZ3YXlfaW4YCSABKA4yES5jaGF0YnVzLnYxLldheUluQgi6SAWCAQIQARIfCg13YXlfaW5fZGV0YWlsGAogASgJQgi6SAVyAxiACBIrCglsYXVuY2hfaWQYCyABKAlCGLpIFXITGEAyD15bQS1aYS16MC05LV0qJBIWCgVhZ2VudBgMIAEoCUIHukgEcgIYQCLbAgoQUmVnaXN0ZXJSZXNwb25zZRIkCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uEiQKB2JpbmRpbmcYAiABKAsyEy5jaGF0YnVzLnYxLkJpbmRpbmcSIgoGb3JpZ2luGAMgASgOMhIuY2hhdGJ1cy52MS5PcmlnaW4SNQoSaGVhcnRiZWF0X2ludGVydmFsGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC3N0YWxlX2FmdGVyGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KDGNhcGFiaWxpdGllcxgGIAEoCzIYLmNoYXRidXMudjEuQ2FwYWJpbGl0aWVzEkAKHXN1YnNjcmliZWRfaGVhcnRiZWF0X2ludGVydmFsGAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImwKDENhcGFiaWxpdGllcxIQCghwbGF0Zm9ybRgBIAEoCRIjCgdtZXRob2RzGAIgAygLMhIuY2hhdGJ1cy52MS5NZXRob2QSFgoObWF4X3RleHRfY2hhcnMYAyABKA0SDQoFdmVyYnMYBCADKAkiUwoGTWV0aG9kEgwKBG5hbWUYASABKAkSJwoGcGFyYW1zGAIgAygLMhcuY2hhdGJ1cy52MS5NZXRob2RQYXJhbRISCgppZGVtcG90ZW50GAMgASgIIlYKC01ldGhvZFBhcmFtEgwKBG5hbWUYASABKAkSJwoEa2luZBgCIAEoDjIZLmNoYXRidXMudjEuUmVmZXJlbmNlS2luZBIQCghyZXF1aXJlZBgDIAEoCCLOAQoQSGVhcnRiZWF0UmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESKwoGd2F5X2luGAIgASgOMhEuY2hhdGJ1cy52MS5XYXlJbkIIukgFggECEAESHwoNd2F5X2luX2RldGFpbBgDIAEoCUIIukgFcgMYgAgSPgoQZGVsaXZlcnlfcmVwb3J0cxgEIAMoCzIaLmNoYXRidXMudjEuRGVsaXZlcnlSZXBvcnRCCLpIBZIBAhAgIm8KDkRlbGl2ZXJ5UmVwb3J0EjYKBnN0YXR1cxgBIAEoDjIaLmNoYXRidXMudjEuRGVsaXZlcnlTdGF0dXNCCrpIB4IBBBABIAASCwoDc2VxGAIgASgEEhgKBmRldGFpbBgDIAEoCUIIukgFcgMYgAgiqAEKEUhlYXJ0YmVhdFJlc3BvbnNlEiMKB25vdGljZXMYASADKA4yEi5jaGF0YnVzLnYxLk5vdGljZRIvCgtzZXJ2ZXJfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJAoHYmluZGluZxgDIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIXCg9wcm92aWRlcl9kZXRhaWwYBCABKAkicAoQU3Vic2NyaWJlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESEQoJYWZ0ZXJfc2VxGAIgASgEEhsKCW1heF9iYXRjaBgDIAEoDUIIukgFKgMYgCAiuwEKEVN1YnNjcmliZVJlc3BvbnNlEiIKBnVwZGF0ZRgBIAEoCzISLmNoYXRidXMudjEuVXBkYXRlEiwKD2JpbmRpbmdfY2hhbmdlZBgCIAEoCzITLmNoYXRidXMudjEuQmluZGluZxIjCgd1cGRhdGVzGAMgAygLMhIuY2hhdGJ1cy52MS5VcGRhdGUSLwoOc3RvcF9yZXF1ZXN0ZWQYBCABKAsyFy5jaGF0YnVzLnYxLlN0b3BSZXF1ZXN0IjUKC1N0b3BSZXF1ZXN0EhQKDHJlcXVlc3RlZF9ieRgBIAEoCRIQCghwcm92aWRlchgCIAEoCSJQCgpBY2tSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIUCgNzZXEYAiABKARCB7pIBDICIAAiJAoLQWNrUmVzcG9uc2USFQoNYWNrZWRfdGhyb3VnaBgBIAEoBCKzAQoLQ2FsbFJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBEjMKBm1ldGhvZBgCIAEoCUIjukggch4QARhAMhheW0EtWmEtel1bQS1aYS16MC05Ll9dKiQSHgoLcGFyYW1zX2pzb24YAyABKAxCCbpIBnoEGICABBIhCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlCCLpIBXIDGIABIk4KDENhbGxSZXNwb25zZRITCgtyZXN1bHRfanNvbhgBIAEoDBIpCgpyZWZlcmVuY2VzGAIgAygLMhUuY2hhdGJ1cy52MS5SZWZlcmVuY2Ui2wEKElNlbmRNZXNzYWdlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESGQoEdGV4dBgCIAEoCUILukgIcgYQARiAgAQSGgoIcmVwbHlfdG8YAyABKAlCCLpIBXIDGIABEi0KB2J1dHRvbnMYBCADKAsyEi5jaGF0YnVzLnYxLkJ1dHRvbkIIukgFkgECEAgSDgoGcHJvbXB0GAUgASgIEiEKD2lkZW1wb3RlbmN5X2tleRgGIAEoCUIIukgFcgMYgAEiKgoTU2VuZE1lc3NhZ2VSZXNwb25zZRITCgttZXNzYWdlX2lkcxgBIAMoCSLPAQoSRWRpdE1lc3NhZ2VSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIeCgptZXNzYWdlX2lkGAIgASgJQgq6SAdyBRABGIABEhkKBHRleHQYAyABKAlCC7pICHIGEAEYgIAEEi0KB2J1dHRvbnMYBCADKAsyEi5jaGF0YnVzLnYxLkJ1dHRvbkIIukgFkgECEAgSIQoPaWRlbXBvdGVuY3lfa2V5GAUgASgJQgi6SAVyAxiAASIVChNFZGl0TWVzc2FnZVJlc3BvbnNlIvsBChRTdHJlYW1NZXNzYWdlUmVxdWVzdBIsCgdzZXNzaW9uGAEgASgLMhMuY2hhdGJ1cy52MS5TZXNzaW9uQga6SAPIAQESHQoJc3RyZWFtX2lkGAIgASgJQgq6SAdyBRABGIABEhkKBHRleHQYAyABKAlCC7pICHIGEAEYgIAEEg0KBWZpbmFsGAQgASgIEhoKCHJlcGx5X3RvGAUgASgJQgi6SAVyAxiAARItCgdidXR0b25zGAYgAygLMhIuY2hhdGJ1cy52MS5CdXR0b25CCLpIBZIBAhAIEiEKD2lkZW1wb3RlbmN5X2tleRgHIAEoCUIIukgFcgMYgAEiLAoVU3RyZWFtTWVzc2FnZVJlc3BvbnNlEhMKC21lc3NhZ2VfaWRzGAEgAygJIpkBCgxSZWFjdFJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBEh4KCm1lc3NhZ2VfaWQYAiABKAlCCrpIB3IFEAEYgAESGAoFZW1vamkYAyABKAlCCbpIBnIEEAEYIBIhCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlCCLpIBXIDGIABIg8KDVJlYWN0UmVzcG9uc2UiQQoRU2VuZFR5cGluZ1JlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBIhQKElNlbmRUeXBpbmdSZXNwb25zZSKnAQoYQW5zd2VySW50ZXJhY3Rpb25SZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIiCg5pbnRlcmFjdGlvbl9pZBgCIAEoCUIKukgHcgUQARiAAhIWCgR0ZXh0GAMgASgJQgi6SAVyAxjIARIhCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlCCLpIBXIDGIABIhsKGUFuc3dlckludGVyYWN0aW9uUmVzcG9uc2UiaQoRVXBsb2FkRmlsZVJlcXVlc3QSKgoGaGVhZGVyGAEgASgLMhguY2hhdGJ1cy52MS5VcGxvYWRIZWFkZXJIABIaCgVjaHVuaxgCIAEoDEIJukgGegQYgIBASABCDAoDbXNnEgW6SAIIASLNAQoMVXBsb2FkSGVhZGVyEiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIpCghmaWxlbmFtZRgCIAEoCUIXukgUchIQARj/ATILXlteL1x4MDBdKyQSGQoHY2FwdGlvbhgDIAEoCUIIukgFcgMYgAgSJgoEa2luZBgEIAEoCUIYukgVchNSAFIIZG9jdW1lbnRSBXBob3RvEiEKD2lkZW1wb3RlbmN5X2tleRgFIAEoCUIIukgFcgMYgAEiVAoSVXBsb2FkRmlsZVJlc3BvbnNlEhMKC3Jlc3VsdF9qc29uGAEgASgMEikKCnJlZmVyZW5jZXMYAiADKAsyFS5jaGF0YnVzLnYxLlJlZmVyZW5jZSJgChNEb3dubG9hZEZpbGVSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARIbCgdmaWxlX2lkGAIgASgJQgq6SAdyBRABGIACIkYKFERvd25sb2FkRmlsZVJlc3BvbnNlEg0KBWNodW5rGAEgASgMEgwKBHNpemUYAiABKAMSEQoJZmlsZV9wYXRoGAMgASgJInUKDlN1c3BlbmRSZXF1ZXN0EiwKB3Nlc3Npb24YASABKAsyEy5jaGF0YnVzLnYxLlNlc3Npb25CBrpIA8gBARI1CgZyZWFzb24YAiABKA4yGS5jaGF0YnVzLnYxLlN1c3BlbmRSZWFzb25CCrpIB4IBBBABIAAiWAoPU3VzcGVuZFJlc3BvbnNlEhUKDWhhbmRvZmZfdG9rZW4YASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiQQoRVW5yZWdpc3RlclJlcXVlc3QSLAoHc2Vzc2lvbhgBIAEoCzITLmNoYXRidXMudjEuU2Vzc2lvbkIGukgDyAEBIhQKElVucmVnaXN0ZXJSZXNwb25zZSq+AQoORGVsaXZlcnlTdGF0dXMSHwobREVMSVZFUllfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUREVMSVZFUllfU1RBVFVTX0hFTEQQARIbChdERUxJVkVSWV9TVEFUVVNfUkVGVVNFRBACEhsKF0RFTElWRVJZX1NUQVRVU19EUk9QUEVEEAMSGgoWREVMSVZFUllfU1RBVFVTX0RFTklFRBAEEhsKF0RFTElWRVJZX1NUQVRVU19FWFBJUkVEEAUqfQoGTm90aWNlEhYKEk5PVElDRV9VTlNQRUNJRklFRBAAEh4KGk5PVElDRV9TVVBFUlZJU09SX0RSQUlOSU5HEAESGgoWTk9USUNFX1RIUkVBRF9SRVBMQUNFRBACEh8KG05PVElDRV9QUk9WSURFUl9OT1RfU0VSVklORxADKlcKDVN1c3BlbmRSZWFzb24SHgoaU1VTUEVORF9SRUFTT05fVU5TUEVDSUZJRUQQABImCiJTVVNQRU5EX1JFQVNPTl9TRVNTSU9OX1JFUExBQ0VNRU5UEAEy9AgKCkJ1c1NlcnZpY2USRQoIUmVnaXN0ZXISGy5jaGF0YnVzLnYxLlJlZ2lzdGVyUmVxdWVzdBocLmNoYXRidXMudjEuUmVnaXN0ZXJSZXNwb25zZRJICglIZWFydGJlYXQSHC5jaGF0YnVzLnYxLkhlYXJ0YmVhdFJlcXVlc3QaHS5jaGF0YnVzLnYxLkhlYXJ0YmVhdFJlc3BvbnNlEkoKCVN1YnNjcmliZRIcLmNoYXRidXMudjEuU3Vic2NyaWJlUmVxdWVzdBodLmNoYXRidXMudjEuU3Vic2NyaWJlUmVzcG9uc2UwARI2CgNBY2sSFi5jaGF0YnVzLnYxLkFja1JlcXVlc3QaFy5jaGF0YnVzLnYxLkFja1Jlc3BvbnNlEjkKBENhbGwSFy5jaGF0YnVzLnYxLkNhbGxSZXF1ZXN0GhguY2hhdGJ1cy52MS5DYWxsUmVzcG9uc2USTgoLU2VuZE1lc3NhZ2USHi5jaGF0YnVzLnYxLlNlbmRNZXNzYWdlUmVxdWVzdBofLmNoYXRidXMudjEuU2VuZE1lc3NhZ2VSZXNwb25zZRJOCgtFZGl0TWVzc2FnZRIeLmNoYXRidXMudjEuRWRpdE1lc3NhZ2VSZXF1ZXN0Gh8uY2hhdGJ1cy52MS5FZGl0TWVzc2FnZVJlc3BvbnNlEjwKBVJlYWN0EhguY2hhdGJ1cy52MS5SZWFjdFJlcXVlc3QaGS5jaGF0YnVzLnYxLlJlYWN0UmVzcG9uc2USSwoKU2VuZFR5cGluZxIdLmNoYXRidXMudjEuU2VuZFR5cGluZ1JlcXVlc3QaHi5jaGF0YnVzLnYxLlNlbmRUeXBpbmdSZXNwb25zZRJgChFBbnN3ZXJJbnRlcmFjdGlvbhIkLmNoYXRidXMudjEuQW5zd2VySW50ZXJhY3Rpb25SZXF1ZXN0GiUuY2hhdGJ1cy52MS5BbnN3ZXJJbnRlcmFjdGlvblJlc3BvbnNlElQKDVN0cmVhbU1lc3NhZ2USIC5jaGF0YnVzLnYxLlN0cmVhbU1lc3NhZ2VSZXF1ZXN0GiEuY2hhdGJ1cy52MS5TdHJlYW1NZXNzYWdlUmVzcG9uc2USTQoKVXBsb2FkRmlsZRIdLmNoYXRidXMudjEuVXBsb2FkRmlsZVJlcXVlc3QaHi5jaGF0YnVzLnYxLlVwbG9hZEZpbGVSZXNwb25zZSgBElMKDERvd25sb2FkRmlsZRIfLmNoYXRidXMudjEuRG93bmxvYWRGaWxlUmVxdWVzdBogLmNoYXRidXMudjEuRG93bmxvYWRGaWxlUmVzcG9uc2UwARJCCgdTdXNwZW5kEhouY2hhdGJ1cy52MS5TdXNwZW5kUmVxdWVzdBobLmNoYXRidXMudjEuU3VzcGVuZFJlc3BvbnNlEksKClVucmVnaXN0ZXISHS5jaGF0YnVzLnYxLlVucmVnaXN0ZXJSZXF1ZXN0Gh4uY2hhdGJ1cy52MS5VbnJlZ2lzdGVyUmVzcG9uc2VCN1o1Z2l0aHViLmNvbS9jaGF0YnVzL2NoYXRidXMvcHJvdG8vY2hhdGJ1cy92MTtjaGF0YnVzdjFiBnByb3RvMw", [file_buf_validate_validate, file_chatbus_v1_types, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Session identifies the caller on every call after Register.
@@ -341,6 +341,15 @@ export type HeartbeatRequest = Message<"chatbus.v1.HeartbeatRequest"> & {
    * @generated from field: string way_in_detail = 3;
    */
   wayInDetail: string;
+
+  /**
+   * What the agent session reported of updates handed to it since the
+   * follower last said (chatbus-mcp on Claude Code's inbox); each is
+   * published as an event (FOLLOWER_DELIVERY_HELD, _FAILED).
+   *
+   * @generated from field: repeated chatbus.v1.DeliveryReport delivery_reports = 4;
+   */
+  deliveryReports: DeliveryReport[];
 };
 
 /**
@@ -349,6 +358,40 @@ export type HeartbeatRequest = Message<"chatbus.v1.HeartbeatRequest"> & {
  */
 export const HeartbeatRequestSchema: GenMessage<HeartbeatRequest> = /*@__PURE__*/
   messageDesc(file_chatbus_v1_bus, 6);
+
+/**
+ * DeliveryReport is what an agent session reported of an update a
+ * follower handed it.
+ *
+ * @generated from message chatbus.v1.DeliveryReport
+ */
+export type DeliveryReport = Message<"chatbus.v1.DeliveryReport"> & {
+  /**
+   * @generated from field: chatbus.v1.DeliveryStatus status = 1;
+   */
+  status: DeliveryStatus;
+
+  /**
+   * The update's seq; 0 if not known (a report that came late).
+   *
+   * @generated from field: uint64 seq = 2;
+   */
+  seq: bigint;
+
+  /**
+   * The session's words, and for a drop its reason code.
+   *
+   * @generated from field: string detail = 3;
+   */
+  detail: string;
+};
+
+/**
+ * Describes the message chatbus.v1.DeliveryReport.
+ * Use `create(DeliveryReportSchema)` to create a new message.
+ */
+export const DeliveryReportSchema: GenMessage<DeliveryReport> = /*@__PURE__*/
+  messageDesc(file_chatbus_v1_bus, 7);
 
 /**
  * @generated from message chatbus.v1.HeartbeatResponse
@@ -384,7 +427,7 @@ export type HeartbeatResponse = Message<"chatbus.v1.HeartbeatResponse"> & {
  * Use `create(HeartbeatResponseSchema)` to create a new message.
  */
 export const HeartbeatResponseSchema: GenMessage<HeartbeatResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 7);
+  messageDesc(file_chatbus_v1_bus, 8);
 
 /**
  * @generated from message chatbus.v1.SubscribeRequest
@@ -416,7 +459,7 @@ export type SubscribeRequest = Message<"chatbus.v1.SubscribeRequest"> & {
  * Use `create(SubscribeRequestSchema)` to create a new message.
  */
 export const SubscribeRequestSchema: GenMessage<SubscribeRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 8);
+  messageDesc(file_chatbus_v1_bus, 9);
 
 /**
  * @generated from message chatbus.v1.SubscribeResponse
@@ -462,7 +505,7 @@ export type SubscribeResponse = Message<"chatbus.v1.SubscribeResponse"> & {
  * Use `create(SubscribeResponseSchema)` to create a new message.
  */
 export const SubscribeResponseSchema: GenMessage<SubscribeResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 9);
+  messageDesc(file_chatbus_v1_bus, 10);
 
 /**
  * StopRequest is a person's request, from the chat, that a session stop.
@@ -488,7 +531,7 @@ export type StopRequest = Message<"chatbus.v1.StopRequest"> & {
  * Use `create(StopRequestSchema)` to create a new message.
  */
 export const StopRequestSchema: GenMessage<StopRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 10);
+  messageDesc(file_chatbus_v1_bus, 11);
 
 /**
  * @generated from message chatbus.v1.AckRequest
@@ -512,7 +555,7 @@ export type AckRequest = Message<"chatbus.v1.AckRequest"> & {
  * Use `create(AckRequestSchema)` to create a new message.
  */
 export const AckRequestSchema: GenMessage<AckRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 11);
+  messageDesc(file_chatbus_v1_bus, 12);
 
 /**
  * @generated from message chatbus.v1.AckResponse
@@ -531,7 +574,7 @@ export type AckResponse = Message<"chatbus.v1.AckResponse"> & {
  * Use `create(AckResponseSchema)` to create a new message.
  */
 export const AckResponseSchema: GenMessage<AckResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 12);
+  messageDesc(file_chatbus_v1_bus, 13);
 
 /**
  * @generated from message chatbus.v1.CallRequest
@@ -571,7 +614,7 @@ export type CallRequest = Message<"chatbus.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 13);
+  messageDesc(file_chatbus_v1_bus, 14);
 
 /**
  * @generated from message chatbus.v1.CallResponse
@@ -597,7 +640,7 @@ export type CallResponse = Message<"chatbus.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 14);
+  messageDesc(file_chatbus_v1_bus, 15);
 
 /**
  * @generated from message chatbus.v1.SendMessageRequest
@@ -655,7 +698,7 @@ export type SendMessageRequest = Message<"chatbus.v1.SendMessageRequest"> & {
  * Use `create(SendMessageRequestSchema)` to create a new message.
  */
 export const SendMessageRequestSchema: GenMessage<SendMessageRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 15);
+  messageDesc(file_chatbus_v1_bus, 16);
 
 /**
  * @generated from message chatbus.v1.SendMessageResponse
@@ -674,7 +717,7 @@ export type SendMessageResponse = Message<"chatbus.v1.SendMessageResponse"> & {
  * Use `create(SendMessageResponseSchema)` to create a new message.
  */
 export const SendMessageResponseSchema: GenMessage<SendMessageResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 16);
+  messageDesc(file_chatbus_v1_bus, 17);
 
 /**
  * @generated from message chatbus.v1.EditMessageRequest
@@ -717,7 +760,7 @@ export type EditMessageRequest = Message<"chatbus.v1.EditMessageRequest"> & {
  * Use `create(EditMessageRequestSchema)` to create a new message.
  */
 export const EditMessageRequestSchema: GenMessage<EditMessageRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 17);
+  messageDesc(file_chatbus_v1_bus, 18);
 
 /**
  * @generated from message chatbus.v1.EditMessageResponse
@@ -730,7 +773,7 @@ export type EditMessageResponse = Message<"chatbus.v1.EditMessageResponse"> & {
  * Use `create(EditMessageResponseSchema)` to create a new message.
  */
 export const EditMessageResponseSchema: GenMessage<EditMessageResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 18);
+  messageDesc(file_chatbus_v1_bus, 19);
 
 /**
  * @generated from message chatbus.v1.StreamMessageRequest
@@ -789,7 +832,7 @@ export type StreamMessageRequest = Message<"chatbus.v1.StreamMessageRequest"> & 
  * Use `create(StreamMessageRequestSchema)` to create a new message.
  */
 export const StreamMessageRequestSchema: GenMessage<StreamMessageRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 19);
+  messageDesc(file_chatbus_v1_bus, 20);
 
 /**
  * @generated from message chatbus.v1.StreamMessageResponse
@@ -809,7 +852,7 @@ export type StreamMessageResponse = Message<"chatbus.v1.StreamMessageResponse"> 
  * Use `create(StreamMessageResponseSchema)` to create a new message.
  */
 export const StreamMessageResponseSchema: GenMessage<StreamMessageResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 20);
+  messageDesc(file_chatbus_v1_bus, 21);
 
 /**
  * @generated from message chatbus.v1.ReactRequest
@@ -845,7 +888,7 @@ export type ReactRequest = Message<"chatbus.v1.ReactRequest"> & {
  * Use `create(ReactRequestSchema)` to create a new message.
  */
 export const ReactRequestSchema: GenMessage<ReactRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 21);
+  messageDesc(file_chatbus_v1_bus, 22);
 
 /**
  * @generated from message chatbus.v1.ReactResponse
@@ -858,7 +901,7 @@ export type ReactResponse = Message<"chatbus.v1.ReactResponse"> & {
  * Use `create(ReactResponseSchema)` to create a new message.
  */
 export const ReactResponseSchema: GenMessage<ReactResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 22);
+  messageDesc(file_chatbus_v1_bus, 23);
 
 /**
  * @generated from message chatbus.v1.SendTypingRequest
@@ -875,7 +918,7 @@ export type SendTypingRequest = Message<"chatbus.v1.SendTypingRequest"> & {
  * Use `create(SendTypingRequestSchema)` to create a new message.
  */
 export const SendTypingRequestSchema: GenMessage<SendTypingRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 23);
+  messageDesc(file_chatbus_v1_bus, 24);
 
 /**
  * @generated from message chatbus.v1.SendTypingResponse
@@ -888,7 +931,7 @@ export type SendTypingResponse = Message<"chatbus.v1.SendTypingResponse"> & {
  * Use `create(SendTypingResponseSchema)` to create a new message.
  */
 export const SendTypingResponseSchema: GenMessage<SendTypingResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 24);
+  messageDesc(file_chatbus_v1_bus, 25);
 
 /**
  * @generated from message chatbus.v1.AnswerInteractionRequest
@@ -926,7 +969,7 @@ export type AnswerInteractionRequest = Message<"chatbus.v1.AnswerInteractionRequ
  * Use `create(AnswerInteractionRequestSchema)` to create a new message.
  */
 export const AnswerInteractionRequestSchema: GenMessage<AnswerInteractionRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 25);
+  messageDesc(file_chatbus_v1_bus, 26);
 
 /**
  * @generated from message chatbus.v1.AnswerInteractionResponse
@@ -939,7 +982,7 @@ export type AnswerInteractionResponse = Message<"chatbus.v1.AnswerInteractionRes
  * Use `create(AnswerInteractionResponseSchema)` to create a new message.
  */
 export const AnswerInteractionResponseSchema: GenMessage<AnswerInteractionResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 26);
+  messageDesc(file_chatbus_v1_bus, 27);
 
 /**
  * @generated from message chatbus.v1.UploadFileRequest
@@ -970,7 +1013,7 @@ export type UploadFileRequest = Message<"chatbus.v1.UploadFileRequest"> & {
  * Use `create(UploadFileRequestSchema)` to create a new message.
  */
 export const UploadFileRequestSchema: GenMessage<UploadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 27);
+  messageDesc(file_chatbus_v1_bus, 28);
 
 /**
  * UploadHeader opens an upload.
@@ -1016,7 +1059,7 @@ export type UploadHeader = Message<"chatbus.v1.UploadHeader"> & {
  * Use `create(UploadHeaderSchema)` to create a new message.
  */
 export const UploadHeaderSchema: GenMessage<UploadHeader> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 28);
+  messageDesc(file_chatbus_v1_bus, 29);
 
 /**
  * @generated from message chatbus.v1.UploadFileResponse
@@ -1040,7 +1083,7 @@ export type UploadFileResponse = Message<"chatbus.v1.UploadFileResponse"> & {
  * Use `create(UploadFileResponseSchema)` to create a new message.
  */
 export const UploadFileResponseSchema: GenMessage<UploadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 29);
+  messageDesc(file_chatbus_v1_bus, 30);
 
 /**
  * @generated from message chatbus.v1.DownloadFileRequest
@@ -1064,7 +1107,7 @@ export type DownloadFileRequest = Message<"chatbus.v1.DownloadFileRequest"> & {
  * Use `create(DownloadFileRequestSchema)` to create a new message.
  */
 export const DownloadFileRequestSchema: GenMessage<DownloadFileRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 30);
+  messageDesc(file_chatbus_v1_bus, 31);
 
 /**
  * @generated from message chatbus.v1.DownloadFileResponse
@@ -1093,7 +1136,7 @@ export type DownloadFileResponse = Message<"chatbus.v1.DownloadFileResponse"> & 
  * Use `create(DownloadFileResponseSchema)` to create a new message.
  */
 export const DownloadFileResponseSchema: GenMessage<DownloadFileResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 31);
+  messageDesc(file_chatbus_v1_bus, 32);
 
 /**
  * @generated from message chatbus.v1.SuspendRequest
@@ -1115,7 +1158,7 @@ export type SuspendRequest = Message<"chatbus.v1.SuspendRequest"> & {
  * Use `create(SuspendRequestSchema)` to create a new message.
  */
 export const SuspendRequestSchema: GenMessage<SuspendRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 32);
+  messageDesc(file_chatbus_v1_bus, 33);
 
 /**
  * @generated from message chatbus.v1.SuspendResponse
@@ -1137,7 +1180,7 @@ export type SuspendResponse = Message<"chatbus.v1.SuspendResponse"> & {
  * Use `create(SuspendResponseSchema)` to create a new message.
  */
 export const SuspendResponseSchema: GenMessage<SuspendResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 33);
+  messageDesc(file_chatbus_v1_bus, 34);
 
 /**
  * @generated from message chatbus.v1.UnregisterRequest
@@ -1154,7 +1197,7 @@ export type UnregisterRequest = Message<"chatbus.v1.UnregisterRequest"> & {
  * Use `create(UnregisterRequestSchema)` to create a new message.
  */
 export const UnregisterRequestSchema: GenMessage<UnregisterRequest> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 34);
+  messageDesc(file_chatbus_v1_bus, 35);
 
 /**
  * @generated from message chatbus.v1.UnregisterResponse
@@ -1167,7 +1210,64 @@ export type UnregisterResponse = Message<"chatbus.v1.UnregisterResponse"> & {
  * Use `create(UnregisterResponseSchema)` to create a new message.
  */
 export const UnregisterResponseSchema: GenMessage<UnregisterResponse> = /*@__PURE__*/
-  messageDesc(file_chatbus_v1_bus, 35);
+  messageDesc(file_chatbus_v1_bus, 36);
+
+/**
+ * DeliveryStatus is what became of an update handed to the agent session.
+ *
+ * @generated from enum chatbus.v1.DeliveryStatus
+ */
+export enum DeliveryStatus {
+  /**
+   * @generated from enum value: DELIVERY_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Held for approval at the session's terminal; another report follows.
+   *
+   * @generated from enum value: DELIVERY_STATUS_HELD = 1;
+   */
+  HELD = 1,
+
+  /**
+   * The session refuses such messages (a setting, a policy, the feature
+   * off there); the update stays unacked.
+   *
+   * @generated from enum value: DELIVERY_STATUS_REFUSED = 2;
+   */
+  REFUSED = 2,
+
+  /**
+   * Dropped at the session's inbox (rate limit, full queue…); the update
+   * stays unacked and is handed over again.
+   *
+   * @generated from enum value: DELIVERY_STATUS_DROPPED = 3;
+   */
+  DROPPED = 3,
+
+  /**
+   * Declined by the person at the session's terminal; the update is done
+   * with.
+   *
+   * @generated from enum value: DELIVERY_STATUS_DENIED = 4;
+   */
+  DENIED = 4,
+
+  /**
+   * Left the session's hold unapproved; the update stays unacked and is
+   * handed over again.
+   *
+   * @generated from enum value: DELIVERY_STATUS_EXPIRED = 5;
+   */
+  EXPIRED = 5,
+}
+
+/**
+ * Describes the enum chatbus.v1.DeliveryStatus.
+ */
+export const DeliveryStatusSchema: GenEnum<DeliveryStatus> = /*@__PURE__*/
+  enumDesc(file_chatbus_v1_bus, 0);
 
 /**
  * Notice is something a follower must know, returned by Heartbeat.
@@ -1208,7 +1308,7 @@ export enum Notice {
  * Describes the enum chatbus.v1.Notice.
  */
 export const NoticeSchema: GenEnum<Notice> = /*@__PURE__*/
-  enumDesc(file_chatbus_v1_bus, 0);
+  enumDesc(file_chatbus_v1_bus, 1);
 
 /**
  * SuspendReason says why a binding is suspended.
@@ -1233,7 +1333,7 @@ export enum SuspendReason {
  * Describes the enum chatbus.v1.SuspendReason.
  */
 export const SuspendReasonSchema: GenEnum<SuspendReason> = /*@__PURE__*/
-  enumDesc(file_chatbus_v1_bus, 1);
+  enumDesc(file_chatbus_v1_bus, 2);
 
 /**
  * BusService is what followers (agent sessions) speak. Every call carries the
