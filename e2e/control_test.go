@@ -53,9 +53,9 @@ func followAgent(t *testing.T, c *client.Client, profileKey, cwd, agent string) 
 }
 
 // commandEvents returns the control_command events busctl events shows.
-func (b *tgBus) commandEvents(t *testing.T) string {
+func (p *profile) commandEvents(t *testing.T) string {
 	t.Helper()
-	out, _, code := b.busctl("events")
+	out, _, code := p.busctl("events")
 	if code != 0 {
 		t.Fatalf("busctl events: exit %d", code)
 	}

@@ -19,7 +19,8 @@ import (
 func TestDescribe(t *testing.T) {
 	f := newFixture(t)
 	d := f.p.Describe()
-	if d.Platform != "discord" || d.MaxTextChars != 2000 {
+	if d.Platform != "discord" || d.MaxTextChars != 2000 || d.CommandPrefix != "/chatbus " ||
+		d.ThreadLink != "https://discord.com/channels/"+f.dc.GuildID()+"/{thread}" {
 		t.Errorf("description %+v", d)
 	}
 	want := map[string]string{

@@ -34,7 +34,7 @@ import (
 // admission or not): where it is allowed — an allowed person, in the
 // configured channel or one of its threads — with a deferred response
 // (type 5, "chatbus is thinking…"), whose interaction the update names
-// (references: the interaction's id, then its token); the supervisor's
+// (references: the interaction's token, then its id); the supervisor's
 // answer, a send to the control place with ReplyTo naming it, edits that
 // response (PATCH …/messages/@original) and adds follow-ups for the rest
 // of a long answer. Once the token is spent (15 minutes) or unknown, or
@@ -279,14 +279,21 @@ func (p *Platform) commandArrived(in interaction) {
 
 // command makes the update of a use of an application command in the
 // control place; nil elsewhere (answered already with where chatbus
-// listens). Its references are the interaction's id and token.
+// listens). Its references are the interaction's token, then its id:
+// the token first, as the supervisor's answer names the first, and a
+// successor process (a doctor restart of this provider, which the
+// command may have asked for) can answer a token it never saw, not an id.
 func (r *runner) command(in *interaction, raw json.RawMessage) *providerv1.Update {
 	if !r.p.inControlPlace(in) {
 		return nil
 	}
 	u := r.update(provider.Target{Chat: r.p.channel}, in.sender(), in.Member, providerv1.UpdateKind_UPDATE_KIND_COMMAND,
 		commandText(in.Data.Name, in.Data.Options), raw, in.ID)
-	u.References = provider.RefsProto([]provider.Ref{{Kind: provider.RefInteraction, ID: in.ID}, {Kind: provider.RefInteraction, ID: in.Token}})
+	var refs []provider.Ref
+	if tokenParam(in.Token) {
+		refs = append(refs, provider.Ref{Kind: provider.RefInteraction, ID: in.Token})
+	}
+	u.References = provider.RefsProto(append(refs, provider.Ref{Kind: provider.RefInteraction, ID: in.ID}))
 	return u
 }
 

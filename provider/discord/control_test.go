@@ -148,7 +148,7 @@ func TestCommand(t *testing.T) {
 	u := j[0]
 	if u.GetKind() != providerv1.UpdateKind_UPDATE_KIND_COMMAND || u.GetChat() != channel || u.GetThread() != "" ||
 		u.GetSender() != f.alice.ID || !u.GetAllowed() || u.GetDedupId() != iid ||
-		!slices.Equal(refsOf(u), []provider.Ref{{Kind: provider.RefInteraction, ID: iid}, {Kind: provider.RefInteraction, ID: token}}) {
+		!slices.Equal(refsOf(u), []provider.Ref{{Kind: provider.RefInteraction, ID: token}, {Kind: provider.RefInteraction, ID: iid}}) {
 		t.Fatalf("update %v", u)
 	}
 	f.waitUntil("deferred", func() bool { typ, _ := f.dc.Interaction(iid); return typ == 5 })

@@ -53,7 +53,8 @@ var methods = []provider.Method{
 
 // Describe implements provider.Platform.
 func (p *Platform) Describe() provider.Description {
-	return provider.Description{Platform: "discord", Methods: methods, MaxTextChars: MaxContent, Verbs: verbs, Limits: p.limits}
+	return provider.Description{Platform: "discord", Methods: methods, MaxTextChars: MaxContent, Verbs: verbs, Limits: p.limits,
+		CommandPrefix: "/" + commandName + " ", ThreadLink: "https://discord.com/channels/" + p.guild + "/{thread}"}
 }
 
 // params is a call's JSON object.

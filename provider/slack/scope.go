@@ -44,7 +44,11 @@ var takesThread = func() map[string]bool {
 
 // Describe implements provider.Platform.
 func (p *Platform) Describe() provider.Description {
-	d := provider.Description{Platform: "slack", MaxTextChars: MaxTextChars, Verbs: verbs, Limits: p.limits}
+	// No thread link: a Slack permalink names the workspace's domain,
+	// which the provider learns (auth.test) only after it described
+	// itself, and a thread's ts without its dot.
+	d := provider.Description{Platform: "slack", MaxTextChars: MaxTextChars, Verbs: verbs, Limits: p.limits,
+		CommandPrefix: CommandName + " "}
 	for _, m := range methods {
 		d.Methods = append(d.Methods, m.Method)
 	}

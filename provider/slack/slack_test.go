@@ -500,6 +500,9 @@ func TestDescribe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if d.GetCommandPrefix() != "/chatbus " {
+		t.Errorf("command prefix %q", d.GetCommandPrefix())
+	}
 	got := map[string]string{}
 	for _, m := range d.GetMethods() {
 		var ps []string
