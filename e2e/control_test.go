@@ -3,9 +3,14 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/chatbus/chatbus/client"
 	"github.com/chatbus/chatbus/internal/testkit"
@@ -215,4 +220,126 @@ func mustJSON(t *testing.T, m botapi.Message) []byte {
 		b.WriteString(" " + e.URL)
 	}
 	return []byte(b.String())
+}
+
+// TestControlCommandOnceAcrossSupervisorKill: supervisord is killed (-9)
+// after a command was journalled and run, while its answer is at the
+// platform and not yet acknowledged. The new supervisord finds the command
+// in the journal and does not run it again (its record says it ran), and
+// the person has exactly one answer; the next command is answered as
+// usual.
+func TestControlCommandOnceAcrossSupervisorKill(t *testing.T) {
+	b := startTelegramBus(t, "")
+	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool { return pi.GetServing() }, "SERVING")
+	alpha := followAgent(t, b.c, "manual:1", "/home/u/alpha", "")
+
+	took, release := b.tg.HoldAnswer("sendMessage")
+	defer release()
+	b.tg.PushMessage(forumChat, 0, allowedUser, "/stop A")
+	select {
+	case <-took:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the command was not answered")
+	}
+	asked, _ := alpha.f.StopRequested()
+	select {
+	case <-asked:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the command did not run: alpha was not asked to stop")
+	}
+	if err := syscall.Kill(b.d.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-b.d.exited
+	release()
+
+	d2 := b.profile.start("--config", b.configPath)
+	b.profile.waitServing(d2)
+	testkit.Eventually(t, "the new supervisor took the command up", func() bool {
+		return strings.Contains(d2.stderr.String(), "answering a command of the previous run")
+	})
+	b.tg.PushMessage(forumChat, 0, allowedUser, "/help")
+	answers := b.controlAnswers(t, forumChat, 2)
+	contains(t, "the stop answer", answers[0].Text, "A (alpha) was not started by chatbus")
+	contains(t, "the help answer", answers[1].Text, "chatbus commands")
+	evs := b.commandEvents(t)
+	if strings.Contains(evs, `command "stop A"`) || strings.Contains(evs, "control_interrupted") {
+		t.Errorf("the new supervisor ran the command again, or called it interrupted:\n%s", evs)
+	}
+	contains(t, "events", evs, `command "help"`)
+}
+
+// TestBrowserControlRoom: the playground's control room on the chat page
+// (real Chromium): sessions lists the two live followers, status names
+// the provider's state, restart runs the doctor and reports its steps, a
+// session's Stop button asks it to stop. A visitor without the page's
+// token gets nothing, and nothing runs.
+func TestBrowserControlRoom(t *testing.T) {
+	tab := browserCtx(t)
+	b := startPlaygroundBus(t, "")
+	chatURL := b.loggedURL(t, "playground chat page: open ")
+	alpha := followAgent(t, b.c, "manual:1", "/home/u/alpha", "claude-code")
+	beta := followAgent(t, b.c, "manual:2", "/home/u/beta", "pi")
+
+	within(t, tab, 20*time.Second, "open the chat page", chromedp.Navigate(chatURL))
+	until(t, tab, "the page to be live", `document.querySelector("#conn").textContent === "live"`)
+	control := `#room-list li.control`
+	until(t, tab, "the control room, first", `document.querySelector("#room-list li").classList.contains("control")`)
+	within(t, tab, 10*time.Second, "pick the control room", chromedp.Click(chromedp.CSS(control)), chromedp.WaitEnabled(chromedp.CSS("#text")))
+	answer := func(what, contains string) {
+		t.Helper()
+		until(t, tab, what, fmt.Sprintf(`[...document.querySelectorAll(".msg.bot .text")].some(e => e.textContent.includes(%q))`, contains))
+	}
+
+	within(t, tab, 10*time.Second, "type sessions", chromedp.SendKeys(chromedp.CSS("#text"), "sessions\r"))
+	answer("the sessions", "Sessions: 2 live, 0 parked")
+	answer("alpha", "A alpha · Claude Code · idle · /home/u/alpha on ")
+	answer("beta", "B beta · pi · idle · /home/u/beta on ")
+
+	within(t, tab, 10*time.Second, "type status", chromedp.SendKeys(chromedp.CSS("#text"), "status\r"))
+	answer("the status", "playground: running, serving, 2 attached")
+
+	before := b.provider(t)
+	within(t, tab, 10*time.Second, "type restart", chromedp.SendKeys(chromedp.CSS("#text"), "restart playground\r"))
+	answer("the restart", "playground restarted: restarted")
+	answer("its steps", "exit_proof")
+	if after := b.provider(t); after.GetPid() == before.GetPid() {
+		t.Errorf("restart answered, but the provider's child is the same (pid %d)", after.GetPid())
+	}
+
+	// The Stop button of B, under the sessions answer.
+	within(t, tab, 10*time.Second, "press Stop B", chromedp.Click(chromedp.CSS(`.kb button[data-data="/stop B"]`)))
+	answer("the stop", "was not started by chatbus: it was asked to stop")
+	asked, _ := beta.f.StopRequested()
+	select {
+	case <-asked:
+	case <-time.After(20 * time.Second):
+		t.Fatal("beta was not told it was asked to stop")
+	}
+	if a, _ := alpha.f.StopRequested(); isClosed(a) {
+		t.Error("alpha was asked to stop too")
+	}
+
+	// A visitor without the token: refused at the door; nothing journalled,
+	// nothing run.
+	u, err := url.Parse(chatURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(fmt.Sprintf("http://%s/api/rooms/1/messages", u.Host), "application/json",
+		strings.NewReader(`{"client_id":"x","text":"restart playground"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode < 400 {
+		t.Errorf("a visitor without the token: %s", resp.Status)
+	}
+	out, _, _ := b.busctl("events")
+	if n := strings.Count(out, `command "restart playground"`); n != 1 {
+		t.Errorf("restart ran %d times, want once:\n%s", n, out)
+	}
+	if len(alpha.texts())+len(beta.texts()) != 0 {
+		t.Errorf("followers got %q and %q", alpha.texts(), beta.texts())
+	}
 }

@@ -143,16 +143,23 @@ func (p *person) say(room int64, clientID, text string) {
 }
 
 type pageRoom struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
+	ID      int64  `json:"id"`
+	Name    string `json:"name"`
+	Control bool   `json:"control"`
 }
 
-// rooms lists the page's rooms.
+// rooms are the page's rooms of sessions (the control room left out).
 func (p *person) rooms() []pageRoom {
 	p.t.Helper()
 	var st struct{ Rooms []pageRoom }
 	p.get("/api/state", &st)
-	return st.Rooms
+	out := st.Rooms[:0]
+	for _, r := range st.Rooms {
+		if !r.Control {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 type pageMessage struct {

@@ -57,6 +57,10 @@ import (
 const (
 	// ChatID is the playground's one chat: its rooms are its threads.
 	ChatID = int64(-1001000000001)
+	// ControlRoom is the room of commands to chatbus itself (sessions,
+	// status, …: docs/control.md): the chat's control place, thread ""
+	// at the provider's boundary, where every message is a command.
+	ControlRoom = int64(1)
 	// PersonID is the person at the page.
 	PersonID = int64(1001)
 	// BotUsername is the name of the bot the followers speak as.
@@ -251,7 +255,8 @@ func (p *Platform) Identify(context.Context) (provider.Identity, error) {
 
 // Describe implements provider.Platform: the message verbs, no methods.
 func (p *Platform) Describe() provider.Description {
-	return provider.Description{Platform: "playground", MaxTextChars: maxTextChars, WebURL: p.url, Verbs: verbs}
+	return provider.Description{Platform: "playground", MaxTextChars: maxTextChars, WebURL: p.url, Verbs: verbs,
+		CommandPrefix: ""} // the control room: every message there is a command
 }
 
 // cursorPrefix starts a cursor: the store it belongs to and the next
@@ -346,16 +351,23 @@ func (p *Platform) wake() {
 }
 
 func (p *Platform) convert(h held) *providerv1.Update {
+	kind, thread := updateKinds[h.Kind], strconv.FormatInt(h.Thread, 10)
+	if h.Thread == ControlRoom {
+		thread = "" // the chat's control place
+		if kind == providerv1.UpdateKind_UPDATE_KIND_MESSAGE {
+			kind = providerv1.UpdateKind_UPDATE_KIND_COMMAND
+		}
+	}
 	return &providerv1.Update{
 		UpdateId:   h.ID,
-		Kind:       updateKinds[h.Kind],
+		Kind:       kind,
 		Text:       h.Text,
 		Payload:    h.Payload,
 		ReceivedAt: timestamppb.New(time.UnixMilli(h.At)),
 		Allowed:    true, // only the owner reaches the page (webauth)
 		References: provider.RefsProto(refsFrom(h.Refs)),
 		Chat:       chatText,
-		Thread:     strconv.FormatInt(h.Thread, 10),
+		Thread:     thread,
 		Sender:     strconv.FormatInt(PersonID, 10),
 		SenderName: "@you",
 		DedupId:    p.st.install + ":" + strconv.FormatInt(h.ID, 10),
@@ -364,10 +376,14 @@ func (p *Platform) convert(h held) *providerv1.Update {
 	}
 }
 
-// threadOf parses t as a room of the playground's chat.
+// threadOf parses t as a room of the playground's chat (thread "": the
+// control room).
 func threadOf(t provider.Target) (int64, error) {
 	if t.Chat != chatText {
 		return 0, invalid("chat %q is not the playground's (%s)", t.Chat, chatText)
+	}
+	if t.Thread == "" {
+		return ControlRoom, nil
 	}
 	id, err := strconv.ParseInt(t.Thread, 10, 64)
 	if err != nil || id <= 0 {
@@ -386,7 +402,7 @@ func (p *Platform) Provision(_ context.Context, req provider.ProvisionRequest) (
 	err := p.st.db.Update(func(tx *bolt.Tx) error {
 		now := time.Now().UnixMilli()
 		if req.Reuse != nil && req.Reuse.Chat == chatText {
-			if id, err := strconv.ParseInt(req.Reuse.Thread, 10, 64); err == nil {
+			if id, err := strconv.ParseInt(req.Reuse.Thread, 10, 64); err == nil && id != ControlRoom {
 				r, ok, err := p.st.room(tx, id)
 				if err != nil {
 					return err
@@ -417,6 +433,9 @@ func (p *Platform) CloseTarget(_ context.Context, t provider.Target) error {
 	id, err := threadOf(t)
 	if err != nil {
 		return err
+	}
+	if id == ControlRoom {
+		return invalid("the control room is not a session's thread")
 	}
 	err = p.st.db.Update(func(tx *bolt.Tx) error {
 		if err := p.st.mustRoom(tx, id, provider.ErrNotFound); err != nil {

@@ -27,11 +27,11 @@ func TestConversation(t *testing.T) {
 	r := newRig(t, t.TempDir())
 	ctx := testCtx(t)
 	next := r.web.events(ctx)
-	if e := next(); e.Type != "rooms" || len(e.Rooms) != 0 {
-		t.Fatalf("first event %+v", e)
+	if e := next(); e.Type != "rooms" || len(e.Rooms) != 1 || !e.Rooms[0].Control {
+		t.Fatalf("first event %+v: want the control room only", e)
 	}
 	room := r.provision(t, "A · alpha")
-	if e := next(); e.Type != "rooms" || len(e.Rooms) != 1 || e.Rooms[0].Name != "A · alpha" {
+	if e := next(); e.Type != "rooms" || len(e.Rooms) != 2 || e.Rooms[1].Name != "A · alpha" {
 		t.Fatalf("rooms event %+v", e)
 	}
 
@@ -351,7 +351,7 @@ func TestTopics(t *testing.T) {
 		t.Fatalf("reuse: %v %v", resp, err)
 	}
 	rs, _ := r.p.st.rooms()
-	if len(rs) != 1 || rs[0].Closed || rs[0].Name != "A · alpha2" {
+	if len(rs) != 2 || rs[1].Closed || rs[1].Name != "A · alpha2" {
 		t.Fatalf("rooms after reuse %+v", rs)
 	}
 	resp, err = r.h.Client.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{Name: "B · beta", Reuse: target(4242)})

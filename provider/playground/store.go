@@ -84,6 +84,8 @@ type room struct {
 	Closed  bool   `json:"closed,omitempty"`
 	Created int64  `json:"created"` // unix ms
 	Active  int64  `json:"active"`  // unix ms of the last message
+	// Control: the control room (ControlRoom), of commands to chatbus.
+	Control bool `json:"control,omitempty"`
 }
 
 // message is one message of a room and what happened to it.
@@ -223,6 +225,9 @@ func openStore(dir string) (*store, error) {
 		}
 		return meta.Put(kSchema, u64(schema))
 	})
+	if err == nil {
+		err = db.Update(s.ensureControlRoom)
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("playground store %s: %w", path, err)
@@ -274,6 +279,17 @@ func (s *store) room(tx *bolt.Tx, id int64) (room, bool, error) {
 	var r room
 	ok, err := getJSON(tx.Bucket(bRooms), u64(id), &r)
 	return r, ok, err
+}
+
+// ensureControlRoom makes the control room if the store has none (a new
+// store, or one from before it existed: its id, 1, is below every other
+// room's and message's).
+func (s *store) ensureControlRoom(tx *bolt.Tx) error {
+	if _, ok, err := s.room(tx, ControlRoom); err != nil || ok {
+		return err
+	}
+	now := time.Now().UnixMilli()
+	return s.putRoom(tx, room{ID: ControlRoom, Name: "control", Control: true, Created: now, Active: now})
 }
 
 // mustRoom returns nil if room id exists, else an error wrapping missing.

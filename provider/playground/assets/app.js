@@ -56,15 +56,18 @@ function setRooms(list) {
 function renderRooms() {
   const ul = $("room-list");
   ul.textContent = "";
-  const rooms = [...state.rooms.values()].sort((a, b) => b.id - a.id);
-  $("no-rooms").hidden = rooms.length > 0;
+  // The control room (commands to chatbus itself) first, then the
+  // sessions' rooms, newest first.
+  const rooms = [...state.rooms.values()].sort((a, b) => (b.control ? 1 : 0) - (a.control ? 1 : 0) || b.id - a.id);
+  $("no-rooms").hidden = rooms.some((r) => !r.control);
   for (const r of rooms) {
     const li = document.createElement("li");
     li.dataset.room = r.id;
-    li.className = r.id === state.room ? "active" : "";
+    li.className = (r.id === state.room ? "active" : "") + (r.control ? " control" : "");
+    li.title = r.control ? "commands to chatbus: sessions, status, restart <provider>, stop <slot>, new <template>, help" : "";
     const name = document.createElement("span");
     name.className = "name";
-    name.textContent = r.name;
+    name.textContent = r.control ? "⚙ control" : r.name;
     li.append(name);
     if (r.closed) {
       const b = document.createElement("span");
@@ -76,7 +79,9 @@ function renderRooms() {
     ul.append(li);
   }
   const cur = state.rooms.get(state.room);
-  $("room-name").textContent = cur ? cur.name : "Pick a thread";
+  $("room-name").textContent = cur ? (cur.control ? "control: commands to chatbus" : cur.name) : "Pick a thread";
+  $("text").placeholder = cur && cur.control ? "A command: sessions, status, restart <provider>, stop <slot>, help"
+    : "Write a message… (Enter sends, Shift+Enter breaks the line)";
   $("room-state").textContent = cur && cur.closed ? "closed" : "";
   const open = !!cur && !cur.closed;
   $("text").disabled = !open;
