@@ -3,6 +3,7 @@ package discord_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -136,8 +137,9 @@ func equalCommands(a, b map[string][]string) bool {
 // TestCommand: /chatbus new claude web in the channel is deferred at
 // once and becomes a COMMAND of the control place whose text is
 // "new claude web", naming the interaction; the answer edits the
-// deferred response, a long one adds follow-ups, and a process that did
-// not see the command answers it by its token.
+// deferred response (a 429 or a 5xx on the way is an error to retry, not
+// a fallback), a long one adds follow-ups, and a process that did not
+// see the command answers it by its token.
 func TestCommand(t *testing.T) {
 	f := newFixture(t)
 	sk, _, alpha := f.startSettled()
@@ -157,6 +159,15 @@ func TestCommand(t *testing.T) {
 	}
 
 	control := provider.Target{Chat: channel}
+	// A 429 or a 5xx on the edit is the supervisor's to retry (it paces
+	// and requeues): not a reason to post in the channel instead.
+	f.dc.Fail(editOriginal, discordtest.Fault{Status: http.StatusTooManyRequests, RetryAfter: 50 * time.Millisecond}, discordtest.Fault{Status: 502})
+	_, err := f.p.Send(verbCtx(t), control, provider.Message{Text: "**2 sessions**", ReplyTo: iid}, "k1")
+	if d, ok := provider.RetryAfter(err); !errors.Is(err, provider.ErrRateLimited) || !ok || d != 50*time.Millisecond {
+		t.Errorf("a 429: %v", err)
+	}
+	_, err = f.p.Send(verbCtx(t), control, provider.Message{Text: "**2 sessions**", ReplyTo: iid}, "k1")
+	wantErr(t, err, provider.ErrAmbiguous, "502")
 	res, err := f.p.Send(verbCtx(t), control, provider.Message{Text: "**2 sessions**", ReplyTo: iid}, "k1")
 	if err != nil {
 		t.Fatal(err)
