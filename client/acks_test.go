@@ -96,7 +96,13 @@ func (b *ackBus) Unregister(context.Context, *chatbusv1.UnregisterRequest) (*cha
 
 // startAckBus serves b on a Unix socket and registers a follower on it
 // with the given ack options.
-func startAckBus(t *testing.T, b *ackBus, opts ...client.Option) *client.Follower {
+// busServer is a stand-in supervisor: ackBus, or one built on it.
+type busServer interface {
+	chatbusv1.BusServiceServer
+	chatbusv1.AdminServiceServer
+}
+
+func startAckBus(t *testing.T, b busServer, opts ...client.Option) *client.Follower {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "bus.sock")
 	ln, err := net.Listen("unix", sock)

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/chatbus/chatbus/internal/backoff"
+	"github.com/chatbus/chatbus/internal/proc"
 	chatbusv1 "github.com/chatbus/chatbus/proto/chatbus/v1"
 )
 
@@ -208,8 +209,14 @@ func (s *replySocket) accept(ln net.Listener) {
 }
 
 // serve reads one connection's lines (Claude Code writes one and closes).
+// A connection from another user is closed unread: the socket is 0600,
+// but it is connectable for a moment after it binds, before the chmod.
 func (s *replySocket) serve(c net.Conn) {
 	defer c.Close()
+	if cred, err := proc.PeerCred(c); err != nil || int64(cred.UID) != int64(os.Geteuid()) {
+		s.log.Warn().Err(err).Msg("reply socket: a connection not from this user; closed unread")
+		return
+	}
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	sc := bufio.NewScanner(c)
 	sc.Buffer(make([]byte, 4096), maxReportLine)
