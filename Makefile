@@ -253,8 +253,8 @@ test: ## Run every test with the race detector (browser tests need chromium), th
 # The soak (e2e/soak_test.go, build tag soak, not in make test): the four
 # providers against their stand-ins, a follower on each, load and random
 # faults (kill -9 of supervisord and of providers, doctor restarts,
-# disconnects, 429s and 5xx; a full disk only with
-# SOAK_FAULTS='full disk') for DURATION; it checks 0 lost, 0
+# disconnects, 429s and 5xx, a full disk on Linux; SOAK_FAULTS='a,b'
+# only those) for DURATION; it checks 0 lost, 0
 # duplicated, every key at most once, and supervisord's goroutines, fds
 # and memory flat after warm-up. SOAK_REPORT=file keeps the figures.
 DURATION ?= 5m
