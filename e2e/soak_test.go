@@ -583,7 +583,7 @@ func TestSoak(t *testing.T) {
 		sent, thread, unknown := f.sent, f.thread, maps.Clone(f.unknown)
 		f.mu.Unlock()
 		outUnknown += len(unknown)
-		got := b.platformTexts(f.provider, thread, pg)
+		got := b.platformTexts(t, f.provider, thread, pg)
 		for n := range sent {
 			text := fmt.Sprintf("out %s %d", f.provider, n)
 			if c := got[text]; c > 1 || c == 0 && !unknown[n] {
@@ -639,7 +639,7 @@ func settle(t *testing.T, writers []*writer) {
 
 // platformTexts counts the bot's messages in thread at the platform, by
 // text.
-func (b *soakBus) platformTexts(provider, thread string, pg *page) map[string]int {
+func (b *soakBus) platformTexts(t *testing.T, provider, thread string, pg *page) map[string]int {
 	out := map[string]int{}
 	switch provider {
 	case "telegram":
@@ -656,30 +656,57 @@ func (b *soakBus) platformTexts(provider, thread string, pg *page) map[string]in
 			out[m.Content]++
 		}
 	case "playground":
-		for range 50 {
-			if pg.hc != nil || pg.open() {
-				resp, err := pg.hc.Get(pg.at + "/api/rooms/" + thread + "/messages")
-				if err == nil {
-					var h struct {
-						Messages []pageMessage
-					}
-					err = json.NewDecoder(resp.Body).Decode(&h)
-					resp.Body.Close()
-					if err == nil && resp.StatusCode == 200 {
-						for _, m := range h.Messages {
-							if m.From == "bot" && !m.Deleted {
-								out[m.Text]++
-							}
-						}
-						return out
-					}
-				}
-				pg.hc = nil
+		// The history comes a page (at most 500 messages) at a time,
+		// newest first: a long run's room holds thousands.
+		for before := int64(0); ; {
+			page, ok := pg.history(thread, before)
+			if !ok {
+				t.Errorf("playground: the history of room %s before message %d could not be read", thread, before)
+				return out
 			}
-			time.Sleep(200 * time.Millisecond)
+			for _, m := range page.Messages {
+				if m.From == "bot" && !m.Deleted {
+					out[m.Text]++
+				}
+			}
+			if !page.More || len(page.Messages) == 0 {
+				return out
+			}
+			before = page.Messages[0].ID
 		}
 	}
 	return out
+}
+
+// historyPage is a page of a playground room's history, oldest first.
+type historyPage struct {
+	Messages []pageMessage
+	More     bool
+}
+
+// history reads the page of room's history before message before (0: the
+// newest page), opening the page again when the playground refuses it.
+func (pg *page) history(room string, before int64) (historyPage, bool) {
+	for range 50 {
+		if pg.hc != nil || pg.open() {
+			u := pg.at + "/api/rooms/" + room + "/messages"
+			if before > 0 {
+				u += "?before=" + strconv.FormatInt(before, 10)
+			}
+			resp, err := pg.hc.Get(u)
+			if err == nil {
+				var h historyPage
+				err = json.NewDecoder(resp.Body).Decode(&h)
+				resp.Body.Close()
+				if err == nil && resp.StatusCode == 200 {
+					return h, true
+				}
+			}
+			pg.hc = nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return historyPage{}, false
 }
 
 // verdict is whether one figure stayed flat.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -172,6 +173,62 @@ func TestLongMessage(t *testing.T) {
 	h := r.web.history(room)
 	if len(h) != 1 || h[0].ID != id || h[0].Text != long || !strings.HasSuffix(h[0].HTML, "end</p>") {
 		t.Fatalf("history: %d messages", len(h))
+	}
+}
+
+// TestHistoryPages: a room's history is read page by page back to its
+// first message (a long-lived room has more than one page); a bad page is
+// refused with what is wrong.
+func TestHistoryPages(t *testing.T) {
+	r := newRig(t, t.TempDir())
+	room := r.provision(t, "A · alpha")
+	var ids []int64
+	for i := range 5 {
+		ids = append(ids, r.web.say(room, fmt.Sprintf("c%d", i), fmt.Sprintf("m%d", i)).ID)
+	}
+	type page struct {
+		Messages []messageView
+		More     bool
+	}
+	read := func(q string) page {
+		t.Helper()
+		code, out := r.web.do("GET", fmt.Sprintf("/api/rooms/%d/messages?%s", room, q), "", nil)
+		if code != 200 {
+			t.Fatalf("%s: %d %s", q, code, out)
+		}
+		var p page
+		if err := json.Unmarshal(out, &p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var got []string
+	var pages []bool
+	for q := "limit=2"; ; {
+		p := read(q)
+		for i := len(p.Messages) - 1; i >= 0; i-- {
+			got = append(got, p.Messages[i].Text)
+		}
+		pages = append(pages, p.More)
+		if !p.More {
+			break
+		}
+		q = fmt.Sprintf("limit=2&before=%d", p.Messages[0].ID)
+	}
+	if strings.Join(got, " ") != "m4 m3 m2 m1 m0" || fmt.Sprint(pages) != "[true true false]" {
+		t.Fatalf("paged back: %q, more %v", got, pages)
+	}
+	if p := read(fmt.Sprintf("before=%d", ids[1])); len(p.Messages) != 1 || p.Messages[0].ID != ids[0] || p.More {
+		t.Fatalf("before the second message: %+v", p)
+	}
+	if p := read(""); len(p.Messages) != 5 || p.More {
+		t.Fatalf("the whole history: %d messages, more %v", len(p.Messages), p.More)
+	}
+	for _, q := range []string{"limit=0", "limit=501", "limit=x", "before=0", "before=-3", "before=x"} {
+		code, out := r.web.do("GET", fmt.Sprintf("/api/rooms/%d/messages?%s", room, q), "", nil)
+		if code != http.StatusBadRequest || !strings.Contains(string(out), strings.SplitN(q, "=", 2)[0]+"=") {
+			t.Errorf("%s: %d %s, want 400 naming the parameter", q, code, out)
+		}
 	}
 }
 

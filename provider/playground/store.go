@@ -372,14 +372,20 @@ func (s *store) putMessage(tx *bolt.Tx, m message) error {
 	return nil
 }
 
-// history returns the last limit messages of thread, oldest first.
-func (s *store) history(thread int64, limit int) ([]message, error) {
+// history returns the last limit messages of thread older than message
+// before (0: the last of all), oldest first.
+func (s *store) history(thread, before int64, limit int) ([]message, error) {
 	var out []message
 	err := s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bMsgs).Cursor()
 		prefix := u64(thread)
-		// Seek past the room's last key, then walk back.
-		k, _ := c.Seek(u64(thread + 1))
+		// Seek past the room's last key (or to message before), then
+		// walk back.
+		from := u64(thread + 1)
+		if before > 0 {
+			from = msgKey(thread, before)
+		}
+		k, _ := c.Seek(from)
 		var v []byte
 		if k == nil {
 			k, v = c.Last()

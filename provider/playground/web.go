@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -127,16 +128,45 @@ func (p *Platform) handleHistory(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusNotFound, err)
 		return
 	}
-	ms, err := p.st.history(id, historyLimit)
+	before, limit, err := historyPage(r.URL.Query())
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, err)
+		return
+	}
+	// One more than asked says whether there are older ones.
+	ms, err := p.st.history(id, before, limit+1)
 	if err != nil {
 		writeErr(w, http.StatusInternalServerError, err)
 		return
+	}
+	more := len(ms) > limit
+	if more {
+		ms = ms[1:]
 	}
 	out := make([]*messageView, 0, len(ms))
 	for _, m := range ms {
 		out = append(out, view(m))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"room": id, "messages": out})
+	writeJSON(w, http.StatusOK, map[string]any{"room": id, "messages": out, "more": more})
+}
+
+// historyPage reads a history request's page: the newest messages (at
+// most limit, historyLimit if unset) older than the message before (0:
+// the newest of all). A room's whole history is read page by page, each
+// page's before being the id of the oldest message of the one after it.
+func historyPage(q url.Values) (before int64, limit int, err error) {
+	limit = historyLimit
+	if s := q.Get("before"); s != "" {
+		if before, err = strconv.ParseInt(s, 10, 64); err != nil || before <= 0 {
+			return 0, 0, fmt.Errorf("before=%q: want a message id (a positive integer)", s)
+		}
+	}
+	if s := q.Get("limit"); s != "" {
+		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > historyLimit {
+			return 0, 0, fmt.Errorf("limit=%q: want 1 to %d", s, historyLimit)
+		}
+	}
+	return before, limit, nil
 }
 
 // handleEvents streams live events (Server-Sent Events) until the page
