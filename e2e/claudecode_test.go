@@ -81,20 +81,25 @@ func newTerminals(t *testing.T, tmux string, env []string) *terminals {
 	}
 	m := &terminals{t: t, tmux: tmux, sock: filepath.Join(dir, "s"), env: env}
 	t.Cleanup(func() {
-		// The programs in the panes go with the server (SIGHUP); wait for
-		// them, so that none writes into a directory being removed.
-		out, _ := m.run("list-panes", "-a", "-F", "#{pane_pid}")
-		m.run("kill-server")
-		for _, pid := range strings.Fields(out) {
-			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-				if n, err := strconv.Atoi(pid); err != nil || !alive(n) {
-					break
-				}
-			}
-		}
+		m.end()
 		os.RemoveAll(dir)
 	})
 	return m
+}
+
+// end ends the tmux server. The programs in the panes go with it
+// (SIGHUP); it waits for them, so that none writes into a directory being
+// removed.
+func (m *terminals) end() {
+	out, _ := m.run("list-panes", "-a", "-F", "#{pane_pid}")
+	m.run("kill-server")
+	for _, pid := range strings.Fields(out) {
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if n, err := strconv.Atoi(pid); err != nil || !alive(n) {
+				break
+			}
+		}
+	}
 }
 
 func (m *terminals) run(args ...string) (string, error) {
@@ -342,17 +347,18 @@ type claudeRig struct {
 // none, channels off) and projects.
 func startClaudeRig(t *testing.T, flags map[string]any, names ...string) *claudeRig {
 	t.Helper()
+	return startClaudeRigWith(t, flags, nil, names...)
+}
+
+// startClaudeRigWith is startClaudeRig with config(root, env) added to
+// the supervisor's config file (top-level keys): root holds the projects,
+// env is the environment Claude Code runs with.
+func startClaudeRigWith(t *testing.T, flags map[string]any, config func(root string, env []string) string, names ...string) *claudeRig {
+	t.Helper()
 	claude, tmux := claudeCode(t)
-	r := &claudeRig{t: t, claude: claude, b: startTelegramBus(t, ""), api: startAnthropicAPI(t, chatbusScript), root: t.TempDir()}
+	r := &claudeRig{t: t, claude: claude, api: startAnthropicAPI(t, chatbusScript), root: t.TempDir()}
 	home := t.TempDir()
-	for _, n := range names {
-		r.projects = append(r.projects, claudeProject{name: n, dir: filepath.Join(r.root, n), profileKey: "claude:" + n})
-	}
-	writeClaudeHomeFlags(t, home, flags, r.projects...)
-	for _, p := range r.projects {
-		writeClaudeProject(t, p, r.b.socket, r.b.state, r.mcpLog(p))
-	}
-	r.term = newTerminals(t, tmux, []string{
+	env := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8",
 		"TMPDIR=" + os.TempDir(),
 		"ANTHROPIC_BASE_URL=" + r.api.url, "ANTHROPIC_API_KEY=" + claudeAPIKey,
@@ -364,7 +370,20 @@ func startClaudeRig(t *testing.T, flags map[string]any, names ...string) *claude
 		"CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF=1",
 		// chatbus-mcp is race-built: no wait at its exit.
 		"GORACE=atexit_sleep_ms=0",
-	})
+	}
+	extra := ""
+	if config != nil {
+		extra = config(r.root, env)
+	}
+	r.b = startTelegramBus(t, extra)
+	for _, n := range names {
+		r.projects = append(r.projects, claudeProject{name: n, dir: filepath.Join(r.root, n), profileKey: "claude:" + n})
+	}
+	writeClaudeHomeFlags(t, home, flags, r.projects...)
+	for _, p := range r.projects {
+		writeClaudeProject(t, p, r.b.socket, r.b.state, r.mcpLog(p))
+	}
+	r.term = newTerminals(t, tmux, env)
 	t.Cleanup(func() {
 		if !t.Failed() {
 			return
