@@ -253,14 +253,16 @@ test: ## Run every test with the race detector (browser tests need chromium), th
 # The soak (e2e/soak_test.go, build tag soak, not in make test): the four
 # providers against their stand-ins, a follower on each, load and random
 # faults (kill -9 of supervisord and of providers, doctor restarts,
-# disconnects, 429s and 5xx) for DURATION; it checks 0 lost, 0
+# disconnects, 429s and 5xx; a full disk only with
+# SOAK_FAULTS='full disk') for DURATION; it checks 0 lost, 0
 # duplicated, every key at most once, and supervisord's goroutines, fds
 # and memory flat after warm-up. SOAK_REPORT=file keeps the figures.
 DURATION ?= 5m
 SOAK_REPORT ?=
+SOAK_FAULTS ?=
 .PHONY: soak
 soak: ## Soak for DURATION (default 5m): load and random faults, then 0 lost, 0 duplicated, keys once, resources flat
-	go -C $(E2E_MODULE) test -tags soak -count=1 -timeout 0 -run '^TestSoak$$' -v . -soak.duration=$(DURATION) $(if $(SOAK_REPORT),-soak.report=$(abspath $(SOAK_REPORT)))
+	go -C $(E2E_MODULE) test -tags soak -count=1 -timeout 0 -run '^TestSoak$$' -v . -soak.duration=$(DURATION) $(if $(SOAK_REPORT),-soak.report=$(abspath $(SOAK_REPORT))) $(if $(SOAK_FAULTS),-soak.faults='$(SOAK_FAULTS)')
 
 # ---------------------------------------------------------------------------
 # Other platforms, proved as far as this machine can: every package builds

@@ -83,8 +83,13 @@ func TestControlSlack(t *testing.T) {
 	}
 
 	b.st.SlashCommand(slackChannel, slackPerson, "", "restart slack")
-	restarted := b.slackAnswers(t, roots, 4)[3]
-	contains(t, "restart", restarted, "*slack restarted*: restarted")
+	// One message, sent as the restart begins and edited as its steps
+	// pass: the answer replaces it.
+	var restarted string
+	testkit.Eventually(t, "the restart's answer", func() bool {
+		restarted = b.slackAnswers(t, roots, 4)[3]
+		return strings.Contains(restarted, "*slack restarted*: restarted")
+	})
 	for _, step := range []string{"prepare", "commit", "successor"} {
 		contains(t, "restart steps", restarted, step)
 	}
@@ -154,8 +159,13 @@ func TestControlDiscord(t *testing.T) {
 	}
 
 	iid, _ = b.dc.RunCommand(discordtest.Invocation{Channel: channel, User: b.alice, Sub: "restart", Options: map[string]string{"provider": "discord"}})
-	restarted := b.discordAnswer(t, iid)
-	contains(t, "restart", restarted, "**discord restarted**: restarted")
+	// The response shows the restart beginning, then its steps; the
+	// answer replaces it.
+	var restarted string
+	testkit.Eventually(t, "the restart's answer", func() bool {
+		restarted = b.discordAnswer(t, iid)
+		return strings.Contains(restarted, "**discord restarted**: restarted")
+	})
 	for _, step := range []string{"prepare", "commit", "successor"} {
 		contains(t, "restart steps", restarted, step)
 	}

@@ -133,8 +133,13 @@ func TestControlTelegramForum(t *testing.T) {
 	// restart: the doctor's, its steps reported; the provider's child is
 	// a new one.
 	b.tg.PushMessage(forumChat, 0, allowedUser, "/restart telegram")
-	restarted := b.controlAnswers(t, forumChat, 4)[3].Text
-	contains(t, "restart", restarted, "telegram restarted: restarted")
+	// One message, sent as it begins and edited as its steps pass; the
+	// answer replaces it.
+	var restarted string
+	testkit.Eventually(t, "the restart's answer", func() bool {
+		restarted = b.controlAnswers(t, forumChat, 4)[3].Text
+		return strings.Contains(restarted, "telegram restarted: restarted")
+	})
 	for _, step := range []string{"observe", "prepare", "commit", "exit_proof", "successor", "ready"} {
 		contains(t, "restart steps", restarted, step)
 	}

@@ -553,3 +553,41 @@ func TestMCPPresence(t *testing.T) {
 		t.Errorf("reply: %+v", sent[0])
 	}
 }
+
+// TestMCPStopRequested: sessions shows a chatbus-mcp session as Claude
+// Code; stop, for a session chatbus did not start, asks it to stop:
+// chatbus-mcp suspends the session (its thread kept for the next session
+// of the profile), takes no more of the thread's messages, and its tools
+// say why; the next chatbus-mcp of the profile gets the thread and what
+// was written meanwhile.
+func TestMCPStopRequested(t *testing.T) {
+	b := startTelegramBus(t, "")
+	dir := sessionDir(t, "zeta")
+	first := b.startMCP(t, "zeta-1", dir, "test:zeta")
+	thread := b.topicOf(t, "zeta")
+
+	b.tg.PushMessage(forumChat, 0, allowedUser, "/sessions")
+	contains(t, "sessions", b.controlAnswers(t, forumChat, 1)[0].Text, "A zeta · Claude Code · idle")
+	b.tg.PushMessage(forumChat, 0, allowedUser, "/stop A")
+	contains(t, "stop", b.controlAnswers(t, forumChat, 2)[1].Text, "A (zeta) was not started by chatbus: it was asked to stop")
+	testkit.Eventually(t, "the session suspended", func() bool {
+		out, _, _ := b.busctl("bindings")
+		return strings.Contains(out, "suspended")
+	})
+	testkit.Eventually(t, "the tools saying why", func() bool {
+		res := first.callTool("reply", map[string]any{"text": "still here?"})
+		return res.IsError && strings.Contains(res.text(), "asked from the chat that this session stop")
+	})
+
+	b.tg.PushMessage(forumChat, thread, allowedUser, "after the stop")
+	second := b.startMCP(t, "zeta-2", dir, "test:zeta")
+	second.waitNote(0, "after", func(n mcpNote) bool { return n.content() == "after the stop" })
+	for _, n := range first.channelNotes() {
+		if n.content() == "after the stop" {
+			t.Error("the stopped session took a message after the stop")
+		}
+	}
+	if len(b.tg.Topics(forumChat)) != 1 {
+		t.Errorf("topics %+v", b.tg.Topics(forumChat))
+	}
+}

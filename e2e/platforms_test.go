@@ -38,23 +38,7 @@ providers:
     token: %q
     allowed_user_ids: [%d]
     poll_timeout: 1s
-  slack:
-    binary: %s
-    channel_id: %s
-    base_url: %s
-    app_token: %q
-    bot_token: %q
-    allowed_user_ids: [%s]
-  discord:
-    binary: %s
-    token: %q
-    guild_id: %q
-    channel_id: %s
-    allowed_user_ids: [%s]
-    base_url: %s
-`, filepath.Join(binDir, "provider-telegram"), forumChat, tg.URL(), tg.Token(), allowedUser,
-		filepath.Join(binDir, "provider-slack"), slackChannel, st.URL(), slacktest.AppToken, slacktest.BotToken, slackPerson,
-		filepath.Join(binDir, "provider-discord"), dc.Token(), dc.GuildID(), dc.Channel(), alice.ID, dc.URL())
+`, filepath.Join(binDir, "provider-telegram"), forumChat, tg.URL(), tg.Token(), allowedUser) + slackDiscordConfig(st, dc, alice, "")
 	p := newProfile(t)
 	_, c, _ := p.serveConfig(cfg)
 	for _, name := range []string{"telegram", "slack", "discord"} {
@@ -141,4 +125,26 @@ func namedProvider(t *testing.T, c *client.Client, name string) *chatbusv1.Provi
 	}
 	t.Fatalf("no provider %s in %v", name, resp)
 	return nil
+}
+
+// slackDiscordConfig is the entries of a config's providers: for
+// provider-slack and provider-discord against the stand-ins st and dc
+// (alice allowed on Discord), each followed by the lines of extra.
+func slackDiscordConfig(st *slacktest.Server, dc *discordtest.Server, alice discordtest.User, extra string) string {
+	return fmt.Sprintf(`  slack:
+    binary: %s
+    channel_id: %s
+    base_url: %s
+    app_token: %q
+    bot_token: %q
+    allowed_user_ids: [%s]
+%s  discord:
+    binary: %s
+    token: %q
+    guild_id: %q
+    channel_id: %s
+    allowed_user_ids: [%s]
+    base_url: %s
+%s`, filepath.Join(binDir, "provider-slack"), slackChannel, st.URL(), slacktest.AppToken, slacktest.BotToken, slackPerson, extra,
+		filepath.Join(binDir, "provider-discord"), dc.Token(), dc.GuildID(), dc.Channel(), alice.ID, dc.URL(), extra)
 }

@@ -82,8 +82,9 @@ func (b *bencher) encoderPhase(ctx context.Context) error {
 	note := fmt.Sprintf("process CPU per update of a %d-update response (%d bytes), median of %d alternating rounds of %d responses; allocations per update %.2f (hand) against %.1f (generated); the two decode to the same message (checked)",
 		encoderBatch, len(hand), rounds, perRound, ha, ga)
 	if rows := b.results.Scaling; len(rows) > 0 && rows[0].CPUPerUpdate > 0 {
-		note += fmt.Sprintf("; the generated path would add %s per forwarded update, %.0f %% of the supervisor's CPU per update at %d follower(s) in this run (%s)",
-			(gsum.P50 - h.P50).Round(10*time.Nanosecond), 100*float64(gsum.P50-h.P50)/float64(rows[0].CPUPerUpdate), rows[0].Followers, rows[0].CPUPerUpdate.Round(100*time.Nanosecond))
+		note += fmt.Sprintf("; the generated path would add %s per forwarded update, %.0f %% of the supervisor's CPU per update at %d follower%s in this run (%s)",
+			(gsum.P50 - h.P50).Round(10*time.Nanosecond), 100*float64(gsum.P50-h.P50)/float64(rows[0].CPUPerUpdate), rows[0].Followers,
+			pick(rows[0].Followers == 1, "", "s"), rows[0].CPUPerUpdate.Round(100*time.Nanosecond))
 	}
 	b.addFigure(figure{ID: "subscribe_encode", Name: "Subscribe response encoding, CPU per update: the journal's bytes framed (hand)", Unit: unitDuration,
 		Chatbus: fp(float64(h.P50)), Baseline: fp(float64(gsum.P50)), BaselineName: "decoded and re-encoded by the generated code",

@@ -420,7 +420,11 @@ func (b *bridge) follow(ctx context.Context) error {
 		stopped := b.ended != nil
 		b.mu.Unlock()
 		switch {
-		case ctx.Err() != nil, stopped:
+		case ctx.Err() != nil:
+			return nil
+		case stopped:
+			// The MCP server stays: its tools say why the chat is gone.
+			<-ctx.Done()
 			return nil
 		case errors.Is(err, errStdout):
 			return err

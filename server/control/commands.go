@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chatbus/chatbus/server/store"
@@ -13,7 +15,7 @@ import (
 
 // run runs cmd and returns its answer, its outcome (ok, refused, failed)
 // and, when not ok, why.
-func (c *Controller) run(ctx context.Context, cmd Command, u store.Update, by Requester) (Message, string, string) {
+func (c *Controller) run(ctx context.Context, cmd Command, u store.Update, by Requester, to answerTo) (Message, string, string) {
 	switch cmd.Name {
 	case CmdSessions:
 		return c.sessions(u.Provider), "ok", ""
@@ -22,7 +24,7 @@ func (c *Controller) run(ctx context.Context, cmd Command, u store.Update, by Re
 	case CmdHelp:
 		return Message{Text: c.helpText(u.Provider)}, "ok", ""
 	case CmdRestart:
-		return c.restart(ctx, cmd.Provider)
+		return c.restart(ctx, cmd.Provider, to)
 	case CmdNew:
 		return c.launch(ctx, cmd, by)
 	case CmdStop:
@@ -226,27 +228,85 @@ func (c *Controller) status() Message {
 	return Message{Text: b.String()}
 }
 
-// restart runs the doctor's restart and reports its steps.
-func (c *Controller) restart(ctx context.Context, provider string) (Message, string, string) {
-	var steps []string
-	summary, ok, err := c.cfg.Supervisor.Restart(ctx, provider, func(s string) { steps = append(steps, s) })
+// restart runs the doctor's restart and reports its steps: a message
+// sent as it begins is edited as each step passes (best effort: while the
+// provider that carries it restarts, the edits wait, and a newer one
+// replaces an older one still waiting), and the answer replaces it.
+func (c *Controller) restart(ctx context.Context, provider string, to answerTo) (Message, string, string) {
+	var names []string
+	for _, p := range c.cfg.Supervisor.Status().Providers {
+		names = append(names, p.Name)
+	}
+	if !slices.Contains(names, provider) {
+		why := fmt.Sprintf("no provider of that name (the providers: %s)", strings.Join(names, ", "))
+		return Message{Text: fmt.Sprintf("restart %s: %s", provider, why)}, "refused", why
+	}
+	var (
+		mu    sync.Mutex
+		steps []string
+	)
+	report := func(head string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		var b strings.Builder
+		b.WriteString(head + "\n\n")
+		for i, s := range steps {
+			fmt.Fprintf(&b, "%d. %s\n", i+1, escape(s))
+		}
+		return b.String()
+	}
+	// A command that names an interaction (an application command) has
+	// one response, the answer: no message before it.
+	progressID := ""
+	if to.replyTo == "" {
+		id, err := c.cfg.Messenger.Send(ctx, to.t, Message{Text: fmt.Sprintf("Restarting **%s**…", escape(provider))}, to.key+"/begun")
+		if err == nil {
+			progressID = id
+		} // else the answer is a message of its own
+	}
+	pctx, stopProgress := context.WithCancel(ctx)
+	progressed := make(chan struct{}, 1)
+	var edits sync.WaitGroup
+	if progressID != "" {
+		edits.Go(func() {
+			for {
+				select {
+				case <-pctx.Done():
+					return
+				case <-progressed:
+				}
+				ectx, cancel := context.WithTimeout(pctx, progressEditWait)
+				err := c.cfg.Messenger.Edit(ectx, to.t, progressID, Message{Text: report(fmt.Sprintf("Restarting **%s**…", escape(provider)))}, "")
+				cancel()
+				if err != nil && pctx.Err() == nil {
+					c.log.Debug().Err(err).Msg("showing a restart's progress")
+				}
+			}
+		})
+	}
+	summary, ok, err := c.cfg.Supervisor.Restart(ctx, provider, func(s string) {
+		mu.Lock()
+		steps = append(steps, s)
+		mu.Unlock()
+		select {
+		case progressed <- struct{}{}:
+		default:
+		}
+	})
+	stopProgress()
+	edits.Wait()
 	if err != nil {
-		return Message{Text: fmt.Sprintf("restart %s: %v", provider, err)}, "refused", err.Error()
-	}
-	var b strings.Builder
-	if ok {
-		fmt.Fprintf(&b, "**%s restarted**: %s\n\n", escape(provider), escape(summary))
-	} else {
-		fmt.Fprintf(&b, "**%s not restarted**: %s\n\n", escape(provider), escape(summary))
-	}
-	for i, s := range steps {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, escape(s))
+		return Message{Text: fmt.Sprintf("restart %s: %v", provider, err), EditOf: progressID}, "refused", err.Error()
 	}
 	if !ok {
-		return Message{Text: b.String()}, "failed", summary
+		return Message{Text: report(fmt.Sprintf("**%s not restarted**: %s", escape(provider), escape(summary))), EditOf: progressID},
+			"failed", summary
 	}
-	return Message{Text: b.String()}, "ok", ""
+	return Message{Text: report(fmt.Sprintf("**%s restarted**: %s", escape(provider), escape(summary))), EditOf: progressID}, "ok", ""
 }
+
+// progressEditWait bounds one edit showing a restart's progress.
+const progressEditWait = 10 * time.Second
 
 // noTemplates is the answer to new and stop without a launcher.
 const noTemplates = "No launch templates are configured, so chatbus starts no sessions from the chat " +

@@ -146,6 +146,9 @@ type Message struct {
 	Text    string   `json:"text"`
 	ReplyTo string   `json:"reply_to,omitempty"`
 	Buttons []Button `json:"buttons,omitempty"`
+	// EditOf, on a command's answer, is a message sent while the command
+	// ran (restart's steps) that the answer replaces; "" a new message.
+	EditOf string `json:"edit_of,omitempty"`
 }
 
 // Button is a button under an answer: its press is a command (Data).
@@ -394,7 +397,7 @@ func (c *Controller) handle(ctx context.Context, u store.Update, key string, rep
 		m.Text = perr.Error() + "\n\n" + c.helpText(u.Provider)
 		outcome, detail = "refused", perr.Error()
 	} else {
-		m, outcome, detail = c.run(ctx, cmd, u, by)
+		m, outcome, detail = c.run(ctx, cmd, u, by, answerTo{t: t, key: ans, replyTo: replyTo})
 	}
 	m.ReplyTo = replyTo
 	if m.Text == "" {
@@ -422,9 +425,32 @@ func (c *Controller) handle(ctx context.Context, u store.Update, key string, rep
 	}
 	c.cfg.Events.Publish(events.Event{Kind: events.ControlCommand,
 		Message: fmt.Sprintf("command %q from %s on %s: %s", attrs["command"], who, u.Provider, outcome), Attrs: attrs})
-	if _, err := c.cfg.Messenger.Send(ctx, t, m, ans); err != nil {
+	if err := c.answer(ctx, t, m, ans); err != nil {
 		c.log.Warn().Err(err).Str("command", attrs["command"]).Msg("answering a command")
 	}
+}
+
+// answerTo is where a command's answer goes: the chat's control place, its
+// idempotency key, the interaction it names.
+type answerTo struct {
+	t       store.Target
+	key     string
+	replyTo string
+}
+
+// answer sends m under key, or edits the message m replaces (EditOf); an
+// edit the platform refuses there is sent as a message of its own.
+func (c *Controller) answer(ctx context.Context, t store.Target, m Message, key string) error {
+	if m.EditOf != "" {
+		err := c.cfg.Messenger.Edit(ctx, t, m.EditOf, m, key)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		c.log.Debug().Err(err).Msg("the answer could not replace its first message; sending it")
+		m.EditOf, key = "", key+"/sent"
+	}
+	_, err := c.cfg.Messenger.Send(ctx, t, m, key)
+	return err
 }
 
 // again handles a command whose record exists: the journal gave it again
@@ -438,7 +464,7 @@ func (c *Controller) again(ctx context.Context, u store.Update, rec store.CallRe
 		if err := json.Unmarshal(rec.Result, &m); err != nil || m.Text == "" {
 			return
 		}
-		if _, err := c.cfg.Messenger.Send(ctx, t, m, ans); err != nil {
+		if err := c.answer(ctx, t, m, ans); err != nil {
 			c.log.Warn().Err(err).Msg("answering a command of the previous run")
 		}
 	case store.CallQueued, store.CallSending:

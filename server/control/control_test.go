@@ -28,6 +28,9 @@ type side struct {
 	stops    []string
 	sent     []sent
 	answered []string
+	progress int
+	// refuseEdits: the platform refuses every edit.
+	refuseEdits bool
 }
 
 type sent struct {
@@ -84,7 +87,22 @@ func (s *side) Send(_ context.Context, t store.Target, m Message, key string) (s
 	return "m1", nil
 }
 
-func (s *side) Edit(context.Context, store.Target, string, Message, string) error { return nil }
+// Edit keeps an answer that replaces a message (its key set); progress
+// edits (no key) are counted.
+func (s *side) Edit(_ context.Context, t store.Target, id string, m Message, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refuseEdits {
+		return errors.New("denied: no edits here")
+	}
+	if key == "" {
+		s.progress++
+		return nil
+	}
+	m.EditOf = id
+	s.sent = append(s.sent, sent{key, t, m})
+	return nil
+}
 
 func (s *side) Answer(_ context.Context, _ store.Target, id, _ string) error {
 	s.mu.Lock()
@@ -175,7 +193,7 @@ func TestCommandsAnswered(t *testing.T) {
 			"**B** beta · pi · idle", "**C** old · follower · parked (offline)"},
 		"answer/chat/2": {"**chatbus v1**: supervisor up 1h", "**chat**: running, serving, 2 attached, 0 queued"},
 		"answer/chat/3": {"**chat restarted**: restarted in 1s", "1. observe", "2. ready"},
-		"answer/chat/4": {"restart nope: unknown provider"},
+		"answer/chat/4": {"restart nope: no provider of that name (the providers: chat)"},
 		"answer/chat/5": {"**A** (alpha) was not started by chatbus: it was asked to stop"},
 		"answer/chat/6": {"No live session holds slot Z"},
 		"answer/chat/7": {"No launch templates are configured"},
@@ -194,8 +212,12 @@ func TestCommandsAnswered(t *testing.T) {
 			}
 		}
 	}
-	if len(byKey) != len(want) {
-		t.Errorf("%d answers, want %d", len(byKey), len(want))
+	// restart: a message as it began, which its answer replaces.
+	if begun, ok := byKey["answer/chat/3/begun"]; !ok || begun.m.Text != "Restarting **chat**…" || byKey["answer/chat/3"].m.EditOf != "m1" {
+		t.Errorf("restart's first message %+v; its answer replaces %q", begun, byKey["answer/chat/3"].m.EditOf)
+	}
+	if len(byKey) != len(want)+1 {
+		t.Errorf("%d answers, want %d", len(byKey), len(want)+1)
 	}
 	if b := byKey["answer/chat/1"].m.Buttons; len(b) != 2 || b[0] != (Button{Label: "Stop A", Data: "/stop A"}) {
 		t.Errorf("sessions buttons %+v", b)
@@ -368,5 +390,31 @@ func TestLauncher(t *testing.T) {
 	}
 	if len(l.stopped) != 1 || len(r.side.stops) != 1 || r.side.stops[0] != "Z" {
 		t.Errorf("launcher stopped %v; asked to stop %v", l.stopped, r.side.stops)
+	}
+}
+
+// TestRestartAnswer: restart's first message is replaced by its answer;
+// where the platform refuses the edit, the answer is a message of its
+// own; a restart from an interaction (an application command) answers it
+// once, with no message before.
+func TestRestartAnswer(t *testing.T) {
+	r := newRig(t, nil)
+	r.side.refuseEdits = true
+	r.c.Take(r.journal(t, command("1", "restart chat")))
+	r.c.Wait()
+	got := r.side.sends()
+	if len(got) != 2 || got[0].key != "answer/chat/1/begun" || got[1].key != "answer/chat/1/sent" ||
+		!strings.Contains(got[1].m.Text, "**chat restarted**") || got[1].m.EditOf != "" {
+		t.Fatalf("answers %+v", got)
+	}
+
+	r = newRig(t, nil)
+	u := command("2", "restart chat")
+	u.Refs = []store.Ref{{Kind: store.RefInteraction, ID: "i2"}}
+	r.c.Take(r.journal(t, u))
+	r.c.Wait()
+	got = r.side.sends()
+	if len(got) != 1 || got[0].key != "answer/chat/2" || got[0].m.ReplyTo != "i2" || !strings.Contains(got[0].m.Text, "2. ready") {
+		t.Fatalf("answers to an interaction %+v", got)
 	}
 }
