@@ -15,8 +15,8 @@ func bindings(t *testing.T, bk Backend) {
 	clk := newClock()
 	drops := &dropLog{}
 	s, reopen := bk.Open(t, Options{Now: clk.Now, OnDrop: drops.OnDrop})
-	tA := store.Target{Provider: "telegram", Chat: "-100", Thread: "7"}
-	tB := store.Target{Provider: "telegram", Chat: "-100", Thread: "8"}
+	tA := store.Target{Provider: "alpha", Chat: "-100", Thread: "7"}
+	tB := store.Target{Provider: "alpha", Chat: "-100", Thread: "8"}
 
 	b := store.Binding{
 		Key: "manual:1", OwnerKind: store.OwnerManualFollower, InstanceID: "1:1000", Target: tA,
@@ -129,7 +129,7 @@ func bindings(t *testing.T, bk Backend) {
 			u.Thread = tB.Thread
 			return u
 		}
-		mustAppend(t, s, "telegram", 0, inB(1, "a"), inB(2, "b"), inB(3, "c"))
+		mustAppend(t, s, "alpha", 0, inB(1, "a"), inB(2, "b"), inB(3, "c"))
 		if _, err := s.Ack("manual:1", 1); err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +150,7 @@ func bindings(t *testing.T, bk Backend) {
 		}
 		// Updates for the deleted binding (in the thread it had) are held
 		// as unrouted.
-		out := mustAppend(t, s, "telegram", 0, inB(4, "d"))
+		out := mustAppend(t, s, "alpha", 0, inB(4, "d"))
 		if out[0].BindingKey != "" {
 			t.Errorf("update for a deleted binding went to %q", out[0].BindingKey)
 		}
@@ -199,24 +199,24 @@ func allocateSlot(t *testing.T, bk Backend) {
 				inUse = tc.setUse
 			}
 			if tc.realign != nil {
-				if err := s.RealignCursor("telegram", fmt.Sprint(tc.chat), *tc.realign); err != nil {
+				if err := s.RealignCursor("alpha", fmt.Sprint(tc.chat), *tc.realign); err != nil {
 					if !errors.Is(err, tc.wantErr) {
 						t.Fatalf("RealignCursor = %v, want %v", err, tc.wantErr)
 					}
 					return
 				}
 			}
-			got, err := s.AllocateSlot("telegram", fmt.Sprint(tc.chat), isInUse)
+			got, err := s.AllocateSlot("alpha", fmt.Sprint(tc.chat), isInUse)
 			if !errors.Is(err, tc.wantErr) || got != tc.want {
 				t.Fatalf("AllocateSlot = %q, %v; want %q, %v", got, err, tc.want, tc.wantErr)
 			}
 		})
 	}
 	s = reopen()
-	if c, _ := s.SlotCursor("telegram", "1"); c != "B" {
+	if c, _ := s.SlotCursor("alpha", "1"); c != "B" {
 		t.Errorf("cursor after reopen = %q, want B", c)
 	}
-	if got, _ := s.AllocateSlot("telegram", "1", nil); got != "C" {
+	if got, _ := s.AllocateSlot("alpha", "1", nil); got != "C" {
 		t.Errorf("AllocateSlot after reopen = %q, want C", got)
 	}
 }

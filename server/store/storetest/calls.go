@@ -18,57 +18,57 @@ func calls(t *testing.T, bk Backend) {
 	begin := func(binding, key, provider string, st store.CallState) (store.CallRecord, bool) {
 		t.Helper()
 		c, created, err := s.BeginCall(store.CallRecord{BindingKey: binding, Key: key, Provider: provider, Chat: "-100", Thread: "7",
-			Method: "sendMessage", Params: []byte(`{"text":"` + key + `"}`), State: st})
+			Method: "send", Params: []byte(`{"text":"` + key + `"}`), State: st})
 		if err != nil {
 			t.Fatalf("BeginCall(%s/%s): %v", binding, key, err)
 		}
 		return c, created
 	}
-	a1, created := begin("a", "k1", "telegram", store.CallSending)
+	a1, created := begin("a", "k1", "alpha", store.CallSending)
 	if !created || a1.State != store.CallSending || a1.Order == 0 {
 		t.Fatalf("first BeginCall = %+v, %v", a1, created)
 	}
-	begin("a", "k2", "telegram", store.CallQueued)
-	begin("b", "k1", "telegram", store.CallQueued) // the same key of another binding is another call
-	begin("c", "k1", "slack", store.CallQueued)
-	again, created := begin("a", "k1", "telegram", store.CallQueued)
+	begin("a", "k2", "alpha", store.CallQueued)
+	begin("b", "k1", "alpha", store.CallQueued) // the same key of another binding is another call
+	begin("c", "k1", "beta", store.CallQueued)
+	again, created := begin("a", "k1", "alpha", store.CallQueued)
 	if created || again.State != store.CallSending || again.Order != a1.Order || string(again.Params) != `{"text":"k1"}` {
 		t.Fatalf("repeat BeginCall = %+v, %v; want the first record", again, created)
 	}
-	if open, err := s.OpenCalls("telegram"); err != nil || !slices.Equal(keysOf(open), []string{"a/k1", "a/k2", "b/k1"}) {
-		t.Fatalf("OpenCalls(telegram) = %v, %v", keysOf(open), err)
+	if open, err := s.OpenCalls("alpha"); err != nil || !slices.Equal(keysOf(open), []string{"a/k1", "a/k2", "b/k1"}) {
+		t.Fatalf("OpenCalls(alpha) = %v, %v", keysOf(open), err)
 	}
 	if open, _ := s.OpenCalls("tele"); len(open) != 0 {
 		t.Errorf("OpenCalls of a provider name prefix = %v", keysOf(open))
 	}
 
 	done := a1
-	done.State, done.Result, done.Refs = store.CallDone, []byte(`{"message_id":9}`), []store.Ref{{Kind: store.RefMessage, ID: "9"}}
+	done.State, done.Result, done.Refs = store.CallDone, []byte(`{"msg":9}`), []store.Ref{{Kind: store.RefMessage, ID: "9"}}
 	if err := s.SetCall(done); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetCall(store.CallRecord{BindingKey: "a", Key: "k1", Provider: "telegram", State: store.CallFailed}); !errors.Is(err, store.ErrInvalid) {
+	if err := s.SetCall(store.CallRecord{BindingKey: "a", Key: "k1", Provider: "alpha", State: store.CallFailed}); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("changing a final record: %v, want ErrInvalid", err)
 	}
-	if err := s.SetCall(store.CallRecord{BindingKey: "a", Key: "nope", Provider: "telegram", State: store.CallDone}); !errors.Is(err, store.ErrNotFound) {
+	if err := s.SetCall(store.CallRecord{BindingKey: "a", Key: "nope", Provider: "alpha", State: store.CallDone}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("SetCall of an unknown record: %v, want ErrNotFound", err)
 	}
 	s = reopen()
 	got, err := s.GetCall("a", "k1")
-	if err != nil || got.State != store.CallDone || string(got.Result) != `{"message_id":9}` || !slices.Equal(got.Refs, []store.Ref{{Kind: store.RefMessage, ID: "9"}}) {
+	if err != nil || got.State != store.CallDone || string(got.Result) != `{"msg":9}` || !slices.Equal(got.Refs, []store.Ref{{Kind: store.RefMessage, ID: "9"}}) {
 		t.Fatalf("GetCall after reopen = %+v, %v", got, err)
 	}
-	if open, _ := s.OpenCalls("telegram"); !slices.Equal(keysOf(open), []string{"a/k2", "b/k1"}) {
+	if open, _ := s.OpenCalls("alpha"); !slices.Equal(keysOf(open), []string{"a/k2", "b/k1"}) {
 		t.Errorf("open after the first was done: %v", keysOf(open))
 	}
-	if _, _, err := s.BeginCall(store.CallRecord{BindingKey: "a", Key: "k9", Provider: "telegram", State: store.CallDone}); !errors.Is(err, store.ErrInvalid) {
+	if _, _, err := s.BeginCall(store.CallRecord{BindingKey: "a", Key: "k9", Provider: "alpha", State: store.CallDone}); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("BeginCall of a final state: %v, want ErrInvalid", err)
 	}
 	for _, bad := range []store.CallRecord{
-		{Key: "k", Provider: "telegram", State: store.CallQueued},
-		{BindingKey: "a", Provider: "telegram", State: store.CallQueued},
+		{Key: "k", Provider: "alpha", State: store.CallQueued},
+		{BindingKey: "a", Provider: "alpha", State: store.CallQueued},
 		{BindingKey: "a", Key: "k", State: store.CallQueued},
-		{BindingKey: "a", Key: "k", Provider: "telegram", State: "bogus"},
+		{BindingKey: "a", Key: "k", Provider: "alpha", State: "bogus"},
 	} {
 		if _, _, err := s.BeginCall(bad); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("BeginCall(%+v) = %v, want ErrInvalid", bad, err)
@@ -82,7 +82,7 @@ func pruneCalls(t *testing.T, bk Backend) {
 	clk := newClock()
 	s, _ := bk.Open(t, Options{Now: clk.Now})
 	for i, key := range []string{"old", "mid", "new", "open"} {
-		c, _, err := s.BeginCall(store.CallRecord{BindingKey: "a", Key: key, Provider: "telegram", State: store.CallSending})
+		c, _, err := s.BeginCall(store.CallRecord{BindingKey: "a", Key: key, Provider: "alpha", State: store.CallSending})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,7 +188,7 @@ func handoff(t *testing.T, bk Backend) {
 // bounded to the most recent MaxSent.
 func sent(t *testing.T, bk Backend) {
 	s, reopen := bk.Open(t, Options{MaxSent: 4})
-	a, b := store.Target{Provider: "telegram", Chat: "-100", Thread: "7"}, store.Target{Provider: "telegram", Chat: "-100", Thread: "8"}
+	a, b := store.Target{Provider: "alpha", Chat: "-100", Thread: "7"}, store.Target{Provider: "alpha", Chat: "-100", Thread: "8"}
 	if msgs, files := sentOf(t, s, a); msgs != nil || files != nil {
 		t.Fatalf("before anything was sent: %v %v", msgs, files)
 	}
@@ -212,7 +212,7 @@ func sent(t *testing.T, bk Backend) {
 // deleted, leaves nothing remembered for the thread it left.
 func sentFollowsBinding(t *testing.T, bk Backend) {
 	s, _ := bk.Open(t, Options{})
-	old, neu := store.Target{Provider: "telegram", Chat: "-100", Thread: "7"}, store.Target{Provider: "telegram", Chat: "-100", Thread: "9"}
+	old, neu := store.Target{Provider: "alpha", Chat: "-100", Thread: "7"}, store.Target{Provider: "alpha", Chat: "-100", Thread: "9"}
 	putBinding(t, s, "p", old)
 	remember(t, s, old, []int64{1}, nil)
 	putBinding(t, s, "p", old) // the same thread again: kept
@@ -236,7 +236,7 @@ func sentFollowsBinding(t *testing.T, bk Backend) {
 func rememberSentAfterClose(t *testing.T, bk Backend) {
 	s, _ := bk.Open(t, Options{})
 	s.Close()
-	if err := <-s.RememberSent(store.Target{Provider: "telegram", Chat: "-100", Thread: "7"}, toRefs([]int64{1}, nil)); !errors.Is(err, store.ErrClosed) {
+	if err := <-s.RememberSent(store.Target{Provider: "alpha", Chat: "-100", Thread: "7"}, toRefs([]int64{1}, nil)); !errors.Is(err, store.ErrClosed) {
 		t.Errorf("after Close: %v, want ErrClosed", err)
 	}
 }

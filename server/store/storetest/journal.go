@@ -18,8 +18,8 @@ import (
 func appendReadAck(t *testing.T, bk Backend) {
 	clk := newClock()
 	s, _ := bk.Open(t, Options{Now: clk.Now})
-	putBinding(t, s, "b1", store.Target{Provider: "telegram", Chat: "-100", Thread: "7"})
-	putBinding(t, s, "b2", store.Target{Provider: "telegram", Chat: "-100", Thread: "8"})
+	putBinding(t, s, "b1", store.Target{Provider: "alpha", Chat: "-100", Thread: "7"})
+	putBinding(t, s, "b2", store.Target{Provider: "alpha", Chat: "-100", Thread: "8"})
 
 	in := []store.Update{
 		upd("b1", 10, "one"),
@@ -33,9 +33,9 @@ func appendReadAck(t *testing.T, bk Backend) {
 	in[3].Thread = "9" // no binding's
 	in[4].Thread = "9" // no binding's
 
-	in[0].Payload = []byte(`{"update_id":10}`)
+	in[0].Payload = []byte(`{"n":10}`)
 	in[2].ReceivedAt = clk.Now().Add(-time.Minute)
-	out := mustAppend(t, s, "telegram", 16, in...)
+	out := mustAppend(t, s, "alpha", 16, in...)
 
 	wantKeys := []string{"b1", "b2", "b1", "", "", "b1"}
 	wantSeqs := []uint64{1, 1, 2, 1, 2, 3}
@@ -43,7 +43,7 @@ func appendReadAck(t *testing.T, bk Backend) {
 		if u.BindingKey != wantKeys[i] || u.Seq != wantSeqs[i] {
 			t.Errorf("out[%d] = (%q, seq %d), want (%q, seq %d)", i, u.BindingKey, u.Seq, wantKeys[i], wantSeqs[i])
 		}
-		if u.Provider != "telegram" {
+		if u.Provider != "alpha" {
 			t.Errorf("out[%d].Provider = %q", i, u.Provider)
 		}
 	}
@@ -70,7 +70,7 @@ func appendReadAck(t *testing.T, bk Backend) {
 	if got, _ := s.ListUnrouted(0); !slices.Equal(ids(got), []int64{13, 14}) {
 		t.Errorf("ListUnrouted = ids %v, want [13 14]", ids(got))
 	}
-	if c, _ := s.Cursor("telegram"); string(c) != "16" {
+	if c, _ := s.Cursor("alpha"); string(c) != "16" {
 		t.Errorf("Cursor = %s, want 16", c)
 	}
 
@@ -115,7 +115,7 @@ func appendReadAck(t *testing.T, bk Backend) {
 		t.Errorf("Stats(b1) = %+v", st)
 	}
 	// Seqs continue after the acked ones.
-	if out := mustAppend(t, s, "telegram", 17, upd("b1", 16, "five")); out[0].Seq != 4 {
+	if out := mustAppend(t, s, "alpha", 17, upd("b1", 16, "five")); out[0].Seq != 4 {
 		t.Errorf("seq after ack = %d, want 4", out[0].Seq)
 	}
 	st, _ = s.Stats("b1")
@@ -133,9 +133,9 @@ func appendRejectsBadInput(t *testing.T, bk Backend) {
 	}{
 		{name: "empty provider", provider: "", updates: []store.Update{upd("", 1, "x")}},
 		{name: "provider with NUL", provider: "tele\x00gram", updates: []store.Update{upd("", 1, "x")}},
-		{name: "update of another provider", provider: "telegram", updates: []store.Update{{Provider: "slack", PlatformUpdateID: 1}}},
-		{name: "oversized binding key", provider: "telegram", updates: []store.Update{upd(string(make([]byte, 2000)), 1, "x")}},
-		{name: "oversized dedup id", provider: "telegram", updates: []store.Update{{DedupID: strings.Repeat("d", 2000), Chat: "-100"}}},
+		{name: "update of another provider", provider: "alpha", updates: []store.Update{{Provider: "beta", PlatformUpdateID: 1}}},
+		{name: "oversized binding key", provider: "alpha", updates: []store.Update{upd(string(make([]byte, 2000)), 1, "x")}},
+		{name: "oversized dedup id", provider: "alpha", updates: []store.Update{{DedupID: strings.Repeat("d", 2000), Chat: "-100"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,7 +148,7 @@ func appendRejectsBadInput(t *testing.T, bk Backend) {
 
 func dedup(t *testing.T, bk Backend) {
 	s, _ := bk.Open(t, Options{})
-	putBinding(t, s, "b", store.Target{Provider: "telegram", Chat: "-100", Thread: "7"})
+	putBinding(t, s, "b", store.Target{Provider: "alpha", Chat: "-100", Thread: "7"})
 	steps := []struct {
 		name     string
 		provider string
@@ -157,13 +157,13 @@ func dedup(t *testing.T, bk Backend) {
 		wantIDs  []int64
 		wantSeqs []uint64
 	}{
-		{name: "same id twice in one batch", provider: "telegram", ids: []int64{1, 2, 1, 2, 3}, wantIDs: []int64{1, 2, 3}, wantSeqs: []uint64{1, 2, 3}, ackAfter: true},
-		{name: "redelivered after ack and removal", provider: "telegram", ids: []int64{1, 2, 3}, wantIDs: []int64{}, wantSeqs: []uint64{}},
-		{name: "across batches, partly new", provider: "telegram", ids: []int64{3, 4, 5}, wantIDs: []int64{4, 5}, wantSeqs: []uint64{4, 5}},
-		{name: "again across batches", provider: "telegram", ids: []int64{4, 5}, wantIDs: []int64{}, wantSeqs: []uint64{}},
-		{name: "id 0 means no id: never de-duplicated", provider: "telegram", ids: []int64{0, 0}, wantIDs: []int64{0, 0}, wantSeqs: []uint64{6, 7}},
-		{name: "same id from another provider is another update", provider: "slack", ids: []int64{4}, wantIDs: []int64{4}, wantSeqs: []uint64{8}},
-		{name: "negative ids work", provider: "telegram", ids: []int64{-9, -9}, wantIDs: []int64{-9}, wantSeqs: []uint64{9}},
+		{name: "same id twice in one batch", provider: "alpha", ids: []int64{1, 2, 1, 2, 3}, wantIDs: []int64{1, 2, 3}, wantSeqs: []uint64{1, 2, 3}, ackAfter: true},
+		{name: "redelivered after ack and removal", provider: "alpha", ids: []int64{1, 2, 3}, wantIDs: []int64{}, wantSeqs: []uint64{}},
+		{name: "across batches, partly new", provider: "alpha", ids: []int64{3, 4, 5}, wantIDs: []int64{4, 5}, wantSeqs: []uint64{4, 5}},
+		{name: "again across batches", provider: "alpha", ids: []int64{4, 5}, wantIDs: []int64{}, wantSeqs: []uint64{}},
+		{name: "id 0 means no id: never de-duplicated", provider: "alpha", ids: []int64{0, 0}, wantIDs: []int64{0, 0}, wantSeqs: []uint64{6, 7}},
+		{name: "same id from another provider is another update", provider: "beta", ids: []int64{4}, wantIDs: []int64{4}, wantSeqs: []uint64{8}},
+		{name: "negative ids work", provider: "alpha", ids: []int64{-9, -9}, wantIDs: []int64{-9}, wantSeqs: []uint64{9}},
 	}
 	for _, tc := range steps {
 		t.Run(tc.name, func(t *testing.T) {
@@ -191,19 +191,19 @@ func dedup(t *testing.T, bk Backend) {
 func dedupWindowIsBounded(t *testing.T, bk Backend) {
 	clk := newClock()
 	s, _ := bk.Open(t, Options{Now: clk.Now, SeenMaxCount: 3, SeenMaxAge: time.Hour})
-	mustAppend(t, s, "telegram", 0, upd("", 1, ""), upd("", 2, ""), upd("", 3, ""), upd("", 4, ""))
-	if out := mustAppend(t, s, "telegram", 0, upd("", 2, ""), upd("", 3, ""), upd("", 4, "")); len(out) != 0 {
+	mustAppend(t, s, "alpha", 0, upd("", 1, ""), upd("", 2, ""), upd("", 3, ""), upd("", 4, ""))
+	if out := mustAppend(t, s, "alpha", 0, upd("", 2, ""), upd("", 3, ""), upd("", 4, "")); len(out) != 0 {
 		t.Errorf("the newest 3 ids delivered again: stored %v again", ids(out))
 	}
 	for id := int64(5); id <= 8; id++ {
-		mustAppend(t, s, "telegram", 0, upd("", id, ""))
+		mustAppend(t, s, "alpha", 0, upd("", id, ""))
 	}
-	if out := mustAppend(t, s, "telegram", 0, upd("", 1, ""), upd("", 8, "")); !slices.Equal(ids(out), []int64{1}) {
+	if out := mustAppend(t, s, "alpha", 0, upd("", 1, ""), upd("", 8, "")); !slices.Equal(ids(out), []int64{1}) {
 		t.Errorf("after 7 more ids, stored %v of [1 8], want [1]: the window is bounded by count", ids(out))
 	}
 	clk.Add(2 * time.Hour)
-	mustAppend(t, s, "telegram", 0) // prunes by age
-	if out := mustAppend(t, s, "telegram", 0, upd("", 8, "")); !slices.Equal(ids(out), []int64{8}) {
+	mustAppend(t, s, "alpha", 0) // prunes by age
+	if out := mustAppend(t, s, "alpha", 0, upd("", 8, "")); !slices.Equal(ids(out), []int64{8}) {
 		t.Errorf("after age pruning stored %v, want [8]", ids(out))
 	}
 }
@@ -217,19 +217,19 @@ func sameStats(a, b store.Stats) bool {
 
 func cursorCommittedWithJournal(t *testing.T, bk Backend) {
 	s, reopen := bk.Open(t, Options{})
-	putBinding(t, s, "b", store.Target{Provider: "telegram", Chat: "-100", Thread: "7"})
-	mustAppend(t, s, "telegram", 101, upd("b", 100, "a"))
-	mustAppend(t, s, "telegram", 103, upd("b", 101, "b"), upd("b", 102, "c"))
-	mustAppend(t, s, "slack", -5) // a cursor alone, no updates
+	putBinding(t, s, "b", store.Target{Provider: "alpha", Chat: "-100", Thread: "7"})
+	mustAppend(t, s, "alpha", 101, upd("b", 100, "a"))
+	mustAppend(t, s, "alpha", 103, upd("b", 101, "b"), upd("b", 102, "c"))
+	mustAppend(t, s, "beta", -5) // a cursor alone, no updates
 	s = reopen()
 	for _, tc := range []struct {
 		name     string
 		provider string
 		want     string
 	}{
-		{name: "telegram", provider: "telegram", want: "103"},
-		{name: "cursor without updates", provider: "slack", want: "-5"},
-		{name: "never stored", provider: "discord", want: ""},
+		{name: "alpha", provider: "alpha", want: "103"},
+		{name: "cursor without updates", provider: "beta", want: "-5"},
+		{name: "never stored", provider: "gamma", want: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if c, err := s.Cursor(tc.provider); err != nil || string(c) != tc.want {
@@ -241,24 +241,24 @@ func cursorCommittedWithJournal(t *testing.T, bk Backend) {
 		t.Errorf("after reopen: ids %v seqs %v", ids(got), seqs(got))
 	}
 	// The de-duplication window survives the reopen too.
-	if out := mustAppend(t, s, "telegram", 103, upd("b", 102, "c")); len(out) != 0 {
+	if out := mustAppend(t, s, "alpha", 103, upd("b", 102, "c")); len(out) != 0 {
 		t.Errorf("redelivery after reopen stored %v", ids(out))
 	}
 	// A nil cursor keeps the stored one.
-	if _, err := s.Append(context.Background(), "telegram", []store.Update{upd("b", 104, "d")}, nil); err != nil {
+	if _, err := s.Append(context.Background(), "alpha", []store.Update{upd("b", 104, "d")}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := s.Cursor("telegram"); err != nil || string(c) != "103" {
+	if c, err := s.Cursor("alpha"); err != nil || string(c) != "103" {
 		t.Errorf("Cursor after an Append without one = %q, %v; want 103 kept", c, err)
 	}
 	// A cursor is the caller's bytes as they were: reusing the buffer
 	// changes nothing stored.
 	buf := []byte("200")
-	if _, err := s.Append(context.Background(), "telegram", nil, buf); err != nil {
+	if _, err := s.Append(context.Background(), "alpha", nil, buf); err != nil {
 		t.Fatal(err)
 	}
 	copy(buf, "999")
-	if c, _ := s.Cursor("telegram"); string(c) != "200" {
+	if c, _ := s.Cursor("alpha"); string(c) != "200" {
 		t.Errorf("Cursor after the caller reused its buffer = %q, want 200", c)
 	}
 }
@@ -266,8 +266,8 @@ func cursorCommittedWithJournal(t *testing.T, bk Backend) {
 func retention(t *testing.T, bk Backend) {
 	// The size of one update as stored (Stats.Bytes).
 	probe, _ := bk.Open(t, Options{})
-	putBinding(t, probe, "b", store.Target{Provider: "telegram", Chat: "-100", Thread: "7"})
-	mustAppend(t, probe, "telegram", 0, upd("b", 1, "x"))
+	putBinding(t, probe, "b", store.Target{Provider: "alpha", Chat: "-100", Thread: "7"})
+	mustAppend(t, probe, "alpha", 0, upd("b", 1, "x"))
 	st, _ := probe.Stats("b")
 	size := st.Bytes
 	tests := []struct {
@@ -339,7 +339,7 @@ func retention(t *testing.T, bk Backend) {
 			drops := &dropLog{}
 			opts := Options{Limits: tc.limits, Now: clk.Now, OnDrop: drops.OnDrop}
 			s, reopen := bk.Open(t, opts)
-			putBinding(t, s, "b", store.Target{Provider: "telegram", Chat: "-100", Thread: "7"})
+			putBinding(t, s, "b", store.Target{Provider: "alpha", Chat: "-100", Thread: "7"})
 			var all []dropCall
 			for i, batch := range tc.batches {
 				var in []store.Update
@@ -350,7 +350,7 @@ func retention(t *testing.T, bk Backend) {
 					}
 					in = append(in, u)
 				}
-				mustAppend(t, s, "telegram", 0, in...)
+				mustAppend(t, s, "alpha", 0, in...)
 				all = append(all, drops.Take()...)
 				if i == 0 {
 					clk.Add(tc.advance)
@@ -385,9 +385,9 @@ func retentionOfUnroutedAndQuietBindings(t *testing.T, bk Backend) {
 	clk := newClock()
 	drops := &dropLog{}
 	s, _ := bk.Open(t, Options{Limits: store.Limits{MaxCount: 2, MaxAge: time.Hour}, Now: clk.Now, OnDrop: drops.OnDrop})
-	putBinding(t, s, "quiet", store.Target{Provider: "telegram", Chat: "-100", Thread: "7"})
+	putBinding(t, s, "quiet", store.Target{Provider: "alpha", Chat: "-100", Thread: "7"})
 	un := func(id int64) store.Update { u := upd("", id, ""); u.Thread = "9"; return u } // no binding's thread
-	mustAppend(t, s, "telegram", 0, un(1), un(2), un(3), upd("quiet", 4, ""))
+	mustAppend(t, s, "alpha", 0, un(1), un(2), un(3), upd("quiet", 4, ""))
 	if got := drops.Take(); !slices.Equal(got, []dropCall{{Key: "", N: 1, Reason: store.DropCount}}) {
 		t.Errorf("unrouted drops = %v", got)
 	}
@@ -415,17 +415,17 @@ func retentionOfUnroutedAndQuietBindings(t *testing.T, bk Backend) {
 // bytes of the call.
 func appendCopiesPayload(t *testing.T, bk Backend) {
 	s, _ := bk.Open(t, Options{})
-	putBinding(t, s, "b", store.Target{Provider: "telegram", Chat: "-100", Thread: "7"})
-	buf := []byte(`{"update_id":1}`)
+	putBinding(t, s, "b", store.Target{Provider: "alpha", Chat: "-100", Thread: "7"})
+	buf := []byte(`{"n":1}`)
 	u := upd("b", 1, "x")
 	u.Payload = buf
-	out := mustAppend(t, s, "telegram", 2, u)
+	out := mustAppend(t, s, "alpha", 2, u)
 	copy(buf, `XXXXXXXXXXXXXXX`)
-	if got := string(out[0].Payload); got != `{"update_id":1}` {
+	if got := string(out[0].Payload); got != `{"n":1}` {
 		t.Errorf("returned payload %q changed with the caller's buffer", got)
 	}
 	ups, err := s.Read("b", 0, 0)
-	if err != nil || len(ups) != 1 || string(ups[0].Payload) != `{"update_id":1}` {
+	if err != nil || len(ups) != 1 || string(ups[0].Payload) != `{"n":1}` {
 		t.Errorf("journalled %v (%v), want the payload as appended", ups, err)
 	}
 }
@@ -435,14 +435,14 @@ func appendCopiesPayload(t *testing.T, bk Backend) {
 // closes.
 func changed(t *testing.T, bk Backend) {
 	s, _ := bk.Open(t, Options{})
-	putBinding(t, s, "b", store.Target{Provider: "telegram", Chat: "-100", Thread: "7"})
+	putBinding(t, s, "b", store.Target{Provider: "alpha", Chat: "-100", Thread: "7"})
 	ch := s.Changed("b", 0)
 	select {
 	case <-ch:
 		t.Fatal("woken before anything was appended")
 	default:
 	}
-	mustAppend(t, s, "telegram", 0, upd("b", 1, "x"))
+	mustAppend(t, s, "alpha", 0, upd("b", 1, "x"))
 	testkit.Recv(t, ch, "Changed(b, 0) after an Append")
 	if !testkit.Closed(s.Changed("b", 0)) {
 		t.Error("Changed(b, 0) with seq 1 journalled: not closed at once")
@@ -459,22 +459,22 @@ func changed(t *testing.T, bk Backend) {
 // all journals go first, whichever journal was appended to.
 func retentionOfAllJournals(t *testing.T, bk Backend) {
 	probe, _ := bk.Open(t, Options{})
-	putBinding(t, probe, "a", store.Target{Provider: "telegram", Chat: "-100", Thread: "7"})
-	mustAppend(t, probe, "telegram", 0, upd("a", 10, "x"))
+	putBinding(t, probe, "a", store.Target{Provider: "alpha", Chat: "-100", Thread: "7"})
+	mustAppend(t, probe, "alpha", 0, upd("a", 10, "x"))
 	st, _ := probe.Stats("a")
 	size := st.Bytes
 
 	clk := newClock()
 	drops := &dropLog{}
 	s, reopen := bk.Open(t, Options{Limits: store.Limits{TotalBytes: 4*size + size/2}, Now: clk.Now, OnDrop: drops.OnDrop})
-	putBinding(t, s, "a", store.Target{Provider: "telegram", Chat: "-100", Thread: "7"})
-	putBinding(t, s, "b", store.Target{Provider: "telegram", Chat: "-100", Thread: "8"})
+	putBinding(t, s, "a", store.Target{Provider: "alpha", Chat: "-100", Thread: "7"})
+	putBinding(t, s, "b", store.Target{Provider: "alpha", Chat: "-100", Thread: "8"})
 	inB := func(id int64) store.Update { u := upd("b", id, "x"); u.Thread = "8"; return u }
-	mustAppend(t, s, "telegram", 0, upd("a", 11, "x"), upd("a", 12, "x"))
+	mustAppend(t, s, "alpha", 0, upd("a", 11, "x"), upd("a", 12, "x"))
 	clk.Add(time.Minute)
-	mustAppend(t, s, "telegram", 0, inB(21), inB(22))
+	mustAppend(t, s, "alpha", 0, inB(21), inB(22))
 	clk.Add(time.Minute)
-	mustAppend(t, s, "telegram", 0, inB(23))
+	mustAppend(t, s, "alpha", 0, inB(23))
 	if got := drops.Take(); !slices.Equal(got, []dropCall{{Key: "a", N: 1, Reason: store.DropTotalBytes}}) {
 		t.Errorf("OnDrop calls = %v, want a's oldest for total-bytes", got)
 	}
@@ -497,7 +497,7 @@ func concurrentAppends(t *testing.T, bk Backend) {
 	s, _ := bk.Open(t, Options{})
 	const writers, batches = 4, 10
 	for w := range writers {
-		putBinding(t, s, fmt.Sprint("w", w), store.Target{Provider: "telegram", Chat: "-100", Thread: fmt.Sprint(w)})
+		putBinding(t, s, fmt.Sprint("w", w), store.Target{Provider: "alpha", Chat: "-100", Thread: fmt.Sprint(w)})
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*batches)
@@ -506,7 +506,7 @@ func concurrentAppends(t *testing.T, bk Backend) {
 			for i := range batches {
 				own := store.Update{PlatformUpdateID: int64(1000*(w+1) + i), Chat: "-100", Thread: fmt.Sprint(w), Text: fmt.Sprint(i)}
 				shared := in("shared", int64(i+1), "shared")
-				if _, err := s.Append(context.Background(), "telegram", []store.Update{own, shared}, nil); err != nil {
+				if _, err := s.Append(context.Background(), "alpha", []store.Update{own, shared}, nil); err != nil {
 					errs <- err
 				}
 			}
@@ -537,8 +537,8 @@ func concurrentAppends(t *testing.T, bk Backend) {
 // delivered again by the store opened after it.
 func ackSurvivesClose(t *testing.T, bk Backend) {
 	s, reopen := bk.Open(t, Options{})
-	putBinding(t, s, "b", store.Target{Provider: "telegram", Chat: "-100", Thread: "7"})
-	mustAppend(t, s, "telegram", 0, upd("b", 1, "a"), upd("b", 2, "b"), upd("b", 3, "c"))
+	putBinding(t, s, "b", store.Target{Provider: "alpha", Chat: "-100", Thread: "7"})
+	mustAppend(t, s, "alpha", 0, upd("b", 1, "a"), upd("b", 2, "b"), upd("b", 3, "c"))
 	if _, err := s.Ack("b", 2); err != nil {
 		t.Fatal(err)
 	}

@@ -19,15 +19,15 @@ func failedWritesLoseAndRepeatNothing(t *testing.T, bk Backend) {
 	fail := &atomic.Bool{}
 	opts := Options{FailWrites: fail}
 	s, reopen := bk.Open(t, opts)
-	mustAppend(t, s, "telegram", 3, in("8", 1, "a1"), in("9", 2, "b1"), in("8", 3, "a2"))
+	mustAppend(t, s, "alpha", 3, in("8", 1, "a1"), in("9", 2, "b1"), in("8", 3, "a2"))
 
 	fail.Store(true)
-	x := store.Binding{Key: "x", Status: store.StatusActive, Target: store.Target{Provider: "telegram", Chat: "-100", Thread: "8"}, OwnerKind: store.OwnerManualFollower}
+	x := store.Binding{Key: "x", Status: store.StatusActive, Target: store.Target{Provider: "alpha", Chat: "-100", Thread: "8"}, OwnerKind: store.OwnerManualFollower}
 	if err := s.PutBinding(x); err == nil {
 		t.Fatal("PutBinding with writes failing: no error")
 	}
 	redelivered := []store.Update{in("8", 4, "a3"), in("9", 5, "b2")}
-	if _, err := s.Append(context.Background(), "telegram", redelivered, cur(5)); err == nil {
+	if _, err := s.Append(context.Background(), "alpha", redelivered, cur(5)); err == nil {
 		t.Fatal("Append with writes failing: no error")
 	}
 	_ = s.Close() // a backend that failed may say so again: no news
@@ -65,17 +65,17 @@ func failedWritesLoseAndRepeatNothing(t *testing.T, bk Backend) {
 				t.Errorf("%s: %q of x's thread is still unrouted (the claim was not finished)", when, u.Text)
 			}
 		}
-		if c, err := s.Cursor("telegram"); err != nil || string(c) != "5" {
+		if c, err := s.Cursor("alpha"); err != nil || string(c) != "5" {
 			t.Errorf("%s: cursor %q, %v; want 5", when, c, err)
 		}
 	}
 	// The platform delivers the failed batch again (its cursor may not
 	// have moved): what was stored is skipped, the rest stored.
-	if _, err := s.Append(context.Background(), "telegram", redelivered, cur(5)); err != nil {
+	if _, err := s.Append(context.Background(), "alpha", redelivered, cur(5)); err != nil {
 		t.Fatal(err)
 	}
 	check(s, "after the redelivery")
-	if out := mustAppend(t, s, "telegram", 5, append([]store.Update{in("8", 1, "a1"), in("9", 2, "b1"), in("8", 3, "a2")}, redelivered...)...); len(out) != 0 {
+	if out := mustAppend(t, s, "alpha", 5, append([]store.Update{in("8", 1, "a1"), in("9", 2, "b1"), in("8", 3, "a2")}, redelivered...)...); len(out) != 0 {
 		t.Errorf("everything delivered again: stored %q again", texts(out))
 	}
 	s = reopen()
