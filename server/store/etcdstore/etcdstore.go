@@ -1,6 +1,7 @@
 // Package etcdstore is the clustered Store: the supervisor's durable state
 // (bindings, slot cursors, each binding's journal, the platform cursors,
-// de-duplication windows, handoffs, call records and sent ids) kept in etcd
+// de-duplication windows, handoffs, call records, sent ids, dead letters
+// and the outbound pacing windows) kept in etcd
 // under one key prefix, shared by every supervisord of a cluster.
 //
 // A Store is opened by the leader of the cluster's provider only, after it
@@ -128,6 +129,7 @@ type Options struct {
 //	k/<binding key>/<key>      call record (JSON)
 //	t/<provider>/<chat>/<thread> sent ids (JSON)
 //	x/<provider>/<id>          dead letter (store.EncodeDeadLetter)
+//	w/<provider>               outbound pacing windows (JSON []store.PaceWindow)
 const (
 	pBinding = "b/"
 	pSlot    = "s/"
@@ -139,6 +141,7 @@ const (
 	pCall    = "k/"
 	pSent    = "t/"
 	pDead    = "x/"
+	pPacing  = "w/"
 )
 
 func hexKey(k string) string {
@@ -183,12 +186,16 @@ type Store struct {
 	order    uint64
 	sent     map[store.Target][]store.Ref
 	dead     map[string]store.DeadLetter // by deadKey
+	pacing   map[string][]byte           // by provider: its windows as JSON
 	// waiters: Changed channels by binding key.
 	waiters map[string][]waiter
 	dropped []drop // drops to report once the lock is released
 	// afterCommit are deletions of records the committed write made
 	// unreachable (journal chunks below a queue's floor), run after it.
 	afterCommit []clientv3.Op
+
+	// saves queues SavePacing's writes (pacing.go); its own lock.
+	saves pacingSaves
 }
 
 type waiter struct {
@@ -303,6 +310,7 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 		calls:    map[string]*store.CallRecord{},
 		sent:     map[store.Target][]store.Ref{},
 		dead:     map[string]store.DeadLetter{},
+		pacing:   map[string][]byte{},
 		waiters:  map[string][]waiter{},
 	}
 	if err := s.load(ctx); err != nil {
@@ -439,6 +447,12 @@ func (s *Store) loadKV(k string, v []byte, later func(string, []byte)) error {
 			return err
 		}
 		s.sent[r.Target] = r.Refs
+	case strings.HasPrefix(k, pPacing):
+		provider, err := unhexKey(strings.TrimPrefix(k, pPacing))
+		if err != nil {
+			return err
+		}
+		s.pacing[provider] = v
 	case strings.HasPrefix(k, pDead):
 		d, err := store.DecodeDeadLetter(v)
 		if err != nil {

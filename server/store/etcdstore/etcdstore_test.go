@@ -562,3 +562,51 @@ func TestUpdateLargerThanOneRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestPacingSurvivesFailover: the outbound pacing windows a leader saves
+// (as the Bolt store keeps them across a restart) are what the next
+// leader reads at Open, the latest of quick saves winning; a deposed
+// leader's save is refused by the fence.
+func TestPacingSurvivesFailover(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cli := c.Client(t)
+	f, sess := leader(t, cli, "tg", 5)
+	s := open(t, cli, "/p/", f, etcdstore.Options{})
+	at := time.Date(2026, 12, 4, 18, 0, 0, 0, time.UTC)
+	window := func(n int) []store.PaceWindow {
+		ws := []store.PaceWindow{{Limit: "chat", Key: "-100"}}
+		for i := range n {
+			ws[0].Times = append(ws[0].Times, at.Add(time.Duration(i)*time.Second))
+		}
+		return ws
+	}
+	var last <-chan error
+	for n := 1; n <= 20; n++ {
+		last = s.SavePacing("tg", window(n))
+	}
+	if err := <-last; err != nil {
+		t.Fatalf("save pacing: %v", err)
+	}
+	if err := <-s.SavePacing("", nil); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("save pacing of no provider: %v, want ErrInvalid", err)
+	}
+	if ws, err := s.Pacing("tg"); err != nil || len(ws) != 1 || len(ws[0].Times) != 20 {
+		t.Fatalf("pacing: %+v, %v; want the last save's 20 times", ws, err)
+	}
+
+	// The leadership passes to another: it reads the windows; the
+	// deposed store's save is refused.
+	sess.Close()
+	f2, _ := leader(t, cli, "tg", 5)
+	s2 := open(t, cli, "/p/", f2, etcdstore.Options{})
+	ws, err := s2.Pacing("tg")
+	if err != nil || len(ws) != 1 || ws[0].Limit != "chat" || ws[0].Key != "-100" || len(ws[0].Times) != 20 || !ws[0].Times[19].Equal(at.Add(19*time.Second)) {
+		t.Fatalf("the next leader's pacing: %+v, %v", ws, err)
+	}
+	if err := <-s.SavePacing("tg", window(1)); !errors.Is(err, store.ErrFenced) {
+		t.Errorf("the deposed leader's save: %v, want ErrFenced", err)
+	}
+	if ws, _ := s2.Pacing("tg"); len(ws) != 1 || len(ws[0].Times) != 20 {
+		t.Errorf("after the deposed leader's save: %+v", ws)
+	}
+}
