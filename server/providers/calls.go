@@ -234,7 +234,9 @@ func (cs *calls) do(ctx context.Context, c hub.Call, sp *spool) (hub.Result, err
 		sp.remove()
 		return hub.Result{}, fmt.Errorf("%w (%d)", ErrTooManyHeld, maxOpenCalls)
 	}
-	f := &flight{done: make(chan struct{}), spool: sp}
+	// f.rec names the key from the start: settle finds f in inflight by
+	// it, also when no record could be written.
+	f := &flight{done: make(chan struct{}), spool: sp, rec: store.CallRecord{BindingKey: c.BindingKey, Key: c.Key}}
 	if sp != nil {
 		_ = json.Unmarshal(c.Params, &f.upload)
 	}
@@ -245,16 +247,19 @@ func (cs *calls) do(ctx context.Context, c hub.Call, sp *spool) (hub.Result, err
 		BindingKey: c.BindingKey, Key: c.Key, Provider: c.Target.Provider, Chat: c.Target.Chat, Thread: c.Target.Thread,
 		Method: c.Method, Params: c.Params, State: store.CallQueued,
 	})
-	f.rec = rec
 	switch {
 	case err != nil:
+		// Not recorded, never made: the key is free again (a repeat
+		// begins anew rather than waiting on this flight for good).
 		cs.settle(f, hub.Result{}, err)
 	case !created:
+		f.rec = rec
 		// Recorded by an earlier attempt that is no longer in flight.
 		cs.p.metrics.CallRepeat(cs.p.spec.Name, metrics.RepeatRecorded)
 		res, err := recorded(rec)
 		cs.settle(f, res, err)
 	default:
+		f.rec = rec
 		if err := cs.submit(ctx, f); err != nil {
 			// Refused by the scheduler: never made, so the key is free.
 			if derr := cs.store.DeleteCall(rec.BindingKey, rec.Key); derr != nil {
