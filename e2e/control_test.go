@@ -348,3 +348,21 @@ func TestBrowserControlRoom(t *testing.T) {
 		t.Errorf("followers got %q and %q", alpha.texts(), beta.texts())
 	}
 }
+
+// TestControlStopsBusctlFollow: stop for a busctl follow session (chatbus
+// did not start it) is a stop_requested line for the shell agent, which
+// decides: here it ends its input, and the session suspends.
+func TestControlStopsBusctlFollow(t *testing.T) {
+	b := startTelegramBus(t, "")
+	fl := b.startFollow(t, sessionDir(t, "shelly"), "--profile-key", "shell:stop")
+	fl.next("registered")
+	b.tg.PushMessage(forumChat, 0, allowedUser, "/stop A")
+	line := fl.next("stop_requested")
+	if line["by"] != "@user4242" || line["provider"] != "telegram" {
+		t.Errorf("stop_requested %v", line)
+	}
+	contains(t, "stop", b.controlAnswers(t, forumChat, 1)[0].Text, "A (shelly) was not started by chatbus: it was asked to stop")
+	fl.stdin.Close()
+	fl.next("handoff")
+	fl.wait()
+}

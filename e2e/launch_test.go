@@ -55,8 +55,9 @@ func waitControl(t *testing.T, b *tgBus, n int) botapi.Message {
 // starts the real Claude Code in the supervisor's tmux, in the project
 // alpha (the template's argv, its development-channel warning answered by
 // the template); its topic appears, a message there reaches it and its
-// reply lands there; /stop ends it its own way (/exit) and parks the
-// topic, which is told. A project not in the list, a ../ and a symbolic
+// reply lands there; after a restart of the supervisor it still runs and
+// is found again; /stop ends it its own way (/exit) and parks the topic,
+// which is told. A project not in the list, a ../ and a symbolic
 // link leading out of the projects' root are refused with a clear answer,
 // and start nothing.
 func TestLaunchClaudeCode(t *testing.T) {
@@ -126,9 +127,19 @@ func TestLaunchClaudeCode(t *testing.T) {
 	b.tg.PushMessage(forumChat, topic, allowedUser, "hello launched")
 	b.waitText(t, topic, "re: hello launched")
 
+	// The supervisor restarts: the session goes on in tmux, its
+	// follower comes back, and the new supervisor finds the window (and
+	// stops it below).
+	desk.waitScreenAfter("chatbus:alpha", "hello launched", "Answered in the chat.")
+	evs, _, _ := b.busctl("events")
+	contains(t, "busctl events", evs, "launch_started")
+	b.restartSupervisor(t)
+	b.tg.PushMessage(forumChat, topic, allowedUser, "after the restart")
+	b.waitText(t, topic, "re: after the restart")
+
 	// Stopped its own way once its turn is over; the topic parked, and
 	// told.
-	desk.waitScreenAfter("chatbus:alpha", "hello launched", "Answered in the chat.")
+	desk.waitScreenAfter("chatbus:alpha", "after the restart", "Answered in the chat.")
 	b.tg.PushMessage(forumChat, 0, allowedUser, "/stop A")
 	stopped := waitControl(t, b, len(refusals)+2)
 	contains(t, "the answer to stop", stopped.Text, "Stopped A (it ended after /exit Enter); its thread is parked.")
@@ -141,8 +152,8 @@ func TestLaunchClaudeCode(t *testing.T) {
 	if w := desk.windows(); w != "" {
 		t.Errorf("windows after the stop: %q", w)
 	}
-	evs, _, _ := b.busctl("events")
-	for _, kind := range []string{"launch_started", "launch_stopped", "launch_ended"} {
+	evs, _, _ = b.busctl("events") // the restarted supervisor's
+	for _, kind := range []string{"launch_stopped", "launch_ended"} {
 		contains(t, "busctl events", evs, kind)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -280,15 +279,6 @@ func truncate(b []byte, n int) []byte {
 		return b[:n]
 	}
 	return b
-}
-
-// unescapeFrom is the path a from address names (for tests and logs).
-func unescapeFrom(from string) string {
-	p, err := url.PathUnescape(strings.TrimPrefix(from, "uds:"))
-	if err != nil {
-		return strings.TrimPrefix(from, "uds:")
-	}
-	return p
 }
 
 // inboxRetry paces posting again what Claude Code did not deliver (a

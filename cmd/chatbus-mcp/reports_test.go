@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -160,4 +161,13 @@ func TestFromAddress(t *testing.T) {
 			t.Errorf("fromAddress(%q) = %q (back: %q), want %q", tt.path, got, unescapeFrom(got), tt.want)
 		}
 	}
+}
+
+// unescapeFrom is the path a from address names.
+func unescapeFrom(from string) string {
+	p, err := url.PathUnescape(strings.TrimPrefix(from, "uds:"))
+	if err != nil {
+		return strings.TrimPrefix(from, "uds:")
+	}
+	return p
 }

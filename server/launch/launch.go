@@ -127,7 +127,7 @@ type session struct {
 	// status (Run's own).
 	deadSince time.Time
 	// Written before exited is closed.
-	status    string // "exited with status 0", "killed by a signal", "its window was closed"
+	status    string // "exited with status 0", statusUnknown, "its window was closed"
 	lastLines string
 }
 
@@ -276,7 +276,7 @@ func (l *Launcher) awaitFollower(ctx context.Context, t Template, s *session) (c
 			l.mu.Unlock()
 			return control.Launched{Slot: f.Slot, Window: f.Thread}, nil
 		case <-s.exited:
-			return control.Launched{}, fmt.Errorf("%w: %s in %s %s before its follower registered%s", ErrNotRegistered, t.Name, s.project, s.status, lastLines(s.lastLines))
+			return control.Launched{}, fmt.Errorf("%w: %s in %s ended (%s) before its follower registered%s", ErrNotRegistered, t.Name, s.project, s.status, lastLines(s.lastLines))
 		case <-ctx.Done():
 			l.end(s)
 			return control.Launched{}, ctx.Err()
@@ -380,9 +380,9 @@ func (l *Launcher) Stop(ctx context.Context, slot string, by control.Requester) 
 	if err != nil {
 		return control.Stopped{}, err
 	}
-	text := fmt.Sprintf("Stopped by %s: %s %s.", by.Name, how, s.status)
+	text := fmt.Sprintf("Stopped by %s: %s (%s).", by.Name, how, s.status)
 	if by.Name == "" {
-		text = fmt.Sprintf("Stopped: %s %s.", how, s.status)
+		text = fmt.Sprintf("Stopped: %s (%s).", how, s.status)
 	}
 	l.report(f, text)
 	return control.Stopped{Slot: slot, How: how}, nil
@@ -471,7 +471,7 @@ func (l *Launcher) end(s *session) {
 		}
 		l.make.Unlock()
 	}
-	s.status = "was ended"
+	s.status = "ended by chatbus"
 	close(s.exited)
 }
 
@@ -493,7 +493,7 @@ func (l *Launcher) claim(s *session) bool {
 const statusGrace = 2 * time.Second
 
 // statusUnknown ends a session whose exit status tmux did not give.
-const statusUnknown = "ended (killed by a signal, or its exit status unknown)"
+const statusUnknown = "killed by a signal, or its exit status unknown"
 
 // Run finds the sessions launched before (a restart of the supervisor)
 // and watches the windows until ctx ends: a session whose program ended
@@ -594,7 +594,7 @@ func (l *Launcher) look(ctx context.Context) {
 		p, ok := byWindow[s.window]
 		switch {
 		case !ok:
-			s.status = "ended: its window was closed"
+			s.status = "its window was closed"
 		case p.status != "":
 			s.status = "exited with status " + p.status
 			s.lastLines = l.tmux.capture(ctx, s.window)
@@ -617,9 +617,9 @@ func (l *Launcher) look(ctx context.Context) {
 		l.mu.Unlock()
 		close(s.exited)
 		l.log.Info().Str("template", s.template).Str("project", s.project).Str("slot", f.Slot).Str("status", s.status).Msg("launched session ended")
-		l.publish(events.LaunchEnded, fmt.Sprintf("%s in %s %s", s.template, s.project, s.status), s, map[string]string{"status": s.status})
+		l.publish(events.LaunchEnded, fmt.Sprintf("%s in %s ended (%s)", s.template, s.project, s.status), s, map[string]string{"status": s.status})
 		if !stopping {
-			l.report(f, fmt.Sprintf("%s in %s %s.", s.template, s.project, s.status))
+			l.report(f, fmt.Sprintf("%s in %s ended (%s).", s.template, s.project, s.status))
 		}
 	}
 }

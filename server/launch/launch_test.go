@@ -211,7 +211,7 @@ func (r *rig) waitSaid(key, text, status string) {
 		if slices.ContainsFunc(said, func(s string) bool {
 			rest, ok := strings.CutPrefix(s, text)
 			rest = strings.TrimSpace(rest)
-			return ok && (status == "" || rest == status || rest == statusUnknown+".")
+			return ok && (status == "" || rest == "("+status+")." || rest == "("+statusUnknown+").")
 		}) {
 			return
 		}
@@ -263,7 +263,7 @@ func TestLaunchRunsExactlyTheTemplate(t *testing.T) {
 	if stopped.How != "it ended after /exit Enter" {
 		t.Errorf("stopped %+v", stopped)
 	}
-	r.waitSaid("key-A", "Stopped by Ann: it ended after /exit Enter", "exited with status 0.")
+	r.waitSaid("key-A", "Stopped by Ann: it ended after /exit Enter", "exited with status 0")
 	r.mu.Lock()
 	park := slices.Clone(r.park)
 	r.mu.Unlock()
@@ -312,7 +312,7 @@ func TestLaunchExitReported(t *testing.T) {
 	if err := os.WriteFile(tmpl.Env["LAUNCH_OUT"]+".go", nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r.waitSaid("key-C", "agent in web", "exited with status 7.")
+	r.waitSaid("key-C", "agent in web ended", "exited with status 7")
 	if ws := r.windows(); len(ws) != 0 {
 		t.Errorf("windows left: %+v", ws)
 	}
@@ -342,8 +342,8 @@ func TestLaunchNotRegistered(t *testing.T) {
 		{"quitter", "quitter in web "},
 	} {
 		_, err := r.l.New(context.Background(), control.NewRequest{Template: tt.tmpl, Project: "web"})
-		if tt.tmpl == "quitter" && err != nil && !strings.Contains(err.Error(), "exited with status 3 before its follower registered") &&
-			!strings.Contains(err.Error(), statusUnknown+" before its follower registered") {
+		if tt.tmpl == "quitter" && err != nil && !strings.Contains(err.Error(), "ended (exited with status 3) before its follower registered") &&
+			!strings.Contains(err.Error(), "ended ("+statusUnknown+") before its follower registered") {
 			t.Errorf("New(quitter): %v, want its end before it registered", err)
 		}
 		if !errors.Is(err, ErrNotRegistered) || !strings.Contains(err.Error(), tt.want) {
