@@ -49,7 +49,7 @@ func (b *bridge) deliver(ctx context.Context, u *chatbusv1.Update) (notified boo
 		r, err := b.inbox.post(ctx, b.way.socket, b.ways.token, inboxMessage(b.ways.name, content, meta),
 			func(r report) { b.onHeld(u.GetSeq(), r) })
 		switch {
-		case ctx.Err() != nil:
+		case err != nil && ctx.Err() != nil:
 			return false, ctx.Err()
 		case err != nil:
 			return false, fmt.Errorf("%w: %v", errNoWayIn, err)

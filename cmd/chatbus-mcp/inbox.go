@@ -135,8 +135,10 @@ func newInboxPoster(log zerolog.Logger, late func(string, report)) *inboxPoster 
 // (no report within the settle time, or "delivered" after "held"), else
 // the report that says why not; onHeld, if set, is called when it is
 // held. An error means the post itself failed
-// (the inbox did not take the line), or ctx ended while it waited: the
-// message may or may not be in the session.
+// (the inbox did not take the line), or ctx ended while the message was
+// held (Claude Code settles what it holds as expired when the session
+// ends: it comes again). ctx ending while a post waits for a report that
+// has not come counts as delivered.
 func (p *inboxPoster) post(ctx context.Context, socket, token, content string, onHeld func(report)) (report, error) {
 	if err := p.pacer.Wait(ctx); err != nil {
 		return report{}, err
@@ -196,6 +198,14 @@ func (p *inboxPoster) post(ctx context.Context, socket, token, content string, o
 				return report{status: statusExpired, reason: "the session's inbox is gone while the message was held (the session ended)"}, nil
 			}
 		case <-ctx.Done():
+			if !held {
+				// Shutting down (the session ends) while waiting for a
+				// report that did not come: Claude Code reports a hold
+				// or a refusal at once, so the session took it. Counting
+				// it delivered keeps the next session from getting it
+				// twice.
+				return report{status: statusDelivered}, nil
+			}
 			return report{}, ctx.Err()
 		}
 	}

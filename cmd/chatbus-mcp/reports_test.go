@@ -88,11 +88,22 @@ func TestInboxReports(t *testing.T) {
 		t.Errorf("after the drop: %+v", r)
 	}
 
+	// The session ends while a post waits for a report: taken, as no
+	// hold or refusal came.
+	p.settle, p.trail = time.Hour, time.Hour
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { r, err := p.post(cctx, in.Path, in.Token, "taken at the end", nil); done <- r; _ = err }()
+	testkit.Eventually(t, "the last message taken", func() bool { return len(in.Messages()) == 4 })
+	cancel()
+	if r := <-done; r.status != statusDelivered {
+		t.Errorf("ended while waiting for a report: %+v", r)
+	}
+
 	var texts []string
 	for _, m := range in.Messages() {
 		texts = append(texts, m.Content)
 	}
-	if strings.Join(texts, "|") != "taken|held, then approved|taken again" {
+	if strings.Join(texts, "|") != "taken|held, then approved|taken again|taken at the end" {
 		t.Errorf("the session took %q", texts)
 	}
 	for _, r := range in.Reports() {
