@@ -42,7 +42,7 @@ func (c *Controller) helpText(provider string) string {
 		fmt.Fprintf(&b, "- `%s%s`: %s\n", p, usage[n], what[n])
 	}
 	if c.cfg.Launcher == nil {
-		b.WriteString("\nNo launch templates are configured, so `new` cannot start sessions (docs/control.md).\n")
+		b.WriteString("\nNo launch templates are configured, so `new` cannot start sessions (docs/launch.md).\n")
 	} else if ts := c.cfg.Launcher.Templates(); len(ts) > 0 {
 		b.WriteString("\nTemplates: ")
 		for i, t := range ts {
@@ -310,7 +310,7 @@ const progressEditWait = 10 * time.Second
 
 // noTemplates is the answer to new and stop without a launcher.
 const noTemplates = "No launch templates are configured, so chatbus starts no sessions from the chat " +
-	"(docs/control.md says how to add one)."
+	"(docs/launch.md says how to add one)."
 
 // launch runs new.
 func (c *Controller) launch(ctx context.Context, cmd Command, by Requester) (Message, string, string) {

@@ -7478,7 +7478,8 @@ var Client = class _Client {
       provider: opts.provider ?? "",
       previousTarget: opts.previousTarget,
       handoffToken: opts.handoffToken ?? "",
-      agent: opts.agent ?? ""
+      agent: opts.agent ?? "",
+      launchId: opts.launchId ?? ""
     };
     const resp = await rpc(this.bus.register(request3, { timeoutMs: this.timeoutMs }));
     const supervisor = await this.getInfo().then(supervisorIdentity, () => void 0);
@@ -8146,7 +8147,7 @@ async function dial(s, log) {
   return connect4({ socket: s.socket, secretFile: s.secretFile });
 }
 async function register(c, r, log) {
-  const base = { profileKey: r.profileKey, threadName: r.threadName, provider: r.provider, cwd: r.cwd, agent: "pi" };
+  const base = { profileKey: r.profileKey, threadName: r.threadName, provider: r.provider, cwd: r.cwd, agent: "pi", launchId: r.launchId ?? "" };
   if (r.handoffToken) {
     try {
       return await c.register({ ...base, handoffToken: r.handoffToken });
@@ -8793,7 +8794,7 @@ var Session = class {
     const handoff = this.state.takeHandoff(this.profileKey);
     const f = await register(
       this.client,
-      { profileKey: this.profileKey, threadName: s.threadName, provider: s.provider, cwd: this.ctx.cwd, handoffToken: handoff?.token },
+      { profileKey: this.profileKey, threadName: s.threadName, provider: s.provider, cwd: this.ctx.cwd, handoffToken: handoff?.token, launchId: process.env.CHATBUS_LAUNCH_ID },
       (l) => this.log(l)
     );
     if (this.stopped.signal.aborted) {

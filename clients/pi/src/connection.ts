@@ -97,6 +97,8 @@ export interface RegisterInit {
   provider: string;
   cwd: string;
   handoffToken?: string;
+  /** $CHATBUS_LAUNCH_ID, when chatbus started this pi from a launch template. */
+  launchId?: string;
 }
 
 /**
@@ -105,7 +107,7 @@ export interface RegisterInit {
  * (REUSE).
  */
 export async function register(c: Client, r: RegisterInit, log: (line: string) => void): Promise<Follower> {
-  const base = { profileKey: r.profileKey, threadName: r.threadName, provider: r.provider, cwd: r.cwd, agent: "pi" };
+  const base = { profileKey: r.profileKey, threadName: r.threadName, provider: r.provider, cwd: r.cwd, agent: "pi", launchId: r.launchId ?? "" };
   if (r.handoffToken) {
     try {
       return await c.register({ ...base, handoffToken: r.handoffToken });

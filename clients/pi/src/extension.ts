@@ -262,7 +262,7 @@ class Session {
     const handoff = this.state!.takeHandoff(this.profileKey);
     const f = await register(
       this.client!,
-      { profileKey: this.profileKey, threadName: s.threadName, provider: s.provider, cwd: this.ctx.cwd, handoffToken: handoff?.token },
+      { profileKey: this.profileKey, threadName: s.threadName, provider: s.provider, cwd: this.ctx.cwd, handoffToken: handoff?.token, launchId: process.env.CHATBUS_LAUNCH_ID },
       (l) => this.log(l),
     );
     if (this.stopped.signal.aborted) {

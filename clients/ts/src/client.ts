@@ -178,6 +178,7 @@ interface RegisterInit {
   previousTarget?: Target;
   handoffToken: string;
   agent: string;
+  launchId: string;
 }
 
 /** What a follower needs to register again with a restarted supervisor. */
@@ -235,6 +236,8 @@ export interface RegisterOptions {
   handoffToken?: string;
   /** What the session is ("claude-code", "pi"; default "": a plain follower), for the chat's sessions command. */
   agent?: string;
+  /** The session's $CHATBUS_LAUNCH_ID when chatbus started it from a launch template (default ""), so the chat's `new` learns its thread. */
+  launchId?: string;
   /** Called with each Notice a heartbeat returns (e.g. SUPERVISOR_DRAINING). */
   onNotice?: (notice: Notice) => void;
 }
@@ -310,6 +313,7 @@ export class Client {
       previousTarget: opts.previousTarget,
       handoffToken: opts.handoffToken ?? "",
       agent: opts.agent ?? "",
+      launchId: opts.launchId ?? "",
     };
     const resp = await rpc(this.bus.register(request, { timeoutMs: this.timeoutMs }));
     const supervisor = await this.getInfo().then(supervisorIdentity, () => undefined);
