@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -150,39 +149,20 @@ func (b *busService) Subscribe(req *chatbusv1.SubscribeRequest, stream chatbusv1
 	batched := req.GetMaxBatch() > 1
 	// A person's request that the session stop (the chat's stop command)
 	// is sent as stop_requested, between updates, on every stream the
-	// session opens after it; sendMu keeps the stream's sends one at a
-	// time.
-	var sendMu sync.Mutex
-	stopWatch := make(chan struct{})
-	var watching sync.WaitGroup
-	watching.Go(func() {
-		asked, _ := f.StopRequested()
-		select {
-		case <-asked:
-		case <-stopWatch:
-			return
-		}
-		_, r := f.StopRequested()
-		sendMu.Lock()
-		defer sendMu.Unlock()
-		if err := stream.Send(&chatbusv1.SubscribeResponse{StopRequested: &chatbusv1.StopRequest{RequestedBy: r.By, Provider: r.Provider}}); err != nil {
-			b.s.log.Debug().Err(err).Str("instance_id", f.InstanceID).Msg("telling a session it was asked to stop")
-		}
-	})
-	defer watching.Wait()
-	defer close(stopWatch)
-	err = b.s.core.Stream(stream.Context(), f, req.GetAfterSeq(), int(req.GetMaxBatch()), func(ups []store.Encoded) error {
-		sendMu.Lock()
-		defer sendMu.Unlock()
+	// session opens after it.
+	err = b.s.core.StreamNotices(stream.Context(), f, req.GetAfterSeq(), int(req.GetMaxBatch()), func(ups []store.Encoded) error {
 		return stream.SendMsg(subscribeResponse(ups, platform, batched))
-	}, func() error {
-		bnd, err := b.s.core.BindingOf(f)
-		if err != nil {
-			return nil // it ended meanwhile: Stream says how
-		}
-		sendMu.Lock()
-		defer sendMu.Unlock()
-		return stream.Send(&chatbusv1.SubscribeResponse{BindingChanged: bindingToProto(bnd, b.s.platform(bnd.Target.Provider))})
+	}, hub.Notices{
+		ThreadChanged: func() error {
+			bnd, err := b.s.core.BindingOf(f)
+			if err != nil {
+				return nil // it ended meanwhile: Stream says how
+			}
+			return stream.Send(&chatbusv1.SubscribeResponse{BindingChanged: bindingToProto(bnd, b.s.platform(bnd.Target.Provider))})
+		},
+		StopRequested: func(r *registry.StopRequest) error {
+			return stream.Send(&chatbusv1.SubscribeResponse{StopRequested: &chatbusv1.StopRequest{RequestedBy: r.By, Provider: r.Provider}})
+		},
 	})
 	if errors.Is(err, context.Canceled) && stream.Context().Err() != nil {
 		return nil // the caller went away

@@ -132,6 +132,23 @@ func (h *Hub) Ingest(ctx context.Context, provider string, batch []Inbound, curs
 // binding's thread is replaced (ThreadChanged), between sends; an error it
 // returns ends the stream. One goroutine per stream waits for both.
 func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64, maxBatch int, send func([]store.Encoded) error, threadChanged func() error) error {
+	return h.StreamNotices(ctx, f, afterSeq, maxBatch, send, Notices{ThreadChanged: threadChanged})
+}
+
+// Notices are what a stream tells its follower between updates, each
+// from the stream's own loop (no goroutine of its own: a stream is one
+// goroutine, however many there are). A nil func is never called.
+type Notices struct {
+	// ThreadChanged: the binding moved to another thread.
+	ThreadChanged func() error
+	// StopRequested: a person asked the session to stop (the chat's stop
+	// command); called once per stream, on every stream opened after it.
+	StopRequested func(*registry.StopRequest) error
+}
+
+// StreamNotices is Stream with every notice.
+func (h *Hub) StreamNotices(ctx context.Context, f *registry.Follower, afterSeq uint64, maxBatch int, send func([]store.Encoded) error, n Notices) error {
+	threadChanged := n.ThreadChanged
 	superseded, detach := f.AttachStream()
 	defer detach()
 	key, _ := f.Binding()
@@ -160,6 +177,15 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 	defer func() { release() }()
 	if threadChanged != nil {
 		rewired, release = h.ThreadChanged(f)
+	}
+	var stopAsked <-chan struct{} // nil (never) without StopRequested
+	if n.StopRequested != nil {
+		stopAsked, _ = f.StopRequested()
+	}
+	tellStop := func() error {
+		stopAsked = nil // told once
+		_, r := f.StopRequested()
+		return n.StopRequested(r)
 	}
 	// buf is reused from one read to the next: a follower that keeps up
 	// reads a few updates per wake-up, with no allocation.
@@ -220,7 +246,15 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 			return ctx.Err()
 		}
 		if changed == nil {
-			continue // more to read now
+			// More to read now; a stop request is told before it.
+			select {
+			case <-stopAsked:
+				if err := tellStop(); err != nil {
+					return err
+				}
+			default:
+			}
+			continue
 		}
 		select {
 		case <-changed:
@@ -228,6 +262,10 @@ func (h *Hub) Stream(ctx context.Context, f *registry.Follower, afterSeq uint64,
 			release()
 			rewired, release = h.ThreadChanged(f)
 			if err := threadChanged(); err != nil {
+				return err
+			}
+		case <-stopAsked:
+			if err := tellStop(); err != nil {
 				return err
 			}
 		case <-d.SuspendedC():
