@@ -83,7 +83,6 @@ func helper(mode string) {
 type rig struct {
 	t    *testing.T
 	l    *Launcher
-	root string
 	mu   sync.Mutex
 	said map[string][]string // by binding key
 	park []string
