@@ -93,7 +93,8 @@ func (c *Client) GetUpdates(ctx context.Context, p GetUpdatesParams) ([]Update, 
 				UpdateID int64 `json:"update_id"`
 			}
 			if json.Unmarshal(raw, &id) != nil || id.UpdateID == 0 {
-				return nil, fmt.Errorf("getUpdates: update %d: %w", i, err)
+				return nil, &DecodeError{Method: "getUpdates", StatusCode: 200, ContentType: "application/json",
+					Body: c.snippet(res), Err: fmt.Errorf("update %d: %w", i, err)}
 			}
 			ups[i] = Update{UpdateID: id.UpdateID, Raw: bytes.Clone(raw), DecodeErr: err}
 		}
