@@ -60,7 +60,7 @@ var rules = []rule{
 
 	// Errors classed.
 	{"errors/rate_limited_resource_exhausted_with_retry", func(s *session) { fault(s, RateLimited) }},
-	{"errors/platform_5xx_unavailable", func(s *session) { fault(s, Unavailable) }},
+	{"errors/platform_5xx_unavailable_or_unknown", func(s *session) { fault(s, Unavailable) }},
 	{"errors/revoked_token_permission_denied", func(s *session) { fault(s, Revoked) }},
 }
 
@@ -661,7 +661,11 @@ func files(s *session) {
 
 // unknownFile: a file id the platform does not know is NOT_FOUND.
 func unknownFile(s *session) {
-	_, err := s.download("no-such-file-suite")
+	id := s.target.UnknownFileID
+	if id == "" {
+		id = "no-such-file-suite"
+	}
+	_, err := s.download(id)
 	s.refused("DownloadFile of an unknown id", err, codes.NotFound, "NOT_FOUND")
 }
 
@@ -716,7 +720,14 @@ func fault(s *session, f Fault) {
 			s.t.Errorf("send %s: %v; want a RetryInfo with the platform's delay", f, err)
 		}
 	case Unavailable:
-		s.refused("send "+f.String(), err, codes.Unavailable, "PLATFORM_UNREACHABLE")
+		// Either "not done, safe to retry" or "may have been done": a
+		// 5xx from a proxy in front of the platform can come after the
+		// platform acted (Slack classes it so); never a refusal.
+		if status.Code(err) == codes.Unknown {
+			s.refused("send "+f.String(), err, codes.Unknown, "AMBIGUOUS")
+		} else {
+			s.refused("send "+f.String(), err, codes.Unavailable, "PLATFORM_UNREACHABLE")
+		}
 	case Revoked:
 		s.refused("send "+f.String(), err, codes.PermissionDenied, "PERMISSION_DENIED")
 	}

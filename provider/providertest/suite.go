@@ -42,6 +42,10 @@ type Target struct {
 	// methods, not verbs) that name another chat or thread than their
 	// target: each must be refused as out of scope, with nothing sent.
 	OutOfScope []Call
+
+	// UnknownFileID is a file id of the form the platform gives that
+	// names no file (DownloadFile must answer NOT_FOUND); empty: any text.
+	UnknownFileID string
 }
 
 // Call is one CallRequest's method and params.
