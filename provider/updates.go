@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -292,7 +290,7 @@ func (s *Server) updates(stream grpc.BidiStreamingServer[providerv1.UpdatesReque
 	}
 	start := first.GetStart()
 	if start == nil {
-		return status.Error(codes.InvalidArgument, "the first Updates message must be Start")
+		return toStatus(fmt.Errorf("%w: the first Updates message must be Start", ErrProtocol))
 	}
 
 	ctx, cancel := context.WithCancelCause(stream.Context())

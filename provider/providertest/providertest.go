@@ -1,6 +1,9 @@
 // Package providertest runs a provider child in-process for tests: a
 // [provider.Server] on a real Unix socket, dialled the way the supervisor
 // dials it, and [Fake], a scriptable Platform that needs no network.
+//
+// [Run] is the provider contract (provider/README.md) as a suite every
+// provider passes against the stand-in of its platform.
 package providertest
 
 import (

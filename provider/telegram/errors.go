@@ -39,6 +39,18 @@ func mapErr(err error) error {
 	return err
 }
 
+// mapFileErr is mapErr for getFile: Telegram answers a file id it does
+// not know (never issued, or another bot's) as Bad Request ("invalid
+// file_id", "wrong file identifier"), which the contract calls
+// NOT_FOUND: the file does not exist for this bot.
+func mapFileErr(err error) error {
+	var api *botapi.APIError
+	if errors.As(err, &api) && api.Code == 400 && strings.Contains(strings.ToLower(api.Description), "file") {
+		return fmt.Errorf("%w: %v", provider.ErrNotFound, err)
+	}
+	return mapErr(err)
+}
+
 // lacksRights reports whether a 400's description says the bot lacks an
 // administrator right (Telegram answers some of these as Bad Request, not
 // 403: "not enough rights to …", CHAT_ADMIN_REQUIRED).

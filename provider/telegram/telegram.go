@@ -425,7 +425,7 @@ func (p *Platform) Upload(ctx context.Context, h provider.UploadHeader, r io.Rea
 func (p *Platform) Download(ctx context.Context, fileID string) (io.ReadCloser, int64, string, error) {
 	f, err := p.client.GetFile(ctx, fileID)
 	if err != nil {
-		return nil, 0, "", mapErr(err)
+		return nil, 0, "", mapFileErr(err)
 	}
 	rc, err := p.client.DownloadFile(ctx, f.FilePath)
 	if err != nil {
