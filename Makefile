@@ -257,12 +257,14 @@ test: ## Run every test with the race detector (browser tests need chromium), th
 # only those) for DURATION; it checks 0 lost, 0
 # duplicated, every key at most once, and supervisord's goroutines, fds
 # and memory flat after warm-up. SOAK_REPORT=file keeps the figures.
+# Before it, TestSoakCheckOfThePlayground (half a minute) proves its
+# check of the playground's sends with the real playground.
 DURATION ?= 5m
 SOAK_REPORT ?=
 SOAK_FAULTS ?=
 .PHONY: soak
 soak: ## Soak for DURATION (default 5m): load and random faults, then 0 lost, 0 duplicated, keys once, resources flat
-	go -C $(E2E_MODULE) test -tags soak -count=1 -timeout 0 -run '^TestSoak$$' -v . -soak.duration=$(DURATION) $(if $(SOAK_REPORT),-soak.report=$(abspath $(SOAK_REPORT))) $(if $(SOAK_FAULTS),-soak.faults='$(SOAK_FAULTS)')
+	go -C $(E2E_MODULE) test -tags soak -count=1 -timeout 0 -run '^TestSoak(CheckOfThePlayground)?$$' -v . -soak.duration=$(DURATION) $(if $(SOAK_REPORT),-soak.report=$(abspath $(SOAK_REPORT))) $(if $(SOAK_FAULTS),-soak.faults='$(SOAK_FAULTS)')
 
 # ---------------------------------------------------------------------------
 # Other platforms, proved as far as this machine can: every package builds

@@ -456,6 +456,7 @@ func TestSoak(t *testing.T) {
 		}
 	}
 	pg := &page{b: b}
+	tally := &roomTally{pg: pg}
 	writers := []*writer{
 		{f: fls["telegram"], post: func(_ context.Context, thread, text string) {
 			th, _ := strconv.Atoi(thread)
@@ -578,6 +579,11 @@ func TestSoak(t *testing.T) {
 			b.waitServing(name)
 		}
 		settle(t, writers)
+		if _, room := fls["playground"].current(); room != "" {
+			if err := tally.read(room); err != nil {
+				t.Logf("round %d: playground: %v (the next read reads it)", round, err)
+			}
+		}
 		s, err := b.scrape()
 		if err != nil {
 			t.Logf("round %d: metrics: %v", round, err)
@@ -591,6 +597,7 @@ func TestSoak(t *testing.T) {
 
 	// 0 lost, 0 duplicated; every key at most once.
 	inbound, outbound, outUnknown := 0, 0, 0
+	var sendsWrong []string
 	for _, w := range writers {
 		f := w.f
 		f.mu.Lock()
@@ -607,13 +614,9 @@ func TestSoak(t *testing.T) {
 		sent, thread, unknown := f.sent, f.thread, maps.Clone(f.unknown)
 		f.mu.Unlock()
 		outUnknown += len(unknown)
-		got := b.platformTexts(t, f.provider, thread, pg)
-		for n := range sent {
-			text := fmt.Sprintf("out %s %d", f.provider, n)
-			if c := got[text]; c > 1 || c == 0 && !unknown[n] {
-				t.Errorf("%s: %q (key %s-out-%d) is at the platform %d times, want once (at most once if its outcome is unknown: %v)",
-					f.provider, text, f.provider, n, c, unknown[n])
-			}
+		for _, wrong := range sentOnce(f.provider, sent, unknown, b.platformTexts(t, f.provider, thread, tally)) {
+			t.Error(wrong)
+			sendsWrong = append(sendsWrong, wrong)
 		}
 	}
 	verdicts := flat(samples)
@@ -631,6 +634,7 @@ func TestSoak(t *testing.T) {
 		out, _ := json.MarshalIndent(map[string]any{
 			"duration": time.Since(start).Round(time.Second).String(), "rounds": round, "seed": seed,
 			"inbound": inbound, "outbound": outbound, "outbound_unknown": outUnknown, "faults": faultCounts, "samples": samples, "verdicts": verdicts,
+			"sends_wrong": sendsWrong, "playground_bot_messages_read": len(tally.texts),
 		}, "", "  ")
 		os.WriteFile(*soakReport, out, 0o644)
 	}
@@ -662,8 +666,10 @@ func settle(t *testing.T, writers []*writer) {
 }
 
 // platformTexts counts the bot's messages in thread at the platform, by
-// text.
-func (b *soakBus) platformTexts(t *testing.T, provider, thread string, pg *page) map[string]int {
+// text. The playground's are those its room showed the tally (pt) read
+// after every round: the room keeps only its last 2,000 messages, fewer
+// than a long soak writes into it.
+func (b *soakBus) platformTexts(t *testing.T, provider, thread string, pt *roomTally) map[string]int {
 	out := map[string]int{}
 	switch provider {
 	case "telegram":
@@ -680,26 +686,80 @@ func (b *soakBus) platformTexts(t *testing.T, provider, thread string, pg *page)
 			out[m.Content]++
 		}
 	case "playground":
-		// The history comes a page (at most 500 messages) at a time,
-		// newest first: a long run's room holds thousands.
-		for before := int64(0); ; {
-			page, ok := pg.history(thread, before)
-			if !ok {
-				t.Errorf("playground: the history of room %s before message %d could not be read", thread, before)
-				return out
-			}
-			for _, m := range page.Messages {
-				if m.From == "bot" && !m.Deleted {
-					out[m.Text]++
-				}
-			}
-			if !page.More || len(page.Messages) == 0 {
-				return out
-			}
-			before = page.Messages[0].ID
+		if err := pt.read(thread); err != nil {
+			t.Errorf("playground: %v", err)
+		}
+		for _, gap := range pt.gaps {
+			t.Errorf("playground: %s", gap)
+		}
+		for _, text := range pt.texts {
+			out[text]++
 		}
 	}
 	return out
+}
+
+// sentOnce checks that each of the sent texts "out <provider> <n>", n
+// below sent, is in got (the platform's texts) once, or at most once if
+// its outcome is unknown; it returns what is not.
+func sentOnce(provider string, sent int, unknown map[int]bool, got map[string]int) []string {
+	var wrong []string
+	for n := range sent {
+		text := fmt.Sprintf("out %s %d", provider, n)
+		if c := got[text]; c > 1 || c == 0 && !unknown[n] {
+			wrong = append(wrong, fmt.Sprintf("%s: %q (key %s-out-%d) is at the platform %d times, want once (at most once if its outcome is unknown: %v)",
+				provider, text, provider, n, c, unknown[n]))
+		}
+	}
+	return wrong
+}
+
+// roomTally keeps the bot's messages of a playground room, read as they
+// are made. A room holds its last 2,000 messages (docs/playground.md): a
+// long soak writes more, so its history read at the end lacks the first
+// ones. The tally reads the room after each round, back to the newest
+// message it read before; a room that no longer holds that message may
+// have dropped others unread, which fails the check (it cannot tell).
+type roomTally struct {
+	pg     *page
+	room   string
+	texts  map[int64]string // the bot's messages read, by message id
+	newest int64            // the newest message read, 0 before the first read
+	gaps   []string         // where messages may have been dropped unread
+}
+
+// read reads room's messages made since the last read.
+func (pt *roomTally) read(room string) error {
+	if pt.room != room {
+		if pt.room != "" {
+			pt.gaps = append(pt.gaps, fmt.Sprintf("the follower's room changed from %s to %s", pt.room, room))
+		}
+		pt.room, pt.texts, pt.newest = room, map[int64]string{}, 0
+	}
+	newest := pt.newest
+	for before := int64(0); ; {
+		page, ok := pt.pg.history(room, before)
+		if !ok {
+			return fmt.Errorf("the history of room %s before message %d could not be read", room, before)
+		}
+		for _, m := range page.Messages {
+			if m.ID > pt.newest && m.From == "bot" && !m.Deleted {
+				pt.texts[m.ID] = m.Text
+			}
+			newest = max(newest, m.ID)
+		}
+		switch {
+		case len(page.Messages) > 0 && page.Messages[0].ID <= pt.newest:
+			// Back to what the last read saw.
+		case page.More:
+			before = page.Messages[0].ID
+			continue
+		case pt.newest > 0:
+			pt.gaps = append(pt.gaps, fmt.Sprintf("room %s no longer holds message %d, the newest of the read before: messages made since may have been dropped unread", room, pt.newest))
+		}
+		pt.newest = newest
+		return nil
+	}
 }
 
 // historyPage is a page of a playground room's history, oldest first.
