@@ -108,7 +108,7 @@ const (
 )
 
 // Main is a provider binary's whole main: cmd/provider-<name> calls
-// os.Exit(provider.Main(ctx, process, child)). It implements the child
+// os.Exit(child.Main(ctx, process, program)). It implements the child
 // contract of README.md:
 //
 //   - "--check": read the settings from stdin, validate them with
