@@ -299,7 +299,9 @@ func TestEnsureFailures(t *testing.T) {
 		{name: "missing binary", binary: "/nonexistent/supervisord", want: []string{"/nonexistent/supervisord", "no such file"}},
 		{name: "exits before serving", binary: bin, mode: "fail",
 			want: []string{"exited before serving (exit status 3)", "supervisord.out", "fake: starting", "fake: cannot start: boom"}},
-		{name: "never serves", binary: bin, mode: "hang", timeout: 500 * time.Millisecond,
+		// The timeout leaves a race-built test binary on a loaded machine
+		// time to start and print before Ensure gives up on it.
+		{name: "never serves", binary: bin, mode: "hang", timeout: 3 * time.Second,
 			want: []string{"not serving", "left running", "fake: thinking", "deadline exceeded"}},
 		{name: "lock held by a stuck ensurer", binary: bin, mode: "serve", holdLock: true, timeout: 300 * time.Millisecond,
 			want: []string{"ensure.lock", "deadline exceeded"}},

@@ -548,7 +548,7 @@ func TestSettings(t *testing.T) {
 		{"negative size", `{"max_file_bytes":-1}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := ParseSettings([]byte(tc.in)); (err == nil) != tc.ok {
+			if _, err := ParseSettings([]byte(tc.in), nil); (err == nil) != tc.ok {
 				t.Fatalf("ParseSettings(%s) = %v", tc.in, err)
 			}
 		})
