@@ -102,6 +102,25 @@ type Method struct {
 	// typing indicator): a repeat in the same thread while it shows is
 	// answered without a platform call.
 	Lasts time.Duration
+	// InThread: the call goes into the caller's thread by a param the
+	// Platform fills in itself (Telegram's message_thread_id, Slack's
+	// thread_ts). It is the Platform's own, for its scope (see [Params]);
+	// the supervisor is not told.
+	InThread bool
+}
+
+// Methods is a platform's method table, declared once as a package
+// variable and returned in [Description.Methods].
+type Methods []Method
+
+// Find returns the method named name.
+func (ms Methods) Find(name string) (Method, bool) {
+	for _, m := range ms {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Method{}, false
 }
 
 // Description is what a platform declares about itself. The supervisor
@@ -111,7 +130,7 @@ type Method struct {
 type Description struct {
 	// Platform names it ("telegram", "slack", "discord", "playground").
 	Platform string
-	Methods  []Method
+	Methods  Methods
 	// MaxTextChars is the longest text one message may carry; 0 unknown.
 	MaxTextChars int
 	// WebURL is a page people open to use the platform, if the provider

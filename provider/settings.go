@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -69,6 +70,9 @@ func DecodeSettings(raw json.RawMessage, v any) error {
 		if key == "" {
 			return &SettingError{Why: fmt.Sprintf("the settings must be one JSON object, got %s", article(te.Value))}
 		}
+		if ft := fieldType(reflect.TypeOf(v), key); ft != nil && (ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array) && ft.Elem() == te.Type {
+			return &SettingError{Key: key, Why: fmt.Sprintf("want %s, got %s in it", describeType(ft), article(te.Value))}
+		}
 		return &SettingError{Key: key, Why: fmt.Sprintf("want %s, got %s", describeType(te.Type), article(te.Value))}
 	case errors.As(err, &se):
 		return &SettingError{Why: fmt.Sprintf("the settings are not valid JSON: %v", err)}
@@ -83,7 +87,28 @@ func DecodeSettings(raw json.RawMessage, v any) error {
 		}
 		return &SettingError{Key: name, Why: why + " (known: " + strings.Join(known, ", ") + ")"}
 	}
-	return &SettingError{Why: err.Error()}
+	return &SettingError{Key: blame(raw, reflect.TypeOf(v)), Why: strings.TrimPrefix(err.Error(), "json: ")}
+}
+
+// blame finds the key whose value the decoder refused with an error of a
+// value's own (an UnmarshalJSON's, which encoding/json does not place):
+// the first key, in sorted order, that does not decode alone into a fresh
+// t. "" if none does (or raw is no object).
+func blame(raw json.RawMessage, t reflect.Type) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || t == nil || t.Kind() != reflect.Pointer {
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		one, err := json.Marshal(map[string]json.RawMessage{k: m[k]})
+		if err != nil {
+			continue
+		}
+		if json.Unmarshal(one, reflect.New(t.Elem()).Interface()) != nil {
+			return k
+		}
+	}
+	return ""
 }
 
 // settingKeys lists the json keys of the struct t points to, sorted.
@@ -111,6 +136,25 @@ func settingKeys(t reflect.Type) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// fieldType is the type of the field of the struct t points to whose json
+// key is key (a top-level one); nil if there is none.
+func fieldType(t reflect.Type, key string) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == key || (name == "" && f.Name == key) {
+			return f.Type
+		}
+	}
+	return nil
 }
 
 // describeType names what a Go type wants, in the operator's words.

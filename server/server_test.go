@@ -279,6 +279,12 @@ func TestBadInput(t *testing.T) {
 	if _, err := c.Bus.Heartbeat(ctx, &chatbusv1.HeartbeatRequest{}); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("no session: %v", err)
 	}
+	// A stream's request is validated as it is received.
+	if st, err := c.Bus.Subscribe(ctx, &chatbusv1.SubscribeRequest{Session: &chatbusv1.Session{InstanceId: "a", Token: "short"}}); err != nil {
+		t.Errorf("Subscribe: %v", err)
+	} else if _, err := st.Recv(); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("Subscribe with a short token: %v, want InvalidArgument", err)
+	}
 	if _, err := c.Info(ctx); err != nil {
 		t.Errorf("still serving? %v", err)
 	}

@@ -226,7 +226,7 @@ func (b *bencher) mainPhases(ctx context.Context) error {
 		}
 	}
 	if o.has("register") {
-		if err := b.registerPhase(ctx, sup); err != nil {
+		if err := b.registerPhase(ctx, sup, ctl); err != nil {
 			return fmt.Errorf("register: %w", err)
 		}
 	}

@@ -32,6 +32,7 @@ type options struct {
 	EtcdMember  string `json:"-"`
 	StateRoot   string `json:"state_root"`
 	Pprof       string `json:"pprof,omitempty"`
+	ExecTrace   bool   `json:"exec_trace,omitempty"`
 	Keep        bool   `json:"-"`
 
 	RegisterSamples int `json:"register_samples"`
@@ -98,6 +99,7 @@ Flags (durations like 5s; counts of the full run, -quick lowers them unless set)
 	fs.StringVar(&o.EtcdMember, "etcd-member", "", "etcd-member binary of the cluster phase (default: beside busbench; make bench-cluster builds it from e2e/etcd-member)")
 	fs.StringVar(&o.StateRoot, "state-root", os.TempDir(), "where the supervisors' state dirs (the bbolt journal) are made; /dev/shm takes the disk out")
 	fs.StringVar(&o.Pprof, "pprof", "", "profile into this dir: the supervisor runs as busbench's in-process variant (server.New) with per-phase CPU, heap and mutex profiles; provider-bench writes CPU profiles")
+	fs.BoolVar(&o.ExecTrace, "trace", false, "with -pprof: the profiled supervisor also writes each phase's runtime execution trace (<phase>.trace; go tool trace), large at high rates")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the run directory (configs, supervisord logs)")
 	fs.IntVar(&o.RegisterSamples, "register-samples", 0, "register (reuse) calls measured, and as many health checks (default 5000; quick 300)")
 	fs.IntVar(&o.HBFollowers, "hb-followers", 32, "concurrent followers for the heartbeat throughput")

@@ -52,8 +52,11 @@ type supSpec struct {
 	// MemProfileRate, if set, is the profiled variant's
 	// runtime.MemProfileRate (bytes per heap sample; the default 512 KiB
 	// says little about a few KiB per follower).
-	MemProfileRate int    `json:"mem_profile_rate,omitempty"`
-	LogPath        string `json:"-"`
+	MemProfileRate int `json:"mem_profile_rate,omitempty"`
+	// ExecTrace: the profiled variant also writes each profile's runtime
+	// execution trace (<name>.trace, for go tool trace).
+	ExecTrace bool   `json:"exec_trace,omitempty"`
+	LogPath   string `json:"-"`
 	// Cluster, if set, is the config's cluster: section (the cluster
 	// phase's nodes).
 	Cluster map[string]any `json:"-"`
@@ -133,6 +136,7 @@ func (b *bencher) startSupervisor(ctx context.Context, spec supSpec) (*superviso
 	var cmd *exec.Cmd
 	if b.opts.Pprof != "" {
 		spec.ProfileDir = b.opts.Pprof
+		spec.ExecTrace = b.opts.ExecTrace
 		js, err := json.MarshalIndent(spec, "", "  ")
 		if err != nil {
 			return nil, err

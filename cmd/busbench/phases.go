@@ -214,7 +214,7 @@ func (b *bencher) bareStart(ctx context.Context, i int) (time.Duration, error) {
 // ---------------------------------------------------------------------
 // register: Register on the reuse path vs a health check, same socket.
 
-func (b *bencher) registerPhase(ctx context.Context, sup *supervisor) error {
+func (b *bencher) registerPhase(ctx context.Context, sup *supervisor, ctl *control) error {
 	n := b.opts.RegisterSamples
 	b.logf("register: %d reuse registrations and %d health checks, interleaved in blocks of 50", n, n)
 	bus := sup.admin.Bus
@@ -263,6 +263,7 @@ func (b *bencher) registerPhase(ctx context.Context, sup *supervisor) error {
 	}
 	notReuse = 0
 	sup.profile("register")
+	ctl.profile(ctx, "register")
 	var regs, checks []time.Duration
 	for len(regs) < n {
 		for range min(50, n-len(checks)) {
@@ -280,6 +281,7 @@ func (b *bencher) registerPhase(ctx context.Context, sup *supervisor) error {
 			regs = append(regs, d)
 		}
 	}
+	ctl.profile(ctx, "")
 	sup.profile("")
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	bus.Unregister(cctx, &chatbusv1.UnregisterRequest{Session: last})
@@ -566,7 +568,7 @@ func (b *bencher) throughputPhase(ctx context.Context, sup *supervisor, ctl *con
 	forwarded := float64(r1-r0) / t1.Sub(t0).Seconds()
 	ingested := float64(s1.Acked-s0.Acked) / t1.Sub(t0).Seconds()
 
-	raw, rawN, err := b.rawFanOut(ctx, bp.socket, k)
+	raw, rawN, err := b.rawFanOut(ctx, bp, k)
 	if err != nil {
 		return err
 	}
@@ -591,7 +593,8 @@ func (b *bencher) throughputPhase(ctx context.Context, sup *supervisor, ctl *con
 // rawFanOut is the raw server-stream's rate to k streams of the bare
 // server on socket, each on its own connection, as fast as they go: after
 // the saturation's warm-up, over its measured window.
-func (b *bencher) rawFanOut(ctx context.Context, socket string, k int) (perS float64, n uint64, err error) {
+func (b *bencher) rawFanOut(ctx context.Context, bp *baselineProc, k int) (perS float64, n uint64, err error) {
+	socket := bp.socket
 	var got atomic.Uint64
 	pctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -613,9 +616,15 @@ func (b *bencher) rawFanOut(ctx context.Context, socket string, k int) (perS flo
 		})
 	}
 	sleep(ctx, b.opts.SatWarmup)
+	pids := map[string]int{"receivers (busbench)": os.Getpid()}
+	if bp.cmd != nil && bp.cmd.Process != nil {
+		pids["bare server"] = bp.cmd.Process.Pid
+	}
+	cpu := newCPUMeter(pids)
 	n0, t0 := got.Load(), time.Now()
 	sleep(ctx, b.opts.SatDuration)
 	n1, t1 := got.Load(), time.Now()
+	b.logf("   raw fan-out to %d stream(s), CPU %% of one core: %s", k, cpuString(cpu.percent()))
 	return float64(n1-n0) / t1.Sub(t0).Seconds(), n1 - n0, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	rtrace "runtime/trace"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,7 +31,8 @@ import (
 // supervisor built the way cmd/supervisord builds it (server.New with the
 // same Config a config file gives), in a process that can be profiled.
 // SIGUSR1 starts a CPU profile named by <profile dir>/next; SIGUSR2 stops
-// it and writes the heap, mutex and block profiles of the same name.
+// it and writes the heap, mutex and block profiles of the same name
+// (and, with -trace, the execution trace it started with it).
 // supervisord itself has no profiling endpoint, so -pprof runs this
 // instead; the figures of a profiled run carry the profiler's overhead.
 func runProfiledSupervisor(ctx context.Context, args []string, stderr io.Writer) error {
@@ -77,7 +79,7 @@ func runProfiledSupervisor(ctx context.Context, args []string, stderr io.Writer)
 	}
 	runtime.SetMutexProfileFraction(100)
 	runtime.SetBlockProfileRate(int(100 * 1000)) // one sample per 100µs blocked
-	p := &profiler{dir: spec.ProfileDir, prefix: spec.Name, log: log, trace: trace}
+	p := &profiler{dir: spec.ProfileDir, prefix: spec.Name, log: log, trace: trace, execTrace: spec.ExecTrace}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGUSR2)
 	defer signal.Stop(sigs)
@@ -101,6 +103,8 @@ type profiler struct {
 	name        string
 	cpu         *os.File
 	trace       *stageTrace
+	execTrace   bool             // write a runtime execution trace beside the CPU profile
+	execOut     *os.File         // the execution trace being written
 	rt          []metrics.Sample // the runtime's metrics as the profile started
 }
 
@@ -127,6 +131,16 @@ func (p *profiler) start() {
 		return
 	}
 	p.cpu = f
+	if p.execTrace {
+		if tf, err := os.Create(filepath.Join(p.dir, p.name+".trace")); err == nil {
+			if err := rtrace.Start(tf); err != nil {
+				tf.Close()
+				p.log.Error().Err(err).Msg("execution trace")
+			} else {
+				p.execOut = tf
+			}
+		}
+	}
 	p.trace.start()
 	p.rt = readRuntime()
 }
@@ -144,6 +158,11 @@ func (p *profiler) stopLocked() {
 	pprof.StopCPUProfile()
 	p.cpu.Close()
 	p.cpu = nil
+	if p.execOut != nil {
+		rtrace.Stop()
+		p.execOut.Close()
+		p.execOut = nil
+	}
 	writeRuntime(filepath.Join(p.dir, p.name+".runtime.json"), p.rt) // before the stages, which the reader waits for
 	p.trace.stop(filepath.Join(p.dir, p.name+".stages.json"))
 	// The phase's figures were read before the profile stops: the GC in

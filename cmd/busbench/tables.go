@@ -65,7 +65,7 @@ func (b *bencher) scalingPhase(ctx context.Context) error {
 		return err
 	}
 	b.logf("scaling: the raw fan-out, %d streams of a bare server, each its own connection", maxN)
-	rawN, rawCount, err := b.rawFanOut(ctx, bp.socket, maxN)
+	rawN, rawCount, err := b.rawFanOut(ctx, bp, maxN)
 	bp.stop()
 	if err != nil {
 		return fmt.Errorf("raw fan-out: %w", err)
@@ -119,9 +119,17 @@ func (b *bencher) scalingPhase(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		pids := map[string]int{"followers (busbench)": os.Getpid()}
+		for p, ctl := range ctls {
+			if st, err := ctl.stats(ctx); err == nil {
+				pids[fmt.Sprintf("provider %d", p+1)] = st.PID
+			}
+		}
+		cpu := newCPUMeter(pids)
 		r0 := sumReceived(sub)
 		sleep(ctx, o.SatDuration)
 		r1 := sumReceived(sub)
+		others := cpu.percent()
 		s1, err := bench.ReadProc(sup.pid())
 		if err != nil {
 			return err
@@ -137,8 +145,8 @@ func (b *bencher) scalingPhase(ctx context.Context) error {
 			row.CPUPerUpdate = (s1.CPU - s0.CPU) / time.Duration(r1-r0)
 		}
 		b.results.Scaling = append(b.results.Scaling, row)
-		b.logf("   %d followers: %.1fk/s, %s supervisor CPU per update (%.0f%%), latency p50 %s p99 %s", n, row.ForwardedPerS/1e3,
-			row.CPUPerUpdate, row.CPUPercent, row.Latency.P50, row.Latency.P99)
+		b.logf("   %d followers: %.1fk/s, %s supervisor CPU per update (%.0f%%), latency p50 %s p99 %s; CPU %% of one core of the others: %s", n, row.ForwardedPerS/1e3,
+			row.CPUPerUpdate, row.CPUPercent, row.Latency.P50, row.Latency.P99, cpuString(others))
 	}
 	last := b.results.Scaling[len(b.results.Scaling)-1]
 	fanout := fmt.Sprintf("raw server-stream to %d stream%s", maxN, pick(maxN == 1, "", "s"))

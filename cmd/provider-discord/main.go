@@ -34,15 +34,9 @@ func main() { provider.Exec(provider.Child{Name: "discord", Usage: usage, Build:
 // build checks the settings (the token from the environment where the
 // settings have none) and builds the platform; it does not contact Discord.
 func build(b provider.BuildContext) (provider.Platform, error) {
-	s, err := discord.ParseSettings(b.Settings)
+	s, err := discord.ParseSettings(b.Settings, b.Getenv)
 	if err != nil {
 		return nil, err
-	}
-	if s.Token == "" {
-		s.Token = b.Getenv("CHATBUS_DISCORD_TOKEN")
-	}
-	if s.Token == "" {
-		return nil, provider.Settingf("token", "missing: set token under providers.%s or export CHATBUS_DISCORD_TOKEN", b.Name)
 	}
 	return discord.New(s, discord.Options{Logger: b.Logger, OnState: b.Health.Set})
 }

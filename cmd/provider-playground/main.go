@@ -31,7 +31,7 @@ func main() { provider.Exec(provider.Child{Name: "playground", Usage: usage, Bui
 // build checks the settings and, unless checking only, opens the
 // playground's store in its state dir.
 func build(b provider.BuildContext) (provider.Platform, error) {
-	s, err := playground.ParseSettings(b.Settings)
+	s, err := playground.ParseSettings(b.Settings, b.Getenv)
 	if err != nil || b.Check {
 		return nil, err
 	}

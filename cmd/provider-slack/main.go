@@ -43,21 +43,9 @@ func main() { provider.Exec(provider.Child{Name: "slack", Usage: help, Build: bu
 // build checks the settings (the tokens from the environment where the
 // settings have none) and builds the platform; it does not contact Slack.
 func build(b provider.BuildContext) (provider.Platform, error) {
-	s, err := slack.ParseSettings(b.Settings)
+	s, err := slack.ParseSettings(b.Settings, b.Getenv)
 	if err != nil {
 		return nil, err
-	}
-	if s.AppToken == "" {
-		s.AppToken = b.Getenv("CHATBUS_SLACK_APP_TOKEN")
-	}
-	if s.BotToken == "" {
-		s.BotToken = b.Getenv("CHATBUS_SLACK_BOT_TOKEN")
-	}
-	if s.AppToken == "" {
-		return nil, provider.Settingf("app_token", "missing: set app_token under providers.%s or export CHATBUS_SLACK_APP_TOKEN", b.Name)
-	}
-	if s.BotToken == "" {
-		return nil, provider.Settingf("bot_token", "missing: set bot_token under providers.%s or export CHATBUS_SLACK_BOT_TOKEN", b.Name)
 	}
 	return slack.New(slack.Config{Settings: s, Logger: b.Logger, Health: b.Health})
 }

@@ -26,7 +26,7 @@ const MaxUpload = 25 << 20
 // answer says the request's bucket is empty, the result pauses the
 // method in the thread until it resets.
 func (p *Platform) Call(ctx context.Context, t provider.Target, method string, raw json.RawMessage, key string) (provider.Result, error) {
-	m, err := parseParams(method, raw)
+	m, err := provider.ParseParams(method, raw)
 	if err != nil {
 		return provider.Result{}, err
 	}
@@ -48,7 +48,8 @@ func (p *Platform) Call(ctx context.Context, t provider.Target, method string, r
 			if _, ok := m["nonce"]; !ok {
 				// Discord returns the message already made with this nonce
 				// instead of making another: a repeated call is sent once.
-				m["nonce"], m["enforce_nonce"] = nonce(key), true
+				m.Set("nonce", nonce(key))
+				m.Set("enforce_nonce", true)
 			}
 		}
 		ep = rest.CreateMessage.Compile(nil, thread)
@@ -64,7 +65,7 @@ func (p *Platform) Call(ctx context.Context, t provider.Target, method string, r
 		case MethodDeleteMessage:
 			ep, res, m = rest.DeleteMessage.Compile(nil, thread, id), nil, nil
 		default:
-			emoji, _ := m["emoji"].(string)
+			emoji := m.Text("emoji")
 			b, err := p.react(ctx, thread, id, emoji)
 			if err != nil {
 				return provider.Result{}, err
@@ -74,7 +75,7 @@ func (p *Platform) Call(ctx context.Context, t provider.Target, method string, r
 	case MethodTriggerTyping:
 		ep, res, m = rest.SendTyping.Compile(nil, thread), nil, nil
 	case MethodInteractionFollowup:
-		token, _ := m["interaction_token"].(string)
+		token := m.Text("interaction_token")
 		if !tokenParam(token) {
 			return provider.Result{}, fmt.Errorf("%w: interaction_token must be the token of a pressed button's interaction", provider.ErrInvalid)
 		}
@@ -130,12 +131,12 @@ func resultRefs(res json.RawMessage) []provider.Ref {
 // message in h.Target (multipart: payload_json and files[0]), the caption
 // as its content. Photos and documents are both attachments on Discord.
 func (p *Platform) Upload(ctx context.Context, h provider.UploadHeader, r io.Reader) (provider.Result, error) {
-	m := params{}
+	m := provider.Params{}
 	if err := p.scope(h.Target, m); err != nil {
 		return provider.Result{}, err
 	}
 	if h.Caption != "" {
-		m["content"] = h.Caption
+		m.Set("content", h.Caption)
 	}
 	if err := checkContent(m); err != nil {
 		return provider.Result{}, err

@@ -447,9 +447,9 @@ func TestSettings(t *testing.T) {
 		name, json, err string
 	}{
 		{"complete", `{"name":"discord","token":"t","guild_id":"1100","channel_id":1200,"allowed_user_ids":[1300,"1400"],"base_url":"http://127.0.0.1:1/api/","gateway_url":"ws://127.0.0.1:1/gateway","limits":{"global":"40/s","reaction":"off"}}`, ""},
-		{"unknown key", `{"guild_id":"1","channel_id":"2","forum_chat_id":3}`, "unknown field"},
-		{"no guild", `{"channel_id":"2"}`, "guild_id is required"},
-		{"no channel", `{"guild_id":"1"}`, "channel_id is required"},
+		{"unknown key", `{"guild_id":"1","channel_id":"2","forum_chat_id":3}`, "forum_chat_id: unknown setting"},
+		{"no guild", `{"channel_id":"2"}`, "guild_id: required"},
+		{"no channel", `{"guild_id":"1"}`, "channel_id: required"},
 		{"not a snowflake", `{"guild_id":"abc","channel_id":"2"}`, "not a Discord id"},
 		{"bad gateway", `{"guild_id":"1","channel_id":"2","gateway_url":"https://x"}`, "ws(s)"},
 		{"base_url with the version", `{"guild_id":"1","channel_id":"2","base_url":"https://discord.com/api/v10/"}`, "root without it (https://discord.com/api)"},
@@ -458,7 +458,7 @@ func TestSettings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := discord.ParseSettings([]byte(tt.json))
+			s, err := discord.ParseSettings([]byte(tt.json), nil)
 			if tt.err == "" {
 				if err != nil {
 					t.Fatal(err)

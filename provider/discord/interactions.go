@@ -141,7 +141,7 @@ func (p *Platform) rememberLocked(id string, pr *press) {
 // A press on a message of the channel's control place (a button under an
 // answer to a command) is answered the same way.
 func (p *Platform) Answer(ctx context.Context, t provider.Target, id, text string) error {
-	if err := p.scope(t, params{}); err != nil && !p.isControl(t) {
+	if err := p.scope(t, provider.Params{}); err != nil && !p.isControl(t) {
 		return err
 	}
 	p.mu.Lock()

@@ -263,14 +263,9 @@ func isCode(err error, code int) bool {
 
 // snowflakeParam checks that v names a Discord id, so that it can go into
 // a request path.
-func snowflakeParam(name string, v any) (string, error) {
-	var s string
-	switch x := v.(type) {
-	case string:
-		s = x
-	case json.Number:
-		s = x.String()
-	default:
+func snowflakeParam(name string, v json.RawMessage) (string, error) {
+	s := provider.IDText(v)
+	if s == "" {
 		return "", fmt.Errorf("%w: %s must be a Discord id", provider.ErrInvalid, name)
 	}
 	if !isSnowflake(s) {

@@ -1,7 +1,6 @@
 package discord
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
@@ -40,7 +39,7 @@ var messageParam = []provider.Param{{Name: "message_id", Kind: provider.RefMessa
 // thread (the supervisor refuses ids the thread never saw) and their
 // lanes: an answer to a press first, edits and deletions after new
 // messages, reactions and typing last.
-var methods = []provider.Method{
+var methods = provider.Methods{
 	// The idempotency key becomes the message's nonce (enforce_nonce):
 	// Discord makes one message per nonce.
 	{Name: MethodCreateMessage, Params: []provider.Param{{Name: "message_reference.message_id", Kind: provider.RefMessage}}, Idempotent: true},
@@ -57,96 +56,57 @@ func (p *Platform) Describe() provider.Description {
 		CommandPrefix: "/" + commandName + " ", ThreadLink: "https://discord.com/channels/" + p.guild + "/{thread}"}
 }
 
-// params is a call's JSON object.
-type params map[string]any
-
-// parseParams decodes a call's params (numbers kept as written).
-func parseParams(method string, raw json.RawMessage) (params, error) {
-	m := params{}
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return m, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil || m == nil {
-		return nil, fmt.Errorf("%w: %s params must be a JSON object", provider.ErrInvalid, method)
-	}
-	return m, nil
-}
-
 // scope checks a call's params against its thread t and takes out the
 // keys that name where it goes (the provider fills those in itself):
 // channel_id, thread_id, guild_id and message_reference's channel and
 // guild may only name the caller's own; application_id and webhook_id
 // only the bot's. Nothing leaving the thread is sent.
-func (p *Platform) scope(t provider.Target, m params) error {
+func (p *Platform) scope(t provider.Target, m provider.Params) error {
 	if t.Chat != p.channel {
 		return fmt.Errorf("%w: chat %s is not this provider's channel", provider.ErrOutOfScope, t.Chat)
 	}
 	if !isSnowflake(t.Thread) {
 		return fmt.Errorf("%w: calls go to a thread, not to the channel itself", provider.ErrOutOfScope)
 	}
-	own := map[string]string{"channel_id": t.Thread, "thread_id": t.Thread, "guild_id": p.guild}
-	for k, want := range own {
-		if v, ok := m[k]; ok {
-			if idText(v) != want {
-				return fmt.Errorf("%w: %s %s is not your thread", provider.ErrOutOfScope, k, idText(v))
-			}
-			delete(m, k)
-		}
-	}
-	if ref, ok := m["message_reference"]; ok {
-		r, ok := ref.(map[string]any)
-		if !ok {
-			return fmt.Errorf("%w: message_reference must be an object", provider.ErrInvalid)
-		}
-		if v, ok := r["channel_id"]; ok && idText(v) != t.Thread {
-			return fmt.Errorf("%w: message_reference.channel_id %s is not your thread", provider.ErrOutOfScope, idText(v))
-		}
-		if v, ok := r["guild_id"]; ok && idText(v) != p.guild {
-			return fmt.Errorf("%w: message_reference.guild_id %s is not this guild", provider.ErrOutOfScope, idText(v))
-		}
-	}
 	p.mu.Lock()
 	app := p.appID
 	p.mu.Unlock()
-	for _, k := range []string{"application_id", "webhook_id"} {
-		if v, ok := m[k]; ok {
-			if app == "" || idText(v) != app {
-				return fmt.Errorf("%w: %s %s is not this bot's", provider.ErrOutOfScope, k, idText(v))
-			}
-			delete(m, k)
+	if app == "" {
+		app = "(not known yet)" // no id is the bot's before it is known
+	}
+	for _, pin := range []struct{ key, want, what string }{
+		{"channel_id", t.Thread, "thread"},
+		{"thread_id", t.Thread, "thread"},
+		{"guild_id", p.guild, "guild"},
+		{"message_reference.channel_id", t.Thread, "thread"},
+		{"message_reference.guild_id", p.guild, "guild"},
+		{"application_id", app, "bot's application"},
+		{"webhook_id", app, "bot's application"},
+	} {
+		if err := m.Pin(pin.key, pin.want, pin.what); err != nil {
+			return err
 		}
+	}
+	// The provider fills in where the call goes itself.
+	for _, k := range []string{"channel_id", "thread_id", "guild_id", "application_id", "webhook_id"} {
+		delete(m, k)
 	}
 	return nil
 }
 
 // checkContent refuses a raw call's content over Discord's limit (the
 // send verb splits a long text; a raw call is sent as it is).
-func checkContent(m params) error {
+func checkContent(m provider.Params) error {
 	v, ok := m["content"]
-	if !ok || v == nil {
+	if !ok || string(v) == "null" {
 		return nil
 	}
-	s, ok := v.(string)
-	if !ok {
+	var s string
+	if json.Unmarshal(v, &s) != nil {
 		return fmt.Errorf("%w: content must be a string", provider.ErrInvalid)
 	}
 	if n := utf8.RuneCountInString(s); n > MaxContent {
 		return fmt.Errorf("%w: content is %d characters; Discord allows at most %d per message (split it)", provider.ErrInvalid, n, MaxContent)
 	}
 	return nil
-}
-
-// idText writes a JSON id (string or number) as text.
-func idText(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case json.Number:
-		return x.String()
-	case nil:
-		return ""
-	}
-	return fmt.Sprint(v)
 }

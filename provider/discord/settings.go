@@ -3,7 +3,6 @@ package discord
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -69,38 +68,47 @@ var versioned = regexp.MustCompile(`/v\d+$`)
 // DefaultBaseURL is the REST API root.
 const DefaultBaseURL = "https://discord.com/api"
 
-// ParseSettings decodes and checks the stdin config: unknown keys are
-// errors.
-func ParseSettings(b []byte) (Settings, error) {
+// TokenEnv is the environment variable the bot token is read from when
+// the settings carry none (so it can stay out of the config file).
+const TokenEnv = "CHATBUS_DISCORD_TOKEN"
+
+// ParseSettings decodes the settings (JSON) and checks every one of them
+// without contacting Discord; a token left out is read with getenv from
+// [TokenEnv]. A problem is a *provider.SettingError naming the key.
+func ParseSettings(b json.RawMessage, getenv func(string) string) (Settings, error) {
 	var s Settings
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return s, fmt.Errorf("discord settings: %w", err)
+	if err := provider.DecodeSettings(b, &s); err != nil {
+		return s, err
 	}
 	switch {
 	case s.GuildID == "":
-		return s, errors.New("discord settings: guild_id is required (the server's id: turn on Developer Mode, right-click the server, Copy Server ID)")
+		return s, provider.Settingf("guild_id", "required: the server's id (turn on Developer Mode, right-click the server, Copy Server ID)")
 	case s.ChannelID == "":
-		return s, errors.New("discord settings: channel_id is required (the text channel the followers' threads go in: right-click it, Copy Channel ID)")
+		return s, provider.Settingf("channel_id", "required: the text channel the followers' threads go in (right-click it, Copy Channel ID)")
 	}
 	if s.BaseURL == "" {
 		s.BaseURL = DefaultBaseURL
 	}
 	s.BaseURL = strings.TrimRight(s.BaseURL, "/")
 	if u, err := url.Parse(s.BaseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return s, fmt.Errorf("discord settings: base_url %q is not an http(s) URL", s.BaseURL)
+		return s, provider.Settingf("base_url", "%q is not an http(s) URL", s.BaseURL)
 	}
 	if m := versioned.FindString(s.BaseURL); m != "" {
-		return s, fmt.Errorf("discord settings: base_url %q ends in the API version; give the root without it (%s): the provider adds /v10 itself", s.BaseURL, strings.TrimSuffix(s.BaseURL, m))
+		return s, provider.Settingf("base_url", "%q ends in the API version; give the root without it (%s): the provider adds /v10 itself", s.BaseURL, strings.TrimSuffix(s.BaseURL, m))
 	}
 	if s.GatewayURL != "" {
 		if u, err := url.Parse(s.GatewayURL); err != nil || (u.Scheme != "wss" && u.Scheme != "ws") || u.Host == "" {
-			return s, fmt.Errorf("discord settings: gateway_url %q is not a ws(s) URL", s.GatewayURL)
+			return s, provider.Settingf("gateway_url", "%q is not a ws(s) URL", s.GatewayURL)
 		}
 	}
 	if _, err := s.Limits.Apply(DefaultLimits); err != nil {
 		return s, err
+	}
+	if s.Token == "" && getenv != nil {
+		s.Token = strings.TrimSpace(getenv(TokenEnv))
+	}
+	if s.Token == "" {
+		return s, provider.Settingf("token", "missing: set token under providers.discord or export %s", TokenEnv)
 	}
 	return s, nil
 }

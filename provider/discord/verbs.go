@@ -89,7 +89,7 @@ const partRetries = 3
 func (p *Platform) Send(ctx context.Context, t provider.Target, m provider.Message, key string) (provider.Result, error) {
 	control := p.isControl(t)
 	if !control {
-		if err := p.scope(t, params{}); err != nil {
+		if err := p.scope(t, provider.Params{}); err != nil {
 			return provider.Result{}, err
 		}
 	}
@@ -266,7 +266,7 @@ func components(bs []provider.Button, prompt bool) ([]any, error) {
 // are replaced (no buttons: removed). A text that renders to more than one
 // message is refused.
 func (p *Platform) Edit(ctx context.Context, t provider.Target, id string, m provider.Message) (provider.Result, error) {
-	if err := p.scope(t, params{}); err != nil {
+	if err := p.scope(t, provider.Params{}); err != nil {
 		return provider.Result{}, err
 	}
 	if !isSnowflake(id) {
@@ -299,7 +299,7 @@ func (p *Platform) Edit(ctx context.Context, t provider.Target, id string, m pro
 // …/reactions/{emoji}/@me). emoji is a unicode emoji, a custom one as
 // name:id, or as Discord writes it in a message, <:name:id>.
 func (p *Platform) React(ctx context.Context, t provider.Target, id, emoji string) error {
-	if err := p.scope(t, params{}); err != nil {
+	if err := p.scope(t, provider.Params{}); err != nil {
 		return err
 	}
 	if !isSnowflake(id) {
@@ -328,7 +328,7 @@ func (p *Platform) react(ctx context.Context, thread, id, emoji string) (bucket,
 // Typing implements provider.Typist: Discord shows the bot typing for
 // about ten seconds, or until it sends.
 func (p *Platform) Typing(ctx context.Context, t provider.Target) error {
-	if err := p.scope(t, params{}); err != nil {
+	if err := p.scope(t, provider.Params{}); err != nil {
 		return err
 	}
 	_, err := p.paced(ctx, rest.SendTyping.Compile(nil, t.Thread), nil, nil)

@@ -26,7 +26,6 @@
 package playground
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -92,20 +91,19 @@ type Settings struct {
 	Title string `json:"title"`
 }
 
-// ParseSettings decodes and checks the provider's settings (unknown keys
-// are errors).
-func ParseSettings(b []byte) (Settings, error) {
+// ParseSettings decodes the settings (JSON) and checks every one of them;
+// a problem is a *provider.SettingError naming the key. The playground
+// reads nothing from the environment (getenv may be nil).
+func ParseSettings(b json.RawMessage, getenv func(string) string) (Settings, error) {
 	var s Settings
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return s, fmt.Errorf("playground settings: %w", err)
+	if err := provider.DecodeSettings(b, &s); err != nil {
+		return s, err
 	}
 	if s.Port < 0 || s.Port > 65535 {
-		return s, fmt.Errorf("playground settings: port %d is not a TCP port", s.Port)
+		return s, provider.Settingf("port", "%d is not a TCP port (1 to 65535; 0 picks one)", s.Port)
 	}
 	if s.MaxFileBytes < 0 {
-		return s, fmt.Errorf("playground settings: max_file_bytes %d is negative", s.MaxFileBytes)
+		return s, provider.Settingf("max_file_bytes", "%d is negative", s.MaxFileBytes)
 	}
 	return s, nil
 }

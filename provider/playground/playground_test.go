@@ -349,7 +349,7 @@ func TestVerbRefusals(t *testing.T) {
 		{"reply into another room", provider.VerbSend, &providerv1.SendParams{Text: "x", ReplyTo: inBeta}, codes.PermissionDenied, "another room"},
 		{"answer another room's press", provider.VerbAnswer, &providerv1.AnswerParams{InteractionId: pressed.Interaction}, codes.PermissionDenied, "another room"},
 		{"empty text", provider.VerbSend, &providerv1.SendParams{Text: " \n "}, codes.InvalidArgument, "the text is empty"},
-		{"too long", provider.VerbSend, &providerv1.SendParams{Text: strings.Repeat("x", maxTextChars+1)}, codes.InvalidArgument, "longer than"},
+		{"edit too long", provider.VerbEdit, &providerv1.EditParams{MessageId: mine, Text: strings.Repeat("x", maxTextChars+1)}, codes.InvalidArgument, "longer than"},
 		{"nine buttons", provider.VerbSend, &providerv1.SendParams{Text: "x", Buttons: nine}, codes.InvalidArgument, "at most 8"},
 		{"long button data", provider.VerbSend, &providerv1.SendParams{Text: "x", Buttons: []*providerv1.Button{{Label: "b", Data: strings.Repeat("d", 65)}}}, codes.InvalidArgument, "button's data"},
 		{"no label", provider.VerbSend, &providerv1.SendParams{Text: "x", Buttons: []*providerv1.Button{{Data: "d"}}}, codes.InvalidArgument, "label"},
@@ -548,7 +548,7 @@ func TestSettings(t *testing.T) {
 		{"negative size", `{"max_file_bytes":-1}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := ParseSettings([]byte(tc.in)); (err == nil) != tc.ok {
+			if _, err := ParseSettings([]byte(tc.in), nil); (err == nil) != tc.ok {
 				t.Fatalf("ParseSettings(%s) = %v", tc.in, err)
 			}
 		})

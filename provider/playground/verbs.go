@@ -14,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/render"
 )
 
 // The bounds of what a follower sends. The playground has no message
@@ -59,38 +60,59 @@ var verbs = []provider.Verb{
 	{Name: provider.VerbAnswer, Idempotent: true},
 }
 
-// Send implements provider.Messenger: one message, its Markdown rendered
-// on the page, with its buttons under it.
+// Send implements provider.Messenger: a message, its Markdown rendered
+// on the page, with its buttons under it. A text longer than one message
+// may be goes as several, each valid Markdown on its own, in one
+// transaction: the reply quotes from the first, the buttons and the prompt
+// are the last's.
 func (p *Platform) Send(_ context.Context, t provider.Target, m provider.Message, key string) (provider.Result, error) {
-	bs, err := checkMessage(m)
-	if err != nil {
-		return provider.Result{}, err
+	parts := []string{m.Text}
+	if utf8.RuneCountInString(m.Text) > maxTextChars {
+		parts = slices.DeleteFunc(render.Markdown(m.Text, maxTextChars), func(s string) bool { return strings.TrimSpace(s) == "" })
+	}
+	var bs []button
+	for _, part := range parts {
+		var err error
+		if bs, err = checkMessage(provider.Message{Text: part, Buttons: m.Buttons}); err != nil {
+			return provider.Result{}, err
+		}
 	}
 	var reply int64
 	if m.ReplyTo != "" {
+		var err error
 		if reply, err = parseID(m.ReplyTo); err != nil {
 			return provider.Result{}, err
 		}
 	}
 	return p.change(t, provider.VerbSend, key, func(c *roomTx) ([]provider.Ref, error) {
-		msg, err := c.newMessage(true)
-		if err != nil {
-			return nil, err
-		}
-		msg.Text, msg.Markdown, msg.Prompt, msg.Buttons = m.Text, true, m.Prompt, bs
-		if reply != 0 {
-			r, ok, err := c.find(reply)
+		var refs []provider.Ref
+		for i, part := range parts {
+			msg, err := c.newMessage(true)
 			if err != nil {
 				return nil, err
 			}
-			// A message the room no longer holds (its history is bounded)
-			// is quoted by its id only.
-			msg.ReplyTo, msg.ReplyText = reply, r.Text
-			if !ok || r.Deleted {
-				msg.ReplyText = ""
+			msg.Text, msg.Markdown = part, true
+			if i == len(parts)-1 {
+				msg.Prompt, msg.Buttons = m.Prompt, bs
 			}
+			if i == 0 && reply != 0 {
+				r, ok, err := c.find(reply)
+				if err != nil {
+					return nil, err
+				}
+				// A message the room no longer holds (its history is
+				// bounded) is quoted by its id only.
+				msg.ReplyTo, msg.ReplyText = reply, r.Text
+				if !ok || r.Deleted {
+					msg.ReplyText = ""
+				}
+			}
+			if err := c.store(&msg); err != nil {
+				return nil, err
+			}
+			refs = append(refs, messageRefs(msg)...)
 		}
-		return messageRefs(msg), c.store(&msg)
+		return refs, nil
 	})
 }
 

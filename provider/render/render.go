@@ -197,6 +197,12 @@ func Discord(md string, limit int) []string {
 	return discordPlan(md).strings(clampLimit(limit, DiscordLimit))
 }
 
+// Markdown cuts md, kept as the Markdown it is, into parts of at most
+// limit code points each (DiscordLimit if limit <= 0), each valid on its
+// own, as Discord does: for a platform that renders Markdown itself (the
+// playground's page).
+func Markdown(md string, limit int) []string { return Discord(md, limit) }
+
 func discordPlan(md string) *layout {
 	src, plain := clean(md)
 	l := &layout{text: src, unit: codePoints}

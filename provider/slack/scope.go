@@ -1,7 +1,6 @@
 package slack
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,38 +20,22 @@ const MaxTextChars = 40000
 // (thread_ts, filled in by scope). Every method is pinned to the caller's
 // channel (channel, filled in by scope). Lanes: edits and deletions go
 // after new messages, reactions last.
-var methods = []struct {
-	provider.Method
-	thread bool
-}{
-	{Method: provider.Method{Name: "chat.postMessage"}, thread: true},
-	{Method: provider.Method{Name: "chat.postEphemeral"}, thread: true},
-	{Method: provider.Method{Name: "chat.update", Params: []provider.Param{{Name: "ts", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneEdit, Overwrites: true}},
-	{Method: provider.Method{Name: "chat.delete", Params: []provider.Param{{Name: "ts", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneEdit}},
-	{Method: provider.Method{Name: "reactions.add", Params: []provider.Param{{Name: "timestamp", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneAmbient}},
-	{Method: provider.Method{Name: "reactions.remove", Params: []provider.Param{{Name: "timestamp", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneAmbient}},
+var methods = provider.Methods{
+	{Name: "chat.postMessage", InThread: true},
+	{Name: "chat.postEphemeral", InThread: true},
+	{Name: "chat.update", Params: []provider.Param{{Name: "ts", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneEdit, Overwrites: true},
+	{Name: "chat.delete", Params: []provider.Param{{Name: "ts", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneEdit},
+	{Name: "reactions.add", Params: []provider.Param{{Name: "timestamp", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneAmbient},
+	{Name: "reactions.remove", Params: []provider.Param{{Name: "timestamp", Kind: provider.RefMessage, Required: true}}, Lane: provider.LaneAmbient},
 }
-
-// takesThread says whether method is scoped by thread_ts.
-var takesThread = func() map[string]bool {
-	m := map[string]bool{}
-	for _, d := range methods {
-		m[d.Name] = d.thread
-	}
-	return m
-}()
 
 // Describe implements provider.Platform.
 func (p *Platform) Describe() provider.Description {
 	// No thread link: a Slack permalink names the workspace's domain,
 	// which the provider learns (auth.test) only after it described
 	// itself, and a thread's ts without its dot.
-	d := provider.Description{Platform: "slack", MaxTextChars: MaxTextChars, Verbs: verbs, Limits: p.limits,
+	return provider.Description{Platform: "slack", Methods: methods, Verbs: verbs, MaxTextChars: MaxTextChars, Limits: p.limits,
 		CommandPrefix: CommandName + " "}
-	for _, m := range methods {
-		d.Methods = append(d.Methods, m.Method)
-	}
-	return d
 }
 
 // Call implements provider.Platform: the call is scoped to t (see scope)
@@ -94,30 +77,26 @@ func (p *Platform) scope(t provider.Target, method string, params json.RawMessag
 	if t.Thread == "" {
 		return nil, fmt.Errorf("%w: %s: the channel itself is not a thread", provider.ErrOutOfScope, method)
 	}
-	if _, ok := takesThread[method]; !ok {
+	d, ok := methods.Find(method)
+	if !ok {
 		return nil, fmt.Errorf("%w: %s is not a method of this provider", provider.ErrInvalid, method)
 	}
-	m := map[string]json.RawMessage{}
-	if len(bytes.TrimSpace(params)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(params))
-		dec.UseNumber()
-		if err := dec.Decode(&m); err != nil || m == nil {
-			return nil, fmt.Errorf("%w: %s params must be a JSON object", provider.ErrInvalid, method)
-		}
+	m, err := provider.ParseParams(method, params)
+	if err != nil {
+		return nil, err
 	}
-	if v, ok := m["channel"]; ok && textOf(v) != t.Chat {
-		return nil, fmt.Errorf("%w: channel %s is not your channel", provider.ErrOutOfScope, v)
+	if err := m.Pin("channel", t.Chat, "channel"); err != nil {
+		return nil, err
 	}
-	if v, ok := m["thread_ts"]; ok && textOf(v) != t.Thread {
-		return nil, fmt.Errorf("%w: thread_ts %s is not your thread", provider.ErrOutOfScope, v)
+	if err := m.Pin("thread_ts", t.Thread, "thread"); err != nil {
+		return nil, err
 	}
-	for _, k := range []string{"file", "file_comment"} {
-		if _, ok := m[k]; ok {
-			return nil, fmt.Errorf("%w: %s: %s cannot be tied to a thread; name the message by timestamp", provider.ErrOutOfScope, method, k)
-		}
+	// A file cannot be tied to a thread: name the message by timestamp.
+	if err := m.Refuse(method, "file", "file_comment"); err != nil {
+		return nil, err
 	}
 	if method == "chat.postEphemeral" {
-		u := textOf(m["user"])
+		u := m.Text("user")
 		if !p.allowed[u] {
 			return nil, fmt.Errorf("%w: chat.postEphemeral: user %q is not on allowed_user_ids", provider.ErrOutOfScope, u)
 		}
@@ -128,29 +107,11 @@ func (p *Platform) scope(t provider.Target, method string, params json.RawMessag
 			return nil, fmt.Errorf("%w: text of %d characters; Slack takes at most %d", provider.ErrInvalid, utf8.RuneCountInString(s), MaxTextChars)
 		}
 	}
-	m["channel"] = jsonString(t.Chat)
-	if takesThread[method] {
-		m["thread_ts"] = jsonString(t.Thread)
+	m.Set("channel", t.Chat)
+	if d.InThread {
+		m.Set("thread_ts", t.Thread)
 	}
 	return json.Marshal(m)
-}
-
-// textOf returns a JSON string (or number) as text; "" for anything else.
-func textOf(v json.RawMessage) string {
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(v, &n) == nil {
-		return n.String()
-	}
-	return ""
-}
-
-func jsonString(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
 }
 
 // resultRefs lists the ids a call's answer makes available: the message

@@ -1,10 +1,7 @@
 package slack
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -56,31 +53,37 @@ var (
 	userID    = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
 )
 
-// ParseSettings decodes and checks the stdin config. Unknown keys are
-// refused. Tokens are not required here: the command may take them from
-// the environment (see [Settings.CheckTokens]).
-func ParseSettings(b []byte) (Settings, error) {
+// The environment variables the tokens are read from when the settings
+// carry none (so they can stay out of the config file).
+const (
+	AppTokenEnv = "CHATBUS_SLACK_APP_TOKEN"
+	BotTokenEnv = "CHATBUS_SLACK_BOT_TOKEN"
+)
+
+// ParseSettings decodes the settings (JSON) and checks every one of them
+// without contacting Slack; a token left out is read with getenv from
+// [AppTokenEnv] or [BotTokenEnv]. A problem is a *provider.SettingError
+// naming the key. A token's value never appears in an error.
+func ParseSettings(b json.RawMessage, getenv func(string) string) (Settings, error) {
 	var s Settings
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return s, fmt.Errorf("slack settings: %w (known keys: app_token, bot_token, channel_id, allowed_user_ids, base_url, dead_after, auth_retry, limits)", err)
+	if err := provider.DecodeSettings(b, &s); err != nil {
+		return s, err
 	}
 	switch {
 	case s.ChannelID == "":
-		return s, errors.New("slack settings: channel_id is required (the id of the channel the threads live in, e.g. C0123ABCD: in Slack, the channel's details › About, at the bottom)")
+		return s, provider.Settingf("channel_id", "required: the id of the channel the threads live in, e.g. C0123ABCD (in Slack, the channel's details › About, at the bottom)")
 	case !channelID.MatchString(s.ChannelID):
-		return s, fmt.Errorf("slack settings: channel_id %q is not a channel id (C… or G…, upper case, e.g. C0123ABCD; not the channel's name)", s.ChannelID)
+		return s, provider.Settingf("channel_id", "%q is not a channel id (C… or G…, upper case, e.g. C0123ABCD; not the channel's name)", s.ChannelID)
 	}
 	for _, id := range s.AllowedUserIDs {
 		if !userID.MatchString(id) {
-			return s, fmt.Errorf("slack settings: allowed_user_ids: %q is not a Slack member id (U… or W…, e.g. U0123ABCD: your profile › ⋮ › Copy member ID)", id)
+			return s, provider.Settingf("allowed_user_ids", "%q is not a Slack member id (U… or W…, e.g. U0123ABCD: your profile › ⋮ › Copy member ID)", id)
 		}
 	}
 	if s.BaseURL != "" {
 		u, err := url.Parse(s.BaseURL)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return s, fmt.Errorf("slack settings: base_url %q is not an http(s) URL", s.BaseURL)
+			return s, provider.Settingf("base_url", "%q is not an http(s) URL", s.BaseURL)
 		}
 		if !strings.HasSuffix(s.BaseURL, "/") {
 			s.BaseURL += "/"
@@ -91,13 +94,21 @@ func ParseSettings(b []byte) (Settings, error) {
 			continue
 		}
 		if v, err := time.ParseDuration(d.v); err != nil || v <= 0 {
-			return s, fmt.Errorf("slack settings: %s: %q is not a positive duration (e.g. 30s)", d.key, d.v)
+			return s, provider.Settingf(d.key, "%q is not a positive duration (e.g. 30s)", d.v)
 		}
 	}
 	if _, err := s.Limits.Apply(DefaultLimits); err != nil {
 		return s, err
 	}
-	return s, nil
+	if getenv != nil {
+		if s.AppToken == "" {
+			s.AppToken = strings.TrimSpace(getenv(AppTokenEnv))
+		}
+		if s.BotToken == "" {
+			s.BotToken = strings.TrimSpace(getenv(BotTokenEnv))
+		}
+	}
+	return s, s.CheckTokens()
 }
 
 // CheckTokens says what is wrong with the tokens, once they are filled in
@@ -105,13 +116,13 @@ func ParseSettings(b []byte) (Settings, error) {
 func (s Settings) CheckTokens() error {
 	switch {
 	case s.AppToken == "":
-		return errors.New("slack: no app-level token: set app_token in the provider settings or CHATBUS_SLACK_APP_TOKEN (Basic Information › App-Level Tokens, scope connections:write)")
+		return provider.Settingf("app_token", "missing: set app_token under providers.slack or export %s (Basic Information › App-Level Tokens, scope connections:write)", AppTokenEnv)
 	case !strings.HasPrefix(s.AppToken, "xapp-"):
-		return errors.New("slack: app_token is not an app-level token (it starts with xapp-; a bot token xoxb- goes in bot_token)")
+		return provider.Settingf("app_token", "not an app-level token (it starts with xapp-; a bot token xoxb- goes in bot_token)")
 	case s.BotToken == "":
-		return errors.New("slack: no bot token: set bot_token in the provider settings or CHATBUS_SLACK_BOT_TOKEN (OAuth & Permissions › Bot User OAuth Token)")
+		return provider.Settingf("bot_token", "missing: set bot_token under providers.slack or export %s (OAuth & Permissions › Bot User OAuth Token)", BotTokenEnv)
 	case !strings.HasPrefix(s.BotToken, "xoxb-"):
-		return errors.New("slack: bot_token is not a bot token (it starts with xoxb-)")
+		return provider.Settingf("bot_token", "not a bot token (it starts with xoxb-)")
 	}
 	return nil
 }

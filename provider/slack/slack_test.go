@@ -580,20 +580,23 @@ func TestParseSettings(t *testing.T) {
 		name, in, err string
 	}{
 		{"ok", `{"name":"slack","channel_id":"C0123ABCD","allowed_user_ids":["U0123ABCD","W0123"],"app_token":"xapp-1","bot_token":"xoxb-1","base_url":"http://127.0.0.1:1/api","dead_after":"10s","auth_retry":"2m"}`, ""},
-		{"unknown key", `{"channel_id":"C0123ABCD","token":"x"}`, `unknown field "token"`},
-		{"no channel", `{}`, "channel_id is required"},
+		{"unknown key", `{"channel_id":"C0123ABCD","token":"x"}`, "token: unknown setting"},
+		{"no channel", `{}`, "channel_id: required"},
 		{"channel name", `{"channel_id":"#general"}`, "not a channel id"},
 		{"user name", `{"channel_id":"C0123ABCD","allowed_user_ids":["@me"]}`, "not a Slack member id"},
-		{"user number", `{"channel_id":"C0123ABCD","allowed_user_ids":[123]}`, "cannot unmarshal number"},
+		{"user number", `{"channel_id":"C0123ABCD","allowed_user_ids":[123]}`, "allowed_user_ids: want a list of strings"},
 		{"base url", `{"channel_id":"C0123ABCD","base_url":"slack.com"}`, "not an http(s) URL"},
 		{"duration", `{"channel_id":"C0123ABCD","dead_after":"soon"}`, "not a positive duration"},
 		{"limits", `{"channel_id":"C0123ABCD","base_url":"http://127.0.0.1:1/api","limits":{"chat.postMessage":"3/3s","reactions.remove":"off"}}`, ""},
 		{"unknown limit", `{"channel_id":"C0123ABCD","limits":{"chat.postmessage":"1/s"}}`, "did you mean chat.postMessage?"},
 		{"not a limit", `{"channel_id":"C0123ABCD","limits":{"chat.update":"fast"}}`, "limits.chat.update"},
 	}
+	tokens := func(k string) string {
+		return map[string]string{slack.AppTokenEnv: "xapp-1", slack.BotTokenEnv: "xoxb-1"}[k]
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := slack.ParseSettings([]byte(tc.in))
+			s, err := slack.ParseSettings([]byte(tc.in), tokens)
 			if tc.err == "" {
 				if err != nil || s.BaseURL != "http://127.0.0.1:1/api/" {
 					t.Fatalf("%+v %v", s, err)
@@ -606,10 +609,10 @@ func TestParseSettings(t *testing.T) {
 		})
 	}
 	for _, tc := range []struct{ app, bot, err string }{
-		{"", "xoxb-1", "no app-level token"},
-		{"xoxb-1", "xoxb-1", "not an app-level token"},
-		{"xapp-1", "", "no bot token"},
-		{"xapp-1", "xoxp-1", "not a bot token"},
+		{"", "xoxb-1", "app_token: missing"},
+		{"xoxb-1", "xoxb-1", "app_token: not an app-level token"},
+		{"xapp-1", "", "bot_token: missing"},
+		{"xapp-1", "xoxp-1", "bot_token: not a bot token"},
 	} {
 		err := slack.Settings{AppToken: tc.app, BotToken: tc.bot}.CheckTokens()
 		if err == nil || !strings.Contains(err.Error(), tc.err) {

@@ -1,9 +1,9 @@
 package telegram
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,38 +18,31 @@ const MaxTextChars = 4096
 // that name an id of the thread (the supervisor checks those against what
 // the thread has seen), and whether the method takes the thread itself
 // (message_thread_id, filled in by scope).
-var methods = []struct {
-	provider.Method
-	thread bool
-}{
-	{Method: provider.Method{Name: "sendMessage", Params: []provider.Param{
+var methods = provider.Methods{
+	{Name: "sendMessage", Params: []provider.Param{
 		{Name: "reply_to_message_id", Kind: provider.RefMessage},
 		{Name: "reply_parameters.message_id", Kind: provider.RefMessage},
-	}}, thread: true},
-	{Method: provider.Method{Name: "editMessageText", Params: messageParam, Lane: provider.LaneEdit, Overwrites: true}},
-	{Method: provider.Method{Name: "editMessageReplyMarkup", Params: messageParam, Lane: provider.LaneEdit, Overwrites: true}},
-	{Method: provider.Method{Name: "deleteMessage", Params: messageParam, Lane: provider.LaneEdit}},
-	{Method: provider.Method{Name: "setMessageReaction", Params: messageParam, Lane: provider.LaneAmbient, Overwrites: true}},
-	{Method: provider.Method{Name: "sendChatAction", Lane: provider.LaneAmbient, Lasts: typingLasts}, thread: true},
-	{Method: provider.Method{Name: "answerCallbackQuery", Params: []provider.Param{
+	}, InThread: true},
+	{Name: "editMessageText", Params: messageParam, Lane: provider.LaneEdit, Overwrites: true},
+	{Name: "editMessageReplyMarkup", Params: messageParam, Lane: provider.LaneEdit, Overwrites: true},
+	{Name: "deleteMessage", Params: messageParam, Lane: provider.LaneEdit},
+	{Name: "setMessageReaction", Params: messageParam, Lane: provider.LaneAmbient, Overwrites: true},
+	{Name: "sendChatAction", Lane: provider.LaneAmbient, Lasts: typingLasts, InThread: true},
+	{Name: "answerCallbackQuery", Params: []provider.Param{
 		{Name: "callback_query_id", Kind: provider.RefInteraction, Required: true},
-	}, Lane: provider.LanePrompt}},
-	{Method: provider.Method{Name: "editForumTopic"}, thread: true},
-	{Method: provider.Method{Name: "closeForumTopic"}, thread: true},
-	{Method: provider.Method{Name: "reopenForumTopic"}, thread: true},
-	{Method: provider.Method{Name: "sendMessageDraft", Lane: provider.LaneEdit}, thread: true},
+	}, Lane: provider.LanePrompt},
+	{Name: "editForumTopic", InThread: true},
+	{Name: "closeForumTopic", InThread: true},
+	{Name: "reopenForumTopic", InThread: true},
+	{Name: "sendMessageDraft", Lane: provider.LaneEdit, InThread: true},
 }
 
-var messageParam = []provider.Param{{Name: "message_id", Kind: provider.RefMessage, Required: true}}
+// verbs are the message verbs (verbs.go); a private chat has drafts too
+// (Describe).
+var verbs = []provider.Verb{{Name: provider.VerbSend}, {Name: provider.VerbEdit}, {Name: provider.VerbReact},
+	{Name: provider.VerbTyping, Lasts: typingLasts}, {Name: provider.VerbAnswer}}
 
-// takesThread says whether method is scoped by message_thread_id.
-var takesThread = func() map[string]bool {
-	m := map[string]bool{}
-	for _, d := range methods {
-		m[d.Name] = d.thread
-	}
-	return m
-}()
+var messageParam = []provider.Param{{Name: "message_id", Kind: provider.RefMessage, Required: true}}
 
 // DefaultLimits are the Bot API's rate limits as Telegram documents them
 // (core.telegram.org/bots/faq, "My bot is hitting limits"): about 30
@@ -79,16 +72,11 @@ const typingLasts = 5 * time.Second
 
 // Describe implements provider.Platform.
 func (p *Platform) Describe() provider.Description {
-	d := provider.Description{Platform: "telegram", MaxTextChars: MaxTextChars, Limits: p.limits,
-		Verbs: []provider.Verb{{Name: provider.VerbSend}, {Name: provider.VerbEdit}, {Name: provider.VerbReact},
-			{Name: provider.VerbTyping, Lasts: typingLasts}, {Name: provider.VerbAnswer}},
+	d := provider.Description{Platform: "telegram", Methods: methods, Verbs: verbs, MaxTextChars: MaxTextChars, Limits: p.limits,
 		CommandPrefix: "/", ThreadLink: topicLink(p.s.ForumChatID)}
 	if p.s.Private() {
 		// sendMessageDraft works in private chats only.
-		d.Verbs = append(d.Verbs, provider.Verb{Name: provider.VerbDraft})
-	}
-	for _, m := range methods {
-		d.Methods = append(d.Methods, m.Method)
+		d.Verbs = append(slices.Clip(verbs), provider.Verb{Name: provider.VerbDraft})
 	}
 	return d
 }
@@ -109,57 +97,27 @@ func topicLink(chatID int64) string {
 // inline message (which cannot be tied to a thread). The supervisor has
 // already checked the method and the ids its params name.
 func scope(t provider.Target, method string, params json.RawMessage) (json.RawMessage, error) {
-	m, err := ParamsInThread(t, method, params)
+	m, err := provider.ParseParams(method, params)
 	if err != nil {
 		return nil, err
 	}
+	for _, pin := range []struct{ key, want, what string }{
+		{"chat_id", t.Chat, "chat"},
+		{"message_thread_id", t.Thread, "thread"},
+		{"reply_parameters.chat_id", t.Chat, "chat"},
+	} {
+		if err := m.Pin(pin.key, pin.want, pin.what); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.Refuse(method, "inline_message_id"); err != nil {
+		return nil, err
+	}
 	m["chat_id"] = idJSON(t.Chat)
-	if takesThread[method] && t.Thread != "" {
+	if d, _ := methods.Find(method); d.InThread && t.Thread != "" {
 		m["message_thread_id"] = idJSON(t.Thread)
 	}
 	return json.Marshal(m)
-}
-
-// ParamsInThread decodes a Bot API call's params (numbers kept as
-// json.Number text) and refuses, wrapping [provider.ErrOutOfScope], those
-// that name another chat or thread than t (chat_id, message_thread_id,
-// reply_parameters.chat_id) or an inline message, which belongs to no
-// thread. Params that are not a JSON object are [provider.ErrInvalid].
-// Other platforms speaking the Bot API's dialect (the playground) scope
-// their calls with it too.
-func ParamsInThread(t provider.Target, method string, params json.RawMessage) (map[string]json.RawMessage, error) {
-	m := map[string]json.RawMessage{}
-	if len(bytes.TrimSpace(params)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(params))
-		dec.UseNumber()
-		if err := dec.Decode(&m); err != nil || m == nil {
-			return nil, fmt.Errorf("%w: %s params must be a JSON object", provider.ErrInvalid, method)
-		}
-	}
-	if v, ok := m["chat_id"]; ok && idOf(v) != t.Chat {
-		return nil, fmt.Errorf("%w: chat_id %s is not your chat", provider.ErrOutOfScope, v)
-	}
-	if v, ok := m["message_thread_id"]; ok && idOf(v) != t.Thread {
-		return nil, fmt.Errorf("%w: message_thread_id %s is not your thread", provider.ErrOutOfScope, v)
-	}
-	if _, ok := m["inline_message_id"]; ok {
-		return nil, fmt.Errorf("%w: inline messages cannot be scoped to a thread", provider.ErrOutOfScope)
-	}
-	if v, ok := m["reply_parameters"]; ok {
-		var rp map[string]json.RawMessage
-		if json.Unmarshal(v, &rp) != nil {
-			return nil, fmt.Errorf("%w: reply_parameters must be an object", provider.ErrInvalid)
-		}
-		if c, ok := rp["chat_id"]; ok && idOf(c) != t.Chat {
-			return nil, fmt.Errorf("%w: reply_parameters.chat_id %s is not your chat", provider.ErrOutOfScope, c)
-		}
-	}
-	return m, nil
-}
-
-// idOf returns a JSON id (number or string) as text.
-func idOf(v json.RawMessage) string {
-	return string(bytes.Trim(bytes.TrimSpace(v), `"`))
 }
 
 // idJSON writes an id as a JSON number when it is one (Telegram's ids),

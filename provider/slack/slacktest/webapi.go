@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/chatbus/chatbus/provider"
 )
 
 // maxTextChars is the longest text chat.postMessage takes.
@@ -193,21 +195,7 @@ func readParams(r *http.Request) (params, string) {
 }
 
 // str returns an argument as text (a JSON string or number); "" if absent.
-func (p params) str(k string) string {
-	v, ok := p[k]
-	if !ok {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(v, &n) == nil {
-		return n.String()
-	}
-	return ""
-}
+func (p params) str(k string) string { return provider.IDText(p[k]) }
 
 // json returns an argument that holds JSON (blocks, files): inline in a
 // JSON body, or as a string of JSON in a form. nil if absent.
