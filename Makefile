@@ -338,14 +338,28 @@ fuzz: ## Fuzz every target for FUZZTIME each (default 10s)
 # nothing to break. BUF_BREAKING_AGAINST=<git ref> checks against that ref
 # instead (e.g. the last release tag).
 BUF_BREAKING_AGAINST ?=
-# The one deliberate break: generation 2 of the provider contract removed
-# generation 1's numeric id fields (their numbers and names reserved; no
-# release had shipped them, and a supervisor and a provider of different
-# generations refuse each other). A ref that does not contain this commit
-# is compared without proto/chatbus/provider; chatbus.v1 is still checked
-# against it. If this commit is not in the repository (history rewritten),
-# everything is compared, and the break shows.
+# The deliberate breaks of the provider contract, each a generation: a
+# supervisor and a provider of different generations refuse each other, so
+# no peer of the old one meets the new one, and every removed field keeps
+# its number and name reserved.
+# * Generation 2 removed generation 1's numeric id fields (no release had
+#   shipped them). A ref that does not contain its commit is compared
+#   without proto/chatbus/provider; chatbus.v1 is still checked against it.
+# * Generation 3 removed the single-update form of the Updates stream
+#   (UpdatesResponse.update, Start.accepts_batches). A ref that contains
+#   generation 2 but not this commit is compared without
+#   proto/chatbus/provider, as above, and then proto/chatbus/provider alone
+#   under buf's WIRE_JSON rules: nothing that breaks the wire or JSON form,
+#   and a removed field only with its number and name reserved.
+# If a commit is not in the repository (history rewritten), everything is
+# compared, and the break shows.
 BUF_BREAKING_PROVIDER_SINCE := a8d83346a45325f334d5d2f63f731648aaa60add
+BUF_BREAKING_PROVIDER_GEN3  := acaa0ee6d7230a2b44504addffca61b1f7305c86
+BUF_BREAKING_WIRE_JSON      := {"version":"v2","modules":[{"path":"proto","breaking":{"use":["WIRE_JSON"]}},{"path":"third_party/protovalidate"}]}
+
+# $(call lacks,COMMIT): true in the loop below if COMMIT is in the
+# repository and the ref being compared ($$sha) does not contain it.
+lacks = git cat-file -e "$(1)^{commit}" 2>/dev/null && ! git merge-base --is-ancestor "$(1)" "$$sha"
 
 .PHONY: breaking
 breaking: $(STAMPS) ## buf breaking: working tree vs HEAD and vs HEAD^ (or BUF_BREAKING_AGAINST)
@@ -359,10 +373,14 @@ breaking: $(STAMPS) ## buf breaking: working tree vs HEAD and vs HEAD^ (or BUF_B
 	for ref in $$refs; do \
 		sha="$$(git rev-parse --verify "$$ref^{commit}")"; \
 		if ! git cat-file -e "$$sha:buf.yaml" 2>/dev/null; then echo "buf breaking: $$ref has no buf.yaml; skipped"; continue; fi; \
-		if git cat-file -e "$(BUF_BREAKING_PROVIDER_SINCE)^{commit}" 2>/dev/null && \
-			! git merge-base --is-ancestor "$(BUF_BREAKING_PROVIDER_SINCE)" "$$sha"; then \
+		if $(call lacks,$(BUF_BREAKING_PROVIDER_SINCE)); then \
 			echo "buf breaking --against .git#ref=$$sha  ($$ref; before provider contract generation 2: chatbus.provider.v1 not compared)"; \
 			buf breaking --against ".git#ref=$$sha" --exclude-path proto/chatbus/provider/v1; continue; \
+		fi; \
+		if $(call lacks,$(BUF_BREAKING_PROVIDER_GEN3)); then \
+			echo "buf breaking --against .git#ref=$$sha  ($$ref; before provider contract generation 3: chatbus.provider.v1 compared under WIRE_JSON)"; \
+			buf breaking --against ".git#ref=$$sha" --exclude-path proto/chatbus/provider/v1; \
+			buf breaking --against ".git#ref=$$sha" --path proto/chatbus/provider/v1 --config '$(BUF_BREAKING_WIRE_JSON)'; continue; \
 		fi; \
 		echo "buf breaking --against .git#ref=$$sha  ($$ref)"; \
 		buf breaking --against ".git#ref=$$sha"; \

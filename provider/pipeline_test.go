@@ -14,22 +14,7 @@ import (
 	"github.com/chatbus/chatbus/provider/providertest"
 )
 
-// openBatched opens an Updates stream as a supervisor that reads batches.
-func openBatched(t *testing.T, ctx context.Context, h *providertest.Harness, cursor int64) updatesClient {
-	t.Helper()
-	s, err := h.Client.Updates(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := &providerv1.UpdatesRequest_Start{State: startState(cursor), AcceptsBatches: true}
-	if err := s.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Start_{Start: start}}); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// recvIDs receives one message and returns the ids it carries (update,
-// then updates).
+// recvIDs receives one message and returns the ids it carries.
 func recvIDs(t *testing.T, s updatesClient) []int64 {
 	t.Helper()
 	m, err := s.Recv()
@@ -37,9 +22,6 @@ func recvIDs(t *testing.T, s updatesClient) []int64 {
 		t.Fatal(err)
 	}
 	var ids []int64
-	if u := m.GetUpdate(); u != nil {
-		ids = append(ids, u.GetUpdateId())
-	}
 	for _, u := range m.GetUpdates() {
 		if u.GetReceivedAt() == nil {
 			t.Fatalf("update %d without received_at", u.GetUpdateId())
@@ -49,12 +31,23 @@ func recvIDs(t *testing.T, s updatesClient) []int64 {
 	return ids
 }
 
+// recvN receives messages until they carried n updates, and returns
+// their ids.
+func recvN(t *testing.T, s updatesClient, n int) []int64 {
+	t.Helper()
+	var ids []int64
+	for len(ids) < n {
+		ids = append(ids, recvIDs(t, s)...)
+	}
+	return ids
+}
+
 func TestBatches(t *testing.T) {
-	t.Run("one message per batch when the supervisor accepts batches", func(t *testing.T) {
+	t.Run("one message per batch", func(t *testing.T) {
 		ctx := testCtx(t)
 		p := newRunProbe()
 		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s := openBatched(t, ctx, h, 0)
+		s := openUpdates(t, ctx, h, 0)
 		run := p.next(t)
 		res := deliverAsync(ctx, run.sink, updates(1, 2, 3))
 		if got := recvIDs(t, s); !slices.Equal(got, []int64{1, 2, 3}) {
@@ -71,7 +64,7 @@ func TestBatches(t *testing.T) {
 		ctx := testCtx(t)
 		p := newRunProbe()
 		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s := openBatched(t, ctx, h, 0)
+		s := openUpdates(t, ctx, h, 0)
 		run := p.next(t)
 		ups := updates(1, 2, 3, 4)
 		for _, u := range ups {
@@ -99,7 +92,7 @@ func TestPipeline(t *testing.T) {
 		ctx := testCtx(t)
 		p := newRunProbe()
 		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s := openBatched(t, ctx, h, 0)
+		s := openUpdates(t, ctx, h, 0)
 		run := p.next(t)
 		pl, ok := run.sink.(provider.Pipeline)
 		if !ok {
@@ -159,7 +152,7 @@ func TestPipeline(t *testing.T) {
 		p := newRunProbe()
 		h := start(t, &providertest.Fake{RunFunc: p.run})
 		sctx, cancelStream := context.WithCancel(ctx)
-		s := openBatched(t, sctx, h, 0)
+		s := openUpdates(t, sctx, h, 0)
 		run := p.next(t)
 		pl := run.sink.(provider.Pipeline)
 		for _, b := range [][]int64{{1, 2}, {3, 4}} {
@@ -184,7 +177,7 @@ func TestPipeline(t *testing.T) {
 		ctx := testCtx(t)
 		p := newRunProbe()
 		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s := openBatched(t, ctx, h, 0)
+		s := openUpdates(t, ctx, h, 0)
 		run := p.next(t)
 		pl := run.sink.(provider.Pipeline)
 		if _, err := pl.Send(ctx, updates(1)); err != nil {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,8 +64,13 @@ func TestHandshakeHealthIdentify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id.GetName() != "fake" || id.GetOwnerId() != "12345" || id.GetAccount() != "@chatbus_bot" || id.GetGeneration() != 2 {
+	if id.GetName() != "fake" || id.GetOwnerId() != "12345" || id.GetAccount() != "@chatbus_bot" || id.GetGeneration() != 3 {
 		t.Fatalf("Identify = %v", id)
+	}
+	// Describe says the generation too, without the platform: the
+	// supervisor refuses a child of another one before using it.
+	if d, err := h.Client.Describe(ctx, &providerv1.DescribeRequest{}); err != nil || d.GetGeneration() != 3 {
+		t.Fatalf("Describe = %v, %v; want generation 3", d, err)
 	}
 	if int(id.GetIncarnation().GetPid()) != inc.PID || id.GetIncarnation().GetStartTime() != inc.StartTime {
 		t.Fatalf("incarnation %v, want %v", id.GetIncarnation(), inc)
@@ -113,13 +119,16 @@ func TestUpdates(t *testing.T) {
 		}
 
 		res := deliverAsync(ctx, run.sink, updates(5, 6, 7))
-		for _, want := range []int64{5, 6, 7} {
-			m, err := s.Recv()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if m.GetUpdate().GetUpdateId() != want || m.GetUpdate().GetText() != "u"+itoa(want) || m.GetUpdate().GetReceivedAt() == nil {
-				t.Fatalf("got %v, want update %d with received_at", m.GetUpdate(), want)
+		m, err := s.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.GetUpdates(); len(got) != 3 {
+			t.Fatalf("got %v, want updates 5, 6 and 7 in one message", got)
+		}
+		for i, want := range []int64{5, 6, 7} {
+			if u := m.GetUpdates()[i]; u.GetUpdateId() != want || u.GetText() != "u"+itoa(want) || u.GetReceivedAt() == nil {
+				t.Fatalf("got %v, want update %d with received_at", u, want)
 			}
 		}
 		notYet(t, res, "Deliver before any ack")
@@ -162,11 +171,7 @@ func TestUpdates(t *testing.T) {
 		run := p.next(t)
 
 		res := deliverAsync(ctx, run.sink, updates(10, 11, 12))
-		for range 3 {
-			if _, err := s.Recv(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		recvN(t, s, 3)
 		ack(t, s, 11)
 		testkit.Eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
 		cancelStream()
@@ -193,11 +198,7 @@ func TestUpdates(t *testing.T) {
 		run := p.next(t)
 		dctx, cancelDeliver := context.WithCancel(ctx)
 		res := deliverAsync(dctx, run.sink, updates(1, 2))
-		for range 2 {
-			if _, err := s.Recv(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		recvN(t, s, 2)
 		ack(t, s, 1)
 		testkit.Eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
 		cancelDeliver()
@@ -247,8 +248,8 @@ func TestUpdates(t *testing.T) {
 			t.Fatalf("old sink Deliver = %d, %v", a, err)
 		}
 		res := deliverAsync(ctx, run2.sink, updates(20))
-		if m, err := s2.Recv(); err != nil || m.GetUpdate().GetUpdateId() != 20 {
-			t.Fatalf("new stream Recv = %v, %v", m, err)
+		if got := recvIDs(t, s2); !slices.Equal(got, []int64{20}) {
+			t.Fatalf("new stream Recv = %v, want [20]", got)
 		}
 		ack(t, s2, 20)
 		if r := testkit.Recv(t, res, "res"); r.acked != 20 || r.err != nil {
@@ -284,20 +285,15 @@ func TestUpdates(t *testing.T) {
 		f.Push(updates(1, 2, 3)...)
 		sctx, cancelStream := context.WithCancel(ctx)
 		s := openUpdates(t, sctx, h, 0)
-		for range 3 {
-			if _, err := s.Recv(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		recvN(t, s, 3)
 		ack(t, s, 2)
 		testkit.Eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
 		cancelStream() // Deliver returns the partial ack point 2
 		testkit.Eventually(t, "platform forgets 1 and 2", func() bool { return len(f.Pending()) == 1 })
 		// The successor stream starts at the stored cursor and gets 3 again.
 		s = openUpdates(t, ctx, h, 3)
-		m, err := s.Recv()
-		if err != nil || m.GetUpdate().GetUpdateId() != 3 {
-			t.Fatalf("redelivery = %v, %v", m, err)
+		if got := recvIDs(t, s); !slices.Equal(got, []int64{3}) {
+			t.Fatalf("redelivery = %v, want [3]", got)
 		}
 		ack(t, s, 3)
 		testkit.Eventually(t, "platform forgets 3", func() bool { return len(f.Pending()) == 0 })
@@ -400,11 +396,7 @@ func TestOccupancy(t *testing.T) {
 		run := p.next(t)
 		res := deliverAsync(ctx, run.sink, updates(1, 2))
 		w.waitFor(t, provider.Occupancy{Inbound: 2})
-		for range 2 {
-			if _, err := s.Recv(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		recvN(t, s, 2)
 		ack(t, s, 1)
 		w.waitFor(t, provider.Occupancy{Inbound: 1})
 		ack(t, s, 2)
@@ -560,8 +552,9 @@ func TestFence(t *testing.T) {
 			{"other start time", &providerv1.Fence{RequestId: "r", Incarnation: &providerv1.Incarnation{Pid: inc.Pid, StartTime: inc.StartTime + 1}}, codes.FailedPrecondition},
 			{"other owner id", &providerv1.Fence{RequestId: "r", OwnerId: "someone", Incarnation: inc}, codes.FailedPrecondition},
 			{"the numeric ids' generation", &providerv1.Fence{RequestId: "r", Generation: 1, Incarnation: inc}, codes.FailedPrecondition},
-			{"a later generation", &providerv1.Fence{RequestId: "r", Generation: 3, Incarnation: inc}, codes.FailedPrecondition},
-			{"everything matches", &providerv1.Fence{RequestId: "r", OwnerId: "fake-owner", Generation: 2, Incarnation: inc}, codes.OK},
+			{"the single updates' generation", &providerv1.Fence{RequestId: "r", Generation: 2, Incarnation: inc}, codes.FailedPrecondition},
+			{"a later generation", &providerv1.Fence{RequestId: "r", Generation: provider.Generation + 1, Incarnation: inc}, codes.FailedPrecondition},
+			{"everything matches", &providerv1.Fence{RequestId: "r", OwnerId: "fake-owner", Generation: provider.Generation, Incarnation: inc}, codes.OK},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {

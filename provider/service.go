@@ -40,7 +40,9 @@ func (v *service) Identify(ctx context.Context, _ *providerv1.IdentifyRequest) (
 }
 
 func (v *service) Describe(context.Context, *providerv1.DescribeRequest) (*providerv1.DescribeResponse, error) {
-	return v.s.describe.proto(), nil
+	d := v.s.describe.proto()
+	d.Generation = v.s.cfg.Generation
+	return d, nil
 }
 
 func (v *service) Updates(stream grpc.BidiStreamingServer[providerv1.UpdatesRequest, providerv1.UpdatesResponse]) error {

@@ -19,9 +19,8 @@ import (
 const PipelineDepth = 2
 
 // batchBytes bounds the encoded updates the SDK puts in one
-// UpdatesResponse when the supervisor accepts batches (a quarter of
-// MaxMessageBytes); a larger batch goes in several messages, an update
-// larger than that alone.
+// UpdatesResponse (a quarter of MaxMessageBytes); a larger batch goes in
+// several messages, an update larger than that alone.
 const batchBytes = MaxMessageBytes / 4
 
 // Pipeline is implemented by the SDK's [Sink]: a Platform asserts it
@@ -61,10 +60,6 @@ type updStream struct {
 	ctx    context.Context // Run's ctx; its cause says why the stream ended
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed once the handler is finished with the platform
-	// batches: the supervisor reads UpdatesResponse.updates
-	// (Start.accepts_batches), so a batch goes in as few messages as
-	// batchBytes allows; else one message per update.
-	batches bool
 
 	deliverMu sync.Mutex // serializes Deliver and Send (and the Sends in them)
 
@@ -157,18 +152,9 @@ func (st *updStream) sendLocked(ctx context.Context, updates []*providerv1.Updat
 	return st.ackedNow(), nil
 }
 
-// sendBatch puts updates on the stream: one message per update for a
-// supervisor of the first contract, else as few messages as batchBytes
+// sendBatch puts updates on the stream in as few messages as batchBytes
 // allows.
 func (st *updStream) sendBatch(updates []*providerv1.Update) error {
-	if !st.batches {
-		for _, u := range updates {
-			if err := st.send(&providerv1.UpdatesResponse{Update: u}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	for len(updates) > 0 {
 		n, size := 0, 0
 		for n < len(updates) {
@@ -313,14 +299,13 @@ func (s *Server) updates(stream grpc.BidiStreamingServer[providerv1.UpdatesReque
 	defer stopOnShutdown()
 
 	st := &updStream{
-		g:       s.gate,
-		now:     s.cfg.Now,
-		send:    stream.Send,
-		ctx:     ctx,
-		cancel:  cancel,
-		done:    make(chan struct{}),
-		ackCh:   make(chan struct{}),
-		batches: start.GetAcceptsBatches(),
+		g:      s.gate,
+		now:    s.cfg.Now,
+		send:   stream.Send,
+		ctx:    ctx,
+		cancel: cancel,
+		done:   make(chan struct{}),
+		ackCh:  make(chan struct{}),
 	}
 	prev := s.swapStream(st)
 	defer func() {

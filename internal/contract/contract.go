@@ -13,12 +13,17 @@ const (
 	// HandshakeVersion is the first field of the handshake line.
 	HandshakeVersion = 1
 	// Generation is the version of the ProviderService contract
-	// (IdentifyResponse.generation, Fence.generation). A supervisor's
-	// doctor refuses an owner of another generation (unsupported
-	// protocol), and an owner refuses a fence naming another one.
-	// Generation 2 names threads, senders and references by text only:
-	// the numeric ids of generation 1 are reserved in the proto.
-	Generation = 2
+	// (DescribeResponse.generation, IdentifyResponse.generation,
+	// Fence.generation). A supervisor refuses a child of another
+	// generation at its start (Describe: a child of generation 2 or
+	// earlier says none), its doctor refuses an owner of another one
+	// (unsupported protocol), and an owner refuses a fence naming another
+	// one. Generation 2 names threads, senders and references by text
+	// only: the numeric ids of generation 1 are reserved in the proto.
+	// Generation 3 sends updates in batches only (UpdatesResponse.updates):
+	// generation 2's single update and the Start.accepts_batches that
+	// chose between the two are reserved.
+	Generation = 3
 
 	// CheckFlag is the argument that runs a provider binary in check mode:
 	// it validates the settings on stdin and exits, serving nothing.

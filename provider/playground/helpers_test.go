@@ -229,8 +229,9 @@ func (r *rig) send(t *testing.T, room int64, text string, buttons ...*providerv1
 
 // stream is an Updates stream, the supervisor's side of it.
 type stream struct {
-	t  *testing.T
-	st grpc.BidiStreamingClient[providerv1.UpdatesRequest, providerv1.UpdatesResponse]
+	t    *testing.T
+	st   grpc.BidiStreamingClient[providerv1.UpdatesRequest, providerv1.UpdatesResponse]
+	next []*providerv1.Update // received, not yet returned by recv
 }
 
 func (r *rig) updates(t *testing.T, state []byte) *stream {
@@ -247,13 +248,19 @@ func (r *rig) updates(t *testing.T, state []byte) *stream {
 	return &stream{t: t, st: st}
 }
 
+// recv returns the next update, one at a time whatever the batches.
 func (s *stream) recv() *providerv1.Update {
 	s.t.Helper()
-	resp, err := s.st.Recv()
-	if err != nil {
-		s.t.Fatalf("updates: %v", err)
+	for len(s.next) == 0 {
+		resp, err := s.st.Recv()
+		if err != nil {
+			s.t.Fatalf("updates: %v", err)
+		}
+		s.next = resp.GetUpdates()
 	}
-	return resp.GetUpdate()
+	u := s.next[0]
+	s.next = s.next[1:]
+	return u
 }
 
 func (s *stream) ack(id int64) {

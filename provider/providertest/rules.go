@@ -79,12 +79,16 @@ func identify(s *session) {
 	}
 }
 
-// describe: Describe names the platform, implements send and edit (every
-// provider does), and names no method as a verb.
+// describe: Describe names the platform and the contract's generation (the
+// supervisor refuses a child of another one at its start), implements send
+// and edit (every provider does), and names no method as a verb.
 func describe(s *session) {
 	d := s.describe()
 	if d.GetPlatform() == "" {
 		s.t.Error("Describe: no platform")
+	}
+	if d.GetGeneration() != contract.Generation {
+		s.t.Errorf("Describe: generation %d; want %d", d.GetGeneration(), contract.Generation)
 	}
 	var verbs []string
 	for _, v := range d.GetVerbs() {

@@ -173,18 +173,24 @@ func (j *journal) run() {
 			j.kick()
 			return
 		}
-		u := resp.GetUpdate()
-		j.mu.Lock()
-		j.all = append(j.all, u)
-		if _, dup := j.byDedup[u.GetDedupId()]; !dup {
-			j.byDedup[u.GetDedupId()] = u
-			j.order = append(j.order, u.GetDedupId())
+		ups := resp.GetUpdates()
+		if len(ups) == 0 {
+			continue
 		}
-		j.lastID = u.GetUpdateId()
+		j.mu.Lock()
+		for _, u := range ups {
+			j.all = append(j.all, u)
+			if _, dup := j.byDedup[u.GetDedupId()]; !dup {
+				j.byDedup[u.GetDedupId()] = u
+				j.order = append(j.order, u.GetDedupId())
+			}
+		}
+		last := ups[len(ups)-1].GetUpdateId()
+		j.lastID = last
 		hold := j.hold
 		j.mu.Unlock()
 		if !hold {
-			j.ackThrough(u.GetUpdateId())
+			j.ackThrough(last)
 		}
 		j.kick()
 	}

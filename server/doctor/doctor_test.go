@@ -16,7 +16,6 @@ import (
 	"go.uber.org/goleak"
 	"google.golang.org/grpc/codes"
 
-	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/providertest"
 	"github.com/chatbus/chatbus/server/doctor"
@@ -32,8 +31,8 @@ import (
 // serving provider.Serve with a providertest.Fake (see TestMain). Its
 // settings carry a mode file: "good" serves, "exit" fails to start (an
 // upgrade that does not run), "mute" handshakes but never serves health,
-// "generation-1" serves the provider contract's first generation (the
-// numeric ids).
+// "previous-generation" says it speaks the provider contract's previous
+// generation (an old binary).
 const childEnv = "CHATBUS_DOCTOR_TEST_CHILD"
 
 func TestMain(m *testing.M) {
@@ -65,8 +64,8 @@ func child() int {
 		return 1
 	}
 	var generation uint32
-	if strings.TrimSpace(string(mode)) == "generation-1" {
-		generation = 1
+	if strings.TrimSpace(string(mode)) == "previous-generation" {
+		generation = doctor.Generation - 1
 	}
 	health := provider.NewHealth()
 	err = provider.Serve(context.Background(), provider.Config{
@@ -292,36 +291,30 @@ func TestSuccessorRefused(t *testing.T) {
 	}
 }
 
-// TestOwnerUnavailable: a provider with no running child cannot be
-// restarted: owner_unavailable{no_state}.
-// TestOwnerOfAnotherGeneration: an owner speaking the provider contract's
-// first generation is refused as an unsupported protocol, saying both
-// generations, and left running: nothing is fenced or killed.
-func TestOwnerOfAnotherGeneration(t *testing.T) {
-	e := newEnvMode(t, "generation-1")
-	sup, _ := e.m.Supervisor("fake")
-	before, _ := sup.Current()
-	out, err := e.d.Restart(ctx(t), "fake", doctor.RestartOptions{}, nil)
+// TestSuccessorOfAnotherGeneration: an upgrade to a provider binary of
+// the contract's previous generation is refused at its start (the
+// supervisor runs no child of another generation), so the restart ends
+// with successor_refused{start_refused}, saying both generations and
+// what to do.
+func TestSuccessorOfAnotherGeneration(t *testing.T) {
+	e := newEnv(t)
+	e.setMode(t, "previous-generation")
+	out, err := e.d.Restart(ctx(t), "fake", doctor.RestartOptions{Deadline: 4 * time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("generation 1, this supervisor %d", doctor.Generation)
-	if out.Kind != doctor.OwnerUnavailable || out.Reason != doctor.UnsupportedProtocol || !strings.Contains(out.Message, want) {
-		t.Errorf("outcome %s{%s}: %q, want unsupported protocol saying %q", out.Kind, out.Reason, out.Message, want)
+	if out.Kind != doctor.SuccessorRefused || out.Reason != doctor.StartRefused {
+		t.Errorf("outcome %s{%s}: %s; want successor_refused{start_refused}", out.Kind, out.Reason, out.Message)
 	}
-	if out.Old.Generation != 1 {
-		t.Errorf("observed generation %d, want 1", out.Old.Generation)
-	}
-	after, ok := sup.Current()
-	if !ok || after.Incarnation != before.Incarnation {
-		t.Errorf("the owner was replaced: %v, then %v", before.Incarnation, after.Incarnation)
-	}
-	st, err := providerv1.NewProviderServiceClient(after.Conn).Status(ctx(t), &providerv1.StatusRequest{})
-	if err != nil || !st.GetAdmitting() || st.GetPhase() != providerv1.Phase_PHASE_IDLE {
-		t.Errorf("owner fence after the refusal: %v, %v; want idle and admitting", st, err)
+	for _, w := range []string{fmt.Sprintf("generation %d", doctor.Generation-1), fmt.Sprintf("generation %d", doctor.Generation), "upgrade the provider binary"} {
+		if !strings.Contains(out.Message, w) {
+			t.Errorf("outcome message %q does not say %q", out.Message, w)
+		}
 	}
 }
 
+// TestOwnerUnavailable: a provider with no running child cannot be
+// restarted: owner_unavailable{no_state}.
 func TestOwnerUnavailable(t *testing.T) {
 	e := newEnv(t)
 	e.setMode(t, "exit")

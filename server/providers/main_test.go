@@ -49,6 +49,9 @@ type childSettings struct {
 	// Large are updates (of 1..Push) of 1 MiB of text and as much raw
 	// payload: more than one etcd request may carry (1.5 MiB).
 	Large []int64 `json:"large"`
+	// Generation is the provider contract generation the child says it
+	// speaks (0: this build's).
+	Generation uint32 `json:"generation"`
 }
 
 // callParams script one call: Fail names the provider error it answers
@@ -160,7 +163,7 @@ func child() int {
 	}
 	err = sdk.Serve(context.Background(), sdk.Config{
 		Name: os.Getenv(sdk.EnvName), Socket: os.Getenv(sdk.EnvSocket), Secret: secret,
-		Platform: f, Health: sdk.NewHealth(), Logger: zerolog.New(os.Stderr),
+		Platform: f, Health: sdk.NewHealth(), Logger: zerolog.New(os.Stderr), Generation: cs.Generation,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/chatbus/chatbus/internal/contract"
 	"github.com/chatbus/chatbus/internal/testkit"
 	"github.com/chatbus/chatbus/server/events"
 	"github.com/chatbus/chatbus/server/hub"
@@ -81,8 +83,18 @@ func newStoreEnv(t *testing.T, st store.Store, sink func(store.Store) Ingester, 
 	return e
 }
 
-// start runs a Manager of specs (another after stop: the same store).
+// start runs a Manager of specs (another after stop: the same store) and
+// waits until each runs.
 func (e *env) start(t *testing.T, specs ...Spec) {
+	t.Helper()
+	e.run(t, specs...)
+	for _, s := range specs {
+		e.waitRunning(t, s.Name)
+	}
+}
+
+// run runs a Manager of specs, as start does, without waiting.
+func (e *env) run(t *testing.T, specs ...Spec) {
 	t.Helper()
 	m, err := New(Config{Specs: specs, SocketDir: e.sock, StateDir: filepath.Join(e.dir, "state"), Store: e.st,
 		Events: events.NewHub(zerolog.Nop()), Logger: zerolog.Nop()})
@@ -103,9 +115,6 @@ func (e *env) start(t *testing.T, specs ...Spec) {
 			cancel()
 			<-done
 		}
-	}
-	for _, s := range specs {
-		e.waitRunning(t, s.Name)
 	}
 }
 
@@ -201,6 +210,48 @@ func TestManagerRunsAChild(t *testing.T) {
 	testkit.Eventually(t, "the detach", func() bool { return len(m.Attached("fake")) == 0 })
 	if err := m.CloseTarget(ctx, got); err != nil {
 		t.Errorf("CloseTarget: %v", err)
+	}
+}
+
+// TestChildOfAnotherGeneration: a child that speaks another generation of
+// the provider contract (an old provider binary beside a newer
+// supervisor) is refused at its start, before any stream or call reaches
+// it: it is stopped, not started again (FATAL at once: another start of
+// the same binary would be refused alike), and its status names both
+// generations and what to do.
+func TestChildOfAnotherGeneration(t *testing.T) {
+	e := newEnv(t)
+	e.stop()
+	old := uint32(contract.Generation - 1)
+	e.run(t, spec("fake", childSettings{Push: 3, Generation: old}))
+	sup, err := e.m.Supervisor("fake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sup.WaitRunning(ctxT(t))
+	if err == nil {
+		t.Fatalf("a child of generation %d runs (%v) under a supervisor of generation %d", old, c.Incarnation, contract.Generation)
+	}
+	if !errors.Is(err, supervise.ErrFatal) {
+		t.Fatalf("WaitRunning: %v, want FATAL", err)
+	}
+	want := []string{fmt.Sprintf("generation %d", old), fmt.Sprintf("generation %d", contract.Generation), "upgrade the provider binary"}
+	st := sup.Status()
+	for _, w := range want {
+		if !strings.Contains(st.LastError, w) {
+			t.Errorf("last error %q does not say %q", st.LastError, w)
+		}
+	}
+	if st.State != supervise.StateFatal || st.Restarts != 0 || st.PID != 0 {
+		t.Errorf("status %s, %d restarts, pid %d; want FATAL after one start, no child", st.State, st.Restarts, st.PID)
+	}
+	if sts := e.m.Statuses(); len(sts) != 1 || sts[0].State != supervise.StateFatal || sts[0].Status.LastError != st.LastError {
+		t.Errorf("Statuses = %+v, want FATAL with the refusal", sts)
+	}
+	e.ing.mu.Lock()
+	defer e.ing.mu.Unlock()
+	if len(e.ing.batches) != 0 {
+		t.Errorf("journalled %v from a refused child", e.ing.batches)
 	}
 }
 

@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
 
+	"github.com/chatbus/chatbus/internal/contract"
 	"github.com/chatbus/chatbus/paths"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/server/events"
@@ -231,6 +233,7 @@ func (m *Manager) newProvider(spec Spec) (*provider, error) {
 		StartLimit:   l.StartLimit,
 		BackoffMax:   l.BackoffMax,
 		StartTimeout: l.StartTimeout,
+		Accept:       p.accept,
 		Logger:       m.cfg.Logger,
 		OnEvent:      m.onEvent,
 	})
@@ -418,14 +421,50 @@ func (m *Manager) Description(name string) (hub.Description, bool) {
 	return *d, true
 }
 
-// describe asks a new child what it offers and keeps the answer.
-func (p *provider) describe(ctx context.Context, cl providerv1.ProviderServiceClient) error {
-	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	resp, err := cl.Describe(dctx, &providerv1.DescribeRequest{})
+// accept is the supervisor's question to a new child before it runs
+// (supervise.Spec.Accept): what it offers (Describe, which does not reach
+// the platform), kept for calls. A child of another contract generation
+// is refused (supervise.ErrRefused): their Updates streams do not match,
+// so none of its updates would be read. A child that does not describe
+// itself runs, but calls are refused until a child declares its methods
+// (the previous child's stay meanwhile).
+func (p *provider) accept(ctx context.Context, conn *grpc.ClientConn) error {
+	resp, err := providerv1.NewProviderServiceClient(conn).Describe(ctx, &providerv1.DescribeRequest{})
 	if err != nil {
-		return fmt.Errorf("describe: %w", err)
+		if ctx.Err() == nil {
+			p.log.Warn().Err(err).Msg("the provider did not describe its platform")
+		}
+		return nil
 	}
+	if err := generationRefusal(resp.GetGeneration()); err != nil {
+		p.log.Error().Err(err).Msg("provider refused")
+		return err
+	}
+	p.describe(resp)
+	return nil
+}
+
+// generationRefusal is nil for a child of this supervisor's contract
+// generation, else the refusal (wrapping supervise.ErrRefused) that says
+// both generations and what to do. A child of generation 2 or earlier
+// reports none in Describe (0).
+func generationRefusal(g uint32) error {
+	switch {
+	case g == contract.Generation:
+		return nil
+	case g == 0:
+		return fmt.Errorf("%w: the provider binary speaks generation %d of the provider contract or an earlier one, this supervisor generation %d: upgrade the provider binary to this supervisor's release",
+			supervise.ErrRefused, contract.Generation-1, contract.Generation)
+	case g < contract.Generation:
+		return fmt.Errorf("%w: the provider binary speaks generation %d of the provider contract, this supervisor generation %d: upgrade the provider binary to this supervisor's release",
+			supervise.ErrRefused, g, contract.Generation)
+	}
+	return fmt.Errorf("%w: the provider binary speaks generation %d of the provider contract, this supervisor generation %d: upgrade supervisord to the provider's release, or install the provider binary of this one",
+		supervise.ErrRefused, g, contract.Generation)
+}
+
+// describe keeps what a new child offers.
+func (p *provider) describe(resp *providerv1.DescribeResponse) {
 	d := hub.Description{Platform: resp.GetPlatform(), MaxTextChars: int(resp.GetMaxTextChars()),
 		CommandPrefix: resp.GetCommandPrefix(), ThreadLink: resp.GetThreadLink()}
 	for _, m := range resp.GetMethods() {
@@ -466,7 +505,6 @@ func (p *provider) describe(ctx context.Context, cl providerv1.ProviderServiceCl
 		// The one line that tells the owner where to open it.
 		p.log.Info().Str("url", url).Msg(d.Platform + " chat page: open " + url)
 	}
-	return nil
 }
 
 // client waits for the provider's running child.

@@ -43,11 +43,6 @@ func (m *Manager) pump(ctx context.Context, p *provider, sink Ingester) {
 			continue
 		}
 		cl := providerv1.NewProviderServiceClient(c.Conn)
-		if err := p.describe(ctx, cl); err != nil && ctx.Err() == nil {
-			// Calls need the method set: they are refused until a child
-			// declares one (the previous child's stays meanwhile).
-			p.log.Warn().Err(err).Msg("the provider did not describe its platform")
-		}
 		p.reattach(ctx, c.Conn)
 		sctx, stop := context.WithCancel(ctx)
 		watched := make(chan struct{})
@@ -187,13 +182,12 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 	if err != nil {
 		return false, err
 	}
-	start := &providerv1.UpdatesRequest_Start{State: cursor, AcceptsBatches: true}
+	start := &providerv1.UpdatesRequest_Start{State: cursor}
 	if err := st.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Start_{Start: start}}); err != nil {
 		return false, err
 	}
-	// The receiver feeds a channel with the updates of each message (one,
-	// from a provider of the first contract; a whole batch from one that
-	// sends batches); the writer takes everything that is there at once,
+	// The receiver feeds a channel with the updates of each message (a
+	// batch); the writer takes everything that is there at once,
 	// up to IngestBatch updates, so a fast provider gets large journal
 	// batches and a trickle gets one write per update. The receiver goes on
 	// reading while a batch is written: a provider with more than one
@@ -219,10 +213,7 @@ func (m *Manager) stream(ctx context.Context, p *provider, cl providerv1.Provide
 				recvErr <- err
 				return
 			}
-			ups := resp.Updates
-			if u := resp.GetUpdate(); u != nil {
-				ups = append([]*providerv1.Update{u}, ups...)
-			}
+			ups := resp.GetUpdates()
 			if len(ups) == 0 {
 				continue
 			}

@@ -100,26 +100,20 @@ func upds(ids ...int64) []*providerv1.Update {
 	return out
 }
 
-// TestPumpReadsBothForms: the pump asks for batches, takes single-update
-// messages (providers of the first contract) and batches alike, splits a
-// message larger than IngestBatch in order, journals every update once
-// and acknowledges through the last.
-func TestPumpReadsBothForms(t *testing.T) {
+// TestPumpReadsBatches: the pump takes each message's batch, skips an
+// empty one, splits one larger than IngestBatch in order, journals every
+// update once and acknowledges through the last.
+func TestPumpReadsBatches(t *testing.T) {
 	msgs := []*providerv1.UpdatesResponse{
-		{Update: upd(1)},
+		{Updates: upds(1)},
 		{Updates: upds(2, 3)},
-		{},                                    // nothing: skipped
-		{Update: upd(4), Updates: upds(5, 6)}, // update first, then updates
-		{Updates: upds(7, 8, 9, 10, 11)},      // more than IngestBatch
-		{Update: upd(12)},
+		{}, // nothing: skipped
+		{Updates: upds(4, 5, 6)},
+		{Updates: upds(7, 8, 9, 10, 11)}, // more than IngestBatch
+		{Updates: upds(12)},
 	}
 	prov := &scriptedUpdates{msgs: msgs, last: 12}
 	ing := pumpScript(t, prov, 3)
-	prov.mu.Lock()
-	defer prov.mu.Unlock()
-	if !prov.start.GetAcceptsBatches() {
-		t.Error("Start did not say the supervisor accepts batches")
-	}
 	ing.mu.Lock()
 	defer ing.mu.Unlock()
 	var all []int64
@@ -220,7 +214,7 @@ func TestPumpBuffersGrowWithWhatArrives(t *testing.T) {
 		maxCap      int // at most
 		largest     int // the largest batch journalled
 	}{
-		{name: "a few at a time", msgs: []*providerv1.UpdatesResponse{{Update: upd(1)}, {Updates: upds(2, 3)}},
+		{name: "a few at a time", msgs: []*providerv1.UpdatesResponse{{Updates: upds(1)}, {Updates: upds(2, 3)}},
 			last: 3, ingestBatch: 4096, maxCap: pumpStartCap, largest: 2},
 		{name: "more than the first capacity", msgs: []*providerv1.UpdatesResponse{{Updates: upds(1, 2, 3)}, {Updates: upds(big...)}},
 			last: 303, ingestBatch: 4096, maxCap: 4096, largest: 300},
@@ -273,7 +267,7 @@ func TestPumpSetsDeadLettersAside(t *testing.T) {
 		{Updates: []*providerv1.Update{upd(1), dead(2), upd(3)}},
 		{Updates: []*providerv1.Update{upd(4), dead(5)}},
 		{Updates: []*providerv1.Update{dead(6)}},
-		{Update: upd(7)},
+		{Updates: upds(7)},
 	}
 	prov := &scriptedUpdates{msgs: msgs, last: 7}
 	st := &deadStore{}
@@ -324,7 +318,7 @@ func TestPumpBoundedByBytes(t *testing.T) {
 	for i := range n {
 		u := upd(int64(i + 1))
 		u.Payload = make([]byte, size)
-		msgs = append(msgs, &providerv1.UpdatesResponse{Update: u})
+		msgs = append(msgs, &providerv1.UpdatesResponse{Updates: []*providerv1.Update{u}})
 	}
 	prov := &scriptedUpdates{msgs: msgs, last: n}
 	conn := serveScript(t, prov)
@@ -377,7 +371,7 @@ func (panickingIngester) Ingest(context.Context, string, []hub.Inbound, []byte) 
 // stream with an error (it starts again after the pump's pause) instead
 // of the supervisor.
 func TestPumpContainsAPanic(t *testing.T) {
-	prov := &scriptedUpdates{msgs: []*providerv1.UpdatesResponse{{Update: upd(1)}}, last: 1}
+	prov := &scriptedUpdates{msgs: []*providerv1.UpdatesResponse{{Updates: upds(1)}}, last: 1}
 	conn := serveScript(t, prov)
 	m := pumpManager(t, cursorStore{}, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

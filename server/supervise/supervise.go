@@ -1,9 +1,10 @@
 // Package supervise keeps one provider child process alive. It starts the
 // provider binary, reads its one-line handshake, dials its gRPC socket,
 // watches its health, observes its exit with wait(2) and restarts it with
-// exponential backoff, until StartLimit quick deaths in a row put it in
-// FATAL. It knows nothing of the bus: the server runs one Supervisor per
-// provider and talks to the child through Child.Conn.
+// exponential backoff, until StartLimit quick deaths in a row (or a child
+// that Spec.Accept refuses) put it in FATAL. It knows nothing of the bus:
+// the server runs one Supervisor per provider and talks to the child
+// through Child.Conn.
 //
 // # Child contract
 //
@@ -36,20 +37,20 @@
 // " …[truncated]" and logged with truncated=true. On SIGTERM the child should exit promptly (the
 // Supervisor waits Spec.StopGrace, then sends SIGKILL).
 //
-// A child is RUNNING once its handshake line is valid and its socket is
-// dialled. Health is reported, not required: Status.Serving follows the
-// grpc.health.v1 Watch stream, and a child that never says SERVING stays
-// RUNNING with Serving false.
+// A child is RUNNING once its handshake line is valid, its socket is
+// dialled and Spec.Accept (if set) accepted it. Health is reported, not
+// required: Status.Serving follows the grpc.health.v1 Watch stream, and a
+// child that never says SERVING stays RUNNING with Serving false.
 //
 // # What is signalled
 //
 // A Supervisor only ever signals its own, not yet reaped children, and only
 // in two cases: a child that failed its start (no valid handshake line
-// within StartTimeout, or its socket could not be dialled) gets SIGKILL,
-// since it never became a provider; and when Run's context ends, the current
-// child gets SIGTERM, then SIGKILL after StopGrace. An unhealthy child, a
-// child whose exit is expected (ExpectExit), and any incarnation passed to
-// WaitExit are never signalled.
+// within StartTimeout, its socket could not be dialled, or Spec.Accept
+// refused it) gets SIGKILL, since it never became a provider; and when
+// Run's context ends, the current child gets SIGTERM, then SIGKILL after
+// StopGrace. An unhealthy child, a child whose exit is expected
+// (ExpectExit), and any incarnation passed to WaitExit are never signalled.
 package supervise
 
 import (
@@ -107,7 +108,8 @@ const recentExits = 32
 
 // Errors. Supervisor methods wrap them with the provider name.
 var (
-	// ErrFatal: the provider hit its start limit; only Restart starts it again.
+	// ErrFatal: the provider hit its start limit, or its child was
+	// refused; only Restart starts it again.
 	ErrFatal = errors.New("provider is FATAL")
 	// ErrStopped: Run has returned (or failed to begin); no child will run.
 	ErrStopped = errors.New("supervisor stopped")
@@ -122,6 +124,10 @@ var (
 	// work can no longer count (its supervisor lost the right to it): a
 	// graceful stop would only let it go on calling its platform.
 	ErrHalt = errors.New("halt the provider at once")
+	// ErrRefused, wrapped by Spec.Accept's error: the child is not one
+	// this supervisor can use, and another start of the same binary
+	// would be refused alike, so the provider goes FATAL at once.
+	ErrRefused = errors.New("child refused")
 )
 
 // Spec says which provider to run and how. Zero values are documented per
@@ -147,8 +153,17 @@ type Spec struct {
 	// 0700 if missing and must not be accessible to group or others. Keep it
 	// short: a socket path holds at most 107 bytes.
 	SocketDir string
-	// StartTimeout bounds the wait for the handshake line. If zero, 10s.
+	// StartTimeout bounds the wait for the handshake line, and Accept. If
+	// zero, 10s.
 	StartTimeout time.Duration
+	// Accept, if set, is asked about each child once its socket is
+	// dialled, before it becomes RUNNING: nothing else has used it yet.
+	// ctx ends when StartTimeout has passed since the start, or Run's
+	// context ends. An error refuses the child: it is killed and the
+	// start failed; if the error wraps ErrRefused, the provider goes
+	// FATAL at once instead of starting it again. Accept must not keep
+	// conn.
+	Accept func(ctx context.Context, conn *grpc.ClientConn) error
 	// BackoffInitial is the delay before the first restart after a death;
 	// it doubles with every further quick death in a row (with ±25% jitter).
 	// If zero, 200ms.
@@ -186,8 +201,8 @@ const (
 	StateRunning
 	// StateBackoff: waiting to start again after a death or a failed start.
 	StateBackoff
-	// StateFatal: StartLimit quick deaths in a row; nothing more is started
-	// until Restart.
+	// StateFatal: StartLimit quick deaths in a row, or a child refused
+	// (Spec.Accept); nothing more is started until Restart.
 	StateFatal
 	// StateStopped: not running (before Run, after Run).
 	StateStopped
@@ -493,6 +508,7 @@ func (s *Supervisor) launch(ctx context.Context) (*child, error) {
 	s.mu.Unlock()
 	s.log.Debug().Int("pid", c.inc.PID).Str("socket", c.socket).Msg("child started, waiting for handshake")
 
+	deadline := time.Now().Add(s.spec.StartTimeout)
 	t := time.NewTimer(s.spec.StartTimeout)
 	defer t.Stop()
 	handshake := c.handshake
@@ -539,6 +555,19 @@ func (s *Supervisor) launch(ctx context.Context) (*child, error) {
 	if err != nil {
 		s.kill(c)
 		return c, fmt.Errorf("dial %s: %w; killed", c.socket, err)
+	}
+	if s.spec.Accept != nil {
+		actx, cancel := context.WithDeadline(ctx, deadline)
+		err := s.spec.Accept(actx, conn)
+		cancel()
+		if err != nil {
+			conn.Close()
+			if ctx.Err() != nil {
+				return c, ctx.Err()
+			}
+			s.kill(c)
+			return c, fmt.Errorf("%w; killed", err)
+		}
 	}
 	hctx, cancel := context.WithCancel(context.Background())
 	now := time.Now()
@@ -590,6 +619,7 @@ func (s *Supervisor) settle(c *child, startErr error) (State, time.Duration) {
 	now := time.Now()
 	s.mu.Lock()
 	planned := c != nil && c.planned
+	refused := errors.Is(startErr, ErrRefused)
 	msg := ""
 	switch {
 	case planned:
@@ -628,6 +658,10 @@ func (s *Supervisor) settle(c *child, startErr error) (State, time.Duration) {
 	case planned:
 		next = StateStarting
 		s.setState(StateStarting)
+	case refused:
+		next = StateFatal
+		s.setState(StateFatal)
+		s.queue(Event{Kind: EventFatal, Message: "refused; not restarting: " + s.lastErr})
 	case s.quick >= s.spec.StartLimit:
 		next = StateFatal
 		s.setState(StateFatal)

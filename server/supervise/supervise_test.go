@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
+	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/chatbus/chatbus/internal/proc"
@@ -489,6 +491,72 @@ func TestFailedStart(t *testing.T) {
 				if alive, _ := proc.Alive(e.Child); alive {
 					t.Errorf("%v still alive", e.Child)
 				}
+			}
+			if _, err := h.s.WaitRunning(h.ctx); !errors.Is(err, ErrFatal) || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("WaitRunning: %v", err)
+			}
+		})
+	}
+}
+
+// TestAccept: Spec.Accept sees each child on its dialled socket before it
+// is RUNNING. A refusal (ErrRefused) kills the child and puts the
+// provider in FATAL after that one start, with the refusal as its last
+// error; any other error is a failed start like a bad handshake (started
+// again until StartLimit); nil lets the child run.
+func TestAccept(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		err     error
+		starts  int // until FATAL; 0: it runs
+		wantErr string
+	}{
+		{"refused", fmt.Errorf("%w: speaks generation 2, this supervisor 3", ErrRefused), 1, "start failed: child refused: speaks generation 2, this supervisor 3; killed"},
+		{"failed", errors.New("no answer"), 3, "start failed: no answer; killed"},
+		{"accepted", nil, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var served []healthpb.HealthCheckResponse_ServingStatus
+			h := start(t, modeGood, func(s *Spec) {
+				s.StartLimit = 3
+				s.Accept = func(ctx context.Context, conn *grpc.ClientConn) error {
+					res, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{Service: testName}, grpc.WaitForReady(true))
+					if err != nil {
+						return err
+					}
+					mu.Lock()
+					served = append(served, res.GetStatus())
+					mu.Unlock()
+					return tc.err
+				}
+			})
+			if tc.starts == 0 {
+				c, err := h.s.WaitRunning(h.ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkIncarnation(t, c)
+				if n := h.startCount(t); n != 1 {
+					t.Errorf("%d starts, want 1", n)
+				}
+				return
+			}
+			ev := h.rec.wait(h.ctx, t, "fatal", countIs(EventFatal, 1))
+			if n := h.startCount(t); n != tc.starts {
+				t.Errorf("%d starts, want %d", n, tc.starts)
+			}
+			mu.Lock()
+			if len(served) != tc.starts {
+				t.Errorf("Accept saw %d children answer on their socket (%v), want %d", len(served), served, tc.starts)
+			}
+			mu.Unlock()
+			if n := count(ev, EventStarted); n != 0 {
+				t.Errorf("%d children RUNNING: %s", n, kinds(ev))
+			}
+			st := h.s.Status()
+			if st.State != StateFatal || st.PID != 0 || st.LastExit != "signal: killed" || st.LastError != tc.wantErr {
+				t.Errorf("Status = %+v\nwant FATAL, killed, LastError %q", st, tc.wantErr)
 			}
 			if _, err := h.s.WaitRunning(h.ctx); !errors.Is(err, ErrFatal) || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("WaitRunning: %v", err)

@@ -782,7 +782,12 @@ type DescribeResponse struct {
 	// A link that opens a thread, "{thread}" standing for the thread's id
 	// (a Telegram forum: "https://t.me/c/1234567890/{thread}"); empty: the
 	// platform's threads have no link. The chat's sessions command shows it.
-	ThreadLink    string `protobuf:"bytes,8,opt,name=thread_link,json=threadLink,proto3" json:"thread_link,omitempty"`
+	ThreadLink string `protobuf:"bytes,8,opt,name=thread_link,json=threadLink,proto3" json:"thread_link,omitempty"`
+	// Provider protocol generation this child speaks, as in
+	// IdentifyResponse.generation but answered without the platform: the
+	// supervisor refuses a child of another generation before it uses it.
+	// 0: a child of generation 2 or earlier, which did not say it here.
+	Generation    uint32 `protobuf:"varint,9,opt,name=generation,proto3" json:"generation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -871,6 +876,13 @@ func (x *DescribeResponse) GetThreadLink() string {
 		return x.ThreadLink
 	}
 	return ""
+}
+
+func (x *DescribeResponse) GetGeneration() uint32 {
+	if x != nil {
+		return x.Generation
+	}
+	return 0
 }
 
 // RateLimit is one limit a platform puts on calls: at most count calls in
@@ -1761,7 +1773,7 @@ type IdentifyResponse struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Platform identity of the connection (Telegram: the bot's user id).
 	OwnerId string `protobuf:"bytes,2,opt,name=owner_id,json=ownerId,proto3" json:"owner_id,omitempty"`
-	// Provider protocol generation this child speaks (2). A doctor refuses
+	// Provider protocol generation this child speaks (3). A doctor refuses
 	// to fence an owner of another generation (unsupported protocol).
 	Generation  uint32       `protobuf:"varint,3,opt,name=generation,proto3" json:"generation,omitempty"`
 	Incarnation *Incarnation `protobuf:"bytes,4,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
@@ -1920,11 +1932,8 @@ func (*UpdatesRequest_Ack_) isUpdatesRequest_Msg() {}
 
 type UpdatesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// One update: what providers of the first contract send.
-	Update *Update `protobuf:"bytes,1,opt,name=update,proto3" json:"update,omitempty"`
-	// Several updates in one message, in order (after update, if that is
-	// set too). Only to a supervisor that set Start.accepts_batches; the
-	// supervisor acknowledges them like as many single messages.
+	// One or more updates, in order; the supervisor acknowledges them as it
+	// makes them durable (an Ack may cover several messages).
 	Updates       []*Update `protobuf:"bytes,2,rep,name=updates,proto3" json:"updates,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1958,13 +1967,6 @@ func (x *UpdatesResponse) ProtoReflect() protoreflect.Message {
 // Deprecated: Use UpdatesResponse.ProtoReflect.Descriptor instead.
 func (*UpdatesResponse) Descriptor() ([]byte, []int) {
 	return file_chatbus_provider_v1_provider_proto_rawDescGZIP(), []int{22}
-}
-
-func (x *UpdatesResponse) GetUpdate() *Update {
-	if x != nil {
-		return x.Update
-	}
-	return nil
 }
 
 func (x *UpdatesResponse) GetUpdates() []*Update {
@@ -3791,13 +3793,9 @@ type UpdatesRequest_Start struct {
 	// exactly as it reported it. For a provider that reports none, the
 	// last durable update_id plus one, in decimal. Empty if none was
 	// stored: wherever the platform holds.
-	State []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
-	// The supervisor reads UpdatesResponse.updates: the provider may send
-	// a whole batch in one message. Unset (a supervisor of an earlier
-	// contract), the provider sends one update per message.
-	AcceptsBatches bool `protobuf:"varint,3,opt,name=accepts_batches,json=acceptsBatches,proto3" json:"accepts_batches,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	State         []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdatesRequest_Start) Reset() {
@@ -3835,13 +3833,6 @@ func (x *UpdatesRequest_Start) GetState() []byte {
 		return x.State
 	}
 	return nil
-}
-
-func (x *UpdatesRequest_Start) GetAcceptsBatches() bool {
-	if x != nil {
-		return x.AcceptsBatches
-	}
-	return false
 }
 
 // Ack says every update up to and including update_id is durable (or was
@@ -3976,7 +3967,7 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\n" +
 	"start_time\x18\x02 \x01(\x04R\tstartTime\"\x11\n" +
 	"\x0fIdentifyRequest\"\x11\n" +
-	"\x0fDescribeRequest\"\xd5\x02\n" +
+	"\x0fDescribeRequest\"\xf5\x02\n" +
 	"\x10DescribeResponse\x12\x1a\n" +
 	"\bplatform\x18\x01 \x01(\tR\bplatform\x125\n" +
 	"\amethods\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.MethodR\amethods\x12$\n" +
@@ -3986,7 +3977,10 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"\x06limits\x18\x06 \x03(\v2\x1e.chatbus.provider.v1.RateLimitR\x06limits\x12%\n" +
 	"\x0ecommand_prefix\x18\a \x01(\tR\rcommandPrefix\x12\x1f\n" +
 	"\vthread_link\x18\b \x01(\tR\n" +
-	"threadLink\"\xb3\x01\n" +
+	"threadLink\x12\x1e\n" +
+	"\n" +
+	"generation\x18\t \x01(\rR\n" +
+	"generation\"\xb3\x01\n" +
 	"\tRateLimit\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x125\n" +
 	"\x05scope\x18\x02 \x01(\x0e2\x1f.chatbus.provider.v1.LimitScopeR\x05scope\x12\x14\n" +
@@ -4058,19 +4052,17 @@ const file_chatbus_provider_v1_provider_proto_rawDesc = "" +
 	"generation\x18\x03 \x01(\rR\n" +
 	"generation\x12B\n" +
 	"\vincarnation\x18\x04 \x01(\v2 .chatbus.provider.v1.IncarnationR\vincarnation\x12\x18\n" +
-	"\aaccount\x18\x05 \x01(\tR\aaccount\"\x91\x02\n" +
+	"\aaccount\x18\x05 \x01(\tR\aaccount\"\xff\x01\n" +
 	"\x0eUpdatesRequest\x12A\n" +
 	"\x05start\x18\x01 \x01(\v2).chatbus.provider.v1.UpdatesRequest.StartH\x00R\x05start\x12;\n" +
-	"\x03ack\x18\x02 \x01(\v2'.chatbus.provider.v1.UpdatesRequest.AckH\x00R\x03ack\x1aT\n" +
+	"\x03ack\x18\x02 \x01(\v2'.chatbus.provider.v1.UpdatesRequest.AckH\x00R\x03ack\x1aB\n" +
 	"\x05Start\x12\x14\n" +
-	"\x05state\x18\x02 \x01(\fR\x05state\x12'\n" +
-	"\x0faccepts_batches\x18\x03 \x01(\bR\x0eacceptsBatchesJ\x04\b\x01\x10\x02R\x06cursor\x1a\"\n" +
+	"\x05state\x18\x02 \x01(\fR\x05stateJ\x04\b\x01\x10\x02J\x04\b\x03\x10\x04R\x06cursorR\x0faccepts_batches\x1a\"\n" +
 	"\x03Ack\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateIdB\x05\n" +
-	"\x03msg\"}\n" +
-	"\x0fUpdatesResponse\x123\n" +
-	"\x06update\x18\x01 \x01(\v2\x1b.chatbus.provider.v1.UpdateR\x06update\x125\n" +
-	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdates\"\x8e\x05\n" +
+	"\x03msg\"V\n" +
+	"\x0fUpdatesResponse\x125\n" +
+	"\aupdates\x18\x02 \x03(\v2\x1b.chatbus.provider.v1.UpdateR\aupdatesJ\x04\b\x01\x10\x02R\x06update\"\x8e\x05\n" +
 	"\x06Update\x12\x1b\n" +
 	"\tupdate_id\x18\x01 \x01(\x03R\bupdateId\x123\n" +
 	"\x04kind\x18\x05 \x01(\x0e2\x1f.chatbus.provider.v1.UpdateKindR\x04kind\x12\x12\n" +
@@ -4381,76 +4373,75 @@ var file_chatbus_provider_v1_provider_proto_depIdxs = []int32{
 	9,  // 15: chatbus.provider.v1.IdentifyResponse.incarnation:type_name -> chatbus.provider.v1.Incarnation
 	60, // 16: chatbus.provider.v1.UpdatesRequest.start:type_name -> chatbus.provider.v1.UpdatesRequest.Start
 	61, // 17: chatbus.provider.v1.UpdatesRequest.ack:type_name -> chatbus.provider.v1.UpdatesRequest.Ack
-	30, // 18: chatbus.provider.v1.UpdatesResponse.update:type_name -> chatbus.provider.v1.Update
-	30, // 19: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
-	3,  // 20: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
-	64, // 21: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
-	32, // 22: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
-	4,  // 23: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
-	31, // 24: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
-	25, // 25: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
-	26, // 26: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
-	32, // 27: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
-	35, // 28: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
-	0,  // 29: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
-	63, // 30: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
-	62, // 31: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
-	32, // 32: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
-	26, // 33: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
-	26, // 34: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
-	26, // 35: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
-	26, // 36: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
-	50, // 37: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	5,  // 38: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
-	9,  // 39: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
-	51, // 40: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
-	63, // 41: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
-	50, // 42: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	64, // 43: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	51, // 44: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
-	50, // 45: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	51, // 46: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
-	5,  // 47: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
-	50, // 48: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
-	64, // 49: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
-	26, // 50: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
-	10, // 51: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
-	11, // 52: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
-	28, // 53: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
-	33, // 54: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
-	36, // 55: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
-	38, // 56: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
-	40, // 57: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
-	42, // 58: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
-	44, // 59: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
-	46, // 60: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
-	48, // 61: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
-	52, // 62: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
-	54, // 63: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
-	56, // 64: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
-	58, // 65: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
-	7,  // 66: chatbus.provider.v1.ProviderService.ConvertUpdate:input_type -> chatbus.provider.v1.ConvertUpdateRequest
-	27, // 67: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
-	12, // 68: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
-	29, // 69: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
-	34, // 70: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
-	37, // 71: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
-	39, // 72: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
-	41, // 73: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
-	43, // 74: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
-	45, // 75: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
-	47, // 76: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
-	49, // 77: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
-	53, // 78: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
-	55, // 79: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
-	57, // 80: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
-	59, // 81: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
-	8,  // 82: chatbus.provider.v1.ProviderService.ConvertUpdate:output_type -> chatbus.provider.v1.ConvertUpdateResponse
-	67, // [67:83] is the sub-list for method output_type
-	51, // [51:67] is the sub-list for method input_type
-	51, // [51:51] is the sub-list for extension type_name
-	51, // [51:51] is the sub-list for extension extendee
-	0,  // [0:51] is the sub-list for field type_name
+	30, // 18: chatbus.provider.v1.UpdatesResponse.updates:type_name -> chatbus.provider.v1.Update
+	3,  // 19: chatbus.provider.v1.Update.kind:type_name -> chatbus.provider.v1.UpdateKind
+	64, // 20: chatbus.provider.v1.Update.received_at:type_name -> google.protobuf.Timestamp
+	32, // 21: chatbus.provider.v1.Update.references:type_name -> chatbus.provider.v1.References
+	4,  // 22: chatbus.provider.v1.Update.thread_state:type_name -> chatbus.provider.v1.ThreadState
+	31, // 23: chatbus.provider.v1.Update.audio:type_name -> chatbus.provider.v1.Audio
+	25, // 24: chatbus.provider.v1.References.items:type_name -> chatbus.provider.v1.Reference
+	26, // 25: chatbus.provider.v1.CallRequest.target:type_name -> chatbus.provider.v1.Target
+	32, // 26: chatbus.provider.v1.CallResponse.references:type_name -> chatbus.provider.v1.References
+	35, // 27: chatbus.provider.v1.CallResponse.pause:type_name -> chatbus.provider.v1.Pause
+	0,  // 28: chatbus.provider.v1.Pause.scope:type_name -> chatbus.provider.v1.LimitScope
+	63, // 29: chatbus.provider.v1.Pause.after:type_name -> google.protobuf.Duration
+	62, // 30: chatbus.provider.v1.UploadFileRequest.header:type_name -> chatbus.provider.v1.UploadFileRequest.Header
+	32, // 31: chatbus.provider.v1.UploadFileResponse.references:type_name -> chatbus.provider.v1.References
+	26, // 32: chatbus.provider.v1.ProvisionTargetRequest.reuse:type_name -> chatbus.provider.v1.Target
+	26, // 33: chatbus.provider.v1.ProvisionTargetResponse.target:type_name -> chatbus.provider.v1.Target
+	26, // 34: chatbus.provider.v1.CloseTargetRequest.target:type_name -> chatbus.provider.v1.Target
+	26, // 35: chatbus.provider.v1.AttachRequest.target:type_name -> chatbus.provider.v1.Target
+	50, // 36: chatbus.provider.v1.WatchOccupancyResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	5,  // 37: chatbus.provider.v1.WatchOccupancyResponse.phase:type_name -> chatbus.provider.v1.Phase
+	9,  // 38: chatbus.provider.v1.Fence.incarnation:type_name -> chatbus.provider.v1.Incarnation
+	51, // 39: chatbus.provider.v1.PrepareRequest.fence:type_name -> chatbus.provider.v1.Fence
+	63, // 40: chatbus.provider.v1.PrepareRequest.lease:type_name -> google.protobuf.Duration
+	50, // 41: chatbus.provider.v1.PrepareResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	64, // 42: chatbus.provider.v1.PrepareResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	51, // 43: chatbus.provider.v1.CommitRequest.fence:type_name -> chatbus.provider.v1.Fence
+	50, // 44: chatbus.provider.v1.CommitResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	51, // 45: chatbus.provider.v1.CancelRequest.fence:type_name -> chatbus.provider.v1.Fence
+	5,  // 46: chatbus.provider.v1.StatusResponse.phase:type_name -> chatbus.provider.v1.Phase
+	50, // 47: chatbus.provider.v1.StatusResponse.occupancy:type_name -> chatbus.provider.v1.Occupancy
+	64, // 48: chatbus.provider.v1.StatusResponse.lease_expires_at:type_name -> google.protobuf.Timestamp
+	26, // 49: chatbus.provider.v1.UploadFileRequest.Header.target:type_name -> chatbus.provider.v1.Target
+	10, // 50: chatbus.provider.v1.ProviderService.Identify:input_type -> chatbus.provider.v1.IdentifyRequest
+	11, // 51: chatbus.provider.v1.ProviderService.Describe:input_type -> chatbus.provider.v1.DescribeRequest
+	28, // 52: chatbus.provider.v1.ProviderService.Updates:input_type -> chatbus.provider.v1.UpdatesRequest
+	33, // 53: chatbus.provider.v1.ProviderService.Call:input_type -> chatbus.provider.v1.CallRequest
+	36, // 54: chatbus.provider.v1.ProviderService.UploadFile:input_type -> chatbus.provider.v1.UploadFileRequest
+	38, // 55: chatbus.provider.v1.ProviderService.DownloadFile:input_type -> chatbus.provider.v1.DownloadFileRequest
+	40, // 56: chatbus.provider.v1.ProviderService.ProvisionTarget:input_type -> chatbus.provider.v1.ProvisionTargetRequest
+	42, // 57: chatbus.provider.v1.ProviderService.CloseTarget:input_type -> chatbus.provider.v1.CloseTargetRequest
+	44, // 58: chatbus.provider.v1.ProviderService.Attach:input_type -> chatbus.provider.v1.AttachRequest
+	46, // 59: chatbus.provider.v1.ProviderService.Detach:input_type -> chatbus.provider.v1.DetachRequest
+	48, // 60: chatbus.provider.v1.ProviderService.WatchOccupancy:input_type -> chatbus.provider.v1.WatchOccupancyRequest
+	52, // 61: chatbus.provider.v1.ProviderService.Prepare:input_type -> chatbus.provider.v1.PrepareRequest
+	54, // 62: chatbus.provider.v1.ProviderService.Commit:input_type -> chatbus.provider.v1.CommitRequest
+	56, // 63: chatbus.provider.v1.ProviderService.Cancel:input_type -> chatbus.provider.v1.CancelRequest
+	58, // 64: chatbus.provider.v1.ProviderService.Status:input_type -> chatbus.provider.v1.StatusRequest
+	7,  // 65: chatbus.provider.v1.ProviderService.ConvertUpdate:input_type -> chatbus.provider.v1.ConvertUpdateRequest
+	27, // 66: chatbus.provider.v1.ProviderService.Identify:output_type -> chatbus.provider.v1.IdentifyResponse
+	12, // 67: chatbus.provider.v1.ProviderService.Describe:output_type -> chatbus.provider.v1.DescribeResponse
+	29, // 68: chatbus.provider.v1.ProviderService.Updates:output_type -> chatbus.provider.v1.UpdatesResponse
+	34, // 69: chatbus.provider.v1.ProviderService.Call:output_type -> chatbus.provider.v1.CallResponse
+	37, // 70: chatbus.provider.v1.ProviderService.UploadFile:output_type -> chatbus.provider.v1.UploadFileResponse
+	39, // 71: chatbus.provider.v1.ProviderService.DownloadFile:output_type -> chatbus.provider.v1.DownloadFileResponse
+	41, // 72: chatbus.provider.v1.ProviderService.ProvisionTarget:output_type -> chatbus.provider.v1.ProvisionTargetResponse
+	43, // 73: chatbus.provider.v1.ProviderService.CloseTarget:output_type -> chatbus.provider.v1.CloseTargetResponse
+	45, // 74: chatbus.provider.v1.ProviderService.Attach:output_type -> chatbus.provider.v1.AttachResponse
+	47, // 75: chatbus.provider.v1.ProviderService.Detach:output_type -> chatbus.provider.v1.DetachResponse
+	49, // 76: chatbus.provider.v1.ProviderService.WatchOccupancy:output_type -> chatbus.provider.v1.WatchOccupancyResponse
+	53, // 77: chatbus.provider.v1.ProviderService.Prepare:output_type -> chatbus.provider.v1.PrepareResponse
+	55, // 78: chatbus.provider.v1.ProviderService.Commit:output_type -> chatbus.provider.v1.CommitResponse
+	57, // 79: chatbus.provider.v1.ProviderService.Cancel:output_type -> chatbus.provider.v1.CancelResponse
+	59, // 80: chatbus.provider.v1.ProviderService.Status:output_type -> chatbus.provider.v1.StatusResponse
+	8,  // 81: chatbus.provider.v1.ProviderService.ConvertUpdate:output_type -> chatbus.provider.v1.ConvertUpdateResponse
+	66, // [66:82] is the sub-list for method output_type
+	50, // [50:66] is the sub-list for method input_type
+	50, // [50:50] is the sub-list for extension type_name
+	50, // [50:50] is the sub-list for extension extendee
+	0,  // [0:50] is the sub-list for field type_name
 }
 
 func init() { file_chatbus_provider_v1_provider_proto_init() }

@@ -14,10 +14,7 @@ import (
 // numbers and names reserved, so that no later field reuses them with
 // another meaning for a peer that still sends the old one.
 func TestFirstGenerationReserved(t *testing.T) {
-	for _, c := range []struct {
-		msg    proto.Message
-		fields map[protoreflect.FieldNumber]protoreflect.Name
-	}{
+	checkReserved(t, []reservedFields{
 		{&providerv1.UpdatesRequest_Start{}, map[protoreflect.FieldNumber]protoreflect.Name{1: "cursor"}},
 		{&providerv1.Update{}, map[protoreflect.FieldNumber]protoreflect.Name{2: "chat_id", 3: "thread_id", 4: "from_user_id"}},
 		{&providerv1.References{}, map[protoreflect.FieldNumber]protoreflect.Name{1: "message_ids", 2: "callback_query_ids", 3: "file_ids"}},
@@ -26,7 +23,30 @@ func TestFirstGenerationReserved(t *testing.T) {
 		{&providerv1.ProvisionTargetResponse{}, map[protoreflect.FieldNumber]protoreflect.Name{1: "chat_id", 2: "thread_id"}},
 		{&providerv1.CloseTargetRequest{}, map[protoreflect.FieldNumber]protoreflect.Name{1: "chat_id", 2: "thread_id"}},
 		{&providerv1.AttachRequest{}, map[protoreflect.FieldNumber]protoreflect.Name{2: "chat_id", 3: "thread_id"}},
-	} {
+	})
+}
+
+// TestSecondGenerationReserved: generation 3 dropped the single-update
+// form of the Updates stream (UpdatesResponse.update, and the
+// Start.accepts_batches that asked for the other form): their numbers and
+// names stay reserved.
+func TestSecondGenerationReserved(t *testing.T) {
+	checkReserved(t, []reservedFields{
+		{&providerv1.UpdatesResponse{}, map[protoreflect.FieldNumber]protoreflect.Name{1: "update"}},
+		{&providerv1.UpdatesRequest_Start{}, map[protoreflect.FieldNumber]protoreflect.Name{3: "accepts_batches"}},
+	})
+}
+
+// reservedFields are fields of msg, by number, that must be gone with
+// their numbers and names reserved.
+type reservedFields struct {
+	msg    proto.Message
+	fields map[protoreflect.FieldNumber]protoreflect.Name
+}
+
+func checkReserved(t *testing.T, cases []reservedFields) {
+	t.Helper()
+	for _, c := range cases {
 		md := c.msg.ProtoReflect().Descriptor()
 		t.Run(string(md.FullName()), func(t *testing.T) {
 			for num, name := range c.fields {

@@ -174,8 +174,9 @@ class DescribeRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class DescribeResponse(_message.Message):
-    __slots__ = ["command_prefix", "limits", "max_text_chars", "methods", "platform", "thread_link", "verbs", "web_url"]
+    __slots__ = ["command_prefix", "generation", "limits", "max_text_chars", "methods", "platform", "thread_link", "verbs", "web_url"]
     COMMAND_PREFIX_FIELD_NUMBER: _ClassVar[int]
+    GENERATION_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
     MAX_TEXT_CHARS_FIELD_NUMBER: _ClassVar[int]
     METHODS_FIELD_NUMBER: _ClassVar[int]
@@ -184,6 +185,7 @@ class DescribeResponse(_message.Message):
     VERBS_FIELD_NUMBER: _ClassVar[int]
     WEB_URL_FIELD_NUMBER: _ClassVar[int]
     command_prefix: str
+    generation: int
     limits: _containers.RepeatedCompositeFieldContainer[RateLimit]
     max_text_chars: int
     methods: _containers.RepeatedCompositeFieldContainer[Method]
@@ -191,7 +193,7 @@ class DescribeResponse(_message.Message):
     thread_link: str
     verbs: _containers.RepeatedCompositeFieldContainer[Verb]
     web_url: str
-    def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ..., web_url: _Optional[str] = ..., verbs: _Optional[_Iterable[_Union[Verb, _Mapping]]] = ..., limits: _Optional[_Iterable[_Union[RateLimit, _Mapping]]] = ..., command_prefix: _Optional[str] = ..., thread_link: _Optional[str] = ...) -> None: ...
+    def __init__(self, platform: _Optional[str] = ..., methods: _Optional[_Iterable[_Union[Method, _Mapping]]] = ..., max_text_chars: _Optional[int] = ..., web_url: _Optional[str] = ..., verbs: _Optional[_Iterable[_Union[Verb, _Mapping]]] = ..., limits: _Optional[_Iterable[_Union[RateLimit, _Mapping]]] = ..., command_prefix: _Optional[str] = ..., thread_link: _Optional[str] = ..., generation: _Optional[int] = ...) -> None: ...
 
 class DetachRequest(_message.Message):
     __slots__ = ["instance_id"]
@@ -487,12 +489,10 @@ class UpdatesRequest(_message.Message):
         update_id: int
         def __init__(self, update_id: _Optional[int] = ...) -> None: ...
     class Start(_message.Message):
-        __slots__ = ["accepts_batches", "state"]
-        ACCEPTS_BATCHES_FIELD_NUMBER: _ClassVar[int]
+        __slots__ = ["state"]
         STATE_FIELD_NUMBER: _ClassVar[int]
-        accepts_batches: bool
         state: bytes
-        def __init__(self, state: _Optional[bytes] = ..., accepts_batches: bool = ...) -> None: ...
+        def __init__(self, state: _Optional[bytes] = ...) -> None: ...
     ACK_FIELD_NUMBER: _ClassVar[int]
     START_FIELD_NUMBER: _ClassVar[int]
     ack: UpdatesRequest.Ack
@@ -500,12 +500,10 @@ class UpdatesRequest(_message.Message):
     def __init__(self, start: _Optional[_Union[UpdatesRequest.Start, _Mapping]] = ..., ack: _Optional[_Union[UpdatesRequest.Ack, _Mapping]] = ...) -> None: ...
 
 class UpdatesResponse(_message.Message):
-    __slots__ = ["update", "updates"]
+    __slots__ = ["updates"]
     UPDATES_FIELD_NUMBER: _ClassVar[int]
-    UPDATE_FIELD_NUMBER: _ClassVar[int]
-    update: Update
     updates: _containers.RepeatedCompositeFieldContainer[Update]
-    def __init__(self, update: _Optional[_Union[Update, _Mapping]] = ..., updates: _Optional[_Iterable[_Union[Update, _Mapping]]] = ...) -> None: ...
+    def __init__(self, updates: _Optional[_Iterable[_Union[Update, _Mapping]]] = ...) -> None: ...
 
 class UploadFileRequest(_message.Message):
     __slots__ = ["chunk", "header"]
