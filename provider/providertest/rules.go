@@ -164,7 +164,7 @@ func startFirst(s *session) {
 // update of that thread, with a positive id, the sender, the message's
 // reference, a de-duplication key and a receipt time.
 func deliver(s *session) {
-	th := s.thread("suite deliver")
+	th := s.bound("suite deliver")
 	u := s.open(nil)
 	up := u.say(th, "hello suite")
 	if up.GetUpdateId() <= 0 {
@@ -210,7 +210,7 @@ func resumeState(up *providerv1.Update) []byte {
 // update acknowledged is not sent again on a stream started at its
 // cursor; one sent but not acknowledged is.
 func resume(s *session) {
-	th := s.thread("suite resume")
+	th := s.bound("suite resume")
 	u := s.open(nil)
 	first := u.say(th, "one suite")
 	u.ack(first.GetUpdateId())
@@ -249,13 +249,14 @@ func ackBeyond(s *session) {
 // oneStream: a new Updates stream ends the previous one with ABORTED,
 // and the new one gets the updates.
 func oneStream(s *session) {
-	th := s.thread("suite streams")
+	th := s.bound("suite streams")
 	first := s.open(nil)
 	// An update read on the first proves it started before the second.
 	up := first.say(th, "before suite")
 	first.ack(up.GetUpdateId())
 	s.waitInbound(0)
-	second := s.open(nil)
+	// The supervisor starts every stream at the cursor it stored.
+	second := s.open(resumeState(up))
 	s.refused("the first Updates stream, after a second opened", first.end(), codes.Aborted, "SUPERSEDED")
 	up = second.say(th, "after suite")
 	second.ack(up.GetUpdateId())
@@ -509,7 +510,7 @@ func fencePrepared(s *session) {
 // fenceUpdates: while admission is closed the provider leaves new updates
 // at the platform; once it reopens they arrive.
 func fenceUpdates(s *session) {
-	th := s.thread("suite fence updates")
+	th := s.bound("suite fence updates")
 	u := s.open(nil)
 	f := s.fence("doctor-1")
 	_, err := s.c.Prepare(s.ctx, &providerv1.PrepareRequest{Fence: f, Lease: durationpb.New(wait * 3)})
@@ -597,7 +598,7 @@ func (s *session) watchAttached(w providerv1.ProviderService_WatchOccupancyClien
 // occupancyInbound: an update sent and not acknowledged is inbound work;
 // its Ack settles it.
 func occupancyInbound(s *session) {
-	th := s.thread("suite inbound")
+	th := s.bound("suite inbound")
 	u := s.open(nil)
 	up := u.say(th, "inbound suite")
 	s.waitInbound(1)

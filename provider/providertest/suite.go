@@ -202,6 +202,18 @@ func (s *session) thread(name string) *providerv1.Target {
 	return th
 }
 
+// bound provisions a thread and attaches a follower to it, as the
+// supervisor does before it opens the Updates stream of a thread's
+// follower (a platform may watch only the threads bound: Discord catches
+// up on them after a gateway session it could not resume).
+func (s *session) bound(name string) *providerv1.Target {
+	s.t.Helper()
+	th := s.thread(name)
+	_, err := s.c.Attach(s.ctx, &providerv1.AttachRequest{InstanceId: "follower-" + name, Target: th})
+	s.ok("Attach", err)
+	return th
+}
+
 // errorInfo is the contract's ErrorInfo of err, nil if it carries none.
 func errorInfo(err error) *errdetails.ErrorInfo {
 	st, _ := status.FromError(err)
