@@ -1,6 +1,7 @@
 package outbound
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -45,6 +46,10 @@ var (
 	ErrFull = errors.New("outbound queue full")
 	// ErrLate: the call could not start before its deadline.
 	ErrLate = errors.New("the platform's rate limits would not let the call start before its deadline")
+	// ErrExpired: the job's deadline had passed when it was submitted:
+	// its caller stopped waiting before any limit could hold it. It wraps
+	// context.DeadlineExceeded and carries no wait.
+	ErrExpired = fmt.Errorf("the call's deadline passed before it was queued: %w", context.DeadlineExceeded)
 	// ErrPanicked: the job's Run panicked; whether the call reached the
 	// platform is not known. The error is a *PanicError.
 	ErrPanicked = errors.New("the call's run panicked")
@@ -253,6 +258,10 @@ func (q *queue) add(j *Job, now time.Time) (how int, replaced *Job, err error) {
 		return 0, nil, &WaitError{Err: ErrFull, Msg: fmt.Sprintf("%d calls queued for the thread", tq.n), RetryAfter: q.estimate(j, now, 1)}
 	}
 	if !j.Deadline.IsZero() {
+		if !now.Before(j.Deadline) {
+			q.stats.Refused++
+			return 0, nil, ErrExpired
+		}
 		if wait := q.estimate(j, now, 0); now.Add(wait).After(j.Deadline) {
 			q.stats.Refused++
 			return 0, nil, &WaitError{Err: ErrLate, Msg: fmt.Sprintf("about %s to wait, %s left", wait.Round(time.Millisecond), j.Deadline.Sub(now).Round(time.Millisecond)), RetryAfter: wait}

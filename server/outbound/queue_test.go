@@ -1,6 +1,7 @@
 package outbound
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -424,5 +425,23 @@ func TestBacklogDoesNotRefuseAnother(t *testing.T) {
 	}
 	if s.at[i].After(deadline) {
 		t.Fatalf("v's message started %s after its deadline", s.at[i].Sub(deadline))
+	}
+}
+
+// TestExpiredIsNotLate: a call whose deadline has passed by the time it
+// reaches an idle queue is refused as expired (its caller's deadline, a
+// DEADLINE_EXCEEDED a keyed caller repeats), not as late for the
+// platform's limits (RESOURCE_EXHAUSTED, "about 0s to wait"), which no
+// limit caused.
+func TestExpiredIsNotLate(t *testing.T) {
+	s := newSim(t, telegramLimits)
+	j := &Job{Thread: Thread{Chat: "-100", Thread: "v"}, Method: "send", Lane: LaneMessage, Deadline: s.now.Add(-44 * time.Millisecond)}
+	_, _, err := s.q.add(j, s.now)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrLate) {
+		t.Fatalf("a job past its deadline on an idle queue: %v, want context.DeadlineExceeded and not ErrLate", err)
+	}
+	var we *WaitError
+	if errors.As(err, &we) {
+		t.Fatalf("a job past its deadline refused with a wait (%v): no limit made it late", we)
 	}
 }

@@ -157,7 +157,8 @@ func (s *Scheduler) SetOpen(open bool) {
 }
 
 // Submit queues j. A refusal is a *WaitError (ErrFull, ErrLate) with the
-// wait the scheduler estimates.
+// wait the scheduler estimates, or ErrExpired for a job whose deadline had
+// passed already.
 func (s *Scheduler) Submit(j *Job) (Status, error) {
 	s.mu.Lock()
 	how, replaced, err := s.q.add(j, s.now())
