@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
@@ -69,29 +68,4 @@ func PanicError(r any) error {
 // why, payload holds raw. The caller sets UpdateId, DedupId and Cursor.
 func DeadLetter(raw []byte, err error) *providerv1.Update {
 	return &providerv1.Update{Payload: raw, ConversionError: err.Error(), ReceivedAt: timestamppb.Now()}
-}
-
-// convertUpdate serves ConvertUpdate: the Platform's [Converter], its
-// failure (a panic too) made a dead letter again.
-func (s *Server) convertUpdate(ctx context.Context, req *providerv1.ConvertUpdateRequest) (*providerv1.Update, error) {
-	c, ok := s.cfg.Platform.(Converter)
-	if !ok {
-		return nil, &Error{Code: codes.Unimplemented, Message: "the " + s.cfg.Name + " provider cannot convert an update apart from its receive loop"}
-	}
-	u := Convert(req.GetPayload(), func() (*providerv1.Update, error) {
-		return c.ConvertUpdate(ctx, req.GetPayload(), req.GetKind(), req.GetDedupId())
-	})
-	if u == nil {
-		return nil, nil
-	}
-	if u.GetDedupId() == "" {
-		u.DedupId = req.GetDedupId()
-	}
-	if u.GetKind() == providerv1.UpdateKind_UPDATE_KIND_UNSPECIFIED {
-		u.Kind = req.GetKind()
-	}
-	if u.GetReceivedAt() == nil {
-		u.ReceivedAt = timestamppb.Now()
-	}
-	return u, nil
 }

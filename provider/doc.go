@@ -1,21 +1,24 @@
-// Package provider is the SDK for chatbus provider children: one process per
-// chat platform connection, started by the supervisor as
-// provider-<name>, serving chatbus.provider.v1.ProviderService and
-// grpc.health.v1 on its own Unix socket (see README.md for the contract).
+// Package provider is the kit a chat platform implements to become a
+// chatbus provider: one process per platform connection, started by the
+// supervisor as provider-<name> (see README.md for the contract, and
+// docs/writing-a-provider.md for a complete provider walked through).
 //
-// A platform package (provider/telegram, …) implements [Platform]; its
-// cmd/provider-<name> main reads the environment and the JSON config on
-// stdin, builds the Platform and calls [Serve]. The SDK owns everything
-// that is the same for every platform:
+// A platform package (provider/telegram, …) implements [Platform] and, for
+// the message verbs, [Messenger] (with [Reactor], [Typist], [Answerer],
+// [Drafter] where the platform has them). The kit holds what every
+// platform declares and uses the same way:
 //
-//   - the socket, the one-line stdout handshake and graceful shutdown;
-//   - the Updates stream: Start cursor, relaying platform updates, waiting
-//     for the supervisor's acknowledgements ([Sink]);
-//   - occupancy: real counters kept where the work happens ([Occupancy]);
-//   - the owner side of the doctor fence: Prepare closes admission
-//     synchronously under a lease, Cancel or an expired lease reopens it,
-//     Commit makes [Serve] return once occupancy is zero;
-//   - mapping platform errors to gRPC codes in one place (errors.go).
+//   - its settings: [DecodeSettings] and [Settingf], so every refusal is
+//     "<key>: <why>" ([SettingError]);
+//   - its scope: [ParseParams] and [Params] pin a call to its thread;
+//   - its capabilities and limits: [Description] with [Methods], [Verb]s
+//     and [RateLimit]s, the operator's [LimitSettings] applied;
+//   - its failures: the sentinels of errors.go ([ErrNotFound],
+//     [ErrAmbiguous], …), mapped to gRPC codes in one place ([ToStatus]);
+//   - its health: [Health] fed by [Liveness].
 //
-// The package knows nothing of any platform's wire format.
+// The child process's runtime (the socket, handshake, gRPC service,
+// Updates pump, doctor fence, occupancy and main) is provider/child, which
+// imports this package; this package never imports it. The package knows
+// nothing of any platform's wire format.
 package provider

@@ -297,7 +297,7 @@ var errorCodes = append(append([]errorCode(nil), platformErrorCodes...), []error
 // code (and retry-after), sentinels map by errorCodes, gRPC status errors
 // pass through, and anything else is codes.Unknown: the SDK cannot tell
 // whether the platform acted, so the supervisor must not assume it did not.
-func toStatus(err error) error {
+func ToStatus(err error) error {
 	if err == nil {
 		return nil
 	}

@@ -179,26 +179,9 @@ func (l RateLimit) proto() *providerv1.RateLimit {
 	return &providerv1.RateLimit{Name: l.Name, Scope: l.Scope.proto(), Count: uint32(l.Count), Per: durationpb.New(l.Per), Methods: l.Methods}
 }
 
-func (p *Pause) proto() *providerv1.Pause {
+func (p *Pause) Proto() *providerv1.Pause {
 	if p == nil || p.After <= 0 {
 		return nil
 	}
 	return &providerv1.Pause{Scope: p.Scope.proto(), After: durationpb.New(p.After), MethodOnly: p.MethodOnly}
-}
-
-// checkLimits refuses limits the supervisor could not keep.
-func checkLimits(ls []RateLimit) error {
-	seen := map[string]bool{}
-	for _, l := range ls {
-		switch {
-		case l.Name == "" || seen[l.Name]:
-			return fmt.Errorf("limit %q: empty or declared twice: %w", l.Name, ErrInvalid)
-		case l.Scope < ScopeBot || l.Scope > ScopeThread:
-			return fmt.Errorf("limit %q: scope %d: %w", l.Name, l.Scope, ErrInvalid)
-		case l.Count < 1 || l.Count > 10000 || l.Per <= 0:
-			return fmt.Errorf("limit %q: %d per %s: %w", l.Name, l.Count, l.Per, ErrInvalid)
-		}
-		seen[l.Name] = true
-	}
-	return nil
 }

@@ -293,7 +293,7 @@ func RefsProto(refs []Ref) *providerv1.References {
 	return out
 }
 
-func (d Description) proto() *providerv1.DescribeResponse {
+func (d Description) Proto() *providerv1.DescribeResponse {
 	out := &providerv1.DescribeResponse{Platform: d.Platform, MaxTextChars: uint32(max(d.MaxTextChars, 0)), WebUrl: d.WebURL,
 		CommandPrefix: d.CommandPrefix, ThreadLink: d.ThreadLink}
 	for _, v := range d.Verbs {
@@ -319,10 +319,10 @@ func (d Description) proto() *providerv1.DescribeResponse {
 	return out
 }
 
-func targetFromProto(t *providerv1.Target) Target {
+func TargetFromProto(t *providerv1.Target) Target {
 	return Target{Chat: t.GetChat(), Thread: t.GetThread(), Name: t.GetName()}
 }
 
-func targetProto(t Target) *providerv1.Target {
+func TargetProto(t Target) *providerv1.Target {
 	return &providerv1.Target{Chat: t.Chat, Thread: t.Thread, Name: t.Name}
 }

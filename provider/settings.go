@@ -29,7 +29,7 @@ type SettingError struct {
 }
 
 // Error returns "<key>: <why>", or why alone without a key: the one line
-// a provider prints in --check mode (see [Main]).
+// a provider prints in --check mode (see child.Main).
 func (e *SettingError) Error() string {
 	if e.Key == "" {
 		return e.Why
@@ -46,7 +46,7 @@ func Settingf(key, format string, args ...any) error {
 }
 
 // DecodeSettings decodes a platform's settings (one JSON object, as
-// [SplitSettings] or [Main] hands it) into v, a pointer to a struct whose
+// the runtime, provider/child, hands it) into v, a pointer to a struct whose
 // fields carry json tags. A key v does not know, and a value of the wrong
 // type, is a [*SettingError] naming the key in the operator's words
 // ("tokn: unknown setting; did you mean token? (known: …)", "allowed_user_ids:

@@ -41,7 +41,7 @@ import (
 
 	"github.com/chatbus/chatbus/bench"
 	"github.com/chatbus/chatbus/internal/version"
-	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 )
 
 func main() {
@@ -74,7 +74,7 @@ func readSettings(r io.Reader) (secret string, s settings, err error) {
 	if err != nil {
 		return "", s, fmt.Errorf("read settings from stdin: %w", err)
 	}
-	secret, rest, err := provider.SplitSettings(raw)
+	secret, rest, err := child.SplitSettings(raw)
 	if err != nil {
 		return "", s, err
 	}
@@ -106,7 +106,7 @@ handshake line "1|unix|<socket>|grpc" on stdout.`)
 		fmt.Println("provider-bench", version.String())
 		return nil
 	}
-	if len(os.Args) > 1 && os.Args[1] == provider.CheckFlag {
+	if len(os.Args) > 1 && os.Args[1] == child.CheckFlag {
 		// Check mode (provider/README.md): the settings, nothing served.
 		if err := checkSettings(os.Stdin); err != nil {
 			fmt.Println(strings.Join(strings.Fields(err.Error()), " "))
@@ -114,11 +114,11 @@ handshake line "1|unix|<socket>|grpc" on stdout.`)
 		}
 		return nil
 	}
-	socket := os.Getenv(provider.EnvSocket)
+	socket := os.Getenv(child.EnvSocket)
 	if socket == "" {
-		return errors.New(provider.EnvSocket + " is not set: this binary is started by supervisord (see --help)")
+		return errors.New(child.EnvSocket + " is not set: this binary is started by supervisord (see --help)")
 	}
-	name := os.Getenv(provider.EnvName)
+	name := os.Getenv(child.EnvName)
 	if name == "" {
 		name = "bench"
 	}
@@ -137,7 +137,7 @@ handshake line "1|unix|<socket>|grpc" on stdout.`)
 		stop := ctl.start(ctx)
 		defer stop()
 	}
-	return provider.Serve(ctx, provider.Config{
+	return child.Serve(ctx, child.Config{
 		Name:     name,
 		Socket:   socket,
 		Platform: p,

@@ -17,6 +17,7 @@ import (
 	"github.com/chatbus/chatbus/bench"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 )
 
 // platform injects synthetic updates. Safe for concurrent use; the SDK
@@ -94,10 +95,10 @@ func (p *platform) Run(ctx context.Context, cursor []byte, sink provider.Sink) e
 	chat := strconv.FormatInt(p.chat, 10)
 	rr := 0
 	var pc pacer
-	// With the SDK's Pipeline, up to provider.PipelineDepth batches are in
+	// With the SDK's Pipeline, up to child.PipelineDepth batches are in
 	// flight: Send returns once a batch is on the stream. ackedMark is the
 	// highest id counted as acknowledged, sentID the highest id on the stream.
-	pl, pipelined := sink.(provider.Pipeline)
+	pl, pipelined := sink.(child.Pipeline)
 	ackedMark, sentID := next-1, next-1
 	count := func(acked int64) {
 		if acked > ackedMark {

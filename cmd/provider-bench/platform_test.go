@@ -10,6 +10,7 @@ import (
 	"github.com/chatbus/chatbus/bench"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 )
 
 // sink acknowledges every Deliver at once and records what it got.
@@ -31,7 +32,7 @@ func (s *sink) count() int {
 	return len(s.got)
 }
 
-// pipeSink is a provider.Pipeline that acknowledges each batch only when
+// pipeSink is a child.Pipeline that acknowledges each batch only when
 // the next one is sent (or at Flush): one batch is always in flight.
 type pipeSink struct {
 	sink
@@ -55,7 +56,7 @@ func (s *pipeSink) Flush(context.Context) (int64, error) {
 	return s.acked, nil
 }
 
-var _ provider.Pipeline = (*pipeSink)(nil)
+var _ child.Pipeline = (*pipeSink)(nil)
 
 func TestRun(t *testing.T) {
 	tests := []struct {

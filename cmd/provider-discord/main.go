@@ -7,6 +7,7 @@ package main
 
 import (
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/discord"
 )
 
@@ -29,11 +30,11 @@ Settings (providers.discord in the supervisor's config):
                     message (5/5s), edit (5/5s), delete (5/s), reaction
                     (1/250ms), typing (5/5s); "<count>/<window>" or "off"`
 
-func main() { provider.Exec(provider.Child{Name: "discord", Usage: usage, Build: build}) }
+func main() { child.Exec(child.Program{Name: "discord", Usage: usage, Build: build}) }
 
 // build checks the settings (the token from the environment where the
 // settings have none) and builds the platform; it does not contact Discord.
-func build(b provider.BuildContext) (provider.Platform, error) {
+func build(b child.BuildContext) (provider.Platform, error) {
 	s, err := discord.ParseSettings(b.Settings, b.Getenv)
 	if err != nil {
 		return nil, err

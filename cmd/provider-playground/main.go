@@ -10,6 +10,7 @@ package main
 
 import (
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/playground"
 )
 
@@ -26,11 +27,11 @@ optional port, max_file_bytes, title), one handshake line
 "1|unix|<socket>|grpc" on stdout. With --check it only validates the
 settings: exit 0 printing nothing, or 1 printing what is wrong.`
 
-func main() { provider.Exec(provider.Child{Name: "playground", Usage: usage, Build: build}) }
+func main() { child.Exec(child.Program{Name: "playground", Usage: usage, Build: build}) }
 
 // build checks the settings and, unless checking only, opens the
 // playground's store in its state dir.
-func build(b provider.BuildContext) (provider.Platform, error) {
+func build(b child.BuildContext) (provider.Platform, error) {
 	s, err := playground.ParseSettings(b.Settings, b.Getenv)
 	if err != nil || b.Check {
 		return nil, err

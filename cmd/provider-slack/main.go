@@ -8,6 +8,7 @@ package main
 
 import (
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/slack"
 )
 
@@ -38,11 +39,11 @@ Settings (the providers.slack section of the supervisor's config):
 
 See docs/slack.md for the app manifest.`
 
-func main() { provider.Exec(provider.Child{Name: "slack", Usage: help, Build: build}) }
+func main() { child.Exec(child.Program{Name: "slack", Usage: help, Build: build}) }
 
 // build checks the settings (the tokens from the environment where the
 // settings have none) and builds the platform; it does not contact Slack.
-func build(b provider.BuildContext) (provider.Platform, error) {
+func build(b child.BuildContext) (provider.Platform, error) {
 	s, err := slack.ParseSettings(b.Settings, b.Getenv)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ package main
 
 import (
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/telegram"
 )
 
@@ -23,11 +24,11 @@ stdout. The bot token is settings.token or $CHATBUS_TELEGRAM_TOKEN.
                               0 and nothing printed, or 1 and one line
                               saying which setting is wrong and why`
 
-func main() { provider.Exec(provider.Child{Name: "telegram", Usage: usage, Build: build}) }
+func main() { child.Exec(child.Program{Name: "telegram", Usage: usage, Build: build}) }
 
 // build checks the settings and builds the platform; it does not contact
 // Telegram.
-func build(b provider.BuildContext) (provider.Platform, error) {
+func build(b child.BuildContext) (provider.Platform, error) {
 	s, err := telegram.ParseSettings(b.Settings, b.Getenv)
 	if err != nil {
 		return nil, err

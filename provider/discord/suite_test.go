@@ -6,6 +6,7 @@ import (
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/discord"
 	"github.com/chatbus/chatbus/provider/discord/discordtest"
 	"github.com/chatbus/chatbus/provider/providertest"
@@ -19,7 +20,7 @@ func TestContract(t *testing.T) {
 			f := newFixture(t)
 			health := provider.NewHealth()
 			p := f.platform(func(_ *discord.Settings, o *discord.Options) { o.OnState = health.Set })
-			h := providertest.Start(t, provider.Config{Name: "discord", Platform: p, Health: health, Logger: testLogger(t)})
+			h := providertest.Start(t, child.Config{Name: "discord", Platform: p, Health: health, Logger: testLogger(t)})
 			return providertest.InProcess(h, suiteDiscord{f})
 		},
 		// channel/message/attachment

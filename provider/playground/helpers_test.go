@@ -23,6 +23,7 @@ import (
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/providertest"
 )
 
@@ -59,7 +60,7 @@ type rig struct {
 func newRig(t *testing.T, dir string) *rig {
 	t.Helper()
 	p := open(t, dir, Settings{Name: "playground", MaxFileBytes: 1 << 20})
-	h := providertest.Start(t, provider.Config{Name: "playground", Platform: p})
+	h := providertest.Start(t, child.Config{Name: "playground", Platform: p})
 	return &rig{p: p, h: h, web: login(t, p)}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/providertest"
 )
 
@@ -21,7 +22,7 @@ func TestFakeDefaults(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	f := &providertest.Fake{}
-	h := providertest.Start(t, provider.Config{Platform: f})
+	h := providertest.Start(t, child.Config{Platform: f})
 
 	for _, want := range []int64{1001, 1002} {
 		res, err := h.Client.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{Name: "A · x"})
@@ -70,7 +71,7 @@ func TestShutdownIsBounded(t *testing.T) {
 		<-release // deliberately deaf to ctx
 		return nil
 	}}
-	h := providertest.Start(t, provider.Config{Platform: f, ShutdownTimeout: 200 * time.Millisecond})
+	h := providertest.Start(t, child.Config{Platform: f, ShutdownTimeout: 200 * time.Millisecond})
 	s, err := h.Client.Updates(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -1,5 +1,5 @@
 // Package providertest runs a provider child in-process for tests: a
-// [provider.Server] on a real Unix socket, dialled the way the supervisor
+// [child.Server] on a real Unix socket, dialled the way the supervisor
 // dials it, and [Fake], a scriptable Platform that needs no network.
 //
 // [Run] is the provider contract (provider/README.md) as a suite every
@@ -24,12 +24,12 @@ import (
 	"google.golang.org/grpc/health/grpc_health_v1"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
-	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 )
 
 // Harness is a running provider server and a client connection to it.
 type Harness struct {
-	Server *provider.Server
+	Server *child.Server
 	// Socket is where it listens (a short path under os.TempDir: Unix
 	// socket paths are limited to 107 bytes, which t.TempDir can exceed).
 	Socket string
@@ -50,7 +50,7 @@ type Harness struct {
 // Start serves cfg (Name defaults to "fake", Socket to a fresh temporary
 // path, Secret to a random one) and waits for the handshake. The server is stopped and the
 // connection closed in t.Cleanup; Serve must have returned by then.
-func Start(t testing.TB, cfg provider.Config) *Harness {
+func Start(t testing.TB, cfg child.Config) *Harness {
 	t.Helper()
 	if cfg.Name == "" {
 		cfg.Name = "fake"
@@ -71,7 +71,7 @@ func Start(t testing.TB, cfg provider.Config) *Harness {
 	hs := &lineWriter{line: make(chan string, 1)}
 	cfg.Handshake = hs
 
-	srv, err := provider.New(cfg)
+	srv, err := child.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/chatbus/chatbus/internal/testkit"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/providertest"
 	"github.com/chatbus/chatbus/provider/slack"
 	"github.com/chatbus/chatbus/provider/slack/slacktest"
@@ -69,7 +70,7 @@ func newRig(t *testing.T, cfg rigConfig) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(plat.Close) // runs after the harness stopped (cleanups run last first)
-	h := providertest.Start(t, provider.Config{Name: "slack", Platform: plat, Health: health, Logger: log})
+	h := providertest.Start(t, child.Config{Name: "slack", Platform: plat, Health: health, Logger: log})
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("provider log:\n%s", logs.String())

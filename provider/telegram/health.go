@@ -211,7 +211,7 @@ func (p *Platform) checkPrivateChat(ctx context.Context) (why string, err error)
 	return "", nil
 }
 
-// Probe implements provider.Prober (supervisord --check-config --online):
+// Probe implements child.Prober (supervisord --check-config --online):
 // the token, then the chat, looked at as the health check does, so a
 // bot whose threaded mode is off, or a person who never started it, is
 // named before anything starts.

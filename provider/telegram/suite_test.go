@@ -7,7 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
-	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/providertest"
 	"github.com/chatbus/chatbus/provider/telegram/tgtest"
 )
@@ -20,7 +20,7 @@ func TestContract(t *testing.T) {
 			tg := tgtest.New(t)
 			tg.AddForum(forum)
 			p := newPlatform(t, tg, nil)
-			h := providertest.Start(t, provider.Config{Name: "telegram", Platform: p.Platform, Health: p.health,
+			h := providertest.Start(t, child.Config{Name: "telegram", Platform: p.Platform, Health: p.health,
 				Logger: zerolog.New(zerolog.NewTestWriter(t))})
 			return providertest.InProcess(h, suiteTelegram{tg})
 		},

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/providertest"
 	"github.com/chatbus/chatbus/server/doctor"
 	"github.com/chatbus/chatbus/server/events"
@@ -28,7 +29,7 @@ import (
 )
 
 // The tests run real provider children: this test binary, re-executed,
-// serving provider.Serve with a providertest.Fake (see TestMain). Its
+// serving child.Serve with a providertest.Fake (see TestMain). Its
 // settings carry a mode file: "good" serves, "exit" fails to start (an
 // upgrade that does not run), "mute" handshakes but never serves health,
 // "previous-generation" says it speaks the provider contract's previous
@@ -37,18 +38,18 @@ const childEnv = "CHATBUS_DOCTOR_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
-		os.Exit(child())
+		os.Exit(runChild())
 	}
 	os.Setenv(childEnv, "1") // for the children this process starts
 	goleak.VerifyTestMain(m)
 }
 
-func child() int {
+func runChild() int {
 	raw, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		return 2
 	}
-	secret, _, err := provider.SplitSettings(raw)
+	secret, _, err := child.SplitSettings(raw)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -59,7 +60,7 @@ func child() int {
 		fmt.Fprintln(os.Stderr, "broken upgrade")
 		return 1
 	case "mute":
-		fmt.Printf("1|unix|%s|grpc\n", os.Getenv(provider.EnvSocket))
+		fmt.Printf("1|unix|%s|grpc\n", os.Getenv(child.EnvSocket))
 		time.Sleep(time.Hour)
 		return 1
 	}
@@ -68,8 +69,8 @@ func child() int {
 		generation = doctor.Generation - 1
 	}
 	health := provider.NewHealth()
-	err = provider.Serve(context.Background(), provider.Config{
-		Name: os.Getenv(provider.EnvName), Socket: os.Getenv(provider.EnvSocket), Secret: secret,
+	err = child.Serve(context.Background(), child.Config{
+		Name: os.Getenv(child.EnvName), Socket: os.Getenv(child.EnvSocket), Secret: secret,
 		Platform: &providertest.Fake{}, Health: health, Logger: zerolog.New(os.Stderr), Generation: generation,
 	})
 	if err != nil {

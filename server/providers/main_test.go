@@ -20,11 +20,12 @@ import (
 	"github.com/chatbus/chatbus/internal/etcdtest"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	sdk "github.com/chatbus/chatbus/provider"
+	sdkchild "github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/providertest"
 )
 
 // The Manager's tests run real provider children: this test binary,
-// re-executed with childEnv set, serving sdk.Serve with a
+// re-executed with childEnv set, serving sdkchild.Serve with a
 // providertest.Fake that its settings script (childSettings).
 const childEnv = "CHATBUS_PROVIDERS_TEST_CHILD"
 
@@ -81,7 +82,7 @@ func child() int {
 	if err != nil {
 		return 2
 	}
-	secret, platform, err := sdk.SplitSettings(raw)
+	secret, platform, err := sdkchild.SplitSettings(raw)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -161,8 +162,8 @@ func child() int {
 		}
 		f.Push(u)
 	}
-	err = sdk.Serve(context.Background(), sdk.Config{
-		Name: os.Getenv(sdk.EnvName), Socket: os.Getenv(sdk.EnvSocket), Secret: secret,
+	err = sdkchild.Serve(context.Background(), sdkchild.Config{
+		Name: os.Getenv(sdkchild.EnvName), Socket: os.Getenv(sdkchild.EnvSocket), Secret: secret,
 		Platform: f, Health: sdk.NewHealth(), Logger: zerolog.New(os.Stderr), Generation: cs.Generation,
 	})
 	if err != nil {

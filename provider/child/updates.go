@@ -1,6 +1,8 @@
-package provider
+package child
 
 import (
+	"github.com/chatbus/chatbus/provider"
+
 	"context"
 	"errors"
 	"fmt"
@@ -23,8 +25,8 @@ const PipelineDepth = 2
 // several messages, an update larger than that alone.
 const batchBytes = MaxMessageBytes / 4
 
-// Pipeline is implemented by the SDK's [Sink]: a Platform asserts it
-// (sink.(provider.Pipeline)) to keep up to [PipelineDepth] batches in
+// Pipeline is implemented by the SDK's [provider.Sink]: a Platform asserts it
+// (sink.(child.Pipeline)) to keep up to [PipelineDepth] batches in
 // flight, so that the next batch travels and is routed while the previous
 // one is being made durable. It is for platforms that can take the next
 // batch from the platform without moving the platform's cursor past what
@@ -33,12 +35,12 @@ const batchBytes = MaxMessageBytes / 4
 // confirms the previous one, so provider-telegram delivers one batch at a
 // time with Deliver.
 //
-// The acknowledgements still come in order, and the rule of [Sink] holds:
+// The acknowledgements still come in order, and the rule of [provider.Sink] holds:
 // the Platform advances its cursor only past the ackedThrough that Send or
 // Flush returned. When either fails, everything after ackedThrough was not
 // made durable and must be delivered again on the next stream.
 type Pipeline interface {
-	Sink
+	provider.Sink
 	// Send delivers updates as Deliver does (ids strictly increasing across
 	// Send and Deliver, admission, errors) but returns once they are on the
 	// stream, without waiting for their acknowledgement; while
@@ -50,7 +52,7 @@ type Pipeline interface {
 	Flush(ctx context.Context) (ackedThrough int64, err error)
 }
 
-// updStream is one Updates stream and the [Sink] the Platform's Run
+// updStream is one Updates stream and the [provider.Sink] the Platform's Run
 // delivers into: the ack point and the updates delivered but not yet
 // acknowledged (the inbound occupancy).
 type updStream struct {
@@ -74,7 +76,7 @@ type updStream struct {
 
 var _ Pipeline = (*updStream)(nil)
 
-// Deliver implements [Sink]: send, then wait for the ack of the last one.
+// Deliver implements [provider.Sink]: send, then wait for the ack of the last one.
 func (st *updStream) Deliver(ctx context.Context, updates []*providerv1.Update) (int64, error) {
 	st.deliverMu.Lock()
 	defer st.deliverMu.Unlock()
@@ -118,7 +120,7 @@ func (st *updStream) sendLocked(ctx context.Context, updates []*providerv1.Updat
 	}
 	for _, u := range updates {
 		if u == nil || u.GetUpdateId() <= prev {
-			return acked, fmt.Errorf("update id %d after %d: %w (ids must be positive and strictly increasing)", u.GetUpdateId(), prev, ErrInvalid)
+			return acked, fmt.Errorf("update id %d after %d: %w (ids must be positive and strictly increasing)", u.GetUpdateId(), prev, provider.ErrInvalid)
 		}
 		prev = u.GetUpdateId()
 	}
@@ -146,7 +148,7 @@ func (st *updStream) sendLocked(ctx context.Context, updates []*providerv1.Updat
 		}
 	}
 	if err := st.sendBatch(updates); err != nil {
-		st.cancel(fmt.Errorf("%w: send: %w", ErrStreamEnded, err))
+		st.cancel(fmt.Errorf("%w: send: %w", provider.ErrStreamEnded, err))
 		return st.ackedNow(), st.endedErr()
 	}
 	return st.ackedNow(), nil
@@ -207,10 +209,10 @@ func (st *updStream) ackedNow() int64 {
 
 func (st *updStream) endedErr() error {
 	cause := context.Cause(st.ctx)
-	if cause == nil || errors.Is(cause, ErrStreamEnded) {
-		return ErrStreamEnded
+	if cause == nil || errors.Is(cause, provider.ErrStreamEnded) {
+		return provider.ErrStreamEnded
 	}
-	return fmt.Errorf("%w: %w", ErrStreamEnded, cause)
+	return fmt.Errorf("%w: %w", provider.ErrStreamEnded, cause)
 }
 
 // ack advances the ack point to id; acknowledged updates stop counting as
@@ -223,7 +225,7 @@ func (st *updStream) ack(id int64) error {
 		return nil
 	}
 	if id > st.lastSent {
-		return fmt.Errorf("%w: ack %d beyond the last delivered update %d", ErrProtocol, id, st.lastSent)
+		return fmt.Errorf("%w: ack %d beyond the last delivered update %d", provider.ErrProtocol, id, st.lastSent)
 	}
 	st.acked = id
 	k := 0
@@ -272,10 +274,10 @@ func (st *updStream) recvLoop(stream grpc.BidiStreamingServer[providerv1.Updates
 				return
 			}
 		case *providerv1.UpdatesRequest_Start_:
-			st.cancel(fmt.Errorf("%w: Start sent twice", ErrProtocol))
+			st.cancel(fmt.Errorf("%w: Start sent twice", provider.ErrProtocol))
 			return
 		default:
-			st.cancel(fmt.Errorf("%w: empty UpdatesRequest", ErrProtocol))
+			st.cancel(fmt.Errorf("%w: empty UpdatesRequest", provider.ErrProtocol))
 			return
 		}
 	}
@@ -290,12 +292,12 @@ func (s *Server) updates(stream grpc.BidiStreamingServer[providerv1.UpdatesReque
 	}
 	start := first.GetStart()
 	if start == nil {
-		return toStatus(fmt.Errorf("%w: the first Updates message must be Start", ErrProtocol))
+		return provider.ToStatus(fmt.Errorf("%w: the first Updates message must be Start", provider.ErrProtocol))
 	}
 
 	ctx, cancel := context.WithCancelCause(stream.Context())
 	defer cancel(nil)
-	stopOnShutdown := context.AfterFunc(s.stopCtx, func() { cancel(ErrShuttingDown) })
+	stopOnShutdown := context.AfterFunc(s.stopCtx, func() { cancel(provider.ErrShuttingDown) })
 	defer stopOnShutdown()
 
 	st := &updStream{
@@ -309,7 +311,7 @@ func (s *Server) updates(stream grpc.BidiStreamingServer[providerv1.UpdatesReque
 	}
 	prev := s.swapStream(st)
 	defer func() {
-		cancel(ErrStreamEnded)
+		cancel(provider.ErrStreamEnded)
 		st.end()
 		if prev != nil {
 			<-prev.done // never let two Runs overlap
@@ -318,7 +320,7 @@ func (s *Server) updates(stream grpc.BidiStreamingServer[providerv1.UpdatesReque
 		close(st.done)
 	}()
 	if prev != nil {
-		prev.cancel(ErrSuperseded)
+		prev.cancel(provider.ErrSuperseded)
 		select {
 		case <-prev.done:
 		case <-ctx.Done():
@@ -341,11 +343,11 @@ func streamResult(ctx context.Context, runErr error) error {
 	cause := context.Cause(ctx)
 	switch {
 	case cause == nil:
-		return toStatus(runErr) // Run returned by itself
+		return provider.ToStatus(runErr) // Run returned by itself
 	case errors.Is(cause, io.EOF):
 		return nil // the supervisor closed its side
 	}
-	return toStatus(cause)
+	return provider.ToStatus(cause)
 }
 
 func (s *Server) swapStream(st *updStream) (prev *updStream) {

@@ -1,6 +1,8 @@
-package provider
+package child
 
 import (
+	"github.com/chatbus/chatbus/provider"
+
 	"bytes"
 	"context"
 	"crypto/subtle"
@@ -115,9 +117,9 @@ func (s *Server) authStream(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 }
 
 // check refuses a Description the supervisor could not use.
-func (d Description) check() error {
+func checkDescription(d provider.Description) error {
 	if d.Platform == "" {
-		return fmt.Errorf("no platform name: %w", ErrInvalid)
+		return fmt.Errorf("no platform name: %w", provider.ErrInvalid)
 	}
 	if err := checkLimits(d.Limits); err != nil {
 		return err
@@ -125,15 +127,15 @@ func (d Description) check() error {
 	seen := map[string]bool{}
 	for _, m := range d.Methods {
 		if isVerb(m.Name) {
-			return fmt.Errorf("method %q is named as a message verb (implement Messenger instead): %w", m.Name, ErrInvalid)
+			return fmt.Errorf("method %q is named as a message verb (implement Messenger instead): %w", m.Name, provider.ErrInvalid)
 		}
 		if m.Name == "" || seen[m.Name] {
-			return fmt.Errorf("method %q: empty or declared twice: %w", m.Name, ErrInvalid)
+			return fmt.Errorf("method %q: empty or declared twice: %w", m.Name, provider.ErrInvalid)
 		}
 		seen[m.Name] = true
 		for _, p := range m.Params {
-			if p.Name == "" || p.Kind < RefMessage || p.Kind > RefInteraction {
-				return fmt.Errorf("method %s: parameter %q of kind %d: %w", m.Name, p.Name, p.Kind, ErrInvalid)
+			if p.Name == "" || p.Kind < provider.RefMessage || p.Kind > provider.RefInteraction {
+				return fmt.Errorf("method %s: parameter %q of kind %d: %w", m.Name, p.Name, p.Kind, provider.ErrInvalid)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package provider_test
+package child_test
 
 import (
 	"bytes"
@@ -26,6 +26,7 @@ import (
 	"github.com/chatbus/chatbus/internal/testkit"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/providertest"
 )
 
@@ -36,7 +37,7 @@ func TestHandshakeHealthIdentify(t *testing.T) {
 	if want := "1|unix|" + h.Socket + "|grpc\n"; h.Handshake != want {
 		t.Fatalf("handshake %q, want %q", h.Handshake, want)
 	}
-	if got, err := provider.ParseHandshake(h.Handshake); err != nil || got != h.Socket {
+	if got, err := child.ParseHandshake(h.Handshake); err != nil || got != h.Socket {
 		t.Fatalf("ParseHandshake = %q, %v", got, err)
 	}
 	fi, err := os.Stat(h.Socket)
@@ -88,7 +89,7 @@ func TestPlatformHealth(t *testing.T) {
 	ctx := testCtx(t)
 	health := provider.NewHealth()
 	health.Set(false, "409 Conflict") // before Serve
-	h := start(t, &providertest.Fake{}, func(c *provider.Config) { c.Health = health })
+	h := start(t, &providertest.Fake{}, func(c *child.Config) { c.Health = health })
 	check := func(svc string, want grpc_health_v1.HealthCheckResponse_ServingStatus) {
 		t.Helper()
 		res, err := h.Health.Check(ctx, &grpc_health_v1.HealthCheckRequest{Service: svc})
@@ -325,7 +326,7 @@ func TestOccupancy(t *testing.T) {
 	}
 	h := start(t, f)
 	w := watchOccupancy(t, h)
-	w.waitFor(t, provider.Occupancy{})
+	w.waitFor(t, child.Occupancy{})
 
 	t.Run("attached", func(t *testing.T) {
 		steps := []struct {
@@ -345,11 +346,11 @@ func TestOccupancy(t *testing.T) {
 			if err := s.do(); err != nil {
 				t.Fatalf("%s: %v", s.name, err)
 			}
-			if got := h.Server.Occupancy(); got != (provider.Occupancy{Attached: s.attach}) {
+			if got := h.Server.Occupancy(); got != (child.Occupancy{Attached: s.attach}) {
 				t.Fatalf("%s: occupancy {%v}", s.name, got)
 			}
 		}
-		w.waitFor(t, provider.Occupancy{})
+		w.waitFor(t, child.Occupancy{})
 		_, err := h.Client.Attach(ctx, &providerv1.AttachRequest{})
 		wantCode(t, err, codes.InvalidArgument, "instance id")
 	})
@@ -358,7 +359,7 @@ func TestOccupancy(t *testing.T) {
 		name string
 		rpc  func() error
 		b    *blocker
-		want provider.Occupancy
+		want child.Occupancy
 	}{
 		{"inflight: ProvisionTarget", func() error {
 			res, err := h.Client.ProvisionTarget(ctx, &providerv1.ProvisionTargetRequest{Name: "A · x", Chat: "-5"})
@@ -366,16 +367,16 @@ func TestOccupancy(t *testing.T) {
 				err = fmt.Errorf("response %v", res)
 			}
 			return err
-		}, prov, provider.Occupancy{Inflight: 1}},
+		}, prov, child.Occupancy{Inflight: 1}},
 		{"outbound: Call", func() error {
 			_, err := h.Client.Call(ctx, &providerv1.CallRequest{Method: "sendMessage", ParamsJson: []byte(`{}`), Target: testTarget})
 			return err
-		}, call, provider.Occupancy{Outbound: 1}},
-		{"outbound: UploadFile", func() error { return uploadFile(ctx, h, []byte("hello")) }, upload, provider.Occupancy{Outbound: 1}},
+		}, call, child.Occupancy{Outbound: 1}},
+		{"outbound: UploadFile", func() error { return uploadFile(ctx, h, []byte("hello")) }, upload, child.Occupancy{Outbound: 1}},
 		{"cleanup: CloseTarget", func() error {
 			_, err := h.Client.CloseTarget(ctx, &providerv1.CloseTargetRequest{Target: &providerv1.Target{Chat: "-5", Thread: "7"}})
 			return err
-		}, closeT, provider.Occupancy{Cleanup: 1}},
+		}, closeT, child.Occupancy{Cleanup: 1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -387,7 +388,7 @@ func TestOccupancy(t *testing.T) {
 			if err := testkit.Recv(t, errc, "errc"); err != nil {
 				t.Fatal(err)
 			}
-			w.waitFor(t, provider.Occupancy{})
+			w.waitFor(t, child.Occupancy{})
 		})
 	}
 
@@ -395,12 +396,12 @@ func TestOccupancy(t *testing.T) {
 		s := openUpdates(t, ctx, h, 0)
 		run := p.next(t)
 		res := deliverAsync(ctx, run.sink, updates(1, 2))
-		w.waitFor(t, provider.Occupancy{Inbound: 2})
+		w.waitFor(t, child.Occupancy{Inbound: 2})
 		recvN(t, s, 2)
 		ack(t, s, 1)
-		w.waitFor(t, provider.Occupancy{Inbound: 1})
+		w.waitFor(t, child.Occupancy{Inbound: 1})
 		ack(t, s, 2)
-		w.waitFor(t, provider.Occupancy{})
+		w.waitFor(t, child.Occupancy{})
 		if r := testkit.Recv(t, res, "res"); r.acked != 2 || r.err != nil {
 			t.Fatalf("Deliver = %+v", r)
 		}
@@ -421,9 +422,9 @@ func TestOccupancy(t *testing.T) {
 		}()
 		call.waitEntered(t)
 		closeT.waitEntered(t)
-		w.waitFor(t, provider.Occupancy{Attached: 1, Outbound: 1, Cleanup: 1})
+		w.waitFor(t, child.Occupancy{Attached: 1, Outbound: 1, Cleanup: 1})
 		st, err := h.Client.Status(ctx, &providerv1.StatusRequest{})
-		if err != nil || provider.OccupancyFromProto(st.GetOccupancy()) != (provider.Occupancy{Attached: 1, Outbound: 1, Cleanup: 1}) {
+		if err != nil || child.OccupancyFromProto(st.GetOccupancy()) != (child.Occupancy{Attached: 1, Outbound: 1, Cleanup: 1}) {
 			t.Fatalf("Status = %v, %v", st, err)
 		}
 		call.release <- struct{}{}
@@ -436,7 +437,7 @@ func TestOccupancy(t *testing.T) {
 		if err := detach(ctx, h, "x"); err != nil {
 			t.Fatal(err)
 		}
-		w.waitFor(t, provider.Occupancy{})
+		w.waitFor(t, child.Occupancy{})
 	})
 }
 
@@ -462,7 +463,7 @@ func TestFence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if provider.OccupancyFromProto(pr.GetOccupancy()) != (provider.Occupancy{Attached: 1}) {
+		if child.OccupancyFromProto(pr.GetOccupancy()) != (child.Occupancy{Attached: 1}) {
 			t.Fatalf("Prepare occupancy %v", pr.GetOccupancy())
 		}
 		if exp := pr.GetLeaseExpiresAt().AsTime(); exp.Before(before.Add(29*time.Second)) || exp.After(time.Now().Add(31*time.Second)) {
@@ -553,8 +554,8 @@ func TestFence(t *testing.T) {
 			{"other owner id", &providerv1.Fence{RequestId: "r", OwnerId: "someone", Incarnation: inc}, codes.FailedPrecondition},
 			{"the numeric ids' generation", &providerv1.Fence{RequestId: "r", Generation: 1, Incarnation: inc}, codes.FailedPrecondition},
 			{"the single updates' generation", &providerv1.Fence{RequestId: "r", Generation: 2, Incarnation: inc}, codes.FailedPrecondition},
-			{"a later generation", &providerv1.Fence{RequestId: "r", Generation: provider.Generation + 1, Incarnation: inc}, codes.FailedPrecondition},
-			{"everything matches", &providerv1.Fence{RequestId: "r", OwnerId: "fake-owner", Generation: provider.Generation, Incarnation: inc}, codes.OK},
+			{"a later generation", &providerv1.Fence{RequestId: "r", Generation: child.Generation + 1, Incarnation: inc}, codes.FailedPrecondition},
+			{"everything matches", &providerv1.Fence{RequestId: "r", OwnerId: "fake-owner", Generation: child.Generation, Incarnation: inc}, codes.OK},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -579,7 +580,7 @@ func TestFence(t *testing.T) {
 	t.Run("an expired lease reopens admission by itself", func(t *testing.T) {
 		ctx := testCtx(t)
 		var logs testkit.SyncBuffer
-		h := start(t, &providertest.Fake{}, func(c *provider.Config) { c.Logger = zerologTo(&logs) })
+		h := start(t, &providertest.Fake{}, func(c *child.Config) { c.Logger = zerologTo(&logs) })
 		if _, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "dead-doctor"), Lease: durationOf(200 * time.Millisecond)}); err != nil {
 			t.Fatal(err)
 		}
@@ -602,15 +603,15 @@ func TestFence(t *testing.T) {
 	t.Run("lease on an injected clock, capped at MaxLease", func(t *testing.T) {
 		ctx := testCtx(t)
 		clock := newFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
-		h := start(t, &providertest.Fake{}, func(c *provider.Config) { c.Now = clock.Now })
+		h := start(t, &providertest.Fake{}, func(c *child.Config) { c.Now = clock.Now })
 		pr, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "r"), Lease: durationOf(time.Hour)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := pr.GetLeaseExpiresAt().AsTime(), clock.Now().Add(provider.MaxLease); !got.Equal(want) {
+		if got, want := pr.GetLeaseExpiresAt().AsTime(), clock.Now().Add(child.MaxLease); !got.Equal(want) {
 			t.Fatalf("lease expires %v, want %v", got, want)
 		}
-		clock.Add(provider.MaxLease - time.Second)
+		clock.Add(child.MaxLease - time.Second)
 		if st := status1(t, ctx, h); st.GetAdmitting() {
 			t.Fatal("admitting before the lease expired")
 		}
@@ -641,7 +642,7 @@ func TestFence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if provider.OccupancyFromProto(cr.GetOccupancy()) != (provider.Occupancy{Outbound: 1}) {
+		if child.OccupancyFromProto(cr.GetOccupancy()) != (child.Occupancy{Outbound: 1}) {
 			t.Fatalf("Commit occupancy %v", cr.GetOccupancy())
 		}
 		if _, err := h.Client.Commit(ctx, &providerv1.CommitRequest{Fence: fence(t, "r1")}); err != nil {
@@ -680,7 +681,7 @@ func TestFence(t *testing.T) {
 		s := openUpdates(t, ctx, h, 0)
 		run := p.next(t)
 		w := watchOccupancy(t, h)
-		w.waitFor(t, provider.Occupancy{})
+		w.waitFor(t, child.Occupancy{})
 		if _, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "r1")}); err != nil {
 			t.Fatal(err)
 		}
@@ -850,12 +851,12 @@ func TestListen(t *testing.T) {
 		}
 		ln.(*net.UnixListener).SetUnlinkOnClose(false)
 		ln.Close() // leaves the file; nobody answers
-		h := providertest.Start(t, provider.Config{Name: "fake", Socket: sock, Platform: &providertest.Fake{}})
+		h := providertest.Start(t, child.Config{Name: "fake", Socket: sock, Platform: &providertest.Fake{}})
 		if _, err := h.Client.Status(testCtx(t), &providerv1.StatusRequest{}); err != nil {
 			t.Fatal(err)
 		}
 
-		_, err = runServe(provider.Config{Name: "fake", Socket: sock, Platform: &providertest.Fake{}})
+		_, err = runServe(child.Config{Name: "fake", Socket: sock, Platform: &providertest.Fake{}})
 		if !errors.Is(err, provider.ErrAlreadyRunning) {
 			t.Fatalf("second Serve on a live socket = %v, want ErrAlreadyRunning", err)
 		}
@@ -868,15 +869,15 @@ func TestListen(t *testing.T) {
 		}
 		cases := []struct {
 			name string
-			cfg  provider.Config
+			cfg  child.Config
 			want string
 		}{
-			{"not a socket", provider.Config{Name: "x", Socket: regular, Platform: &providertest.Fake{}}, "not a socket"},
-			{"path too long", provider.Config{Name: "x", Socket: "/tmp/" + strings.Repeat("a", 120), Platform: &providertest.Fake{}}, "107"},
-			{"no name", provider.Config{Socket: filepath.Join(dir, "n.sock"), Platform: &providertest.Fake{}}, "Name"},
-			{"no platform", provider.Config{Name: "x", Socket: filepath.Join(dir, "n.sock")}, "Platform"},
-			{"short secret", provider.Config{Name: "x", Socket: filepath.Join(dir, "n.sock"), Platform: &providertest.Fake{}, Secret: "short"}, "Secret"},
-			{"bad description", provider.Config{Name: "x", Socket: filepath.Join(dir, "n.sock"),
+			{"not a socket", child.Config{Name: "x", Socket: regular, Platform: &providertest.Fake{}}, "not a socket"},
+			{"path too long", child.Config{Name: "x", Socket: "/tmp/" + strings.Repeat("a", 120), Platform: &providertest.Fake{}}, "107"},
+			{"no name", child.Config{Socket: filepath.Join(dir, "n.sock"), Platform: &providertest.Fake{}}, "Name"},
+			{"no platform", child.Config{Name: "x", Socket: filepath.Join(dir, "n.sock")}, "Platform"},
+			{"short secret", child.Config{Name: "x", Socket: filepath.Join(dir, "n.sock"), Platform: &providertest.Fake{}, Secret: "short"}, "Secret"},
+			{"bad description", child.Config{Name: "x", Socket: filepath.Join(dir, "n.sock"),
 				Platform: &providertest.Fake{Description: provider.Description{Platform: "x", Methods: []provider.Method{{Name: "m"}, {Name: "m"}}}}}, "declared twice"},
 		}
 		for _, c := range cases {
@@ -897,7 +898,7 @@ func TestListen(t *testing.T) {
 }
 
 // runServe runs Serve expecting it to fail at once.
-func runServe(cfg provider.Config) (handshake string, err error) {
+func runServe(cfg child.Config) (handshake string, err error) {
 	var out testkit.SyncBuffer
 	cfg.Handshake = &out
 	if cfg.Secret == "" {
@@ -905,7 +906,7 @@ func runServe(cfg provider.Config) (handshake string, err error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	err = provider.Serve(ctx, cfg)
+	err = child.Serve(ctx, cfg)
 	return out.String(), err
 }
 
@@ -924,7 +925,7 @@ func TestParseHandshake(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := provider.ParseHandshake(c.line)
+			got, err := child.ParseHandshake(c.line)
 			if (err == nil) != c.ok || got != c.want {
 				t.Fatalf("ParseHandshake(%q) = %q, %v", c.line, got, err)
 			}
@@ -977,7 +978,7 @@ const testSecret = "test-secret-0123456789abcdef"
 func TestAuth(t *testing.T) {
 	ctx := testCtx(t)
 	f := &providertest.Fake{}
-	h := providertest.Start(t, provider.Config{Platform: f})
+	h := providertest.Start(t, child.Config{Platform: f})
 	dial := func(t *testing.T, opts ...grpc.DialOption) providerv1.ProviderServiceClient {
 		conn, err := grpc.NewClient("unix://"+h.Socket, append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
 		if err != nil {
@@ -1052,7 +1053,7 @@ func TestSplitSettings(t *testing.T) {
 		{"relative state dir", `{"secret":"0123456789abcdef-x","state_dir":"s"}`, "", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			secret, rest, err := provider.SplitSettings([]byte(tc.in))
+			secret, rest, err := child.SplitSettings([]byte(tc.in))
 			if (err == nil) != tc.ok || secret != tc.secret || (tc.ok && string(rest) != tc.rest) {
 				t.Fatalf("SplitSettings = %q, %s, %v", secret, rest, err)
 			}
@@ -1091,7 +1092,7 @@ func (w *watchingFake) seen() []string {
 func TestAttachWatcher(t *testing.T) {
 	ctx := testCtx(t)
 	w := &watchingFake{Fake: &providertest.Fake{}}
-	h := providertest.Start(t, provider.Config{Name: "fake", Platform: w})
+	h := providertest.Start(t, child.Config{Name: "fake", Platform: w})
 	if _, err := h.Client.Attach(ctx, &providerv1.AttachRequest{InstanceId: "a", Target: &providerv1.Target{Chat: "C1", Thread: "T1"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -1120,11 +1121,11 @@ func TestAttachWatcher(t *testing.T) {
 }
 
 func TestParseChildSettings(t *testing.T) {
-	cs, rest, err := provider.ParseChildSettings([]byte(`{"name":"playground","secret":"0123456789abcdef-x","state_dir":"/st/providers/playground","port":0}`))
+	cs, rest, err := child.ParseChildSettings([]byte(`{"name":"playground","secret":"0123456789abcdef-x","state_dir":"/st/providers/playground","port":0}`))
 	if err != nil || cs.Secret != "0123456789abcdef-x" || cs.StateDir != "/st/providers/playground" || string(rest) != `{"name":"playground","port":0}` {
 		t.Fatalf("ParseChildSettings = %+v, %s, %v", cs, rest, err)
 	}
-	cs, _, err = provider.ParseChildSettings([]byte(`{"secret":"0123456789abcdef-x"}`))
+	cs, _, err = child.ParseChildSettings([]byte(`{"secret":"0123456789abcdef-x"}`))
 	if err != nil || cs.StateDir != "" {
 		t.Fatalf("without a state dir: %+v, %v", cs, err)
 	}

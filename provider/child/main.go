@@ -1,6 +1,8 @@
-package provider
+package child
 
 import (
+	"github.com/chatbus/chatbus/provider"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,7 +35,7 @@ const probeTimeout = 15 * time.Second
 // Prober is a Platform that can look at the platform once without
 // serving: probe mode (supervisord --check-config --online) calls Probe,
 // and reports its error as check mode reports a setting's (a
-// [*SettingError] names the key).
+// [*provider.SettingError] names the key).
 type Prober interface {
 	Probe(ctx context.Context) error
 }
@@ -45,9 +47,9 @@ const SettingsNameKey = contract.SettingsNameKey
 // maxSettingsBytes bounds the settings document read from stdin.
 const maxSettingsBytes = 1 << 20
 
-// Child is what a provider binary's main hands to [Main]: how to build its
+// Program is what a provider binary's main hands to [Main]: how to build its
 // Platform from the settings.
-type Child struct {
+type Program struct {
 	// Name is the provider's name when neither CHATBUS_PROVIDER_NAME nor
 	// the settings name one (e.g. "telegram").
 	Name string
@@ -56,18 +58,18 @@ type Child struct {
 	// Build validates the settings completely and builds the Platform. It
 	// must not contact the platform (check mode runs it with no network
 	// in mind, and a start must not wait on it). A problem with a setting
-	// should be a [*SettingError] naming the key; any error refuses the
+	// should be a [*provider.SettingError] naming the key; any error refuses the
 	// settings. In check mode the Platform it returns is discarded.
-	Build func(BuildContext) (Platform, error)
+	Build func(BuildContext) (provider.Platform, error)
 }
 
-// BuildContext is what [Child.Build] gets.
+// BuildContext is what [Program.Build] gets.
 type BuildContext struct {
 	// Name is the provider name (CHATBUS_PROVIDER_NAME, else the settings'
-	// "name", else Child.Name).
+	// "name", else Program.Name).
 	Name string
 	// Settings are the platform's own settings: the JSON object on stdin
-	// without "secret" and "name". Decode them with [DecodeSettings].
+	// without "secret" and "name". Decode them with [provider.DecodeSettings].
 	Settings json.RawMessage
 	// Getenv reads the child's environment (for a token kept out of the
 	// config file).
@@ -76,7 +78,7 @@ type BuildContext struct {
 	// provider name. In check mode it discards.
 	Logger zerolog.Logger
 	// Health is where the Platform reports whether its connection works.
-	Health *Health
+	Health *provider.Health
 	// StateDir is the child's private state directory ("state_dir" of the
 	// settings: <supervisor state dir>/providers/<name>, mode 0700), "" if
 	// the supervisor named none. In check mode nothing may be written.
@@ -106,7 +108,7 @@ const (
 )
 
 // Main is a provider binary's whole main: cmd/provider-<name> calls
-// os.Exit(provider.Main(ctx, process, child)). It implements the child
+// os.Exit(child.Main(ctx, process, program)). It implements the child
 // contract of README.md:
 //
 //   - "--check": read the settings from stdin, validate them with
@@ -124,7 +126,7 @@ const (
 //   - "-h", "--help": print child.Usage;
 //   - "--version": print "provider-<name> <version> (commit <hash>)" (the
 //     build's, see internal/version).
-func Main(ctx context.Context, p Process, child Child) int {
+func Main(ctx context.Context, p Process, child Program) int {
 	if p.Getenv == nil {
 		p.Getenv = func(string) string { return "" }
 	}
@@ -168,7 +170,7 @@ func Main(ctx context.Context, p Process, child Child) int {
 
 // runCheck is check mode: the settings, split and built, nothing served;
 // with probe, the Platform's Probe too.
-func runCheck(ctx context.Context, p Process, child Child, name string, probe bool) error {
+func runCheck(ctx context.Context, p Process, child Program, name string, probe bool) error {
 	// The secret is checked by ParseChildSettings: the supervisor hands
 	// one in check mode too.
 	cs, settings, err := readSettings(p.Stdin)
@@ -193,7 +195,7 @@ func runCheck(ctx context.Context, p Process, child Child, name string, probe bo
 	return nil
 }
 
-func serveChild(ctx context.Context, p Process, child Child, name string, base, tagged zerolog.Logger) error {
+func serveChild(ctx context.Context, p Process, child Program, name string, base, tagged zerolog.Logger) error {
 	socket := p.Getenv(EnvSocket)
 	if socket == "" {
 		return fmt.Errorf("%s is not set: this binary is started by supervisord (see --help)", EnvSocket)
@@ -225,7 +227,7 @@ func serveChild(ctx context.Context, p Process, child Child, name string, base, 
 
 // closePlatform closes a Platform that has a Close method (with or
 // without an error).
-func closePlatform(p Platform) {
+func closePlatform(p provider.Platform) {
 	switch c := p.(type) {
 	case interface{ Close() error }:
 		c.Close()
@@ -251,7 +253,7 @@ func readSettings(r io.Reader) (ChildSettings, json.RawMessage, error) {
 }
 
 // buildContext takes "name" out of the platform's settings.
-func buildContext(child Child, envName string, settings json.RawMessage, getenv func(string) string, log zerolog.Logger, check bool) (BuildContext, error) {
+func buildContext(child Program, envName string, settings json.RawMessage, getenv func(string) string, log zerolog.Logger, check bool) (BuildContext, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(settings, &m); err != nil {
 		return BuildContext{}, fmt.Errorf("settings on stdin must be one JSON object: %v", err)
@@ -260,7 +262,7 @@ func buildContext(child Child, envName string, settings json.RawMessage, getenv 
 	if v, ok := m[SettingsNameKey]; ok {
 		var s string
 		if err := json.Unmarshal(v, &s); err != nil {
-			return BuildContext{}, Settingf(SettingsNameKey, "want a string")
+			return BuildContext{}, provider.Settingf(SettingsNameKey, "want a string")
 		}
 		if name == "" {
 			name = s
@@ -275,12 +277,12 @@ func buildContext(child Child, envName string, settings json.RawMessage, getenv 
 		return BuildContext{}, err
 	}
 	if child.Build == nil {
-		return BuildContext{}, errors.New("provider: Child.Build is required")
+		return BuildContext{}, errors.New("child: Program.Build is required")
 	}
-	return BuildContext{Name: name, Settings: rest, Getenv: getenv, Logger: log, Health: NewHealth(), Check: check}, nil
+	return BuildContext{Name: name, Settings: rest, Getenv: getenv, Logger: log, Health: provider.NewHealth(), Check: check}, nil
 }
 
-func childName(child Child) string {
+func childName(child Program) string {
 	if child.Name != "" {
 		return child.Name
 	}
@@ -296,7 +298,7 @@ func oneLine(s string) string {
 // (os.Args[1:], the standard streams, os.Getenv) until SIGINT or SIGTERM,
 // or until the supervisor that started it exits (parent_<os>.go), logging
 // times to the millisecond, then os.Exit with its code.
-func Exec(child Child) {
+func Exec(child Program) {
 	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00"
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	ctx, unwatch := untilParentExits(ctx)

@@ -1,6 +1,8 @@
-package provider
+package child
 
 import (
+	"github.com/chatbus/chatbus/provider"
+
 	"fmt"
 	"sync"
 	"time"
@@ -95,7 +97,7 @@ type gate struct {
 
 	mu           sync.Mutex // guards everything below
 	occ          Occupancy
-	attached     map[string]Target // by instance id
+	attached     map[string]provider.Target // by instance id
 	phase        Phase
 	requestID    string
 	leaseExpires time.Time
@@ -113,7 +115,7 @@ func newGate(now func() time.Time, log zerolog.Logger, inc proc.Incarnation, gen
 		log:        log,
 		inc:        inc,
 		generation: generation,
-		attached:   make(map[string]Target),
+		attached:   make(map[string]provider.Target),
 		phase:      PhaseIdle,
 		changed:    make(chan struct{}),
 		settled:    make(chan struct{}),
@@ -139,7 +141,7 @@ func (g *gate) begin(c counter) (release func(), err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.stopping || g.isSettled {
-		return nil, &AdmissionClosedError{RequestID: g.requestID, ShuttingDown: true}
+		return nil, &provider.AdmissionClosedError{RequestID: g.requestID, ShuttingDown: true}
 	}
 	g.addLocked(c, 1)
 	return g.releaser(c, 1), nil
@@ -174,20 +176,20 @@ func (g *gate) release(c counter, n uint32) {
 func (g *gate) closedLocked() error {
 	switch {
 	case g.stopping || g.isSettled:
-		return &AdmissionClosedError{RequestID: g.requestID, ShuttingDown: true}
+		return &provider.AdmissionClosedError{RequestID: g.requestID, ShuttingDown: true}
 	case g.phase == PhasePrepared:
-		return &AdmissionClosedError{RequestID: g.requestID}
+		return &provider.AdmissionClosedError{RequestID: g.requestID}
 	case g.phase == PhaseCommitted:
-		return &AdmissionClosedError{RequestID: g.requestID, Committed: true}
+		return &provider.AdmissionClosedError{RequestID: g.requestID, Committed: true}
 	}
 	return nil
 }
 
 // attach records instance id as attached; attaching an attached id again
 // updates its target and counts nothing new.
-func (g *gate) attach(id string, t Target) error {
+func (g *gate) attach(id string, t provider.Target) error {
 	if id == "" {
-		return fmt.Errorf("attach: empty instance id: %w", ErrInvalid)
+		return fmt.Errorf("attach: empty instance id: %w", provider.ErrInvalid)
 	}
 	release, err := g.admit(cInflight, 1)
 	if err != nil {
@@ -228,13 +230,13 @@ func (g *gate) setAttachedLocked() {
 func (g *gate) checkOwner(f fenceReq, ownerID string) error {
 	switch {
 	case f.Incarnation == nil:
-		return fmt.Errorf("%w: the fence names no incarnation (this owner is %s)", ErrFenceMismatch, g.inc)
+		return fmt.Errorf("%w: the fence names no incarnation (this owner is %s)", provider.ErrFenceMismatch, g.inc)
 	case *f.Incarnation != g.inc:
-		return fmt.Errorf("%w: incarnation %s, this owner is %s", ErrFenceMismatch, *f.Incarnation, g.inc)
+		return fmt.Errorf("%w: incarnation %s, this owner is %s", provider.ErrFenceMismatch, *f.Incarnation, g.inc)
 	case f.OwnerID != "" && f.OwnerID != ownerID:
-		return fmt.Errorf("%w: owner id %q, this owner is %q", ErrFenceMismatch, f.OwnerID, ownerID)
+		return fmt.Errorf("%w: owner id %q, this owner is %q", provider.ErrFenceMismatch, f.OwnerID, ownerID)
 	case f.Generation != 0 && f.Generation != g.generation:
-		return fmt.Errorf("%w: generation %d, this owner speaks %d", ErrFenceMismatch, f.Generation, g.generation)
+		return fmt.Errorf("%w: generation %d, this owner speaks %d", provider.ErrFenceMismatch, f.Generation, g.generation)
 	}
 	return nil
 }
@@ -245,7 +247,7 @@ func (g *gate) checkOwner(f fenceReq, ownerID string) error {
 // identity, needed only when f.OwnerID is set.
 func (g *gate) prepare(f fenceReq, ownerID string, lease time.Duration) (FenceStatus, error) {
 	if lease < 0 {
-		return FenceStatus{}, fmt.Errorf("lease %s: %w", lease, ErrInvalid)
+		return FenceStatus{}, fmt.Errorf("lease %s: %w", lease, provider.ErrInvalid)
 	}
 	if lease == 0 {
 		lease = DefaultLease
@@ -260,7 +262,7 @@ func (g *gate) prepare(f fenceReq, ownerID string, lease time.Duration) (FenceSt
 	switch g.phase {
 	case PhaseIdle:
 		if g.stopping {
-			return FenceStatus{}, ErrShuttingDown
+			return FenceStatus{}, provider.ErrShuttingDown
 		}
 		g.phase = PhasePrepared
 		g.requestID = f.RequestID
@@ -270,13 +272,13 @@ func (g *gate) prepare(f fenceReq, ownerID string, lease time.Duration) (FenceSt
 			Stringer("occupancy", g.occ).Msg("doctor prepared; admission closed")
 	case PhasePrepared:
 		if f.RequestID != g.requestID {
-			return FenceStatus{}, fmt.Errorf("%w: doctor %s prepared this owner; refusing %s", ErrFenceHeld, g.requestID, f.RequestID)
+			return FenceStatus{}, fmt.Errorf("%w: doctor %s prepared this owner; refusing %s", provider.ErrFenceHeld, g.requestID, f.RequestID)
 		}
 		g.armLocked(lease)
 		g.log.Debug().Str("request_id", f.RequestID).Dur("lease", lease).Msg("doctor lease renewed")
 	case PhaseCommitted:
 		if f.RequestID != g.requestID {
-			return FenceStatus{}, fmt.Errorf("%w: doctor %s committed this owner; refusing %s", ErrFenceHeld, g.requestID, f.RequestID)
+			return FenceStatus{}, fmt.Errorf("%w: doctor %s committed this owner; refusing %s", provider.ErrFenceHeld, g.requestID, f.RequestID)
 		}
 	}
 	return g.statusLocked(), nil
@@ -294,9 +296,9 @@ func (g *gate) commit(f fenceReq, ownerID string) (Occupancy, error) {
 	g.expireLocked()
 	switch {
 	case g.phase == PhaseIdle:
-		return g.occ, fmt.Errorf("doctor %s: %w (it never prepared, or its lease expired)", f.RequestID, ErrNotPrepared)
+		return g.occ, fmt.Errorf("doctor %s: %w (it never prepared, or its lease expired)", f.RequestID, provider.ErrNotPrepared)
 	case f.RequestID != g.requestID:
-		return g.occ, fmt.Errorf("doctor %s: %w (doctor %s holds the fence)", f.RequestID, ErrNotPrepared, g.requestID)
+		return g.occ, fmt.Errorf("doctor %s: %w (doctor %s holds the fence)", f.RequestID, provider.ErrNotPrepared, g.requestID)
 	case g.phase == PhasePrepared:
 		g.phase = PhaseCommitted
 		g.stopLeaseLocked()
@@ -322,9 +324,9 @@ func (g *gate) cancel(f fenceReq, ownerID string) error {
 	case g.phase == PhaseIdle:
 		return nil
 	case f.RequestID != g.requestID:
-		return fmt.Errorf("doctor %s: %w (doctor %s holds the fence)", f.RequestID, ErrNotPrepared, g.requestID)
+		return fmt.Errorf("doctor %s: %w (doctor %s holds the fence)", f.RequestID, provider.ErrNotPrepared, g.requestID)
 	case g.phase == PhaseCommitted:
-		return fmt.Errorf("doctor %s: %w", f.RequestID, ErrCommitted)
+		return fmt.Errorf("doctor %s: %w", f.RequestID, provider.ErrCommitted)
 	}
 	g.reopenLocked()
 	g.log.Info().Str("request_id", f.RequestID).Msg("doctor cancelled; admission reopened")

@@ -1,6 +1,8 @@
-package provider
+package child
 
 import (
+	"github.com/chatbus/chatbus/provider"
+
 	"context"
 	"errors"
 	"fmt"
@@ -55,10 +57,10 @@ type Config struct {
 	Name string
 	// Socket is the Unix socket to listen on (from CHATBUS_PROVIDER_SOCKET).
 	// A stale socket file is removed first; a live one is an error
-	// ([ErrAlreadyRunning]). Its directory is created 0700 if missing.
+	// ([provider.ErrAlreadyRunning]). Its directory is created 0700 if missing.
 	Socket string
 	// Platform is the chat platform.
-	Platform Platform
+	Platform provider.Platform
 	// Secret is the bearer secret the supervisor handed this incarnation
 	// (the "secret" key of the settings on stdin; see [SplitSettings]).
 	// Every call but grpc.health.v1 must carry it as "authorization:
@@ -80,7 +82,7 @@ type Config struct {
 	// Health, if set, is where the Platform reports whether its platform
 	// connection works; it drives the health status of Name. If nil, Name
 	// is SERVING whenever the process serves.
-	Health *Health
+	Health *provider.Health
 	// ShutdownTimeout bounds the graceful stop once Serve decided to
 	// return; after it, remaining RPCs are cut and Serve returns even if a
 	// Platform method ignores its ctx. If zero, 10s.
@@ -131,9 +133,9 @@ type Server struct {
 	stopCtx  context.Context
 	stopNow  context.CancelFunc
 	served   atomic.Bool
-	describe Description // the Platform's, checked by New
-	idMu     sync.Mutex  // guards identity
-	identity *Identity   // cached after the first successful Identify
+	describe provider.Description // the Platform's, checked by New
+	idMu     sync.Mutex           // guards identity
+	identity *provider.Identity   // cached after the first successful Identify
 
 	streamMu sync.Mutex // guards stream
 	stream   *updStream // the current Updates stream
@@ -149,7 +151,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("provider: own incarnation: %w", err)
 	}
 	desc := cfg.Platform.Describe()
-	if err := desc.check(); err != nil {
+	if err := checkDescription(desc); err != nil {
 		return nil, fmt.Errorf("provider: Platform.Describe: %w", err)
 	}
 	if desc.Verbs, err = verbs(cfg.Platform, desc); err != nil {
@@ -214,7 +216,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	providerv1.RegisterProviderServiceServer(gs, &service{s: s})
 	hs.SetServingStatus("", grpc_health_v1.HealthCheckResponse_SERVING)
 	if s.cfg.Health != nil {
-		s.cfg.Health.attach(hs, s.cfg.Name, s.log.With().Str("component", "health").Logger())
+		publishHealth(s.cfg.Health, hs, s.cfg.Name, s.log.With().Str("component", "health").Logger())
 	} else {
 		hs.SetServingStatus(s.cfg.Name, grpc_health_v1.HealthCheckResponse_SERVING)
 	}
@@ -301,7 +303,7 @@ func listen(path string) (net.Listener, error) {
 	}
 	if conn, err := net.DialTimeout("unix", path, time.Second); err == nil {
 		conn.Close()
-		return nil, fmt.Errorf("provider: %s: %w", path, ErrAlreadyRunning)
+		return nil, fmt.Errorf("provider: %s: %w", path, provider.ErrAlreadyRunning)
 	}
 	fi, err := os.Lstat(path)
 	switch {
@@ -345,7 +347,7 @@ func ParseHandshake(line string) (socket string, err error) {
 
 // identify returns the platform identity, asking the platform only until
 // it answers once.
-func (s *Server) identify(ctx context.Context) (Identity, error) {
+func (s *Server) identify(ctx context.Context) (provider.Identity, error) {
 	s.idMu.Lock()
 	defer s.idMu.Unlock()
 	if s.identity != nil {
@@ -353,7 +355,7 @@ func (s *Server) identify(ctx context.Context) (Identity, error) {
 	}
 	id, err := s.cfg.Platform.Identify(ctx)
 	if err != nil {
-		return Identity{}, fmt.Errorf("identify: %w", err)
+		return provider.Identity{}, fmt.Errorf("identify: %w", err)
 	}
 	s.identity = &id
 	return id, nil

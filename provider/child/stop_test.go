@@ -1,4 +1,4 @@
-package provider_test
+package child_test
 
 import (
 	"context"

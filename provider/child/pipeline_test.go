@@ -1,4 +1,4 @@
-package provider_test
+package child_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/chatbus/chatbus/internal/testkit"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/providertest"
 )
 
@@ -94,12 +95,12 @@ func TestPipeline(t *testing.T) {
 		h := start(t, &providertest.Fake{RunFunc: p.run})
 		s := openUpdates(t, ctx, h, 0)
 		run := p.next(t)
-		pl, ok := run.sink.(provider.Pipeline)
+		pl, ok := run.sink.(child.Pipeline)
 		if !ok {
 			t.Fatal("the SDK's Sink is not a Pipeline")
 		}
-		if provider.PipelineDepth != 2 {
-			t.Fatalf("PipelineDepth %d; this test is written for 2", provider.PipelineDepth)
+		if child.PipelineDepth != 2 {
+			t.Fatalf("PipelineDepth %d; this test is written for 2", child.PipelineDepth)
 		}
 		for _, b := range [][]int64{{1, 2}, {3}} {
 			if a, err := pl.Send(ctx, updates(b...)); a != 0 || err != nil {
@@ -154,7 +155,7 @@ func TestPipeline(t *testing.T) {
 		sctx, cancelStream := context.WithCancel(ctx)
 		s := openUpdates(t, sctx, h, 0)
 		run := p.next(t)
-		pl := run.sink.(provider.Pipeline)
+		pl := run.sink.(child.Pipeline)
 		for _, b := range [][]int64{{1, 2}, {3, 4}} {
 			if _, err := pl.Send(ctx, updates(b...)); err != nil {
 				t.Fatal(err)
@@ -179,7 +180,7 @@ func TestPipeline(t *testing.T) {
 		h := start(t, &providertest.Fake{RunFunc: p.run})
 		s := openUpdates(t, ctx, h, 0)
 		run := p.next(t)
-		pl := run.sink.(provider.Pipeline)
+		pl := run.sink.(child.Pipeline)
 		if _, err := pl.Send(ctx, updates(1)); err != nil {
 			t.Fatal(err)
 		}

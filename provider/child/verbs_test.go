@@ -1,4 +1,4 @@
-package provider_test
+package child_test
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/providertest"
 )
 
@@ -141,13 +142,13 @@ func TestVerbsDeclared(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.wantErr != "" {
-				_, err := provider.New(provider.Config{Name: "fake", Platform: c.p, Socket: "/nonexistent/pv.sock", Secret: "0123456789abcdef0123"})
+				_, err := child.New(child.Config{Name: "fake", Platform: c.p, Socket: "/nonexistent/pv.sock", Secret: "0123456789abcdef0123"})
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("New = %v, want an error saying %q", err, c.wantErr)
 				}
 				return
 			}
-			h := providertest.Start(t, provider.Config{Platform: c.p})
+			h := providertest.Start(t, child.Config{Platform: c.p})
 			d, err := h.Client.Describe(ctx, &providerv1.DescribeRequest{})
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package provider_test
+package child_test
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/chatbus/chatbus/internal/version"
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/child"
 	"github.com/chatbus/chatbus/provider/providertest"
 )
 
@@ -27,11 +28,11 @@ type sampleSettings struct {
 
 // sampleChild builds a Fake after checking sampleSettings; builds counts
 // the Builds that got through, checks the ones in check mode.
-func sampleChild(built *[]provider.BuildContext) provider.Child {
-	return provider.Child{
+func sampleChild(built *[]child.BuildContext) child.Program {
+	return child.Program{
 		Name:  "sample",
 		Usage: "provider-sample: a test child",
-		Build: func(b provider.BuildContext) (provider.Platform, error) {
+		Build: func(b child.BuildContext) (provider.Platform, error) {
 			var s sampleSettings
 			if err := provider.DecodeSettings(b.Settings, &s); err != nil {
 				return nil, err
@@ -88,10 +89,10 @@ func TestMainCheck(t *testing.T) {
 		{name: "not JSON", stdin: "token: x", wantCode: 1, wantOut: "settings on stdin must be one JSON object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var built []provider.BuildContext
+			var built []child.BuildContext
 			var out, errOut strings.Builder
 			getenv := func(k string) string { return tc.env[k] }
-			code := provider.Main(context.Background(), provider.Process{
+			code := child.Main(context.Background(), child.Process{
 				Args: []string{"--check"}, Stdin: strings.NewReader(tc.stdin), Stdout: &out, Stderr: &errOut, Getenv: getenv,
 			}, sampleChild(&built))
 			if code != tc.wantCode {
@@ -123,19 +124,19 @@ func TestMainCheck(t *testing.T) {
 // TestMainArgs: help, the version, and unknown arguments refused with the
 // usage code; none of them builds the platform.
 func TestMainArgs(t *testing.T) {
-	var built []provider.BuildContext
+	var built []child.BuildContext
 	var out, errOut strings.Builder
-	if code := provider.Main(context.Background(), provider.Process{Args: []string{"--help"}, Stdout: &out, Stderr: &errOut}, sampleChild(&built)); code != 0 || !strings.Contains(out.String(), "a test child") {
+	if code := child.Main(context.Background(), child.Process{Args: []string{"--help"}, Stdout: &out, Stderr: &errOut}, sampleChild(&built)); code != 0 || !strings.Contains(out.String(), "a test child") {
 		t.Errorf("--help: exit %d, %q", code, out.String())
 	}
 	out.Reset()
-	if code := provider.Main(context.Background(), provider.Process{Args: []string{"--version"}, Stdout: &out, Stderr: &errOut}, sampleChild(&built)); code != 0 || out.String() != "provider-sample "+version.String()+"\n" {
+	if code := child.Main(context.Background(), child.Process{Args: []string{"--version"}, Stdout: &out, Stderr: &errOut}, sampleChild(&built)); code != 0 || out.String() != "provider-sample "+version.String()+"\n" {
 		t.Errorf("--version: exit %d, %q", code, out.String())
 	}
 	if len(built) != 0 {
 		t.Errorf("built %d platforms for --help and --version", len(built))
 	}
-	if code := provider.Main(context.Background(), provider.Process{Args: []string{"--chek"}, Stdout: &out, Stderr: &errOut}, sampleChild(&built)); code != provider.ExitUsage {
+	if code := child.Main(context.Background(), child.Process{Args: []string{"--chek"}, Stdout: &out, Stderr: &errOut}, sampleChild(&built)); code != child.ExitUsage {
 		t.Errorf("unknown argument: exit %d", code)
 	}
 }
@@ -149,16 +150,16 @@ func TestMainServeFailureLogsJSON(t *testing.T) {
 		{name: "bad settings", socket: filepath.Join(t.TempDir(), "p.sock"),
 			stdin: settingsJSON(t, map[string]any{"secret": testSecret, "tokn": "t"}), want: "settings: tokn: unknown setting"},
 		{name: "no socket", stdin: settingsJSON(t, map[string]any{"secret": testSecret, "token": "t", "chat_id": -5}),
-			want: provider.EnvSocket + " is not set"},
+			want: child.EnvSocket + " is not set"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var built []provider.BuildContext
+			var built []child.BuildContext
 			var out, errOut strings.Builder
-			env := map[string]string{provider.EnvSocket: tc.socket, provider.EnvName: "sample"}
-			code := provider.Main(context.Background(), provider.Process{
+			env := map[string]string{child.EnvSocket: tc.socket, child.EnvName: "sample"}
+			code := child.Main(context.Background(), child.Process{
 				Stdin: strings.NewReader(tc.stdin), Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return env[k] },
 			}, sampleChild(&built))
-			if code != provider.ExitFailed || out.Len() != 0 {
+			if code != child.ExitFailed || out.Len() != 0 {
 				t.Fatalf("exit %d, stdout %q", code, out.String())
 			}
 			lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
@@ -182,14 +183,14 @@ func TestMainServes(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	socket := filepath.Join(dir, "p.sock")
-	env := map[string]string{provider.EnvSocket: socket, provider.EnvName: "sample"}
+	env := map[string]string{child.EnvSocket: socket, child.EnvName: "sample"}
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var built []provider.BuildContext
+	var built []child.BuildContext
 	done := make(chan int, 1)
 	go func() {
-		done <- provider.Main(ctx, provider.Process{
+		done <- child.Main(ctx, child.Process{
 			Stdin:  strings.NewReader(settingsJSON(t, map[string]any{"secret": testSecret, "name": "sample", "token": "t", "chat_id": -5})),
 			Stdout: pw, Stderr: io.Discard, Getenv: func(k string) string { return env[k] },
 		}, sampleChild(&built))

@@ -1,6 +1,8 @@
-package provider
+package child
 
 import (
+	"github.com/chatbus/chatbus/provider"
+
 	"context"
 	"errors"
 	"fmt"
@@ -28,7 +30,7 @@ type service struct {
 func (v *service) Identify(ctx context.Context, _ *providerv1.IdentifyRequest) (*providerv1.IdentifyResponse, error) {
 	id, err := v.s.identify(ctx)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
 	return &providerv1.IdentifyResponse{
 		Name:        v.s.cfg.Name,
@@ -40,7 +42,7 @@ func (v *service) Identify(ctx context.Context, _ *providerv1.IdentifyRequest) (
 }
 
 func (v *service) Describe(context.Context, *providerv1.DescribeRequest) (*providerv1.DescribeResponse, error) {
-	d := v.s.describe.proto()
+	d := v.s.describe.Proto()
 	d.Generation = v.s.cfg.Generation
 	return d, nil
 }
@@ -53,26 +55,26 @@ func (v *service) Call(ctx context.Context, req *providerv1.CallRequest) (*provi
 	if req.GetTarget().GetChat() == "" {
 		// Unscoped calls are never made: the thread is what keeps a
 		// follower inside its own conversation.
-		return nil, toStatus(fmt.Errorf("call %s names no target thread: %w", req.GetMethod(), ErrInvalid))
+		return nil, provider.ToStatus(fmt.Errorf("call %s names no target thread: %w", req.GetMethod(), provider.ErrInvalid))
 	}
 	release, err := v.s.gate.admit(cOutbound, 1)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
 	defer release()
-	t := targetFromProto(req.GetTarget())
+	t := provider.TargetFromProto(req.GetTarget())
 	if isVerb(req.GetMethod()) {
 		res, err := v.s.callVerb(ctx, t, req.GetMethod(), req.GetParamsJson(), req.GetIdempotencyKey())
 		if err != nil {
-			return nil, toStatus(err)
+			return nil, provider.ToStatus(err)
 		}
-		return &providerv1.CallResponse{ResultJson: verbResult(res.Refs), References: RefsProto(res.Refs), Pause: res.Pause.proto()}, nil
+		return &providerv1.CallResponse{ResultJson: verbResult(res.Refs), References: provider.RefsProto(res.Refs), Pause: res.Pause.Proto()}, nil
 	}
 	res, err := v.s.cfg.Platform.Call(ctx, t, req.GetMethod(), req.GetParamsJson(), req.GetIdempotencyKey())
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
-	return &providerv1.CallResponse{ResultJson: res.JSON, References: RefsProto(res.Refs), Pause: res.Pause.proto()}, nil
+	return &providerv1.CallResponse{ResultJson: res.JSON, References: provider.RefsProto(res.Refs), Pause: res.Pause.Proto()}, nil
 }
 
 func (v *service) UploadFile(stream grpc.ClientStreamingServer[providerv1.UploadFileRequest, providerv1.UploadFileResponse]) error {
@@ -86,15 +88,15 @@ func (v *service) UploadFile(stream grpc.ClientStreamingServer[providerv1.Upload
 	}
 	release, err := v.s.gate.admit(cOutbound, 1)
 	if err != nil {
-		return toStatus(err)
+		return provider.ToStatus(err)
 	}
 	defer release()
-	t := targetFromProto(h.GetTarget())
+	t := provider.TargetFromProto(h.GetTarget())
 	if t.Chat == "" {
-		return toStatus(fmt.Errorf("upload names no target thread: %w", ErrInvalid))
+		return provider.ToStatus(fmt.Errorf("upload names no target thread: %w", provider.ErrInvalid))
 	}
 	r := &chunkReader{recv: stream.Recv}
-	res, err := v.s.cfg.Platform.Upload(stream.Context(), UploadHeader{
+	res, err := v.s.cfg.Platform.Upload(stream.Context(), provider.UploadHeader{
 		Target:   t,
 		Filename: h.GetFilename(),
 		Caption:  h.GetCaption(),
@@ -103,11 +105,11 @@ func (v *service) UploadFile(stream grpc.ClientStreamingServer[providerv1.Upload
 	if err != nil {
 		if r.err != nil && r.err != io.EOF && !errors.Is(err, r.err) {
 			// The platform failed because the upload stream did.
-			return toStatus(r.err)
+			return provider.ToStatus(r.err)
 		}
-		return toStatus(err)
+		return provider.ToStatus(err)
 	}
-	return stream.SendAndClose(&providerv1.UploadFileResponse{ResultJson: res.JSON, References: RefsProto(res.Refs)})
+	return stream.SendAndClose(&providerv1.UploadFileResponse{ResultJson: res.JSON, References: provider.RefsProto(res.Refs)})
 }
 
 // chunkReader reads an upload's chunks as one byte stream. Only the
@@ -141,12 +143,12 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 func (v *service) DownloadFile(req *providerv1.DownloadFileRequest, stream grpc.ServerStreamingServer[providerv1.DownloadFileResponse]) error {
 	release, err := v.s.gate.admit(cOutbound, 1)
 	if err != nil {
-		return toStatus(err)
+		return provider.ToStatus(err)
 	}
 	defer release()
 	rc, size, path, err := v.s.cfg.Platform.Download(stream.Context(), req.GetFileId())
 	if err != nil {
-		return toStatus(err)
+		return provider.ToStatus(err)
 	}
 	if rc == nil {
 		return status.Error(codes.Internal, "platform Download returned no reader")
@@ -171,7 +173,7 @@ func (v *service) DownloadFile(req *providerv1.DownloadFileRequest, stream grpc.
 		case errors.Is(rerr, io.EOF), errors.Is(rerr, io.ErrUnexpectedEOF):
 			return nil
 		default:
-			return toStatus(rerr)
+			return provider.ToStatus(rerr)
 		}
 	}
 }
@@ -179,43 +181,43 @@ func (v *service) DownloadFile(req *providerv1.DownloadFileRequest, stream grpc.
 func (v *service) ProvisionTarget(ctx context.Context, req *providerv1.ProvisionTargetRequest) (*providerv1.ProvisionTargetResponse, error) {
 	release, err := v.s.gate.admit(cInflight, 1)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
 	defer release()
-	preq := ProvisionRequest{Chat: req.GetChat(), Name: req.GetName()}
+	preq := provider.ProvisionRequest{Chat: req.GetChat(), Name: req.GetName()}
 	if r := req.GetReuse(); r.GetChat() != "" {
-		t := targetFromProto(r)
+		t := provider.TargetFromProto(r)
 		preq.Reuse = &t
 	}
 	t, err := v.s.cfg.Platform.Provision(ctx, preq)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
-	return &providerv1.ProvisionTargetResponse{Name: t.Name, Target: targetProto(t.Target), Reused: t.Reused}, nil
+	return &providerv1.ProvisionTargetResponse{Name: t.Name, Target: provider.TargetProto(t.Target), Reused: t.Reused}, nil
 }
 
 func (v *service) CloseTarget(ctx context.Context, req *providerv1.CloseTargetRequest) (*providerv1.CloseTargetResponse, error) {
 	release, err := v.s.gate.begin(cCleanup)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
 	defer release()
-	t := targetFromProto(req.GetTarget())
+	t := provider.TargetFromProto(req.GetTarget())
 	if t.Chat == "" {
-		return nil, toStatus(fmt.Errorf("close names no target thread: %w", ErrInvalid))
+		return nil, provider.ToStatus(fmt.Errorf("close names no target thread: %w", provider.ErrInvalid))
 	}
 	if err := v.s.cfg.Platform.CloseTarget(ctx, t); err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
 	return &providerv1.CloseTargetResponse{}, nil
 }
 
 func (v *service) Attach(_ context.Context, req *providerv1.AttachRequest) (*providerv1.AttachResponse, error) {
-	t := targetFromProto(req.GetTarget())
+	t := provider.TargetFromProto(req.GetTarget())
 	if err := v.s.gate.attach(req.GetInstanceId(), t); err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
-	if w, ok := v.s.cfg.Platform.(AttachWatcher); ok {
+	if w, ok := v.s.cfg.Platform.(provider.AttachWatcher); ok {
 		w.Attached(req.GetInstanceId(), t)
 	}
 	return &providerv1.AttachResponse{}, nil
@@ -223,7 +225,7 @@ func (v *service) Attach(_ context.Context, req *providerv1.AttachRequest) (*pro
 
 func (v *service) Detach(_ context.Context, req *providerv1.DetachRequest) (*providerv1.DetachResponse, error) {
 	if v.s.gate.detach(req.GetInstanceId()) {
-		if w, ok := v.s.cfg.Platform.(AttachWatcher); ok {
+		if w, ok := v.s.cfg.Platform.(provider.AttachWatcher); ok {
 			w.Detached(req.GetInstanceId())
 		}
 	}
@@ -249,7 +251,7 @@ func (v *service) WatchOccupancy(_ *providerv1.WatchOccupancyRequest, stream grp
 		case <-stream.Context().Done():
 			return status.FromContextError(stream.Context().Err()).Err()
 		case <-v.s.stopCtx.Done():
-			return toStatus(ErrShuttingDown)
+			return provider.ToStatus(provider.ErrShuttingDown)
 		}
 	}
 }
@@ -257,11 +259,11 @@ func (v *service) WatchOccupancy(_ *providerv1.WatchOccupancyRequest, stream grp
 func (v *service) Prepare(ctx context.Context, req *providerv1.PrepareRequest) (*providerv1.PrepareResponse, error) {
 	f, owner, err := v.fence(ctx, req.GetFence())
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
 	st, err := v.s.gate.prepare(f, owner, req.GetLease().AsDuration())
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
 	return &providerv1.PrepareResponse{Occupancy: st.Occupancy.Proto(), LeaseExpiresAt: timestampOrNil(st)}, nil
 }
@@ -269,11 +271,11 @@ func (v *service) Prepare(ctx context.Context, req *providerv1.PrepareRequest) (
 func (v *service) Commit(ctx context.Context, req *providerv1.CommitRequest) (*providerv1.CommitResponse, error) {
 	f, owner, err := v.fence(ctx, req.GetFence())
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
 	occ, err := v.s.gate.commit(f, owner)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
 	return &providerv1.CommitResponse{Occupancy: occ.Proto()}, nil
 }
@@ -281,10 +283,10 @@ func (v *service) Commit(ctx context.Context, req *providerv1.CommitRequest) (*p
 func (v *service) Cancel(ctx context.Context, req *providerv1.CancelRequest) (*providerv1.CancelResponse, error) {
 	f, owner, err := v.fence(ctx, req.GetFence())
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
 	if err := v.s.gate.cancel(f, owner); err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
 	return &providerv1.CancelResponse{}, nil
 }
@@ -337,7 +339,7 @@ func timestampOrNil(st FenceStatus) *timestamppb.Timestamp {
 func (v *service) ConvertUpdate(ctx context.Context, req *providerv1.ConvertUpdateRequest) (*providerv1.ConvertUpdateResponse, error) {
 	u, err := v.s.convertUpdate(ctx, req)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, provider.ToStatus(err)
 	}
 	return &providerv1.ConvertUpdateResponse{Update: u}, nil
 }
