@@ -424,7 +424,12 @@ var sigterm = syscall.SIGTERM
 // session is unknown, and a call repeated with its key after the restart
 // gets the first call's recorded answer.
 func TestFollowerOutlivesSupervisorRestart(t *testing.T) {
-	b := startTelegramBus(t, "")
+	// The follower gives up once stale-after passes without a heartbeat
+	// getting through: here it must outlast the restart, which takes
+	// longer than the rig's usual 3s on a loaded machine.
+	b := startTelegramBusConfig(t, filepath.Join(binDir, "supervisord"), nil, func(tg *tgtest.Server) string {
+		return strings.Replace(telegramConfig(tg, ""), "stale_after: 3s", "stale_after: 30s", 1)
+	})
 	ctx, cancel := callCtx(60 * time.Second)
 	defer cancel()
 	f, err := b.c.Register(ctx, client.Registration{ProfileKey: "manual:r", Cwd: "/w/r", InstanceID: "r-1"})

@@ -51,13 +51,19 @@ func startTelegramBusWith(t *testing.T, extra string, setup func(*tgtest.Server)
 
 // startTelegramBusOn is startTelegramBusWith with the supervisord binary bin.
 func startTelegramBusOn(t *testing.T, bin, extra string, setup func(*tgtest.Server)) *tgBus {
+	return startTelegramBusConfig(t, bin, setup, func(tg *tgtest.Server) string { return telegramConfig(tg, extra) })
+}
+
+// startTelegramBusConfig is startTelegramBusOn with the whole config made
+// by config from the stand-in.
+func startTelegramBusConfig(t *testing.T, bin string, setup func(*tgtest.Server), config func(*tgtest.Server) string) *tgBus {
 	tg := tgtest.New(t)
 	tg.AddForum(forumChat)
 	if setup != nil {
 		setup(tg)
 	}
 	p := newProfile(t)
-	d, c, path := p.serveConfigWith(bin, telegramConfig(tg, extra))
+	d, c, path := p.serveConfigWith(bin, config(tg))
 	b := &tgBus{profile: p, d: d, c: c, configPath: path, tg: tg}
 	b.waitProvider(t, func(pi *chatbusv1.ProviderInfo) bool {
 		return pi.GetState() == chatbusv1.ProviderState_PROVIDER_STATE_RUNNING
