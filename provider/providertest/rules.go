@@ -374,7 +374,7 @@ func outOfScope(s *session) {
 		s.refused(fmt.Sprintf("%s %s", c.Method, c.Params), err, codes.PermissionDenied, "OUT_OF_SCOPE")
 	}
 	if n := s.in.Platform.Sent(s.t, th); n != 0 {
-		s.t.Errorf("the platform holds %d messages of the bot after refused calls; want 0", n)
+		s.t.Errorf("the bot has %d message(s) in the thread after refused calls; want none", n)
 	}
 }
 
@@ -479,7 +479,7 @@ func fencePrepared(s *session) {
 	_, err = s.c.ProvisionTarget(s.ctx, &providerv1.ProvisionTargetRequest{Name: "suite fenced"})
 	s.refused("ProvisionTarget while prepared", err, codes.FailedPrecondition, "NOT_ADMITTING")
 	if n := s.in.Platform.Sent(s.t, th); n != 0 {
-		s.t.Errorf("the platform holds %d messages of the bot after refused calls; want 0", n)
+		s.t.Errorf("the bot has %d message(s) in the thread after refused calls; want none", n)
 	}
 
 	other := s.fence("doctor-2")
@@ -737,7 +737,7 @@ func fault(s *session, f Fault) {
 		s.refused("send "+f.String(), err, codes.PermissionDenied, "PERMISSION_DENIED")
 	}
 	if n := s.in.Platform.Sent(s.t, th); n != 0 {
-		s.t.Errorf("the platform holds %d messages of the bot after a refused send; want 0", n)
+		s.t.Errorf("the bot has %d message(s) in the thread after a refused send; want none", n)
 	}
 	_, err = s.call(th, "send", &providerv1.SendParams{Text: "after the fault"}, "")
 	s.ok("send after the fault passed", err)
