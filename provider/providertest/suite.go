@@ -2,7 +2,6 @@ package providertest
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -289,8 +288,4 @@ func (s *session) identify() *providerv1.IdentifyResponse {
 	id, err := s.c.Identify(s.ctx, &providerv1.IdentifyRequest{})
 	s.ok("Identify", err)
 	return id
-}
-
-func isCanceled(err error) bool {
-	return errors.Is(err, context.Canceled) || status.Code(err) == codes.Canceled
 }
