@@ -44,7 +44,7 @@ func TestDeps(t *testing.T) {
 			t.Errorf("provider imports provider/child: the runtime imports the kit, never the reverse")
 		}
 	}
-	for _, pkg := range []string{"telegram", "slack", "discord", "playground"} {
+	for _, pkg := range []string{"telegram", "slack", "discord", "playground", "minimal"} {
 		for _, dep := range deps(t, mod+"provider/"+pkg) {
 			if dep == mod+"provider/child" {
 				t.Errorf("provider/%s imports provider/child: a platform implements the kit; its cmd main runs it", pkg)
