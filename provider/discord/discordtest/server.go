@@ -38,7 +38,6 @@ package discordtest
 import (
 	"encoding/json"
 	"fmt"
-	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -47,6 +46,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chatbus/chatbus/provider/providertest/tblog"
 )
 
 // DefaultToken is the bot token a Server accepts unless WithToken is given.
@@ -344,19 +345,11 @@ func New(tb testing.TB, opts ...Option) *Server {
 	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
 	s.hs.Listener.Close()
 	s.hs.Listener = ln
-	s.hs.Config.ErrorLog = log.New(tbWriter{tb}, "discordtest: ", 0)
+	s.hs.Config.ErrorLog = tblog.ErrorLog(tb, "discordtest: ")
 	s.hs.Start()
 	_ = text
 	tb.Cleanup(s.Close)
 	return s
-}
-
-// tbWriter sends the HTTP server's own log lines to the test log.
-type tbWriter struct{ tb testing.TB }
-
-func (w tbWriter) Write(p []byte) (int, error) {
-	w.tb.Logf("%s", strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }
 
 // Close stops the server: gateway connections are dropped, hung requests

@@ -32,16 +32,16 @@ package slacktest
 
 import (
 	"fmt"
-	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/chatbus/chatbus/provider/providertest/tblog"
 )
 
 // The identities of the workspace and its app.
@@ -194,19 +194,11 @@ func New(tb testing.TB, opts ...Option) *Server {
 	s.hs = httptest.NewUnstartedServer(mux)
 	s.hs.Listener.Close()
 	s.hs.Listener = ln
-	s.hs.Config.ErrorLog = log.New(tbWriter{tb}, "slacktest: ", 0)
+	s.hs.Config.ErrorLog = tblog.ErrorLog(tb, "slacktest: ")
 	s.hs.Start()
 	s.wg.Go(s.dispatch)
 	tb.Cleanup(s.Close)
 	return s
-}
-
-// tbWriter sends the HTTP server's own log lines to the test log.
-type tbWriter struct{ tb testing.TB }
-
-func (w tbWriter) Write(p []byte) (int, error) {
-	w.tb.Logf("%s", strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }
 
 // Close stops the server: connections are closed and Close returns once

@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -28,6 +27,8 @@ import (
 	"time"
 
 	"github.com/chatbus/chatbus/provider/telegram/botapi"
+
+	"github.com/chatbus/chatbus/provider/providertest/tblog"
 )
 
 // DefaultToken is the bot token a Server accepts unless WithToken is given.
@@ -183,19 +184,10 @@ func New(tb testing.TB, opts ...Option) *Server {
 	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
 	s.hs.Listener.Close()
 	s.hs.Listener = s.gate
-	s.hs.Config.ErrorLog = log.New(tbWriter{tb}, "tgtest: ", 0)
+	s.hs.Config.ErrorLog = tblog.ErrorLog(tb, "tgtest: ")
 	s.hs.Start()
 	tb.Cleanup(s.Close)
 	return s
-}
-
-// tbWriter sends the HTTP server's own log lines to the test log. The
-// server is closed in a Cleanup, so it never logs after the test ended.
-type tbWriter struct{ tb testing.TB }
-
-func (w tbWriter) Write(p []byte) (int, error) {
-	w.tb.Logf("%s", strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }
 
 // Close stops the server: waiting getUpdates calls and hung requests end,
