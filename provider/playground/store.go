@@ -1,6 +1,7 @@
 package playground
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
@@ -27,6 +28,8 @@ import (
 //	callbacks  interaction id → callback (a button press to answer)
 //	idem       thread/verb/idempotency key → the verb's references (a
 //	           repeated verb is made once)
+//	idemage    sequence → idem key, in the order the keys were remembered
+//	           (the oldest are forgotten first)
 //	files      file id → file record (the bytes are in files/<file id>)
 //	sessions   sha256(session id) → expiry (unix ms)
 //
@@ -45,6 +48,7 @@ var (
 	bClientIDs = []byte("clientids")
 	bCallbacks = []byte("callbacks")
 	bIdem      = []byte("idem")
+	bIdemAge   = []byte("idemage")
 	bFiles     = []byte("files")
 	bSessions  = []byte("sessions")
 
@@ -197,7 +201,7 @@ func openStore(dir string) (*store, error) {
 	}
 	s := &store{db: db}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bMeta, bRooms, bMsgs, bMsgRoom, bInbox, bClientIDs, bCallbacks, bIdem, bFiles, bSessions} {
+		for _, b := range [][]byte{bMeta, bRooms, bMsgs, bMsgRoom, bInbox, bClientIDs, bCallbacks, bIdem, bIdemAge, bFiles, bSessions} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -227,6 +231,9 @@ func openStore(dir string) (*store, error) {
 	})
 	if err == nil {
 		err = db.Update(s.ensureControlRoom)
+	}
+	if err == nil {
+		err = db.Update(orderIdempotency)
 	}
 	if err != nil {
 		db.Close()
@@ -496,24 +503,78 @@ func (s *store) idempotent(tx *bolt.Tx, key string) ([]ref, bool, error) {
 }
 
 // rememberResult records that key's verb was made, with the references
-// it made.
+// it made. Past maxIdempotency results, the oldest half is forgotten (in
+// the order they were remembered: a repeat that old has long been
+// answered, while a recent key's repeat must still find its result).
 func (s *store) rememberResult(tx *bolt.Tx, key string, refs []ref) error {
 	if key == "" {
 		return nil
 	}
-	b := tx.Bucket(bIdem)
-	if b.Stats().KeyN >= maxIdempotency {
-		// Forget an arbitrary old half: keys are the supervisor's, and a
-		// repeat that old has long been answered.
-		c := b.Cursor()
-		for k, _ := c.First(); k != nil && b.Stats().KeyN > maxIdempotency/2; k, _ = c.First() {
-			b.Delete(k)
+	b, age := tx.Bucket(bIdem), tx.Bucket(bIdemAge)
+	if b.Get([]byte(key)) == nil {
+		seq, err := age.NextSequence()
+		if err != nil {
+			return err
+		}
+		if err := age.Put(u64(int64(seq)), []byte(key)); err != nil {
+			return err
+		}
+		if err := forgetOldest(b, age); err != nil {
+			return err
 		}
 	}
 	if refs == nil {
 		refs = []ref{}
 	}
 	return putJSON(b, []byte(key), refs)
+}
+
+// forgetOldest forgets the oldest half of the remembered results once
+// there are maxIdempotency of them. idemage's sequences are dense (each
+// remembered key takes the next one, only the oldest are deleted), so the
+// count is the last sequence less the first: no walk of the bucket.
+func forgetOldest(b, age *bolt.Bucket) error {
+	c := age.Cursor()
+	k, _ := c.First()
+	if k == nil || int64(age.Sequence())-readU64(k)+1 < maxIdempotency {
+		return nil
+	}
+	keep := int64(age.Sequence()) - maxIdempotency/2 // the first sequence kept
+	var old [][2][]byte
+	for ; k != nil && readU64(k) <= keep; k, _ = c.Next() {
+		old = append(old, [2][]byte{bytes.Clone(k), bytes.Clone(age.Get(k))})
+	}
+	for _, kv := range old {
+		if err := b.Delete(kv[1]); err != nil {
+			return err
+		}
+		if err := age.Delete(kv[0]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// orderIdempotency gives the results a store remembered before their
+// order was kept (no idemage entries) a place in it, in key order: they
+// are forgotten first, and bounded from then on.
+func orderIdempotency(tx *bolt.Tx) error {
+	b, age := tx.Bucket(bIdem), tx.Bucket(bIdemAge)
+	if k, _ := age.Cursor().First(); k != nil {
+		return nil
+	}
+	var keys [][]byte
+	b.ForEach(func(k, _ []byte) error { keys = append(keys, k); return nil })
+	for _, k := range keys {
+		seq, err := age.NextSequence()
+		if err != nil {
+			return err
+		}
+		if err := age.Put(u64(int64(seq)), k); err != nil {
+			return err
+		}
+	}
+	return forgetOldest(b, age)
 }
 
 // port returns the port last served on.
