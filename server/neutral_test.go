@@ -29,6 +29,8 @@ var allowed = map[string]string{
 	// The message verbs' own params (chatbus.provider.v1.EditParams, …).
 	`hub/verbs.go: VerbEdit:   {{Name: "message_id", Kind: store.RefMessage, Required: true}},`: "a verb's param",
 	`hub/verbs.go: VerbReact:  {{Name: "message_id", Kind: store.RefMessage, Required: true}},`: "a verb's param",
+	// The provider contract's UpdatesResponse.updates, by its getter.
+	"providers/pump.go: ups := resp.GetUpdates()": "the contract's getter",
 }
 
 // TestNoPlatformNames greps the supervisor's non-test Go files for
