@@ -3,11 +3,17 @@ package proc
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"testing"
 )
 
 func TestSelfAndChild(t *testing.T) {
+	// Under qemu-user (make test-arm64) a process's /proc stat is made up
+	// per emulated thread, each with its own start time: Self and Alive
+	// read it from one thread, as a real kernel would answer any.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	self, err := Self()
 	if err != nil || self.PID != os.Getpid() || self.StartTime == 0 {
 		t.Fatalf("Self = %v, %v", self, err)
