@@ -3,7 +3,6 @@ package tgtest
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/chatbus/chatbus/provider/telegram/botapi"
@@ -33,13 +32,7 @@ var (
 
 // setMessageReaction replaces the bot's reactions on a message (an empty
 // or absent reaction list removes them), as Telegram does.
-func (s *Server) setMessageReaction(_ *http.Request, p params) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, sm, err := s.messageLocked(p, errReactNotFound)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) setMessageReaction(a at, p params) (any, *apiError) {
 	var rs []botapi.ReactionType
 	if raw := p.str("reaction"); raw != "" {
 		if json.Unmarshal([]byte(raw), &rs) != nil {
@@ -51,19 +44,14 @@ func (s *Server) setMessageReaction(_ *http.Request, p params) (any, *apiError) 
 			return nil, errReactionInvalid
 		}
 	}
-	sm.botReactions = rs
+	a.msg.botReactions = rs
 	return true, nil
 }
 
 // editMessageReplyMarkup replaces (or, without reply_markup, removes) the
 // inline keyboard of a message the bot sent.
-func (s *Server) editMessageReplyMarkup(_ *http.Request, p params) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, sm, err := s.messageLocked(p, errEditNotFound)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) editMessageReplyMarkup(a at, p params) (any, *apiError) {
+	sm := a.msg
 	markup := replyMarkup(p)
 	switch {
 	case !sm.byBot:
@@ -81,8 +69,8 @@ func (s *Server) editMessageReplyMarkup(_ *http.Request, p params) (any, *apiErr
 //
 // Approximate: Telegram makes several sizes of a photo and re-encodes
 // it; here the one size is the file as uploaded.
-func (s *Server) sendPhoto(_ *http.Request, p params) (any, *apiError) {
-	return s.sendFile(p, "photo", errNoPhoto, func(m *botapi.Message, f *file) {
+func (s *Server) sendPhoto(a at, p params) (any, *apiError) {
+	return s.sendFile(a, p, "photo", errNoPhoto, func(m *botapi.Message, f *file) {
 		m.Photo = []botapi.PhotoSize{photoSize(f)}
 	})
 }
@@ -180,16 +168,8 @@ func extOf(name string) string {
 }
 
 func (s *Server) pushFileLocked(chatID int64, threadID int, fromUserID int64, caption string, attach func(*botapi.Message)) int64 {
-	c := s.chatLocked(chatID)
-	m := botapi.Message{
-		MessageID: c.nextMessageID(),
-		From:      userFor(fromUserID),
-		Chat:      c.info,
-		Date:      time.Now().Unix(),
-		Caption:   caption,
-	}
-	attach(&m)
-	s.setThreadLocked(c, &m, threadID)
-	c.store(m, false)
-	return s.enqueueLocked(botapi.KindMessage, mustMarshal(m))
+	return s.pushMessageLocked(s.chatLocked(chatID), threadID, fromUserID, func(m *botapi.Message) {
+		m.Caption = caption
+		attach(m)
+	})
 }

@@ -237,11 +237,8 @@ func (s *Server) serviceAsPerson(chatID int64, threadID int, fromUserID int64, d
 	if c == nil || c.topics[threadID] == nil {
 		return 0
 	}
-	m := botapi.Message{MessageID: c.nextMessageID(), From: userFor(fromUserID), Chat: c.info, Date: time.Now().Unix()}
-	s.setThreadLocked(c, &m, threadID)
-	do(c.topics[threadID], &m)
-	c.store(m, false)
-	return s.enqueueLocked(botapi.KindMessage, mustMarshal(m))
+	t := c.topics[threadID]
+	return s.pushMessageLocked(c, threadID, fromUserID, func(m *botapi.Message) { do(t, m) })
 }
 
 // TopicsCreated returns how many topics createForumTopic made in chatID,
@@ -377,65 +374,100 @@ func (s *Server) addFileLocked(u upload) *file {
 	return f
 }
 
+// at is what a call acts on, resolved from its parameters by a resolver.
+type at struct {
+	c      *chat
+	thread int            // message_thread_id: a topic or reply thread, 0 for none
+	msg    *storedMessage // the message message_id names (messageIn)
+	topic  *Topic         // the topic message_thread_id names (topicLocked)
+}
+
+// A resolver finds what a call acts on, or the error Telegram answers
+// when it cannot. The caller holds s.mu.
+type resolver func(s *Server, p params) (at, *apiError)
+
+// locked builds the handler of a method that acts on what resolve finds:
+// do runs under s.mu, and resolve's error is the answer.
+func locked(resolve resolver, do func(s *Server, a at, p params) (any, *apiError)) handler {
+	return func(s *Server, _ *http.Request, p params) (any, *apiError) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		a, err := resolve(s, p)
+		if err != nil {
+			return nil, err
+		}
+		return do(s, a, p)
+	}
+}
+
 // targetLocked resolves chat_id and message_thread_id for a call that
 // posts into a chat. A thread must be an existing topic of a forum (a
 // closed one only for a bot that may manage topics), or, outside forums,
 // an existing message starting a reply thread.
-func (s *Server) targetLocked(p params) (*chat, int, *apiError) {
+func (s *Server) targetLocked(p params) (at, *apiError) {
 	id, ok, err := p.int64("chat_id")
 	if err != nil || !ok {
 		if p.str("chat_id") != "" {
-			return nil, 0, errChatNotFound // e.g. "@username": unsupported here
+			return at{}, errChatNotFound // e.g. "@username": unsupported here
 		}
-		return nil, 0, errChatIDEmpty
+		return at{}, errChatIDEmpty
 	}
 	c := s.chats[id]
 	switch {
 	case c == nil && id > 0:
-		return nil, 0, errCantInitiate // the person never started the bot
+		return at{}, errCantInitiate // the person never started the bot
 	case c == nil:
-		return nil, 0, errChatNotFound
+		return at{}, errChatNotFound
 	}
 	if err := c.memberErr(); err != nil {
-		return nil, 0, err
+		return at{}, err
 	}
 	thread, err := p.int("message_thread_id")
 	if err != nil {
-		return nil, 0, err
+		return at{}, err
 	}
 	if thread != 0 {
 		if s.hasTopicsLocked(c) {
 			switch t := c.topics[thread]; {
 			case t == nil:
-				return nil, 0, errThreadNotFound
+				return at{}, errThreadNotFound
 			case t.Closed && !c.mayManageTopics():
-				return nil, 0, errTopicClosed
+				return at{}, errTopicClosed
 			}
 		} else if sm := c.msgs[thread]; sm == nil || sm.deleted {
-			return nil, 0, errThreadNotFound
+			return at{}, errThreadNotFound
 		}
 	}
-	return c, thread, nil
+	return at{c: c, thread: thread}, nil
 }
 
-// messageLocked resolves chat_id and message_id.
-func (s *Server) messageLocked(p params, notFound *apiError) (*chat, *storedMessage, *apiError) {
-	c, _, err := s.targetLocked(params{vals: map[string]string{"chat_id": p.str("chat_id")}})
-	if err != nil {
-		return nil, nil, err
+// chatIDLocked resolves chat_id alone, as targetLocked does.
+func (s *Server) chatIDLocked(p params) (*chat, *apiError) {
+	a, err := s.targetLocked(params{vals: map[string]string{"chat_id": p.str("chat_id")}})
+	return a.c, err
+}
+
+// messageIn resolves chat_id and message_id; notFound is the answer for
+// a message that is not there (or was deleted).
+func messageIn(notFound *apiError) resolver {
+	return func(s *Server, p params) (at, *apiError) {
+		c, err := s.chatIDLocked(p)
+		if err != nil {
+			return at{}, err
+		}
+		mid, ok, err := p.int64("message_id")
+		if err != nil {
+			return at{}, err
+		}
+		if !ok {
+			return at{}, errMessageIDEmpty
+		}
+		sm := c.msgs[int(mid)]
+		if sm == nil || sm.deleted {
+			return at{}, notFound
+		}
+		return at{c: c, msg: sm}, nil
 	}
-	mid, ok, err := p.int64("message_id")
-	if err != nil {
-		return nil, nil, err
-	}
-	if !ok {
-		return nil, nil, errMessageIDEmpty
-	}
-	sm := c.msgs[int(mid)]
-	if sm == nil || sm.deleted {
-		return nil, nil, notFound
-	}
-	return c, sm, nil
 }
 
 // replyMarkup returns the reply_markup parameter as JSON, or nil.
@@ -482,7 +514,7 @@ func (s *Server) getMe(*http.Request, params) (any, *apiError) { return s.bot, n
 func (s *Server) getChat(_ *http.Request, p params) (any, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, _, err := s.targetLocked(params{vals: map[string]string{"chat_id": p.str("chat_id")}})
+	c, err := s.chatIDLocked(p)
 	if err == errCantInitiate || err == errBlocked {
 		// getChat does not say why: a person who never started the bot
 		// is a chat it cannot find. Approximate for a blocked bot (the
@@ -501,7 +533,7 @@ func (s *Server) getChat(_ *http.Request, p params) (any, *apiError) {
 func (s *Server) getChatMember(_ *http.Request, p params) (any, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, _, err := s.targetLocked(params{vals: map[string]string{"chat_id": p.str("chat_id")}})
+	c, err := s.chatIDLocked(p)
 	if err != nil {
 		return nil, err
 	}
@@ -522,13 +554,7 @@ func (s *Server) getChatMember(_ *http.Request, p params) (any, *apiError) {
 	return m, nil
 }
 
-func (s *Server) sendMessage(_ *http.Request, p params) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, thread, err := s.targetLocked(p)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) sendMessage(a at, p params) (any, *apiError) {
 	text, entities, err := textWithEntities(p, "text", "entities", maxTextLen, errTextTooLong)
 	if err != nil {
 		return nil, err
@@ -536,33 +562,35 @@ func (s *Server) sendMessage(_ *http.Request, p params) (any, *apiError) {
 	if strings.TrimSpace(text) == "" {
 		return nil, errTextEmpty
 	}
-	reply, err := replyTo(c, p)
+	return s.postLocked(a, p, func(m *botapi.Message) { m.Text, m.Entities = text, entities })
+}
+
+// postLocked sends a message from the bot to a's chat and thread: the
+// reply and inline keyboard p names, and what fill puts in. The caller
+// holds s.mu.
+func (s *Server) postLocked(a at, p params, fill func(*botapi.Message)) (any, *apiError) {
+	reply, err := replyTo(a.c, p)
 	if err != nil {
 		return nil, err
 	}
 	bot := s.bot
-	m := botapi.Message{
-		MessageID:      c.nextMessageID(),
-		From:           &bot,
-		Chat:           c.info,
-		Date:           time.Now().Unix(),
-		Text:           text,
-		Entities:       entities,
-		ReplyToMessage: reply,
-		ReplyMarkup:    replyMarkup(p),
-	}
-	s.setThreadLocked(c, &m, thread)
-	c.store(m, true)
+	m := s.newMessageLocked(a.c, a.thread, &bot)
+	m.ReplyToMessage, m.ReplyMarkup = reply, replyMarkup(p)
+	fill(&m)
+	a.c.store(m, true)
 	return m, nil
 }
 
-func (s *Server) editMessageText(_ *http.Request, p params) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, sm, err := s.messageLocked(p, errEditNotFound)
-	if err != nil {
-		return nil, err
-	}
+// newMessageLocked returns the next message in c's thread (0: none) from
+// the user from, dated now. The caller holds s.mu.
+func (s *Server) newMessageLocked(c *chat, thread int, from *botapi.User) botapi.Message {
+	m := botapi.Message{MessageID: c.nextMessageID(), From: from, Chat: c.info, Date: time.Now().Unix()}
+	s.setThreadLocked(c, &m, thread)
+	return m
+}
+
+func (s *Server) editMessageText(a at, p params) (any, *apiError) {
+	sm := a.msg
 	text, entities, err := textWithEntities(p, "text", "entities", maxTextLen, errTextTooLong)
 	if err != nil {
 		return nil, err
@@ -584,28 +612,16 @@ func (s *Server) editMessageText(_ *http.Request, p params) (any, *apiError) {
 	return sm.msg, nil
 }
 
-func (s *Server) deleteMessage(_ *http.Request, p params) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, sm, err := s.messageLocked(p, errDeleteNotFound)
-	if err != nil {
-		return nil, err
-	}
-	sm.deleted = true
+func (s *Server) deleteMessage(a at, _ params) (any, *apiError) {
+	a.msg.deleted = true
 	return true, nil
 }
 
-func (s *Server) sendChatAction(_ *http.Request, p params) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, thread, err := s.targetLocked(p)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) sendChatAction(a at, p params) (any, *apiError) {
 	if !chatActions[p.str("action")] {
 		return nil, errWrongAction
 	}
-	s.recordActionLocked(c.info.ID, thread, p.str("action"))
+	s.recordActionLocked(a.c.info.ID, a.thread, p.str("action"))
 	return true, nil
 }
 
@@ -624,41 +640,40 @@ func (s *Server) answerCallbackQuery(_ *http.Request, p params) (any, *apiError)
 
 // forumLocked resolves chat_id to a forum in which the bot may manage
 // topics.
-func (s *Server) forumLocked(p params) (*chat, *apiError) {
-	c, _, err := s.targetLocked(params{vals: map[string]string{"chat_id": p.str("chat_id")}})
+func (s *Server) forumLocked(p params) (at, *apiError) {
+	c, err := s.chatIDLocked(p)
 	if err != nil {
-		return nil, err
+		return at{}, err
 	}
 	switch {
 	case c.private() && !s.bot.HasTopicsEnabled:
-		return nil, errTopicsDisabled
+		return at{}, errTopicsDisabled
 	case c.private():
-		return c, nil // the bot manages the topics of its own private chats
+		return at{c: c}, nil // the bot manages the topics of its own private chats
 	case !c.info.IsForum:
-		return nil, errNotForum
+		return at{}, errNotForum
 	case !c.mayManageTopics():
-		return nil, errNoTopicRights
+		return at{}, errNoTopicRights
 	}
-	return c, nil
+	return at{c: c}, nil
 }
 
 // topicLocked resolves chat_id and message_thread_id to a topic; one that
 // does not exist (or was deleted) is TOPIC_ID_INVALID (see the errors
 // above).
-func (s *Server) topicLocked(p params) (*chat, *Topic, *apiError) {
-	c, err := s.forumLocked(p)
+func (s *Server) topicLocked(p params) (at, *apiError) {
+	a, err := s.forumLocked(p)
 	if err != nil {
-		return nil, nil, err
+		return at{}, err
 	}
 	id, err := p.int("message_thread_id")
 	if err != nil {
-		return nil, nil, err
+		return at{}, err
 	}
-	t := c.topics[id]
-	if t == nil {
-		return nil, nil, errTopicIDInvalid
+	if a.topic = a.c.topics[id]; a.topic == nil {
+		return at{}, errTopicIDInvalid
 	}
-	return c, t, nil
+	return a, nil
 }
 
 func checkTopicName(name string) *apiError {
@@ -673,13 +688,8 @@ func checkTopicName(name string) *apiError {
 
 // createForumTopic gives the topic the id of its (implicit) creation
 // service message, as Telegram does, so topic ids grow with message ids.
-func (s *Server) createForumTopic(_ *http.Request, p params) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, err := s.forumLocked(p)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) createForumTopic(a at, p params) (any, *apiError) {
+	c := a.c
 	name := p.str("name")
 	if err := checkTopicName(name); err != nil {
 		return nil, err
@@ -702,13 +712,8 @@ func (s *Server) createForumTopic(_ *http.Request, p params) (any, *apiError) {
 
 // editForumTopic renames a topic; icon_custom_emoji_id is accepted and
 // ignored.
-func (s *Server) editForumTopic(_ *http.Request, p params) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, t, err := s.topicLocked(p)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) editForumTopic(a at, p params) (any, *apiError) {
+	t := a.topic
 	name, hasName := p.vals["name"]
 	_, hasIcon := p.vals["icon_custom_emoji_id"]
 	if hasName {
@@ -725,50 +730,38 @@ func (s *Server) editForumTopic(_ *http.Request, p params) (any, *apiError) {
 	return true, nil
 }
 
-func (s *Server) closeForumTopic(_ *http.Request, p params) (any, *apiError) {
-	return s.setTopicClosed(p, true)
+func (s *Server) closeForumTopic(a at, _ params) (any, *apiError) {
+	return setTopicClosed(a, true)
 }
 
-func (s *Server) reopenForumTopic(_ *http.Request, p params) (any, *apiError) {
-	return s.setTopicClosed(p, false)
+func (s *Server) reopenForumTopic(a at, _ params) (any, *apiError) {
+	return setTopicClosed(a, false)
 }
 
 // setTopicClosed closes or reopens a topic. Doing either twice is
 // TOPIC_NOT_MODIFIED, as on Telegram.
-func (s *Server) setTopicClosed(p params, closed bool) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, t, err := s.topicLocked(p)
-	if err != nil {
-		return nil, err
-	}
-	if c.private() {
+func setTopicClosed(a at, closed bool) (any, *apiError) {
+	if a.c.private() {
 		return nil, errPrivateNoClose
 	}
-	if t.Closed == closed {
+	if a.topic.Closed == closed {
 		return nil, errTopicNotMod
 	}
-	t.Closed = closed
+	a.topic.Closed = closed
 	return true, nil
 }
 
 // deleteForumTopic deletes a topic and every message in it.
-func (s *Server) deleteForumTopic(_ *http.Request, p params) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, t, err := s.topicLocked(p)
-	if err != nil {
-		return nil, err
-	}
-	c.deleteTopic(t.MessageThreadID)
+func (s *Server) deleteForumTopic(a at, _ params) (any, *apiError) {
+	a.c.deleteTopic(a.topic.MessageThreadID)
 	return true, nil
 }
 
 // sendDocument accepts the document as an uploaded file part or as the
 // file_id of a stored file. (Telegram also accepts an HTTP URL; this
 // server does not fetch URLs.)
-func (s *Server) sendDocument(_ *http.Request, p params) (any, *apiError) {
-	return s.sendFile(p, "document", errNoDocument, func(m *botapi.Message, f *file) {
+func (s *Server) sendDocument(a at, p params) (any, *apiError) {
+	return s.sendFile(a, p, "document", errNoDocument, func(m *botapi.Message, f *file) {
 		doc := f.doc
 		m.Document = &doc
 	})
@@ -776,14 +769,9 @@ func (s *Server) sendDocument(_ *http.Request, p params) (any, *apiError) {
 
 // sendFile posts the file named by the field (an uploaded part or the
 // file_id of a stored file) with its caption; attach puts it in the
-// message. missing is the error for a request without it.
-func (s *Server) sendFile(p params, field string, missing *apiError, attach func(*botapi.Message, *file)) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, thread, err := s.targetLocked(p)
-	if err != nil {
-		return nil, err
-	}
+// message. missing is the error for a request without it. The caller
+// holds s.mu.
+func (s *Server) sendFile(a at, p params, field string, missing *apiError, attach func(*botapi.Message, *file)) (any, *apiError) {
 	caption := p.str("caption")
 	if utf8.RuneCountInString(caption) > maxCaptionLen {
 		return nil, errCaptionTooLong
@@ -798,24 +786,10 @@ func (s *Server) sendFile(p params, field string, missing *apiError, attach func
 	} else {
 		return nil, missing
 	}
-	reply, err := replyTo(c, p)
-	if err != nil {
-		return nil, err
-	}
-	bot := s.bot
-	m := botapi.Message{
-		MessageID:      c.nextMessageID(),
-		From:           &bot,
-		Chat:           c.info,
-		Date:           time.Now().Unix(),
-		Caption:        caption,
-		ReplyToMessage: reply,
-		ReplyMarkup:    replyMarkup(p),
-	}
-	attach(&m, f)
-	s.setThreadLocked(c, &m, thread)
-	c.store(m, true)
-	return m, nil
+	return s.postLocked(a, p, func(m *botapi.Message) {
+		m.Caption = caption
+		attach(m, f)
+	})
 }
 
 func (s *Server) getFile(_ *http.Request, p params) (any, *apiError) {
@@ -834,11 +808,7 @@ func (s *Server) getFile(_ *http.Request, p params) (any, *apiError) {
 // serveFile answers GET /file/bot<token>/<path>.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, token, filePath string) {
 	m := strings.ToLower(DownloadMethod)
-	s.mu.Lock()
-	s.calls[m]++
-	s.mu.Unlock()
-	if token != s.token {
-		writeError(w, &apiError{code: http.StatusUnauthorized, desc: descUnauthorized})
+	if !s.admit(w, m, token) {
 		return
 	}
 	if f, ok := s.takeFault(m); ok {

@@ -112,15 +112,9 @@ func (s *Server) Drafts(chatID int64, threadID int) []Draft {
 // it, with message_thread_id) while it is written. Nothing is stored as a
 // message: the draft is a preview, and the answer is sent with
 // sendMessage when it is done.
-func (s *Server) sendMessageDraft(_ *http.Request, p params) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, thread, err := s.targetLocked(p)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) sendMessageDraft(a at, p params) (any, *apiError) {
 	switch {
-	case !c.private():
+	case !a.c.private():
 		return nil, errDraftNotPrivate
 	case !s.bot.HasTopicsEnabled:
 		return nil, errTopicsDisabled
@@ -139,7 +133,7 @@ func (s *Server) sendMessageDraft(_ *http.Request, p params) (any, *apiError) {
 	if strings.TrimSpace(text) == "" || utf8.RuneCountInString(text) == 0 {
 		return nil, errTextEmpty
 	}
-	k := actionKey{c.info.ID, thread}
+	k := actionKey{a.c.info.ID, a.thread}
 	s.drafts[k] = append(s.drafts[k], draft{id: id, text: text})
 	return true, nil
 }

@@ -373,33 +373,35 @@ func defaultDescription(status, retryAfter int) string {
 type handler func(s *Server, r *http.Request, p params) (any, *apiError)
 
 // methods maps lower-case method names (Telegram matches them
-// case-insensitively) to handlers.
+// case-insensitively) to handlers. The handlers of methods that act on a
+// chat, a message or a topic are built by locked (methods.go) from what
+// they act on.
 var methods = map[string]handler{
 	"getme":               (*Server).getMe,
 	"getchat":             (*Server).getChat,
 	"getchatmember":       (*Server).getChatMember,
 	"getupdates":          (*Server).getUpdates,
 	"deletewebhook":       (*Server).deleteWebhook,
-	"sendmessage":         (*Server).sendMessage,
-	"editmessagetext":     (*Server).editMessageText,
-	"deletemessage":       (*Server).deleteMessage,
-	"sendchataction":      (*Server).sendChatAction,
+	"sendmessage":         locked((*Server).targetLocked, (*Server).sendMessage),
+	"editmessagetext":     locked(messageIn(errEditNotFound), (*Server).editMessageText),
+	"deletemessage":       locked(messageIn(errDeleteNotFound), (*Server).deleteMessage),
+	"sendchataction":      locked((*Server).targetLocked, (*Server).sendChatAction),
 	"answercallbackquery": (*Server).answerCallbackQuery,
-	"createforumtopic":    (*Server).createForumTopic,
-	"editforumtopic":      (*Server).editForumTopic,
-	"closeforumtopic":     (*Server).closeForumTopic,
-	"reopenforumtopic":    (*Server).reopenForumTopic,
-	"deleteforumtopic":    (*Server).deleteForumTopic,
-	"senddocument":        (*Server).sendDocument,
+	"createforumtopic":    locked((*Server).forumLocked, (*Server).createForumTopic),
+	"editforumtopic":      locked((*Server).topicLocked, (*Server).editForumTopic),
+	"closeforumtopic":     locked((*Server).topicLocked, (*Server).closeForumTopic),
+	"reopenforumtopic":    locked((*Server).topicLocked, (*Server).reopenForumTopic),
+	"deleteforumtopic":    locked((*Server).topicLocked, (*Server).deleteForumTopic),
+	"senddocument":        locked((*Server).targetLocked, (*Server).sendDocument),
 	"getfile":             (*Server).getFile,
 
 	// Reactions, keyboards and photos (interactions.go).
-	"sendphoto":              (*Server).sendPhoto,
-	"setmessagereaction":     (*Server).setMessageReaction,
-	"editmessagereplymarkup": (*Server).editMessageReplyMarkup,
+	"sendphoto":              locked((*Server).targetLocked, (*Server).sendPhoto),
+	"setmessagereaction":     locked(messageIn(errReactNotFound), (*Server).setMessageReaction),
+	"editmessagereplymarkup": locked(messageIn(errEditNotFound), (*Server).editMessageReplyMarkup),
 
 	// Private chats with topics (private.go).
-	"sendmessagedraft": (*Server).sendMessageDraft,
+	"sendmessagedraft": locked((*Server).targetLocked, (*Server).sendMessageDraft),
 
 	// The bot's command menu (commands.go).
 	"setmycommands": (*Server).setMyCommands,
@@ -419,11 +421,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	token, method, _ := strings.Cut(rest, "/")
 	m := strings.ToLower(method)
-	s.mu.Lock()
-	s.calls[m]++
-	s.mu.Unlock()
-	if token != s.token {
-		writeError(w, &apiError{code: http.StatusUnauthorized, desc: descUnauthorized})
+	if !s.admit(w, m, token) {
 		return
 	}
 	h, ok := methods[m]
@@ -475,6 +473,19 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeResult(w, res)
+}
+
+// admit counts a call of m (a lower-case method name, or DownloadMethod's)
+// and checks its token: a wrong one is answered 401 and not admitted.
+func (s *Server) admit(w http.ResponseWriter, m, token string) bool {
+	s.mu.Lock()
+	s.calls[m]++
+	s.mu.Unlock()
+	if token != s.token {
+		writeError(w, &apiError{code: http.StatusUnauthorized, desc: descUnauthorized})
+		return false
+	}
+	return true
 }
 
 // serveFault answers with f (see Fault).

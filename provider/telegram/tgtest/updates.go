@@ -65,15 +65,15 @@ func userFor(id int64) *botapi.User {
 func (s *Server) PushMessage(chatID int64, threadID int, fromUserID int64, text string) (updateID int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.chatLocked(chatID)
-	m := botapi.Message{
-		MessageID: c.nextMessageID(),
-		From:      userFor(fromUserID),
-		Chat:      c.info,
-		Date:      time.Now().Unix(),
-		Text:      text,
-	}
-	s.setThreadLocked(c, &m, threadID)
+	return s.pushMessageLocked(s.chatLocked(chatID), threadID, fromUserID, func(m *botapi.Message) { m.Text = text })
+}
+
+// pushMessageLocked stores a message the user fromUserID sent in c's
+// thread (0: none), filled in by fill, and queues its "message" update.
+// The caller holds s.mu.
+func (s *Server) pushMessageLocked(c *chat, thread int, fromUserID int64, fill func(*botapi.Message)) (updateID int64) {
+	m := s.newMessageLocked(c, thread, userFor(fromUserID))
+	fill(&m)
 	c.store(m, false)
 	return s.enqueueLocked(botapi.KindMessage, mustMarshal(m))
 }
