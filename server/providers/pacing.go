@@ -256,25 +256,67 @@ type pacingStore interface {
 	Pacing(provider string) ([]store.PaceWindow, error)
 }
 
-// savePacing saves the scheduler's windows (a call was made). Each save is
-// queued in the order its windows were taken (savingMu), and not waited
-// for: a call made just before a kill -9 may not be saved yet.
+// pacingSaveEvery is the least time between the starts of two saves of a
+// provider's windows.
+const pacingSaveEvery = 100 * time.Millisecond
+
+// savePacing saves the scheduler's windows (a call was made), without
+// waiting: a call made less than pacingSaveEvery (and a store commit)
+// before a kill -9 may not be saved yet. Saves are coalesced: while one
+// is under way, a call only marks the windows changed, and the next save,
+// started when it is done and pacingSaveEvery after it started, takes
+// them as they are then. So a provider writes its windows at most ten
+// times a second however many calls it makes (a write of its own for each
+// call halved the calls a supervisor could make, each waiting behind
+// commits of windows: docs/performance.md), and the saves still reach
+// the store in the order their windows were taken. A provider that
+// declares no limits has no windows, and writes nothing once its empty
+// windows are saved.
 func (p *provider) savePacing() {
 	if p.paceStore == nil {
 		return
 	}
 	p.savingMu.Lock()
 	defer p.savingMu.Unlock()
-	var ws []store.PaceWindow
-	for _, w := range p.sched.Windows() {
-		ws = append(ws, store.PaceWindow{Limit: w.Limit, Key: w.Key, Times: w.Times})
+	if p.saving {
+		p.saveAgain = true
+		return
 	}
-	errc := p.paceStore.SavePacing(p.spec.Name, ws)
-	go func() {
-		if err := <-errc; err != nil {
-			p.log.Warn().Err(err).Msg("saving the outbound pacing windows; a restart may pace as if fewer calls had gone out")
+	p.saving = true
+	go p.savePacingLoop()
+}
+
+// savePacingLoop saves the windows until no call was made during the last
+// save.
+func (p *provider) savePacingLoop() {
+	for {
+		started := time.Now()
+		var ws []store.PaceWindow
+		for _, w := range p.sched.Windows() {
+			ws = append(ws, store.PaceWindow{Limit: w.Limit, Key: w.Key, Times: w.Times})
 		}
-	}()
+		p.savingMu.Lock()
+		skip := len(ws) == 0 && p.savedEmpty
+		p.savingMu.Unlock()
+		if !skip {
+			err := <-p.paceStore.SavePacing(p.spec.Name, ws)
+			if err != nil {
+				p.log.Warn().Err(err).Msg("saving the outbound pacing windows; a restart may pace as if fewer calls had gone out")
+			}
+			p.savingMu.Lock()
+			p.savedEmpty = err == nil && len(ws) == 0
+			p.savingMu.Unlock()
+		}
+		p.savingMu.Lock()
+		if !p.saveAgain {
+			p.saving = false
+			p.savingMu.Unlock()
+			return
+		}
+		p.saveAgain = false
+		p.savingMu.Unlock()
+		time.Sleep(time.Until(started.Add(pacingSaveEvery)))
+	}
 }
 
 // restorePacing takes up the windows the previous run saved.

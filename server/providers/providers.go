@@ -159,9 +159,14 @@ type provider struct {
 	sched  *outbound.Scheduler
 	pacing atomic.Pointer[pacing]
 	// paceStore keeps sched's windows across a restart (nil: the store
-	// does not); savingMu orders the saves.
-	paceStore pacingStore
-	savingMu  sync.Mutex
+	// does not). Saves are coalesced (savePacing); savingMu guards saving
+	// (a save is under way), saveAgain (a call was made since it took the
+	// windows) and savedEmpty (the last save wrote no windows).
+	paceStore  pacingStore
+	savingMu   sync.Mutex
+	saving     bool
+	saveAgain  bool
+	savedEmpty bool
 
 	// stop ends this provider's goroutines (supervision, pump, calls,
 	// detacher) and done is closed once they have returned; both set when
