@@ -38,7 +38,7 @@ func firstGeneration(t *testing.T, m proto.Message, chatID, threadID int64, rest
 // refused as such, and the platform is never asked to act on an empty
 // target.
 func TestFirstGenerationThreadRefused(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	var platformCalls atomic.Int32
 	f := &providertest.Fake{
 		CloseTargetFunc: func(context.Context, provider.Target) error { platformCalls.Add(1); return nil },

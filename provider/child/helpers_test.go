@@ -30,13 +30,6 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // wait bounds every blocking step of a test.
 const wait = 10 * time.Second
 
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func start(t *testing.T, f *providertest.Fake, mods ...func(*child.Config)) *providertest.Harness {
 	t.Helper()
 	cfg := child.Config{Name: "fake", Platform: f}
@@ -193,6 +186,49 @@ func (p *runProbe) next(t *testing.T) runStart {
 	case <-time.After(wait):
 		t.Fatal("Run was not started")
 		return runStart{}
+	}
+}
+
+// startProbed starts a fake provider whose Run is a runProbe.
+func startProbed(t *testing.T) (*runProbe, *providertest.Harness) {
+	t.Helper()
+	p := newRunProbe()
+	return p, start(t, &providertest.Fake{RunFunc: p.run})
+}
+
+// open opens an Updates stream on h with Start{state: cursor} and returns
+// it with the Run it started.
+func (p *runProbe) open(t *testing.T, ctx context.Context, h *providertest.Harness, cursor int64) (updatesClient, runStart) {
+	t.Helper()
+	s := openUpdates(t, ctx, h, cursor)
+	return s, p.next(t)
+}
+
+// openEndable is open on a stream the test ends, as the supervisor's
+// going away would, with the returned cancel.
+func (p *runProbe) openEndable(t *testing.T, ctx context.Context, h *providertest.Harness, cursor int64) (updatesClient, runStart, context.CancelFunc) {
+	t.Helper()
+	sctx, cancel := context.WithCancel(ctx)
+	s, run := p.open(t, sctx, h, cursor)
+	return s, run, cancel
+}
+
+// wantAcked waits for a Deliver's, Send's or Flush's result (what names
+// it) and wants acked and no error.
+func wantAcked(t *testing.T, ch <-chan deliverResult, what string, acked int64) {
+	t.Helper()
+	if r := testkit.Recv(t, ch, what); r.acked != acked || r.err != nil {
+		t.Fatalf("%s = %d, %v; want %d, nil", what, r.acked, r.err, acked)
+	}
+}
+
+// redeliver delivers id again, the last id delivered and acknowledged:
+// ids must keep increasing, so it is refused (ErrInvalid) and the ack
+// point, id, returned.
+func redeliver(t *testing.T, ctx context.Context, sink provider.Sink, id int64) {
+	t.Helper()
+	if a, err := sink.Deliver(ctx, updates(id)); a != id || !errors.Is(err, provider.ErrInvalid) {
+		t.Fatalf("Deliver of an id delivered before = %d, %v; want %d, ErrInvalid", a, err, id)
 	}
 }
 

@@ -2,7 +2,6 @@ package child_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -45,28 +44,22 @@ func recvN(t *testing.T, s updatesClient, n int) []int64 {
 
 func TestBatches(t *testing.T) {
 	t.Run("one message per batch", func(t *testing.T) {
-		ctx := testCtx(t)
-		p := newRunProbe()
-		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s := openUpdates(t, ctx, h, 0)
-		run := p.next(t)
+		ctx := providertest.Context(t)
+		p, h := startProbed(t)
+		s, run := p.open(t, ctx, h, 0)
 		res := deliverAsync(ctx, run.sink, updates(1, 2, 3))
 		if got := recvIDs(t, s); !slices.Equal(got, []int64{1, 2, 3}) {
 			t.Fatalf("first message carries %v, want [1 2 3]", got)
 		}
 		notYet(t, res, "Deliver before the ack")
 		ack(t, s, 3)
-		if r := testkit.Recv(t, res, "res"); r.acked != 3 || r.err != nil {
-			t.Fatalf("Deliver = %d, %v; want 3, nil", r.acked, r.err)
-		}
+		wantAcked(t, res, "Deliver", 3)
 	})
 
 	t.Run("a batch larger than a message allows is split, in order", func(t *testing.T) {
-		ctx := testCtx(t)
-		p := newRunProbe()
-		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s := openUpdates(t, ctx, h, 0)
-		run := p.next(t)
+		ctx := providertest.Context(t)
+		p, h := startProbed(t)
+		s, run := p.open(t, ctx, h, 0)
 		ups := updates(1, 2, 3, 4)
 		for _, u := range ups {
 			u.Payload = bytes.Repeat([]byte("x"), 400<<10) // 4 × 400 KiB: more than a message takes
@@ -82,19 +75,15 @@ func TestBatches(t *testing.T) {
 			t.Fatalf("received %v in %d messages, want [1 2 3 4] in at least 2", got, msgs)
 		}
 		ack(t, s, 4)
-		if r := testkit.Recv(t, res, "res"); r.acked != 4 || r.err != nil {
-			t.Fatalf("Deliver = %d, %v", r.acked, r.err)
-		}
+		wantAcked(t, res, "Deliver", 4)
 	})
 }
 
 func TestPipeline(t *testing.T) {
 	t.Run("two batches in flight, the third waits for the first ack", func(t *testing.T) {
-		ctx := testCtx(t)
-		p := newRunProbe()
-		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s := openUpdates(t, ctx, h, 0)
-		run := p.next(t)
+		ctx := providertest.Context(t)
+		p, h := startProbed(t)
+		s, run := p.open(t, ctx, h, 0)
 		pl, ok := run.sink.(child.Pipeline)
 		if !ok {
 			t.Fatal("the SDK's Sink is not a Pipeline")
@@ -122,9 +111,7 @@ func TestPipeline(t *testing.T) {
 		ack(t, s, 1) // half of the first batch: still two batches open
 		notYet(t, third, "a third Send after a partial ack of the first batch")
 		ack(t, s, 2)
-		if r := testkit.Recv(t, third, "third"); r.acked != 2 || r.err != nil {
-			t.Fatalf("third Send = %d, %v; want 2, nil", r.acked, r.err)
-		}
+		wantAcked(t, third, "third Send", 2)
 		if got := recvIDs(t, s); !slices.Equal(got, []int64{4}) {
 			t.Fatalf("received %v, want [4]", got)
 		}
@@ -136,25 +123,18 @@ func TestPipeline(t *testing.T) {
 		ack(t, s, 3)
 		notYet(t, flushed, "Flush before the last ack")
 		ack(t, s, 4)
-		if r := testkit.Recv(t, flushed, "flushed"); r.acked != 4 || r.err != nil {
-			t.Fatalf("Flush = %d, %v; want 4, nil", r.acked, r.err)
-		}
+		wantAcked(t, flushed, "Flush", 4)
 		if got := h.Server.Occupancy().Inbound; got != 0 {
 			t.Fatalf("inbound %d after every ack, want 0", got)
 		}
 		// Deliver after Send keeps the ids increasing across both.
-		if a, err := run.sink.Deliver(ctx, updates(4)); a != 4 || !errors.Is(err, provider.ErrInvalid) {
-			t.Fatalf("Deliver of a sent id = %d, %v; want 4, ErrInvalid", a, err)
-		}
+		redeliver(t, ctx, run.sink, 4)
 	})
 
 	t.Run("the stream ends with two batches in flight: the partial ack point, nothing counted", func(t *testing.T) {
-		ctx := testCtx(t)
-		p := newRunProbe()
-		h := start(t, &providertest.Fake{RunFunc: p.run})
-		sctx, cancelStream := context.WithCancel(ctx)
-		s := openUpdates(t, sctx, h, 0)
-		run := p.next(t)
+		ctx := providertest.Context(t)
+		p, h := startProbed(t)
+		s, run, cancelStream := p.openEndable(t, ctx, h, 0)
 		pl := run.sink.(child.Pipeline)
 		for _, b := range [][]int64{{1, 2}, {3, 4}} {
 			if _, err := pl.Send(ctx, updates(b...)); err != nil {
@@ -175,11 +155,9 @@ func TestPipeline(t *testing.T) {
 	})
 
 	t.Run("a closed admission refuses Send", func(t *testing.T) {
-		ctx := testCtx(t)
-		p := newRunProbe()
-		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s := openUpdates(t, ctx, h, 0)
-		run := p.next(t)
+		ctx := providertest.Context(t)
+		p, h := startProbed(t)
+		s, run := p.open(t, ctx, h, 0)
 		pl := run.sink.(child.Pipeline)
 		if _, err := pl.Send(ctx, updates(1)); err != nil {
 			t.Fatal(err)

@@ -31,7 +31,7 @@ import (
 )
 
 func TestHandshakeHealthIdentify(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	h := start(t, &providertest.Fake{Identity: provider.Identity{OwnerID: "12345", Account: "@chatbus_bot"}})
 
 	if want := "1|unix|" + h.Socket + "|grpc\n"; h.Handshake != want {
@@ -86,7 +86,7 @@ func TestHandshakeHealthIdentify(t *testing.T) {
 }
 
 func TestPlatformHealth(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	health := provider.NewHealth()
 	health.Set(false, "409 Conflict") // before Serve
 	h := start(t, &providertest.Fake{}, func(c *child.Config) { c.Health = health })
@@ -110,11 +110,9 @@ func TestPlatformHealth(t *testing.T) {
 
 func TestUpdates(t *testing.T) {
 	t.Run("cursor, order, deliver waits for ack", func(t *testing.T) {
-		ctx := testCtx(t)
-		p := newRunProbe()
-		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s := openUpdates(t, ctx, h, 42)
-		run := p.next(t)
+		ctx := providertest.Context(t)
+		p, h := startProbed(t)
+		s, run := p.open(t, ctx, h, 42)
 		if run.cursor != 42 {
 			t.Fatalf("Run cursor %d, want 42", run.cursor)
 		}
@@ -140,9 +138,7 @@ func TestUpdates(t *testing.T) {
 		testkit.Eventually(t, "inbound 1", func() bool { return h.Server.Occupancy().Inbound == 1 })
 		notYet(t, res, "Deliver after a partial ack")
 		ack(t, s, 7)
-		if r := testkit.Recv(t, res, "res"); r.acked != 7 || r.err != nil {
-			t.Fatalf("Deliver = %d, %v; want 7, nil", r.acked, r.err)
-		}
+		wantAcked(t, res, "Deliver", 7)
 		if got := h.Server.Occupancy().Inbound; got != 0 {
 			t.Fatalf("inbound %d after the ack, want 0", got)
 		}
@@ -154,22 +150,15 @@ func TestUpdates(t *testing.T) {
 			t.Fatal(err)
 		}
 		ack(t, s, 8)
-		if r := testkit.Recv(t, res, "res"); r.acked != 8 || r.err != nil {
-			t.Fatalf("Deliver = %d, %v; want 8, nil", r.acked, r.err)
-		}
+		wantAcked(t, res, "Deliver", 8)
 		// Ids must keep increasing.
-		if a, err := run.sink.Deliver(ctx, updates(8)); a != 8 || !errors.Is(err, provider.ErrInvalid) {
-			t.Fatalf("Deliver of an old id = %d, %v; want 8, ErrInvalid", a, err)
-		}
+		redeliver(t, ctx, run.sink, 8)
 	})
 
 	t.Run("partial ack point when the stream ends; stream end cancels Run", func(t *testing.T) {
-		ctx := testCtx(t)
-		p := newRunProbe()
-		h := start(t, &providertest.Fake{RunFunc: p.run})
-		sctx, cancelStream := context.WithCancel(ctx)
-		s := openUpdates(t, sctx, h, 0)
-		run := p.next(t)
+		ctx := providertest.Context(t)
+		p, h := startProbed(t)
+		s, run, cancelStream := p.openEndable(t, ctx, h, 0)
 
 		res := deliverAsync(ctx, run.sink, updates(10, 11, 12))
 		recvN(t, s, 3)
@@ -192,11 +181,9 @@ func TestUpdates(t *testing.T) {
 	})
 
 	t.Run("partial ack point when Deliver's ctx ends", func(t *testing.T) {
-		ctx := testCtx(t)
-		p := newRunProbe()
-		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s := openUpdates(t, ctx, h, 0)
-		run := p.next(t)
+		ctx := providertest.Context(t)
+		p, h := startProbed(t)
+		s, run := p.open(t, ctx, h, 0)
 		dctx, cancelDeliver := context.WithCancel(ctx)
 		res := deliverAsync(dctx, run.sink, updates(1, 2))
 		recvN(t, s, 2)
@@ -215,11 +202,9 @@ func TestUpdates(t *testing.T) {
 	})
 
 	t.Run("supervisor closing its side ends the stream cleanly", func(t *testing.T) {
-		ctx := testCtx(t)
-		p := newRunProbe()
-		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s := openUpdates(t, ctx, h, 3)
-		run := p.next(t)
+		ctx := providertest.Context(t)
+		p, h := startProbed(t)
+		s, run := p.open(t, ctx, h, 3)
 		if err := s.CloseSend(); err != nil {
 			t.Fatal(err)
 		}
@@ -230,11 +215,9 @@ func TestUpdates(t *testing.T) {
 	})
 
 	t.Run("second stream supersedes the first", func(t *testing.T) {
-		ctx := testCtx(t)
-		p := newRunProbe()
-		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s1 := openUpdates(t, ctx, h, 1)
-		run1 := p.next(t)
+		ctx := providertest.Context(t)
+		p, h := startProbed(t)
+		s1, run1 := p.open(t, ctx, h, 1)
 		s2 := openUpdates(t, ctx, h, 2)
 		run2 := p.next(t)
 		if run2.cursor != 2 || run1.ctx.Err() == nil {
@@ -253,15 +236,12 @@ func TestUpdates(t *testing.T) {
 			t.Fatalf("new stream Recv = %v, want [20]", got)
 		}
 		ack(t, s2, 20)
-		if r := testkit.Recv(t, res, "res"); r.acked != 20 || r.err != nil {
-			t.Fatalf("Deliver = %+v", r)
-		}
+		wantAcked(t, res, "Deliver", 20)
 	})
 
 	t.Run("protocol violations", func(t *testing.T) {
-		ctx := testCtx(t)
-		p := newRunProbe()
-		h := start(t, &providertest.Fake{RunFunc: p.run})
+		ctx := providertest.Context(t)
+		p, h := startProbed(t)
 
 		s, err := h.Client.Updates(ctx)
 		if err != nil {
@@ -280,7 +260,7 @@ func TestUpdates(t *testing.T) {
 	})
 
 	t.Run("default fake platform leaves unacknowledged updates at the platform", func(t *testing.T) {
-		ctx := testCtx(t)
+		ctx := providertest.Context(t)
 		f := &providertest.Fake{}
 		h := start(t, f)
 		f.Push(updates(1, 2, 3)...)
@@ -305,7 +285,7 @@ func TestUpdates(t *testing.T) {
 }
 
 func TestOccupancy(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	prov, call, upload, closeT := newBlocker(), newBlocker(), newBlocker(), newBlocker()
 	p := newRunProbe()
 	f := &providertest.Fake{
@@ -402,9 +382,7 @@ func TestOccupancy(t *testing.T) {
 		w.waitFor(t, child.Occupancy{Inbound: 1})
 		ack(t, s, 2)
 		w.waitFor(t, child.Occupancy{})
-		if r := testkit.Recv(t, res, "res"); r.acked != 2 || r.err != nil {
-			t.Fatalf("Deliver = %+v", r)
-		}
+		wantAcked(t, res, "Deliver", 2)
 	})
 
 	t.Run("all at once", func(t *testing.T) {
@@ -443,11 +421,9 @@ func TestOccupancy(t *testing.T) {
 
 func TestFence(t *testing.T) {
 	t.Run("prepare closes admission synchronously; cancel reopens", func(t *testing.T) {
-		ctx := testCtx(t)
-		p := newRunProbe()
-		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s := openUpdates(t, ctx, h, 0)
-		run := p.next(t)
+		ctx := providertest.Context(t)
+		p, h := startProbed(t)
+		s, run := p.open(t, ctx, h, 0)
 		res := deliverAsync(ctx, run.sink, updates(5))
 		if _, err := s.Recv(); err != nil {
 			t.Fatal(err)
@@ -532,13 +508,11 @@ func TestFence(t *testing.T) {
 			t.Fatal(err)
 		}
 		ack(t, s, 6)
-		if r := testkit.Recv(t, res, "res"); r.acked != 6 || r.err != nil {
-			t.Fatalf("Deliver after Cancel = %+v", r)
-		}
+		wantAcked(t, res, "Deliver after Cancel", 6)
 	})
 
 	t.Run("fence must name this owner", func(t *testing.T) {
-		ctx := testCtx(t)
+		ctx := providertest.Context(t)
 		h := start(t, &providertest.Fake{})
 		inc := self(t)
 		cases := []struct {
@@ -578,7 +552,7 @@ func TestFence(t *testing.T) {
 	})
 
 	t.Run("an expired lease reopens admission by itself", func(t *testing.T) {
-		ctx := testCtx(t)
+		ctx := providertest.Context(t)
 		var logs testkit.SyncBuffer
 		h := start(t, &providertest.Fake{}, func(c *child.Config) { c.Logger = zerologTo(&logs) })
 		if _, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "dead-doctor"), Lease: durationOf(200 * time.Millisecond)}); err != nil {
@@ -601,7 +575,7 @@ func TestFence(t *testing.T) {
 	})
 
 	t.Run("lease on an injected clock, capped at MaxLease", func(t *testing.T) {
-		ctx := testCtx(t)
+		ctx := providertest.Context(t)
 		clock := newFakeClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
 		h := start(t, &providertest.Fake{}, func(c *child.Config) { c.Now = clock.Now })
 		pr, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "r"), Lease: durationOf(time.Hour)})
@@ -622,7 +596,7 @@ func TestFence(t *testing.T) {
 	})
 
 	t.Run("commit while occupied waits for the in-flight call", func(t *testing.T) {
-		ctx := testCtx(t)
+		ctx := providertest.Context(t)
 		call := newBlocker()
 		f := &providertest.Fake{CallFunc: func(ctx context.Context, _ provider.Target, _ string, _ json.RawMessage, _ string) (provider.Result, error) {
 			return provider.Result{JSON: []byte(`{"ok":true}`)}, call.block(ctx)
@@ -675,11 +649,9 @@ func TestFence(t *testing.T) {
 	})
 
 	t.Run("commit when idle returns promptly and ends streams", func(t *testing.T) {
-		ctx := testCtx(t)
-		p := newRunProbe()
-		h := start(t, &providertest.Fake{RunFunc: p.run})
-		s := openUpdates(t, ctx, h, 0)
-		run := p.next(t)
+		ctx := providertest.Context(t)
+		p, h := startProbed(t)
+		s, run := p.open(t, ctx, h, 0)
 		w := watchOccupancy(t, h)
 		w.waitFor(t, child.Occupancy{})
 		if _, err := h.Client.Prepare(ctx, &providerv1.PrepareRequest{Fence: fence(t, "r1")}); err != nil {
@@ -708,7 +680,7 @@ func TestFence(t *testing.T) {
 }
 
 func TestErrorCodes(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	var next error
 	h := start(t, &providertest.Fake{
 		CallFunc: func(context.Context, provider.Target, string, json.RawMessage, string) (provider.Result, error) {
@@ -757,7 +729,7 @@ func TestErrorCodes(t *testing.T) {
 }
 
 func TestFiles(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 10000) // 160 KB: several chunks
 	var got []byte
 	f := &providertest.Fake{
@@ -852,7 +824,7 @@ func TestListen(t *testing.T) {
 		ln.(*net.UnixListener).SetUnlinkOnClose(false)
 		ln.Close() // leaves the file; nobody answers
 		h := providertest.Start(t, child.Config{Name: "fake", Socket: sock, Platform: &providertest.Fake{}})
-		if _, err := h.Client.Status(testCtx(t), &providerv1.StatusRequest{}); err != nil {
+		if _, err := h.Client.Status(providertest.Context(t), &providerv1.StatusRequest{}); err != nil {
 			t.Fatal(err)
 		}
 
@@ -976,7 +948,7 @@ const testSecret = "test-secret-0123456789abcdef"
 // TestAuth: only a caller with the supervisor's secret reaches the
 // platform; health stays open (it tells only whether the child serves).
 func TestAuth(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	f := &providertest.Fake{}
 	h := providertest.Start(t, child.Config{Platform: f})
 	dial := func(t *testing.T, opts ...grpc.DialOption) providerv1.ProviderServiceClient {
@@ -1090,7 +1062,7 @@ func (w *watchingFake) seen() []string {
 // every admitted Attach and of each Detach of an attached id; refused
 // Attaches and detaches of unknown ids are not passed on.
 func TestAttachWatcher(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	w := &watchingFake{Fake: &providertest.Fake{}}
 	h := providertest.Start(t, child.Config{Name: "fake", Platform: w})
 	if _, err := h.Client.Attach(ctx, &providerv1.AttachRequest{InstanceId: "a", Target: &providerv1.Target{Chat: "C1", Thread: "T1"}}); err != nil {

@@ -23,7 +23,7 @@ import (
 // the platform, while the call it had admitted before is still being
 // made (the drain).
 func TestToldToStopCallsNoPlatform(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	p := newRunProbe()
 	b := newBlocker()
 	var calls, provisions atomic.Int64

@@ -29,7 +29,7 @@ func verbParams(t *testing.T, m proto.Message) []byte {
 // (and Reactor, Typist, Answerer) decoded, with its thread, and answers
 // the messages it sent as references and a VerbResult.
 func TestVerbs(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	f := &providertest.Fake{}
 	h := start(t, f)
 
@@ -124,7 +124,7 @@ func (d describedPlain) Describe() provider.Description { return d.d }
 // refuses a Description that declares one it does not or names a method
 // as a verb.
 func TestVerbsDeclared(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	f := &providertest.Fake{}
 	cases := []struct {
 		name    string

@@ -8,6 +8,7 @@ import (
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/providertest"
 )
 
 // TestControlRoom: the control room is the chat's control place. What the
@@ -17,7 +18,7 @@ import (
 // reuse.
 func TestControlRoom(t *testing.T) {
 	r := newRig(t, t.TempDir())
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	rs, _ := r.p.st.rooms()
 	if len(rs) != 1 || rs[0].ID != ControlRoom || !rs[0].Control || rs[0].Name != "control" {
 		t.Fatalf("rooms of a new playground %+v", rs)

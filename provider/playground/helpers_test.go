@@ -31,13 +31,6 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const wait = 10 * time.Second
 
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // open opens a Platform on dir (closed at cleanup).
 func open(t *testing.T, dir string, s Settings) *Platform {
 	t.Helper()
@@ -178,7 +171,7 @@ func (b *browser) events(ctx context.Context) func() liveEvent {
 // provision makes a room.
 func (r *rig) provision(t *testing.T, name string) int64 {
 	t.Helper()
-	resp, err := r.h.Client.ProvisionTarget(testCtx(t), &providerv1.ProvisionTargetRequest{Name: name})
+	resp, err := r.h.Client.ProvisionTarget(providertest.Context(t), &providerv1.ProvisionTargetRequest{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +195,7 @@ func (r *rig) verb(t *testing.T, room int64, name string, params proto.Message, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r.h.Client.Call(testCtx(t), &providerv1.CallRequest{Method: name, ParamsJson: raw, IdempotencyKey: key, Target: target(room)})
+	return r.h.Client.Call(providertest.Context(t), &providerv1.CallRequest{Method: name, ParamsJson: raw, IdempotencyKey: key, Target: target(room)})
 }
 
 // mustVerb makes a verb that must succeed and returns the message ids it

@@ -12,6 +12,7 @@ import (
 
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/providertest"
 )
 
 // testdata/v0 is a state dir the playground wrote before the message
@@ -125,7 +126,7 @@ func TestMigrateV0(t *testing.T) {
 	if n, err := r.verb(t, 2, provider.VerbSend, &providerv1.SendParams{Text: "keyed"}, "k1"); err != nil || refKindsOf(n.GetReferences())[providerv1.ReferenceKind_REFERENCE_KIND_MESSAGE][0] != "13" {
 		t.Errorf("send with k1: %v %v", n, err)
 	}
-	dl, err := r.h.Client.DownloadFile(testCtx(t), &providerv1.DownloadFileRequest{FileId: "pg-9b791bce8b2e-1"})
+	dl, err := r.h.Client.DownloadFile(providertest.Context(t), &providerv1.DownloadFileRequest{FileId: "pg-9b791bce8b2e-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

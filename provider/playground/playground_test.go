@@ -18,6 +18,7 @@ import (
 	"github.com/chatbus/chatbus/internal/durable"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 	"github.com/chatbus/chatbus/provider"
+	"github.com/chatbus/chatbus/provider/providertest"
 )
 
 // TestConversation: a room is provisioned, a person writes, the follower
@@ -26,7 +27,7 @@ import (
 // and a reaction follow. The page's live stream sees each step.
 func TestConversation(t *testing.T) {
 	r := newRig(t, t.TempDir())
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	next := r.web.events(ctx)
 	if e := next(); e.Type != "rooms" || len(e.Rooms) != 1 || !e.Rooms[0].Control {
 		t.Fatalf("first event %+v: want the control room only", e)
@@ -150,7 +151,7 @@ func TestConversation(t *testing.T) {
 // TestDescribe: the playground declares the message verbs and no methods.
 func TestDescribe(t *testing.T) {
 	r := newRig(t, t.TempDir())
-	d, err := r.h.Client.Describe(testCtx(t), &providerv1.DescribeRequest{})
+	d, err := r.h.Client.Describe(providertest.Context(t), &providerv1.DescribeRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ func TestDoctorFenceHoldsUpdates(t *testing.T) {
 	st := r.updates(t, nil)
 	inc := r.h.Server.Incarnation()
 	fence := &providerv1.Fence{RequestId: "doc-1", Incarnation: &providerv1.Incarnation{Pid: int32(inc.PID), StartTime: inc.StartTime}}
-	if _, err := r.h.Client.Prepare(testCtx(t), &providerv1.PrepareRequest{Fence: fence, Lease: durationpb.New(time.Minute)}); err != nil {
+	if _, err := r.h.Client.Prepare(providertest.Context(t), &providerv1.PrepareRequest{Fence: fence, Lease: durationpb.New(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
 	r.web.say(room, "c1", "during the restart")
@@ -287,7 +288,7 @@ func TestDoctorFenceHoldsUpdates(t *testing.T) {
 	if n, occ := r.p.st.inboxLen(), r.h.Server.Occupancy(); n != 1 || occ.Inbound != 0 {
 		t.Fatalf("inbox %d, occupancy %+v", n, occ)
 	}
-	if _, err := r.h.Client.Cancel(testCtx(t), &providerv1.CancelRequest{Fence: fence}); err != nil {
+	if _, err := r.h.Client.Cancel(providertest.Context(t), &providerv1.CancelRequest{Fence: fence}); err != nil {
 		t.Fatal(err)
 	}
 	if u := st.recv(); u.GetText() != "during the restart" {
@@ -367,10 +368,10 @@ func TestVerbRefusals(t *testing.T) {
 		})
 	}
 	// The Bot API's methods are gone.
-	_, err := r.h.Client.Call(testCtx(t), &providerv1.CallRequest{Method: "sendMessage", ParamsJson: []byte(`{"text":"x"}`), Target: target(alpha)})
+	_, err := r.h.Client.Call(providertest.Context(t), &providerv1.CallRequest{Method: "sendMessage", ParamsJson: []byte(`{"text":"x"}`), Target: target(alpha)})
 	wantCode(t, err, codes.NotFound, "no method")
 	// Params of another contract are refused (by the SDK).
-	_, err = r.h.Client.Call(testCtx(t), &providerv1.CallRequest{Method: "send", ParamsJson: []byte(`{"text":"x","parse_mode":"HTML"}`), Target: target(alpha)})
+	_, err = r.h.Client.Call(providertest.Context(t), &providerv1.CallRequest{Method: "send", ParamsJson: []byte(`{"text":"x","parse_mode":"HTML"}`), Target: target(alpha)})
 	wantCode(t, err, codes.InvalidArgument, "send params")
 	// A room that does not exist (any more) is gone, not just missing.
 	for _, verb := range []string{provider.VerbSend, provider.VerbTyping} {
@@ -391,7 +392,7 @@ func TestVerbRefusals(t *testing.T) {
 // reopened), else makes one; a closed room takes no person's message.
 func TestTopics(t *testing.T) {
 	r := newRig(t, t.TempDir())
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	room := r.provision(t, "A · alpha")
 	if _, err := r.h.Client.CloseTarget(ctx, &providerv1.CloseTargetRequest{Target: target(room)}); err != nil {
 		t.Fatal(err)
@@ -423,7 +424,7 @@ func TestTopics(t *testing.T) {
 // download; the follower's upload appears on the page; sizes are bounded.
 func TestFiles(t *testing.T) {
 	r := newRig(t, t.TempDir())
-	ctx := testCtx(t)
+	ctx := providertest.Context(t)
 	room := r.provision(t, "A · alpha")
 	st := r.updates(t, nil)
 	data := bytes.Repeat([]byte("chatbus "), 1000)

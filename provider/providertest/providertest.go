@@ -27,6 +27,15 @@ import (
 	"github.com/chatbus/chatbus/provider/child"
 )
 
+// Context is a test's context: it ends when the test is cleaned up, or
+// after 30 seconds, which bounds every blocking call the test makes.
+func Context(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // Harness is a running provider server and a client connection to it.
 type Harness struct {
 	Server *child.Server
