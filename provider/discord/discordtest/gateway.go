@@ -170,6 +170,20 @@ func (c *gwConn) enqueue(f outFrame) {
 	}
 	c.queue = append(c.queue, f)
 	c.qmu.Unlock()
+	c.wake()
+}
+
+// finish has the writer write what is queued (a close frame too) and
+// close the socket.
+func (c *gwConn) finish() {
+	c.qmu.Lock()
+	c.closing = true
+	c.qmu.Unlock()
+	c.wake()
+}
+
+// wake tells the writer there is something to do.
+func (c *gwConn) wake() {
 	select {
 	case c.signal <- struct{}{}:
 	default:
@@ -199,13 +213,7 @@ func (c *gwConn) closeWith(code int, text string) {
 // failure). Server.mu is held.
 func (c *gwConn) kill() {
 	c.killed = true
-	c.qmu.Lock()
-	c.closing = true
-	c.qmu.Unlock()
-	select {
-	case c.signal <- struct{}{}:
-	default:
-	}
+	c.finish()
 	c.ws.Close()
 }
 
@@ -257,14 +265,7 @@ func (c *gwConn) reader() {
 			}
 		}
 		s.mu.Unlock()
-		// The writer sends a close frame still queued, then closes.
-		c.qmu.Lock()
-		c.closing = true
-		c.qmu.Unlock()
-		select {
-		case c.signal <- struct{}{}:
-		default:
-		}
+		c.finish()
 	}()
 	for {
 		mt, data, err := c.ws.ReadMessage()
@@ -310,10 +311,8 @@ func (c *gwConn) handleLocked(op int, d json.RawMessage) {
 			s.counts["heartbeat_ack"]++
 			c.sendOp(opHeartbeatACK, nil)
 		}
-	case opIdentify:
-		c.identifyLocked(d)
-	case opResume:
-		c.resumeLocked(d)
+	case opIdentify, opResume:
+		c.authenticateLocked(op, d)
 	case opPresence, opVoiceState, opRequestMembers:
 		if c.sess == nil {
 			c.closeWith(4003, "Not authenticated.")
@@ -323,27 +322,58 @@ func (c *gwConn) handleLocked(op int, d json.RawMessage) {
 	}
 }
 
-func (c *gwConn) identifyLocked(d json.RawMessage) {
+// authPayload is the d of an IDENTIFY or of a RESUME.
+type authPayload struct {
+	Token string `json:"token"`
+	// IDENTIFY's.
+	Intents    *int            `json:"intents"`
+	Properties json.RawMessage `json:"properties"`
+	// RESUME's.
+	SessionID string `json:"session_id"`
+	Seq       *int   `json:"seq"`
+}
+
+// authenticateLocked handles an IDENTIFY or a RESUME: refused on a
+// connection that is authenticated already (4005) and when it does not
+// decode (4002); counted ("identify", "resume" on the resume URL,
+// "resume_main" on the main one), then refused with a wrong token (4004).
+func (c *gwConn) authenticateLocked(op int, d json.RawMessage) {
 	s := c.srv
 	if c.sess != nil {
 		c.closeWith(4005, "Already authenticated.")
 		return
 	}
-	var id struct {
-		Token      string          `json:"token"`
-		Intents    *int            `json:"intents"`
-		Properties json.RawMessage `json:"properties"`
+	var p authPayload
+	valid := json.Unmarshal(d, &p) == nil
+	counter := "identify"
+	switch {
+	case op == opIdentify:
+		valid = valid && p.Intents != nil && len(p.Properties) > 0
+	case c.path == "/resume":
+		valid, counter = valid && p.Seq != nil, "resume"
+	default:
+		valid, counter = valid && p.Seq != nil, "resume_main"
 	}
-	if json.Unmarshal(d, &id) != nil || id.Intents == nil || len(id.Properties) == 0 {
+	if !valid {
 		c.closeWith(4002, "Error while decoding payload.")
 		return
 	}
-	s.counts["identify"]++
-	if id.Token != s.token {
+	s.counts[counter]++
+	if p.Token != s.token {
 		c.closeWith(4004, "Authentication failed.")
 		return
 	}
-	if *id.Intents&IntentMessageContent != 0 && !s.contentIntent {
+	if op == opIdentify {
+		c.identifyLocked(*p.Intents)
+	} else {
+		c.resumeLocked(p.SessionID, *p.Seq)
+	}
+}
+
+// identifyLocked starts a session with intents.
+func (c *gwConn) identifyLocked(intents int) {
+	s := c.srv
+	if intents&IntentMessageContent != 0 && !s.contentIntent {
 		c.closeWith(4014, "Disallowed intent(s).")
 		return
 	}
@@ -358,7 +388,7 @@ func (c *gwConn) identifyLocked(d json.RawMessage) {
 		s.sessionLimit--
 	}
 	s.identifyAt = append(s.identifyAt, time.Now())
-	sess := &session{id: randomHex(16), intents: *id.Intents, conn: c}
+	sess := &session{id: randomHex(16), intents: intents, conn: c}
 	s.sessions[sess.id] = sess
 	c.sess = sess
 	s.counts["ready"]++
@@ -377,41 +407,21 @@ func (c *gwConn) identifyLocked(d json.RawMessage) {
 	}
 }
 
-func (c *gwConn) resumeLocked(d json.RawMessage) {
+// resumeLocked attaches the connection to session id and replays what
+// came after seq.
+func (c *gwConn) resumeLocked(id string, seq int) {
 	s := c.srv
-	if c.sess != nil {
-		c.closeWith(4005, "Already authenticated.")
-		return
-	}
-	var r struct {
-		Token     string `json:"token"`
-		SessionID string `json:"session_id"`
-		Seq       *int   `json:"seq"`
-	}
-	if json.Unmarshal(d, &r) != nil || r.Seq == nil {
-		c.closeWith(4002, "Error while decoding payload.")
-		return
-	}
-	if c.path == "/resume" {
-		s.counts["resume"]++
-	} else {
-		s.counts["resume_main"]++
-	}
-	if r.Token != s.token {
-		c.closeWith(4004, "Authentication failed.")
-		return
-	}
-	sess := s.liveSessionLocked(r.SessionID)
+	sess := s.liveSessionLocked(id)
 	switch {
 	case sess == nil:
 		s.counts["invalid_session"]++
 		c.sendOp(opInvalidSession, false)
 		return
-	case *r.Seq > sess.seq:
+	case seq > sess.seq:
 		c.closeWith(4007, "Invalid seq.")
 		sess.dead = true
 		return
-	case len(sess.buf) > 0 && *r.Seq < sess.buf[0].s-1:
+	case len(sess.buf) > 0 && seq < sess.buf[0].s-1:
 		// The replay buffer no longer reaches back that far.
 		s.counts["invalid_session"]++
 		sess.dead = true
@@ -426,7 +436,7 @@ func (c *gwConn) resumeLocked(d json.RawMessage) {
 	}
 	sess.conn, sess.gone, c.sess = c, time.Time{}, sess
 	for _, ev := range sess.buf {
-		if ev.s > *r.Seq {
+		if ev.s > seq {
 			c.sendDispatch(ev)
 			s.counts["replayed"]++
 		}

@@ -53,6 +53,11 @@ type request struct {
 	route  string
 	params map[string]string
 	body   []byte
+	// channel is the channel {id} names, message the message {mid}
+	// names in it: a handler of a route with them is only called once
+	// they are found.
+	channel *Channel
+	message *Message
 }
 
 // noBody is a handler result that writes 204 No Content.
@@ -151,13 +156,29 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, route string
 		s.mu.Unlock()
 		return
 	}
-	status, out := h(s, &request{Request: r, route: route, params: params, body: body})
+	status, out := s.callLocked(h, &request{Request: r, route: route, params: params, body: body})
 	s.mu.Unlock()
 	if _, ok := out.(noBody); ok {
 		w.WriteHeader(status)
 		return
 	}
 	writeJSON(w, status, out)
+}
+
+// callLocked finds the channel {id} and the message {mid} a route names
+// and calls h; one not there is 404 Unknown Channel or Unknown Message.
+func (s *Server) callLocked(h func(*Server, *request) (int, any), r *request) (int, any) {
+	if id, ok := r.params["id"]; ok {
+		if r.channel = s.channels[id]; r.channel == nil {
+			return http.StatusNotFound, unknownChannel
+		}
+	}
+	if mid, ok := r.params["mid"]; ok {
+		if r.message = s.findLocked(r.channel.ID, mid); r.message == nil {
+			return http.StatusNotFound, unknownMessage
+		}
+	}
+	return h(s, r)
 }
 
 // match matches an escaped request path against a route template and
@@ -216,6 +237,7 @@ func formErrorAt(path []string, code, msg string) map[string]any {
 var (
 	unknownChannel = errBody(10003, "Unknown Channel")
 	unknownMessage = errBody(10008, "Unknown Message")
+	invalidJSON    = errBody(50109, "The request body contains invalid JSON.")
 )
 
 func (s *Server) getMe(*request) (int, any) { return http.StatusOK, s.bot }
@@ -238,21 +260,12 @@ func (s *Server) getGateway(*request) (int, any) {
 	return http.StatusOK, map[string]string{"url": s.GatewayURL()}
 }
 
-func (s *Server) getChannel(r *request) (int, any) {
-	c, ok := s.channels[r.params["id"]]
-	if !ok {
-		return http.StatusNotFound, unknownChannel
-	}
-	return http.StatusOK, c
-}
+func (s *Server) getChannel(r *request) (int, any) { return http.StatusOK, r.channel }
 
 // patchChannel edits a thread: name, archived, locked. A rename posts a
 // CHANNEL_NAME_CHANGE system message in the thread, as Discord does.
 func (s *Server) patchChannel(r *request) (int, any) {
-	c, ok := s.channels[r.params["id"]]
-	if !ok {
-		return http.StatusNotFound, unknownChannel
-	}
+	c := r.channel
 	var p struct {
 		Name                *string `json:"name"`
 		Archived            *bool   `json:"archived"`
@@ -260,7 +273,7 @@ func (s *Server) patchChannel(r *request) (int, any) {
 		AutoArchiveDuration *int    `json:"auto_archive_duration"`
 	}
 	if err := json.Unmarshal(r.body, &p); err != nil {
-		return http.StatusBadRequest, errBody(50109, "The request body contains invalid JSON.")
+		return http.StatusBadRequest, invalidJSON
 	}
 	if p.Name != nil {
 		if n := utf8.RuneCountInString(*p.Name); n < 1 || n > 100 {
@@ -300,10 +313,7 @@ func (s *Server) patchChannel(r *request) (int, any) {
 // 11 or 12 required, as in API v10), or a forum post (with a starter
 // message, whose id is the thread's).
 func (s *Server) createThread(r *request) (int, any) {
-	parent, ok := s.channels[r.params["id"]]
-	if !ok {
-		return http.StatusNotFound, unknownChannel
-	}
+	parent := r.channel
 	var p struct {
 		Name                string          `json:"name"`
 		Type                *int            `json:"type"`
@@ -311,7 +321,7 @@ func (s *Server) createThread(r *request) (int, any) {
 		Message             json.RawMessage `json:"message"`
 	}
 	if err := json.Unmarshal(r.body, &p); err != nil {
-		return http.StatusBadRequest, errBody(50109, "The request body contains invalid JSON.")
+		return http.StatusBadRequest, invalidJSON
 	}
 	if n := utf8.RuneCountInString(p.Name); n < 1 || n > 100 {
 		return http.StatusBadRequest, formError("name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
@@ -348,10 +358,7 @@ func (s *Server) createThread(r *request) (int, any) {
 // also for after= (the oldest limit messages after the id, sorted newest
 // first).
 func (s *Server) getMessages(r *request) (int, any) {
-	c, ok := s.channels[r.params["id"]]
-	if !ok {
-		return http.StatusNotFound, unknownChannel
-	}
+	c := r.channel
 	q := r.URL.Query()
 	limit := 50
 	if v := q.Get("limit"); v != "" {
@@ -404,16 +411,7 @@ func reverse(ms []*Message) {
 	}
 }
 
-func (s *Server) getMessage(r *request) (int, any) {
-	if _, ok := s.channels[r.params["id"]]; !ok {
-		return http.StatusNotFound, unknownChannel
-	}
-	m := s.findLocked(r.params["id"], r.params["mid"])
-	if m == nil {
-		return http.StatusNotFound, unknownMessage
-	}
-	return http.StatusOK, m
-}
+func (s *Server) getMessage(r *request) (int, any) { return http.StatusOK, r.message }
 
 // messageBody is what create and edit take (the fields modelled).
 type messageBody struct {
@@ -456,10 +454,7 @@ func mentionsEveryone(content string, am *allowedMentions) bool {
 // an unknown message is 400; an archived thread is unarchived by the
 // message, a locked one refuses it. enforce_nonce de-duplicates by nonce.
 func (s *Server) createMessage(r *request) (int, any) {
-	c, ok := s.channels[r.params["id"]]
-	if !ok {
-		return http.StatusNotFound, unknownChannel
-	}
+	c := r.channel
 	body, files, status, e := s.readMessage(r)
 	if e != nil {
 		return status, e
@@ -721,14 +716,7 @@ func (s *Server) addMessageLocked(c *Channel, m *Message) {
 // editMessage edits the bot's own message; another author's is 403
 // 50005.
 func (s *Server) editMessage(r *request) (int, any) {
-	c, ok := s.channels[r.params["id"]]
-	if !ok {
-		return http.StatusNotFound, unknownChannel
-	}
-	m := s.findLocked(c.ID, r.params["mid"])
-	if m == nil {
-		return http.StatusNotFound, unknownMessage
-	}
+	m := r.message
 	if m.Author.ID != s.bot.ID {
 		return http.StatusForbidden, errBody(50005, "Cannot edit a message authored by another user")
 	}
@@ -740,7 +728,7 @@ func (s *Server) editMessage(r *request) (int, any) {
 func (s *Server) applyEditLocked(m *Message, raw []byte) (int, any) {
 	var body messageBody
 	if err := json.Unmarshal(raw, &body); err != nil {
-		return http.StatusBadRequest, errBody(50109, "The request body contains invalid JSON.")
+		return http.StatusBadRequest, invalidJSON
 	}
 	if body.Content != nil && utf8.RuneCountInString(*body.Content) > MaxContent {
 		return http.StatusBadRequest, formError("content", "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length.")
@@ -770,36 +758,21 @@ func (s *Server) applyEditLocked(m *Message, raw []byte) (int, any) {
 // deleteMessage deletes the bot's own message; another author's needs
 // Manage Messages, which the bot is not given (403 50013).
 func (s *Server) deleteMessage(r *request) (int, any) {
-	c, ok := s.channels[r.params["id"]]
-	if !ok {
-		return http.StatusNotFound, unknownChannel
+	c, m := r.channel, r.message
+	if m.Author.ID != s.bot.ID {
+		return http.StatusForbidden, errBody(50013, "Missing Permissions")
 	}
 	ms := s.messages[c.ID]
-	for i, m := range ms {
-		if m.ID != r.params["mid"] {
-			continue
-		}
-		if m.Author.ID != s.bot.ID {
-			return http.StatusForbidden, errBody(50013, "Missing Permissions")
-		}
-		s.messages[c.ID] = append(ms[:i:i], ms[i+1:]...)
-		s.dispatchLocked("MESSAGE_DELETE", IntentGuildMessages, map[string]string{"id": m.ID, "channel_id": c.ID, "guild_id": s.guildID})
-		return http.StatusNoContent, noBody{}
-	}
-	return http.StatusNotFound, unknownMessage
+	i := slices.Index(ms, m)
+	s.messages[c.ID] = append(ms[:i:i], ms[i+1:]...)
+	s.dispatchLocked("MESSAGE_DELETE", IntentGuildMessages, map[string]string{"id": m.ID, "channel_id": c.ID, "guild_id": s.guildID})
+	return http.StatusNoContent, noBody{}
 }
 
 // addReaction adds the bot's reaction; emoji is a unicode emoji or
 // name:id.
 func (s *Server) addReaction(r *request) (int, any) {
-	c, ok := s.channels[r.params["id"]]
-	if !ok {
-		return http.StatusNotFound, unknownChannel
-	}
-	m := s.findLocked(c.ID, r.params["mid"])
-	if m == nil {
-		return http.StatusNotFound, unknownMessage
-	}
+	c, m := r.channel, r.message
 	emoji := parseEmoji(r.params["emoji"])
 	if emoji == nil {
 		return http.StatusBadRequest, errBody(10014, "Unknown Emoji")
@@ -865,10 +838,7 @@ func (s *Server) reactionLocked(channel string, m *Message, user string, emoji E
 // sends). Sessions with the GUILD_MESSAGE_TYPING intent would get
 // TYPING_START; the provider does not ask for it, so none is modelled.
 func (s *Server) typing(r *request) (int, any) {
-	if _, ok := s.channels[r.params["id"]]; !ok {
-		return http.StatusNotFound, unknownChannel
-	}
-	s.typings[r.params["id"]]++
+	s.typings[r.channel.ID]++
 	return http.StatusNoContent, noBody{}
 }
 
@@ -895,7 +865,7 @@ func (s *Server) interactionCallback(r *request) (int, any) {
 		Data messageBody `json:"data"`
 	}
 	if err := json.Unmarshal(r.body, &p); err != nil {
-		return http.StatusBadRequest, errBody(50109, "The request body contains invalid JSON.")
+		return http.StatusBadRequest, invalidJSON
 	}
 	c := s.channels[in.channel]
 	switch p.Type {

@@ -38,7 +38,6 @@ package discordtest
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -336,18 +335,11 @@ func New(tb testing.TB, opts ...Option) *Server {
 	s.appID = s.newIDLocked()
 	s.bot = User{ID: s.appID, Username: "chatbus-test", Bot: true, Discriminator: "0"}
 	s.users[s.bot.ID] = s.bot
-	text := s.addChannelLocked(&Channel{Type: ChannelText, Name: "agents"})
+	s.addChannelLocked(&Channel{Type: ChannelText, Name: "agents"})
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("discordtest: listen: %v", err)
-	}
 	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
-	s.hs.Listener.Close()
-	s.hs.Listener = ln
 	s.hs.Config.ErrorLog = tblog.ErrorLog(tb, "discordtest: ")
 	s.hs.Start()
-	_ = text
 	tb.Cleanup(s.Close)
 	return s
 }
@@ -358,11 +350,7 @@ func New(tb testing.TB, opts ...Option) *Server {
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		close(s.done)
-		s.mu.Lock()
-		for c := range s.conns {
-			c.kill()
-		}
-		s.mu.Unlock()
+		s.DropConnections()
 		s.hs.CloseClientConnections()
 		s.hs.Close()
 		s.wg.Wait()

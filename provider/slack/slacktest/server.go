@@ -32,7 +32,6 @@ package slacktest
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -182,18 +181,12 @@ func New(tb testing.TB, opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("slacktest: listen: %v", err)
-	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/link/", s.serveLink)
 	mux.HandleFunc("/upload/", s.serveUpload)
 	mux.HandleFunc("/files-pri/", s.serveFile)
 	s.hs = httptest.NewUnstartedServer(mux)
-	s.hs.Listener.Close()
-	s.hs.Listener = ln
 	s.hs.Config.ErrorLog = tblog.ErrorLog(tb, "slacktest: ")
 	s.hs.Start()
 	s.wg.Go(s.dispatch)
@@ -207,11 +200,7 @@ func New(tb testing.TB, opts ...Option) *Server {
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		close(s.done)
-		s.mu.Lock()
-		for _, l := range s.links {
-			l.conn.Close()
-		}
-		s.mu.Unlock()
+		s.closeLinks()
 		s.hs.CloseClientConnections()
 		s.hs.Close()
 		s.wg.Wait()
@@ -269,6 +258,13 @@ func (s *Server) Ephemeral(channelID string) []Message {
 func (s *Server) Revoke() {
 	s.mu.Lock()
 	s.revoked = true
+	s.mu.Unlock()
+	s.closeLinks()
+}
+
+// closeLinks closes every Socket Mode connection.
+func (s *Server) closeLinks() {
+	s.mu.Lock()
 	links := s.linkList()
 	s.mu.Unlock()
 	for _, l := range links {

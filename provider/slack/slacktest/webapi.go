@@ -287,23 +287,18 @@ func threadLocked(c *channel, ts string) string {
 }
 
 // messageContent reads text and blocks and checks them as
-// chat.postMessage and chat.update do.
+// chat.postMessage, chat.postEphemeral and chat.update do.
 func messageContent(p params) (text string, blocks []byte, code string) {
 	text, blocks = p.str("text"), p.json("blocks")
 	switch {
 	case text == "" && blocks == nil && p.json("attachments") == nil:
-		return "", nil, "no_text"
+		code = "no_text"
 	case utf8.RuneCountInString(text) > maxTextChars:
-		return "", nil, "msg_too_long"
-	case blocks != nil && !isArray(blocks):
-		return "", nil, "invalid_blocks"
+		code = "msg_too_long"
+	default:
+		code = checkBlocks(blocks)
 	}
-	return text, blocks, ""
-}
-
-func isArray(b []byte) bool {
-	var a []json.RawMessage
-	return json.Unmarshal(b, &a) == nil
+	return text, blocks, code
 }
 
 func (s *Server) postMessage(p params) (obj, string) {
@@ -313,9 +308,6 @@ func (s *Server) postMessage(p params) (obj, string) {
 	}
 	text, blocks, code := messageContent(p)
 	if code != "" {
-		return nil, code
-	}
-	if code := checkBlocks(blocks); code != "" {
 		return nil, code
 	}
 	thread := threadLocked(c, p.str("thread_ts"))
@@ -353,9 +345,6 @@ func (s *Server) update(p params) (obj, string) {
 	if code != "" {
 		return nil, code
 	}
-	if code := checkBlocks(blocks); code != "" {
-		return nil, code
-	}
 	prev := *m
 	// Slack keeps a message's blocks when chat.update names none, and
 	// removes them when it names an empty list.
@@ -389,9 +378,6 @@ func (s *Server) postEphemeral(p params) (obj, string) {
 	}
 	text, blocks, code := messageContent(p)
 	if code != "" {
-		return nil, code
-	}
-	if code := checkBlocks(blocks); code != "" {
 		return nil, code
 	}
 	// Ephemeral messages are shown to one person and are not in the
