@@ -125,3 +125,22 @@ func TestP99Growth(t *testing.T) {
 		t.Errorf("p99Growth = %v, want %v", got, want)
 	}
 }
+
+// The forward floor's fdatasyncs are paced like the forward's own (an
+// fdatasync after an idle gap costs a disk more than one right after
+// another): with every > 0, n samples take at least (n+warm-up) × every.
+// A lower bound only: sleeping never takes less.
+func TestSyncLatenciesPaced(t *testing.T) {
+	const n, every = 5, 25 * time.Millisecond
+	start := time.Now()
+	d, err := syncLatencies(t.TempDir(), n, every, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d) != n {
+		t.Fatalf("got %d samples, want %d", len(d), n)
+	}
+	if took, least := time.Since(start), (n+50)*every; took < least {
+		t.Fatalf("%d paced samples (and 50 unmeasured) took %v, less than %d × %v: not paced", n, took, n+50, every)
+	}
+}
