@@ -38,3 +38,28 @@ func TestRefKindsTable(t *testing.T) {
 		t.Errorf("an unknown kind went out as %v", got)
 	}
 }
+
+// TestLanesTable: every Lane crosses to the contract's Lane and back; a
+// lane outside the table goes as a new message.
+func TestLanesTable(t *testing.T) {
+	lanes := []provider.Lane{provider.LaneMessage, provider.LanePrompt, provider.LaneEdit, provider.LaneAmbient}
+	if err := enumtab.Check(provider.LanesTable, providerv1.Lane(0).Descriptor(), lanes); err != nil {
+		t.Error(err)
+	}
+	d := provider.Description{Methods: provider.Methods{{Name: "a", Lane: provider.LaneEdit}, {Name: "b", Lane: 9}}}.Proto()
+	if got := d.GetMethods()[0].GetLane(); got != providerv1.Lane_LANE_EDIT {
+		t.Errorf("LaneEdit went out as %v", got)
+	}
+	if got := d.GetMethods()[1].GetLane(); got != providerv1.Lane_LANE_MESSAGE {
+		t.Errorf("an unknown lane went out as %v, want LANE_MESSAGE", got)
+	}
+}
+
+// TestLimitScopesTable: every LimitScope crosses to the contract's
+// LimitScope and back.
+func TestLimitScopesTable(t *testing.T) {
+	scopes := []provider.LimitScope{provider.ScopeBot, provider.ScopeChat, provider.ScopeThread}
+	if err := enumtab.Check(provider.LimitScopesTable, providerv1.LimitScope(0).Descriptor(), scopes); err != nil {
+		t.Error(err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/chatbus/chatbus/internal/enumtab"
 	"github.com/chatbus/chatbus/internal/suggest"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 )
@@ -151,29 +152,31 @@ func ParseRate(v string) (count int, per time.Duration, err error) {
 	return count, per, nil
 }
 
+// lanes maps Lane onto the contract's Lane.
+var lanes = enumtab.New(map[Lane]providerv1.Lane{
+	LaneMessage: providerv1.Lane_LANE_MESSAGE,
+	LanePrompt:  providerv1.Lane_LANE_PROMPT,
+	LaneEdit:    providerv1.Lane_LANE_EDIT,
+	LaneAmbient: providerv1.Lane_LANE_AMBIENT,
+})
+
+// proto is l's wire form; a lane outside the table goes as LaneMessage.
 func (l Lane) proto() providerv1.Lane {
-	switch l {
-	case LanePrompt:
-		return providerv1.Lane_LANE_PROMPT
-	case LaneEdit:
-		return providerv1.Lane_LANE_EDIT
-	case LaneAmbient:
-		return providerv1.Lane_LANE_AMBIENT
+	if p := lanes.Proto(l); p != providerv1.Lane_LANE_UNSPECIFIED {
+		return p
 	}
 	return providerv1.Lane_LANE_MESSAGE
 }
 
-func (s LimitScope) proto() providerv1.LimitScope {
-	switch s {
-	case ScopeBot:
-		return providerv1.LimitScope_LIMIT_SCOPE_BOT
-	case ScopeChat:
-		return providerv1.LimitScope_LIMIT_SCOPE_CHAT
-	case ScopeThread:
-		return providerv1.LimitScope_LIMIT_SCOPE_THREAD
-	}
-	return providerv1.LimitScope_LIMIT_SCOPE_UNSPECIFIED
-}
+// limitScopes maps LimitScope onto the contract's LimitScope; a scope
+// outside it goes out as LIMIT_SCOPE_UNSPECIFIED.
+var limitScopes = enumtab.New(map[LimitScope]providerv1.LimitScope{
+	ScopeBot:    providerv1.LimitScope_LIMIT_SCOPE_BOT,
+	ScopeChat:   providerv1.LimitScope_LIMIT_SCOPE_CHAT,
+	ScopeThread: providerv1.LimitScope_LIMIT_SCOPE_THREAD,
+})
+
+func (s LimitScope) proto() providerv1.LimitScope { return limitScopes.Proto(s) }
 
 func (l RateLimit) proto() *providerv1.RateLimit {
 	return &providerv1.RateLimit{Name: l.Name, Scope: l.Scope.proto(), Count: uint32(l.Count), Per: durationpb.New(l.Per), Methods: l.Methods}

@@ -28,35 +28,28 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/chatbus/chatbus/bench"
-	"github.com/chatbus/chatbus/internal/version"
+	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/child"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	err := run(ctx)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "provider-bench:", err)
-		os.Exit(1)
-	}
-}
+const usage = `provider-bench: the benchmark provider child of supervisord (see cmd/busbench).
 
-// settings is the JSON on stdin.
+Started by supervisord for a providers entry with binary: .../provider-bench.
+Contract: env CHATBUS_PROVIDER_SOCKET and CHATBUS_PROVIDER_NAME, settings as
+JSON on stdin (forum_chat_id, control, inject, thread_base, pprof_dir, paced), one
+handshake line "1|unix|<socket>|grpc" on stdout.`
+
+// program is the child: the kit's runtime reads the settings and serves.
+var program = child.Program{Name: "bench", Usage: usage, Build: build}
+
+func main() { child.Exec(program) }
+
+// settings are the platform's settings (the runtime takes out the
+// supervisor's keys).
 type settings struct {
-	Name        string          `json:"name"`
 	ForumChatID int64           `json:"forum_chat_id"`
 	Control     string          `json:"control"`
 	Inject      bench.Injection `json:"inject"`
@@ -68,80 +61,33 @@ type settings struct {
 	Paced bool `json:"paced"`
 }
 
-// readSettings reads and checks the settings on stdin.
-func readSettings(r io.Reader) (secret string, s settings, err error) {
-	raw, err := io.ReadAll(io.LimitReader(r, 1<<20))
-	if err != nil {
-		return "", s, fmt.Errorf("read settings from stdin: %w", err)
-	}
-	secret, rest, err := child.SplitSettings(raw)
-	if err != nil {
-		return "", s, err
-	}
-	if err := json.Unmarshal(rest, &s); err != nil {
-		return "", s, fmt.Errorf("settings: %w", err)
+// parseSettings decodes and checks the settings.
+func parseSettings(raw json.RawMessage) (settings, error) {
+	var s settings
+	if err := provider.DecodeSettings(raw, &s); err != nil {
+		return s, err
 	}
 	if s.ForumChatID == 0 {
-		return "", s, errors.New("forum_chat_id: required")
+		return s, provider.Settingf("forum_chat_id", "required")
 	}
-	return secret, s, nil
+	return s, nil
 }
 
-func checkSettings(r io.Reader) error {
-	_, _, err := readSettings(r)
-	return err
-}
-
-func run(ctx context.Context) error {
-	if len(os.Args) > 1 && (os.Args[1] == "-h" || os.Args[1] == "--help") {
-		fmt.Println(`provider-bench: the benchmark provider child of supervisord (see cmd/busbench).
-
-Started by supervisord for a providers entry with binary: .../provider-bench.
-Contract: env CHATBUS_PROVIDER_SOCKET and CHATBUS_PROVIDER_NAME, settings as
-JSON on stdin (forum_chat_id, control, inject, thread_base, pprof_dir, paced), one
-handshake line "1|unix|<socket>|grpc" on stdout.`)
-		return nil
-	}
-	if len(os.Args) > 1 && os.Args[1] == "--version" {
-		fmt.Println("provider-bench", version.String())
-		return nil
-	}
-	if len(os.Args) > 1 && os.Args[1] == child.CheckFlag {
-		// Check mode (provider/README.md): the settings, nothing served.
-		if err := checkSettings(os.Stdin); err != nil {
-			fmt.Println(strings.Join(strings.Fields(err.Error()), " "))
-			os.Exit(1)
-		}
-		return nil
-	}
-	socket := os.Getenv(child.EnvSocket)
-	if socket == "" {
-		return errors.New(child.EnvSocket + " is not set: this binary is started by supervisord (see --help)")
-	}
-	name := os.Getenv(child.EnvName)
-	if name == "" {
-		name = "bench"
-	}
-	secret, s, err := readSettings(os.Stdin)
+// build makes the platform and, unless in check mode, serves its control
+// API until the runtime closes the platform after serving.
+func build(b child.BuildContext) (provider.Platform, error) {
+	s, err := parseSettings(b.Settings)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if s.ThreadBase == 0 {
 		s.ThreadBase = time.Now().UnixMicro()
 	}
-	log := zerolog.New(os.Stderr).With().Timestamp().Logger()
 	p := newPlatform(s.ForumChatID, s.ThreadBase, s.Inject)
 	p.paced = s.Paced
-	if s.Control != "" {
-		ctl := &control{p: p, path: s.Control, pprofDir: s.PprofDir, log: log.With().Str("component", "control").Logger()}
-		stop := ctl.start(ctx)
-		defer stop()
+	if s.Control != "" && !b.Check {
+		ctl := &control{p: p, path: s.Control, pprofDir: s.PprofDir, log: b.Logger.With().Str("component", "control").Logger()}
+		p.stopControl = ctl.start(context.Background())
 	}
-	return child.Serve(ctx, child.Config{
-		Name:     name,
-		Socket:   socket,
-		Platform: p,
-		Secret:   secret,
-		Logger:   log,
-	})
+	return p, nil
 }

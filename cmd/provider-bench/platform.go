@@ -31,14 +31,15 @@ type platform struct {
 	version uint64
 	changed chan struct{} // closed and replaced when inj changes
 
-	running    atomic.Bool
-	delivering atomic.Bool
-	seen       atomic.Uint64 // the injection version the receive loop acts on
-	runs       atomic.Int64
-	acked      atomic.Uint64
-	lastID     atomic.Int64
-	calls      atomic.Int64
-	paced      bool // set before serving
+	running     atomic.Bool
+	delivering  atomic.Bool
+	seen        atomic.Uint64 // the injection version the receive loop acts on
+	runs        atomic.Int64
+	acked       atomic.Uint64
+	lastID      atomic.Int64
+	calls       atomic.Int64
+	paced       bool   // set before serving
+	stopControl func() // stops the control API; nil: none
 }
 
 var _ provider.Platform = (*platform)(nil)
@@ -339,6 +340,13 @@ func (p *platform) Provision(_ context.Context, req provider.ProvisionRequest) (
 		chat = strconv.FormatInt(p.chat, 10)
 	}
 	return provider.Provisioned{Target: provider.Target{Chat: chat, Thread: strconv.FormatInt(p.nextThread.Add(1), 10), Name: req.Name}}, nil
+}
+
+// Close stops the control API: the runtime calls it once serving ended.
+func (p *platform) Close() {
+	if p.stopControl != nil {
+		p.stopControl()
+	}
 }
 
 // CloseTarget implements provider.Platform.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/chatbus/chatbus/internal/enumtab"
 	"github.com/chatbus/chatbus/internal/proc"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
 )
@@ -47,18 +48,16 @@ func (p Phase) String() string {
 	return fmt.Sprintf("Phase(%d)", int(p))
 }
 
-// Proto converts p to its wire form.
-func (p Phase) Proto() providerv1.Phase {
-	switch p {
-	case PhaseIdle:
-		return providerv1.Phase_PHASE_IDLE
-	case PhasePrepared:
-		return providerv1.Phase_PHASE_PREPARED
-	case PhaseCommitted:
-		return providerv1.Phase_PHASE_COMMITTED
-	}
-	return providerv1.Phase_PHASE_UNSPECIFIED
-}
+// phases maps Phase onto the contract's Phase.
+var phases = enumtab.New(map[Phase]providerv1.Phase{
+	PhaseIdle:      providerv1.Phase_PHASE_IDLE,
+	PhasePrepared:  providerv1.Phase_PHASE_PREPARED,
+	PhaseCommitted: providerv1.Phase_PHASE_COMMITTED,
+})
+
+// Proto converts p to its wire form (PHASE_UNSPECIFIED for a value that
+// is no Phase).
+func (p Phase) Proto() providerv1.Phase { return phases.Proto(p) }
 
 // fenceReq is the owner a doctor request is addressed to.
 type fenceReq struct {

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/chatbus/chatbus/internal/enumtab"
 	"github.com/chatbus/chatbus/internal/proc"
 	"github.com/chatbus/chatbus/internal/testkit"
 	providerv1 "github.com/chatbus/chatbus/proto/chatbus/provider/v1"
@@ -1100,5 +1101,16 @@ func TestParseChildSettings(t *testing.T) {
 	cs, _, err = child.ParseChildSettings([]byte(`{"secret":"0123456789abcdef-x"}`))
 	if err != nil || cs.StateDir != "" {
 		t.Fatalf("without a state dir: %+v, %v", cs, err)
+	}
+}
+
+// TestPhasesTable: every Phase crosses to the contract's Phase and back.
+func TestPhasesTable(t *testing.T) {
+	phases := []child.Phase{child.PhaseIdle, child.PhasePrepared, child.PhaseCommitted}
+	if err := enumtab.Check(child.PhasesTable, providerv1.Phase(0).Descriptor(), phases); err != nil {
+		t.Error(err)
+	}
+	if got := child.Phase(9).Proto(); got != providerv1.Phase_PHASE_UNSPECIFIED {
+		t.Errorf("a value that is no Phase went out as %v", got)
 	}
 }

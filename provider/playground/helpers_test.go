@@ -226,6 +226,8 @@ type stream struct {
 	t    *testing.T
 	st   grpc.BidiStreamingClient[providerv1.UpdatesRequest, providerv1.UpdatesResponse]
 	next []*providerv1.Update // received, not yet returned by recv
+	// end ends the stream: a recv that waited longer than wait does.
+	end context.CancelFunc
 }
 
 func (r *rig) updates(t *testing.T, state []byte) *stream {
@@ -239,14 +241,18 @@ func (r *rig) updates(t *testing.T, state []byte) *stream {
 	if err := st.Send(&providerv1.UpdatesRequest{Msg: &providerv1.UpdatesRequest_Start_{Start: &providerv1.UpdatesRequest_Start{State: state}}}); err != nil {
 		t.Fatal(err)
 	}
-	return &stream{t: t, st: st}
+	return &stream{t: t, st: st, end: cancel}
 }
 
 // recv returns the next update, one at a time whatever the batches.
 func (s *stream) recv() *providerv1.Update {
 	s.t.Helper()
 	for len(s.next) == 0 {
+		timeout := time.AfterFunc(wait, s.end)
 		resp, err := s.st.Recv()
+		if !timeout.Stop() {
+			s.t.Fatalf("no update within %v", wait)
+		}
 		if err != nil {
 			s.t.Fatalf("updates: %v", err)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -82,7 +81,7 @@ func TestConversation(t *testing.T) {
 
 	// The person presses "No": a callback query reaches the follower.
 	var pressed struct{ Interaction string }
-	json.Unmarshal(r.web.post(fmt.Sprintf("/api/rooms/%d/press", room), pressRequest{ClientID: "c2", MessageID: reply, Data: "no"}), &pressed)
+	json.Unmarshal(r.web.post(fmt.Sprintf("/api/rooms/%d/press", room), pressRequest{messageRequest: messageRequest{ClientID: "c2", MessageID: reply}, Data: "no"}), &pressed)
 	u = st.recv()
 	refs := refKinds(u)
 	if u.GetKind() != providerv1.UpdateKind_UPDATE_KIND_CALLBACK_QUERY || u.GetText() != "no" ||
@@ -109,7 +108,7 @@ func TestConversation(t *testing.T) {
 	wantCode(t, err, codes.InvalidArgument, "answered already")
 	// A button that is not on the message cannot be pressed.
 	if code, _ := r.web.do("POST", fmt.Sprintf("/api/rooms/%d/press", room), "application/json",
-		bytes.NewReader(mustJSON(pressRequest{ClientID: "c3", MessageID: reply, Data: "maybe"}))); code != 400 {
+		bytes.NewReader(mustJSON(pressRequest{messageRequest: messageRequest{ClientID: "c3", MessageID: reply}, Data: "maybe"}))); code != 400 {
 		t.Fatalf("pressing a button that is not there: %d", code)
 	}
 
@@ -131,7 +130,7 @@ func TestConversation(t *testing.T) {
 	}
 	// The person reacts: a reaction update, and again: taken back.
 	for i, removed := range []bool{false, true} {
-		r.web.post(fmt.Sprintf("/api/rooms/%d/react", room), reactRequest{ClientID: fmt.Sprint("r", i), MessageID: reply, Emoji: "🔥"})
+		r.web.post(fmt.Sprintf("/api/rooms/%d/react", room), reactRequest{messageRequest: messageRequest{ClientID: fmt.Sprint("r", i), MessageID: reply}, Emoji: "🔥"})
 		u = st.recv()
 		if pl := payloadOf(t, u); u.GetKind() != providerv1.UpdateKind_UPDATE_KIND_REACTION || u.GetText() != "🔥" ||
 			pl.Kind != "reaction" || pl.Emoji != "🔥" || pl.Removed != removed || pl.Message.ID != reply {
@@ -333,7 +332,7 @@ func TestVerbRefusals(t *testing.T) {
 	var pressed struct{ Interaction string }
 	var betaID int64
 	fmt.Sscan(inBeta, &betaID)
-	json.Unmarshal(r.web.post(fmt.Sprintf("/api/rooms/%d/press", beta), pressRequest{ClientID: "x", MessageID: betaID, Data: "b"}), &pressed)
+	json.Unmarshal(r.web.post(fmt.Sprintf("/api/rooms/%d/press", beta), pressRequest{messageRequest: messageRequest{ClientID: "x", MessageID: betaID}, Data: "b"}), &pressed)
 	nine := make([]*providerv1.Button, 9)
 	for i := range nine {
 		nine[i] = &providerv1.Button{Label: "b", Data: fmt.Sprint(i)}
@@ -447,20 +446,9 @@ func TestFiles(t *testing.T) {
 	if files := refKinds(u)[providerv1.ReferenceKind_REFERENCE_KIND_FILE]; len(files) != 1 || files[0] != fileID {
 		t.Fatalf("file refs %v", u.GetReferences())
 	}
-	dl, err := r.h.Client.DownloadFile(ctx, &providerv1.DownloadFileRequest{FileId: fileID})
+	got, err := providertest.Download(ctx, r.h.Client, fileID)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var got []byte
-	for {
-		m, err := dl.Recv()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, m.GetChunk()...)
 	}
 	if !bytes.Equal(got, data) {
 		t.Fatalf("downloaded %d bytes, want %d", len(got), len(data))

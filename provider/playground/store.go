@@ -109,6 +109,16 @@ type message struct {
 	// shown rendered; otherwise shown as it is.
 	Text     string `json:"text,omitempty"`
 	Markdown bool   `json:"markdown,omitempty"`
+	shown
+	// Deleted: deleted by the follower. Only history written before the
+	// verbs has deleted messages (there is no verb to delete).
+	Deleted  bool                `json:"deleted,omitempty"`
+	Reaction map[string][]string `json:"reaction,omitempty"` // "bot", "you" → emoji
+}
+
+// shown is what a message shows beside its text, stored as the page and
+// the payloads show it.
+type shown struct {
 	// Prompt: the follower asks something the person must answer.
 	Prompt bool `json:"prompt,omitempty"`
 	// ReplyTo is the message it answers, ReplyText that message's text
@@ -117,11 +127,7 @@ type message struct {
 	ReplyText string      `json:"reply_text,omitempty"`
 	Buttons   []button    `json:"buttons,omitempty"`
 	File      *attachment `json:"file,omitempty"`
-	// Deleted: deleted by the follower. Only history written before the
-	// verbs has deleted messages (there is no verb to delete).
-	Deleted  bool                `json:"deleted,omitempty"`
-	Reaction map[string][]string `json:"reaction,omitempty"` // "bot", "you" → emoji
-	Answer   string              `json:"answer,omitempty"`   // the last answer to a press of its buttons
+	Answer    string      `json:"answer,omitempty"` // the last answer to a press of its buttons
 }
 
 // button is a button under a message: a press carries Data back. URL

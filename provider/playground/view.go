@@ -23,17 +23,12 @@ type messageView struct {
 	Text string `json:"text,omitempty"`
 	// HTML is Text rendered (render.HTML: sanitized), when Text is
 	// Markdown; the page shows it instead of Text. Not in payloads.
-	HTML      string              `json:"html,omitempty"`
-	Date      int64               `json:"date"` // unix seconds
-	Edited    bool                `json:"edited,omitempty"`
-	Deleted   bool                `json:"deleted,omitempty"`
-	Prompt    bool                `json:"prompt,omitempty"`
-	ReplyTo   int64               `json:"reply_to,omitempty"`
-	ReplyText string              `json:"reply_text,omitempty"`
-	Buttons   []button            `json:"buttons,omitempty"`
-	File      *attachment         `json:"file,omitempty"`
+	HTML    string `json:"html,omitempty"`
+	Date    int64  `json:"date"` // unix seconds
+	Edited  bool   `json:"edited,omitempty"`
+	Deleted bool   `json:"deleted,omitempty"`
+	shown
 	Reactions map[string][]string `json:"reactions,omitempty"`
-	Answer    string              `json:"answer,omitempty"`
 }
 
 // view is m as the page shows it.
@@ -54,8 +49,7 @@ func bareView(m message) *messageView {
 	if m.Deleted {
 		return v // what was deleted is not shown again
 	}
-	v.Text, v.Edited, v.Prompt, v.Reactions, v.Answer = m.Text, m.Edited != 0, m.Prompt, m.Reaction, m.Answer
-	v.ReplyTo, v.ReplyText, v.Buttons, v.File = m.ReplyTo, m.ReplyText, m.Buttons, m.File
+	v.Text, v.Edited, v.Reactions, v.shown = m.Text, m.Edited != 0, m.Reaction, m.shown
 	return v
 }
 

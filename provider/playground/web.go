@@ -64,6 +64,16 @@ func writeErr(w http.ResponseWriter, code int, err error) {
 	writeJSON(w, code, map[string]string{"error": err.Error()})
 }
 
+// answer writes v, or err with the status errCode gives it: the answer to
+// a person's request.
+func answer(w http.ResponseWriter, v any, err error) {
+	if err != nil {
+		writeErr(w, errCode(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
 // errCode is the HTTP status for a failure of a person's request.
 func errCode(err error) int {
 	switch {
@@ -251,11 +261,7 @@ func (p *Platform) handleSend(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		v, err = p.personSend(id, req)
 	}
-	if err != nil {
-		writeErr(w, errCode(err), err)
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
+	answer(w, v, err)
 }
 
 // personTx runs fn in one store transaction for a person's action in
@@ -298,6 +304,19 @@ func (p *Platform) personTx(room int64, clientID string, fn func(c *roomTx) (int
 		p.wake()
 	}
 	return msgID, dup, nil
+}
+
+// onMessage runs fn on the message of room req names, in one
+// transaction, for a person's action on it (see personTx).
+func (p *Platform) onMessage(room int64, req messageRequest, fn func(c *roomTx, m message) error) error {
+	_, _, err := p.personTx(room, req.ClientID, func(c *roomTx) (int64, error) {
+		m, err := c.ownMessage(req.MessageID)
+		if err != nil {
+			return 0, err
+		}
+		return m.ID, fn(c, m)
+	})
+	return err
 }
 
 // ownMessage is message id of c's room, for a person's request.
@@ -372,10 +391,15 @@ func (p *Platform) loadView(room, id int64) (*messageView, error) {
 	return v, err
 }
 
-type pressRequest struct {
+// messageRequest is a person's request about one message of a room.
+type messageRequest struct {
 	ClientID  string `json:"client_id"`
 	MessageID int64  `json:"message_id"`
-	Data      string `json:"data"`
+}
+
+type pressRequest struct {
+	messageRequest
+	Data string `json:"data"`
 }
 
 // handlePress is a person pressing a button under a follower's message:
@@ -385,27 +409,19 @@ func (p *Platform) handlePress(w http.ResponseWriter, r *http.Request) {
 	room, err := roomRequest(w, r, &req)
 	var qid string
 	if err == nil {
-		_, _, err = p.personTx(room, req.ClientID, func(c *roomTx) (int64, error) {
-			m, err := c.ownMessage(req.MessageID)
-			if err != nil {
-				return 0, err
-			}
+		err = p.onMessage(room, req.messageRequest, func(c *roomTx, m message) error {
 			if !m.ByBot || !hasButton(m.Buttons, req.Data) {
-				return 0, fmt.Errorf("%w: message %d has no button with that data", errBadRequest, req.MessageID)
+				return fmt.Errorf("%w: message %d has no button with that data", errBadRequest, req.MessageID)
 			}
 			qid = newInteractionID()
 			if err := putJSON(c.tx.Bucket(bCallbacks), []byte(qid), callback{Thread: room, Message: m.ID, Data: req.Data}); err != nil {
-				return 0, err
+				return err
 			}
-			_, err = c.p.st.enqueue(c.tx, pressPending(m, qid, req.Data))
-			return m.ID, err
+			_, err := c.p.st.enqueue(c.tx, pressPending(m, qid, req.Data))
+			return err
 		})
 	}
-	if err != nil {
-		writeErr(w, errCode(err), err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"interaction": qid})
+	answer(w, map[string]string{"interaction": qid}, err)
 }
 
 func hasButton(bs []button, data string) bool {
@@ -425,9 +441,8 @@ func newInteractionID() string {
 }
 
 type reactRequest struct {
-	ClientID  string `json:"client_id"`
-	MessageID int64  `json:"message_id"`
-	Emoji     string `json:"emoji"`
+	messageRequest
+	Emoji string `json:"emoji"`
 }
 
 // handleReact toggles the person's reaction on a message: a reaction
@@ -439,11 +454,7 @@ func (p *Platform) handleReact(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("%w: one emoji", errBadRequest)
 	}
 	if err == nil {
-		_, _, err = p.personTx(room, req.ClientID, func(c *roomTx) (int64, error) {
-			m, err := c.ownMessage(req.MessageID)
-			if err != nil {
-				return 0, err
-			}
+		err = p.onMessage(room, req.messageRequest, func(c *roomTx, m message) error {
 			mine := m.Reaction["you"]
 			removed := len(mine) == 1 && mine[0] == req.Emoji // pressed again: taken back
 			if m.Reaction == nil {
@@ -454,17 +465,13 @@ func (p *Platform) handleReact(w http.ResponseWriter, r *http.Request) {
 				m.Reaction["you"] = nil
 			}
 			if err := c.store(&m); err != nil {
-				return 0, err
+				return err
 			}
-			_, err = c.p.st.enqueue(c.tx, reactionPending(m, req.Emoji, removed))
-			return m.ID, err
+			_, err := c.p.st.enqueue(c.tx, reactionPending(m, req.Emoji, removed))
+			return err
 		})
 	}
-	if err != nil {
-		writeErr(w, errCode(err), err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	answer(w, map[string]bool{"ok": true}, err)
 }
 
 // handleUpload is a person sending a file (multipart: client_id, caption,
@@ -555,9 +562,5 @@ func (p *Platform) handleUpload(w http.ResponseWriter, r *http.Request) {
 	if err != nil || !stored {
 		os.Remove(p.blob(f.ID)) // failed, or a retry of a file stored before
 	}
-	if err != nil {
-		writeErr(w, errCode(err), err)
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
+	answer(w, v, err)
 }

@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,26 @@ func Context(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// Download reads file id through c's DownloadFile to its end, as the
+// supervisor does, and returns its bytes.
+func Download(ctx context.Context, c providerv1.ProviderServiceClient, id string) ([]byte, error) {
+	d, err := c.DownloadFile(ctx, &providerv1.DownloadFileRequest{FileId: id})
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	for {
+		r, err := d.Recv()
+		if err == io.EOF {
+			return out.Bytes(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out.Write(r.GetChunk())
+	}
 }
 
 // Harness is a running provider server and a client connection to it.

@@ -623,23 +623,7 @@ func (s *session) upload(th *providerv1.Target, name string, data []byte) (*prov
 	return up.CloseAndRecv()
 }
 
-func (s *session) download(id string) ([]byte, error) {
-	d, err := s.c.DownloadFile(s.ctx, &providerv1.DownloadFileRequest{FileId: id})
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	for {
-		r, err := d.Recv()
-		if err == io.EOF {
-			return out.Bytes(), nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		out.Write(r.GetChunk())
-	}
-}
+func (s *session) download(id string) ([]byte, error) { return Download(s.ctx, s.c, id) }
 
 // files: a file uploaded into a thread is referenced (kind FILE) and
 // downloads as the same bytes.

@@ -14,12 +14,7 @@ func TestDiscord(t *testing.T) {
 	for i := range 8 {
 		code = append(code, fmt.Sprintf("fmt.Println(%d)", i))
 	}
-	tests := []struct {
-		name  string
-		md    string
-		limit int
-		want  []string
-	}{
+	testSplit(t, "Discord", Discord, func(md string, _ int) *layout { return discordPlan(md) }, DiscordLimit, []splitCase{
 		{"Markdown is kept as it is", "Run **make test** then `go vet`.\n\n" + fence(code[0]), 0,
 			[]string{"Run **make test** then `go vet`.\n\n" + fence(code[0])}},
 		{"plain text as it is; CR LF is a line feed", "line one\r\nline two 😀", 0,
@@ -39,18 +34,5 @@ func TestDiscord(t *testing.T) {
 			[]string{"aa", "`bb cc dd ee gg`", "ff"}},
 		{"a link is not cut", "see [a long text](https://x.y) end", 28,
 			[]string{"see", "[a long text](https://x.y)", "end"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := Discord(tt.md, tt.limit)
-			if strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
-				t.Errorf("Discord(%q, %d)\n got %q\nwant %q", tt.md, tt.limit, got, tt.want)
-			}
-			limit := clampLimit(tt.limit, DiscordLimit)
-			l := discordPlan(tt.md)
-			if err := checkPieces(l, l.split(limit), limit); err != nil {
-				t.Error(err)
-			}
-		})
-	}
+	})
 }

@@ -5,10 +5,40 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"testing"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 )
+
+// splitCase is Markdown md cut into parts of at most limit units (0:
+// the platform's limit).
+type splitCase struct {
+	name  string
+	md    string
+	limit int
+	want  []string
+}
+
+// testSplit runs each case as a subtest: render (named fn in errors)
+// gives the parts wanted, and the pieces of plan's layout of md keep the
+// cutting rule at the limit, def when the case's is 0.
+func testSplit(t *testing.T, fn string, render func(md string, limit int) []string, plan func(md string, limit int) *layout, def int, tests []splitCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := render(tt.md, tt.limit)
+			if strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
+				t.Errorf("%s(%q, %d)\n got %q\nwant %q", fn, tt.md, tt.limit, got, tt.want)
+			}
+			limit := clampLimit(tt.limit, def)
+			l := plan(tt.md, limit)
+			if err := checkPieces(l, l.split(limit), limit); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
 
 // checkPieces checks the cutting rule (package doc) on the pieces of l:
 // each within limit with its markup, none empty, together the whole

@@ -1,9 +1,6 @@
 package render
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestSlack(t *testing.T) {
 	const z = zwsp
@@ -44,12 +41,7 @@ func TestSlack(t *testing.T) {
 }
 
 func TestSlackSplit(t *testing.T) {
-	tests := []struct {
-		name  string
-		md    string
-		limit int
-		want  []string
-	}{
+	testSplit(t, "Slack", Slack, slackPlan, SlackLimit, []splitCase{
 		{"bold cut at a space is closed and reopened", "**aaaa bbbb cccc dddd**", 16,
 			[]string{"*aaaa bbbb cccc*", "*dddd*"}},
 		{"a code block cut at a line is two code blocks", "```py\naaaa\nbbbb\ncccc\ndddd\n```", 20,
@@ -58,17 +50,5 @@ func TestSlackSplit(t *testing.T) {
 			[]string{"see the guide (https://example.com/guide/0)", "now"}},
 		{"an escape is not cut", "aaaaaaaaaaaaaa&&&&", 16,
 			[]string{"aaaaaaaaaaaaaa", "&amp;&amp;&amp;", "&amp;"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := Slack(tt.md, tt.limit)
-			if strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
-				t.Errorf("Slack(%q, %d)\n got %q\nwant %q", tt.md, tt.limit, got, tt.want)
-			}
-			l := slackPlan(tt.md, tt.limit)
-			if err := checkPieces(l, l.split(tt.limit), tt.limit); err != nil {
-				t.Error(err)
-			}
-		})
-	}
+	})
 }

@@ -260,30 +260,31 @@ func TestButtonPress(t *testing.T) {
 
 // TestSendDeletedRoot: a send into a thread whose root was deleted before
 // anyone replied: Slack posts at the top level and answers ok; the
-// provider takes it back and reports the thread gone.
+// provider takes it back and reports the thread gone. When Slack asks it
+// to wait before it takes the stray message back (429), it waits and
+// takes it back, so no copy stays at the channel's top level.
 func TestSendDeletedRoot(t *testing.T) {
-	r := newRig(t, rigConfig{})
-	th := r.provision("A · alpha")
-	r.st.DeleteMessage(chanID, th.GetThread())
-	_, err := r.verb(th, provider.VerbSend, &providerv1.SendParams{Text: "hello?"})
-	wantCode(t, err, codes.NotFound, provider.ReasonTargetGone)
-	if top := r.st.Sent(chanID, ""); len(top) != 0 || r.st.Calls("chat.delete") != 1 {
-		t.Errorf("top level %+v, %d deletes: the stray message stayed", top, r.st.Calls("chat.delete"))
-	}
-}
-
-// TestSendDeletedRootDeleteLimited: Slack asks the provider to wait
-// before it takes the stray message back: it waits and takes it back, so
-// no copy stays at the channel's top level.
-func TestSendDeletedRootDeleteLimited(t *testing.T) {
-	r := newRig(t, rigConfig{})
-	th := r.provision("A · alpha")
-	r.st.DeleteMessage(chanID, th.GetThread())
-	r.st.Fail("chat.delete", slacktest.Fault{Status: 429, RetryAfter: 1})
-	_, err := r.verb(th, provider.VerbSend, &providerv1.SendParams{Text: "hello?"})
-	wantCode(t, err, codes.NotFound, provider.ReasonTargetGone)
-	if top := r.st.Sent(chanID, ""); len(top) != 0 || r.st.Calls("chat.delete") != 2 {
-		t.Errorf("top level %+v, %d deletes: the stray message stayed", top, r.st.Calls("chat.delete"))
+	for _, tt := range []struct {
+		name    string
+		limited bool // the first chat.delete is answered 429
+		deletes int
+	}{
+		{"taken back", false, 1},
+		{"taken back after the wait Slack asks for", true, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, rigConfig{})
+			th := r.provision("A · alpha")
+			r.st.DeleteMessage(chanID, th.GetThread())
+			if tt.limited {
+				r.st.Fail("chat.delete", slacktest.Fault{Status: 429, RetryAfter: 1})
+			}
+			_, err := r.verb(th, provider.VerbSend, &providerv1.SendParams{Text: "hello?"})
+			wantCode(t, err, codes.NotFound, provider.ReasonTargetGone)
+			if top := r.st.Sent(chanID, ""); len(top) != 0 || r.st.Calls("chat.delete") != tt.deletes {
+				t.Errorf("top level %+v, %d deletes: the stray message stayed", top, r.st.Calls("chat.delete"))
+			}
+		})
 	}
 }
 

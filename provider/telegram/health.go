@@ -158,11 +158,11 @@ func (p *Platform) checkChat(ctx context.Context) (why string, err error) {
 	}
 	m, err := p.client.GetChatMember(ctx, chatID, botID)
 	if err != nil {
-		var api *botapi.APIError
-		if errors.As(err, &api) && (api.Code == 400 || api.Code == 403) {
-			return fmt.Sprintf("cannot see the bot's rights in chat %d: %s", chatID, api.Description), nil
+		api, err := refusal(err)
+		if api == nil {
+			return "", err
 		}
-		return "", err
+		return fmt.Sprintf("cannot see the bot's rights in chat %d: %s", chatID, api.Description), nil
 	}
 	switch {
 	case m.Status == botapi.MemberCreator:
@@ -174,8 +174,9 @@ func (p *Platform) checkChat(ctx context.Context) (why string, err error) {
 	return "", nil
 }
 
-// refusal splits a getChat failure: Telegram refusing the chat (400, 403:
-// it cannot be used), or err, Telegram not asked (unreachable, 5xx, 429).
+// refusal splits a getChat or getChatMember failure: Telegram refusing
+// (400, 403: the chat cannot be used), or err, Telegram not asked
+// (unreachable, 5xx, 429).
 func refusal(err error) (*botapi.APIError, error) {
 	var api *botapi.APIError
 	if errors.As(err, &api) && (api.Code == 400 || api.Code == 403) {

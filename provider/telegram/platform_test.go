@@ -179,14 +179,8 @@ func TestProvisionReuse(t *testing.T) {
 		{name: "in another chat", person: func(*tgtest.Server, int) {}, elsewhere: true, wantReused: false, wantTopics: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tg := tgtest.New(t)
-			tg.AddForum(forum)
-			p := newPlatform(t, tg, nil)
+			tg, p, first := withTopic(t)
 			ctx := ctxT(t)
-			first, err := p.Provision(ctx, provider.ProvisionRequest{Name: "A · alpha"})
-			if err != nil {
-				t.Fatal(err)
-			}
 			th, _ := strconv.Atoi(first.Thread)
 			if err := p.CloseTarget(ctx, first.Target); err != nil { // the binding went offline
 				t.Fatal(err)
@@ -198,10 +192,7 @@ func TestProvisionReuse(t *testing.T) {
 				reuse.Chat = "-1009999"
 			}
 
-			got, err := p.Provision(ctx, provider.ProvisionRequest{Name: "A · beta", Reuse: &reuse})
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := provision(t, p, provider.ProvisionRequest{Name: "A · beta", Reuse: &reuse})
 			if got.Reused != tc.wantReused {
 				t.Fatalf("Reused = %v, want %v (%+v)", got.Reused, tc.wantReused, got)
 			}
@@ -268,11 +259,18 @@ func withTopic(t *testing.T) (*tgtest.Server, platform, provider.Provisioned) {
 	tg := tgtest.New(t)
 	tg.AddForum(forum)
 	p := newPlatform(t, tg, nil)
-	a, err := p.Provision(ctxT(t), provider.ProvisionRequest{Name: "A · a"})
+	return tg, p, provision(t, p, provider.ProvisionRequest{Name: "A · a"})
+}
+
+// provision provisions a thread as req asks, failing the test if it
+// cannot.
+func provision(t *testing.T, p platform, req provider.ProvisionRequest) provider.Provisioned {
+	t.Helper()
+	got, err := p.Provision(ctxT(t), req)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("provision %q: %v", req.Name, err)
 	}
-	return tg, p, a
+	return got
 }
 
 // TestCallsIntoTopicsPeopleChanged: a deleted topic is ErrTargetGone

@@ -48,10 +48,7 @@ func TestPrivateChatHealth(t *testing.T) {
 func TestPrivateChatThreads(t *testing.T) {
 	tg, p := privatePlatform(t)
 	ctx := ctxT(t)
-	a, err := p.Provision(ctx, provider.ProvisionRequest{Name: "A · alpha"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := provision(t, p, provider.ProvisionRequest{Name: "A · alpha"})
 	if a.Chat != strconv.FormatInt(person, 10) || a.Thread == "" {
 		t.Fatalf("provisioned %+v", a)
 	}
@@ -134,10 +131,7 @@ func TestPrivateChatThreads(t *testing.T) {
 func TestPrivateChatRefusals(t *testing.T) {
 	tg, p := privatePlatform(t)
 	ctx := ctxT(t)
-	a, err := p.Provision(ctx, provider.ProvisionRequest{Name: "A · a"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := provision(t, p, provider.ProvisionRequest{Name: "A · a"})
 	tg.BlockBot(person, true)
 	if _, err := p.Send(ctx, a.Target, provider.Message{Text: "hi"}, ""); !errors.Is(err, provider.ErrPermissionDenied) || !strings.Contains(err.Error(), "blocked by the user") {
 		t.Errorf("send to a person who blocked the bot: %v", err)

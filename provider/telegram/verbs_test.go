@@ -13,16 +13,6 @@ import (
 	"github.com/chatbus/chatbus/provider/telegram/tgtest"
 )
 
-// topic provisions a forum topic for the verb tests.
-func topic(t *testing.T, p platform) provider.Target {
-	t.Helper()
-	got, err := p.Provision(ctxT(t), provider.ProvisionRequest{Name: "A · verbs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got.Target
-}
-
 func threadOf(t *testing.T, tg provider.Target) int {
 	t.Helper()
 	n, err := strconv.Atoi(tg.Thread)
@@ -40,10 +30,8 @@ func u16(s string) int { return len(utf16.Encode([]rune(s))) }
 // outside the Basic Multilingual Plane before them included), with no
 // parse_mode and none of the Markdown's marks in the text.
 func TestSendRendersMarkdown(t *testing.T) {
-	tg := tgtest.New(t)
-	tg.AddForum(forum)
-	p := newPlatform(t, tg, nil)
-	tt := topic(t, p)
+	tg, p, a := withTopic(t)
+	tt := a.Target
 	md := "😀 𝒳 Run **make test** then `go vet`.\n\n```go\nfunc main() {}\n```\n\nSee [the docs](https://example.com/docs)."
 	res, err := p.Send(ctxT(t), tt, provider.Message{Text: md}, "")
 	if err != nil {
@@ -90,10 +78,8 @@ func TestSendRendersMarkdown(t *testing.T) {
 // in UTF-16 units, each valid on its own (the stand-in checks entity
 // bounds and nesting), together the whole rendering.
 func TestSendSplitsLongText(t *testing.T) {
-	tg := tgtest.New(t)
-	tg.AddForum(forum)
-	p := newPlatform(t, tg, nil)
-	tt := topic(t, p)
+	tg, p, a := withTopic(t)
+	tt := a.Target
 	var sb strings.Builder
 	for sb.Len() < 2000 {
 		sb.WriteString("Prose with **bold** words and 🚀 rockets, line after line.\n")
@@ -145,10 +131,8 @@ func TestSendSplitsLongText(t *testing.T) {
 // that fails otherwise makes the whole send's outcome unknown (the first
 // part is out: sending again would repeat it).
 func TestSendPartsFailing(t *testing.T) {
-	tg := tgtest.New(t)
-	tg.AddForum(forum)
-	p := newPlatform(t, tg, nil)
-	tt := topic(t, p)
+	tg, p, a := withTopic(t)
+	tt := a.Target
 	long := strings.Repeat("word ", 1000) // two parts
 
 	tg.Fail("sendMessage", tgtest.Fault{Delay: 1})      // part 1 goes through
@@ -171,10 +155,8 @@ func TestSendPartsFailing(t *testing.T) {
 
 // TestEditReactTypingAnswer: the other verbs, on the Bot API.
 func TestEditReactTypingAnswer(t *testing.T) {
-	tg := tgtest.New(t)
-	tg.AddForum(forum)
-	p := newPlatform(t, tg, nil)
-	tt := topic(t, p)
+	tg, p, a := withTopic(t)
+	tt := a.Target
 	ctx := ctxT(t)
 	res, err := p.Send(ctx, tt, provider.Message{Text: "pick", Buttons: []provider.Button{{Label: "A", Data: "a"}}}, "")
 	if err != nil {

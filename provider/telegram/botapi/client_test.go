@@ -306,9 +306,7 @@ func TestNewValidation(t *testing.T) {
 
 func TestDo(t *testing.T) {
 	const chat = -1001
-	s := tgtest.New(t)
-	s.AddForum(chat)
-	c := s.Client()
+	s, c := forumServer(t, chat)
 	ctx := context.Background()
 	tests := []struct {
 		name    string

@@ -19,6 +19,14 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 	return c.decodeResult(method, res, out)
 }
 
+// callFor performs method with params, as call does, and returns its
+// result decoded as a T.
+func callFor[T any](ctx context.Context, c *Client, method string, params any) (T, error) {
+	var out T
+	err := c.call(ctx, method, params, &out)
+	return out, err
+}
+
 func (c *Client) decodeResult(method string, res json.RawMessage, out any) error {
 	if out == nil {
 		return nil
@@ -33,9 +41,7 @@ func (c *Client) decodeResult(method string, res json.RawMessage, out any) error
 // GetMe returns the bot's own user. It is the cheapest way to check a
 // token.
 func (c *Client) GetMe(ctx context.Context) (User, error) {
-	var u User
-	err := c.call(ctx, "getMe", nil, &u)
-	return u, err
+	return callFor[User](ctx, c, "getMe", nil)
 }
 
 // BotCommand is one command of the bot's menu.
@@ -132,9 +138,7 @@ func (c *Client) SendMessage(ctx context.Context, p SendMessageParams) (Message,
 	if p.ReplyToMessageID != 0 {
 		wire.ReplyParameters = &replyParameters{MessageID: p.ReplyToMessageID}
 	}
-	var m Message
-	err := c.call(ctx, "sendMessage", wire, &m)
-	return m, err
+	return callFor[Message](ctx, c, "sendMessage", wire)
 }
 
 // EditMessageTextParams are the parameters of editMessageText for a
@@ -151,9 +155,7 @@ type EditMessageTextParams struct {
 // the edited message. Telegram answers 400 "Bad Request: message is not
 // modified: …" when nothing changes.
 func (c *Client) EditMessageText(ctx context.Context, p EditMessageTextParams) (Message, error) {
-	var m Message
-	err := c.call(ctx, "editMessageText", p, &m)
-	return m, err
+	return callFor[Message](ctx, c, "editMessageText", p)
 }
 
 // DeleteMessage deletes a message.
@@ -193,58 +195,51 @@ func (c *Client) AnswerCallbackQuery(ctx context.Context, p AnswerCallbackQueryP
 // lets Telegram choose; otherwise it must be one of Telegram's six colours
 // (0x6FB9F0, 0xFFD67E, 0xCB86DB, 0x8EEE98, 0xFF93B2, 0xFB6F5F).
 func (c *Client) CreateForumTopic(ctx context.Context, chatID int64, name string, iconColor int) (ForumTopic, error) {
-	var t ForumTopic
-	err := c.call(ctx, "createForumTopic", struct {
+	return callFor[ForumTopic](ctx, c, "createForumTopic", struct {
 		ChatID    int64  `json:"chat_id"`
 		Name      string `json:"name"`
 		IconColor int    `json:"icon_color,omitempty"`
-	}{chatID, name, iconColor}, &t)
-	return t, err
+	}{chatID, name, iconColor})
+}
+
+// topicParams name a topic of a chat, for the methods on a topic.
+type topicParams struct {
+	ChatID          int64 `json:"chat_id"`
+	MessageThreadID int   `json:"message_thread_id"`
 }
 
 // EditForumTopic renames a topic.
 func (c *Client) EditForumTopic(ctx context.Context, chatID int64, threadID int, name string) error {
 	return c.call(ctx, "editForumTopic", struct {
-		ChatID          int64  `json:"chat_id"`
-		MessageThreadID int    `json:"message_thread_id"`
-		Name            string `json:"name"`
-	}{chatID, threadID, name}, nil)
+		topicParams
+		Name string `json:"name"`
+	}{topicParams{chatID, threadID}, name}, nil)
 }
 
 // CloseForumTopic closes a topic; it stays readable.
 func (c *Client) CloseForumTopic(ctx context.Context, chatID int64, threadID int) error {
-	return c.call(ctx, "closeForumTopic", struct {
-		ChatID          int64 `json:"chat_id"`
-		MessageThreadID int   `json:"message_thread_id"`
-	}{chatID, threadID}, nil)
+	return c.call(ctx, "closeForumTopic", topicParams{chatID, threadID}, nil)
 }
 
 // ReopenForumTopic reopens a closed topic. Telegram answers
 // TOPIC_NOT_MODIFIED for one that is open.
 func (c *Client) ReopenForumTopic(ctx context.Context, chatID int64, threadID int) error {
-	return c.call(ctx, "reopenForumTopic", struct {
-		ChatID          int64 `json:"chat_id"`
-		MessageThreadID int   `json:"message_thread_id"`
-	}{chatID, threadID}, nil)
+	return c.call(ctx, "reopenForumTopic", topicParams{chatID, threadID}, nil)
 }
 
 // GetChat returns what Telegram says of a chat (the part modelled by
 // [Chat]: its type, title and whether it is a forum).
 func (c *Client) GetChat(ctx context.Context, chatID int64) (Chat, error) {
-	var ch Chat
-	err := c.call(ctx, "getChat", struct {
+	return callFor[Chat](ctx, c, "getChat", struct {
 		ChatID int64 `json:"chat_id"`
-	}{chatID}, &ch)
-	return ch, err
+	}{chatID})
 }
 
 // GetChatMember returns a user's membership of a chat; for the bot itself
 // it says whether it is an administrator and with which rights.
 func (c *Client) GetChatMember(ctx context.Context, chatID, userID int64) (ChatMember, error) {
-	var m ChatMember
-	err := c.call(ctx, "getChatMember", struct {
+	return callFor[ChatMember](ctx, c, "getChatMember", struct {
 		ChatID int64 `json:"chat_id"`
 		UserID int64 `json:"user_id"`
-	}{chatID, userID}, &m)
-	return m, err
+	}{chatID, userID})
 }

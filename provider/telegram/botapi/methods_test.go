@@ -20,21 +20,33 @@ func wantAPIError(t *testing.T, err error, code int, desc string) {
 	}
 }
 
+// forumServer starts a stand-in server on which forum is a forum the bot
+// manages, and returns it with a client of it.
+func forumServer(t *testing.T, forum int64) (*tgtest.Server, *botapi.Client) {
+	t.Helper()
+	s := tgtest.New(t)
+	s.AddForum(forum)
+	return s, s.Client()
+}
+
+// newTopic creates a topic in forum with createForumTopic, failing the
+// test if it cannot.
+func newTopic(t *testing.T, c *botapi.Client, forum int64, name string, color int) botapi.ForumTopic {
+	t.Helper()
+	topic, err := c.CreateForumTopic(t.Context(), forum, name, color)
+	if err != nil {
+		t.Fatalf("createForumTopic %q: %v", name, err)
+	}
+	return topic
+}
+
 func TestForumTopicRoundTrip(t *testing.T) {
 	const forum = -1001234567890
 	ctx := context.Background()
-	s := tgtest.New(t)
-	s.AddForum(forum)
-	c := s.Client()
+	s, c := forumServer(t, forum)
 
-	alpha, err := c.CreateForumTopic(ctx, forum, "alpha", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	beta, err := c.CreateForumTopic(ctx, forum, "beta", 0xFFD67E)
-	if err != nil {
-		t.Fatal(err)
-	}
+	alpha := newTopic(t, c, forum, "alpha", 0)
+	beta := newTopic(t, c, forum, "beta", 0xFFD67E)
 	if alpha.MessageThreadID <= 0 || beta.MessageThreadID <= alpha.MessageThreadID {
 		t.Fatalf("thread ids %d, %d: want positive and increasing", alpha.MessageThreadID, beta.MessageThreadID)
 	}
@@ -103,18 +115,13 @@ func TestMessageRoundTrip(t *testing.T) {
 	const forum = -100777
 	const user = 4242
 	ctx := context.Background()
-	s := tgtest.New(t)
-	s.AddForum(forum)
-	c := s.Client()
+	s, c := forumServer(t, forum)
 
 	me, err := c.GetMe(ctx)
 	if err != nil || !me.IsBot || me.ID != s.Bot().ID {
 		t.Fatalf("GetMe = %+v, %v", me, err)
 	}
-	topic, err := c.CreateForumTopic(ctx, forum, "work", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	topic := newTopic(t, c, forum, "work", 0)
 	m, err := c.SendMessage(ctx, botapi.SendMessageParams{ChatID: forum, MessageThreadID: topic.MessageThreadID, Text: "v1",
 		ReplyMarkup: json.RawMessage(`{"inline_keyboard":[[{"text":"go","callback_data":"go"}]]}`)})
 	if err != nil {

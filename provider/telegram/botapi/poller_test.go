@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -79,16 +80,26 @@ func ids(batch []botapi.Update) []int64 {
 	return out
 }
 
-func equalIDs(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+// serve runs p until it has handed over last batches and returns the
+// update ids of each batch and Run's error (context.Canceled once it
+// stopped after the last). ack answers for the nth batch (from 1) what
+// Handle returns; nil acknowledges each batch whole.
+func serve(t *testing.T, p *botapi.Poller, last int, ack func(n int, b []botapi.Update) (int64, error)) ([][]int64, error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var batches [][]int64
+	p.Handle = func(_ context.Context, b []botapi.Update) (int64, error) {
+		batches = append(batches, ids(b))
+		if len(batches) == last {
+			cancel()
 		}
+		if ack != nil {
+			return ack(len(batches), b)
+		}
+		return b[len(b)-1].UpdateID, nil
 	}
-	return true
+	err := run(t, ctx, cancel, p)()
+	return batches, err
 }
 
 // inRange reports whether lo <= d <= hi.
@@ -111,16 +122,10 @@ func TestPollerAdvancesOnlyPastAcknowledged(t *testing.T) {
 	for range 10 {
 		pushed = append(pushed, s.PushMessage(chat, 0, user, "m"))
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	rec := &recorder{}
-	p := testPoller(s, rec)
-	var (
-		batches  [][]int64
-		sentinel int64
-	)
-	p.Handle = func(_ context.Context, b []botapi.Update) (int64, error) {
-		batches = append(batches, ids(b))
-		switch len(batches) {
+	var sentinel int64
+	batches, err := serve(t, testPoller(s, rec), 3, func(n int, b []botapi.Update) (int64, error) {
+		switch n {
 		case 1: // nothing confirmed yet; acknowledge half
 			if s.Confirmed() != 0 || s.Pending() != 10 {
 				t.Errorf("batch 1: Confirmed %d Pending %d, want 0 and 10", s.Confirmed(), s.Pending())
@@ -136,11 +141,10 @@ func TestPollerAdvancesOnlyPastAcknowledged(t *testing.T) {
 			if s.Confirmed() != pushed[9] || s.Pending() != 1 {
 				t.Errorf("batch 3: Confirmed %d Pending %d, want %d and 1", s.Confirmed(), s.Pending(), pushed[9])
 			}
-			cancel()
 			return b[len(b)-1].UpdateID, nil
 		}
-	}
-	if err := run(t, ctx, cancel, p)(); !errors.Is(err, context.Canceled) {
+	})
+	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v, want context.Canceled", err)
 	}
 	want := [][]int64{pushed, pushed[5:], {sentinel}}
@@ -148,7 +152,7 @@ func TestPollerAdvancesOnlyPastAcknowledged(t *testing.T) {
 		t.Fatalf("batches %v, want %v", batches, want)
 	}
 	for i := range want {
-		if !equalIDs(batches[i], want[i]) {
+		if !slices.Equal(batches[i], want[i]) {
 			t.Errorf("batch %d = %v, want %v", i+1, batches[i], want[i])
 		}
 	}
@@ -163,18 +167,11 @@ func TestPollerStartsAtOffset(t *testing.T) {
 	for range 4 {
 		pushed = append(pushed, s.PushMessage(chat, 0, user, "m"))
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	p := testPoller(s, &recorder{})
 	p.Offset = pushed[1] + 1 // the store says 0 and 1 are durable
-	var got []int64
-	p.Handle = func(_ context.Context, b []botapi.Update) (int64, error) {
-		got = ids(b)
-		cancel()
-		return b[len(b)-1].UpdateID, nil
-	}
-	run(t, ctx, cancel, p)()
-	if !equalIDs(got, pushed[2:]) || s.Confirmed() != pushed[1] {
-		t.Errorf("first batch %v, Confirmed %d; want %v and %d", got, s.Confirmed(), pushed[2:], pushed[1])
+	got, _ := serve(t, p, 1, nil)
+	if len(got) == 0 || !slices.Equal(got[0], pushed[2:]) || s.Confirmed() != pushed[1] {
+		t.Errorf("batches %v, Confirmed %d; want first %v and %d", got, s.Confirmed(), pushed[2:], pushed[1])
 	}
 }
 
@@ -200,24 +197,18 @@ func TestPollerHandlerFailure(t *testing.T) {
 			for range 3 {
 				pushed = append(pushed, s.PushMessage(chat, 0, user, "m"))
 			}
-			ctx, cancel := context.WithCancel(context.Background())
 			rec := &recorder{}
-			p := testPoller(s, rec)
-			var batches [][]int64
-			p.Handle = func(_ context.Context, b []botapi.Update) (int64, error) {
-				batches = append(batches, ids(b))
-				if len(batches) == 1 {
+			batches, _ := serve(t, testPoller(s, rec), 2, func(n int, b []botapi.Update) (int64, error) {
+				if n == 1 {
 					return tt.first(b)
 				}
-				cancel()
 				return b[len(b)-1].UpdateID, nil
-			}
-			run(t, ctx, cancel, p)()
-			if len(batches) != 2 || !equalIDs(batches[1], pushed[tt.redeliverFrom:]) {
+			})
+			if len(batches) != 2 || !slices.Equal(batches[1], pushed[tt.redeliverFrom:]) {
 				t.Fatalf("batches %v, want the second to be %v", batches, pushed[tt.redeliverFrom:])
 			}
 			wantStates := []botapi.State{botapi.StateServing, botapi.StateHandlerFailed, botapi.StateServing}
-			if !equalStates(rec.states, wantStates) {
+			if !slices.Equal(rec.states, wantStates) {
 				t.Errorf("states %v, want %v", rec.states, wantStates)
 			}
 			if rec.errs[1] == nil || (tt.wantErr != nil && !errors.Is(rec.errs[1], tt.wantErr)) {
@@ -230,22 +221,9 @@ func TestPollerHandlerFailure(t *testing.T) {
 	}
 }
 
-func equalStates(a, b []botapi.State) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestPollerConflictBacksOff(t *testing.T) {
 	s := tgtest.New(t)
 	s.FailAlways("getUpdates", tgtest.Fault{Status: http.StatusConflict})
-	ctx, cancel := context.WithCancel(context.Background())
 	rec := &recorder{}
 	var (
 		recovered bool
@@ -261,14 +239,7 @@ func TestPollerConflictBacksOff(t *testing.T) {
 			msg = s.PushMessage(chat, 0, user, "after the conflict")
 		}
 	}
-	p := testPoller(s, rec)
-	var got []int64
-	p.Handle = func(_ context.Context, b []botapi.Update) (int64, error) {
-		got = ids(b)
-		cancel()
-		return b[len(b)-1].UpdateID, nil
-	}
-	run(t, ctx, cancel, p)()
+	got, _ := serve(t, testPoller(s, rec), 1, nil)
 
 	// 1+2+4+8+16 s, then 30 s steps, each less up to 20% jitter: 5 min
 	// take 14..17 calls. A busy loop would make thousands.
@@ -292,8 +263,8 @@ func TestPollerConflictBacksOff(t *testing.T) {
 	if last := rec.states[len(rec.states)-1]; last != botapi.StateServing {
 		t.Errorf("last state %v, want serving", last)
 	}
-	if !equalIDs(got, []int64{msg}) {
-		t.Errorf("delivered %v, want [%d]", got, msg)
+	if len(got) != 1 || !slices.Equal(got[0], []int64{msg}) {
+		t.Errorf("delivered %v, want [[%d]]", got, msg)
 	}
 }
 
@@ -301,27 +272,19 @@ func TestPollerHonoursRetryAfter(t *testing.T) {
 	s := tgtest.New(t)
 	s.Fail("getUpdates", tgtest.Fault{RetryAfter: 7})
 	msg := s.PushMessage(chat, 0, user, "m")
-	ctx, cancel := context.WithCancel(context.Background())
 	rec := &recorder{}
-	p := testPoller(s, rec)
-	var got []int64
-	p.Handle = func(_ context.Context, b []botapi.Update) (int64, error) {
-		got = ids(b)
-		cancel()
-		return b[len(b)-1].UpdateID, nil
-	}
-	run(t, ctx, cancel, p)()
+	got, _ := serve(t, testPoller(s, rec), 1, nil)
 	if len(rec.sleeps) != 1 || !inRange(rec.sleeps[0], 7*time.Second, 7*time.Second+250*time.Millisecond) {
 		t.Errorf("sleeps %v, want one of 7s plus at most 250ms", rec.sleeps)
 	}
-	if !equalStates(rec.states, []botapi.State{botapi.StateRateLimited, botapi.StateServing}) {
+	if !slices.Equal(rec.states, []botapi.State{botapi.StateRateLimited, botapi.StateServing}) {
 		t.Errorf("states %v", rec.states)
 	}
 	if d, ok := botapi.IsRateLimited(rec.errs[0]); !ok || d != 7*time.Second {
 		t.Errorf("reported error %v: IsRateLimited = %v, %v", rec.errs[0], d, ok)
 	}
-	if !equalIDs(got, []int64{msg}) {
-		t.Errorf("delivered %v, want [%d]", got, msg)
+	if len(got) != 1 || !slices.Equal(got[0], []int64{msg}) {
+		t.Errorf("delivered %v, want [[%d]]", got, msg)
 	}
 }
 
@@ -343,16 +306,8 @@ func TestPollerRecoversFromTransientFailures(t *testing.T) {
 				s.Fail("getUpdates", f)
 			}
 			msg := s.PushMessage(chat, 0, user, "m")
-			ctx, cancel := context.WithCancel(context.Background())
 			rec := &recorder{}
-			p := testPoller(s, rec)
-			var got [][]int64
-			p.Handle = func(_ context.Context, b []botapi.Update) (int64, error) {
-				got = append(got, ids(b))
-				cancel()
-				return b[len(b)-1].UpdateID, nil
-			}
-			run(t, ctx, cancel, p)()
+			got, _ := serve(t, testPoller(s, rec), 1, nil)
 			n := len(tt.faults)
 			if len(rec.sleeps) != n {
 				t.Fatalf("sleeps %v, want %d", rec.sleeps, n)
@@ -369,7 +324,7 @@ func TestPollerRecoversFromTransientFailures(t *testing.T) {
 			if rec.states[n] != botapi.StateServing || rec.errs[n] != nil {
 				t.Errorf("state after recovery %v (%v), want serving", rec.states[n], rec.errs[n])
 			}
-			if len(got) != 1 || !equalIDs(got[0], []int64{msg}) {
+			if len(got) != 1 || !slices.Equal(got[0], []int64{msg}) {
 				t.Errorf("delivered %v, want [[%d]]", got, msg)
 			}
 		})
@@ -382,22 +337,15 @@ func TestPollerHungRequestTimesOut(t *testing.T) {
 	msg := s.PushMessage(chat, 0, user, "m")
 	cfg := s.Config()
 	cfg.PollGrace = 200 * time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
 	rec := &recorder{}
 	p := testPoller(s, rec)
 	p.Client = newClient(t, cfg)
-	var got []int64
-	p.Handle = func(_ context.Context, b []botapi.Update) (int64, error) {
-		got = ids(b)
-		cancel()
-		return b[len(b)-1].UpdateID, nil
-	}
-	run(t, ctx, cancel, p)()
+	got, _ := serve(t, p, 1, nil)
 	if len(rec.states) != 2 || rec.states[0] != botapi.StateRetrying || !errors.Is(rec.errs[0], context.DeadlineExceeded) {
 		t.Fatalf("states %v errs %v, want a timeout then serving", rec.states, rec.errs)
 	}
-	if !equalIDs(got, []int64{msg}) {
-		t.Errorf("delivered %v, want [%d]", got, msg)
+	if len(got) != 1 || !slices.Equal(got[0], []int64{msg}) {
+		t.Errorf("delivered %v, want [[%d]]", got, msg)
 	}
 }
 

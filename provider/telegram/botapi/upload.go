@@ -86,11 +86,9 @@ func writeFileForm(mw *multipart.Writer, field string, chatID int64, threadID in
 // GetFile prepares a file for download and returns its FilePath. Bots
 // may download files of up to 20 MB.
 func (c *Client) GetFile(ctx context.Context, fileID string) (File, error) {
-	var f File
-	err := c.call(ctx, "getFile", struct {
+	return callFor[File](ctx, c, "getFile", struct {
 		FileID string `json:"file_id"`
-	}{fileID}, &f)
-	return f, err
+	}{fileID})
 }
 
 // DownloadFile opens the file at filePath (from [Client.GetFile]) for

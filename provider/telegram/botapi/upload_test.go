@@ -122,13 +122,8 @@ func TestSendDocumentStreams(t *testing.T) {
 func TestSendDocumentRoundTrip(t *testing.T) {
 	const forum = -100300
 	ctx := context.Background()
-	s := tgtest.New(t)
-	s.AddForum(forum)
-	c := s.Client()
-	topic, err := c.CreateForumTopic(ctx, forum, "files", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, c := forumServer(t, forum)
+	topic := newTopic(t, c, forum, "files", 0)
 	data := make([]byte, 1<<20+17)
 	for i := range data {
 		data[i] = byte(rand.Uint32())

@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -270,7 +271,7 @@ func TestGetUpdatesConfirmation(t *testing.T) {
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			got := getUpdates(t, c, st.params)
-			if !equal(got, st.want) {
+			if !slices.Equal(got, st.want) {
 				t.Errorf("ids = %v, want %v", got, st.want)
 			}
 			if p := s.Pending(); p != st.wantPending {
@@ -283,35 +284,23 @@ func TestGetUpdatesConfirmation(t *testing.T) {
 	}
 }
 
-func equal(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestAllowedUpdates(t *testing.T) {
 	s := New(t)
 	c := newRawClient(t, s)
 	msg := s.PushMessage(7, 0, 7, "m")
 	s.PushReaction(7, 2, 7, "👍")
 	// Telegram's default excludes message_reaction.
-	if got := getUpdates(t, c, map[string]any{}); !equal(got, []int64{msg}) {
+	if got := getUpdates(t, c, map[string]any{}); !slices.Equal(got, []int64{msg}) {
 		t.Fatalf("default allowed_updates: ids %v, want [%d]", got, msg)
 	}
 	react := s.PushReaction(7, 2, 7, "🔥")
 	got := getUpdates(t, c, map[string]any{"offset": msg + 1, "allowed_updates": []string{"message", "message_reaction"}})
-	if !equal(got, []int64{react}) {
+	if !slices.Equal(got, []int64{react}) {
 		t.Fatalf("with message_reaction allowed: ids %v, want [%d]", got, react)
 	}
 	// The list is remembered by later calls that omit it.
 	react2 := s.PushReaction(7, 2, 7, "")
-	if got := getUpdates(t, c, map[string]any{"offset": react + 1}); !equal(got, []int64{react2}) {
+	if got := getUpdates(t, c, map[string]any{"offset": react + 1}); !slices.Equal(got, []int64{react2}) {
 		t.Fatalf("remembered allowed_updates: ids %v, want [%d]", got, react2)
 	}
 }

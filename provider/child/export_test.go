@@ -1,0 +1,4 @@
+package child
+
+// PhasesTable is phases, for the descriptor test.
+var PhasesTable = phases
