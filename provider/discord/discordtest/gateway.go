@@ -111,7 +111,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	c := &gwConn{srv: s, ws: ws, path: r.URL.Path, signal: make(chan struct{}, 1)}
 	s.mu.Lock()
 	select {
-	case <-s.done:
+	case <-s.hs.Done:
 		s.mu.Unlock()
 		ws.Close()
 		return
@@ -120,10 +120,10 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	s.conns[c] = struct{}{}
 	s.counts["connections"]++
 	c.lastBeat = time.Now()
-	s.wg.Add(2)
+	s.hs.WG.Add(2)
 	s.mu.Unlock()
-	go func() { defer s.wg.Done(); c.writer() }()
-	go func() { defer s.wg.Done(); c.watchHeartbeats() }()
+	go func() { defer s.hs.WG.Done(); c.writer() }()
+	go func() { defer s.hs.WG.Done(); c.watchHeartbeats() }()
 	c.sendOp(opHello, map[string]int{"heartbeat_interval": int(s.heartbeat / time.Millisecond)})
 	c.reader()
 }
@@ -225,7 +225,7 @@ func (c *gwConn) watchHeartbeats() {
 	defer t.Stop()
 	for {
 		select {
-		case <-s.done:
+		case <-s.hs.Done:
 			return
 		case <-t.C:
 		}

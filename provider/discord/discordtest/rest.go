@@ -109,13 +109,13 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, route string
 		case fault.Hang:
 			select {
 			case <-r.Context().Done():
-			case <-s.done:
+			case <-s.hs.Done:
 			}
 			panic(http.ErrAbortHandler)
 		case fault.Delay > 0:
 			select {
 			case <-time.After(fault.Delay):
-			case <-s.done:
+			case <-s.hs.Done:
 				panic(http.ErrAbortHandler)
 			}
 		case fault.Status == http.StatusTooManyRequests:

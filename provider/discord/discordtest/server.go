@@ -39,7 +39,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"sort"
 	"strings"
 	"sync"
@@ -251,16 +250,13 @@ type Fault struct {
 // for concurrent use.
 type Server struct {
 	tb                 testing.TB
-	hs                 *httptest.Server
+	hs                 *tblog.Server
 	heartbeat          time.Duration
 	resumeWindow       time.Duration
 	limits             RateLimits
 	replayMax          int
 	nonceWindow        time.Duration
 	noHeartbeatTimeout bool
-	done               chan struct{}
-	closeOnce          sync.Once
-	wg                 sync.WaitGroup // gateway connection goroutines
 
 	mu sync.Mutex // guards every field below; never held while writing to a socket
 	// Identity.
@@ -308,7 +304,6 @@ func New(tb testing.TB, opts ...Option) *Server {
 		resumeWindow:  2 * time.Minute,
 		limits:        RateLimits{Default: Bucket{50, time.Second}},
 		replayMax:     100000,
-		done:          make(chan struct{}),
 		token:         DefaultToken,
 		contentIntent: true,
 		sessionLimit:  -1,
@@ -337,25 +332,14 @@ func New(tb testing.TB, opts ...Option) *Server {
 	s.users[s.bot.ID] = s.bot
 	s.addChannelLocked(&Channel{Type: ChannelText, Name: "agents"})
 
-	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
-	s.hs.Config.ErrorLog = tblog.ErrorLog(tb, "discordtest: ")
-	s.hs.Start()
-	tb.Cleanup(s.Close)
+	s.hs = tblog.Start(tb, "discordtest: ", http.HandlerFunc(s.serveHTTP), nil, s.DropConnections)
 	return s
 }
 
 // Close stops the server: gateway connections are dropped, hung requests
 // end, and Close returns once every handler has returned. It is
 // idempotent and runs when the test ends.
-func (s *Server) Close() {
-	s.closeOnce.Do(func() {
-		close(s.done)
-		s.DropConnections()
-		s.hs.CloseClientConnections()
-		s.hs.Close()
-		s.wg.Wait()
-	})
-}
+func (s *Server) Close() { s.hs.Close() }
 
 // URL is the API base without the version ("http://127.0.0.1:port/api"),
 // what the provider's base_url takes.

@@ -33,7 +33,6 @@ package slacktest
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -94,15 +93,12 @@ type Fault struct {
 // Server is the stand-in. All methods are safe for concurrent use.
 type Server struct {
 	tb        testing.TB
-	hs        *httptest.Server
+	hs        *tblog.Server // its WG: the dispatcher and every link's goroutines
 	upgrader  websocket.Upgrader
 	schedule  []time.Duration
 	pingEvery time.Duration
 
-	done      chan struct{} // closed by Close
-	closeOnce sync.Once
-	wg        sync.WaitGroup // the dispatcher and every link's goroutines
-	kick      chan struct{}  // cap 1: wake the dispatcher
+	kick chan struct{} // cap 1: wake the dispatcher
 
 	mu sync.Mutex // guards every field below
 	// Tokens and Socket Mode.
@@ -162,7 +158,6 @@ func New(tb testing.TB, opts ...Option) *Server {
 		tb:         tb,
 		schedule:   []time.Duration{time.Minute, 5 * time.Minute},
 		pingEvery:  5 * time.Second,
-		done:       make(chan struct{}),
 		kick:       make(chan struct{}, 1),
 		tickets:    map[string]bool{},
 		links:      map[int]*link{},
@@ -186,26 +181,15 @@ func New(tb testing.TB, opts ...Option) *Server {
 	mux.HandleFunc("/link/", s.serveLink)
 	mux.HandleFunc("/upload/", s.serveUpload)
 	mux.HandleFunc("/files-pri/", s.serveFile)
-	s.hs = httptest.NewUnstartedServer(mux)
-	s.hs.Config.ErrorLog = tblog.ErrorLog(tb, "slacktest: ")
-	s.hs.Start()
-	s.wg.Go(s.dispatch)
-	tb.Cleanup(s.Close)
+	s.hs = tblog.Start(tb, "slacktest: ", mux, nil, s.closeLinks)
+	s.hs.WG.Go(s.dispatch)
 	return s
 }
 
 // Close stops the server: connections are closed and Close returns once
 // every goroutine of the server has returned. Idempotent; called when the
 // test ends.
-func (s *Server) Close() {
-	s.closeOnce.Do(func() {
-		close(s.done)
-		s.closeLinks()
-		s.hs.CloseClientConnections()
-		s.hs.Close()
-		s.wg.Wait()
-	})
-}
+func (s *Server) Close() { s.hs.Close() }
 
 // URL is the Web API's base URL, for the provider's base_url
 // ("http://127.0.0.1:port/api/").

@@ -83,7 +83,7 @@ func (s *Server) serveLink(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	select {
-	case <-s.done:
+	case <-s.hs.Done:
 		s.mu.Unlock()
 		conn.Close()
 		return
@@ -111,9 +111,9 @@ func (s *Server) serveLink(w http.ResponseWriter, r *http.Request) {
 		"debug_info":      map[string]any{"host": "slacktest-applink-1", "build_number": 1, "approximate_connection_time": 18060},
 		"connection_info": map[string]any{"app_id": AppID},
 	})
-	s.wg.Go(func() { s.readLink(l) })
+	s.hs.WG.Go(func() { s.readLink(l) })
 	if s.pingEvery > 0 {
-		s.wg.Go(func() { s.pingLink(l) })
+		s.hs.WG.Go(func() { s.pingLink(l) })
 	}
 	s.wake()
 }
@@ -216,7 +216,7 @@ func (s *Server) pingLink(l *link) {
 		select {
 		case <-l.done:
 			return
-		case <-s.done:
+		case <-s.hs.Done:
 			return
 		case <-t.C:
 		}
@@ -271,7 +271,7 @@ func (s *Server) dispatch() {
 		}
 		timer.Reset(next)
 		select {
-		case <-s.done:
+		case <-s.hs.Done:
 			return
 		case <-s.kick:
 		case <-timer.C:
@@ -387,10 +387,10 @@ func (s *Server) Disconnect(reason string) {
 	s.mu.Unlock()
 	for _, l := range links {
 		s.writeJSON(l, map[string]any{"type": "disconnect", "reason": reason, "debug_info": map[string]any{"host": "slacktest-applink-1"}})
-		s.wg.Go(func() {
+		s.hs.WG.Go(func() {
 			select {
 			case <-l.done:
-			case <-s.done:
+			case <-s.hs.Done:
 			case <-time.After(time.Second):
 				l.conn.Close()
 			}

@@ -117,7 +117,7 @@ func (s *Server) applyFault(w http.ResponseWriter, method string) bool {
 	if f.Delay > 0 {
 		select {
 		case <-time.After(f.Delay):
-		case <-s.done:
+		case <-s.hs.Done:
 			return false
 		}
 	}

@@ -19,7 +19,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,11 +106,8 @@ type Server struct {
 	token  string
 	policy ConflictPolicy
 	bot    botapi.User
-	hs     *httptest.Server
+	hs     *tblog.Server
 	gate   *gateListener // lets SetUnreachable refuse connections
-
-	done      chan struct{} // closed by Close: wakes every waiting handler
-	closeOnce sync.Once
 
 	// onWait, if set, is called (without mu held) each time a handler
 	// starts waiting: what is "getUpdates" for a long poll, "hang" for a
@@ -156,7 +152,6 @@ func New(tb testing.TB, opts ...Option) *Server {
 	s := &Server{
 		tb:           tb,
 		token:        DefaultToken,
-		done:         make(chan struct{}),
 		nextUpdateID: 1001,
 		notify:       make(chan struct{}),
 		chats:        make(map[int64]*chat),
@@ -181,12 +176,7 @@ func New(tb testing.TB, opts ...Option) *Server {
 		tb.Fatalf("tgtest: listen: %v", err)
 	}
 	s.gate = newGateListener(ln)
-	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
-	s.hs.Listener.Close()
-	s.hs.Listener = s.gate
-	s.hs.Config.ErrorLog = tblog.ErrorLog(tb, "tgtest: ")
-	s.hs.Start()
-	tb.Cleanup(s.Close)
+	s.hs = tblog.Start(tb, "tgtest: ", http.HandlerFunc(s.serveHTTP), s.gate, nil)
 	return s
 }
 
@@ -194,13 +184,7 @@ func New(tb testing.TB, opts ...Option) *Server {
 // connections are closed, and Close returns once every handler has
 // returned. It is idempotent and is called automatically when the test
 // ends; call it earlier to simulate an outage.
-func (s *Server) Close() {
-	s.closeOnce.Do(func() {
-		close(s.done)
-		s.hs.CloseClientConnections()
-		s.hs.Close()
-	})
-}
+func (s *Server) Close() { s.hs.Close() }
 
 // SetUnreachable makes the server unreachable (true) or reachable again
 // (false), as when Telegram's network is down: while unreachable, the
@@ -440,7 +424,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			t.Stop()
 			return
-		case <-s.done:
+		case <-s.hs.Done:
 			t.Stop()
 			return
 		}
@@ -469,7 +453,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-h.release:
 		case <-r.Context().Done():
-		case <-s.done:
+		case <-s.hs.Done:
 		}
 	}
 	writeResult(w, res)
@@ -500,7 +484,7 @@ func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, f Fault) {
 		select {
 		case <-t.C:
 		case <-r.Context().Done():
-		case <-s.done:
+		case <-s.hs.Done:
 		}
 		panic(http.ErrAbortHandler)
 	case f.HTML5xx:

@@ -312,7 +312,7 @@ func (s *Server) getUpdates(r *http.Request, p params) (any, *apiError) {
 			expired = true
 		case <-r.Context().Done():
 			gone = true
-		case <-s.done:
+		case <-s.hs.Done:
 			gone = true
 		}
 		s.mu.Lock()
