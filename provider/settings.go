@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/chatbus/chatbus/internal/suggest"
 )
@@ -43,6 +45,41 @@ func (e *SettingError) Is(target error) bool { return target == ErrSettings }
 // Settingf returns a [*SettingError] for key.
 func Settingf(key, format string, args ...any) error {
 	return &SettingError{Key: key, Why: fmt.Sprintf(format, args...)}
+}
+
+// URLSetting checks the value of a URL setting: an absolute URL with a
+// host whose scheme is scheme or its secure form (scheme "http" takes http
+// and https, "ws" takes ws and wss). Empty is left to the caller's default.
+// A wrong value is a [*SettingError] naming key, with example as a right
+// one ("base_url: "api.telegram.org" is not an absolute http(s) URL (e.g.
+// https://api.telegram.org)").
+func URLSetting(key, value, scheme, example string) error {
+	if value == "" {
+		return nil
+	}
+	if u, err := url.Parse(value); err == nil && (u.Scheme == scheme || u.Scheme == scheme+"s") && u.Host != "" {
+		return nil
+	}
+	return Settingf(key, "%q is not an absolute %s(s) URL (e.g. %s)", value, scheme, example)
+}
+
+// DurationSetting returns the duration a setting's value names ("30s",
+// "1m30s"), or def when it is empty. A value that is not a duration, or
+// lies outside min to max, is a [*SettingError] naming key ("poll_timeout:
+// "soon" is not a duration (e.g. 30s)", "poll_timeout: 0s is out of range
+// (1s to 5m0s)"), returned with def.
+func DurationSetting(key, value string, def, min, max time.Duration) (time.Duration, error) {
+	if value == "" {
+		return def, nil
+	}
+	v, err := time.ParseDuration(value)
+	if err != nil {
+		return def, Settingf(key, "%q is not a duration (e.g. 30s)", value)
+	}
+	if v < min || v > max {
+		return def, Settingf(key, "%s is out of range (%s to %s)", value, min, max)
+	}
+	return v, nil
 }
 
 // DecodeSettings decodes a platform's settings (one JSON object, as

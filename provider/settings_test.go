@@ -3,8 +3,10 @@ package provider_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chatbus/chatbus/provider"
 	"github.com/chatbus/chatbus/provider/discord"
@@ -38,7 +40,7 @@ func TestParseSettingsNamesTheKey(t *testing.T) {
 		{"slack unknown key", "slack", `{"channel_id":"C0123ABCD","token":"x"}`, "token", "unknown setting"},
 		{"slack wrong type", "slack", `{"channel_id":"C0123ABCD","allowed_user_ids":[123]}`, "allowed_user_ids", "want a list of strings"},
 		{"slack bad value", "slack", `{"channel_id":"#general"}`, "channel_id", "not a channel id"},
-		{"slack bad duration", "slack", `{"channel_id":"C0123ABCD","dead_after":"soon"}`, "dead_after", "not a positive duration"},
+		{"slack bad duration", "slack", `{"channel_id":"C0123ABCD","dead_after":"soon"}`, "dead_after", `"soon" is not a duration (e.g. 30s)`},
 		{"slack missing token", "slack", `{"channel_id":"C0123ABCD","bot_token":"xoxb-1"}`, "app_token", "missing"},
 
 		{"discord unknown key", "discord", `{"guild_id":"1","channel_id":"2","forum_chat_id":3}`, "forum_chat_id", "unknown setting"},
@@ -63,5 +65,60 @@ func TestParseSettingsNamesTheKey(t *testing.T) {
 				t.Fatalf("ParseSettings(%s) = %q (key %q), want %q: …%s…", tc.in, err, se.Key, tc.key, tc.why)
 			}
 		})
+	}
+}
+
+// TestURLSetting: a URL setting is absolute, has a host and the scheme or
+// its secure form; empty is left to the default; a wrong one is refused
+// naming the key, with a right one to copy.
+func TestURLSetting(t *testing.T) {
+	for _, tc := range []struct{ value, scheme, want string }{
+		{"", "http", ""},
+		{"https://api.telegram.org", "http", ""},
+		{"http://127.0.0.1:8081/api/", "http", ""},
+		{"wss://gateway.discord.gg", "ws", ""},
+		{"ws://127.0.0.1:1/gateway", "ws", ""},
+		{"api.telegram.org", "http", `base_url: "api.telegram.org" is not an absolute http(s) URL (e.g. https://x.example)`},
+		{"https://", "http", `base_url: "https://" is not an absolute http(s) URL (e.g. https://x.example)`},
+		{"ftp://x.example", "http", `base_url: "ftp://x.example" is not an absolute http(s) URL (e.g. https://x.example)`},
+		{"https://gateway.discord.gg", "ws", `base_url: "https://gateway.discord.gg" is not an absolute ws(s) URL (e.g. https://x.example)`},
+		{"http://%zz", "http", `base_url: "http://%zz" is not an absolute http(s) URL (e.g. https://x.example)`},
+	} {
+		err := provider.URLSetting("base_url", tc.value, tc.scheme, "https://x.example")
+		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
+			t.Errorf("URLSetting(%q, %q) = %v, want %q", tc.value, tc.scheme, err, tc.want)
+		}
+		if err != nil && !errors.Is(err, provider.ErrSettings) {
+			t.Errorf("URLSetting(%q): %v is not a setting error", tc.value, err)
+		}
+	}
+}
+
+// TestDurationSetting: a duration setting is its default when empty, and
+// refused naming the key when it is no duration or out of its range (the
+// default comes back with the error).
+func TestDurationSetting(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		got   time.Duration
+		err   string
+	}{
+		{"", 30 * time.Second, ""},
+		{"1s", time.Second, ""},
+		{"5m", 5 * time.Minute, ""},
+		{"2m30s", 150 * time.Second, ""},
+		{"soon", 30 * time.Second, `poll_timeout: "soon" is not a duration (e.g. 30s)`},
+		{"30", 30 * time.Second, `poll_timeout: "30" is not a duration (e.g. 30s)`},
+		{"0s", 30 * time.Second, "poll_timeout: 0s is out of range (1s to 5m0s)"},
+		{"-1m", 30 * time.Second, "poll_timeout: -1m is out of range (1s to 5m0s)"},
+		{"5m1s", 30 * time.Second, "poll_timeout: 5m1s is out of range (1s to 5m0s)"},
+	} {
+		got, err := provider.DurationSetting("poll_timeout", tc.value, 30*time.Second, time.Second, 5*time.Minute)
+		if got != tc.got || (tc.err == "" && err != nil) || (tc.err != "" && fmt.Sprint(err) != tc.err) {
+			t.Errorf("DurationSetting(%q) = %v, %v; want %v, %q", tc.value, got, err, tc.got, tc.err)
+		}
+		if err != nil && !errors.Is(err, provider.ErrSettings) {
+			t.Errorf("DurationSetting(%q): %v is not a setting error", tc.value, err)
+		}
 	}
 }

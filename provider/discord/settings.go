@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -90,16 +89,14 @@ func ParseSettings(b json.RawMessage, getenv func(string) string) (Settings, err
 		s.BaseURL = DefaultBaseURL
 	}
 	s.BaseURL = strings.TrimRight(s.BaseURL, "/")
-	if u, err := url.Parse(s.BaseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return s, provider.Settingf("base_url", "%q is not an http(s) URL", s.BaseURL)
+	if err := provider.URLSetting("base_url", s.BaseURL, "http", DefaultBaseURL); err != nil {
+		return s, err
 	}
 	if m := versioned.FindString(s.BaseURL); m != "" {
 		return s, provider.Settingf("base_url", "%q ends in the API version; give the root without it (%s): the provider adds /v10 itself", s.BaseURL, strings.TrimSuffix(s.BaseURL, m))
 	}
-	if s.GatewayURL != "" {
-		if u, err := url.Parse(s.GatewayURL); err != nil || (u.Scheme != "wss" && u.Scheme != "ws") || u.Host == "" {
-			return s, provider.Settingf("gateway_url", "%q is not a ws(s) URL", s.GatewayURL)
-		}
+	if err := provider.URLSetting("gateway_url", s.GatewayURL, "ws", "wss://gateway.discord.gg"); err != nil {
+		return s, err
 	}
 	if _, err := s.Limits.Apply(DefaultLimits); err != nil {
 		return s, err

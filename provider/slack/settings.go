@@ -2,7 +2,6 @@ package slack
 
 import (
 	"encoding/json"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -35,12 +34,12 @@ type Settings struct {
 	BaseURL string `json:"base_url"`
 	// DeadAfter: a Socket Mode connection on which nothing arrives (no
 	// frame, ping or pong) for this long is dead and is replaced. The
-	// provider pings every third of it. If empty, 30s.
+	// provider pings every third of it. If empty, 30s; at most 24h.
 	DeadAfter string `json:"dead_after"`
 	// AuthRetry is how long the provider waits before trying again after
 	// Slack refused a token (invalid_auth, token_revoked…) or turned
 	// Socket Mode off (link_disabled), and between looks at whether the
-	// bot is in its channel while it is not. If empty, 1m.
+	// bot is in its channel while it is not. If empty, 1m; at most 24h.
 	AuthRetry string `json:"auth_retry"`
 	// Limits changes the rate limits calls are paced to (DefaultLimits),
 	// by the name of the method each counts ("chat.postMessage",
@@ -80,22 +79,14 @@ func ParseSettings(b json.RawMessage, getenv func(string) string) (Settings, err
 			return s, provider.Settingf("allowed_user_ids", "%q is not a Slack member id (U… or W…, e.g. U0123ABCD: your profile › ⋮ › Copy member ID)", id)
 		}
 	}
-	if s.BaseURL != "" {
-		u, err := url.Parse(s.BaseURL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return s, provider.Settingf("base_url", "%q is not an http(s) URL", s.BaseURL)
-		}
-		if !strings.HasSuffix(s.BaseURL, "/") {
-			s.BaseURL += "/"
-		}
+	if err := provider.URLSetting("base_url", s.BaseURL, "http", DefaultBaseURL); err != nil {
+		return s, err
 	}
-	for _, d := range []struct{ key, v string }{{"dead_after", s.DeadAfter}, {"auth_retry", s.AuthRetry}} {
-		if d.v == "" {
-			continue
-		}
-		if v, err := time.ParseDuration(d.v); err != nil || v <= 0 {
-			return s, provider.Settingf(d.key, "%q is not a positive duration (e.g. 30s)", d.v)
-		}
+	if s.BaseURL != "" && !strings.HasSuffix(s.BaseURL, "/") {
+		s.BaseURL += "/"
+	}
+	if _, _, err := s.durations(); err != nil {
+		return s, err
 	}
 	if _, err := s.Limits.Apply(DefaultLimits); err != nil {
 		return s, err
@@ -127,15 +118,13 @@ func (s Settings) CheckTokens() error {
 	return nil
 }
 
-// durations returns DeadAfter and AuthRetry with their defaults; the
-// strings were checked by ParseSettings.
-func (s Settings) durations() (deadAfter, authRetry time.Duration) {
-	deadAfter, authRetry = 30*time.Second, time.Minute
-	if v, err := time.ParseDuration(s.DeadAfter); err == nil && v > 0 {
-		deadAfter = v
+// durations returns DeadAfter and AuthRetry, their defaults where empty,
+// and what is wrong with either.
+func (s Settings) durations() (deadAfter, authRetry time.Duration, err error) {
+	deadAfter, err = provider.DurationSetting("dead_after", s.DeadAfter, 30*time.Second, time.Millisecond, 24*time.Hour)
+	if err != nil {
+		return deadAfter, time.Minute, err
 	}
-	if v, err := time.ParseDuration(s.AuthRetry); err == nil && v > 0 {
-		authRetry = v
-	}
-	return deadAfter, authRetry
+	authRetry, err = provider.DurationSetting("auth_retry", s.AuthRetry, time.Minute, time.Millisecond, 24*time.Hour)
+	return deadAfter, authRetry, err
 }

@@ -96,7 +96,10 @@ func New(cfg Config) (*Platform, error) {
 	if hc == nil {
 		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
-	deadAfter, authRetry := s.durations()
+	deadAfter, authRetry, err := s.durations()
+	if err != nil {
+		return nil, err
+	}
 	p := &Platform{
 		s:      s,
 		log:    cfg.Logger,
@@ -111,7 +114,6 @@ func New(cfg Config) (*Platform, error) {
 		deadAfter: deadAfter,
 		authRetry: authRetry,
 	}
-	var err error
 	if p.limits, err = s.Limits.Apply(DefaultLimits); err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"encoding/json"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -76,11 +75,8 @@ func ParseSettings(b json.RawMessage, getenv func(string) string) (Settings, err
 	case !tokenPattern.MatchString(s.Token):
 		return s, provider.Settingf("token", "not a bot token (want <bot id>:<secret> as @BotFather gives it)")
 	}
-	if s.BaseURL != "" {
-		u, err := url.Parse(s.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return s, provider.Settingf("base_url", "%q is not an absolute http(s) URL (e.g. https://api.telegram.org)", s.BaseURL)
-		}
+	if err := provider.URLSetting("base_url", s.BaseURL, "http", "https://api.telegram.org"); err != nil {
+		return s, err
 	}
 	for i, id := range s.AllowedUserIDs {
 		if id <= 0 {
@@ -90,34 +86,23 @@ func ParseSettings(b json.RawMessage, getenv func(string) string) (Settings, err
 	if _, err := s.Limits.Apply(s.defaultLimits()); err != nil {
 		return s, err
 	}
-	for _, d := range []struct {
-		key, val string
-		min, max time.Duration
-	}{
-		{"poll_timeout", s.PollTimeout, time.Second, 5 * time.Minute},
-		{"poll_grace", s.PollGrace, time.Millisecond, 5 * time.Minute},
-		{"chat_recheck", s.ChatRecheck, 10 * time.Millisecond, time.Hour},
-	} {
-		if d.val == "" {
-			continue
-		}
-		v, err := time.ParseDuration(d.val)
-		if err != nil {
-			return s, provider.Settingf(d.key, "%q is not a duration (e.g. 30s)", d.val)
-		}
-		if v < d.min || v > d.max {
-			return s, provider.Settingf(d.key, "%s is out of range (%s to %s)", d.val, d.min, d.max)
-		}
-	}
-	return s, nil
+	_, _, _, err := s.durations()
+	return s, err
 }
 
-// duration returns a checked duration setting, or def if it is empty.
-func duration(v string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(v); err == nil && v != "" {
-		return d
+// durations returns PollTimeout, PollGrace and ChatRecheck, their
+// defaults where empty, and what is wrong with any.
+func (s Settings) durations() (pollTimeout, pollGrace, chatRecheck time.Duration, err error) {
+	pollTimeout, err = provider.DurationSetting("poll_timeout", s.PollTimeout, 30*time.Second, time.Second, 5*time.Minute)
+	if err != nil {
+		return 0, 0, 0, err
 	}
-	return def
+	pollGrace, err = provider.DurationSetting("poll_grace", s.PollGrace, 10*time.Second, time.Millisecond, 5*time.Minute)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	chatRecheck, err = provider.DurationSetting("chat_recheck", s.ChatRecheck, 10*time.Second, 10*time.Millisecond, time.Hour)
+	return pollTimeout, pollGrace, chatRecheck, err
 }
 
 // Private reports whether threads are topics of a private chat (else of a

@@ -45,7 +45,11 @@ type Platform struct {
 // It does not contact Telegram. health, if set, is told whether the
 // platform connection works (see health.go); nil keeps it to itself.
 func New(s Settings, log zerolog.Logger, health *provider.Health) (*Platform, error) {
-	c, err := botapi.New(botapi.Config{BaseURL: s.BaseURL, Token: s.Token, PollGrace: duration(s.PollGrace, 10*time.Second)})
+	timeout, grace, recheck, err := s.durations()
+	if err != nil {
+		return nil, err
+	}
+	c, err := botapi.New(botapi.Config{BaseURL: s.BaseURL, Token: s.Token, PollGrace: grace})
 	if err != nil {
 		return nil, err
 	}
@@ -58,8 +62,8 @@ func New(s Settings, log zerolog.Logger, health *provider.Health) (*Platform, er
 		allowed: map[int64]bool{},
 		log:     log,
 		live:    provider.NewLiveness(health, provider.LivenessConfig{}),
-		timeout: duration(s.PollTimeout, 30*time.Second),
-		recheck: duration(s.ChatRecheck, 10*time.Second),
+		timeout: timeout,
+		recheck: recheck,
 	}
 	if p.limits, err = s.Limits.Apply(s.defaultLimits()); err != nil {
 		return nil, err
