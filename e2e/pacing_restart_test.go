@@ -42,6 +42,10 @@ func TestTelegramPacingSurvivesKill(t *testing.T) {
 		go s.f.Send(qctx, client.Message{Text: fmt.Sprintf("m-%d", i)}, fmt.Sprintf("k%d", i))
 	}
 	testkit.Eventually(t, "two calls queued", func() bool { return b.outboundQueued(t) == 2 })
+	// A provider's windows are saved at most every 100 ms (docs/pacing.md:
+	// the calls of the last moment before a kill may be forgotten); the
+	// kill comes after the last save of the four calls.
+	time.Sleep(300 * time.Millisecond)
 	if err := b.d.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
