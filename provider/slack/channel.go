@@ -82,19 +82,21 @@ func (p *Platform) notInChannel(code string, noScope bool) string {
 }
 
 // checkChannel asks Slack whether the bot is in its channel and sets the
-// health from the answer; an answer that tells nothing (a failure on the
-// way) changes nothing.
+// health from the answer, unless something newer was learnt while it was
+// asked (a post refused, the bot invited or removed); an answer that
+// tells nothing (a failure on the way) changes nothing.
 func (p *Platform) checkChannel(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
+	mark := p.health.saidOf(componentChannel)
 	info, err := p.api.GetConversationInfoContext(ctx, &slack.GetConversationInfoInput{ChannelID: p.s.ChannelID})
 	switch code := slackCode(err); {
 	case err == nil && info.IsMember:
-		p.health.set(componentChannel, true, "")
+		p.health.setSince(mark, componentChannel, true, "")
 	case err == nil:
-		p.health.set(componentChannel, false, p.notInChannel("not_in_channel", false))
+		p.health.setSince(mark, componentChannel, false, p.notInChannel("not_in_channel", false))
 	case code == "channel_not_found":
-		p.health.set(componentChannel, false, p.notInChannel(code, false))
+		p.health.setSince(mark, componentChannel, false, p.notInChannel(code, false))
 	case code == "missing_scope":
 		if why, bad := p.health.reason(componentChannel); bad {
 			code := "not_in_channel"

@@ -21,13 +21,47 @@ const (
 // while none is broken, else NOT_SERVING with every reason.
 type healthState struct {
 	h   *provider.Health // nil: nobody listens
-	mu  sync.Mutex       // guards bad and the order of Set calls
+	mu  sync.Mutex       // guards bad, said and the order of Set calls
 	bad map[string]string
+	// said counts what was said of each component: an answer asked for
+	// before a newer word (a look at the channel answered after a post
+	// was refused) is older than it and must not undo it (setSince).
+	said map[string]uint64
 }
 
+// set says whether component works.
 func (s *healthState) set(component string, ok bool, why string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.setLocked(component, ok, why)
+}
+
+// saidOf returns how many times component was set, the mark of
+// setSince.
+func (s *healthState) saidOf(component string) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.said[component]
+}
+
+// setSince is set for an answer asked for when saidOf(component) was
+// mark: if the component was set since, the answer is older than what
+// is known, and it is dropped; it reports whether it was applied.
+func (s *healthState) setSince(mark uint64, component string, ok bool, why string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.said[component] != mark {
+		return false
+	}
+	s.setLocked(component, ok, why)
+	return true
+}
+
+func (s *healthState) setLocked(component string, ok bool, why string) {
+	if s.said == nil {
+		s.said = make(map[string]uint64)
+	}
+	s.said[component]++
 	if ok {
 		delete(s.bad, component)
 	} else {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health/grpc_health_v1"
@@ -346,7 +347,7 @@ func TestNotInChannel(t *testing.T) {
 		th := r.provision("A · alpha")
 		// The look at start goes first (one asked after the refusal would
 		// rightly find the bot in the channel; one asked before it and
-		// answered after does not count).
+		// answered after it is dropped: the next subtest).
 		testkit.Eventually(t, "the look at start", func() bool { return r.st.Calls("conversations.info") >= 1 })
 		looks := r.st.Calls("conversations.info")
 		r.st.Fail("chat.postMessage", slacktest.Fault{Error: "not_in_channel"})
@@ -357,6 +358,22 @@ func TestNotInChannel(t *testing.T) {
 		testkit.Eventually(t, "SERVING after conversations.info", serving(r))
 		if n := r.st.Calls("conversations.info"); n <= looks {
 			t.Errorf("conversations.info called %d times, none after the refusal", n)
+		}
+	})
+	t.Run("a look answered after the refusal", func(t *testing.T) {
+		// The look at start is held until after a post was refused: its
+		// "member" answer is older than the refusal and must not undo it.
+		r := newRig(t, rigConfig{})
+		r.st.Fail("conversations.info", slacktest.Fault{Delay: time.Second})
+		r.journal()
+		th := r.provision("A · alpha")
+		testkit.Eventually(t, "the look at start asked", func() bool { return r.st.Calls("conversations.info") >= 1 })
+		r.st.Fail("chat.postMessage", slacktest.Fault{Error: "not_in_channel"})
+		_, err := r.verb(th, provider.VerbSend, &providerv1.SendParams{Text: "x"})
+		wantCode(t, err, codes.PermissionDenied, "")
+		testkit.Eventually(t, "SERVING after a later look", serving(r))
+		if n := r.st.Calls("conversations.info"); n < 2 {
+			t.Errorf("SERVING after %d conversations.info: the look asked before the refusal undid it", n)
 		}
 	})
 	t.Run("no channels:read", func(t *testing.T) {
