@@ -46,21 +46,16 @@ func (s *healthState) saidOf(component string) uint64 {
 
 // setSince is set for an answer asked for when saidOf(component) was
 // mark: if the component was set since, the answer is older than what
-// is known, and it is dropped; it reports whether it was applied.
-func (s *healthState) setSince(mark uint64, component string, ok bool, why string) bool {
+// is known, and it is dropped.
+func (s *healthState) setSince(mark uint64, component string, ok bool, why string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.said[component] != mark {
-		return false
+	if s.said[component] == mark {
+		s.setLocked(component, ok, why)
 	}
-	s.setLocked(component, ok, why)
-	return true
 }
 
 func (s *healthState) setLocked(component string, ok bool, why string) {
-	if s.said == nil {
-		s.said = make(map[string]uint64)
-	}
 	s.said[component]++
 	if ok {
 		delete(s.bad, component)

@@ -103,7 +103,7 @@ func New(cfg Config) (*Platform, error) {
 	p := &Platform{
 		s:      s,
 		log:    cfg.Logger,
-		health: &healthState{h: cfg.Health, bad: map[string]string{}},
+		health: &healthState{h: cfg.Health, bad: map[string]string{}, said: map[string]uint64{}},
 		api: slack.New(s.BotToken, slack.OptionAppLevelToken(s.AppToken), slack.OptionAPIURL(s.BaseURL),
 			slack.OptionHTTPClient(hc)),
 		web:       &webAPI{base: s.BaseURL, token: s.BotToken, hc: hc},
